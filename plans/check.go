@@ -1,0 +1,319 @@
+package plans
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/plans/strict"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// WalkSteps calls fn for every step of the plan in file order, body steps
+// right after the control step that holds them.
+func WalkSteps(p *Plan, fn func(*Step)) {
+	var walk func([]*Step)
+	walk = func(steps []*Step) {
+		for _, s := range steps {
+			fn(s)
+			for _, b := range Bodies(s) {
+				walk(b.Steps)
+			}
+		}
+	}
+	walk(p.Steps)
+}
+
+// Bodies returns the bodies of a control step (then and else, or do), in
+// order; none for other steps.
+func Bodies(s *Step) []*Body {
+	var out []*Body
+	switch c := s.Control.(type) {
+	case *DecideInput:
+		out = append(out, c.Then, c.Else)
+	case *MapInput:
+		out = append(out, c.Do)
+	case *ReduceInput:
+		out = append(out, c.Do)
+	}
+	return slices.DeleteFunc(out, func(b *Body) bool { return b == nil })
+}
+
+// placed is a step with where it sits.
+type placed struct {
+	step  *Step
+	owner *Step // the control step whose body holds it; nil at top level
+	field string
+	index int // position in its list
+}
+
+// check runs the static checks that need the whole plan: step ids, template
+// references and their scoping, and the strict-output summary.
+func check(p *Plan, r *Report) {
+	c := &checker{p: p, r: r, byID: map[string]*placed{}}
+	c.collectIDs(p.Steps, nil, "")
+	c.references()
+	c.strictSummary()
+}
+
+type checker struct {
+	p    *Plan
+	r    *Report
+	byID map[string]*placed // first step with each id
+}
+
+func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
+	for i, s := range steps {
+		if id := s.ID; id.Set {
+			switch {
+			case slices.Contains(ReservedRoots, id.Value):
+				c.r.problem(CodeReservedID, id.Pos, s.Path, "id '%s' shadows the template root '%s'; reserved roots are %s", id.Value, id.Value, strings.Join(ReservedRoots, ", "))
+			case !stepIDPattern.MatchString(id.Value):
+				c.r.problem(CodeInvalidID, id.Pos, s.Path, "id '%s' is not an identifier: use letters, digits and '_', not starting with a digit", id.Value)
+			}
+			if prev, dup := c.byID[id.Value]; dup {
+				c.r.problem(CodeDuplicateID, id.Pos, s.Path, "id '%s' is already used by the step at line %d; ids are unique across the plan, bodies included", id.Value, prev.step.ID.Pos.Line)
+			} else {
+				c.byID[id.Value] = &placed{step: s, owner: owner, field: field, index: i}
+			}
+		}
+		switch ctl := s.Control.(type) {
+		case *DecideInput:
+			if ctl.Then != nil && !ctl.Then.Single {
+				c.collectIDs(ctl.Then.Steps, s, "then")
+			}
+			if ctl.Else != nil && !ctl.Else.Single {
+				c.collectIDs(ctl.Else.Steps, s, "else")
+			}
+		case *MapInput:
+			if ctl.Do != nil && !ctl.Do.Single {
+				c.collectIDs(ctl.Do.Steps, s, "do")
+			}
+		case *ReduceInput:
+			if ctl.Do != nil && !ctl.Do.Single {
+				c.collectIDs(ctl.Do.Steps, s, "do")
+			}
+		}
+	}
+}
+
+// scope is what templates at one place may read.
+type scope struct {
+	self    *Step           // the step whose templates these are; nil for the finish
+	visible map[string]bool // step ids that have run
+	pseudo  map[string]bool // item, index, accumulator where they exist
+	overOf  string          // set while checking over/initial: the control step's name
+}
+
+func (c *checker) references() {
+	visible := map[string]bool{}
+	for _, s := range c.p.Steps {
+		c.stepRefs(s, visible, nil)
+		if s.ID.Set {
+			visible[s.ID.Value] = true
+		}
+	}
+	final := &scope{visible: visible}
+	if o := c.p.Output; o != nil {
+		c.valueRefs(o, "", final)
+	}
+	if so := c.p.Solver; so != nil {
+		c.valueRefs(so.QueryToAnswer, "", final)
+		c.valueRefs(so.SystemPrompt, "", final)
+		c.valueRefs(so.Data, "", final)
+	}
+}
+
+// stepRefs checks a step's templates. visible holds the ids that have run
+// before it; pseudo the pseudo-roots of the body it is in.
+func (c *checker) stepRefs(s *Step, visible map[string]bool, pseudo map[string]bool) {
+	here := &scope{self: s, visible: visible, pseudo: pseudo}
+	withItem := func(extra ...string) *scope {
+		p := map[string]bool{"item": true, "index": true}
+		for k := range pseudo {
+			p[k] = true
+		}
+		for _, e := range extra {
+			p[e] = true
+		}
+		return &scope{self: s, visible: visible, pseudo: p}
+	}
+	over := &scope{self: s, visible: visible, pseudo: pseudo, overOf: s.ToolName.Value}
+	switch ctl := s.Control.(type) {
+	case nil:
+		c.valueRefs(s.Input, s.Path, here)
+	case *ExitInput:
+		c.conditionRefs(ctl.Condition, s.Path, here, here)
+		c.valueRefs(ctl.Message, s.Path, here)
+		c.valueRefs(ctl.Output, s.Path, here)
+	case *DecideInput:
+		c.conditionRefs(ctl.Condition, s.Path, here, here)
+		c.bodyRefs(ctl.Then, visible, pseudo)
+		c.bodyRefs(ctl.Else, visible, pseudo)
+	case *FilterInput:
+		c.valueRefs(ctl.Over, s.Path, over)
+		c.conditionRefs(ctl.Condition, s.Path, withItem(), here)
+	case *MapInput:
+		c.valueRefs(ctl.Over, s.Path, over)
+		c.bodyRefs(ctl.Do, visible, withItem().pseudo)
+	case *ReduceInput:
+		c.valueRefs(ctl.Over, s.Path, over)
+		c.valueRefs(ctl.Initial, s.Path, over)
+		c.bodyRefs(ctl.Do, visible, withItem("accumulator").pseudo)
+	case *AgentInput:
+		c.valueRefs(ctl.Prompt, s.Path, here)
+		c.valueRefs(ctl.SystemPrompt, s.Path, here)
+	case *AskInput:
+		c.valueRefs(ctl.Prompt, s.Path, here)
+		c.valueRefs(ctl.Default, s.Path, here)
+	}
+}
+
+func (c *checker) conditionRefs(cond Condition, path string, gate, model *scope) {
+	if g := cond.Gate; g != nil {
+		c.valueRefs(g.Value, path, gate)
+		c.valueRefs(g.To, path, gate)
+	}
+	c.valueRefs(cond.Infer, path, gate)
+	c.valueRefs(cond.Model, path, model)
+}
+
+// bodyRefs checks a body: its steps see what ran before the control step,
+// the pseudo-roots of the body, and the earlier steps of the same body.
+func (c *checker) bodyRefs(b *Body, outer map[string]bool, pseudo map[string]bool) {
+	if b == nil {
+		return
+	}
+	visible := make(map[string]bool, len(outer)+len(b.Steps))
+	for k := range outer {
+		visible[k] = true
+	}
+	for _, s := range b.Steps {
+		c.stepRefs(s, visible, pseudo)
+		if s.ID.Set {
+			visible[s.ID.Value] = true
+		}
+	}
+}
+
+func (c *checker) valueRefs(v *Value, path string, sc *scope) {
+	v.walkTemplates(func(tv *Value) {
+		for _, ref := range tv.Template.Refs() {
+			c.ref(ref, tv.PosAt(ref.Offset), path, sc)
+		}
+	})
+}
+
+// ref checks one template reference against the scope it renders in.
+func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
+	root := ref.Root()
+	switch {
+	case ref.LoopVar:
+		if !ref.InSection {
+			c.r.problem(CodeLoopVariableScope, pos, path, "'%s' is defined only inside a section ({{#list}}…{{/list}})", ref.String())
+		}
+		return
+	case ref.ItemRead:
+		return
+	case root == "":
+		c.r.problem(CodeLoopVariableScope, pos, path, "{{.}} is the current item of a section and means nothing outside one")
+		return
+	case root == "input":
+		return
+	case root == "item" || root == "index" || root == "accumulator":
+		if sc.pseudo[root] && sc.overOf == "" {
+			return
+		}
+		if sc.overOf != "" && !sc.pseudo[root] {
+			c.r.problem(CodePseudoRootScope, pos, path, "'%s' cannot be read here: this %s's %s exists only per item, after 'over' has rendered", ref.String(), sc.overOf, root)
+			return
+		}
+		if sc.pseudo[root] {
+			return
+		}
+		where := "a map, reduce or filter body"
+		if root == "accumulator" {
+			where = "a reduce body"
+		}
+		c.r.problem(CodePseudoRootScope, pos, path, "'%s' exists only inside %s", root, where)
+		return
+	case sc.visible[root]:
+		return
+	}
+	target, known := c.byID[root]
+	switch {
+	case !known:
+		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
+	case sc.self != nil && target.step == sc.self:
+		c.r.problem(CodeForwardReference, pos, path, "references its own result (%s); a step reads only `input` and earlier steps", root)
+	case c.hiddenInBody(target, sc):
+		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
+	default:
+		c.r.problem(CodeForwardReference, pos, path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
+	}
+}
+
+// hiddenInBody reports whether target sits in a body the scope is not in.
+func (c *checker) hiddenInBody(target *placed, sc *scope) bool {
+	if target.owner == nil {
+		return false
+	}
+	if sc.self == nil {
+		return true
+	}
+	prefix := target.owner.Path + "/" + bodySegment(target.field) + "/"
+	return !strings.HasPrefix(sc.self.Path, prefix)
+}
+
+func bodySegment(field string) string {
+	if field == "do" {
+		return "do.*"
+	}
+	return field
+}
+
+func bodyName(p *placed) string {
+	if p.field == "do" {
+		return fmt.Sprintf("the %s body of %s", p.owner.ToolName.Value, p.owner.ID.Value)
+	}
+	return fmt.Sprintf("the %s branch of %s", p.field, p.owner.ID.Value)
+}
+
+// ownerResult names what a later step reads instead of a body step.
+func ownerResult(p *placed) string {
+	id := p.owner.ID.Value
+	switch p.owner.ToolName.Value {
+	case ControlMap:
+		return "{{" + id + ".results}}"
+	case ControlReduce:
+		return "{{" + id + ".result}}"
+	}
+	return "{{" + id + ".result}}"
+}
+
+func (c *checker) availableHint(root string, sc *scope) string {
+	names := []string{"input"}
+	for id := range sc.visible {
+		names = append(names, id)
+	}
+	for p := range sc.pseudo {
+		names = append(names, p)
+	}
+	sort.Strings(names[1:])
+	if s := suggest(root, names); s != "" {
+		return "; did you mean " + s + "?"
+	}
+	return " (available: " + strings.Join(names, ", ") + ")"
+}
+
+// strictSummary adds the one line seeds/002 asks for: how many agent steps
+// not asking for strict output could have it.
+func (c *checker) strictSummary() {
+	notAsking, could := strictSummary(c.p)
+	if notAsking == 0 || (could[strict.Anthropic] == 0 && could[strict.OpenAI] == 0) {
+		return
+	}
+	c.r.note(CodeStrictEligible, c.p.Pos, "", "%d of %s not asking for structured_output: strict could use it (Anthropic rules: %d, OpenAI rules: %d); --explain gives the detail",
+		max(could[strict.Anthropic], could[strict.OpenAI]), plural(notAsking, "agent step", "agent steps"), could[strict.Anthropic], could[strict.OpenAI])
+}

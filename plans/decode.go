@@ -1,0 +1,366 @@
+package plans
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// decoder turns yaml.Nodes into plan values, reporting every shape problem
+// with its position instead of stopping at the first.
+type decoder struct {
+	file  string
+	lines []string // the source, for the indentation of block scalars
+	r     *Report
+}
+
+func newDecoder(file string, src []byte, r *Report) *decoder {
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r}
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: d.file}
+	}
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// resolve follows aliases, so that anchors in plan files behave as if the
+// anchored text were written out.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// kindOf names the JSON kind of a node for wrong_type messages.
+func kindOf(n *yaml.Node) string {
+	n = resolve(n)
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	}
+	switch n.Tag {
+	case "!!null":
+		return "null"
+	case "!!bool":
+		return "a boolean"
+	case "!!int", "!!float":
+		return "a number"
+	}
+	return "a string"
+}
+
+// value decodes any node into a Value. With templates set, strings that hold
+// template tags are parsed; their syntax errors are problems at the tag.
+func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
+	n = resolve(n)
+	if n == nil {
+		return nil
+	}
+	v := &Value{Pos: d.pos(n)}
+	switch n.Kind {
+	case yaml.MappingNode:
+		v.Kind = Map
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := resolve(n.Content[i]), n.Content[i+1]
+			if k.Tag == "!!merge" {
+				if m := d.value(val, path, templates); m != nil && m.Kind == Map {
+					for _, e := range m.Map {
+						if !seen[e.Key] {
+							seen[e.Key] = true
+							v.Map = append(v.Map, e)
+						}
+					}
+				}
+				continue
+			}
+			if seen[k.Value] {
+				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
+				continue
+			}
+			seen[k.Value] = true
+			v.Map = append(v.Map, &Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
+		}
+	case yaml.SequenceNode:
+		v.Kind = List
+		for _, c := range n.Content {
+			v.List = append(v.List, d.value(c, path, templates))
+		}
+	case yaml.ScalarNode:
+		d.scalar(n, v, path, templates)
+	}
+	return v
+}
+
+func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
+	switch n.Tag {
+	case "!!null":
+		v.Kind = Null
+		return
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			v.Kind, v.Bool = Bool, b
+			return
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			v.Kind, v.Number = Number, json.Number(strconv.FormatInt(i, 10))
+			return
+		}
+		var u uint64
+		if n.Decode(&u) == nil {
+			v.Kind, v.Number = Number, json.Number(strconv.FormatUint(u, 10))
+			return
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			v.Kind, v.Number = Number, json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+			return
+		}
+	}
+	v.Kind, v.String = String, n.Value
+	switch n.Style {
+	case yaml.SingleQuotedStyle, yaml.DoubleQuotedStyle:
+		v.layout.quoted = true
+	case yaml.LiteralStyle:
+		v.layout.block = true
+		v.layout.indent = d.blockIndent(n.Line)
+	}
+	if templates && strings.Contains(n.Value, "{{") {
+		t, err := template.Parse(n.Value)
+		if err != nil {
+			offset := 0
+			if se, ok := err.(*template.SyntaxError); ok {
+				offset = se.Offset
+			}
+			d.r.problem(CodeTemplateSyntax, v.PosAt(offset), path, "%v", err)
+			return
+		}
+		if !t.IsLiteral() {
+			v.Template = t
+		}
+	}
+}
+
+// blockIndent is the indentation of a literal block whose indicator sits on
+// line (1-based): the leading spaces of its first non-blank line.
+func (d *decoder) blockIndent(line int) int {
+	for i := line; i < len(d.lines); i++ {
+		l := d.lines[i]
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace))
+	}
+	return 0
+}
+
+// object is a mapping being decoded against a fixed set of field names.
+// Creating one reports unknown fields (with a did-you-mean), camelCase
+// spellings (a note) and fields written in both spellings.
+type object struct {
+	d      *decoder
+	node   *yaml.Node
+	what   string // "step", "the map input", ... for messages
+	path   string
+	values map[string]*yaml.Node // canonical snake_case name -> value node
+	keys   map[string]*yaml.Node // canonical name -> key node
+}
+
+var camelHump = regexp.MustCompile(`[A-Z]`)
+
+// snakeCase converts a camelCase field name to its snake_case spelling.
+func snakeCase(s string) string {
+	return camelHump.ReplaceAllStringFunc(s, func(m string) string { return "_" + strings.ToLower(m) })
+}
+
+// object decodes node as a mapping with the given fields. It returns nil,
+// after reporting, when node is not a mapping.
+func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *object {
+	node = resolve(node)
+	if node == nil || node.Kind != yaml.MappingNode {
+		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
+		return nil
+	}
+	o := &object{d: d, node: node, what: what, path: path, values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := resolve(node.Content[i]), node.Content[i+1]
+		name := k.Value
+		if k.Tag == "!!merge" {
+			d.r.problem(CodeWrongType, d.pos(k), path, "merge keys (<<) are not supported in %s; write the fields out", what)
+			continue
+		}
+		canonical := name
+		if !slices.Contains(fields, name) {
+			if snake := snakeCase(name); snake != name && slices.Contains(fields, snake) {
+				canonical = snake
+				d.r.note(CodeCamelCase, d.pos(k), path, "'%s' is spelled '%s'; the camelCase spelling loads, snake_case is the one to write", name, snake)
+			} else {
+				d.r.problem(CodeUnknownField, d.pos(k), path, "unknown field '%s' in %s%s", name, what, fieldHint(name, fields))
+				continue
+			}
+		}
+		if prev, dup := o.keys[canonical]; dup {
+			d.r.problem(CodeDuplicateField, d.pos(k), path, "'%s' is already set at line %d; keep one", name, prev.Line)
+			continue
+		}
+		o.values[canonical] = v
+		o.keys[canonical] = k
+	}
+	return o
+}
+
+// fieldHint is the tail of an unknown-field message: a did-you-mean when a
+// field is close, else the list of fields there are.
+func fieldHint(name string, fields []string) string {
+	if s := suggest(snakeCase(name), fields); s != "" {
+		return "; did you mean '" + s + "'?"
+	}
+	return " (fields: " + strings.Join(fields, ", ") + ")"
+}
+
+func (o *object) has(name string) bool { _, ok := o.values[name]; return ok }
+
+// node returns the value node of a field, aliases resolved, or nil.
+func (o *object) get(name string) *yaml.Node { return resolve(o.values[name]) }
+
+// keyPos is the position of a field's key, or of the mapping when absent.
+func (o *object) keyPos(name string) Pos {
+	if k, ok := o.keys[name]; ok {
+		return o.d.pos(k)
+	}
+	return o.d.pos(o.node)
+}
+
+// valuePos is the position of a field's value, or of the mapping when absent.
+func (o *object) valuePos(name string) Pos {
+	if v := o.get(name); v != nil {
+		return o.d.pos(v)
+	}
+	return o.d.pos(o.node)
+}
+
+// require reports a missing field and says whether it is present.
+func (o *object) require(name string) bool {
+	if o.has(name) {
+		return true
+	}
+	o.d.r.problem(CodeMissingField, o.d.pos(o.node), o.path, "%s needs '%s'", o.what, name)
+	return false
+}
+
+// str decodes a string field.
+func (o *object) str(name string) Field[string] {
+	n := o.get(name)
+	if n == nil {
+		return Field[string]{}
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
+		return Field[string]{Pos: o.d.pos(n)}
+	}
+	return Field[string]{Value: n.Value, Pos: o.d.pos(n), Set: true}
+}
+
+// wholeNumber decodes a field that must be an integer above zero, the type
+// of every count and limit in the grammar.
+func (o *object) wholeNumber(name string) Field[int] {
+	n := o.get(name)
+	if n == nil {
+		return Field[int]{}
+	}
+	var i int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %s", name, describeScalar(n))
+		return Field[int]{Pos: o.d.pos(n)}
+	}
+	if i < 1 {
+		o.d.r.problem(CodeInvalidValue, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %d", name, i)
+		return Field[int]{Pos: o.d.pos(n)}
+	}
+	return Field[int]{Value: i, Pos: o.d.pos(n), Set: true}
+}
+
+// describeScalar names a value for a type error, quoting short scalars so
+// the author sees what was read.
+func describeScalar(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && len(n.Value) <= 40 {
+		return kindOf(n) + " ('" + n.Value + "')"
+	}
+	return kindOf(n)
+}
+
+// value decodes a field as a Value, templates parsed.
+func (o *object) value(name string) *Value {
+	n := o.get(name)
+	if n == nil {
+		return nil
+	}
+	return o.d.value(n, o.path, true)
+}
+
+// stringValue decodes a field that must be a (template) string.
+func (o *object) stringValue(name string) *Value {
+	n := o.get(name)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
+		return nil
+	}
+	return o.d.value(n, o.path, true)
+}
+
+// mapping decodes a field that must be a mapping of templates.
+func (o *object) mapping(name string) *Value {
+	n := o.get(name)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a mapping, not %s", name, kindOf(n))
+		return nil
+	}
+	return o.d.value(n, o.path, true)
+}
+
+// stringList decodes a field that must be a list of strings.
+func (o *object) stringList(name string) ([]Field[string], bool) {
+	n := o.get(name)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.SequenceNode {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a list of strings, not %s", name, kindOf(n))
+		return nil, false
+	}
+	var out []Field[string]
+	for _, c := range n.Content {
+		c = resolve(c)
+		if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+			o.d.r.problem(CodeWrongType, o.d.pos(c), o.path, "'%s' must be a list of strings; this item is %s", name, describeScalar(c))
+			continue
+		}
+		out = append(out, Field[string]{Value: c.Value, Pos: o.d.pos(c), Set: true})
+	}
+	return out, true
+}

@@ -1,0 +1,327 @@
+package plans
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	identifierPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	stepIDPattern     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	toolNamePattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$`)
+	yamlLine          = regexp.MustCompile(`^yaml: line (\d+): `)
+)
+
+// ReservedRoots are the template roots no step id may shadow.
+var ReservedRoots = []string{"input", "item", "index", "accumulator", "length"}
+
+var (
+	planFields   = []string{"identifier", "name", "description", "exemplars", "requires_servers", "input_schema", "steps", "solver", "output"}
+	stepFields   = []string{"id", "tool_name", "input", "reasoning"}
+	callFields   = []string{"tool_name", "input", "reasoning"}
+	solverFields = []string{"query_to_answer", "system_prompt", "data"}
+)
+
+// Load parses and statically checks a plan file: everything that needs
+// nothing but the file itself. The plan is returned whenever the file is
+// YAML, even with problems, so that tools can still show what is there; it
+// is nil only when the file does not parse.
+func Load(file string, src []byte) (*Plan, Report) {
+	var r Report
+	root, ok := parseDocument(file, src, &r)
+	if !ok {
+		return nil, r
+	}
+	d := newDecoder(file, src, &r)
+	p := d.plan(root)
+	if p != nil {
+		check(p, &r)
+	}
+	r.Sort()
+	return p, r
+}
+
+// parseDocument reads the one YAML document of a plan file.
+func parseDocument(file string, src []byte, r *Report) (*yaml.Node, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a plan needs identifier, name, description and steps")
+			return nil, false
+		}
+		r.Problems = append(r.Problems, yamlProblem(file, err))
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "a plan file holds one YAML document; move this one to a file of its own")
+	} else if !errors.Is(err, io.EOF) {
+		r.Problems = append(r.Problems, yamlProblem(file, err))
+	}
+	if len(doc.Content) == 0 {
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a plan needs identifier, name, description and steps")
+		return nil, false
+	}
+	return doc.Content[0], true
+}
+
+// yamlProblem turns a YAML parser error into a problem at the line the
+// parser names (it gives no column).
+func yamlProblem(file string, err error) Problem {
+	msg := err.Error()
+	pos := Pos{File: file, Line: 1, Col: 1}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + msg, Pos: pos}
+}
+
+func (d *decoder) plan(root *yaml.Node) *Plan {
+	o := d.object(root, "a plan", "", planFields)
+	if o == nil {
+		return nil
+	}
+	p := &Plan{File: d.file, Pos: d.pos(root)}
+	for _, name := range []string{"identifier", "name", "description", "steps"} {
+		o.require(name)
+	}
+	p.Identifier = o.str("identifier")
+	if p.Identifier.Set && !identifierPattern.MatchString(p.Identifier.Value) {
+		d.r.problem(CodeInvalidValue, p.Identifier.Pos, "", "identifier '%s' must be tool-name-safe: letters, digits, '_' and '-' only (it becomes plan__%s)", p.Identifier.Value, p.Identifier.Value)
+	}
+	p.Name = o.str("name")
+	p.Description = o.str("description")
+	p.Exemplars, _ = o.stringList("exemplars")
+	p.RequiresServers, _ = o.stringList("requires_servers")
+	p.InputSchema = o.schema("input_schema")
+	if s := p.InputSchema; s != nil && s.Compiled != nil {
+		if t, ok := s.Raw.(map[string]any)["type"]; ok && t != "object" {
+			d.r.problem(CodeInvalidSchema, s.Pos, "", "'input_schema' must describe an object (type: object): inputs are read as {{input.<name>}}")
+		}
+	}
+	if n := o.get("steps"); n != nil {
+		if n.Kind != yaml.SequenceNode {
+			d.r.problem(CodeWrongType, d.pos(n), "", "'steps' must be a list of steps, not %s", kindOf(n))
+		} else if len(n.Content) == 0 {
+			d.r.problem(CodeNoSteps, d.pos(n), "", "plan has no steps")
+		}
+		if n.Kind == yaml.SequenceNode {
+			for _, sn := range n.Content {
+				if s := d.step(sn, topLevel); s != nil {
+					p.Steps = append(p.Steps, s)
+				}
+			}
+		}
+	}
+	if o.has("solver") && o.has("output") {
+		d.r.problem(CodeExclusiveFields, o.keyPos("output"), "", "'solver' and 'output' are mutually exclusive: a plan finishes with a report or with structured output, not both")
+	}
+	if n := o.get("solver"); n != nil {
+		if so := d.object(n, "the solver", "", solverFields); so != nil {
+			so.require("query_to_answer")
+			so.require("data")
+			p.Solver = &Solver{Pos: d.pos(n), QueryToAnswer: so.stringValue("query_to_answer"), SystemPrompt: so.stringValue("system_prompt"), Data: so.mapping("data")}
+		}
+	}
+	p.Output = o.mapping("output")
+	return p
+}
+
+// container says where a step sits, which decides what it may be and what
+// its templates may read.
+type container struct {
+	prefix string // path prefix of the steps inside: "", "E1/then/", "E2/do.*/"
+	owner  *Step  // the control step whose body this is; nil at top level
+	field  string // "then", "else" or "do"
+}
+
+var topLevel = container{}
+
+func (c container) isBody() bool { return c.owner != nil }
+
+// iterates reports whether the container is a map or reduce body, where
+// item and index exist.
+func (c container) iterates() bool { return c.field == "do" }
+
+// describe names the container for messages: "a map body", "the then branch".
+func (c container) describe() string {
+	if c.iterates() {
+		return "a " + c.owner.ToolName.Value + " body"
+	}
+	return "a decide branch"
+}
+
+// step decodes one step of a list. Ids are required here; bodies written as
+// a single call go through call instead.
+func (d *decoder) step(n *yaml.Node, c container) *Step {
+	// The path comes first, so that every problem of the step, those found
+	// while reading its fields included, carries it. Without an id the step
+	// has no path of its own; its problems are placed by position, under the
+	// body that holds it.
+	path := strings.TrimSuffix(c.prefix, "/")
+	if id := mappingScalar(n, "id"); id != "" {
+		path = c.prefix + id
+	}
+	o := d.object(n, "a step", path, stepFields)
+	if o == nil {
+		return nil
+	}
+	s := &Step{Pos: d.pos(resolve(n)), Path: path}
+	s.ID = o.str("id")
+	if !o.has("id") {
+		d.r.problem(CodeMissingField, s.Pos, path, "a step needs 'id' (letters, digits and '_', not starting with a digit)")
+	}
+	d.stepBody(o, s, c)
+	return s
+}
+
+// mappingScalar returns the scalar text under key in a mapping node, or "".
+func mappingScalar(n *yaml.Node, key string) string {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if resolve(n.Content[i]).Value == key {
+			if v := resolve(n.Content[i+1]); v.Kind == yaml.ScalarNode {
+				return v.Value
+			}
+		}
+	}
+	return ""
+}
+
+// call decodes the single tool call of a body written as a mapping.
+func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
+	n = resolve(n)
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if resolve(n.Content[i]).Value == "id" {
+				d.r.problem(CodeUnknownField, d.pos(n.Content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
+			}
+		}
+	}
+	o := d.object(stripKey(n, "id"), "a body call", path, callFields)
+	if o == nil {
+		return nil
+	}
+	s := &Step{Pos: d.pos(n), Path: path}
+	d.stepBody(o, s, c)
+	return s
+}
+
+// stripKey returns a copy of a mapping node without key, so that a problem
+// already reported for it is not reported again as an unknown field.
+func stripKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n
+	}
+	cp := *n
+	cp.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if resolve(n.Content[i]).Value != key {
+			cp.Content = append(cp.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	return &cp
+}
+
+// stepBody decodes what steps and body calls share: tool_name, input,
+// reasoning, and the control grammar.
+func (d *decoder) stepBody(o *object, s *Step, c container) {
+	o.require("tool_name")
+	s.ToolName = o.str("tool_name")
+	s.Reasoning = o.str("reasoning")
+	if s.ToolName.Set {
+		d.checkToolName(s, c)
+	}
+	o.require("input")
+	in := o.get("input")
+	if in == nil {
+		return
+	}
+	if !IsControl(s.ToolName.Value) {
+		if in.Kind != yaml.MappingNode {
+			d.r.problem(CodeWrongType, d.pos(in), s.Path, "'input' must be a mapping of the tool's arguments, not %s", kindOf(in))
+		}
+		s.Input = d.value(in, s.Path, true)
+		return
+	}
+	s.Input = d.value(in, s.Path, false)
+	s.Control = d.control(in, s, c)
+}
+
+// checkToolName checks the form of a tool name and where control steps may
+// appear; whether a catalog tool exists is the catalog layer's business.
+func (d *decoder) checkToolName(s *Step, c container) {
+	name, pos := s.ToolName.Value, s.ToolName.Pos
+	switch {
+	case IsControl(name):
+		if !c.isBody() {
+			return
+		}
+		switch name {
+		case ControlDecide, ControlMap, ControlReduce:
+			d.r.problem(CodeNestedControl, pos, s.Path, "%s cannot appear inside %s; for nested control flow, put it in a plan and call it as plan__<identifier>", name, c.describe())
+		case ControlExit:
+			if c.iterates() {
+				d.r.problem(CodeNestedControl, pos, s.Path, "exit cannot appear inside %s (it may appear in a decide branch); to stop on a condition, filter first or exit after the %s", c.describe(), c.owner.ToolName.Value)
+			}
+		}
+	case name == PlannerTool:
+		d.r.note(CodeUnsupportedTool, pos, s.Path, "plan_and_execute (the LLM planner) is not available in stepwise yet; this step fails if it runs")
+	case strings.HasPrefix(name, "workbench__"):
+		d.r.problem(CodeWorkbenchTool, pos, s.Path, "'%s' is a workbench tool: workbench__* tools exist only inside the workbench's chat agent, never in a plan", name)
+	case !toolNamePattern.MatchString(name):
+		hint := didYouMean(name, ControlSteps)
+		if hint == "" {
+			hint = "; catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier), control steps are " + strings.Join(ControlSteps, ", ")
+		}
+		d.r.problem(CodeMalformedToolName, pos, s.Path, "'%s' is not a tool name%s", name, hint)
+	}
+}
+
+// body decodes then, else or do: a single call (a mapping) or a list of
+// steps.
+func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
+	n = resolve(n)
+	c := container{owner: owner, field: field}
+	segment := field
+	if field == "do" {
+		segment = "do.*"
+	}
+	path := owner.Path + "/" + segment
+	c.prefix = path + "/"
+	b := &Body{Pos: d.pos(n)}
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == yaml.MappingNode:
+		b.Single = true
+		if s := d.call(n, path, c); s != nil {
+			b.Steps = []*Step{s}
+		}
+	case n.Kind == yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
+		}
+		for _, sn := range n.Content {
+			if s := d.step(sn, c); s != nil {
+				b.Steps = append(b.Steps, s)
+			}
+		}
+	default:
+		d.r.problem(CodeWrongType, d.pos(n), owner.Path, "'%s' must be a tool call ({tool_name, input}) or a list of steps, not %s", field, kindOf(n))
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,83 @@
+package plans
+
+// Reference is one template read of a root: the step (or finish) whose
+// template reads it, the dotted path it reads and where it is written.
+type Reference struct {
+	From string // the reading step's path, or "output" / "solver" for the finish
+	Root string // input, a step id, item, index or accumulator
+	Path string // the whole dotted path, e.g. E0.values.0.id
+	Pos  Pos
+}
+
+// References lists every root-anchored template read in the plan, in file
+// order: what the workbench shows as "read downstream by" and what the
+// debugger lists as the readers of a value it is about to replace.
+func References(p *Plan) []Reference {
+	var out []Reference
+	collect := func(from string, v *Value) {
+		v.walkTemplates(func(tv *Value) {
+			for _, ref := range tv.Template.Refs() {
+				if ref.ItemRead || ref.LoopVar || ref.Root() == "" {
+					continue
+				}
+				out = append(out, Reference{From: from, Root: ref.Root(), Path: ref.String(), Pos: tv.PosAt(ref.Offset)})
+			}
+		})
+	}
+	WalkSteps(p, func(s *Step) {
+		for _, v := range stepTemplates(s) {
+			collect(s.Path, v)
+		}
+	})
+	collect("output", p.Output)
+	if so := p.Solver; so != nil {
+		collect("solver", so.QueryToAnswer)
+		collect("solver", so.SystemPrompt)
+		collect("solver", so.Data)
+	}
+	return out
+}
+
+// ReadersOf returns the references that read the result of the step with
+// the given id.
+func ReadersOf(p *Plan, id string) []Reference {
+	var out []Reference
+	for _, r := range References(p) {
+		if r.Root == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// stepTemplates lists the values of a step that hold its own templates
+// (not those of the steps in its bodies).
+func stepTemplates(s *Step) []*Value {
+	switch c := s.Control.(type) {
+	case nil:
+		return []*Value{s.Input}
+	case *ExitInput:
+		return append(conditionValues(c.Condition), c.Message, c.Output)
+	case *DecideInput:
+		return conditionValues(c.Condition)
+	case *FilterInput:
+		return append(conditionValues(c.Condition), c.Over)
+	case *MapInput:
+		return []*Value{c.Over}
+	case *ReduceInput:
+		return []*Value{c.Over, c.Initial}
+	case *AgentInput:
+		return []*Value{c.Prompt, c.SystemPrompt}
+	case *AskInput:
+		return []*Value{c.Prompt, c.Default}
+	}
+	return nil
+}
+
+func conditionValues(c Condition) []*Value {
+	out := []*Value{c.Infer, c.Model}
+	if g := c.Gate; g != nil {
+		out = append(out, g.Value, g.To)
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package plans
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema is a JSON Schema written in a plan or tool file: the literal value
+// as written (schemas are never templates) and its compiled form.
+type Schema struct {
+	Pos      Pos
+	Value    *Value
+	Raw      any // the schema as plain JSON data
+	Compiled *jsonschema.Schema
+}
+
+// Violation is one way an instance fails a schema.
+type Violation struct {
+	Location string // JSON pointer into the instance; "" is the root
+	Message  string
+}
+
+func (v Violation) String() string {
+	loc := v.Location
+	if loc == "" {
+		loc = "/"
+	}
+	return loc + ": " + v.Message
+}
+
+// Check validates instance (plain JSON data) against the schema and returns
+// every violation; none means it conforms.
+func (s *Schema) Check(instance any) []Violation {
+	if s == nil || s.Compiled == nil {
+		return nil
+	}
+	err := s.Compiled.Validate(instance)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Message: err.Error()}}
+	}
+	var out []Violation
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		msg := u.Error.String()
+		// The basic output repeats each failure as a summary on every
+		// enclosing schema ("validation failed"); the leaves say what is
+		// actually wrong.
+		if strings.HasPrefix(msg, "validation failed") || strings.HasPrefix(msg, "doesn't validate with") {
+			continue
+		}
+		out = append(out, Violation{Location: u.InstanceLocation, Message: msg})
+	}
+	if len(out) == 0 {
+		out = append(out, Violation{Message: ve.Error()})
+	}
+	return out
+}
+
+// joinViolations renders violations for a one-line message.
+func joinViolations(vs []Violation) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// noRemoteRefs refuses every $ref that leaves the schema: a plan must not
+// read files or the network while it is being checked.
+type noRemoteRefs struct{}
+
+func (noRemoteRefs) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref to %s leaves the schema; only local references (#/...) are allowed", url)
+}
+
+// CompileSchema compiles raw (plain JSON data) as a JSON Schema, draft
+// 2020-12 unless the schema names another with $schema.
+func CompileSchema(raw any) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noRemoteRefs{})
+	const url = "stepwise:///schema.json"
+	if err := c.AddResource(url, raw); err != nil {
+		return nil, cleanSchemaError(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, cleanSchemaError(err)
+	}
+	return s, nil
+}
+
+// cleanSchemaError rewords the compiler's errors for a plan author: the
+// internal resource URL means nothing to them.
+func cleanSchemaError(err error) error {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		var ve *jsonschema.ValidationError
+		if errors.As(sve.Err, &ve) {
+			var parts []string
+			for _, u := range ve.BasicOutput().Errors {
+				if u.Error == nil {
+					continue
+				}
+				msg := u.Error.String()
+				if strings.HasPrefix(msg, "validation failed") || strings.HasPrefix(msg, "doesn't validate with") {
+					continue
+				}
+				loc := u.InstanceLocation
+				if loc == "" {
+					loc = "the schema root"
+				}
+				parts = append(parts, "at '"+loc+"': "+msg)
+			}
+			if len(parts) > 0 {
+				return errors.New("not a valid JSON Schema: " + strings.Join(parts, "; "))
+			}
+		}
+	}
+	msg := strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")
+	return errors.New(msg)
+}
+
+// schema decodes a field holding a JSON Schema, reporting one that does not
+// compile. It returns nil when the field is absent.
+func (o *object) schema(name string) *Schema {
+	n := o.get(name)
+	if n == nil {
+		return nil
+	}
+	v := o.d.value(n, o.path, false)
+	s := &Schema{Pos: v.Pos, Value: v, Raw: v.Literal()}
+	if v.Kind != Map && v.Kind != Bool {
+		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
+		return s
+	}
+	compiled, err := CompileSchema(s.Raw)
+	if err != nil {
+		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' is %v", name, lowerFirst(err.Error()))
+		return s
+	}
+	s.Compiled = compiled
+	return s
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// objectTyped reports whether a schema describes an object: type object, or
+// (leniently, with a note from the caller) properties without a type.
+func objectTyped(raw any) (typed, implied bool) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return false, false
+	}
+	switch t := m["type"].(type) {
+	case string:
+		return t == "object", false
+	case nil:
+		_, hasProps := m["properties"]
+		return false, hasProps
+	}
+	return false, false
+}

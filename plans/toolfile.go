@@ -1,0 +1,183 @@
+package plans
+
+import (
+	"regexp"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The kinds of user tool.
+const (
+	ToolExec    = "exec"
+	ToolPrompt  = "prompt"
+	ToolReshape = "reshape"
+)
+
+var (
+	toolNameChars   = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	toolFileCommon  = []string{"name", "description", "kind", "read_only", "input_schema", "output_schema", "output_example"}
+	toolFileByKind  = map[string][]string{ToolExec: {"command", "args", "env", "cwd", "timeout_secs", "output"}, ToolPrompt: {"prompt", "model"}, ToolReshape: {"shape", "caller_shape"}}
+	toolFileAnyKind = append(append(append(append([]string{}, toolFileCommon...), toolFileByKind[ToolExec]...), toolFileByKind[ToolPrompt]...), toolFileByKind[ToolReshape]...)
+)
+
+// ToolFile is a user tool loaded from a YAML file in a tools directory. It
+// becomes user__<Name> in the catalog.
+type ToolFile struct {
+	File          string
+	Pos           Pos
+	Name          Field[string]
+	Description   Field[string]
+	Kind          Field[string] // exec, prompt or reshape
+	ReadOnly      Field[bool]
+	InputSchema   *Schema
+	OutputSchema  *Schema
+	OutputExample *Value
+
+	// exec
+	Command     Field[string]
+	Args        []*Value // templates over {{input.*}}
+	Env         *Value   // string values with ${VAR}, resolved when the tool runs
+	Cwd         *Value
+	TimeoutSecs Field[int]    // default 60
+	Output      Field[string] // text (default) or json
+
+	// prompt
+	Prompt *Value
+	Model  Field[string]
+
+	// reshape
+	Shape       *Value
+	CallerShape Field[bool]
+}
+
+// ToolName is the catalog name of the tool.
+func (t *ToolFile) ToolName() string { return "user__" + t.Name.Value }
+
+// IsReadOnly reports the tool's read-only hint: declared, or implied for
+// reshape, which is always pure.
+func (t *ToolFile) IsReadOnly() (readOnly, declared bool) {
+	if t.ReadOnly.Set {
+		return t.ReadOnly.Value, true
+	}
+	return t.Kind.Value == ToolReshape, t.Kind.Value == ToolReshape
+}
+
+// LoadToolFile parses and checks a user tool file. Its templates may read
+// only {{input.*}}: step results do not exist inside a tool.
+func LoadToolFile(file string, src []byte) (*ToolFile, Report) {
+	var r Report
+	root, ok := parseDocument(file, src, &r)
+	if !ok {
+		return nil, r
+	}
+	d := newDecoder(file, src, &r)
+	t := d.toolFile(root)
+	r.Sort()
+	return t, r
+}
+
+func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
+	o := d.object(root, "a tool file", "", toolFileAnyKind)
+	if o == nil {
+		return nil
+	}
+	t := &ToolFile{File: d.file, Pos: d.pos(root)}
+	o.require("name")
+	o.require("description")
+	o.require("kind")
+	t.Name = o.str("name")
+	if t.Name.Set && !toolNameChars.MatchString(t.Name.Value) {
+		d.r.problem(CodeInvalidValue, t.Name.Pos, "", "tool name '%s' must use letters, digits, '_' and '-' only (it becomes user__%s)", t.Name.Value, t.Name.Value)
+	}
+	t.Description = o.str("description")
+	t.Kind = o.str("kind")
+	kind := t.Kind.Value
+	fields, known := toolFileByKind[kind]
+	if t.Kind.Set && !known {
+		d.r.problem(CodeInvalidValue, t.Kind.Pos, "", "'kind' must be exec, prompt or reshape, not '%s'%s", kind, didYouMean(kind, []string{ToolExec, ToolPrompt, ToolReshape}))
+	}
+	if known {
+		for other, otherFields := range toolFileByKind {
+			if other == kind {
+				continue
+			}
+			for _, f := range otherFields {
+				if o.has(f) && !slices.Contains(fields, f) {
+					d.r.problem(CodeUnknownField, o.keyPos(f), "", "'%s' belongs to %s tools, not %s tools", f, other, kind)
+				}
+			}
+		}
+	}
+	t.ReadOnly = o.boolean("read_only")
+	t.InputSchema = o.schema("input_schema")
+	t.OutputSchema = o.schema("output_schema")
+	if n := o.get("output_example"); n != nil {
+		t.OutputExample = d.value(n, "", false)
+	}
+	switch kind {
+	case ToolExec:
+		o.require("command")
+		t.Command = o.str("command")
+		if n := o.get("args"); n != nil {
+			if n.Kind != yaml.SequenceNode {
+				d.r.problem(CodeWrongType, d.pos(n), "", "'args' must be a list, not %s", kindOf(n))
+			} else {
+				for _, a := range n.Content {
+					t.Args = append(t.Args, d.value(a, "", true))
+				}
+			}
+		}
+		t.Env = o.mapping("env")
+		t.Cwd = o.stringValue("cwd")
+		t.TimeoutSecs = o.wholeNumber("timeout_secs")
+		t.Output = o.str("output")
+		if f := t.Output; f.Set && f.Value != "text" && f.Value != "json" {
+			d.r.problem(CodeInvalidValue, f.Pos, "", "'output' must be text or json, not '%s'", f.Value)
+		}
+	case ToolPrompt:
+		o.require("prompt")
+		t.Prompt = o.stringValue("prompt")
+		t.Model = o.str("model")
+	case ToolReshape:
+		t.Shape = o.value("shape")
+		t.CallerShape = o.boolean("caller_shape")
+		hasShape, caller := o.has("shape"), t.CallerShape.Value
+		switch {
+		case hasShape && caller:
+			d.r.problem(CodeExclusiveFields, o.keyPos("caller_shape"), "", "'shape' and 'caller_shape: true' are mutually exclusive: the shape is fixed in the file or given by each call")
+		case !hasShape && !caller:
+			d.r.problem(CodeMissingField, t.Pos, "", "a reshape tool needs 'shape', or 'caller_shape: true' to take the shape from each call")
+		}
+	}
+	for _, v := range append(append([]*Value{t.Cwd, t.Prompt, t.Shape}, t.Args...), t.Env) {
+		d.inputOnly(v)
+	}
+	return t
+}
+
+// inputOnly reports templates in a tool file that read anything but input.
+func (d *decoder) inputOnly(v *Value) {
+	v.walkTemplates(func(tv *Value) {
+		for _, ref := range tv.Template.Refs() {
+			if ref.ItemRead || ref.LoopVar || ref.Root() == "input" {
+				continue
+			}
+			d.r.problem(CodeUnknownReference, tv.PosAt(ref.Offset), "", "'%s' cannot be read in a tool file: a tool sees only its own input, as {{input.<name>}}", ref.String())
+		}
+	})
+}
+
+// boolean decodes a boolean field.
+func (o *object) boolean(name string) Field[bool] {
+	n := o.get(name)
+	if n == nil {
+		return Field[bool]{}
+	}
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be true or false, not %s", name, describeScalar(n))
+		return Field[bool]{Pos: o.d.pos(n)}
+	}
+	return Field[bool]{Value: b, Pos: o.d.pos(n), Set: true}
+}

@@ -1,0 +1,223 @@
+package plans
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// Kind is the JSON kind of a Value.
+type Kind int
+
+// The kinds of Value.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	List
+	Map
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Bool:
+		return "a boolean"
+	case Number:
+		return "a number"
+	case String:
+		return "a string"
+	case List:
+		return "a list"
+	case Map:
+		return "a mapping"
+	}
+	return "null"
+}
+
+// Value is a JSON-shaped value as written in a plan file, with the position
+// of every node. String values that contain template tags carry their parsed
+// Template; rendering a Value against a scope gives the JSON value a step
+// receives.
+type Value struct {
+	Pos      Pos
+	Kind     Kind
+	Bool     bool
+	Number   json.Number
+	String   string
+	Template *template.Template // non-nil for a string with tags
+	List     []*Value
+	Map      []*Entry // in the order written
+
+	layout scalarLayout // where a string's characters sit in the file
+}
+
+// scalarLayout records how a string scalar was written, so that a byte
+// offset inside the string (a template tag) maps back to a line and column.
+type scalarLayout struct {
+	quoted bool // single- or double-quoted: the text starts one column late
+	block  bool // literal block (|): the text starts on the next line
+	indent int  // a block's indentation, in columns
+}
+
+// PosAt is the position of the byte at offset in a string value. It is exact
+// for single-line plain and quoted strings and for literal blocks, and falls
+// back to the start of the string for folded and multi-line flow strings,
+// whose line breaks the file does not keep.
+func (v *Value) PosAt(offset int) Pos {
+	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
+		return v.posOrZero()
+	}
+	before := v.String[:offset]
+	newlines := strings.Count(before, "\n")
+	switch {
+	case v.layout.block:
+		lastNL := strings.LastIndexByte(before, '\n')
+		return Pos{File: v.Pos.File, Line: v.Pos.Line + 1 + newlines, Col: v.layout.indent + offset - lastNL}
+	case newlines > 0:
+		return v.Pos
+	case v.layout.quoted:
+		return Pos{File: v.Pos.File, Line: v.Pos.Line, Col: v.Pos.Col + 1 + utf8.RuneCountInString(before)}
+	}
+	return Pos{File: v.Pos.File, Line: v.Pos.Line, Col: v.Pos.Col + utf8.RuneCountInString(before)}
+}
+
+func (v *Value) posOrZero() Pos {
+	if v == nil {
+		return Pos{}
+	}
+	return v.Pos
+}
+
+// Entry is one key of a mapping Value.
+type Entry struct {
+	Key    string
+	KeyPos Pos
+	Value  *Value
+}
+
+// Get returns the value under key in a mapping, or nil.
+func (v *Value) Get(key string) *Value {
+	if v == nil || v.Kind != Map {
+		return nil
+	}
+	for _, e := range v.Map {
+		if e.Key == key {
+			return e.Value
+		}
+	}
+	return nil
+}
+
+// HasTemplates reports whether any string in the value is a template.
+func (v *Value) HasTemplates() bool {
+	if v == nil {
+		return false
+	}
+	switch v.Kind {
+	case String:
+		return v.Template != nil
+	case List:
+		for _, x := range v.List {
+			if x.HasTemplates() {
+				return true
+			}
+		}
+	case Map:
+		for _, e := range v.Map {
+			if e.Value.HasTemplates() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Literal returns the value as plain JSON data without rendering: template
+// strings stay as written. It is what a schema or a default is checked as.
+func (v *Value) Literal() any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case Bool:
+		return v.Bool
+	case Number:
+		return v.Number
+	case String:
+		return v.String
+	case List:
+		out := make([]any, len(v.List))
+		for i, x := range v.List {
+			out[i] = x.Literal()
+		}
+		return out
+	case Map:
+		out := make(map[string]any, len(v.Map))
+		for _, e := range v.Map {
+			out[e.Key] = e.Value.Literal()
+		}
+		return out
+	}
+	return nil
+}
+
+// Render resolves every template in the value against scope, with typed
+// splice: a string that is exactly one tag becomes the raw value it names.
+// The first template error stops the render.
+func (v *Value) Render(scope template.Scope) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch v.Kind {
+	case String:
+		if v.Template == nil {
+			return v.String, nil
+		}
+		return v.Template.Render(scope)
+	case List:
+		out := make([]any, len(v.List))
+		for i, x := range v.List {
+			r, err := x.Render(scope)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case Map:
+		out := make(map[string]any, len(v.Map))
+		for _, e := range v.Map {
+			r, err := e.Value.Render(scope)
+			if err != nil {
+				return nil, err
+			}
+			out[e.Key] = r
+		}
+		return out, nil
+	}
+	return v.Literal(), nil
+}
+
+// walkTemplates calls fn for every template string in the value.
+func (v *Value) walkTemplates(fn func(*Value)) {
+	if v == nil {
+		return
+	}
+	switch v.Kind {
+	case String:
+		if v.Template != nil {
+			fn(v)
+		}
+	case List:
+		for _, x := range v.List {
+			x.walkTemplates(fn)
+		}
+	case Map:
+		for _, e := range v.Map {
+			e.Value.walkTemplates(fn)
+		}
+	}
+}
