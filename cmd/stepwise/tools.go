@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+func newToolsCommand(s *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List and show the tool catalog, control steps included",
+	}
+	var listJSON, showJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List every tool and control step a plan step may name",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			listing := proj.catalog.Listing()
+			for _, sk := range proj.catalog.Skipped {
+				fmt.Fprintf(s.err, "skipped %s: %s\n", sk.File, sk.Reason)
+			}
+			if servers := proj.catalog.Servers(); len(servers) > 0 {
+				fmt.Fprintf(s.err, "MCP servers %s list their tools when connected: stepwise mcp tools\n", strings.Join(servers, ", "))
+			}
+			if listJSON {
+				return writeJSON(s.out, toolListing(listing, proj.catalog.Skipped))
+			}
+			printToolList(s.out, listing)
+			return nil
+		},
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print the {tools, count, sources} listing envelope")
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show one tool's description and schemas",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			t, ok := proj.catalog.Tool(args[0])
+			if !ok {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no tool named '%s' (stepwise tools list shows the catalog)", args[0])}
+			}
+			if showJSON {
+				return writeJSON(s.out, toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
+					InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, OutputExample: t.OutputExample})
+			}
+			printTool(s.out, t)
+			return nil
+		},
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print the tool as a JSON object")
+	cmd.AddCommand(list, show)
+	return cmd
+}
+
+type toolListJSON struct {
+	Tools   []toolEntryJSON   `json:"tools"`
+	Count   int               `json:"count"`
+	Sources []sourceCountJSON `json:"sources"`
+	Skipped []skippedJSON     `json:"skipped"`
+	Note    string            `json:"note,omitempty"`
+}
+
+type toolEntryJSON struct {
+	Name            string `json:"name"`
+	Source          string `json:"source"`
+	Description     string `json:"description"`
+	ReadOnly        *bool  `json:"readOnly"`
+	HasOutputSchema bool   `json:"hasOutputSchema"`
+}
+
+type sourceCountJSON struct {
+	Source string `json:"source"`
+	Count  int    `json:"count"`
+}
+
+type skippedJSON struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+type toolShowJSON struct {
+	Name          string `json:"name"`
+	Source        string `json:"source"`
+	Description   string `json:"description"`
+	ReadOnly      *bool  `json:"readOnly"`
+	InputSchema   any    `json:"inputSchema"`
+	OutputSchema  any    `json:"outputSchema"`
+	OutputExample any    `json:"outputExample"`
+}
+
+func toolListing(list []plans.ToolInfo, skipped []tools.Skipped) toolListJSON {
+	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []skippedJSON{}}
+	for _, t := range list {
+		env.Tools = append(env.Tools, toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil})
+		if n := len(env.Sources); n > 0 && env.Sources[n-1].Source == t.Source {
+			env.Sources[n-1].Count++
+		} else {
+			env.Sources = append(env.Sources, sourceCountJSON{Source: t.Source, Count: 1})
+		}
+	}
+	for _, sk := range skipped {
+		env.Skipped = append(env.Skipped, skippedJSON{File: sk.File, Reason: sk.Reason})
+	}
+	env.Count = len(env.Tools)
+	return env
+}
+
+// printToolList prints one section per source: a header with the count,
+// then each tool's name (marked read-only where it says so) over the first
+// line of its description.
+func printToolList(w io.Writer, tools []plans.ToolInfo) {
+	for i := 0; i < len(tools); {
+		j := i
+		for j < len(tools) && tools[j].Source == tools[i].Source {
+			j++
+		}
+		fmt.Fprintf(w, "%s — %s\n", tools[i].Source, countNoun(j-i, "tool", "tools"))
+		for _, t := range tools[i:j] {
+			name := t.Name
+			if t.ReadOnly != nil && *t.ReadOnly {
+				name += " [read-only]"
+			}
+			if t.Unusable != "" {
+				name += " [unusable]"
+			}
+			first, _, _ := strings.Cut(t.Description, "\n")
+			fmt.Fprintf(w, "  %s\n  %s\n", name, first)
+		}
+		i = j
+	}
+}
+
+func printTool(w io.Writer, t plans.ToolInfo) {
+	fmt.Fprintf(w, "%s (%s)\n", t.Name, t.Source)
+	if t.File != "" {
+		fmt.Fprintf(w, "defined in %s\n", t.File)
+	}
+	if t.Unusable != "" {
+		fmt.Fprintf(w, "cannot run: %s\n", t.Unusable)
+	}
+	fmt.Fprintf(w, "\n%s\n", t.Description)
+	for _, s := range []struct {
+		label string
+		v     any
+	}{{"input schema", t.InputSchema}, {"output schema", t.OutputSchema}, {"output example", t.OutputExample}} {
+		if s.v == nil {
+			continue
+		}
+		b, _ := json.MarshalIndent(s.v, "", "  ")
+		fmt.Fprintf(w, "\n%s:\n%s\n", s.label, b)
+	}
+}
+
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

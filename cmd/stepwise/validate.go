@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/strict"
+)
+
+func newValidateCommand(s *streams) *cobra.Command {
+	var asJSON, explain bool
+	cmd := &cobra.Command{
+		Use:   "validate PLAN...",
+		Short: "Check plans: structure, templates, references, tools",
+		Long: "Check each PLAN (a file, or the identifier of a plan on the plan paths) at load time and\n" +
+			"against this project's catalog, printing compiler-style lines on stderr. Exit 1 when any\n" +
+			"plan has problems; notes never fail. With --json, one envelope per plan on stdout.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			failed := false
+			for _, arg := range args {
+				v, err := validatePlan(proj, arg)
+				if err != nil {
+					return &exitCode{code: exitFailure, msg: err.Error()}
+				}
+				if !v.report.OK() {
+					failed = true
+				}
+				if asJSON {
+					if err := writeValidation(s.out, v, explain); err != nil {
+						return err
+					}
+				}
+				printValidation(s.err, v, explain)
+			}
+			if failed {
+				return &exitCode{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a {plan, steps, ok, problems, notes} envelope per plan on stdout")
+	cmd.Flags().BoolVar(&explain, "explain", false, "explain each agent step's strict-output eligibility under both rule sets")
+	return cmd
+}
+
+// validation is the outcome of validating one plan.
+type validation struct {
+	file   string
+	plan   *plans.Plan // nil when the file does not parse
+	report plans.Report
+}
+
+// validatePlan runs both layers of validation on one plan, named by file or
+// by identifier. A plan the catalog skipped or hid is validated from its
+// file all the same: it is exactly the plan that needs looking at.
+func validatePlan(proj *project, arg string) (*validation, error) {
+	file := arg
+	src, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		if e, ok := proj.catalog.Plan(arg); ok {
+			file = e.File
+			src, err = os.ReadFile(file)
+		} else if f, ok := proj.catalog.SkippedPlan(arg); ok {
+			file = f
+			src, err = os.ReadFile(file)
+		} else {
+			return nil, fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, r := plans.Load(file, src)
+	if p != nil {
+		r.Merge(plans.Resolve(p, proj.catalog))
+		r.Sort()
+	}
+	return &validation{file: file, plan: p, report: r}, nil
+}
+
+// printValidation writes the human report: one compiler-style line per
+// problem and note, then the strict-output explanation when asked.
+func printValidation(w io.Writer, v *validation, explain bool) {
+	for _, p := range v.report.Problems {
+		fmt.Fprintln(w, p.String())
+	}
+	for _, n := range v.report.Notes {
+		fmt.Fprintln(w, noteLine(n))
+	}
+	if explain && v.plan != nil {
+		printExplanation(w, v)
+	}
+}
+
+// noteLine renders a note like a problem line, marked as a note.
+func noteLine(n plans.Problem) string {
+	s := n.Message
+	if n.Path != "" {
+		s = "step " + n.Path + ": " + s
+	}
+	return n.Pos.String() + ": note: " + s
+}
+
+func printExplanation(w io.Writer, v *validation) {
+	ex := plans.ExplainStrict(v.plan)
+	if len(ex) == 0 {
+		fmt.Fprintf(w, "%s: no agent steps, so structured_output does not apply\n", v.file)
+		return
+	}
+	for _, e := range ex {
+		asked := "does not ask for structured_output: strict"
+		if e.Requested {
+			asked = "asks for structured_output: strict"
+		}
+		fmt.Fprintf(w, "%s: step %s %s\n", e.Pos, e.Path, asked)
+		for _, rv := range e.Verdicts {
+			verdict := "usable"
+			if !rv.Verdict.Usable {
+				verdict = "refused"
+			}
+			codes := make([]string, 0, len(rv.Verdict.Notes))
+			for _, c := range rv.Verdict.Codes() {
+				codes = append(codes, string(c))
+			}
+			line := fmt.Sprintf("  %-9s %s", ruleName(rv.Rules)+":", verdict)
+			if len(codes) > 0 {
+				line += " (" + strings.Join(codes, ", ") + ")"
+			}
+			fmt.Fprintln(w, line)
+			for _, n := range rv.Verdict.Notes {
+				mark := "caveat"
+				if n.Refusal {
+					mark = "refusal"
+				}
+				fmt.Fprintf(w, "    %s %s: %s\n", mark, n.Code, n.Message)
+			}
+		}
+	}
+}
+
+func ruleName(r strict.Rules) string {
+	if r == strict.Anthropic {
+		return "Anthropic"
+	}
+	return "OpenAI"
+}
+
+// problemJSON is a problem or note in the validate envelope.
+type problemJSON struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Path    string `json:"path"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+}
+
+type ruleVerdictJSON struct {
+	Rules  string     `json:"rules"`
+	Usable bool       `json:"usable"`
+	Notes  []noteJSON `json:"notes"`
+}
+
+type noteJSON struct {
+	Code     string `json:"code"`
+	Refusal  bool   `json:"refusal"`
+	Location string `json:"location"`
+	Message  string `json:"message"`
+}
+
+type explanationJSON struct {
+	Path      string            `json:"path"`
+	Requested bool              `json:"requested"`
+	Verdicts  []ruleVerdictJSON `json:"verdicts"`
+}
+
+// validationJSON is the validate --json envelope.
+type validationJSON struct {
+	Plan     string            `json:"plan"`
+	File     string            `json:"file"`
+	Steps    int               `json:"steps"`
+	OK       bool              `json:"ok"`
+	Problems []problemJSON     `json:"problems"`
+	Notes    []problemJSON     `json:"notes"`
+	Strict   []explanationJSON `json:"strict,omitempty"`
+}
+
+func toProblemsJSON(ps []plans.Problem) []problemJSON {
+	out := make([]problemJSON, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, problemJSON{Message: p.Message, Code: p.Code, Path: p.Path, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col})
+	}
+	return out
+}
+
+func writeValidation(w io.Writer, v *validation, explain bool) error {
+	env := validationJSON{
+		File:     v.file,
+		OK:       v.report.OK(),
+		Problems: toProblemsJSON(v.report.Problems),
+		Notes:    toProblemsJSON(v.report.Notes),
+	}
+	if v.plan != nil {
+		env.Plan = v.plan.Identifier.Value
+		env.Steps = len(v.plan.Steps)
+		if explain {
+			env.Strict = []explanationJSON{}
+			for _, e := range plans.ExplainStrict(v.plan) {
+				ej := explanationJSON{Path: e.Path, Requested: e.Requested}
+				for _, rv := range e.Verdicts {
+					rj := ruleVerdictJSON{Rules: rv.Rules.String(), Usable: rv.Verdict.Usable, Notes: []noteJSON{}}
+					for _, n := range rv.Verdict.Notes {
+						rj.Notes = append(rj.Notes, noteJSON{Code: string(n.Code), Refusal: n.Refusal, Location: n.Location, Message: n.Message})
+					}
+					ej.Verdicts = append(ej.Verdicts, rj)
+				}
+				env.Strict = append(env.Strict, ej)
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(env)
+}

@@ -1,0 +1,284 @@
+// Package tools is the tool catalog of a project: the always-on builtin
+// packs, user tools from the tools directories, a plan__ tool for every plan
+// on the plan paths, and the configured MCP servers. It is what the catalog
+// layer of validation resolves against (it implements plans.Catalog) and
+// what `stepwise tools` lists.
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// Catalog is the loaded catalog of one project. It is built once by Load
+// and not changed afterwards.
+type Catalog struct {
+	tools   []plans.ToolInfo // builtin, user and plan tools, sorted by name
+	byName  map[string]int
+	servers []string
+	models  []string
+
+	userTools map[string]*plans.ToolFile // by catalog name
+	planTools map[string]*PlanEntry      // by identifier
+	planFiles []string                   // every plan file found, in load order
+
+	// Skipped lists the files that could not join the catalog, with why;
+	// one broken file never takes the rest down.
+	Skipped []Skipped
+}
+
+// PlanEntry is a plan on the plan paths.
+type PlanEntry struct {
+	File    string
+	Plan    *plans.Plan
+	Report  plans.Report // the static layer's report
+	Missing []string     // requires_servers that are not configured
+}
+
+// Skipped is a file left out of the catalog.
+type Skipped struct {
+	File       string
+	Identifier string // the plan's identifier when the file got that far
+	Reason     string // one line: the first problem, or the duplicate it lost to
+}
+
+// Load builds the catalog of the project cfg describes. Tool and plan files
+// load in sorted order per directory, directories in the order configured;
+// the first definition of a name wins and later ones are skipped.
+func Load(cfg *config.Config) *Catalog {
+	c := &Catalog{byName: map[string]int{}, userTools: map[string]*plans.ToolFile{}, planTools: map[string]*PlanEntry{}}
+	c.servers = cfg.MCPServerNames()
+	if names := cfg.ModelNames(); len(names) > 0 {
+		c.models = names
+	}
+	tools := builtinTools()
+	for _, file := range yamlFiles(cfg.Tools.Paths) {
+		t, ok := c.loadUserTool(file)
+		if ok {
+			tools = append(tools, userToolInfo(t))
+		}
+	}
+	for _, file := range yamlFiles(cfg.Plans.Paths) {
+		c.loadPlan(file)
+	}
+	for _, e := range c.planTools {
+		tools = append(tools, planToolInfo(e))
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	c.tools = tools
+	for i, t := range tools {
+		c.byName[t.Name] = i
+	}
+	c.markUnusablePlans()
+	return c
+}
+
+// yamlFiles lists the .yaml and .yml files of each directory, sorted within
+// a directory, directories in order. A directory that does not exist holds
+// nothing.
+func yamlFiles(dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+func (c *Catalog) loadUserTool(file string) (*plans.ToolFile, bool) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: err.Error()})
+		return nil, false
+	}
+	t, r := plans.LoadToolFile(file, src)
+	if !r.OK() || t == nil {
+		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: firstProblem(r)})
+		return nil, false
+	}
+	if prev, dup := c.userTools[t.ToolName()]; dup {
+		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: fmt.Sprintf("%s is already defined by %s", t.ToolName(), prev.File)})
+		return nil, false
+	}
+	c.userTools[t.ToolName()] = t
+	return t, true
+}
+
+func (c *Catalog) loadPlan(file string) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: err.Error()})
+		return
+	}
+	c.planFiles = append(c.planFiles, file)
+	p, r := plans.Load(file, src)
+	if p == nil || !r.OK() || !p.Identifier.Set {
+		sk := Skipped{File: file, Reason: firstProblem(r)}
+		if p != nil {
+			sk.Identifier = p.Identifier.Value
+		}
+		c.Skipped = append(c.Skipped, sk)
+		return
+	}
+	id := p.Identifier.Value
+	if prev, dup := c.planTools[id]; dup {
+		c.Skipped = append(c.Skipped, Skipped{File: file, Identifier: id, Reason: fmt.Sprintf("plan '%s' is already defined by %s", id, prev.File)})
+		return
+	}
+	e := &PlanEntry{File: file, Plan: p, Report: r}
+	for _, s := range p.RequiresServers {
+		if !slices.Contains(c.servers, s.Value) {
+			e.Missing = append(e.Missing, s.Value)
+		}
+	}
+	c.planTools[id] = e
+}
+
+func firstProblem(r plans.Report) string {
+	if len(r.Problems) == 0 {
+		return "not a plan"
+	}
+	return r.Problems[0].String()
+}
+
+// markUnusablePlans marks the plan__ tools that cannot run: hidden by
+// requires_servers, or (followed transitively) calling a tool that does not
+// resolve. It repeats until nothing changes, since one plan becoming
+// unusable can make its callers unusable.
+func (c *Catalog) markUnusablePlans() {
+	for changed := true; changed; {
+		changed = false
+		for id, e := range c.planTools {
+			i := c.byName["plan__"+id]
+			if c.tools[i].Unusable != "" {
+				continue
+			}
+			why := ""
+			if len(e.Missing) > 0 {
+				why = fmt.Sprintf("plan '%s' is hidden: it requires MCP servers that are not configured: %s", id, strings.Join(e.Missing, ", "))
+			} else if r := plans.Resolve(e.Plan, c); len(r.Problems) > 0 {
+				why = fmt.Sprintf("plan '%s' does not resolve: %s", id, r.Problems[0].String())
+			}
+			if why != "" {
+				c.tools[i].Unusable = why
+				changed = true
+			}
+		}
+	}
+}
+
+func userToolInfo(t *plans.ToolFile) plans.ToolInfo {
+	info := plans.ToolInfo{Name: t.ToolName(), Source: "user", Description: t.Description.Value, File: t.File}
+	if ro, declared := t.IsReadOnly(); declared {
+		info.ReadOnly = &ro
+	}
+	if t.InputSchema != nil {
+		info.InputSchema = t.InputSchema.Raw
+	}
+	if t.OutputSchema != nil {
+		info.OutputSchema = t.OutputSchema.Raw
+	}
+	if t.OutputExample != nil {
+		info.OutputExample = t.OutputExample.Literal()
+	}
+	return info
+}
+
+func planToolInfo(e *PlanEntry) plans.ToolInfo {
+	p := e.Plan
+	desc := p.Description.Value
+	if len(p.Exemplars) > 0 {
+		var ex []string
+		for _, x := range p.Exemplars {
+			ex = append(ex, "\""+x.Value+"\"")
+		}
+		desc += "\nExamples: " + strings.Join(ex, "; ")
+	}
+	info := plans.ToolInfo{Name: "plan__" + p.Identifier.Value, Source: "plan", Description: desc, File: e.File}
+	if p.InputSchema != nil {
+		info.InputSchema = p.InputSchema.Raw
+	}
+	return info
+}
+
+// Tools lists the builtin, user and plan tools (plans.Catalog).
+func (c *Catalog) Tools() []plans.ToolInfo { return c.tools }
+
+// Servers lists the configured MCP servers (plans.Catalog).
+func (c *Catalog) Servers() []string { return c.servers }
+
+// Models lists the model names that resolve, nil when none are configured
+// (plans.Catalog).
+func (c *Catalog) Models() []string { return c.models }
+
+// Tool returns a listed tool or a control step by name.
+func (c *Catalog) Tool(name string) (plans.ToolInfo, bool) {
+	if i, ok := c.byName[name]; ok {
+		return c.tools[i], true
+	}
+	for _, t := range ControlTools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return plans.ToolInfo{}, false
+}
+
+// Plan returns the plan with the given identifier.
+func (c *Catalog) Plan(identifier string) (*PlanEntry, bool) {
+	e, ok := c.planTools[identifier]
+	return e, ok
+}
+
+// PlanEntries lists the plans of the catalog sorted by identifier.
+func (c *Catalog) PlanEntries() []*PlanEntry {
+	out := make([]*PlanEntry, 0, len(c.planTools))
+	for _, e := range c.planTools {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Plan.Identifier.Value < out[j].Plan.Identifier.Value })
+	return out
+}
+
+// SkippedPlan returns the file of a plan that was left out of the catalog,
+// by identifier: validate and the workbench open it all the same, since it
+// is exactly the plan that needs looking at.
+func (c *Catalog) SkippedPlan(identifier string) (string, bool) {
+	for _, sk := range c.Skipped {
+		if sk.Identifier == identifier {
+			return sk.File, true
+		}
+	}
+	return "", false
+}
+
+// PlanFiles lists every plan file on the plan paths in load order, the
+// skipped ones included.
+func (c *Catalog) PlanFiles() []string { return c.planFiles }
+
+// UserTool returns a user tool by catalog name.
+func (c *Catalog) UserTool(name string) (*plans.ToolFile, bool) {
+	t, ok := c.userTools[name]
+	return t, ok
+}
+
+// Listing is the whole step vocabulary for `stepwise tools list`: control
+// steps first, then every listed tool by name. MCP servers' own tools need a
+// connection and are listed by `stepwise mcp tools`.
+func (c *Catalog) Listing() []plans.ToolInfo {
+	return append(ControlTools(), c.tools...)
+}
