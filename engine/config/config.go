@@ -1,0 +1,447 @@
+// Package config loads stepwise's layered TOML configuration and finds the
+// project a command runs in.
+//
+// A configuration is built from, in order, the global file
+// ($XDG_CONFIG_HOME/stepwise/config.toml), the project file
+// (.stepwise/config.toml, or .graph/config.toml in a project of the tool
+// stepwise can open unchanged), a few environment variables and the flags the
+// caller passes as Overrides. Later layers win and tables merge key by key;
+// see Load for the exact rules.
+//
+// A loaded Config is plain data and is not changed afterwards, so it may be
+// shared between goroutines.
+package config
+
+import (
+	"errors"
+	"slices"
+	"sort"
+)
+
+// Config is a loaded configuration: every section of config.toml after
+// layering, ${VAR} expansion, path resolution and defaults.
+//
+// Values in Providers and MCP that refer to an unset environment variable keep
+// their literal ${VAR} text; use Provider and MCPServer to get an entry
+// together with the error that says whether it can be used.
+type Config struct {
+	Settings  Settings             `toml:"settings"`
+	Providers map[string]Provider  `toml:"providers"`
+	Models    Models               `toml:"models"`
+	MCP       map[string]MCPServer `toml:"mcp"`
+	Plans     Plans                `toml:"plans"`
+	Tools     Tools                `toml:"tools"`
+	Pricing   map[string]Price     `toml:"pricing"`
+	Storage   Storage              `toml:"storage"`
+	User      User                 `toml:"user"`
+	Prompts   Prompts              `toml:"prompts"`
+	Workbench Workbench            `toml:"workbench"`
+
+	// Log is the log filter from STEPWISE_LOG or Overrides.Log, as given
+	// ("" when neither is set). Interpreting it is the logger's business.
+	Log string `toml:"-"`
+	// Project is the project the configuration was loaded for, nil outside
+	// a project.
+	Project *Project `toml:"-"`
+	// Files lists the configuration files that were read, in layer order.
+	Files []string `toml:"-"`
+
+	// unusable holds, per "providers.<name>" or "mcp.<name>", why that entry
+	// cannot be used; see Provider and MCPServer.
+	unusable map[string][]*UnusableError
+}
+
+// Settings is the [settings] section.
+type Settings struct {
+	// DataDir holds the run store and other state. Default:
+	// $XDG_DATA_HOME/stepwise.
+	DataDir string `toml:"data_dir"`
+	// MaxAgentIterations bounds the rounds of an agent loop. Default 15.
+	MaxAgentIterations int `toml:"max_agent_iterations"`
+	// PlanningAttempts is the replanning budget of the planner. Default 2.
+	PlanningAttempts int `toml:"planning_attempts"`
+}
+
+// ProviderType says which client serves a provider's models.
+type ProviderType string
+
+// The provider types a configuration may name.
+const (
+	ProviderOpenAI       ProviderType = "openai"
+	ProviderOpenAICompat ProviderType = "openai_compat"
+	ProviderAnthropic    ProviderType = "anthropic"
+	ProviderBedrock      ProviderType = "bedrock"
+	ProviderScript       ProviderType = "script"
+)
+
+// providerTypes lists the valid types in the order error messages show them.
+var providerTypes = []ProviderType{ProviderOpenAI, ProviderOpenAICompat, ProviderAnthropic, ProviderBedrock, ProviderScript}
+
+// Supported reports whether stepwise implements the provider type. The
+// others load, so that a configuration written for them stays valid, but
+// Provider refuses them.
+func (t ProviderType) Supported() bool {
+	return t == ProviderOpenAI || t == ProviderOpenAICompat || t == ProviderScript
+}
+
+// Provider is one [providers.<name>] entry.
+type Provider struct {
+	Type    ProviderType `toml:"type"`
+	APIKey  string       `toml:"api_key"`
+	BaseURL string       `toml:"base_url"`
+	// StrictBaseURL states that the server at BaseURL enforces strict
+	// structured output, so strict mode may be sent to it.
+	StrictBaseURL bool `toml:"strict_base_url"`
+	// File is the replies file of a script provider, an absolute path after
+	// loading.
+	File string `toml:"file"`
+	// Region and Profile belong to bedrock, which is accepted but not
+	// implemented.
+	Region  string `toml:"region"`
+	Profile string `toml:"profile"`
+}
+
+// Fallback is one failover candidate of a model entry.
+type Fallback struct {
+	Provider string `toml:"provider"`
+	Model    string `toml:"model"`
+	// Temperature overrides the primary's; nil carries the primary's over.
+	Temperature *float64 `toml:"temperature"`
+}
+
+// ModelEntry assigns a model to a role.
+type ModelEntry struct {
+	Provider    string     `toml:"provider"`
+	Model       string     `toml:"model"`
+	Temperature *float64   `toml:"temperature"`
+	Fallbacks   []Fallback `toml:"fallbacks"`
+}
+
+// NamedModel is one [models.named.<name>] entry: a model that plans and tools
+// select by name.
+type NamedModel struct {
+	Provider    string   `toml:"provider"`
+	Model       string   `toml:"model"`
+	Temperature *float64 `toml:"temperature"`
+	// Description tells a planner when this model is the right choice.
+	Description string     `toml:"description"`
+	Fallbacks   []Fallback `toml:"fallbacks"`
+}
+
+// The model roles. Every role but default falls back to default when it is
+// not configured.
+const (
+	RoleDefault = "default"
+	RoleChat    = "chat"
+	RolePlanner = "planner"
+	RoleSolver  = "solver"
+	RoleRepair  = "repair"
+	RoleJudge   = "judge"
+)
+
+// Roles returns the role names in their canonical order.
+func Roles() []string {
+	return []string{RoleDefault, RoleChat, RolePlanner, RoleSolver, RoleRepair, RoleJudge}
+}
+
+// Models is the [models] section: one optional entry per role, and the named
+// models.
+type Models struct {
+	Default *ModelEntry           `toml:"default"`
+	Chat    *ModelEntry           `toml:"chat"`
+	Planner *ModelEntry           `toml:"planner"`
+	Solver  *ModelEntry           `toml:"solver"`
+	Repair  *ModelEntry           `toml:"repair"`
+	Judge   *ModelEntry           `toml:"judge"`
+	Named   map[string]NamedModel `toml:"named"`
+}
+
+// Role returns the entry configured for a role, and false when the role is
+// unknown or not configured. It does not fall back to default; ResolveModel
+// does.
+func (m Models) Role(name string) (*ModelEntry, bool) {
+	var e *ModelEntry
+	switch name {
+	case RoleDefault:
+		e = m.Default
+	case RoleChat:
+		e = m.Chat
+	case RolePlanner:
+		e = m.Planner
+	case RoleSolver:
+		e = m.Solver
+	case RoleRepair:
+		e = m.Repair
+	case RoleJudge:
+		e = m.Judge
+	}
+	return e, e != nil
+}
+
+// setRole replaces a role's entry; name must be a role.
+func (m *Models) setRole(name string, e *ModelEntry) {
+	switch name {
+	case RoleDefault:
+		m.Default = e
+	case RoleChat:
+		m.Chat = e
+	case RolePlanner:
+		m.Planner = e
+	case RoleSolver:
+		m.Solver = e
+	case RoleRepair:
+		m.Repair = e
+	case RoleJudge:
+		m.Judge = e
+	}
+}
+
+func isRole(name string) bool { return slices.Contains(Roles(), name) }
+
+// MCPServer is one [mcp.<name>] entry. Exactly one of Command (stdio) and URL
+// (streamable HTTP) is set.
+type MCPServer struct {
+	Command       string                  `toml:"command"`
+	Args          []string                `toml:"args"`
+	Env           map[string]string       `toml:"env"`
+	URL           string                  `toml:"url"`
+	Headers       map[string]string       `toml:"headers"`
+	IncludeTools  []string                `toml:"include_tools"`
+	ExcludeTools  []string                `toml:"exclude_tools"`
+	ToolOverrides map[string]ToolOverride `toml:"tool_overrides"`
+}
+
+// Transport returns "stdio" for a server started from Command and "http" for
+// one reached at URL.
+func (s MCPServer) Transport() string {
+	if s.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// ToolOverride patches the metadata of one tool of an MCP server.
+type ToolOverride struct {
+	Description string `toml:"description"`
+	// OutputSchema and OutputExample are JSON-shaped values (maps, slices,
+	// strings, numbers, booleans) as TOML decoded them; nil when unset.
+	OutputSchema  any `toml:"output_schema"`
+	OutputExample any `toml:"output_example"`
+}
+
+// Plans is the [plans] section.
+type Plans struct {
+	// Paths are the directories searched for plans, absolute after loading.
+	Paths []string `toml:"paths"`
+}
+
+// Tools is the [tools] section.
+type Tools struct {
+	// Paths are the directories searched for user tools, absolute after
+	// loading.
+	Paths []string `toml:"paths"`
+	// Packs names the opt-in built-in tool packs to enable.
+	Packs []string `toml:"packs"`
+}
+
+// Price is one [pricing."<model id>"] entry, in USD per million tokens.
+type Price struct {
+	Input  float64 `toml:"input"`
+	Output float64 `toml:"output"`
+	// CacheWrite and CacheRead are nil when the file leaves them out; Rates
+	// fills in the defaults.
+	CacheWrite *float64 `toml:"cache_write"`
+	CacheRead  *float64 `toml:"cache_read"`
+}
+
+// Rates are the four token prices of a model with the defaults applied, in
+// USD per million tokens.
+type Rates struct {
+	Input, Output, CacheWrite, CacheRead float64
+}
+
+// Rates applies the defaults for the prices left out: cache writes cost
+// 1.25 times the input price and cache reads 0.10 times.
+func (p Price) Rates() Rates {
+	r := Rates{Input: p.Input, Output: p.Output, CacheWrite: p.Input * 1.25, CacheRead: p.Input * 0.10}
+	if p.CacheWrite != nil {
+		r.CacheWrite = *p.CacheWrite
+	}
+	if p.CacheRead != nil {
+		r.CacheRead = *p.CacheRead
+	}
+	return r
+}
+
+// Backend selects the run store.
+type Backend string
+
+// The run store backends.
+const (
+	BackendSQLite Backend = "sqlite"
+	BackendMemory Backend = "memory"
+)
+
+// Storage is the [storage] section.
+type Storage struct {
+	Backend Backend `toml:"backend"` // default sqlite
+}
+
+// User is the [user] section, context given to agents about who they work
+// for.
+type User struct {
+	Name     string `toml:"name"`
+	Context  string `toml:"context"`
+	Timezone string `toml:"timezone"`
+}
+
+// Prompts is the [prompts] section. A non-empty field replaces the built-in
+// prompt of that name wholesale.
+type Prompts struct {
+	Chat      string `toml:"chat"`
+	Workbench string `toml:"workbench"`
+	Agent     string `toml:"agent"`
+	Solver    string `toml:"solver"`
+}
+
+// Workbench is the [workbench] section.
+type Workbench struct {
+	// LogPath is the workbench debug log, absolute after loading. Default:
+	// <data_dir>/workbench.log; STEPWISE_WORKBENCH_LOG overrides it.
+	LogPath string `toml:"log_path"`
+}
+
+// Provider returns the provider configured under name. The error is a
+// *NotConfiguredError when there is none, and wraps ErrNotUsable when the
+// provider's type is not implemented or one of its values refers to an unset
+// environment variable (an *UnusableError naming the variable and the key).
+func (c *Config) Provider(name string) (Provider, error) {
+	p, ok := c.Providers[name]
+	if !ok {
+		return Provider{}, &NotConfiguredError{Kind: "provider", Name: name, Configured: c.ProviderNames()}
+	}
+	return p, c.unusableErr("providers." + formatKeyPart(name))
+}
+
+// MCPServer returns the MCP server configured under name. The error is a
+// *NotConfiguredError when there is none, and an *UnusableError (wrapping
+// ErrNotUsable) for each of its values that refers to an unset environment
+// variable.
+func (c *Config) MCPServer(name string) (MCPServer, error) {
+	s, ok := c.MCP[name]
+	if !ok {
+		return MCPServer{}, &NotConfiguredError{Kind: "mcp server", Name: name, Configured: c.MCPServerNames()}
+	}
+	return s, c.unusableErr("mcp." + formatKeyPart(name))
+}
+
+func (c *Config) unusableErr(owner string) error {
+	list := c.unusable[owner]
+	switch len(list) {
+	case 0:
+		return nil
+	case 1:
+		return list[0]
+	}
+	errs := make([]error, len(list))
+	for i, e := range list {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// ProviderNames returns the configured provider names, sorted.
+func (c *Config) ProviderNames() []string { return sortedKeys(c.Providers) }
+
+// MCPServerNames returns the configured MCP server names, sorted.
+func (c *Config) MCPServerNames() []string { return sortedKeys(c.MCP) }
+
+// Price returns the rates for a model id, and false when the model is not
+// priced.
+func (c *Config) Price(model string) (Rates, bool) {
+	p, ok := c.Pricing[model]
+	if !ok {
+		return Rates{}, false
+	}
+	return p.Rates(), true
+}
+
+// ModelRef is a model name resolved to the entry that serves it.
+type ModelRef struct {
+	// Name is the name that was resolved: a role or a named model.
+	Name string
+	// Entry is the configuration key that answered, such as models.default
+	// for a role that fell back, or models.named.nano.
+	Entry       string
+	Provider    string
+	Model       string
+	Temperature *float64
+	Description string
+	// Fallbacks are the failover candidates in order. A candidate without a
+	// temperature of its own carries the primary's.
+	Fallbacks []Fallback
+}
+
+// ResolveModel resolves a role name (falling back to the default role when
+// that role is not configured), "default" itself, or the name of a named
+// model. An unknown or unconfigured name is a *NotConfiguredError listing the
+// names that do resolve; there is never a silent fallback for a named model.
+func (c *Config) ResolveModel(name string) (ModelRef, error) {
+	if isRole(name) {
+		if e, ok := c.Models.Role(name); ok {
+			return refFromEntry(name, "models."+name, e.Provider, e.Model, e.Temperature, "", e.Fallbacks), nil
+		}
+		if e, ok := c.Models.Role(RoleDefault); ok {
+			return refFromEntry(name, "models."+RoleDefault, e.Provider, e.Model, e.Temperature, "", e.Fallbacks), nil
+		}
+	} else if m, ok := c.Models.Named[name]; ok {
+		return refFromEntry(name, "models.named."+formatKeyPart(name), m.Provider, m.Model, m.Temperature, m.Description, m.Fallbacks), nil
+	}
+	return ModelRef{}, &NotConfiguredError{Kind: "model", Name: name, Configured: c.ModelNames()}
+}
+
+func refFromEntry(name, entry, provider, model string, temp *float64, desc string, fbs []Fallback) ModelRef {
+	ref := ModelRef{
+		Name: name, Entry: entry, Provider: provider, Model: model,
+		Temperature: copyFloat(temp), Description: desc,
+	}
+	for _, f := range fbs {
+		f.Temperature = copyFloat(f.Temperature)
+		if f.Temperature == nil {
+			f.Temperature = copyFloat(temp)
+		}
+		ref.Fallbacks = append(ref.Fallbacks, f)
+	}
+	return ref
+}
+
+func copyFloat(f *float64) *float64 {
+	if f == nil {
+		return nil
+	}
+	v := *f
+	return &v
+}
+
+// ModelNames returns every name ResolveModel accepts: the roles that resolve
+// (all of them once default is configured), in canonical order, then the
+// named models, sorted.
+func (c *Config) ModelNames() []string {
+	var names []string
+	_, haveDefault := c.Models.Role(RoleDefault)
+	for _, r := range Roles() {
+		if _, ok := c.Models.Role(r); ok || haveDefault {
+			names = append(names, r)
+		}
+	}
+	return append(names, sortedKeys(c.Models.Named)...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

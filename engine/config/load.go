@@ -1,0 +1,627 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Options controls Load.
+type Options struct {
+	// Dir is where project discovery starts and what relative paths from
+	// the environment and from Overrides resolve against. Default: the
+	// working directory.
+	Dir string
+	// LookupEnv reads the environment: ${VAR} references, the STEPWISE_*
+	// variables, XDG_CONFIG_HOME, XDG_DATA_HOME and HOME. Default:
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Overrides are the settings given as flags; they win over every file
+	// and the environment.
+	Overrides Overrides
+}
+
+// Overrides are settings given on the command line. A zero field leaves the
+// setting alone. Values are taken as written: no ${VAR} expansion; relative
+// paths resolve against Options.Dir.
+type Overrides struct {
+	DataDir            string
+	Storage            Backend
+	Log                string
+	WorkbenchLog       string
+	MaxAgentIterations int
+	// Providers adds providers, or replaces those of the same name whole.
+	Providers map[string]Provider
+	// Models replaces role entries whole, by role name.
+	Models map[string]ModelEntry
+}
+
+// The environment variables Load reads besides ${VAR} references.
+const (
+	EnvStorage      = "STEPWISE_STORAGE"       // sqlite or memory; overrides [storage] backend
+	EnvLog          = "STEPWISE_LOG"           // becomes Config.Log
+	EnvWorkbenchLog = "STEPWISE_WORKBENCH_LOG" // overrides [workbench] log_path
+)
+
+// source names what set a value that did not come from a file.
+const sourceFlags = "command line"
+
+// Load builds the configuration for a command run in opts.Dir. Layers, from
+// first to last, with later ones winning:
+//
+//  1. $XDG_CONFIG_HOME/stepwise/config.toml (XDG_CONFIG_HOME defaults to
+//     ~/.config);
+//  2. the config.toml of the nearest project (see FindProject);
+//  3. the environment: STEPWISE_STORAGE, STEPWISE_LOG, STEPWISE_WORKBENCH_LOG;
+//  4. opts.Overrides.
+//
+// A missing file is no error. Tables merge key by key (a project's
+// [mcp.x] command replaces only that key of that server), while a model
+// entry (a role or a named model), a price and an array are replaced whole.
+// An MCP server's transport is a unit too: a later layer that sets url
+// without command turns an earlier stdio server into an HTTP one, and the
+// reverse.
+//
+// ${NAME} in any string value is replaced by the variable's value; NAME is
+// letters, digits and underscores, not starting with a digit. Nothing else
+// is special: $NAME without braces, a lone $ and $$ are kept as written, and
+// there is no escape for a literal ${NAME}. An unset variable in a
+// [providers.*] or [mcp.*] value (other than a provider's type) keeps the
+// literal text and makes that provider or server unusable, which Provider
+// and MCPServer report when asked; anywhere else it fails the load. Only
+// values are expanded, never keys.
+//
+// Relative paths (data_dir, plans and tools paths, log_path, a script
+// provider's file) resolve against the project root for the project file and
+// against the file's own directory for the global one; a leading ~ is the
+// home directory.
+//
+// Warnings (unknown keys, with a suggestion when one is close) come back
+// whether or not the load fails. When it fails, the error is a *LoadError
+// holding every error found, each with its file, line, column and key.
+func Load(opts Options) (*Config, []Diagnostic, error) {
+	env := opts.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, fmt.Errorf("config: %w", err)
+		}
+		dir = wd
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
+	}
+	b := newBuilder(env, dir)
+	if p, ok := FindProject(dir); ok {
+		b.project = &p
+	}
+
+	var sources []source
+	var readErrs []Diagnostic
+	add := func(file, base string) {
+		data, err := os.ReadFile(file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			readErrs = append(readErrs, Diagnostic{File: file, Message: err.Error()})
+		default:
+			sources = append(sources, source{file: file, base: base, data: data})
+		}
+	}
+	if b.globalDir != "" {
+		add(filepath.Join(b.globalDir, "config.toml"), b.globalDir)
+	}
+	if b.project != nil {
+		add(b.project.ConfigFile(), b.project.Root)
+	}
+	if len(readErrs) > 0 {
+		return nil, nil, &LoadError{Diagnostics: readErrs}
+	}
+	return b.build(sources, opts.Overrides)
+}
+
+// GlobalConfigFile returns the path of the global configuration file,
+// $XDG_CONFIG_HOME/stepwise/config.toml, or "" when neither XDG_CONFIG_HOME
+// nor the home directory is known. lookupEnv nil means os.LookupEnv.
+func GlobalConfigFile(lookupEnv func(string) (string, bool)) string {
+	if lookupEnv == nil {
+		lookupEnv = os.LookupEnv
+	}
+	dir := newBuilder(lookupEnv, "").globalDir
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "config.toml")
+}
+
+// source is the text of one configuration file and the directory relative
+// paths in it resolve against.
+type source struct {
+	file, base string
+	data       []byte
+}
+
+// builder carries the state of one load.
+type builder struct {
+	env       func(string) (string, bool)
+	dir       string // the working directory
+	home      string
+	globalDir string // $XDG_CONFIG_HOME/stepwise
+	dataHome  string // $XDG_DATA_HOME
+	project   *Project
+
+	cfg        *Config
+	origin     map[string]position
+	unexpanded map[string]bool // paths whose value kept an unset ${VAR}
+	warnings   []Diagnostic
+	errs       []Diagnostic
+}
+
+func newBuilder(env func(string) (string, bool), dir string) *builder {
+	home := homeDir(env)
+	b := &builder{env: env, dir: dir, home: home}
+	if d := xdgDir(env, "XDG_CONFIG_HOME", home, ".config"); d != "" {
+		b.globalDir = filepath.Join(d, "stepwise")
+	}
+	b.dataHome = xdgDir(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share"))
+	return b
+}
+
+// homeDir returns $HOME, falling back to what the operating system says.
+func homeDir(env func(string) (string, bool)) string {
+	if h, ok := env("HOME"); ok && h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// xdgDir returns an XDG base directory: the variable when it holds an
+// absolute path (the specification says to ignore a relative one), else
+// home/fallback.
+func xdgDir(env func(string) (string, bool), name, home, fallback string) string {
+	if v, ok := env(name); ok && filepath.IsAbs(v) {
+		return v
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, fallback)
+}
+
+// build decodes and layers the sources, then applies the environment, the
+// overrides and the defaults, and checks the result.
+func (b *builder) build(sources []source, ov Overrides) (*Config, []Diagnostic, error) {
+	b.cfg = &Config{Project: b.project, unusable: map[string][]*UnusableError{}}
+	b.origin = map[string]position{}
+	b.unexpanded = map[string]bool{}
+	var layers []*layer
+	for _, s := range sources {
+		l, warnings, errs := decodeLayer(s.file, s.base, s.data)
+		b.warnings = append(b.warnings, warnings...)
+		b.errs = append(b.errs, errs...)
+		if l != nil {
+			layers = append(layers, l)
+		}
+		b.cfg.Files = append(b.cfg.Files, s.file)
+	}
+	if len(b.errs) == 0 {
+		for _, l := range layers {
+			mergeLayer(b.cfg, b.origin, l)
+		}
+		b.expand()
+		b.resolvePaths()
+		b.applyEnv()
+		b.applyOverrides(ov)
+		b.applyDefaults()
+		b.validate()
+	}
+	b.sort(b.warnings)
+	if len(b.errs) > 0 {
+		b.sort(b.errs)
+		return nil, b.warnings, &LoadError{Diagnostics: b.errs}
+	}
+	return b.cfg, b.warnings, nil
+}
+
+// sort orders diagnostics by layer, then by position; those that come from
+// no file go last.
+func (b *builder) sort(ds []Diagnostic) {
+	rank := func(file string) int {
+		for i, f := range b.cfg.Files {
+			if f == file {
+				return i
+			}
+		}
+		return len(b.cfg.Files)
+	}
+	sort.SliceStable(ds, func(i, j int) bool {
+		x, y := ds[i], ds[j]
+		if rx, ry := rank(x.File), rank(y.File); rx != ry {
+			return rx < ry
+		}
+		if x.Line != y.Line {
+			return x.Line < y.Line
+		}
+		return x.Col < y.Col
+	})
+}
+
+// diag places a finding about path: at its value, or at its key when onKey
+// is set. A path no source set (a default, or a key left out of a table) is
+// placed at the key of the nearest table around it that a source did set.
+func (b *builder) diag(path string, onKey bool, msg string) Diagnostic {
+	d := Diagnostic{Key: path, Message: msg}
+	pos, ok := b.origin[path]
+	if !ok {
+		onKey = true
+		for _, a := range ancestors(path) {
+			if pos, ok = b.origin[a]; ok {
+				break
+			}
+		}
+	}
+	if ok {
+		d.File = pos.file
+		d.Line, d.Col = pos.valLine, pos.valCol
+		if onKey {
+			d.Line, d.Col = pos.keyLine, pos.keyCol
+		}
+	}
+	return d
+}
+
+func (b *builder) errorf(path string, onKey bool, format string, args ...any) {
+	b.errs = append(b.errs, b.diag(path, onKey, fmt.Sprintf(format, args...)))
+}
+
+func (b *builder) warnf(path string, onKey bool, format string, args ...any) {
+	b.warnings = append(b.warnings, b.diag(path, onKey, fmt.Sprintf(format, args...)))
+}
+
+// setOrigin records that a source other than a file set path, forgetting
+// where anything under it came from.
+func (b *builder) setOrigin(path, source string) {
+	dropUnder(b.origin, []string{path})
+	b.origin[path] = position{file: source, base: b.dir}
+}
+
+// expand replaces ${VAR} references in every string value; see Load for the
+// rules.
+func (b *builder) expand() {
+	root := reflect.ValueOf(b.cfg).Elem()
+	t := root.Type()
+	for i := range t.NumField() {
+		key, ok := tomlKey(t.Field(i))
+		if !ok {
+			continue
+		}
+		field := root.Field(i)
+		if key != "providers" && key != "mcp" {
+			b.expandValue(field, key, "")
+			continue
+		}
+		// Each provider and server owns the deferred errors of its values.
+		for _, name := range sortedMapKeys(field) {
+			owner := joinKey(key, name.String())
+			elem := reflect.New(field.Type().Elem()).Elem()
+			elem.Set(field.MapIndex(name))
+			b.expandValue(elem, owner, owner)
+			field.SetMapIndex(name, elem)
+		}
+	}
+}
+
+// expandValue expands the strings in v, which sits at path. owner is the
+// provider or server whose use an unset variable defers the error to, or ""
+// when an unset variable is an error now.
+func (b *builder) expandValue(v reflect.Value, path, owner string) {
+	switch v.Kind() {
+	case reflect.String:
+		b.expandString(v, path, owner)
+	case reflect.Pointer:
+		if !v.IsNil() {
+			b.expandValue(v.Elem(), path, owner)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			key, ok := tomlKey(v.Type().Field(i))
+			if !ok {
+				continue
+			}
+			o := owner
+			if v.Type() == reflect.TypeFor[Provider]() && key == "type" {
+				o = "" // the type is needed to check the file at all
+			}
+			b.expandValue(v.Field(i), joinKey(path, key), o)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			b.expandValue(v.Index(i), indexKey(path, i), owner)
+		}
+	case reflect.Map:
+		for _, k := range sortedMapKeys(v) {
+			elem := reflect.New(v.Type().Elem()).Elem()
+			elem.Set(v.MapIndex(k))
+			b.expandValue(elem, joinKey(path, k.String()), owner)
+			v.SetMapIndex(k, elem)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		inner := reflect.New(v.Elem().Type()).Elem()
+		inner.Set(v.Elem())
+		b.expandValue(inner, path, owner)
+		v.Set(inner)
+	}
+}
+
+func (b *builder) expandString(v reflect.Value, path, owner string) {
+	out, missing, malformed := expandVars(v.String(), b.env)
+	for _, ref := range malformed {
+		b.warnf(path, false, "%s is not a variable reference (a name is letters, digits and _, not starting with a digit); it is kept as written", ref)
+	}
+	if len(missing) == 0 {
+		v.SetString(out)
+		return
+	}
+	for _, name := range missing {
+		d := b.diag(path, false, fmt.Sprintf("environment variable %s is not set", name))
+		if owner == "" {
+			b.errs = append(b.errs, d)
+			continue
+		}
+		b.cfg.unusable[owner] = append(b.cfg.unusable[owner], &UnusableError{Diagnostic: d, Var: name})
+	}
+	b.unexpanded[path] = true
+}
+
+// expandVars replaces each ${NAME} in s. It returns the names that are not
+// set, whose references are kept as written, and the ${...} texts that are
+// not references at all.
+func expandVars(s string, env func(string) (string, bool)) (out string, missing, malformed []string) {
+	if !strings.Contains(s, "${") {
+		return s, nil, nil
+	}
+	var buf strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 {
+			break // no closing brace: the rest is plain text
+		}
+		buf.WriteString(s[:i])
+		ref := s[i : i+3+end]
+		name := ref[2 : len(ref)-1]
+		s = s[i+len(ref):]
+		switch v, ok := env(name); {
+		case !isVarName(name):
+			malformed = append(malformed, ref)
+			buf.WriteString(ref)
+		case ok:
+			buf.WriteString(v)
+		default:
+			if !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+			buf.WriteString(ref)
+		}
+	}
+	buf.WriteString(s)
+	return buf.String(), missing, malformed
+}
+
+func isVarName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedMapKeys(m reflect.Value) []reflect.Value {
+	keys := m.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys
+}
+
+// resolvePaths makes every path value absolute; see Load.
+func (b *builder) resolvePaths() {
+	c := b.cfg
+	b.resolve("settings.data_dir", &c.Settings.DataDir)
+	b.resolve("workbench.log_path", &c.Workbench.LogPath)
+	for i := range c.Plans.Paths {
+		b.resolve(indexKey("plans.paths", i), &c.Plans.Paths[i])
+	}
+	for i := range c.Tools.Paths {
+		b.resolve(indexKey("tools.paths", i), &c.Tools.Paths[i])
+	}
+	for _, name := range sortedKeys(c.Providers) {
+		p := c.Providers[name]
+		path := joinKey(joinKey("providers", name), "file")
+		if p.File == "" || b.unexpanded[path] {
+			continue
+		}
+		b.resolve(path, &p.File)
+		c.Providers[name] = p
+	}
+}
+
+// resolve makes the path at key absolute against the base of the file that
+// set it, or the working directory when no file did.
+func (b *builder) resolve(key string, p *string) {
+	if *p == "" {
+		return
+	}
+	base := b.dir
+	if pos, ok := b.origin[key]; ok && pos.base != "" {
+		base = pos.base
+	}
+	abs, err := b.absPath(*p, base)
+	if err != nil {
+		b.errorf(key, false, "%v", err)
+		return
+	}
+	*p = abs
+}
+
+func (b *builder) absPath(p, base string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		if b.home == "" {
+			return "", fmt.Errorf("cannot expand ~ in %q: the home directory is unknown", p)
+		}
+		p = filepath.Join(b.home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// applyEnv applies the STEPWISE_* environment variables.
+func (b *builder) applyEnv() {
+	if v, ok := b.env(EnvStorage); ok && v != "" {
+		switch Backend(v) {
+		case BackendSQLite, BackendMemory:
+			b.cfg.Storage.Backend = Backend(v)
+			b.setOrigin("storage.backend", "$"+EnvStorage)
+		default:
+			b.errs = append(b.errs, Diagnostic{Key: EnvStorage,
+				Message: fmt.Sprintf("invalid storage backend %q (valid: %s, %s)", v, BackendSQLite, BackendMemory)})
+		}
+	}
+	if v, ok := b.env(EnvLog); ok {
+		b.cfg.Log = v
+	}
+	if v, ok := b.env(EnvWorkbenchLog); ok && v != "" {
+		b.setPath("workbench.log_path", "$"+EnvWorkbenchLog, v, &b.cfg.Workbench.LogPath)
+	}
+}
+
+// setPath sets a path value from a source other than a file, resolving it
+// against the working directory.
+func (b *builder) setPath(key, source, value string, dst *string) {
+	b.setOrigin(key, source)
+	abs, err := b.absPath(value, b.dir)
+	if err != nil {
+		b.errs = append(b.errs, Diagnostic{File: source, Key: key, Message: err.Error()})
+		return
+	}
+	*dst = abs
+}
+
+// applyOverrides applies the flags.
+func (b *builder) applyOverrides(ov Overrides) {
+	c := b.cfg
+	if ov.DataDir != "" {
+		b.setPath("settings.data_dir", sourceFlags, ov.DataDir, &c.Settings.DataDir)
+	}
+	if ov.Storage != "" {
+		c.Storage.Backend = ov.Storage
+		b.setOrigin("storage.backend", sourceFlags)
+	}
+	if ov.Log != "" {
+		c.Log = ov.Log
+	}
+	if ov.WorkbenchLog != "" {
+		b.setPath("workbench.log_path", sourceFlags, ov.WorkbenchLog, &c.Workbench.LogPath)
+	}
+	if ov.MaxAgentIterations != 0 {
+		c.Settings.MaxAgentIterations = ov.MaxAgentIterations
+		b.setOrigin("settings.max_agent_iterations", sourceFlags)
+	}
+	for _, name := range sortedKeys(ov.Providers) {
+		p := ov.Providers[name]
+		key := joinKey("providers", name)
+		b.setOrigin(key, sourceFlags)
+		if p.File != "" {
+			b.setPath(joinKey(key, "file"), sourceFlags, p.File, &p.File)
+		}
+		if c.Providers == nil {
+			c.Providers = map[string]Provider{}
+		}
+		c.Providers[name] = p
+		delete(c.unusable, key)
+	}
+	for _, role := range sortedKeys(ov.Models) {
+		key := joinKey("models", role)
+		if !isRole(role) {
+			b.errs = append(b.errs, Diagnostic{File: sourceFlags, Key: key,
+				Message: fmt.Sprintf("%q is not a model role (roles: %s)", role, strings.Join(Roles(), ", "))})
+			continue
+		}
+		e := ov.Models[role]
+		e.Fallbacks = append([]Fallback(nil), e.Fallbacks...)
+		c.Models.setRole(role, &e)
+		b.setOrigin(key, sourceFlags)
+	}
+}
+
+// The defaults of [settings].
+const (
+	defaultMaxAgentIterations = 15
+	defaultPlanningAttempts   = 2
+)
+
+func (b *builder) applyDefaults() {
+	c := b.cfg
+	if c.Settings.DataDir == "" {
+		if b.dataHome == "" {
+			b.errs = append(b.errs, Diagnostic{Key: "settings.data_dir",
+				Message: "no data directory: set data_dir, XDG_DATA_HOME or HOME"})
+		} else {
+			c.Settings.DataDir = filepath.Join(b.dataHome, "stepwise")
+		}
+	}
+	if _, ok := b.origin["settings.max_agent_iterations"]; !ok {
+		c.Settings.MaxAgentIterations = defaultMaxAgentIterations
+	}
+	if _, ok := b.origin["settings.planning_attempts"]; !ok {
+		c.Settings.PlanningAttempts = defaultPlanningAttempts
+	}
+	if c.Storage.Backend == "" {
+		c.Storage.Backend = BackendSQLite
+	}
+	if _, ok := b.origin["plans.paths"]; !ok {
+		c.Plans.Paths = b.defaultPaths("plans")
+	}
+	if _, ok := b.origin["tools.paths"]; !ok {
+		c.Tools.Paths = b.defaultPaths("tools")
+	}
+	if c.Workbench.LogPath == "" && c.Settings.DataDir != "" {
+		c.Workbench.LogPath = filepath.Join(c.Settings.DataDir, "workbench.log")
+	}
+}
+
+// defaultPaths is where plans or tools live when the configuration does not
+// say: the project directory first, then the global one.
+func (b *builder) defaultPaths(sub string) []string {
+	var paths []string
+	if b.project != nil {
+		paths = append(paths, filepath.Join(b.project.Dir, sub))
+	}
+	if b.globalDir != "" {
+		paths = append(paths, filepath.Join(b.globalDir, sub))
+	}
+	return paths
+}

@@ -1,0 +1,507 @@
+package strict
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// walker carries one Check through a schema: the notes so far, the schemas
+// already walked, and the whole-schema tallies the limits are judged on.
+type walker struct {
+	rules *ruleSet
+	root  map[string]any
+	notes []Note
+	// open holds the JSON pointers of the schemas being walked, each an
+	// ancestor of the current one; a $ref to one of them is recursive.
+	open map[string]bool
+	// depths holds the object levels from each schema entered down, by JSON
+	// pointer, so that a $ref target is walked once however many refs lead
+	// to it.
+	depths map[string]int
+
+	optionals, optionalUnions     int
+	properties, enumValues, chars int
+}
+
+// newWalker starts a walk over root under rules.
+func newWalker(rules *ruleSet, root map[string]any) *walker {
+	return &walker{
+		rules:  rules,
+		root:   root,
+		open:   make(map[string]bool),
+		depths: make(map[string]int),
+	}
+}
+
+// refuse records a refusal at the schema ptr points to.
+func (w *walker) refuse(code Code, ptr, message string) {
+	w.notes = append(w.notes, Note{Code: code, Refusal: true, Location: location(ptr), Message: message})
+}
+
+// caveat records a caveat at the schema ptr points to.
+func (w *walker) caveat(code Code, ptr, message string) {
+	w.notes = append(w.notes, Note{Code: code, Location: location(ptr), Message: message})
+}
+
+// unenforced records that what, at ptr, is left to Stepwise's own check.
+func (w *walker) unenforced(code Code, ptr, what string) {
+	w.caveat(code, ptr, fmt.Sprintf(
+		"'%s' at '%s' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise",
+		what, location(ptr)))
+}
+
+// rejectKeyword records that the provider rejects keyword at ptr.
+func (w *walker) rejectKeyword(ptr, keyword string) {
+	// oneOf has a supported spelling, so its fix is a rewrite, not removal.
+	if keyword == "oneOf" {
+		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+			"write 'oneOf' at '%s' as 'anyOf' (%s's strict mode rejects 'oneOf')", location(ptr), w.rules.provider))
+		return
+	}
+	w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+		"remove '%s' at '%s' (%s's strict mode rejects it)", keyword, location(ptr), w.rules.provider))
+}
+
+// walk checks the schema v found at ptr and everything below it, and returns
+// the number of object levels from v down, counting v itself.
+func (w *walker) walk(v any, ptr string) int {
+	if depth, done := w.depths[ptr]; done {
+		return depth
+	}
+	// Marking the schema entered before walking it keeps a later ref from
+	// walking it again; a ref back into it is caught by open first.
+	w.depths[ptr] = 0
+	node, ok := v.(map[string]any)
+	if !ok {
+		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+			"replace '%s' at '%s' with a schema object (strict mode needs one for every value)",
+			describe(v), location(ptr)))
+		return 0
+	}
+	w.open[ptr] = true
+	depth := w.schema(node, ptr)
+	delete(w.open, ptr)
+	w.depths[ptr] = depth
+	return depth
+}
+
+// schema checks one schema object: its keywords, its object rules, then its
+// subschemas in walk order. It returns the object levels from node down.
+func (w *walker) schema(node map[string]any, ptr string) int {
+	for _, key := range sortedKeys(node) {
+		w.keyword(node, key, ptr)
+	}
+	if w.rules.notesNullUnions && allowsNull(node) {
+		w.caveat(NullUnionEmission, ptr, fmt.Sprintf(
+			"the value at '%s' allows null — under strict mode a model may answer null more often",
+			location(ptr)))
+	}
+	object := isObject(node)
+	below := 0
+	if object {
+		below = w.object(node, ptr)
+	}
+	if items, has := node["items"]; has {
+		if _, tuple := items.([]any); !tuple {
+			below = max(below, w.walk(items, join(ptr, "items")))
+		}
+	}
+	for _, key := range []string{"anyOf", "oneOf", "allOf"} {
+		branches, _ := node[key].([]any)
+		for i, branch := range branches {
+			below = max(below, w.walk(branch, join(join(ptr, key), strconv.Itoa(i))))
+		}
+	}
+	if ref, has := node["$ref"]; has {
+		below = max(below, w.follow(ref, ptr))
+	}
+	for _, key := range []string{"$defs", "definitions"} {
+		defs, _ := node[key].(map[string]any)
+		for _, name := range sortedKeys(defs) {
+			w.chars += utf8.RuneCountInString(name)
+			// A definition adds depth only where a $ref uses it.
+			w.walk(defs[name], join(join(ptr, key), name))
+		}
+	}
+	if object {
+		return below + 1
+	}
+	return below
+}
+
+// keyword checks one keyword of node whose treatment is not structural.
+func (w *walker) keyword(node map[string]any, key, ptr string) {
+	value := node[key]
+	switch key {
+	case "pattern":
+		if w.rules.patternUnenforced {
+			w.unenforced(UnenforcedPattern, ptr, "pattern")
+		}
+	case "format":
+		if s, ok := value.(string); !ok || !w.rules.formats[s] {
+			w.unenforced(UnenforcedFormat, ptr, "format: "+describe(value))
+		}
+	case "minItems":
+		if n, ok := number(value); !ok || n > w.rules.maxEnforcedMinItems {
+			w.unenforced(UnenforcedKeyword, ptr, "minItems")
+		}
+	case "items":
+		if _, tuple := value.([]any); tuple {
+			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+				"write 'items' at '%s' as one schema (%s's strict mode rejects a list of item schemas)",
+				location(ptr), w.rules.provider))
+		}
+	case "anyOf":
+		if ptr == "" && w.rules.rejectsRootAnyOf {
+			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+				"remove 'anyOf' at '%s' (%s's strict mode needs a plain object at the top level)",
+				location(ptr), w.rules.provider))
+		}
+	case "allOf":
+		if w.rules.keywords[key] == refused {
+			w.rejectKeyword(ptr, key)
+		} else if w.rules.rejectsAllOfRef && hasRefBranch(value) {
+			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+				"write out the '$ref' inside 'allOf' at '%s' (%s's strict mode rejects a reference there)",
+				location(ptr), w.rules.provider))
+		}
+	case "enum":
+		w.enum(value, ptr)
+	case "const":
+		if s, ok := value.(string); ok {
+			w.chars += utf8.RuneCountInString(s)
+		}
+	default:
+		switch w.rules.keywords[key] {
+		case refused:
+			w.rejectKeyword(ptr, key)
+		case unenforced:
+			w.unenforced(UnenforcedKeyword, ptr, key)
+		}
+	}
+}
+
+// enum tallies an enum's values and checks what the rules say of one enum.
+func (w *walker) enum(value any, ptr string) {
+	values, _ := value.([]any)
+	w.enumValues += len(values)
+	chars, complex := 0, false
+	for _, v := range values {
+		switch v := v.(type) {
+		case string:
+			chars += utf8.RuneCountInString(v)
+		case map[string]any, []any:
+			complex = true
+		}
+	}
+	w.chars += chars
+	if complex && w.rules.rejectsComplexEnum {
+		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+			"remove the object and list values from 'enum' at '%s' (%s's strict mode rejects them)",
+			location(ptr), w.rules.provider))
+	}
+	if w.rules.largeEnum > 0 && len(values) > w.rules.largeEnum && chars > w.rules.maxLargeEnumChars {
+		w.refuse(ExceedsProviderLimit, ptr, fmt.Sprintf(
+			"cut 'enum' at '%s' to at most %d values or %d characters (it has %d values and %d characters)",
+			location(ptr), w.rules.largeEnum, w.rules.maxLargeEnumChars, len(values), chars))
+	}
+}
+
+// object checks the rules for an object schema and walks its properties in
+// name order. It returns the object levels below node.
+func (w *walker) object(node map[string]any, ptr string) int {
+	switch extra, has := node["additionalProperties"]; {
+	case !has:
+		w.refuse(MissingAdditionalProperties, ptr, fmt.Sprintf(
+			"add 'additionalProperties: false' at '%s'", location(ptr)))
+	case extra != false:
+		w.refuse(MissingAdditionalProperties, ptr, fmt.Sprintf(
+			"set 'additionalProperties: false' at '%s' (it is '%s' now)", location(ptr), describe(extra)))
+	}
+	props, _ := node["properties"].(map[string]any)
+	required, _ := node["required"].([]any)
+	below := 0
+	for _, name := range sortedKeys(props) {
+		child := join(join(ptr, "properties"), name)
+		w.properties++
+		w.chars += utf8.RuneCountInString(name)
+		if !slices.Contains(required, any(name)) {
+			w.optional(props[name], name, ptr, child)
+		}
+		below = max(below, w.walk(props[name], child))
+	}
+	return below
+}
+
+// optional tallies and notes the optional property name, whose schema prop
+// sits at child inside the object at ptr.
+func (w *walker) optional(prop any, name, ptr, child string) {
+	w.optionals++
+	if w.isUnion(prop) {
+		w.optionalUnions++
+	}
+	if w.rules.everyPropertyRequired {
+		w.refuse(NotAllRequired, ptr, fmt.Sprintf(
+			"list '%s' in 'required' at '%s' (%s requires every property; write an optional one as a union with null)",
+			name, location(ptr), w.rules.provider))
+		return
+	}
+	w.caveat(OptionalEmission, child, fmt.Sprintf(
+		"'%s' at '%s' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it",
+		name, location(child)))
+}
+
+// follow walks the target of the $ref ref found at ptr, and returns the
+// object levels it adds; a recursive reference adds none.
+func (w *walker) follow(ref any, ptr string) int {
+	s, _ := ref.(string)
+	target, key, problem := w.resolve(s)
+	if problem != "" {
+		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+			"point '$ref' at '%s' to a schema in this one's '$defs' (%s)", location(ptr), problem))
+		return 0
+	}
+	if w.open[key] {
+		if w.rules.rejectsRecursion {
+			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
+				"remove the recursive '$ref: %s' at '%s' (%s's strict mode rejects recursive schemas)",
+				s, location(ptr), w.rules.provider))
+		}
+		return 0
+	}
+	return w.walk(target, key)
+}
+
+// resolve finds the schema a local $ref points to, and the JSON pointer it
+// is walked under. problem says why a ref cannot be followed.
+func (w *walker) resolve(ref string) (target any, key, problem string) {
+	pointer, local := strings.CutPrefix(ref, "#")
+	if !local || (pointer != "" && !strings.HasPrefix(pointer, "/")) {
+		return nil, "", fmt.Sprintf("'%s' is outside this schema", ref)
+	}
+	target = w.root
+	if pointer == "" {
+		return target, "", ""
+	}
+	for _, raw := range strings.Split(pointer[1:], "/") {
+		segment := unescapeSegment(raw)
+		switch parent := target.(type) {
+		case map[string]any:
+			child, ok := parent[segment]
+			if !ok {
+				return nil, "", fmt.Sprintf("'%s' points at nothing", ref)
+			}
+			target = child
+		case []any:
+			i, err := strconv.Atoi(segment)
+			if err != nil || i < 0 || i >= len(parent) {
+				return nil, "", fmt.Sprintf("'%s' points at nothing", ref)
+			}
+			target = parent[i]
+		default:
+			return nil, "", fmt.Sprintf("'%s' points at nothing", ref)
+		}
+		key = join(key, segment)
+	}
+	return target, key, ""
+}
+
+// isUnion reports whether prop's type is a union: a type list of more than
+// one type, or an anyOf or oneOf, looked up through $ref.
+func (w *walker) isUnion(prop any) bool {
+	var seen []string
+	for {
+		node, ok := prop.(map[string]any)
+		if !ok {
+			return false
+		}
+		if len(typeNames(node)) > 1 || node["anyOf"] != nil || node["oneOf"] != nil {
+			return true
+		}
+		ref, isRef := node["$ref"].(string)
+		if !isRef {
+			return false
+		}
+		target, key, problem := w.resolve(ref)
+		if problem != "" || slices.Contains(seen, key) {
+			return false
+		}
+		seen = append(seen, key)
+		prop = target
+	}
+}
+
+// limits records the whole-schema limits the walk's tallies exceed, given
+// the object depth of the whole schema.
+func (w *walker) limits(depth int) {
+	r := w.rules
+	if r.maxOptionals > 0 && w.optionals > r.maxOptionals {
+		w.refuse(TooManyOptionals, "", fmt.Sprintf(
+			"make at most %d properties optional (this schema has %d); list the rest in 'required'",
+			r.maxOptionals, w.optionals))
+	}
+	if r.maxOptionalUnions > 0 && w.optionalUnions > r.maxOptionalUnions {
+		w.refuse(TooManyUnions, "", fmt.Sprintf(
+			"give at most %d optional properties a union type (this schema has %d); list the rest in 'required' or give each one type",
+			r.maxOptionalUnions, w.optionalUnions))
+	}
+	if r.maxDepth > 0 && depth > r.maxDepth {
+		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+			"nest objects at most %d levels deep (this schema nests %d)", r.maxDepth, depth))
+	}
+	if r.maxProperties > 0 && w.properties > r.maxProperties {
+		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+			"declare at most %d properties in all (this schema has %d)", r.maxProperties, w.properties))
+	}
+	if r.maxEnumValues > 0 && w.enumValues > r.maxEnumValues {
+		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+			"declare at most %d enum values in all (this schema has %d)", r.maxEnumValues, w.enumValues))
+	}
+	if r.maxChars > 0 && w.chars > r.maxChars {
+		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+			"shorten property names, definition names, enum values and const values to at most %d characters in all (this schema has %d)",
+			r.maxChars, w.chars))
+	}
+}
+
+// isObject reports whether node describes an object: its type includes
+// object, or it says no type and has properties.
+func isObject(node map[string]any) bool {
+	if _, typed := node["type"]; !typed {
+		_, hasProperties := node["properties"]
+		return hasProperties
+	}
+	return slices.Contains(typeNames(node), "object")
+}
+
+// allowsNull reports whether node is a union that allows null: a type list
+// with null and another type, an anyOf or oneOf with a branch of type null,
+// or an enum with null and another value.
+func allowsNull(node map[string]any) bool {
+	if types := typeNames(node); len(types) > 1 && slices.Contains(types, "null") {
+		return true
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		branches, _ := node[key].([]any)
+		for _, branch := range branches {
+			if b, ok := branch.(map[string]any); ok {
+				if types := typeNames(b); len(types) == 1 && types[0] == "null" {
+					return true
+				}
+			}
+		}
+	}
+	values, _ := node["enum"].([]any)
+	return len(values) > 1 && slices.Contains(values, nil)
+}
+
+// hasRefBranch reports whether a list of schemas holds one with a $ref.
+func hasRefBranch(value any) bool {
+	branches, _ := value.([]any)
+	for _, branch := range branches {
+		if b, ok := branch.(map[string]any); ok {
+			if _, has := b["$ref"]; has {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// typeNames returns the type names node declares: none when it says no type,
+// one for a string, each string of a list.
+func typeNames(node map[string]any) []string {
+	switch t := node["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		names := make([]string, 0, len(t))
+		for _, v := range t {
+			if s, ok := v.(string); ok {
+				names = append(names, s)
+			}
+		}
+		return names
+	}
+	return nil
+}
+
+// number reads a decoded JSON number, whichever way it was decoded.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// describe renders a decoded JSON value for a message.
+func describe(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "a schema"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprint(v)
+}
+
+// escape and unescape convert a JSON pointer segment to and from its
+// written form (RFC 6901).
+var (
+	escape   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescape = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// unescapeSegment reads one written JSON pointer segment; most have nothing
+// to unescape, and are returned as they are without a copy.
+func unescapeSegment(s string) string {
+	if !strings.Contains(s, "~") {
+		return s
+	}
+	return unescape.Replace(s)
+}
+
+// sortedKeys returns the keys of m in order: the walk visits keywords,
+// properties and definitions by name so that its notes are the same on every
+// call.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// join appends one segment to a JSON pointer, escaping it.
+func join(ptr, segment string) string {
+	if strings.ContainsAny(segment, "~/") {
+		segment = escape.Replace(segment)
+	}
+	return ptr + "/" + segment
+}
+
+// location renders a JSON pointer as notes name places: "the schema root",
+// or the unescaped segments joined with dots ("properties.items.items").
+func location(ptr string) string {
+	if ptr == "" {
+		return rootLocation
+	}
+	segments := strings.Split(ptr[1:], "/")
+	for i, s := range segments {
+		segments[i] = unescapeSegment(s)
+	}
+	return strings.Join(segments, ".")
+}
