@@ -29,10 +29,10 @@ func newToolsCommand(s *streams) *cobra.Command {
 			}
 			listing := proj.catalog.Listing()
 			for _, sk := range proj.catalog.Skipped {
-				fmt.Fprintf(s.err, "skipped %s: %s\n", sk.File, sk.Reason)
+				fmt.Fprintf(s.err, "skipped %s: %s\n", displayPath(sk.File), displayText(sk.Reason))
 			}
 			if servers := proj.catalog.Servers(); len(servers) > 0 {
-				fmt.Fprintf(s.err, "MCP servers %s list their tools when connected: stepwise mcp tools\n", strings.Join(servers, ", "))
+				fmt.Fprintf(s.err, "not listed: the tools of MCP servers %s (listing them needs a connection)\n", strings.Join(servers, ", "))
 			}
 			if listJSON {
 				return writeJSON(s.out, toolListing(listing, proj.catalog.Skipped))
@@ -115,7 +115,7 @@ func toolListing(list []plans.ToolInfo, skipped []tools.Skipped) toolListJSON {
 		}
 	}
 	for _, sk := range skipped {
-		env.Skipped = append(env.Skipped, skippedJSON{File: sk.File, Reason: sk.Reason})
+		env.Skipped = append(env.Skipped, skippedJSON{File: displayPath(sk.File), Reason: displayText(sk.Reason)})
 	}
 	env.Count = len(env.Tools)
 	return env
@@ -149,7 +149,7 @@ func printToolList(w io.Writer, tools []plans.ToolInfo) {
 func printTool(w io.Writer, t plans.ToolInfo) {
 	fmt.Fprintf(w, "%s (%s)\n", t.Name, t.Source)
 	if t.File != "" {
-		fmt.Fprintf(w, "defined in %s\n", t.File)
+		fmt.Fprintf(w, "defined in %s\n", displayPath(t.File))
 	}
 	if t.Unusable != "" {
 		fmt.Fprintf(w, "cannot run: %s\n", t.Unusable)

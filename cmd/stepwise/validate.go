@@ -23,7 +23,12 @@ func newValidateCommand(s *streams) *cobra.Command {
 		Long: "Check each PLAN (a file, or the identifier of a plan on the plan paths) at load time and\n" +
 			"against this project's catalog, printing compiler-style lines on stderr. Exit 1 when any\n" +
 			"plan has problems; notes never fail. With --json, one envelope per plan on stdout.",
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("validate needs at least one PLAN: a plan file, or the identifier of a plan on the plan paths")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, err := openProject("", s.err)
 			if err != nil {
@@ -83,9 +88,14 @@ func validatePlan(proj *project, arg string) (*validation, error) {
 	if err != nil {
 		return nil, err
 	}
+	file = displayPath(file)
 	p, r := plans.Load(file, src)
 	if p != nil {
-		r.Merge(plans.Resolve(p, proj.catalog))
+		resolved := plans.Resolve(p, proj.catalog)
+		for i := range resolved.Problems {
+			resolved.Problems[i].Message = displayText(resolved.Problems[i].Message)
+		}
+		r.Merge(resolved)
 		r.Sort()
 	}
 	return &validation{file: file, plan: p, report: r}, nil

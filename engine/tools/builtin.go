@@ -11,7 +11,7 @@ func builtinTools() []plans.ToolInfo {
 		{
 			Name:   "builtin__infer",
 			Source: "builtin",
-			Description: "Generic LLM inference: run one self-contained instruction and return its answer. " +
+			Description: "Generic LLM inference: run one self-contained instruction and return its answer.\n" +
 				"Plain text as {\"text\": ...} by default; with output_schema, JSON validated against it (one repair pass). " +
 				"Interpolate the data to analyse into the instruction with templates; inside a map body, interpolate {{item}} per call.",
 			ReadOnly: &readOnly,
@@ -29,8 +29,8 @@ func builtinTools() []plans.ToolInfo {
 		{
 			Name:   "builtin__reshape",
 			Source: "builtin",
-			Description: "Build a value in a target JSON shape: keys are literal, leaf strings are templates over the step's data, " +
-				"rendered once by the plan with typed splice. Moves data (rename, pick, nest, flatten); it computes nothing.",
+			Description: "Build a value in a target JSON shape from the step's data.\n" +
+				"Keys are literal; leaf strings are templates over the step's data, rendered once by the plan with typed splice. Moves data (rename, pick, nest, flatten); it computes nothing.",
 			ReadOnly: &readOnly,
 			InputSchema: map[string]any{
 				"type":     "object",

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// isolate points the configuration at empty global directories, so that
+// the machine's own config never leaks into a test.
+func isolate(t *testing.T, dir string) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("STEPWISE_STORAGE", "")
+	t.Chdir(dir)
+}
+
+// runCLI runs the command line in process and returns stdout, stderr and
+// the exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// golden compares got with testdata/golden/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run go test -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+var goldenDir, _ = filepath.Abs("testdata/golden")
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name     string
+		dir      string
+		args     []string
+		wantCode int
+	}{
+		{"valid plan by file", "testdata/project", []string{"validate", "--json", ".stepwise/plans/triage.yaml"}, 0},
+		{"valid plan by identifier", "testdata/project", []string{"validate", "--json", "triage"}, 0},
+		{"broken plan", "testdata/project", []string{"validate", "--json", ".stepwise/plans/broken.yaml"}, 1},
+		{"skipped plan by identifier", "testdata/project", []string{"validate", "--json", "broken"}, 1},
+		{"requires_servers are notes", "testdata/project", []string{"validate", "--json", "hidden"}, 0},
+		{"explain", "testdata/project", []string{"validate", "--json", "--explain", "triage"}, 0},
+		{"several plans, one failing", "testdata/project", []string{"validate", "triage", "broken"}, 1},
+		{"graph project", "testdata/graphproject", []string{"validate", "--json", ".graph/plans/pr_digest.yaml"}, 0},
+		{"no such plan", "testdata/project", []string{"validate", "nothing"}, 1},
+		{"no arguments", "testdata/project", []string{"validate"}, 2},
+		{"unknown flag", "testdata/project", []string{"validate", "--jsn", "triage"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t, tc.dir)
+			stdout, stderr, code := runCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tc.wantCode, stderr)
+			}
+			name := strings.ReplaceAll(tc.name, " ", "_")
+			golden(t, name+".stdout", stdout)
+			golden(t, name+".stderr", stderr)
+		})
+	}
+}
+
+func TestToolsList(t *testing.T) {
+	isolate(t, "testdata/project")
+	stdout, stderr, code := runCLI(t, "tools", "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "tools_list.stdout", stdout)
+	golden(t, "tools_list.stderr", stderr)
+
+	stdout, _, code = runCLI(t, "tools", "list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	golden(t, "tools_list_text.stdout", stdout)
+}
+
+func TestToolsShow(t *testing.T) {
+	isolate(t, "testdata/project")
+	for _, name := range []string{"user__summarize", "builtin__infer", "map", "plan__triage"} {
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "tools", "show", "--json", name)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden(t, "tools_show_"+name+".stdout", stdout)
+		})
+	}
+	_, stderr, code := runCLI(t, "tools", "show", "user__nothing")
+	if code != 1 || !strings.Contains(stderr, "no tool named 'user__nothing'") {
+		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
+	}
+}
