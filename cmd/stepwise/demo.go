@@ -1,10 +1,38 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
+
+// newDemoCommand writes the embedded demo project to a directory of the
+// user's, where it stays: `stepwise` alone opens a scratch copy that is gone
+// when the workbench closes.
+func newDemoCommand(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo DIR",
+		Short: "Write the embedded demo project to DIR to keep and edit it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(args[0], 0o755); err != nil {
+				return err
+			}
+			if err := examples.WriteProject(args[0], exe); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.err, "wrote the demo project to %s; open it with: stepwise %s\n", args[0], args[0])
+			return nil
+		},
+	}
+}
 
 // newDemoMCPCommand serves the demo project's issue tracker as an MCP server
 // over stdio. The demo's config starts it as [mcp.tracker]; it is hidden
