@@ -12,52 +12,52 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/tools"
 )
 
-// project is a loaded configuration with its tool catalog.
+// project is a loaded configuration with its tool catalog, and the
+// directory that paths are shown relative to.
 type project struct {
 	cfg     *config.Config
 	catalog *tools.Catalog
+	base    string
 }
 
 // openProject loads the configuration found from dir (the working directory
-// when empty) and builds its catalog. Configuration warnings go to w.
+// when empty) and builds its catalog. Configuration warnings go to w. Paths
+// are shown relative to the working directory.
 func openProject(dir string, w io.Writer) (*project, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
 	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
 		dir = wd
 	}
+	shown := &project{base: wd}
 	cfg, diags, err := config.Load(config.Options{Dir: dir})
 	for _, d := range diags {
-		fmt.Fprintln(w, displayText(d.String()))
+		fmt.Fprintln(w, shown.displayText(d.String()))
 	}
 	if err != nil {
-		return nil, errors.New(displayText(err.Error()))
+		return nil, errors.New(shown.displayText(err.Error()))
 	}
-	return &project{cfg: cfg, catalog: tools.Load(cfg)}, nil
+	shown.cfg, shown.catalog = cfg, tools.Load(cfg)
+	return shown, nil
 }
 
-// displayPath shortens an absolute path under the working directory to a
+// displayPath shortens an absolute path under the base directory to a
 // relative one, the way a user would have typed it; other paths stay as
 // they are.
-func displayPath(p string) string {
-	wd, err := os.Getwd()
-	if err != nil || !filepath.IsAbs(p) {
-		return p
+func (p *project) displayPath(path string) string {
+	if !filepath.IsAbs(path) {
+		return path
 	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(p.base, path); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
-	return p
+	return path
 }
 
-// displayText shortens every absolute path under the working directory in a
+// displayText shortens every absolute path under the base directory in a
 // message (the catalog's reasons carry the files they are about).
-func displayText(s string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return s
-	}
-	return strings.ReplaceAll(s, wd+string(filepath.Separator), "")
+func (p *project) displayText(s string) string {
+	return strings.ReplaceAll(s, p.base+string(filepath.Separator), "")
 }

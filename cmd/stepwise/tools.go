@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -29,13 +28,13 @@ func newToolsCommand(s *streams) *cobra.Command {
 			}
 			listing := proj.catalog.Listing()
 			for _, sk := range proj.catalog.Skipped {
-				fmt.Fprintf(s.err, "skipped %s: %s\n", displayPath(sk.File), displayText(sk.Reason))
+				fmt.Fprintf(s.err, "skipped %s: %s\n", proj.displayPath(sk.File), proj.displayText(sk.Reason))
 			}
 			if servers := proj.catalog.Servers(); len(servers) > 0 {
 				fmt.Fprintf(s.err, "not listed: the tools of MCP servers %s (listing them needs a connection)\n", strings.Join(servers, ", "))
 			}
 			if listJSON {
-				return writeJSON(s.out, toolListing(listing, proj.catalog.Skipped))
+				return writeJSON(s.out, toolListing(listing, proj))
 			}
 			printToolList(s.out, listing)
 			return nil
@@ -59,7 +58,7 @@ func newToolsCommand(s *streams) *cobra.Command {
 				return writeJSON(s.out, toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
 					InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, OutputExample: t.OutputExample})
 			}
-			printTool(s.out, t)
+			printTool(s.out, t, proj)
 			return nil
 		},
 	}
@@ -104,7 +103,7 @@ type toolShowJSON struct {
 	OutputExample any    `json:"outputExample"`
 }
 
-func toolListing(list []plans.ToolInfo, skipped []tools.Skipped) toolListJSON {
+func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {
 	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []skippedJSON{}}
 	for _, t := range list {
 		env.Tools = append(env.Tools, toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil})
@@ -114,8 +113,8 @@ func toolListing(list []plans.ToolInfo, skipped []tools.Skipped) toolListJSON {
 			env.Sources = append(env.Sources, sourceCountJSON{Source: t.Source, Count: 1})
 		}
 	}
-	for _, sk := range skipped {
-		env.Skipped = append(env.Skipped, skippedJSON{File: displayPath(sk.File), Reason: displayText(sk.Reason)})
+	for _, sk := range proj.catalog.Skipped {
+		env.Skipped = append(env.Skipped, skippedJSON{File: proj.displayPath(sk.File), Reason: proj.displayText(sk.Reason)})
 	}
 	env.Count = len(env.Tools)
 	return env
@@ -146,10 +145,10 @@ func printToolList(w io.Writer, tools []plans.ToolInfo) {
 	}
 }
 
-func printTool(w io.Writer, t plans.ToolInfo) {
+func printTool(w io.Writer, t plans.ToolInfo, proj *project) {
 	fmt.Fprintf(w, "%s (%s)\n", t.Name, t.Source)
 	if t.File != "" {
-		fmt.Fprintf(w, "defined in %s\n", displayPath(t.File))
+		fmt.Fprintf(w, "defined in %s\n", proj.displayPath(t.File))
 	}
 	if t.Unusable != "" {
 		fmt.Fprintf(w, "cannot run: %s\n", t.Unusable)

@@ -88,12 +88,12 @@ func validatePlan(proj *project, arg string) (*validation, error) {
 	if err != nil {
 		return nil, err
 	}
-	file = displayPath(file)
+	file = proj.displayPath(file)
 	p, r := plans.Load(file, src)
 	if p != nil {
 		resolved := plans.Resolve(p, proj.catalog)
 		for i := range resolved.Problems {
-			resolved.Problems[i].Message = displayText(resolved.Problems[i].Message)
+			resolved.Problems[i].Message = proj.displayText(resolved.Problems[i].Message)
 		}
 		r.Merge(resolved)
 		r.Sort()

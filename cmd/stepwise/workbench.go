@@ -48,7 +48,7 @@ func workbenchDocuments(args []string, s *streams) (tui.Options, func(), error) 
 			return tui.Options{}, cleanup, err
 		}
 		opts, err := projectDocuments(dir, s)
-		opts.Title = "demo project (scratch copy in " + dir + ")"
+		opts.Title = "demo project"
 		return opts, cleanup, err
 	}
 	target := args[0]
@@ -81,6 +81,7 @@ func projectDocuments(dir string, s *streams) (tui.Options, error) {
 	opts := tui.Options{Title: dir}
 	if proj.cfg.Project != nil {
 		opts.Title = proj.cfg.Project.Root
+		proj.base = proj.cfg.Project.Root
 	}
 	for _, file := range proj.catalog.PlanFiles() {
 		v, err := validatePlan(proj, file)

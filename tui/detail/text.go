@@ -1,0 +1,138 @@
+package detail
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// seg is a run of text in one style.
+type seg struct {
+	text  string
+	style lipgloss.Style
+}
+
+// wrap lays segments out in lines at most width cells wide, breaking at
+// spaces where it can and inside a word where it must. Explicit newlines
+// start a new line. The first line starts with indent, the rest with hang.
+// Each line is styled on its own, so no style runs across a line break and
+// into the pane's border.
+func wrap(segs []seg, width int, indent, hang string) []string {
+	// Flatten to one string with the style of every byte range, so breaking
+	// is done on plain text and styling after.
+	var plain strings.Builder
+	type run struct {
+		start, end int
+		style      lipgloss.Style
+	}
+	runs := make([]run, 0, len(segs))
+	for _, s := range segs {
+		start := plain.Len()
+		plain.WriteString(s.text)
+		runs = append(runs, run{start, plain.Len(), s.style})
+	}
+	text := plain.String()
+
+	style := func(from, to int) string {
+		var b strings.Builder
+		for _, r := range runs {
+			lo, hi := max(r.start, from), min(r.end, to)
+			if lo < hi {
+				b.WriteString(r.style.Render(text[lo:hi]))
+			}
+		}
+		return b.String()
+	}
+
+	var out []string
+	prefix := indent
+	emit := func(from, to int) {
+		out = append(out, prefix+style(from, to))
+		prefix = hang
+	}
+	lineStart := 0
+	for lineStart <= len(text) {
+		nl := strings.IndexByte(text[lineStart:], '\n')
+		end := len(text)
+		if nl >= 0 {
+			end = lineStart + nl
+		}
+		wrapLine(text, lineStart, end, func() int { return max(width-ansi.StringWidth(prefix), 1) }, emit)
+		if nl < 0 {
+			break
+		}
+		lineStart = end + 1
+	}
+	return out
+}
+
+// wrapLine breaks text[from:to] (no newlines) into pieces that fit room()
+// cells and hands each to emit.
+func wrapLine(text string, from, to int, room func() int, emit func(from, to int)) {
+	if from == to {
+		emit(from, to)
+		return
+	}
+	start := from
+	for start < to {
+		limit := room()
+		w, i, lastSpace := 0, start, -1
+		for i < to {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			rw := ansi.StringWidth(string(r))
+			if w+rw > limit {
+				break
+			}
+			if r == ' ' {
+				lastSpace = i
+			}
+			w += rw
+			i += size
+		}
+		if i >= to {
+			emit(start, to)
+			return
+		}
+		brk, next := i, i
+		switch {
+		case text[i] == ' ': // the line is full right before a space
+			next = i + 1
+		case lastSpace > start:
+			brk, next = lastSpace, lastSpace+1
+		}
+		if brk == start { // not even one rune fits: take one anyway
+			_, size := utf8.DecodeRuneInString(text[start:])
+			brk, next = start+size, start+size
+		}
+		emit(start, brk)
+		start = next
+	}
+}
+
+// templateSegs splits a template string into plain text and {{tags}}, so
+// tags stand out where they are written.
+func templateSegs(s string, text, tag lipgloss.Style) []seg {
+	var out []seg
+	for s != "" {
+		open := strings.Index(s, "{{")
+		if open < 0 {
+			break
+		}
+		closeAt := strings.Index(s[open:], "}}")
+		if closeAt < 0 {
+			break
+		}
+		end := open + closeAt + 2
+		if open > 0 {
+			out = append(out, seg{s[:open], text})
+		}
+		out = append(out, seg{s[open:end], tag})
+		s = s[end:]
+	}
+	if s != "" {
+		out = append(out, seg{s, text})
+	}
+	return out
+}

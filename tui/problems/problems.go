@@ -1,0 +1,224 @@
+// Package problems is the validation pane: the plan's problems and notes,
+// one compiler-style line each, under a header that sums them up. Enter on
+// one is the root's business (it moves the tree), which reads the selection
+// here with Selected.
+package problems
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// item is one line of the list.
+type item struct {
+	problem plans.Problem
+	note    bool
+}
+
+// Model is the problems pane.
+type Model struct {
+	common.Common
+	focused bool
+	report  plans.Report
+	items   []item
+	cursor  int
+	scroll  common.Scroll
+}
+
+// New returns the pane showing report.
+func New(c common.Common, report plans.Report) Model {
+	m := Model{Common: c}
+	m.SetReport(report)
+	return m
+}
+
+// SetReport shows another report (another plan's), from its first line.
+func (m *Model) SetReport(r plans.Report) {
+	m.report = r
+	m.items = m.items[:0:0]
+	for _, p := range r.Problems {
+		m.items = append(m.items, item{problem: p})
+	}
+	for _, p := range r.Notes {
+		m.items = append(m.items, item{problem: p, note: true})
+	}
+	m.cursor, m.scroll = 0, common.Scroll{}
+}
+
+// Len returns how many problems and notes the list holds.
+func (m Model) Len() int { return len(m.items) }
+
+// Cursor returns the index of the selected line.
+func (m Model) Cursor() int { return m.cursor }
+
+// Selected returns the selected problem or note, if there is any.
+func (m Model) Selected() (plans.Problem, bool) {
+	if len(m.items) == 0 {
+		return plans.Problem{}, false
+	}
+	return m.items[m.cursor].problem, true
+}
+
+// SetSize sets the pane's outer size, border included.
+func (m *Model) SetSize(width, height int) {
+	m.Common.SetSize(width, height)
+	m.scroll = m.scroll.Follow(m.cursor, m.bodyHeight(), len(m.items))
+}
+
+// Focus marks the pane focused.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur marks the pane unfocused.
+func (m *Model) Blur() { m.focused = false }
+
+// Focused reports whether the pane has focus.
+func (m Model) Focused() bool { return m.focused }
+
+func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
+
+// Select moves the selection to line i, clamped, and scrolls it into view.
+func (m *Model) Select(i int) {
+	if len(m.items) == 0 {
+		return
+	}
+	m.cursor = min(max(i, 0), len(m.items)-1)
+	m.scroll = m.scroll.Follow(m.cursor, m.bodyHeight(), len(m.items))
+}
+
+// ClickAt selects the line drawn at line y of the pane (0 is the border).
+func (m *Model) ClickAt(y int) {
+	line := y - 1
+	if line < 0 || line >= m.bodyHeight() {
+		return
+	}
+	if i := m.scroll.Offset + line; i < len(m.items) {
+		m.Select(i)
+	}
+}
+
+// Scroll moves the view by delta lines, taking the selection along so it
+// stays visible.
+func (m *Model) Scroll(delta int) {
+	h := m.bodyHeight()
+	m.scroll.Offset += delta
+	m.scroll = m.scroll.Clamp(h, len(m.items))
+	if h > 0 && len(m.items) > 0 {
+		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.items)-1)
+	}
+}
+
+// Update moves the selection on the movement keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return m, nil
+	}
+	keys := m.Keys
+	page := max(m.bodyHeight()-1, 1)
+	switch {
+	case key.Matches(k, keys.Up):
+		m.Select(m.cursor - 1)
+	case key.Matches(k, keys.Down):
+		m.Select(m.cursor + 1)
+	case key.Matches(k, keys.Top):
+		m.Select(0)
+	case key.Matches(k, keys.Bottom):
+		m.Select(len(m.items) - 1)
+	case key.Matches(k, keys.PageUp):
+		m.Select(m.cursor - page)
+	case key.Matches(k, keys.PageDown):
+		m.Select(m.cursor + page)
+	}
+	return m, nil
+}
+
+// Summary sums the report up: "✓ valid" or "✗ N problems", and the notes.
+func (m Model) Summary() string {
+	t := m.Theme
+	notes := len(m.report.Notes)
+	var s string
+	if n := len(m.report.Problems); n == 0 {
+		s = t.Valid.Render("✓ valid")
+	} else {
+		s = t.Problem.Render("✗ " + count(n, "problem"))
+	}
+	if notes > 0 {
+		s += t.Muted.Render(" · " + count(notes, "note"))
+	}
+	return s
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// View draws the pane, border included, at exactly its size.
+func (m Model) View() string {
+	t := m.Theme
+	h, inner := m.bodyHeight(), max(m.Width-2, 0)
+	var lines []string
+	if len(m.items) == 0 {
+		lines = append(lines, t.Muted.Render(" nothing to report"))
+	}
+	end := min(m.scroll.Offset+h, len(m.items))
+	for i := m.scroll.Offset; i < end; i++ {
+		lines = append(lines, m.renderItem(m.items[i], inner, i == m.cursor))
+	}
+	title := t.PaneTitle("Problems", m.focused) + " " + m.Summary()
+	footer := ""
+	if len(m.items) > h {
+		footer = common.Position(m.cursor, len(m.items))
+	}
+	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+}
+
+// renderItem draws "✗ line:col step PATH: message" on one line, cut to width.
+func (m Model) renderItem(it item, width int, selected bool) string {
+	t := m.Theme
+	base := lipgloss.NewStyle()
+	gutter := " "
+	if selected {
+		gutter = "▸"
+		base = t.SelectedBlur
+		if m.focused {
+			base = t.Selected
+		}
+	}
+	st := func(s lipgloss.Style) lipgloss.Style { return s.Inherit(base) }
+	mark, markStyle := "✗", t.Problem
+	if it.note {
+		mark, markStyle = "ℹ", t.Note
+	}
+	p := it.problem
+	var b strings.Builder
+	b.WriteString(st(t.Text).Render(gutter))
+	b.WriteString(st(markStyle).Render(mark) + st(t.Text).Render(" "))
+	if p.Pos.Line > 0 {
+		b.WriteString(st(t.Muted).Render(strconv.Itoa(p.Pos.Line) + ":" + strconv.Itoa(p.Pos.Col) + " "))
+	}
+	if p.Path != "" {
+		b.WriteString(st(t.Strong).Render("step "+p.Path) + st(t.Text).Render(": "))
+	}
+	b.WriteString(st(t.Text).Render(oneLine(p.Message)))
+	line := common.Clip(b.String(), width)
+	if selected {
+		// Carry the selection's background to the edge of the pane.
+		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
+	}
+	return line
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

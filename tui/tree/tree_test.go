@@ -1,0 +1,157 @@
+package tree
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+func load(t *testing.T, file string) common.Document {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r := plans.Load(file, src)
+	return common.Document{File: file, Plan: p, Report: r}
+}
+
+func newTree(docs ...common.Document) Model {
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), docs)
+	m.SetSize(60, 30)
+	return m
+}
+
+// TestRows pins the tree of the PR review plan: every row's path, and the
+// row as drawn (without the gutter).
+func TestRows(t *testing.T) {
+	m := newTree(load(t, "../testdata/pr_review.yaml"))
+	want := []struct{ path, drawn string }{
+		{"", "pr_review  PR review"},
+		{"E0", "├── E0  github__get_pull_request"},
+		{"E1", "├─⎋ E1  exit"},
+		{"E2", "├─▽ E2  filter"},
+		{"E3", "├─⟳ E3  map"},
+		{"E3/do.*", "│   └── do  linear__get_issue"},
+		{"E4", "├─✻ E4  agent"},
+		{"E5", "├─⑂ E5  decide"},
+		{"E5/then", "│   ├── then  2 steps"},
+		{"E5/then/E50", "│   │   ├── E50  github__approve"},
+		{"E5/then/E51", "│   │   └── E51  slack__post_message"},
+		{"E5/else", "│   └─ƒ else  plan__request_changes"},
+		{"E6", "├─∑ E6  reduce"},
+		{"E6/do.*", "│   └── do  builtin__reshape"},
+		{"E7", "├─? E7  ask"},
+		{"output", "└── output  finish"},
+	}
+	rows := m.Rows()
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	d := m.docs[0]
+	for i, w := range want {
+		r := rows[i]
+		drawn := strings.TrimRight(ansi.Strip(m.renderRow(d, r, 58, m.rowStyles(false))), " ")[1:]
+		if r.Path != w.path || drawn != w.drawn {
+			t.Errorf("row %d: %q %q, want %q %q", i, r.Path, drawn, w.path, w.drawn)
+		}
+		if r.Index != i {
+			t.Errorf("row %d has index %d", i, r.Index)
+		}
+	}
+}
+
+// TestProblemMarkers checks problems land on their rows, counted flush
+// right, duplicate ids told apart by line.
+func TestProblemMarkers(t *testing.T) {
+	m := newTree(load(t, "../testdata/triage.yaml"))
+	counts := map[int]int{}
+	for _, r := range m.Rows() {
+		if n := len(r.Problems); n > 0 {
+			counts[r.Line] = n
+			drawn := strings.TrimRight(ansi.Strip(m.renderRow(m.docs[0], r, 58, m.rowStyles(false))), " ")
+			if !strings.HasSuffix(drawn, "✗"+string(rune('0'+n))) || ansi.StringWidth(drawn) != 58 {
+				t.Errorf("row %s: marker not flush right: %q", r.Path, drawn)
+			}
+		}
+	}
+	want := map[int]int{5: 1, 21: 1, 27: 1, 34: 2, 45: 2, 52: 1}
+	for line, n := range want {
+		if counts[line] != n {
+			t.Errorf("line %d: %d problems, want %d (all: %v)", line, counts[line], n, counts)
+		}
+	}
+}
+
+func TestGlyph(t *testing.T) {
+	cases := map[string]string{
+		"decide": "⑂", "map": "⟳", "reduce": "∑", "agent": "✻", "filter": "▽", "ask": "?", "exit": "⎋",
+		"plan__triage": "ƒ", "github__get_pr": "", "builtin__infer": "",
+	}
+	for tool, want := range cases {
+		if got := Glyph(tool); got != want {
+			t.Errorf("Glyph(%q) = %q, want %q", tool, got, want)
+		}
+	}
+}
+
+// TestTabs checks the tab strip keeps the current plan in view however
+// narrow it is, and that clicks land on what is drawn.
+func TestTabs(t *testing.T) {
+	pr := load(t, "../testdata/pr_review.yaml")
+	tr := load(t, "../testdata/triage.yaml")
+	docs := []common.Document{pr, tr, pr, tr, pr, tr}
+	for _, width := range []int{20, 30, 45, 80, 200} {
+		for cur := range docs {
+			m := newTree(docs...)
+			m.SetDocument(cur)
+			strip := ansi.Strip(m.Tabs(width))
+			name := "[" + docs[cur].Name()
+			x := strings.Index(strip, name)
+			if x < 0 {
+				t.Fatalf("width %d, plan %d: current tab missing from %q", width, cur, strip)
+			}
+			if ansi.StringWidth(strip) > width && width >= 20 {
+				t.Errorf("width %d: strip %q too wide", width, strip)
+			}
+			col := ansi.StringWidth(strip[:x])
+			if got, ok := m.TabAt(col+1, width); !ok || got != cur {
+				t.Errorf("width %d: click on the current tab at %d gave %d %v, want %d", width, col+1, got, ok, cur)
+			}
+		}
+	}
+}
+
+// TestScrollKeepsSelection checks the wheel carries the selection along.
+func TestScrollKeepsSelection(t *testing.T) {
+	m := newTree(load(t, "../testdata/pr_review.yaml"))
+	m.SetSize(40, 7) // five rows in view
+	m.Scroll(3)
+	if m.Offset() != 3 || m.Selected().Index != 3 {
+		t.Errorf("offset %d selection %d, want 3 3", m.Offset(), m.Selected().Index)
+	}
+	m.Scroll(100)
+	if m.Offset() != len(m.Rows())-5 {
+		t.Errorf("offset %d, want %d", m.Offset(), len(m.Rows())-5)
+	}
+	m.Scroll(-100)
+	if m.Offset() != 0 || m.Selected().Index != 4 {
+		t.Errorf("offset %d selection %d, want 0 4", m.Offset(), m.Selected().Index)
+	}
+}
+
+// TestNoPlan checks a file that does not load still has its root row.
+func TestNoPlan(t *testing.T) {
+	m := newTree(load(t, "../testdata/broken.yaml"))
+	if len(m.Rows()) != 1 || len(m.Selected().Problems) != 1 {
+		t.Fatalf("rows %+v", m.Rows())
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "does not load") {
+		t.Errorf("view does not say the file does not load:\n%s", v)
+	}
+}

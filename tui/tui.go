@@ -1,0 +1,49 @@
+// Package tui is the Stepwise workbench in the terminal: the root model that
+// lays out the components (the step tree, the detail pane, the problems
+// list, the help overlay), routes keys to the focused one and mouse events
+// to the one under the pointer, and batches what they ask for.
+//
+// Each component lives in its own package with a Model, sharing the context
+// of tui/common (size, theme, keymap), the way soft-serve and gh-dash are
+// built. Every view is a pure function of the model's state, so screens can
+// be pinned by golden tests.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// Document is one plan file the workbench shows: the loaded plan (nil when
+// the file does not parse) and the report of checking it.
+type Document = common.Document
+
+// Options says what the workbench opens.
+type Options struct {
+	// Title names what is open, in the header: "demo project", a directory.
+	Title string
+	// Documents are the plans to show, in tab order.
+	Documents []Document
+}
+
+// New returns the workbench as a Bubble Tea model. Colour follows NO_COLOR;
+// the theme starts dark and turns light if the terminal reports a light
+// background.
+func New(opts Options) tea.Model {
+	return newModel(opts, common.ColorEnabled(os.Getenv))
+}
+
+// Run runs the workbench on the terminal, in the alternate screen with mouse
+// reporting, until the user quits or ctx is done.
+func Run(ctx context.Context, opts Options) error {
+	p := tea.NewProgram(New(opts), tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	return nil
+}
