@@ -101,7 +101,8 @@ func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
 // scope is what templates at one place may read.
 type scope struct {
 	self    *Step           // the step whose templates these are; nil for the finish
-	visible map[string]bool // step ids that have run
+	visible map[string]bool // top-level step ids that have run
+	local   map[string]bool // earlier step ids of the same body; nil at top level
 	pseudo  map[string]bool // item, index, accumulator where they exist
 	overOf  string          // set while checking over/initial: the control step's name
 }
@@ -109,7 +110,7 @@ type scope struct {
 func (c *checker) references() {
 	visible := map[string]bool{}
 	for _, s := range c.p.Steps {
-		c.stepRefs(s, visible, nil)
+		c.stepRefs(s, visible, nil, nil)
 		if s.ID.Set {
 			visible[s.ID.Value] = true
 		}
@@ -125,10 +126,11 @@ func (c *checker) references() {
 	}
 }
 
-// stepRefs checks a step's templates. visible holds the ids that have run
-// before it; pseudo the pseudo-roots of the body it is in.
-func (c *checker) stepRefs(s *Step, visible map[string]bool, pseudo map[string]bool) {
-	here := &scope{self: s, visible: visible, pseudo: pseudo}
+// stepRefs checks a step's templates. visible holds the top-level ids that
+// have run before it, local the earlier ids of its body; pseudo the
+// pseudo-roots of the body it is in.
+func (c *checker) stepRefs(s *Step, visible, local, pseudo map[string]bool) {
+	here := &scope{self: s, visible: visible, local: local, pseudo: pseudo}
 	withItem := func(extra ...string) *scope {
 		p := map[string]bool{"item": true, "index": true}
 		for k := range pseudo {
@@ -137,9 +139,9 @@ func (c *checker) stepRefs(s *Step, visible map[string]bool, pseudo map[string]b
 		for _, e := range extra {
 			p[e] = true
 		}
-		return &scope{self: s, visible: visible, pseudo: p}
+		return &scope{self: s, visible: visible, local: local, pseudo: p}
 	}
-	over := &scope{self: s, visible: visible, pseudo: pseudo, overOf: s.ToolName.Value}
+	over := &scope{self: s, visible: visible, local: local, pseudo: pseudo, overOf: s.ToolName.Value}
 	switch ctl := s.Control.(type) {
 	case nil:
 		c.valueRefs(s.Input, s.Path, here)
@@ -180,19 +182,18 @@ func (c *checker) conditionRefs(cond Condition, path string, gate, model *scope)
 }
 
 // bodyRefs checks a body: its steps see what ran before the control step,
-// the pseudo-roots of the body, and the earlier steps of the same body.
-func (c *checker) bodyRefs(b *Body, outer map[string]bool, pseudo map[string]bool) {
+// the pseudo-roots of the body, and the earlier steps of the same body. The
+// body's own ids go in a map of their own rather than a copy of visible:
+// copying every top-level id for every body made the check quadratic.
+func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 	if b == nil {
 		return
 	}
-	visible := make(map[string]bool, len(outer)+len(b.Steps))
-	for k := range outer {
-		visible[k] = true
-	}
+	local := make(map[string]bool, len(b.Steps))
 	for _, s := range b.Steps {
-		c.stepRefs(s, visible, pseudo)
+		c.stepRefs(s, visible, local, pseudo)
 		if s.ID.Set {
-			visible[s.ID.Value] = true
+			local[s.ID.Value] = true
 		}
 	}
 }
@@ -238,7 +239,7 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 		}
 		c.r.problem(CodePseudoRootScope, pos, path, "'%s' exists only inside %s", root, where)
 		return
-	case sc.visible[root]:
+	case sc.visible[root] || sc.local[root]:
 		return
 	}
 	target, known := c.byID[root]
@@ -247,8 +248,16 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
 	case sc.self != nil && target.step == sc.self:
 		c.r.problem(CodeForwardReference, pos, path, "references its own result (%s); a step reads only `input` and earlier steps", root)
+	case sc.self != nil && target.owner == sc.self:
+		// A gate, over or initial reading a step of the same control step's
+		// body: "read the owner's result instead" would be a self reference.
+		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s, this very step, and has not run when this renders; a later step can read %s", root, bodyName(target), ownerResult(target))
 	case c.hiddenInBody(target, sc):
 		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
+	case sc.self != nil && strings.HasPrefix(sc.self.Path, target.step.Path+"/"):
+		// The target holds the reading step in one of its bodies: it is
+		// earlier in the file, but its result does not exist yet.
+		c.r.problem(CodeForwardReference, pos, path, "references %s, the %s step this body belongs to; its result exists only once the whole %s has run, so read it from a later step", root, target.step.ToolName.Value, target.step.ToolName.Value)
 	default:
 		c.r.problem(CodeForwardReference, pos, path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
 	}
@@ -295,6 +304,9 @@ func ownerResult(p *placed) string {
 func (c *checker) availableHint(root string, sc *scope) string {
 	names := []string{"input"}
 	for id := range sc.visible {
+		names = append(names, id)
+	}
+	for id := range sc.local {
 		names = append(names, id)
 	}
 	for p := range sc.pseudo {

@@ -97,10 +97,17 @@ func (d *decoder) control(in *yaml.Node, s *Step, c container) any {
 		}
 		x.Initial = o.value("initial")
 		return x
+	// agent and ask return nil pointers for an input that is not a mapping;
+	// stored in Step.Control as they are, they would be typed nils that
+	// every type switch over Control matches.
 	case ControlAgent:
-		return d.agent(in, s)
+		if a := d.agent(in, s); a != nil {
+			return a
+		}
 	case ControlAsk:
-		return d.ask(in, s)
+		if a := d.ask(in, s); a != nil {
+			return a
+		}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,7 +18,7 @@ import (
 // with its position instead of stopping at the first.
 type decoder struct {
 	file  string
-	lines []string // the source, for the indentation of block scalars
+	lines []string // the source, for placing template tags inside strings
 	r     *Report
 }
 
@@ -137,12 +137,8 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 		}
 	}
 	v.Kind, v.String = String, n.Value
-	switch n.Style {
-	case yaml.SingleQuotedStyle, yaml.DoubleQuotedStyle:
-		v.layout.quoted = true
-	case yaml.LiteralStyle:
-		v.layout.block = true
-		v.layout.indent = d.blockIndent(n.Line)
+	if templates && strings.Contains(n.Value, "{{") {
+		v.layout = d.layout(n)
 	}
 	if templates && strings.Contains(n.Value, "{{") {
 		t, err := template.Parse(n.Value)
@@ -160,17 +156,67 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	}
 }
 
-// blockIndent is the indentation of a literal block whose indicator sits on
-// line (1-based): the leading spaces of its first non-blank line.
-func (d *decoder) blockIndent(line int) int {
-	for i := line; i < len(d.lines); i++ {
-		l := d.lines[i]
-		if strings.TrimSpace(l) == "" {
+// layout works out how a string scalar's characters sit in the source, so
+// that a tag inside it can be placed. It checks the text against the source
+// line rather than trusting the style alone: a plain or quoted scalar may
+// span lines, and a quoted one may hold escapes, and then no column inside
+// it can be computed from the decoded text.
+func (d *decoder) layout(n *yaml.Node) scalarLayout {
+	if n.Line < 1 || n.Line > len(d.lines) || n.Column < 1 {
+		return scalarLayout{}
+	}
+	if n.Style&yaml.LiteralStyle != 0 {
+		return d.blockLayout(n)
+	}
+	rest := skipRunes(strings.TrimSuffix(d.lines[n.Line-1], "\r"), n.Column-1)
+	switch {
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		if strings.HasPrefix(rest, "'"+strings.ReplaceAll(n.Value, "'", "''")+"'") {
+			return scalarLayout{kind: layoutSingle}
+		}
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		if strings.HasPrefix(rest, `"`+n.Value+`"`) {
+			return scalarLayout{kind: layoutDouble}
+		}
+	case n.Style == 0:
+		if strings.HasPrefix(rest, n.Value) {
+			return scalarLayout{kind: layoutPlain}
+		}
+	}
+	return scalarLayout{}
+}
+
+// blockLayout measures a literal block's indentation on its first non-empty
+// line, which starts on the line after the indicator. It is measured rather
+// than taken from the first line's leading spaces because an indentation
+// indicator (|2) can make some of those spaces part of the text.
+func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
+	for i, l := range strings.Split(n.Value, "\n") {
+		if l == "" {
 			continue
 		}
-		return len(l) - len(strings.TrimLeftFunc(l, unicode.IsSpace))
+		src := n.Line + i // 0-based index of the source line holding text line i
+		if src >= len(d.lines) {
+			break
+		}
+		line := strings.TrimSuffix(d.lines[src], "\r")
+		if !strings.HasSuffix(line, l) {
+			break
+		}
+		return scalarLayout{kind: layoutBlock, indent: utf8.RuneCountInString(line) - utf8.RuneCountInString(l)}
 	}
-	return 0
+	return scalarLayout{}
+}
+
+// skipRunes returns s without its first n runes.
+func skipRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[i:]
+		}
+		n--
+	}
+	return ""
 }
 
 // object is a mapping being decoded against a fixed set of field names.
@@ -219,7 +265,11 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 			}
 		}
 		if prev, dup := o.keys[canonical]; dup {
-			d.r.problem(CodeDuplicateField, d.pos(k), path, "'%s' is already set at line %d; keep one", name, prev.Line)
+			if prev.Value != name {
+				d.r.problem(CodeDuplicateField, d.pos(k), path, "'%s' and '%s' (line %d) are two spellings of one field; keep '%s'", name, prev.Value, prev.Line, canonical)
+			} else {
+				d.r.problem(CodeDuplicateField, d.pos(k), path, "'%s' is already set at line %d; keep one", name, prev.Line)
+			}
 			continue
 		}
 		o.values[canonical] = v

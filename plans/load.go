@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ var (
 // is nil only when the file does not parse.
 func Load(file string, src []byte) (*Plan, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, &r)
+	root, ok := parseDocument(file, src, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
@@ -47,13 +48,25 @@ func Load(file string, src []byte) (*Plan, Report) {
 	return p, r
 }
 
-// parseDocument reads the one YAML document of a plan file.
-func parseDocument(file string, src []byte, r *Report) (*yaml.Node, bool) {
+// documentKind names what a file holds, for the problems about the file as
+// a whole.
+type documentKind struct {
+	name  string // "a plan file"
+	needs string // what an empty one is missing
+}
+
+var (
+	planDocument = documentKind{name: "a plan file", needs: "a plan needs identifier, name, description and steps"}
+	toolDocument = documentKind{name: "a tool file", needs: "a tool file needs name, description and kind"}
+)
+
+// parseDocument reads the one YAML document of a plan or tool file.
+func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a plan needs identifier, name, description and steps")
+			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 			return nil, false
 		}
 		r.Problems = append(r.Problems, yamlProblem(file, err))
@@ -61,15 +74,90 @@ func parseDocument(file string, src []byte, r *Report) (*yaml.Node, bool) {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "a plan file holds one YAML document; move this one to a file of its own")
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
 	} else if !errors.Is(err, io.EOF) {
 		r.Problems = append(r.Problems, yamlProblem(file, err))
 	}
 	if len(doc.Content) == 0 {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a plan needs identifier, name, description and steps")
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
+		return nil, false
+	}
+	if !checkAliases(file, doc.Content[0], r) {
 		return nil, false
 	}
 	return doc.Content[0], true
+}
+
+// hasAlias reports whether the tree under n holds an alias: most plans have
+// none, and a plain walk is much cheaper than checkAliases's memoised one.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxAliasGrowth is how many values aliases may add to a document beyond
+// those it spells out (and beyond as many again as it spells out), so that
+// a plan with a few shared blocks loads while a file of nested aliases that
+// expands exponentially ("billion laughs") is refused before decoding.
+const maxAliasGrowth = 100_000
+
+// checkAliases walks the document the way decoding will, aliases followed,
+// before decoding starts. Decoding follows every alias, so an alias inside
+// the value it names would recurse until the stack overflows, and nested
+// aliases would make it expand a small file exponentially. The walk
+// memoises each node's expanded size, so it is linear in the file.
+func checkAliases(file string, root *yaml.Node, r *Report) bool {
+	if !hasAlias(root) {
+		return true
+	}
+	const inProgress = -1
+	sizes := map[*yaml.Node]int{} // expanded size of each node, or inProgress
+	var cycle *yaml.Node
+	aliases := 0
+	var walk func(n *yaml.Node) int
+	walk = func(n *yaml.Node) int {
+		if cycle != nil || n == nil {
+			return 0
+		}
+		target := n
+		if n.Kind == yaml.AliasNode {
+			aliases++
+			if target = n.Alias; target == nil {
+				return 1
+			}
+		}
+		switch size, seen := sizes[target]; {
+		case seen && size == inProgress:
+			cycle = n
+			return 0
+		case seen:
+			return size
+		}
+		sizes[target] = inProgress
+		total := 1
+		for _, c := range target.Content {
+			total = min(total+walk(c), math.MaxInt32)
+		}
+		sizes[target] = total
+		return total
+	}
+	expanded := walk(root)
+	if cycle != nil {
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: cycle.Line, Col: cycle.Column}, "", "alias *%s refers to a value that contains it; a value cannot contain itself", cycle.Value)
+		return false
+	}
+	if written := len(sizes) + aliases; expanded-written > maxAliasGrowth+written {
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: root.Line, Col: root.Column}, "", "aliases expand this file from the %d values it spells out to more than %d; write the repeated parts out instead", written, 2*written+maxAliasGrowth)
+		return false
+	}
+	return true
 }
 
 // yamlProblem turns a YAML parser error into a problem at the line the
@@ -104,7 +192,10 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 	p.RequiresServers, _ = o.stringList("requires_servers")
 	p.InputSchema = o.schema("input_schema")
 	if s := p.InputSchema; s != nil && s.Compiled != nil {
-		if t, ok := s.Raw.(map[string]any)["type"]; ok && t != "object" {
+		// A boolean schema (true accepts anything) has no type to check;
+		// indexing the nil map it leaves m as is safe.
+		m, _ := s.Raw.(map[string]any)
+		if t, ok := m["type"]; ok && t != "object" {
 			d.r.problem(CodeInvalidSchema, s.Pos, "", "'input_schema' must describe an object (type: object): inputs are read as {{input.<name>}}")
 		}
 	}

@@ -46,22 +46,34 @@ func (s *Schema) Check(instance any) []Violation {
 		return []Violation{{Message: err.Error()}}
 	}
 	var out []Violation
-	for _, u := range ve.BasicOutput().Errors {
-		if u.Error == nil {
-			continue
-		}
-		msg := u.Error.String()
-		// The basic output repeats each failure as a summary on every
-		// enclosing schema ("validation failed"); the leaves say what is
-		// actually wrong.
-		if strings.HasPrefix(msg, "validation failed") || strings.HasPrefix(msg, "doesn't validate with") {
-			continue
-		}
-		out = append(out, Violation{Location: u.InstanceLocation, Message: msg})
+	for _, u := range leafErrors(ve) {
+		out = append(out, Violation{Location: u.InstanceLocation, Message: u.Error.String()})
 	}
 	if len(out) == 0 {
 		out = append(out, Violation{Message: ve.Error()})
 	}
+	return out
+}
+
+// leafErrors returns the innermost failures of a validation error, in
+// order. The enclosing units only summarise them ("'allOf' failed"), and
+// the basic output does not reliably reach the leaves when the failure sits
+// behind a $ref or $dynamicRef (as every meta-schema failure does).
+func leafErrors(ve *jsonschema.ValidationError) []jsonschema.OutputUnit {
+	var out []jsonschema.OutputUnit
+	var walk func(u jsonschema.OutputUnit)
+	walk = func(u jsonschema.OutputUnit) {
+		if len(u.Errors) == 0 {
+			if u.Error != nil {
+				out = append(out, u)
+			}
+			return
+		}
+		for _, c := range u.Errors {
+			walk(c)
+		}
+	}
+	walk(*ve.DetailedOutput())
 	return out
 }
 
@@ -106,24 +118,23 @@ func cleanSchemaError(err error) error {
 		var ve *jsonschema.ValidationError
 		if errors.As(sve.Err, &ve) {
 			var parts []string
-			for _, u := range ve.BasicOutput().Errors {
-				if u.Error == nil {
-					continue
-				}
-				msg := u.Error.String()
-				if strings.HasPrefix(msg, "validation failed") || strings.HasPrefix(msg, "doesn't validate with") {
-					continue
-				}
+			for _, u := range leafErrors(ve) {
 				loc := u.InstanceLocation
 				if loc == "" {
 					loc = "the schema root"
 				}
-				parts = append(parts, "at '"+loc+"': "+msg)
+				parts = append(parts, "at '"+loc+"': "+u.Error.String())
 			}
 			if len(parts) > 0 {
 				return errors.New("not a valid JSON Schema: " + strings.Join(parts, "; "))
 			}
 		}
+	}
+	// A refused $ref arrives wrapped as "failing loading <url>: <why>"; the
+	// why already names the url and says what to do.
+	var lue *jsonschema.LoadURLError
+	if errors.As(err, &lue) {
+		return errors.New("not a valid JSON Schema: " + lue.Err.Error())
 	}
 	msg := strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")
 	return errors.New(msg)

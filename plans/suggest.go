@@ -25,10 +25,15 @@ func didYouMean(word string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b, by runes.
+// editDistance is the optimal string alignment distance between a and b, by
+// runes: Levenshtein's insertions, deletions and substitutions, plus the
+// swap of two adjacent runes as one edit, the commonest typo of all (esle,
+// vaule, fecth). Plain Levenshtein counts a swap as two edits, which puts
+// short fields out of reach of the suggestion threshold.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
+	prev2 := make([]int, len(rb)+1) // row i-2
+	prev := make([]int, len(rb)+1)  // row i-1
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
@@ -41,8 +46,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

@@ -67,7 +67,7 @@ func (t *ToolFile) IsReadOnly() (readOnly, declared bool) {
 // only {{input.*}}: step results do not exist inside a tool.
 func LoadToolFile(file string, src []byte) (*ToolFile, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, &r)
+	root, ok := parseDocument(file, src, toolDocument, &r)
 	if !ok {
 		return nil, r
 	}

@@ -54,34 +54,47 @@ type Value struct {
 	layout scalarLayout // where a string's characters sit in the file
 }
 
-// scalarLayout records how a string scalar was written, so that a byte
-// offset inside the string (a template tag) maps back to a line and column.
+// scalarLayout records how a string was written, so that a byte offset
+// inside the string (a template tag) maps back to a line and column.
 type scalarLayout struct {
-	quoted bool // single- or double-quoted: the text starts one column late
-	block  bool // literal block (|): the text starts on the next line
-	indent int  // a block's indentation, in columns
+	kind   layoutKind
+	indent int // a literal block's indentation, in columns
 }
 
+// layoutKind says how the characters of a string sit in the file.
+type layoutKind uint8
+
+const (
+	layoutUnknown layoutKind = iota // not placeable inside: positions fall back to the start
+	layoutPlain                     // one line, plain: the text as written
+	layoutSingle                    // one line, single-quoted: '' stands for '
+	layoutDouble                    // one line, double-quoted, without escapes
+	layoutBlock                     // a literal block (|): each line after indent columns
+)
+
 // PosAt is the position of the byte at offset in a string value. It is exact
-// for single-line plain and quoted strings and for literal blocks, and falls
-// back to the start of the string for folded and multi-line flow strings,
-// whose line breaks the file does not keep.
+// for one-line plain and single-quoted strings, one-line double-quoted
+// strings without escapes, and literal blocks; for anything else (folded
+// blocks, strings that span lines, escapes) it falls back to the start of
+// the string rather than guess a column.
 func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
 	}
 	before := v.String[:offset]
-	newlines := strings.Count(before, "\n")
-	switch {
-	case v.layout.block:
+	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
+	switch v.layout.kind {
+	case layoutBlock:
 		lastNL := strings.LastIndexByte(before, '\n')
-		return Pos{File: v.Pos.File, Line: v.Pos.Line + 1 + newlines, Col: v.layout.indent + offset - lastNL}
-	case newlines > 0:
-		return v.Pos
-	case v.layout.quoted:
-		return Pos{File: v.Pos.File, Line: v.Pos.Line, Col: v.Pos.Col + 1 + utf8.RuneCountInString(before)}
+		return at(v.Pos.Line+1+strings.Count(before, "\n"), v.layout.indent+1+utf8.RuneCountInString(before[lastNL+1:]))
+	case layoutPlain:
+		return at(v.Pos.Line, v.Pos.Col+utf8.RuneCountInString(before))
+	case layoutSingle:
+		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before)+strings.Count(before, "'"))
+	case layoutDouble:
+		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before))
 	}
-	return Pos{File: v.Pos.File, Line: v.Pos.Line, Col: v.Pos.Col + utf8.RuneCountInString(before)}
+	return v.Pos
 }
 
 func (v *Value) posOrZero() Pos {

@@ -1,0 +1,557 @@
+package plans
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// corpus loads every plan under testdata/valid.
+func corpus(t testing.TB) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "valid", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = src
+	}
+	return out
+}
+
+func TestLoadValidCorpus(t *testing.T) {
+	files := corpus(t)
+	if len(files) < 10 {
+		t.Fatalf("the valid corpus has %d plans; it should have at least 10", len(files))
+	}
+	for name, src := range files {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			p, r := Load(name, src)
+			if p == nil {
+				t.Fatal("Load returned no plan")
+			}
+			if !r.OK() {
+				t.Errorf("problems:%s", formatProblems(r.Problems))
+			}
+		})
+	}
+}
+
+// TestLoadValidCorpusCoverage keeps the corpus honest: between them its
+// plans must exercise every feature the static layer accepts, so that a
+// regression that refuses one of them shows up in TestLoadValidCorpus.
+func TestLoadValidCorpusCoverage(t *testing.T) {
+	seen := map[string]bool{}
+	mark := func(feature string) { seen[feature] = true }
+	for name, src := range corpus(t) {
+		p, r := Load(name, src)
+		if p == nil {
+			continue
+		}
+		mark("finish " + p.FinishMode())
+		if p.InputSchema != nil {
+			mark("input_schema")
+		}
+		for _, n := range r.Notes {
+			if n.Code == CodeCamelCase {
+				mark("camelCase")
+			}
+		}
+		text := string(src)
+		for _, s := range []string{"{{#@first}}", "{{^@last}}", "{{@index}}", "{{^"} {
+			if strings.Contains(text, s) {
+				mark("section " + s)
+			}
+		}
+		WalkSteps(p, func(s *Step) {
+			name := s.ToolName.Value
+			mark("step " + name)
+			if s.Input != nil && s.Control == nil {
+				s.Input.walkTemplates(func(v *Value) {
+					if v.Template.IsSplice() {
+						mark("typed splice")
+					}
+				})
+			}
+			inBody := strings.Contains(s.Path, "/")
+			switch c := s.Control.(type) {
+			case *ExitInput:
+				if strings.Contains(s.Path, "/then/") || strings.Contains(s.Path, "/else/") {
+					mark("exit in a decide branch")
+				}
+				if c.Gate == nil && c.Infer == nil {
+					mark("unconditional exit")
+				}
+				if c.Gate != nil {
+					mark("op " + c.Gate.Op.Value)
+				}
+			case *DecideInput:
+				if c.Infer != nil && c.Model != nil && c.Model.Template != nil {
+					mark("decide templated model")
+				}
+				if c.Gate != nil {
+					mark("op " + c.Gate.Op.Value)
+				}
+			case *FilterInput:
+				if c.Gate != nil {
+					mark("op " + c.Gate.Op.Value)
+				}
+				if strings.Contains(s.Path, "/do.*") && c.Over != nil && c.Over.HasTemplates() && c.Gate != nil {
+					mark("filter in a map body")
+				}
+				if c.Infer != nil && c.Concurrency.Set {
+					mark("filter infer with concurrency")
+				}
+			case *AgentInput:
+				if c.Tools != nil && c.MaxIterations.Set && c.Model.Set && c.SystemPrompt != nil &&
+					c.ValidationExhaustion != nil && c.StructuredOutput.Set && c.LLMTimeoutSeconds.Set &&
+					c.MaxToolCalls.Set && c.MaxFanOut.Set && c.ToolTimeout.Set {
+					mark("agent with every control")
+				}
+				if inBody {
+					mark("agent in a body")
+				}
+			case *AskInput:
+				if c.Default != nil && c.WhenUnanswered.Value == "default" {
+					mark("ask with default")
+				}
+				if inBody {
+					mark("ask in a body")
+				}
+			case *ReduceInput:
+				if c.Initial != nil {
+					mark("reduce initial")
+				}
+			case *MapInput:
+				if c.Concurrency.Set {
+					mark("map concurrency")
+				}
+			}
+			for _, b := range Bodies(s) {
+				if b.Single {
+					mark("single-call body")
+				} else {
+					mark("step-list body")
+				}
+			}
+		})
+	}
+	want := []string{
+		"finish solver", "finish output", "finish silent", "input_schema", "camelCase",
+		"section {{#@first}}", "section {{^@last}}", "section {{@index}}", "section {{^", "typed splice",
+		"step exit", "step decide", "step filter", "step map", "step reduce", "step agent", "step ask",
+		"step plan_and_execute",
+		"exit in a decide branch", "unconditional exit", "decide templated model", "filter in a map body",
+		"filter infer with concurrency", "agent with every control", "agent in a body", "ask with default",
+		"ask in a body", "reduce initial", "map concurrency", "single-call body", "step-list body",
+	}
+	for _, op := range GateOps {
+		want = append(want, "op "+op)
+	}
+	for _, f := range want {
+		if !seen[f] {
+			t.Errorf("no plan in testdata/valid exercises %q", f)
+		}
+	}
+}
+
+// noteCase is a plan that loads without problems but with notes: want is
+// every note, in report order.
+type noteCase struct {
+	name string
+	src  string
+	want []Problem
+}
+
+var noteCases = []noteCase{
+	{
+		name: "camelCase at the top level",
+		src:  "identifier: t\nname: T\ndescription: d\nrequiresServers: [linear]\ninputSchema: {type: object}\nsteps:\n  - id: E0\n    tool_name: linear__list\n    input: {}\n",
+		want: []Problem{
+			prob(CodeCamelCase, 4, 1, "", "'requiresServers' is spelled 'requires_servers'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 5, 1, "", "'inputSchema' is spelled 'input_schema'; the camelCase spelling loads, snake_case is the one to write"),
+		},
+	},
+	{
+		name: "camelCase in a step and its ask input",
+		src:  head + "  - id: E0\n    toolName: ask\n    input:\n      prompt: Go?\n      outputSchema: {type: object, properties: {go: {type: boolean}}}\n      whenUnanswered: default\n      default: {go: false}\n",
+		want: []Problem{
+			prob(CodeCamelCase, 6, 5, "E0", "'toolName' is spelled 'tool_name'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 9, 7, "E0", "'outputSchema' is spelled 'output_schema'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 10, 7, "E0", "'whenUnanswered' is spelled 'when_unanswered'; the camelCase spelling loads, snake_case is the one to write"),
+		},
+	},
+	{
+		name: "camelCase in a body call",
+		src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      do:\n        toolName: user__x\n        input: {}\n",
+		want: []Problem{
+			prob(CodeCamelCase, 10, 9, "E0/do.*", "'toolName' is spelled 'tool_name'; the camelCase spelling loads, snake_case is the one to write"),
+		},
+	},
+	{
+		name: "camelCase in the solver",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nsolver:\n  queryToAnswer: sum up\n  systemPrompt: be brief\n  data: {x: \"{{E0}}\"}\n",
+		want: []Problem{
+			prob(CodeCamelCase, 9, 3, "", "'queryToAnswer' is spelled 'query_to_answer'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 10, 3, "", "'systemPrompt' is spelled 'system_prompt'; the camelCase spelling loads, snake_case is the one to write"),
+		},
+	},
+	{
+		name: "camelCase agent controls",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      outputSchema: {type: object, additionalProperties: false}\n      llmTimeoutSeconds: 30\n      maxFanOut: 1\n      toolTimeout: 5\n      structuredOutput: strict\n",
+		want: []Problem{
+			prob(CodeCamelCase, 9, 7, "E0", "'outputSchema' is spelled 'output_schema'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 10, 7, "E0", "'llmTimeoutSeconds' is spelled 'llm_timeout_seconds'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 11, 7, "E0", "'maxFanOut' is spelled 'max_fan_out'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 12, 7, "E0", "'toolTimeout' is spelled 'tool_timeout'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeCamelCase, 13, 7, "E0", "'structuredOutput' is spelled 'structured_output'; the camelCase spelling loads, snake_case is the one to write"),
+			prob(CodeStrictCaveat, 13, 25, "E0", "structured_output caveat — this step declares tools, so its answer is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"),
+		},
+	},
+	{
+		name: "plan_and_execute as a step",
+		src:  head + "  - id: E0\n    tool_name: plan_and_execute\n    input: {query: \"what changed?\"}\n",
+		want: []Problem{
+			prob(CodeUnsupportedTool, 6, 16, "E0", "plan_and_execute (the LLM planner) is not available in stepwise yet; this step fails if it runs"),
+		},
+	},
+	{
+		name: "plan_and_execute in a decide branch",
+		src:  head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: complicated?\n      then: {tool_name: plan_and_execute, input: {query: \"{{input.q}}\"}}\n",
+		want: []Problem{
+			prob(CodeUnsupportedTool, 9, 25, "E0/then", "plan_and_execute (the LLM planner) is not available in stepwise yet; this step fails if it runs"),
+		},
+	},
+	{
+		name: "exit model without infer",
+		src:  head + "  - id: E0\n    tool_name: exit\n    input:\n      when: {value: \"{{input.n}}\", op: eq, to: 0}\n      model: judge\n      status: success\n",
+		want: []Problem{
+			prob(CodeIgnoredField, 9, 7, "E0", "'model' is ignored without 'infer': it picks the model for the infer verdict"),
+		},
+	},
+	{
+		name: "to with op empty",
+		src:  head + "  - id: E0\n    tool_name: exit\n    input:\n      when: {value: \"{{input.xs}}\", op: empty, to: []}\n      status: success\n",
+		want: []Problem{
+			prob(CodeIgnoredField, 8, 48, "E0", "'to' is ignored with op empty, which tests 'value' alone"),
+		},
+	},
+	{
+		name: "filter concurrency with where",
+		src:  head + "  - id: E0\n    tool_name: filter\n    input:\n      over: \"{{input.xs}}\"\n      where: {value: \"{{item}}\", op: not_empty}\n      concurrency: 3\n",
+		want: []Problem{
+			prob(CodeIgnoredField, 10, 20, "E0", "'concurrency' is ignored with 'where': it bounds infer verdicts in flight, and a where gate makes none"),
+		},
+	},
+	{
+		name: "ask default without when_unanswered default",
+		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Go?\n      output_schema: {type: object, properties: {go: {type: boolean}}}\n      default: {go: false}\n",
+		want: []Problem{
+			prob(CodeIgnoredField, 10, 16, "E0", "'default' is ignored without 'when_unanswered: default'"),
+		},
+	},
+	{
+		name: "default_output without mode default",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      validation_exhaustion: {threshold: 3, default_output: {}}\n",
+		want: []Problem{
+			prob(CodeIgnoredField, 10, 61, "E0", "'validation_exhaustion.default_output' is ignored without 'mode: default'"),
+		},
+	},
+	{
+		name: "tool limits with a single round",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      max_iterations: 1\n      tools: [\"user__*\"]\n      max_tool_calls: 3\n      tool_timeout: 10\n",
+		want: []Problem{
+			prob(CodeNoEffect, 11, 7, "E0", "'tools' has no effect with max_iterations: 1: the only round is the answer round, which has no tools"),
+			prob(CodeNoEffect, 12, 23, "E0", "'max_tool_calls' has no effect with max_iterations: 1: the only round is the answer round, which has no tools"),
+			prob(CodeNoEffect, 13, 21, "E0", "'tool_timeout' has no effect with max_iterations: 1: the only round is the answer round, which has no tools"),
+		},
+	},
+	{
+		name: "strict with caveats",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema:\n        type: object\n        additionalProperties: false\n        required: [a]\n        properties:\n          a: {type: string, pattern: \"^x\"}\n          b: {type: string}\n      structured_output: strict\n",
+		want: []Problem{
+			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — 'pattern' at 'properties.a' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise"),
+			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — 'b' at 'properties.b' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it"),
+			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — this step declares tools, so its answer is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"),
+		},
+	},
+	{
+		name: "agents that could ask for strict output",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object, additionalProperties: false, required: [a], properties: {a: {type: string}}}\n  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object, properties: {a: {type: string}}}\n",
+		want: []Problem{
+			prob(CodeStrictEligible, 1, 1, "", "1 of 2 agent steps not asking for structured_output: strict could use it (Anthropic rules: 1, OpenAI rules: 1); --explain gives the detail"),
+		},
+	},
+	{
+		name: "output_schema with properties but no type",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {properties: {a: {type: string}}}\n",
+		want: []Problem{
+			prob(CodeInvalidSchema, 9, 22, "E0", "'output_schema' declares properties without 'type: object'; it is read as an object, but write the type out: it is also what the provider is held to"),
+		},
+	},
+}
+
+func TestLoadNotes(t *testing.T) {
+	for _, tc := range noteCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, r := Load("plan.yaml", []byte(tc.src))
+			if !r.OK() {
+				t.Errorf("problems:%s", formatProblems(r.Problems))
+			}
+			if !slices.Equal(r.Notes, tc.want) {
+				t.Errorf("notes:\n got: %s\nwant: %s", formatProblems(r.Notes), formatProblems(tc.want))
+			}
+		})
+	}
+}
+
+// allowedCases are plans on the edge of a rule, on its allowed side: each
+// loads with no problems at all.
+var allowedCases = []struct{ name, src string }{
+	{"exit in a decide branch", head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: done?\n      then:\n        - id: bail\n          tool_name: exit\n          input: {status: error, message: stop}\n      else: {tool_name: exit, input: {status: success}}\n"},
+	{"filter in a map body reading the outer item in over", head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.prs}}\"\n      do:\n        - id: big\n          tool_name: filter\n          input:\n            over: \"{{item.files}}\"\n            where: {value: \"{{item.additions}}\", op: gt, to: \"{{index}}\"}\n        - id: note\n          tool_name: user__note\n          input: {pr: \"{{item.id}}\", files: \"{{big.items}}\"}\n"},
+	{"filter in a reduce body reading the accumulator", head + "  - id: E0\n    tool_name: reduce\n    input:\n      over: \"{{input.groups}}\"\n      do:\n        tool_name: filter\n        input:\n          over: \"{{item.members}}\"\n          where: {value: \"{{accumulator}}\", op: contains, to: \"{{item}}\"}\n"},
+	{"agent in a reduce body reading the accumulator", head + "  - id: E0\n    tool_name: reduce\n    input:\n      over: \"{{input.xs}}\"\n      do:\n        tool_name: agent\n        input:\n          prompt: \"Merge {{item}} into {{accumulator}} (item {{index}})\"\n          output_schema: {type: object}\n"},
+	{"ask in a map body reading the item", head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.people}}\"\n      do:\n        tool_name: ask\n        input:\n          prompt: \"Keep {{item.name}}?\"\n          output_schema: {type: object, properties: {keep: {type: boolean}}}\n"},
+	{"ask default with templates is not checked at load", head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Go?\n      output_schema: {type: object, required: [go], properties: {go: {type: boolean}}}\n      when_unanswered: default\n      default: {go: \"{{input.go}}\"}\n"},
+	{"agent and ask in a decide branch", head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: needs a human?\n      then:\n        - id: q\n          tool_name: ask\n          input: {prompt: \"Why?\", output_schema: {type: object, properties: {why: {type: string}}}}\n        - id: a\n          tool_name: agent\n          input: {prompt: \"Act on {{q.answer.why}}\", output_schema: {type: object}}\n"},
+	{"sections with bare keys, dot and loop variables", head + "  - id: E0\n    tool_name: user__x\n    input: {}\n  - id: E1\n    tool_name: user__y\n    input: {q: \"{{#E0.items}}{{#@first}}[{{/@first}}{{.}}:{{name}} #{{@index}}{{^@last}}, {{/@last}}{{/E0.items}}{{^E0.items}}none{{/E0.items}}\"}\n"},
+	{"reading control step results after them", head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: late?\n      then:\n        - id: E00\n          tool_name: user__x\n          input: {}\n        - id: E01\n          tool_name: user__y\n          input: {prev: \"{{E00.id}}\"}\n  - id: E1\n    tool_name: map\n    input:\n      over: \"{{E0.result.items}}\"\n      do: {tool_name: user__x, input: {i: \"{{item}}\"}}\n  - id: E2\n    tool_name: user__z\n    input: {branch: \"{{E0.branch}}\", results: \"{{E1.results}}\", n: \"{{E1.count}}\"}\n"},
+	{"decide with a templated model", head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: late?\n      model: \"{{input.model}}\"\n      then: {tool_name: user__x, input: {}}\n"},
+	{"a gate ordering a template against a number", head + "  - id: E0\n    tool_name: exit\n    input:\n      when: {value: \"{{input.n}}\", op: gt, to: 1.5}\n      status: error\n"},
+	{"anchors and aliases", head + "  - id: E0\n    tool_name: user__x\n    input: &args {team: \"{{input.team}}\"}\n  - id: E1\n    tool_name: user__y\n    input: *args\n"},
+	{"a boolean input_schema", "identifier: t\nname: T\ndescription: d\ninput_schema: true\nsteps:\n  - id: E0\n    tool_name: user__x\n    input: {}\n"},
+	{"a silent plan", head + "  - id: E0\n    tool_name: user__deploy\n    input: {env: prod}\n"},
+}
+
+func TestLoadAllowed(t *testing.T) {
+	for _, tc := range allowedCases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, r := Load("plan.yaml", []byte(tc.src))
+			if p == nil || !r.OK() {
+				t.Errorf("problems:%s", formatProblems(r.Problems))
+			}
+		})
+	}
+}
+
+// testCatalog is a fixed catalog: test data in the shape the engine fills
+// from a project's configuration.
+type testCatalog struct {
+	tools   []ToolInfo
+	servers []string
+	models  []string
+}
+
+func (c testCatalog) Tools() []ToolInfo { return c.tools }
+func (c testCatalog) Servers() []string { return c.servers }
+func (c testCatalog) Models() []string  { return c.models }
+
+// projectCatalog is a project with a few tools of each listed kind, the
+// github and grafana servers, and the standard roles plus one named model.
+var projectCatalog = testCatalog{
+	tools: []ToolInfo{
+		{Name: "builtin__infer", Source: "builtin"},
+		{Name: "builtin__reshape", Source: "builtin"},
+		{Name: "builtin__git_log", Source: "builtin"},
+		{Name: "user__notify", Source: "user"},
+		{Name: "user__summarize", Source: "user"},
+		{Name: "plan__weekly_report", Source: "plan"},
+		{Name: "plan__escalate", Source: "plan", Unusable: "it requires MCP server 'pagerduty', which is not configured"},
+	},
+	servers: []string{"github", "grafana"},
+	models:  []string{"default", "chat", "judge", "repair", "fast"},
+}
+
+type resolveCase struct {
+	name  string
+	src   string
+	cat   Catalog
+	want  []Problem
+	notes []Problem
+}
+
+var resolveCases = []resolveCase{
+	{
+		name: "every name resolves",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: github__list_prs\n    input: {}\n  - id: E1\n    tool_name: map\n    input:\n      over: \"{{E0.prs}}\"\n      do:\n        - id: E10\n          tool_name: builtin__infer\n          input: {instruction: sum}\n        - id: E11\n          tool_name: plan__weekly_report\n          input: {}\n  - id: E2\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"github__*\", \"*__search\", user__notify, \"plan__*\", \"builtin__*\"]\n      model: fast\n  - id: E3\n    tool_name: plan_and_execute\n    input: {query: q}\n",
+	},
+	{
+		name: "unknown user tool with did-you-mean",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: user__notfy\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "unknown tool 'user__notfy'; did you mean 'user__notify'?"),
+		},
+	},
+	{
+		name: "unknown user tool without a close match",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: user__deploy\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "unknown tool 'user__deploy' (user__ tools: user__notify, user__summarize)"),
+		},
+	},
+	{
+		name: "unknown builtin",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: builtin__web_search\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "unknown tool 'builtin__web_search' (builtin__ tools: builtin__git_log, builtin__infer, builtin__reshape)"),
+		},
+	},
+	{
+		name: "unknown plan tool when there are none",
+		cat:  testCatalog{},
+		src:  head + "  - id: E0\n    tool_name: plan__triage\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "unknown tool 'plan__triage' (there are no plan__ tools)"),
+		},
+	},
+	{
+		name: "unknown tool in a decide branch",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: late?\n      then: {tool_name: user__sumarize, input: {}}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 9, 25, "E0/then", "unknown tool 'user__sumarize'; did you mean 'user__summarize'?"),
+		},
+	},
+	{
+		name: "MCP tool on an unconfigured server",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: linear__list_issues\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]"),
+		},
+	},
+	{
+		name: "MCP tool on a misspelled server",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: githb__list_prs\n    input: {}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 6, 16, "E0", "tool 'githb__list_prs' needs MCP server 'githb', which is not configured under [mcp.githb]; did you mean 'github'?"),
+		},
+	},
+	{
+		name: "MCP tool on a server declared in requires_servers",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: linear__list_issues\n    input: {}\nrequires_servers: [linear]\n",
+		notes: []Problem{
+			prob(CodeMissingServer, 6, 16, "E0", "tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear] (declared in requires_servers)"),
+			prob(CodeMissingServer, 8, 20, "", "requires MCP server 'linear', which is not configured under [mcp.linear]"),
+		},
+	},
+	{
+		name: "plan tool that cannot run",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      do: {tool_name: plan__escalate, input: {}}\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 9, 23, "E0/do.*", "tool 'plan__escalate' cannot run: it requires MCP server 'pagerduty', which is not configured"),
+		},
+	},
+	{
+		name: "agent pattern on an unconfigured server",
+		cat:  projectCatalog,
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"linear__*\"]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 10, 15, "E1", "`tools` pattern 'linear__*' needs MCP server 'linear', which is not configured under [mcp.linear]"),
+		},
+	},
+	{
+		name: "agent pattern on a server declared in requires_servers",
+		cat:  projectCatalog,
+		src:  "identifier: t\nname: T\ndescription: d\nrequires_servers: [linear]\nsteps:\n  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"linear__*\"]\n",
+		notes: []Problem{
+			prob(CodeMissingServer, 4, 20, "", "requires MCP server 'linear', which is not configured under [mcp.linear]"),
+			prob(CodeMissingServer, 11, 15, "E1", "`tools` pattern 'linear__*' needs MCP server 'linear', which is not configured under [mcp.linear] (declared in requires_servers)"),
+		},
+	},
+	{
+		name: "agent user pattern matching nothing",
+		cat:  testCatalog{tools: []ToolInfo{{Name: "builtin__infer"}}},
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"user__*\", \"builtin__infer\"]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 10, 15, "E1", "`tools` pattern 'user__*' matches no tool (there are no user__ tools)"),
+		},
+	},
+	{
+		name: "agent user pattern with a typo",
+		cat:  projectCatalog,
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"user__notif*\", \"user__summarise\"]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 10, 31, "E1", "`tools` pattern 'user__summarise' matches no tool; did you mean 'user__summarize'?"),
+		},
+	},
+	{
+		name: "agent suffix pattern with no server and no tool",
+		cat:  testCatalog{tools: []ToolInfo{{Name: "builtin__infer"}}},
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [\"*__search\"]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 10, 15, "E1", "`tools` pattern '*__search' matches no tool and no configured MCP server"),
+		},
+	},
+	{
+		name: "agent exact builtin missing",
+		cat:  testCatalog{tools: []ToolInfo{{Name: "builtin__reshape"}}},
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [builtin__infer]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 10, 15, "E1", "`tools` pattern 'builtin__infer' matches no tool (builtin__ tools: builtin__reshape)"),
+		},
+	},
+	{
+		name: "agent names a plan tool that cannot run",
+		cat:  projectCatalog,
+		src:  head + "  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      tools: [plan__escalate]\n",
+		want: []Problem{
+			prob(CodeUnresolvedTool, 10, 15, "E1", "`tools` names 'plan__escalate', which cannot run: it requires MCP server 'pagerduty', which is not configured"),
+		},
+	},
+	{
+		name: "agent in a map body with an unconfigured pattern",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      do:\n        tool_name: agent\n        input:\n          prompt: \"look at {{item}}\"\n          output_schema: {type: object}\n          tools: [\"sentry__*\"]\n",
+		want: []Problem{
+			prob(CodeUnresolvedPattern, 14, 19, "E0/do.*", "`tools` pattern 'sentry__*' needs MCP server 'sentry', which is not configured under [mcp.sentry]"),
+		},
+	},
+	{
+		name: "unknown models",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: gpt-9\n  - id: E1\n    tool_name: decide\n    input:\n      infer: late?\n      model: judge-xl\n      then: {tool_name: user__notify, input: {}}\n  - id: E2\n    tool_name: decide\n    input:\n      infer: late?\n      model: \"{{input.model}}\"\n      then: {tool_name: user__notify, input: {}}\n",
+		notes: []Problem{
+			prob(CodeUnknownModel, 10, 14, "E0", "model 'gpt-9' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast); the call would fail here"),
+			prob(CodeUnknownModel, 15, 14, "E1", "model 'judge-xl' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast); the call would fail here"),
+		},
+	},
+	{
+		name: "models are not checked without a model list",
+		cat:  testCatalog{tools: projectCatalog.tools},
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: gpt-9\n",
+	},
+}
+
+func TestResolve(t *testing.T) {
+	for _, tc := range resolveCases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, lr := Load("plan.yaml", []byte(tc.src))
+			if p == nil || !lr.OK() {
+				t.Fatalf("the plan must load cleanly:%s", formatProblems(lr.Problems))
+			}
+			r := Resolve(p, tc.cat)
+			if !slices.Equal(r.Problems, tc.want) {
+				t.Errorf("problems:\n got: %s\nwant: %s", formatProblems(r.Problems), formatProblems(tc.want))
+			}
+			if !slices.Equal(r.Notes, tc.notes) {
+				t.Errorf("notes:\n got: %s\nwant: %s", formatProblems(r.Notes), formatProblems(tc.notes))
+			}
+		})
+	}
+}
