@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -48,6 +49,10 @@ func (d *decoder) agent(in *yaml.Node, s *Step) *AgentInput {
 				d.r.problem(CodeUnavailableToAgent, p.Pos, s.Path, "'%s' is a control step, not a tool an agent can call", p.Value)
 			case !toolPatternChars.MatchString(p.Value):
 				d.r.problem(CodeInvalidValue, p.Pos, s.Path, "'tools' pattern '%s' may hold only letters, digits, '_', '-', '.' and the wildcard '*'", p.Value)
+			case strings.HasPrefix(p.Value, "workbench__"):
+				d.r.problem(CodeWorkbenchTool, p.Pos, s.Path, "'%s' names workbench tools, which exist only inside the workbench's chat agent, never in a plan", p.Value)
+			case !strings.Contains(p.Value, "__") && !strings.Contains(p.Value, "*"):
+				d.r.problem(CodeMalformedToolName, p.Pos, s.Path, "'tools' entry '%s' is not a tool name: catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier); a pattern uses '*', as in '%s__*'", p.Value, p.Value)
 			}
 		}
 	}
@@ -200,6 +205,14 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 // (terminal, workbench, MCP elicitation) can ask for.
 func (d *decoder) flatAnswerSchema(sc *Schema, path string) {
 	root, _ := sc.Raw.(map[string]any)
+	if _, ok := root["patternProperties"]; ok {
+		d.r.problem(CodeInvalidSchema, sc.Pos, path, "ask answers are flat forms with named properties: 'patternProperties' asks for fields nobody can be prompted for; list the properties")
+	}
+	if extra, ok := root["additionalProperties"].(map[string]any); ok {
+		if why := nonPrimitive(extra); why != "" {
+			d.r.problem(CodeInvalidSchema, sc.Pos, path, "ask answers are flat forms: 'additionalProperties' %s; use string, number, integer, boolean or an enum, or false", why)
+		}
+	}
 	props, _ := root["properties"].(map[string]any)
 	names := make([]string, 0, len(props))
 	for name := range props {

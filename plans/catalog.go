@@ -157,7 +157,8 @@ func (res *resolver) serverHint(ns string) string {
 // patterns against the listed tools, others at the MCP server level.
 func (res *resolver) pattern(pat Field[string], stepPath string) {
 	p := pat.Value
-	if p == PlannerTool || IsControl(p) || !toolPatternChars.MatchString(p) {
+	if p == PlannerTool || IsControl(p) || !toolPatternChars.MatchString(p) || strings.HasPrefix(p, "workbench__") ||
+		(!strings.Contains(p, "__") && !strings.Contains(p, "*")) {
 		return // reported by the static layer
 	}
 	ns, _, hasNS := strings.Cut(p, "__")

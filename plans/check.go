@@ -244,6 +244,8 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 	}
 	target, known := c.byID[root]
 	switch {
+	case !known && ref.InSection:
+		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))
 	case !known:
 		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
 	case sc.self != nil && target.step == sc.self:

@@ -33,28 +33,35 @@ var invalidCases = []invalidCase{
 		name: "yaml syntax: unclosed flow list",
 		src:  "identifier: a\nname: [b\n",
 		want: []Problem{
-			prob(CodeYAMLSyntax, 1, 1, "", "YAML: did not find expected ',' or ']'"),
+			prob(CodeYAMLSyntax, 2, 7, "", "YAML: sequence end token ']' not found"),
 		},
 	},
 	{
 		name: "yaml syntax: mapping value in wrong place",
 		src:  "identifier: a\n  name: b\n",
 		want: []Problem{
-			prob(CodeYAMLSyntax, 2, 1, "", "YAML: mapping values are not allowed in this context"),
+			prob(CodeYAMLSyntax, 1, 13, "", "YAML: mapping value is not allowed in this context"),
 		},
 	},
 	{
 		name: "yaml syntax: tab indentation",
 		src:  "identifier: a\nname: b\n\tdescription: c\n",
 		want: []Problem{
-			prob(CodeYAMLSyntax, 2, 1, "", "YAML: found a tab character that violates indentation"),
+			prob(CodeYAMLSyntax, 3, 1, "", "YAML: found character '\t' that cannot start any token"),
 		},
 	},
 	{
 		name: "yaml syntax: unknown anchor",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: *nowhere\n",
 		want: []Problem{
-			prob(CodeYAMLSyntax, 1, 1, "", "YAML: unknown anchor 'nowhere' referenced"),
+			prob(CodeYAMLSyntax, 7, 12, "", "YAML: unknown anchor 'nowhere' referenced"),
+		},
+	},
+	{
+		name: "yaml syntax: unclosed flow mapping in a step",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {a: 1\n  - id: E1\n    tool_name: user__y\n    input: {}\n",
+		want: []Problem{
+			prob(CodeYAMLSyntax, 8, 3, "", "YAML: ',' or '}' must be specified"),
 		},
 	},
 	{
@@ -1175,14 +1182,14 @@ var invalidCases = []invalidCase{
 		name: "forward root inside a section",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {q: \"{{#input.xs}}{{title}} {{E5.summary}}{{/input.xs}}\"}\n",
 		want: []Problem{
-			prob(CodeUnknownReference, 7, 40, "E0", "references E5, which is not `input` or an earlier step (available: input)"),
+			prob(CodeUnknownReference, 7, 40, "E0", "references E5, which is not `input` or an earlier step (available: input); in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section"),
 		},
 	},
 	{
 		name: "dotted path inside a section is root-anchored",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\n  - id: E1\n    tool_name: user__y\n    input: {q: \"{{#E0.items}}{{title}} by {{author.name}}{{/E0.items}}\"}\n",
 		want: []Problem{
-			prob(CodeUnknownReference, 10, 43, "E1", "references author, which is not `input` or an earlier step (available: input, E0)"),
+			prob(CodeUnknownReference, 10, 43, "E1", "references author, which is not `input` or an earlier step (available: input, E0); in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section"),
 		},
 	},
 	{
@@ -1270,6 +1277,20 @@ var invalidCases = []invalidCase{
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: list them\n      output_schema: {type: object}\n      tools: [map]\n",
 		want: []Problem{
 			prob(CodeUnavailableToAgent, 10, 15, "E0", "'map' is a control step, not a tool an agent can call"),
+		},
+	},
+	{
+		name: "agent tools naming workbench tools",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: list them\n      output_schema: {type: object}\n      tools: [\"workbench__*\"]\n",
+		want: []Problem{
+			prob(CodeWorkbenchTool, 10, 15, "E0", "'workbench__*' names workbench tools, which exist only inside the workbench's chat agent, never in a plan"),
+		},
+	},
+	{
+		name: "agent tools entry without a namespace",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: list them\n      output_schema: {type: object}\n      tools: [search]\n",
+		want: []Problem{
+			prob(CodeMalformedToolName, 10, 15, "E0", "'tools' entry 'search' is not a tool name: catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier); a pattern uses '*', as in 'search__*'"),
 		},
 	},
 	{
@@ -1480,6 +1501,20 @@ var invalidCases = []invalidCase{
 		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Where?\n      output_schema:\n        type: object\n        properties:\n          place:\n            type: object\n            properties: {city: {type: string}}\n",
 		want: []Problem{
 			prob(CodeInvalidSchema, 13, 13, "E0", "ask answers are flat forms: property 'place' is of type object; use string, number, integer, boolean or an enum (nested data belongs in a tool result)"),
+		},
+	},
+	{
+		name: "ask nested data through additionalProperties",
+		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Where?\n      output_schema:\n        type: object\n        additionalProperties: {type: object}\n",
+		want: []Problem{
+			prob(CodeInvalidSchema, 10, 9, "E0", "ask answers are flat forms: 'additionalProperties' is of type object; use string, number, integer, boolean or an enum, or false"),
+		},
+	},
+	{
+		name: "ask patternProperties",
+		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Where?\n      output_schema:\n        type: object\n        patternProperties: {\"^x\": {type: string}}\n",
+		want: []Problem{
+			prob(CodeInvalidSchema, 10, 9, "E0", "ask answers are flat forms with named properties: 'patternProperties' asks for fields nobody can be prompted for; list the properties"),
 		},
 	},
 	{

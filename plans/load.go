@@ -8,7 +8,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	goccyyaml "github.com/goccy/go-yaml"
+	goccyparser "github.com/goccy/go-yaml/parser"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,6 +20,7 @@ var (
 	stepIDPattern     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	toolNamePattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$`)
 	yamlLine          = regexp.MustCompile(`^yaml: line (\d+): `)
+	unknownAnchor     = regexp.MustCompile(`^unknown anchor '([^']+)' referenced`)
 )
 
 // ReservedRoots are the template roots no step id may shadow.
@@ -69,14 +73,14 @@ func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml
 			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 			return nil, false
 		}
-		r.Problems = append(r.Problems, yamlProblem(file, err))
+		r.Problems = append(r.Problems, yamlProblem(file, src, err))
 		return nil, false
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
 	} else if !errors.Is(err, io.EOF) {
-		r.Problems = append(r.Problems, yamlProblem(file, err))
+		r.Problems = append(r.Problems, yamlProblem(file, src, err))
 	}
 	if len(doc.Content) == 0 {
 		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
@@ -160,9 +164,19 @@ func checkAliases(file string, root *yaml.Node, r *Report) bool {
 	return true
 }
 
-// yamlProblem turns a YAML parser error into a problem at the line the
-// parser names (it gives no column).
-func yamlProblem(file string, err error) Problem {
+// yamlProblem turns a YAML parser error into a problem. yaml.v3 names only
+// a line, and often the line where the enclosing construct began rather
+// than the one at fault; goccy/go-yaml's parser points at the offending
+// token, so its position (and its wording, which goes with it) is used when
+// it also refuses the text. When the two parsers disagree, yaml.v3's verdict
+// stands at the line it names.
+func yamlProblem(file string, src []byte, err error) Problem {
+	if _, gerr := goccyparser.ParseBytes(src, 0); gerr != nil {
+		var se *goccyyaml.SyntaxError
+		if errors.As(gerr, &se) && se.Token != nil && se.Token.Position != nil && se.Token.Position.Line > 0 {
+			return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + se.Message, Pos: Pos{File: file, Line: se.Token.Position.Line, Col: max(1, se.Token.Position.Column)}}
+		}
+	}
 	msg := err.Error()
 	pos := Pos{File: file, Line: 1, Col: 1}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -170,6 +184,13 @@ func yamlProblem(file string, err error) Problem {
 		msg = msg[len(m[0]):]
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
+	// yaml.v3 places an unknown anchor nowhere; the alias is in the text.
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if at := bytes.Index(src, []byte("*"+m[1])); at >= 0 {
+			pos.Line = 1 + bytes.Count(src[:at], []byte("\n"))
+			pos.Col = 1 + utf8.RuneCount(src[bytes.LastIndexByte(src[:at], '\n')+1:at])
+		}
+	}
 	return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + msg, Pos: pos}
 }
 
