@@ -133,7 +133,7 @@ func TestDetail(t *testing.T) {
 
 func TestNotLoaded(t *testing.T) {
 	_, text := show(t, load(t, "../testdata/broken.yaml"), "", 80, false)
-	for _, w := range []string{"does not load", "✗ 2:1 YAML: did not find expected '-' indicator"} {
+	for _, w := range []string{"does not load", "✗ 5:3 YAML: value is not allowed in this context"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("missing %q in:\n%s", w, text)
 		}
