@@ -1,0 +1,139 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// project writes files (path relative to a temporary project root -> text)
+// and loads the catalog of that project, with the global configuration
+// pointed at an empty directory.
+func project(t *testing.T, files map[string]string) *Catalog {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
+	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Load(cfg)
+}
+
+func plan(id, body string) string {
+	return "identifier: " + id + "\nname: " + id + "\ndescription: the " + id + " plan\n" + body
+}
+
+const tinySteps = "steps:\n  - id: E0\n    tool_name: builtin__reshape\n    input: {shape: {a: 1}}\n"
+
+func TestLoad(t *testing.T) {
+	c := project(t, map[string]string{
+		".stepwise/config.toml": "[mcp.tracker]\ncommand = \"tracker\"\n",
+		".stepwise/tools/a_stamp.yaml": "name: stamp\ndescription: Print the date.\nkind: exec\ncommand: date\nread_only: true\n" +
+			"input_schema: {type: object}\noutput_schema: {type: object, properties: {text: {type: string}}}\n",
+		".stepwise/tools/b_stamp.yaml":  "name: stamp\ndescription: A second stamp.\nkind: exec\ncommand: date\n",
+		".stepwise/tools/shape.yml":     "name: shape\ndescription: Rename.\nkind: reshape\nshape: {x: \"{{input.y}}\"}\n",
+		".stepwise/tools/broken.yaml":   "name: broken\ndescription: no command\nkind: exec\n",
+		".stepwise/tools/notes.txt":     "not a tool file",
+		".stepwise/plans/a_first.yaml":  plan("first", "input_schema: {type: object, properties: {q: {type: string}}}\n"+tinySteps),
+		".stepwise/plans/b_first.yaml":  plan("first", tinySteps),
+		".stepwise/plans/hidden.yaml":   plan("hidden", "requires_servers: [linear]\n"+tinySteps),
+		".stepwise/plans/caller.yaml":   plan("caller", "steps:\n  - id: E0\n    tool_name: plan__hidden\n    input: {}\n"),
+		".stepwise/plans/chain.yaml":    plan("chain", "steps:\n  - id: E0\n    tool_name: plan__caller\n    input: {}\n"),
+		".stepwise/plans/ok_tools.yaml": plan("ok_tools", "steps:\n  - id: E0\n    tool_name: tracker__list\n    input: {}\n  - id: E1\n    tool_name: user__stamp\n    input: {}\n"),
+		".stepwise/plans/broken.yaml":   plan("broken", "steps:\n  - id: E0\n    tool_name: mapp\n    input: {}\n"),
+	})
+
+	names := func(ts []plans.ToolInfo) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	wantTools := []string{"builtin__infer", "builtin__reshape", "plan__caller", "plan__chain", "plan__first", "plan__hidden", "plan__ok_tools", "user__shape", "user__stamp"}
+	if got := names(c.Tools()); !slices.Equal(got, wantTools) {
+		t.Errorf("Tools() = %v\nwant %v", got, wantTools)
+	}
+	if got := c.Servers(); !slices.Equal(got, []string{"tracker"}) {
+		t.Errorf("Servers() = %v", got)
+	}
+	if c.Models() != nil {
+		t.Errorf("Models() = %v, want nil with no [models] configured", c.Models())
+	}
+
+	stamp, _ := c.Tool("user__stamp")
+	if stamp.Description != "Print the date." || stamp.ReadOnly == nil || !*stamp.ReadOnly || stamp.OutputSchema == nil {
+		t.Errorf("user__stamp = %+v: the first definition should win, with its read-only hint and output schema", stamp)
+	}
+	if shape, _ := c.Tool("user__shape"); shape.ReadOnly == nil || !*shape.ReadOnly {
+		t.Errorf("user__shape: a reshape tool is read-only by nature, got %+v", shape.ReadOnly)
+	}
+	if first, _ := c.Tool("plan__first"); first.InputSchema == nil {
+		t.Errorf("plan__first should be the first file's plan, with its input schema")
+	}
+
+	unusable := map[string]string{
+		"plan__hidden": "requires MCP servers that are not configured: linear",
+		"plan__caller": "plan 'caller' does not resolve",
+		"plan__chain":  "plan 'chain' does not resolve",
+	}
+	for _, tool := range c.Tools() {
+		want, bad := unusable[tool.Name]
+		switch {
+		case bad && !strings.Contains(tool.Unusable, want):
+			t.Errorf("%s.Unusable = %q, want it to contain %q", tool.Name, tool.Unusable, want)
+		case !bad && tool.Unusable != "":
+			t.Errorf("%s.Unusable = %q, want usable", tool.Name, tool.Unusable)
+		}
+	}
+
+	var skipped []string
+	for _, s := range c.Skipped {
+		skipped = append(skipped, filepath.Base(s.File)+": "+s.Reason)
+	}
+	for _, want := range []string{"b_stamp.yaml: user__stamp is already defined by", "broken.yaml: ", "b_first.yaml: plan 'first' is already defined by"} {
+		if !slices.ContainsFunc(skipped, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("Skipped lacks %q; got %q", want, skipped)
+		}
+	}
+	if file, ok := c.SkippedPlan("broken"); !ok || filepath.Base(file) != "broken.yaml" {
+		t.Errorf("SkippedPlan(broken) = %q, %v", file, ok)
+	}
+	if got := len(c.PlanFiles()); got != 7 {
+		t.Errorf("PlanFiles() has %d files, want the 7 plan files", got)
+	}
+	if _, ok := c.Tool("map"); !ok {
+		t.Error("Tool(map) should describe the control step")
+	}
+	if got := len(c.Listing()); got != len(ControlTools())+len(wantTools) {
+		t.Errorf("Listing() has %d entries, want controls and tools", got)
+	}
+}
+
+func TestModels(t *testing.T) {
+	c := project(t, map[string]string{
+		".stepwise/config.toml": "[providers.s]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n" +
+			"[models.named.fast]\nprovider = \"s\"\nmodel = \"m2\"\n",
+	})
+	for _, name := range []string{"default", "chat", "judge", "fast"} {
+		if !slices.Contains(c.Models(), name) {
+			t.Errorf("Models() = %v lacks %s", c.Models(), name)
+		}
+	}
+}
