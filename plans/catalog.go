@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // ToolInfo describes one tool of the catalog as validation and listings see
@@ -134,7 +136,7 @@ func (res *resolver) toolHint(name, ns string) string {
 		}
 	}
 	slices.Sort(same)
-	if s := suggest(name, same); s != "" {
+	if s := suggest.Closest(name, same); s != "" {
 		return "; did you mean '" + s + "'?"
 	}
 	if len(same) == 0 {
@@ -147,7 +149,7 @@ func (res *resolver) toolHint(name, ns string) string {
 }
 
 func (res *resolver) serverHint(ns string) string {
-	if s := suggest(ns, res.servers); s != "" {
+	if s := suggest.Closest(ns, res.servers); s != "" {
 		return "; did you mean '" + s + "'?"
 	}
 	return ""

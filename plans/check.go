@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/plans/strict"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -315,7 +316,7 @@ func (c *checker) availableHint(root string, sc *scope) string {
 		names = append(names, p)
 	}
 	sort.Strings(names[1:])
-	if s := suggest(root, names); s != "" {
+	if s := suggest.Closest(root, names); s != "" {
 		return "; did you mean " + s + "?"
 	}
 	return " (available: " + strings.Join(names, ", ") + ")"

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 var (
@@ -29,7 +31,7 @@ func (d *decoder) control(in *yaml.Node, s *Step, c container) any {
 		if o.require("status") {
 			x.Status = o.str("status")
 			if x.Status.Set && x.Status.Value != "success" && x.Status.Value != "error" {
-				d.r.problem(CodeInvalidValue, x.Status.Pos, s.Path, "'status' must be success or error, not '%s'%s", x.Status.Value, didYouMean(x.Status.Value, []string{"success", "error"}))
+				d.r.problem(CodeInvalidValue, x.Status.Pos, s.Path, "'status' must be success or error, not '%s'%s", x.Status.Value, suggest.DidYouMean(x.Status.Value, []string{"success", "error"}))
 			}
 		}
 		x.Message = o.stringValue("message")
@@ -154,7 +156,7 @@ func (d *decoder) gate(n *yaml.Node, name, path string) *Gate {
 	}
 	op := g.Op.Value
 	if g.Op.Set && !slices.Contains(GateOps, op) {
-		d.r.problem(CodeInvalidValue, g.Op.Pos, path, "unknown op '%s'%s (ops: %s)", op, didYouMean(op, GateOps), strings.Join(GateOps, ", "))
+		d.r.problem(CodeInvalidValue, g.Op.Pos, path, "unknown op '%s'%s (ops: %s)", op, suggest.DidYouMean(op, GateOps), strings.Join(GateOps, ", "))
 		return g
 	}
 	unary := op == "empty" || op == "not_empty"

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -281,7 +282,7 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 // fieldHint is the tail of an unknown-field message: a did-you-mean when a
 // field is close, else the list of fields there are.
 func fieldHint(name string, fields []string) string {
-	if s := suggest(snakeCase(name), fields); s != "" {
+	if s := suggest.Closest(snakeCase(name), fields); s != "" {
 		return "; did you mean '" + s + "'?"
 	}
 	return " (fields: " + strings.Join(fields, ", ") + ")"

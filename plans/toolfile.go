@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // The kinds of user tool.
@@ -95,7 +97,7 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 	kind := t.Kind.Value
 	fields, known := toolFileByKind[kind]
 	if t.Kind.Set && !known {
-		d.r.problem(CodeInvalidValue, t.Kind.Pos, "", "'kind' must be exec, prompt or reshape, not '%s'%s", kind, didYouMean(kind, []string{ToolExec, ToolPrompt, ToolReshape}))
+		d.r.problem(CodeInvalidValue, t.Kind.Pos, "", "'kind' must be exec, prompt or reshape, not '%s'%s", kind, suggest.DidYouMean(kind, []string{ToolExec, ToolPrompt, ToolReshape}))
 	}
 	if known {
 		for other, otherFields := range toolFileByKind {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,11 +18,16 @@ func newDemoCommand(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo DIR",
 		Short: "Write the embedded demo project to DIR to keep and edit it",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1, "one DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			exe, err := os.Executable()
 			if err != nil {
 				return err
+			}
+			// The demo's config starts this executable as its MCP server; a
+			// binary that `go run` built is deleted when it exits.
+			if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+				return &exitCode{code: exitFailure, msg: "this stepwise was built by `go run` and disappears when it exits, so the demo could not start its MCP server later; build it first (go build ./cmd/stepwise) and run ./stepwise demo " + args[0]}
 			}
 			if err := os.MkdirAll(args[0], 0o755); err != nil {
 				return err

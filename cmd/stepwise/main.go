@@ -10,8 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // Exit codes of the scripting contract.
@@ -31,7 +35,9 @@ type exitCode struct {
 func (e *exitCode) Error() string { return e.msg }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A closed terminal (SIGHUP) or a kill (SIGTERM) must unwind like
+	// ctrl-c does, so that the demo's scratch directory is removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGHUP, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -77,7 +83,7 @@ func newRootCommand(s *streams) *cobra.Command {
 		Long: "Stepwise shows a plan as a step tree, checks it as you write it, and runs and debugs it.\n\n" +
 			"With no argument it opens the embedded demo project; with a plan file it opens that plan;\n" +
 			"with a directory it opens the plans of the project found there (.stepwise/ or .graph/).",
-		Args:          cobra.MaximumNArgs(1),
+		Args:          rootArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,21 +95,48 @@ func newRootCommand(s *streams) *cobra.Command {
 	return root
 }
 
+// rootArgs accepts at most one argument, a plan file or a directory. A word
+// that is neither, but is close to a subcommand, is a mistyped subcommand.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if !c.Hidden {
+			names = append(names, c.Name())
+		}
+	}
+	_, statErr := os.Stat(args[0])
+	if statErr != nil {
+		if s := suggest.Closest(args[0], names); s != "" {
+			return usageError{fmt.Errorf("unknown command '%s'; did you mean '%s'?", args[0], s)}
+		}
+	}
+	switch {
+	case len(args) > 1:
+		return usageError{fmt.Errorf("stepwise takes one PLAN or DIR, not %d arguments; see stepwise --help", len(args))}
+	case statErr != nil:
+		return usageError{fmt.Errorf("'%s' is neither a plan file, a directory nor a command (%s)", args[0], strings.Join(names, ", "))}
+	}
+	return nil
+}
+
 // usageError marks a bad command line (exit 2).
 type usageError struct{ error }
 
+// exactArgs is cobra.ExactArgs answering with a usage error that names what
+// the command takes.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s takes %s; see stepwise %s --help", cmd.CommandPath(), what, cmd.Name())}
+		}
+		return nil
+	}
+}
+
 func isUsageError(err error) bool {
 	var u usageError
-	if errors.As(err, &u) {
-		return true
-	}
-	// cobra reports unknown commands and wrong argument counts as plain
-	// errors; they are usage errors all the same.
-	msg := err.Error()
-	for _, prefix := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand"} {
-		if len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &u)
 }

@@ -33,8 +33,12 @@ func openProject(dir string, w io.Writer) (*project, error) {
 	}
 	shown := &project{base: wd}
 	cfg, diags, err := config.Load(config.Options{Dir: dir})
+	// Load's diagnostics are warnings: what fails the load comes back as
+	// the error.
 	for _, d := range diags {
-		fmt.Fprintln(w, shown.displayText(d.String()))
+		d.File = shown.displayPath(d.File)
+		d.Message = "warning: " + d.Message
+		fmt.Fprintln(w, d.String())
 	}
 	if err != nil {
 		return nil, errors.New(shown.displayText(err.Error()))
@@ -43,17 +47,18 @@ func openProject(dir string, w io.Writer) (*project, error) {
 	return shown, nil
 }
 
-// displayPath shortens an absolute path under the base directory to a
-// relative one, the way a user would have typed it; other paths stay as
-// they are.
+// displayPath shortens an absolute path near the base directory to a
+// relative one, the way a user would have typed it; a path far from it (more
+// than two levels up) stays absolute, which is then the clearer.
 func (p *project) displayPath(path string) string {
 	if !filepath.IsAbs(path) {
 		return path
 	}
-	if rel, err := filepath.Rel(p.base, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
+	rel, err := filepath.Rel(p.base, path)
+	if err != nil || strings.HasPrefix(rel, strings.Repeat(".."+string(filepath.Separator), 3)) {
+		return path
 	}
-	return path
+	return rel
 }
 
 // displayText shortens every absolute path under the base directory in a

@@ -15,12 +15,16 @@ func newToolsCommand(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List and show the tool catalog, control steps included",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{fmt.Errorf("tools needs a subcommand: list or show NAME")}
+		},
 	}
 	var listJSON, showJSON bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List every tool and control step a plan step may name",
-		Args:  cobra.NoArgs,
+		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, err := openProject("", s.err)
 			if err != nil {
@@ -30,11 +34,17 @@ func newToolsCommand(s *streams) *cobra.Command {
 			for _, sk := range proj.catalog.Skipped {
 				fmt.Fprintf(s.err, "skipped %s: %s\n", proj.displayPath(sk.File), proj.displayText(sk.Reason))
 			}
+			note := ""
 			if servers := proj.catalog.Servers(); len(servers) > 0 {
-				fmt.Fprintf(s.err, "not listed: the tools of MCP servers %s (listing them needs a connection)\n", strings.Join(servers, ", "))
+				note = fmt.Sprintf("not listed: the tools of MCP servers %s (listing them needs a connection)", strings.Join(servers, ", "))
 			}
 			if listJSON {
-				return writeJSON(s.out, toolListing(listing, proj))
+				env := toolListing(listing, proj)
+				env.Note = note
+				return writeJSON(s.out, env)
+			}
+			if note != "" {
+				fmt.Fprintln(s.err, note)
 			}
 			printToolList(s.out, listing)
 			return nil
@@ -44,7 +54,7 @@ func newToolsCommand(s *streams) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show one tool's description and schemas",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1, "one tool NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, err := openProject("", s.err)
 			if err != nil {
@@ -76,11 +86,12 @@ type toolListJSON struct {
 }
 
 type toolEntryJSON struct {
-	Name            string `json:"name"`
-	Source          string `json:"source"`
-	Description     string `json:"description"`
-	ReadOnly        *bool  `json:"readOnly"`
-	HasOutputSchema bool   `json:"hasOutputSchema"`
+	Name            string  `json:"name"`
+	Source          string  `json:"source"`
+	Description     string  `json:"description"`
+	ReadOnly        *bool   `json:"readOnly"`
+	HasOutputSchema bool    `json:"hasOutputSchema"`
+	Unusable        *string `json:"unusable"` // why the tool cannot run here; null when it can
 }
 
 type sourceCountJSON struct {
@@ -106,7 +117,12 @@ type toolShowJSON struct {
 func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {
 	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []skippedJSON{}}
 	for _, t := range list {
-		env.Tools = append(env.Tools, toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil})
+		entry := toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil}
+		if t.Unusable != "" {
+			why := proj.displayText(t.Unusable)
+			entry.Unusable = &why
+		}
+		env.Tools = append(env.Tools, entry)
 		if n := len(env.Sources); n > 0 && env.Sources[n-1].Source == t.Source {
 			env.Sources[n-1].Count++
 		} else {
@@ -151,7 +167,7 @@ func printTool(w io.Writer, t plans.ToolInfo, proj *project) {
 		fmt.Fprintf(w, "defined in %s\n", proj.displayPath(t.File))
 	}
 	if t.Unusable != "" {
-		fmt.Fprintf(w, "cannot run: %s\n", t.Unusable)
+		fmt.Fprintf(w, "cannot run: %s\n", proj.displayText(t.Unusable))
 	}
 	fmt.Fprintf(w, "\n%s\n", t.Description)
 	for _, s := range []struct {

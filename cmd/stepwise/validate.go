@@ -1,12 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,15 +29,14 @@ func newValidateCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
-			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
+			projects := projectsByDir{w: s.err}
 			failed := false
 			for _, arg := range args {
-				v, err := validatePlan(proj, arg)
+				v, err := projects.validate(arg)
 				if err != nil {
-					return &exitCode{code: exitFailure, msg: err.Error()}
+					fmt.Fprintln(s.err, "stepwise:", err)
+					failed = true
+					continue
 				}
 				if !v.report.OK() {
 					failed = true
@@ -68,23 +66,56 @@ type validation struct {
 	report plans.Report
 }
 
-// validatePlan runs both layers of validation on one plan, named by file or
-// by identifier. A plan the catalog skipped or hid is validated from its
-// file all the same: it is exactly the plan that needs looking at.
-func validatePlan(proj *project, arg string) (*validation, error) {
-	file := arg
-	src, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		if e, ok := proj.catalog.Plan(arg); ok {
-			file = e.File
-			src, err = os.ReadFile(file)
-		} else if f, ok := proj.catalog.SkippedPlan(arg); ok {
-			file = f
-			src, err = os.ReadFile(file)
-		} else {
-			return nil, fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
-		}
+// projectsByDir opens each project once: a plan file is checked against the
+// project it sits in, an identifier against the project of the working
+// directory.
+type projectsByDir struct {
+	w    io.Writer
+	open map[string]*project
+}
+
+func (ps *projectsByDir) project(dir string) (*project, error) {
+	if p, ok := ps.open[dir]; ok {
+		return p, nil
 	}
+	p, err := openProject(dir, ps.w)
+	if err != nil {
+		return nil, err
+	}
+	if ps.open == nil {
+		ps.open = map[string]*project{}
+	}
+	ps.open[dir] = p
+	return p, nil
+}
+
+// validate validates one plan, named by file or by identifier. A plan the
+// catalog skipped or hid is validated from its file all the same: it is
+// exactly the plan that needs looking at.
+func (ps *projectsByDir) validate(arg string) (*validation, error) {
+	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
+		proj, err := ps.project(filepath.Dir(arg))
+		if err != nil {
+			return nil, err
+		}
+		return validatePlan(proj, arg)
+	}
+	proj, err := ps.project("")
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := proj.catalog.Plan(arg); ok {
+		return validatePlan(proj, e.File)
+	}
+	if file, ok := proj.catalog.SkippedPlan(arg); ok {
+		return validatePlan(proj, file)
+	}
+	return nil, fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
+}
+
+// validatePlan runs both layers of validation on one plan file.
+func validatePlan(proj *project, file string) (*validation, error) {
+	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +272,5 @@ func writeValidation(w io.Writer, v *validation, explain bool) error {
 			}
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(env)
+	return writeJSON(w, env)
 }

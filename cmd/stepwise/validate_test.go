@@ -70,6 +70,10 @@ func TestValidate(t *testing.T) {
 		{"several plans, one failing", "testdata/project", []string{"validate", "triage", "broken"}, 1},
 		{"graph project", "testdata/graphproject", []string{"validate", "--json", ".graph/plans/pr_digest.yaml"}, 0},
 		{"no such plan", "testdata/project", []string{"validate", "nothing"}, 1},
+		{"a missing plan does not stop the others", "testdata/project", []string{"validate", "nothing", "triage"}, 1},
+		{"a file is checked in its own project", "testdata/project", []string{"validate", "--json", "../graphproject/.graph/plans/pr_digest.yaml"}, 0},
+		{"mistyped command", "testdata/project", []string{"valdate", "triage"}, 2},
+		{"tools without a subcommand", "testdata/project", []string{"tools", "frob"}, 2},
 		{"no arguments", "testdata/project", []string{"validate"}, 2},
 		{"unknown flag", "testdata/project", []string{"validate", "--jsn", "triage"}, 2},
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // TestChecks loads one project file per case and compares the warnings and
@@ -39,12 +41,12 @@ descripton = "d"
 colour = "red"
 `,
 			warnings: []string{
-				`{file}:2:1: settings.max_agent_iteration: unknown key; did you mean "max_agent_iterations"?`,
-				`{file}:4:1: providers.local.tpye: unknown key; did you mean "type"?`,
-				`{file}:7:2: modles: unknown key; did you mean "models"?`,
-				`{file}:10:1: models.chta: unknown key; did you mean "chat"?`,
-				`{file}:13:1: mcp.gh.Args: unknown key; did you mean "args"? (keys are case-sensitive)`,
-				`{file}:16:1: mcp.gh.tool_overrides.t.descripton: unknown key; did you mean "description"?`,
+				`{file}:2:1: settings.max_agent_iteration: unknown key; did you mean 'max_agent_iterations'?`,
+				`{file}:4:1: providers.local.tpye: unknown key; did you mean 'type'?`,
+				`{file}:7:2: modles: unknown key; did you mean 'models'?`,
+				`{file}:10:1: models.chta: unknown key; did you mean 'chat'?`,
+				`{file}:13:1: mcp.gh.Args: unknown key; did you mean 'args'? (keys are case-sensitive)`,
+				`{file}:16:1: mcp.gh.tool_overrides.t.descripton: unknown key; did you mean 'description'?`,
 				`{file}:17:1: mcp.gh.tool_overrides.t.colour: unknown key`,
 			},
 			check: func(t *testing.T, cfg *Config) {
@@ -146,7 +148,7 @@ provider = "nope"
 model = "x"
 `,
 			errs: []string{
-				`{file}:7:24: models.default.provider: provider "antropic" is not configured under [providers] (configured: anthropic, local); did you mean "anthropic"?`,
+				`{file}:7:24: models.default.provider: provider "antropic" is not configured under [providers] (configured: anthropic, local); did you mean 'anthropic'?`,
 				`{file}:11:27: models.chat.fallbacks[0].provider: provider "openai" is not configured under [providers] (configured: anthropic, local)`,
 				`{file}:13:12: models.named.nano.provider: provider "nope" is not configured under [providers] (configured: anthropic, local)`,
 			},
@@ -180,7 +182,7 @@ model = "x"
 			project: "[providers.x]\ntype = \"gemini\"\n[providers.y]\ntype = \"opnai\"\n[providers.z]\napi_key = \"k\"\n",
 			errs: []string{
 				`{file}:2:8: providers.x.type: unknown provider type "gemini" (valid: openai, openai_compat, anthropic, bedrock, script)`,
-				`{file}:4:8: providers.y.type: unknown provider type "opnai" (valid: openai, openai_compat, anthropic, bedrock, script); did you mean "openai"?`,
+				`{file}:4:8: providers.y.type: unknown provider type "opnai" (valid: openai, openai_compat, anthropic, bedrock, script); did you mean 'openai'?`,
 				`{file}:5:12: providers.z: type is required (valid: openai, openai_compat, anthropic, bedrock, script)`,
 			},
 		},
@@ -385,7 +387,7 @@ func TestSuggest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.word, func(t *testing.T) {
-			if got := suggest(tt.word, known); got != tt.want {
+			if got := suggest.Closest(tt.word, known); got != tt.want {
 				t.Errorf("suggest(%q) = %q, want %q", tt.word, got, tt.want)
 			}
 		})

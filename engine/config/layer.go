@@ -13,6 +13,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // position is where a key and its value sit in a configuration file, and the
@@ -91,7 +93,7 @@ func caseMismatches(file string, index map[string]position, parts map[string][]s
 		}
 		ds = append(ds, Diagnostic{
 			File: file, Line: pos.keyLine, Col: pos.keyCol, Key: unknown,
-			Message: fmt.Sprintf("unknown key; did you mean %q? (keys are case-sensitive)", match),
+			Message: fmt.Sprintf("unknown key; did you mean '%s'? (keys are case-sensitive)", match),
 		})
 	}
 	return ds
@@ -118,7 +120,7 @@ func unknownKeyDiagnostic(file string, e *toml.DecodeError) Diagnostic {
 	d := Diagnostic{File: file, Line: line, Col: col, Key: formatKey(key), Message: "unknown key"}
 	if i, known := firstUnknown(key); i >= 0 {
 		d.Key = formatKey(key[:i+1])
-		d.Message += didYouMean(key[i], known)
+		d.Message += suggest.DidYouMean(key[i], known)
 	}
 	return d
 }

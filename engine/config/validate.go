@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // validate checks the layered configuration. Every problem is recorded; none
@@ -52,7 +54,7 @@ func (b *builder) checkProviders() {
 		case b.unexpanded[typeKey]:
 			// Already reported: the variable it names is not set.
 		case !validType(p.Type):
-			b.errorf(typeKey, false, "unknown provider type %q (valid: %s)%s", p.Type, validTypes(), didYouMean(string(p.Type), typeNames()))
+			b.errorf(typeKey, false, "unknown provider type %q (valid: %s)%s", p.Type, validTypes(), suggest.DidYouMean(string(p.Type), typeNames()))
 		case !p.Type.Supported():
 			d := b.diag(typeKey, false, fmt.Sprintf("stepwise does not support provider type %s yet (%s)", p.Type, ErrNotUsable))
 			b.cfg.unusable[key] = append([]*UnusableError{{Diagnostic: d}}, b.cfg.unusable[key]...)
@@ -124,7 +126,7 @@ func (b *builder) checkCandidate(key, provider, model string, temp *float64) {
 	case !b.hasProvider(provider):
 		names := b.cfg.ProviderNames()
 		b.errorf(joinKey(key, "provider"), false, "provider %q is not configured under [providers] (%s)%s",
-			provider, configuredList(names), didYouMean(provider, names))
+			provider, configuredList(names), suggest.DidYouMean(provider, names))
 	}
 	if model == "" {
 		b.errorf(key, true, "model is required")
