@@ -37,7 +37,11 @@ func openProject(dir string, w io.Writer) (*project, error) {
 	// the error.
 	for _, d := range diags {
 		d.File = shown.displayPath(d.File)
-		d.Message = "warning: " + d.Message
+		if d.Key != "" {
+			d.Key = "warning: " + d.Key
+		} else {
+			d.Message = "warning: " + d.Message
+		}
 		fmt.Fprintln(w, d.String())
 	}
 	if err != nil {
