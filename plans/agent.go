@@ -145,7 +145,9 @@ func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationEx
 }
 
 // strictAtLoad applies Anthropic's rules to a step asking for strict output,
-// as seeds/002 prescribes: a refusal is a problem, a caveat a note.
+// as seeds/002 prescribes: a refusal is a problem, a caveat a note, each
+// under the code the rules give it (missing_additional_properties,
+// unenforced_keyword, ...), so a script can tell them apart.
 func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 	var schema any
 	pos := a.StructuredOutput.Pos
@@ -155,9 +157,9 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 	v := strict.Check(schema, strict.Anthropic, strict.Context{HasTools: a.Iterations() > 1})
 	for _, n := range v.Notes {
 		if n.Refusal {
-			d.r.problem(CodeStrictIneligible, pos, s.Path, "'structured_output: strict' is not eligible for this step's schema — %s", n.Message)
+			d.r.problem(string(n.Code), pos, s.Path, "'structured_output: strict' is not eligible for this step's schema — %s", n.Message)
 		} else {
-			d.r.note(CodeStrictCaveat, pos, s.Path, "structured_output caveat — %s", n.Message)
+			d.r.note(string(n.Code), pos, s.Path, "structured_output caveat — %s", n.Message)
 		}
 	}
 }

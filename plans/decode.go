@@ -76,25 +76,40 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	switch n.Kind {
 	case yaml.MappingNode:
 		v.Kind = Map
-		seen := map[string]bool{}
+		// Explicit keys win over merged ones (<<: *base), wherever they are
+		// written, so they are collected first; only two explicit keys can
+		// clash.
+		explicit := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := resolve(n.Content[i])
+			switch {
+			case k.Tag == "!!merge":
+			case k.Kind != yaml.ScalarNode:
+				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
+			case explicit[k.Value]:
+				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
+			default:
+				explicit[k.Value] = true
+			}
+		}
+		added := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := resolve(n.Content[i]), n.Content[i+1]
 			if k.Tag == "!!merge" {
 				if m := d.value(val, path, templates); m != nil && m.Kind == Map {
 					for _, e := range m.Map {
-						if !seen[e.Key] {
-							seen[e.Key] = true
+						if !explicit[e.Key] && !added[e.Key] {
+							added[e.Key] = true
 							v.Map = append(v.Map, e)
 						}
 					}
 				}
 				continue
 			}
-			if seen[k.Value] {
-				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
+			if k.Kind != yaml.ScalarNode || added[k.Value] {
 				continue
 			}
-			seen[k.Value] = true
+			added[k.Value] = true
 			v.Map = append(v.Map, &Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
 		}
 	case yaml.SequenceNode:
@@ -140,8 +155,6 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
 		v.layout = d.layout(n)
-	}
-	if templates && strings.Contains(n.Value, "{{") {
 		t, err := template.Parse(n.Value)
 		if err != nil {
 			offset := 0
@@ -253,6 +266,10 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 		name := k.Value
 		if k.Tag == "!!merge" {
 			d.r.problem(CodeWrongType, d.pos(k), path, "merge keys (<<) are not supported in %s; write the fields out", what)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
 			continue
 		}
 		canonical := name

@@ -222,6 +222,20 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
+		name: "a sequence as a key of a step input",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {? [a, b] : c}\n",
+		want: []Problem{
+			prob(CodeWrongType, 7, 15, "E0", "a key must be a string, not a list"),
+		},
+	},
+	{
+		name: "a mapping as a field name of a step",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\n    ? {a: b}\n    : c\n",
+		want: []Problem{
+			prob(CodeWrongType, 8, 7, "E0", "a field name must be a string, not a mapping"),
+		},
+	},
+	{
 		name: "merge key at top level",
 		src:  "base: &b {name: T}\n<<: *b\nidentifier: t\n",
 		want: []Problem{
@@ -1427,14 +1441,14 @@ var invalidCases = []invalidCase{
 		name: "agent structured_output strict refused",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: classify\n      output_schema:\n        type: object\n        required: [category]\n        properties:\n          category: {type: string}\n      structured_output: strict\n",
 		want: []Problem{
-			prob(CodeStrictIneligible, 14, 26, "E0", "'structured_output: strict' is not eligible for this step's schema — add 'additionalProperties: false' at 'the schema root'"),
+			prob("missing_additional_properties", 14, 26, "E0", "'structured_output: strict' is not eligible for this step's schema — add 'additionalProperties: false' at 'the schema root'"),
 		},
 	},
 	{
 		name: "agent structured_output strict refused minimum",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: score it\n      max_iterations: 1\n      output_schema:\n        type: object\n        additionalProperties: false\n        required: [score]\n        properties:\n          score: {type: integer, minimum: 0}\n      structured_output: strict\n",
 		want: []Problem{
-			prob(CodeStrictIneligible, 16, 26, "E0", "'structured_output: strict' is not eligible for this step's schema — remove 'minimum' at 'properties.score' (Anthropic's strict mode rejects it)"),
+			prob("unsupported_keyword", 16, 26, "E0", "'structured_output: strict' is not eligible for this step's schema — remove 'minimum' at 'properties.score' (Anthropic's strict mode rejects it)"),
 		},
 	},
 	{
@@ -1484,7 +1498,7 @@ var invalidCases = []invalidCase{
 		name: "agent in a decide branch with strict refused",
 		src:  head + "  - id: E0\n    tool_name: decide\n    input:\n      infer: deep dive?\n      then:\n        - id: dive\n          tool_name: agent\n          input:\n            prompt: dig\n            output_schema: {type: object, properties: {x: {type: string}}}\n            structured_output: strict\n",
 		want: []Problem{
-			prob(CodeStrictIneligible, 15, 32, "E0/then/dive", "'structured_output: strict' is not eligible for this step's schema — add 'additionalProperties: false' at 'the schema root'"),
+			prob("missing_additional_properties", 15, 32, "E0/then/dive", "'structured_output: strict' is not eligible for this step's schema — add 'additionalProperties: false' at 'the schema root'"),
 		},
 	},
 

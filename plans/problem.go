@@ -30,7 +30,10 @@ func (p Problem) String() string {
 }
 
 // Problem codes. They are part of the scripting contract (validate --json),
-// so they only ever gain members.
+// so they only ever gain members. The strict-output findings of a step
+// asking for structured_output: strict carry the codes of package strict
+// instead (missing_additional_properties, unenforced_pattern, ...), the
+// codes seeds/002 documents.
 const (
 	CodeYAMLSyntax         = "yaml_syntax"          // the file is not well-formed YAML
 	CodeWrongType          = "wrong_type"           // a field holds the wrong kind of value
@@ -57,8 +60,6 @@ const (
 	CodeUnsupportedTool    = "unsupported_tool"     // note: a tool Stepwise cannot run yet
 	CodeInvalidSchema      = "invalid_schema"       // a JSON Schema that does not compile or has the wrong shape
 	CodeDefaultMismatch    = "default_mismatch"     // a default that does not conform to its schema
-	CodeStrictIneligible   = "strict_ineligible"    // structured_output: strict on a schema the rules refuse
-	CodeStrictCaveat       = "strict_caveat"        // note: part of a strict schema the provider does not enforce
 	CodeStrictEligible     = "strict_eligible"      // note: steps that could ask for strict output
 	CodeUnresolvedTool     = "unresolved_tool"      // a tool name the catalog cannot resolve
 	CodeUnresolvedPattern  = "unresolved_pattern"   // an agent tools pattern that matches nothing

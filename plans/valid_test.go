@@ -1,8 +1,10 @@
 package plans
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -170,6 +172,10 @@ type noteCase struct {
 	want []Problem
 }
 
+// toolsCaveat is the strict-output caveat of a step that can call tools.
+const toolsCaveat = "this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer " +
+	"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"
+
 var noteCases = []noteCase{
 	{
 		name: "camelCase at the top level",
@@ -212,7 +218,7 @@ var noteCases = []noteCase{
 			prob(CodeCamelCase, 11, 7, "E0", "'maxFanOut' is spelled 'max_fan_out'; the camelCase spelling loads, snake_case is the one to write"),
 			prob(CodeCamelCase, 12, 7, "E0", "'toolTimeout' is spelled 'tool_timeout'; the camelCase spelling loads, snake_case is the one to write"),
 			prob(CodeCamelCase, 13, 7, "E0", "'structuredOutput' is spelled 'structured_output'; the camelCase spelling loads, snake_case is the one to write"),
-			prob(CodeStrictCaveat, 13, 25, "E0", "structured_output caveat — this step declares tools, so its answer is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"),
+			prob("tools_runtime_assessed", 13, 25, "E0", "structured_output caveat — "+toolsCaveat),
 		},
 	},
 	{
@@ -277,9 +283,9 @@ var noteCases = []noteCase{
 		name: "strict with caveats",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema:\n        type: object\n        additionalProperties: false\n        required: [a]\n        properties:\n          a: {type: string, pattern: \"^x\"}\n          b: {type: string}\n      structured_output: strict\n",
 		want: []Problem{
-			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — 'pattern' at 'properties.a' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise"),
-			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — 'b' at 'properties.b' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it"),
-			prob(CodeStrictCaveat, 16, 26, "E0", "structured_output caveat — this step declares tools, so its answer is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"),
+			prob("unenforced_pattern", 16, 26, "E0", "structured_output caveat — 'pattern' at 'properties.a' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise"),
+			prob("optional_emission", 16, 26, "E0", "structured_output caveat — 'b' at 'properties.b' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it"),
+			prob("tools_runtime_assessed", 16, 26, "E0", "structured_output caveat — "+toolsCaveat),
 		},
 	},
 	{
@@ -329,6 +335,21 @@ var allowedCases = []struct{ name, src string }{
 	{"anchors and aliases", head + "  - id: E0\n    tool_name: user__x\n    input: &args {team: \"{{input.team}}\"}\n  - id: E1\n    tool_name: user__y\n    input: *args\n"},
 	{"a boolean input_schema", "identifier: t\nname: T\ndescription: d\ninput_schema: true\nsteps:\n  - id: E0\n    tool_name: user__x\n    input: {}\n"},
 	{"a silent plan", head + "  - id: E0\n    tool_name: user__deploy\n    input: {env: prod}\n"},
+	{"an explicit key overrides a merged one", head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a, level: 1}\n  - id: E1\n    tool_name: user__y\n    input: {<<: *base, entry: b}\n"},
+	{"an explicit key before the merge overrides it too", head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a}\n  - id: E1\n    tool_name: user__y\n    input: {entry: b, <<: *base}\n"},
+}
+
+func TestMergeOverride(t *testing.T) {
+	src := head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a, level: 1}\n  - id: E1\n    tool_name: user__y\n    input: {<<: *base, entry: b}\n"
+	p, r := Load("plan.yaml", []byte(src))
+	if !r.OK() {
+		t.Fatalf("problems:%s", formatProblems(r.Problems))
+	}
+	got := p.Steps[1].Input.Literal()
+	want := map[string]any{"entry": "b", "level": json.Number("1")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("input = %v, want %v", got, want)
+	}
 }
 
 func TestLoadAllowed(t *testing.T) {

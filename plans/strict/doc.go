@@ -53,7 +53,7 @@
 //   - A refused verdict carries only its refusals. Caveats describe how
 //     strict mode behaves when it is used, and with a refusal it is not;
 //     they come back once the refusals are fixed.
-//   - Context: a step that declares tools gets the caveat
+//   - Context: a step that can call tools gets the caveat
 //     tools_runtime_assessed when its file is checked, because its answer is
 //     held to the schema only on the final round, when Stepwise withdraws the
 //     tools. A run-time request that carries tools is refused with

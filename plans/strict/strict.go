@@ -55,8 +55,8 @@ const (
 	// UnenforcedPattern means a pattern that the provider does not enforce.
 	UnenforcedPattern Code = "unenforced_pattern"
 	// UnenforcedFormat means a format value that the provider does not
-	// enforce. It cannot occur for a workflow file, because the loader
-	// refuses format in every schema.
+	// enforce. Stepwise's loader accepts format in every schema (plans
+	// written for other tools use it), so this caveat does occur.
 	UnenforcedFormat Code = "unenforced_format"
 	// OptionalEmission means the schema has an optional property; under
 	// strict mode a model may leave it out more often.
@@ -67,7 +67,7 @@ const (
 	// UnsupportedContextTools means the request carries tools, so its answer
 	// is not restricted to the schema.
 	UnsupportedContextTools Code = "unsupported_context_tools"
-	// ToolsRuntimeAssessed means the step declares tools; shown when the file
+	// ToolsRuntimeAssessed means the step can call tools; shown when the file
 	// is loaded, because whether the answer is restricted is decided per
 	// request at run time.
 	ToolsRuntimeAssessed Code = "tools_runtime_assessed"
@@ -143,7 +143,8 @@ func (v Verdict) filter(refusal bool) []Note {
 // Context is what Check knows about the step and the moment of the check
 // beyond the schema itself.
 type Context struct {
-	// HasTools is true when the step declares tools.
+	// HasTools is true when the step can call tools: it names some, or it
+	// names none and gets the whole catalog, and it has more than one round.
 	HasTools bool
 	// Runtime is false when a file is being checked at load time, and true
 	// when one request is being checked at run time.
@@ -183,8 +184,9 @@ func Check(schema any, rules Rules, ctx Context) Verdict {
 			"send the request without tools (this request carries tools, so its answer is not restricted to the schema)")
 	case ctx.HasTools:
 		w.caveat(ToolsRuntimeAssessed, "",
-			"this step declares tools, so its answer is held to the schema only on its final round, "+
-				"when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time")
+			"this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer "+
+				"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; "+
+				"earlier rounds are assessed at run time")
 	}
 	return verdictOf(w.notes)
 }

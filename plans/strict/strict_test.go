@@ -1023,8 +1023,9 @@ func TestCheck(t *testing.T) {
 			ctx:    Context{HasTools: true},
 			usable: true,
 			notes: []Note{{Code: ToolsRuntimeAssessed, Location: "the schema root",
-				Message: "this step declares tools, so its answer is held to the schema only on its final round, " +
-					"when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"}},
+				Message: "this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer " +
+					"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; " +
+					"earlier rounds are assessed at run time"}},
 		},
 		{
 			name:   "tools at run time",
