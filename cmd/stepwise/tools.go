@@ -46,7 +46,7 @@ func newToolsCommand(s *streams) *cobra.Command {
 			if note != "" {
 				fmt.Fprintln(s.err, note)
 			}
-			printToolList(s.out, listing)
+			printToolList(s.out, listing, proj)
 			return nil
 		},
 	}
@@ -139,7 +139,7 @@ func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {
 // printToolList prints one section per source: a header with the count,
 // then each tool's name (marked read-only where it says so) over the first
 // line of its description.
-func printToolList(w io.Writer, tools []plans.ToolInfo) {
+func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project) {
 	for i := 0; i < len(tools); {
 		j := i
 		for j < len(tools) && tools[j].Source == tools[i].Source {
@@ -155,6 +155,9 @@ func printToolList(w io.Writer, tools []plans.ToolInfo) {
 				name += " [unusable]"
 			}
 			first, _, _ := strings.Cut(t.Description, "\n")
+			if first == "" && t.Unusable != "" {
+				first = "cannot run: " + proj.displayText(t.Unusable)
+			}
 			fmt.Fprintf(w, "  %s\n  %s\n", name, first)
 		}
 		i = j

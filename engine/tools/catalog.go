@@ -71,6 +71,15 @@ func Load(cfg *config.Config) *Catalog {
 	for _, e := range c.planTools {
 		tools = append(tools, planToolInfo(e))
 	}
+	// A plan whose file has problems still has a name: listing it as
+	// unusable lets a caller's plan__ step say why it cannot run, instead of
+	// calling the plan unknown.
+	for _, sk := range c.Skipped {
+		if _, loaded := c.planTools[sk.Identifier]; sk.Identifier != "" && !loaded && !slices.ContainsFunc(tools, func(t plans.ToolInfo) bool { return t.Name == "plan__"+sk.Identifier }) {
+			tools = append(tools, plans.ToolInfo{Name: "plan__" + sk.Identifier, Source: "plan", File: sk.File,
+				Unusable: fmt.Sprintf("plan '%s' has problems (first: %s); stepwise validate %s lists them all", sk.Identifier, sk.Reason, sk.Identifier)})
+		}
+	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	c.tools = tools
 	for i, t := range tools {
