@@ -42,19 +42,11 @@ func (d *decoder) agent(in *yaml.Node, s *Step) *AgentInput {
 			d.r.problem(CodeInvalidValue, d.pos(n), s.Path, "'tools' is empty: [] is not \"no tools\"; omit 'tools' to give the agent the whole catalog, or list the tools it needs")
 		}
 		for _, p := range a.Tools.Patterns {
-			switch {
-			case p.Value == PlannerTool:
-				d.r.problem(CodeUnavailableToAgent, p.Pos, s.Path, "plan_and_execute is never available inside an agent: nested planning loops have no cost boundary; compose with plan__* tools instead")
-			case IsControl(p.Value):
-				d.r.problem(CodeUnavailableToAgent, p.Pos, s.Path, "'%s' is a control step, not a tool an agent can call", p.Value)
-			case !toolPatternChars.MatchString(p.Value):
-				d.r.problem(CodeInvalidValue, p.Pos, s.Path, "'tools' pattern '%s' may hold only letters, digits, '_', '-', '.' and the wildcard '*'", p.Value)
-			case strings.HasPrefix(p.Value, "workbench__"):
-				d.r.problem(CodeWorkbenchTool, p.Pos, s.Path, "'%s' names workbench tools, which exist only inside the workbench's chat agent, never in a plan", p.Value)
-			case !strings.Contains(p.Value, "__") && !strings.Contains(p.Value, "*"):
-				d.r.problem(CodeMalformedToolName, p.Pos, s.Path, "'tools' entry '%s' is not a tool name: catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier); a pattern uses '*', as in '%s__*'", p.Value, p.Value)
+			if code, msg := patternProblem(p.Value); code != "" {
+				d.r.problem(code, p.Pos, s.Path, "%s", msg)
 			}
 		}
+
 	}
 	a.MaxIterations = o.wholeNumber("max_iterations")
 	a.Model = o.str("model")
@@ -89,6 +81,26 @@ func (d *decoder) agent(in *yaml.Node, s *Step) *AgentInput {
 		}
 	}
 	return a
+}
+
+// patternProblem says what is wrong with an agent tools entry in itself,
+// before any catalog is consulted: the code and message of the problem, or
+// "" when the entry is well formed. The catalog layer resolves only the
+// entries this accepts.
+func patternProblem(p string) (code, msg string) {
+	switch {
+	case p == PlannerTool:
+		return CodeUnavailableToAgent, "plan_and_execute is never available inside an agent: nested planning loops have no cost boundary; compose with plan__* tools instead"
+	case IsControl(p):
+		return CodeUnavailableToAgent, fmt.Sprintf("'%s' is a control step, not a tool an agent can call", p)
+	case !toolPatternChars.MatchString(p):
+		return CodeInvalidValue, fmt.Sprintf("'tools' pattern '%s' may hold only letters, digits, '_', '-', '.' and the wildcard '*'", p)
+	case strings.HasPrefix(p, "workbench__"):
+		return CodeWorkbenchTool, fmt.Sprintf("'%s' names workbench tools, which exist only inside the workbench's chat agent, never in a plan", p)
+	case !strings.Contains(p, "__") && !strings.Contains(p, "*"):
+		return CodeMalformedToolName, fmt.Sprintf("'tools' entry '%s' is not a tool name: catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier); a pattern uses '*', as in '%s__*'", p, p)
+	}
+	return "", ""
 }
 
 // objectSchema decodes a schema that must describe an object, as agent and

@@ -159,8 +159,7 @@ func (res *resolver) serverHint(ns string) string {
 // patterns against the listed tools, others at the MCP server level.
 func (res *resolver) pattern(pat Field[string], stepPath string) {
 	p := pat.Value
-	if p == PlannerTool || IsControl(p) || !toolPatternChars.MatchString(p) || strings.HasPrefix(p, "workbench__") ||
-		(!strings.Contains(p, "__") && !strings.Contains(p, "*")) {
+	if code, _ := patternProblem(p); code != "" {
 		return // reported by the static layer
 	}
 	ns, _, hasNS := strings.Cut(p, "__")
@@ -207,5 +206,5 @@ func (res *resolver) model(name string, pos Pos, path string) {
 	if models == nil || slices.Contains(models, name) {
 		return
 	}
-	res.r.note(CodeUnknownModel, pos, path, "model '%s' is not a role or a named model in this configuration (configured: %s); the call would fail here", name, strings.Join(models, ", "))
+	res.r.note(CodeUnknownModel, pos, path, "model '%s' is not a role or a named model in this configuration (configured: %s), so the call would fail here%s", name, strings.Join(models, ", "), suggest.DidYouMean(name, models))
 }

@@ -548,8 +548,16 @@ var resolveCases = []resolveCase{
 		cat:  projectCatalog,
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: gpt-9\n  - id: E1\n    tool_name: decide\n    input:\n      infer: late?\n      model: judge-xl\n      then: {tool_name: user__notify, input: {}}\n  - id: E2\n    tool_name: decide\n    input:\n      infer: late?\n      model: \"{{input.model}}\"\n      then: {tool_name: user__notify, input: {}}\n",
 		notes: []Problem{
-			prob(CodeUnknownModel, 10, 14, "E0", "model 'gpt-9' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast); the call would fail here"),
-			prob(CodeUnknownModel, 15, 14, "E1", "model 'judge-xl' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast); the call would fail here"),
+			prob(CodeUnknownModel, 10, 14, "E0", "model 'gpt-9' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast), so the call would fail here"),
+			prob(CodeUnknownModel, 15, 14, "E1", "model 'judge-xl' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast), so the call would fail here"),
+		},
+	},
+	{
+		name: "a mistyped model name",
+		cat:  projectCatalog,
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: fats\n",
+		notes: []Problem{
+			prob(CodeUnknownModel, 10, 14, "E0", "model 'fats' is not a role or a named model in this configuration (configured: default, chat, judge, repair, fast), so the call would fail here; did you mean 'fast'?"),
 		},
 	},
 	{
