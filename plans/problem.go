@@ -18,10 +18,16 @@ type Problem struct {
 
 // String renders the problem as a compiler-style line:
 // plans/report.yaml:12:7: step E2: references E5, which ...
-func (p Problem) String() string {
-	s := p.Message
+func (p Problem) String() string { return p.line("") }
+
+// NoteString renders a note the way String renders a problem, marked as a
+// note: plans/report.yaml:3:1: note: step E2: ...
+func (p Problem) NoteString() string { return p.line("note: ") }
+
+func (p Problem) line(label string) string {
+	s := label + p.Message
 	if p.Path != "" {
-		s = "step " + p.Path + ": " + s
+		s = label + "step " + p.Path + ": " + p.Message
 	}
 	if loc := p.Pos.String(); loc != "" {
 		s = loc + ": " + s

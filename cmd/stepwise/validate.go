@@ -139,21 +139,13 @@ func printValidation(w io.Writer, v *validation, explain bool) {
 		fmt.Fprintln(w, p.String())
 	}
 	for _, n := range v.report.Notes {
-		fmt.Fprintln(w, noteLine(n))
+		fmt.Fprintln(w, n.NoteString())
 	}
 	if explain && v.plan != nil {
 		printExplanation(w, v)
 	}
 }
 
-// noteLine renders a note like a problem line, marked as a note.
-func noteLine(n plans.Problem) string {
-	s := n.Message
-	if n.Path != "" {
-		s = "step " + n.Path + ": " + s
-	}
-	return n.Pos.String() + ": note: " + s
-}
 
 func printExplanation(w io.Writer, v *validation) {
 	ex := plans.ExplainStrict(v.plan)
