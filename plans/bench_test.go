@@ -162,11 +162,11 @@ func BenchmarkReferences(b *testing.B) {
 	}
 }
 
-// BenchmarkReadersOf times finding the readers of one step.
-func BenchmarkReadersOf(b *testing.B) {
+// BenchmarkReaders times indexing every template read of the plan by root.
+func BenchmarkReaders(b *testing.B) {
 	p, _ := loadBig(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		ReadersOf(p, "S500")
+		Readers(p)
 	}
 }

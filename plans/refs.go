@@ -38,16 +38,14 @@ func References(p *Plan) []Reference {
 	return out
 }
 
-// ReadersOf returns the references that read the result of the step with
-// the given id.
-func ReadersOf(p *Plan, id string) []Reference {
-	var out []Reference
+// Readers indexes References by the root they read: Readers(p)["E1"] is
+// every template that reads step E1's result, in file order.
+func Readers(p *Plan) map[string][]Reference {
+	idx := map[string][]Reference{}
 	for _, r := range References(p) {
-		if r.Root == id {
-			out = append(out, r)
-		}
+		idx[r.Root] = append(idx[r.Root], r)
 	}
-	return out
+	return idx
 }
 
 // stepTemplates lists the values of a step that hold its own templates

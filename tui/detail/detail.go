@@ -22,9 +22,8 @@ type Model struct {
 	row      tree.Row
 	shown    bool
 
-	// readers indexes plans.References by the root they read, once per
-	// document: the same answer as plans.ReadersOf for every id, without a
-	// walk of the whole plan on every move of the selection.
+	// readers holds plans.Readers of each document, computed once rather
+	// than walking the whole plan on every move of the selection.
 	readers map[int]map[string][]plans.Reference
 
 	lines  []string // the rendered content, rebuilt when what it shows changes
@@ -45,11 +44,7 @@ func (m *Model) Show(doc common.Document, docIndex int, row tree.Row) {
 	}
 	m.doc, m.docIndex, m.row, m.shown = doc, docIndex, row, true
 	if _, ok := m.readers[docIndex]; !ok && doc.Plan != nil {
-		idx := map[string][]plans.Reference{}
-		for _, r := range plans.References(doc.Plan) {
-			idx[r.Root] = append(idx[r.Root], r)
-		}
-		m.readers[docIndex] = idx
+		m.readers[docIndex] = plans.Readers(doc.Plan)
 	}
 	m.scroll = common.Scroll{}
 	m.rebuild()
