@@ -325,7 +325,7 @@ var invalidCases = []invalidCase{
 		name: "input_schema does not compile",
 		src:  "identifier: t\nname: T\ndescription: d\ninput_schema:\n  type: objekt\nsteps:\n  - id: E0\n    tool_name: user__x\n    input: {}\n",
 		want: []Problem{
-			prob(CodeInvalidSchema, 5, 3, "", "'input_schema' is not a valid JSON Schema: at '/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'; at '/type': got string, want array"),
+			prob(CodeInvalidSchema, 5, 9, "", "'input_schema' is not a valid JSON Schema at 'type': 'objekt' is not a JSON Schema type (array, boolean, integer, null, number, object, string); did you mean 'object'?"),
 		},
 	},
 	{
@@ -1255,7 +1255,7 @@ var invalidCases = []invalidCase{
 		name: "agent output_schema does not compile",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: list them\n      output_schema:\n        type: object\n        required: yes\n",
 		want: []Problem{
-			prob(CodeInvalidSchema, 10, 9, "E0", "'output_schema' is not a valid JSON Schema: at '/required': got string, want array"),
+			prob(CodeInvalidSchema, 11, 19, "E0", "'output_schema' is not a valid JSON Schema at 'required': got string, want array"),
 		},
 	},
 	{

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // Schema is a JSON Schema written in a plan or tool file: the literal value
@@ -94,39 +96,57 @@ func (noRemoteRefs) Load(url string) (any, error) {
 	return nil, fmt.Errorf("$ref to %s leaves the schema; only local references (#/...) are allowed", url)
 }
 
+// SchemaError is a JSON Schema that does not compile. Violations, when
+// there are any, are the places where the schema breaks the JSON Schema
+// meta-schema, each at a JSON pointer into the schema; otherwise Reason says
+// what went wrong (a $ref that leads nowhere, for one).
+type SchemaError struct {
+	Violations []Violation
+	Reason     string
+}
+
+func (e *SchemaError) Error() string {
+	if len(e.Violations) > 0 {
+		return "not a valid JSON Schema: " + joinViolations(e.Violations)
+	}
+	return "not a valid JSON Schema: " + e.Reason
+}
+
 // CompileSchema compiles raw (plain JSON data) as a JSON Schema, draft
-// 2020-12 unless the schema names another with $schema.
+// 2020-12 unless the schema names another with $schema. Its errors are
+// *SchemaError.
 func CompileSchema(raw any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noRemoteRefs{})
 	const url = "stepwise:///schema.json"
 	if err := c.AddResource(url, raw); err != nil {
-		return nil, cleanSchemaError(err)
+		return nil, schemaError(err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, cleanSchemaError(err)
+		return nil, schemaError(err)
 	}
 	return s, nil
 }
 
-// cleanSchemaError rewords the compiler's errors for a plan author: the
-// internal resource URL means nothing to them.
-func cleanSchemaError(err error) error {
+// schemaError rewords the compiler's errors for a plan author: one
+// violation per place in the schema (the first message wins where the
+// meta-schema's alternatives give several), and no internal resource URL.
+func schemaError(err error) *SchemaError {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
 		var ve *jsonschema.ValidationError
 		if errors.As(sve.Err, &ve) {
-			var parts []string
+			e := &SchemaError{}
+			seen := map[string]bool{}
 			for _, u := range leafErrors(ve) {
-				loc := u.InstanceLocation
-				if loc == "" {
-					loc = "the schema root"
+				if !seen[u.InstanceLocation] {
+					seen[u.InstanceLocation] = true
+					e.Violations = append(e.Violations, Violation{Location: u.InstanceLocation, Message: u.Error.String()})
 				}
-				parts = append(parts, "at '"+loc+"': "+u.Error.String())
 			}
-			if len(parts) > 0 {
-				return errors.New("not a valid JSON Schema: " + strings.Join(parts, "; "))
+			if len(e.Violations) > 0 {
+				return e
 			}
 		}
 	}
@@ -134,14 +154,17 @@ func cleanSchemaError(err error) error {
 	// why already names the url and says what to do.
 	var lue *jsonschema.LoadURLError
 	if errors.As(err, &lue) {
-		return errors.New("not a valid JSON Schema: " + lue.Err.Error())
+		return &SchemaError{Reason: lue.Err.Error()}
 	}
-	msg := strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")
-	return errors.New(msg)
+	return &SchemaError{Reason: strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")}
 }
 
+// jsonTypes are the values of a schema's type keyword.
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
 // schema decodes a field holding a JSON Schema, reporting one that does not
-// compile. It returns nil when the field is absent.
+// compile, at the place in the schema that is wrong. It returns nil when the
+// field is absent.
 func (o *object) schema(name string) *Schema {
 	n := o.get(name)
 	if n == nil {
@@ -155,18 +178,26 @@ func (o *object) schema(name string) *Schema {
 	}
 	compiled, err := CompileSchema(s.Raw)
 	if err != nil {
-		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' is %v", name, lowerFirst(err.Error()))
+		se := err.(*SchemaError)
+		if len(se.Violations) == 0 {
+			o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' is %v", name, se)
+		}
+		for _, viol := range se.Violations {
+			at := v.At(viol.Location)
+			where := "the schema root"
+			if viol.Location != "" {
+				where = strings.ReplaceAll(strings.TrimPrefix(viol.Location, "/"), "/", ".")
+			}
+			msg := viol.Message
+			if strings.HasSuffix(viol.Location, "/type") && at.Kind == String {
+				msg = fmt.Sprintf("'%s' is not a JSON Schema type (%s)%s", at.String, strings.Join(jsonTypes, ", "), suggest.DidYouMean(at.String, jsonTypes))
+			}
+			o.d.r.problem(CodeInvalidSchema, at.Pos, o.path, "'%s' is not a valid JSON Schema at '%s': %s", name, where, msg)
+		}
 		return s
 	}
 	s.Compiled = compiled
 	return s
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // objectTyped reports whether a schema describes an object: type object, or

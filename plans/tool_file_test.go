@@ -258,7 +258,7 @@ var invalidToolFiles = []struct {
 		name: "input_schema does not compile",
 		src:  "name: x\ndescription: d\nkind: exec\ncommand: ls\ninput_schema: {type: object, properties: 3}\n",
 		want: []Problem{
-			toolProb(CodeInvalidSchema, 5, 15, "'input_schema' is not a valid JSON Schema: at '/properties': got number, want object"),
+			toolProb(CodeInvalidSchema, 5, 42, "'input_schema' is not a valid JSON Schema at 'properties': got number, want object"),
 		},
 	},
 	{

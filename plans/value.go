@@ -2,6 +2,7 @@ package plans
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -122,6 +123,33 @@ func (v *Value) Get(key string) *Value {
 		}
 	}
 	return nil
+}
+
+// At returns the value at a JSON pointer ("/properties/a/type") inside v,
+// or the deepest value on the way there when the pointer leaves the tree,
+// so that a problem found in plain JSON data can be placed in the file.
+func (v *Value) At(pointer string) *Value {
+	at := v
+	if pointer == "" {
+		return at
+	}
+	for _, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		var next *Value
+		switch at.Kind {
+		case Map:
+			next = at.Get(seg)
+		case List:
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(at.List) {
+				next = at.List[i]
+			}
+		}
+		if next == nil {
+			return at
+		}
+		at = next
+	}
+	return at
 }
 
 // HasTemplates reports whether any string in the value is a template.
