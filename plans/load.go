@@ -64,22 +64,30 @@ var (
 	toolDocument = documentKind{name: "a tool file", needs: "a tool file needs name, description and kind"}
 )
 
-// parseDocument reads the one YAML document of a plan or tool file.
+// parseDocument reads the one YAML document of a plan or tool file. When
+// yaml.v3 refuses the text only because of a '?' in an unquoted flow value,
+// the document is read from a quoted copy instead (see flowquote.go).
 func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
-			return nil, false
+	doc, extra, err := decodeDocuments(src)
+	if err != nil && !errors.Is(err, io.EOF) {
+		if fixed, quotes, ok := quoteFlowQuestionMarks(src); ok {
+			if fixedDoc, fixedExtra, fixedErr := decodeDocuments(fixed); fixedErr == nil {
+				unquote(fixedDoc, quotes)
+				unquote(fixedExtra, quotes)
+				doc, extra, err = fixedDoc, fixedExtra, nil
+			}
 		}
+	}
+	switch {
+	case doc == nil && errors.Is(err, io.EOF):
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
+		return nil, false
+	case doc == nil:
 		r.Problems = append(r.Problems, yamlProblem(file, src, err))
 		return nil, false
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
+	case extra != nil:
 		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
-	} else if !errors.Is(err, io.EOF) {
+	case err != nil:
 		r.Problems = append(r.Problems, yamlProblem(file, src, err))
 	}
 	if len(doc.Content) == 0 {
@@ -90,6 +98,25 @@ func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml
 		return nil, false
 	}
 	return doc.Content[0], true
+}
+
+// decodeDocuments reads the first YAML document of src and, when there is
+// one, the second (which a plan file may not have). err is io.EOF for an
+// empty text, and a syntax error in either document otherwise.
+func decodeDocuments(src []byte) (first, second *yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	first = &yaml.Node{}
+	if err := dec.Decode(first); err != nil {
+		return nil, nil, err
+	}
+	second = &yaml.Node{}
+	if err := dec.Decode(second); err != nil {
+		if errors.Is(err, io.EOF) {
+			return first, nil, nil
+		}
+		return first, nil, err
+	}
+	return first, second, nil
 }
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
