@@ -27,6 +27,13 @@ func newDecoder(file string, src []byte, r *Report) *decoder {
 	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r}
 }
 
+// quiet returns a decoder that reports to a report of its own, which is
+// dropped: for reading a value a second time, in another shape, without
+// reporting its problems twice.
+func (d *decoder) quiet() *decoder {
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}}
+}
+
 func (d *decoder) pos(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{File: d.file}

@@ -236,6 +236,13 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
+		name: "a field written twice in a control step is reported once",
+		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: a\n      prompt: b\n      output_schema: {type: object}\n",
+		want: []Problem{
+			prob(CodeDuplicateField, 9, 7, "E0", "'prompt' is already set at line 8; keep one"),
+		},
+	},
+	{
 		name: "merge key at top level",
 		src:  "base: &b {name: T}\n<<: *b\nidentifier: t\n",
 		want: []Problem{

@@ -395,7 +395,9 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 		s.Input = d.value(in, s.Path, true)
 		return
 	}
-	s.Input = d.value(in, s.Path, false)
+	// The input as written is kept for showing; its problems are the
+	// grammar's to report, once, by control below.
+	s.Input = d.quiet().value(in, s.Path, false)
 	s.Control = d.control(in, s, c)
 }
 
