@@ -13,6 +13,8 @@ import (
 	goccyyaml "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
 	"gopkg.in/yaml.v3"
+
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 var (
@@ -423,7 +425,7 @@ func (d *decoder) checkToolName(s *Step, c container) {
 	case strings.HasPrefix(name, "workbench__"):
 		d.r.problem(CodeWorkbenchTool, pos, s.Path, "'%s' is a workbench tool: workbench__* tools exist only inside the workbench's chat agent, never in a plan", name)
 	case !toolNamePattern.MatchString(name):
-		hint := didYouMean(name, ControlSteps)
+		hint := suggest.DidYouMean(name, ControlSteps)
 		if hint == "" {
 			hint = "; catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier), control steps are " + strings.Join(ControlSteps, ", ")
 		}
