@@ -152,7 +152,7 @@ func (b *builder) head(row tree.Row) {
 	owner := row.Owner
 	b.add([]seg{{row.Head, b.t.Strong}, b.muted("  body of " + owner.Path + " (" + owner.ToolName.Value + ")")}, "", "")
 	b.field("path", b.text(row.Path))
-	b.field("at", b.text(row.Body.Pos.String()))
+	b.field("at", b.text("line "+strings.TrimSpace(lineCol(row.Body.Pos))))
 	b.problems(row.Problems, row.Notes)
 	b.heading("Steps")
 	for _, s := range row.Body.Steps {
@@ -185,7 +185,7 @@ func (b *builder) finish(p *plans.Plan, row tree.Row) {
 	b.add([]seg{b.strong(row.Path), b.muted("  how the plan finishes")}, "", "")
 	switch {
 	case p.Solver != nil:
-		b.field("at", b.text(p.Solver.Pos.String()))
+		b.field("at", b.text("line "+strings.TrimSpace(lineCol(p.Solver.Pos))))
 		b.problems(row.Problems, row.Notes)
 		b.heading("Solver")
 		b.entry("query_to_answer", p.Solver.QueryToAnswer, 0)
@@ -196,7 +196,7 @@ func (b *builder) finish(p *plans.Plan, row tree.Row) {
 			b.entry("data", p.Solver.Data, 0)
 		}
 	case p.Output != nil:
-		b.field("at", b.text(p.Output.Pos.String()))
+		b.field("at", b.text("line "+strings.TrimSpace(lineCol(p.Output.Pos))))
 		b.problems(row.Problems, row.Notes)
 		b.heading("Output")
 		b.value(p.Output, 0)
@@ -219,7 +219,7 @@ func (b *builder) step(row tree.Row, readers map[string][]plans.Reference) {
 	b.add(title, "", "")
 	b.field("path", b.text(s.Path))
 	b.field("tool", b.text(tool))
-	b.field("at", b.text(s.Pos.String()))
+	b.field("at", b.text("line "+strings.TrimSpace(lineCol(s.Pos))))
 	if row.Owner != nil {
 		b.field("in", b.text(row.Head+" of "+row.Owner.Path+" ("+row.Owner.ToolName.Value+")"))
 	}

@@ -52,7 +52,7 @@ func TestDetail(t *testing.T) {
 			"E0  github__get_pull_request",
 			"path        E0",
 			"tool        github__get_pull_request",
-			"at          ../testdata/pr_review.yaml:11:5",
+			"at          line 11:5",
 			"reasoning   Fetch the pull request, its diff stats and linked issues.",
 			`  repo: "{{input.repo}}"`,
 		}},
