@@ -146,7 +146,6 @@ func printValidation(w io.Writer, v *validation, explain bool) {
 	}
 }
 
-
 func printExplanation(w io.Writer, v *validation) {
 	ex := plans.ExplainStrict(v.plan)
 	if len(ex) == 0 {
