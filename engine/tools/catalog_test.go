@@ -138,3 +138,53 @@ func TestModels(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveAgainstProject runs the catalog layer of validation against a
+// real project's catalog: the same checks `stepwise validate` makes.
+func TestResolveAgainstProject(t *testing.T) {
+	c := project(t, map[string]string{
+		".stepwise/config.toml":       "[mcp.tracker]\ncommand = \"tracker\"\n",
+		".stepwise/tools/notify.yaml": "name: notify\ndescription: Tell someone.\nkind: exec\ncommand: echo\n",
+		".stepwise/plans/weekly.yaml": plan("weekly", tinySteps),
+		".stepwise/plans/broken.yaml": plan("broken", "steps:\n  - id: E0\n    tool_name: mapp\n    input: {}\n"),
+	})
+	src := plan("caller", "requires_servers: [linear]\nsteps:\n"+
+		"  - id: E0\n    tool_name: user__notfy\n    input: {}\n"+
+		"  - id: E1\n    tool_name: tracker__list_issues\n    input: {}\n"+
+		"  - id: E2\n    tool_name: linear__list_issues\n    input: {}\n"+
+		"  - id: E3\n    tool_name: sentry__events\n    input: {}\n"+
+		"  - id: E4\n    tool_name: plan__broken\n    input: {}\n"+
+		"  - id: E5\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n"+
+		"      tools: [\"tracker__*\", \"user__*\", \"plan__weekly\", \"grafana__*\", \"*__search\"]\n")
+	p, r := plans.Load("caller.yaml", []byte(src))
+	if !r.OK() {
+		t.Fatalf("the plan must load cleanly: %v", r.Problems)
+	}
+	got := plans.Resolve(p, c)
+	var problems, notes []string
+	for _, pr := range got.Problems {
+		problems = append(problems, pr.Code+" "+pr.Path)
+	}
+	for _, n := range got.Notes {
+		notes = append(notes, n.Code+" "+n.Path)
+	}
+	wantProblems := []string{
+		"unresolved_tool E0",    // user__notfy: did you mean user__notify
+		"unresolved_tool E3",    // sentry is not configured and not declared
+		"unresolved_tool E4",    // plan__broken has problems of its own
+		"unresolved_pattern E5", // grafana__* needs a server
+	}
+	wantNotes := []string{"missing_server ", "missing_server E2"}
+	if !slices.Equal(problems, wantProblems) {
+		t.Errorf("problems = %q\nwant %q\n%v", problems, wantProblems, got.Problems)
+	}
+	if !slices.Equal(notes, wantNotes) {
+		t.Errorf("notes = %q\nwant %q", notes, wantNotes)
+	}
+	if msg := got.Problems[0].Message; !strings.Contains(msg, "did you mean 'user__notify'?") {
+		t.Errorf("E0: %s", msg)
+	}
+	if msg := got.Problems[2].Message; !strings.Contains(msg, "plan 'broken' has problems") {
+		t.Errorf("E4: %s", msg)
+	}
+}
