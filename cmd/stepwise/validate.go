@@ -93,7 +93,11 @@ func (ps *projectsByDir) project(dir string) (*project, error) {
 // catalog skipped or hid is validated from its file all the same: it is
 // exactly the plan that needs looking at.
 func (ps *projectsByDir) validate(arg string) (*validation, error) {
-	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
+	info, statErr := os.Stat(arg)
+	if statErr == nil && info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give the plan files in it (stepwise validate %s)", arg, filepath.Join(arg, "*.yaml"))
+	}
+	if statErr == nil {
 		proj, err := ps.project(filepath.Dir(arg))
 		if err != nil {
 			return nil, err
