@@ -1,6 +1,9 @@
 package common
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // KeyMap is every key the workbench answers to. Components match against it
 // rather than against literal strings, so one place says what each key does
@@ -85,4 +88,27 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		out = append(out, g.Bindings)
 	}
 	return out
+}
+
+// Movement is how far a movement key moves a cursor or a scroll position
+// through total lines, a page being page lines: -1 or 1 for up and down,
+// a page for page up and down, all the way for top and bottom. ok is false
+// for any other key. Every list and scrolling pane moves by it, so they all
+// answer the same keys the same way.
+func (k *KeyMap) Movement(msg tea.KeyPressMsg, page, total int) (delta int, ok bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		return -1, true
+	case key.Matches(msg, k.Down):
+		return 1, true
+	case key.Matches(msg, k.Top):
+		return -total, true
+	case key.Matches(msg, k.Bottom):
+		return total, true
+	case key.Matches(msg, k.PageUp):
+		return -page, true
+	case key.Matches(msg, k.PageDown):
+		return page, true
+	}
+	return 0, false
 }

@@ -4,7 +4,6 @@
 package detail
 
 import (
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/plans"
@@ -111,21 +110,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	keys := m.Keys
-	page := max(m.bodyHeight()-1, 1)
-	switch {
-	case key.Matches(k, keys.Up):
-		m.Scroll(-1)
-	case key.Matches(k, keys.Down):
-		m.Scroll(1)
-	case key.Matches(k, keys.Top):
-		m.Scroll(-len(m.lines))
-	case key.Matches(k, keys.Bottom):
-		m.Scroll(len(m.lines))
-	case key.Matches(k, keys.PageUp):
-		m.Scroll(-page)
-	case key.Matches(k, keys.PageDown):
-		m.Scroll(page)
+	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.lines)); ok {
+		m.Scroll(delta)
 	}
 	return m, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -120,21 +119,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	keys := m.Keys
-	page := max(m.bodyHeight()-1, 1)
-	switch {
-	case key.Matches(k, keys.Up):
-		m.Select(m.cursor - 1)
-	case key.Matches(k, keys.Down):
-		m.Select(m.cursor + 1)
-	case key.Matches(k, keys.Top):
-		m.Select(0)
-	case key.Matches(k, keys.Bottom):
-		m.Select(len(m.items) - 1)
-	case key.Matches(k, keys.PageUp):
-		m.Select(m.cursor - page)
-	case key.Matches(k, keys.PageDown):
-		m.Select(m.cursor + page)
+	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.items)); ok {
+		m.Select(m.cursor + delta)
 	}
 	return m, nil
 }

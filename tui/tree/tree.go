@@ -8,7 +8,6 @@ package tree
 import (
 	"strconv"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -163,22 +162,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	keys := m.Keys
-	cursor := m.docs[m.current].cursor
-	page := max(m.bodyHeight()-1, 1)
-	switch {
-	case key.Matches(k, keys.Up):
-		m.Select(cursor - 1)
-	case key.Matches(k, keys.Down):
-		m.Select(cursor + 1)
-	case key.Matches(k, keys.Top):
-		m.Select(0)
-	case key.Matches(k, keys.Bottom):
-		m.Select(len(m.Rows()) - 1)
-	case key.Matches(k, keys.PageUp):
-		m.Select(cursor - page)
-	case key.Matches(k, keys.PageDown):
-		m.Select(cursor + page)
+	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.Rows())); ok {
+		m.Select(m.docs[m.current].cursor + delta)
 	}
 	return m, nil
 }
