@@ -83,41 +83,19 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	switch n.Kind {
 	case yaml.MappingNode:
 		v.Kind = Map
-		// Explicit keys win over merged ones (<<: *base), wherever they are
-		// written, so they are collected first; only two explicit keys can
-		// clash.
-		explicit := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := resolve(n.Content[i])
+		seen := map[string]bool{}
+		m := d.expandMerges(n, path)
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, val := resolve(m.Content[i]), m.Content[i+1]
 			switch {
-			case k.Tag == "!!merge":
 			case k.Kind != yaml.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
-			case explicit[k.Value]:
+			case seen[k.Value]:
 				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
 			default:
-				explicit[k.Value] = true
+				seen[k.Value] = true
+				v.Map = append(v.Map, &Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
 			}
-		}
-		added := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := resolve(n.Content[i]), n.Content[i+1]
-			if k.Tag == "!!merge" {
-				if m := d.value(val, path, templates); m != nil && m.Kind == Map {
-					for _, e := range m.Map {
-						if !explicit[e.Key] && !added[e.Key] {
-							added[e.Key] = true
-							v.Map = append(v.Map, e)
-						}
-					}
-				}
-				continue
-			}
-			if k.Kind != yaml.ScalarNode || added[k.Value] {
-				continue
-			}
-			added[k.Value] = true
-			v.Map = append(v.Map, &Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
 		}
 	case yaml.SequenceNode:
 		v.Kind = List
@@ -240,6 +218,70 @@ func skipRunes(s string, n int) string {
 	return ""
 }
 
+// expandMerges reports the merge keys of a mapping that do not merge a
+// mapping, and returns the mapping with its merges expanded.
+func (d *decoder) expandMerges(n *yaml.Node, path string) *yaml.Node {
+	m, bad := expandMerges(n)
+	for _, b := range bad {
+		d.r.problem(CodeWrongType, d.pos(b), path, "'<<' merges mappings (or a list of them), not %s", kindOf(b))
+	}
+	return m
+}
+
+// expandMerges returns mapping n with its merge keys (<<: *base, or
+// <<: [*a, *b]) replaced by the keys they bring, as YAML defines them: a
+// key written in the mapping wins over a merged one wherever it is written,
+// and an earlier source wins over a later one. The merged keys follow the
+// written ones. bad lists the merge values that are not mappings. n itself
+// is not changed: an anchored mapping may be merged in many places.
+func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
+	hasMerge := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if resolve(n.Content[i]).Tag == "!!merge" {
+			hasMerge = true
+		}
+	}
+	if !hasMerge {
+		return n, nil
+	}
+	out := *n
+	out.Content = nil
+	present := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := resolve(n.Content[i]); k.Tag != "!!merge" {
+			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+			present[k.Value] = true
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if resolve(n.Content[i]).Tag != "!!merge" {
+			continue
+		}
+		sources := []*yaml.Node{resolve(n.Content[i+1])}
+		if sources[0].Kind == yaml.SequenceNode {
+			sources = nil
+			for _, c := range resolve(n.Content[i+1]).Content {
+				sources = append(sources, resolve(c))
+			}
+		}
+		for _, src := range sources {
+			if src.Kind != yaml.MappingNode {
+				bad = append(bad, src)
+				continue
+			}
+			srcMerged, srcBad := expandMerges(src)
+			bad = append(bad, srcBad...)
+			for j := 0; j+1 < len(srcMerged.Content); j += 2 {
+				if k := resolve(srcMerged.Content[j]); !present[k.Value] {
+					present[k.Value] = true
+					out.Content = append(out.Content, srcMerged.Content[j], srcMerged.Content[j+1])
+				}
+			}
+		}
+	}
+	return &out, bad
+}
+
 // object is a mapping being decoded against a fixed set of field names.
 // Creating one reports unknown fields (with a did-you-mean), camelCase
 // spellings (a note) and fields written in both spellings.
@@ -268,13 +310,10 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 		return nil
 	}
 	o := &object{d: d, node: node, what: what, path: path, values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		k, v := resolve(node.Content[i]), node.Content[i+1]
+	fieldsNode := d.expandMerges(node, path)
+	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
+		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value
-		if k.Tag == "!!merge" {
-			d.r.problem(CodeWrongType, d.pos(k), path, "merge keys (<<) are not supported in %s; write the fields out", what)
-			continue
-		}
 		if k.Kind != yaml.ScalarNode {
 			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
 			continue

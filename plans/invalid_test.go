@@ -243,14 +243,19 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
-		name: "merge key at top level",
+		name: "merge key at top level brings its fields",
 		src:  "base: &b {name: T}\n<<: *b\nidentifier: t\n",
 		want: []Problem{
 			prob(CodeUnknownField, 1, 1, "", "unknown field 'base' in a plan (fields: identifier, name, description, exemplars, requires_servers, input_schema, steps, solver, output)"),
-			prob(CodeMissingField, 1, 1, "", "a plan needs 'name'"),
 			prob(CodeMissingField, 1, 1, "", "a plan needs 'description'"),
 			prob(CodeMissingField, 1, 1, "", "a plan needs 'steps'"),
-			prob(CodeWrongType, 2, 1, "", "merge keys (<<) are not supported in a plan; write the fields out"),
+		},
+	},
+	{
+		name: "merge key of a scalar",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {<<: 3, a: 1}\n",
+		want: []Problem{
+			prob(CodeWrongType, 7, 17, "E0", "'<<' merges mappings (or a list of them), not a number"),
 		},
 	},
 

@@ -331,6 +331,7 @@ func mappingScalar(n *yaml.Node, key string) string {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return ""
 	}
+	n, _ = expandMerges(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if resolve(n.Content[i]).Value == key {
 			if v := resolve(n.Content[i+1]); v.Kind == yaml.ScalarNode {

@@ -336,6 +336,9 @@ var allowedCases = []struct{ name, src string }{
 	{"a boolean input_schema", "identifier: t\nname: T\ndescription: d\ninput_schema: true\nsteps:\n  - id: E0\n    tool_name: user__x\n    input: {}\n"},
 	{"a silent plan", head + "  - id: E0\n    tool_name: user__deploy\n    input: {env: prod}\n"},
 	{"an explicit key overrides a merged one", head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a, level: 1}\n  - id: E1\n    tool_name: user__y\n    input: {<<: *base, entry: b}\n"},
+	{"a control step's input merged from an anchor", head + "  - id: E0\n    tool_name: exit\n    input: &ex {when: {value: 1, op: eq, to: 2}, status: success}\n  - id: E1\n    tool_name: exit\n    input: {<<: *ex, message: hi}\n"},
+	{"a step merged from an anchor", head + "  - &common\n    id: E0\n    tool_name: user__x\n    input: {}\n  - <<: *common\n    id: E1\n"},
+	{"an agent's schema merged from a list of anchors", head + "  - id: E0\n    tool_name: user__x\n    input: &a {prompt: go}\n  - id: E1\n    tool_name: user__y\n    input: &b {output_schema: {type: object}}\n  - id: E2\n    tool_name: agent\n    input: {<<: [*a, *b], max_iterations: 2}\n"},
 	{"an explicit key before the merge overrides it too", head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a}\n  - id: E1\n    tool_name: user__y\n    input: {entry: b, <<: *base}\n"},
 }
 
