@@ -402,8 +402,16 @@ func (o *object) wholeNumber(name string) Field[int] {
 		return Field[int]{}
 	}
 	var i int
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
-		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %s", name, describeScalar(n))
+	// A whole number written as a float (10.0, 1e1) is the same JSON number.
+	var f float64
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		i = int(f)
+	} else if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+		what := describeScalar(n)
+		if n.Tag == "!!float" {
+			what = "'" + n.Value + "', which is not whole"
+		}
+		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %s", name, what)
 		return Field[int]{Pos: o.d.pos(n)}
 	}
 	if i < 1 {

@@ -47,7 +47,7 @@ var invalidCases = []invalidCase{
 		name: "yaml syntax: tab indentation",
 		src:  "identifier: a\nname: b\n\tdescription: c\n",
 		want: []Problem{
-			prob(CodeYAMLSyntax, 3, 1, "", "YAML: found character '\t' that cannot start any token"),
+			prob(CodeYAMLSyntax, 3, 1, "", "YAML: a tab indents this line; YAML indents with spaces only"),
 		},
 	},
 	{
@@ -875,7 +875,7 @@ var invalidCases = []invalidCase{
 		name: "map concurrency a float",
 		src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      concurrency: 2.5\n      do: {tool_name: user__x, input: {}}\n",
 		want: []Problem{
-			prob(CodeWrongType, 9, 20, "E0", "'concurrency' must be a whole number above 0, not a number ('2.5')"),
+			prob(CodeWrongType, 9, 20, "E0", "'concurrency' must be a whole number above 0, not '2.5', which is not whole"),
 		},
 	},
 	{
@@ -1358,7 +1358,7 @@ var invalidCases = []invalidCase{
 		name: "agent max_fan_out a float",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: list them\n      output_schema: {type: object}\n      max_fan_out: 1.5\n",
 		want: []Problem{
-			prob(CodeWrongType, 10, 20, "E0", "'max_fan_out' must be a whole number above 0, not a number ('1.5')"),
+			prob(CodeWrongType, 10, 20, "E0", "'max_fan_out' must be a whole number above 0, not '1.5', which is not whole"),
 		},
 	},
 	{

@@ -23,6 +23,7 @@ var (
 	toolNamePattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$`)
 	yamlLine          = regexp.MustCompile(`^yaml: line (\d+): `)
 	unknownAnchor     = regexp.MustCompile(`^unknown anchor '([^']+)' referenced`)
+	yaml12Directive   = regexp.MustCompile(`(?m)^%YAML 1\.2\b`)
 )
 
 // ReservedRoots are the template roots no step id may shadow.
@@ -70,6 +71,12 @@ var (
 // yaml.v3 refuses the text only because of a '?' in an unquoted flow value,
 // the document is read from a quoted copy instead (see flowquote.go).
 func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
+	// yaml.v3 reads YAML 1.2 but refuses to be told so: it accepts only a
+	// %YAML 1.1 directive. The directive changes nothing it does, so it is
+	// read as 1.1, in a copy of the same length.
+	if yaml12Directive.Match(src) {
+		src = yaml12Directive.ReplaceAll(src, []byte("%YAML 1.1"))
+	}
 	doc, extra, err := decodeDocuments(src)
 	if err != nil && !errors.Is(err, io.EOF) {
 		if fixed, quotes, ok := quoteFlowQuestionMarks(src); ok {
@@ -203,7 +210,11 @@ func yamlProblem(file string, src []byte, err error) Problem {
 	if _, gerr := goccyparser.ParseBytes(src, 0); gerr != nil {
 		var se *goccyyaml.SyntaxError
 		if errors.As(gerr, &se) && se.Token != nil && se.Token.Position != nil && se.Token.Position.Line > 0 {
-			return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + se.Message, Pos: Pos{File: file, Line: se.Token.Position.Line, Col: max(1, se.Token.Position.Column)}}
+			msg := se.Message
+			if strings.Contains(msg, "'\t'") {
+				msg = "a tab indents this line; YAML indents with spaces only"
+			}
+			return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + msg, Pos: Pos{File: file, Line: se.Token.Position.Line, Col: max(1, se.Token.Position.Column)}}
 		}
 	}
 	msg := err.Error()

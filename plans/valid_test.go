@@ -339,6 +339,8 @@ var allowedCases = []struct{ name, src string }{
 	{"a control step's input merged from an anchor", head + "  - id: E0\n    tool_name: exit\n    input: &ex {when: {value: 1, op: eq, to: 2}, status: success}\n  - id: E1\n    tool_name: exit\n    input: {<<: *ex, message: hi}\n"},
 	{"a step merged from an anchor", head + "  - &common\n    id: E0\n    tool_name: user__x\n    input: {}\n  - <<: *common\n    id: E1\n"},
 	{"an agent's schema merged from a list of anchors", head + "  - id: E0\n    tool_name: user__x\n    input: &a {prompt: go}\n  - id: E1\n    tool_name: user__y\n    input: &b {output_schema: {type: object}}\n  - id: E2\n    tool_name: agent\n    input: {<<: [*a, *b], max_iterations: 2}\n"},
+	{"whole numbers written as floats", head + "  - id: E0\n    tool_name: agent\n    input: {prompt: go, output_schema: {type: object}, max_iterations: 1e1, llm_timeout_seconds: 60.0}\n"},
+	{"a %YAML 1.2 directive", "%YAML 1.2\n---\n" + head + "  - id: E0\n    tool_name: user__x\n    input: {}\n"},
 	{"an explicit key before the merge overrides it too", head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a}\n  - id: E1\n    tool_name: user__y\n    input: {entry: b, <<: *base}\n"},
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,12 +62,20 @@ func newToolsCommand(s *streams) *cobra.Command {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			t, ok := proj.catalog.Tool(args[0])
+			if server, _, _ := strings.Cut(args[0], "__"); !ok && slices.Contains(proj.catalog.Servers(), server) {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("'%s' would be a tool of MCP server '%s', whose tools are known only once connected; stepwise does not connect to MCP servers yet", args[0], server)}
+			}
 			if !ok {
 				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no tool named '%s' (stepwise tools list shows the catalog)", args[0])}
 			}
 			if showJSON {
-				return writeJSON(s.out, toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
-					InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, OutputExample: t.OutputExample})
+				env := toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
+					InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, OutputExample: t.OutputExample}
+				if t.Unusable != "" {
+					why := proj.displayText(t.Unusable)
+					env.Unusable = &why
+				}
+				return writeJSON(s.out, env)
 			}
 			printTool(s.out, t, proj)
 			return nil
@@ -105,13 +114,14 @@ type skippedJSON struct {
 }
 
 type toolShowJSON struct {
-	Name          string `json:"name"`
-	Source        string `json:"source"`
-	Description   string `json:"description"`
-	ReadOnly      *bool  `json:"readOnly"`
-	InputSchema   any    `json:"inputSchema"`
-	OutputSchema  any    `json:"outputSchema"`
-	OutputExample any    `json:"outputExample"`
+	Name          string  `json:"name"`
+	Source        string  `json:"source"`
+	Description   string  `json:"description"`
+	ReadOnly      *bool   `json:"readOnly"`
+	InputSchema   any     `json:"inputSchema"`
+	OutputSchema  any     `json:"outputSchema"`
+	OutputExample any     `json:"outputExample"`
+	Unusable      *string `json:"unusable"` // why the tool cannot run here; null when it can
 }
 
 func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
@@ -67,8 +68,8 @@ type validation struct {
 }
 
 // projectsByDir opens each project once: a plan file is checked against the
-// project it sits in, an identifier against the project of the working
-// directory.
+// project it sits in (the working directory's when it sits in none), an
+// identifier against the project of the working directory.
 type projectsByDir struct {
 	w    io.Writer
 	open map[string]*project
@@ -98,7 +99,13 @@ func (ps *projectsByDir) validate(arg string) (*validation, error) {
 		return nil, fmt.Errorf("%s is a directory; give the plan files in it (stepwise validate %s)", arg, filepath.Join(arg, "*.yaml"))
 	}
 	if statErr == nil {
-		proj, err := ps.project(filepath.Dir(arg))
+		// A file inside a project is checked against that project; a file
+		// outside any, against the project of the working directory.
+		dir := ""
+		if _, inProject := config.FindProject(filepath.Dir(arg)); inProject {
+			dir = filepath.Dir(arg)
+		}
+		proj, err := ps.project(dir)
 		if err != nil {
 			return nil, err
 		}

@@ -72,6 +72,8 @@ func TestValidate(t *testing.T) {
 		{"no such plan", "testdata/project", []string{"validate", "nothing"}, 1},
 		{"a missing plan does not stop the others", "testdata/project", []string{"validate", "nothing", "triage"}, 1},
 		{"a file is checked in its own project", "testdata/project", []string{"validate", "--json", "../graphproject/.graph/plans/pr_digest.yaml"}, 0},
+		{"a file outside any project is checked in the working directory", "testdata/project", []string{"validate", "../outside/plan.yaml"}, 0},
+		{"a plan that does not parse, by its file name", "testdata/project", []string{"validate", "unparsable"}, 1},
 		{"mistyped command", "testdata/project", []string{"valdate", "triage"}, 2},
 		{"tools without a subcommand", "testdata/project", []string{"tools", "frob"}, 2},
 		{"no arguments", "testdata/project", []string{"validate"}, 2},
@@ -118,7 +120,11 @@ func TestToolsShow(t *testing.T) {
 			golden(t, "tools_show_"+name+".stdout", stdout)
 		})
 	}
-	_, stderr, code := runCLI(t, "tools", "show", "user__nothing")
+	_, stderr, code := runCLI(t, "tools", "show", "tracker__list_issues")
+	if code != 1 || !strings.Contains(stderr, "tool of MCP server 'tracker'") {
+		t.Errorf("MCP tool: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "tools", "show", "user__nothing")
 	if code != 1 || !strings.Contains(stderr, "no tool named 'user__nothing'") {
 		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
 	}

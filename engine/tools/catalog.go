@@ -272,6 +272,15 @@ func (c *Catalog) SkippedPlan(identifier string) (string, bool) {
 			return sk.File, true
 		}
 	}
+	// A file that does not parse has no identifier to go by; its name is
+	// the next best thing.
+	for _, file := range c.planFiles {
+		if strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)) == identifier {
+			if _, loaded := c.planTools[identifier]; !loaded {
+				return file, true
+			}
+		}
+	}
 	return "", false
 }
 
