@@ -149,7 +149,7 @@ func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationEx
 			d.r.problem(CodeMissingField, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' requires the step to declare 'output_schema' (an undeclared schema makes the default unvalidatable)")
 		case sc.Compiled != nil:
 			if vs := sc.Check(e.DefaultOutput.Literal()); len(vs) > 0 {
-				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
+				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.At(vs[0].Location).Pos, s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
 			}
 		}
 	}
@@ -159,7 +159,9 @@ func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationEx
 // strictAtLoad applies Anthropic's rules to a step asking for strict output,
 // as seeds/002 prescribes: a refusal is a problem, a caveat a note, each
 // under the code the rules give it (missing_additional_properties,
-// unenforced_keyword, ...), so a script can tell them apart.
+// unenforced_keyword, ...), so a script can tell them apart, and each at
+// the part of the schema it is about (the schema's root and the step as a
+// whole are placed at 'structured_output' itself).
 func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 	var schema any
 	pos := a.StructuredOutput.Pos
@@ -168,10 +170,14 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 	}
 	v := strict.Check(schema, strict.Anthropic, strict.Context{HasTools: a.Iterations() > 1})
 	for _, n := range v.Notes {
+		at := pos
+		if a.OutputSchema != nil && n.Location != "" && n.Location != "the schema root" {
+			at = a.OutputSchema.Value.At("/" + strings.ReplaceAll(n.Location, ".", "/")).Pos
+		}
 		if n.Refusal {
-			d.r.problem(string(n.Code), pos, s.Path, "'structured_output: strict' is not eligible for this step's schema — %s", n.Message)
+			d.r.problem(string(n.Code), at, s.Path, "'structured_output: strict' is not eligible for this step's schema — %s", n.Message)
 		} else {
-			d.r.note(string(n.Code), pos, s.Path, "structured_output caveat — %s", n.Message)
+			d.r.note(string(n.Code), at, s.Path, "structured_output caveat — %s", n.Message)
 		}
 	}
 }
@@ -208,7 +214,7 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 	// types are not known until the templates resolve.
 	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.Compiled != nil {
 		if vs := a.OutputSchema.Check(a.Default.Literal()); len(vs) > 0 {
-			d.r.problem(CodeDefaultMismatch, a.Default.Pos, s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
+			d.r.problem(CodeDefaultMismatch, a.Default.At(vs[0].Location).Pos, s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
 		}
 	}
 	return a

@@ -1411,7 +1411,7 @@ var invalidCases = []invalidCase{
 		name: "agent validation_exhaustion default_output not conforming",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: classify\n      output_schema:\n        type: object\n        required: [category]\n        properties:\n          category: {type: string}\n      validation_exhaustion:\n        mode: default\n        default_output: {category: 3}\n",
 		want: []Problem{
-			prob(CodeDefaultMismatch, 16, 25, "E0", "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': /category: got number, want string"),
+			prob(CodeDefaultMismatch, 16, 36, "E0", "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': /category: got number, want string"),
 		},
 	},
 	{
@@ -1460,7 +1460,7 @@ var invalidCases = []invalidCase{
 		name: "agent structured_output strict refused minimum",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: score it\n      max_iterations: 1\n      output_schema:\n        type: object\n        additionalProperties: false\n        required: [score]\n        properties:\n          score: {type: integer, minimum: 0}\n      structured_output: strict\n",
 		want: []Problem{
-			prob("unsupported_keyword", 16, 26, "E0", "'structured_output: strict' is not eligible for this step's schema — remove 'minimum' at 'properties.score' (Anthropic's strict mode rejects it)"),
+			prob("unsupported_keyword", 15, 18, "E0", "'structured_output: strict' is not eligible for this step's schema — remove 'minimum' at 'properties.score' (Anthropic's strict mode rejects it)"),
 		},
 	},
 	{
@@ -1589,14 +1589,14 @@ var invalidCases = []invalidCase{
 		name: "ask default not conforming",
 		src:  head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Ship?\n      output_schema:\n        type: object\n        required: [ok]\n        properties:\n          ok: {type: boolean}\n      when_unanswered: default\n      default: {ok: maybe}\n",
 		want: []Problem{
-			prob(CodeDefaultMismatch, 15, 16, "E0", "'default' does not conform to 'output_schema': /ok: got string, want boolean"),
+			prob(CodeDefaultMismatch, 15, 21, "E0", "'default' does not conform to 'output_schema': /ok: got string, want boolean"),
 		},
 	},
 	{
 		name: "ask in a map body with a default that does not conform",
 		src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.people}}\"\n      do:\n        tool_name: ask\n        input:\n          prompt: \"Keep {{item.name}}?\"\n          output_schema: {type: object, properties: {keep: {type: boolean}}}\n          when_unanswered: default\n          default: {keep: 1}\n",
 		want: []Problem{
-			prob(CodeDefaultMismatch, 15, 20, "E0/do.*", "'default' does not conform to 'output_schema': /keep: got number, want boolean"),
+			prob(CodeDefaultMismatch, 15, 27, "E0/do.*", "'default' does not conform to 'output_schema': /keep: got number, want boolean"),
 		},
 	},
 	{

@@ -283,8 +283,8 @@ var noteCases = []noteCase{
 		name: "strict with caveats",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema:\n        type: object\n        additionalProperties: false\n        required: [a]\n        properties:\n          a: {type: string, pattern: \"^x\"}\n          b: {type: string}\n      structured_output: strict\n",
 		want: []Problem{
-			prob("unenforced_pattern", 16, 26, "E0", "structured_output caveat — 'pattern' at 'properties.a' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise"),
-			prob("optional_emission", 16, 26, "E0", "structured_output caveat — 'b' at 'properties.b' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it"),
+			prob("unenforced_pattern", 14, 14, "E0", "structured_output caveat — 'pattern' at 'properties.a' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise"),
+			prob("optional_emission", 15, 14, "E0", "structured_output caveat — 'b' at 'properties.b' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it"),
 			prob("tools_runtime_assessed", 16, 26, "E0", "structured_output caveat — "+toolsCaveat),
 		},
 	},
