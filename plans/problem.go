@@ -74,6 +74,8 @@ const (
 	CodeNoEffect           = "no_effect"            // note: a setting that cannot take effect
 	CodeInvalidToolFile    = "invalid_tool_file"    // a user tool file that cannot be used
 	CodeUnavailableToAgent = "unavailable_to_agent" // plan_and_execute or a control step in an agent's tools
+	CodePlanCycle          = "plan_cycle"           // note: plan__ calls that lead back to the plan
+	CodeShadowedPlan       = "shadowed_plan"        // note: another file defines the same identifier first
 )
 
 // Report is the outcome of checking a plan: problems make it invalid, notes

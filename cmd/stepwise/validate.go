@@ -138,9 +138,40 @@ func validatePlan(proj *project, file string) (*validation, error) {
 			resolved.Problems[i].Message = proj.displayText(resolved.Problems[i].Message)
 		}
 		r.Merge(resolved)
+		r.Notes = append(r.Notes, catalogNotes(proj, p, file)...)
 		r.Sort()
 	}
 	return &validation{file: file, plan: p, report: r}, nil
+}
+
+// catalogNotes are what the catalog knows about a plan beyond its tools:
+// that another file defines the same identifier first, and that its plan__
+// calls lead back to it.
+func catalogNotes(proj *project, p *plans.Plan, file string) []plans.Problem {
+	var notes []plans.Problem
+	id := p.Identifier.Value
+	if e, ok := proj.catalog.Plan(id); ok && !sameFile(e.File, file) {
+		notes = append(notes, plans.Problem{Code: plans.CodeShadowedPlan, Pos: p.Identifier.Pos,
+			Message: fmt.Sprintf("plan '%s' is also defined by %s, which comes first on the plan paths: plan__%s runs that one, not this file", id, proj.displayPath(e.File), id)})
+	}
+	if chain := proj.catalog.CallCycle(p); chain != nil {
+		n := plans.Problem{Code: plans.CodePlanCycle, Pos: p.Pos,
+			Message: fmt.Sprintf("plan calls lead back to this plan: %s; such a call fails when a run reaches it", strings.Join(chain, " → "))}
+		plans.WalkSteps(p, func(s *plans.Step) {
+			if n.Path == "" && s.ToolName.Value == "plan__"+chain[1] {
+				n.Path, n.Pos = s.Path, s.ToolName.Pos
+			}
+		})
+		notes = append(notes, n)
+	}
+	return notes
+}
+
+// sameFile reports whether two paths name the same file.
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // printValidation writes the human report: one compiler-style line per

@@ -74,6 +74,8 @@ func TestValidate(t *testing.T) {
 		{"a file is checked in its own project", "testdata/project", []string{"validate", "--json", "../graphproject/.graph/plans/pr_digest.yaml"}, 0},
 		{"a file outside any project is checked in the working directory", "testdata/project", []string{"validate", "../outside/plan.yaml"}, 0},
 		{"a plan that does not parse, by its file name", "testdata/project", []string{"validate", "unparsable"}, 1},
+		{"plan calls that cycle are a note", "testdata/project", []string{"validate", "loop_a", "loop_b"}, 0},
+		{"a plan shadowed by an earlier one is a note", "testdata/project", []string{"validate", ".stepwise/plans/triage_copy.yaml"}, 0},
 		{"mistyped command", "testdata/project", []string{"valdate", "triage"}, 2},
 		{"tools without a subcommand", "testdata/project", []string{"tools", "frob"}, 2},
 		{"no arguments", "testdata/project", []string{"validate"}, 2},

@@ -300,3 +300,41 @@ func (c *Catalog) UserTool(name string) (*plans.ToolFile, bool) {
 func (c *Catalog) Listing() []plans.ToolInfo {
 	return append(ControlTools(), c.tools...)
 }
+
+// CallCycle follows the plan__ calls of p through the catalog's plans and
+// returns the first chain of calls that leads back to p, as identifiers
+// ("a", "b", "a"), or nil. A cycle fails when the run reaches it; one
+// behind a branch may never be reached, so it is for a note, not a problem.
+func (c *Catalog) CallCycle(p *plans.Plan) []string {
+	start := p.Identifier.Value
+	var chain []string
+	visited := map[string]bool{}
+	var visit func(*plans.Plan) bool
+	visit = func(q *plans.Plan) bool {
+		chain = append(chain, q.Identifier.Value)
+		found := false
+		plans.WalkSteps(q, func(s *plans.Step) {
+			callee, ok := strings.CutPrefix(s.ToolName.Value, "plan__")
+			if found || !ok {
+				return
+			}
+			if callee == start {
+				chain = append(chain, callee)
+				found = true
+				return
+			}
+			if e, known := c.planTools[callee]; known && !visited[callee] {
+				visited[callee] = true
+				found = visit(e.Plan)
+			}
+		})
+		if !found {
+			chain = chain[:len(chain)-1]
+		}
+		return found
+	}
+	if visit(p) {
+		return chain
+	}
+	return nil
+}

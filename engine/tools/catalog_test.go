@@ -188,3 +188,33 @@ func TestResolveAgainstProject(t *testing.T) {
 		t.Errorf("E4: %s", msg)
 	}
 }
+
+func TestCallCycle(t *testing.T) {
+	call := func(callee string) string {
+		return "steps:\n  - id: E0\n    tool_name: plan__" + callee + "\n    input: {}\n"
+	}
+	c := project(t, map[string]string{
+		".stepwise/plans/a.yaml":    plan("a", call("b")),
+		".stepwise/plans/b.yaml":    plan("b", "steps:\n  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      do: {tool_name: plan__a, input: {}}\n"),
+		".stepwise/plans/self.yaml": plan("self", call("self")),
+		".stepwise/plans/leaf.yaml": plan("leaf", tinySteps),
+		".stepwise/plans/top.yaml":  plan("top", call("leaf")),
+	})
+	for _, tc := range []struct {
+		id   string
+		want []string
+	}{
+		{"a", []string{"a", "b", "a"}},
+		{"b", []string{"b", "a", "b"}},
+		{"self", []string{"self", "self"}},
+		{"top", nil},
+	} {
+		e, ok := c.Plan(tc.id)
+		if !ok {
+			t.Fatalf("no plan %s", tc.id)
+		}
+		if got := c.CallCycle(e.Plan); !slices.Equal(got, tc.want) {
+			t.Errorf("CallCycle(%s) = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}
