@@ -182,7 +182,29 @@ func (d *decoder) layout(n *yaml.Node) scalarLayout {
 			return scalarLayout{kind: layoutPlain}
 		}
 	}
-	return scalarLayout{}
+	return scalarLayout{tags: d.findTags(n, strings.Count(n.Value, "{{"))}
+}
+
+// findTags places the first count "{{" of the file from where node n
+// starts, for a string whose characters cannot be placed one by one.
+func (d *decoder) findTags(n *yaml.Node, count int) []Pos {
+	var tags []Pos
+	for line := n.Line; line <= len(d.lines) && len(tags) < count; line++ {
+		text, col := strings.TrimSuffix(d.lines[line-1], "\r"), 1
+		if line == n.Line {
+			text, col = skipRunes(text, n.Column-1), n.Column
+		}
+		for len(tags) < count {
+			i := strings.Index(text, "{{")
+			if i < 0 {
+				break
+			}
+			col += utf8.RuneCountInString(text[:i])
+			tags = append(tags, Pos{File: d.file, Line: line, Col: col})
+			text, col = text[i+2:], col+2
+		}
+	}
+	return tags
 }
 
 // blockLayout measures a literal block's indentation on its first non-empty

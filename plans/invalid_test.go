@@ -1007,24 +1007,24 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
-		name: "template position falls back to the start after an escape",
+		name: "template placed after an escape in a double-quoted string",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input:\n      q: \"say \\\"hi\\\" {{input.team\"\n",
 		want: []Problem{
-			prob(CodeTemplateSyntax, 8, 10, "E0", "unclosed tag '{{': add '}}' after the path"),
+			prob(CodeTemplateSyntax, 8, 22, "E0", "unclosed tag '{{': add '}}' after the path"),
 		},
 	},
 	{
-		name: "template position falls back to the start of a folded block",
+		name: "template placed in a folded block",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input:\n      q: >\n        folded\n        then {{input.team\n",
 		want: []Problem{
-			prob(CodeTemplateSyntax, 8, 10, "E0", "unclosed tag '{{': add '}}' after the path"),
+			prob(CodeTemplateSyntax, 10, 14, "E0", "unclosed tag '{{': add '}}' after the path"),
 		},
 	},
 	{
-		name: "template position falls back to the start of a multi-line plain string",
+		name: "template placed in a multi-line plain string",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input:\n      q: team and\n        more {{input.team\n",
 		want: []Problem{
-			prob(CodeTemplateSyntax, 8, 10, "E0", "unclosed tag '{{': add '}}' after the path"),
+			prob(CodeTemplateSyntax, 9, 14, "E0", "unclosed tag '{{': add '}}' after the path"),
 		},
 	},
 	{

@@ -60,6 +60,12 @@ type Value struct {
 type scalarLayout struct {
 	kind   layoutKind
 	indent int // a literal block's indentation, in columns
+
+	// tags places each "{{" of a string whose layout is unknown (folded,
+	// spanning lines, escaped), in order: the i-th "{{" of the text is the
+	// i-th "{{" of the file from where the string starts, since no escape
+	// or folding makes or breaks one.
+	tags []Pos
 }
 
 // layoutKind says how the characters of a string sit in the file.
@@ -75,9 +81,10 @@ const (
 
 // PosAt is the position of the byte at offset in a string value. It is exact
 // for one-line plain and single-quoted strings, one-line double-quoted
-// strings without escapes, and literal blocks; for anything else (folded
-// blocks, strings that span lines, escapes) it falls back to the start of
-// the string rather than guess a column.
+// strings without escapes, and literal blocks. In anything else (folded
+// blocks, strings that span lines, escapes) it places the offset from the
+// template tag it is in or after, whose "{{" the decoder found in the file,
+// and falls back to the start of the string before the first tag.
 func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
@@ -94,6 +101,16 @@ func (v *Value) PosAt(offset int) Pos {
 		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before)+strings.Count(before, "'"))
 	case layoutDouble:
 		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before))
+	}
+	// Place the offset from the tag it is in or after, when the tags are
+	// placed; else the start of the string is the best there is.
+	tag := strings.LastIndex(v.String[:min(offset+2, len(v.String))], "{{")
+	if tag < 0 {
+		return v.Pos
+	}
+	if i := strings.Count(v.String[:tag], "{{"); i < len(v.layout.tags) {
+		p := v.layout.tags[i]
+		return at(p.Line, p.Col+utf8.RuneCountInString(v.String[tag:offset]))
 	}
 	return v.Pos
 }
