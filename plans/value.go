@@ -104,7 +104,10 @@ func (v *Value) PosAt(offset int) Pos {
 	}
 	// Place the offset from the tag it is in or after, when the tags are
 	// placed; else the start of the string is the best there is.
-	tag := strings.LastIndex(v.String[:min(offset+2, len(v.String))], "{{")
+	tag := offset
+	if !strings.HasPrefix(v.String[offset:], "{{") {
+		tag = strings.LastIndex(v.String[:offset], "{{")
+	}
 	if tag < 0 {
 		return v.Pos
 	}

@@ -1,0 +1,28 @@
+package plans
+
+import "testing"
+
+// TestPosAtPlacedTags checks PosAt on a string whose characters cannot be
+// placed one by one, only its tags: offsets in, after and just before a tag.
+func TestPosAtPlacedTags(t *testing.T) {
+	src := head + "  - id: E0\n    tool_name: user__x\n    input:\n      q: >\n        one {{a}}\n        two {{b}} end\n"
+	p, _ := Load("plan.yaml", []byte(src))
+	v := p.Steps[0].Input.Get("q") // "one {{a}} two {{b}} end\n"
+	at := func(line, col int) Pos { return Pos{File: "plan.yaml", Line: line, Col: col} }
+	tests := []struct {
+		offset int
+		want   Pos
+	}{
+		{0, at(8, 10)},   // before the first tag: the start of the string
+		{3, at(8, 10)},   // just before the first "{{"
+		{4, at(9, 13)},   // the first "{{"
+		{6, at(9, 15)},   // inside it
+		{14, at(10, 13)}, // the second "{{"
+		{18, at(10, 17)}, // after it, on its line
+	}
+	for _, tc := range tests {
+		if got := v.PosAt(tc.offset); got != tc.want {
+			t.Errorf("PosAt(%d) = %v, want %v", tc.offset, got, tc.want)
+		}
+	}
+}
