@@ -79,6 +79,9 @@ func (res *resolver) step(s *Step) {
 	name := s.ToolName.Value
 	if s.ToolName.Set && !IsControl(name) && toolNamePattern.MatchString(name) && !strings.HasPrefix(name, "workbench__") {
 		res.tool(name, s.ToolName.Pos, s.Path)
+		if t, ok := res.tools[name]; ok && t.Unusable == "" {
+			res.inputKeys(t, s)
+		}
 	}
 	switch c := s.Control.(type) {
 	case *AgentInput:
@@ -96,6 +99,36 @@ func (res *resolver) step(s *Step) {
 		res.conditionModel(c.Condition, s.Path)
 	case *FilterInput:
 		res.conditionModel(c.Condition, s.Path)
+	}
+}
+
+// inputKeys checks a step's input against the keys its tool's input_schema
+// names: every required key present, and no key the schema does not have
+// when it allows no others. Values are templates until the run, so their
+// types wait for dispatch; the keys are written out and checkable now.
+func (res *resolver) inputKeys(t ToolInfo, s *Step) {
+	schema, _ := t.InputSchema.(map[string]any)
+	if schema == nil || s.Input == nil || s.Input.Kind != Map {
+		return
+	}
+	props, _ := schema["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	required, _ := schema["required"].([]any)
+	for _, r := range required {
+		if key, ok := r.(string); ok && s.Input.Get(key) == nil {
+			res.r.problem(CodeMissingField, s.Input.Pos, s.Path, "tool '%s' needs input '%s' (its input_schema requires it)", t.Name, key)
+		}
+	}
+	if closed, _ := schema["additionalProperties"].(bool); schema["additionalProperties"] != nil && !closed {
+		for _, e := range s.Input.Map {
+			if _, known := props[e.Key]; !known {
+				res.r.problem(CodeUnknownField, e.KeyPos, s.Path, "tool '%s' takes no input '%s'%s (inputs: %s)", t.Name, e.Key, suggest.DidYouMean(e.Key, names), strings.Join(names, ", "))
+			}
+		}
 	}
 }
 

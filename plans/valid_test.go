@@ -566,6 +566,18 @@ var resolveCases = []resolveCase{
 		},
 	},
 	{
+		name: "a step's input keys against its tool's input schema",
+		cat: testCatalog{tools: []ToolInfo{{Name: "user__send", InputSchema: map[string]any{
+			"type": "object", "required": []any{"to", "body"}, "additionalProperties": false,
+			"properties": map[string]any{"to": map[string]any{"type": "string"}, "body": map[string]any{"type": "string"}},
+		}}, {Name: "user__open", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{}}}}}},
+		src: head + "  - id: E0\n    tool_name: user__send\n    input: {too: ops, body: \"{{input.text}}\"}\n  - id: E1\n    tool_name: user__open\n    input: {b: 1}\n",
+		want: []Problem{
+			prob(CodeMissingField, 7, 12, "E0", "tool 'user__send' needs input 'to' (its input_schema requires it)"),
+			prob(CodeUnknownField, 7, 13, "E0", "tool 'user__send' takes no input 'too'; did you mean 'to'? (inputs: body, to)"),
+		},
+	},
+	{
 		name: "models are not checked without a model list",
 		cat:  testCatalog{tools: projectCatalog.tools},
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: gpt-9\n",
