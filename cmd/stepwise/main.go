@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -84,6 +85,7 @@ func newRootCommand(s *streams) *cobra.Command {
 			"With no argument it opens the embedded demo project; with a plan file it opens that plan;\n" +
 			"with a directory it opens the plans of the project found there (.stepwise/ or .graph/).",
 		Args:          rootArgs,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,6 +95,25 @@ func newRootCommand(s *streams) *cobra.Command {
 	root.AddCommand(newValidateCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
 	return root
+}
+
+// version is the module version the binary was built from, with the
+// commit when the build recorded one: "(devel) 1a2b3c4d5e6f".
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += " (modified)"
+		}
+	}
+	return v
 }
 
 // rootArgs accepts at most one argument, a plan file or a directory. A word
