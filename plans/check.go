@@ -46,7 +46,6 @@ type placed struct {
 	step  *Step
 	owner *Step // the control step whose body holds it; nil at top level
 	field string
-	index int // position in its list
 }
 
 // check runs the static checks that need the whole plan: step ids, template
@@ -65,7 +64,7 @@ type checker struct {
 }
 
 func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
-	for i, s := range steps {
+	for _, s := range steps {
 		if id := s.ID; id.Set {
 			switch {
 			case slices.Contains(ReservedRoots, id.Value):
@@ -76,7 +75,7 @@ func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
 			if prev, dup := c.byID[id.Value]; dup {
 				c.r.problem(CodeDuplicateID, id.Pos, s.Path, "id '%s' is already used by the step at line %d; ids are unique across the plan, bodies included", id.Value, prev.step.ID.Pos.Line)
 			} else {
-				c.byID[id.Value] = &placed{step: s, owner: owner, field: field, index: i}
+				c.byID[id.Value] = &placed{step: s, owner: owner, field: field}
 			}
 		}
 		switch ctl := s.Control.(type) {
