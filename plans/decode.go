@@ -386,14 +386,6 @@ func (o *object) keyPos(name string) Pos {
 	return o.d.pos(o.node)
 }
 
-// valuePos is the position of a field's value, or of the mapping when absent.
-func (o *object) valuePos(name string) Pos {
-	if v := o.get(name); v != nil {
-		return o.d.pos(v)
-	}
-	return o.d.pos(o.node)
-}
-
 // require reports a missing field and says whether it is present.
 func (o *object) require(name string) bool {
 	if o.has(name) {

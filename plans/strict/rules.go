@@ -6,11 +6,11 @@ import "math"
 // at its value.
 type treatment int
 
+// The zero treatment accepts a keyword without a note, as it does every
+// keyword a rule set does not name.
 const (
-	// accepted keywords pass without a note; unknown keywords are accepted.
-	accepted treatment = iota
 	// refused keywords are unsupported_keyword.
-	refused
+	refused treatment = iota + 1
 	// unenforced keywords are unenforced_keyword caveats.
 	unenforced
 )

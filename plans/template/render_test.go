@@ -429,7 +429,7 @@ func TestRenderUnwritable(t *testing.T) {
 // TestFloatTextMatchesJSON checks that the hand-written float formatting is
 // byte for byte what encoding/json prints.
 func TestFloatTextMatchesJSON(t *testing.T) {
-	floats := []float64{0, -0.0, 1, -1, 3, 1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 123456789, 1e20, 1e21, -1e21, 1.7976931348623157e308, 5e-324, 2.5e-10, 100.25, 1e15, 12345678.125}
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 3, 1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 123456789, 1e20, 1e21, -1e21, 1.7976931348623157e308, 5e-324, 2.5e-10, 100.25, 1e15, 12345678.125}
 	for _, f := range floats {
 		for _, v := range []any{f, float32(f)} {
 			want, err := json.Marshal(v)

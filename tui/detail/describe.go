@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
@@ -426,12 +424,4 @@ func (b *builder) template(v *plans.Value) []seg {
 		return templateSegs(strings.ReplaceAll(v.String, "\t", "    "), b.t.Text, b.t.Template)
 	}
 	return b.inline(v)
-}
-
-// styleFor is the style of a scalar's text.
-func (b *builder) styleFor(v *plans.Value) lipgloss.Style {
-	if v.Kind == plans.String {
-		return b.t.Text
-	}
-	return b.t.Literal
 }
