@@ -1,0 +1,148 @@
+// Package model is how the engine talks to language models: one provider
+// interface, the providers that implement it (script now; openai and replay
+// come with the agent loop and the debugger), role and named-model
+// resolution with retries and failover, and the structured-output call that
+// every schema-bound site shares (builtin__infer, prompt tools, infer gates,
+// the solver).
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The roles an inference site calls a model in. Each resolves through
+// [models] in config, falling back to default.
+const (
+	RoleChat    = "chat"
+	RoleRepair  = "repair"
+	RoleJudge   = "judge"
+	RoleSolver  = "solver"
+	RolePlanner = "planner"
+)
+
+// Message is one message of a conversation with a model.
+type Message struct {
+	// Role is system, user, assistant or tool.
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID ties a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Reasoning is a provider's reasoning block, replayed verbatim.
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// ToolCall is one tool call a model asked for.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolDef is a tool offered to a model.
+type ToolDef struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	InputSchema any    `json:"input_schema,omitempty"`
+}
+
+// ResponseFormat asks for an answer in JSON conforming to Schema.
+type ResponseFormat struct {
+	Name   string `json:"name"`
+	Schema any    `json:"schema"`
+	// Strict asks the provider to enforce the schema where it can.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// Request is one model call.
+type Request struct {
+	// Step is the path of the step making the call ("E1", "E3/do.2",
+	// "solver" for a plan's finish). Script replies match on it.
+	Step string `json:"step"`
+	// Role is the role the call is made in; a script reply's role must fit.
+	Role        string          `json:"role"`
+	Messages    []Message       `json:"messages"`
+	Tools       []ToolDef       `json:"tools,omitempty"`
+	Format      *ResponseFormat `json:"format,omitempty"`
+	Temperature *float64        `json:"temperature,omitempty"`
+	// Timeout bounds each attempt; zero leaves it to the context.
+	Timeout time.Duration `json:"-"`
+}
+
+// Usage is the token count of one call. The three input figures are
+// disjoint: the prompt's real size is their sum.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:              u.InputTokens + v.InputTokens,
+		OutputTokens:             u.OutputTokens + v.OutputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens + v.CacheCreationInputTokens,
+		CacheReadInputTokens:     u.CacheReadInputTokens + v.CacheReadInputTokens,
+	}
+}
+
+// Reply is what a model answered.
+type Reply struct {
+	Text      string     `json:"text,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Reasoning string     `json:"reasoning,omitempty"`
+	Usage     Usage      `json:"usage"`
+	// FinishReason is stop, tool_calls, length or refusal.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Provider and Model name what actually answered, after any failover.
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// StrictSent says whether strict structured output was sent, and
+	// DowngradeReason why not when it was asked for and not sent.
+	StrictSent      bool   `json:"strict_sent,omitempty"`
+	DowngradeReason string `json:"downgrade_reason,omitempty"`
+}
+
+// Delta is a piece of a reply as it streams in.
+type Delta struct {
+	Text      string `json:"text,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// Provider serves the models of one [providers.<name>] entry.
+type Provider interface {
+	// Complete makes one attempt at a call to the named model, streaming
+	// deltas to onDelta (which may be nil) as they arrive. Errors that a
+	// retry might cure are *Error with Transient set.
+	Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error)
+}
+
+// Error is a failed model call.
+type Error struct {
+	Provider string
+	Model    string
+	Status   int // the HTTP status, 0 when there was none
+	Message  string
+	// Transient marks the failures a retry or a fallback may cure: 429,
+	// 5xx, connection errors and timeouts.
+	Transient bool
+	// RetryAfter is the server's requested wait, zero when it gave none.
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	where := e.Provider
+	if e.Model != "" {
+		where += "/" + e.Model
+	}
+	if e.Status != 0 {
+		return fmt.Sprintf("model %s: %d %s", where, e.Status, e.Message)
+	}
+	return fmt.Sprintf("model %s: %s", where, e.Message)
+}

@@ -1,0 +1,303 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+)
+
+// maxAttempts is how many times one candidate is tried on transient
+// failures before the call moves to the next fallback.
+const maxAttempts = 3
+
+// ScriptProviderName is the provider, and the model, that Reply and
+// Resolve name when Options.ScriptFile answers every call.
+const ScriptProviderName = "script"
+
+// Options controls New.
+type Options struct {
+	// ScriptFile, when set, answers every role and every name from this
+	// replies file, whatever the configuration says (stepwise run
+	// --script). The configuration may then be nil.
+	ScriptFile string
+	// Backoff is the wait before retry n of a candidate, n being 1 for the
+	// first retry. Nil: 250ms·2^(n-1) with jitter, at most 4s. A server's
+	// Retry-After wins when it is longer.
+	Backoff func(n int) time.Duration
+	// OnFailover, when set, is told each time a call gives up on one
+	// candidate and moves to the next; from and to are "provider/model".
+	// The engine turns it into a warning event.
+	OnFailover func(from, to string, err error)
+}
+
+// Models is the engine's way to a model: it resolves a role or a named
+// model through the configuration, calls the provider that serves it with
+// retries, and falls over to the entry's fallbacks on outages. One Models
+// serves one run: providers keep per-run state (a script provider's used
+// replies), so a fresh Models starts a script from the top. It is safe for
+// concurrent use.
+type Models struct {
+	cfg  *config.Config
+	opts Options
+
+	mu        sync.Mutex
+	providers map[string]opened // by provider name
+}
+
+// opened is a provider as first constructed, or why it could not be. The
+// error is kept too: a run should not reread a broken file at every call.
+type opened struct {
+	p   Provider
+	err error
+}
+
+// New returns the models of one run. Nothing is opened until a call needs
+// it, so a configuration with a provider a run never uses (an unset API
+// key) costs nothing.
+func New(cfg *config.Config, opts Options) *Models {
+	if opts.Backoff == nil {
+		opts.Backoff = defaultBackoff
+	}
+	return &Models{cfg: cfg, opts: opts, providers: map[string]opened{}}
+}
+
+// defaultBackoff doubles from 250ms up to 4s. Half of each wait is random,
+// so that the map items that failed together do not retry together.
+func defaultBackoff(n int) time.Duration {
+	d := 4 * time.Second
+	if n >= 1 && n <= 5 {
+		d = min(d, 250*time.Millisecond<<(n-1))
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// candidate is one provider and model a call may be answered by.
+type candidate struct {
+	provider, model string
+	temperature     *float64
+}
+
+func (c candidate) String() string { return c.provider + "/" + c.model }
+
+// candidates resolves a name to the entry's primary and its fallbacks.
+func (m *Models) candidates(name string) ([]candidate, error) {
+	if m.opts.ScriptFile != "" {
+		return []candidate{{provider: ScriptProviderName, model: ScriptProviderName}}, nil
+	}
+	if m.cfg == nil {
+		return nil, errors.New("no configuration: models cannot be resolved")
+	}
+	ref, err := m.cfg.ResolveModel(name)
+	if err != nil {
+		return nil, err
+	}
+	out := []candidate{{provider: ref.Provider, model: ref.Model, temperature: ref.Temperature}}
+	for _, f := range ref.Fallbacks {
+		out = append(out, candidate{provider: f.Provider, model: f.Model, temperature: f.Temperature})
+	}
+	return out, nil
+}
+
+// Resolve names the provider and model a name resolves to (its primary,
+// before any failover), for display. An empty name is the chat role.
+func (m *Models) Resolve(name string) (provider, model string, err error) {
+	if name == "" {
+		name = RoleChat
+	}
+	cs, err := m.candidates(name)
+	if err != nil {
+		return "", "", err
+	}
+	return cs[0].provider, cs[0].model, nil
+}
+
+// Call makes one model call. name is a role or a named model; empty means
+// req.Role. An empty Role takes the name when the name is a role and is
+// chat otherwise, so that a script reply's role fits.
+//
+// Transient failures (*Error with Transient set, and attempts that run
+// past req.Timeout) are retried up to three times per candidate; then the
+// call falls over to the entry's next fallback, telling
+// Options.OnFailover. A permanent error, a cancelled ctx, or any failure
+// after a delta has streamed ends the call at once: the caller has shown
+// part of an answer, and another model would start a different one.
+// Reply.Provider and Reply.Model name what answered.
+func (m *Models) Call(ctx context.Context, name string, req Request, onDelta func(Delta)) (Reply, error) {
+	name, req = callDefaults(name, req)
+	cands, err := m.candidates(name)
+	if err != nil {
+		return Reply{}, err
+	}
+	asked := req.Temperature
+	var reply Reply
+	for i, c := range cands {
+		p, err := m.provider(c.provider)
+		if err != nil {
+			err = fmt.Errorf("model %s: %w", c, err)
+			if i > 0 {
+				err = fmt.Errorf("falling over from %s: %w", cands[i-1], err)
+			}
+			return Reply{}, err
+		}
+		req.Temperature = asked
+		if req.Temperature == nil {
+			req.Temperature = c.temperature
+		}
+		var streamed bool
+		reply, streamed, err = m.attempt(ctx, p, c, req, onDelta)
+		if err == nil {
+			reply.Provider, reply.Model = c.provider, c.model
+			break
+		}
+		if !IsTransient(err) || streamed || ctx.Err() != nil || i == len(cands)-1 {
+			return Reply{}, err
+		}
+		if m.opts.OnFailover != nil {
+			m.opts.OnFailover(c.String(), cands[i+1].String(), err)
+		}
+	}
+	return reply, nil
+}
+
+// modelRoles are the roles a call may be made in.
+var modelRoles = []string{RoleChat, RoleRepair, RoleJudge, RoleSolver, RolePlanner}
+
+// callDefaults fills in the name and role of a call: an empty name is the
+// request's role, and an empty role is the name when that is a role, chat
+// otherwise (a prompt tool calling a named model).
+func callDefaults(name string, req Request) (string, Request) {
+	if name == "" {
+		name = req.Role
+	}
+	if name == "" {
+		name = RoleChat
+	}
+	if req.Role == "" {
+		req.Role = RoleChat
+		if slices.Contains(modelRoles, name) {
+			req.Role = name
+		}
+	}
+	return name, req
+}
+
+// attempt tries one candidate up to maxAttempts times. streamed reports
+// whether the failing attempt had sent a delta.
+func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
+	for n := 1; ; n++ {
+		var streamed atomic.Bool
+		relay := onDelta
+		if onDelta != nil {
+			relay = func(d Delta) {
+				streamed.Store(true)
+				onDelta(d)
+			}
+		}
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if req.Timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, req.Timeout)
+		}
+		reply, err := p.Complete(actx, c.model, req, relay)
+		timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
+		cancel()
+		if err == nil {
+			return reply, false, nil
+		}
+		if timedOut {
+			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
+		}
+		var e *Error
+		if !errors.As(err, &e) || !e.Transient || streamed.Load() || ctx.Err() != nil {
+			return Reply{}, streamed.Load(), err
+		}
+		if n == maxAttempts {
+			return Reply{}, false, fmt.Errorf("%w (gave up after %d attempts)", err, n)
+		}
+		wait := max(m.opts.Backoff(n), e.RetryAfter)
+		if err := sleep(ctx, wait); err != nil {
+			return Reply{}, false, err
+		}
+	}
+}
+
+// IsTransient reports whether err is a model failure that a retry or a
+// fallback may cure.
+func IsTransient(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Transient
+}
+
+// provider returns the provider configured under name, opening it on first
+// use. Opening happens under the lock, so concurrent first calls share one
+// provider and one script's state.
+func (m *Models) provider(name string) (Provider, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o, ok := m.providers[name]; ok {
+		return o.p, o.err
+	}
+	p, err := m.open(name)
+	m.providers[name] = opened{p, err}
+	return p, err
+}
+
+// open constructs the provider configured under name by its type, or the
+// one script provider when Options.ScriptFile answers everything.
+func (m *Models) open(name string) (Provider, error) {
+	if m.opts.ScriptFile != "" {
+		s, err := LoadScript(m.opts.ScriptFile)
+		if err != nil {
+			return nil, err
+		}
+		return newScriptProvider(name, s), nil
+	}
+	pc, err := m.cfg.Provider(name)
+	if err != nil {
+		return nil, err
+	}
+	open, ok := providerTypes[pc.Type]
+	if !ok {
+		return nil, unavailable(pc.Type)
+	}
+	return open(name, pc)
+}
+
+// providerTypes opens a provider of each implemented type from its
+// configuration entry. The openai types join it with the agent loop, and
+// replay with the debugger; nothing else needs to change for them.
+var providerTypes = map[config.ProviderType]func(name string, p config.Provider) (Provider, error){
+	config.ProviderScript: func(name string, p config.Provider) (Provider, error) {
+		s, err := LoadScript(p.File)
+		if err != nil {
+			return nil, err
+		}
+		return newScriptProvider(name, s), nil
+	},
+}
+
+// ErrNotAvailable marks a provider type that configuration accepts but
+// this build of stepwise cannot call yet. Test for it with errors.Is.
+var ErrNotAvailable = errors.New("provider type not available")
+
+// unavailableError is a provider type without an implementation.
+type unavailableError struct{ typ config.ProviderType }
+
+func (e *unavailableError) Error() string {
+	switch e.typ {
+	case config.ProviderOpenAI, config.ProviderOpenAICompat:
+		return fmt.Sprintf(`provider type %s is not available yet: it arrives with agent steps; use a script provider (type = "script") or stepwise run --script FILE`, e.typ)
+	}
+	return fmt.Sprintf(`provider type %s is not supported; use a script provider (type = "script") or stepwise run --script FILE`, e.typ)
+}
+
+// Is reports whether target is ErrNotAvailable.
+func (e *unavailableError) Is(target error) bool { return target == ErrNotAvailable }
+
+func unavailable(t config.ProviderType) error { return &unavailableError{typ: t} }
