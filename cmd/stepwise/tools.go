@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 func newToolsCommand(s *streams) *cobra.Command {
@@ -31,23 +35,18 @@ func newToolsCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			listing := proj.catalog.Listing()
+			rt := tools.NewRuntime(proj.cfg, proj.catalog)
+			defer rt.Close()
+			serverList, skippedServers := serverTools(cmd.Context(), rt, proj)
+			listing := withServerTools(proj.catalog.Listing(), serverList)
 			for _, sk := range proj.catalog.Skipped {
 				fmt.Fprintf(s.err, "skipped %s: %s\n", proj.displayPath(sk.File), proj.displayText(sk.Reason))
 			}
-			note := ""
-			if servers := proj.catalog.Servers(); len(servers) > 0 {
-				note = fmt.Sprintf("not listed: the tools of MCP servers %s (listing them needs a connection)", strings.Join(servers, ", "))
-			}
+			reportSkippedServers(s.err, skippedServers)
 			if listJSON {
-				env := toolListing(listing, proj)
-				env.Note = note
-				return writeJSON(s.out, env)
+				return writeJSON(s.out, toolListing(listing, append(skippedFiles(proj), skippedServers...), proj))
 			}
-			if note != "" {
-				fmt.Fprintln(s.err, note)
-			}
-			printToolList(s.out, listing, proj)
+			printToolList(s.out, listing, proj, false)
 			return nil
 		},
 	}
@@ -63,7 +62,10 @@ func newToolsCommand(s *streams) *cobra.Command {
 			}
 			t, ok := proj.catalog.Tool(args[0])
 			if server, _, _ := strings.Cut(args[0], "__"); !ok && slices.Contains(proj.catalog.Servers(), server) {
-				return &exitCode{code: exitFailure, msg: fmt.Sprintf("'%s' would be a tool of MCP server '%s', whose tools are known only once connected; stepwise does not connect to MCP servers yet", args[0], server)}
+				if t, err = serverTool(cmd.Context(), proj, server, args[0]); err != nil {
+					return err
+				}
+				ok = true
 			}
 			if !ok {
 				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no tool named '%s' (stepwise tools list shows the catalog)", args[0])}
@@ -108,8 +110,10 @@ type sourceCountJSON struct {
 	Count  int    `json:"count"`
 }
 
+// skippedJSON is a file or an MCP server that a listing left out, with why.
 type skippedJSON struct {
-	File   string `json:"file"`
+	File   string `json:"file,omitempty"`
+	Server string `json:"server,omitempty"`
 	Reason string `json:"reason"`
 }
 
@@ -124,7 +128,7 @@ type toolShowJSON struct {
 	Unusable      *string `json:"unusable"` // why the tool cannot run here; null when it can
 }
 
-func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {
+func toolListing(list []plans.ToolInfo, skipped []skippedJSON, proj *project) toolListJSON {
 	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []skippedJSON{}}
 	for _, t := range list {
 		entry := toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil}
@@ -139,17 +143,56 @@ func toolListing(list []plans.ToolInfo, proj *project) toolListJSON {
 			env.Sources = append(env.Sources, sourceCountJSON{Source: t.Source, Count: 1})
 		}
 	}
-	for _, sk := range proj.catalog.Skipped {
-		env.Skipped = append(env.Skipped, skippedJSON{File: proj.displayPath(sk.File), Reason: proj.displayText(sk.Reason)})
-	}
+	env.Skipped = append(env.Skipped, skipped...)
 	env.Count = len(env.Tools)
 	return env
 }
 
+// skippedFiles lists the files the catalog left out.
+func skippedFiles(proj *project) []skippedJSON {
+	var out []skippedJSON
+	for _, sk := range proj.catalog.Skipped {
+		out = append(out, skippedJSON{File: proj.displayPath(sk.File), Reason: proj.displayText(sk.Reason)})
+	}
+	return out
+}
+
+// withServerTools adds the MCP servers' tools to the catalog listing: the
+// control steps stay first, and the tools follow by name, which keeps each
+// source's tools together since every name starts with its namespace.
+func withServerTools(listing, server []plans.ToolInfo) []plans.ToolInfo {
+	control := len(tools.ControlTools())
+	out := append(slices.Clone(listing), server...)
+	sort.SliceStable(out[control:], func(i, j int) bool { return out[control+i].Name < out[control+j].Name })
+	return out
+}
+
+// serverTool connects to one MCP server and returns one of its tools by
+// catalog name.
+func serverTool(ctx context.Context, proj *project, server, name string) (plans.ToolInfo, error) {
+	rt := tools.NewRuntime(proj.cfg, proj.catalog)
+	defer rt.Close()
+	ctx, cancel := context.WithTimeout(ctx, serverConnectTimeout)
+	defer cancel()
+	list, err := rt.ServerTools(ctx, server)
+	if err != nil {
+		return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("'%s' would be a tool of MCP server '%s', which cannot be reached: %s", name, server, proj.displayText(err.Error()))}
+	}
+	var names []string
+	for _, t := range list {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("mcp server '%s' has no tool '%s' (stepwise mcp tools %s lists its tools)%s", server, name, server, suggest.DidYouMean(name, names))}
+}
+
 // printToolList prints one section per source: a header with the count,
 // then each tool's name (marked read-only where it says so) over the first
-// line of its description.
-func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project) {
+// line of its description. bare leaves the namespace off the names, for a
+// listing whose sections are all MCP servers.
+func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project, bare bool) {
 	for i := 0; i < len(tools); {
 		j := i
 		for j < len(tools) && tools[j].Source == tools[i].Source {
@@ -158,6 +201,9 @@ func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project) {
 		fmt.Fprintf(w, "%s — %s\n", tools[i].Source, countNoun(j-i, "tool", "tools"))
 		for _, t := range tools[i:j] {
 			name := t.Name
+			if bare {
+				name = strings.TrimPrefix(name, t.Source+"__")
+			}
 			if t.ReadOnly != nil && *t.ReadOnly {
 				name += " [read-only]"
 			}

@@ -2,7 +2,9 @@
 // packs, user tools from the tools directories, a plan__ tool for every plan
 // on the plan paths, and the configured MCP servers. It is what the catalog
 // layer of validation resolves against (it implements plans.Catalog) and
-// what `stepwise tools` lists.
+// what `stepwise tools` lists. A Runtime runs the tools that live outside
+// the engine: exec and reshape tools, builtin__reshape, and MCP servers'
+// tools over stdio or streamable HTTP.
 package tools
 
 import (
@@ -294,9 +296,9 @@ func (c *Catalog) UserTool(name string) (*plans.ToolFile, bool) {
 	return t, ok
 }
 
-// Listing is the whole step vocabulary for `stepwise tools list`: control
-// steps first, then every listed tool by name. MCP servers' own tools need a
-// connection and are listed by `stepwise mcp tools`.
+// Listing is the step vocabulary for `stepwise tools list` that is known
+// without connecting: control steps first, then every listed tool by name.
+// MCP servers' own tools need a connection; Runtime.ServerTools has them.
 func (c *Catalog) Listing() []plans.ToolInfo {
 	return append(ControlTools(), c.tools...)
 }

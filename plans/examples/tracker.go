@@ -102,11 +102,13 @@ func newTracker() *tracker {
 // runs it as its hidden __demo-mcp subcommand: the [mcp.tracker] server of
 // the demo project.
 func ServeTracker(ctx context.Context) error {
-	return newTrackerServer().Run(ctx, &mcp.StdioTransport{})
+	return TrackerServer().Run(ctx, &mcp.StdioTransport{})
 }
 
-// newTrackerServer builds the MCP server over a freshly seeded tracker.
-func newTrackerServer() *mcp.Server {
+// TrackerServer builds the demo tracker's MCP server over a freshly seeded
+// tracker, for serving over any transport: ServeTracker serves it over
+// stdio, tests over streamable HTTP too.
+func TrackerServer() *mcp.Server {
 	t := newTracker()
 	s := mcp.NewServer(&mcp.Implementation{Name: "stepwise-demo-tracker", Title: "Checkout team issue tracker (demo)", Version: "1.0.0"},
 		&mcp.ServerOptions{Instructions: "The checkout team's issue tracker. Issue ids look like CHK-104. " +

@@ -35,7 +35,7 @@ func connectInMemory(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := newTrackerServer().Connect(ctx, serverSide, nil)
+	ss, err := TrackerServer().Connect(ctx, serverSide, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans/examples"
+)
+
+// cliEnv makes the test binary the stepwise executable: with it set,
+// TestMain runs the command line instead of the tests. A test that needs a
+// real stepwise process (the demo's MCP server, which the demo's config
+// starts as `<executable> __demo-mcp`; a run killed mid-way) starts
+// os.Args[0] with it.
+const cliEnv = "STEPWISE_TEST_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(cliEnv) == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// demoProject writes the demo project, its tracker served by this test
+// binary, and makes it the working directory.
+func demoProject(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := examples.WriteProject(dir, os.Args[0]); err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, dir)
+	// The tracker child inherits these: it runs as stepwise, and under
+	// -race it need not sleep the race detector's second before it exits.
+	t.Setenv(cliEnv, "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+}
+
+// scratchProject writes a project whose config.toml is config and makes it
+// the working directory.
+func scratchProject(t *testing.T, config string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, dir)
+}
+
+// stableOutput replaces the test binary's path, which changes per build,
+// with a placeholder.
+func stableOutput(s string) string {
+	quoted, _ := json.Marshal(os.Args[0])
+	s = strings.ReplaceAll(s, string(quoted[1:len(quoted)-1]), "<stepwise>")
+	return strings.ReplaceAll(s, os.Args[0], "<stepwise>")
+}
+
+type cliCase struct {
+	name     string
+	args     []string
+	wantCode int
+}
+
+// runGolden runs each case and compares its stdout and stderr with the
+// golden files named after it.
+func runGolden(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tc.wantCode, stderr)
+			}
+			name := strings.ReplaceAll(tc.name, " ", "_")
+			golden(t, name+".stdout", stableOutput(stdout))
+			golden(t, name+".stderr", stableOutput(stderr))
+		})
+	}
+}
+
+func TestMCPDemo(t *testing.T) {
+	demoProject(t)
+	runGolden(t, []cliCase{
+		{"mcp list demo", []string{"mcp", "list", "--json"}, 0},
+		{"mcp list demo text", []string{"mcp", "list"}, 0},
+		{"mcp test demo", []string{"mcp", "test", "tracker", "--json"}, 0},
+		{"mcp test demo text", []string{"mcp", "test", "tracker"}, 0},
+		{"mcp tools demo", []string{"mcp", "tools", "--json"}, 0},
+		{"mcp tools demo text", []string{"mcp", "tools", "tracker"}, 0},
+		{"mcp tools unknown server", []string{"mcp", "tools", "trackr"}, 1},
+		{"mcp test unknown server", []string{"mcp", "test", "trackr"}, 1},
+		{"mcp without a subcommand", []string{"mcp"}, 2},
+		{"tools show an MCP tool", []string{"tools", "show", "--json", "tracker__get_issue"}, 0},
+		{"tools show an MCP tool the server lacks", []string{"tools", "show", "tracker__get_isue"}, 1},
+	})
+
+	// The demo's plans and tools are not this test's to pin; that the
+	// tracker's tools join the catalog, in their own section, is.
+	stdout, stderr, code := runCLI(t, "tools", "list", "--json")
+	if code != 0 {
+		t.Fatalf("tools list: exit %d: %s", code, stderr)
+	}
+	var env toolListJSON
+	if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range env.Tools {
+		names = append(names, tool.Name)
+		if strings.HasPrefix(tool.Name, "tracker__") && (tool.Source != "tracker" || !tool.HasOutputSchema) {
+			t.Errorf("%+v", tool)
+		}
+	}
+	i := slices.Index(names, "tracker__add_comment")
+	if i < 0 || !slices.Equal(names[i:i+4], []string{"tracker__add_comment", "tracker__get_issue", "tracker__list_issues", "tracker__search"}) {
+		t.Errorf("the tracker's tools are not listed together: %v", names)
+	}
+	if !slices.Contains(env.Sources, sourceCountJSON{Source: "tracker", Count: 4}) || env.Count != len(env.Tools) || len(env.Skipped) != 0 {
+		t.Errorf("sources %v, count %d, skipped %v", env.Sources, env.Count, env.Skipped)
+	}
+}
+
+func TestMCPProblems(t *testing.T) {
+	t.Run("a server that cannot start", func(t *testing.T) {
+		isolate(t, "testdata/project")
+		runGolden(t, []cliCase{
+			{"mcp list project", []string{"mcp", "list", "--json"}, 0},
+			{"mcp test a server that is not there", []string{"mcp", "test", "tracker"}, 1},
+			{"mcp test a server that is not there json", []string{"mcp", "test", "--json", "tracker"}, 1},
+			{"mcp tools with a server that is not there", []string{"mcp", "tools", "--json"}, 0},
+			{"mcp tools of a server that is not there", []string{"mcp", "tools", "tracker"}, 1},
+		})
+	})
+	t.Run("no servers", func(t *testing.T) {
+		scratchProject(t, "")
+		runGolden(t, []cliCase{
+			{"mcp list none", []string{"mcp", "list", "--json"}, 0},
+			{"mcp list none text", []string{"mcp", "list"}, 0},
+			{"mcp tools none", []string{"mcp", "tools", "--json"}, 0},
+			{"mcp tools none text", []string{"mcp", "tools"}, 0},
+			{"mcp test none", []string{"mcp", "test", "tracker"}, 1},
+		})
+	})
+	t.Run("an unset variable", func(t *testing.T) {
+		scratchProject(t, "[mcp.locked]\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { Authorization = \"Bearer ${SW_TEST_UNSET_TOKEN}\" }\ninclude_tools = [\"search\"]\n")
+		runGolden(t, []cliCase{
+			{"mcp list unusable", []string{"mcp", "list", "--json"}, 0},
+			{"mcp list unusable text", []string{"mcp", "list"}, 0},
+			{"mcp test unusable", []string{"mcp", "test", "locked"}, 1},
+			{"tools list unusable", []string{"tools", "list", "--json"}, 0},
+		})
+	})
+}

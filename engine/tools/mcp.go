@@ -1,0 +1,507 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
+)
+
+const (
+	// mcpStderrMax is how much of a stdio server's stderr is kept. Its
+	// stderr is otherwise silenced; the tail says why a server died.
+	mcpStderrMax = 4 << 10
+	// mcpTerminate is how long a stdio server gets to exit after its stdin
+	// closes, and again after SIGTERM, before the SDK kills it.
+	mcpTerminate = 750 * time.Millisecond
+	// mcpKillAfter is when Close stops waiting for a polite shutdown and
+	// kills the server's whole process group; mcpGiveUp is when it stops
+	// waiting altogether, so that Close never hangs.
+	mcpKillAfter = 2 * time.Second
+	mcpGiveUp    = 3 * time.Second
+)
+
+// mcpServer is one configured server as the runtime sees it across its
+// life: at most one live connection at a time, made on first use, and made
+// again when the server goes away.
+type mcpServer struct {
+	name string
+	rt   *Runtime
+
+	mu         sync.Mutex
+	conn       *mcpConn
+	connecting chan struct{} // closed when the connection attempt in progress ends
+	lastErr    error         // the attempt's error, for those who waited on it
+	closed     bool
+}
+
+// mcpConn is one live connection to a server and what was learnt on it.
+type mcpConn struct {
+	server  string
+	label   string // "mcp server 'x' (stdio: cmd args)", for messages
+	session *mcp.ClientSession
+	cmd     *exec.Cmd   // the stdio child; nil over HTTP
+	stderr  *tailBuffer // the stdio child's stderr tail
+	lost    chan struct{}
+
+	all   []string             // every tool the server lists, before filtering
+	tools map[string]*mcp.Tool // the tools exposed, by the server's name
+	infos []plans.ToolInfo     // the same as catalog entries, sorted by name
+
+	calls chan struct{} // a one-slot semaphore: one call at a time per connection
+
+	schemaMu sync.Mutex
+	schemas  map[string]*plans.Schema // compiled input schemas; nil: not checkable
+}
+
+// ServerTools connects to the MCP server (on first use) and returns its
+// tools as catalog entries: named server__tool, Source the server's name,
+// include_tools/exclude_tools and tool_overrides applied, ReadOnly from the
+// tool's readOnlyHint annotation (nil when it has no annotations). ctx
+// bounds the connection attempt, not the connection.
+func (r *Runtime) ServerTools(ctx context.Context, server string) ([]plans.ToolInfo, error) {
+	s, err := r.server(server)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(c.infos), nil
+}
+
+// server returns the runtime's entry for a configured server, refusing one
+// that is not configured or whose configuration names an unset variable.
+func (r *Runtime) server(name string) (*mcpServer, error) {
+	if _, err := r.cfg.MCPServer(name); err != nil {
+		var nc *config.NotConfiguredError
+		if errors.As(err, &nc) {
+			return nil, fmt.Errorf("%w%s", err, suggest.DidYouMean(name, nc.Configured))
+		}
+		return nil, fmt.Errorf("mcp server '%s' refuses to connect: %w", name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, fmt.Errorf("mcp server '%s': the tool runtime is closed", name)
+	}
+	s, ok := r.servers[name]
+	if !ok {
+		s = &mcpServer{name: name, rt: r}
+		r.servers[name] = s
+	}
+	return s, nil
+}
+
+// connected returns the live connection, connecting when there is none. One
+// attempt runs at a time; others wait for it (or for their ctx).
+func (s *mcpServer) connected(ctx context.Context) (*mcpConn, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("mcp server '%s': the tool runtime is closed", s.name)
+		}
+		if s.conn != nil && !s.conn.isLost() {
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		}
+		if wait := s.connecting; wait != nil {
+			s.mu.Unlock()
+			select {
+			case <-wait:
+				s.mu.Lock()
+				err := s.lastErr
+				s.mu.Unlock()
+				// An attempt that failed because its caller gave up says
+				// nothing about the server: try again for this caller.
+				if err != nil && (ctx.Err() != nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)) {
+					return nil, err
+				}
+				continue
+			case <-ctx.Done():
+				return nil, fmt.Errorf("mcp server '%s': %w", s.name, ctx.Err())
+			}
+		}
+		if old := s.conn; old != nil {
+			// It went away (the process died, the server hung up): what
+			// is left of it goes before a fresh start.
+			s.conn = nil
+			go old.close()
+		}
+		wait := make(chan struct{})
+		s.connecting = wait
+		s.mu.Unlock()
+
+		c, err := s.connect(ctx)
+
+		s.mu.Lock()
+		s.connecting, s.lastErr = nil, err
+		if err == nil && s.closed {
+			go c.close()
+			c, err = nil, fmt.Errorf("mcp server '%s': the tool runtime is closed", s.name)
+		}
+		if err == nil {
+			s.conn = c
+		}
+		s.mu.Unlock()
+		close(wait)
+		return c, err
+	}
+}
+
+// connect makes a connection and lists the server's tools.
+func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
+	cfg, err := s.rt.cfg.MCPServer(s.name)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server '%s' refuses to connect: %w", s.name, err)
+	}
+	// Close cancels attempts in flight, so that it never waits for a slow
+	// server to finish starting.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.rt.closing, cancel)
+	defer stop()
+
+	c := &mcpConn{server: s.name, lost: make(chan struct{}), calls: make(chan struct{}, 1), schemas: map[string]*plans.Schema{}}
+	var transport mcp.Transport
+	if cfg.URL != "" {
+		c.label = fmt.Sprintf("mcp server '%s' (http: %s)", s.name, cfg.URL)
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:   cfg.URL,
+			HTTPClient: &http.Client{Transport: &headerTransport{headers: cfg.Headers, base: http.DefaultTransport}},
+			// Stepwise asks and the server answers; it subscribes to
+			// nothing the server could push.
+			DisableStandaloneSSE: true,
+		}
+	} else {
+		c.label = fmt.Sprintf("mcp server '%s' (stdio: %s)", s.name, commandLine(cfg.Command, cfg.Args))
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Env = os.Environ()
+		for _, k := range sortedKeys(cfg.Env) {
+			cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+		}
+		if dir, err := s.rt.projectDir(); err == nil {
+			cmd.Dir = dir
+		}
+		c.stderr = newTailBuffer(mcpStderrMax)
+		cmd.Stderr = c.stderr
+		cmd.WaitDelay = pipeGrace
+		inOwnGroup(cmd)
+		c.cmd = cmd
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpTerminate}
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "stepwise", Version: clientVersion()},
+		// No roots, sampling or elicitation: a server must not wait on a
+		// request stepwise would never answer.
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		c.killChild()
+		return nil, c.failure("cannot connect", err)
+	}
+	c.session = session
+	go func() {
+		session.Wait()
+		close(c.lost)
+	}()
+
+	c.tools = map[string]*mcp.Tool{}
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			c.close()
+			return nil, c.failure("cannot list its tools", err)
+		}
+		c.all = append(c.all, t.Name)
+		if exposed(cfg, t.Name) {
+			c.tools[t.Name] = t
+			c.infos = append(c.infos, toolInfo(s.name, t, cfg.ToolOverrides[t.Name]))
+		}
+	}
+	sort.Slice(c.infos, func(i, j int) bool { return c.infos[i].Name < c.infos[j].Name })
+	return c, nil
+}
+
+// failure explains a connection that failed: the server and how it was
+// reached, what failed, and the end of its stderr when it wrote any.
+func (c *mcpConn) failure(what string, err error) error {
+	tail := ""
+	if c.stderr != nil {
+		// A child that just died may still be flushing stderr.
+		time.Sleep(50 * time.Millisecond)
+		if t := lastLines(c.stderr.String(), 3); t != "" {
+			tail = "; its stderr ends: " + t
+		}
+	}
+	return fmt.Errorf("%s: %s: %w%s", c.label, what, err, tail)
+}
+
+// exposed applies include_tools (when set, only those) and exclude_tools.
+func exposed(cfg config.MCPServer, tool string) bool {
+	if len(cfg.IncludeTools) > 0 && !slices.Contains(cfg.IncludeTools, tool) {
+		return false
+	}
+	return !slices.Contains(cfg.ExcludeTools, tool)
+}
+
+// toolInfo is a server's tool as a catalog entry, with its override on top.
+func toolInfo(server string, t *mcp.Tool, o config.ToolOverride) plans.ToolInfo {
+	info := plans.ToolInfo{Name: server + "__" + t.Name, Source: server, Description: t.Description,
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+	if info.Description == "" {
+		info.Description = t.Title
+	}
+	if t.Annotations != nil {
+		// readOnlyHint defaults to false once a tool has annotations at
+		// all; only a tool without them declares nothing.
+		ro := t.Annotations.ReadOnlyHint
+		info.ReadOnly = &ro
+	}
+	if o.Description != "" {
+		info.Description = o.Description
+	}
+	if o.OutputSchema != nil {
+		info.OutputSchema = o.OutputSchema
+	}
+	if o.OutputExample != nil {
+		info.OutputExample = o.OutputExample
+	}
+	return info
+}
+
+// callMCP calls one tool of a server. Calls to one server wait for each
+// other: a connection handles one call at a time.
+func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[string]any) (any, error) {
+	name := server + "__" + tool
+	s, err := r.server(server)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := c.tools[tool]; !ok {
+		return nil, c.unknownTool(tool)
+	}
+	if err := checkInput(name, c.inputSchema(tool), input); err != nil {
+		return nil, err
+	}
+	select {
+	case c.calls <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: waiting for the server: %w", name, context.Cause(ctx))
+	}
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: input})
+	<-c.calls
+	if err != nil {
+		var rpc *jsonrpc.Error
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+		case errors.As(err, &rpc):
+			// The server answered, with a protocol error rather than an
+			// error result (invalid arguments, often): still the tool
+			// failing, and something the agent can correct.
+			return nil, &ToolError{Tool: name, Message: rpc.Message}
+		case c.isLost():
+			return nil, c.failure("the connection is gone", err)
+		}
+		return nil, fmt.Errorf("%s: %w", c.label, err)
+	}
+	return mcpResult(name, res)
+}
+
+// unknownTool explains a tool the server does not offer, or that the
+// configuration filters out.
+func (c *mcpConn) unknownTool(tool string) error {
+	if slices.Contains(c.all, tool) {
+		return &dispatchError{fmt.Sprintf("mcp server '%s' has a tool '%s', but [mcp.%s] leaves it out (include_tools/exclude_tools)", c.server, tool, c.server), ErrUnknownTool}
+	}
+	names := make([]string, 0, len(c.tools))
+	for n := range c.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return &dispatchError{fmt.Sprintf("mcp server '%s' has no tool '%s'%s", c.server, tool, suggest.DidYouMean(tool, names)), ErrUnknownTool}
+}
+
+// inputSchema compiles a tool's input schema once. A schema that does not
+// compile here is left to the server to enforce.
+func (c *mcpConn) inputSchema(tool string) *plans.Schema {
+	c.schemaMu.Lock()
+	defer c.schemaMu.Unlock()
+	if s, ok := c.schemas[tool]; ok {
+		return s
+	}
+	var s *plans.Schema
+	if raw := c.tools[tool].InputSchema; raw != nil {
+		if compiled, err := plans.CompileSchema(raw); err == nil {
+			s = &plans.Schema{Raw: raw, Compiled: compiled}
+		}
+	}
+	c.schemas[tool] = s
+	return s
+}
+
+// mcpResult turns a tool result into the value a step sees: structured
+// content when the server gives it, else the text as JSON when it parses,
+// else {"text": ...}. An error result is a *ToolError carrying its text.
+func mcpResult(name string, res *mcp.CallToolResult) (any, error) {
+	var texts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if res.IsError {
+		if strings.TrimSpace(text) == "" {
+			text = "the server reported an error without saying what"
+		}
+		return nil, &ToolError{Tool: name, Message: text}
+	}
+	if res.StructuredContent != nil {
+		// Through JSON once more, so that numbers are json.Number as in
+		// every other tool result.
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			if v, err := parseJSON(b); err == nil {
+				return v, nil
+			}
+		}
+		return res.StructuredContent, nil
+	}
+	if strings.TrimSpace(text) != "" {
+		if v, err := parseJSON([]byte(text)); err == nil {
+			return v, nil
+		}
+	}
+	return map[string]any{"text": text}, nil
+}
+
+func (c *mcpConn) isLost() bool {
+	select {
+	case <-c.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+// killChild kills the stdio child's process group, if it started.
+func (c *mcpConn) killChild() {
+	if c.cmd != nil && c.cmd.Process != nil {
+		killProcessGroup(c.cmd.Process)
+	}
+}
+
+// close shuts the connection down: the session closes (which, over stdio,
+// closes the child's stdin and waits for it to exit), and whatever is left
+// of the child's process group is killed; a child that ignores all that is
+// killed after mcpKillAfter, and close returns by mcpGiveUp regardless.
+func (c *mcpConn) close() error {
+	if c.session == nil {
+		c.killChild()
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		// A server that exits non-zero on shutdown is not worth a message.
+		c.session.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		// Children the server started in its group (npx starts node, say)
+		// go too.
+		c.killChild()
+		return nil
+	case <-time.After(mcpKillAfter):
+	}
+	c.killChild()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(mcpGiveUp - mcpKillAfter):
+		return fmt.Errorf("%s did not shut down", c.label)
+	}
+}
+
+// close closes the server's connection for good.
+func (s *mcpServer) close() error {
+	s.mu.Lock()
+	s.closed = true
+	c := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.close()
+}
+
+// headerTransport adds the configured headers to every request to a
+// streamable HTTP server; headers the SDK sets itself win.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		if req.Header.Get(k) == "" {
+			req.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// commandLine shows a command and its arguments as a shell would take
+// them, quoting the arguments that need it.
+func commandLine(command string, args []string) string {
+	parts := []string{command}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
+			a = fmt.Sprintf("%q", a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// clientVersion is the version stepwise introduces itself with.
+func clientVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,24 @@
+//go:build !unix
+
+package tools
+
+import (
+	"os"
+	"os/exec"
+)
+
+// ownProcessGroup leaves exec's default in place on platforms without unix
+// process groups: cancellation kills the direct child only.
+func ownProcessGroup(cmd *exec.Cmd) {}
+
+// inOwnGroup does nothing where there are no unix process groups.
+func inOwnGroup(cmd *exec.Cmd) {}
+
+// killProcessGroup kills just the process where there are no unix process
+// groups.
+func killProcessGroup(p *os.Process) error {
+	if p == nil {
+		return os.ErrProcessDone
+	}
+	return p.Kill()
+}
