@@ -1,0 +1,526 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/store"
+)
+
+// shortID is how many characters of a run id a listing shows; any prefix
+// that names one run is enough for inspect.
+const shortID = 12
+
+func newRunsCommand(s *streams) *cobra.Command {
+	var (
+		plan   string
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List the recorded runs, newest first",
+		Long: "List the runs recorded in this project's run store, newest first: id, plan, status, start,\n" +
+			"duration, steps, tokens and cost. A run whose process ended before it finished is\n" +
+			"interrupted. stepwise inspect RUN shows one run whole.",
+		Args: exactArgs(0, "no arguments (--plan ID keeps one plan's runs)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 {
+				return usageError{fmt.Errorf("--limit takes 0 (every run) or more, not %d", limit)}
+			}
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			st, note, err := openRunStore(proj.cfg)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			list := []store.RunSummary{}
+			if st != nil {
+				defer st.Close()
+				// One more than shown says whether older runs were left out.
+				f := store.RunFilter{Plan: plan}
+				if limit > 0 {
+					f.Limit = limit + 1
+				}
+				if list, err = st.Runs(cmd.Context(), f); err != nil {
+					return &exitCode{code: exitFailure, msg: err.Error()}
+				}
+				switch {
+				case limit > 0 && len(list) > limit:
+					list = list[:limit]
+					note = fmt.Sprintf("the newest %d shown; --limit 0 lists every run", limit)
+				case len(list) == 0 && plan != "":
+					note = fmt.Sprintf("no runs of plan '%s' are recorded", plan)
+				case len(list) == 0:
+					note = "no runs are recorded yet"
+				}
+			}
+			if asJSON {
+				env := runListJSON{Runs: []runJSON{}, Count: len(list), Note: note}
+				for _, r := range list {
+					env.Runs = append(env.Runs, toRunJSON(r))
+				}
+				return writeJSON(s.out, env)
+			}
+			if note != "" {
+				fmt.Fprintln(s.err, note)
+			}
+			printRuns(s.out, list)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&plan, "plan", "", "list the runs of this plan identifier only")
+	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs; 0 lists every one")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the {runs, count, note} listing envelope")
+	return cmd
+}
+
+// openRunStore opens the configuration's run store to read it. No store
+// (the memory backend, or nothing recorded yet) is no error: the store is
+// nil and note says why.
+func openRunStore(cfg *config.Config) (*store.Store, string, error) {
+	if cfg.Storage.Backend == config.BackendMemory {
+		return nil, "runs are not recorded: the storage backend is memory ([storage] backend or $" + config.EnvStorage + ")", nil
+	}
+	path := store.DefaultPath(cfg.Settings.DataDir)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Sprintf("no runs are recorded yet (no run store at %s)", path), nil
+	}
+	st, err := store.Open(path)
+	return st, "", err
+}
+
+type runListJSON struct {
+	Runs  []runJSON `json:"runs"`
+	Count int       `json:"count"`
+	Note  string    `json:"note,omitempty"`
+}
+
+type runJSON struct {
+	ID     string `json:"id"`
+	Plan   string `json:"plan"`
+	Status string `json:"status"`
+	// StartedAt and EndedAt are RFC 3339; EndedAt is absent until the run
+	// ends.
+	StartedAt  *time.Time `json:"started_at"`
+	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	DurationMs int64      `json:"duration_ms"`
+	Steps      int        `json:"steps"`
+	Calls      int        `json:"calls"`
+	Tokens     int        `json:"tokens"`
+	CostUSD    *float64   `json:"cost_usd,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+func toRunJSON(r store.RunSummary) runJSON {
+	return runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
+		DurationMs: r.Duration.Milliseconds(), Steps: r.StepsExecuted, Calls: r.Usage.Calls, Tokens: r.Usage.Tokens,
+		CostUSD: r.Usage.CostUSD, Error: r.Error}
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// runStatus is the status a front end shows: the recorded one, except that
+// a run nobody records any longer and that never ended is interrupted.
+func runStatus(r store.RunSummary) string {
+	if r.Interrupted {
+		return "interrupted"
+	}
+	return r.Status
+}
+
+// printRuns prints one line per run under a header.
+func printRuns(w io.Writer, list []store.RunSummary) {
+	if len(list) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPLAN\tSTATUS\tSTARTED\tDURATION\tSTEPS\tTOKENS\tCOST")
+	for _, r := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", short(r.ID), r.Plan, runStatus(r), localTime(r.StartedAt),
+			formatDuration(r.Duration), r.StepsExecuted, r.Usage.Tokens, formatCost(r.Usage.Calls, r.Usage.CostUSD))
+	}
+	tw.Flush()
+}
+
+func short(id string) string {
+	if len(id) > shortID {
+		return id[:shortID]
+	}
+	return id
+}
+
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// formatDuration rounds a duration to what a person reads: <1ms, 840ms,
+// 2.2s, 3m05s, 1h02m.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d > 0 && d < time.Millisecond:
+		return "<1ms"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// formatCost is a cost in dollars; "-" when nothing was spent or a call was
+// unpriced (a cost is never estimated).
+func formatCost(calls int, cost *float64) string {
+	if calls == 0 || cost == nil {
+		return "-"
+	}
+	if *cost < 1 {
+		return fmt.Sprintf("$%.4f", *cost)
+	}
+	return fmt.Sprintf("$%.2f", *cost)
+}
+
+func newInspectCommand(s *streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect RUN",
+		Short: "Show everything recorded about one run",
+		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares): how it ended\n" +
+			"and why, its inputs, each step with its input and result, the tool calls, the errors and\n" +
+			"the usage. The text cuts long values short; --json gives them whole.",
+		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			st, note, err := openRunStore(proj.cfg)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			if st == nil {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", args[0], note)}
+			}
+			defer st.Close()
+			d, err := st.Run(cmd.Context(), args[0])
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			if asJSON {
+				return writeJSON(s.out, toInspectJSON(d))
+			}
+			printRun(s.out, d)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as one JSON object, values whole")
+	return cmd
+}
+
+// phase says how a run ended, and cause why: the error, or the exit's
+// message.
+func phase(d *store.RunDetail) (phase, cause string) {
+	switch d.Status {
+	case "ok":
+		return "finished ok", ""
+	case "exited":
+		if d.Exit == nil {
+			return "exited", ""
+		}
+		return "exited by gate " + d.Exit.Step, exitMessage(d.Exit)
+	case "failed":
+		switch {
+		case d.Exit != nil:
+			return fmt.Sprintf("failed: gate %s exited with status %s", d.Exit.Step, d.Exit.Status), exitMessage(d.Exit)
+		case len(d.Errors) > 0:
+			return "failed at step " + d.Errors[0].Path, d.Error
+		}
+		return "failed", d.Error
+	case "aborted":
+		return "aborted", d.Error
+	case store.StatusRunning:
+		last := d.LastEvent
+		where := ""
+		if last.Seq > 0 {
+			where = fmt.Sprintf("its events stopped at %s, after %s", localTime(last.Time), last.Kind)
+			if last.Path != "" {
+				where += " of " + last.Path
+			}
+		}
+		if d.Interrupted {
+			return "interrupted: the process ended before the run finished", where
+		}
+		return "running: " + d.Recorder + " is recording it", where
+	}
+	return d.Status, d.Error
+}
+
+func exitMessage(e *engine.Exit) string {
+	if e.Reason != "" {
+		return e.Message + " (" + e.Reason + ")"
+	}
+	return e.Message
+}
+
+// cut is a value shortened to about width characters for a line of text.
+func cut(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
+// valueWidth is how much of an input or a result a line of text shows.
+const valueWidth = 120
+
+func printRun(w io.Writer, d *store.RunDetail) {
+	ph, cause := phase(d)
+	fmt.Fprintf(w, "run      %s\n", d.ID)
+	plan := d.Plan
+	if d.File != "" {
+		plan += " (" + d.File + ")"
+	}
+	fmt.Fprintf(w, "plan     %s\n", plan)
+	if d.Parent != "" {
+		fmt.Fprintf(w, "parent   %s\n", d.Parent)
+	}
+	took := "took"
+	if d.EndedAt.IsZero() {
+		took = "events for"
+	}
+	fmt.Fprintf(w, "started  %s, %s %s\n", localTime(d.StartedAt), took, formatDuration(d.Duration))
+	fmt.Fprintf(w, "phase    %s\n", ph)
+	if cause != "" {
+		fmt.Fprintf(w, "cause    %s\n", cause)
+	}
+	if len(d.Inputs) > 0 {
+		fmt.Fprintf(w, "inputs   %s\n", cut(string(d.Inputs), valueWidth))
+	}
+	if len(d.Output) > 0 {
+		fmt.Fprintf(w, "output   %s\n", cut(string(d.Output), valueWidth))
+	}
+	if d.Answer != "" {
+		fmt.Fprintf(w, "answer   %s\n", cut(d.Answer, valueWidth))
+	}
+
+	fmt.Fprintf(w, "\nsteps (%d)\n", len(d.Steps))
+	width := 0
+	for _, st := range d.Steps {
+		width = max(width, len(st.Path))
+	}
+	for _, st := range d.Steps {
+		took := formatMs(st.Ms)
+		if st.Status == store.StatusRunning {
+			took = "-"
+		}
+		fmt.Fprintf(w, "  %-*s  %-7s  %6s  %s\n", width, st.Path, st.Status, took, st.Tool)
+		detail(w, "in", st.Input)
+		detail(w, "out", st.Result)
+		if st.Error != "" {
+			fmt.Fprintf(w, "      error  %s\n", cut(st.Error, valueWidth))
+		}
+	}
+
+	if len(d.ToolCalls) > 0 {
+		fmt.Fprintf(w, "\ntool calls (%d)\n", len(d.ToolCalls))
+		for _, c := range d.ToolCalls {
+			status, took := "ok", formatMs(c.Ms)
+			switch {
+			case !c.Ended:
+				status, took = "no end", "-"
+			case c.IsError:
+				status = "error"
+			}
+			fmt.Fprintf(w, "  %s  %s  %s  %s\n", c.Path, c.Tool, status, took)
+			detail(w, "args", c.Args)
+			detail(w, "out", c.Result)
+			if c.Error != "" {
+				fmt.Fprintf(w, "      error  %s\n", cut(c.Error, valueWidth))
+			}
+		}
+	}
+	for _, list := range []struct {
+		name    string
+		notices []store.Notice
+	}{{"errors", d.Errors}, {"warnings", d.Warnings}} {
+		if len(list.notices) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", list.name, len(list.notices))
+		for _, n := range list.notices {
+			fmt.Fprintf(w, "  %s: %s\n", n.Path, n.Message)
+		}
+	}
+	printUsage(w, d.UsageReport, d.UsageFromCalls)
+}
+
+func detail(w io.Writer, label string, v json.RawMessage) {
+	if len(v) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "      %-5s  %s\n", label, cut(string(v), valueWidth))
+}
+
+// formatMs is a step's or a call's duration as recorded, in milliseconds.
+func formatMs(ms float64) string {
+	return formatDuration(time.Duration(ms * float64(time.Millisecond)))
+}
+
+func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
+	title := "usage"
+	if fromCalls {
+		title = "usage so far (the model calls recorded; the run has no end)"
+	}
+	if u.Calls == 0 {
+		fmt.Fprintf(w, "\n%s: no model calls\n", title)
+		return
+	}
+	fmt.Fprintf(w, "\n%s: %s\n", title, usageSummary(engine.UsageLine{Calls: u.Calls, Usage: u.Usage, CostUSD: u.CostUSD}))
+	fmt.Fprintf(w, "  input %d, output %d, cache write %d, cache read %d\n",
+		u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(u.ByStep) > 0 {
+		fmt.Fprintln(tw, "  by step")
+		for _, l := range u.ByStep {
+			fmt.Fprintf(tw, "    %s\t%s\n", l.Path, usageSummary(l))
+		}
+	}
+	if len(u.ByModel) > 0 {
+		fmt.Fprintln(tw, "  by model")
+		for _, l := range u.ByModel {
+			fmt.Fprintf(tw, "    %s/%s\t%s\n", l.Provider, l.Model, usageSummary(l))
+		}
+	}
+	tw.Flush()
+}
+
+// usageSummary is a usage line's calls, tokens and cost, the cost only
+// where every call was priced.
+func usageSummary(l engine.UsageLine) string {
+	s := fmt.Sprintf("%s, %d tokens", countNoun(l.Calls, "call", "calls"),
+		l.InputTokens+l.OutputTokens+l.CacheCreationInputTokens+l.CacheReadInputTokens)
+	if l.CostUSD != nil {
+		s += ", " + formatCost(l.Calls, l.CostUSD)
+	}
+	return s
+}
+
+type inspectJSON struct {
+	ID         string             `json:"id"`
+	Plan       string             `json:"plan"`
+	File       string             `json:"file"`
+	Hash       string             `json:"hash"`
+	Parent     string             `json:"parent,omitempty"`
+	Status     string             `json:"status"`
+	Phase      string             `json:"phase"`
+	Cause      string             `json:"cause,omitempty"`
+	StartedAt  *time.Time         `json:"started_at"`
+	EndedAt    *time.Time         `json:"ended_at,omitempty"`
+	DurationMs int64              `json:"duration_ms"`
+	Steps      int                `json:"steps_executed"`
+	Inputs     json.RawMessage    `json:"inputs"`
+	Output     json.RawMessage    `json:"output,omitempty"`
+	Answer     string             `json:"answer,omitempty"`
+	Exit       *engine.Exit       `json:"exit,omitempty"`
+	EmptyData  bool               `json:"empty_data,omitempty"`
+	StepList   []stepJSON         `json:"steps"`
+	ToolCalls  []toolCallJSON     `json:"tool_calls"`
+	Errors     []noticeJSON       `json:"errors"`
+	Warnings   []noticeJSON       `json:"warnings"`
+	Usage      engine.UsageReport `json:"usage"`
+	// UsageComplete is false for a run without an end, whose usage is
+	// added up from the model calls recorded.
+	UsageComplete bool          `json:"usage_complete"`
+	LastEvent     lastEventJSON `json:"last_event"`
+}
+
+type stepJSON struct {
+	Path      string          `json:"path"`
+	Tool      string          `json:"tool"`
+	Status    string          `json:"status"`
+	StartedAt *time.Time      `json:"started_at"`
+	Ms        float64         `json:"ms"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+type toolCallJSON struct {
+	Path      string          `json:"path"`
+	Tool      string          `json:"tool"`
+	Ended     bool            `json:"ended"`
+	IsError   bool            `json:"is_error"`
+	StartedAt *time.Time      `json:"started_at"`
+	Ms        float64         `json:"ms"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+type noticeJSON struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+type lastEventJSON struct {
+	Seq  uint64           `json:"seq"`
+	Kind engine.EventKind `json:"kind"`
+	Path string           `json:"path"`
+	Time *time.Time       `json:"time"`
+}
+
+func toInspectJSON(d *store.RunDetail) inspectJSON {
+	ph, cause := phase(d)
+	inputs := d.Inputs
+	if inputs == nil {
+		inputs = json.RawMessage("null")
+	}
+	env := inspectJSON{ID: d.ID, Plan: d.Plan, File: d.File, Hash: d.Hash, Parent: d.Parent, Status: runStatus(d.RunSummary),
+		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
+		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
+		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},
+		Warnings: []noticeJSON{}, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
+		LastEvent: lastEventJSON{Seq: d.LastEvent.Seq, Kind: d.LastEvent.Kind, Path: d.LastEvent.Path, Time: timeOrNil(d.LastEvent.Time)}}
+	for _, st := range d.Steps {
+		env.StepList = append(env.StepList, stepJSON{Path: st.Path, Tool: st.Tool, Status: st.Status, StartedAt: timeOrNil(st.StartedAt),
+			Ms: st.Ms, Input: st.Input, Result: st.Result, Error: st.Error})
+	}
+	for _, c := range d.ToolCalls {
+		env.ToolCalls = append(env.ToolCalls, toolCallJSON{Path: c.Path, Tool: c.Tool, Ended: c.Ended, IsError: c.IsError,
+			StartedAt: timeOrNil(c.StartedAt), Ms: c.Ms, Args: c.Args, Result: c.Result, Error: c.Error})
+	}
+	for _, n := range d.Errors {
+		env.Errors = append(env.Errors, noticeJSON(n))
+	}
+	for _, n := range d.Warnings {
+		env.Warnings = append(env.Warnings, noticeJSON(n))
+	}
+	return env
+}

@@ -1,0 +1,631 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+)
+
+// StatusRunning is the status of a run whose run_end has not been recorded:
+// it is still running, or its process ended before it finished (see
+// RunSummary.Interrupted). The other statuses are RunEnded's.
+const StatusRunning = "running"
+
+// RunFilter selects the runs Runs lists.
+type RunFilter struct {
+	// Plan keeps the runs of this plan identifier only; empty keeps all.
+	Plan string
+	// Limit is the most runs listed; 0 lists every one.
+	Limit int
+}
+
+// Spend is what a run spent on models.
+type Spend struct {
+	Calls int
+	// Tokens counts every token: input, output and both cache figures.
+	Tokens int
+	// CostUSD is nil when any call was unpriced: never estimated.
+	CostUSD *float64
+}
+
+// RunSummary is one run as a listing shows it.
+type RunSummary struct {
+	ID     string
+	Plan   string
+	Status string
+	// Interrupted is set on a running run whose recording process is known
+	// to be gone (it died, or closed its Recorder without a run_end): its
+	// events stopped, and it will never finish.
+	Interrupted bool
+	StartedAt   time.Time
+	// EndedAt is zero until the run_end is recorded.
+	EndedAt time.Time
+	// LastEventAt is the time of the last event recorded.
+	LastEventAt time.Time
+	// Duration runs to EndedAt, or for a run without an end to its last
+	// event.
+	Duration time.Duration
+	// StepsExecuted is the run_end's count; for a run without an end, the
+	// steps recorded as ended.
+	StepsExecuted int
+	Usage         Spend
+	Error         string
+}
+
+// RunDetail is everything recorded about one run.
+type RunDetail struct {
+	RunSummary
+	File   string
+	Hash   string
+	Parent string
+	Inputs json.RawMessage
+	Exit   *engine.Exit
+	Output json.RawMessage
+	Answer string
+	// EmptyData is the run_end's flag: a template read empty data.
+	EmptyData   bool
+	UsageReport engine.UsageReport
+	// UsageFromCalls is set when the run has no run_end, and UsageReport
+	// was added up from the model calls recorded before its events stopped.
+	UsageFromCalls bool
+	// Steps are in the order they started.
+	Steps     []StepRecord
+	ToolCalls []ToolCall
+	// Errors are the steps that failed, in the order they failed: the
+	// first is where the failure began.
+	Errors   []Notice
+	Warnings []Notice
+	// LastEvent is the last event recorded, its Payload left out.
+	LastEvent StoredEvent
+	// Recorder is "host:pid" of the process recording the run while it
+	// records it, empty once it ended or its Recorder closed.
+	Recorder string
+}
+
+// StepRecord is one step, body call or body step of a run.
+type StepRecord struct {
+	Path string
+	Tool string
+	// Status is running (started, no end recorded), ok, failed or skipped.
+	Status string
+	Input  json.RawMessage
+	Result json.RawMessage
+	Error  string
+	// StartedAt is zero for a step whose start was not recorded.
+	StartedAt time.Time
+	EndedAt   time.Time
+	Ms        float64
+}
+
+// ToolCall is one dispatch to a tool, from its tool_start and tool_end.
+type ToolCall struct {
+	Path string
+	Tool string
+	Args json.RawMessage
+	// Ended is false when no tool_end was recorded.
+	Ended     bool
+	IsError   bool
+	Result    json.RawMessage
+	Error     string
+	StartedAt time.Time
+	Ms        float64
+}
+
+// Notice is an error or a warning a run reported at a path.
+type Notice struct {
+	Path    string
+	Message string
+}
+
+// StoredEvent is an event as the store keeps it, its payload as JSON.
+type StoredEvent struct {
+	Seq     uint64
+	Time    time.Time
+	Path    string
+	Kind    engine.EventKind
+	Payload json.RawMessage
+}
+
+// NotFoundError is a run id that matches no run. Recent are the newest
+// runs, for the message to offer.
+type NotFoundError struct {
+	ID     string
+	Recent []RunSummary
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Recent) == 0 {
+		return fmt.Sprintf("no run '%s': no runs are recorded", e.ID)
+	}
+	return fmt.Sprintf("no run '%s'; the most recent: %s", e.ID, listRuns(e.Recent))
+}
+
+// AmbiguousError is a run id prefix that several runs begin with.
+type AmbiguousError struct {
+	Prefix     string
+	Candidates []RunSummary
+	// More is set when there are more candidates than listed.
+	More bool
+}
+
+func (e *AmbiguousError) Error() string {
+	more := ""
+	if e.More {
+		more = ", ..."
+	}
+	return fmt.Sprintf("run id '%s' is ambiguous; it begins %s%s", e.Prefix, listRuns(e.Candidates), more)
+}
+
+func listRuns(runs []RunSummary) string {
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%s (%s)", r.ID, r.Plan)
+	}
+	return strings.Join(parts, ", ")
+}
+
+const summaryColumns = `id, plan, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
+	CASE WHEN status = 'running'
+		THEN (SELECT count(*) FROM steps WHERE steps.run = runs.key AND steps.end_seq IS NOT NULL)
+		ELSE coalesce(steps_executed, 0) END`
+
+// Runs lists runs, newest first.
+func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunSummary, error) {
+	return s.runs(ctx, s.db, f)
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) runs(ctx context.Context, q querier, f RunFilter) ([]RunSummary, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs WHERE ?1 = '' OR plan = ?1
+		ORDER BY started_at DESC, id DESC LIMIT ?2`, f.Plan, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []RunSummary{}
+	for rows.Next() {
+		r, _, err := s.scanSummary(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	return list, rows.Err()
+}
+
+// scanSummary reads the summaryColumns, then the extra columns a query
+// selected after them into extra, and returns the recorder column too.
+func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (RunSummary, string, error) {
+	var r RunSummary
+	var started, ended, last sql.NullInt64
+	var recorder sql.NullString
+	var cost sql.NullFloat64
+	dest := append([]any{&r.ID, &r.Plan, &r.Status, &r.Error, &started, &ended, &last, &recorder,
+		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted}, extra...)
+	err := row.Scan(dest...)
+	if err != nil {
+		return r, "", err
+	}
+	r.StartedAt, r.EndedAt, r.LastEventAt = fromNanos(started), fromNanos(ended), fromNanos(last)
+	if cost.Valid {
+		r.Usage.CostUSD = &cost.Float64
+	}
+	end := r.EndedAt
+	if end.IsZero() {
+		end = r.LastEventAt
+	}
+	if !r.StartedAt.IsZero() && !end.IsZero() {
+		r.Duration = end.Sub(r.StartedAt)
+	}
+	r.Interrupted = r.Status == StatusRunning && s.recorderGone(recorder.String)
+	return r, recorder.String, nil
+}
+
+func fromNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64)
+}
+
+// recorderGone reports whether the process that recorded a run is known to
+// be gone. A process on another host cannot be asked, so it is not.
+func (s *Store) recorderGone(recorder string) bool {
+	if recorder == "" {
+		return true
+	}
+	host, pid, ok := strings.Cut(recorder, ":")
+	if !ok || host != s.host {
+		return false
+	}
+	var n int
+	if _, err := fmt.Sscan(pid, &n); err != nil {
+		return false
+	}
+	return !processAlive(n)
+}
+
+// resolve finds the run an id names, the run with that id or the only run
+// whose id begins with it, and returns its key.
+func (s *Store) resolve(ctx context.Context, q querier, id string) (int64, error) {
+	if id == "" {
+		return 0, errors.New("no run id given")
+	}
+	var key int64
+	err := q.QueryRowContext(ctx, "SELECT key FROM runs WHERE id = ?", id).Scan(&key)
+	if err == nil {
+		return key, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	const most = 10
+	rows, err := q.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs WHERE substr(id, 1, length(?1)) = ?1
+		ORDER BY started_at DESC, id DESC LIMIT ?2`, id, most+1)
+	if err != nil {
+		return 0, err
+	}
+	var found []RunSummary
+	for rows.Next() {
+		r, _, err := s.scanSummary(rows)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		found = append(found, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	switch {
+	case len(found) == 1:
+		return s.resolve(ctx, q, found[0].ID)
+	case len(found) > 1:
+		return 0, &AmbiguousError{Prefix: id, Candidates: found[:min(len(found), most)], More: len(found) > most}
+	}
+	recent, err := s.runs(ctx, q, RunFilter{Limit: 5})
+	if err != nil {
+		return 0, err
+	}
+	return 0, &NotFoundError{ID: id, Recent: recent}
+}
+
+// Run returns everything recorded about the run that id names: its full
+// id, or a prefix only one run begins with. An unknown id is a
+// *NotFoundError, an ambiguous prefix an *AmbiguousError.
+func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
+	// One read transaction: one snapshot, even while a Recorder writes.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	key, err := s.resolve(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &RunDetail{}
+	var startSeq, endSeq, lastSeq sql.NullInt64
+	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, parent, start_seq, end_seq, last_seq
+		FROM runs WHERE key = ?`, key)
+	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &d.Parent, &startSeq, &endSeq, &lastSeq)
+	if err != nil {
+		return nil, err
+	}
+	// The run's inputs, outcome and usage are what its run_start and run_end
+	// payloads say.
+	if startSeq.Valid {
+		var inputs sql.NullString
+		err := tx.QueryRowContext(ctx, "SELECT payload -> '$.inputs' FROM events WHERE run = ? AND seq = ?", key, startSeq.Int64).Scan(&inputs)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		d.Inputs = raw(inputs)
+	}
+	if endSeq.Valid {
+		var exit, output, answer, usage sql.NullString
+		var empty sql.NullBool
+		err := tx.QueryRowContext(ctx, `SELECT payload -> '$.exit', payload -> '$.output', payload ->> '$.answer',
+			payload ->> '$.empty_data', payload -> '$.usage' FROM events WHERE run = ? AND seq = ?`, key, endSeq.Int64).
+			Scan(&exit, &output, &answer, &empty, &usage)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		d.Output, d.Answer, d.EmptyData = raw(output), answer.String, empty.Bool
+		if exit.Valid {
+			d.Exit = &engine.Exit{}
+			if err := json.Unmarshal([]byte(exit.String), d.Exit); err != nil {
+				return nil, fmt.Errorf("run %s: its exit: %w", d.ID, err)
+			}
+		}
+		if usage.Valid {
+			if err := json.Unmarshal([]byte(usage.String), &d.UsageReport); err != nil {
+				return nil, fmt.Errorf("run %s: its usage: %w", d.ID, err)
+			}
+		}
+	} else {
+		if d.UsageReport, err = usageFromCalls(ctx, tx, key); err != nil {
+			return nil, err
+		}
+		d.UsageFromCalls = true
+	}
+	if d.Steps, err = steps(ctx, tx, key); err != nil {
+		return nil, err
+	}
+	if d.Errors, err = failures(ctx, tx, key); err != nil {
+		return nil, err
+	}
+	if d.ToolCalls, err = toolCalls(ctx, tx, key); err != nil {
+		return nil, err
+	}
+	if d.Warnings, err = warnings(ctx, tx, key); err != nil {
+		return nil, err
+	}
+	var t sql.NullInt64
+	var kind string
+	err = tx.QueryRowContext(ctx, `SELECT seq, time, path, kind FROM (`+eventsUnion+`) WHERE seq = ?2`, key, lastSeq.Int64).
+		Scan(&d.LastEvent.Seq, &t, &d.LastEvent.Path, &kind)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	d.LastEvent.Time, d.LastEvent.Kind = fromNanos(t), engine.EventKind(kind)
+	return d, nil
+}
+
+func raw(s sql.NullString) json.RawMessage {
+	if !s.Valid {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// stepColumns are a steps row's tool, status and error, which its payloads
+// hold.
+const stepColumns = `coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', '') AS tool,
+	CASE WHEN end_seq IS NULL THEN 'running' ELSE coalesce(end_payload ->> '$.status', 'unknown') END AS status,
+	coalesce(end_payload ->> '$.error', '') AS error`
+
+func steps(ctx context.Context, q querier, run int64) ([]StepRecord, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, `+stepColumns+`, started_at, ended_at, end_payload ->> '$.ms',
+			start_payload -> '$.input', end_payload -> '$.result'
+		FROM steps WHERE run = ? ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []StepRecord{}
+	for rows.Next() {
+		var r StepRecord
+		var started, ended sql.NullInt64
+		var ms sql.NullFloat64
+		var input, result sql.NullString
+		if err := rows.Scan(&r.Path, &r.Tool, &r.Status, &r.Error, &started, &ended, &ms, &input, &result); err != nil {
+			return nil, err
+		}
+		r.StartedAt, r.EndedAt, r.Ms = fromNanos(started), fromNanos(ended), ms.Float64
+		r.Input, r.Result = raw(input), raw(result)
+		list = append(list, r)
+	}
+	return list, rows.Err()
+}
+
+func failures(ctx context.Context, q querier, run int64) ([]Notice, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(end_payload ->> '$.error', '') FROM steps
+		WHERE run = ? AND end_payload ->> '$.status' = 'failed' ORDER BY end_seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []Notice{}
+	for rows.Next() {
+		var n Notice
+		if err := rows.Scan(&n.Path, &n.Message); err != nil {
+			return nil, err
+		}
+		list = append(list, n)
+	}
+	return list, rows.Err()
+}
+
+func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', ''),
+			start_payload -> '$.args', end_seq IS NOT NULL, coalesce(end_payload ->> '$.is_error', 0),
+			end_payload -> '$.result', coalesce(end_payload ->> '$.error', ''), started_at, end_payload ->> '$.ms'
+		FROM tool_calls WHERE run = ? ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []ToolCall{}
+	for rows.Next() {
+		var c ToolCall
+		var args, result sql.NullString
+		var started sql.NullInt64
+		var ms sql.NullFloat64
+		if err := rows.Scan(&c.Path, &c.Tool, &args, &c.Ended, &c.IsError, &result, &c.Error, &started, &ms); err != nil {
+			return nil, err
+		}
+		c.Args, c.Result, c.StartedAt, c.Ms = raw(args), raw(result), fromNanos(started), ms.Float64
+		list = append(list, c)
+	}
+	return list, rows.Err()
+}
+
+func warnings(ctx context.Context, q querier, run int64) ([]Notice, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(payload ->> '$.message', '') FROM events
+		WHERE run = ? AND kind = 'warning' ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []Notice{}
+	for rows.Next() {
+		var n Notice
+		if err := rows.Scan(&n.Path, &n.Message); err != nil {
+			return nil, err
+		}
+		list = append(list, n)
+	}
+	return list, rows.Err()
+}
+
+// usageFromCalls adds up the model calls of a run that has no run_end into
+// the report its run_end would have carried: the engine's rules, an
+// unpriced call leaving its lines' cost unknown, and the same order
+// (by_step most expensive first, by_model by calls). Only the small fields
+// of each call are read, not its request and reply.
+func usageFromCalls(ctx context.Context, q querier, run int64) (engine.UsageReport, error) {
+	report := engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}
+	rows, err := q.QueryContext(ctx, `SELECT payload ->> '$.site', payload ->> '$.provider', payload ->> '$.model',
+			payload -> '$.usage', payload ->> '$.cost_usd'
+		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run)
+	if err != nil {
+		return report, err
+	}
+	defer rows.Close()
+	var total engine.UsageLine
+	byStep := map[string]*engine.UsageLine{}
+	byModel := map[[2]string]*engine.UsageLine{}
+	var stepOrder []string
+	var modelOrder [][2]string
+	for rows.Next() {
+		var site, provider, modelID, usage sql.NullString
+		var cost sql.NullFloat64
+		if err := rows.Scan(&site, &provider, &modelID, &usage, &cost); err != nil {
+			return report, err
+		}
+		var u model.Usage
+		json.Unmarshal([]byte(usage.String), &u)
+		var c *float64
+		if cost.Valid {
+			c = &cost.Float64
+		}
+		step, ok := byStep[site.String]
+		if !ok {
+			step = &engine.UsageLine{Path: site.String}
+			byStep[site.String] = step
+			stepOrder = append(stepOrder, site.String)
+		}
+		key := [2]string{provider.String, modelID.String}
+		m, ok := byModel[key]
+		if !ok {
+			m = &engine.UsageLine{Provider: key[0], Model: key[1]}
+			byModel[key] = m
+			modelOrder = append(modelOrder, key)
+		}
+		for _, line := range []*engine.UsageLine{&total, step, m} {
+			addCall(line, u, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return report, err
+	}
+	report.Calls, report.Usage, report.CostUSD = total.Calls, total.Usage, total.CostUSD
+	for _, site := range stepOrder {
+		report.ByStep = append(report.ByStep, *byStep[site])
+	}
+	sort.SliceStable(report.ByStep, func(i, j int) bool {
+		a, b := report.ByStep[i], report.ByStep[j]
+		if ca, cb := costOf(a), costOf(b); ca != cb {
+			return ca > cb
+		}
+		return lineTokens(a) > lineTokens(b)
+	})
+	for _, key := range modelOrder {
+		report.ByModel = append(report.ByModel, *byModel[key])
+	}
+	sort.SliceStable(report.ByModel, func(i, j int) bool {
+		a, b := report.ByModel[i], report.ByModel[j]
+		if a.Calls != b.Calls {
+			return a.Calls > b.Calls
+		}
+		return a.Provider+"/"+a.Model < b.Provider+"/"+b.Model
+	})
+	return report, nil
+}
+
+// addCall adds one call to a line the way the engine's ledger does: a
+// line's cost is known only while every call in it is priced.
+func addCall(line *engine.UsageLine, u model.Usage, c *float64) {
+	first := line.Calls == 0
+	line.Calls++
+	line.Usage = line.Usage.Add(u)
+	switch {
+	case c == nil:
+		line.CostUSD = nil
+	case first:
+		v := *c
+		line.CostUSD = &v
+	case line.CostUSD != nil:
+		v := *line.CostUSD + *c
+		line.CostUSD = &v
+	}
+}
+
+func costOf(l engine.UsageLine) float64 {
+	if l.CostUSD == nil {
+		return 0
+	}
+	return *l.CostUSD
+}
+
+func lineTokens(l engine.UsageLine) int {
+	return tokens(l.InputTokens, l.OutputTokens, l.CacheCreationInputTokens, l.CacheReadInputTokens)
+}
+
+// eventsUnion selects every event of run ?1: the events table's, and the
+// start and end events the rows of steps and tool_calls hold.
+const eventsUnion = `SELECT seq, time, path, kind, payload FROM events WHERE run = ?1
+	UNION ALL SELECT seq, started_at, path, 'step_start', start_payload FROM steps WHERE run = ?1 AND started
+	UNION ALL SELECT end_seq, ended_at, path, 'step_end', end_payload FROM steps WHERE run = ?1 AND end_seq IS NOT NULL
+	UNION ALL SELECT seq, started_at, path, 'tool_start', start_payload FROM tool_calls WHERE run = ?1 AND started
+	UNION ALL SELECT end_seq, ended_at, path, 'tool_end', end_payload FROM tool_calls WHERE run = ?1 AND end_seq IS NOT NULL`
+
+// Events returns every event of the run that id names (as Run resolves
+// it), in sequence order.
+func (s *Store) Events(ctx context.Context, id string) ([]StoredEvent, error) {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	key, err := s.resolve(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, eventsUnion+" ORDER BY 1", key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []StoredEvent{}
+	for rows.Next() {
+		var e StoredEvent
+		var t sql.NullInt64
+		var kind string
+		var payload sql.NullString
+		if err := rows.Scan(&e.Seq, &t, &e.Path, &kind, &payload); err != nil {
+			return nil, err
+		}
+		e.Time, e.Kind, e.Payload = fromNanos(t), engine.EventKind(kind), raw(payload)
+		list = append(list, e)
+	}
+	return list, rows.Err()
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// Recorder is the engine.Sink that records runs into a Store. Event only
+// queues: a writer goroutine of the Recorder's own marshals the payloads
+// and commits everything queued in one transaction, as soon as it is
+// queued, so that the engine never waits on the database and a killed
+// process loses at most the events of the batch it was writing.
+//
+// A Recorder is meant for one run, whose row the run_start event creates;
+// events of other runs are recorded all the same. It is safe for
+// concurrent use: the engine calls it from every goroutine that produces
+// events (map items run in parallel).
+type Recorder struct {
+	store *Store
+
+	mu sync.Mutex
+	// queue holds the events not yet taken by the writer, in blocks of
+	// blockEvents, so that a long queue grows without copying what it
+	// holds; the writer hands drained blocks back through free.
+	queue  [][]engine.Event
+	free   [][]engine.Event
+	closed bool
+
+	wake      chan struct{} // holds one token when the writer has work
+	done      chan struct{} // closed when the writer has stopped
+	closeOnce sync.Once
+	err       error // the first write error; the writer's until done is closed
+}
+
+// blockEvents is the size of a queue block.
+const blockEvents = 256
+
+// maxFreeBlocks bounds the blocks kept for reuse.
+const maxFreeBlocks = 64
+
+// errStoreClosed is what a Recorder of a closed Store reports.
+var errStoreClosed = errors.New("run store is closed")
+
+// Recorder returns a new Recorder writing into s. Close it when the run has
+// ended, to flush what is queued; Store.Close closes the ones still open.
+func (s *Store) Recorder() *Recorder {
+	r := &Recorder{store: s, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		r.closed, r.err = true, fmt.Errorf("recording into %s: %w", s.path, errStoreClosed)
+		close(r.done)
+		return r
+	}
+	s.recorders[r] = struct{}{}
+	go r.run()
+	return r
+}
+
+// Event queues e for the writer and returns at once. Events given after
+// Close are dropped. The payload is marshaled later, on the writer's
+// goroutine: the engine does not change a payload once it has emitted it.
+func (r *Recorder) Event(e engine.Event) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	n := len(r.queue)
+	if n == 0 || len(r.queue[n-1]) == cap(r.queue[n-1]) {
+		var b []engine.Event
+		if k := len(r.free); k > 0 {
+			b, r.free = r.free[k-1], r.free[:k-1]
+		} else {
+			b = make([]engine.Event, 0, blockEvents)
+		}
+		r.queue = append(r.queue, b)
+		n++
+	}
+	r.queue[n-1] = append(r.queue[n-1], e)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default: // the writer already has a token, and will find e
+	}
+}
+
+// Close writes everything queued, stops the writer and returns the first
+// error the writer met (events of a batch that failed are lost; later
+// batches are still written). Calling it again returns the same error.
+func (r *Recorder) Close() error {
+	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+		<-r.done
+		r.store.mu.Lock()
+		delete(r.store.recorders, r)
+		r.store.mu.Unlock()
+	})
+	<-r.done
+	return r.err
+}
+
+// run is the writer goroutine. It takes the whole queue under the lock, so
+// Event is never held up by a write, and writes what it took as one batch.
+func (r *Recorder) run() {
+	defer close(r.done)
+	w := newWriter(r.store)
+	var taken, drained [][]engine.Event
+	for {
+		<-r.wake
+		r.mu.Lock()
+		taken, r.queue = r.queue, taken[:0]
+		for _, b := range drained {
+			if len(r.free) < maxFreeBlocks {
+				r.free = append(r.free, b[:0])
+			}
+		}
+		closing := r.closed
+		r.mu.Unlock()
+		if len(taken) > 0 {
+			if err := w.write(taken); err != nil && r.err == nil {
+				r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
+			}
+		}
+		for _, b := range taken {
+			clear(b) // let the payloads go
+		}
+		drained = append(drained[:0], taken...)
+		if closing {
+			if err := w.finish(); err != nil && r.err == nil {
+				r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
+			}
+			return
+		}
+	}
+}

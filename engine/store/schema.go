@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// applicationID marks a SQLite file as a run store ("STPW"), so that Open
+// can tell its own empty store from someone else's database.
+const applicationID = 0x53545057
+
+// migrations bring the schema from version i to i+1; PRAGMA user_version
+// holds how many have been applied. Append to the list, never edit an entry
+// that has shipped.
+//
+// Times are Unix nanoseconds (NULL when unknown); payloads are JSON as the
+// engine's payload types marshal.
+//
+// Every event is kept once, whole. The start and end events of a step or
+// a tool call are kept together in its row of steps or tool_calls, not in
+// events: a run of a large map is almost all such pairs, and one row in
+// place of two is most of what keeps recording it cheap (Events merges
+// them back). What those payloads and the run's run_start and run_end say
+// (a step's tool, status and error; a run's inputs, output, exit and
+// usage) is read from them rather than written twice; runs keeps what
+// listing runs needs. Rows refer to their run by its integer key, and a
+// step or tool call is keyed by its start's sequence number, so that the
+// hot inserts append to their B-trees with integer comparisons.
+var migrations = []string{
+	`CREATE TABLE runs (
+		key            INTEGER PRIMARY KEY,
+		id             TEXT NOT NULL UNIQUE,
+		plan           TEXT NOT NULL DEFAULT '',
+		file           TEXT NOT NULL DEFAULT '',
+		hash           TEXT NOT NULL DEFAULT '',
+		parent         TEXT NOT NULL DEFAULT '',
+		status         TEXT NOT NULL DEFAULT 'running',
+		error          TEXT NOT NULL DEFAULT '',
+		steps_executed INTEGER,
+		calls          INTEGER NOT NULL DEFAULT 0,
+		tokens         INTEGER NOT NULL DEFAULT 0,
+		cost_usd       REAL,
+		started_at     INTEGER,
+		ended_at       INTEGER,
+		start_seq      INTEGER, -- its run_start event
+		end_seq        INTEGER, -- its run_end event
+		last_seq       INTEGER NOT NULL DEFAULT 0,
+		last_event_at  INTEGER,
+		recorder       TEXT -- host:pid while a process records it
+	);
+	CREATE INDEX runs_by_start ON runs (started_at);
+	CREATE INDEX runs_by_plan ON runs (plan, started_at);
+	CREATE TABLE events (
+		run     INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq     INTEGER NOT NULL,
+		time    INTEGER,
+		path    TEXT NOT NULL,
+		kind    TEXT NOT NULL,
+		payload TEXT,
+		PRIMARY KEY (run, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE steps (
+		run           INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq           INTEGER NOT NULL, -- its step_start's; its step_end's when no start was recorded
+		path          TEXT NOT NULL,
+		started       INTEGER NOT NULL, -- whether seq is a step_start's
+		started_at    INTEGER,
+		start_payload TEXT,
+		end_seq       INTEGER,
+		ended_at      INTEGER,
+		end_payload   TEXT,
+		PRIMARY KEY (run, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE tool_calls (
+		run           INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq           INTEGER NOT NULL, -- its tool_start's; its tool_end's when no start was recorded
+		path          TEXT NOT NULL,
+		started       INTEGER NOT NULL,
+		started_at    INTEGER,
+		start_payload TEXT,
+		end_seq       INTEGER,
+		ended_at      INTEGER,
+		end_payload   TEXT,
+		PRIMARY KEY (run, seq)
+	) WITHOUT ROWID;`,
+}
+
+// schemaVersion is the schema version this build writes.
+var schemaVersion = len(migrations)
+
+// migrate checks that the file is a run store (or empty) and brings its
+// schema up to date, in one IMMEDIATE transaction so that two processes
+// opening a new store at once do not both create it.
+func (s *Store) migrate(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var app, version int
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if app == applicationID && version == schemaVersion {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Read again under the write lock: another process may have migrated.
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	switch {
+	case app == applicationID:
+	case app != 0:
+		return fmt.Errorf("%w: it is an SQLite database of another application (application_id %#x)", ErrNotStore, app)
+	default:
+		tables, err := userTables(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if len(tables) > 0 {
+			return fmt.Errorf("%w: it is an SQLite database with other tables (%s)", ErrNotStore, strings.Join(tables, ", "))
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return err
+		}
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("schema version %d is newer than this stepwise knows (%d); use a newer stepwise", version, schemaVersion)
+	}
+	for v := version; v < schemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// userTables lists the tables of a database, SQLite's own left out.
+func userTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}

@@ -1,0 +1,596 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// chunkRows is how many rows one INSERT statement writes: large enough
+// that SQLite's per-statement cost vanishes, small enough to stay well
+// under its limit on bound parameters.
+const chunkRows = 200
+
+// cachedSmallRows: statements for full chunks and for small batches (a slow
+// run commits an event or two at a time) are kept prepared; the odd sizes
+// in between are prepared for one use.
+const cachedSmallRows = 8
+
+// writer is the state of a Recorder's writer goroutine; nothing else
+// touches it. A batch is streamed into the database a chunk of rows at a
+// time, so that recording a large run needs memory for one chunk, not for
+// the batch.
+type writer struct {
+	store *Store
+	conn  *sql.Conn
+	stmts map[stmtKey]*sql.Stmt
+	runs  map[string]*runState
+
+	enc     payloadEncoder
+	events  chunk[eventRow]
+	steps   spanTable
+	tools   spanTable
+	touched []*runState
+	sorted  []engine.Event // a batch put in order, when it came out of order
+	args    []any
+}
+
+func newWriter(s *Store) *writer {
+	return &writer{store: s, stmts: map[stmtKey]*sql.Stmt{}, runs: map[string]*runState{},
+		steps: newSpanTable("steps"), tools: newSpanTable("tool_calls")}
+}
+
+// spanTable is a table whose rows each hold a start event and its end: a
+// step's step_start and step_end, a tool call's tool_start and tool_end.
+type spanTable struct {
+	name  string
+	chunk chunk[spanRow]
+	// pending is the row in chunk of each span started there, for its end
+	// to complete before the chunk is written.
+	pending map[spanKey]int
+	// open holds the start's sequence number of every span whose row was
+	// written without its end, so that its end completes that row.
+	open map[spanKey]uint64
+}
+
+func newSpanTable(name string) spanTable {
+	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{}}
+}
+
+// chunk is the rows of one statement, all of one run, with their payloads
+// encoded into one buffer.
+type chunk[R any] struct {
+	run  *runState
+	rows []R
+	buf  []byte
+}
+
+// span is a payload's place in its chunk's buffer; empty is SQL NULL.
+type span struct{ lo, hi int }
+
+type eventRow struct {
+	e       *engine.Event
+	payload span
+}
+
+// spanRow is one span's row, from its start event, its end event, or both.
+// seq is its key: the start's number, or the end's when no start was seen.
+type spanRow struct {
+	seq                uint64
+	path               string
+	started, hasEnd    bool
+	startedAt, endedAt int64 // Unix nanoseconds, 0 when unknown
+	endSeq             uint64
+	start, end         span
+}
+
+// runState is what the writer knows of one run it records.
+type runState struct {
+	id      string
+	key     int64 // runs.key, 0 until known
+	inDB    bool  // its row exists (committed)
+	touched bool  // has events in the current batch
+	ended   bool
+
+	start     *engine.RunStarted // a run_start in the current batch
+	startSeq  uint64
+	startedAt time.Time
+	end       *engine.RunEnded // a run_end in the current batch
+	endSeq    uint64
+	endedAt   time.Time
+
+	lastSeq  uint64
+	lastTime time.Time
+	// The running totals of the model calls seen, so that a run that never
+	// ends still lists what it spent.
+	calls, tokens int
+	cost          float64
+	unpriced      bool
+}
+
+type spanKey struct{ run, path string }
+
+type stmtKey struct {
+	table string
+	rows  int
+}
+
+// payloadAs reads a payload of type T, given by value or by pointer.
+func payloadAs[T any](p any) (T, bool) {
+	switch v := p.(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// write commits one batch, the queue blocks the writer took, in one
+// transaction.
+func (w *writer) write(blocks [][]engine.Event) error {
+	ctx := context.Background()
+	if w.conn == nil {
+		conn, err := w.store.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		w.conn = conn
+	}
+	blocks = w.inOrder(blocks)
+	defer w.reset()
+	w.readRuns(blocks)
+
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	err := w.apply(ctx, blocks)
+	if err == nil {
+		_, err = w.conn.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		w.conn.ExecContext(ctx, "ROLLBACK")
+		for _, rs := range w.touched {
+			if !rs.inDB {
+				rs.key = 0 // the row it named was rolled back
+			}
+		}
+		return err
+	}
+	for _, rs := range w.touched {
+		rs.inDB = true
+		if rs.end != nil {
+			rs.ended = true
+		}
+	}
+	return nil
+}
+
+// inOrder returns the blocks as they are when their events are grouped by
+// run and in sequence order, as the engine gives them; otherwise one block
+// put in that order (callers that interleave runs, or race each other).
+func (w *writer) inOrder(blocks [][]engine.Event) [][]engine.Event {
+	var prev *engine.Event
+	for _, b := range blocks {
+		for i := range b {
+			if prev != nil && eventOrder(*prev, b[i]) > 0 {
+				w.sorted = w.sorted[:0]
+				for _, b := range blocks {
+					w.sorted = append(w.sorted, b...)
+				}
+				slices.SortStableFunc(w.sorted, eventOrder)
+				return [][]engine.Event{w.sorted}
+			}
+			prev = &b[i]
+		}
+	}
+	return blocks
+}
+
+func eventOrder(a, b engine.Event) int {
+	if c := strings.Compare(a.RunID, b.RunID); c != 0 {
+		return c
+	}
+	switch {
+	case a.Seq < b.Seq:
+		return -1
+	case a.Seq > b.Seq:
+		return 1
+	}
+	return 0
+}
+
+// reset clears the per-batch state, keeping the capacity.
+func (w *writer) reset() {
+	for _, rs := range w.touched {
+		rs.touched, rs.start, rs.end = false, nil, nil
+	}
+	w.touched = w.touched[:0]
+	clear(w.sorted)
+	w.sorted = w.sorted[:0]
+	w.events.reset()
+	w.steps.chunk.reset()
+	clear(w.steps.pending)
+	w.tools.chunk.reset()
+	clear(w.tools.pending)
+}
+
+func (c *chunk[R]) reset() {
+	clear(c.rows)
+	c.rows, c.buf, c.run = c.rows[:0], c.buf[:0], nil
+}
+
+func (w *writer) run(id string) *runState {
+	rs, ok := w.runs[id]
+	if !ok {
+		rs = &runState{id: id}
+		w.runs[id] = rs
+	}
+	if !rs.touched {
+		rs.touched = true
+		w.touched = append(w.touched, rs)
+	}
+	return rs
+}
+
+// readRuns reads what a batch says about its runs, which the run rows
+// written before and after its events and steps hold.
+func (w *writer) readRuns(blocks [][]engine.Event) {
+	for _, b := range blocks {
+		for i := range b {
+			e := &b[i]
+			rs := w.run(e.RunID)
+			if e.Seq > rs.lastSeq {
+				rs.lastSeq, rs.lastTime = e.Seq, e.Time
+			}
+			switch e.Kind {
+			case engine.EventRunStart:
+				if p, ok := payloadAs[engine.RunStarted](e.Payload); ok {
+					rs.start, rs.startSeq, rs.startedAt = &p, e.Seq, e.Time
+				}
+			case engine.EventRunEnd:
+				if p, ok := payloadAs[engine.RunEnded](e.Payload); ok {
+					rs.end, rs.endSeq, rs.endedAt = &p, e.Seq, e.Time
+				}
+			case engine.EventModelCall:
+				if p, ok := payloadAs[engine.ModelCalled](e.Payload); ok {
+					rs.calls++
+					rs.tokens += tokens(p.Usage.InputTokens, p.Usage.OutputTokens, p.Usage.CacheCreationInputTokens, p.Usage.CacheReadInputTokens)
+					if p.CostUSD == nil {
+						rs.unpriced = true
+					} else {
+						rs.cost += *p.CostUSD
+					}
+				}
+			}
+		}
+	}
+}
+
+func tokens(counts ...int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// apply writes a batch inside the open transaction: the run rows first
+// (the others refer to them), then the events and steps a chunk at a time,
+// then what the batch changed about each run.
+func (w *writer) apply(ctx context.Context, blocks [][]engine.Event) error {
+	for _, rs := range w.touched {
+		if err := w.writeRunStart(ctx, rs); err != nil {
+			return err
+		}
+	}
+	for _, b := range blocks {
+		for i := range b {
+			if err := w.add(ctx, &b[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.flushEvents(ctx); err != nil {
+		return err
+	}
+	if err := w.flushSpans(ctx, &w.steps); err != nil {
+		return err
+	}
+	if err := w.flushSpans(ctx, &w.tools); err != nil {
+		return err
+	}
+	for _, rs := range w.touched {
+		if err := w.writeProgress(ctx, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add puts one event into its chunk: a step or tool event into the row of
+// its span (completing the row its start made while that is still in the
+// chunk), any other into the events chunk. A full chunk, or one of another
+// run, is written first.
+func (w *writer) add(ctx context.Context, e *engine.Event) error {
+	rs := w.runs[e.RunID]
+	switch e.Kind {
+	case engine.EventStepStart, engine.EventStepEnd:
+		return w.addSpan(ctx, &w.steps, rs, e, e.Kind == engine.EventStepStart)
+	case engine.EventToolStart, engine.EventToolEnd:
+		return w.addSpan(ctx, &w.tools, rs, e, e.Kind == engine.EventToolStart)
+	}
+	if w.events.run != rs || len(w.events.rows) == chunkRows {
+		if err := w.flushEvents(ctx); err != nil {
+			return err
+		}
+		w.events.run = rs
+	}
+	w.events.rows = append(w.events.rows, eventRow{e: e, payload: w.events.encode(&w.enc, e.Payload)})
+	return nil
+}
+
+func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *engine.Event, start bool) error {
+	c := &t.chunk
+	if c.run != rs || len(c.rows) == chunkRows {
+		if err := w.flushSpans(ctx, t); err != nil {
+			return err
+		}
+		c.run = rs
+	}
+	k := spanKey{e.RunID, e.Path}
+	if start {
+		// A span started again (a retry) gets a row of its own.
+		t.pending[k] = len(c.rows)
+		c.rows = append(c.rows, spanRow{seq: e.Seq, path: e.Path, started: true,
+			startedAt: unixNanos(e.Time), start: c.encode(&w.enc, e.Payload)})
+		return nil
+	}
+	j, ok := t.pending[k]
+	if ok {
+		delete(t.pending, k)
+	} else {
+		// Started in an earlier chunk (its row is completed), or never
+		// seen to start (the end makes a row of its own).
+		seq, started := t.open[k]
+		if started {
+			delete(t.open, k)
+		} else {
+			seq = e.Seq
+		}
+		j = len(c.rows)
+		c.rows = append(c.rows, spanRow{seq: seq, path: e.Path, started: started})
+	}
+	row := &c.rows[j]
+	row.hasEnd, row.endSeq, row.endedAt = true, e.Seq, unixNanos(e.Time)
+	row.end = c.encode(&w.enc, e.Payload)
+	return nil
+}
+
+// encode appends a payload's JSON to the chunk's buffer. A payload that
+// encoding/json refuses is kept as the reason it could not be recorded.
+func (c *chunk[R]) encode(enc *payloadEncoder, p any) span {
+	lo := len(c.buf)
+	if p == nil {
+		return span{lo, lo}
+	}
+	var ok bool
+	if c.buf, ok = enc.append(c.buf, p); !ok {
+		j, err := json.Marshal(p)
+		if err != nil {
+			j, _ = json.Marshal(map[string]string{"unrecorded": err.Error()})
+		}
+		c.buf = append(c.buf, j...)
+	}
+	return span{lo, len(c.buf)}
+}
+
+// text is the payload a span holds in s, the chunk's buffer as a string.
+func text(s string, sp span) any {
+	if sp.hi == sp.lo {
+		return nil
+	}
+	return s[sp.lo:sp.hi]
+}
+
+func (w *writer) flushEvents(ctx context.Context) error {
+	c := &w.events
+	if len(c.rows) == 0 {
+		return nil
+	}
+	s := string(c.buf)
+	w.args = append(w.args[:0], c.run.key)
+	for _, r := range c.rows {
+		w.args = append(w.args, int64(r.e.Seq), nanos(r.e.Time), r.e.Path, string(r.e.Kind), text(s, r.payload))
+	}
+	err := w.exec(ctx, "events", len(c.rows))
+	c.reset()
+	return err
+}
+
+func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
+	c := &t.chunk
+	if len(c.rows) == 0 {
+		return nil
+	}
+	s := string(c.buf)
+	w.args = append(w.args[:0], c.run.key)
+	for _, r := range c.rows {
+		var endSeq, startedAt, endedAt any
+		if r.hasEnd {
+			endSeq = int64(r.endSeq)
+		}
+		if r.startedAt != 0 {
+			startedAt = r.startedAt
+		}
+		if r.endedAt != 0 {
+			endedAt = r.endedAt
+		}
+		w.args = append(w.args, int64(r.seq), r.path, r.started, startedAt, text(s, r.start), endSeq, endedAt, text(s, r.end))
+	}
+	// The spans left open are completed by a later chunk's end.
+	for k, j := range t.pending {
+		t.open[k] = c.rows[j].seq
+	}
+	clear(t.pending)
+	err := w.exec(ctx, t.name, len(c.rows))
+	c.reset()
+	return err
+}
+
+// exec runs the insert of n rows into table with w.args.
+func (w *writer) exec(ctx context.Context, table string, n int) error {
+	stmt, err := w.stmt(ctx, table, n)
+	if err != nil {
+		return err
+	}
+	_, err = stmt.ExecContext(ctx, w.args...)
+	if n != chunkRows && n > cachedSmallRows {
+		stmt.Close()
+	}
+	clear(w.args)
+	return err
+}
+
+// The multi-row statements; ?1 is the run's key. A span's upsert completes
+// the row of a span started in an earlier chunk with its end.
+const (
+	eventsInsert = "INSERT INTO events (run, seq, time, path, kind, payload) VALUES "
+	eventsRow    = "(?1, ?, ?, ?, ?, ?)"
+	spansInsert  = "INSERT INTO %s (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES "
+	spansRow     = "(?1, ?, ?, ?, ?, ?, ?, ?, ?)"
+	spansUpsert  = ` ON CONFLICT (run, seq) DO UPDATE SET
+		end_seq = excluded.end_seq, ended_at = excluded.ended_at, end_payload = excluded.end_payload`
+)
+
+func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, error) {
+	k := stmtKey{table, rows}
+	if s, ok := w.stmts[k]; ok {
+		return s, nil
+	}
+	q := struct{ head, row, tail string }{eventsInsert, eventsRow, ""}
+	if table != "events" {
+		q.head, q.row, q.tail = fmt.Sprintf(spansInsert, table), spansRow, spansUpsert
+	}
+	var b strings.Builder
+	b.WriteString(q.head)
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(q.row)
+	}
+	b.WriteString(q.tail)
+	s, err := w.conn.PrepareContext(ctx, b.String())
+	if err != nil {
+		return nil, err
+	}
+	if rows == chunkRows || rows <= cachedSmallRows {
+		w.stmts[k] = s
+	}
+	return s, nil
+}
+
+func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
+	if p := rs.start; p != nil {
+		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, hash, parent, status, started_at, start_seq, recorder)
+			VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, hash = excluded.hash,
+				parent = excluded.parent, started_at = excluded.started_at, start_seq = excluded.start_seq, recorder = excluded.recorder`,
+			rs.id, p.Plan, p.File, p.Hash, p.Parent, nanos(rs.startedAt), int64(rs.startSeq), w.store.self)
+		if err != nil {
+			return err
+		}
+	} else if !rs.inDB {
+		// Events of a run whose run_start this Recorder never saw still
+		// get a row to belong to.
+		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, status, started_at, recorder) VALUES (?, 'running', ?, ?)
+			ON CONFLICT (id) DO NOTHING`, rs.id, nanos(rs.lastTime), w.store.self)
+		if err != nil {
+			return err
+		}
+	}
+	if rs.key == 0 {
+		return w.conn.QueryRowContext(ctx, "SELECT key FROM runs WHERE id = ?", rs.id).Scan(&rs.key)
+	}
+	return nil
+}
+
+func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
+	if rs.ended {
+		// The run_end's report has the last word on what the run spent.
+		_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ? WHERE key = ?`,
+			int64(rs.lastSeq), nanos(rs.lastTime), rs.key)
+		return err
+	}
+	var cost any
+	if rs.calls > 0 && !rs.unpriced {
+		cost = rs.cost
+	}
+	_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`,
+		int64(rs.lastSeq), nanos(rs.lastTime), rs.calls, rs.tokens, cost, rs.key)
+	if err != nil || rs.end == nil {
+		return err
+	}
+	p := rs.end
+	u := p.Usage
+	var usageCost any
+	if u.CostUSD != nil {
+		usageCost = *u.CostUSD
+	}
+	_, err = w.conn.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, steps_executed = ?, calls = ?, tokens = ?, cost_usd = ?,
+		ended_at = ?, end_seq = ?, recorder = NULL WHERE key = ?`,
+		p.Status, p.Error, p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
+		usageCost, nanos(rs.endedAt), int64(rs.endSeq), rs.key)
+	return err
+}
+
+// finish marks the runs this writer recorded that did not end as no longer
+// being recorded (a reader then calls them interrupted), and lets the
+// connection go.
+func (w *writer) finish() error {
+	ctx := context.Background()
+	var first error
+	for _, rs := range w.runs {
+		if rs.ended || !rs.inDB || w.conn == nil {
+			continue
+		}
+		if _, err := w.conn.ExecContext(ctx, "UPDATE runs SET recorder = NULL WHERE key = ? AND recorder = ?", rs.key, w.store.self); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, s := range w.stmts {
+		s.Close()
+	}
+	if w.conn != nil {
+		if err := w.conn.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// nanos is a time as the store keeps it: Unix nanoseconds, NULL when unset.
+func nanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// unixNanos is t in Unix nanoseconds, 0 when unset.
+func unixNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
