@@ -237,7 +237,11 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 		if v.Template == nil {
 			return v.String, nil
 		}
-		return v.Template.Render(scope)
+		r, err := v.Template.Render(scope)
+		if err != nil {
+			return nil, &RenderError{Pos: v.Pos, Err: err}
+		}
+		return r, nil
 	case List:
 		out := make([]any, len(v.List))
 		for i, x := range v.List {
@@ -261,6 +265,19 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 	}
 	return v.Literal(), nil
 }
+
+// RenderError is a template in a plan that failed to render: the
+// template's error (a MissingStepError, BadPathError or EmptyDataError of
+// package template) and where the template is written.
+type RenderError struct {
+	Pos Pos
+	Err error
+}
+
+func (e *RenderError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the template's error, so errors.As finds its type.
+func (e *RenderError) Unwrap() error { return e.Err }
 
 // walkTemplates calls fn for every template string in the value.
 func (v *Value) walkTemplates(fn func(*Value)) {

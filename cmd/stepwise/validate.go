@@ -90,38 +90,47 @@ func (ps *projectsByDir) project(dir string) (*project, error) {
 	return p, nil
 }
 
-// validate validates one plan, named by file or by identifier. A plan the
-// catalog skipped or hid is validated from its file all the same: it is
-// exactly the plan that needs looking at.
+// validate validates one plan, named by file or by identifier.
 func (ps *projectsByDir) validate(arg string) (*validation, error) {
+	proj, file, err := ps.locate(arg)
+	if err != nil {
+		return nil, err
+	}
+	return validatePlan(proj, file)
+}
+
+// locate finds a plan, named by file or by identifier, and the project it
+// belongs to. A plan the catalog skipped or hid is found from its file all
+// the same: it is exactly the plan that needs looking at.
+func (ps *projectsByDir) locate(arg string) (*project, string, error) {
 	info, statErr := os.Stat(arg)
 	if statErr == nil && info.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give the plan files in it (stepwise validate %s)", arg, filepath.Join(arg, "*.yaml"))
+		return nil, "", fmt.Errorf("%s is a directory; give the plan files in it (%s)", arg, filepath.Join(arg, "*.yaml"))
 	}
 	if statErr == nil {
-		// A file inside a project is checked against that project; a file
-		// outside any, against the project of the working directory.
+		// A file inside a project belongs to that project; a file outside
+		// any, to the project of the working directory.
 		dir := ""
 		if _, inProject := config.FindProject(filepath.Dir(arg)); inProject {
 			dir = filepath.Dir(arg)
 		}
 		proj, err := ps.project(dir)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return validatePlan(proj, arg)
+		return proj, arg, nil
 	}
 	proj, err := ps.project("")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if e, ok := proj.catalog.Plan(arg); ok {
-		return validatePlan(proj, e.File)
+		return proj, e.File, nil
 	}
 	if file, ok := proj.catalog.SkippedPlan(arg); ok {
-		return validatePlan(proj, file)
+		return proj, file, nil
 	}
-	return nil, fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
+	return nil, "", fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
 }
 
 // validatePlan runs both layers of validation on one plan file.

@@ -29,7 +29,12 @@ func runWorkbench(ctx context.Context, s *streams, args []string) error {
 	return tui.Run(ctx, opts)
 }
 
-func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
+// isTerminal reports whether a stream is a terminal; a stream that is not a
+// file (a test's buffer) is not.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
 
 // workbenchDocuments loads what the workbench shows. The cleanup, when not
 // nil, removes the demo's scratch directory.

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// The exit codes a run adds to the scripting contract.
+const (
+	exitNeedsInput = 3
+	exitAssertion  = 4
+)
+
+func newRunCommand(s *streams) *cobra.Command {
+	var (
+		inputFlags []string
+		asJSON     bool
+		events     string
+		scriptFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "run PLAN [INPUT_JSON | @FILE | -]",
+		Short: "Run a plan headless",
+		Long: "Run PLAN (a file, or the identifier of a plan on the plan paths) to its finish.\n\n" +
+			"Inputs come from INPUT_JSON (inline JSON, @FILE, or - for stdin), with --input k=v on top\n" +
+			"(values parse as JSON when they can: a=19 is a number). stdout carries the deliverable only:\n" +
+			"the solver's report, an output plan's JSON, or with --json the run's envelope; progress goes\n" +
+			"to stderr. Exit 0 success, 1 failure, 3 missing or invalid inputs, 4 an exit gate fired\n" +
+			"with status error. Every run is recorded in the run store (stepwise runs, stepwise inspect).",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageError{errors.New("run takes PLAN and optionally INPUT_JSON; see stepwise run --help")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if events != "" && events != "jsonl" {
+				return usageError{fmt.Errorf("--events takes jsonl, not '%s'", events)}
+			}
+			doc := ""
+			if len(args) == 2 {
+				doc = args[1]
+			}
+			inputs, err := readInputs(doc, inputFlags, s.in)
+			if err != nil {
+				return usageError{err}
+			}
+			return runPlan(cmd.Context(), s, runRequest{plan: args[0], inputs: inputs, asJSON: asJSON, events: events, script: scriptFile})
+		},
+	}
+	cmd.Flags().StringArrayVar(&inputFlags, "input", nil, "set one input, k=v; repeatable, applied over INPUT_JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
+	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
+	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
+	return cmd
+}
+
+// readInputs layers the input document (inline JSON, @file, or - for
+// stdin) and the --input flags on top of it.
+func readInputs(doc string, flags []string, stdin io.Reader) (map[string]any, error) {
+	inputs := map[string]any{}
+	var src []byte
+	switch {
+	case doc == "":
+	case doc == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading inputs from stdin: %w", err)
+		}
+		src = b
+	case strings.HasPrefix(doc, "@"):
+		b, err := os.ReadFile(doc[1:])
+		if err != nil {
+			return nil, fmt.Errorf("reading inputs: %w", err)
+		}
+		src = b
+	default:
+		src = []byte(doc)
+	}
+	if src != nil {
+		if err := json.Unmarshal(src, &inputs); err != nil {
+			return nil, fmt.Errorf("the inputs must be a JSON object: %v", err)
+		}
+		if inputs == nil {
+			inputs = map[string]any{}
+		}
+	}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--input takes key=value, not '%s'", f)
+		}
+		var parsed any
+		if err := json.Unmarshal([]byte(v), &parsed); err != nil {
+			parsed = v
+		}
+		inputs[k] = parsed
+	}
+	return inputs, nil
+}
+
+type runRequest struct {
+	plan   string
+	inputs map[string]any
+	asJSON bool
+	events string
+	script string
+}
+
+// runPlan loads, runs and reports one plan.
+func runPlan(ctx context.Context, s *streams, req runRequest) error {
+	projects := projectsByDir{w: s.err}
+	proj, file, err := projects.locate(req.plan)
+	if err != nil {
+		return err
+	}
+	v, err := validatePlan(proj, file)
+	if err != nil {
+		return err
+	}
+	if !v.report.OK() {
+		printValidation(s.err, v, false)
+		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and run again", v.file)}
+	}
+	if req.script != "" {
+		if _, err := model.LoadScript(req.script); err != nil {
+			return &exitCode{code: exitFailure, msg: err.Error()}
+		}
+	}
+
+	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
+	defer runtime.Close()
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
+		fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+	}})
+
+	var sinks []engine.Sink
+	recorder, closeStore, err := openRecorder(proj.cfg, s.err)
+	if err != nil {
+		return err
+	}
+	if recorder != nil {
+		sinks = append(sinks, recorder)
+	}
+	if req.events == "jsonl" {
+		sinks = append(sinks, jsonlSink(s.err))
+	} else {
+		sinks = append(sinks, &progress{w: s.err})
+	}
+	answerStream := !req.asJSON && v.plan.FinishMode() == "solver"
+	if answerStream {
+		sinks = append(sinks, answerSink(s.out))
+	}
+	var hook engine.Hook
+	if req.events != "jsonl" && isTerminal(s.in) && isTerminal(s.err) {
+		hook = terminalAsk(s.in, s.err)
+	}
+	eng := engine.New(engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
+
+	res, err := eng.Run(ctx, v.plan, req.inputs)
+	closeErr := closeStore()
+	if err != nil {
+		var inputErr *engine.InputError
+		if errors.As(err, &inputErr) {
+			fmt.Fprintln(s.err, inputErr.Error())
+			if inputErr.Schema != nil {
+				js, _ := json.MarshalIndent(inputErr.Schema, "", "  ")
+				fmt.Fprintf(s.err, "input schema:\n%s\n", js)
+			}
+			return &exitCode{code: exitNeedsInput}
+		}
+		return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
+	}
+	if closeErr != nil {
+		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	}
+	if answerStream && res.Answer != "" && !strings.HasSuffix(res.Answer, "\n") {
+		fmt.Fprintln(s.out)
+	}
+	return reportRun(s, v.plan, res, req.asJSON)
+}
+
+// openRecorder opens the run store of the configuration, unless the
+// storage backend is memory. The returned function closes both.
+func openRecorder(cfg *config.Config, w io.Writer) (*store.Recorder, func() error, error) {
+	if cfg.Storage.Backend == config.BackendMemory {
+		return nil, func() error { return nil }, nil
+	}
+	st, err := store.Open(store.DefaultPath(cfg.Settings.DataDir))
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := st.Recorder()
+	return rec, func() error {
+		err := rec.Close()
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
+}
+
+// envelope is the --json answer of a run: the scripting contract's
+// envelope plus the run's id in the store.
+type envelope struct {
+	Answer        *string            `json:"answer"`
+	Output        any                `json:"output"`
+	Plan          string             `json:"plan"`
+	StepsExecuted int                `json:"steps_executed"`
+	Exit          *engine.Exit       `json:"exit,omitempty"`
+	Error         string             `json:"error,omitempty"`
+	EmptyData     bool               `json:"empty_data,omitempty"`
+	Usage         engine.UsageReport `json:"usage"`
+	RunID         string             `json:"run_id"`
+}
+
+// reportRun writes the deliverable, the summary and the exit status.
+func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error {
+	code := exitOK
+	switch {
+	case res.Status == engine.StatusFailed && res.Exit != nil:
+		code = exitAssertion
+	case res.Status == engine.StatusFailed, res.Status == engine.StatusAborted:
+		code = exitFailure
+	}
+	if asJSON {
+		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
+		if p.FinishMode() == "solver" && res.Status == engine.StatusOK {
+			env.Answer = &res.Answer
+		}
+		if res.Output != nil {
+			env.Output = res.Output
+		}
+		if res.Err != nil {
+			env.Error = res.Err.Error()
+		}
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(env); err != nil {
+			return err
+		}
+	} else if res.Output != nil {
+		js, err := json.MarshalIndent(res.Output, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(s.out, "%s\n", js)
+	}
+
+	switch {
+	case res.Exit != nil:
+		mark := "✓"
+		if res.Exit.Status == "error" {
+			mark = "✗"
+		}
+		msg := res.Exit.Message
+		if res.Exit.Reason != "" {
+			msg += " (" + res.Exit.Reason + ")"
+		}
+		fmt.Fprintf(s.err, "%s exit %s at %s: %s\n", mark, res.Exit.Status, res.Exit.Step, msg)
+	case res.Err != nil:
+		fmt.Fprintf(s.err, "Error: %v\n", res.Err)
+	case p.FinishMode() == "silent":
+		fmt.Fprintf(s.err, "✓ plan completed (%d steps)\n", res.StepsExecuted)
+	}
+	if res.Usage.Calls > 0 {
+		fmt.Fprintln(s.err, usageLine(res.Usage))
+	}
+	fmt.Fprintf(s.err, "run %s (stepwise inspect %s)\n", res.RunID, res.RunID[:12])
+	if code != exitOK {
+		return &exitCode{code: code}
+	}
+	return nil
+}
+
+// usageLine is the one-line spend summary on stderr.
+func usageLine(u engine.UsageReport) string {
+	line := fmt.Sprintf("usage: %d model calls, %d input + %d output tokens", u.Calls, u.InputTokens, u.OutputTokens)
+	if cached := u.CacheReadInputTokens + u.CacheCreationInputTokens; cached > 0 {
+		line += fmt.Sprintf(" (+%d cached)", cached)
+	}
+	if u.CostUSD != nil {
+		line += fmt.Sprintf(", $%.4f", *u.CostUSD)
+	}
+	return line
+}
+
+// jsonlSink writes each event as one JSON line.
+func jsonlSink(w io.Writer) engine.Sink {
+	enc := json.NewEncoder(w)
+	return engine.SinkFunc(func(e engine.Event) {
+		if e.Kind == engine.EventModelDelta {
+			return // token-level deltas would drown the feed; llm_call carries the reply
+		}
+		_ = enc.Encode(e)
+	})
+}
+
+// answerSink streams the top-level solver's report to stdout as it is
+// written.
+func answerSink(w io.Writer) engine.Sink {
+	return engine.SinkFunc(func(e engine.Event) {
+		if e.Kind == engine.EventModelDelta && e.Path == "solver" {
+			if d, ok := e.Payload.(model.Delta); ok {
+				io.WriteString(w, d.Text)
+			}
+		}
+	})
+}
+
+// progress is the human account of a run on stderr: each top-level step as
+// it starts, and how it ended when that was not plain success. A failure
+// deep in a body is told by its top-level step, with its context.
+type progress struct{ w io.Writer }
+
+func (p *progress) Event(e engine.Event) {
+	top := e.Path != "" && !strings.Contains(e.Path, "/")
+	switch pl := e.Payload.(type) {
+	case engine.StepStarted:
+		if top {
+			fmt.Fprintf(p.w, "→ %s %s\n", e.Path, pl.Tool)
+		}
+	case engine.StepEnded:
+		switch {
+		case top && pl.Status == "failed":
+			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, duration(pl.Ms))
+		case top && pl.Status == "skipped":
+			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
+		}
+	case engine.Warning:
+		fmt.Fprintf(p.w, "warning: %s: %s\n", e.Path, pl.Message)
+	}
+}
+
+func duration(ms float64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%.0fms", ms)
+	}
+	return fmt.Sprintf("%.1fs", ms/1000)
+}
+
+// terminalAsk answers ask steps by walking the answer schema field by field
+// on the terminal: the prompt on stderr, the answers from stdin.
+func terminalAsk(in io.Reader, w io.Writer) engine.Hook {
+	lines := bufio.NewScanner(in)
+	return func(ctx context.Context, st *engine.Stop) engine.Decision {
+		if st.Kind != engine.StopAsk {
+			return engine.Decision{}
+		}
+		answer, ok := askOnTerminal(lines, w, st.Path, st.Ask)
+		if !ok {
+			return engine.Decision{Action: engine.Decline}
+		}
+		return engine.Decision{Action: engine.Answer, Value: answer}
+	}
+}

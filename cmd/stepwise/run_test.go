@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// runProjectFiles is a project for stepwise run: a script provider, a priced
+// model, a user exec tool and plans for every way a run ends.
+var runProjectFiles = map[string]string{
+	"config.toml": `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+
+[pricing.scripted]
+input = 2.0
+output = 4.0
+`,
+	"replies.yaml": `
+replies:
+  - match: solver
+    role: solver
+    reply: { text: "Two issues, both fine.", usage: { input_tokens: 1000, output_tokens: 100 } }
+  - match: judge_it
+    role: judge
+    reply: { json: { verdict: true, reason: "there are two" }, usage: { input_tokens: 50, output_tokens: 5 } }
+`,
+	"tools/shout.yaml": `
+name: shout
+description: Upper-cases a word.
+kind: exec
+command: tr
+args: ["a-z", "A-Z"]
+output: text
+input_schema: { type: object, properties: {} }
+`,
+	"tools/nap.yaml": `
+name: nap
+description: Sleeps, then prints its argument as JSON.
+kind: exec
+command: sh
+args: ["-c", "sleep {{input.seconds}}; echo '{\"slept\": {{input.seconds}}}'"]
+output: json
+timeout_secs: 60
+input_schema: { type: object, required: [seconds], properties: { seconds: { type: integer } } }
+`,
+	"plans/report.yaml": `
+identifier: report
+name: Report
+description: Lists two issues and counts them.
+input_schema:
+  type: object
+  required: [team]
+  properties:
+    team: { type: string, description: The team to report on }
+    limit: { type: integer, default: 2 }
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { team: "{{input.team}}", issues: [{ id: A-1 }, { id: A-2 }], limit: "{{input.limit}}" } }
+output:
+  team: "{{E0.team}}"
+  count: "{{E0.issues.length}}"
+  limit: "{{E0.limit}}"
+`,
+	"plans/narrate.yaml": `
+identifier: narrate
+name: Narrate
+description: A solver plan.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { issues: [{ id: A-1 }, { id: A-2 }] } }
+solver:
+  query_to_answer: "Summarize {{E0.issues.length}} issues."
+  data: { issues: "{{E0.issues}}" }
+`,
+	"plans/assert.yaml": `
+identifier: assert
+name: Assert
+description: An error exit that fires on a verdict.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { issues: [{ id: A-1 }, { id: A-2 }] } }
+  - id: judge_it
+    tool_name: exit
+    input: { infer: "More than one issue?", status: error, message: "Too many issues." }
+`,
+	"plans/broken_run.yaml": `
+identifier: broken_run
+name: Broken
+description: Fails at its second step.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { issues: [] } }
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { first: "{{E0.issues.0.id}}" } }
+`,
+	"plans/slow.yaml": `
+identifier: slow
+name: Slow
+description: A quick step, then a long one.
+steps:
+  - id: quick
+    tool_name: user__nap
+    input: { seconds: 0 }
+  - id: long
+    tool_name: user__nap
+    input: { seconds: 30 }
+`,
+}
+
+// runProject writes the run project into a fresh directory and makes it the
+// working directory, with its own data dir.
+func runProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range runProjectFiles {
+		path := filepath.Join(dir, ".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isolate(t, dir)
+	return dir
+}
+
+func TestRunOutputPlan(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--input", "limit=5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if got["team"] != "core" || got["count"] != 2.0 || got["limit"] != 5.0 {
+		t.Errorf("output %v", got)
+	}
+	if !strings.Contains(errOut, "→ E0 builtin__reshape") {
+		t.Errorf("stderr lacks progress:\n%s", errOut)
+	}
+}
+
+func TestRunEnvelope(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "narrate", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var env struct {
+		Answer        *string        `json:"answer"`
+		Output        any            `json:"output"`
+		Plan          string         `json:"plan"`
+		StepsExecuted int            `json:"steps_executed"`
+		RunID         string         `json:"run_id"`
+		Usage         map[string]any `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if env.Answer == nil || *env.Answer != "Two issues, both fine." || env.Output != nil || env.Plan != "narrate" || env.StepsExecuted != 1 || len(env.RunID) != 16 {
+		t.Errorf("envelope %+v", env)
+	}
+	if env.Usage["calls"] != 1.0 || env.Usage["cost_usd"] != 1000*2.0/1e6+100*4.0/1e6 {
+		t.Errorf("usage %v", env.Usage)
+	}
+	byStep := env.Usage["by_step"].([]any)
+	if len(byStep) != 1 || byStep[0].(map[string]any)["path"] != "solver" {
+		t.Errorf("by_step %v", byStep)
+	}
+}
+
+func TestRunStreamsTheAnswer(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "narrate")
+	if code != 0 || out != "Two issues, both fine.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "usage: 1 model calls, 1000 input + 100 output tokens, $0.0024") {
+		t.Errorf("no usage line:\n%s", errOut)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	runProject(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"an error exit is an assertion", []string{"run", "assert"}, 4, []string{"✗ exit error at judge_it: Too many issues. (there are two)"}},
+		{"missing inputs", []string{"run", "report"}, 3, []string{`plan 'report' needs inputs:`, `missing property 'team'`, "input schema:", `"required": [`}},
+		{"mistyped inputs", []string{"run", "report", "--input", "team=7"}, 3, []string{`"team": got number, want string`}},
+		{"a failing step", []string{"run", "broken_run"}, 1, []string{"Error: plan failed at step E1 (builtin__reshape): empty data at 'E0.issues.0.id': 'E0.issues' is an empty list"}},
+		{"inputs that are not JSON", []string{"run", "report", "{team"}, 2, []string{"the inputs must be a JSON object"}},
+		{"no such plan", []string{"run", "nothing"}, 1, []string{"nothing: no such file, and no plan with that identifier"}},
+		{"a bad events format", []string{"run", "report", "--events", "xml"}, 2, []string{"--events takes jsonl"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", code, tt.code, errOut)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestRunEventsJSONL(t *testing.T) {
+	runProject(t)
+	_, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--events", "jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var kinds []string
+	sc := bufio.NewScanner(strings.NewReader(errOut))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "{") {
+			continue // the closing summary lines
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("not JSON: %s", line)
+		}
+		kinds = append(kinds, ev["kind"].(string))
+	}
+	if want := "run_start step_start tool_start tool_end step_end usage run_end"; strings.Join(kinds, " ") != want {
+		t.Errorf("kinds %v, want %s", kinds, want)
+	}
+}
+
+func TestRunIsRecorded(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	json.Unmarshal([]byte(out), &env)
+	out, errOut, code = runCLI(t, "inspect", env.RunID[:8], "--json")
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{env.RunID, `"E0"`, `"builtin__reshape"`, `"core"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestKilledRunLeavesAReadableStore runs a plan in a child process, kills
+// it with SIGKILL during its second step, and reads the store it left.
+func TestKilledRunLeavesAReadableStore(t *testing.T) {
+	runProject(t)
+	cmd := exec.Command(os.Args[0], "run", "slow")
+	cmd.Env = append(os.Environ(), "STEPWISE_TEST_CLI=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if strings.HasPrefix(lines.Text(), "→ long") {
+			break
+		}
+	}
+	// The quick step's end was recorded before the long step started;
+	// give the writer a moment to commit it, as it would in any crash.
+	time.Sleep(200 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	out, errOut, code := runCLI(t, "runs", "--json")
+	if code != 0 {
+		t.Fatalf("runs: exit %d: %s", code, errOut)
+	}
+	var listing struct {
+		Runs []struct {
+			ID string `json:"id"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &listing); err != nil || len(listing.Runs) != 1 {
+		t.Fatalf("runs %v: %s", err, out)
+	}
+	out, errOut, code = runCLI(t, "inspect", listing.Runs[0].ID)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"quick", "interrupted"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReadInputs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.json")
+	os.WriteFile(file, []byte(`{"team":"core","limit":3}`), 0o644)
+	tests := []struct {
+		doc   string
+		flags []string
+		stdin string
+		want  string
+		err   string
+	}{
+		{doc: "", want: `{}`},
+		{doc: `{"a":1}`, flags: []string{"b=2", "c=x y", `d={"k":true}`}, want: `{"a":1,"b":2,"c":"x y","d":{"k":true}}`},
+		{doc: "@" + file, flags: []string{"limit=5"}, want: `{"limit":5,"team":"core"}`},
+		{doc: "-", stdin: `{"from":"stdin"}`, want: `{"from":"stdin"}`},
+		{doc: "null", want: `{}`},
+		{doc: "[1]", err: "the inputs must be a JSON object"},
+		{flags: []string{"novalue"}, err: "--input takes key=value, not 'novalue'"},
+		{doc: "@" + filepath.Join(dir, "missing.json"), err: "reading inputs:"},
+	}
+	for _, tt := range tests {
+		got, err := readInputs(tt.doc, tt.flags, strings.NewReader(tt.stdin))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q %v: err %v, want %q", tt.doc, tt.flags, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q %v: %v", tt.doc, tt.flags, err)
+			continue
+		}
+		if b, _ := json.Marshal(got); string(b) != tt.want {
+			t.Errorf("%q %v: %s, want %s", tt.doc, tt.flags, b, tt.want)
+		}
+	}
+}
+
+func TestTerminalAsk(t *testing.T) {
+	schema := `
+type: object
+required: [channel, confirm]
+properties:
+  channel: { enum: [stable, beta], description: Release channel }
+  confirm: { type: boolean, description: Really? }
+  count: { type: integer }
+`
+	p, r := plans.Load("ask.yaml", []byte("identifier: a\nname: a\ndescription: a\nsteps:\n  - id: E0\n    tool_name: ask\n    input:\n      prompt: Which?\n      output_schema:\n"+indent(schema, "        ")))
+	if !r.OK() {
+		t.Fatal(r.Problems)
+	}
+	q := &engine.Question{Prompt: "Which?", Schema: p.Steps[0].Control.(*plans.AskInput).OutputSchema}
+	tests := []struct {
+		typed string
+		want  string
+		ok    bool
+	}{
+		{"BETA\nyes\n3\n", `{"channel":"beta","confirm":true,"count":3}`, true},
+		{"nightly\nstable\nn\n\n", `{"channel":"stable","confirm":false}`, true},
+		{"\n", "", false},
+		{"a\nb\nc\n", "", false},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		got, ok := askOnTerminal(bufio.NewScanner(strings.NewReader(tt.typed)), &w, "E0", q)
+		if ok != tt.ok {
+			t.Errorf("%q: ok %v\n%s", tt.typed, ok, w.String())
+			continue
+		}
+		if b, _ := json.Marshal(got); ok && string(b) != tt.want {
+			t.Errorf("%q: %s, want %s", tt.typed, b, tt.want)
+		}
+	}
+}
+
+func indent(s, pad string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		b.WriteString(pad + line + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,139 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// benchRun loads a plan into a project and returns a function that runs it
+// once, with a fresh run-store recorder per run when withStore is set.
+func benchRun(b *testing.B, planYAML string, inputs map[string]any, withStore bool) func() *engine.Result {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), []byte("[storage]\nbackend = \"memory\"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, _, err := config.Load(config.Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	plan, report := plans.Load("bench.yaml", []byte(planYAML))
+	if !report.OK() {
+		b.Fatal(report.Problems)
+	}
+	rt := tools.NewRuntime(cfg, cat)
+	b.Cleanup(func() { rt.Close() })
+	var st *store.Store
+	if withStore {
+		if st, err = store.Open(filepath.Join(dir, "runs.db")); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+	}
+	return func() *engine.Result {
+		var sinks []engine.Sink
+		var rec *store.Recorder
+		if st != nil {
+			rec = st.Recorder()
+			sinks = append(sinks, rec)
+		}
+		eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{}), Sinks: sinks})
+		res, err := eng.Run(context.Background(), plan, inputs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rec != nil {
+			if err := rec.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if res.Status != engine.StatusOK {
+			b.Fatalf("run %s: %v", res.Status, res.Err)
+		}
+		return res
+	}
+}
+
+// BenchmarkStepOverhead runs a plan of 1,000 builtin__reshape steps, each
+// reading the one before it: what the engine costs per step when the tool
+// itself costs next to nothing.
+func BenchmarkStepOverhead(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("identifier: long\nname: long\ndescription: a long chain\nsteps:\n  - id: S0\n    tool_name: builtin__reshape\n    input: { shape: { n: 0, tag: start } }\n")
+	for i := 1; i < 1000; i++ {
+		fmt.Fprintf(&src, "  - id: S%d\n    tool_name: builtin__reshape\n    input: { shape: { n: \"{{S%d.n}}\", tag: \"step {{S%d.tag}}\" } }\n", i, i-1, i-1)
+	}
+	run := benchRun(b, src.String(), nil, false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/step")
+}
+
+const mapPlan = `
+identifier: fan
+name: fan
+description: a wide map
+input_schema:
+  type: object
+  properties:
+    items: { type: array }
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{input.items}}"
+      concurrency: 64
+      do:
+        tool_name: builtin__reshape
+        input: { shape: { id: "{{item.id}}", title: "#{{index}} {{item.title}}" } }
+`
+
+func mapItems(n int) map[string]any {
+	items := make([]any, n)
+	for i := range items {
+		items[i] = map[string]any{"id": fmt.Sprintf("CHK-%d", i), "title": "checkout times out"}
+	}
+	return map[string]any{"items": items}
+}
+
+// BenchmarkMap10k runs a map of 10,000 items at concurrency 64 with the run
+// store off.
+func BenchmarkMap10k(b *testing.B) {
+	run := benchRun(b, mapPlan, mapItems(10000), false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if res := run(); res.StepsExecuted != 10001 {
+			b.Fatalf("steps %d", res.StepsExecuted)
+		}
+	}
+}
+
+// BenchmarkMap10kStore is BenchmarkMap10k recording every event in a run
+// store on disk, the final flush included.
+func BenchmarkMap10kStore(b *testing.B) {
+	run := benchRun(b, mapPlan, mapItems(10000), true)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+}

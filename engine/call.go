@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// call dispatches one tool call made at path. Plans, model-backed tools
+// (builtin__infer and prompt tools) run here; everything else goes to the
+// tools runtime.
+func (c cursor) call(ctx context.Context, path, tool string, input map[string]any) (any, error) {
+	r := c.f.run
+	if id, ok := strings.CutPrefix(tool, "plan__"); ok {
+		return c.callPlan(ctx, path, id, input)
+	}
+	switch tool {
+	case "builtin__infer":
+		return c.callInfer(ctx, path, input)
+	case plans.PlannerTool:
+		return nil, errors.New("plan_and_execute (the LLM planner) is not available in stepwise; write the steps out, or call a plan__ tool")
+	}
+	if r.catalog != nil {
+		if t, ok := r.catalog.UserTool(tool); ok && t.Kind.Value == plans.ToolPrompt {
+			return c.callPrompt(ctx, path, t, input)
+		}
+	}
+	if r.tools == nil {
+		return nil, fmt.Errorf("no tool runtime to call %s", tool)
+	}
+	return r.tools.Call(ctx, tool, input)
+}
+
+// callPlan runs plan id as a tool: in its own scope, under path, with the
+// plan call stack checked for cycles and depth.
+func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]any) (any, error) {
+	r := c.f.run
+	if r.catalog == nil {
+		return nil, fmt.Errorf("no plan catalog to find plan '%s' in", id)
+	}
+	e, ok := r.catalog.Plan(id)
+	if !ok {
+		return nil, fmt.Errorf("there is no plan '%s' on the plan paths", id)
+	}
+	if info, ok := r.catalog.Tool("plan__" + id); ok && info.Unusable != "" {
+		return nil, errors.New(info.Unusable)
+	}
+	chain := append(slices.Clone(c.f.calls), id)
+	if slices.Contains(c.f.calls, id) {
+		return nil, fmt.Errorf("plan cycle: %s", strings.Join(chain, " → "))
+	}
+	if len(c.f.calls) >= MaxPlanDepth {
+		return nil, fmt.Errorf("plan calls nest deeper than %d: %s", MaxPlanDepth, strings.Join(chain, " → "))
+	}
+	input = withDefaults(e.Plan.InputSchema, input)
+	if vs := e.Plan.InputSchema.Check(input); len(vs) > 0 {
+		return nil, &InputError{Plan: id, Violations: vs, Schema: schemaRaw(e.Plan.InputSchema)}
+	}
+	sub := &frame{run: r, plan: e.Plan, prefix: path + "/" + id + "/", calls: chain, stack: c.stack}
+	res := sub.execute(ctx, input)
+	switch res.Status {
+	case StatusOK:
+		switch e.Plan.FinishMode() {
+		case "output":
+			return res.Output, nil
+		case "solver":
+			return map[string]any{"answer": res.Answer}, nil
+		}
+		return map[string]any{"completed": true}, nil
+	case StatusExited:
+		out := map[string]any{"exited": true, "status": res.Exit.Status, "message": res.Exit.Message}
+		if res.Exit.Output != nil {
+			out["output"] = res.Exit.Output
+		}
+		return out, nil
+	}
+	if res.Exit != nil {
+		return nil, fmt.Errorf("plan '%s' exited with an error at %s: %s", id, res.Exit.Step, res.Exit.Message)
+	}
+	return nil, res.Err
+}
+
+// callInfer is builtin__infer: one instruction to a model, plain text out
+// or JSON validated against output_schema.
+func (c cursor) callInfer(ctx context.Context, path string, input map[string]any) (any, error) {
+	instruction, ok := input["instruction"].(string)
+	if !ok || instruction == "" {
+		return nil, errors.New("builtin__infer needs 'instruction', a non-empty string")
+	}
+	name := model.RoleChat
+	if m, ok := input["model"]; ok && m != nil {
+		if name, ok = m.(string); !ok {
+			return nil, fmt.Errorf("builtin__infer's 'model' must be a string, not %s", jsonKind(m))
+		}
+	}
+	var schema *plans.Schema
+	if raw, ok := input["output_schema"]; ok && raw != nil {
+		var err error
+		if schema, err = objectSchema(raw); err != nil {
+			return nil, fmt.Errorf("builtin__infer's output_schema: %w", err)
+		}
+	}
+	return c.structured(ctx, path, name, model.RoleChat, []model.Message{
+		{Role: "system", Content: inferPrompt},
+		{Role: "user", Content: instruction},
+	}, schema)
+}
+
+const inferPrompt = "You complete one self-contained task. Everything you need is in the user's message. " +
+	"Answer the task directly, without preamble."
+
+// objectSchema compiles a schema given as data, as an object schema: a
+// bare {properties, required} without a type is read as type object.
+func objectSchema(raw any) (*plans.Schema, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("must be an object JSON Schema, not %s", jsonKind(raw))
+	}
+	if _, typed := m["type"]; !typed {
+		if _, props := m["properties"]; props {
+			m = cloneMap(m)
+			m["type"] = "object"
+		}
+	}
+	compiled, err := plans.CompileSchema(m)
+	if err != nil {
+		return nil, err
+	}
+	return &plans.Schema{Raw: m, Compiled: compiled}, nil
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// callPrompt runs a user prompt tool: its prompt rendered against the
+// call's input, to its model (default chat), structured when it declares
+// an output_schema.
+func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, input map[string]any) (any, error) {
+	if vs := t.InputSchema.Check(input); len(vs) > 0 {
+		return nil, fmt.Errorf("input does not match %s's input_schema: %s", t.ToolName(), joinViolations(vs))
+	}
+	prompt, err := t.Prompt.Render(template.MapScope{"input": input})
+	if err != nil {
+		return nil, fmt.Errorf("%s's prompt: %w", t.ToolName(), err)
+	}
+	text, ok := prompt.(string)
+	if !ok {
+		text = jsonText(prompt)
+	}
+	name := model.RoleChat
+	if t.Model.Value != "" {
+		name = t.Model.Value
+	}
+	return c.structured(ctx, path, name, model.RoleChat, []model.Message{{Role: "user", Content: text}}, t.OutputSchema)
+}
+
+func joinViolations(vs []plans.Violation) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return strings.Join(out, "; ")
+}
+
+// structured makes the shared structured-output call for a step at path:
+// validated JSON with one repair pass, or {"text": ...} without a schema.
+func (c cursor) structured(ctx context.Context, path, name, role string, msgs []model.Message, schema *plans.Schema) (any, error) {
+	r := c.f.run
+	if r.models == nil {
+		return nil, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
+	}
+	return r.models.Structured(ctx, name, model.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path))
+}
+
+// modelHooks returns the hooks of a step's structured calls: each call goes
+// on the ledger (under site, the step's path) and into events (under
+// callPath, with a repair pass one level below it), and a repair pass is a
+// stop.
+func (c cursor) modelHooks(ctx context.Context, site, callPath string) model.Hooks {
+	r := c.f.run
+	onCall, onDelta := r.callHooks(site, callPath)
+	return model.Hooks{OnCall: onCall, OnDelta: onDelta, BeforeRepair: func(answer string, problems []string) (any, bool, error) {
+		path := callPath + "/repair"
+		r.emit(path, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
+		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: c.sc, Stack: c.stack})
+		switch d.Action {
+		case Abort:
+			return nil, false, &AbortError{Path: path}
+		case Replace, Inject:
+			return d.Value, true, nil
+		}
+		return nil, false, nil
+	}}
+}
+
+// callHooks returns the callbacks that put model calls on the ledger and
+// into events.
+func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(model.Delta)) {
+	onCall := func(rec model.CallRecord) {
+		path := callPath
+		if rec.Repair {
+			path += "/repair"
+		}
+		var cost *float64
+		if rec.Err == nil {
+			cost = r.ledger.add(site, rec.Reply.Provider, rec.Reply.Model, rec.Reply.Usage)
+		}
+		r.emit(path, EventModelCall, func() any {
+			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
+				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Request: rec.Request, Reply: rec.Reply}
+			if rec.Err != nil {
+				ev.Error = rec.Err.Error()
+			}
+			return ev
+		})
+	}
+	var onDelta func(model.Delta)
+	if r.observed {
+		onDelta = func(d model.Delta) { r.emit(callPath, EventModelDelta, func() any { return d }) }
+	}
+	return onCall, onDelta
+}
+
+// complete makes one plain model call for a step at path (the solver).
+func (r *run) complete(ctx context.Context, path, name string, req model.Request) (model.Reply, error) {
+	if r.models == nil {
+		return model.Reply{}, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
+	}
+	onCall, onDelta := r.callHooks(path, path)
+	start := time.Now()
+	reply, err := r.models.Call(ctx, name, req, onDelta)
+	onCall(model.CallRecord{Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
+	return reply, err
+}

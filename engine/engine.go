@@ -1,0 +1,403 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// MaxPlanDepth caps how deeply plan__ calls nest.
+const MaxPlanDepth = 8
+
+// Options configure an Engine.
+type Options struct {
+	Config  *config.Config
+	Catalog *tools.Catalog
+	// Tools dispatches builtin, user and MCP tools. The caller owns it and
+	// closes it, so that MCP connections outlive one run when it wants.
+	Tools *tools.Runtime
+	// Models answers every model call. A script provider's replies are
+	// consumed per Models, so give each run its own.
+	Models *model.Models
+	// Hook is called at every stop; nil runs straight through, and each
+	// stop then costs one nil check.
+	Hook Hook
+	// Sinks receive every event.
+	Sinks []Sink
+}
+
+// Engine runs plans. One Engine may run several plans one after another or
+// at once; each Run is independent but for the Tools and Models it shares.
+type Engine struct {
+	cfg     *config.Config
+	catalog *tools.Catalog
+	tools   *tools.Runtime
+	models  *model.Models
+	hook    Hook
+	sinks   []Sink
+}
+
+// New returns an engine over the given parts.
+func New(opts Options) *Engine {
+	return &Engine{cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: opts.Sinks}
+}
+
+// Result is how a run ended.
+type Result struct {
+	RunID string
+	Plan  string
+	// Status is ok, exited (an exit gate fired; Exit says with which
+	// status), failed or aborted.
+	Status string
+	// Output is an output-mode plan's rendered output, or a fired exit's.
+	Output any
+	// Answer is a solver-mode plan's report.
+	Answer string
+	Exit   *Exit
+	// StepsExecuted counts steps, body calls and body steps that ran.
+	StepsExecuted int
+	Usage         UsageReport
+	// Err is why a failed or aborted run stopped.
+	Err error
+	// EmptyData says the run failed because data ran out (an
+	// EmptyDataError in an output or silent plan).
+	EmptyData bool
+}
+
+// The run statuses.
+const (
+	StatusOK      = "ok"
+	StatusExited  = "exited"
+	StatusFailed  = "failed"
+	StatusAborted = "aborted"
+)
+
+// InputError is a run refused before any step ran because its inputs do
+// not match the plan's input_schema.
+type InputError struct {
+	Plan       string
+	Violations []plans.Violation
+	Schema     any
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan '%s' needs inputs:", e.Plan)
+	for _, v := range e.Violations {
+		b.WriteString("\n  - " + inputViolation(v))
+	}
+	return b.String()
+}
+
+// inputViolation phrases a violation of the input schema for the person
+// who supplies the inputs: "/project: ..." reads as a field name.
+func inputViolation(v plans.Violation) string {
+	if v.Location == "" {
+		return v.Message
+	}
+	return fmt.Sprintf("%q: %s", strings.TrimPrefix(v.Location, "/"), v.Message)
+}
+
+// ResolveError is a run refused before any step ran because the plan names
+// tools or models this project cannot provide.
+type ResolveError struct {
+	Plan     string
+	Problems []plans.Problem
+}
+
+func (e *ResolveError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan '%s' cannot run here:", e.Plan)
+	for _, p := range e.Problems {
+		b.WriteString("\n  " + p.String())
+	}
+	return b.String()
+}
+
+// RunError is a run that failed at a step: "plan failed at step E2
+// (linear__list_issues): ...".
+type RunError struct {
+	Step string // the top-level step's path, plan-qualified when nested
+	Tool string
+	Err  error
+}
+
+func (e *RunError) Error() string {
+	return fmt.Sprintf("plan failed at step %s (%s): %s", e.Step, e.Tool, e.Err)
+}
+
+func (e *RunError) Unwrap() error { return e.Err }
+
+// AbortError is a run stopped by a hook's Abort. Cause is the failure that
+// was on hand when the hook aborted at an error stop, nil otherwise.
+type AbortError struct {
+	Path  string
+	Cause error
+}
+
+func (e *AbortError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("run aborted at %s: %v", e.Path, e.Cause)
+	}
+	return "run aborted at " + e.Path
+}
+
+// Run executes plan p with the given inputs: it applies the input schema's
+// defaults, validates the inputs, resolves the plan's tools against the
+// catalog, runs the steps and finishes. The error is an *InputError or a
+// *ResolveError when the run could not start; everything that happens once
+// it has started is in the Result.
+func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) (*Result, error) {
+	name := planName(p)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	inputs = withDefaults(p.InputSchema, inputs)
+	if vs := p.InputSchema.Check(inputs); len(vs) > 0 {
+		return nil, &InputError{Plan: name, Violations: vs, Schema: schemaRaw(p.InputSchema)}
+	}
+	if e.catalog != nil {
+		if r := plans.Resolve(p, e.catalog); len(r.Problems) > 0 {
+			return nil, &ResolveError{Plan: name, Problems: r.Problems}
+		}
+	}
+	r := &run{
+		Engine:   e,
+		id:       newRunID(),
+		ledger:   newLedger(e.cfg),
+		observed: len(e.sinks) > 0,
+	}
+	r.emit("", EventRunStart, func() any {
+		return RunStarted{Plan: name, File: p.File, Hash: fileHash(p.File), Inputs: inputs}
+	})
+	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}}
+	res := f.execute(ctx, inputs)
+	res.RunID = r.id
+	res.Plan = name
+	res.StepsExecuted = int(r.steps.Load())
+	res.Usage = r.ledger.report()
+	r.emit("", EventUsage, func() any { return res.Usage })
+	r.emit("", EventRunEnd, func() any {
+		end := RunEnded{Status: res.Status, Exit: res.Exit, StepsExecuted: res.StepsExecuted, Output: res.Output, Answer: res.Answer, EmptyData: res.EmptyData, Usage: res.Usage}
+		if res.Err != nil {
+			end.Error = res.Err.Error()
+		}
+		return end
+	})
+	return res, nil
+}
+
+// planName is what a plan is called in messages: its identifier, or its
+// file's name without the extension.
+func planName(p *plans.Plan) string {
+	if p.Identifier.Value != "" {
+		return p.Identifier.Value
+	}
+	return strings.TrimSuffix(filepath.Base(p.File), filepath.Ext(p.File))
+}
+
+func schemaRaw(s *plans.Schema) any {
+	if s == nil {
+		return nil
+	}
+	return s.Raw
+}
+
+// withDefaults fills in the defaults the input schema declares for
+// top-level properties the caller left out. The caller's map is not
+// changed.
+func withDefaults(s *plans.Schema, inputs map[string]any) map[string]any {
+	if s == nil {
+		return inputs
+	}
+	root, _ := s.Raw.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	var out map[string]any
+	for name, prop := range props {
+		def, ok := prop.(map[string]any)["default"]
+		if _, given := inputs[name]; !ok || given {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(inputs)+1)
+			for k, v := range inputs {
+				out[k] = v
+			}
+		}
+		out[name] = def
+	}
+	if out == nil {
+		return inputs
+	}
+	return out
+}
+
+func fileHash(file string) string {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// run is the state of one Run shared by every plan it calls.
+type run struct {
+	*Engine
+	id     string
+	ledger *ledger
+	steps  atomic.Int64
+
+	// observed is false when nobody listens, so that events cost nothing.
+	observed bool
+	emitMu   sync.Mutex
+	seq      uint64
+
+	// askMu serializes questions: two prompts at once are unanswerable.
+	askMu sync.Mutex
+}
+
+// emit delivers an event to every sink in sequence order. The payload is
+// built only when someone listens.
+func (r *run) emit(path string, kind EventKind, payload func() any) {
+	if !r.observed {
+		return
+	}
+	pl := payload()
+	r.emitMu.Lock()
+	r.seq++
+	ev := Event{Seq: r.seq, Time: time.Now(), RunID: r.id, Path: path, Kind: kind, Payload: pl}
+	for _, s := range r.sinks {
+		s.Event(ev)
+	}
+	r.emitMu.Unlock()
+}
+
+// stop consults the hook. With none it is a nil check: the Stop is passed
+// by value and copied to the heap only on the way to a hook.
+func (r *run) stop(ctx context.Context, st Stop) Decision {
+	if r.hook == nil {
+		return Decision{}
+	}
+	held := st
+	held.RunID = r.id
+	return r.hook(ctx, &held)
+}
+
+// frame is one plan being run: the top-level plan, or one called as
+// plan__<identifier> by a step.
+type frame struct {
+	run  *run
+	plan *plans.Plan
+	// prefix qualifies the paths of this plan's steps: "" at the top,
+	// "E4/triage/" for plan triage called by step E4.
+	prefix string
+	// calls lists the identifiers on the plan call stack, outermost first,
+	// for cycle detection and the depth cap.
+	calls []string
+	// stack is the call stack above this plan, for stops.
+	stack []Frame
+}
+
+// cursor is where a step runs: its plan, its scope and the frames above
+// it. The stack is kept only while a hook is installed.
+type cursor struct {
+	f     *frame
+	sc    *scope
+	stack []Frame
+}
+
+func (c cursor) push(fr Frame) cursor {
+	if c.f.run.hook == nil {
+		return c
+	}
+	c.stack = append(c.stack[:len(c.stack):len(c.stack)], fr)
+	return c
+}
+
+// exitSignal carries a fired exit gate up through bodies to its plan.
+type exitSignal struct{ exit *Exit }
+
+func (e *exitSignal) Error() string { return "exit gate " + e.exit.Step + " fired: " + e.exit.Message }
+
+// execute runs the plan's steps and its finish.
+func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
+	res := &Result{}
+	sc := planScope(inputs)
+	c := cursor{f: f, sc: sc, stack: f.stack}
+	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: "plan", Tool: planName(f.plan)})
+	var emptyData error
+	for _, s := range f.plan.Steps {
+		if err := ctx.Err(); err != nil {
+			res.Status, res.Err = StatusFailed, fmt.Errorf("run cancelled before step %s: %w", f.prefix+s.ID.Value, context.Cause(ctx))
+			return res
+		}
+		path := f.prefix + s.ID.Value
+		result, err := c.runStep(ctx, s, path)
+		if err == nil {
+			sc.set(s.ID.Value, result)
+			continue
+		}
+		var exit *exitSignal
+		var abort *AbortError
+		switch {
+		case errors.As(err, &exit):
+			res.Exit = exit.exit
+			res.Output = exit.exit.Output
+			res.Status = StatusExited
+			if exit.exit.Status == "error" {
+				res.Status = StatusFailed
+			}
+			return res
+		case errors.As(err, &abort):
+			res.Status, res.Err = StatusAborted, abort
+			return res
+		case isEmptyData(err) && f.plan.Solver != nil:
+			// A narrator can explain that nothing was found; the solver
+			// answers from what there is.
+			emptyData = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
+		default:
+			res.Status = StatusFailed
+			res.Err = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
+			res.EmptyData = isEmptyData(err)
+			return res
+		}
+		break
+	}
+	res.Status = StatusOK
+	if err := f.finish(ctx, c, res, emptyData); err != nil {
+		var abort *AbortError
+		if errors.As(err, &abort) {
+			res.Status, res.Err = StatusAborted, abort
+			return res
+		}
+		res.Status, res.Err, res.EmptyData = StatusFailed, err, isEmptyData(err)
+	}
+	return res
+}
+
+func isEmptyData(err error) bool {
+	var e *template.EmptyDataError
+	return errors.As(err, &e)
+}

@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/model"
+)
+
+// EventKind names what an event reports.
+type EventKind string
+
+// The event kinds. Each has one payload type, named in its comment.
+const (
+	EventRunStart   EventKind = "run_start"   // RunStarted
+	EventRunEnd     EventKind = "run_end"     // RunEnded
+	EventStepStart  EventKind = "step_start"  // StepStarted
+	EventStepEnd    EventKind = "step_end"    // StepEnded
+	EventToolStart  EventKind = "tool_start"  // ToolStarted
+	EventToolEnd    EventKind = "tool_end"    // ToolEnded
+	EventModelCall  EventKind = "llm_call"    // ModelCalled: one billable model call completed
+	EventModelDelta EventKind = "model_delta" // model.Delta: a piece of a reply as it streams
+	EventRepair     EventKind = "repair"      // Repairing: a structured answer failed its schema
+	EventGate       EventKind = "gate"        // GateEvaluated
+	EventAsk        EventKind = "ask"         // Asked
+	EventWarning    EventKind = "warning"     // Warning
+	EventUsage      EventKind = "usage"       // UsageReport, once, when the run ends
+)
+
+// Event is a fact about a run: something that happened, at a path. Events
+// are never instructions; the hook is how anything steers a run.
+type Event struct {
+	// Seq numbers the events of one run from 1, in the order they happened.
+	Seq  uint64
+	Time time.Time
+	// RunID is the run the event belongs to.
+	RunID string
+	// Path is the unit of work the event is about (DESIGN.md section 2);
+	// empty for the run itself.
+	Path string
+	Kind EventKind
+	// Payload is the kind's payload type. Sinks must not change it.
+	Payload any
+}
+
+// MarshalJSON writes the event as one flat object, the line format of
+// --events jsonl and of the run store.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Seq     uint64    `json:"seq"`
+		Time    time.Time `json:"time"`
+		RunID   string    `json:"run_id"`
+		Path    string    `json:"path"`
+		Kind    EventKind `json:"kind"`
+		Payload any       `json:"payload,omitempty"`
+	}{e.Seq, e.Time, e.RunID, e.Path, e.Kind, e.Payload})
+}
+
+// Sink receives every event of a run, synchronously and in sequence
+// order, from whichever goroutine produced it: a sink that does real work
+// queues it and returns.
+type Sink interface {
+	Event(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Event calls f.
+func (f SinkFunc) Event(e Event) { f(e) }
+
+// RunStarted opens a run.
+type RunStarted struct {
+	Plan string `json:"plan"` // the plan's identifier, or its file's stem
+	File string `json:"file"`
+	// Hash is the SHA-256 of the plan file's bytes, hex.
+	Hash   string         `json:"hash"`
+	Inputs map[string]any `json:"inputs"`
+	// Parent is the run that this one replays or forks, empty otherwise.
+	Parent string `json:"parent,omitempty"`
+}
+
+// RunEnded closes a run.
+type RunEnded struct {
+	// Status is ok, exited (an exit gate fired with success), failed
+	// (an error exit is failed too, with Exit set) or aborted.
+	Status        string      `json:"status"`
+	Error         string      `json:"error,omitempty"`
+	Exit          *Exit       `json:"exit,omitempty"`
+	StepsExecuted int         `json:"steps_executed"`
+	Output        any         `json:"output,omitempty"`
+	Answer        string      `json:"answer,omitempty"`
+	EmptyData     bool        `json:"empty_data,omitempty"`
+	Usage         UsageReport `json:"usage"`
+}
+
+// StepStarted opens a step, a body call or a body step. Input is the
+// rendered input, or for a control step what it rendered up front (the
+// gate's operands, over).
+type StepStarted struct {
+	Tool  string `json:"tool"`
+	Input any    `json:"input,omitempty"`
+}
+
+// StepEnded closes a step.
+type StepEnded struct {
+	Tool string `json:"tool"`
+	// Status is ok, failed or skipped (a stop decision injected the
+	// result, which Result then holds).
+	Status string  `json:"status"`
+	Result any     `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	Ms     float64 `json:"ms"`
+}
+
+// ToolStarted opens a dispatch to a tool.
+type ToolStarted struct {
+	Tool string `json:"tool"`
+	Args any    `json:"args"`
+}
+
+// ToolEnded closes a dispatch; it always reports the real call, whatever a
+// stop decision made of its result afterwards.
+type ToolEnded struct {
+	Tool    string  `json:"tool"`
+	Ms      float64 `json:"ms"`
+	IsError bool    `json:"is_error"`
+	Result  any     `json:"result,omitempty"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// ModelCalled reports one completed model call. Site is the path of the
+// step that made it (or "solver"), the key usage.by_step groups on.
+type ModelCalled struct {
+	Site     string      `json:"site"`
+	Role     string      `json:"role"`
+	Provider string      `json:"provider"`
+	Model    string      `json:"model"`
+	Usage    model.Usage `json:"usage"`
+	CostUSD  *float64    `json:"cost_usd,omitempty"`
+	Ms       float64     `json:"ms"`
+	// Error is why the call failed; a failed call spent nothing.
+	Error string `json:"error,omitempty"`
+	// Request and Reply are kept whole, so a run can be inspected and
+	// replayed without the model.
+	Request model.Request `json:"request"`
+	Reply   model.Reply   `json:"reply"`
+}
+
+// Repairing reports a structured answer that failed its schema, before the
+// repair pass.
+type Repairing struct {
+	Answer     string   `json:"answer"`
+	Violations []string `json:"violations"`
+}
+
+// GateEvaluated reports the verdict of a gate (exit, decide, one filter
+// item).
+type GateEvaluated struct {
+	Verdict bool   `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Asked reports how an ask step was answered.
+type Asked struct {
+	Prompt   string `json:"prompt"`
+	Answered bool   `json:"answered"`
+	Reason   string `json:"reason,omitempty"` // declined or unavailable
+	Answer   any    `json:"answer"`
+}
+
+// Warning is something a user should know that did not fail the run.
+type Warning struct {
+	Message string `json:"message"`
+}
+
+// Exit is a fired exit gate, as the run's record and the --json envelope
+// carry it.
+type Exit struct {
+	Status  string `json:"status"` // success or error
+	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"` // the judge's reason, for an infer gate
+	Step    string `json:"step"`             // the exit's path, e.g. E4/then/bail
+	Output  any    `json:"-"`                // the exit's rendered output map, if any
+}

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// finish ends a plan that ran its steps: the output map rendered, the
+// solver's report, or nothing. emptyData is the EmptyDataError that cut a
+// solver plan's steps short, nil when they all ran.
+func (f *frame) finish(ctx context.Context, c cursor, res *Result, emptyData error) error {
+	p := f.plan
+	switch {
+	case p.Output != nil:
+		out, err := p.Output.Render(c.sc)
+		if err != nil {
+			return fmt.Errorf("plan failed rendering its output: %w", err)
+		}
+		res.Output = out
+	case p.Solver != nil:
+		answer, err := f.solve(ctx, c, emptyData)
+		if err != nil {
+			return err
+		}
+		res.Answer = answer
+	}
+	return nil
+}
+
+// solve asks the solver role to write the plan's report from its data.
+// Data that ran out is reported to the solver as such, so that it can say
+// what was not found instead of failing.
+func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, error) {
+	s := f.plan.Solver
+	r := f.run
+	path := f.prefix + "solver"
+	query, err := renderString(s.QueryToAnswer, c.sc)
+	if err != nil {
+		return "", fmt.Errorf("solver: query_to_answer: %w", err)
+	}
+	var missing []string
+	if emptyData != nil {
+		missing = append(missing, emptyData.Error())
+	}
+	data := map[string]any{}
+	if s.Data != nil {
+		for _, e := range s.Data.Map {
+			v, err := e.Value.Render(c.sc)
+			switch {
+			case isEmptyData(err):
+				missing = append(missing, fmt.Sprintf("data '%s': %v", e.Key, err))
+				v = nil
+			case emptyData != nil && f.notRun(err):
+				missing = append(missing, fmt.Sprintf("data '%s': step %s did not run", e.Key, missingRoot(err)))
+				v = nil
+			case err != nil:
+				return "", fmt.Errorf("solver: data '%s': %w", e.Key, err)
+			}
+			data[e.Key] = v
+		}
+	}
+	system := solverPrompt
+	if r.cfg != nil && r.cfg.Prompts.Solver != "" {
+		system = r.cfg.Prompts.Solver
+	}
+	if s.SystemPrompt != nil {
+		extra, err := renderString(s.SystemPrompt, c.sc)
+		if err != nil {
+			return "", fmt.Errorf("solver: system_prompt: %w", err)
+		}
+		system += "\n\n" + extra
+	}
+	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return "", &AbortError{Path: path}
+	case Inject:
+		text, ok := d.Value.(string)
+		if !ok {
+			text = jsonText(d.Value)
+		}
+		return text, nil
+	}
+	req := model.Request{Step: path, Role: model.RoleSolver, Messages: []model.Message{
+		{Role: "system", Content: system},
+		{Role: "user", Content: solverMessage(query, data, missing)},
+	}}
+	reply, err := r.complete(ctx, path, model.RoleSolver, req)
+	if err != nil {
+		return "", fmt.Errorf("solver: %w", err)
+	}
+	return reply.Text, nil
+}
+
+// notRun reports whether err is a reference to a step of this plan that
+// did not run because the data ran out before it.
+func (f *frame) notRun(err error) bool {
+	root := missingRoot(err)
+	return root != "" && slices.ContainsFunc(f.plan.Steps, func(s *plans.Step) bool { return s.ID.Value == root })
+}
+
+// missingRoot is the step a MissingStepError names, "" for other errors.
+func missingRoot(err error) string {
+	var m *template.MissingStepError
+	if errors.As(err, &m) {
+		return m.Root
+	}
+	return ""
+}
+
+const solverPrompt = "You write the final report of a plan that has already run. " +
+	"Answer the request from the data you are given and nothing else; when the data says something was not found, say so plainly."
+
+func solverMessage(query string, data map[string]any, missing []string) string {
+	var b strings.Builder
+	b.WriteString(query)
+	if len(data) > 0 {
+		js, _ := json.MarshalIndent(data, "", "  ")
+		b.WriteString("\n\nData:\n")
+		b.Write(js)
+	}
+	if len(missing) > 0 {
+		b.WriteString("\n\nData that ran out (nothing was found there):\n")
+		for _, m := range missing {
+			b.WriteString("- " + m + "\n")
+		}
+	}
+	return b.String()
+}
+
+// runAsk puts an ask step's question through the ask stop and returns
+// {answer, answered} or, unanswered, the declared fallback.
+func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, path string) (any, error) {
+	r := c.f.run
+	prompt, err := renderString(in.Prompt, c.sc)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	var def any
+	if in.Default != nil {
+		if def, err = in.Default.Render(c.sc); err != nil {
+			return nil, fmt.Errorf("default: %w", err)
+		}
+	}
+	// Questions are serialized: two prompts at once are unanswerable.
+	r.askMu.Lock()
+	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
+		Ask: &Question{Prompt: prompt, Schema: in.OutputSchema, Default: def}})
+	r.askMu.Unlock()
+	reason := "unavailable"
+	switch d.Action {
+	case Abort:
+		return nil, &AbortError{Path: path}
+	case Answer, Replace, Inject:
+		if vs := in.OutputSchema.Check(d.Value); len(vs) > 0 {
+			return nil, fmt.Errorf("the answer does not match the output_schema: %s", joinViolations(vs))
+		}
+		r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
+		return map[string]any{"answer": d.Value, "answered": true}, nil
+	case Decline:
+		reason = "declined"
+	}
+	if in.WhenUnanswered.Value != "default" {
+		return nil, fmt.Errorf("nobody answered (%s) and when_unanswered is fail; set when_unanswered: default with a default answer to run without a person", reason)
+	}
+	if vs := in.OutputSchema.Check(def); len(vs) > 0 {
+		return nil, fmt.Errorf("the default answer does not match the output_schema: %s", joinViolations(vs))
+	}
+	r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: false, Reason: reason, Answer: def} })
+	return map[string]any{"answer": def, "answered": false, "reason": reason}, nil
+}

@@ -1,0 +1,407 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+)
+
+func TestPlanCalls(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"plans/outer.yaml": `
+identifier: outer
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { secret: outer-only } }
+  - id: E1
+    tool_name: plan__inner
+    input: { word: "hi" }
+  - id: E2
+    tool_name: map
+    input:
+      over: [1, 2]
+      do: { tool_name: plan__inner, input: { word: "n{{item}}" } }
+output:
+  one: "{{E1}}"
+  many: "{{E2.results}}"
+`,
+		"plans/inner.yaml": `
+identifier: inner
+input_schema:
+  type: object
+  required: [word]
+  properties:
+    word: { type: string }
+    times: { type: integer, default: 2 }
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { said: "{{input.word}} x{{input.times}}" } }
+output:
+  said: "{{E0.said}}"
+`,
+		"plans/ring_a.yaml": `
+identifier: ring_a
+steps:
+  - id: E0
+    tool_name: plan__ring_b
+    input: {}
+`,
+		"plans/ring_b.yaml": `
+identifier: ring_b
+steps:
+  - id: E0
+    tool_name: plan__ring_a
+    input: {}
+`,
+		"plans/peek.yaml": `
+identifier: peek
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { s: "{{E0.secret}}" } }
+`,
+	})
+	t.Run("own scope and nested paths", func(t *testing.T) {
+		o := p.run(t, "plans/outer.yaml", nil, nil)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); got != `{"many":[{"said":"n1 x2"},{"said":"n2 x2"}],"one":{"said":"hi x2"}}` {
+			t.Errorf("output %s", got)
+		}
+		for _, want := range []string{"E1/inner/E0", "E2/do.0/inner/E0", "E2/do.1/inner/E0"} {
+			if !slices.Contains(o.events.paths(engine.EventStepStart), want) {
+				t.Errorf("no step at %s: %v", want, o.events.paths(engine.EventStepStart))
+			}
+		}
+	})
+	t.Run("cycle", func(t *testing.T) {
+		o := p.run(t, "plans/ring_a.yaml", nil, nil)
+		wantFailure(t, o, "plan failed at step E0 (plan__ring_b): plan failed at step E0/ring_b/E0 (plan__ring_a): plan cycle: ring_a → ring_b → ring_a")
+	})
+}
+
+func TestPlanDepthCap(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 10; i++ {
+		next := "builtin__reshape\n    input: { shape: {} }"
+		if i < 9 {
+			next = "plan__d" + string(rune('0'+i+1)) + "\n    input: {}"
+		}
+		files["plans/d"+string(rune('0'+i))+".yaml"] = "identifier: d" + string(rune('0'+i)) + "\nsteps:\n  - id: E0\n    tool_name: " + next + "\n"
+	}
+	p := newProject(t, files)
+	o := p.run(t, "plans/d0.yaml", nil, nil)
+	if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "plan calls nest deeper than 8: d0 → d1 → d2 → d3 → d4 → d5 → d6 → d7 → d8") {
+		t.Fatalf("status %s err %v", o.res.Status, o.res.Err)
+	}
+}
+
+func TestFinishModes(t *testing.T) {
+	replies := `
+replies:
+  - match: solver
+    role: solver
+    reply: { text: "All quiet.", usage: { input_tokens: 100, output_tokens: 10 } }
+`
+	t.Run("solver", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + `
+solver:
+  query_to_answer: "Report on {{E0.issues.length}} issues."
+  system_prompt: Be brief.
+  data: { issues: "{{E0.issues}}" }
+`})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		if o.res.Answer != "All quiet." {
+			t.Errorf("answer %q", o.res.Answer)
+		}
+		call := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled)
+		if call.Site != "solver" || call.Role != model.RoleSolver {
+			t.Errorf("call %+v", call)
+		}
+		msgs := call.Request.Messages
+		if !strings.HasSuffix(msgs[0].Content, "\n\nBe brief.") || !strings.Contains(msgs[1].Content, "Report on 3 issues.") || !strings.Contains(msgs[1].Content, `"tag": "b"`) {
+			t.Errorf("solver request %+v", msgs)
+		}
+		u := o.res.Usage
+		if u.Calls != 1 || u.InputTokens != 100 || u.CostUSD == nil || *u.CostUSD != 100*1.0/1e6+10*2.0/1e6 {
+			t.Errorf("usage %+v", u)
+		}
+	})
+	t.Run("solver explains empty data", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + `
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { first: "{{E0.none.0}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: {} }
+solver:
+  query_to_answer: "Report."
+  data: { first: "{{E1.first}}" }
+`})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Content
+		if !strings.Contains(msg, "Data that ran out") || !strings.Contains(msg, "empty data at 'E0.none.0'") {
+			t.Errorf("solver message %q", msg)
+		}
+		if slices.Contains(o.events.paths(engine.EventStepStart), "E2") {
+			t.Error("steps ran past the empty data")
+		}
+	})
+	t.Run("output plan fails on empty data", func(t *testing.T) {
+		p := newProject(t, map[string]string{"plans/p.yaml": listPlan + `
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { first: "{{E0.none.0}}" } }
+output: { x: 1 }
+`})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantFailure(t, o, "plan failed at step E1 (builtin__reshape): empty data at 'E0.none.0': 'E0.none' is an empty list")
+		if !o.res.EmptyData {
+			t.Error("EmptyData not set")
+		}
+	})
+	t.Run("silent", func(t *testing.T) {
+		p := newProject(t, map[string]string{"plans/p.yaml": listPlan})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		if o.res.Output != nil || o.res.Answer != "" || o.res.StepsExecuted != 1 {
+			t.Errorf("result %+v", o.res)
+		}
+	})
+}
+
+func TestStops(t *testing.T) {
+	const plan = listPlan + `
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E0.issues.length}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { x: "{{E1.missing}}" } }
+  - id: E3
+    tool_name: builtin__reshape
+    input: { shape: { e1: "{{E1}}", e2: "{{E2}}" } }
+output: "{{E3}}"
+`
+	p := newProject(t, map[string]string{"plans/p.yaml": strings.Replace(plan, `output: "{{E3}}"`, "output: { all: \"{{E3}}\" }", 1)})
+	at := func(kind engine.StopKind, path string, d engine.Decision) engine.Hook {
+		return func(_ context.Context, s *engine.Stop) engine.Decision {
+			if s.Kind == kind && s.Path == path {
+				return d
+			}
+			return engine.Decision{}
+		}
+	}
+	t.Run("inject at a step, replace at an error", func(t *testing.T) {
+		hook := func(ctx context.Context, s *engine.Stop) engine.Decision {
+			if d := at(engine.StopStep, "E1", engine.Decision{Action: engine.Inject, Value: map[string]any{"n": 99}})(ctx, s); d.Action != engine.Proceed {
+				return d
+			}
+			return at(engine.StopError, "E2", engine.Decision{Action: engine.Replace, Value: map[string]any{"x": "fixed"}})(ctx, s)
+		}
+		o := p.run(t, "plans/p.yaml", nil, hook)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); got != `{"all":{"e1":{"n":99},"e2":{"x":"fixed"}}}` {
+			t.Errorf("output %s", got)
+		}
+		var statuses []string
+		for _, e := range o.events.of(engine.EventStepEnd) {
+			statuses = append(statuses, e.Path+":"+e.Payload.(engine.StepEnded).Status)
+		}
+		if want := []string{"E0:ok", "E1:skipped", "E2:ok", "E3:ok"}; !slices.Equal(statuses, want) {
+			t.Errorf("statuses %v, want %v", statuses, want)
+		}
+	})
+	t.Run("replace a result", func(t *testing.T) {
+		hook := func(ctx context.Context, s *engine.Stop) engine.Decision {
+			if d := at(engine.StopResult, "E1", engine.Decision{Action: engine.Replace, Value: map[string]any{"missing": "here"}})(ctx, s); d.Action != engine.Proceed {
+				return d
+			}
+			return engine.Decision{}
+		}
+		o := p.run(t, "plans/p.yaml", nil, hook)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); got != `{"all":{"e1":{"missing":"here"},"e2":{"x":"here"}}}` {
+			t.Errorf("output %s", got)
+		}
+	})
+	t.Run("abort", func(t *testing.T) {
+		o := p.run(t, "plans/p.yaml", nil, at(engine.StopStep, "E1", engine.Decision{Action: engine.Abort}))
+		var abort *engine.AbortError
+		if o.res.Status != engine.StatusAborted || !errors.As(o.res.Err, &abort) || abort.Path != "E1" {
+			t.Fatalf("status %s err %v", o.res.Status, o.res.Err)
+		}
+		if len(o.events.of(engine.EventStepStart)) != 1 {
+			t.Errorf("steps started after the abort: %v", o.events.paths(engine.EventStepStart))
+		}
+	})
+	t.Run("the error stop sees the failure; abort carries it", func(t *testing.T) {
+		var seen atomic.Value
+		hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+			if s.Kind == engine.StopError {
+				seen.Store(s.Err.Error())
+				return engine.Decision{Action: engine.Abort}
+			}
+			return engine.Decision{}
+		}
+		o := p.run(t, "plans/p.yaml", nil, hook)
+		var abort *engine.AbortError
+		if !errors.As(o.res.Err, &abort) || abort.Cause == nil || seen.Load() != "bad path 'E1.missing' (available: n)" {
+			t.Fatalf("err %v, seen %v", o.res.Err, seen.Load())
+		}
+	})
+	t.Run("stack and scope at a nested stop", func(t *testing.T) {
+		p := newProject(t, map[string]string{"plans/p.yaml": listPlan + `
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0.issues}}"
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item.n}}" } }
+`})
+		var stack []engine.Frame
+		var item any
+		hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+			if s.Kind == engine.StopStep && s.Path == "E1/do.1/A" {
+				stack = s.Stack
+				item, _ = s.Scope.Lookup("item")
+			}
+			return engine.Decision{}
+		}
+		wantOK(t, p.run(t, "plans/p.yaml", nil, hook))
+		var paths []string
+		for _, f := range stack {
+			paths = append(paths, f.Kind+":"+f.Path)
+		}
+		if want := []string{"plan:", "step:E1", "item:E1/do.1", "step:E1/do.1/A"}; !slices.Equal(paths, want) {
+			t.Errorf("stack %v, want %v", paths, want)
+		}
+		if asJSON(t, item) != `{"n":5,"tag":"b"}` {
+			t.Errorf("item %v", item)
+		}
+	})
+}
+
+func TestEvents(t *testing.T) {
+	p := newProject(t, map[string]string{"plans/p.yaml": listPlan})
+	o := p.run(t, "plans/p.yaml", map[string]any{"items": []any{}}, nil)
+	wantOK(t, o)
+	var kinds []engine.EventKind
+	for i, e := range o.events.events {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+		if e.RunID != o.res.RunID {
+			t.Errorf("event %d of run %s", i, e.RunID)
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	want := []engine.EventKind{engine.EventRunStart, engine.EventStepStart, engine.EventToolStart, engine.EventToolEnd, engine.EventStepEnd, engine.EventUsage, engine.EventRunEnd}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("kinds %v, want %v", kinds, want)
+	}
+	start := o.events.events[0].Payload.(engine.RunStarted)
+	if start.Plan != "lists" || len(start.Hash) != 64 {
+		t.Errorf("run start %+v", start)
+	}
+}
+
+func TestModelTools(t *testing.T) {
+	files := map[string]string{
+		"replies.yaml": `
+replies:
+  - match: plain
+    reply: { text: "a gist", usage: { input_tokens: 10, output_tokens: 2 } }
+  - match: shaped
+    reply: { json: { score: "high" } }
+  - match: shaped
+    role: repair
+    reply: { json: { score: 9 } }
+  - match: prompted
+    reply: { json: { gist: "short", keywords: [a, b, c] } }
+`,
+		"tools/summarize.yaml": `
+name: summarize
+description: Summarize text.
+kind: prompt
+prompt: "Summarize: {{input.text}}"
+input_schema: { type: object, required: [text], properties: { text: { type: string } } }
+output_schema:
+  type: object
+  required: [gist, keywords]
+  properties:
+    gist: { type: string }
+    keywords: { type: array, items: { type: string } }
+`,
+		"plans/p.yaml": `
+identifier: models
+steps:
+  - id: plain
+    tool_name: builtin__infer
+    input: { instruction: "Say something." }
+  - id: shaped
+    tool_name: builtin__infer
+    input:
+      instruction: "Score it."
+      output_schema: { properties: { score: { type: integer } }, required: [score] }
+  - id: prompted
+    tool_name: user__summarize
+    input: { text: "{{plain.text}}" }
+output:
+  plain: "{{plain.text}}"
+  score: "{{shaped.score}}"
+  gist: "{{prompted}}"
+`,
+	}
+	t.Run("text, repaired JSON, a prompt tool", func(t *testing.T) {
+		o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); got != `{"gist":{"gist":"short","keywords":["a","b","c"]},"plain":"a gist","score":9}` {
+			t.Errorf("output %s", got)
+		}
+		if got := o.events.paths(engine.EventModelCall); !slices.Equal(got, []string{"plain", "shaped", "shaped/repair", "prompted"}) {
+			t.Errorf("model calls at %v", got)
+		}
+		if got := o.events.paths(engine.EventRepair); !slices.Equal(got, []string{"shaped/repair"}) {
+			t.Errorf("repair events at %v", got)
+		}
+		prompt := o.events.of(engine.EventModelCall)[3].Payload.(engine.ModelCalled).Request.Messages[0].Content
+		if prompt != "Summarize: a gist" {
+			t.Errorf("prompt %q", prompt)
+		}
+		// The repair lands on the step that asked for it.
+		for _, line := range o.res.Usage.ByStep {
+			if line.Path == "shaped" && line.Calls != 2 {
+				t.Errorf("shaped has %d calls, want 2 (the answer and its repair)", line.Calls)
+			}
+		}
+	})
+	t.Run("the repair stop replaces the repair", func(t *testing.T) {
+		hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+			if s.Kind == engine.StopRepair && s.Path == "shaped/repair" {
+				return engine.Decision{Action: engine.Replace, Value: map[string]any{"score": 3}}
+			}
+			return engine.Decision{}
+		}
+		o := newProject(t, files).run(t, "plans/p.yaml", nil, hook)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); !strings.Contains(got, `"score":3`) {
+			t.Errorf("output %s", got)
+		}
+		if got := o.events.paths(engine.EventModelCall); slices.Contains(got, "shaped/repair") {
+			t.Errorf("the repair model was called: %v", got)
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// Step statuses in StepEnded.
+const (
+	stepOK      = "ok"
+	stepFailed  = "failed"
+	stepSkipped = "skipped"
+	stepExited  = "exited"
+)
+
+// runStep runs one step (top-level, body step or a single body call) at
+// path and returns its result. Its errors are bare: the caller says where
+// (a plan names the step, a map the item).
+func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, error) {
+	r := c.f.run
+	r.steps.Add(1)
+	tool := s.ToolName.Value
+	c = c.push(Frame{Path: path, Kind: "step", Tool: tool})
+	start := time.Now()
+
+	var input map[string]any
+	var result any
+	var err error
+	control := plans.IsControl(tool)
+	if !control {
+		input, err = renderInput(s, c.sc)
+	}
+	if err == nil {
+		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: input, Scope: c.sc, Stack: c.stack})
+		switch d.Action {
+		case Abort:
+			return nil, &AbortError{Path: path}
+		case Inject:
+			r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool, Input: input} })
+			r.emit(path, EventStepEnd, func() any {
+				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
+			})
+			return d.Value, nil
+		}
+		r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool, Input: input} })
+		if control {
+			result, err = c.runControl(ctx, s, path)
+		} else {
+			result, err = c.dispatch(ctx, s, path, tool, input)
+		}
+	} else {
+		r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool} })
+	}
+
+	if err != nil && ownFailure(err) {
+		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
+		switch d.Action {
+		case Abort:
+			err = &AbortError{Path: path, Cause: err}
+		case Replace:
+			result, err = d.Value, nil
+		}
+	}
+	r.emit(path, EventStepEnd, func() any {
+		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: ms(time.Since(start))}
+		var exit *exitSignal
+		switch {
+		case errors.As(err, &exit):
+			end.Status = stepExited
+		case err != nil:
+			end.Status, end.Error = stepFailed, err.Error()
+		}
+		return end
+	})
+	return result, err
+}
+
+// ownFailure reports whether err failed the step itself, rather than
+// passing through it: a body's failure already had its error stop at the
+// step that failed, and exits and aborts are not failures.
+func ownFailure(err error) bool {
+	var body *bodyError
+	var exit *exitSignal
+	var abort *AbortError
+	return !errors.As(err, &body) && !errors.As(err, &exit) && !errors.As(err, &abort)
+}
+
+// renderInput renders a catalog step's input against its scope. A step
+// without input gets an empty object.
+func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
+	if s.Input == nil {
+		return map[string]any{}, nil
+	}
+	v, err := s.Input.Render(sc)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the input must be a mapping, not %s", jsonKind(v))
+	}
+	return m, nil
+}
+
+// dispatch calls the step's tool, between the tool events, and offers the
+// result to the hook.
+func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (any, error) {
+	r := c.f.run
+	start := time.Now()
+	r.emit(path, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
+	result, err := c.call(ctx, path, tool, input)
+	r.emit(path, EventToolEnd, func() any {
+		end := ToolEnded{Tool: tool, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		return end
+	})
+	var abort *AbortError
+	if errors.As(err, &abort) {
+		return nil, err
+	}
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return nil, &AbortError{Path: path, Cause: err}
+	case Replace:
+		return d.Value, nil
+	}
+	return result, err
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// jsonKind names the JSON type of a value for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	if _, ok := toFloat(v); ok {
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// StopKind names a point where the engine asks the hook what to do.
+type StopKind string
+
+// The stops of DESIGN.md section 2.
+const (
+	// StopStep: before a step or body call runs, its input rendered.
+	StopStep StopKind = "step"
+	// StopRound: before an agent round calls the model.
+	StopRound StopKind = "round"
+	// StopReply: after the model answered.
+	StopReply StopKind = "reply"
+	// StopTool: before a tool call that an agent round made is dispatched.
+	// A plan step's own dispatch stops at StopStep instead: one stop per
+	// step, not two.
+	StopTool StopKind = "tool"
+	// StopResult: after a tool returned, with its value or its error.
+	StopResult StopKind = "result"
+	// StopRepair: before a repair pass, with the refused answer.
+	StopRepair StopKind = "repair"
+	// StopError: a failure is about to propagate out of a step.
+	StopError StopKind = "error"
+	// StopAsk: an ask step needs an answer.
+	StopAsk StopKind = "ask"
+)
+
+// Action is what a hook decides at a stop.
+type Action uint8
+
+// The actions. Which ones a stop accepts is listed with its kind in
+// DESIGN.md; an action a stop does not accept is treated as Proceed.
+const (
+	// Proceed lets the engine go on as it would without a hook. At an
+	// error stop it lets the error propagate; at an ask stop it means
+	// nobody could be asked.
+	Proceed Action = iota
+	// Inject skips the step or tool call and uses Decision.Value as its
+	// result.
+	Inject
+	// Replace substitutes Decision.Value for what just happened: a reply,
+	// a tool result, a step's output, a repair answer, or the error at an
+	// error stop.
+	Replace
+	// Abort stops the run at once: no further steps, no finish.
+	Abort
+	// Answer answers an ask with Decision.Value.
+	Answer
+	// Decline is a person choosing not to answer an ask.
+	Decline
+)
+
+// Decision is a hook's answer at a stop.
+type Decision struct {
+	Action Action
+	Value  any
+}
+
+// Frame is one level of the call stack at a stop: the plan run, each step
+// or item that encloses the stop.
+type Frame struct {
+	Path string `json:"path"`
+	// Kind is plan, step, item or branch.
+	Kind string `json:"kind"`
+	Tool string `json:"tool,omitempty"`
+}
+
+// Stop describes the point a run is held at while the hook decides.
+type Stop struct {
+	Kind  StopKind
+	RunID string
+	Path  string
+	// Tool is the step's tool (or control step) or the called tool.
+	Tool string
+	// Step is the plan step at or around the stop; nil at the finish.
+	Step *plans.Step
+	// Input is what is about to happen: a step's rendered input, a tool
+	// call's arguments.
+	Input any
+	// Output is what just happened: a tool's result, a step's result.
+	Output any
+	// Err is the failure at an error stop, or a tool's error at a result
+	// stop.
+	Err error
+	// Scope is what the step's templates render against.
+	Scope Scope
+	// Stack lists the enclosing frames, outermost first; the last is the
+	// frame of the stop itself.
+	Stack []Frame
+	// Ask is the question at an ask stop.
+	Ask *Question
+}
+
+// Scope is the template scope at a stop: plan input, earlier results and a
+// body's pseudo-roots.
+type Scope interface {
+	template.Scope
+	// Values flattens the scope into one map, innermost roots winning:
+	// everything a step can read.
+	Values() map[string]any
+}
+
+// Question is what an ask step puts to a person.
+type Question struct {
+	Prompt string
+	Schema *plans.Schema
+	// Default is the rendered fallback answer; nil without one.
+	Default any
+}
+
+// Hook is called synchronously at every stop, and the run waits for its
+// decision. It may be called from several goroutines at once when map items
+// run concurrently; a hook that holds one of them holds only that item.
+type Hook func(ctx context.Context, s *Stop) Decision
