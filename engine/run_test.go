@@ -405,3 +405,20 @@ output:
 		}
 	})
 }
+
+func TestHooksCompose(t *testing.T) {
+	if engine.Hooks(nil, nil) != nil {
+		t.Error("no hooks must compose to none, so that stops stay a nil check")
+	}
+	var asked []string
+	named := func(name string, d engine.Decision) engine.Hook {
+		return func(context.Context, *engine.Stop) engine.Decision {
+			asked = append(asked, name)
+			return d
+		}
+	}
+	h := engine.Hooks(named("a", engine.Decision{}), nil, named("b", engine.Decision{Action: engine.Abort}), named("c", engine.Decision{}))
+	if d := h(context.Background(), &engine.Stop{}); d.Action != engine.Abort || !slices.Equal(asked, []string{"a", "b"}) {
+		t.Errorf("decision %v after asking %v", d, asked)
+	}
+}

@@ -119,3 +119,29 @@ type Question struct {
 // decision. It may be called from several goroutines at once when map items
 // run concurrently; a hook that holds one of them holds only that item.
 type Hook func(ctx context.Context, s *Stop) Decision
+
+// Hooks composes hooks: at each stop they are asked in order, and the first
+// decision that is not Proceed is the decision. The debugger and a tool
+// approval policy can so be installed together.
+func Hooks(hooks ...Hook) Hook {
+	var live []Hook
+	for _, h := range hooks {
+		if h != nil {
+			live = append(live, h)
+		}
+	}
+	switch len(live) {
+	case 0:
+		return nil
+	case 1:
+		return live[0]
+	}
+	return func(ctx context.Context, s *Stop) Decision {
+		for _, h := range live {
+			if d := h(ctx, s); d.Action != Proceed {
+				return d
+			}
+		}
+		return Decision{}
+	}
+}

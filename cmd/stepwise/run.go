@@ -290,7 +290,11 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error
 
 // usageLine is the one-line spend summary on stderr.
 func usageLine(u engine.UsageReport) string {
-	line := fmt.Sprintf("usage: %d model calls, %d input + %d output tokens", u.Calls, u.InputTokens, u.OutputTokens)
+	calls := "calls"
+	if u.Calls == 1 {
+		calls = "call"
+	}
+	line := fmt.Sprintf("usage: %d model %s, %d input + %d output tokens", u.Calls, calls, u.InputTokens, u.OutputTokens)
 	if cached := u.CacheReadInputTokens + u.CacheCreationInputTokens; cached > 0 {
 		line += fmt.Sprintf(" (+%d cached)", cached)
 	}
