@@ -46,7 +46,9 @@ func (c cursor) runControl(ctx context.Context, s *plans.Step, path string) (any
 	case *plans.AskInput:
 		return c.runAsk(ctx, s, in, path)
 	case *plans.AgentInput:
-		return nil, errors.New("agent steps cannot run in this version of stepwise: the agent loop is not built yet; validate and inspect the plan meanwhile")
+		// Run refuses plans with agent steps before they start; a plan
+		// reaching one here came around that check.
+		return nil, errors.New("agent steps cannot run in this version of stepwise")
 	}
 	return nil, fmt.Errorf("the %s input is not valid; stepwise validate lists its problems", s.ToolName.Value)
 }

@@ -532,19 +532,41 @@ steps:
 	}
 }
 
-func TestAgentStepFailsClearly(t *testing.T) {
-	p := newProject(t, map[string]string{"plans/p.yaml": `
+func TestRefusedBeforeAnyStep(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"plans/agentic.yaml": `
 identifier: agentic
 steps:
   - id: E0
+    tool_name: builtin__reshape
+    input: { shape: {} }
+  - id: E1
     tool_name: agent
     input:
       prompt: do it
       output_schema: { type: object, properties: { a: { type: string } } }
-`})
-	o := p.run(t, "plans/p.yaml", nil, nil)
-	if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "agent steps cannot run in this version") {
-		t.Fatalf("status %s err %v", o.res.Status, o.res.Err)
+`,
+		"plans/hidden.yaml": `
+identifier: hidden
+requires_servers: [linear]
+steps:
+  - id: E0
+    tool_name: linear__list_issues
+    input: {}
+`,
+	})
+	for file, want := range map[string]string{
+		"plans/agentic.yaml": "step E1: agent steps cannot run in this version of stepwise",
+		"plans/hidden.yaml":  "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
+	} {
+		o := p.run(t, file, nil, nil)
+		var re *engine.ResolveError
+		if !errors.As(o.err, &re) || !strings.Contains(re.Error(), want) {
+			t.Errorf("%s: err %v, want a ResolveError with %q", file, o.err, want)
+		}
+		if len(o.events.events) != 0 {
+			t.Errorf("%s: a refused run emitted %d events", file, len(o.events.events))
+		}
 	}
 }
 

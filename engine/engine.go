@@ -171,10 +171,8 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 	if vs := p.InputSchema.Check(inputs); len(vs) > 0 {
 		return nil, &InputError{Plan: name, Violations: vs, Schema: schemaRaw(p.InputSchema)}
 	}
-	if e.catalog != nil {
-		if r := plans.Resolve(p, e.catalog); len(r.Problems) > 0 {
-			return nil, &ResolveError{Plan: name, Problems: r.Problems}
-		}
+	if problems := e.refusals(p); len(problems) > 0 {
+		return nil, &ResolveError{Plan: name, Problems: problems}
 	}
 	r := &run{
 		Engine:   e,
@@ -200,6 +198,31 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		return end
 	})
 	return res, nil
+}
+
+// refusals are the reasons a plan cannot start here: tools the catalog
+// cannot resolve, MCP servers it declares in requires_servers that are not
+// configured (a note when validating a portable file, but a run needs
+// them), and agent steps, which this version cannot run. Refusing before
+// the first step spends nothing on a run that cannot finish.
+func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
+	var out []plans.Problem
+	if e.catalog != nil {
+		r := plans.Resolve(p, e.catalog)
+		out = append(out, r.Problems...)
+		for _, n := range r.Notes {
+			if n.Code == plans.CodeMissingServer {
+				out = append(out, n)
+			}
+		}
+	}
+	plans.WalkSteps(p, func(s *plans.Step) {
+		if s.ToolName.Value == plans.ControlAgent {
+			out = append(out, plans.Problem{Code: plans.CodeUnsupportedTool, Pos: s.ToolName.Pos, Path: s.Path,
+				Message: "agent steps cannot run in this version of stepwise: the agent loop is not built yet; validate and inspect the plan meanwhile"})
+		}
+	})
+	return out
 }
 
 // planName is what a plan is called in messages: its identifier, or its
@@ -379,8 +402,15 @@ func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 			emptyData = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
 		default:
 			res.Status = StatusFailed
-			res.Err = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
 			res.EmptyData = isEmptyData(err)
+			// A plan__ step that failed inside its plan already names the
+			// step that failed, by its whole path; wrapping it again would
+			// repeat "plan failed at step" once per level of nesting.
+			if inner, ok := err.(*RunError); ok {
+				res.Err = inner
+				return res
+			}
+			res.Err = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
 			return res
 		}
 		break

@@ -42,13 +42,20 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	s := f.plan.Solver
 	r := f.run
 	path := f.prefix + "solver"
-	query, err := renderString(s.QueryToAnswer, c.sc)
-	if err != nil {
-		return "", fmt.Errorf("solver: query_to_answer: %w", err)
-	}
 	var missing []string
 	if emptyData != nil {
 		missing = append(missing, emptyData.Error())
+	}
+	query, err := renderString(s.QueryToAnswer, c.sc)
+	if err != nil {
+		// A question about data that ran out is still a question: the
+		// solver gets it as written, with what ran out, and can say that
+		// nothing was found.
+		if !isEmptyData(err) && !(emptyData != nil && f.notRun(err)) {
+			return "", fmt.Errorf("solver: query_to_answer: %w", err)
+		}
+		query = s.QueryToAnswer.String
+		missing = append(missing, fmt.Sprintf("query_to_answer: %v", err))
 	}
 	data := map[string]any{}
 	if s.Data != nil {

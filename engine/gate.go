@@ -211,13 +211,16 @@ func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// jsonText is a value as compact JSON, for messages and text contexts.
+// jsonText is a value as compact JSON, for messages and text contexts;
+// <, > and & stay as they are, since nothing here is HTML.
 func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // short is a value's JSON cut to a length fit for an error message.

@@ -83,7 +83,7 @@ steps:
 	})
 	t.Run("cycle", func(t *testing.T) {
 		o := p.run(t, "plans/ring_a.yaml", nil, nil)
-		wantFailure(t, o, "plan failed at step E0 (plan__ring_b): plan failed at step E0/ring_b/E0 (plan__ring_a): plan cycle: ring_a → ring_b → ring_a")
+		wantFailure(t, o, "plan failed at step E0/ring_b/E0 (plan__ring_a): plan cycle: ring_a → ring_b → ring_a")
 	})
 }
 
@@ -155,6 +155,19 @@ solver:
 		}
 		if slices.Contains(o.events.paths(engine.EventStepStart), "E2") {
 			t.Error("steps ran past the empty data")
+		}
+	})
+	t.Run("a question about data that ran out", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + `
+solver:
+  query_to_answer: "Report on {{E0.none.0.tag}}."
+  data: { all: "{{E0}}" }
+`})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Content
+		if !strings.HasPrefix(msg, "Report on {{E0.none.0.tag}}.") || !strings.Contains(msg, "query_to_answer: empty data at 'E0.none.0.tag'") {
+			t.Errorf("solver message %q", msg)
 		}
 	})
 	t.Run("output plan fails on empty data", func(t *testing.T) {

@@ -34,19 +34,27 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 	if !control {
 		input, err = renderInput(s, c.sc)
 	}
+	// A control step renders its parts as it goes, so what its start
+	// records is its input as written.
+	started := func() any {
+		if control {
+			return StepStarted{Tool: tool, Input: s.Input.Literal()}
+		}
+		return StepStarted{Tool: tool, Input: input}
+	}
 	if err == nil {
 		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: input, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return nil, &AbortError{Path: path}
 		case Inject:
-			r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool, Input: input} })
+			r.emit(path, EventStepStart, started)
 			r.emit(path, EventStepEnd, func() any {
 				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
 		}
-		r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool, Input: input} })
+		r.emit(path, EventStepStart, started)
 		if control {
 			result, err = c.runControl(ctx, s, path)
 		} else {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
@@ -19,7 +22,19 @@ import (
 // os.Args[0] with it.
 const cliEnv = "STEPWISE_TEST_CLI"
 
+// stubbornEnv makes the test binary an MCP server that outstays its
+// welcome: it serves the demo tracker, and when its client goes away it
+// ignores SIGTERM and lingers, the way a server busy with a long operation
+// does. Only the kernel's parent-death signal gets rid of it.
+const stubbornEnv = "STEPWISE_TEST_STUBBORN_MCP"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(stubbornEnv) == "1" {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		examples.ServeTracker(context.Background())
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

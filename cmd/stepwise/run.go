@@ -93,11 +93,16 @@ func readInputs(doc string, flags []string, stdin io.Reader) (map[string]any, er
 		src = []byte(doc)
 	}
 	if src != nil {
-		if err := json.Unmarshal(src, &inputs); err != nil {
-			return nil, fmt.Errorf("the inputs must be a JSON object: %v", err)
+		var doc any
+		if err := json.Unmarshal(src, &doc); err != nil {
+			return nil, fmt.Errorf("the inputs are not JSON: %v", err)
 		}
-		if inputs == nil {
-			inputs = map[string]any{}
+		switch d := doc.(type) {
+		case map[string]any:
+			inputs = d
+		case nil:
+		default:
+			return nil, fmt.Errorf("the inputs must be a JSON object of input names and values, not %s", jsonType(d))
 		}
 	}
 	for _, f := range flags {
@@ -114,6 +119,21 @@ func readInputs(doc string, flags []string, stdin io.Reader) (map[string]any, er
 	return inputs, nil
 }
 
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	}
+	return "null"
+}
+
 type runRequest struct {
 	plan   string
 	inputs map[string]any
@@ -127,32 +147,41 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	projects := projectsByDir{w: s.err}
 	proj, file, err := projects.locate(req.plan)
 	if err != nil {
-		return err
+		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
 	v, err := validatePlan(proj, file)
 	if err != nil {
-		return err
+		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	}
+	name := v.file
+	if v.plan != nil && v.plan.Identifier.Value != "" {
+		name = v.plan.Identifier.Value
 	}
 	if !v.report.OK() {
-		printValidation(s.err, v, false)
-		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and run again", v.file)}
+		var problems []string
+		for _, p := range v.report.Problems {
+			problems = append(problems, p.String())
+		}
+		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.file), problems, nil)
 	}
 	if req.script != "" {
 		if _, err := model.LoadScript(req.script); err != nil {
-			return &exitCode{code: exitFailure, msg: err.Error()}
+			return req.refuse(s, name, exitFailure, err.Error(), nil, nil)
 		}
 	}
 
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	defer runtime.Close()
 	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
-		fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+		if req.events != "jsonl" {
+			fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+		}
 	}})
 
 	var sinks []engine.Sink
-	recorder, closeStore, err := openRecorder(proj.cfg, s.err)
+	recorder, closeStore, err := openRecorder(proj.cfg)
 	if err != nil {
-		return err
+		return req.refuse(s, name, exitFailure, err.Error(), nil, nil)
 	}
 	if recorder != nil {
 		sinks = append(sinks, recorder)
@@ -177,27 +206,70 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if err != nil {
 		var inputErr *engine.InputError
 		if errors.As(err, &inputErr) {
-			fmt.Fprintln(s.err, inputErr.Error())
-			if inputErr.Schema != nil {
-				js, _ := json.MarshalIndent(inputErr.Schema, "", "  ")
-				fmt.Fprintf(s.err, "input schema:\n%s\n", js)
+			var problems []string
+			for _, line := range strings.Split(inputErr.Error(), "\n")[1:] {
+				problems = append(problems, strings.TrimPrefix(line, "  - "))
 			}
-			return &exitCode{code: exitNeedsInput}
+			return req.refuse(s, name, exitNeedsInput, fmt.Sprintf("plan '%s' needs inputs", inputErr.Plan), problems, inputErr.Schema)
 		}
-		return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
+		var resolveErr *engine.ResolveError
+		if errors.As(err, &resolveErr) {
+			var problems []string
+			for _, p := range resolveErr.Problems {
+				problems = append(problems, proj.displayText(p.String()))
+			}
+			return req.refuse(s, name, exitFailure, fmt.Sprintf("plan '%s' cannot run here", resolveErr.Plan), problems, nil)
+		}
+		return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
 	}
-	if closeErr != nil {
+	if closeErr != nil && req.events != "jsonl" {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
 	if answerStream && res.Answer != "" && !strings.HasSuffix(res.Answer, "\n") {
 		fmt.Fprintln(s.out)
 	}
-	return reportRun(s, v.plan, res, req.asJSON)
+	return reportRun(s, v.plan, res, req, recorder != nil)
+}
+
+// refuse reports a run that could not start, the way the run would have
+// been reported: the envelope on stdout with --json (complete whatever the
+// exit code), one JSON line on stderr with --events jsonl, and otherwise the
+// message and its details on stderr.
+func (req runRequest) refuse(s *streams, plan string, code int, message string, problems []string, inputSchema any) error {
+	if req.asJSON {
+		env := envelope{Plan: plan, Error: message, Problems: problems, InputSchema: inputSchema, Usage: engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}}
+		if err := writeJSON(s.out, env); err != nil {
+			return err
+		}
+	}
+	switch {
+	case req.events == "jsonl":
+		line := map[string]any{"kind": "error", "plan": plan, "message": message}
+		if len(problems) > 0 {
+			line["problems"] = problems
+		}
+		if inputSchema != nil {
+			line["input_schema"] = inputSchema
+		}
+		if err := writeJSONLine(s.err, line); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprintln(s.err, "stepwise:", message+map[bool]string{true: ":", false: ""}[len(problems) > 0])
+		for _, p := range problems {
+			fmt.Fprintln(s.err, "  - "+p)
+		}
+		if inputSchema != nil {
+			js, _ := json.MarshalIndent(inputSchema, "", "  ")
+			fmt.Fprintf(s.err, "input schema:\n%s\n", js)
+		}
+	}
+	return &exitCode{code: code}
 }
 
 // openRecorder opens the run store of the configuration, unless the
 // storage backend is memory. The returned function closes both.
-func openRecorder(cfg *config.Config, w io.Writer) (*store.Recorder, func() error, error) {
+func openRecorder(cfg *config.Config) (*store.Recorder, func() error, error) {
 	if cfg.Storage.Backend == config.BackendMemory {
 		return nil, func() error { return nil }, nil
 	}
@@ -224,13 +296,17 @@ type envelope struct {
 	StepsExecuted int                `json:"steps_executed"`
 	Exit          *engine.Exit       `json:"exit,omitempty"`
 	Error         string             `json:"error,omitempty"`
+	Problems      []string           `json:"problems,omitempty"`
+	InputSchema   any                `json:"input_schema,omitempty"`
 	EmptyData     bool               `json:"empty_data,omitempty"`
 	Usage         engine.UsageReport `json:"usage"`
-	RunID         string             `json:"run_id"`
+	RunID         string             `json:"run_id,omitempty"`
 }
 
-// reportRun writes the deliverable, the summary and the exit status.
-func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error {
+// reportRun writes the deliverable, the summary and the exit status. Under
+// --events jsonl the summary is left out: stderr carries events only, and
+// run_end says everything the summary would.
+func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool) error {
 	code := exitOK
 	switch {
 	case res.Status == engine.StatusFailed && res.Exit != nil:
@@ -238,7 +314,7 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error
 	case res.Status == engine.StatusFailed, res.Status == engine.StatusAborted:
 		code = exitFailure
 	}
-	if asJSON {
+	if req.asJSON {
 		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
 		if p.FinishMode() == "solver" && res.Status == engine.StatusOK {
 			env.Answer = &res.Answer
@@ -249,19 +325,26 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error
 		if res.Err != nil {
 			env.Error = res.Err.Error()
 		}
-		enc := json.NewEncoder(s.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(env); err != nil {
+		if err := writeJSON(s.out, env); err != nil {
 			return err
 		}
 	} else if res.Output != nil {
-		js, err := json.MarshalIndent(res.Output, "", "  ")
-		if err != nil {
+		if err := writeJSON(s.out, res.Output); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.out, "%s\n", js)
 	}
+	if req.events != "jsonl" {
+		printSummary(s.err, p, res, recorded)
+	}
+	if code != exitOK {
+		return &exitCode{code: code}
+	}
+	return nil
+}
 
+// printSummary tells a person on stderr how the run ended, what it spent
+// and where it is recorded.
+func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded bool) {
 	switch {
 	case res.Exit != nil:
 		mark := "✓"
@@ -272,29 +355,23 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, asJSON bool) error
 		if res.Exit.Reason != "" {
 			msg += " (" + res.Exit.Reason + ")"
 		}
-		fmt.Fprintf(s.err, "%s exit %s at %s: %s\n", mark, res.Exit.Status, res.Exit.Step, msg)
+		fmt.Fprintf(w, "%s exit %s at %s: %s\n", mark, res.Exit.Status, res.Exit.Step, msg)
 	case res.Err != nil:
-		fmt.Fprintf(s.err, "Error: %v\n", res.Err)
+		fmt.Fprintf(w, "Error: %v\n", res.Err)
 	case p.FinishMode() == "silent":
-		fmt.Fprintf(s.err, "✓ plan completed (%d steps)\n", res.StepsExecuted)
+		fmt.Fprintf(w, "✓ plan completed (%s)\n", countNoun(res.StepsExecuted, "step", "steps"))
 	}
 	if res.Usage.Calls > 0 {
-		fmt.Fprintln(s.err, usageLine(res.Usage))
+		fmt.Fprintln(w, usageLine(res.Usage))
 	}
-	fmt.Fprintf(s.err, "run %s (stepwise inspect %s)\n", res.RunID, res.RunID[:12])
-	if code != exitOK {
-		return &exitCode{code: code}
+	if recorded {
+		fmt.Fprintf(w, "run %s (stepwise inspect %s)\n", res.RunID, res.RunID[:12])
 	}
-	return nil
 }
 
 // usageLine is the one-line spend summary on stderr.
 func usageLine(u engine.UsageReport) string {
-	calls := "calls"
-	if u.Calls == 1 {
-		calls = "call"
-	}
-	line := fmt.Sprintf("usage: %d model %s, %d input + %d output tokens", u.Calls, calls, u.InputTokens, u.OutputTokens)
+	line := fmt.Sprintf("usage: %s, %d input + %d output tokens", countNoun(u.Calls, "model call", "model calls"), u.InputTokens, u.OutputTokens)
 	if cached := u.CacheReadInputTokens + u.CacheCreationInputTokens; cached > 0 {
 		line += fmt.Sprintf(" (+%d cached)", cached)
 	}
@@ -306,12 +383,11 @@ func usageLine(u engine.UsageReport) string {
 
 // jsonlSink writes each event as one JSON line.
 func jsonlSink(w io.Writer) engine.Sink {
-	enc := json.NewEncoder(w)
 	return engine.SinkFunc(func(e engine.Event) {
 		if e.Kind == engine.EventModelDelta {
 			return // token-level deltas would drown the feed; llm_call carries the reply
 		}
-		_ = enc.Encode(e)
+		_ = writeJSONLine(w, e)
 	})
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -215,7 +217,8 @@ func TestRunExitCodes(t *testing.T) {
 		{"missing inputs", []string{"run", "report"}, 3, []string{`plan 'report' needs inputs:`, `missing property 'team'`, "input schema:", `"required": [`}},
 		{"mistyped inputs", []string{"run", "report", "--input", "team=7"}, 3, []string{`"team": got number, want string`}},
 		{"a failing step", []string{"run", "broken_run"}, 1, []string{"Error: plan failed at step E1 (builtin__reshape): empty data at 'E0.issues.0.id': 'E0.issues' is an empty list"}},
-		{"inputs that are not JSON", []string{"run", "report", "{team"}, 2, []string{"the inputs must be a JSON object"}},
+		{"inputs that are not JSON", []string{"run", "report", "{team"}, 2, []string{"the inputs are not JSON"}},
+		{"inputs that are not an object", []string{"run", "report", "[1]"}, 2, []string{"the inputs must be a JSON object of input names and values, not a list"}},
 		{"no such plan", []string{"run", "nothing"}, 1, []string{"nothing: no such file, and no plan with that identifier"}},
 		{"a bad events format", []string{"run", "report", "--events", "xml"}, 2, []string{"--events takes jsonl"}},
 	}
@@ -234,6 +237,65 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
+func TestRunRefusalsKeepTheirShape(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", "--json")
+	if code != 3 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var env map[string]any
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("no envelope on stdout: %v\n%s", err, out)
+	}
+	if env["error"] != "plan 'report' needs inputs" || env["input_schema"] == nil || len(env["problems"].([]any)) != 1 || env["plan"] != "report" {
+		t.Errorf("envelope %v", env)
+	}
+	_, errOut, code = runCLI(t, "run", "report", "--events", "jsonl")
+	if code != 3 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(errOut), &line); err != nil || line["kind"] != "error" {
+		t.Errorf("stderr under jsonl is not one JSON line: %v\n%s", err, errOut)
+	}
+}
+
+func TestRunRefusesAHiddenPlan(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "hidden.yaml"), []byte(`
+identifier: hidden
+name: Hidden
+description: Needs a server this machine lacks.
+requires_servers: [linear]
+steps:
+  - id: l
+    tool_name: linear__list_issues
+    input: {}
+`), 0o644)
+	_, errOut, code := runCLI(t, "run", "hidden")
+	if code != 1 || !strings.Contains(errOut, "stepwise: plan 'hidden' cannot run here:") || !strings.Contains(errOut, "needs MCP server 'linear'") || strings.Contains(errOut, "→ l") {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+}
+
+func TestRunLeavesTextAlone(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "esc.yaml"), []byte(`
+identifier: esc
+name: Esc
+description: Text with <, > and &.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { m: "a < b && c > d" } }
+output: { m: "{{E0.m}}" }
+`), 0o644)
+	out, _, code := runCLI(t, "run", "esc")
+	if code != 0 || !strings.Contains(out, `"m": "a < b && c > d"`) {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}
+
 func TestRunEventsJSONL(t *testing.T) {
 	runProject(t)
 	_, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--events", "jsonl")
@@ -244,9 +306,6 @@ func TestRunEventsJSONL(t *testing.T) {
 	sc := bufio.NewScanner(strings.NewReader(errOut))
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "{") {
-			continue // the closing summary lines
-		}
 		var ev map[string]any
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("not JSON: %s", line)
@@ -346,7 +405,7 @@ func TestReadInputs(t *testing.T) {
 		{doc: "@" + file, flags: []string{"limit=5"}, want: `{"limit":5,"team":"core"}`},
 		{doc: "-", stdin: `{"from":"stdin"}`, want: `{"from":"stdin"}`},
 		{doc: "null", want: `{}`},
-		{doc: "[1]", err: "the inputs must be a JSON object"},
+		{doc: "[1]", err: "the inputs must be a JSON object of input names and values, not a list"},
 		{flags: []string{"novalue"}, err: "--input takes key=value, not 'novalue'"},
 		{doc: "@" + filepath.Join(dir, "missing.json"), err: "reading inputs:"},
 	}
@@ -411,4 +470,76 @@ func indent(s, pad string) string {
 		b.WriteString(pad + line + "\n")
 	}
 	return b.String()
+}
+
+// TestKilledRunTakesItsServersAlong kills a run with SIGKILL while its MCP
+// server is up, and checks that the server does not outlive it.
+func TestKilledRunTakesItsServersAlong(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("needs /proc to find the server's process")
+	}
+	dir := runProject(t)
+	config, _ := os.ReadFile(filepath.Join(dir, ".stepwise", "config.toml"))
+	config = append(config, fmt.Sprintf("\n[mcp.tracker]\ncommand = %q\nargs = [\"__demo-mcp\"]\nenv = { %s = \"1\" }\n", os.Args[0], stubbornEnv)...)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), config, 0o644)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "tracked.yaml"), []byte(`
+identifier: tracked
+name: Tracked
+description: Reads the tracker, then takes its time.
+steps:
+  - id: issues
+    tool_name: tracker__list_issues
+    input: { limit: 1 }
+  - id: long
+    tool_name: user__nap
+    input: { seconds: 30 }
+`), 0o644)
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	cmd := exec.Command(os.Args[0], "run", "tracked")
+	cmd.Env = append(os.Environ(), "STEPWISE_TEST_CLI=1")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), "→ long") {
+	}
+	servers := processesIn(dir, "__demo-mcp")
+	if len(servers) != 1 {
+		t.Fatalf("found %d tracker servers running in %s, want 1", len(servers), dir)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(processesIn(dir, "__demo-mcp")) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the tracker server (pid %v) outlived the run killed with SIGKILL", servers)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesIn lists the pids of live processes whose working directory is
+// dir and whose command line holds arg.
+func processesIn(dir, arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || cwd != dir {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		zombie := strings.Contains(string(stat), ") Z ")
+		if strings.Contains(string(cmdline), arg) && !zombie {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -248,8 +248,19 @@ func countNoun(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// writeJSON writes v as indented JSON and a newline, with <, > and & as
+// they are: what stepwise prints is read by people and programs, never put
+// into HTML.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeJSONLine writes v as one line of JSON, the way writeJSON does.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

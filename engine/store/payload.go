@@ -69,6 +69,10 @@ func (pe *payloadEncoder) runStarted(b []byte, p *engine.RunStarted) ([]byte, bo
 	b = appendString(b, p.Plan)
 	b = append(b, `,"file":`...)
 	b = appendString(b, p.File)
+	if p.Project != "" {
+		b = append(b, `,"project":`...)
+		b = appendString(b, p.Project)
+	}
 	b = append(b, `,"hash":`...)
 	b = appendString(b, p.Hash)
 	b = append(b, `,"inputs":`...)

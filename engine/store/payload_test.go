@@ -38,6 +38,7 @@ func TestPayloadEncoder(t *testing.T) {
 			engine.ToolEnded{Tool: "tracker__get", Ms: 12, IsError: true, Result: v, Error: "e"},
 			&engine.ToolEnded{Tool: "tracker__get", Ms: 0, Result: v},
 			engine.RunStarted{Plan: "p", File: "f.yaml", Hash: "ab", Inputs: map[string]any{"v": v}},
+			engine.RunStarted{Plan: "p", File: ".stepwise/plans/f.yaml", Project: "/home/me/<proj> & co", Hash: "ab", Inputs: map[string]any{"v": v}},
 			&engine.RunStarted{Plan: "p", Inputs: map[string]any{"v": v}, Parent: "0123"},
 		)
 	}
@@ -85,7 +86,7 @@ func TestPayloadFields(t *testing.T) {
 		{engine.StepEnded{}, `Tool json:"tool"; Status json:"status"; Result json:"result,omitempty"; Error json:"error,omitempty"; Ms json:"ms"`},
 		{engine.ToolStarted{}, `Tool json:"tool"; Args json:"args"`},
 		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"`},
-		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"`},
+		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Project json:"project,omitempty"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"`},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		var fields []string
@@ -119,7 +120,7 @@ func FuzzPayloadEncoder(f *testing.F) {
 			engine.StepEnded{Tool: s, Status: s, Result: v, Error: s, Ms: fl},
 			engine.ToolStarted{Tool: s, Args: v},
 			engine.ToolEnded{Tool: s, Ms: fl, Result: v, Error: s},
-			engine.RunStarted{Plan: s, Inputs: map[string]any{s: v}, Parent: s},
+			engine.RunStarted{Plan: s, File: s, Project: s, Inputs: map[string]any{s: v}, Parent: s},
 		} {
 			want, err := json.Marshal(p)
 			got, ok := enc.append(nil, p)

@@ -21,6 +21,10 @@ const StatusRunning = "running"
 
 // RunFilter selects the runs Runs lists.
 type RunFilter struct {
+	// Project keeps the runs of the project with this root directory only
+	// (as RunStarted.Project gives it, matched exactly); empty keeps the
+	// runs of every project, and those of none.
+	Project string
 	// Plan keeps the runs of this plan identifier only; empty keeps all.
 	Plan string
 	// Limit is the most runs listed; 0 lists every one.
@@ -38,9 +42,13 @@ type Spend struct {
 
 // RunSummary is one run as a listing shows it.
 type RunSummary struct {
-	ID     string
-	Plan   string
-	Status string
+	ID   string
+	Plan string
+	// Project is the root directory of the project the run belongs to,
+	// empty for a run outside a project or recorded before the store kept
+	// projects.
+	Project string
+	Status  string
 	// Interrupted is set on a running run whose recording process is known
 	// to be gone (it died, or closed its Recorder without a run_end): its
 	// events stopped, and it will never finish.
@@ -63,6 +71,8 @@ type RunSummary struct {
 // RunDetail is everything recorded about one run.
 type RunDetail struct {
 	RunSummary
+	// File is the plan file as the run was given it: a relative path is
+	// relative to the directory the run was started from.
 	File   string
 	Hash   string
 	Parent string
@@ -172,7 +182,7 @@ func listRuns(runs []RunSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-const summaryColumns = `id, plan, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
+const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
 	CASE WHEN status = 'running'
 		THEN (SELECT count(*) FROM steps WHERE steps.run = runs.key AND steps.end_seq IS NOT NULL)
 		ELSE coalesce(steps_executed, 0) END`
@@ -192,8 +202,22 @@ func (s *Store) runs(ctx context.Context, q querier, f RunFilter) ([]RunSummary,
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs WHERE ?1 = '' OR plan = ?1
-		ORDER BY started_at DESC, id DESC LIMIT ?2`, f.Plan, limit)
+	// Only the conditions a filter sets are written, so that SQLite can
+	// search the index of the project or the plan instead of every run.
+	var conds []string
+	var args []any
+	if f.Project != "" {
+		conds, args = append(conds, "project = ?"), append(args, f.Project)
+	}
+	if f.Plan != "" {
+		conds, args = append(conds, "plan = ?"), append(args, f.Plan)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs`+where+`
+		ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +240,7 @@ func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (
 	var started, ended, last sql.NullInt64
 	var recorder sql.NullString
 	var cost sql.NullFloat64
-	dest := append([]any{&r.ID, &r.Plan, &r.Status, &r.Error, &started, &ended, &last, &recorder,
+	dest := append([]any{&r.ID, &r.Plan, &r.Project, &r.Status, &r.Error, &started, &ended, &last, &recorder,
 		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted}, extra...)
 	err := row.Scan(dest...)
 	if err != nil {

@@ -85,6 +85,11 @@ var migrations = []string{
 		end_payload   TEXT,
 		PRIMARY KEY (run, seq)
 	) WITHOUT ROWID;`,
+	// 2: the project a run belongs to, its root directory (absolute); one
+	// store holds the runs of every project of a data directory. Runs
+	// recorded before have none.
+	`ALTER TABLE runs ADD COLUMN project TEXT NOT NULL DEFAULT '';
+	CREATE INDEX runs_by_project ON runs (project, started_at);`,
 }
 
 // schemaVersion is the schema version this build writes.

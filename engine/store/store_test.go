@@ -300,6 +300,67 @@ func TestRunIDs(t *testing.T) {
 	}
 }
 
+// TestRunsByProject lists the runs of one project of a shared store, and
+// finds a run by its id whatever its project.
+func TestRunsByProject(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	for i, r := range []struct {
+		id, project string
+		emit        func(*storetest.Run)
+	}{
+		{"a-finished", "/src/a", storetest.Finished},
+		{"b-failed", "/src/b", storetest.Failed},
+		{"a-exited", "/src/a", storetest.Exited},
+		{"nowhere", "", storetest.Exited},
+		{"ab-exited", "/src/a b", storetest.Exited},
+	} {
+		rec := s.Recorder()
+		r.emit(&storetest.Run{ID: r.id, Project: r.project, Sink: rec, Start: t0.Add(time.Duration(i) * time.Minute)})
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		filter store.RunFilter
+		want   string
+	}{
+		{"every project", store.RunFilter{}, "ab-exited:/src/a b nowhere: a-exited:/src/a b-failed:/src/b a-finished:/src/a"},
+		{"one project", store.RunFilter{Project: "/src/a"}, "a-exited:/src/a a-finished:/src/a"},
+		{"another project", store.RunFilter{Project: "/src/b"}, "b-failed:/src/b"},
+		{"a project without runs", store.RunFilter{Project: "/src/c"}, ""},
+		{"a prefix of a project's root is not that project", store.RunFilter{Project: "/src"}, ""},
+		{"one project and plan", store.RunFilter{Project: "/src/a", Plan: "triage"}, "a-exited:/src/a a-finished:/src/a"},
+		{"one project and a plan it did not run", store.RunFilter{Project: "/src/a", Plan: "summarize_all"}, ""},
+		{"one project, limited", store.RunFilter{Project: "/src/a", Limit: 1}, "a-exited:/src/a"},
+		{"a plan in every project", store.RunFilter{Plan: "triage", Limit: 3}, "ab-exited:/src/a b nowhere: a-exited:/src/a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			list, err := s.Runs(ctx, tc.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range list {
+				got = append(got, r.ID+":"+r.Project)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("runs %s, want %s", strings.Join(got, " "), tc.want)
+			}
+		})
+	}
+	d, err := s.Run(ctx, "b-f")
+	if err != nil || d.Project != "/src/b" || d.File != ".stepwise/plans/summarize_all.yaml" {
+		t.Errorf("a run of another project, by a prefix of its id: %+v, %v", d, err)
+	}
+	var amb *store.AmbiguousError
+	if _, err := s.Run(ctx, "a"); !errors.As(err, &amb) || len(amb.Candidates) != 3 {
+		t.Errorf("a prefix that runs of two projects begin with: %v", err)
+	}
+}
+
 // TestStepAcrossBatches holds a step's end back until its start is
 // committed, so that the end's upsert must keep what the start recorded.
 func TestStepAcrossBatches(t *testing.T) {

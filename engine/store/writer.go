@@ -502,11 +502,11 @@ func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, e
 
 func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 	if p := rs.start; p != nil {
-		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, hash, parent, status, started_at, start_seq, recorder)
-			VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, hash = excluded.hash,
+		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, status, started_at, start_seq, recorder)
+			VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, project = excluded.project, hash = excluded.hash,
 				parent = excluded.parent, started_at = excluded.started_at, start_seq = excluded.start_seq, recorder = excluded.recorder`,
-			rs.id, p.Plan, p.File, p.Hash, p.Parent, nanos(rs.startedAt), int64(rs.startSeq), w.store.self)
+			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, nanos(rs.startedAt), int64(rs.startSeq), w.store.self)
 		if err != nil {
 			return err
 		}

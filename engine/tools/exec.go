@@ -68,6 +68,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	// Killing only the direct child would leave `sh -c 'a | b'` style
 	// grandchildren running, holding the pipes open; the whole group goes.
 	ownProcessGroup(cmd)
+	dieWithParent(cmd)
 	cmd.WaitDelay = pipeGrace
 	runErr := cmd.Run()
 

@@ -35,6 +35,9 @@ const (
 	// waiting altogether, so that Close never hangs.
 	mcpKillAfter = 2 * time.Second
 	mcpGiveUp    = 3 * time.Second
+	// mcpConnectTimeout bounds starting a server and its handshake; a
+	// first `npx -y` may download the server, so it is generous.
+	mcpConnectTimeout = 30 * time.Second
 )
 
 // mcpServer is one configured server as the runtime sees it across its
@@ -174,9 +177,11 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp server '%s' refuses to connect: %w", s.name, err)
 	}
-	// Close cancels attempts in flight, so that it never waits for a slow
-	// server to finish starting.
-	ctx, cancel := context.WithCancel(ctx)
+	// A server that never finishes the handshake must not hold a run
+	// forever; and Close cancels attempts in flight, so that it never
+	// waits for a slow server to finish starting.
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, mcpConnectTimeout)
 	defer cancel()
 	stop := context.AfterFunc(s.rt.closing, cancel)
 	defer stop()
@@ -206,6 +211,7 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 		cmd.Stderr = c.stderr
 		cmd.WaitDelay = pipeGrace
 		inOwnGroup(cmd)
+		dieWithParent(cmd)
 		c.cmd = cmd
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpTerminate}
 	}
@@ -217,6 +223,9 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		c.killChild()
+		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
+			return nil, c.failure("cannot connect", fmt.Errorf("the server did not finish the MCP handshake within %s", mcpConnectTimeout))
+		}
 		return nil, c.failure("cannot connect", err)
 	}
 	c.session = session

@@ -15,9 +15,12 @@ import (
 // after the one before it, starting at Start. It is safe for concurrent
 // use; like the engine, it hands events to the sink in sequence order.
 type Run struct {
-	ID    string
-	Sink  engine.Sink
-	Start time.Time
+	ID   string
+	Sink engine.Sink
+	// Project is the root directory of the project the run belongs to,
+	// which run_start carries; empty is a run outside any project.
+	Project string
+	Start   time.Time
 	// Tick is the time between two events; 0 means a millisecond.
 	Tick time.Duration
 
@@ -48,7 +51,8 @@ func (r *Run) Emit(path string, kind engine.EventKind, payload any) engine.Event
 
 // Begin emits run_start.
 func (r *Run) Begin(plan, file string, inputs map[string]any) {
-	r.Emit("", engine.EventRunStart, engine.RunStarted{Plan: plan, File: file, Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Inputs: inputs})
+	r.Emit("", engine.EventRunStart, engine.RunStarted{Plan: plan, File: file, Project: r.Project,
+		Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Inputs: inputs})
 }
 
 // StepStart emits step_start.

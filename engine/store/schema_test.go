@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/store/storetest"
+)
+
+// TestMigrateVersion1 opens a store file written with schema version 1, as
+// a stepwise of that version left it (one finished run, one whose events
+// stopped), and reads it with this one: the runs keep all they said, with
+// no project, and new runs are recorded with theirs.
+func TestMigrateVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
+	at := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
+	for _, st := range []struct {
+		q    string
+		args []any
+	}{
+		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
+		{q: migrations[0]},
+		{q: "PRAGMA user_version = 1"},
+		{`INSERT INTO runs (key, id, plan, file, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
+			VALUES (1, 'old-finished', 'triage', '.stepwise/plans/triage.yaml', 'ab', 'ok', 1, ?1, ?2, 1, 4, 4, ?2)`,
+			[]any{at(0), at(30 * time.Millisecond)}},
+		{`INSERT INTO events (run, seq, time, path, kind, payload) VALUES
+			(1, 1, ?1, '', 'run_start', '{"plan":"triage","file":".stepwise/plans/triage.yaml","hash":"ab","inputs":{"topic":"old"}}'),
+			(1, 4, ?2, '', 'run_end', '{"status":"ok","steps_executed":1,"output":{"n":1},"usage":{"calls":0}}')`,
+			[]any{at(0), at(30 * time.Millisecond)}},
+		{`INSERT INTO steps (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES
+			(1, 2, 'E1', 1, ?1, '{"tool":"tracker__list_issues","input":{"limit":1}}', 3, ?2,
+				'{"tool":"tracker__list_issues","status":"ok","result":{"issues":[]},"ms":10}')`,
+			[]any{at(10 * time.Millisecond), at(20 * time.Millisecond)}},
+		{`INSERT INTO runs (key, id, plan, file, hash, status, started_at, start_seq, last_seq, last_event_at)
+			VALUES (2, 'old-stopped', 'triage', 'triage.yaml', 'ab', 'running', ?1, 1, 1, ?1)`,
+			[]any{at(time.Minute)}},
+		{`INSERT INTO events (run, seq, time, path, kind, payload) VALUES
+			(2, 1, ?1, '', 'run_start', '{"plan":"triage","file":"triage.yaml","hash":"ab","inputs":{}}')`,
+			[]any{at(time.Minute)}},
+	} {
+		if _, err := db.Exec(st.q, st.args...); err != nil {
+			t.Fatalf("%v\n%s", err, st.q)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != schemaVersion {
+		t.Fatalf("user_version %d (%v), want %d", version, err, schemaVersion)
+	}
+
+	list, err := s.Runs(ctx, RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != "old-stopped" || !list[0].Interrupted || list[1].ID != "old-finished" || list[1].Status != "ok" ||
+		list[0].Project != "" || list[1].Project != "" {
+		t.Errorf("the runs of version 1, newest first, without a project: %+v", list)
+	}
+	d, err := s.Run(ctx, "old-f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Project != "" || d.File != ".stepwise/plans/triage.yaml" || string(d.Inputs) != `{"topic":"old"}` || string(d.Output) != `{"n":1}` ||
+		len(d.Steps) != 1 || d.Steps[0].Status != "ok" || string(d.Steps[0].Result) != `{"issues":[]}` || d.Duration != 30*time.Millisecond {
+		t.Errorf("a finished run of version 1: %+v", d)
+	}
+	if list, err := s.Runs(ctx, RunFilter{Project: "/src/a"}); err != nil || len(list) != 0 {
+		t.Errorf("runs of version 1 belong to no project: %+v, %v", list, err)
+	}
+
+	rec := s.Recorder()
+	storetest.Exited(&storetest.Run{ID: "new", Project: "/src/a", Sink: rec, Start: t0.Add(time.Hour)})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.Runs(ctx, RunFilter{Project: "/src/a"}); err != nil || len(list) != 1 || list[0].ID != "new" || list[0].Project != "/src/a" {
+		t.Errorf("a run recorded after the migration: %+v, %v", list, err)
+	}
+	s.Close()
+
+	// Opening it again finds it up to date.
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.Runs(ctx, RunFilter{}); err != nil || len(list) != 3 {
+		t.Errorf("reopened: %+v, %v", list, err)
+	}
+	s.Close()
+}
