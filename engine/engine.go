@@ -181,10 +181,18 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		observed: len(e.sinks) > 0,
 	}
 	r.emit("", EventRunStart, func() any {
-		return RunStarted{Plan: name, File: p.File, Hash: fileHash(p.File), Inputs: inputs}
+		start := RunStarted{Plan: name, File: p.File, Hash: fileHash(p.File), Inputs: inputs}
+		if e.cfg != nil && e.cfg.Project != nil {
+			start.Project = e.cfg.Project.Root
+		}
+		return start
 	})
 	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}}
 	res := f.execute(ctx, inputs)
+	if res.Status == StatusFailed && res.Exit == nil && ctx.Err() != nil {
+		// Stopped from outside (ctrl-c, a deadline): nothing failed.
+		res.Status = StatusAborted
+	}
 	res.RunID = r.id
 	res.Plan = name
 	res.StepsExecuted = int(r.steps.Load())

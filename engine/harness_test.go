@@ -107,6 +107,12 @@ type outcome struct {
 // the given inputs and hook.
 func (p *project) run(t *testing.T, file string, inputs map[string]any, hook engine.Hook) outcome {
 	t.Helper()
+	return p.runContext(t, context.Background(), file, inputs, hook)
+}
+
+// runContext is run under ctx.
+func (p *project) runContext(t *testing.T, ctx context.Context, file string, inputs map[string]any, hook engine.Hook) outcome {
+	t.Helper()
 	cfg, _, err := config.Load(config.Options{Dir: p.dir})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +132,7 @@ func (p *project) run(t *testing.T, file string, inputs map[string]any, hook eng
 	ev := &recorded{}
 	eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt,
 		Models: model.New(cfg, model.Options{Backoff: noBackoff}), Hook: hook, Sinks: []engine.Sink{ev}})
-	res, err := eng.Run(context.Background(), plan, inputs)
+	res, err := eng.Run(ctx, plan, inputs)
 	return outcome{res: res, err: err, events: ev}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
@@ -433,5 +434,30 @@ func TestHooksCompose(t *testing.T) {
 	h := engine.Hooks(named("a", engine.Decision{}), nil, named("b", engine.Decision{Action: engine.Abort}), named("c", engine.Decision{}))
 	if d := h(context.Background(), &engine.Stop{}); d.Action != engine.Abort || !slices.Equal(asked, []string{"a", "b"}) {
 		t.Errorf("decision %v after asking %v", d, asked)
+	}
+}
+
+func TestCancelledRunIsAborted(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"tools/nap.yaml": `
+name: nap
+description: Sleeps.
+kind: exec
+command: sleep
+args: ["30"]
+input_schema: { type: object, properties: {} }
+`,
+		"plans/p.yaml": `
+identifier: napping
+steps:
+  - id: E0
+    tool_name: user__nap
+    input: {}
+`})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	o := p.runContext(t, ctx, "plans/p.yaml", nil, nil)
+	if o.res.Status != engine.StatusAborted {
+		t.Errorf("status %s, err %v", o.res.Status, o.res.Err)
 	}
 }

@@ -111,7 +111,11 @@ func newMCPCommand(s *streams) *cobra.Command {
 			if testJSON {
 				return writeJSON(s.out, env)
 			}
-			fmt.Fprintf(s.err, "%s: connected over %s; %s, %d declare an output schema\n", name, env.Transport, countNoun(env.Tools, "tool", "tools"), env.WithOutputSchema)
+			verb := "declare"
+			if env.WithOutputSchema == 1 {
+				verb = "declares"
+			}
+			fmt.Fprintf(s.err, "%s: connected over %s; %s, %d %s an output schema\n", name, env.Transport, countNoun(env.Tools, "tool", "tools"), env.WithOutputSchema, verb)
 			return nil
 		},
 	}

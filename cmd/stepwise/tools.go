@@ -221,7 +221,11 @@ func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project, bare bool
 }
 
 func printTool(w io.Writer, t plans.ToolInfo, proj *project) {
-	fmt.Fprintf(w, "%s (%s)\n", t.Name, t.Source)
+	source := t.Source
+	if !strings.HasPrefix(source, "(") {
+		source = "(" + source + ")"
+	}
+	fmt.Fprintf(w, "%s %s\n", t.Name, source)
 	if t.File != "" {
 		fmt.Fprintf(w, "defined in %s\n", proj.displayPath(t.File))
 	}

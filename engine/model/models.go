@@ -191,6 +191,7 @@ func callDefaults(name string, req Request) (string, Request) {
 // attempt tries one candidate up to maxAttempts times. streamed reports
 // whether the failing attempt had sent a delta.
 func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
+	var retried error // the transient failure behind the latest retry
 	for n := 1; ; n++ {
 		var streamed atomic.Bool
 		relay := onDelta
@@ -215,8 +216,15 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 		}
 		var e *Error
 		if !errors.As(err, &e) || !e.Transient || streamed.Load() || ctx.Err() != nil {
+			if retried != nil {
+				// A retry that fails otherwise must not hide why it was
+				// retried: a scripted 429 with no reply after it reads as
+				// a missing reply alone.
+				err = fmt.Errorf("%w (while retrying after: %v)", err, retried)
+			}
 			return Reply{}, streamed.Load(), err
 		}
+		retried = err
 		if n == maxAttempts {
 			return Reply{}, false, fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
