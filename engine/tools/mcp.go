@@ -377,9 +377,16 @@ func (c *mcpConn) inputSchema(tool string) *plans.Schema {
 // else {"text": ...}. An error result is a *ToolError carrying its text.
 func mcpResult(name string, res *mcp.CallToolResult) (any, error) {
 	var texts []string
+	var others []any // images, audio, resources and links, as the protocol writes them
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			texts = append(texts, t.Text)
+			continue
+		}
+		if b, err := json.Marshal(c); err == nil {
+			if v, err := parseJSON(b); err == nil {
+				others = append(others, v)
+			}
 		}
 	}
 	text := strings.Join(texts, "\n")
@@ -404,7 +411,13 @@ func mcpResult(name string, res *mcp.CallToolResult) (any, error) {
 			return v, nil
 		}
 	}
-	return map[string]any{"text": text}, nil
+	out := map[string]any{"text": text}
+	if len(others) > 0 {
+		// Content that is not text is not dropped: a plan can read a
+		// resource link's uri as {{E1.content.0.uri}}.
+		out["content"] = others
+	}
+	return out, nil
 }
 
 func (c *mcpConn) isLost() bool {

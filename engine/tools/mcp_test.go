@@ -450,6 +450,28 @@ output_example = { text = "The sum of 2 and 3 is 5." }
 			}
 		})
 	}
+	t.Run("content that is not text is kept", func(t *testing.T) {
+		got, err := rt.Call(ctx, "everything__get-resource-links", map[string]any{"count": 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, _ := got.(map[string]any)["content"].([]any)
+		if len(content) != 2 {
+			t.Fatalf("content %#v", got)
+		}
+		link, _ := content[0].(map[string]any)
+		if link["type"] != "resource_link" || link["uri"] == nil {
+			t.Errorf("first link %#v", link)
+		}
+		got, err = rt.Call(ctx, "everything__get-tiny-image", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, _ = got.(map[string]any)["content"].([]any)
+		if len(content) != 1 || content[0].(map[string]any)["type"] != "image" || content[0].(map[string]any)["mimeType"] != "image/png" {
+			t.Errorf("image %#v", got)
+		}
+	})
 	t.Run("the configured env rides on the parent's", func(t *testing.T) {
 		got, err := rt.Call(ctx, "everything__get-env", nil)
 		if err != nil {
