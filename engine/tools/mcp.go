@@ -332,8 +332,14 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 			// error result (invalid arguments, often): still the tool
 			// failing, and something the agent can correct.
 			return nil, &ToolError{Tool: name, Message: rpc.Message}
-		case c.isLost():
-			return nil, c.failure("the connection is gone", err)
+		}
+		// A server that crashed mid-call shows first as a broken read; the
+		// session notices the loss a moment later, and then the server's
+		// last words say why.
+		select {
+		case <-c.lost:
+			return nil, c.failure("the server went away during the call", err)
+		case <-time.After(200 * time.Millisecond):
 		}
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}

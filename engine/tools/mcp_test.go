@@ -45,6 +45,16 @@ func TestMain(m *testing.M) {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 		examples.ServeTracker(context.Background())
 		select {}
+	case "crashes":
+		// A server that dies in the middle of a call, saying why on stderr.
+		srv := mcp.NewServer(&mcp.Implementation{Name: "crashes", Version: "1"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "boom", Description: "Crashes."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+			fmt.Fprintln(os.Stderr, "panic: index out of range [3] with length 3")
+			os.Exit(2)
+			return nil, struct{}{}, nil
+		})
+		srv.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
 	case "dies":
 		fmt.Fprintln(os.Stderr, "loading the index")
 		fmt.Fprintln(os.Stderr, "tracker: cannot open database /var/lib/tracker.db: permission denied")
@@ -52,6 +62,14 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Fprintln(os.Stderr, "unknown", serveEnv)
 	os.Exit(2)
+}
+
+func TestMCPServerCrashesMidCall(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("crashy", "crashes", "")}, nil)
+	_, err := rt.Call(context.Background(), "crashy__boom", nil)
+	if err == nil || !strings.Contains(err.Error(), "the server went away during the call") || !strings.Contains(err.Error(), "index out of range") {
+		t.Errorf("err %v", err)
+	}
 }
 
 // stdioServer is the config.toml section of a server that is this test
