@@ -17,6 +17,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // Catalog is the loaded catalog of one project. It is built once by Load
@@ -64,7 +65,9 @@ func Load(cfg *config.Config) *Catalog {
 	for _, file := range yamlFiles(cfg.Tools.Paths) {
 		t, ok := c.loadUserTool(file)
 		if ok {
-			tools = append(tools, userToolInfo(t))
+			info := userToolInfo(t)
+			info.Unusable = c.promptModelProblem(t)
+			tools = append(tools, info)
 		}
 	}
 	for _, file := range yamlFiles(cfg.Plans.Paths) {
@@ -89,6 +92,23 @@ func Load(cfg *config.Config) *Catalog {
 	}
 	c.markUnusablePlans()
 	return c
+}
+
+// promptModelProblem says why a prompt tool's model cannot be called here,
+// or "" when it can (or when no models are configured to check it against:
+// then every model call fails alike, and says so).
+func (c *Catalog) promptModelProblem(t *plans.ToolFile) string {
+	if t.Kind.Value != plans.ToolPrompt || c.models == nil {
+		return ""
+	}
+	name := t.Model.Value
+	if name == "" {
+		name = "chat"
+	}
+	if slices.Contains(c.models, name) {
+		return ""
+	}
+	return fmt.Sprintf("its model '%s' is not configured%s (models: %s)", name, suggest.DidYouMean(name, c.models), strings.Join(c.models, ", "))
 }
 
 // yamlFiles lists the .yaml and .yml files of each directory, sorted within

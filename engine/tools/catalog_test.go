@@ -224,3 +224,19 @@ func TestCallCycle(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptToolWithAnUnknownModel(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{
+		".stepwise/config.toml": "[providers.s]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[models.named.nano]\nprovider = \"s\"\nmodel = \"n\"\n",
+		".stepwise/tools/fast.yaml": "name: fast\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nano\n",
+		".stepwise/tools/turbo.yaml": "name: turbo\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nanno\n",
+	}, nil)
+	fast, _ := rt.cat.Tool("user__fast")
+	turbo, _ := rt.cat.Tool("user__turbo")
+	if fast.Unusable != "" {
+		t.Errorf("user__fast: %s", fast.Unusable)
+	}
+	if want := "its model 'nanno' is not configured; did you mean 'nano'?"; !strings.HasPrefix(turbo.Unusable, want) {
+		t.Errorf("user__turbo: %q, want it to start %q", turbo.Unusable, want)
+	}
+}
