@@ -227,8 +227,8 @@ func TestCallCycle(t *testing.T) {
 
 func TestPromptToolWithAnUnknownModel(t *testing.T) {
 	rt, _ := newRuntime(t, map[string]string{
-		".stepwise/config.toml": "[providers.s]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[models.named.nano]\nprovider = \"s\"\nmodel = \"n\"\n",
-		".stepwise/tools/fast.yaml": "name: fast\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nano\n",
+		".stepwise/config.toml":      "[providers.s]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[models.named.nano]\nprovider = \"s\"\nmodel = \"n\"\n",
+		".stepwise/tools/fast.yaml":  "name: fast\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nano\n",
 		".stepwise/tools/turbo.yaml": "name: turbo\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nanno\n",
 	}, nil)
 	fast, _ := rt.cat.Tool("user__fast")
