@@ -181,7 +181,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		observed: len(e.sinks) > 0,
 	}
 	r.emit("", EventRunStart, func() any {
-		start := RunStarted{Plan: name, File: p.File, Hash: fileHash(p.File), Inputs: inputs}
+		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs}
 		if e.cfg != nil && e.cfg.Project != nil {
 			start.Project = e.cfg.Project.Root
 		}
@@ -276,6 +276,15 @@ func withDefaults(s *plans.Schema, inputs map[string]any) map[string]any {
 		return inputs
 	}
 	return out
+}
+
+// absolute is a plan's file as an absolute path, so that a record of the
+// run names it whichever directory reads the record.
+func absolute(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
 }
 
 func fileHash(file string) string {

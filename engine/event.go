@@ -72,8 +72,7 @@ func (f SinkFunc) Event(e Event) { f(e) }
 // RunStarted opens a run.
 type RunStarted struct {
 	Plan string `json:"plan"` // the plan's identifier, or its file's stem
-	// File is the plan file as given: relative to the directory the run
-	// was started from when it was given so.
+	// File is the plan file, as an absolute path.
 	File string `json:"file"`
 	// Project is the root directory of the project the run belongs to
 	// (absolute), empty outside a project.

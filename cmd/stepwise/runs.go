@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,14 +27,17 @@ func newRunsCommand(s *streams) *cobra.Command {
 	var (
 		plan   string
 		limit  int
+		all    bool
 		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List the recorded runs, newest first",
-		Long: "List the runs recorded in this project's run store, newest first: id, plan, status, start,\n" +
-			"duration, steps, tokens and cost. A run whose process ended before it finished is\n" +
-			"interrupted. stepwise inspect RUN shows one run whole.",
+		Short: "List the recorded runs of this project, newest first",
+		Long: "List the runs of the project the working directory is in, newest first: id, plan,\n" +
+			"status, start, duration, steps, tokens and cost. The run store is one per data directory,\n" +
+			"shared by every project; --all (or running it outside a project) lists the runs of every\n" +
+			"project, with the project each belongs to. A run whose process ended before it finished\n" +
+			"is interrupted. stepwise inspect RUN shows one run whole, whatever its project.",
 		Args: exactArgs(0, "no arguments (--plan ID keeps one plan's runs)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
@@ -47,11 +51,17 @@ func newRunsCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			// Outside a project there is no project to keep to: every
+			// project's runs are listed, as with --all.
+			f := store.RunFilter{Plan: plan}
+			if !all && proj.cfg.Project != nil {
+				f.Project = proj.cfg.Project.Root
+			}
+			everyProject := f.Project == ""
 			list := []store.RunSummary{}
 			if st != nil {
 				defer st.Close()
 				// One more than shown says whether older runs were left out.
-				f := store.RunFilter{Plan: plan}
 				if limit > 0 {
 					f.Limit = limit + 1
 				}
@@ -62,28 +72,33 @@ func newRunsCommand(s *streams) *cobra.Command {
 				case limit > 0 && len(list) > limit:
 					list = list[:limit]
 					note = fmt.Sprintf("the newest %d shown; --limit 0 lists every run", limit)
-				case len(list) == 0 && plan != "":
+				case len(list) == 0 && plan != "" && everyProject:
 					note = fmt.Sprintf("no runs of plan '%s' are recorded", plan)
-				case len(list) == 0:
+				case len(list) == 0 && plan != "":
+					note = fmt.Sprintf("no runs of plan '%s' are recorded in this project; --all lists those of every project", plan)
+				case len(list) == 0 && everyProject:
 					note = "no runs are recorded yet"
+				case len(list) == 0:
+					note = "no runs of this project are recorded yet; --all lists those of every project"
 				}
 			}
 			if asJSON {
 				env := runListJSON{Runs: []runJSON{}, Count: len(list), Note: note}
 				for _, r := range list {
-					env.Runs = append(env.Runs, toRunJSON(r))
+					env.Runs = append(env.Runs, toRunJSON(r, everyProject))
 				}
 				return writeJSON(s.out, env)
 			}
 			if note != "" {
 				fmt.Fprintln(s.err, note)
 			}
-			printRuns(s.out, list)
+			printRuns(s.out, list, everyProject)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "list the runs of this plan identifier only")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs; 0 lists every one")
+	cmd.Flags().BoolVar(&all, "all", false, "list the runs of every project, each with its project")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the {runs, count, note} listing envelope")
 	return cmd
 }
@@ -110,9 +125,13 @@ type runListJSON struct {
 }
 
 type runJSON struct {
-	ID     string `json:"id"`
-	Plan   string `json:"plan"`
-	Status string `json:"status"`
+	ID   string `json:"id"`
+	Plan string `json:"plan"`
+	// Project is the root directory of the run's project, present when
+	// runs of every project are listed: "" for a run outside a project
+	// (or recorded before the store kept projects).
+	Project *string `json:"project,omitempty"`
+	Status  string  `json:"status"`
 	// StartedAt and EndedAt are RFC 3339; EndedAt is absent until the run
 	// ends.
 	StartedAt  *time.Time `json:"started_at"`
@@ -125,10 +144,16 @@ type runJSON struct {
 	Error      string     `json:"error,omitempty"`
 }
 
-func toRunJSON(r store.RunSummary) runJSON {
-	return runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
+// toRunJSON is a run as the listing envelope shows it, with its project
+// when withProject is set.
+func toRunJSON(r store.RunSummary, withProject bool) runJSON {
+	j := runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
 		DurationMs: r.Duration.Milliseconds(), Steps: r.StepsExecuted, Calls: r.Usage.Calls, Tokens: r.Usage.Tokens,
 		CostUSD: r.Usage.CostUSD, Error: r.Error}
+	if withProject {
+		j.Project = &r.Project
+	}
+	return j
 }
 
 func timeOrNil(t time.Time) *time.Time {
@@ -147,18 +172,58 @@ func runStatus(r store.RunSummary) string {
 	return r.Status
 }
 
-// printRuns prints one line per run under a header.
-func printRuns(w io.Writer, list []store.RunSummary) {
+// printRuns prints one line per run under a header, with a last PROJECT
+// column when withProject is set ("-" for a run of no project).
+func printRuns(w io.Writer, list []store.RunSummary, withProject bool) {
 	if len(list) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPLAN\tSTATUS\tSTARTED\tDURATION\tSTEPS\tTOKENS\tCOST")
+	header := "ID\tPLAN\tSTATUS\tSTARTED\tDURATION\tSTEPS\tTOKENS\tCOST"
+	if withProject {
+		header += "\tPROJECT"
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", short(r.ID), r.Plan, runStatus(r), localTime(r.StartedAt),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s", short(r.ID), r.Plan, runStatus(r), localTime(r.StartedAt),
 			formatDuration(r.Duration), r.StepsExecuted, r.Usage.Tokens, formatCost(r.Usage.Calls, r.Usage.CostUSD))
+		if withProject {
+			project := "-"
+			if r.Project != "" {
+				project = homePath(r.Project)
+			}
+			fmt.Fprintf(tw, "\t%s", project)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// homePath shortens a path under the home directory to ~/..., the way a
+// person reads it.
+func homePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || !filepath.IsAbs(home) {
+		return p
+	}
+	home = filepath.Clean(home)
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
+		return "~" + string(filepath.Separator) + rest
+	}
+	return p
+}
+
+// planFile is the run's plan file as a path that says where it is: a
+// relative one resolved against the root of the run's project, which is
+// where a run is normally started from.
+func planFile(d *store.RunDetail) string {
+	if d.File == "" || d.Project == "" || filepath.IsAbs(d.File) {
+		return d.File
+	}
+	return filepath.Join(d.Project, d.File)
 }
 
 func short(id string) string {
@@ -210,9 +275,10 @@ func newInspectCommand(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect RUN",
 		Short: "Show everything recorded about one run",
-		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares): how it ended\n" +
-			"and why, its inputs, each step with its input and result, the tool calls, the errors and\n" +
-			"the usage. The text cuts long values short; --json gives them whole.",
+		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares, whatever\n" +
+			"project it belongs to): its project and plan file, how it ended and why, its inputs, each\n" +
+			"step with its input and result, the tool calls, the errors and the usage. The text cuts\n" +
+			"long values short; --json gives them whole.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, err := openProject("", s.err)
@@ -303,9 +369,12 @@ const valueWidth = 120
 func printRun(w io.Writer, d *store.RunDetail) {
 	ph, cause := phase(d)
 	fmt.Fprintf(w, "run      %s\n", d.ID)
+	if d.Project != "" {
+		fmt.Fprintf(w, "project  %s\n", homePath(d.Project))
+	}
 	plan := d.Plan
-	if d.File != "" {
-		plan += " (" + d.File + ")"
+	if file := planFile(d); file != "" {
+		plan += " (" + homePath(file) + ")"
 	}
 	fmt.Fprintf(w, "plan     %s\n", plan)
 	if d.Parent != "" {
@@ -433,8 +502,12 @@ func usageSummary(l engine.UsageLine) string {
 }
 
 type inspectJSON struct {
-	ID         string             `json:"id"`
-	Plan       string             `json:"plan"`
+	ID   string `json:"id"`
+	Plan string `json:"plan"`
+	// Project is the root directory of the run's project, absent for a
+	// run outside a project (or recorded before the store kept projects).
+	Project string `json:"project,omitempty"`
+	// File is the plan file, resolved against Project when relative.
 	File       string             `json:"file"`
 	Hash       string             `json:"hash"`
 	Parent     string             `json:"parent,omitempty"`
@@ -502,7 +575,7 @@ func toInspectJSON(d *store.RunDetail) inspectJSON {
 	if inputs == nil {
 		inputs = json.RawMessage("null")
 	}
-	env := inspectJSON{ID: d.ID, Plan: d.Plan, File: d.File, Hash: d.Hash, Parent: d.Parent, Status: runStatus(d.RunSummary),
+	env := inspectJSON{ID: d.ID, Plan: d.Plan, Project: d.Project, File: planFile(d), Hash: d.Hash, Parent: d.Parent, Status: runStatus(d.RunSummary),
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},

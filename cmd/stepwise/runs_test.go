@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,18 +13,32 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
 
-// The ids of the example runs recordRuns writes.
+// The ids of the example runs recordRuns writes: four of the runs
+// project, one of another project that shares a prefix with two of them,
+// and one recorded before the store kept projects.
 const (
 	finishedRun   = "3f9a2c1d4e5b7a80"
 	exitedRun     = "3f9a2c77e0b14c21"
 	failedRun     = "8b1e40c9d2a7f3e5"
 	unfinishedRun = "c0ffee12ab34cd56"
+	otherRun      = "3f9a2cbb5d6e7f90"
+	legacyRun     = "0a1b2c3d4e5f6071"
 )
 
-// recordRuns records one run of each ending into the run store of the
-// project in the working directory (which isolate has set up), through
-// the Recorder a run would use, and returns the store's path. Times are
-// shown in UTC so that the golden files hold on any machine.
+// testdataDir holds the test projects; runsProject is the root of the one
+// the runs and inspect tests run in.
+var (
+	testdataDir, _ = filepath.Abs("testdata")
+	runsProject    = filepath.Join(testdataDir, "runsproject")
+)
+
+// otherProject is the root of the project of otherRun, under $HOME.
+func otherProject() string { return filepath.Join(os.Getenv("HOME"), "src", "other") }
+
+// recordRuns records the example runs into the run store of the data
+// directory (which isolate has set up), through the Recorder a run would
+// use, and returns the store's path. Times are shown in UTC so that the
+// golden files hold on any machine.
 func recordRuns(t *testing.T) string {
 	t.Helper()
 	local := time.Local
@@ -40,12 +55,21 @@ func recordRuns(t *testing.T) string {
 	}
 	defer st.Close()
 	start := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
-	for i, r := range []struct {
-		id   string
-		emit func(*storetest.Run)
-	}{{finishedRun, storetest.Finished}, {exitedRun, storetest.Exited}, {failedRun, storetest.Failed}, {unfinishedRun, storetest.Unfinished}} {
+	for _, r := range []struct {
+		id      string
+		project string
+		start   time.Time
+		emit    func(*storetest.Run)
+	}{
+		{legacyRun, "", start.Add(-25 * time.Hour), storetest.Exited},
+		{finishedRun, runsProject, start, storetest.Finished},
+		{otherRun, otherProject(), start.Add(30 * time.Minute), storetest.Finished},
+		{exitedRun, runsProject, start.Add(time.Hour), storetest.Exited},
+		{failedRun, runsProject, start.Add(2 * time.Hour), storetest.Failed},
+		{unfinishedRun, runsProject, start.Add(3 * time.Hour), storetest.Unfinished},
+	} {
 		rec := st.Recorder()
-		r.emit(&storetest.Run{ID: r.id, Sink: rec, Start: start.Add(time.Duration(i) * time.Hour), Tick: 40 * time.Millisecond})
+		r.emit(&storetest.Run{ID: r.id, Project: r.project, Sink: rec, Start: r.start, Tick: 40 * time.Millisecond})
 		if err := rec.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -53,9 +77,11 @@ func recordRuns(t *testing.T) string {
 	return path
 }
 
-// placeholders replaces the test's temporary directories in output.
+// placeholders replaces the test's temporary directories and the test
+// projects' place in output.
 func placeholders(s string) string {
-	return strings.ReplaceAll(s, os.Getenv("XDG_DATA_HOME"), "$XDG_DATA_HOME")
+	return strings.NewReplacer(os.Getenv("XDG_DATA_HOME"), "$XDG_DATA_HOME", os.Getenv("HOME"), "$HOME",
+		testdataDir, "$TESTDATA").Replace(s)
 }
 
 func TestRuns(t *testing.T) {
@@ -68,8 +94,12 @@ func TestRuns(t *testing.T) {
 	}{
 		{"runs", true, nil, []string{"runs"}, 0},
 		{"runs json", true, nil, []string{"runs", "--json"}, 0},
+		{"runs of every project", true, nil, []string{"runs", "--all"}, 0},
+		{"runs of every project json", true, nil, []string{"runs", "--all", "--json"}, 0},
 		{"runs of a plan, limited", true, nil, []string{"runs", "--plan", "triage", "--limit", "2", "--json"}, 0},
+		{"runs of a plan in every project", true, nil, []string{"runs", "--all", "--plan", "triage"}, 0},
 		{"runs of a plan never run", true, nil, []string{"runs", "--plan", "nothing"}, 0},
+		{"runs of a plan never run in any project", true, nil, []string{"runs", "--all", "--plan", "nothing"}, 0},
 		{"runs before any run", false, nil, []string{"runs", "--json"}, 0},
 		{"runs before any run, text", false, nil, []string{"runs"}, 0},
 		{"runs with the memory backend", false, map[string]string{"STEPWISE_STORAGE": "memory"}, []string{"runs", "--json"}, 0},
@@ -81,6 +111,9 @@ func TestRuns(t *testing.T) {
 		{"inspect a failed run json", true, nil, []string{"inspect", "--json", failedRun[:4]}, 0},
 		{"inspect an interrupted run", true, nil, []string{"inspect", unfinishedRun}, 0},
 		{"inspect an interrupted run json", true, nil, []string{"inspect", "--json", unfinishedRun}, 0},
+		{"inspect a run of another project", true, nil, []string{"inspect", otherRun[:8]}, 0},
+		{"inspect a run of another project json", true, nil, []string{"inspect", "--json", otherRun}, 0},
+		{"inspect a run recorded without a project", true, nil, []string{"inspect", legacyRun[:4]}, 0},
 		{"inspect an unknown run", true, nil, []string{"inspect", "deadbeef"}, 1},
 		{"inspect an ambiguous prefix", true, nil, []string{"inspect", "3f9a2c"}, 1},
 		{"inspect before any run", false, nil, []string{"inspect", "3f9a2c"}, 1},
@@ -118,7 +151,7 @@ func TestRunsReadsWhileRecording(t *testing.T) {
 	defer st.Close()
 	rec := st.Recorder()
 	defer rec.Close()
-	r := &storetest.Run{ID: "feedface00000001", Sink: rec, Start: time.Now()}
+	r := &storetest.Run{ID: "feedface00000001", Project: runsProject, Sink: rec, Start: time.Now()}
 	r.Begin("triage", ".stepwise/plans/triage.yaml", map[string]any{"topic": "now"})
 	r.Step("E1", "tracker__list_issues", map[string]any{"limit": 1}, map[string]any{"issues": []any{}}, 3)
 	deadline := time.Now().Add(10 * time.Second)
@@ -154,5 +187,126 @@ func TestRunStoreThatIsNotOne(t *testing.T) {
 	_, stderr, code := runCLI(t, "runs")
 	if code != 1 || placeholders(stderr) != "stepwise: $XDG_DATA_HOME/stepwise/stepwise.db is not a stepwise run store: the file is not an SQLite database\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestRunsOfEachProject lists the shared run store from several projects:
+// each lists its own runs, --all and a directory outside any project list
+// every project's, and inspect finds a run of any project.
+func TestRunsOfEachProject(t *testing.T) {
+	isolate(t, "testdata/runsproject")
+	path := recordRuns(t)
+	projectB := filepath.Join(t.TempDir(), "b")
+	for _, d := range []string{".stepwise", "sub"} {
+		if err := os.MkdirAll(filepath.Join(projectB, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const runB = "b0b0b0b0b0b0b0b0"
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := st.Recorder()
+	storetest.Exited(&storetest.Run{ID: runB, Project: projectB, Sink: rec, Start: time.Date(2025, 3, 2, 9, 0, 0, 0, time.UTC)})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	projectA := []string{unfinishedRun, failedRun, exitedRun, finishedRun}
+	every := []string{runB, unfinishedRun, failedRun, exitedRun, otherRun, finishedRun, legacyRun}
+	tests := []struct {
+		name        string
+		dir         string
+		args        []string
+		want        []string // the ids listed, newest first
+		withProject bool
+		note        string
+	}{
+		{"project A lists its own runs", runsProject, []string{"runs"}, projectA, false, ""},
+		{"project B lists its own run", projectB, []string{"runs"}, []string{runB}, false, ""},
+		{"a directory inside project B lists B's", filepath.Join(projectB, "sub"), []string{"runs"}, []string{runB}, false, ""},
+		{"project B with --all lists every project's", projectB, []string{"runs", "--all"}, every, true, ""},
+		{"project A with --all lists every project's", runsProject, []string{"runs", "--all"}, every, true, ""},
+		{"outside a project, every project's", filepath.Join(testdataDir, "outside"), []string{"runs"}, every, true, ""},
+		{"a plan project B did not run", projectB, []string{"runs", "--plan", "summarize_all"}, nil, false,
+			"no runs of plan 'summarize_all' are recorded in this project; --all lists those of every project\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(tc.dir)
+			for _, asJSON := range []bool{false, true} {
+				args := tc.args
+				if asJSON {
+					args = append(args[:len(args):len(args)], "--json")
+				}
+				stdout, stderr, code := runCLI(t, args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+				}
+				var got []string
+				hasProject := false
+				if asJSON {
+					var env struct {
+						Runs []map[string]any `json:"runs"`
+						Note string           `json:"note"`
+					}
+					if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range env.Runs {
+						got = append(got, r["id"].(string))
+						p, ok := r["project"]
+						hasProject = hasProject || ok
+						if ok && r["id"] == runB && p != projectB {
+							t.Errorf("%v: project %v of %s, want %s", args, p, runB, projectB)
+						}
+					}
+					if env.Note+"\n" != tc.note && (env.Note != "" || tc.note != "") {
+						t.Errorf("%v: note %q, want %q", args, env.Note, tc.note)
+					}
+				} else {
+					lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+					if stdout != "" {
+						hasProject = strings.HasSuffix(strings.TrimSpace(lines[0]), "PROJECT")
+						for _, l := range lines[1:] {
+							got = append(got, strings.Fields(l)[0])
+						}
+					}
+					if stderr != tc.note {
+						t.Errorf("%v: stderr %q, want %q", args, stderr, tc.note)
+					}
+				}
+				var want []string
+				for _, id := range tc.want {
+					if asJSON {
+						want = append(want, id)
+					} else {
+						want = append(want, short(id))
+					}
+				}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("%v lists\n%s\nwant\n%s", args, strings.Join(got, " "), strings.Join(want, " "))
+				}
+				if hasProject != tc.withProject {
+					t.Errorf("%v: with the project %v, want %v\n%s", args, hasProject, tc.withProject, stdout)
+				}
+			}
+		})
+	}
+
+	// A run id is global: project B inspects a run of project A, and an
+	// ambiguous prefix names the runs of both projects.
+	t.Chdir(projectB)
+	stdout, stderr, code := runCLI(t, "inspect", finishedRun[:8])
+	stdout = placeholders(stdout)
+	if code != 0 || !strings.Contains(stdout, "project  $TESTDATA/runsproject\n") ||
+		!strings.Contains(stdout, "plan     triage ($TESTDATA/runsproject/.stepwise/plans/triage.yaml)\n") {
+		t.Errorf("inspect a run of project A from project B: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "inspect", "3f9a2c")
+	if code != 1 || !strings.Contains(stderr, otherRun) || !strings.Contains(stderr, finishedRun) {
+		t.Errorf("an ambiguous prefix across projects: exit %d, %s", code, stderr)
 	}
 }
