@@ -196,7 +196,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 	res.RunID = r.id
 	res.Plan = name
 	res.StepsExecuted = int(r.steps.Load())
-	res.Usage = r.ledger.report()
+	res.Usage = r.ledger.Report()
 	r.emit("", EventUsage, func() any { return res.Usage })
 	r.emit("", EventRunEnd, func() any {
 		end := RunEnded{Status: res.Status, Exit: res.Exit, StepsExecuted: res.StepsExecuted, Output: res.Output, Answer: res.Answer, EmptyData: res.EmptyData, Usage: res.Usage}
@@ -384,53 +384,11 @@ func (e *exitSignal) Error() string { return "exit gate " + e.exit.Step + " fire
 // execute runs the plan's steps and its finish.
 func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 	res := &Result{}
-	sc := planScope(inputs)
-	c := cursor{f: f, sc: sc, stack: f.stack}
+	c := cursor{f: f, sc: planScope(inputs), stack: f.stack}
 	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: "plan", Tool: planName(f.plan)})
-	var emptyData error
-	for _, s := range f.plan.Steps {
-		if err := ctx.Err(); err != nil {
-			res.Status, res.Err = StatusFailed, fmt.Errorf("run cancelled before step %s: %w", f.prefix+s.ID.Value, context.Cause(ctx))
-			return res
-		}
-		path := f.prefix + s.ID.Value
-		result, err := c.runStep(ctx, s, path)
-		if err == nil {
-			sc.set(s.ID.Value, result)
-			continue
-		}
-		var exit *exitSignal
-		var abort *AbortError
-		switch {
-		case errors.As(err, &exit):
-			res.Exit = exit.exit
-			res.Output = exit.exit.Output
-			res.Status = StatusExited
-			if exit.exit.Status == "error" {
-				res.Status = StatusFailed
-			}
-			return res
-		case errors.As(err, &abort):
-			res.Status, res.Err = StatusAborted, abort
-			return res
-		case isEmptyData(err) && f.plan.Solver != nil:
-			// A narrator can explain that nothing was found; the solver
-			// answers from what there is.
-			emptyData = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
-		default:
-			res.Status = StatusFailed
-			res.EmptyData = isEmptyData(err)
-			// A plan__ step that failed inside its plan already names the
-			// step that failed, by its whole path; wrapping it again would
-			// repeat "plan failed at step" once per level of nesting.
-			if inner, ok := err.(*RunError); ok {
-				res.Err = inner
-				return res
-			}
-			res.Err = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
-			return res
-		}
-		break
+	emptyData, ended := f.runSteps(ctx, c, res)
+	if ended {
+		return res
 	}
 	res.Status = StatusOK
 	if err := f.finish(ctx, c, res, emptyData); err != nil {
@@ -442,6 +400,51 @@ func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 		res.Status, res.Err, res.EmptyData = StatusFailed, err, isEmptyData(err)
 	}
 	return res
+}
+
+// runSteps runs the plan's steps in order. ended reports that the run is
+// over (an exit fired, a step failed, the hook aborted) and res says how;
+// otherwise the finish comes next. In a solver plan, data running out
+// stops the steps but not the run: a narrator can explain that nothing was
+// found, so emptyData goes to the solver.
+func (f *frame) runSteps(ctx context.Context, c cursor, res *Result) (emptyData error, ended bool) {
+	for _, s := range f.plan.Steps {
+		path := f.prefix + s.ID.Value
+		if err := ctx.Err(); err != nil {
+			res.Status, res.Err = StatusFailed, fmt.Errorf("run cancelled before step %s: %w", path, context.Cause(ctx))
+			return nil, true
+		}
+		result, err := c.runStep(ctx, s, path)
+		if err == nil {
+			c.sc.set(s.ID.Value, result)
+			continue
+		}
+		var exit *exitSignal
+		var abort *AbortError
+		switch {
+		case errors.As(err, &exit):
+			res.Exit, res.Output, res.Status = exit.exit, exit.exit.Output, StatusExited
+			if exit.exit.Status == "error" {
+				res.Status = StatusFailed
+			}
+		case errors.As(err, &abort):
+			res.Status, res.Err = StatusAborted, abort
+		case isEmptyData(err) && f.plan.Solver != nil:
+			return &RunError{Step: path, Tool: s.ToolName.Value, Err: err}, false
+		default:
+			res.Status, res.EmptyData = StatusFailed, isEmptyData(err)
+			// A plan__ step that failed inside its plan already names the
+			// step that failed, by its whole path; wrapping it again would
+			// repeat "plan failed at step" once per level of nesting.
+			inner, nested := err.(*RunError)
+			if !nested {
+				inner = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
+			}
+			res.Err = inner
+		}
+		return nil, true
+	}
+	return nil, false
 }
 
 func isEmptyData(err error) bool {

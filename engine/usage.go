@@ -29,10 +29,12 @@ type UsageReport struct {
 	ByModel []UsageLine `json:"by_model"`
 }
 
-// ledger adds up the model calls of a run, nested plans included. It is
-// safe for concurrent use: map items call models in parallel.
-type ledger struct {
-	cfg     *config.Config
+// Tally adds up model calls into a UsageReport: the one set of rules for
+// what a run spent, whether counted as the run goes (the engine's ledger)
+// or again from a record (the store, for a run that ended before it could
+// report). It is safe for concurrent use: map items call models in
+// parallel.
+type Tally struct {
 	mu      sync.Mutex
 	total   UsageLine
 	byStep  map[string]*UsageLine
@@ -40,51 +42,38 @@ type ledger struct {
 	order   []string // step paths in the order they first spent
 }
 
-func newLedger(cfg *config.Config) *ledger {
-	return &ledger{cfg: cfg, byStep: map[string]*UsageLine{}, byModel: map[[2]string]*UsageLine{}}
+// NewTally returns an empty tally.
+func NewTally() *Tally {
+	return &Tally{byStep: map[string]*UsageLine{}, byModel: map[[2]string]*UsageLine{}}
 }
 
-// cost prices one call, or returns nil when the model has no price.
-func (l *ledger) cost(modelID string, u model.Usage) *float64 {
-	if l.cfg == nil {
-		return nil
-	}
-	r, ok := l.cfg.Price(modelID)
-	if !ok {
-		return nil
-	}
-	c := (float64(u.InputTokens)*r.Input + float64(u.OutputTokens)*r.Output +
-		float64(u.CacheCreationInputTokens)*r.CacheWrite + float64(u.CacheReadInputTokens)*r.CacheRead) / 1e6
-	return &c
-}
-
-// add records one call at site and returns its cost (nil when unpriced).
-func (l *ledger) add(site, provider, modelID string, u model.Usage) *float64 {
-	c := l.cost(modelID, u)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	step, ok := l.byStep[site]
+// Add records one call made at site (a step path, or "solver"); cost is
+// nil when the model is not priced.
+func (t *Tally) Add(site, provider, modelID string, u model.Usage, cost *float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	step, ok := t.byStep[site]
 	if !ok {
 		step = &UsageLine{Path: site}
-		l.byStep[site] = step
-		l.order = append(l.order, site)
+		t.byStep[site] = step
+		t.order = append(t.order, site)
 	}
 	key := [2]string{provider, modelID}
-	m, ok := l.byModel[key]
+	m, ok := t.byModel[key]
 	if !ok {
 		m = &UsageLine{Provider: provider, Model: modelID}
-		l.byModel[key] = m
+		t.byModel[key] = m
 	}
-	for _, line := range []*UsageLine{&l.total, step, m} {
-		addLine(line, u, c, line.Calls == 0)
+	for _, line := range []*UsageLine{&t.total, step, m} {
+		addLine(line, u, cost)
 	}
-	return c
 }
 
 // addLine adds a call to a line. A line's cost is known only while every
 // call in it is priced: one unpriced call makes the sum unknown, and an
 // unknown cost is absent rather than understated.
-func addLine(line *UsageLine, u model.Usage, c *float64, first bool) {
+func addLine(line *UsageLine, u model.Usage, c *float64) {
+	first := line.Calls == 0
 	line.Calls++
 	line.Usage = line.Usage.Add(u)
 	switch {
@@ -99,19 +88,19 @@ func addLine(line *UsageLine, u model.Usage, c *float64, first bool) {
 	}
 }
 
-// report returns the usage so far: by_step most expensive first (by cost,
+// Report returns the usage so far: by_step most expensive first (by cost,
 // then by tokens), by_model by calls.
-func (l *ledger) report() UsageReport {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r := UsageReport{Calls: l.total.Calls, Usage: l.total.Usage, CostUSD: copyCost(l.total.CostUSD), ByStep: []UsageLine{}, ByModel: []UsageLine{}}
-	for _, site := range l.order {
-		line := *l.byStep[site]
+func (t *Tally) Report() UsageReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := UsageReport{Calls: t.total.Calls, Usage: t.total.Usage, CostUSD: copyCost(t.total.CostUSD), ByStep: []UsageLine{}, ByModel: []UsageLine{}}
+	for _, site := range t.order {
+		line := *t.byStep[site]
 		line.CostUSD = copyCost(line.CostUSD)
 		r.ByStep = append(r.ByStep, line)
 	}
 	sort.SliceStable(r.ByStep, func(i, j int) bool { return moreExpensive(r.ByStep[i], r.ByStep[j]) })
-	for _, m := range l.byModel {
+	for _, m := range t.byModel {
 		line := *m
 		line.CostUSD = copyCost(line.CostUSD)
 		r.ByModel = append(r.ByModel, line)
@@ -124,6 +113,38 @@ func (l *ledger) report() UsageReport {
 		return a.Provider+"/"+a.Model < b.Provider+"/"+b.Model
 	})
 	return r
+}
+
+// ledger is a run's tally with the configuration's prices.
+type ledger struct {
+	*Tally
+	cfg *config.Config
+}
+
+func newLedger(cfg *config.Config) *ledger {
+	return &ledger{Tally: NewTally(), cfg: cfg}
+}
+
+// add records one call at site, priced, and returns its cost (nil when the
+// model has no price).
+func (l *ledger) add(site, provider, modelID string, u model.Usage) *float64 {
+	c := l.cost(modelID, u)
+	l.Add(site, provider, modelID, u, c)
+	return c
+}
+
+// cost prices one call, or returns nil when the model has no price.
+func (l *ledger) cost(modelID string, u model.Usage) *float64 {
+	if l.cfg == nil {
+		return nil
+	}
+	r, ok := l.cfg.Price(modelID)
+	if !ok {
+		return nil
+	}
+	c := (float64(u.InputTokens)*r.Input + float64(u.OutputTokens)*r.Output +
+		float64(u.CacheCreationInputTokens)*r.CacheWrite + float64(u.CacheReadInputTokens)*r.CacheRead) / 1e6
+	return &c
 }
 
 func moreExpensive(a, b UsageLine) bool {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -516,24 +515,19 @@ func warnings(ctx context.Context, q querier, run int64) ([]Notice, error) {
 // (by_step most expensive first, by_model by calls). Only the small fields
 // of each call are read, not its request and reply.
 func usageFromCalls(ctx context.Context, q querier, run int64) (engine.UsageReport, error) {
-	report := engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}
 	rows, err := q.QueryContext(ctx, `SELECT payload ->> '$.site', payload ->> '$.provider', payload ->> '$.model',
 			payload -> '$.usage', payload ->> '$.cost_usd'
 		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run)
 	if err != nil {
-		return report, err
+		return engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}, err
 	}
 	defer rows.Close()
-	var total engine.UsageLine
-	byStep := map[string]*engine.UsageLine{}
-	byModel := map[[2]string]*engine.UsageLine{}
-	var stepOrder []string
-	var modelOrder [][2]string
+	tally := engine.NewTally()
 	for rows.Next() {
 		var site, provider, modelID, usage sql.NullString
 		var cost sql.NullFloat64
 		if err := rows.Scan(&site, &provider, &modelID, &usage, &cost); err != nil {
-			return report, err
+			return tally.Report(), err
 		}
 		var u model.Usage
 		json.Unmarshal([]byte(usage.String), &u)
@@ -541,77 +535,9 @@ func usageFromCalls(ctx context.Context, q querier, run int64) (engine.UsageRepo
 		if cost.Valid {
 			c = &cost.Float64
 		}
-		step, ok := byStep[site.String]
-		if !ok {
-			step = &engine.UsageLine{Path: site.String}
-			byStep[site.String] = step
-			stepOrder = append(stepOrder, site.String)
-		}
-		key := [2]string{provider.String, modelID.String}
-		m, ok := byModel[key]
-		if !ok {
-			m = &engine.UsageLine{Provider: key[0], Model: key[1]}
-			byModel[key] = m
-			modelOrder = append(modelOrder, key)
-		}
-		for _, line := range []*engine.UsageLine{&total, step, m} {
-			addCall(line, u, c)
-		}
+		tally.Add(site.String, provider.String, modelID.String, u, c)
 	}
-	if err := rows.Err(); err != nil {
-		return report, err
-	}
-	report.Calls, report.Usage, report.CostUSD = total.Calls, total.Usage, total.CostUSD
-	for _, site := range stepOrder {
-		report.ByStep = append(report.ByStep, *byStep[site])
-	}
-	sort.SliceStable(report.ByStep, func(i, j int) bool {
-		a, b := report.ByStep[i], report.ByStep[j]
-		if ca, cb := costOf(a), costOf(b); ca != cb {
-			return ca > cb
-		}
-		return lineTokens(a) > lineTokens(b)
-	})
-	for _, key := range modelOrder {
-		report.ByModel = append(report.ByModel, *byModel[key])
-	}
-	sort.SliceStable(report.ByModel, func(i, j int) bool {
-		a, b := report.ByModel[i], report.ByModel[j]
-		if a.Calls != b.Calls {
-			return a.Calls > b.Calls
-		}
-		return a.Provider+"/"+a.Model < b.Provider+"/"+b.Model
-	})
-	return report, nil
-}
-
-// addCall adds one call to a line the way the engine's ledger does: a
-// line's cost is known only while every call in it is priced.
-func addCall(line *engine.UsageLine, u model.Usage, c *float64) {
-	first := line.Calls == 0
-	line.Calls++
-	line.Usage = line.Usage.Add(u)
-	switch {
-	case c == nil:
-		line.CostUSD = nil
-	case first:
-		v := *c
-		line.CostUSD = &v
-	case line.CostUSD != nil:
-		v := *line.CostUSD + *c
-		line.CostUSD = &v
-	}
-}
-
-func costOf(l engine.UsageLine) float64 {
-	if l.CostUSD == nil {
-		return 0
-	}
-	return *l.CostUSD
-}
-
-func lineTokens(l engine.UsageLine) int {
-	return tokens(l.InputTokens, l.OutputTokens, l.CacheCreationInputTokens, l.CacheReadInputTokens)
+	return tally.Report(), rows.Err()
 }
 
 // eventsUnion selects every event of run ?1: the events table's, and the
