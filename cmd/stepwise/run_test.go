@@ -543,3 +543,32 @@ func processesIn(dir, arg string) []int {
 	}
 	return pids
 }
+
+// TestDemoRunsOffline runs the demo's plans that need no agent step against
+// the tracker the binary serves itself, and checks that those with one are
+// refused before they start.
+func TestDemoRunsOffline(t *testing.T) {
+	demoProject(t)
+	out, errOut, code := runCLI(t, "run", "issue_timeline", `{"id":"CHK-107"}`)
+	if code != 0 {
+		t.Fatalf("issue_timeline: exit %d\n%s", code, errOut)
+	}
+	var timeline map[string]any
+	if err := json.Unmarshal([]byte(out), &timeline); err != nil {
+		t.Fatal(err)
+	}
+	if timeline["id"] != "CHK-107" || timeline["comments"] != 2.0 || !strings.Contains(timeline["timeline"].(string), "priya: Fixed: exponential backoff") {
+		t.Errorf("issue_timeline output %v", timeline)
+	}
+
+	findings := `{"findings":[{"id":"CHK-101","severity":"sev1","component":"payments-gateway","duplicate_of":"","summary":"EU card payments fail."}]}`
+	out, errOut, code = runCLI(t, "run", "post_triage_notes", findings, "--json")
+	if code != 0 || !strings.Contains(out, `"steps_executed": 4`) {
+		t.Fatalf("post_triage_notes: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	_, errOut, code = runCLI(t, "run", "incident_brief", `{"symptom":"checkout timeout"}`)
+	if code != 1 || !strings.Contains(errOut, "agent steps cannot run in this version of stepwise") || strings.Contains(errOut, "→ reports") {
+		t.Errorf("incident_brief: exit %d\n%s", code, errOut)
+	}
+}
