@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -100,7 +101,18 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		{Role: "system", Content: system},
 		{Role: "user", Content: solverMessage(query, data, missing)},
 	}}
+	// The finish is a unit of work like a step, with its own start and
+	// end, so that a record of the run shows what the solver was given.
+	start := time.Now()
+	r.emit(path, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
+	r.emit(path, EventStepEnd, func() any {
+		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
+		if err != nil {
+			end.Status, end.Result, end.Error = stepFailed, nil, err.Error()
+		}
+		return end
+	})
 	if err != nil {
 		return "", fmt.Errorf("solver: %w", err)
 	}

@@ -412,7 +412,10 @@ func (p *progress) Event(e engine.Event) {
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
 	case engine.StepStarted:
-		if top {
+		switch {
+		case top && pl.Tool == e.Path: // the solver
+			fmt.Fprintf(p.w, "→ %s\n", e.Path)
+		case top:
 			fmt.Fprintf(p.w, "→ %s %s\n", e.Path, pl.Tool)
 		}
 	case engine.StepEnded:
