@@ -84,6 +84,9 @@ func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]
 	if res.Exit != nil {
 		return nil, fmt.Errorf("plan '%s' exited with an error at %s: %s", id, res.Exit.Step, res.Exit.Message)
 	}
+	if re, ok := res.Err.(*RunError); ok {
+		return nil, &subPlanError{failure: re}
+	}
 	return nil, res.Err
 }
 

@@ -143,18 +143,35 @@ func (e *RunError) Error() string {
 
 func (e *RunError) Unwrap() error { return e.Err }
 
-// AbortError is a run stopped by a hook's Abort. Cause is the failure that
-// was on hand when the hook aborted at an error stop, nil otherwise.
+// subPlanError is a plan__ call whose plan failed at one of its steps. It
+// reads as where and why ("at step E4/triage/E2 (tool): ..."); the plan
+// that made the call says that it failed.
+type subPlanError struct{ failure *RunError }
+
+func (e *subPlanError) Error() string {
+	return fmt.Sprintf("at step %s (%s): %v", e.failure.Step, e.failure.Tool, e.failure.Err)
+}
+
+func (e *subPlanError) Unwrap() error { return e.failure }
+
+// AbortError is a run stopped before its end: by a hook's Abort, or from
+// outside (its context cancelled: ctrl-c, a signal, a deadline). Cause is
+// the failure on hand when a hook aborted at an error stop, or why the
+// context ended; nil otherwise.
 type AbortError struct {
 	Path  string
 	Cause error
 }
 
 func (e *AbortError) Error() string {
-	if e.Cause != nil {
-		return fmt.Sprintf("run aborted at %s: %v", e.Path, e.Cause)
+	msg := "run aborted"
+	if e.Path != "" {
+		msg += " at " + e.Path
 	}
-	return "run aborted at " + e.Path
+	if e.Cause != nil {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
 }
 
 // Run executes plan p with the given inputs: it applies the input schema's
@@ -190,8 +207,14 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}}
 	res := f.execute(ctx, inputs)
 	if res.Status == StatusFailed && res.Exit == nil && ctx.Err() != nil {
-		// Stopped from outside (ctrl-c, a deadline): nothing failed.
-		res.Status = StatusAborted
+		// Stopped from outside (ctrl-c, a deadline): nothing failed, and
+		// the message says so rather than blaming the step it was in.
+		at := ""
+		var re *RunError
+		if errors.As(res.Err, &re) {
+			at = re.Step
+		}
+		res.Status, res.Err = StatusAborted, &AbortError{Path: at, Cause: context.Cause(ctx)}
 	}
 	res.RunID = r.id
 	res.Plan = name
@@ -250,32 +273,50 @@ func schemaRaw(s *plans.Schema) any {
 }
 
 // withDefaults fills in the defaults the input schema declares for
-// top-level properties the caller left out. The caller's map is not
-// changed.
+// properties the caller left out, at every depth where the caller gave an
+// object. The caller's maps are not changed.
 func withDefaults(s *plans.Schema, inputs map[string]any) map[string]any {
 	if s == nil {
 		return inputs
 	}
-	root, _ := s.Raw.(map[string]any)
+	filled, _ := defaultsFor(s.Raw, inputs)
+	return filled
+}
+
+// defaultsFor returns value with schema's defaults filled in, and whether
+// it had to change anything (in a copy).
+func defaultsFor(schema any, value map[string]any) (map[string]any, bool) {
+	root, _ := schema.(map[string]any)
 	props, _ := root["properties"].(map[string]any)
 	var out map[string]any
-	for name, prop := range props {
-		def, ok := prop.(map[string]any)["default"]
-		if _, given := inputs[name]; !ok || given {
-			continue
-		}
+	set := func(name string, v any) {
 		if out == nil {
-			out = make(map[string]any, len(inputs)+1)
-			for k, v := range inputs {
-				out[k] = v
+			out = make(map[string]any, len(value)+1)
+			for k, x := range value {
+				out[k] = x
 			}
 		}
-		out[name] = def
+		out[name] = v
+	}
+	for name, p := range props {
+		prop, _ := p.(map[string]any)
+		given, ok := value[name]
+		if !ok {
+			if def, has := prop["default"]; has {
+				set(name, def)
+			}
+			continue
+		}
+		if obj, isObj := given.(map[string]any); isObj {
+			if filled, changed := defaultsFor(prop, obj); changed {
+				set(name, filled)
+			}
+		}
 	}
 	if out == nil {
-		return inputs
+		return value, false
 	}
-	return out
+	return out, true
 }
 
 // absolute is a plan's file as an absolute path, so that a record of the
@@ -433,14 +474,14 @@ func (f *frame) runSteps(ctx context.Context, c cursor, res *Result) (emptyData 
 			return &RunError{Step: path, Tool: s.ToolName.Value, Err: err}, false
 		default:
 			res.Status, res.EmptyData = StatusFailed, isEmptyData(err)
-			// A plan__ step that failed inside its plan already names the
-			// step that failed, by its whole path; wrapping it again would
-			// repeat "plan failed at step" once per level of nesting.
-			inner, nested := err.(*RunError)
-			if !nested {
-				inner = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
+			// A plan__ step that failed inside its plan names the step
+			// that failed by its whole path: that step is where this
+			// plan failed too.
+			if sub, nested := err.(*subPlanError); nested {
+				res.Err = sub.failure
+			} else {
+				res.Err = &RunError{Step: path, Tool: s.ToolName.Value, Err: err}
 			}
-			res.Err = inner
 		}
 		return nil, true
 	}

@@ -461,3 +461,64 @@ steps:
 		t.Errorf("status %s, err %v", o.res.Status, o.res.Err)
 	}
 }
+
+func TestNestedInputDefaults(t *testing.T) {
+	p := newProject(t, map[string]string{"plans/p.yaml": `
+identifier: nested
+input_schema:
+  type: object
+  properties:
+    name: { type: string, default: anon }
+    cfg:
+      type: object
+      properties:
+        depth: { type: integer, default: 2 }
+        tags: { type: array }
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { all: "{{input}}" } }
+output: { got: "{{E0.all}}" }
+`})
+	given := map[string]any{"cfg": map[string]any{"tags": []any{"a"}}}
+	o := p.run(t, "plans/p.yaml", given, nil)
+	wantOK(t, o)
+	if got := asJSON(t, o.res.Output); got != `{"got":{"cfg":{"depth":2,"tags":["a"]},"name":"anon"}}` {
+		t.Errorf("output %s", got)
+	}
+	if _, touched := given["cfg"].(map[string]any)["depth"]; touched {
+		t.Error("the caller's inputs were changed")
+	}
+}
+
+func TestNestedFailureMessages(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"plans/leaf.yaml": `
+identifier: leaf
+steps:
+  - id: L0
+    tool_name: builtin__reshape
+    input: { shape: { x: "{{input.missing}}" } }
+`,
+		"plans/direct.yaml": `
+identifier: direct
+steps:
+  - id: D0
+    tool_name: plan__leaf
+    input: {}
+`,
+		"plans/mapped.yaml": `
+identifier: mapped
+steps:
+  - id: M0
+    tool_name: map
+    input:
+      over: [1]
+      do: { tool_name: plan__leaf, input: {} }
+`,
+	})
+	wantFailure(t, p.run(t, "plans/direct.yaml", nil, nil),
+		"plan failed at step D0/leaf/L0 (builtin__reshape): empty data at 'input.missing': 'input' is an empty object")
+	wantFailure(t, p.run(t, "plans/mapped.yaml", nil, nil),
+		"plan failed at step M0 (map): `do` item 0 (plan__leaf): at step M0/do.0/leaf/L0 (builtin__reshape): empty data at 'input.missing': 'input' is an empty object")
+}

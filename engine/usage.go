@@ -152,7 +152,11 @@ func moreExpensive(a, b UsageLine) bool {
 	if ca != cb {
 		return ca > cb
 	}
-	return tokens(a.Usage) > tokens(b.Usage)
+	if ta, tb := tokens(a.Usage), tokens(b.Usage); ta != tb {
+		return ta > tb
+	}
+	// Ties in path order, not in the order concurrent items finished.
+	return a.Path < b.Path
 }
 
 func costOf(l UsageLine) float64 {

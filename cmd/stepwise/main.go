@@ -36,12 +36,18 @@ type exitCode struct {
 func (e *exitCode) Error() string { return e.msg }
 
 func main() {
-	// A closed terminal (SIGHUP) or a kill (SIGTERM) must unwind like
-	// ctrl-c does, so that the demo's scratch directory is removed.
+	os.Exit(runProcess())
+}
+
+// runProcess runs the process's command line with its standard streams
+// and returns the exit status. A closed terminal (SIGHUP) or a kill
+// (SIGTERM) unwinds like ctrl-c does: a run stops where it is and is
+// recorded, MCP servers are shut down, the demo's scratch directory is
+// removed.
+func runProcess() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGHUP, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // streams are the standard streams a command writes to: stdout carries the

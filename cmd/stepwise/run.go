@@ -24,6 +24,10 @@ import (
 const (
 	exitNeedsInput = 3
 	exitAssertion  = 4
+	// exitInterrupted is the shell's code for a command ended by ctrl-c,
+	// used for any signal that stopped a run, so that a script can tell a
+	// cancelled run from a failed one.
+	exitInterrupted = 130
 )
 
 func newRunCommand(s *streams) *cobra.Command {
@@ -56,11 +60,13 @@ func newRunCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
+			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile}
 			inputs, err := readInputs(doc, inputFlags, s.in)
 			if err != nil {
-				return usageError{err}
+				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
 			}
-			return runPlan(cmd.Context(), s, runRequest{plan: args[0], inputs: inputs, asJSON: asJSON, events: events, script: scriptFile})
+			req.inputs = inputs
+			return runPlan(cmd.Context(), s, req)
 		},
 	}
 	cmd.Flags().StringArrayVar(&inputFlags, "input", nil, "set one input, k=v; repeatable, applied over INPUT_JSON")
@@ -164,9 +170,11 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.file), problems, nil)
 	}
-	if req.script != "" {
-		if _, err := model.LoadScript(req.script); err != nil {
-			return req.refuse(s, name, exitFailure, err.Error(), nil, nil)
+	// Replies files are read up front: a broken one found at the first
+	// model call would fail the run after earlier steps had done their work.
+	for _, file := range scriptFiles(proj.cfg, req.script) {
+		if _, err := model.LoadScript(file); err != nil {
+			return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
 		}
 	}
 
@@ -228,6 +236,12 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if answerStream && res.Answer != "" && !strings.HasSuffix(res.Answer, "\n") {
 		fmt.Fprintln(s.out)
 	}
+	if ctx.Err() != nil {
+		// Interrupted: the summary says where, and the status says it was
+		// not the plan that failed.
+		reportRun(s, v.plan, res, req, recorder != nil)
+		return &exitCode{code: exitInterrupted}
+	}
 	return reportRun(s, v.plan, res, req, recorder != nil)
 }
 
@@ -265,6 +279,21 @@ func (req runRequest) refuse(s *streams, plan string, code int, message string, 
 		}
 	}
 	return &exitCode{code: code}
+}
+
+// scriptFiles lists the replies files a run may read: the --script file
+// alone when there is one, else those of the configured script providers.
+func scriptFiles(cfg *config.Config, script string) []string {
+	if script != "" {
+		return []string{script}
+	}
+	var files []string
+	for _, name := range cfg.ProviderNames() {
+		if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
+			files = append(files, p.File)
+		}
+	}
+	return files
 }
 
 // openRecorder opens the run store of the configuration, unless the

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -570,5 +571,45 @@ func TestDemoRunsOffline(t *testing.T) {
 	_, errOut, code = runCLI(t, "run", "incident_brief", `{"symptom":"checkout timeout"}`)
 	if code != 1 || !strings.Contains(errOut, "agent steps cannot run in this version of stepwise") || strings.Contains(errOut, "→ reports") {
 		t.Errorf("incident_brief: exit %d\n%s", code, errOut)
+	}
+}
+
+func TestInterruptedRun(t *testing.T) {
+	runProject(t)
+	cmd := exec.Command(os.Args[0], "run", "slow")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var said strings.Builder
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		said.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "→ long") {
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130", err)
+	}
+	if !strings.Contains(said.String(), "Error: run aborted at long: interrupt signal received") {
+		t.Errorf("stderr:\n%s", said.String())
+	}
+}
+
+func TestRunRefusesABrokenRepliesFile(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "replies.yaml"), []byte("replies:\n  - match: E1\n    reply: { txt: hi }\n"), 0o644)
+	_, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`)
+	if code != 1 || !strings.Contains(errOut, "replies.yaml:3:") || strings.Contains(errOut, "→ E0") {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+	out, _, code := runCLI(t, "run", "report", "{bad", "--json")
+	if code != 2 || !strings.Contains(out, `"error": "the inputs are not JSON`) {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
 }

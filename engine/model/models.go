@@ -17,8 +17,10 @@ import (
 // failures before the call moves to the next fallback.
 const maxAttempts = 3
 
-// ScriptProviderName is the provider, and the model, that Reply and
-// Resolve name when Options.ScriptFile answers every call.
+// ScriptProviderName is the provider that Reply and Resolve name when
+// Options.ScriptFile answers every call; the model is the one the
+// configuration resolves the name to, or this name too when it resolves
+// none.
 const ScriptProviderName = "script"
 
 // Options controls New.
@@ -89,7 +91,15 @@ func (c candidate) String() string { return c.provider + "/" + c.model }
 // candidates resolves a name to the entry's primary and its fallbacks.
 func (m *Models) candidates(name string) ([]candidate, error) {
 	if m.opts.ScriptFile != "" {
-		return []candidate{{provider: ScriptProviderName, model: ScriptProviderName}}, nil
+		// The script answers, but under the model the configuration
+		// names, so that [pricing] and named models can be tried offline.
+		model := ScriptProviderName
+		if m.cfg != nil {
+			if ref, err := m.cfg.ResolveModel(name); err == nil {
+				model = ref.Model
+			}
+		}
+		return []candidate{{provider: ScriptProviderName, model: model}}, nil
 	}
 	if m.cfg == nil {
 		return nil, errors.New("no configuration: models cannot be resolved")

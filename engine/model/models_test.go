@@ -260,7 +260,15 @@ func TestResolve(t *testing.T) {
 	}
 	sm := New(nil, Options{ScriptFile: "replies.yaml"})
 	if p, mod, err := sm.Resolve("nano"); err != nil || p != ScriptProviderName || mod != ScriptProviderName {
-		t.Errorf("with a script file: %s/%s, %v", p, mod, err)
+		t.Errorf("with a script file and no configuration: %s/%s, %v", p, mod, err)
+	}
+	// With a configuration, the script answers under the configured model,
+	// so that its price applies.
+	sm = New(cfg, Options{ScriptFile: "replies.yaml"})
+	for name, want := range map[string]string{"nano": "script/tiny", "judge": "script/gpt-5", "huge": "script/script"} {
+		if p, mod, err := sm.Resolve(name); err != nil || p+"/"+mod != want {
+			t.Errorf("with a script file, %s: %s/%s, %v; want %s", name, p, mod, err, want)
+		}
 	}
 }
 
