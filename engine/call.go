@@ -219,6 +219,10 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 		var cost *float64
 		if rec.Err == nil {
 			cost = r.ledger.add(site, rec.Reply.Provider, rec.Reply.Model, rec.Reply.Usage)
+		} else if rec.Reply.Provider == "" {
+			// A failed call has no reply to say who answered; name the
+			// model it was made to.
+			rec.Reply.Provider, rec.Reply.Model, _ = r.models.Resolve(rec.Name)
 		}
 		r.emit(path, EventModelCall, func() any {
 			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
@@ -244,6 +248,6 @@ func (r *run) complete(ctx context.Context, path, name string, req model.Request
 	onCall, onDelta := r.callHooks(path, path)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, name, req, onDelta)
-	onCall(model.CallRecord{Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
+	onCall(model.CallRecord{Name: name, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
 	return reply, err
 }

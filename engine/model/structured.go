@@ -18,6 +18,8 @@ import (
 // CallRecord records one model call made by a structured call, for the
 // caller's usage ledger and events.
 type CallRecord struct {
+	// Name is the role or named model the call was made to.
+	Name string
 	// Role is the role the call was made in (repair for the repair pass).
 	Role string
 	// Repair marks the repair pass.
@@ -140,7 +142,7 @@ func (m *Models) record(ctx context.Context, name string, req Request, repair bo
 	start := time.Now()
 	reply, err := m.Call(ctx, name, req, hooks.OnDelta)
 	if hooks.OnCall != nil {
-		hooks.OnCall(CallRecord{Role: req.Role, Repair: repair, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
+		hooks.OnCall(CallRecord{Name: name, Role: req.Role, Repair: repair, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
 	}
 	return reply, err
 }

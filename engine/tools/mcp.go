@@ -180,7 +180,7 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	// A server that never finishes the handshake must not hold a run
 	// forever; and Close cancels attempts in flight, so that it never
 	// waits for a slow server to finish starting.
-	parent := ctx
+	parent, started := ctx, time.Now()
 	ctx, cancel := context.WithTimeout(ctx, mcpConnectTimeout)
 	defer cancel()
 	stop := context.AfterFunc(s.rt.closing, cancel)
@@ -223,8 +223,8 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		c.killChild()
-		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
-			return nil, c.failure("cannot connect", fmt.Errorf("the server did not finish the MCP handshake within %s", mcpConnectTimeout))
+		if errors.Is(err, context.DeadlineExceeded) && !errors.Is(parent.Err(), context.Canceled) {
+			return nil, c.failure("cannot connect", fmt.Errorf("the server did not finish the MCP handshake within %s", time.Since(started).Round(time.Second)))
 		}
 		return nil, c.failure("cannot connect", err)
 	}
