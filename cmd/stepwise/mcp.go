@@ -108,8 +108,12 @@ func newMCPCommand(s *streams) *cobra.Command {
 					env.WithOutputSchema++
 				}
 			}
+			env.Warnings, _ = rt.Unmatched(ctx, name)
 			if testJSON {
 				return writeJSON(s.out, env)
+			}
+			for _, w := range env.Warnings {
+				fmt.Fprintln(s.err, "warning:", w)
 			}
 			verb := "declare"
 			if env.WithOutputSchema == 1 {
@@ -202,6 +206,9 @@ type mcpTestJSON struct {
 	Tools            int     `json:"tools"`
 	WithOutputSchema int     `json:"withOutputSchema"`
 	Error            *string `json:"error"`
+	// Warnings name the include_tools, exclude_tools and tool_overrides
+	// entries that match no tool of the server.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func orEmpty(s []string) []string {

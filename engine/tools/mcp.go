@@ -265,6 +265,37 @@ func (c *mcpConn) failure(what string, err error) error {
 }
 
 // exposed applies include_tools (when set, only those) and exclude_tools.
+// Unmatched lists the entries of a server's include_tools, exclude_tools
+// and tool_overrides that name no tool the server has: a typo there would
+// otherwise hide a tool, or patch nothing, without a word.
+func (r *Runtime) Unmatched(ctx context.Context, server string) ([]string, error) {
+	s, err := r.server(server)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := r.cfg.MCP[server]
+	var out []string
+	check := func(key, name string) {
+		if !slices.Contains(c.all, name) {
+			out = append(out, fmt.Sprintf("[mcp.%s] %s names '%s', which the server does not have%s", server, key, name, suggest.DidYouMean(name, c.all)))
+		}
+	}
+	for _, name := range cfg.IncludeTools {
+		check("include_tools", name)
+	}
+	for _, name := range cfg.ExcludeTools {
+		check("exclude_tools", name)
+	}
+	for _, name := range sortedKeys(cfg.ToolOverrides) {
+		check("tool_overrides", name)
+	}
+	return out, nil
+}
+
 func exposed(cfg config.MCPServer, tool string) bool {
 	if len(cfg.IncludeTools) > 0 && !slices.Contains(cfg.IncludeTools, tool) {
 		return false
@@ -517,7 +548,7 @@ func commandLine(command string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

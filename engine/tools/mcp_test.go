@@ -527,3 +527,22 @@ output_example = { text = "The sum of 2 and 3 is 5." }
 		t.Errorf("the server (pid %d) outlived Close", pid)
 	}
 }
+
+func TestMCPUnmatchedConfig(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("tracker", "tracker", `include_tools = ["list_issues", "get_isue"]
+exclude_tools = ["search"]
+[mcp.tracker.tool_overrides.ghost]
+description = "Nothing."
+`)}, nil)
+	got, err := rt.Unmatched(context.Background(), "tracker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"[mcp.tracker] include_tools names 'get_isue', which the server does not have; did you mean 'get_issue'?",
+		"[mcp.tracker] tool_overrides names 'ghost', which the server does not have",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
