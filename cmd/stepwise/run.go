@@ -65,7 +65,7 @@ func newRunCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
 			}
-			req.inputs = inputs
+			req.inputs, req.flagText = inputs, flagText(inputFlags)
 			return runPlan(cmd.Context(), s, req)
 		},
 	}
@@ -125,6 +125,37 @@ func readInputs(doc string, flags []string, stdin io.Reader) (map[string]any, er
 	return inputs, nil
 }
 
+// flagText maps each --input key to its value as typed (the last one wins,
+// as in readInputs).
+func flagText(flags []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range flags {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// asSchemaSays takes an --input value as the text it was typed as when the
+// input schema declares that input a string: --input version=1.10 means
+// the string "1.10", not the number 1.1. Anything else keeps its JSON
+// reading.
+func asSchemaSays(schema *plans.Schema, inputs map[string]any, typed map[string]string) map[string]any {
+	if schema == nil || len(typed) == 0 {
+		return inputs
+	}
+	root, _ := schema.Raw.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	for k, text := range typed {
+		prop, _ := props[k].(map[string]any)
+		if t, _ := prop["type"].(string); t == "string" {
+			inputs[k] = text
+		}
+	}
+	return inputs
+}
+
 // jsonType names the JSON type of a decoded value.
 func jsonType(v any) string {
 	switch v.(type) {
@@ -143,6 +174,8 @@ func jsonType(v any) string {
 type runRequest struct {
 	plan   string
 	inputs map[string]any
+	// flagText is each --input value as typed, by key.
+	flagText map[string]string
 	asJSON bool
 	events string
 	script string
@@ -209,7 +242,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	}
 	eng := engine.New(engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
 
-	res, err := eng.Run(ctx, v.plan, req.inputs)
+	res, err := eng.Run(ctx, v.plan, asSchemaSays(v.plan.InputSchema, req.inputs, req.flagText))
 	closeErr := closeStore()
 	if err != nil {
 		var inputErr *engine.InputError

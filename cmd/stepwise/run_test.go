@@ -164,6 +164,11 @@ func TestRunOutputPlan(t *testing.T) {
 	if !strings.Contains(errOut, "→ E0 builtin__reshape") {
 		t.Errorf("stderr lacks progress:\n%s", errOut)
 	}
+	// The schema says team is a string: the flag's text is taken as typed.
+	out, errOut, code = runCLI(t, "run", "report", "--input", "team=1.10")
+	if code != 0 || !strings.Contains(out, `"team": "1.10"`) {
+		t.Errorf("exit %d, stdout:\n%s%s", code, out, errOut)
+	}
 }
 
 func TestRunEnvelope(t *testing.T) {
@@ -216,7 +221,8 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"an error exit is an assertion", []string{"run", "assert"}, 4, []string{"✗ exit error at judge_it: Too many issues. (there are two)"}},
 		{"missing inputs", []string{"run", "report"}, 3, []string{`plan 'report' needs inputs:`, `missing property 'team'`, "input schema:", `"required": [`}},
-		{"mistyped inputs", []string{"run", "report", "--input", "team=7"}, 3, []string{`"team": got number, want string`}},
+		{"mistyped inputs", []string{"run", "report", `{"team":7}`}, 3, []string{`"team": got number, want string`}},
+		{"a flag for a string input stays text", []string{"run", "report", "--input", "team=007"}, 0, []string{"→ E0"}},
 		{"a failing step", []string{"run", "broken_run"}, 1, []string{"Error: plan failed at step E1 (builtin__reshape): empty data at 'E0.issues.0.id': 'E0.issues' is an empty list"}},
 		{"inputs that are not JSON", []string{"run", "report", "{team"}, 2, []string{"the inputs are not JSON"}},
 		{"inputs that are not an object", []string{"run", "report", "[1]"}, 2, []string{"the inputs must be a JSON object of input names and values, not a list"}},
