@@ -42,7 +42,8 @@ func newRunCommand(s *streams) *cobra.Command {
 		Short: "Run a plan headless",
 		Long: "Run PLAN (a file, or the identifier of a plan on the plan paths) to its finish.\n\n" +
 			"Inputs come from INPUT_JSON (inline JSON, @FILE, or - for stdin), with --input k=v on top\n" +
-			"(values parse as JSON when they can: a=19 is a number). stdout carries the deliverable only:\n" +
+			"(values parse as JSON when they can, a=19 is a number, unless the input schema says the input\n" +
+			"is a string). stdout carries the deliverable only:\n" +
 			"the solver's report, an output plan's JSON, or with --json the run's envelope; progress goes\n" +
 			"to stderr. Exit 0 success, 1 failure, 3 missing or invalid inputs, 4 an exit gate fired\n" +
 			"with status error. Every run is recorded in the run store (stepwise runs, stepwise inspect).",
