@@ -177,9 +177,9 @@ type runRequest struct {
 	inputs map[string]any
 	// flagText is each --input value as typed, by key.
 	flagText map[string]string
-	asJSON bool
-	events string
-	script string
+	asJSON   bool
+	events   string
+	script   string
 }
 
 // runPlan loads, runs and reports one plan.
