@@ -619,3 +619,42 @@ func TestRunRefusesABrokenRepliesFile(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
 }
+
+func TestInspectOneStep(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "many.yaml"), []byte(`
+identifier: many
+name: Many
+description: A map of three.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b, c]
+      do: { tool_name: builtin__reshape, input: { shape: { v: "{{item}}" } } }
+`), 0o644)
+	out, errOut, code := runCLI(t, "run", "many", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	json.Unmarshal([]byte(out), &env)
+	out, errOut, code = runCLI(t, "inspect", env.RunID, "--step", "E1/do.1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Steps []struct {
+			Path string `json:"path"`
+		} `json:"steps"`
+	}
+	json.Unmarshal([]byte(out), &got)
+	if len(got.Steps) != 1 || got.Steps[0].Path != "E1/do.1" {
+		t.Errorf("steps %+v\n%s", got.Steps, out)
+	}
+	if _, errOut, code := runCLI(t, "inspect", env.RunID, "--step", "E1//x"); code != 2 || !strings.Contains(errOut, "--step") {
+		t.Errorf("a bad pattern: exit %d: %s", code, errOut)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
@@ -272,8 +274,9 @@ func formatCost(calls int, cost *float64) string {
 
 func newInspectCommand(s *streams) *cobra.Command {
 	var asJSON bool
+	var stepPattern string
 	cmd := &cobra.Command{
-		Use:   "inspect RUN",
+		Use:   "inspect RUN [--step PATTERN]",
 		Short: "Show everything recorded about one run",
 		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares, whatever\n" +
 			"project it belongs to): its project and plan file, how it ended and why, its inputs, each\n" +
@@ -297,6 +300,11 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			if stepPattern != "" {
+				if err := onlyPaths(d, stepPattern); err != nil {
+					return usageError{err}
+				}
+			}
 			if asJSON {
 				return writeJSON(s.out, toInspectJSON(d))
 			}
@@ -305,7 +313,23 @@ func newInspectCommand(s *streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as one JSON object, values whole")
+	cmd.Flags().StringVar(&stepPattern, "step", "", "show only the steps, tool calls and errors whose path matches this pattern (* within a segment, ** across)")
 	return cmd
+}
+
+// onlyPaths keeps the steps, tool calls, errors and warnings of a run
+// whose path matches pattern: a run of thousands of map items is read one
+// item, or one kind of step, at a time.
+func onlyPaths(d *store.RunDetail, pattern string) error {
+	pat, err := path.Compile(pattern)
+	if err != nil {
+		return fmt.Errorf("--step: %w", err)
+	}
+	d.Steps = slices.DeleteFunc(d.Steps, func(s store.StepRecord) bool { return !pat.Match(s.Path) })
+	d.ToolCalls = slices.DeleteFunc(d.ToolCalls, func(c store.ToolCall) bool { return !pat.Match(c.Path) })
+	d.Errors = slices.DeleteFunc(d.Errors, func(n store.Notice) bool { return !pat.Match(n.Path) })
+	d.Warnings = slices.DeleteFunc(d.Warnings, func(n store.Notice) bool { return !pat.Match(n.Path) })
+	return nil
 }
 
 // phase says how a run ended, and cause why: the error, or the exit's
