@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -173,4 +174,14 @@ func TestMCPProblems(t *testing.T) {
 			{"tools list unusable", []string{"tools", "list", "--json"}, 0},
 		})
 	})
+}
+
+func TestToolsShowAnExcludedTool(t *testing.T) {
+	scratchProject(t, fmt.Sprintf("[mcp.tracker]\ncommand = %q\nargs = [\"__demo-mcp\"]\nexclude_tools = [\"search\"]\n", os.Args[0]))
+	t.Setenv(cliEnv, "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	_, errOut, code := runCLI(t, "tools", "show", "tracker__search")
+	if code != 1 || !strings.Contains(errOut, "[mcp.tracker] leaves 'search' out (include_tools/exclude_tools)") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
 }

@@ -185,6 +185,10 @@ func serverTool(ctx context.Context, proj *project, server, name string) (plans.
 		}
 		names = append(names, t.Name)
 	}
+	cfg, tool := proj.cfg.MCP[server], strings.TrimPrefix(name, server+"__")
+	if slices.Contains(cfg.ExcludeTools, tool) || len(cfg.IncludeTools) > 0 && !slices.Contains(cfg.IncludeTools, tool) {
+		return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("[mcp.%s] leaves '%s' out (include_tools/exclude_tools)", server, tool)}
+	}
 	return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("mcp server '%s' has no tool '%s' (stepwise mcp tools %s lists its tools)%s", server, name, server, suggest.DidYouMean(name, names))}
 }
 
