@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -46,9 +45,7 @@ func (c cursor) runControl(ctx context.Context, s *plans.Step, path string) (any
 	case *plans.AskInput:
 		return c.runAsk(ctx, s, in, path)
 	case *plans.AgentInput:
-		// Run refuses plans with agent steps before they start; a plan
-		// reaching one here came around that check.
-		return nil, errors.New("agent steps cannot run in this version of stepwise")
+		return c.runAgent(ctx, s, in, path)
 	}
 	return nil, fmt.Errorf("the %s input is not valid; stepwise validate lists its problems", s.ToolName.Value)
 }

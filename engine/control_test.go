@@ -534,18 +534,6 @@ steps:
 
 func TestRefusedBeforeAnyStep(t *testing.T) {
 	p := newProject(t, map[string]string{
-		"plans/agentic.yaml": `
-identifier: agentic
-steps:
-  - id: E0
-    tool_name: builtin__reshape
-    input: { shape: {} }
-  - id: E1
-    tool_name: agent
-    input:
-      prompt: do it
-      output_schema: { type: object, properties: { a: { type: string } } }
-`,
 		"plans/hidden.yaml": `
 identifier: hidden
 requires_servers: [linear]
@@ -556,7 +544,6 @@ steps:
 `,
 	})
 	for file, want := range map[string]string{
-		"plans/agentic.yaml": "step E1: agent steps cannot run in this version of stepwise",
 		"plans/hidden.yaml":  "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
 	} {
 		o := p.run(t, file, nil, nil)

@@ -232,10 +232,10 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 }
 
 // refusals are the reasons a plan cannot start here: tools the catalog
-// cannot resolve, MCP servers it declares in requires_servers that are not
-// configured (a note when validating a portable file, but a run needs
-// them), and agent steps, which this version cannot run. Refusing before
-// the first step spends nothing on a run that cannot finish.
+// cannot resolve, and MCP servers it declares in requires_servers that are
+// not configured (a note when validating a portable file, but a run needs
+// them). Refusing before the first step spends nothing on a run that
+// cannot finish.
 func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
 	var out []plans.Problem
 	if e.catalog != nil {
@@ -247,12 +247,6 @@ func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
 			}
 		}
 	}
-	plans.WalkSteps(p, func(s *plans.Step) {
-		if s.ToolName.Value == plans.ControlAgent {
-			out = append(out, plans.Problem{Code: plans.CodeUnsupportedTool, Pos: s.ToolName.Pos, Path: s.Path,
-				Message: "agent steps cannot run in this version of stepwise: the agent loop is not built yet; validate and inspect the plan meanwhile"})
-		}
-	})
 	return out
 }
 

@@ -202,15 +202,19 @@ func callDefaults(name string, req Request) (string, Request) {
 // whether the failing attempt had sent a delta.
 func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
 	var retried error // the transient failure behind the latest retry
-	for n := 1; ; n++ {
-		var streamed atomic.Bool
-		relay := onDelta
-		if onDelta != nil {
-			relay = func(d Delta) {
-				streamed.Store(true)
-				onDelta(d)
-			}
+	// A transient failure is retried even when the attempt had streamed
+	// part of a reply (a request that runs out of time is abandoned and
+	// sent again); what streaming rules out is moving to a fallback, since
+	// another model would not continue this one's reply.
+	var streamed atomic.Bool
+	relay := onDelta
+	if onDelta != nil {
+		relay = func(d Delta) {
+			streamed.Store(true)
+			onDelta(d)
 		}
+	}
+	for n := 1; ; n++ {
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if req.Timeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, req.Timeout)
@@ -225,7 +229,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
 		}
 		var e *Error
-		if !errors.As(err, &e) || !e.Transient || streamed.Load() || ctx.Err() != nil {
+		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil {
 			if retried != nil {
 				// A retry that fails otherwise must not hide why it was
 				// retried: a scripted 429 with no reply after it reads as
@@ -236,11 +240,11 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 		}
 		retried = err
 		if n == maxAttempts {
-			return Reply{}, false, fmt.Errorf("%w (gave up after %d attempts)", err, n)
+			return Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {
-			return Reply{}, false, err
+			return Reply{}, streamed.Load(), err
 		}
 	}
 }

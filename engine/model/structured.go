@@ -102,34 +102,47 @@ func (m *Models) Structured(ctx context.Context, name string, req Request, schem
 	if err != nil {
 		return nil, err
 	}
-	value, problems := checkAnswer(reply.Text, schema)
+	value, problems := CheckAnswer(reply.Text, schema)
 	if problems == nil {
 		return value, nil
 	}
+	return m.Repair(ctx, req, schema, reply.Text, problems, hooks)
+}
+
+// Repair gives a refused answer its one repair pass in the repair role:
+// hooks.BeforeRepair may supply the repaired answer instead, or stop it.
+// refused is the request that got the answer; the pass keeps its step,
+// response format name and timeout. It returns the repaired value, or a
+// *StructuredError saying what is still wrong.
+func (m *Models) Repair(ctx context.Context, refused Request, schema *plans.Schema, answer string, problems []string, hooks Hooks) (any, error) {
 	if hooks.BeforeRepair != nil {
-		replacement, replaced, err := hooks.BeforeRepair(reply.Text, problems)
+		replacement, replaced, err := hooks.BeforeRepair(answer, problems)
 		if err != nil {
 			return nil, err
 		}
 		if replaced {
 			if vs := schema.Check(replacement); len(vs) > 0 {
-				return nil, &StructuredError{Answer: reply.Text, Violations: violationStrings(vs), Repaired: true}
+				return nil, &StructuredError{Answer: answer, Violations: violationStrings(vs), Repaired: true}
 			}
 			return replacement, nil
 		}
 	}
-	repair := Request{
-		Step:     req.Step,
-		Role:     RoleRepair,
-		Messages: repairMessages(schema, reply.Text, problems),
-		Format:   &format,
-		Timeout:  req.Timeout,
+	format := ResponseFormat{Name: answerFormatName, Schema: schema.Raw}
+	if refused.Format != nil && refused.Format.Name != "" {
+		format.Name = refused.Format.Name
 	}
-	reply, err = m.record(ctx, RoleRepair, repair, true, hooks)
+	repair := Request{
+		Step:     refused.Step,
+		Role:     RoleRepair,
+		Messages: repairMessages(schema, answer, problems),
+		Format:   &format,
+		Timeout:  refused.Timeout,
+	}
+	reply, err := m.record(ctx, RoleRepair, repair, true, hooks)
 	if err != nil {
 		return nil, err
 	}
-	value, problems = checkAnswer(reply.Text, schema)
+	value, problems := CheckAnswer(reply.Text, schema)
 	if problems == nil {
 		return value, nil
 	}
@@ -147,9 +160,9 @@ func (m *Models) record(ctx context.Context, name string, req Request, repair bo
 	return reply, err
 }
 
-// checkAnswer parses an answer and validates it. problems is nil for a
+// CheckAnswer parses an answer and validates it. problems is nil for a
 // valid answer and otherwise says what is wrong, one item a line.
-func checkAnswer(text string, schema *plans.Schema) (value any, problems []string) {
+func CheckAnswer(text string, schema *plans.Schema) (value any, problems []string) {
 	value, err := ParseAnswer(text)
 	if err != nil {
 		return nil, []string{err.Error()}

@@ -1,0 +1,498 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// The words an agent hears from the harness. They are constants so that
+// the request prefix stays byte-stable from round to round and run to run.
+const (
+	agentSystemPrompt = "You carry out one task as a step of a plan. Use the tools you are given as the task needs; " +
+		"make tool calls that do not depend on each other in the same turn. Accomplish the task in as few turns as you can. " +
+		"When you have what the task needs, answer with one JSON value that matches this JSON Schema, and nothing else:\n"
+	lastTurnNote = "This is your last turn: no more tools can be called. Answer now with the JSON the schema asks for, " +
+		"using what you have already gathered."
+	emptyReplyNote = "Your reply was empty. Call a tool, or answer with the JSON the schema asks for."
+	// toolLimitNote is seeds/002's message for a call past max_tool_calls
+	// or max_fan_out.
+	toolLimitNote = "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed."
+)
+
+// agentLoop is one run of an agent step: a bounded tool-calling loop that
+// returns JSON conforming to the step's output_schema, or final: false.
+type agentLoop struct {
+	c      cursor
+	step   *plans.Step
+	in     *plans.AgentInput
+	path   string
+	model  string
+	tools  []model.ToolDef
+	allow  map[string]bool
+	msgs   []model.Message
+	called []any // tools_called: {tool, round}
+
+	toolCalls int
+	fanOut    int
+	refusals  int
+}
+
+// runAgent runs an agent step at path.
+func (c cursor) runAgent(ctx context.Context, s *plans.Step, in *plans.AgentInput, path string) (any, error) {
+	r := c.f.run
+	if r.models == nil {
+		return nil, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
+	}
+	prompt, err := c.agentText(in.Prompt)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	system := agentSystemPrompt
+	if r.cfg != nil && r.cfg.Prompts.Agent != "" {
+		system = r.cfg.Prompts.Agent + "\n"
+	}
+	schemaJSON, _ := json.MarshalIndent(in.OutputSchema.Raw, "", "  ")
+	system += string(schemaJSON)
+	if in.SystemPrompt != nil {
+		extra, err := c.agentText(in.SystemPrompt)
+		if err != nil {
+			return nil, fmt.Errorf("system_prompt: %w", err)
+		}
+		system += "\n\n" + extra
+	}
+	tools, err := c.agentTools(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	a := &agentLoop{c: c, step: s, in: in, path: path, model: model.RoleChat, tools: tools, allow: map[string]bool{},
+		msgs: []model.Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}, called: []any{}}
+	if in.Model.Value != "" {
+		a.model = in.Model.Value
+	}
+	for _, t := range tools {
+		a.allow[t.Name] = true
+	}
+	return a.run(ctx)
+}
+
+// agentText renders a prompt. Data that ran out does not fail the step:
+// the agent gets the text as written and what ran out, and can say so.
+func (c cursor) agentText(v *plans.Value) (string, error) {
+	text, err := renderString(v, c.sc)
+	if err == nil || !isEmptyData(err) {
+		return text, err
+	}
+	return v.String + "\n\n(Data that ran out while this was written: " + err.Error() + ")", nil
+}
+
+// agentTools resolves the step's tools patterns (or the whole catalog)
+// into what the model is offered, sorted by name so that the request is
+// the same bytes every time. A pattern that matches nothing is an error
+// naming it: a typo would otherwise shrink the tools without a word.
+func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]model.ToolDef, error) {
+	r := c.f.run
+	var patterns []path.Pattern
+	var written []string
+	if in.Tools != nil {
+		for _, p := range in.Tools.Patterns {
+			pat, err := path.Compile(p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("tools pattern '%s': %w", p.Value, err)
+			}
+			patterns, written = append(patterns, pat), append(written, p.Value)
+		}
+	}
+	wanted := func(name string) bool {
+		if in.Tools == nil {
+			return true
+		}
+		return slices.ContainsFunc(patterns, func(p path.Pattern) bool { return p.Match(name) })
+	}
+	var infos []plans.ToolInfo
+	if r.catalog != nil {
+		for _, t := range r.catalog.Tools() {
+			if t.Unusable == "" && wanted(t.Name) {
+				infos = append(infos, t)
+			}
+		}
+		for _, server := range r.catalog.Servers() {
+			if !serverWanted(server, written, in.Tools == nil) || r.tools == nil {
+				continue
+			}
+			list, err := r.tools.ServerTools(ctx, server)
+			if err != nil {
+				return nil, fmt.Errorf("tools: %w", err)
+			}
+			for _, t := range list {
+				if wanted(t.Name) {
+					infos = append(infos, t)
+				}
+			}
+		}
+	}
+	// Never the planner, and never a plan on the call stack: calling it
+	// would be a cycle.
+	infos = slices.DeleteFunc(infos, func(t plans.ToolInfo) bool {
+		id, isPlan := strings.CutPrefix(t.Name, "plan__")
+		return t.Name == plans.PlannerTool || plans.IsControl(t.Name) || isPlan && slices.Contains(c.f.calls, id)
+	})
+	for i, p := range patterns {
+		if !slices.ContainsFunc(infos, func(t plans.ToolInfo) bool { return p.Match(t.Name) }) {
+			return nil, fmt.Errorf("tools pattern '%s' matches no tool here", written[i])
+		}
+	}
+	slices.SortFunc(infos, func(a, b plans.ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	defs := make([]model.ToolDef, len(infos))
+	for i, t := range infos {
+		schema := t.InputSchema
+		if schema == nil {
+			schema = map[string]any{"type": "object"}
+		}
+		defs[i] = model.ToolDef{Name: t.Name, Description: t.Description, InputSchema: schema}
+	}
+	return defs, nil
+}
+
+// serverWanted reports whether any pattern could name a tool of server, so
+// that only the servers an agent may use are connected to.
+func serverWanted(server string, patterns []string, all bool) bool {
+	if all {
+		return true
+	}
+	for _, p := range patterns {
+		ns, _, found := strings.Cut(p, "__")
+		if !found || strings.Contains(ns, "*") || ns == server {
+			return true
+		}
+	}
+	return false
+}
+
+// run is the loop of DESIGN.md section 4.
+func (a *agentLoop) run(ctx context.Context) (any, error) {
+	r := a.c.f.run
+	in := a.in
+	rounds := in.Iterations()
+	threshold := plans.DefaultExhaustionThreshold
+	if ve := in.ValidationExhaustion; ve != nil && ve.Threshold.Set {
+		threshold = ve.Threshold.Value
+	}
+	timeout := time.Duration(plans.DefaultLLMTimeoutSeconds) * time.Second
+	if in.LLMTimeoutSeconds.Set {
+		timeout = time.Duration(in.LLMTimeoutSeconds.Value) * time.Second
+	}
+	for round := 1; round <= rounds; round++ {
+		last := round == rounds
+		roundPath := a.path + "/agent." + strconv.Itoa(round)
+		if last {
+			a.msgs = append(a.msgs, model.Message{Role: "user", Content: lastTurnNote})
+		}
+		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: slices.Clone(a.msgs), Timeout: timeout,
+			Format: &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}}
+		if !last {
+			req.Tools = a.tools
+		}
+		reply, err := a.ask(ctx, roundPath, req)
+		if err != nil {
+			return nil, err
+		}
+		if len(reply.ToolCalls) > 0 && !last {
+			a.msgs = append(a.msgs, model.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls, Reasoning: reply.Reasoning})
+			results, err := a.callTools(ctx, round, roundPath, reply.ToolCalls)
+			if err != nil {
+				return nil, err
+			}
+			a.msgs = append(a.msgs, results...)
+			continue
+		}
+		if strings.TrimSpace(reply.Text) == "" {
+			a.msgs = append(a.msgs, model.Message{Role: "assistant", Reasoning: reply.Reasoning}, model.Message{Role: "user", Content: emptyReplyNote})
+			continue
+		}
+		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)
+		if problems != nil {
+			value, err = r.models.Repair(ctx, req, in.OutputSchema, reply.Text, problems, a.c.modelHooks(ctx, a.path, roundPath))
+			var refused *model.StructuredError
+			switch {
+			case errors.As(err, &refused):
+				problems = refused.Violations
+			case err != nil:
+				return nil, fmt.Errorf("round %d: repair: %w", round, err)
+			default:
+				problems = nil
+			}
+		}
+		if problems == nil {
+			return a.result(value, round, true, false), nil
+		}
+		if out, done, err := a.refused(ctx, round, threshold, problems); done || err != nil {
+			return out, err
+		}
+		a.msgs = append(a.msgs,
+			model.Message{Role: "assistant", Content: reply.Text, Reasoning: reply.Reasoning},
+			model.Message{Role: "user", Content: refusalMessage(problems, a.refusals, threshold)})
+	}
+	return a.result(map[string]any{}, rounds, false, false), nil
+}
+
+// ask makes one round's model call between the round and reply stops.
+func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
+	r := a.c.f.run
+	c := a.c.push(Frame{Path: roundPath, Kind: "round"})
+	d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return model.Reply{}, &AbortError{Path: roundPath}
+	case Replace, Inject:
+		return asReply(d.Value)
+	}
+	onCall, onDelta := r.callHooks(a.path, roundPath)
+	start := time.Now()
+	reply, err := r.models.Call(ctx, a.model, req, onDelta)
+	onCall(model.CallRecord{Name: a.model, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
+	if err != nil {
+		return model.Reply{}, fmt.Errorf("round %s: %w", strings.TrimPrefix(roundPath, a.path+"/agent."), timeoutFigures(err, req.Timeout))
+	}
+	d = r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return model.Reply{}, &AbortError{Path: roundPath}
+	case Replace, Inject:
+		return asReply(d.Value)
+	}
+	return reply, nil
+}
+
+// timeoutFigures adds to a model call that timed out the limit for one
+// request and the ceiling for all three attempts with their backoff, as
+// seeds/002's record shows them.
+func timeoutFigures(err error, declared time.Duration) error {
+	var me *model.Error
+	if !errors.As(err, &me) || !strings.Contains(me.Message, "timed out") {
+		return err
+	}
+	ceiling := 3*declared + 750*time.Millisecond
+	return fmt.Errorf("%w (declared %dms) (ceiling %dms)", err, declared.Milliseconds(), ceiling.Milliseconds())
+}
+
+// asReply reads a hook's replacement for a model reply: a model.Reply, or
+// JSON-shaped data in its form.
+func asReply(v any) (model.Reply, error) {
+	switch x := v.(type) {
+	case model.Reply:
+		return x, nil
+	case *model.Reply:
+		return *x, nil
+	case string:
+		return model.Reply{Text: x}, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return model.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
+	}
+	var reply model.Reply
+	if err := json.Unmarshal(b, &reply); err != nil {
+		return model.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
+	}
+	return reply, nil
+}
+
+// refused counts an answer that failed its schema after the repair pass.
+// At the threshold, validation_exhaustion ends the step: failed, or
+// settled with default_output.
+func (a *agentLoop) refused(ctx context.Context, round, threshold int, problems []string) (any, bool, error) {
+	a.refusals++
+	if a.refusals < threshold {
+		return nil, false, nil
+	}
+	ve := a.in.ValidationExhaustion
+	if ve == nil || ve.Mode.Value != "default" {
+		return nil, true, fmt.Errorf("VALIDATION_EXHAUSTED: Step '%s' exhausted its validation-rejection budget (%d/%d): %s",
+			a.stepName(), a.refusals, threshold, strings.Join(problems, "; "))
+	}
+	out, err := ve.DefaultOutput.Render(a.c.sc)
+	if err != nil {
+		return nil, true, fmt.Errorf("validation_exhaustion.default_output: %w", err)
+	}
+	msg := fmt.Sprintf("Step '%s' settled with its declared default_output after %d schema rejection(s) (validation_exhaustion.mode: 'default')", a.stepName(), a.refusals)
+	a.c.f.run.emit(a.path, EventWarning, func() any { return Warning{Message: msg} })
+	return a.result(out, round, true, true), true, nil
+}
+
+func (a *agentLoop) stepName() string {
+	if a.step.ID.Value != "" {
+		return a.step.ID.Value
+	}
+	return a.path
+}
+
+// refusalMessage tells the model what was wrong with its answer, with the
+// count so far and the limit, as seeds/002's refusals carry them.
+func refusalMessage(problems []string, count, threshold int) string {
+	var b strings.Builder
+	b.WriteString("Your answer does not match the JSON Schema:\n")
+	for _, p := range problems {
+		b.WriteString("- " + p + "\n")
+	}
+	fmt.Fprintf(&b, "Answer again with JSON that matches it. (rejections: %d, threshold: %d)", count, threshold)
+	return b.String()
+}
+
+func (a *agentLoop) result(output any, rounds int, final, defaulted bool) map[string]any {
+	out := map[string]any{"output": output, "iterations": rounds, "tools_called": a.called, "final": final}
+	if defaulted {
+		out["settled_by_default"] = true
+	}
+	return out
+}
+
+// callTools runs the tool calls of one turn, concurrently, and returns the
+// tool messages in the order the model made the calls. A tool that fails,
+// is refused or runs out of time answers with an error the model reads; it
+// never fails the step. Only an abort does.
+func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []model.ToolCall) ([]model.Message, error) {
+	msgs := make([]model.Message, len(calls))
+	paths := toolCallPaths(roundPath, calls)
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
+		// Admitted in the order the model made the calls, so that the
+		// limits cut the same calls every run; run concurrently after.
+		refusal := a.admit(call.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			content, err := a.callTool(ctx, paths[i], call, refusal)
+			msgs[i] = model.Message{Role: "tool", ToolCallID: call.ID, Content: content}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return msgs, nil
+}
+
+// toolCallPaths names each call of a turn: roundPath/tool, and a second call
+// of the same tool roundPath/tool.2.
+func toolCallPaths(roundPath string, calls []model.ToolCall) []string {
+	seen := map[string]int{}
+	out := make([]string, len(calls))
+	for i, call := range calls {
+		seen[call.Name]++
+		out[i] = roundPath + "/" + call.Name
+		if n := seen[call.Name]; n > 1 {
+			out[i] += "." + strconv.Itoa(n)
+		}
+	}
+	return out
+}
+
+// callTool dispatches one call that admit let through (refusal is what
+// the model is told of one it did not) through the path every step's tool takes. It returns what
+// the model reads: the result as JSON, or "Error: ...".
+func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (string, error) {
+	r := a.c.f.run
+	var args map[string]any
+	if len(call.Arguments) > 0 {
+		if err := json.Unmarshal(call.Arguments, &args); err != nil {
+			return "Error: the arguments are not a JSON object: " + err.Error(), nil
+		}
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if refusal != "" {
+		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
+		return refusal, nil
+	}
+	c := a.c.push(Frame{Path: callPath, Kind: "tool", Tool: call.Name})
+	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return "", &AbortError{Path: callPath}
+	case Inject:
+		return jsonText(d.Value), nil
+	}
+	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
+	if a.in.ToolTimeout.Set {
+		limit = time.Duration(a.in.ToolTimeout.Value) * time.Second
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	start := time.Now()
+	r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+	result, err := c.call(tctx, callPath, call.Name, args)
+	timedOut := err != nil && ctx.Err() == nil && tctx.Err() != nil
+	cancel()
+	if timedOut {
+		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
+	}
+	r.emit(callPath, EventToolEnd, func() any {
+		end := ToolEnded{Tool: call.Name, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		return end
+	})
+	var abort *AbortError
+	if errors.As(err, &abort) {
+		return "", err
+	}
+	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return "", &AbortError{Path: callPath, Cause: err}
+	case Replace:
+		return jsonText(d.Value), nil
+	}
+	if err != nil {
+		return "Error: " + err.Error(), nil
+	}
+	return jsonText(result), nil
+}
+
+// admit checks a call against the step's tools and its limits, and counts
+// it. It returns what the model is told when the call is not run.
+func (a *agentLoop) admit(name string) string {
+	if name == plans.PlannerTool {
+		return "Error: plan_and_execute is not available inside an agent step; call a plan__ tool instead"
+	}
+	if !a.allow[name] {
+		names := make([]string, len(a.tools))
+		for i, t := range a.tools {
+			names[i] = t.Name
+		}
+		return fmt.Sprintf("Error: there is no tool '%s' here; the tools are: %s", name, strings.Join(names, ", "))
+	}
+	maxCalls := plans.DefaultMaxToolCalls
+	if a.in.MaxToolCalls.Set {
+		maxCalls = a.in.MaxToolCalls.Value
+	}
+	if a.toolCalls >= maxCalls {
+		return toolLimitNote
+	}
+	if strings.HasPrefix(name, "plan__") && a.in.MaxFanOut.Set {
+		if a.fanOut >= a.in.MaxFanOut.Value {
+			return toolLimitNote
+		}
+		a.fanOut++
+	}
+	a.toolCalls++
+	return ""
+}

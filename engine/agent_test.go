@@ -1,0 +1,404 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+)
+
+// agentPlan is a plan of one agent step E1 with the given extra input
+// lines (indented for the step's input).
+func agentPlan(extra string) string {
+	return `
+identifier: agentic
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Count the open issues."
+      tools: ["builtin__reshape", "user__*", "plan__*"]
+      output_schema:
+        type: object
+        additionalProperties: false
+        required: [count]
+        properties:
+          count: { type: integer }
+` + extra + `
+output:
+  result: "{{E1}}"
+`
+}
+
+// agentTools are the user tools agent tests call.
+var agentTools = map[string]string{
+	"tools/fails.yaml": `
+name: fails
+description: Always fails.
+kind: exec
+command: sh
+args: ["-c", "echo 'disk on fire' >&2; exit 3"]
+input_schema: { type: object, properties: {} }
+`,
+	"tools/slow.yaml": `
+name: slow
+description: Takes three seconds.
+kind: exec
+command: sleep
+args: ["3"]
+input_schema: { type: object, properties: {} }
+`,
+	"plans/sub.yaml": `
+identifier: sub
+steps:
+  - id: S0
+    tool_name: builtin__reshape
+    input: { shape: { ok: true } }
+output: { ok: "{{S0.ok}}" }
+`,
+}
+
+// runAgent runs agentPlan(extra) with the given replies and returns the
+// outcome and the agent's result.
+func runAgent(t *testing.T, extra, replies string, hook engine.Hook) (outcome, map[string]any) {
+	t.Helper()
+	files := map[string]string{"replies.yaml": replies, "plans/p.yaml": agentPlan(extra)}
+	for k, v := range agentTools {
+		files[k] = v
+	}
+	o := newProject(t, files).run(t, "plans/p.yaml", nil, hook)
+	if o.err != nil {
+		t.Fatalf("run did not start: %v", o.err)
+	}
+	var result map[string]any
+	if o.res.Status == engine.StatusOK {
+		json.Unmarshal([]byte(asJSON(t, o.res.Output.(map[string]any)["result"])), &result)
+	}
+	return o, result
+}
+
+// requests returns the requests of the agent's rounds (not repairs), in
+// order.
+func requests(o outcome) []model.Request {
+	var out []model.Request
+	for _, e := range o.events.of(engine.EventModelCall) {
+		if call := e.Payload.(engine.ModelCalled); call.Role == model.RoleChat {
+			out = append(out, call.Request)
+		}
+	}
+	return out
+}
+
+func TestAgentAnswersAtOnce(t *testing.T) {
+	o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { json: { count: 3 } }
+`, nil)
+	wantOK(t, o)
+	if got := asJSONValue(res); got != `{"final":true,"iterations":1,"output":{"count":3},"tools_called":[]}` {
+		t.Errorf("result %s", got)
+	}
+}
+
+func asJSONValue(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestAgentToolRounds checks a round of parallel tool calls, their paths,
+// reasoning replayed verbatim, and a request prefix that round 2 extends
+// byte for byte.
+func TestAgentToolRounds(t *testing.T) {
+	o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply:
+      reasoning: "Look twice."
+      tool_calls:
+        - { name: builtin__reshape, arguments: { shape: { n: 1 } } }
+        - { name: builtin__reshape, arguments: { shape: { n: 2 } } }
+  - match: E1
+    reply: { json: { count: 3 } }
+`, nil)
+	wantOK(t, o)
+	if got := asJSONValue(res); got != `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"builtin__reshape"},{"round":1,"tool":"builtin__reshape"}]}` {
+		t.Errorf("result %s", got)
+	}
+	if got := o.events.paths(engine.EventToolEnd); !slices.Equal(sorted(got), []string{"E1/agent.1/builtin__reshape", "E1/agent.1/builtin__reshape.2"}) {
+		t.Errorf("tool calls at %v", got)
+	}
+	reqs := requests(o)
+	if len(reqs) != 2 {
+		t.Fatalf("%d rounds", len(reqs))
+	}
+	first, _ := json.Marshal(reqs[0].Messages)
+	second, _ := json.Marshal(reqs[1].Messages)
+	if !strings.HasPrefix(string(second), strings.TrimSuffix(string(first), "]")) {
+		t.Errorf("round 2 does not extend round 1:\n%s\n%s", first, second)
+	}
+	assistant := reqs[1].Messages[2]
+	if assistant.Role != "assistant" || assistant.Reasoning != "Look twice." || len(assistant.ToolCalls) != 2 {
+		t.Errorf("round 2 replays %+v", assistant)
+	}
+	if tool := reqs[1].Messages[3]; tool.Role != "tool" || tool.Content != `{"n":1}` || tool.ToolCallID != assistant.ToolCalls[0].ID {
+		t.Errorf("first tool result %+v", tool)
+	}
+	for _, m := range reqs[0].Messages {
+		if strings.Contains(m.Content, "8") || strings.Contains(strings.ToLower(m.Content), "round") {
+			t.Errorf("the model is told about its budget: %q", m.Content)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// TestAgentLastRound checks the answer round: no tools, the schema forced,
+// and a plain note that it is the last turn.
+func TestAgentLastRound(t *testing.T) {
+	callTool := "  - match: E1\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }\n"
+	t.Run("the forced round answers", func(t *testing.T) {
+		o, res := runAgent(t, "      max_iterations: 3\n", "replies:\n"+callTool+callTool+"  - match: E1\n    reply: { json: { count: 1 } }\n", nil)
+		wantOK(t, o)
+		if res["final"] != true || res["iterations"] != 3.0 {
+			t.Errorf("result %v", res)
+		}
+		reqs := requests(o)
+		last := reqs[2]
+		if len(last.Tools) != 0 || last.Format == nil || last.Format.Schema == nil {
+			t.Errorf("the last round has tools %v, format %+v", last.Tools, last.Format)
+		}
+		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Content, "last turn") {
+			t.Errorf("the last message is %+v", note)
+		}
+		var names []string
+		for _, tool := range reqs[0].Tools {
+			names = append(names, tool.Name)
+		}
+		// Its own plan is not offered: calling it would be a cycle.
+		if want := []string{"builtin__reshape", "plan__sub", "user__fails", "user__slow"}; !slices.Equal(names, want) {
+			t.Errorf("round 1 tools %v, want %v", names, want)
+		}
+	})
+	t.Run("nothing usable: final false", func(t *testing.T) {
+		o, res := runAgent(t, "      max_iterations: 2\n", "replies:\n"+callTool+"  - match: E1\n    reply: { text: \"\" }\n", nil)
+		wantOK(t, o)
+		if got := asJSONValue(res); got != `{"final":false,"iterations":2,"output":{},"tools_called":[{"round":1,"tool":"builtin__reshape"}]}` {
+			t.Errorf("result %s", got)
+		}
+	})
+	t.Run("max_iterations 1 answers from the prompt", func(t *testing.T) {
+		o, _ := runAgent(t, "      max_iterations: 1\n", "replies:\n  - match: E1\n    reply: { json: { count: 0 } }\n", nil)
+		wantOK(t, o)
+		if reqs := requests(o); len(reqs[0].Tools) != 0 {
+			t.Errorf("a one-round agent was offered tools")
+		}
+	})
+}
+
+// TestAgentErrors covers seeds/000's "Errors": repair without a round, a
+// refused repair costing one, transient errors costing none, tool failures
+// returning into the loop, plan_and_execute refused.
+func TestAgentErrors(t *testing.T) {
+	t.Run("a repair costs no round", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { json: { count: "three" } }
+  - match: E1
+    role: repair
+    reply: { json: { count: 3 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 1.0 || res["final"] != true {
+			t.Errorf("result %v", res)
+		}
+		if got := o.events.paths(engine.EventModelCall); !slices.Equal(got, []string{"E1/agent.1", "E1/agent.1/repair"}) {
+			t.Errorf("calls at %v", got)
+		}
+		if line := o.res.Usage.ByStep[0]; line.Path != "E1" || line.Calls != 2 {
+			t.Errorf("usage %+v", o.res.Usage.ByStep)
+		}
+	})
+	t.Run("a refused repair goes back to the model and costs a round", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { json: { count: "three" } }
+  - match: E1
+    role: repair
+    reply: { text: "not json" }
+  - match: E1
+    reply: { json: { count: 3 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 2.0 {
+			t.Errorf("result %v", res)
+		}
+		refusal := requests(o)[1].Messages[3]
+		if refusal.Role != "user" || !strings.Contains(refusal.Content, "does not match") || !strings.Contains(refusal.Content, "(rejections: 1, threshold: 6)") {
+			t.Errorf("refusal %+v", refusal)
+		}
+	})
+	t.Run("transient errors cost no round", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    error: { status: 429, message: slow down }
+  - match: E1
+    error: { status: 503, message: overloaded }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 1.0 {
+			t.Errorf("result %v", res)
+		}
+	})
+	t.Run("tool failures return into the loop", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: user__fails, arguments: {} }, { name: plan_and_execute, arguments: { query: x } }, { name: nope, arguments: {} } ] }
+  - match: E1
+    reply: { json: { count: 0 } }
+`, nil)
+		wantOK(t, o)
+		if res["final"] != true {
+			t.Errorf("result %v", res)
+		}
+		msgs := requests(o)[1].Messages
+		want := []string{"Error: 'sh' exited with status 3: disk on fire", "Error: plan_and_execute is not available inside an agent step", "Error: there is no tool 'nope' here"}
+		for i, w := range want {
+			if got := msgs[3+i].Content; !strings.HasPrefix(got, w) {
+				t.Errorf("tool result %d: %q, want it to start %q", i, got, w)
+			}
+		}
+	})
+	t.Run("a pattern that matches nothing", func(t *testing.T) {
+		files := map[string]string{"plans/p.yaml": strings.Replace(agentPlan(""), `"user__*"`, `"user__nothing*"`, 1)}
+		o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)
+		if o.err == nil || !strings.Contains(o.err.Error(), "user__nothing*") {
+			t.Errorf("err %v: a pattern that matches nothing must refuse the run before it starts", o.err)
+		}
+	})
+}
+
+// TestAgentControls covers the settings of seeds/002.
+func TestAgentControls(t *testing.T) {
+	wrong := "  - match: E1\n    reply: { json: { count: wrong } }\n  - match: E1\n    role: repair\n    reply: { json: { count: still-wrong } }\n"
+	t.Run("validation_exhaustion fail", func(t *testing.T) {
+		o, _ := runAgent(t, "      validation_exhaustion: { threshold: 2 }\n", "replies:\n"+wrong+wrong, nil)
+		if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "VALIDATION_EXHAUSTED: Step 'E1' exhausted its validation-rejection budget (2/2)") {
+			t.Fatalf("status %s, err %v", o.res.Status, o.res.Err)
+		}
+	})
+	t.Run("validation_exhaustion default", func(t *testing.T) {
+		o, res := runAgent(t, "      validation_exhaustion: { threshold: 2, mode: default, default_output: { count: -1 } }\n", "replies:\n"+wrong+wrong, nil)
+		wantOK(t, o)
+		if got := asJSONValue(res); got != `{"final":true,"iterations":2,"output":{"count":-1},"settled_by_default":true,"tools_called":[]}` {
+			t.Errorf("result %s", got)
+		}
+		warnings := o.events.of(engine.EventWarning)
+		if len(warnings) != 1 || warnings[0].Payload.(engine.Warning).Message != "Step 'E1' settled with its declared default_output after 2 schema rejection(s) (validation_exhaustion.mode: 'default')" {
+			t.Errorf("warnings %v", warnings)
+		}
+	})
+	t.Run("max_tool_calls", func(t *testing.T) {
+		o, _ := runAgent(t, "      max_tool_calls: 1\n", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { a: 1 } } }, { name: builtin__reshape, arguments: { shape: { b: 2 } } } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, nil)
+		wantOK(t, o)
+		msgs := requests(o)[1].Messages
+		if msgs[3].Content != `{"a":1}` || msgs[4].Content != "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed." {
+			t.Errorf("tool results %q / %q", msgs[3].Content, msgs[4].Content)
+		}
+	})
+	t.Run("max_fan_out", func(t *testing.T) {
+		o, _ := runAgent(t, "      max_fan_out: 1\n", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: plan__sub, arguments: {} }, { name: plan__sub, arguments: {} }, { name: builtin__reshape, arguments: { shape: {} } } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, nil)
+		wantOK(t, o)
+		msgs := requests(o)[1].Messages
+		if msgs[3].Content != `{"ok":true}` || !strings.HasPrefix(msgs[4].Content, "You have reached the maximum") || msgs[5].Content != `{}` {
+			t.Errorf("tool results %q / %q / %q", msgs[3].Content, msgs[4].Content, msgs[5].Content)
+		}
+		if !slices.Contains(o.events.paths(engine.EventStepStart), "E1/agent.1/plan__sub/sub/S0") {
+			t.Errorf("the plan's steps are not under the call's path: %v", o.events.paths(engine.EventStepStart))
+		}
+	})
+	t.Run("tool_timeout", func(t *testing.T) {
+		o, _ := runAgent(t, "      tool_timeout: 1\n", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: user__slow, arguments: {} } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, nil)
+		wantOK(t, o)
+		if got := requests(o)[1].Messages[3].Content; got != "Error: tool call timed out after 1000ms" {
+			t.Errorf("tool result %q", got)
+		}
+	})
+	t.Run("llm_timeout_seconds", func(t *testing.T) {
+		slow := "  - match: E1\n    reply: { text: late, delay_ms: 3000 }\n"
+		o, _ := runAgent(t, "      llm_timeout_seconds: 1\n", "replies:\n"+slow+slow+slow, nil)
+		if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "timed out after 1s (gave up after 3 attempts) (declared 1000ms) (ceiling 3750ms)") {
+			t.Fatalf("status %s, err %v", o.res.Status, o.res.Err)
+		}
+	})
+}
+
+// TestAgentInABody checks that item and index reach the prompt of an
+// agent in a map body, and that each item's rounds have their own paths.
+func TestAgentInABody(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"replies.yaml": `
+replies:
+  - match: "E1/do.*"
+    reply: { json: { count: 1 } }
+  - match: "E1/do.*"
+    reply: { json: { count: 2 } }
+`,
+		"plans/p.yaml": `
+identifier: mapped
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [alpha, beta]
+      do:
+        tool_name: agent
+        input:
+          prompt: "Item {{index}}: {{item}}"
+          tools: ["builtin__reshape"]
+          output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+output: { all: "{{E1.results}}" }
+`,
+	})
+	o := p.run(t, "plans/p.yaml", nil, nil)
+	wantOK(t, o)
+	var prompts []string
+	for _, e := range o.events.of(engine.EventModelCall) {
+		call := e.Payload.(engine.ModelCalled)
+		prompts = append(prompts, e.Path+" "+call.Request.Messages[1].Content)
+	}
+	if !slices.Equal(prompts, []string{"E1/do.0/agent.1 Item 0: alpha", "E1/do.1/agent.1 Item 1: beta"}) {
+		t.Errorf("prompts %v", prompts)
+	}
+}
