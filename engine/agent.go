@@ -403,9 +403,10 @@ func toolCallPaths(roundPath string, calls []model.ToolCall) []string {
 	return out
 }
 
-// callTool dispatches one call that admit let through (refusal is what
-// the model is told of one it did not) through the path every step's tool takes. It returns what
-// the model reads: the result as JSON, or "Error: ...".
+// callTool dispatches one call through the path every step's tool takes,
+// between the tool and result stops, or, for a call admit refused, tells
+// the model why. It returns what the model reads: the result as JSON, or
+// "Error: ...".
 func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (string, error) {
 	r := a.c.f.run
 	var args map[string]any

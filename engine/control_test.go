@@ -544,7 +544,7 @@ steps:
 `,
 	})
 	for file, want := range map[string]string{
-		"plans/hidden.yaml":  "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
+		"plans/hidden.yaml": "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
 	} {
 		o := p.run(t, file, nil, nil)
 		var re *engine.ResolveError
