@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
@@ -136,4 +137,90 @@ func BenchmarkMap10kStore(b *testing.B) {
 	for b.Loop() {
 		run()
 	}
+}
+
+// agentBenchReplies scripts an agent that calls builtin__reshape for
+// rounds-1 rounds and then answers, n times over (one agent per map item).
+func agentBenchReplies(rounds, n int) string {
+	var b strings.Builder
+	b.WriteString("replies:\n")
+	for i := 0; i < n; i++ {
+		for r := 1; r < rounds; r++ {
+			b.WriteString("  - match: \"**\"\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ], usage: { input_tokens: 100, output_tokens: 10 } }\n")
+		}
+		b.WriteString("  - match: \"**\"\n    reply: { json: { count: 1 }, usage: { input_tokens: 100, output_tokens: 10 } }\n")
+	}
+	return b.String()
+}
+
+// benchAgent runs plan with an instant scripted model whose replies file
+// is written afresh for every run (each run consumes it).
+// The loop's own time per round is reported for a lone agent, whose model
+// calls do not overlap.
+func benchAgent(b *testing.B, plan, replies string, rounds int, lone bool) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	toml := "[storage]\nbackend = \"memory\"\n[providers.s]\ntype = \"script\"\nfile = \"replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n"
+	os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), []byte(toml), 0o644)
+	os.WriteFile(filepath.Join(dir, "replies.yaml"), []byte(replies), 0o644)
+	cfg, _, err := config.Load(config.Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	p, report := plans.Load("bench.yaml", []byte(plan))
+	if !report.OK() {
+		b.Fatal(report.Problems)
+	}
+	rt := tools.NewRuntime(cfg, cat)
+	b.Cleanup(func() { rt.Close() })
+	// The time inside model calls, read off the llm_call events, so that
+	// what is left is the loop's own.
+	var inModel atomic.Int64
+	timer := engine.SinkFunc(func(e engine.Event) {
+		if call, ok := e.Payload.(engine.ModelCalled); ok {
+			inModel.Add(int64(call.Ms * 1e6))
+		}
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{}), Sinks: []engine.Sink{timer}})
+		res, err := eng.Run(context.Background(), p, nil)
+		if err != nil || res.Status != engine.StatusOK {
+			b.Fatalf("%v %v", err, res.Err)
+		}
+	}
+	perRound := float64(b.N) * float64(rounds)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perRound, "ns/round")
+	if lone {
+		b.ReportMetric((float64(b.Elapsed().Nanoseconds())-float64(inModel.Load()))/perRound, "ns/round-outside-model")
+	}
+}
+
+const agentStep = `
+        tool_name: agent
+        input:
+          prompt: "Count."
+          tools: ["builtin__reshape"]
+          max_iterations: 8
+          output_schema: { type: object, additionalProperties: false, required: [count], properties: { count: { type: integer } } }
+`
+
+// BenchmarkAgentRound is the loop's own cost per round with a model that
+// answers at once: eight rounds, seven of them calling a tool.
+func BenchmarkAgentRound(b *testing.B) {
+	plan := "identifier: a\nname: a\ndescription: a\nsteps:\n  - id: E1\n" + strings.Replace(agentStep, "\n        ", "\n    ", -1)
+	benchAgent(b, plan, agentBenchReplies(8, 1), 8, true)
+}
+
+// BenchmarkAgentMap64 runs a map of 64 agent steps, 16 at a time, each
+// taking three rounds.
+func BenchmarkAgentMap64(b *testing.B) {
+	plan := "identifier: m\nname: m\ndescription: m\nsteps:\n  - id: E1\n    tool_name: map\n    input:\n      over: \"{{input.items}}\"\n      concurrency: 16\n      do:" +
+		strings.Replace(agentStep, "max_iterations: 8", "max_iterations: 3", 1) +
+		"input_schema: { type: object, properties: { items: { type: array, default: [" + strings.Repeat("1,", 63) + "1] } } }\n"
+	benchAgent(b, plan, agentBenchReplies(3, 64), 64*3, false)
 }

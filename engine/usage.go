@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sort"
 	"sync"
 
@@ -83,7 +84,10 @@ func addLine(line *UsageLine, u model.Usage, c *float64) {
 		v := *c
 		line.CostUSD = &v
 	case line.CostUSD != nil:
-		v := *line.CostUSD + *c
+		// Sums of prices per million tokens pick up binary noise
+		// (0.042905000000000006); a billionth of a dollar is precision
+		// enough.
+		v := math.Round((*line.CostUSD+*c)*1e9) / 1e9
 		line.CostUSD = &v
 	}
 }

@@ -551,9 +551,8 @@ func processesIn(dir, arg string) []int {
 	return pids
 }
 
-// TestDemoRunsOffline runs the demo's plans that need no agent step against
-// the tracker the binary serves itself, and checks that those with one are
-// refused before they start.
+// TestDemoRunsOffline runs every plan of the demo against the tracker the
+// binary serves itself and the demo's scripted replies.
 func TestDemoRunsOffline(t *testing.T) {
 	demoProject(t)
 	out, errOut, code := runCLI(t, "run", "issue_timeline", `{"id":"CHK-107"}`)
@@ -574,9 +573,24 @@ func TestDemoRunsOffline(t *testing.T) {
 		t.Fatalf("post_triage_notes: exit %d\n%s\n%s", code, out, errOut)
 	}
 
-	_, errOut, code = runCLI(t, "run", "incident_brief", `{"symptom":"checkout timeout"}`)
-	if code != 1 || !strings.Contains(errOut, "agent steps cannot run in this version of stepwise") || strings.Contains(errOut, "→ reports") {
-		t.Errorf("incident_brief: exit %d\n%s", code, errOut)
+	out, errOut, code = runCLI(t, "run", "incident_brief", `{"symptom":"checkout timeout"}`)
+	if code != 0 || !strings.Contains(out, `"investigation_rounds": 3`) || !strings.Contains(out, `"role": "past_incident"`) {
+		t.Errorf("incident_brief: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	out, errOut, code = runCLI(t, "run", "triage_queue", `{"on_call":"Priya"}`, "--json")
+	var env struct {
+		Answer string `json:"answer"`
+		Usage  struct {
+			Calls int `json:"calls"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 0 {
+		t.Fatalf("triage_queue: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	// Four agents (one with a repair pass), and the solver's report.
+	if !strings.HasPrefix(env.Answer, "Morning Priya.") || env.Usage.Calls != 10 {
+		t.Errorf("triage_queue: answer %q, %d calls", env.Answer, env.Usage.Calls)
 	}
 }
 

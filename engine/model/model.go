@@ -1,9 +1,9 @@
 // Package model is how the engine talks to language models: one provider
-// interface, the providers that implement it (script now; openai and replay
-// come with the agent loop and the debugger), role and named-model
-// resolution with retries and failover, and the structured-output call that
-// every schema-bound site shares (builtin__infer, prompt tools, infer gates,
-// the solver).
+// interface, the providers that implement it (script, and openai for the
+// openai and openai_compat types; replay comes with the debugger), role and
+// named-model resolution with retries and failover, and the
+// structured-output call that every schema-bound site shares
+// (builtin__infer, prompt tools, infer gates, the solver).
 package model
 
 import (
@@ -103,8 +103,10 @@ type Reply struct {
 	// Provider and Model name what actually answered, after any failover.
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
-	// StrictSent says whether strict structured output was sent, and
-	// DowngradeReason why not when it was asked for and not sent.
+	// StrictRequested says whether the request asked for strict
+	// structured output (Format.Strict), StrictSent whether it was sent,
+	// and DowngradeReason why not when it was asked for and not sent.
+	StrictRequested bool   `json:"strict_requested,omitempty"`
 	StrictSent      bool   `json:"strict_sent,omitempty"`
 	DowngradeReason string `json:"downgrade_reason,omitempty"`
 }

@@ -292,9 +292,11 @@ func (m *Models) open(name string) (Provider, error) {
 }
 
 // providerTypes opens a provider of each implemented type from its
-// configuration entry. The openai types join it with the agent loop, and
-// replay with the debugger; nothing else needs to change for them.
+// configuration entry. replay joins it with the debugger; nothing else
+// needs to change for it.
 var providerTypes = map[config.ProviderType]func(name string, p config.Provider) (Provider, error){
+	config.ProviderOpenAI:       newOpenAIProvider,
+	config.ProviderOpenAICompat: newOpenAIProvider,
 	config.ProviderScript: func(name string, p config.Provider) (Provider, error) {
 		s, err := LoadScript(p.File)
 		if err != nil {
@@ -312,10 +314,6 @@ var ErrNotAvailable = errors.New("provider type not available")
 type unavailableError struct{ typ config.ProviderType }
 
 func (e *unavailableError) Error() string {
-	switch e.typ {
-	case config.ProviderOpenAI, config.ProviderOpenAICompat:
-		return fmt.Sprintf(`provider type %s is not available yet: it arrives with agent steps; use a script provider (type = "script") or stepwise run --script FILE`, e.typ)
-	}
 	return fmt.Sprintf(`provider type %s is not supported; use a script provider (type = "script") or stepwise run --script FILE`, e.typ)
 }
 

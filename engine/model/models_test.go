@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
 // TestRetries plays scripted failures through Call: each case is a replies
@@ -272,13 +274,22 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestProviderNotAvailable(t *testing.T) {
-	cfg := project(t, failoverConfig, map[string]string{"a.yaml": "replies: []\n", "b.yaml": "replies: []\n"})
+// TestProviderNotUsable checks that a provider type the configuration
+// accepts and stepwise does not implement fails the call, permanently.
+func TestProviderNotUsable(t *testing.T) {
+	cfg := project(t, `
+[providers.claude]
+type = "anthropic"
+api_key = "sk-test"
+
+[models]
+default = { provider = "claude", model = "claude-sonnet-5" }
+`, nil)
 	m := New(cfg, Options{})
 	_, err := m.Call(context.Background(), "judge", Request{Step: "E1", Messages: user("go")}, nil)
-	wantError(t, err, `model remote/gpt-5: provider type openai is not available yet: it arrives with agent steps; use a script provider (type = "script") or stepwise run --script FILE`)
-	if !errors.Is(err, ErrNotAvailable) || IsTransient(err) {
-		t.Errorf("error %v: want ErrNotAvailable, permanent", err)
+	wantError(t, err, "model claude/claude-sonnet-5: ", "does not support provider type anthropic")
+	if !errors.Is(err, config.ErrNotUsable) || IsTransient(err) {
+		t.Errorf("error %v: want config.ErrNotUsable, permanent", err)
 	}
 }
 
