@@ -25,6 +25,7 @@ const (
 	lastTurnNote = "This is your last turn: no more tools can be called. Answer now with the JSON the schema asks for, " +
 		"using what you have already gathered."
 	emptyReplyNote = "Your reply was empty. Call a tool, or answer with the JSON the schema asks for."
+	refusalNote    = "Your reply declined the task. Answer with the JSON the schema asks for, from what you can establish."
 	// toolLimitNote is seeds/002's message for a call past max_tool_calls
 	// or max_fan_out.
 	toolLimitNote = "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed."
@@ -218,6 +219,12 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		}
 		if strings.TrimSpace(reply.Text) == "" {
 			a.msgs = append(a.msgs, model.Message{Role: "assistant", Reasoning: reply.Reasoning}, model.Message{Role: "user", Content: emptyReplyNote})
+			continue
+		}
+		if reply.FinishReason == "refusal" {
+			// A refusal is no answer to repair; it costs its round, and
+			// the model hears that the task still wants one.
+			a.msgs = append(a.msgs, model.Message{Role: "assistant", Content: reply.Text, Reasoning: reply.Reasoning}, model.Message{Role: "user", Content: refusalNote})
 			continue
 		}
 		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)

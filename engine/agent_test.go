@@ -282,6 +282,25 @@ replies:
 			}
 		}
 	})
+	t.Run("a refusal costs a round and is not repaired; a truncated answer is", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { text: "I cannot help with that.", finish_reason: refusal }
+  - match: E1
+    reply: { text: "{\"count\": 1", finish_reason: length }
+  - match: E1
+    role: repair
+    reply: { json: { count: 1 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 2.0 || res["final"] != true {
+			t.Errorf("result %v", res)
+		}
+		if got := o.events.paths(engine.EventModelCall); !slices.Equal(got, []string{"E1/agent.1", "E1/agent.2", "E1/agent.2/repair"}) {
+			t.Errorf("calls at %v", got)
+		}
+	})
 	t.Run("a pattern that matches nothing", func(t *testing.T) {
 		files := map[string]string{"plans/p.yaml": strings.Replace(agentPlan(""), `"user__*"`, `"user__nothing*"`, 1)}
 		o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)

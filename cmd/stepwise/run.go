@@ -36,6 +36,8 @@ func newRunCommand(s *streams) *cobra.Command {
 		asJSON     bool
 		events     string
 		scriptFile string
+		// strictBaseURL is the command line's say on strict_base_url.
+		strictBaseURL bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run PLAN [INPUT_JSON | @FILE | -]",
@@ -61,7 +63,7 @@ func newRunCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
-			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile}
+			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL}
 			inputs, err := readInputs(doc, inputFlags, s.in)
 			if err != nil {
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
@@ -74,6 +76,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
+	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	return cmd
 }
 
@@ -176,10 +179,11 @@ type runRequest struct {
 	plan   string
 	inputs map[string]any
 	// flagText is each --input value as typed, by key.
-	flagText map[string]string
-	asJSON   bool
-	events   string
-	script   string
+	flagText      map[string]string
+	asJSON        bool
+	events        string
+	script        string
+	strictBaseURL bool
 }
 
 // runPlan loads, runs and reports one plan.
@@ -192,6 +196,12 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	v, err := validatePlan(proj, file)
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	}
+	if req.strictBaseURL {
+		for name, p := range proj.cfg.Providers {
+			p.StrictBaseURL = true
+			proj.cfg.Providers[name] = p
+		}
 	}
 	name := v.file
 	if v.plan != nil && v.plan.Identifier.Value != "" {
