@@ -421,3 +421,31 @@ output: { all: "{{E1.results}}" }
 		t.Errorf("prompts %v", prompts)
 	}
 }
+
+// TestAgentStrictRecord checks the record of strict structured output for
+// every attempt: a round that carries tools goes without, the answer round
+// is sent strict.
+func TestAgentStrictRecord(t *testing.T) {
+	o, res := runAgent(t, "      structured_output: strict\n      max_iterations: 2\n", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }
+  - match: E1
+    reply: { json: { count: 2 } }
+`, nil)
+	wantOK(t, o)
+	if res["final"] != true {
+		t.Fatalf("result %v", res)
+	}
+	var records []string
+	for _, e := range o.events.of(engine.EventModelCall) {
+		records = append(records, asJSONValue(e.Payload.(engine.ModelCalled).StructuredOutput))
+	}
+	want := []string{
+		`{"requested":true,"sent":false,"provider":"script","downgrade_reason":"unsupported_context_tools"}`,
+		`{"requested":true,"sent":true,"provider":"script"}`,
+	}
+	if !slices.Equal(records, want) {
+		t.Errorf("records\n%v\nwant\n%v", records, want)
+	}
+}

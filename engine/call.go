@@ -230,6 +230,9 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 			if rec.Err != nil {
 				ev.Error = rec.Err.Error()
 			}
+			if f := rec.Request.Format; f != nil && f.Strict && rec.Err == nil {
+				ev.StructuredOutput = &StrictRecord{Requested: true, Sent: rec.Reply.StrictSent, Provider: rec.Reply.Provider, DowngradeReason: rec.Reply.DowngradeReason}
+			}
 			return ev
 		})
 	}

@@ -145,10 +145,22 @@ type ModelCalled struct {
 	Ms       float64     `json:"ms"`
 	// Error is why the call failed; a failed call spent nothing.
 	Error string `json:"error,omitempty"`
+	// StructuredOutput records, for a call that asked for strict
+	// structured output, whether it was sent and why not.
+	StructuredOutput *StrictRecord `json:"structured_output,omitempty"`
 	// Request and Reply are kept whole, so a run can be inspected and
 	// replayed without the model.
 	Request model.Request `json:"request"`
 	Reply   model.Reply   `json:"reply"`
+}
+
+// StrictRecord is seeds/002's record of one attempt at strict structured
+// output.
+type StrictRecord struct {
+	Requested       bool   `json:"requested"`
+	Sent            bool   `json:"sent"`
+	Provider        string `json:"provider"`
+	DowngradeReason string `json:"downgrade_reason,omitempty"`
 }
 
 // Repairing reports a structured answer that failed its schema, before the

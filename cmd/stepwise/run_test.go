@@ -672,3 +672,72 @@ steps:
 		t.Errorf("a bad pattern: exit %d: %s", code, errOut)
 	}
 }
+
+// TestRunAnAgent runs an agent step through stepwise run: its rounds in the
+// events feed, its result in the output, and the strict downgrade as a
+// finding of inspect.
+func TestRunAnAgent(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "agentic.yaml"), []byte(`
+identifier: agentic
+name: Agentic
+description: One agent that looks once, then answers.
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "How many issues are open?"
+      tools: ["builtin__reshape"]
+      max_iterations: 3
+      structured_output: strict
+      output_schema:
+        type: object
+        additionalProperties: false
+        required: [count]
+        properties:
+          count: { type: integer }
+          note: { type: string }
+output: { agent: "{{E1}}" }
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "agent_replies.yaml"), []byte(`
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { open: 2 } } } ], usage: { input_tokens: 300, output_tokens: 20 } }
+  - match: E1
+    reply: { json: { count: 2 }, usage: { input_tokens: 400, output_tokens: 10 } }
+`), 0o644)
+	out, errOut, code := runCLI(t, "run", "agentic", "--script", "agent_replies.yaml", "--json", "--events", "jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	var env struct {
+		Output struct {
+			Agent map[string]any `json:"agent"`
+		} `json:"output"`
+		Usage struct {
+			ByStep []struct {
+				Path  string `json:"path"`
+				Calls int    `json:"calls"`
+			} `json:"by_step"`
+		} `json:"usage"`
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(env.Output.Agent); string(b) != `{"final":true,"iterations":2,"output":{"count":2},"tools_called":[{"round":1,"tool":"builtin__reshape"}]}` {
+		t.Errorf("agent result %s", b)
+	}
+	if len(env.Usage.ByStep) != 1 || env.Usage.ByStep[0].Path != "E1" || env.Usage.ByStep[0].Calls != 2 {
+		t.Errorf("by_step %+v", env.Usage.ByStep)
+	}
+	for _, want := range []string{`"path":"E1/agent.1","kind":"llm_call"`, `"path":"E1/agent.1/builtin__reshape","kind":"tool_end"`, `"path":"E1/agent.2","kind":"llm_call"`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the events lack %s", want)
+		}
+	}
+	out, _, _ = runCLI(t, "inspect", env.RunID)
+	if !strings.Contains(out, "structured_output_downgraded: 1 step requested strict structured output but ran without it (E1: unsupported_context_tools)") {
+		t.Errorf("inspect:\n%s", out)
+	}
+}

@@ -471,7 +471,35 @@ func printRun(w io.Writer, d *store.RunDetail) {
 			fmt.Fprintf(w, "  %s: %s\n", n.Path, n.Message)
 		}
 	}
+	if f := downgradeFinding(d.Downgrades); f != "" {
+		fmt.Fprintf(w, "\nfindings (1)\n  %s\n", f)
+	}
 	printUsage(w, d.UsageReport, d.UsageFromCalls)
+}
+
+// downgradeFinding is seeds/002's structured_output_downgraded finding:
+// the steps that asked for strict structured output and ran without it,
+// each with its reasons. Empty when there are none.
+func downgradeFinding(downgrades []store.Notice) string {
+	var steps []string
+	reasons := map[string][]string{}
+	for _, n := range downgrades {
+		if _, seen := reasons[n.Path]; !seen {
+			steps = append(steps, n.Path)
+		}
+		if !slices.Contains(reasons[n.Path], n.Message) {
+			reasons[n.Path] = append(reasons[n.Path], n.Message)
+		}
+	}
+	if len(steps) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range steps {
+		parts = append(parts, s+": "+strings.Join(reasons[s], ", "))
+	}
+	return fmt.Sprintf("structured_output_downgraded: %s requested strict structured output but ran without it (%s); outputs were validated after the fact, not held to the schema as they were written",
+		countNoun(len(steps), "step", "steps"), strings.Join(parts, "; "))
 }
 
 func detail(w io.Writer, label string, v json.RawMessage) {
@@ -551,6 +579,7 @@ type inspectJSON struct {
 	ToolCalls  []toolCallJSON     `json:"tool_calls"`
 	Errors     []noticeJSON       `json:"errors"`
 	Warnings   []noticeJSON       `json:"warnings"`
+	Findings   []string           `json:"findings"`
 	Usage      engine.UsageReport `json:"usage"`
 	// UsageComplete is false for a run without an end, whose usage is
 	// added up from the model calls recorded.
@@ -603,7 +632,7 @@ func toInspectJSON(d *store.RunDetail) inspectJSON {
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},
-		Warnings: []noticeJSON{}, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
+		Warnings: []noticeJSON{}, Findings: []string{}, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
 		LastEvent: lastEventJSON{Seq: d.LastEvent.Seq, Kind: d.LastEvent.Kind, Path: d.LastEvent.Path, Time: timeOrNil(d.LastEvent.Time)}}
 	for _, st := range d.Steps {
 		env.StepList = append(env.StepList, stepJSON{Path: st.Path, Tool: st.Tool, Status: st.Status, StartedAt: timeOrNil(st.StartedAt),
@@ -615,6 +644,9 @@ func toInspectJSON(d *store.RunDetail) inspectJSON {
 	}
 	for _, n := range d.Errors {
 		env.Errors = append(env.Errors, noticeJSON(n))
+	}
+	if f := downgradeFinding(d.Downgrades); f != "" {
+		env.Findings = append(env.Findings, f)
 	}
 	for _, n := range d.Warnings {
 		env.Warnings = append(env.Warnings, noticeJSON(n))

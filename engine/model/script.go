@@ -24,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
@@ -702,6 +703,20 @@ func describe(n *yaml.Node) string {
 	return kindOf(n)
 }
 
+// scriptStrict decides, the way a provider enforcing OpenAI's rules would,
+// whether strict structured output is sent for req, so that the record of
+// strict mode and its downgrades can be tried offline.
+func scriptStrict(req Request) (sent bool, downgrade string) {
+	v := strict.Check(req.Format.Schema, strict.OpenAI, strict.Context{HasTools: len(req.Tools) > 0, Runtime: true})
+	switch {
+	case v.Usable:
+		return true, ""
+	case len(req.Tools) > 0:
+		return false, "unsupported_context_tools"
+	}
+	return false, "gate_ineligible"
+}
+
 // NoReplyError is a call that a script has no reply left for. It names the
 // step, the role and the conversation's last message, so that the author
 // knows which reply to add.
@@ -759,6 +774,10 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req Request
 		reply.Usage = *a.usage
 	} else {
 		reply.Usage = estimateUsage(req, reply)
+	}
+	if req.Format != nil && req.Format.Strict {
+		reply.StrictRequested = true
+		reply.StrictSent, reply.DowngradeReason = scriptStrict(req)
 	}
 	if err := stream(ctx, a.delay, reply, onDelta); err != nil {
 		return Reply{}, err

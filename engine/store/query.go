@@ -92,6 +92,10 @@ type RunDetail struct {
 	// first is where the failure began.
 	Errors   []Notice
 	Warnings []Notice
+	// Downgrades are the model calls that asked for strict structured
+	// output and went without it: Path is the step, Message the
+	// downgrade reason.
+	Downgrades []Notice
 	// LastEvent is the last event recorded, its Payload left out.
 	LastEvent StoredEvent
 	// Recorder is "host:pid" of the process recording the run while it
@@ -401,6 +405,9 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	if d.Warnings, err = warnings(ctx, tx, key); err != nil {
 		return nil, err
 	}
+	if d.Downgrades, err = downgrades(ctx, tx, key); err != nil {
+		return nil, err
+	}
 	var t sql.NullInt64
 	var kind string
 	err = tx.QueryRowContext(ctx, `SELECT seq, time, path, kind FROM (`+eventsUnion+`) WHERE seq = ?2`, key, lastSeq.Int64).
@@ -487,6 +494,27 @@ func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
 		}
 		c.Args, c.Result, c.StartedAt, c.Ms = raw(args), raw(result), fromNanos(started), ms.Float64
 		list = append(list, c)
+	}
+	return list, rows.Err()
+}
+
+// downgrades lists the model calls that asked for strict structured output
+// and went without it: the step (the call's site) and the reason.
+func downgrades(ctx context.Context, q querier, run int64) ([]Notice, error) {
+	rows, err := q.QueryContext(ctx, `SELECT coalesce(payload ->> '$.site', path), coalesce(payload ->> '$.structured_output.downgrade_reason', '')
+		FROM events WHERE run = ? AND kind = 'llm_call' AND payload -> '$.structured_output' IS NOT NULL
+		AND payload ->> '$.structured_output.sent' = 0 ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []Notice{}
+	for rows.Next() {
+		var n Notice
+		if err := rows.Scan(&n.Path, &n.Message); err != nil {
+			return nil, err
+		}
+		list = append(list, n)
 	}
 	return list, rows.Err()
 }
