@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentRun is one agent scenario run through stepwise run: its envelope,
+// and its events as decoded JSON lines.
+type agentRun struct {
+	code   int
+	env    map[string]any
+	events []map[string]any
+	stderr string
+}
+
+// calls returns the llm_call events of the agent's rounds and repairs.
+func (r agentRun) calls() []map[string]any {
+	var out []map[string]any
+	for _, e := range r.events {
+		if e["kind"] == "llm_call" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// runAgentPlan writes a plan of one agent step E1 (its input extended by
+// extra) and a replies file, and runs it through the command line.
+func runAgentPlan(t *testing.T, extra, replies string) agentRun {
+	t.Helper()
+	dir := runProject(t)
+	plan := `
+identifier: agentic
+name: Agentic
+description: One agent step.
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Count the open issues."
+      tools: ["builtin__reshape", "user__shout", "plan__report"]
+      output_schema:
+        type: object
+        additionalProperties: false
+        required: [count]
+        properties:
+          count: { type: integer }
+` + extra + `
+output: { agent: "{{E1}}" }
+`
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "agentic.yaml"), []byte(plan), 0o644)
+	os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(replies), 0o644)
+	out, errOut, code := runCLI(t, "run", "agentic", "--script", "script.yaml", "--json", "--events", "jsonl")
+	r := agentRun{code: code, stderr: errOut}
+	json.Unmarshal([]byte(out), &r.env)
+	lines := bufio.NewScanner(strings.NewReader(errOut))
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		var e map[string]any
+		if json.Unmarshal(lines.Bytes(), &e) == nil {
+			r.events = append(r.events, e)
+		}
+	}
+	return r
+}
+
+func (r agentRun) agent(t *testing.T) string {
+	t.Helper()
+	out, _ := r.env["output"].(map[string]any)
+	b, _ := json.Marshal(out["agent"])
+	return string(b)
+}
+
+// messages returns the messages of round n's request (1-based, repairs
+// skipped).
+func (r agentRun) messages(n int) []any {
+	i := 0
+	for _, c := range r.calls() {
+		payload := c["payload"].(map[string]any)
+		if payload["role"] == "repair" {
+			continue
+		}
+		if i++; i == n {
+			return payload["request"].(map[string]any)["messages"].([]any)
+		}
+	}
+	return nil
+}
+
+// TestAgentThroughRun runs seeds/000's and seeds/002's behaviours through
+// stepwise run with the script provider, checking the result and the
+// recorded requests.
+func TestAgentThroughRun(t *testing.T) {
+	toolRound := "  - match: E1\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ] }\n"
+	answer := "  - match: E1\n    reply: { json: { count: 3 } }\n"
+	wrong := "  - match: E1\n    reply: { json: { count: x } }\n  - match: E1\n    role: repair\n    reply: { json: { count: y } }\n"
+	tests := []struct {
+		name, extra, replies string
+		code                 int
+		agent                string // the result as JSON; "" when the run fails
+		check                func(t *testing.T, r agentRun)
+	}{
+		{
+			name: "the last round withdraws the tools and forces the schema", extra: "      max_iterations: 2\n",
+			replies: "replies:\n" + toolRound + answer,
+			agent:   `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"builtin__reshape"}]}`,
+			check: func(t *testing.T, r agentRun) {
+				last := r.calls()[1]["payload"].(map[string]any)["request"].(map[string]any)
+				if _, has := last["tools"]; has || last["format"] == nil {
+					t.Errorf("last request %v", last)
+				}
+				first, _ := json.Marshal(r.messages(1))
+				second, _ := json.Marshal(r.messages(2))
+				if !strings.HasPrefix(string(second), strings.TrimSuffix(string(first), "]")) {
+					t.Errorf("round 2 does not extend round 1")
+				}
+			},
+		},
+		{
+			name: "nothing usable on the last round is final false", extra: "      max_iterations: 1\n",
+			replies: "replies:\n  - match: E1\n    reply: { text: \"no idea\" }\n  - match: E1\n    role: repair\n    reply: { text: \"still no idea\" }\n",
+			agent:   `{"final":false,"iterations":1,"output":{},"tools_called":[]}`,
+		},
+		{
+			name: "a repair costs no round; a refused one costs a round", replies: "replies:\n" + wrong + answer,
+			agent: `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[]}`,
+			check: func(t *testing.T, r agentRun) {
+				var paths []string
+				for _, c := range r.calls() {
+					paths = append(paths, c["path"].(string))
+				}
+				if strings.Join(paths, " ") != "E1/agent.1 E1/agent.1/repair E1/agent.2" {
+					t.Errorf("calls at %v", paths)
+				}
+			},
+		},
+		{
+			name: "transient errors cost no round", replies: "replies:\n  - match: E1\n    error: { status: 429, message: slow down }\n" + answer,
+			agent: `{"final":true,"iterations":1,"output":{"count":3},"tools_called":[]}`,
+		},
+		{
+			name:    "a failing tool returns into the loop",
+			replies: "replies:\n  - match: E1\n    reply: { tool_calls: [ { name: plan_and_execute, arguments: {} }, { name: plan__report, arguments: {} } ] }\n" + answer,
+			agent:   `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"plan_and_execute"},{"round":1,"tool":"plan__report"}]}`,
+			check: func(t *testing.T, r agentRun) {
+				msgs := r.messages(2)
+				refused := msgs[3].(map[string]any)["content"].(string)
+				failed := msgs[4].(map[string]any)["content"].(string)
+				if !strings.HasPrefix(refused, "Error: plan_and_execute is not available") || !strings.HasPrefix(failed, "Error: plan 'report' needs inputs") {
+					t.Errorf("tool results %q, %q", refused, failed)
+				}
+			},
+		},
+		{
+			name: "validation_exhaustion fail", extra: "      validation_exhaustion: { threshold: 2 }\n",
+			replies: "replies:\n" + wrong + wrong, code: 1,
+			check: func(t *testing.T, r agentRun) {
+				if !strings.Contains(r.env["error"].(string), "VALIDATION_EXHAUSTED: Step 'E1' exhausted its validation-rejection budget (2/2)") {
+					t.Errorf("error %v", r.env["error"])
+				}
+			},
+		},
+		{
+			name: "validation_exhaustion default", extra: "      validation_exhaustion: { threshold: 1, mode: default, default_output: { count: 0 } }\n",
+			replies: "replies:\n" + wrong,
+			agent:   `{"final":true,"iterations":1,"output":{"count":0},"settled_by_default":true,"tools_called":[]}`,
+		},
+		{
+			name: "max_tool_calls", extra: "      max_tool_calls: 1\n",
+			replies: "replies:\n  - match: E1\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } }, { name: user__shout, arguments: {} } ] }\n" + answer,
+			agent:   `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"builtin__reshape"},{"round":1,"tool":"user__shout"}]}`,
+			check: func(t *testing.T, r agentRun) {
+				if got := r.messages(2)[4].(map[string]any)["content"]; got != "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed." {
+					t.Errorf("second tool result %q", got)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runAgentPlan(t, tt.extra, tt.replies)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)
+			}
+			if tt.agent != "" {
+				if got := r.agent(t); got != tt.agent {
+					t.Errorf("agent result %s\nwant %s", got, tt.agent)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, r)
+			}
+		})
+	}
+}
