@@ -201,14 +201,14 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		}
 		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: slices.Clone(a.msgs), Timeout: timeout,
 			Format: &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}}
-		if !last {
+		if !last && !a.spent() {
 			req.Tools = a.tools
 		}
 		reply, err := a.ask(ctx, roundPath, req)
 		if err != nil {
 			return nil, err
 		}
-		if len(reply.ToolCalls) > 0 && !last {
+		if len(reply.ToolCalls) > 0 && req.Tools != nil {
 			a.msgs = append(a.msgs, model.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls, Reasoning: reply.Reasoning})
 			results, err := a.callTools(ctx, round, roundPath, reply.ToolCalls)
 			if err != nil {
@@ -337,6 +337,16 @@ func (a *agentLoop) refused(ctx context.Context, round, threshold int, problems 
 	return a.result(out, round, true, true), true, nil
 }
 
+// spent reports whether max_tool_calls is used up: later rounds are then
+// offered no tools, since every call would be refused.
+func (a *agentLoop) spent() bool {
+	limit := plans.DefaultMaxToolCalls
+	if a.in.MaxToolCalls.Set {
+		limit = a.in.MaxToolCalls.Value
+	}
+	return a.toolCalls >= limit
+}
+
 func (a *agentLoop) stepName() string {
 	if a.step.ID.Value != "" {
 		return a.step.ID.Value
@@ -416,14 +426,9 @@ func toolCallPaths(roundPath string, calls []model.ToolCall) []string {
 // "Error: ...".
 func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (string, error) {
 	r := a.c.f.run
-	var args map[string]any
-	if len(call.Arguments) > 0 {
-		if err := json.Unmarshal(call.Arguments, &args); err != nil {
-			return "Error: the arguments are not a JSON object: " + err.Error(), nil
-		}
-	}
-	if args == nil {
-		args = map[string]any{}
+	args, problem := toolArguments(call.Arguments)
+	if refusal == "" && problem != "" {
+		refusal = "Error: " + problem
 	}
 	if refusal != "" {
 		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
@@ -475,6 +480,26 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	return jsonText(result), nil
 }
 
+// toolArguments reads a tool call's arguments, which must be one JSON
+// object; problem says what is wrong with them otherwise, in words the
+// model can act on.
+func toolArguments(raw json.RawMessage) (args map[string]any, problem string) {
+	if len(raw) == 0 {
+		return map[string]any{}, ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return map[string]any{"arguments": string(raw)}, "the arguments are not valid JSON; send one JSON object"
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return x, ""
+	case nil:
+		return map[string]any{}, ""
+	}
+	return map[string]any{"arguments": v}, fmt.Sprintf("the arguments are %s, not a JSON object", jsonKind(v))
+}
+
 // admit checks a call against the step's tools and its limits, and counts
 // it. It returns what the model is told when the call is not run.
 func (a *agentLoop) admit(name string) string {
@@ -488,11 +513,7 @@ func (a *agentLoop) admit(name string) string {
 		}
 		return fmt.Sprintf("Error: there is no tool '%s' here; the tools are: %s", name, strings.Join(names, ", "))
 	}
-	maxCalls := plans.DefaultMaxToolCalls
-	if a.in.MaxToolCalls.Set {
-		maxCalls = a.in.MaxToolCalls.Value
-	}
-	if a.toolCalls >= maxCalls {
+	if a.spent() {
 		return toolLimitNote
 	}
 	if strings.HasPrefix(name, "plan__") && a.in.MaxFanOut.Set {

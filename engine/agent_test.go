@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -447,5 +448,45 @@ replies:
 	}
 	if !slices.Equal(records, want) {
 		t.Errorf("records\n%v\nwant\n%v", records, want)
+	}
+}
+
+func TestAgentBadArguments(t *testing.T) {
+	o, _ := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: {} } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, func(_ context.Context, s *engine.Stop) engine.Decision {
+		// The reply as a provider would give it: arguments cut short.
+		if s.Kind == engine.StopReply && s.Path == "E1/agent.1" {
+			reply := s.Output.(model.Reply)
+			reply.ToolCalls[0].Arguments = json.RawMessage(`{"shape": {"n`)
+			return engine.Decision{Action: engine.Replace, Value: reply}
+		}
+		return engine.Decision{}
+	})
+	wantOK(t, o)
+	if got := requests(o)[1].Messages[3].Content; got != "Error: the arguments are not valid JSON; send one JSON object" {
+		t.Errorf("tool result %q", got)
+	}
+	ends := o.events.of(engine.EventToolEnd)
+	if len(ends) != 1 || ends[0].Path != "E1/agent.1/builtin__reshape" || !ends[0].Payload.(engine.ToolEnded).IsError {
+		t.Errorf("tool events %+v", ends)
+	}
+}
+
+func TestAgentToolsWithdrawnWhenSpent(t *testing.T) {
+	o, _ := runAgent(t, "      max_tool_calls: 1\n", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`, nil)
+	wantOK(t, o)
+	if reqs := requests(o); len(reqs[0].Tools) == 0 || len(reqs[1].Tools) != 0 {
+		t.Errorf("tools offered: round 1 %d, round 2 %d", len(reqs[0].Tools), len(reqs[1].Tools))
 	}
 }

@@ -47,8 +47,9 @@ func newRunCommand(s *streams) *cobra.Command {
 			"(values parse as JSON when they can, a=19 is a number, unless the input schema says the input\n" +
 			"is a string). stdout carries the deliverable only:\n" +
 			"the solver's report, an output plan's JSON, or with --json the run's envelope; progress goes\n" +
-			"to stderr. Exit 0 success, 1 failure, 3 missing or invalid inputs, 4 an exit gate fired\n" +
-			"with status error. Every run is recorded in the run store (stepwise runs, stepwise inspect).",
+			"to stderr. Exit 0 success, 1 failure, 2 a bad command line, 3 missing or invalid inputs,\n" +
+			"4 an exit gate fired with status error, 130 interrupted. Every run is recorded in the run\n" +
+			"store (stepwise runs, stepwise inspect).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageError{errors.New("run takes PLAN and optionally INPUT_JSON; see stepwise run --help")}
@@ -245,7 +246,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	}
 	answerStream := !req.asJSON && v.plan.FinishMode() == "solver"
 	if answerStream {
-		sinks = append(sinks, answerSink(s.out))
+		sinks = append(sinks, answerSink(s.out, s.err))
 	}
 	var hook engine.Hook
 	if req.events != "jsonl" && isTerminal(s.in) && isTerminal(s.err) {
@@ -465,13 +466,19 @@ func jsonlSink(w io.Writer) engine.Sink {
 }
 
 // answerSink streams the top-level solver's report to stdout as it is
-// written.
-func answerSink(w io.Writer) engine.Sink {
+// written. When an attempt runs out of time after it began to stream, the
+// part already written cannot be taken back: it ends with a line break, a
+// note on stderr says the answer starts again, and it does.
+func answerSink(w, notes io.Writer) engine.Sink {
 	return engine.SinkFunc(func(e engine.Event) {
 		if e.Kind == engine.EventModelDelta && e.Path == "solver" {
-			if d, ok := e.Payload.(model.Delta); ok {
-				io.WriteString(w, d.Text)
+			d, _ := e.Payload.(model.Delta)
+			if d.Reset {
+				io.WriteString(w, "\n")
+				fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
+				return
 			}
+			io.WriteString(w, d.Text)
 		}
 	})
 }

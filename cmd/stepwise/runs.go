@@ -484,6 +484,11 @@ func downgradeFinding(downgrades []store.Notice) string {
 	var steps []string
 	reasons := map[string][]string{}
 	for _, n := range downgrades {
+		// A round that offers tools is not restricted by design; the
+		// answer round that withdraws them is where strict mode applies.
+		if n.Message == "unsupported_context_tools" {
+			continue
+		}
 		if _, seen := reasons[n.Path]; !seen {
 			steps = append(steps, n.Path)
 		}

@@ -115,6 +115,9 @@ type Reply struct {
 type Delta struct {
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
+	// Reset says that what streamed so far is void: its attempt ran out
+	// of time and the request is being sent again.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // Provider serves the models of one [providers.<name>] entry.

@@ -202,10 +202,11 @@ func callDefaults(name string, req Request) (string, Request) {
 // whether the failing attempt had sent a delta.
 func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
 	var retried error // the transient failure behind the latest retry
-	// A transient failure is retried even when the attempt had streamed
-	// part of a reply (a request that runs out of time is abandoned and
-	// sent again); what streaming rules out is moving to a fallback, since
-	// another model would not continue this one's reply.
+	// Once part of a reply has streamed, a failure surfaces as it is: the
+	// reader has the beginning of an answer that no retry or fallback
+	// would continue. The one exception is a request that ran out of its
+	// time, which seeds/002 abandons and sends again; the reader is told
+	// with a Reset delta that what streamed is void.
 	var streamed atomic.Bool
 	relay := onDelta
 	if onDelta != nil {
@@ -229,7 +230,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
 		}
 		var e *Error
-		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil {
+		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil || streamed.Load() && !timedOut {
 			if retried != nil {
 				// A retry that fails otherwise must not hide why it was
 				// retried: a scripted 429 with no reply after it reads as
@@ -241,6 +242,9 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 		retried = err
 		if n == maxAttempts {
 			return Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
+		}
+		if streamed.Swap(false) {
+			onDelta(Delta{Reset: true})
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {

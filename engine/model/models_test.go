@@ -349,3 +349,30 @@ func TestRetryKeepsItsCause(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestTimedOutStreamStartsAgain checks that a request that runs out of
+// time after it began to stream is sent again, and that the reader is told
+// the streamed part is void.
+func TestTimedOutStreamStartsAgain(t *testing.T) {
+	m := scriptModels(t, `replies:
+  - match: E1
+    reply: { text: "a long answer that never ends", delay_ms: 1000 }
+  - match: E1
+    reply: { text: "short" }
+`, Options{})
+	var deltas []Delta
+	reply, err := m.Call(context.Background(), "chat", Request{Step: "E1", Role: "chat", Messages: user("go"), Timeout: 500 * time.Millisecond},
+		func(d Delta) { deltas = append(deltas, d) })
+	if err != nil || reply.Text != "short" {
+		t.Fatalf("reply %q, err %v", reply.Text, err)
+	}
+	resets := 0
+	for _, d := range deltas {
+		if d.Reset {
+			resets++
+		}
+	}
+	if resets != 1 || deltas[len(deltas)-1].Text != "short" {
+		t.Errorf("deltas %+v", deltas)
+	}
+}

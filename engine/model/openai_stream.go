@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
@@ -21,6 +22,8 @@ import (
 // stream sends params and reads the streamed answer, telling onDelta of
 // each piece of text and reasoning as it arrives.
 func (p *openAIProvider) stream(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(Delta)) (Reply, error) {
+	status := new(int)
+	ctx = context.WithValue(ctx, statusKey{}, status)
 	s := p.chat.NewStreaming(ctx, params)
 	defer s.Close()
 	var a answer
@@ -33,7 +36,7 @@ func (p *openAIProvider) stream(ctx context.Context, model string, params openai
 		}
 	}
 	if err := s.Err(); err != nil {
-		return Reply{}, p.failure(ctx, model, err)
+		return Reply{}, p.failure(ctx, model, err, *status)
 	}
 	if chunks == 0 {
 		// A server that ignored stream: true, or broke off before its
@@ -187,7 +190,7 @@ func finishReason(reason string, refused, toolCalls bool) string {
 // failure turns a failed request or stream into the error Complete
 // returns: an *Error, transient for what a retry may cure, or the
 // context's error when the caller cancelled.
-func (p *openAIProvider) failure(ctx context.Context, model string, err error) error {
+func (p *openAIProvider) failure(ctx context.Context, model string, err error, status int) error {
 	e := &Error{Provider: p.name, Model: model}
 	var api *openai.Error
 	var event *ssestream.StreamError
@@ -209,6 +212,12 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error) e
 		// An error event in the middle of a stream is the server failing
 		// while it answered.
 		e.Message, e.Transient = event.Message, true
+	case status >= 400 && (errors.As(err, &syntax) || errors.As(err, &typ)):
+		// An error status whose body is not the error object the SDK
+		// expects ({"error": "boom"}): the status still says what kind
+		// of failure it is.
+		e.Status, e.Transient = status, transientStatus(status)
+		e.Message = strings.ToLower(http.StatusText(status)) + " (the server's error body is not an error object)"
 	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, bufio.ErrTooLong):
 		e.Message = "malformed response: " + err.Error()
 	default:
@@ -216,6 +225,20 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error) e
 		e.Message, e.Transient = err.Error(), true
 	}
 	return e
+}
+
+// statusKey carries, in a request's context, where recordStatus writes the
+// HTTP status of its response.
+type statusKey struct{}
+
+// recordStatus is SDK middleware that notes each response's HTTP status,
+// so that a failure the SDK cannot decode is still classed by its status.
+func recordStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if status, ok := req.Context().Value(statusKey{}).(*int); ok && resp != nil {
+		*status = resp.StatusCode
+	}
+	return resp, err
 }
 
 // transientStatus reports whether a retry may cure an HTTP status: rate

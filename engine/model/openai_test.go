@@ -541,6 +541,11 @@ func TestOpenAIErrors(t *testing.T) {
 			status:   503, transient: true, message: "503 <html> <h1>Service Unavailable</h1> </html>",
 		},
 		{
+			name:     "500 whose error is a string, not an object",
+			response: chatResponse{status: 500, body: `{"error":"boom"}`},
+			status:   500, transient: true, message: "500 internal server error (the server's error body is not an error object)",
+		},
+		{
 			name:     "a FastAPI detail",
 			response: chatResponse{status: 404, body: `{"detail":"model 'nope' not found"}`},
 			status:   404, message: "404 model 'nope' not found",
