@@ -534,6 +534,13 @@ steps:
 
 func TestRefusedBeforeAnyStep(t *testing.T) {
 	p := newProject(t, map[string]string{
+		"plans/unmodelled.yaml": `
+identifier: unmodelled
+steps:
+  - id: E0
+    tool_name: exit
+    input: { infer: "Stop?", model: nano, status: success, message: stopped }
+`,
 		"plans/hidden.yaml": `
 identifier: hidden
 requires_servers: [linear]
@@ -544,7 +551,8 @@ steps:
 `,
 	})
 	for file, want := range map[string]string{
-		"plans/hidden.yaml": "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
+		"plans/hidden.yaml":     "step E0: tool 'linear__list_issues' needs MCP server 'linear', which is not configured under [mcp.linear]",
+		"plans/unmodelled.yaml": "step E0: model 'nano' is not a role or a named model in this configuration",
 	} {
 		o := p.run(t, file, nil, nil)
 		var re *engine.ResolveError

@@ -232,17 +232,18 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 }
 
 // refusals are the reasons a plan cannot start here: tools the catalog
-// cannot resolve, and MCP servers it declares in requires_servers that are
-// not configured (a note when validating a portable file, but a run needs
-// them). Refusing before the first step spends nothing on a run that
-// cannot finish.
+// cannot resolve, MCP servers it declares in requires_servers that are not
+// configured, and model names the configuration does not define (notes
+// when validating a portable file, but a run needs them). Refusing before
+// the first step spends nothing on a run that cannot finish.
 func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
 	var out []plans.Problem
 	if e.catalog != nil {
 		r := plans.Resolve(p, e.catalog)
 		out = append(out, r.Problems...)
 		for _, n := range r.Notes {
-			if n.Code == plans.CodeMissingServer {
+			// Notes for a portable file, but a run here would fail on them.
+			if n.Code == plans.CodeMissingServer || n.Code == plans.CodeUnknownModel {
 				out = append(out, n)
 			}
 		}

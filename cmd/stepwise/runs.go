@@ -329,6 +329,7 @@ func onlyPaths(d *store.RunDetail, pattern string) error {
 	d.ToolCalls = slices.DeleteFunc(d.ToolCalls, func(c store.ToolCall) bool { return !pat.Match(c.Path) })
 	d.Errors = slices.DeleteFunc(d.Errors, func(n store.Notice) bool { return !pat.Match(n.Path) })
 	d.Warnings = slices.DeleteFunc(d.Warnings, func(n store.Notice) bool { return !pat.Match(n.Path) })
+	d.ModelCalls = slices.DeleteFunc(d.ModelCalls, func(c store.ModelCall) bool { return !pat.Match(c.Path) })
 	return nil
 }
 
@@ -471,6 +472,24 @@ func printRun(w io.Writer, d *store.RunDetail) {
 			fmt.Fprintf(w, "  %s: %s\n", n.Path, n.Message)
 		}
 	}
+	if len(d.ModelCalls) > 0 {
+		fmt.Fprintf(w, "\nmodel calls (%d)\n", len(d.ModelCalls))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range d.ModelCalls {
+			line := fmt.Sprintf("  %s\t%s\t%s/%s\t%s\t%d in, %d out", c.Path, c.Role, c.Provider, c.Model, duration(c.Ms), c.InputTokens, c.OutputTokens)
+			if c.CachedTokens > 0 {
+				line += fmt.Sprintf(", %d cached", c.CachedTokens)
+			}
+			if c.Strict != "" {
+				line += "\tstrict: " + c.Strict
+			}
+			if c.Error != "" {
+				line += "\terror: " + cut(c.Error, valueWidth)
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+	}
 	if f := downgradeFinding(d.Downgrades); f != "" {
 		fmt.Fprintf(w, "\nfindings (1)\n  %s\n", f)
 	}
@@ -585,6 +604,7 @@ type inspectJSON struct {
 	Errors     []noticeJSON       `json:"errors"`
 	Warnings   []noticeJSON       `json:"warnings"`
 	Findings   []string           `json:"findings"`
+	ModelCalls []store.ModelCall  `json:"model_calls"`
 	Usage      engine.UsageReport `json:"usage"`
 	// UsageComplete is false for a run without an end, whose usage is
 	// added up from the model calls recorded.
@@ -637,7 +657,7 @@ func toInspectJSON(d *store.RunDetail) inspectJSON {
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},
-		Warnings: []noticeJSON{}, Findings: []string{}, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
+		Warnings: []noticeJSON{}, Findings: []string{}, ModelCalls: d.ModelCalls, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
 		LastEvent: lastEventJSON{Seq: d.LastEvent.Seq, Kind: d.LastEvent.Kind, Path: d.LastEvent.Path, Time: timeOrNil(d.LastEvent.Time)}}
 	for _, st := range d.Steps {
 		env.StepList = append(env.StepList, stepJSON{Path: st.Path, Tool: st.Tool, Status: st.Status, StartedAt: timeOrNil(st.StartedAt),

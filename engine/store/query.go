@@ -92,6 +92,9 @@ type RunDetail struct {
 	// first is where the failure began.
 	Errors   []Notice
 	Warnings []Notice
+	// ModelCalls are the run's model calls in the order they ended: each
+	// agent round, repair pass, verdict, prompt tool and solver.
+	ModelCalls []ModelCall
 	// Downgrades are the model calls that asked for strict structured
 	// output and went without it: Path is the step, Message the
 	// downgrade reason.
@@ -408,6 +411,9 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	if d.Downgrades, err = downgrades(ctx, tx, key); err != nil {
 		return nil, err
 	}
+	if d.ModelCalls, err = modelCalls(ctx, tx, key); err != nil {
+		return nil, err
+	}
 	var t sql.NullInt64
 	var kind string
 	err = tx.QueryRowContext(ctx, `SELECT seq, time, path, kind FROM (`+eventsUnion+`) WHERE seq = ?2`, key, lastSeq.Int64).
@@ -493,6 +499,47 @@ func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
 			return nil, err
 		}
 		c.Args, c.Result, c.StartedAt, c.Ms = raw(args), raw(result), fromNanos(started), ms.Float64
+		list = append(list, c)
+	}
+	return list, rows.Err()
+}
+
+// ModelCall is one model call as inspect lists it; the request and reply
+// stay in the event.
+type ModelCall struct {
+	Path         string  `json:"path"`
+	Role         string  `json:"role"`
+	Provider     string  `json:"provider"`
+	Model        string  `json:"model"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CachedTokens int     `json:"cached_tokens"` // cache reads and writes
+	Ms           float64 `json:"ms"`
+	Error        string  `json:"error,omitempty"`
+	// Strict is the strict structured output record, empty when the call
+	// did not ask for it: "sent", or the downgrade reason.
+	Strict string `json:"strict,omitempty"`
+}
+
+func modelCalls(ctx context.Context, q querier, run int64) ([]ModelCall, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(payload ->> '$.role', ''), coalesce(payload ->> '$.provider', ''), coalesce(payload ->> '$.model', ''),
+			coalesce(payload ->> '$.usage.input_tokens', 0), coalesce(payload ->> '$.usage.output_tokens', 0),
+			coalesce(payload ->> '$.usage.cache_read_input_tokens', 0) + coalesce(payload ->> '$.usage.cache_creation_input_tokens', 0),
+			coalesce(payload ->> '$.ms', 0), coalesce(payload ->> '$.error', ''),
+			CASE WHEN payload -> '$.structured_output' IS NULL THEN ''
+				WHEN payload ->> '$.structured_output.sent' THEN 'sent'
+				ELSE coalesce(payload ->> '$.structured_output.downgrade_reason', 'not sent') END
+		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []ModelCall{}
+	for rows.Next() {
+		var c ModelCall
+		if err := rows.Scan(&c.Path, &c.Role, &c.Provider, &c.Model, &c.InputTokens, &c.OutputTokens, &c.CachedTokens, &c.Ms, &c.Error, &c.Strict); err != nil {
+			return nil, err
+		}
 		list = append(list, c)
 	}
 	return list, rows.Err()
