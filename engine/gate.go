@@ -80,11 +80,13 @@ func evalGate(g *plans.Gate, sc *scope) (bool, error) {
 			return false, fmt.Errorf("to: %w", err)
 		}
 	}
-	return compare(g.Op.Value, value, to)
+	return Compare(g.Op.Value, value, to)
 }
 
-// compare applies a gate operator.
-func compare(op string, value, to any) (bool, error) {
+// Compare applies a gate operator (eq, ne, gt, lt, gte, lte, empty,
+// not_empty, contains) to JSON values the way plan gates do: what a
+// debugger's breakpoint conditions evaluate with too.
+func Compare(op string, value, to any) (bool, error) {
 	switch op {
 	case "eq":
 		return jsonEqual(value, to), nil

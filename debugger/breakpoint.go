@@ -1,0 +1,161 @@
+package debugger
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+// Breakpoint is a logical breakpoint: a pattern over paths, optionally
+// narrowed to some stop kinds and to a condition. It fires at every stop
+// whose path it matches; Hits counts the stops its pattern and kinds
+// matched, its condition aside.
+type Breakpoint struct {
+	ID      int               `json:"id"`
+	Pattern string            `json:"pattern"`
+	Kinds   []engine.StopKind `json:"kinds,omitempty"` // none: every kind
+	// Condition is a gate in the plan's own grammar, evaluated against the
+	// scope at the stop plus a stop root ({{stop.round}}, {{stop.tool}},
+	// {{stop.kind}}, {{stop.hits}}); nil fires always.
+	Condition *Condition `json:"condition,omitempty"`
+	Hits      int        `json:"hits"`
+	Enabled   bool       `json:"enabled"`
+
+	compiled path.Pattern
+}
+
+// Condition is value op to, as a plan's exit, decide and filter gates write
+// it.
+type Condition struct {
+	Value string `json:"value"` // usually a template
+	Op    string `json:"op"`
+	To    any    `json:"to,omitempty"`
+
+	value *template.Template
+}
+
+// StopKinds are the kinds a breakpoint may name.
+var StopKinds = []engine.StopKind{engine.StopStep, engine.StopRound, engine.StopReply, engine.StopTool,
+	engine.StopResult, engine.StopRepair, engine.StopError, engine.StopAsk}
+
+// newBreakpoint checks and compiles a breakpoint.
+func newBreakpoint(id int, pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {
+	compiled, err := path.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("breakpoint pattern '%s': %w", pattern, err)
+	}
+	for _, k := range kinds {
+		if !slices.Contains(StopKinds, k) {
+			return nil, fmt.Errorf("'%s' is not a stop kind (kinds: %s)", k, kindList())
+		}
+	}
+	if cond != nil {
+		if err := cond.compile(); err != nil {
+			return nil, err
+		}
+	}
+	return &Breakpoint{ID: id, Pattern: pattern, Kinds: kinds, Condition: cond, Enabled: true, compiled: compiled}, nil
+}
+
+func kindList() string {
+	names := make([]string, len(StopKinds))
+	for i, k := range StopKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseCondition reads a condition written "VALUE OP [TO]", VALUE a
+// template and TO JSON (or a bare word, taken as a string):
+// "{{stop.round}} gte 2", "{{item.id}} eq CHK-103", "{{E0.issues}} empty".
+func ParseCondition(text string) (*Condition, error) {
+	fields := strings.Fields(text)
+	opAt := slices.IndexFunc(fields, func(f string) bool { return slices.Contains(plans.GateOps, f) })
+	if opAt < 1 {
+		return nil, fmt.Errorf("a condition is VALUE OP [TO] with OP one of %s, as in {{stop.round}} gte 2", strings.Join(plans.GateOps, ", "))
+	}
+	c := &Condition{Value: strings.Join(fields[:opAt], " "), Op: fields[opAt]}
+	if rest := strings.Join(fields[opAt+1:], " "); rest != "" {
+		if err := json.Unmarshal([]byte(rest), &c.To); err != nil {
+			c.To = rest
+		}
+	}
+	return c, c.compile()
+}
+
+func (c *Condition) compile() error {
+	if !slices.Contains(plans.GateOps, c.Op) {
+		return fmt.Errorf("unknown op '%s' (ops: %s)", c.Op, strings.Join(plans.GateOps, ", "))
+	}
+	t, err := template.Parse(c.Value)
+	if err != nil {
+		return fmt.Errorf("condition value: %w", err)
+	}
+	c.value = t
+	return nil
+}
+
+// holds evaluates the condition at a stop. A condition that cannot be
+// evaluated (a path the scope lacks) does not hold: a breakpoint on a map
+// body item whose field is missing must not stop every other item.
+func (c *Condition) holds(st *engine.Stop, hits int) bool {
+	scope := stopScope{Stop: st, hits: hits}
+	v, err := c.value.Render(scope)
+	if err != nil {
+		return false
+	}
+	ok, err := engine.Compare(c.Op, v, c.To)
+	return err == nil && ok
+}
+
+// matches reports whether the breakpoint fires at a stop, before its
+// condition.
+func (b *Breakpoint) matches(st *engine.Stop) bool {
+	if !b.Enabled || !b.compiled.Match(st.Path) {
+		return false
+	}
+	return len(b.Kinds) == 0 || slices.Contains(b.Kinds, st.Kind)
+}
+
+// stopScope is the scope a condition reads: the stop's own scope, and a
+// stop root describing the stop.
+type stopScope struct {
+	*engine.Stop
+	hits int
+}
+
+func (s stopScope) Lookup(root string) (any, bool) {
+	if root == "stop" {
+		return map[string]any{"kind": string(s.Kind), "path": s.Path, "tool": s.Tool, "round": roundOf(s.Path), "hits": s.hits}, true
+	}
+	if s.Scope == nil {
+		return nil, false
+	}
+	return s.Scope.Lookup(root)
+}
+
+func (s stopScope) Roots() []string {
+	roots := []string{"stop"}
+	if s.Scope != nil {
+		roots = append(roots, s.Scope.Roots()...)
+	}
+	return roots
+}
+
+// roundOf is the agent round a path is in (E1/agent.2/tool: 2), 0 outside
+// one.
+func roundOf(p string) int {
+	round := 0
+	for _, seg := range strings.Split(p, "/") {
+		if n, ok := strings.CutPrefix(seg, "agent."); ok {
+			fmt.Sscanf(n, "%d", &round)
+		}
+	}
+	return round
+}

@@ -1,0 +1,336 @@
+package debugger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// newSession writes a project (a script provider answering from replies)
+// with the plan and returns a session over it.
+func newSession(t *testing.T, plan, replies string) *Session {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		".stepwise/config.toml":  "[providers.s]\ntype = \"script\"\nfile = \"replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[storage]\nbackend = \"memory\"\n",
+		"replies.yaml":           "replies:\n" + replies,
+		".stepwise/plans/p.yaml": "name: p\ndescription: p\n" + plan,
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	p, report := plans.Load("p.yaml", []byte(files[".stepwise/plans/p.yaml"]))
+	if !report.OK() {
+		t.Fatal(report.Problems)
+	}
+	rt := tools.NewRuntime(cfg, cat)
+	t.Cleanup(func() { rt.Close() })
+	return New(p, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }})})
+}
+
+func do(t *testing.T, s *Session, cmd Command) State {
+	t.Helper()
+	st, err := s.Do(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func where(st State) string {
+	if st.Finished {
+		return "finished"
+	}
+	return string(st.Stop.Kind) + " " + st.Stop.Path
+}
+
+func resultJSON(t *testing.T, st State) string {
+	t.Helper()
+	if !st.Finished || st.Result == nil {
+		t.Fatalf("not finished: %s", where(st))
+	}
+	b, _ := json.Marshal(st.Result.Output)
+	return string(b)
+}
+
+const chainPlan = `
+identifier: chain
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { v: "{{item}}", n: "{{E0.n}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E0.n}}", items: "{{E1.count}}" } }
+output: { n: "{{E2.n}}", items: "{{E2.items}}" }
+`
+
+// TestMovements steps through a plan with each movement and checks where
+// each stops.
+func TestMovements(t *testing.T) {
+	tests := []struct {
+		name  string
+		moves []Movement
+		want  []string
+	}{
+		{"step in follows the work into the body", []Movement{StepIn, StepIn, StepIn, StepIn},
+			[]string{"step E0", "result E0", "step E1", "step E1/do.0/A", "result E1/do.0/A"}},
+		{"next stays at the top level", []Movement{Next, Next, Next, Next},
+			[]string{"step E0", "result E0", "step E1", "step E2", "result E2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t, chainPlan, "")
+			s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+			got := []string{where(s.Start(context.Background(), nil))}
+			for _, m := range tt.moves {
+				got = append(got, where(do(t, s, Command{Move: m})))
+			}
+			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+				t.Errorf("stops\n got %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStepOut(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Break("E1/do.0/A", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if where(st) != "step E1/do.0/A" || st.Stop.Thread != "E1/do.0" {
+		t.Fatalf("first stop %s in %s", where(st), st.Stop.Thread)
+	}
+	// A's result stop is still inside A, and item 1 is another thread:
+	// stepping out lands on the step after the map.
+	if got := where(do(t, s, Command{Move: StepOut})); got != "step E2" {
+		t.Errorf("step out went to %s", got)
+	}
+}
+
+// TestBreakpointInOneItemAndRound sets a breakpoint on E1/do.3/agent.2 and
+// checks it stops in exactly that item and round.
+func TestBreakpointInOneItemAndRound(t *testing.T) {
+	var replies strings.Builder
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&replies, "  - match: \"E1/do.%d\"\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }\n", i)
+		fmt.Fprintf(&replies, "  - match: \"E1/do.%d\"\n    reply: { json: { ok: true } }\n", i)
+	}
+	s := newSession(t, `
+identifier: agents
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [0, 1, 2, 3, 4]
+      concurrency: 2
+      do:
+        tool_name: agent
+        input:
+          prompt: "item {{item}}"
+          tools: ["builtin__reshape"]
+          output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+`, replies.String())
+	bp, err := s.Break("E1/do.3/agent.2", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Start(context.Background(), nil)
+	if where(st) != "round E1/do.3/agent.2" || st.Reason != "breakpoint 1 (E1/do.3/agent.2)" {
+		t.Fatalf("stopped at %s (%s) %s %s", where(st), st.Reason, st.Status, st.Error)
+	}
+	req := st.Stop.Input.(model.Request)
+	if req.Messages[1].Content != "item 3" {
+		t.Errorf("the request of the stopped round is %q", req.Messages[1].Content)
+	}
+	// Without kinds the breakpoint matches the round's reply stop too.
+	if st = do(t, s, Command{Move: Continue}); where(st) != "reply E1/do.3/agent.2" {
+		t.Fatalf("after continue: %s", where(st))
+	}
+	st = do(t, s, Command{Move: Continue})
+	if !st.Finished || st.Status != engine.StatusOK {
+		t.Fatalf("after continue: %s %s %s", where(st), st.Status, st.Error)
+	}
+	if b := s.Breakpoints()[0]; b.ID != bp.ID || b.Hits != 2 {
+		t.Errorf("hits %d", b.Hits)
+	}
+}
+
+func TestConditions(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	cond, err := ParseCondition(`{{item}} eq b`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, cond)
+	st := s.Start(context.Background(), nil)
+	if where(st) != "step E1/do.1/A" || st.Stop.Scope["item"] != "b" {
+		t.Fatalf("stopped at %s with item %v", where(st), st.Stop.Scope["item"])
+	}
+	if _, err := ParseCondition("{{stop.round}} bigger 2"); err == nil {
+		t.Error("a condition without an op parsed")
+	}
+	round, _ := ParseCondition("{{stop.hits}} gte 2")
+	s2 := newSession(t, chainPlan, "")
+	s2.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, round)
+	if st := s2.Start(context.Background(), nil); where(st) != "step E1/do.1/A" {
+		t.Errorf("the hits condition stopped at %s", where(st))
+	}
+}
+
+// TestInjectAndReplace checks that a value injected at a step or replacing
+// a tool's result is what downstream steps see.
+func TestInjectAndReplace(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if len(st.Stop.Readers) == 0 || !strings.Contains(strings.Join(st.Stop.Readers, " "), "E2: E0.n") {
+		t.Errorf("readers of E0: %v", st.Stop.Readers)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"n": 42}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"items":2,"n":42}` {
+		t.Errorf("output %s", got)
+	}
+
+	s = newSession(t, chainPlan, "")
+	s.Break("E2", []engine.StopKind{engine.StopResult}, nil)
+	s.Start(context.Background(), nil)
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7, "items": 0}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"items":0,"n":7}` {
+		t.Errorf("output %s", got)
+	}
+}
+
+func TestBreakOnError(t *testing.T) {
+	plan := strings.Replace(chainPlan, `n: "{{E0.n}}", items`, `n: "{{E0.nope}}", items`, 1)
+	s := newSession(t, plan, "")
+	st := s.Start(context.Background(), nil)
+	if st.Reason != "error" || st.Stop.Path != "E2" || !strings.Contains(st.Stop.Error, "bad path 'E0.nope'") {
+		t.Fatalf("stopped %s (%s): %s", where(st), st.Reason, st.Stop.Error)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 0, "items": 0}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"items":0,"n":0}` {
+		t.Errorf("output %s", got)
+	}
+
+	s = newSession(t, plan, "")
+	s.BreakOnError(false)
+	if st := s.Start(context.Background(), nil); !st.Finished || st.Status != engine.StatusFailed {
+		t.Errorf("without break on error: %s %s", where(st), st.Status)
+	}
+}
+
+// TestAllStop stops one item of a concurrent map and checks that the
+// others are held at their next stop until the run goes on.
+func TestAllStop(t *testing.T) {
+	s := newSession(t, `
+identifier: wide
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [0, 1, 2, 3]
+      concurrency: 4
+      do:
+        tool_name: builtin__reshape
+        input: { shape: { v: "{{item}}" } }
+output: { count: "{{E1.count}}" }
+`, "")
+	s.Break("E1/do.2", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if where(st) != "step E1/do.2" {
+		t.Fatalf("stopped at %s", where(st))
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for len(s.Threads()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Items that finished before item 2 stopped are gone; at least one
+	// other is held at its next stop.
+	threads := s.Threads()
+	if len(threads) < 2 || !threads[0].Stopped || threads[0].ID != "E1/do.2" || threads[1].Stopped {
+		t.Fatalf("threads %+v", threads)
+	}
+	st = do(t, s, Command{Move: Continue})
+	if got := resultJSON(t, st); got != `{"count":4}` {
+		t.Errorf("output %s", got)
+	}
+}
+
+func TestAbortAndAsk(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Break("E1", nil, nil)
+	s.Start(context.Background(), nil)
+	st := do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
+	if !st.Finished || st.Status != engine.StatusAborted {
+		t.Errorf("after abort: %s %s", where(st), st.Status)
+	}
+
+	s = newSession(t, `
+identifier: asks
+steps:
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Go?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
+output: { answer: "{{Q.answer.go}}" }
+`, "")
+	st = s.Start(context.Background(), nil)
+	if st.Reason != "ask" || st.Stop.Ask == nil || st.Stop.Ask.Prompt != "Go?" {
+		t.Fatalf("stopped %s (%s)", where(st), st.Reason)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"answer":true}` {
+		t.Errorf("output %s", got)
+	}
+}
+
+// BenchmarkStopWithMissingBreakpoints is the cost the debugger adds to a
+// stop that none of 100 breakpoints matches.
+func BenchmarkStopWithMissingBreakpoints(b *testing.B) {
+	s := &Session{breakOnError: true, states: make(chan State, 1)}
+	s.wake = nil
+	for i := 0; i < 100; i++ {
+		bp, err := newBreakpoint(i+1, "E"+strings.Repeat("9", i%5+1)+"/do.*/agent.2", nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.breakpoints = append(s.breakpoints, bp)
+	}
+	st := &engine.Stop{Kind: engine.StopStep, Path: "E1/do.3/agent.2/tracker__get_issue", Stack: []engine.Frame{{Kind: "plan"}, {Path: "E1", Kind: "step"}, {Path: "E1/do.3", Kind: "item"}}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := s.hook(ctx, st); d.Action != engine.Proceed {
+			b.Fatal(d)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package debugger
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// State is the answer to every command: where the run is held and why, or
+// that it has finished.
+type State struct {
+	// Reason says why the run stopped: "breakpoint 1 (E1/do.*)", "step",
+	// "next", "step out", "error", "ask", "pause"; "finished" at the end.
+	Reason string    `json:"reason"`
+	Stop   *Snapshot `json:"stop,omitempty"`
+	// Threads lists every thread held at a stop, the stopped one first.
+	Threads []Thread `json:"threads,omitempty"`
+	// Finished is set once the run has ended; Result says how.
+	Finished bool           `json:"finished,omitempty"`
+	Result   *engine.Result `json:"-"`
+	// Status and Error summarise Result for a front end that prints JSON.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Snapshot is everything a front end shows at a stop.
+type Snapshot struct {
+	Kind   engine.StopKind `json:"kind"`
+	Path   string          `json:"path"`
+	Tool   string          `json:"tool,omitempty"`
+	Thread string          `json:"thread"`
+	Stack  []engine.Frame  `json:"stack"`
+	// Input is what is about to happen: a step's rendered input, a model
+	// request, a tool call's arguments.
+	Input any `json:"input,omitempty"`
+	// Output is what just happened: a tool's result, a model's reply.
+	Output any    `json:"output,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Scope is everything the step's templates can read.
+	Scope map[string]any `json:"scope,omitempty"`
+	// Readers are the downstream templates that read this step's result,
+	// as "reading step: path".
+	Readers []string         `json:"readers,omitempty"`
+	Ask     *engine.Question `json:"ask,omitempty"`
+	// Breakpoint is the breakpoint that stopped the run, if one did.
+	Breakpoint *Breakpoint `json:"breakpoint,omitempty"`
+}
+
+// Thread is one concurrent unit of work held at a stop.
+type Thread struct {
+	ID      string          `json:"id"`
+	Path    string          `json:"path"`
+	Kind    engine.StopKind `json:"kind"`
+	Stopped bool            `json:"stopped,omitempty"` // the thread the commands act on
+}
+
+// stateLocked builds the State of the current stop; s.mu is held.
+func (s *Session) stateLocked() State {
+	cur := s.current
+	st := cur.stop
+	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: cur.thread, Stack: st.Stack,
+		Input: st.Input, Output: st.Output, Ask: st.Ask, Readers: s.readers(st.Path)}
+	if cur.bp != nil {
+		b := *cur.bp
+		snap.Breakpoint = &b
+	}
+	if st.Err != nil {
+		snap.Error = st.Err.Error()
+	}
+	if st.Scope != nil {
+		snap.Scope = st.Scope.Values()
+	}
+	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Stopped: true}}}
+	for _, h := range s.threads {
+		if h != cur {
+			state.Threads = append(state.Threads, Thread{ID: h.thread, Path: h.stop.Path, Kind: h.stop.Kind})
+		}
+	}
+	return state
+}
+
+// readers lists the templates downstream of the step at path that read
+// its result. Body steps are read by id within their body, so the step's
+// own id is the root looked up.
+func (s *Session) readers(path string) []string {
+	id := path[strings.LastIndex(path, "/")+1:]
+	var out []string
+	for _, r := range s.refs[id] {
+		out = append(out, r.From+": "+r.Path)
+	}
+	return slices.Compact(out)
+}
+
+// endState is the State once the run has ended.
+func (s *Session) endState() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	state := State{Reason: "finished", Finished: true, Result: s.result}
+	switch {
+	case s.runErr != nil:
+		state.Status, state.Error = "refused", s.runErr.Error()
+	case s.result != nil:
+		state.Status = s.result.Status
+		if s.result.Err != nil {
+			state.Error = s.result.Err.Error()
+		}
+	}
+	return state
+}
