@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans/template"
+)
+
+func newDebugCommand(s *streams) *cobra.Command {
+	var (
+		breaks     []string
+		scriptFile string
+		asJSON     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--script FILE] [--json]",
+		Short: "Run a plan under the debugger, driven by commands on stdin",
+		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
+			"  break PATTERN [KIND...] [if VALUE OP TO]   set a breakpoint (kinds: step round reply tool\n" +
+			"                                            result repair error ask)\n" +
+			"  clear ID | cond ID VALUE OP TO | enable ID | disable ID | breakpoints\n" +
+			"  continue (c) | next (n) | step (s) | out (o)      go on\n" +
+			"  inject JSON | replace JSON | answer JSON | decline | abort   decide at this stop, then go on\n" +
+			"  print PATH (p) | stack | threads | where     look around\n" +
+			"  quit (q)                                  abort the run and leave\n\n" +
+			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
+			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
+			"on stdout, for a program to drive the session.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageError{errors.New("debug takes PLAN and optionally INPUT_JSON; see stepwise debug --help")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			doc := ""
+			if len(args) == 2 {
+				doc = args[1]
+			}
+			inputs, err := readInputs(doc, nil, s.in)
+			if err != nil {
+				return usageError{err}
+			}
+			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, scriptFile, asJSON)
+		},
+	}
+	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
+	return cmd
+}
+
+// debugPlan runs one plan under a debugger session driven by the lines of
+// stdin.
+func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks []string, script string, asJSON bool) error {
+	projects := projectsByDir{w: s.err}
+	proj, file, err := projects.locate(planArg)
+	if err != nil {
+		return err
+	}
+	v, err := validatePlan(proj, file)
+	if err != nil {
+		return err
+	}
+	if !v.report.OK() {
+		printValidation(s.err, v, false)
+		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and debug again", v.file)}
+	}
+	for _, f := range scriptFiles(proj.cfg, script) {
+		if _, err := model.LoadScript(f); err != nil {
+			return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
+		}
+	}
+	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
+	defer runtime.Close()
+	recorder, closeStore, err := openRecorder(proj.cfg)
+	if err != nil {
+		return err
+	}
+	var sinks []engine.Sink
+	if recorder != nil {
+		sinks = append(sinks, recorder)
+	}
+	session := debugger.New(v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
+		Models: model.New(proj.cfg, model.Options{ScriptFile: script}), Sinks: sinks})
+
+	d := &driver{s: s, session: session, asJSON: asJSON}
+	if proj.cfg.Project != nil {
+		d.keep = debugger.BreakpointFile(proj.cfg.Project.Dir, planName(v))
+		if err := session.LoadBreakpoints(d.keep); err != nil {
+			fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
+		}
+	}
+	for _, b := range breaks {
+		d.command("break " + b)
+	}
+	state := session.Start(ctx, inputs)
+	d.show(state)
+	lines := bufio.NewScanner(s.in)
+	for !state.Finished {
+		if !d.asJSON {
+			fmt.Fprint(s.err, "(stepwise) ")
+		}
+		if !lines.Scan() {
+			// Nothing more to say: the run is abandoned, not left hanging.
+			state = d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue)
+			break
+		}
+		if next, moved := d.command(lines.Text()); moved {
+			state = next
+			d.show(state)
+		}
+	}
+	closeStore()
+	if state.Result == nil {
+		return &exitCode{code: exitFailure, msg: state.Error}
+	}
+	return reportRun(s, v.plan, state.Result, runRequest{}, recorder != nil)
+}
+
+func planName(v *validation) string {
+	if v.plan.Identifier.Value != "" {
+		return v.plan.Identifier.Value
+	}
+	return strings.TrimSuffix(v.file, ".yaml")
+}
+
+// driver reads the line commands of one session.
+type driver struct {
+	s       *streams
+	session *debugger.Session
+	asJSON  bool
+	keep    string // the file the plan's breakpoints are kept in
+	last    debugger.State
+}
+
+// command carries out one line. moved is set, with the new state, when the
+// run went on.
+func (d *driver) command(line string) (debugger.State, bool) {
+	verb, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	rest = strings.TrimSpace(rest)
+	switch verb {
+	case "":
+		return debugger.State{}, false
+	case "break", "b":
+		d.setBreak(rest)
+	case "clear":
+		d.withID(rest, func(id int) error { return d.session.Clear(id) }, "cleared")
+	case "enable", "disable":
+		d.withID(rest, func(id int) error { return d.session.Enable(id, verb == "enable") }, verb+"d")
+	case "cond":
+		idText, condText, _ := strings.Cut(rest, " ")
+		d.withID(idText, func(id int) error {
+			if strings.TrimSpace(condText) == "" {
+				return d.session.SetCondition(id, nil)
+			}
+			c, err := debugger.ParseCondition(condText)
+			if err != nil {
+				return err
+			}
+			return d.session.SetCondition(id, c)
+		}, "condition set")
+	case "breakpoints", "bp":
+		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
+			for _, b := range d.session.Breakpoints() {
+				fmt.Fprintf(w, "%d  %s  %v  hits %d  enabled %v%s\n", b.ID, b.Pattern, b.Kinds, b.Hits, b.Enabled, condText(b.Condition))
+			}
+		})
+	case "continue", "c":
+		return d.resume(engine.Decision{}, debugger.Continue), true
+	case "next", "n":
+		return d.resume(engine.Decision{}, debugger.Next), true
+	case "step", "s":
+		return d.resume(engine.Decision{}, debugger.StepIn), true
+	case "out", "o":
+		return d.resume(engine.Decision{}, debugger.StepOut), true
+	case "abort", "quit", "q":
+		return d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue), true
+	case "decline":
+		return d.resume(engine.Decision{Action: engine.Decline}, debugger.Next), true
+	case "inject", "replace", "answer":
+		var value any
+		if err := json.Unmarshal([]byte(rest), &value); err != nil {
+			d.fail(fmt.Errorf("%s takes a JSON value: %v", verb, err))
+			return debugger.State{}, false
+		}
+		action := map[string]engine.Action{"inject": engine.Inject, "replace": engine.Replace, "answer": engine.Answer}[verb]
+		return d.resume(engine.Decision{Action: action, Value: value}, debugger.Next), true
+	case "print", "p":
+		d.print(rest)
+	case "stack", "bt":
+		d.answer(map[string]any{"stack": d.stop().Stack}, func(w io.Writer) {
+			for i := len(d.stop().Stack) - 1; i >= 0; i-- {
+				f := d.stop().Stack[i]
+				fmt.Fprintf(w, "%d  %-6s %s %s\n", len(d.stop().Stack)-1-i, f.Kind, f.Path, f.Tool)
+			}
+		})
+	case "threads":
+		threads := d.session.Threads()
+		d.answer(map[string]any{"threads": threads}, func(w io.Writer) {
+			for _, t := range threads {
+				mark := " "
+				if t.Stopped {
+					mark = "*"
+				}
+				fmt.Fprintf(w, "%s %s  at %s %s\n", mark, t.ID, t.Kind, t.Path)
+			}
+		})
+	case "where":
+		d.show(d.last)
+	default:
+		d.fail(fmt.Errorf("unknown command '%s'; stepwise debug --help lists them", verb))
+	}
+	return debugger.State{}, false
+}
+
+func (d *driver) stop() *debugger.Snapshot {
+	if d.last.Stop == nil {
+		return &debugger.Snapshot{}
+	}
+	return d.last.Stop
+}
+
+func (d *driver) resume(dec engine.Decision, move debugger.Movement) debugger.State {
+	st, err := d.session.Do(debugger.Command{Decision: dec, Move: move})
+	if err != nil {
+		d.fail(err)
+		return d.last
+	}
+	return st
+}
+
+// setBreak reads "PATTERN [KIND...] [if VALUE OP TO]".
+func (d *driver) setBreak(text string) {
+	spec, condition, _ := strings.Cut(text, " if ")
+	fields := strings.Fields(spec)
+	if len(fields) == 0 {
+		d.fail(errors.New("break takes a PATTERN, e.g. break E1/do.*/agent.2 round"))
+		return
+	}
+	var kinds []engine.StopKind
+	for _, k := range fields[1:] {
+		kinds = append(kinds, engine.StopKind(k))
+	}
+	var cond *debugger.Condition
+	if condition != "" {
+		c, err := debugger.ParseCondition(condition)
+		if err != nil {
+			d.fail(err)
+			return
+		}
+		cond = c
+	}
+	b, err := d.session.Break(fields[0], kinds, cond)
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	d.keepBreakpoints()
+	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Pattern) })
+}
+
+func (d *driver) withID(text string, fn func(int) error, done string) {
+	id, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil {
+		d.fail(fmt.Errorf("give a breakpoint number, not '%s'", text))
+		return
+	}
+	if err := fn(id); err != nil {
+		d.fail(err)
+		return
+	}
+	d.keepBreakpoints()
+	d.answer(map[string]any{"ok": true, "breakpoint": id}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", id, done) })
+}
+
+func (d *driver) keepBreakpoints() {
+	if d.keep == "" {
+		return
+	}
+	if err := d.session.SaveBreakpoints(d.keep); err != nil {
+		fmt.Fprintln(d.s.err, "warning: the breakpoints could not be kept:", err)
+	}
+}
+
+// print evaluates a template path (item.id, E0.issues.0) against the
+// scope at the stop.
+func (d *driver) print(path string) {
+	st := d.stop()
+	t, err := template.Parse("{{" + strings.Trim(path, "{} ") + "}}")
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	v, err := t.Render(template.MapScope(st.Scope))
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	d.answer(map[string]any{"path": path, "value": v}, func(w io.Writer) {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		fmt.Fprintf(w, "%s = %s\n", path, b)
+	})
+}
+
+// show prints a state: where the run stopped and why, or how it ended.
+func (d *driver) show(st debugger.State) {
+	d.last = st
+	if d.asJSON {
+		writeJSONLine(d.s.out, st)
+		return
+	}
+	if st.Finished {
+		fmt.Fprintf(d.s.err, "run finished: %s\n", st.Status)
+		return
+	}
+	snap := st.Stop
+	fmt.Fprintf(d.s.err, "stopped at %s (%s) by %s\n", snap.Path, snap.Kind, st.Reason)
+	for _, part := range []struct {
+		label string
+		value any
+	}{{"input", snap.Input}, {"output", snap.Output}} {
+		if part.value != nil {
+			fmt.Fprintf(d.s.err, "  %-7s %s\n", part.label, cut(compactJSON(part.value), valueWidth))
+		}
+	}
+	if snap.Error != "" {
+		fmt.Fprintf(d.s.err, "  error   %s\n", snap.Error)
+	}
+	if snap.Ask != nil {
+		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
+	}
+	if len(snap.Readers) > 0 {
+		fmt.Fprintf(d.s.err, "  read by %s\n", strings.Join(snap.Readers, ", "))
+	}
+	if len(st.Threads) > 1 {
+		fmt.Fprintf(d.s.err, "  %d threads held (threads lists them)\n", len(st.Threads)-1)
+	}
+}
+
+// answer prints the answer to a command: JSON with --json, text otherwise.
+func (d *driver) answer(v any, text func(io.Writer)) {
+	if d.asJSON {
+		writeJSONLine(d.s.out, v)
+		return
+	}
+	text(d.s.err)
+}
+
+func (d *driver) fail(err error) {
+	d.answer(map[string]any{"error": err.Error()}, func(w io.Writer) { fmt.Fprintln(w, "error:", err) })
+}
+
+func condText(c *debugger.Condition) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("  if %s %s %v", c.Value, c.Op, c.To)
+}
+
+func compactJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
