@@ -31,7 +31,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
 			"  break PATTERN [KIND...] [if VALUE OP TO]   set a breakpoint (kinds: step round reply tool\n" +
 			"                                            result repair error ask)\n" +
-			"  clear ID | cond ID VALUE OP TO | enable ID | disable ID | breakpoints\n" +
+			"  clear ID | cond ID VALUE OP TO | enable ID | disable ID | breakpoints | errors on|off\n" +
 			"  continue (c) | next (n) | step (s) | out (o)      go on\n" +
 			"  inject JSON | replace JSON | answer JSON | decline | abort   decide at this stop, then go on\n" +
 			"  print PATH (p) | stack | threads | where     look around\n" +
@@ -173,6 +173,10 @@ func (d *driver) command(line string) (debugger.State, bool) {
 			}
 			return d.session.SetCondition(id, c)
 		}, "condition set")
+	case "errors":
+		on := rest != "off"
+		d.session.BreakOnError(on)
+		d.answer(map[string]any{"break_on_error": on}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", on) })
 	case "breakpoints", "bp":
 		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
 			for _, b := range d.session.Breakpoints() {
