@@ -30,7 +30,7 @@ func (s *Session) LoadBreakpoints(file string) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	for _, k := range kept {
-		b, err := s.Break(k.Pattern, k.Kinds, k.Condition)
+		b, err := s.breakAs(k.ID, k.Pattern, k.Kinds, k.Condition)
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}

@@ -40,6 +40,10 @@ type Session struct {
 	modeThread string
 	modeDepth  int
 
+	// aborting is set once a command aborted the run: every other thread
+	// then aborts at its next stop instead of stopping there.
+	aborting bool
+
 	states   chan State // stops and the end, to whoever waits
 	finished bool
 	result   *engine.Result
@@ -53,6 +57,9 @@ type held struct {
 	reason   string
 	bp       *Breakpoint
 	decision chan engine.Decision
+	// gone is closed when the thread stops waiting for its decision (its
+	// run was cancelled), so that a command never blocks on it.
+	gone chan struct{}
 }
 
 // Movement says where the run next stops.
@@ -80,17 +87,39 @@ func New(plan *plans.Plan, opts engine.Options) *Session {
 	return s
 }
 
-// Break sets a breakpoint and returns it.
+// Break sets a breakpoint and returns it. Setting one that is already set
+// (the same pattern, kinds and condition) returns that one.
 func (s *Session) Break(pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {
+	return s.breakAs(0, pattern, kinds, cond)
+}
+
+// breakAs sets a breakpoint under id, or the next free id when id is 0 or
+// taken.
+func (s *Session) breakAs(id int, pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, err := newBreakpoint(s.nextID+1, pattern, kinds, cond)
+	for _, b := range s.breakpoints {
+		if b.Pattern == pattern && slices.Equal(b.Kinds, kinds) && sameCondition(b.Condition, cond) {
+			return b, nil
+		}
+	}
+	if id <= 0 || s.find(id) != nil {
+		id = s.nextID + 1
+	}
+	b, err := newBreakpoint(id, pattern, kinds, cond)
 	if err != nil {
 		return nil, err
 	}
-	s.nextID++
+	s.nextID = max(s.nextID, id)
 	s.breakpoints = append(s.breakpoints, b)
 	return b, nil
+}
+
+func sameCondition(a, b *Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Value == b.Value && a.Op == b.Op && fmt.Sprint(a.To) == fmt.Sprint(b.To)
 }
 
 // Clear removes a breakpoint.
@@ -185,7 +214,10 @@ type Command struct {
 	Move     Movement
 }
 
-// Do applies a command to the current stop and returns the next State.
+// Do applies a command to the current stop and returns the next State. A
+// decision the stop does not take (an answer at a step, an inject at a
+// reply), or an answer that does not fit the ask's schema, is refused with
+// an error, and the run stays where it is.
 func (s *Session) Do(cmd Command) (State, error) {
 	s.mu.Lock()
 	cur := s.current
@@ -196,11 +228,75 @@ func (s *Session) Do(cmd Command) (State, error) {
 		}
 		return State{}, errors.New("the run is not stopped")
 	}
+	if err := accepts(cur.stop, cmd.Decision); err != nil {
+		s.mu.Unlock()
+		return State{}, err
+	}
 	s.mode, s.modeThread, s.modeDepth = cmd.Move, cur.thread, len(cur.stop.Stack)
+	if cmd.Decision.Action == engine.Abort {
+		s.aborting = true
+	}
 	s.current = nil
 	s.mu.Unlock()
-	cur.decision <- cmd.Decision
+	select {
+	case cur.decision <- cmd.Decision:
+	case <-cur.gone:
+	}
 	return <-s.states, nil
+}
+
+// Wait returns the next State without a command: the end of a run that
+// was cancelled while it was held.
+func (s *Session) Wait() State {
+	return <-s.states
+}
+
+// accepts checks a decision against the stop it is for: which actions the
+// stop kind takes (DESIGN.md section 2), and an answer against its schema.
+func accepts(st *engine.Stop, d engine.Decision) error {
+	allowed := map[engine.StopKind][]engine.Action{
+		engine.StopStep:   {engine.Inject},
+		engine.StopTool:   {engine.Inject},
+		engine.StopRound:  {engine.Replace},
+		engine.StopReply:  {engine.Replace},
+		engine.StopResult: {engine.Replace},
+		engine.StopRepair: {engine.Replace},
+		engine.StopError:  {engine.Replace},
+		engine.StopAsk:    {engine.Answer, engine.Decline},
+	}
+	switch d.Action {
+	case engine.Proceed, engine.Abort:
+		return nil
+	}
+	if !slices.Contains(allowed[st.Kind], d.Action) {
+		article := "a"
+		if strings.ContainsRune("aeiou", rune(st.Kind[0])) {
+			article = "an"
+		}
+		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, actionName(d.Action), actionNames(allowed[st.Kind]))
+	}
+	if d.Action == engine.Answer && st.Ask != nil {
+		if vs := st.Ask.Schema.Check(d.Value); len(vs) > 0 {
+			var msgs []string
+			for _, v := range vs {
+				msgs = append(msgs, v.String())
+			}
+			return fmt.Errorf("the answer does not fit the question's schema: %s", strings.Join(msgs, "; "))
+		}
+	}
+	return nil
+}
+
+var actionWords = map[engine.Action]string{engine.Inject: "inject", engine.Replace: "replace", engine.Answer: "answer", engine.Decline: "decline"}
+
+func actionName(a engine.Action) string { return actionWords[a] }
+
+func actionNames(as []engine.Action) string {
+	var out []string
+	for _, a := range as {
+		out = append(out, actionWords[a])
+	}
+	return strings.Join(out, " or ")
 }
 
 // hook is the session's engine hook: it decides whether the run stops
@@ -209,18 +305,22 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	thread := threadOf(st)
 	s.mu.Lock()
 	// All-stop: while another thread is stopped, this one waits here.
-	for s.current != nil {
+	for s.current != nil && !s.aborting {
 		h := &held{stop: st, thread: thread}
 		s.threads = append(s.threads, h)
 		s.wake.Wait()
 		s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
+	}
+	if s.aborting {
+		s.mu.Unlock()
+		return engine.Decision{Action: engine.Abort}
 	}
 	reason, bp := s.shouldStop(st, thread)
 	if reason == "" {
 		s.mu.Unlock()
 		return engine.Decision{}
 	}
-	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision)}
+	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision), gone: make(chan struct{})}
 	s.current = h
 	s.threads = append(s.threads, h)
 	state := s.stateLocked()
@@ -231,9 +331,18 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	select {
 	case d = <-h.decision:
 	case <-ctx.Done():
+		// Cancelled while held (ctrl-c): the whole run aborts, and no
+		// command waits for this thread any more.
 		d = engine.Decision{Action: engine.Abort}
+		close(h.gone)
 	}
 	s.mu.Lock()
+	if s.current == h {
+		s.current = nil
+	}
+	if d.Action == engine.Abort {
+		s.aborting = true
+	}
 	s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
 	s.wake.Broadcast()
 	s.mu.Unlock()
@@ -308,11 +417,12 @@ func (s *Session) Threads() []Thread {
 	return s.stateLocked().Threads
 }
 
-// threadOf names the thread a stop belongs to: the innermost map or filter
-// item around it, or "main".
+// threadOf names the thread a stop belongs to: the innermost unit of work
+// that runs alongside others (a map or filter item, one of an agent
+// round's tool calls), or "main".
 func threadOf(st *engine.Stop) string {
 	for i := len(st.Stack) - 1; i >= 0; i-- {
-		if st.Stack[i].Kind == "item" {
+		if k := st.Stack[i].Kind; k == "item" || k == "tool" {
 			return st.Stack[i].Path
 		}
 	}

@@ -334,3 +334,65 @@ func BenchmarkStopWithMissingBreakpoints(b *testing.B) {
 		}
 	}
 }
+
+func TestRefusedDecisions(t *testing.T) {
+	s := newSession(t, `
+identifier: asks
+steps:
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Go?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
+output: { answer: "{{Q.answer.go}}" }
+`, "")
+	st := s.Start(context.Background(), nil)
+	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: 1}}); err == nil || !strings.Contains(err.Error(), "an ask stop does not take inject") {
+		t.Errorf("inject at an ask: %v", err)
+	}
+	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": "yes"}}}); err == nil || !strings.Contains(err.Error(), "does not fit the question's schema") {
+		t.Errorf("a wrong answer: %v", err)
+	}
+	if threads := s.Threads(); len(threads) != 1 || threads[0].Path != st.Stop.Path {
+		t.Errorf("the run moved on: %+v", threads)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": false}}})
+	if got := resultJSON(t, st); got != `{"answer":false}` {
+		t.Errorf("output %s", got)
+	}
+}
+
+// TestAbortReachesHeldThreads aborts while other items are held: they
+// abort too instead of stopping, and the run ends.
+func TestAbortReachesHeldThreads(t *testing.T) {
+	s := newSession(t, strings.Replace(chainPlan, "over: [a, b]", "over: [a, b, c, d]\n      concurrency: 4", 1), "")
+	s.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, nil)
+	s.Start(context.Background(), nil)
+	st := do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
+	if !st.Finished || st.Status != engine.StatusAborted {
+		t.Errorf("after abort: %s %s", where(st), st.Status)
+	}
+}
+
+// TestCancelWhileHeld cancels the run's context while it is held at a
+// stop: the run ends as aborted and nothing hangs.
+func TestCancelWhileHeld(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Break("E1", nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Start(ctx, nil)
+	cancel()
+	done := make(chan State)
+	go func() { done <- s.Wait() }()
+	select {
+	case st := <-done:
+		if !st.Finished || st.Status != engine.StatusAborted {
+			t.Errorf("after cancel: %s %s", where(st), st.Status)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session hung after its context was cancelled")
+	}
+	if _, err := s.Do(Command{}); err == nil {
+		t.Error("a command after the end was taken")
+	}
+}

@@ -19,9 +19,12 @@ type State struct {
 	// Finished is set once the run has ended; Result says how.
 	Finished bool           `json:"finished,omitempty"`
 	Result   *engine.Result `json:"-"`
-	// Status and Error summarise Result for a front end that prints JSON.
+	// Status, Error, Output and Answer summarise Result for a front end
+	// that reads JSON.
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	Output any    `json:"output,omitempty"`
+	Answer string `json:"answer,omitempty"`
 }
 
 // Snapshot is everything a front end shows at a stop.
@@ -101,7 +104,7 @@ func (s *Session) endState() State {
 	case s.runErr != nil:
 		state.Status, state.Error = "refused", s.runErr.Error()
 	case s.result != nil:
-		state.Status = s.result.Status
+		state.Status, state.Output, state.Answer = s.result.Status, s.result.Output, s.result.Answer
 		if s.result.Err != nil {
 			state.Error = s.result.Err.Error()
 		}

@@ -35,6 +35,7 @@ const (
 // returns JSON conforming to the step's output_schema, or final: false.
 type agentLoop struct {
 	c      cursor
+	rc     cursor // the current round's: c with the round's frame
 	step   *plans.Step
 	in     *plans.AgentInput
 	path   string
@@ -196,6 +197,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	for round := 1; round <= rounds; round++ {
 		last := round == rounds
 		roundPath := a.path + "/agent." + strconv.Itoa(round)
+		a.rc = a.c.push(Frame{Path: roundPath, Kind: "round"})
 		if last {
 			a.msgs = append(a.msgs, model.Message{Role: "user", Content: lastTurnNote})
 		}
@@ -229,7 +231,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		}
 		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)
 		if problems != nil {
-			value, err = r.models.Repair(ctx, req, in.OutputSchema, reply.Text, problems, a.c.modelHooks(ctx, a.path, roundPath))
+			value, err = r.models.Repair(ctx, req, in.OutputSchema, reply.Text, problems, a.rc.modelHooks(ctx, a.path, roundPath))
 			var refused *model.StructuredError
 			switch {
 			case errors.As(err, &refused):
@@ -256,7 +258,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 // ask makes one round's model call between the round and reply stops.
 func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
 	r := a.c.f.run
-	c := a.c.push(Frame{Path: roundPath, Kind: "round"})
+	c := a.rc
 	d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
@@ -293,8 +295,9 @@ func timeoutFigures(err error, declared time.Duration) error {
 	return fmt.Errorf("%w (declared %dms) (ceiling %dms)", err, declared.Milliseconds(), ceiling.Milliseconds())
 }
 
-// asReply reads a hook's replacement for a model reply: a model.Reply, or
-// JSON-shaped data in its form.
+// asReply reads a hook's replacement for a model reply: a model.Reply,
+// data in its form ({"text": ...}, {"tool_calls": [...]}), a string (the
+// reply's text), or any other value, taken as the answer itself.
 func asReply(v any) (model.Reply, error) {
 	switch x := v.(type) {
 	case model.Reply:
@@ -303,6 +306,15 @@ func asReply(v any) (model.Reply, error) {
 		return *x, nil
 	case string:
 		return model.Reply{Text: x}, nil
+	case map[string]any:
+		_, text := x["text"]
+		_, calls := x["tool_calls"]
+		_, reasoning := x["reasoning"]
+		if !text && !calls && !reasoning {
+			return model.Reply{Text: jsonText(x), FinishReason: "stop"}, nil
+		}
+	default:
+		return model.Reply{Text: jsonText(x), FinishReason: "stop"}, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -435,7 +447,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
 		return refusal, nil
 	}
-	c := a.c.push(Frame{Path: callPath, Kind: "tool", Tool: call.Name})
+	c := a.rc.push(Frame{Path: callPath, Kind: "tool", Tool: call.Name})
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:

@@ -197,7 +197,8 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string) model.Hoo
 	return model.Hooks{OnCall: onCall, OnDelta: onDelta, BeforeRepair: func(answer string, problems []string) (any, bool, error) {
 		path := callPath + "/repair"
 		r.emit(path, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
-		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: c.sc, Stack: c.stack})
+		rc := c.push(Frame{Path: path, Kind: "repair"})
+		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
 		switch d.Action {
 		case Abort:
 			return nil, false, &AbortError{Path: path}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
@@ -63,11 +64,11 @@ type Decision struct {
 	Value  any
 }
 
-// Frame is one level of the call stack at a stop: the plan run, each step
-// or item that encloses the stop.
+// Frame is one level of the call stack at a stop: the plan run, each step,
+// item, agent round, tool call or repair pass that encloses the stop.
 type Frame struct {
 	Path string `json:"path"`
-	// Kind is plan, step, item or branch.
+	// Kind is plan, step, item, round, tool or repair.
 	Kind string `json:"kind"`
 	Tool string `json:"tool,omitempty"`
 }
@@ -113,6 +114,19 @@ type Question struct {
 	Schema *plans.Schema
 	// Default is the rendered fallback answer; nil without one.
 	Default any
+}
+
+// MarshalJSON writes the question with its schema as the plan wrote it.
+func (q *Question) MarshalJSON() ([]byte, error) {
+	var schema any
+	if q.Schema != nil {
+		schema = q.Schema.Raw
+	}
+	return json.Marshal(struct {
+		Prompt  string `json:"prompt"`
+		Schema  any    `json:"schema"`
+		Default any    `json:"default,omitempty"`
+	}{q.Prompt, schema, q.Default})
 }
 
 // Hook is called synchronously at every stop, and the run waits for its

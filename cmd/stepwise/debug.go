@@ -33,7 +33,8 @@ func newDebugCommand(s *streams) *cobra.Command {
 			"                                            result repair error ask)\n" +
 			"  clear ID | cond ID VALUE OP TO | enable ID | disable ID | breakpoints | errors on|off\n" +
 			"  continue (c) | next (n) | step (s) | out (o)      go on\n" +
-			"  inject JSON | replace JSON | answer JSON | decline | abort   decide at this stop, then go on\n" +
+			"  inject JSON | replace JSON | answer JSON | decline | abort   decide at this stop, then go\n" +
+			"                                            on as next does\n" +
 			"  print PATH (p) | stack | threads | where     look around\n" +
 			"  quit (q)                                  abort the run and leave\n\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
@@ -103,32 +104,72 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		if err := session.LoadBreakpoints(d.keep); err != nil {
 			fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 		}
+		// The kept breakpoints are said, as if set now, so that a front
+		// end knows their ids.
+		for _, b := range session.Breakpoints() {
+			d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, describe(b)) })
+		}
 	}
 	for _, b := range breaks {
 		d.command("break " + b)
 	}
+	// Lines are read on their own goroutine, so that ctrl-c is heard while
+	// the driver waits for the next one.
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(s.in)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
 	state := session.Start(ctx, inputs)
 	d.show(state)
-	lines := bufio.NewScanner(s.in)
 	for !state.Finished {
 		if !d.asJSON {
 			fmt.Fprint(s.err, "(stepwise) ")
 		}
-		if !lines.Scan() {
-			// Nothing more to say: the run is abandoned, not left hanging.
-			state = d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue)
-			break
+		select {
+		case <-ctx.Done():
+			// The held thread heard it too and aborts the run.
+			state = session.Wait()
+		case line, open := <-lines:
+			if !open {
+				fmt.Fprintln(s.err, "stepwise: stdin closed: the run is aborted")
+				state = d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue)
+				break
+			}
+			if next, moved := d.command(line); moved {
+				state = next
+			}
 		}
-		if next, moved := d.command(lines.Text()); moved {
-			state = next
+		if state.Finished || state.Stop != d.last.Stop {
 			d.show(state)
 		}
 	}
 	closeStore()
+	if ctx.Err() != nil {
+		return &exitCode{code: exitInterrupted}
+	}
 	if state.Result == nil {
 		return &exitCode{code: exitFailure, msg: state.Error}
 	}
+	if asJSON {
+		// The end state carried the output; a summary is for people.
+		printSummary(s.err, v.plan, state.Result, recorder != nil)
+		return runExit(state.Result)
+	}
 	return reportRun(s, v.plan, state.Result, runRequest{}, recorder != nil)
+}
+
+// describe is a breakpoint as it was set: pattern, kinds, condition.
+func describe(b debugger.Breakpoint) string {
+	text := b.Pattern
+	for _, k := range b.Kinds {
+		text += " " + string(k)
+	}
+	return text + condText(b.Condition)
 }
 
 func planName(v *validation) string {
@@ -174,13 +215,17 @@ func (d *driver) command(line string) (debugger.State, bool) {
 			return d.session.SetCondition(id, c)
 		}, "condition set")
 	case "errors":
-		on := rest != "off"
+		if rest != "on" && rest != "off" {
+			d.fail(fmt.Errorf("errors takes on or off, not '%s'", rest))
+			return debugger.State{}, false
+		}
+		on := rest == "on"
 		d.session.BreakOnError(on)
 		d.answer(map[string]any{"break_on_error": on}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", on) })
 	case "breakpoints", "bp":
 		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
 			for _, b := range d.session.Breakpoints() {
-				fmt.Fprintf(w, "%d  %s  %v  hits %d  enabled %v%s\n", b.ID, b.Pattern, b.Kinds, b.Hits, b.Enabled, condText(b.Condition))
+				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, describe(b), b.Hits, b.Enabled)
 			}
 		})
 	case "continue", "c":
@@ -274,7 +319,7 @@ func (d *driver) setBreak(text string) {
 		return
 	}
 	d.keepBreakpoints()
-	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Pattern) })
+	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, describe(*b)) })
 }
 
 func (d *driver) withID(text string, fn func(int) error, done string) {
@@ -309,7 +354,11 @@ func (d *driver) print(path string) {
 		d.fail(err)
 		return
 	}
-	v, err := t.Render(template.MapScope(st.Scope))
+	scope := template.MapScope{"stop": map[string]any{"kind": string(st.Kind), "path": st.Path, "tool": st.Tool}}
+	for k, v := range st.Scope {
+		scope[k] = v
+	}
+	v, err := t.Render(scope)
 	if err != nil {
 		d.fail(err)
 		return
@@ -372,7 +421,7 @@ func condText(c *debugger.Condition) string {
 	if c == nil {
 		return ""
 	}
-	return fmt.Sprintf("  if %s %s %v", c.Value, c.Op, c.To)
+	return fmt.Sprintf(" if %s %s %v", c.Value, c.Op, c.To)
 }
 
 func compactJSON(v any) string {

@@ -381,13 +381,6 @@ type envelope struct {
 // --events jsonl the summary is left out: stderr carries events only, and
 // run_end says everything the summary would.
 func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool) error {
-	code := exitOK
-	switch {
-	case res.Status == engine.StatusFailed && res.Exit != nil:
-		code = exitAssertion
-	case res.Status == engine.StatusFailed, res.Status == engine.StatusAborted:
-		code = exitFailure
-	}
 	if req.asJSON {
 		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
 		if p.FinishMode() == "solver" && res.Status == engine.StatusOK {
@@ -410,8 +403,17 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, re
 	if req.events != "jsonl" {
 		printSummary(s.err, p, res, recorded)
 	}
-	if code != exitOK {
-		return &exitCode{code: code}
+	return runExit(res)
+}
+
+// runExit is the exit status of a finished run: nil for success, 4 for an
+// exit gate that fired with status error, 1 for any other failure.
+func runExit(res *engine.Result) error {
+	switch {
+	case res.Status == engine.StatusFailed && res.Exit != nil:
+		return &exitCode{code: exitAssertion}
+	case res.Status == engine.StatusFailed, res.Status == engine.StatusAborted:
+		return &exitCode{code: exitFailure}
 	}
 	return nil
 }
