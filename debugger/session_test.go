@@ -396,3 +396,55 @@ func TestCancelWhileHeld(t *testing.T) {
 		t.Error("a command after the end was taken")
 	}
 }
+
+// TestNextOverAnAgent checks the stacks of an agent's stops: next from the
+// agent step goes over its rounds, tool calls and repairs to the step
+// after it, and step out of a tool call lands back in its round's
+// parents.
+func TestNextOverAnAgent(t *testing.T) {
+	plan := `
+identifier: agentic
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: count
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E1.output.n}}" } }
+output: { n: "{{E2.n}}" }
+`
+	replies := "  - match: E1\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }\n" +
+		"  - match: E1\n    reply: { json: { n: wrong } }\n  - match: E1\n    role: repair\n    reply: { json: { n: 5 } }\n"
+	s := newSession(t, plan, replies)
+	s.Break("E1", []engine.StopKind{engine.StopStep}, nil)
+	s.Start(context.Background(), nil)
+	if got := where(do(t, s, Command{Move: Next})); got != "step E2" {
+		t.Errorf("next over the agent went to %s", got)
+	}
+
+	s = newSession(t, plan, replies)
+	s.Break("E1/agent.1/builtin__reshape", []engine.StopKind{engine.StopTool}, nil)
+	st := s.Start(context.Background(), nil)
+	var kinds []string
+	for _, f := range st.Stop.Stack {
+		kinds = append(kinds, f.Kind)
+	}
+	if strings.Join(kinds, " ") != "plan step round tool" {
+		t.Errorf("a tool call's stack: %v", kinds)
+	}
+	if got := where(do(t, s, Command{Move: StepOut})); got != "round E1/agent.2" {
+		t.Errorf("step out of the tool call went to %s", got)
+	}
+	if got := where(do(t, s, Command{Move: StepIn})); got != "reply E1/agent.2" {
+		t.Errorf("step went to %s", got)
+	}
+	if got := where(do(t, s, Command{Move: StepIn})); got != "repair E1/agent.2/repair" {
+		t.Errorf("step went to %s", got)
+	}
+	if got := where(do(t, s, Command{Move: StepOut})); got != "step E2" {
+		t.Errorf("step out of the repair went to %s", got)
+	}
+}
