@@ -29,6 +29,12 @@ type Options struct {
 	// replies file, whatever the configuration says (stepwise run
 	// --script). The configuration may then be nil.
 	ScriptFile string
+	// Replay, when not nil (even empty), answers every role and every
+	// name from these recorded calls, whatever the configuration and
+	// ScriptFile say: no model is called (stepwise replay). Replies come
+	// back under provider "replay" and the model that made each one, with
+	// zero usage.
+	Replay []RecordedCall
 	// Backoff is the wait before retry n of a candidate, n being 1 for the
 	// first retry. Nil: 250ms·2^(n-1) with jitter, at most 4s. A server's
 	// Retry-After wins when it is longer.
@@ -90,6 +96,9 @@ func (c candidate) String() string { return c.provider + "/" + c.model }
 
 // candidates resolves a name to the entry's primary and its fallbacks.
 func (m *Models) candidates(name string) ([]candidate, error) {
+	if m.opts.Replay != nil {
+		return []candidate{{provider: ReplayProviderName, model: replayModel}}, nil
+	}
 	if m.opts.ScriptFile != "" {
 		// The script answers, but under the model the configuration
 		// names, so that [pricing] and named models can be tried offline.
@@ -163,7 +172,11 @@ func (m *Models) Call(ctx context.Context, name string, req Request, onDelta fun
 		var streamed bool
 		reply, streamed, err = m.attempt(ctx, p, c, req, onDelta)
 		if err == nil {
-			reply.Provider, reply.Model = c.provider, c.model
+			reply.Provider = c.provider
+			if c.provider != ReplayProviderName {
+				// A replayed reply names the model that made it.
+				reply.Model = c.model
+			}
 			break
 		}
 		if !IsTransient(err) || streamed || ctx.Err() != nil || i == len(cands)-1 {
@@ -275,8 +288,12 @@ func (m *Models) provider(name string) (Provider, error) {
 }
 
 // open constructs the provider configured under name by its type, or the
-// one script provider when Options.ScriptFile answers everything.
+// one script provider when Options.ScriptFile answers everything, or the
+// replay provider when Options.Replay does.
 func (m *Models) open(name string) (Provider, error) {
+	if m.opts.Replay != nil {
+		return newReplayProvider(m.opts.Replay), nil
+	}
 	if m.opts.ScriptFile != "" {
 		s, err := LoadScript(m.opts.ScriptFile)
 		if err != nil {
@@ -296,8 +313,9 @@ func (m *Models) open(name string) (Provider, error) {
 }
 
 // providerTypes opens a provider of each implemented type from its
-// configuration entry. replay joins it with the debugger; nothing else
-// needs to change for it.
+// configuration entry. The replay provider is not one of them: a replay
+// answers from a recorded run, which Options.Replay carries, not from a
+// configuration entry.
 var providerTypes = map[config.ProviderType]func(name string, p config.Provider) (Provider, error){
 	config.ProviderOpenAI:       newOpenAIProvider,
 	config.ProviderOpenAICompat: newOpenAIProvider,

@@ -1,0 +1,432 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+)
+
+func newReplayCommand(s *streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay RUN",
+		Short: "Run a recorded run again from its record: no model call, no tool side effect",
+		Long: "Run the plan of the run RUN names again, as its file reads now, with the run's inputs: every\n" +
+			"model call is answered with the reply the run recorded and every tool call with the result it\n" +
+			"recorded, so nothing is spent and no tool runs. Each step's input, each agent round's request\n" +
+			"and each tool call's arguments are compared with the record, and the first that differs (or a\n" +
+			"step, round or call the record does not have) is the divergence: the replay stops there and\n" +
+			"says what the record holds and what the plan does now. A replay that reaches its end compares\n" +
+			"every step's result. The replay is recorded as a run of its own. Exit 0 when it reproduces the\n" +
+			"record, 1 with a divergence (or a failure).",
+		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return replayRun(cmd.Context(), s, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout")
+	return cmd
+}
+
+func newForkCommand(s *streams) *cobra.Command {
+	var (
+		from       string
+		setFlags   []string
+		asJSON     bool
+		scriptFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "fork RUN --from PATH [--set PATH=JSON]...",
+		Short: "Run a recorded run again from one of its steps",
+		Long: "Run the plan of the run RUN names again, as its file reads now, with the run's inputs, from the\n" +
+			"first step whose path matches --from (* within a segment, ** across): the steps that had\n" +
+			"finished before it started reuse their recorded results and do not run; it and everything\n" +
+			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
+			"them (the value parses as JSON when it can, and is text otherwise); PATH must name a step of\n" +
+			"the plan. The fork is recorded as a run of its own, and reported as stepwise run reports one,\n" +
+			"with the same exit codes.",
+		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if from == "" {
+				return usageError{errors.New("fork needs --from PATH, the step to run again from")}
+			}
+			var sets []debugger.ForkSet
+			for _, f := range setFlags {
+				p, text, ok := strings.Cut(f, "=")
+				if !ok || p == "" {
+					return usageError{fmt.Errorf("--set takes PATH=JSON, not '%s'", f)}
+				}
+				var v any
+				if err := json.Unmarshal([]byte(text), &v); err != nil {
+					v = text
+				}
+				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
+			}
+			return forkRun(cmd.Context(), s, args[0], debugger.ForkSpec{From: from, Sets: sets}, runRequest{asJSON: asJSON, script: scriptFile})
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
+	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
+	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	return cmd
+}
+
+func newDiffCommand(s *streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff RUN_A RUN_B",
+		Short: "Compare two recorded runs step by step",
+		Long: "Compare two recorded runs (ids, or prefixes only one run has) step by step: every path either\n" +
+			"run has, in run order, with each run's status, a short hash of each result (SHA-256 of its\n" +
+			"canonical JSON), and how B's time and tokens differ from A's. A step a run did not run shows -.",
+		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			st, note, err := openRunStore(proj.cfg)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			if st == nil {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", args[0], note)}
+			}
+			defer st.Close()
+			var runs [2]*store.RunDetail
+			for i, id := range args {
+				if runs[i], err = st.Run(cmd.Context(), id); err != nil {
+					return &exitCode{code: exitFailure, msg: err.Error()}
+				}
+			}
+			steps := debugger.Diff(runs[0], runs[1])
+			if asJSON {
+				return writeJSON(s.out, diffJSON{Steps: steps, Count: len(steps)})
+			}
+			printDiff(s.out, runs[0], runs[1], steps)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {steps: [{path, status_a, status_b, result_hash_a, result_hash_b, ms_delta, tokens_delta}], count}")
+	return cmd
+}
+
+// recordedRun is a recorded run and the plan it ran, as its file reads now,
+// with the project that file belongs to.
+type recordedRun struct {
+	rec  *debugger.Recording
+	proj *project
+	v    *validation
+	name string
+}
+
+// loadRecorded reads the run id names from the run store, and loads and
+// validates its plan file as it reads now.
+func loadRecorded(ctx context.Context, s *streams, id string) (*recordedRun, error) {
+	here, err := openProject("", s.err)
+	if err != nil {
+		return nil, err
+	}
+	st, note, err := openRunStore(here.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, fmt.Errorf("no run '%s': %s", id, note)
+	}
+	rec, err := debugger.LoadRecording(ctx, st, id)
+	st.Close()
+	if err != nil {
+		return nil, err
+	}
+	file := planFile(rec.Run)
+	if file == "" {
+		return nil, fmt.Errorf("run %s does not record its plan file", rec.Run.ID)
+	}
+	if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("run %s ran %s, which cannot be read now: %v", rec.Run.ID, file, err)
+	}
+	projects := projectsByDir{w: s.err}
+	proj, file, err := projects.locate(file)
+	if err != nil {
+		return nil, err
+	}
+	v, err := validatePlan(proj, file)
+	if err != nil {
+		return nil, err
+	}
+	r := &recordedRun{rec: rec, proj: proj, v: v, name: rec.Run.Plan}
+	if !v.report.OK() {
+		problems := make([]string, len(v.report.Problems))
+		for i, p := range v.report.Problems {
+			problems[i] = p.String()
+		}
+		return r, fmt.Errorf("%s has problems; fix them and try again:\n  - %s", v.file, strings.Join(problems, "\n  - "))
+	}
+	return r, nil
+}
+
+// replayJSON is replay's --json answer.
+type replayJSON struct {
+	// RunID is the replay's own run in the store.
+	RunID      string               `json:"run_id,omitempty"`
+	ReplayOf   string               `json:"replay_of"`
+	Plan       string               `json:"plan"`
+	Identical  bool                 `json:"identical"`
+	Divergence *debugger.Divergence `json:"divergence"`
+	FailedAt   string               `json:"failed_at,omitempty"`
+	Steps      int                  `json:"steps"`
+	ModelCalls int                  `json:"model_calls"`
+	Error      string               `json:"error,omitempty"`
+}
+
+// replayRun replays one run and reports how it compares with its record.
+func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
+	env := replayJSON{ReplayOf: id}
+	fail := func(code int, msg string) error {
+		if asJSON {
+			env.Error = msg
+			if err := writeJSON(s.out, env); err != nil {
+				return err
+			}
+		}
+		return &exitCode{code: code, msg: msg}
+	}
+	r, err := loadRecorded(ctx, s, id)
+	if r != nil {
+		env.ReplayOf, env.Plan = r.rec.Run.ID, r.name
+	}
+	if err != nil {
+		return fail(exitFailure, err.Error())
+	}
+	proj := r.proj
+	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
+	defer runtime.Close()
+	// No progress: a replay calls nothing that takes time, and every step
+	// it answers from the record would read as skipped.
+	var sinks []engine.Sink
+	recorder, closeStore, err := openRecorder(proj.cfg)
+	if err != nil {
+		return fail(exitFailure, err.Error())
+	}
+	if recorder != nil {
+		sinks = append(sinks, recorder)
+	}
+	out, err := debugger.Replay(ctx, r.rec, r.v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Sinks: sinks})
+	closeErr := closeStore()
+	if err != nil {
+		return fail(exitFailure, "the replay could not start: "+proj.displayText(err.Error()))
+	}
+	if closeErr != nil {
+		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	}
+	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
+	env.Steps, env.ModelCalls = out.Steps, out.ModelCalls
+	if ctx.Err() != nil {
+		env.Identical, env.Divergence = false, nil
+		return fail(exitInterrupted, "the replay was interrupted")
+	}
+	if asJSON {
+		if err := writeJSON(s.out, env); err != nil {
+			return err
+		}
+	} else {
+		printReplay(s.out, r, out)
+	}
+	if recorder != nil {
+		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, short(out.Run.RunID))
+	}
+	if !out.Identical() {
+		return &exitCode{code: exitFailure}
+	}
+	return nil
+}
+
+// printReplay tells how a replay compares with its record.
+func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
+	of := fmt.Sprintf("replay of run %s (%s)", short(r.rec.Run.ID), r.name)
+	calls := countNoun(out.ModelCalls, "model call", "model calls")
+	d := out.Divergence
+	switch {
+	case d == nil && out.FailedAt != "":
+		fmt.Fprintf(w, "✓ %s reproduced the run up to its failure at %s (%s answered from the record)\n", of, out.FailedAt, calls)
+		if msg := r.rec.Run.Error; msg != "" {
+			fmt.Fprintf(w, "  the recorded failure: %s\n", cut(msg, valueWidth))
+		}
+	case d == nil:
+		fmt.Fprintf(w, "✓ %s matches its record: %s reproduced, %s answered from the record\n", of, countNoun(out.Steps, "step", "steps"), calls)
+	default:
+		where := "at " + d.Path
+		if d.Path == "" {
+			where = "in its outcome"
+		}
+		fmt.Fprintf(w, "✗ %s diverges %s: %s\n", of, where, d.Message)
+		if d.Expected != nil {
+			fmt.Fprintf(w, "  recorded  %s\n", cut(valueLine(d.Expected), valueWidth))
+		}
+		if d.Got != nil {
+			fmt.Fprintf(w, "  now       %s\n", cut(valueLine(d.Got), valueWidth))
+		}
+		if d.CutShort {
+			fmt.Fprintln(w, "  the replay stopped there")
+		}
+	}
+}
+
+// valueLine is a value's compact JSON, or its text when it is a string.
+func valueLine(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// forkRun forks one run and reports the fork as stepwise run reports a
+// run.
+func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
+	req.plan = id
+	r, err := loadRecorded(ctx, s, id)
+	if r != nil {
+		req.plan = r.name
+	}
+	if err != nil {
+		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	}
+	proj := r.proj
+	for _, file := range scriptFiles(proj.cfg, req.script) {
+		if _, err := model.LoadScript(file); err != nil {
+			return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
+		}
+	}
+	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
+	defer runtime.Close()
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
+		fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+	}})
+	sinks := []engine.Sink{&progress{w: s.err}}
+	recorder, closeStore, err := openRecorder(proj.cfg)
+	if err != nil {
+		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	}
+	if recorder != nil {
+		sinks = append(sinks, recorder)
+	}
+	plan := r.v.plan
+	answerStream := !req.asJSON && plan.FinishMode() == "solver"
+	if answerStream {
+		sinks = append(sinks, answerSink(s.out, s.err))
+	}
+	var hook engine.Hook
+	if isTerminal(s.in) && isTerminal(s.err) {
+		hook = terminalAsk(s.in, s.err)
+	}
+	out, err := debugger.Fork(ctx, r.rec, plan, spec, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
+	closeErr := closeStore()
+	if err != nil {
+		var specErr *debugger.ForkSpecError
+		var inputErr *engine.InputError
+		switch {
+		case errors.As(err, &specErr):
+			return req.refuse(s, req.plan, exitUsage, err.Error(), nil, nil)
+		case errors.As(err, &inputErr):
+			return req.refuse(s, req.plan, exitNeedsInput, fmt.Sprintf("the inputs of run %s no longer fit plan '%s'", r.rec.Run.ID, inputErr.Plan), strings.Split(inputErr.Error(), "\n")[1:], inputErr.Schema)
+		}
+		return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
+	}
+	if closeErr != nil {
+		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	}
+	if answerStream && out.Run.Answer != "" && !strings.HasSuffix(out.Run.Answer, "\n") {
+		fmt.Fprintln(s.out)
+	}
+	printFork(s.err, out)
+	err = reportRun(s, plan, out.Run, req, recorder != nil)
+	if ctx.Err() != nil {
+		return &exitCode{code: exitInterrupted}
+	}
+	return err
+}
+
+// printFork tells on stderr where a fork started and what it took from
+// the record.
+func printFork(w io.Writer, out *debugger.ForkResult) {
+	line := fmt.Sprintf("fork of run %s from %s", short(out.Of), out.From)
+	if len(out.Reused) > 0 {
+		line += "; reused " + strings.Join(out.Reused, ", ")
+	}
+	if len(out.Set) > 0 {
+		line += "; set " + strings.Join(out.Set, ", ")
+	}
+	fmt.Fprintln(w, line)
+	for _, p := range out.Unreached {
+		fmt.Fprintf(w, "warning: --set %s: the fork ran no step there\n", p)
+	}
+}
+
+// diffJSON is diff's --json answer.
+type diffJSON struct {
+	Steps []debugger.StepDiff `json:"steps"`
+	Count int                 `json:"count"`
+}
+
+// printDiff prints one line per step: the statuses, the result hashes
+// (once when they agree), and B's time and tokens against A's.
+func printDiff(w io.Writer, a, b *store.RunDetail, steps []debugger.StepDiff) {
+	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", short(a.ID), a.Plan, runStatus(a.RunSummary), short(b.ID), b.Plan, runStatus(b.RunSummary))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
+	for _, d := range steps {
+		mark, result := " ", orDash(d.ResultHashA)
+		if !d.Same() {
+			mark = "≠"
+		}
+		if d.ResultHashA != d.ResultHashB {
+			result += " → " + orDash(d.ResultHashB)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA), orDash(d.StatusB), result, signedMs(d.MsDelta), signedInt(d.TokensDelta))
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// signedMs is a time difference with its sign: +840ms, -2.2s, 0.
+func signedMs(ms float64) string {
+	switch {
+	case ms > 0:
+		return "+" + formatMs(ms)
+	case ms < 0:
+		return "-" + formatMs(-ms)
+	}
+	return "0"
+}
+
+func signedInt(n int) string {
+	if n > 0 {
+		return fmt.Sprintf("+%d", n)
+	}
+	return fmt.Sprint(n)
+}

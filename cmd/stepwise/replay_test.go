@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// replayProjectFiles is a project whose plan notes to a file (a side
+// effect a replay must not repeat), infers, and runs an agent that calls
+// the note tool.
+var replayProjectFiles = map[string]string{
+	".stepwise/config.toml": `
+[providers.script]
+type = "script"
+file = "replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+`,
+	"replies.yaml": `replies:
+  - match: E1
+    reply: { text: "three bugs", usage: { input_tokens: 40, output_tokens: 4 } }
+  - match: E2
+    reply:
+      tool_calls: [{ name: user__note, arguments: { text: "agent looked" } }]
+  - match: E2
+    reply: { json: { found: "a crash" } }
+`,
+	"fork_replies.yaml": `replies:
+  - match: E2
+    reply: { json: { found: "a typo" } }
+`,
+	".stepwise/tools/note.yaml": `name: note
+description: Appends a line to notes.log and says what it noted.
+kind: exec
+command: sh
+args:
+  - "-c"
+  - 'printf "%s\n" "$1" >> notes.log && printf "{\"noted\": \"%s\"}" "$1"'
+  - note
+  - "{{input.text}}"
+output: json
+input_schema: { type: object, required: [text], properties: { text: { type: string } } }
+`,
+	".stepwise/plans/probe.yaml": probePlan,
+}
+
+const probePlan = `identifier: probe
+name: Probe
+description: Notes, infers and investigates.
+steps:
+  - id: E0
+    tool_name: user__note
+    input: { text: "start" }
+  - id: E1
+    tool_name: builtin__infer
+    input: { instruction: "Summarize {{E0.noted}}" }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: "Look into {{E1.text}}"
+      tools: ["user__note"]
+      max_iterations: 3
+      output_schema: { type: object, required: [found], properties: { found: { type: string } } }
+  - id: E3
+    tool_name: user__note
+    input: { text: "found {{E2.output.found}}" }
+output:
+  summary: "{{E1.text}}"
+  found: "{{E2.output.found}}"
+`
+
+func TestReplayForkDiff(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range replayProjectFiles {
+		file := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isolate(t, dir)
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+		return string(b)
+	}
+
+	stdout, stderr, code := runCLI(t, "run", "probe", "--json")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var run struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &run); err != nil || run.RunID == "" {
+		t.Fatalf("run envelope %s: %v", stdout, err)
+	}
+	written := notes()
+	// With the replies spent, any model call would fail.
+	write("replies.yaml", "replies: []\n")
+
+	t.Run("replay reproduces the run", func(t *testing.T) {
+		stdout, stderr, code := runCLI(t, "replay", run.RunID[:10], "--json")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var env replayJSON
+		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		if !env.Identical || env.Divergence != nil || env.ReplayOf != run.RunID || env.Plan != "probe" || env.ModelCalls != 2 || env.Steps != 4 || env.RunID == "" || env.RunID == run.RunID {
+			t.Errorf("envelope %+v", env)
+		}
+		if notes() != written {
+			t.Errorf("the replay ran a tool: notes.log is %q", notes())
+		}
+		stdout, stderr, code = runCLI(t, "replay", run.RunID)
+		if code != 0 || !strings.HasPrefix(stdout, "✓ replay of run "+run.RunID[:12]+" (probe) matches its record: 4 steps reproduced, 2 model calls answered from the record\n") ||
+			!strings.Contains(stderr, ", a replay of "+run.RunID) {
+			t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("replay finds the edit", func(t *testing.T) {
+		write(".stepwise/plans/probe.yaml", strings.Replace(probePlan, "Summarize {{E0.noted}}", "Summarise {{E0.noted}}", 1))
+		defer write(".stepwise/plans/probe.yaml", probePlan)
+		stdout, stderr, code := runCLI(t, "replay", run.RunID)
+		want := "✗ replay of run " + run.RunID[:12] + " (probe) diverges at E1: the rendered input differs from the recorded one\n" +
+			"  recorded  {\"instruction\":\"Summarize start\"}\n" +
+			"  now       {\"instruction\":\"Summarise start\"}\n" +
+			"  the replay stopped there\n"
+		if code != 1 || stdout != want {
+			t.Errorf("exit %d\nstdout %s\nwant %s\nstderr %s", code, stdout, want, stderr)
+		}
+		stdout, _, code = runCLI(t, "replay", run.RunID, "--json")
+		var env replayJSON
+		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		if code != 1 || env.Identical || env.Divergence == nil || env.Divergence.Path != "E1" || env.Divergence.What != "input" || !env.Divergence.CutShort {
+			t.Errorf("exit %d, envelope %s", code, stdout)
+		}
+		if notes() != written {
+			t.Errorf("the replay ran a tool: notes.log is %q", notes())
+		}
+	})
+
+	var forkID string
+	t.Run("fork from a step with a result set", func(t *testing.T) {
+		stdout, stderr, code := runCLI(t, "fork", run.RunID, "--from", "E2", "--set", `E1={"text": "one typo"}`, "--script", "fork_replies.yaml", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var env struct {
+			Output map[string]any `json:"output"`
+			RunID  string         `json:"run_id"`
+			Usage  struct {
+				Calls int `json:"calls"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		forkID = env.RunID
+		if env.Output["summary"] != "one typo" || env.Output["found"] != "a typo" || env.Usage.Calls != 1 {
+			t.Errorf("envelope %s", stdout)
+		}
+		if !strings.Contains(stderr, "fork of run "+run.RunID[:12]+" from E2; reused E0; set E1\n") {
+			t.Errorf("stderr %s", stderr)
+		}
+		if added := strings.TrimPrefix(notes(), written); added != "found a typo\n" {
+			t.Errorf("the fork noted %q, want E3's note only", added)
+		}
+	})
+
+	t.Run("diff", func(t *testing.T) {
+		if forkID == "" {
+			t.Skip("no fork")
+		}
+		stdout, stderr, code := runCLI(t, "diff", run.RunID, forkID, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var env struct {
+			Steps []struct {
+				Path        string `json:"path"`
+				StatusA     string `json:"status_a"`
+				StatusB     string `json:"status_b"`
+				HashA       string `json:"result_hash_a"`
+				HashB       string `json:"result_hash_b"`
+				TokensDelta int    `json:"tokens_delta"`
+			} `json:"steps"`
+			Count int `json:"count"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, s := range env.Steps {
+			paths = append(paths, s.Path)
+		}
+		if env.Count != 4 || strings.Join(paths, " ") != "E0 E1 E2 E3" {
+			t.Fatalf("diff %s", stdout)
+		}
+		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.HashA != s.HashB || len(s.HashA) != 12 {
+			t.Errorf("E0 %+v", s)
+		}
+		if s := env.Steps[1]; s.HashA == s.HashB || s.TokensDelta != -44 {
+			t.Errorf("E1 %+v", s)
+		}
+		stdout, _, _ = runCLI(t, "diff", run.RunID, forkID)
+		lines := strings.Split(stdout, "\n")
+		if len(lines) < 8 || !strings.Contains(lines[3], "PATH") || !strings.HasPrefix(lines[4], "   E0 ") || !strings.HasPrefix(lines[5], "≠  E1 ") || !strings.Contains(lines[5], " -44") {
+			t.Errorf("diff table:\n%s", stdout)
+		}
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			code int
+			msg  string
+		}{
+			{[]string{"fork", run.RunID}, 2, "fork needs --from PATH"},
+			{[]string{"fork", run.RunID, "--from", "E9"}, 2, "--from E9 matches no step of run " + run.RunID},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E7=1"}, 2, "--set E7: the plan has no step there"},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "=1"}, 2, "--set takes PATH=JSON"},
+			{[]string{"replay", "0000"}, 1, "no run '0000'"},
+			{[]string{"diff", run.RunID}, 2, "takes two RUN ids"},
+		} {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.msg)
+			}
+		}
+	})
+}

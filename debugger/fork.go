@@ -1,0 +1,237 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// ForkSpec says where a fork starts and what it changes.
+type ForkSpec struct {
+	// From is a path pattern (* within a segment, ** across); the fork
+	// starts at the first step of the recorded run, in the order steps
+	// started, whose path it matches.
+	From string
+	// Sets give steps a result of the caller's: the first whose pattern
+	// matches a step's path is that step's result, and the step does not
+	// run. Each must match a step of the plan.
+	Sets []ForkSet
+}
+
+// ForkSet is one --set PATH=JSON: the result of the steps Path matches.
+type ForkSet struct {
+	Path  string
+	Value any
+}
+
+// ForkResult is how a fork went.
+type ForkResult struct {
+	// Run is the fork's own run, as the engine reports it.
+	Run *engine.Result
+	// Of is the id of the recorded run.
+	Of string
+	// From is the recorded step the fork started from.
+	From string
+	// Reused lists the steps whose recorded results the fork reused, in
+	// the order it reached them.
+	Reused []string
+	// Set lists the steps whose results a ForkSet gave, in the order the
+	// fork reached them.
+	Set []string
+	// Unreached lists the ForkSet paths that matched no step the fork
+	// reached (a branch not taken, a step after a failure).
+	Unreached []string
+}
+
+// ForkSpecError is a fork that cannot start: From names no step of the
+// record, or a set names no step of the plan.
+type ForkSpecError struct{ Reason string }
+
+func (e *ForkSpecError) Error() string { return e.Reason }
+
+// Fork runs plan p again from a step of a recorded run: the steps that had
+// finished before that step started reuse their recorded results (they do
+// not run), it and everything after run live on opts's parts, and the
+// steps spec.Sets names get the results given there instead. The inputs
+// are the recorded run's.
+//
+// A recorded step is reused only where the plan still calls the same tool
+// there; its input is not compared, so a fork from E3 keeps E1's recorded
+// result even when E1 has been edited since. Steps that enclose the fork
+// point (the map whose item it is, the plan__ step whose plan holds it)
+// run live, and so do their gates.
+//
+// The error is a *ForkSpecError for a spec that does not fit, or the
+// engine's when the run could not start.
+func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options) (*ForkResult, error) {
+	from, err := rec.forkPoint(spec.From)
+	if err != nil {
+		return nil, err
+	}
+	f := &forker{rec: rec, reuse: rec.finishedBefore(from)}
+	for _, s := range spec.Sets {
+		pat, err := path.Compile(s.Path)
+		if err != nil {
+			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: %v", s.Path, err)}
+		}
+		if !planHas(p, opts.Catalog, s.Path) {
+			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: the plan has no step there", s.Path)}
+		}
+		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
+	}
+	opts.Hook = engine.Hooks(f.hook, opts.Hook)
+	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	out := &ForkResult{Run: res, Of: rec.Run.ID, From: from}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out.Reused, out.Set = f.reused, f.set
+	for i, s := range f.sets {
+		if !f.hit[i] {
+			out.Unreached = append(out.Unreached, s.Path)
+		}
+	}
+	return out, nil
+}
+
+// forkPoint is the first recorded step whose path pattern matches.
+func (rec *Recording) forkPoint(pattern string) (string, error) {
+	if pattern == "" {
+		return "", &ForkSpecError{Reason: "--from needs the path of a step of the recorded run"}
+	}
+	pat, err := path.Compile(pattern)
+	if err != nil {
+		return "", &ForkSpecError{Reason: fmt.Sprintf("--from %s: %v", pattern, err)}
+	}
+	for _, p := range rec.order {
+		if pat.Match(p) {
+			return p, nil
+		}
+	}
+	var top []string
+	for _, p := range rec.order {
+		if !strings.Contains(p, "/") {
+			top = append(top, p)
+		}
+	}
+	return "", &ForkSpecError{Reason: fmt.Sprintf("--from %s matches no step of run %s; its steps: %s", pattern, rec.Run.ID, strings.Join(top, ", "))}
+}
+
+// finishedBefore lists the recorded steps that ended well before step from
+// started, leaving out those that enclose it.
+func (rec *Recording) finishedBefore(from string) map[string]*recordedStep {
+	start := rec.steps[from].startSeq
+	out := map[string]*recordedStep{}
+	for _, p := range rec.order {
+		s := rec.steps[p]
+		ok := s.Status == "ok" || s.Status == "skipped"
+		if ok && s.endSeq != 0 && s.endSeq < start && !strings.HasPrefix(from, p+"/") {
+			out[p] = s
+		}
+	}
+	return out
+}
+
+type compiledSet struct {
+	ForkSet
+	pattern path.Pattern
+}
+
+// forker is the hook of one fork.
+type forker struct {
+	rec   *Recording
+	reuse map[string]*recordedStep
+	sets  []compiledSet
+
+	mu     sync.Mutex
+	hit    map[int]bool
+	reused []string
+	set    []string
+}
+
+// hook skips a step with a set value or its recorded result, and lets
+// every other stop run live.
+func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
+	if st.Kind != engine.StopStep {
+		return engine.Decision{}
+	}
+	for i, s := range f.sets {
+		if s.pattern.Match(st.Path) {
+			f.mu.Lock()
+			if f.hit == nil {
+				f.hit = map[int]bool{}
+			}
+			f.hit[i] = true
+			f.set = append(f.set, st.Path)
+			f.mu.Unlock()
+			return engine.Decision{Action: engine.Inject, Value: s.Value}
+		}
+	}
+	rs, ok := f.reuse[st.Path]
+	if !ok || rs.Tool != st.Tool {
+		return engine.Decision{}
+	}
+	result, err := recordedValue(rs.Result)
+	if err != nil {
+		return engine.Decision{}
+	}
+	f.mu.Lock()
+	f.reused = append(f.reused, st.Path)
+	f.mu.Unlock()
+	return engine.Decision{Action: engine.Inject, Value: result}
+}
+
+// itemSegment is a map, reduce or filter item's segment of a run-time
+// path; the plan's static paths write every item as do.*.
+var itemSegment = regexp.MustCompile(`(^|/)do\.[0-9]+(/|$)`)
+
+// planHas reports whether pattern names a step of plan p, or of a plan it
+// calls through plan__ steps (found in catalog), or its solver. A run-time
+// path (E2/do.3/E20) names the body step its static path (E2/do.*/E20)
+// does.
+func planHas(p *plans.Plan, catalog *tools.Catalog, pattern string) bool {
+	static := itemSegment.ReplaceAllString(pattern, "${1}do.*${2}")
+	// ReplaceAll does not see a match that overlaps the one before it
+	// (do.1/do.2); a second pass does.
+	static = itemSegment.ReplaceAllString(static, "${1}do.*${2}")
+	pat, err := path.Compile(static)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(stepPaths(p, catalog, "", nil), pat.Match)
+}
+
+// stepPaths lists the static paths of a plan's steps under prefix, the
+// steps of the plans it calls included (each plan once per call chain, as
+// deep as a run may nest).
+func stepPaths(p *plans.Plan, catalog *tools.Catalog, prefix string, chain []string) []string {
+	if len(chain) > engine.MaxPlanDepth || slices.Contains(chain, p.Identifier.Value) {
+		return nil
+	}
+	chain = append(chain, p.Identifier.Value)
+	var out []string
+	if p.Solver != nil {
+		out = append(out, prefix+"solver")
+	}
+	plans.WalkSteps(p, func(s *plans.Step) {
+		out = append(out, prefix+s.Path)
+		id, isPlan := strings.CutPrefix(s.ToolName.Value, "plan__")
+		if !isPlan || catalog == nil {
+			return
+		}
+		if e, ok := catalog.Plan(id); ok {
+			out = append(out, stepPaths(e.Plan, catalog, prefix+s.Path+"/"+id+"/", slices.Clip(chain))...)
+		}
+	})
+	return out
+}

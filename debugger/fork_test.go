@@ -1,0 +1,189 @@
+package debugger_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// forkReplies answer only the model calls after E1: the agent and the
+// verdict. A call for E1 would find no reply and fail the fork.
+const forkReplies = `replies:
+  - match: E2
+    reply: { json: { found: "a typo" }, usage: { input_tokens: 200, output_tokens: 8 } }
+  - match: E3
+    role: judge
+    reply: { json: { verdict: false, reason: "typos are not serious" } }
+`
+
+func TestFork(t *testing.T) {
+	p := newTestProject(t)
+	pl := p.plan(t, "chain", chainPlan)
+	orig, rec := p.record(t, pl, nil)
+	before := p.notes(t)
+
+	writeFile(t, filepath.Join(p.dir, "replies.yaml"), forkReplies)
+	opts, ev, done := p.options(t, p.models(), answerAsks)
+	spec := debugger.ForkSpec{From: "E2", Sets: []debugger.ForkSet{{Path: "E1", Value: map[string]any{"text": "one typo"}}}}
+	out, err := debugger.Fork(context.Background(), rec, pl, spec, opts)
+	done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Run
+	if res.Status != engine.StatusOK {
+		t.Fatalf("the fork ended %s: %v", res.Status, res.Err)
+	}
+	if out.From != "E2" || !slices.Equal(out.Reused, []string{"E0"}) || !slices.Equal(out.Set, []string{"E1"}) || len(out.Unreached) != 0 {
+		t.Errorf("fork from %s reused %v, set %v (unreached %v); want from E2, E0 reused, E1 set", out.From, out.Reused, out.Set, out.Unreached)
+	}
+	// Downstream steps see the set value; the model is called for the
+	// steps from E2 on only.
+	if got := plain(t, res.Output); !sameJSON(t, got, `{"summary":"one typo","found":"a typo","branch":"else","items":3,"ship":true}`) {
+		t.Errorf("output %v", got)
+	}
+	if calls := ev.modelCalls(); !slices.Equal(calls, []string{"E2 s", "E3 s"}) {
+		t.Errorf("model calls %v, want the agent's and the verdict's only", calls)
+	}
+	var prompt string
+	for _, e := range ev.list {
+		if c, ok := e.Payload.(engine.ModelCalled); ok && c.Site == "E2" {
+			prompt = c.Request.Messages[1].Content
+		}
+	}
+	if prompt != "Look into one typo" {
+		t.Errorf("the agent was asked %q", prompt)
+	}
+	// E0 was reused, not run: its note is not written again; the steps
+	// from E2 on ran for real.
+	added := strings.TrimPrefix(p.notes(t), before)
+	if strings.Contains(added, "start bugs") || !strings.Contains(added, "fine") || !strings.Contains(added, "item a") {
+		t.Errorf("the fork wrote %q", added)
+	}
+
+	// The fork is a run of its own; diff shows what changed.
+	forked, err := p.store.Run(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := debugger.Diff(rec.Run, forked)
+	var paths []string
+	byPath := map[string]debugger.StepDiff{}
+	for _, d := range diff {
+		paths = append(paths, d.Path)
+		byPath[d.Path] = d
+	}
+	want := []string{"E0", "E1", "E2", "E3", "E3/then", "E3/else", "E4", "E4/do.0", "E4/do.1", "E4/do.2", "E5"}
+	if !sameSet(paths, want) || paths[0] != "E0" || slices.Index(paths, "E3/else") < slices.Index(paths, "E3") {
+		t.Errorf("diff paths %v, want %v in run order", paths, want)
+	}
+	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultHashA != d.ResultHashB || !d.Same() || d.ResultHashA == "" {
+		t.Errorf("E0: %+v, want the same result, reused", d)
+	}
+	if d := byPath["E1"]; d.Same() || d.TokensDelta != -44 {
+		t.Errorf("E1: %+v, want another result and 44 fewer tokens", d)
+	}
+	if d := byPath["E3/then"]; d.StatusA != "ok" || d.StatusB != "" || d.ResultHashB != "" {
+		t.Errorf("E3/then: %+v, want it in A only", d)
+	}
+	if d := byPath["E4/do.1"]; !d.Same() || orig.Status != engine.StatusOK {
+		t.Errorf("E4/do.1: %+v, want the same", d)
+	}
+}
+
+func TestForkSpecs(t *testing.T) {
+	p := newTestProject(t)
+	pl := p.plan(t, "chain", chainPlan)
+	_, rec := p.record(t, pl, nil)
+	tests := []struct {
+		name string
+		spec debugger.ForkSpec
+		want string // the error, or "" for a fork that runs
+	}{
+		{name: "no from", spec: debugger.ForkSpec{}, want: "--from needs the path of a step"},
+		{name: "from nothing recorded", spec: debugger.ForkSpec{From: "E9"}, want: "--from E9 matches no step of run " + rec.Run.ID + "; its steps: E0, E1, E2, E3, E4, E5"},
+		{name: "a set the plan does not have", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E3/maybe", Value: 1}}}, want: "--set E3/maybe: the plan has no step there"},
+		{name: "a bad pattern", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E4//x", Value: 1}}}, want: "--set E4//x: path pattern"},
+		{name: "from a map item, an item set, a pattern", spec: debugger.ForkSpec{From: "E4/do.*", Sets: []debugger.ForkSet{{Path: "E4/do.2", Value: "set"}, {Path: "E3/else", Value: "never"}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, filepath.Join(p.dir, "replies.yaml"), "replies: []\n")
+			opts, ev, done := p.options(t, p.models(), nil)
+			out, err := debugger.Fork(context.Background(), rec, pl, tc.spec, opts)
+			done()
+			if tc.want != "" {
+				var se *debugger.ForkSpecError
+				if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want a ForkSpecError %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The item fork: every step before the map reused (no model is
+			// called, the replies are empty), the map runs, its item 2 set.
+			// Two items run at once: either may have started first.
+			if out.Run.Status != engine.StatusOK || out.From != "E4/do.0" && out.From != "E4/do.1" {
+				t.Fatalf("fork from %s ended %s: %v", out.From, out.Run.Status, out.Run.Err)
+			}
+			// An item that ended before the fork point started is reused
+			// too; with two at once, that is seldom.
+			reused := slices.DeleteFunc(slices.Clone(out.Reused), func(p string) bool { return p == "E4/do.0" && out.From == "E4/do.1" })
+			if !slices.Equal(reused, []string{"E0", "E1", "E2", "E3"}) || !slices.Equal(out.Set, []string{"E4/do.2"}) || !slices.Equal(out.Unreached, []string{"E3/else"}) {
+				t.Errorf("reused %v, set %v, unreached %v", out.Reused, out.Set, out.Unreached)
+			}
+			if calls := ev.modelCalls(); len(calls) != 0 {
+				t.Errorf("model calls %v", calls)
+			}
+			if got := plain(t, out.Run.Output); !sameJSON(t, got, `{"summary":"three bugs","found":"a crash","branch":"then","items":3,"ship":false}`) {
+				t.Errorf("output %v", got)
+			}
+		})
+	}
+}
+
+func TestDiffOrder(t *testing.T) {
+	p := newTestProject(t)
+	_, a := p.record(t, p.plan(t, "broken", brokenPlan), nil)
+	_, b := p.record(t, p.plan(t, "chain", chainPlan), nil)
+	var paths []string
+	for _, d := range debugger.Diff(a.Run, b.Run) {
+		paths = append(paths, d.Path)
+		if d.Path == "E1" && (d.StatusA != "failed" || d.StatusB != "ok" || d.ResultHashA != "" || d.Same()) {
+			t.Errorf("E1: %+v", d)
+		}
+	}
+	want := []string{"E0", "E1", "E2", "E3", "E3/then", "E4", "E4/do.0", "E4/do.1", "E4/do.2", "E5"}
+	if !sameSet(paths, want) || paths[0] != "E0" || paths[1] != "E1" {
+		t.Errorf("paths %v, want %v", paths, want)
+	}
+	if d := debugger.Diff(a.Run, a.Run); len(d) != 2 || !d[0].Same() || d[0].MsDelta != 0 || d[0].TokensDelta != 0 {
+		t.Errorf("a run against itself: %+v", d)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func sameJSON(t *testing.T, got any, want string) bool {
+	t.Helper()
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(got, w)
+}

@@ -1,0 +1,714 @@
+package debugger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// Recording is a recorded run as a replay or a fork reads it: what each
+// step, tool call, model call and ask of the run gave, by path. It is read
+// once from the run store and not changed after, so one Recording may serve
+// several replays.
+type Recording struct {
+	// Run is the run's record as the store gives it.
+	Run *store.RunDetail
+
+	inputs map[string]any
+	steps  map[string]*recordedStep
+	// order lists the step paths in the order they started.
+	order []string
+	tools map[string]store.ToolCall
+	// llm holds the model calls by the path they were made at (a round
+	// E1/agent.2, a repair pass, a verdict E1/judge, the solver).
+	llm   map[string]recordedModelCall
+	calls []model.RecordedCall
+	asks  map[string]engine.Asked
+}
+
+// recordedStep is a step of the record with the sequence numbers of its
+// start and end (0 when it has none), which say what ran before what.
+type recordedStep struct {
+	store.StepRecord
+	startSeq, endSeq uint64
+}
+
+// recordedModelCall is an llm_call event's payload, its request kept as
+// recorded.
+type recordedModelCall struct {
+	Role    string          `json:"role"`
+	Error   string          `json:"error"`
+	Request json.RawMessage `json:"request"`
+	Reply   model.Reply     `json:"reply"`
+}
+
+// LoadRecording reads the run that id names (its id, or a prefix only it
+// has) from st.
+func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording, error) {
+	d, err := st.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	events, err := st.Events(ctx, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	return NewRecording(d, events)
+}
+
+// NewRecording indexes a run's record and its events (Store.Run and
+// Store.Events).
+func NewRecording(d *store.RunDetail, events []store.StoredEvent) (*Recording, error) {
+	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]store.ToolCall{},
+		llm: map[string]recordedModelCall{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
+	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
+		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {
+			return nil, fmt.Errorf("run %s: its inputs: %w", d.ID, err)
+		}
+	}
+	for _, s := range d.Steps {
+		rec.steps[s.Path] = &recordedStep{StepRecord: s}
+		rec.order = append(rec.order, s.Path)
+	}
+	for _, c := range d.ToolCalls {
+		rec.tools[c.Path] = c
+	}
+	for _, e := range events {
+		switch e.Kind {
+		case engine.EventStepStart:
+			if s, ok := rec.steps[e.Path]; ok && s.startSeq == 0 {
+				s.startSeq = e.Seq
+			}
+		case engine.EventStepEnd:
+			if s, ok := rec.steps[e.Path]; ok && s.endSeq == 0 {
+				s.endSeq = e.Seq
+			}
+		case engine.EventModelCall:
+			var c recordedModelCall
+			if err := json.Unmarshal(e.Payload, &c); err != nil {
+				return nil, fmt.Errorf("run %s: the model call at %s: %w", d.ID, e.Path, err)
+			}
+			var req struct {
+				Step string `json:"step"`
+			}
+			if len(c.Request) > 0 {
+				if err := json.Unmarshal(c.Request, &req); err != nil {
+					return nil, fmt.Errorf("run %s: the model call at %s: its request: %w", d.ID, e.Path, err)
+				}
+			}
+			rec.llm[e.Path] = c
+			rec.calls = append(rec.calls, model.RecordedCall{Step: req.Step, Role: c.Role, Reply: c.Reply, Err: c.Error})
+		case engine.EventAsk:
+			var a engine.Asked
+			if err := json.Unmarshal(e.Payload, &a); err != nil {
+				return nil, fmt.Errorf("run %s: the ask at %s: %w", d.ID, e.Path, err)
+			}
+			rec.asks[e.Path] = a
+		}
+	}
+	return rec, nil
+}
+
+// Inputs returns the inputs the run was given (its input schema's defaults
+// applied); the map is the caller's.
+func (rec *Recording) Inputs() map[string]any {
+	out := make(map[string]any, len(rec.inputs))
+	for k, v := range rec.inputs {
+		out[k] = v
+	}
+	return out
+}
+
+// Calls returns the run's model calls in the order they were made, as a
+// replay answers them (model.Options.Replay). The slice is never nil, so
+// that a run without model calls still replays.
+func (rec *Recording) Calls() []model.RecordedCall { return slices.Clone(rec.calls) }
+
+// Divergence is where a replay parts from its record: the first thing the
+// plan does now that the recorded run did not, or did otherwise.
+type Divergence struct {
+	// Path is where it happened (DESIGN.md section 2); empty for the run
+	// as a whole.
+	Path string `json:"path"`
+	// What names what differs: step (the record has no such step), tool,
+	// input, round, request, tool_call, ask, model_call, error,
+	// unfinished, missing (the replay did not run a recorded step),
+	// status, result or outcome.
+	What string `json:"what"`
+	// Message says it in a sentence.
+	Message string `json:"message"`
+	// Expected is what the record holds, Got what the replay had.
+	Expected any `json:"expected,omitempty"`
+	Got      any `json:"got,omitempty"`
+	// CutShort says that the replay stopped there. A difference found once
+	// the replay had run to its end is not.
+	CutShort bool `json:"cut_short"`
+}
+
+// String is the divergence in one line: "E2: the input differs: ...".
+func (d *Divergence) String() string {
+	if d.Path == "" {
+		return d.Message
+	}
+	return d.Path + ": " + d.Message
+}
+
+// ReplayResult is how a replay went.
+type ReplayResult struct {
+	// Run is the replay's own run, as the engine reports it.
+	Run *engine.Result
+	// Of is the id of the recorded run.
+	Of string
+	// Divergence is the first difference from the record; nil when the
+	// replay reproduced it.
+	Divergence *Divergence
+	// FailedAt is the step where the recorded run failed when the replay
+	// reproduced that failure. A step's failure cannot be injected, so the
+	// replay stops there: its own run is aborted at FailedAt.
+	FailedAt string
+	// Steps counts the recorded steps the replay reproduced.
+	Steps int
+	// ModelCalls counts the model calls answered from the record; none
+	// reached a model.
+	ModelCalls int
+}
+
+// Identical reports whether the replay reproduced the recorded run.
+func (r *ReplayResult) Identical() bool { return r.Divergence == nil }
+
+// Replay runs plan p again as the recorded run ran it: with the recorded
+// inputs, every model call answered from the record, and every tool the
+// recorded run dispatched answered with the result it recorded, so that no
+// model is called and no tool has a side effect. Control steps, plan__
+// steps and the finish run for real over the recorded answers; a catalog
+// step the record says failed ends the replay there (see
+// ReplayResult.FailedAt).
+//
+// Along the way every step's input, every agent round's request and every
+// tool call's arguments are compared with the record; the first that
+// differs, or a step, round, call or ask the record does not have, is the
+// divergence, and the replay stops there. A replay that reaches its end
+// compares each step's status and result, and the run's outcome, with the
+// record.
+//
+// opts are the engine parts the plan runs with: configuration, catalog,
+// tool runtime (MCP servers are asked for their tool lists, never called),
+// sinks (a store Recorder records the replay as a new run) and a hook,
+// consulted after the replay's own at the stops it leaves to run.
+// opts.Models is not used. The error is the engine's when the run could
+// not start (an *engine.InputError, an *engine.ResolveError).
+func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Options) (*ReplayResult, error) {
+	r := &replayer{rec: rec}
+	seen := &runLog{ends: map[string]engine.StepEnded{}}
+	opts.Models = model.New(opts.Config, model.Options{Replay: rec.Calls()})
+	opts.Hook = engine.Hooks(r.hook, opts.Hook)
+	opts.Sinks = append(slices.Clip(opts.Sinks), seen)
+	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
+	if err != nil {
+		return nil, err
+	}
+	out := &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls()}
+	r.mu.Lock()
+	out.Divergence, out.FailedAt = r.divergence, r.failedAt
+	r.mu.Unlock()
+	if out.Divergence == nil && ctx.Err() == nil {
+		out.Divergence, out.Steps = r.compare(res, seen)
+	}
+	return out, nil
+}
+
+// replayer is the hook of one replay.
+type replayer struct {
+	rec *Recording
+
+	mu         sync.Mutex
+	divergence *Divergence
+	failedAt   string
+}
+
+// hook answers every stop from the record, or stops the run at the first
+// divergence. Once the replay has diverged, every stop aborts: concurrent
+// map items stop where they are.
+func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
+	r.mu.Lock()
+	diverged := r.divergence != nil
+	r.mu.Unlock()
+	if diverged {
+		return engine.Decision{Action: engine.Abort}
+	}
+	var d engine.Decision
+	var div *Divergence
+	switch st.Kind {
+	case engine.StopStep:
+		d, div = r.step(st)
+	case engine.StopRound:
+		div = r.round(st)
+	case engine.StopTool:
+		d, div = r.tool(st)
+	case engine.StopAsk:
+		d, div = r.ask(st)
+	case engine.StopError:
+		div = r.failure(st)
+	}
+	if div != nil {
+		div.CutShort = true
+		r.mu.Lock()
+		if r.divergence == nil {
+			r.divergence = div
+		}
+		r.mu.Unlock()
+		return engine.Decision{Action: engine.Abort}
+	}
+	return d
+}
+
+// step checks a step against its record. A catalog tool's step is
+// answered with its recorded result, without dispatching; control steps,
+// plan__ steps and the solver run, over recorded answers.
+func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
+	rs, ok := r.rec.steps[st.Path]
+	if !ok {
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "step", Got: st.Tool,
+			Message: fmt.Sprintf("the plan runs step %s (%s), which the recorded run did not run", st.Path, st.Tool)}
+	}
+	if rs.Tool != st.Tool {
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool", Expected: rs.Tool, Got: st.Tool,
+			Message: fmt.Sprintf("the step calls %s; the recorded run called %s", st.Tool, rs.Tool)}
+	}
+	// A control step's start records its input as written: it renders its
+	// parts as it goes. Every other step's records the rendered input.
+	control := st.Step != nil && plans.IsControl(st.Tool)
+	input := st.Input
+	if control {
+		input = st.Step.Input.Literal()
+	}
+	expected, err := recordedValue(rs.Input)
+	if err != nil {
+		return engine.Decision{}, recordError(st.Path, "its input", err)
+	}
+	if control && len(plans.Bodies(st.Step)) > 0 {
+		// A body's steps are compared where they run: an edit to a
+		// branch is found at the branch, and one to a branch not taken
+		// changes nothing that ran.
+		input, expected = withoutBodies(input), withoutBodies(expected)
+	}
+	if !sameData(expected, input) {
+		what := "the rendered input differs from the recorded one"
+		if control {
+			what = "the step's input as written differs from the recorded one"
+		}
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "input", Expected: expected, Got: plainData(input), Message: what}
+	}
+	if control || st.Step == nil || strings.HasPrefix(st.Tool, "plan__") {
+		return engine.Decision{}, nil
+	}
+	switch rs.Status {
+	case "ok", "skipped":
+		result, err := recordedValue(rs.Result)
+		if err != nil {
+			return engine.Decision{}, recordError(st.Path, "its result", err)
+		}
+		return engine.Decision{Action: engine.Inject, Value: result}, nil
+	case "failed":
+		// A stop can skip a step with a value, not with a failure, and
+		// running the tool would repeat its side effects: the replay ends
+		// here, as the recorded run did.
+		r.mu.Lock()
+		if r.failedAt == "" {
+			r.failedAt = st.Path
+		}
+		r.mu.Unlock()
+		return engine.Decision{Action: engine.Abort}, nil
+	}
+	return engine.Decision{}, unfinished(st.Path, "step")
+}
+
+// withoutBodies is a control step's input as written without its bodies
+// (then, else, do).
+func withoutBodies(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != "then" && k != "else" && k != "do" {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// round checks an agent round's request against the recorded one. The
+// reply comes from the record through the replay provider.
+func (r *replayer) round(st *engine.Stop) *Divergence {
+	call, ok := r.rec.llm[st.Path]
+	if !ok {
+		return &Divergence{Path: st.Path, What: "round",
+			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %s)", roundNumber(st.Path))}
+	}
+	req, ok := st.Input.(model.Request)
+	if !ok {
+		return nil
+	}
+	var recorded model.Request
+	if err := json.Unmarshal(call.Request, &recorded); err != nil {
+		return recordError(st.Path, "its request", err)
+	}
+	return requestDiff(st.Path, recorded, req)
+}
+
+// tool answers an agent's tool call with what the call gave the model in
+// the recorded run; a plan__ call runs, over recorded answers.
+func (r *replayer) tool(st *engine.Stop) (engine.Decision, *Divergence) {
+	args, result, ok, err := r.rec.toolCall(st.Path)
+	switch {
+	case err != nil:
+		return engine.Decision{}, recordError(st.Path, "its tool call", err)
+	case !ok:
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool_call", Got: plainData(st.Input),
+			Message: fmt.Sprintf("the agent calls %s, a call the recorded run did not make", st.Tool)}
+	case !sameData(args, st.Input):
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool_call", Expected: args, Got: plainData(st.Input),
+			Message: fmt.Sprintf("the agent calls %s with other arguments than the recorded run", st.Tool)}
+	case strings.HasPrefix(st.Tool, "plan__"):
+		// A plan runs, as a plan__ step does: its steps are recorded under
+		// the call's path, and are answered there.
+		return engine.Decision{}, nil
+	}
+	return engine.Decision{Action: engine.Inject, Value: result}, nil
+}
+
+// ask answers as the recorded run's ask was answered.
+func (r *replayer) ask(st *engine.Stop) (engine.Decision, *Divergence) {
+	a, ok := r.rec.asks[st.Path]
+	switch {
+	case !ok:
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "ask", Message: "the plan asks a question the recorded run did not ask"}
+	case a.Answered:
+		return engine.Decision{Action: engine.Answer, Value: a.Answer}, nil
+	case a.Reason == "declined":
+		return engine.Decision{Action: engine.Decline}, nil
+	}
+	return engine.Decision{}, nil
+}
+
+// failure lets a failure the recorded run had too propagate, and makes any
+// other the divergence.
+func (r *replayer) failure(st *engine.Stop) *Divergence {
+	if st.Err == nil {
+		return nil
+	}
+	rs, ok := r.rec.steps[st.Path]
+	if ok && rs.Status == "failed" && rs.Error == st.Err.Error() {
+		return nil
+	}
+	div := &Divergence{Path: st.Path, What: "error", Got: st.Err.Error(), Message: "the step fails: " + st.Err.Error()}
+	var me *model.Error
+	if errors.As(st.Err, &me) && me.Provider == model.ReplayProviderName {
+		div.What, div.Got = "model_call", nil
+		div.Message = me.Message
+	}
+	if ok {
+		div.Expected = map[string]any{"status": rs.Status}
+		if rs.Error != "" {
+			div.Expected = map[string]any{"status": rs.Status, "error": rs.Error}
+		}
+	}
+	return div
+}
+
+// compare holds the replay's steps and outcome against the record, once
+// the replay has run to its end. It returns the first difference and how
+// many recorded steps the replay reproduced.
+func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) {
+	rec := r.rec
+	failedAt := r.failedAt
+	// Once the replay stopped at a recorded failure, the steps that
+	// enclose it end aborted rather than failed, and items in flight
+	// beside it may not have started: only the steps both ran compare.
+	encloses := func(p string) bool { return failedAt != "" && (p == failedAt || strings.HasPrefix(failedAt, p+"/")) }
+	count := 0
+	for _, p := range rec.order {
+		rs := rec.steps[p]
+		got, ran := seen.end(p)
+		switch {
+		case !ran && failedAt != "":
+			continue
+		case !ran:
+			return &Divergence{Path: p, What: "missing", Expected: rs.Tool,
+				Message: fmt.Sprintf("the recorded run ran step %s (%s); the replay did not", p, rs.Tool)}, count
+		case encloses(p):
+			count++
+			continue
+		}
+		if endedAs(rs.Status) != endedAs(got.Status) {
+			return &Divergence{Path: p, What: "status", Expected: rs.Status, Got: got.Status,
+				Message: fmt.Sprintf("the step ended %s; the recorded run's ended %s", got.Status, rs.Status)}, count
+		}
+		if rs.Error != got.Error {
+			return &Divergence{Path: p, What: "error", Expected: rs.Error, Got: got.Error, Message: "the step failed otherwise than in the recorded run"}, count
+		}
+		expected, err := recordedValue(rs.Result)
+		if err != nil {
+			return recordError(p, "its result", err), count
+		}
+		if !sameData(expected, got.Result) {
+			return &Divergence{Path: p, What: "result", Expected: expected, Got: plainData(got.Result),
+				Message: "the step's result differs from the recorded one"}, count
+		}
+		count++
+	}
+	d := rec.Run
+	switch {
+	case failedAt != "":
+		return nil, count
+	case d.Status != res.Status:
+		return &Divergence{What: "outcome", Expected: d.Status, Got: res.Status,
+			Message: fmt.Sprintf("the replay ended %s; the recorded run ended %s", res.Status, d.Status)}, count
+	}
+	output, err := recordedValue(d.Output)
+	if err != nil {
+		return recordError("", "its output", err), count
+	}
+	if !sameData(output, res.Output) {
+		return &Divergence{What: "outcome", Expected: output, Got: plainData(res.Output), Message: "the plan's output differs from the recorded one"}, count
+	}
+	if d.Answer != res.Answer {
+		return &Divergence{Path: "solver", What: "outcome", Expected: d.Answer, Got: res.Answer, Message: "the solver's answer differs from the recorded one"}, count
+	}
+	return nil, count
+}
+
+// endedAs reads a step status for comparison: a result injected at a stop
+// (skipped) is the step's result as much as one it produced.
+func endedAs(s string) string {
+	if s == "skipped" {
+		return "ok"
+	}
+	return s
+}
+
+func unfinished(path, what string) *Divergence {
+	return &Divergence{Path: path, What: "unfinished",
+		Message: fmt.Sprintf("the recorded run never finished this %s (it was interrupted), so there is nothing to replay it with", what)}
+}
+
+func recordError(path, what string, err error) *Divergence {
+	return &Divergence{Path: path, What: "record", Message: fmt.Sprintf("the record of %s cannot be read: %v", what, err)}
+}
+
+// toolCall returns the arguments of the agent's tool call at path and
+// what it gave the model in the recorded run: its recorded result, or
+// "Error: ..." for a call that failed. A call answered at a stop has no
+// tool events (a replay's own record is such a run); its arguments are then
+// read off the round's reply, and its result off the tool message that
+// answered it in the next round's request.
+func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err error) {
+	if c, found := rec.tools[callPath]; found {
+		if !c.Ended {
+			return nil, nil, false, errors.New("the call never ended (the run was interrupted)")
+		}
+		if args, err = recordedValue(c.Args); err != nil {
+			return nil, nil, false, err
+		}
+		if c.IsError {
+			return args, "Error: " + c.Error, true, nil
+		}
+		result, err = recordedValue(c.Result)
+		return args, result, err == nil, err
+	}
+	roundPath, _, cut := cutLast(callPath)
+	if !cut {
+		return nil, nil, false, nil
+	}
+	round, found := rec.llm[roundPath]
+	if !found {
+		return nil, nil, false, nil
+	}
+	stepPath, roundSeg, _ := cutLast(roundPath)
+	n, err := strconv.Atoi(strings.TrimPrefix(roundSeg, "agent."))
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	var call *model.ToolCall
+	for i, p := range toolCallPathsOf(roundPath, round.Reply.ToolCalls) {
+		if p == callPath {
+			call = &round.Reply.ToolCalls[i]
+		}
+	}
+	next, found := rec.llm[stepPath+"/agent."+strconv.Itoa(n+1)]
+	if call == nil || !found {
+		return nil, nil, false, nil
+	}
+	if args, err = recordedValue(call.Arguments); err != nil {
+		return nil, nil, false, err
+	}
+	var req model.Request
+	if err := json.Unmarshal(next.Request, &req); err != nil {
+		return nil, nil, false, err
+	}
+	for _, m := range req.Messages {
+		if m.Role != "tool" || m.ToolCallID != call.ID {
+			continue
+		}
+		// The model read the result as JSON text, or as the error's
+		// words; given back either way, it reads the same.
+		var v any
+		if json.Unmarshal([]byte(m.Content), &v) == nil {
+			return args, v, true, nil
+		}
+		return args, m.Content, true, nil
+	}
+	return nil, nil, false, nil
+}
+
+// toolCallPathsOf names the calls of one turn the way the engine does:
+// roundPath/tool, and a second call of the same tool roundPath/tool.2.
+func toolCallPathsOf(roundPath string, calls []model.ToolCall) []string {
+	seen := map[string]int{}
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		seen[c.Name]++
+		out[i] = roundPath + "/" + c.Name
+		if n := seen[c.Name]; n > 1 {
+			out[i] += "." + strconv.Itoa(n)
+		}
+	}
+	return out
+}
+
+func cutLast(p string) (parent, last string, ok bool) {
+	i := strings.LastIndex(p, "/")
+	if i < 0 {
+		return "", p, false
+	}
+	return p[:i], p[i+1:], true
+}
+
+func roundNumber(roundPath string) string {
+	_, last, _ := cutLast(roundPath)
+	return strings.TrimPrefix(last, "agent.")
+}
+
+// requestDiff compares an agent round's request with the recorded one:
+// messages, tools and response format. A tool message whose recorded text
+// is the error's words ("Error: ...") is read by the replay as that text in
+// JSON quotes, since a stop injects values, not words; both say the same.
+func requestDiff(path string, recorded, got model.Request) *Divergence {
+	differs := func(what string, expected, got any) *Divergence {
+		return &Divergence{Path: path, What: "request", Expected: plainData(expected), Got: plainData(got),
+			Message: "the round's request to the model differs from the recorded one: " + what}
+	}
+	for i := range min(len(recorded.Messages), len(got.Messages)) {
+		e, g := recorded.Messages[i], got.Messages[i]
+		same := e.Role == g.Role && e.ToolCallID == g.ToolCallID && e.Reasoning == g.Reasoning &&
+			(e.Content == g.Content || e.Role == "tool" && g.Content == quoteJSON(e.Content)) && sameData(e.ToolCalls, g.ToolCalls)
+		if !same {
+			return differs(fmt.Sprintf("message %d (%s)", i+1, g.Role), e, g)
+		}
+	}
+	switch {
+	case len(recorded.Messages) != len(got.Messages):
+		return differs("the number of messages", len(recorded.Messages), len(got.Messages))
+	case !sameData(recorded.Tools, got.Tools):
+		return differs("the tools offered", toolNames(recorded.Tools), toolNames(got.Tools))
+	case !sameData(recorded.Format, got.Format):
+		return differs("the response format", recorded.Format, got.Format)
+	}
+	return nil
+}
+
+func toolNames(defs []model.ToolDef) []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// quoteJSON is s as a JSON string, the way the engine writes a value for a
+// model to read.
+func quoteJSON(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// recordedValue reads a value of the record as plain JSON data; nil when
+// the record holds none.
+func recordedValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// plainData is v as its JSON reads back: what the record would hold of
+// it. A value that has no JSON is itself.
+func plainData(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return v
+	}
+	return out
+}
+
+// sameData reports whether two values are the same JSON.
+func sameData(a, b any) bool { return reflect.DeepEqual(plainData(a), plainData(b)) }
+
+// runLog is a sink that keeps what a replay's own run did: how each step
+// ended, and how many model calls it made.
+type runLog struct {
+	mu    sync.Mutex
+	ends  map[string]engine.StepEnded
+	calls int
+}
+
+// Event keeps step ends and counts model calls.
+func (l *runLog) Event(e engine.Event) {
+	switch p := e.Payload.(type) {
+	case engine.StepEnded:
+		l.mu.Lock()
+		l.ends[e.Path] = p
+		l.mu.Unlock()
+	case engine.ModelCalled:
+		l.mu.Lock()
+		l.calls++
+		l.mu.Unlock()
+	}
+}
+
+func (l *runLog) end(p string) (engine.StepEnded, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.ends[p]
+	return e, ok
+}
+
+func (l *runLog) modelCalls() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.calls
+}
