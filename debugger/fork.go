@@ -88,6 +88,7 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
 	}
 	opts.Hook = engine.Hooks(f.hook, opts.Hook)
+	opts.Parent = rec.Run.ID
 	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
 	if err != nil {
 		return nil, err

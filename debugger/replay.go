@@ -214,6 +214,7 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 	opts.Models = model.New(opts.Config, model.Options{Replay: rec.Calls()})
 	opts.Hook = engine.Hooks(r.hook, opts.Hook)
 	opts.Sinks = append(slices.Clip(opts.Sinks), seen)
+	opts.Parent = rec.Run.ID
 	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
 	if err != nil {
 		return nil, err

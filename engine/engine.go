@@ -39,11 +39,14 @@ type Options struct {
 	Hook Hook
 	// Sinks receive every event.
 	Sinks []Sink
+	// Parent is the run this one replays or forks, for its record.
+	Parent string
 }
 
 // Engine runs plans. One Engine may run several plans one after another or
 // at once; each Run is independent but for the Tools and Models it shares.
 type Engine struct {
+	parent  string
 	cfg     *config.Config
 	catalog *tools.Catalog
 	tools   *tools.Runtime
@@ -54,7 +57,7 @@ type Engine struct {
 
 // New returns an engine over the given parts.
 func New(opts Options) *Engine {
-	return &Engine{cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: opts.Sinks}
+	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: opts.Sinks}
 }
 
 // Result is how a run ended.
@@ -198,7 +201,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		observed: len(e.sinks) > 0,
 	}
 	r.emit("", EventRunStart, func() any {
-		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs}
+		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent}
 		if e.cfg != nil && e.cfg.Project != nil {
 			start.Project = e.cfg.Project.Root
 		}

@@ -1,6 +1,6 @@
 // Package model is how the engine talks to language models: one provider
-// interface, the providers that implement it (script, and openai for the
-// openai and openai_compat types; replay comes with the debugger), role and
+// interface, the providers that implement it (script; openai for the openai
+// and openai_compat types; replay, answering from a recorded run), role and
 // named-model resolution with retries and failover, and the
 // structured-output call that every schema-bound site shares
 // (builtin__infer, prompt tools, infer gates, the solver).
