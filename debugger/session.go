@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -20,9 +21,10 @@ import (
 // held at its next stop until the run resumes (all-stop), and the State
 // lists them.
 type Session struct {
-	plan *plans.Plan
-	eng  *engine.Engine
-	refs map[string][]plans.Reference // who reads each step's result
+	plan    *plans.Plan
+	eng     *engine.Engine
+	catalog *tools.Catalog
+	refs    map[string][]plans.Reference // who reads each step's result
 
 	mu           sync.Mutex
 	wake         *sync.Cond // held threads wait on it
@@ -80,7 +82,7 @@ const (
 // New returns a session that will run plan on the engine parts in opts; the
 // session installs itself as the hook, composed after opts.Hook.
 func New(plan *plans.Plan, opts engine.Options) *Session {
-	s := &Session{plan: plan, refs: plans.Readers(plan), breakOnError: true, states: make(chan State, 1)}
+	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), breakOnError: true, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(opts.Hook, s.hook)
 	s.eng = engine.New(opts)
@@ -228,7 +230,7 @@ func (s *Session) Do(cmd Command) (State, error) {
 		}
 		return State{}, errors.New("the run is not stopped")
 	}
-	if err := accepts(cur.stop, cmd.Decision); err != nil {
+	if err := s.accepts(cur.stop, cmd.Decision); err != nil {
 		s.mu.Unlock()
 		return State{}, err
 	}
@@ -252,8 +254,9 @@ func (s *Session) Wait() State {
 }
 
 // accepts checks a decision against the stop it is for: which actions the
-// stop kind takes (DESIGN.md section 2), and an answer against its schema.
-func accepts(st *engine.Stop, d engine.Decision) error {
+// stop kind takes (DESIGN.md section 2), and a value against the schema
+// that applies there.
+func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	allowed := map[engine.StopKind][]engine.Action{
 		engine.StopStep:   {engine.Inject},
 		engine.StopTool:   {engine.Inject},
@@ -275,13 +278,12 @@ func accepts(st *engine.Stop, d engine.Decision) error {
 		}
 		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, actionName(d.Action), actionNames(allowed[st.Kind]))
 	}
-	if d.Action == engine.Answer && st.Ask != nil {
-		if vs := st.Ask.Schema.Check(d.Value); len(vs) > 0 {
-			var msgs []string
-			for _, v := range vs {
-				msgs = append(msgs, v.String())
-			}
-			return fmt.Errorf("the answer does not fit the question's schema: %s", strings.Join(msgs, "; "))
+	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
+		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
+			return nil // a model reply, in its own shape
+		}
+		if problems := expect(st, s.catalog).check(d.Value); problems != "" {
+			return fmt.Errorf("the value does not fit the schema that applies here: %s", problems)
 		}
 	}
 	return nil

@@ -21,11 +21,20 @@ import (
 // with the plan and returns a session over it.
 func newSession(t *testing.T, plan, replies string) *Session {
 	t.Helper()
+	return newSessionWith(t, plan, replies, nil)
+}
+
+// newSessionWith is newSession with more files in the project.
+func newSessionWith(t *testing.T, plan, replies string, extra map[string]string) *Session {
+	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
 		".stepwise/config.toml":  "[providers.s]\ntype = \"script\"\nfile = \"replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[storage]\nbackend = \"memory\"\n",
 		"replies.yaml":           "replies:\n" + replies,
 		".stepwise/plans/p.yaml": "name: p\ndescription: p\n" + plan,
+	}
+	for name, text := range extra {
+		files[name] = text
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
@@ -350,7 +359,7 @@ output: { answer: "{{Q.answer.go}}" }
 	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: 1}}); err == nil || !strings.Contains(err.Error(), "an ask stop does not take inject") {
 		t.Errorf("inject at an ask: %v", err)
 	}
-	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": "yes"}}}); err == nil || !strings.Contains(err.Error(), "does not fit the question's schema") {
+	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": "yes"}}}); err == nil || !strings.Contains(err.Error(), "does not fit the schema that applies here: /go") {
 		t.Errorf("a wrong answer: %v", err)
 	}
 	if threads := s.Threads(); len(threads) != 1 || threads[0].Path != st.Stop.Path {
@@ -447,4 +456,46 @@ output: { n: "{{E2.n}}" }
 	if got := where(do(t, s, Command{Move: StepOut})); got != "step E2" {
 		t.Errorf("step out of the repair went to %s", got)
 	}
+}
+
+// TestInjectIsChecked checks a value injected at a step against the output
+// schema its tool declares, and the prefill a front end starts from.
+func TestInjectIsChecked(t *testing.T) {
+	s := newSessionWith(t, `
+identifier: checked
+steps:
+  - id: E0
+    tool_name: user__card
+    input: { id: X-1 }
+output: { card: "{{E0}}" }
+`, "", map[string]string{".stepwise/tools/card.yaml": `
+name: card
+description: A card.
+kind: reshape
+shape: { id: "{{input.id}}", severity: sev3 }
+input_schema: { type: object, required: [id], properties: { id: { type: string } } }
+output_schema:
+  type: object
+  required: [id, severity]
+  properties:
+    id: { type: string }
+    severity: { enum: [sev1, sev2, sev3] }
+`})
+	s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"id":"","severity":"sev1"}` {
+		t.Errorf("schema %v, prefill %s", st.Stop.Schema, asJSON(st.Stop.Prefill))
+	}
+	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"id": "X-1", "severity": "loud"}}}); err == nil || !strings.Contains(err.Error(), "/severity") {
+		t.Errorf("an injected value off the schema: %v", err)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"id": "X-1", "severity": "sev2"}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"card":{"id":"X-1","severity":"sev2"}}` {
+		t.Errorf("output %s", got)
+	}
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -48,6 +48,11 @@ type Snapshot struct {
 	Ask     *engine.Question `json:"ask,omitempty"`
 	// Breakpoint is the breakpoint that stopped the run, if one did.
 	Breakpoint *Breakpoint `json:"breakpoint,omitempty"`
+	// Schema is what a value injected or replaced here must match, when a
+	// schema applies; Prefill is a value to start editing one from (the
+	// declared example, what the stop observed, or a skeleton).
+	Schema  any `json:"schema,omitempty"`
+	Prefill any `json:"prefill,omitempty"`
 }
 
 // Thread is one concurrent unit of work held at a stop.
@@ -74,6 +79,11 @@ func (s *Session) stateLocked() State {
 	if st.Scope != nil {
 		snap.Scope = st.Scope.Values()
 	}
+	e := expect(st, s.catalog)
+	if e.schema != nil {
+		snap.Schema = e.schema.Raw
+	}
+	snap.Prefill = e.prefill
 	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {

@@ -1,0 +1,108 @@
+package debugger
+
+import (
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// expectation is what a value injected or replaced at a stop must look
+// like, and a value to start editing from.
+type expectation struct {
+	schema  *plans.Schema
+	prefill any
+}
+
+// expect works out the schema that applies at a stop (the answer schema of
+// an ask, an agent's output_schema at its repair, the declared output
+// schema of the tool a step or call runs) and the value to prefill an
+// editor with: the tool's declared example, else what the stop observed,
+// else a skeleton built from the schema.
+func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
+	var e expectation
+	var example any
+	switch {
+	case st.Kind == engine.StopAsk && st.Ask != nil:
+		e.schema = st.Ask.Schema
+		example = st.Ask.Default
+	case st.Kind == engine.StopRepair && st.Step != nil:
+		if a, ok := st.Step.Control.(*plans.AgentInput); ok {
+			e.schema = a.OutputSchema
+		}
+	case st.Kind == engine.StopStep || st.Kind == engine.StopTool || st.Kind == engine.StopResult || st.Kind == engine.StopError:
+		if catalog != nil && !plans.IsControl(st.Tool) {
+			if info, ok := catalog.Tool(st.Tool); ok && info.OutputSchema != nil {
+				if compiled, err := plans.CompileSchema(info.OutputSchema); err == nil {
+					e.schema = &plans.Schema{Raw: info.OutputSchema, Compiled: compiled}
+				}
+				example = info.OutputExample
+			}
+		}
+	}
+	switch {
+	case example != nil:
+		e.prefill = example
+	case st.Output != nil:
+		e.prefill = st.Output
+	case e.schema != nil:
+		e.prefill = skeleton(e.schema.Raw)
+	}
+	return e
+}
+
+// skeleton builds the smallest value a schema describes: each required
+// property of an object with a value of its type, the first enum value, ""
+// for a string, 0 for a number, false, [] and null.
+func skeleton(schema any) any {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if enum, ok := m["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	if c, ok := m["const"]; ok {
+		return c
+	}
+	t, _ := m["type"].(string)
+	if list, ok := m["type"].([]any); ok && len(list) > 0 {
+		t, _ = list[0].(string)
+	}
+	if t == "" && m["properties"] != nil {
+		t = "object"
+	}
+	switch t {
+	case "object":
+		out := map[string]any{}
+		props, _ := m["properties"].(map[string]any)
+		required, _ := m["required"].([]any)
+		for _, r := range required {
+			name, _ := r.(string)
+			out[name] = skeleton(props[name])
+		}
+		return out
+	case "array":
+		return []any{}
+	case "string":
+		return ""
+	case "integer", "number":
+		return 0
+	case "boolean":
+		return false
+	}
+	return nil
+}
+
+// check reports how a value fails the expectation's schema, or "".
+func (e expectation) check(v any) string {
+	if e.schema == nil {
+		return ""
+	}
+	var msgs []string
+	for _, viol := range e.schema.Check(v) {
+		msgs = append(msgs, viol.String())
+	}
+	return strings.Join(msgs, "; ")
+}
