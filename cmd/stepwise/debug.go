@@ -318,6 +318,15 @@ func (d *driver) setBreak(text string) {
 		d.fail(err)
 		return
 	}
+	last := fields[0][strings.LastIndex(fields[0], "/")+1:]
+	for _, k := range kinds {
+		roundKind := k == engine.StopRound || k == engine.StopReply
+		if roundKind && !strings.HasPrefix(last, "agent.") && !strings.Contains(last, "*") {
+			// A common slip: rounds sit one level below the agent step.
+			fmt.Fprintf(d.s.err, "warning: %s stops are at an agent's rounds, %s/agent.N; this pattern names none\n", k, fields[0])
+			break
+		}
+	}
 	d.keepBreakpoints()
 	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, describe(*b)) })
 }
@@ -395,6 +404,9 @@ func (d *driver) show(st debugger.State) {
 	}
 	if snap.Ask != nil {
 		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
+	}
+	if snap.Prefill != nil && snap.Schema != nil {
+		fmt.Fprintf(d.s.err, "  expects %s\n", cut(compactJSON(snap.Prefill), valueWidth))
 	}
 	if len(snap.Readers) > 0 {
 		fmt.Fprintf(d.s.err, "  read by %s\n", strings.Join(snap.Readers, ", "))
