@@ -95,16 +95,9 @@ func newDiffCommand(s *streams) *cobra.Command {
 			"canonical JSON), and how B's time and tokens differ from A's. A step a run did not run shows -.",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			st, err := openRecordedRuns(s, args[0])
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
-			st, note, err := openRunStore(proj.cfg)
-			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
-			if st == nil {
-				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", args[0], note)}
+				return err
 			}
 			defer st.Close()
 			var runs [2]*store.RunDetail
@@ -276,27 +269,15 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 		}
 		fmt.Fprintf(w, "✗ %s diverges %s: %s\n", of, where, d.Message)
 		if d.Expected != nil {
-			fmt.Fprintf(w, "  recorded  %s\n", cut(valueLine(d.Expected), valueWidth))
+			fmt.Fprintf(w, "  recorded  %s\n", cut(compactJSON(d.Expected), valueWidth))
 		}
 		if d.Got != nil {
-			fmt.Fprintf(w, "  now       %s\n", cut(valueLine(d.Got), valueWidth))
+			fmt.Fprintf(w, "  now       %s\n", cut(compactJSON(d.Got), valueWidth))
 		}
 		if d.CutShort {
 			fmt.Fprintln(w, "  the replay stopped there")
 		}
 	}
-}
-
-// valueLine is a value's compact JSON, or its text when it is a string.
-func valueLine(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // forkRun forks one run and reports the fork as stepwise run reports a

@@ -120,6 +120,24 @@ func openRunStore(cfg *config.Config) (*store.Store, string, error) {
 	return st, "", err
 }
 
+// openRecordedRuns opens the run store of the working directory's project
+// for a command about a recorded run (named by runArg, for the message when
+// there is no store).
+func openRecordedRuns(s *streams, runArg string) (*store.Store, error) {
+	proj, err := openProject("", s.err)
+	if err != nil {
+		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+	}
+	st, note, err := openRunStore(proj.cfg)
+	if err != nil {
+		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+	}
+	if st == nil {
+		return nil, &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", runArg, note)}
+	}
+	return st, nil
+}
+
 type runListJSON struct {
 	Runs  []runJSON `json:"runs"`
 	Count int       `json:"count"`
@@ -284,16 +302,9 @@ func newInspectCommand(s *streams) *cobra.Command {
 			"long values short; --json gives them whole.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			st, err := openRecordedRuns(s, args[0])
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
-			st, note, err := openRunStore(proj.cfg)
-			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
-			if st == nil {
-				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", args[0], note)}
+				return err
 			}
 			defer st.Close()
 			d, err := st.Run(cmd.Context(), args[0])
