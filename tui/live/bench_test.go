@@ -1,0 +1,98 @@
+package live_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// bigRun is the events of a run whose map E1 has items agent steps, five
+// events an item (start, two streamed deltas, the model call, end), in the
+// shape the engine emits for a single-call agent body: 10,000 items make
+// 50,000 events. The events are made by hand: scripting ten thousand
+// replies would time the script provider, not the tree.
+func bigRun(items int) []engine.Event {
+	t0 := time.Unix(1_700_000_000, 0)
+	var out []engine.Event
+	add := func(path string, kind engine.EventKind, payload any) {
+		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Kind: kind, Payload: payload})
+	}
+	cost := 0.0001
+	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
+	add("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	for i := range items {
+		item := "E1/do." + strconv.Itoa(i)
+		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
+		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: `{"count": `})
+		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
+		add(item+"/agent.1", engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
+		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
+	}
+	return out[:len(out)-2] // the map and the run still run
+}
+
+func loaded(b *testing.B) *live.Tree {
+	b.Helper()
+	events := bigRun(10_000)
+	if len(events) < 49_990 {
+		b.Fatalf("%d events", len(events))
+	}
+	tr := live.New(nil)
+	for _, e := range events {
+		tr.Apply(e)
+	}
+	if tr.Len() != 1+10_000*2 {
+		b.Fatalf("%d rows", tr.Len())
+	}
+	return tr
+}
+
+// BenchmarkApplyDelta applies one streamed delta to a round deep in a run
+// of 10,000 map items and 50,000 events.
+func BenchmarkApplyDelta(b *testing.B) {
+	tr := loaded(b)
+	e := engine.Event{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r", Path: "E1/do.9998/agent.1", Kind: engine.EventModelDelta, Payload: model.Delta{Text: "x"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		tr.Apply(e)
+	}
+}
+
+// BenchmarkApplyRun applies the whole run; ns/op divided by the event
+// count is the mean cost of an event, creating nodes included.
+func BenchmarkApplyRun(b *testing.B) {
+	events := bigRun(10_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		tr := live.New(nil)
+		for _, e := range events {
+			tr.Apply(e)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(events)), "ns/event")
+}
+
+// BenchmarkRows reads the 40 visible rows of that run, at its top, middle
+// and end, after everything is applied.
+func BenchmarkRows(b *testing.B) {
+	tr := loaded(b)
+	for _, bc := range []struct {
+		name   string
+		offset int
+	}{{"top", 0}, {"middle", tr.Len() / 2}, {"end", tr.Len() - 40}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if rows := tr.Rows(bc.offset, 40); len(rows) != 40 {
+					b.Fatalf("%d rows", len(rows))
+				}
+			}
+		})
+	}
+}

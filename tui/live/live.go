@@ -1,0 +1,559 @@
+// Package live is the model behind the workbench's live step tree: a tree of
+// nodes keyed by step path (DESIGN.md section 2), fed one engine event at a
+// time. The plan's own steps are laid out up front as pending; the nodes that
+// exist only at run time (map items do.N, agent rounds agent.N, tool calls,
+// repair passes, the steps of a called plan) appear as their first event
+// arrives. Apply costs a map lookup and a walk up the node's ancestors, never
+// a walk of the tree, so a run of tens of thousands of events stays cheap;
+// Rows hands out only the visible slice asked for.
+//
+// A Tree is plain data, not safe for concurrent use: the workbench applies
+// events in its update loop, where it also reads rows.
+package live
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// Kind says what a node stands for.
+type Kind int
+
+// The kinds of node.
+const (
+	KindStep   Kind = iota // a step, a body call or the solver
+	KindItem               // a map, reduce or filter item: do.N
+	KindRound              // an agent round: agent.N
+	KindTool               // a tool call made in a round
+	KindRepair             // a repair pass on a structured answer
+	KindCall               // a model call of its own, such as an infer gate's judge
+	KindPlan               // the steps of a called plan, under the step that called it
+	KindHead               // a decide branch head: then or else
+)
+
+var kindNames = [...]string{"step", "item", "round", "tool", "repair", "call", "plan", "head"}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Status is where a node stands.
+type Status string
+
+// The statuses of a node. Skipped is a step whose result a stop decision
+// injected; exited a step an exit gate ended with success.
+const (
+	Pending Status = "pending"
+	Running Status = "running"
+	OK      Status = "ok"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+	Exited  Status = "exited"
+)
+
+// Done reports whether the status is final.
+func (s Status) Done() bool { return s != Pending && s != Running }
+
+// Spend is what the model calls at and below a node cost.
+type Spend struct {
+	// Calls counts the completed (billable) model calls.
+	Calls int
+	Usage model.Usage
+	// priced counts the calls that came with a price; cost sums them.
+	priced int
+	cost   float64
+}
+
+// Cost returns the summed cost in USD, or nil unless every call was
+// priced: an unknown cost is absent rather than understated, as in the
+// engine's usage report.
+func (s Spend) Cost() *float64 {
+	if s.Calls == 0 || s.priced != s.Calls {
+		return nil
+	}
+	v := s.cost
+	return &v
+}
+
+func (s *Spend) add(u model.Usage, cost *float64) {
+	s.Calls++
+	s.Usage = s.Usage.Add(u)
+	if cost != nil {
+		s.priced++
+		// A billionth of a dollar is precision enough, and keeps the
+		// binary noise of summed prices out of the display.
+		s.cost = math.Round((s.cost+*cost)*1e9) / 1e9
+	}
+}
+
+// node is one unit of work in the tree.
+type node struct {
+	path     string
+	segment  string // the last path segment, the node's label
+	item     int    // N of a do.N segment, -1 otherwise
+	kind     Kind
+	tool     string
+	status   Status
+	derived  bool // status, start and end come from the children (items, plan and branch heads without events of their own)
+	start    time.Time
+	end      time.Time
+	spend    Spend // this node's calls and everything below it
+	input    any
+	result   any
+	err      string
+	reply    strings.Builder
+	thinking strings.Builder
+	// violations are the schema errors a repair pass was asked to fix.
+	violations []string
+	warnings   []string
+	gate       *engine.GateEvaluated
+	ask        *engine.Asked
+	callErr    string // the last model call's error, cleared by a call that succeeds
+	repairing  *node  // a round's repair pass in progress: the round's deltas are its reply
+
+	parent   *node
+	children []*node
+	// Counts over the subtree, the node included, kept as events arrive
+	// so that no event walks more than the node's ancestors.
+	running int // nodes running
+	failed  int // nodes failed
+	touched bool
+	isStep  bool // step events arrived for it: a step, a body call, an item's single call
+
+	collapsed bool
+	inner     int // rows of the children's subtrees when expanded
+}
+
+// rows is how many rows the node's subtree shows: itself, and its
+// children's unless it is collapsed.
+func (n *node) rows() int {
+	if n.collapsed {
+		return 1
+	}
+	return 1 + n.inner
+}
+
+// Tree is the live step tree of one run.
+type Tree struct {
+	root   node
+	byPath map[string]*node
+	totals Totals
+	// runningSteps counts the nodes with step events that run.
+	runningSteps int
+	now          time.Time
+}
+
+// Totals is what the status bar shows of the run.
+type Totals struct {
+	RunID  string
+	Plan   string
+	Status Status // pending before run_start, running until run_end
+	// RunStatus is the engine's word for how the run ended: ok, exited,
+	// failed or aborted; empty while it runs.
+	RunStatus string
+	Error     string
+	Start     time.Time
+	End       time.Time
+	// Elapsed runs to the end of the run, or to the latest event or Tick
+	// while it runs.
+	Elapsed  time.Duration
+	Spend    Spend
+	Done     int // steps ended ok, skipped or exited
+	Failed   int // steps ended failed
+	Running  int // steps running
+	Warnings int
+}
+
+// New returns a tree with the plan's steps laid out as pending: the top
+// level, decide branches, and the solver. Map, reduce and filter bodies are
+// laid out per item, as items start. plan may be nil, for a run replayed
+// from its events alone.
+func New(plan *plans.Plan) *Tree {
+	t := &Tree{byPath: map[string]*node{}}
+	t.root.item = -1
+	t.totals.Status = Pending
+	if plan == nil {
+		return t
+	}
+	t.totals.Plan = plan.Identifier.Value
+	for _, s := range plan.Steps {
+		t.seed(s)
+	}
+	if plan.FinishMode() == "solver" {
+		n := t.ensure("solver", KindStep, time.Time{})
+		n.tool = "solver"
+	}
+	return t
+}
+
+// seed lays out a step and its decide branches.
+func (t *Tree) seed(s *plans.Step) {
+	n := t.ensure(s.Path, KindStep, time.Time{})
+	n.tool = s.ToolName.Value
+	if _, ok := s.Control.(*plans.DecideInput); !ok {
+		return
+	}
+	for _, b := range plans.Bodies(s) {
+		for _, c := range b.Steps {
+			t.seed(c)
+		}
+	}
+}
+
+// Apply adds one event to the tree. Events must arrive in sequence order,
+// as a sink receives them.
+func (t *Tree) Apply(e engine.Event) {
+	if e.Time.After(t.now) {
+		t.now = e.Time
+	}
+	switch p := e.Payload.(type) {
+	case engine.RunStarted:
+		t.totals.RunID, t.totals.Status, t.totals.Start = e.RunID, Running, e.Time
+		if t.totals.Plan == "" {
+			t.totals.Plan = p.Plan
+		}
+	case engine.RunEnded:
+		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
+		t.totals.Status = nodeStatus(p.Status)
+		for _, c := range t.root.children {
+			t.closeOpen(c, e.Time, t.totals.Status)
+		}
+	case engine.StepStarted:
+		n := t.at(e.Path, KindStep, e.Time)
+		n.tool, n.input, n.derived, n.isStep = p.Tool, p.Input, false, true
+		t.setStatus(n, Running, e.Time)
+		n.start, n.end = e.Time, time.Time{}
+	case engine.StepEnded:
+		n := t.at(e.Path, KindStep, e.Time)
+		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
+		st := nodeStatus(p.Status)
+		t.closeOpenChildren(n, e.Time, st)
+		t.setStatus(n, st, e.Time)
+		if n.start.IsZero() {
+			n.start = e.Time.Add(-time.Duration(p.Ms * float64(time.Millisecond)))
+		}
+		switch st {
+		case Failed:
+			t.totals.Failed++
+		default:
+			t.totals.Done++
+		}
+	case engine.ToolStarted:
+		n := t.at(e.Path, KindTool, e.Time)
+		if n.kind != KindTool {
+			// A step's own dispatch: the step events carry it.
+			break
+		}
+		n.tool, n.input = p.Tool, p.Args
+		t.setStatus(n, Running, e.Time)
+		n.start = e.Time
+	case engine.ToolEnded:
+		n := t.at(e.Path, KindTool, e.Time)
+		if n.kind != KindTool {
+			break
+		}
+		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
+		st := OK
+		if p.IsError {
+			st = Failed
+		}
+		t.setStatus(n, st, e.Time)
+	case engine.ModelCalled:
+		n := t.at(e.Path, KindCall, e.Time)
+		if p.Error != "" {
+			n.callErr = p.Error
+			break
+		}
+		n.callErr = ""
+		for a := n; a != nil; a = a.parent {
+			a.spend.add(p.Usage, p.CostUSD)
+		}
+		t.totals.Spend.add(p.Usage, p.CostUSD)
+		switch n.kind {
+		case KindRepair:
+			if r := n.parent; r != nil && r.repairing == n {
+				r.repairing = nil
+			}
+			t.setStatus(n, OK, e.Time)
+		case KindCall:
+			t.setStatus(n, OK, e.Time)
+		}
+	case model.Delta:
+		n := t.at(e.Path, KindCall, e.Time)
+		if n.repairing != nil {
+			n = n.repairing
+		}
+		if p.Reset {
+			n.reply.Reset()
+			n.thinking.Reset()
+			break
+		}
+		n.reply.WriteString(p.Text)
+		n.thinking.WriteString(p.Reasoning)
+	case engine.Repairing:
+		n := t.at(e.Path, KindRepair, e.Time)
+		n.input, n.violations = p.Answer, p.Violations
+		if n.parent != &t.root {
+			n.parent.repairing = n
+		}
+	case engine.GateEvaluated:
+		n := t.at(e.Path, KindStep, e.Time)
+		g := p
+		n.gate = &g
+	case engine.Asked:
+		n := t.at(e.Path, KindStep, e.Time)
+		a := p
+		n.ask = &a
+	case engine.Warning:
+		t.totals.Warnings++
+		if e.Path != "" {
+			n := t.at(e.Path, KindStep, e.Time)
+			n.warnings = append(n.warnings, p.Message)
+		}
+	}
+	t.refreshElapsed()
+}
+
+// Tick moves the tree's clock to now, so that running nodes and the run's
+// elapsed time grow between events; the workbench calls it on its timer.
+// The clock never goes back.
+func (t *Tree) Tick(now time.Time) {
+	if now.After(t.now) {
+		t.now = now
+		t.refreshElapsed()
+	}
+}
+
+func (t *Tree) refreshElapsed() {
+	switch {
+	case t.totals.Start.IsZero():
+	case !t.totals.End.IsZero():
+		t.totals.Elapsed = t.totals.End.Sub(t.totals.Start)
+	default:
+		t.totals.Elapsed = t.now.Sub(t.totals.Start)
+	}
+}
+
+// Totals returns the run's figures for the status bar.
+func (t *Tree) Totals() Totals {
+	tt := t.totals
+	tt.Running = t.runningSteps
+	return tt
+}
+
+// nodeStatus maps the engine's step and run statuses onto a node's.
+func nodeStatus(s string) Status {
+	switch s {
+	case "ok":
+		return OK
+	case "skipped":
+		return Skipped
+	case "exited":
+		return Exited
+	}
+	return Failed // failed, aborted
+}
+
+// at returns the node at path, creating it and any missing parent. kind
+// is what the event says a new leaf is, when its segment does not say.
+func (t *Tree) at(path string, kind Kind, at time.Time) *node {
+	if path == "" {
+		return &t.root
+	}
+	if n, ok := t.byPath[path]; ok {
+		return n
+	}
+	n := t.ensure(path, kind, at)
+	if n.derived && kind != KindStep {
+		// Created by a model call, a delta, a tool or a repair: it is
+		// running from now until its own end or its parent's.
+		n.derived = false
+		t.setStatus(n, Running, at)
+	}
+	return n
+}
+
+// ensure returns the node at path, creating it and its missing parents
+// with the given time as their start. A new node starts pending with its
+// status derived from its children until an event of its own arrives.
+func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
+	if n, ok := t.byPath[path]; ok {
+		return n
+	}
+	parent, seg := &t.root, path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		parent, seg = t.ensure(path[:i], kindGroup, at), path[i+1:]
+	}
+	n := &node{path: path, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
+	n.kind = kindOf(parent, seg, kind)
+	if n.kind == KindItem {
+		n.item, _ = strconv.Atoi(seg[len("do."):])
+	}
+	t.byPath[path] = n
+	t.insert(parent, n)
+	return n
+}
+
+// kindGroup is what ensure asks for a parent that is missing: a node
+// with no event of its own yet, which kindOf names by its segment.
+const kindGroup Kind = -1
+
+// kindOf names a new node's kind by its segment where the segment says,
+// else by what its parent is, else by the event that created it.
+func kindOf(parent *node, seg string, kind Kind) Kind {
+	switch {
+	case isItem(seg):
+		return KindItem
+	case isNumbered(seg, "agent."):
+		return KindRound
+	case seg == "repair":
+		return KindRepair
+	case parent.kind == KindRound && parent.path != "":
+		return KindTool
+	case parent.path != "" && parent.tool == "plan__"+seg:
+		return KindPlan
+	case (seg == "then" || seg == "else") && kind == kindGroup:
+		return KindHead
+	case kind == kindGroup:
+		return KindStep
+	}
+	return kind
+}
+
+func isItem(seg string) bool { return isNumbered(seg, "do.") }
+
+func isNumbered(seg, prefix string) bool {
+	if !strings.HasPrefix(seg, prefix) || len(seg) == len(prefix) {
+		return false
+	}
+	for _, c := range seg[len(prefix):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// insert adds n under parent: after its siblings, except that do.N items
+// keep the order of N whatever order they start in. A new round closes the
+// round before it.
+func (t *Tree) insert(parent, n *node) {
+	i := len(parent.children)
+	if n.kind == KindItem {
+		for i > 0 && parent.children[i-1].kind == KindItem && parent.children[i-1].item > n.item {
+			i--
+		}
+	}
+	if n.kind == KindRound {
+		for _, prev := range parent.children {
+			if prev.kind == KindRound && prev.status == Running {
+				t.closeOpen(prev, n.start, OK)
+			}
+		}
+	}
+	parent.children = append(parent.children, nil)
+	copy(parent.children[i+1:], parent.children[i:])
+	parent.children[i] = n
+	t.grow(parent, n.rows())
+}
+
+// grow adds d rows under n, up the ancestors as far as they are expanded.
+func (t *Tree) grow(n *node, d int) {
+	for a := n; a != nil && d != 0; a = a.parent {
+		a.inner += d
+		if a.collapsed {
+			return
+		}
+	}
+}
+
+// setStatus changes a node's status and keeps the counts of its ancestors,
+// and the derived status of the items and heads above it, in step.
+func (t *Tree) setStatus(n *node, st Status, at time.Time) {
+	old := n.status
+	if old == st {
+		return
+	}
+	n.status = st
+	dRun, dFail := 0, 0
+	if old == Running {
+		dRun--
+	}
+	if st == Running {
+		dRun++
+	}
+	if old == Failed {
+		dFail--
+	}
+	if st == Failed {
+		dFail++
+	}
+	if st.Done() {
+		n.end = at
+	}
+	if n.isStep {
+		t.runningSteps += dRun
+	}
+	for a := n; a != nil; a = a.parent {
+		a.running += dRun
+		a.failed += dFail
+		if a != n && a.derived {
+			a.touched = true
+			if a.start.IsZero() || (st == Running && at.Before(a.start)) {
+				a.start = at
+			}
+			if a.running == 0 {
+				a.end = at
+			}
+		}
+	}
+	n.touched = true
+}
+
+// closeOpenChildren ends whatever still runs below n when n ends: rounds,
+// which have no end event of their own, and anything an abort cut short.
+func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
+	for _, c := range n.children {
+		t.closeOpen(c, at, st)
+	}
+}
+
+// closeOpen ends n and its subtree where they still run. A round or model
+// call ends failed if its last call did, else ok; anything else takes the
+// status of what closed it, or failed when that ended ok, since only a cut
+// leaves a step or tool call open.
+func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
+	if n.running == 0 {
+		return
+	}
+	for _, c := range n.children {
+		t.closeOpen(c, at, st)
+	}
+	if n.status != Running || n.derived {
+		return
+	}
+	final := st
+	switch n.kind {
+	case KindRound, KindRepair, KindCall:
+		final = OK
+		if n.callErr != "" {
+			final = Failed
+		}
+	default:
+		if st.Done() && st != Failed && st != Exited {
+			final = Failed
+		}
+	}
+	n.repairing = nil
+	t.setStatus(n, final, at)
+}

@@ -1,0 +1,204 @@
+package live
+
+import (
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// Row is one visible line of the tree.
+type Row struct {
+	Depth int    // 0 for top-level steps
+	Path  string // the node's step path, as events, breakpoints and the store name it
+	// Label is the path's last segment: E1, do.3, agent.2,
+	// builtin__reshape.2, repair, or a called plan's identifier.
+	Label  string
+	Kind   Kind
+	Tool   string
+	Status Status
+	// Duration is end minus start, or for a running node the time since
+	// it started, by the tree's clock; zero before it starts.
+	Duration time.Duration
+	Spend    Spend // the node's model calls and its subtree's
+	// HasChildren says the node has rows under it; Collapsed that they
+	// are hidden.
+	HasChildren bool
+	Collapsed   bool
+}
+
+// Len returns how many rows are visible.
+func (t *Tree) Len() int { return t.root.inner }
+
+// Rows returns up to n visible rows from offset. It walks down to offset by
+// the subtree row counts, past whole subtrees at a time, then reads n rows
+// on, so its cost is the depth times the siblings skipped plus n, however
+// many rows the tree holds.
+func (t *Tree) Rows(offset, n int) []Row {
+	if offset < 0 {
+		offset = 0
+	}
+	n = min(n, t.Len()-offset)
+	if n <= 0 {
+		return nil
+	}
+	out := make([]Row, 0, n)
+	t.collect(t.root.children, offset, 0, n, &out)
+	return out
+}
+
+// collect appends the rows of nodes' subtrees, skipping the first skip.
+func (t *Tree) collect(nodes []*node, skip, depth, n int, out *[]Row) {
+	for _, c := range nodes {
+		if len(*out) >= n {
+			return
+		}
+		if rows := c.rows(); skip >= rows {
+			skip -= rows
+			continue
+		}
+		if skip == 0 {
+			*out = append(*out, t.row(c, depth))
+		} else {
+			skip--
+		}
+		if !c.collapsed {
+			t.collect(c.children, skip, depth+1, n, out)
+		}
+		skip = 0
+	}
+}
+
+func (t *Tree) row(n *node, depth int) Row {
+	return Row{
+		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
+		Status: n.effectiveStatus(), Duration: t.duration(n), Spend: n.spend,
+		HasChildren: len(n.children) > 0, Collapsed: n.collapsed,
+	}
+}
+
+// effectiveStatus is the node's status, or for a node without events of its
+// own (an item of a list body, a called plan, a branch head) its children's:
+// running while any runs, failed if any failed, ok once they ran.
+func (n *node) effectiveStatus() Status {
+	if !n.derived {
+		return n.status
+	}
+	switch {
+	case n.running > 0:
+		return Running
+	case n.failed > 0:
+		return Failed
+	case n.touched:
+		return OK
+	}
+	return Pending
+}
+
+func (t *Tree) duration(n *node) time.Duration {
+	st := n.effectiveStatus()
+	switch {
+	case n.start.IsZero() || st == Pending:
+		return 0
+	case st == Running:
+		return max(t.now.Sub(n.start), 0)
+	}
+	return max(n.end.Sub(n.start), 0)
+}
+
+// Index returns the row at which path shows, or false when it does not:
+// there is no such node, or an ancestor is collapsed.
+func (t *Tree) Index(path string) (int, bool) {
+	n, ok := t.byPath[path]
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	for c := n; c.parent != nil; c = c.parent {
+		p := c.parent
+		if p.collapsed {
+			return 0, false
+		}
+		if p != &t.root {
+			i++ // the parent's own row
+		}
+		for _, s := range p.children {
+			if s == c {
+				break
+			}
+			i += s.rows()
+		}
+	}
+	return i, true
+}
+
+// Toggle collapses an expanded node or expands a collapsed one, and
+// reports whether there is a node at path.
+func (t *Tree) Toggle(path string) bool {
+	n, ok := t.byPath[path]
+	if ok {
+		t.SetCollapsed(path, !n.collapsed)
+	}
+	return ok
+}
+
+// SetCollapsed collapses or expands the node at path. Only the counts of
+// its ancestors change; nothing is laid out again.
+func (t *Tree) SetCollapsed(path string, collapsed bool) {
+	n, ok := t.byPath[path]
+	if !ok || n.collapsed == collapsed {
+		return
+	}
+	before := n.rows()
+	n.collapsed = collapsed
+	if p := n.parent; p != nil {
+		t.grow(p, n.rows()-before)
+	}
+}
+
+// Node is everything the tree knows of one node, for the inspector.
+type Node struct {
+	Path     string
+	Kind     Kind
+	Tool     string
+	Status   Status
+	Start    time.Time
+	End      time.Time // zero while it runs
+	Duration time.Duration
+	Spend    Spend
+	// Input is the rendered input of a step, the arguments of a tool
+	// call, or the refused answer a repair pass is given.
+	Input  any
+	Result any
+	Error  string
+	// Reply and Reasoning are what streamed from the model at this path:
+	// a round's reply, a repair pass's, a judge's or the solver's.
+	Reply      string
+	Reasoning  string
+	Violations []string // a repair pass: the schema errors to fix
+	Warnings   []string
+	Gate       *engine.GateEvaluated
+	Ask        *engine.Asked
+	CallError  string // the last model call's error, until one succeeds
+	Children   []string
+}
+
+// Node returns the node at path.
+func (t *Tree) Node(path string) (Node, bool) {
+	n, ok := t.byPath[path]
+	if !ok {
+		return Node{}, false
+	}
+	out := Node{
+		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
+		Duration: t.duration(n), Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
+		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
+		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, CallError: n.callErr,
+	}
+	if out.Status.Done() {
+		out.End = n.end
+	}
+	for _, c := range n.children {
+		out.Children = append(out.Children, c.path)
+	}
+	return out, true
+}
