@@ -365,9 +365,27 @@ func TestKilledRunLeavesAReadableStore(t *testing.T) {
 			break
 		}
 	}
-	// The quick step's end was recorded before the long step started;
-	// give the writer a moment to commit it, as it would in any crash.
-	time.Sleep(200 * time.Millisecond)
+	// The quick step's end was given to the recorder before the long step
+	// started; wait until the writer has committed it (it writes as events
+	// come, but a loaded machine may take a moment), then kill.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _, _ := runCLI(t, "runs", "--json")
+		var listing struct {
+			Runs []struct {
+				ID string `json:"id"`
+			} `json:"runs"`
+		}
+		if json.Unmarshal([]byte(out), &listing) == nil && len(listing.Runs) == 1 {
+			if shown, _, _ := runCLI(t, "inspect", listing.Runs[0].ID, "--json"); strings.Contains(shown, `"path": "quick"`) && strings.Contains(shown, `"status": "ok"`) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the quick step was never committed to the store")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
