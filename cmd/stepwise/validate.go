@@ -139,6 +139,7 @@ func validatePlan(proj *project, file string) (*validation, error) {
 	if err != nil {
 		return nil, err
 	}
+	real := file
 	file = proj.displayPath(file)
 	p, r := plans.Load(file, src)
 	if p != nil {
@@ -147,7 +148,7 @@ func validatePlan(proj *project, file string) (*validation, error) {
 			resolved.Problems[i].Message = proj.displayText(resolved.Problems[i].Message)
 		}
 		r.Merge(resolved)
-		r.Notes = append(r.Notes, catalogNotes(proj, p, file)...)
+		r.Notes = append(r.Notes, catalogNotes(proj, p, real)...)
 		r.Sort()
 	}
 	return &validation{file: file, plan: p, report: r}, nil
@@ -155,7 +156,9 @@ func validatePlan(proj *project, file string) (*validation, error) {
 
 // catalogNotes are what the catalog knows about a plan beyond its tools:
 // that another file defines the same identifier first, and that its plan__
-// calls lead back to it.
+// calls lead back to it. file is the plan's path as the file system knows
+// it, not as it is shown: the workbench shows paths relative to the
+// project, which need not be the working directory.
 func catalogNotes(proj *project, p *plans.Plan, file string) []plans.Problem {
 	var notes []plans.Problem
 	id := p.Identifier.Value

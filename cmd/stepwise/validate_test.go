@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -129,5 +131,29 @@ func TestToolsShow(t *testing.T) {
 	_, stderr, code = runCLI(t, "tools", "show", "user__nothing")
 	if code != 1 || !strings.Contains(stderr, "no tool named 'user__nothing'") {
 		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestWorkbenchFromElsewhere opens a project from another working
+// directory, as the workbench opens its demo: a plan must not be taken for
+// another file that shadows it because its shown path is relative to the
+// project.
+func TestWorkbenchFromElsewhere(t *testing.T) {
+	project, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, t.TempDir())
+	var errOut bytes.Buffer
+	opts, err := projectDocuments(project, &streams{out: &errOut, err: &errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range opts.Documents {
+		for _, n := range d.Report.Notes {
+			if n.Code == plans.CodeShadowedPlan && !strings.Contains(d.File, "triage_copy") {
+				t.Errorf("%s: %s", d.File, n.Message)
+			}
+		}
 	}
 }
