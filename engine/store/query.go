@@ -438,70 +438,64 @@ const stepColumns = `coalesce(nullif(end_payload ->> '$.tool', ''), start_payloa
 	CASE WHEN end_seq IS NULL THEN 'running' ELSE coalesce(end_payload ->> '$.status', 'unknown') END AS status,
 	coalesce(end_payload ->> '$.error', '') AS error`
 
-func steps(ctx context.Context, q querier, run int64) ([]StepRecord, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, `+stepColumns+`, started_at, ended_at, end_payload ->> '$.ms',
-			start_payload -> '$.input', end_payload -> '$.result'
-		FROM steps WHERE run = ? ORDER BY seq`, run)
+// list runs a query over one run's rows and reads each row with scan:
+// the one loop every listing of a run's record shares.
+func list[T any](ctx context.Context, q querier, query string, run int64, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, run)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	list := []StepRecord{}
+	out := []T{}
 	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func scanNotice(rows *sql.Rows) (Notice, error) {
+	var n Notice
+	err := rows.Scan(&n.Path, &n.Message)
+	return n, err
+}
+
+func steps(ctx context.Context, q querier, run int64) ([]StepRecord, error) {
+	return list(ctx, q, `SELECT path, `+stepColumns+`, started_at, ended_at, end_payload ->> '$.ms',
+			start_payload -> '$.input', end_payload -> '$.result'
+		FROM steps WHERE run = ? ORDER BY seq`, run, func(rows *sql.Rows) (StepRecord, error) {
 		var r StepRecord
 		var started, ended sql.NullInt64
 		var ms sql.NullFloat64
 		var input, result sql.NullString
-		if err := rows.Scan(&r.Path, &r.Tool, &r.Status, &r.Error, &started, &ended, &ms, &input, &result); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&r.Path, &r.Tool, &r.Status, &r.Error, &started, &ended, &ms, &input, &result)
 		r.StartedAt, r.EndedAt, r.Ms = fromNanos(started), fromNanos(ended), ms.Float64
 		r.Input, r.Result = raw(input), raw(result)
-		list = append(list, r)
-	}
-	return list, rows.Err()
+		return r, err
+	})
 }
 
 func failures(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(end_payload ->> '$.error', '') FROM steps
-		WHERE run = ? AND end_payload ->> '$.status' = 'failed' ORDER BY end_seq`, run)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []Notice{}
-	for rows.Next() {
-		var n Notice
-		if err := rows.Scan(&n.Path, &n.Message); err != nil {
-			return nil, err
-		}
-		list = append(list, n)
-	}
-	return list, rows.Err()
+	return list(ctx, q, `SELECT path, coalesce(end_payload ->> '$.error', '') FROM steps
+		WHERE run = ? AND end_payload ->> '$.status' = 'failed' ORDER BY end_seq`, run, scanNotice)
 }
 
 func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', ''),
+	return list(ctx, q, `SELECT path, coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', ''),
 			start_payload -> '$.args', end_seq IS NOT NULL, coalesce(end_payload ->> '$.is_error', 0),
 			end_payload -> '$.result', coalesce(end_payload ->> '$.error', ''), started_at, end_payload ->> '$.ms'
-		FROM tool_calls WHERE run = ? ORDER BY seq`, run)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []ToolCall{}
-	for rows.Next() {
+		FROM tool_calls WHERE run = ? ORDER BY seq`, run, func(rows *sql.Rows) (ToolCall, error) {
 		var c ToolCall
 		var args, result sql.NullString
 		var started sql.NullInt64
 		var ms sql.NullFloat64
-		if err := rows.Scan(&c.Path, &c.Tool, &args, &c.Ended, &c.IsError, &result, &c.Error, &started, &ms); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&c.Path, &c.Tool, &args, &c.Ended, &c.IsError, &result, &c.Error, &started, &ms)
 		c.Args, c.Result, c.StartedAt, c.Ms = raw(args), raw(result), fromNanos(started), ms.Float64
-		list = append(list, c)
-	}
-	return list, rows.Err()
+		return c, err
+	})
 }
 
 // ModelCall is one model call as inspect lists it; the request and reply
@@ -522,66 +516,31 @@ type ModelCall struct {
 }
 
 func modelCalls(ctx context.Context, q querier, run int64) ([]ModelCall, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(payload ->> '$.role', ''), coalesce(payload ->> '$.provider', ''), coalesce(payload ->> '$.model', ''),
+	return list(ctx, q, `SELECT path, coalesce(payload ->> '$.role', ''), coalesce(payload ->> '$.provider', ''), coalesce(payload ->> '$.model', ''),
 			coalesce(payload ->> '$.usage.input_tokens', 0), coalesce(payload ->> '$.usage.output_tokens', 0),
 			coalesce(payload ->> '$.usage.cache_read_input_tokens', 0) + coalesce(payload ->> '$.usage.cache_creation_input_tokens', 0),
 			coalesce(payload ->> '$.ms', 0), coalesce(payload ->> '$.error', ''),
 			CASE WHEN payload -> '$.structured_output' IS NULL THEN ''
 				WHEN payload ->> '$.structured_output.sent' THEN 'sent'
 				ELSE coalesce(payload ->> '$.structured_output.downgrade_reason', 'not sent') END
-		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []ModelCall{}
-	for rows.Next() {
+		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run, func(rows *sql.Rows) (ModelCall, error) {
 		var c ModelCall
-		if err := rows.Scan(&c.Path, &c.Role, &c.Provider, &c.Model, &c.InputTokens, &c.OutputTokens, &c.CachedTokens, &c.Ms, &c.Error, &c.Strict); err != nil {
-			return nil, err
-		}
-		list = append(list, c)
-	}
-	return list, rows.Err()
+		err := rows.Scan(&c.Path, &c.Role, &c.Provider, &c.Model, &c.InputTokens, &c.OutputTokens, &c.CachedTokens, &c.Ms, &c.Error, &c.Strict)
+		return c, err
+	})
 }
 
 // downgrades lists the model calls that asked for strict structured output
 // and went without it: the step (the call's site) and the reason.
 func downgrades(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	rows, err := q.QueryContext(ctx, `SELECT coalesce(payload ->> '$.site', path), coalesce(payload ->> '$.structured_output.downgrade_reason', '')
+	return list(ctx, q, `SELECT coalesce(payload ->> '$.site', path), coalesce(payload ->> '$.structured_output.downgrade_reason', '')
 		FROM events WHERE run = ? AND kind = 'llm_call' AND payload -> '$.structured_output' IS NOT NULL
-		AND payload ->> '$.structured_output.sent' = 0 ORDER BY seq`, run)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []Notice{}
-	for rows.Next() {
-		var n Notice
-		if err := rows.Scan(&n.Path, &n.Message); err != nil {
-			return nil, err
-		}
-		list = append(list, n)
-	}
-	return list, rows.Err()
+		AND payload ->> '$.structured_output.sent' = 0 ORDER BY seq`, run, scanNotice)
 }
 
 func warnings(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, coalesce(payload ->> '$.message', '') FROM events
-		WHERE run = ? AND kind = 'warning' ORDER BY seq`, run)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []Notice{}
-	for rows.Next() {
-		var n Notice
-		if err := rows.Scan(&n.Path, &n.Message); err != nil {
-			return nil, err
-		}
-		list = append(list, n)
-	}
-	return list, rows.Err()
+	return list(ctx, q, `SELECT path, coalesce(payload ->> '$.message', '') FROM events
+		WHERE run = ? AND kind = 'warning' ORDER BY seq`, run, scanNotice)
 }
 
 // usageFromCalls adds up the model calls of a run that has no run_end into
