@@ -107,7 +107,7 @@ func TestKeys(t *testing.T) {
 				t.Error("selection out of view after end")
 			}
 		}},
-		{"g jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyTop), func(t *testing.T, m model, _ bool) {
+		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 			if m.tree.Offset() != 0 {
 				t.Errorf("offset %d after g, want 0", m.tree.Offset())

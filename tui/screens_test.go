@@ -16,7 +16,6 @@ import (
 var (
 	keyDown     = tea.KeyPressMsg{Code: 'j', Text: "j"}
 	keyUp       = tea.KeyPressMsg{Code: 'k', Text: "k"}
-	keyTop      = tea.KeyPressMsg{Code: 'g', Text: "g"}
 	keyBottom   = tea.KeyPressMsg{Code: 'g', Mod: tea.ModShift, Text: "G"}
 	keyHome     = tea.KeyPressMsg{Code: tea.KeyHome}
 	keyEnd      = tea.KeyPressMsg{Code: tea.KeyEnd}

@@ -8,6 +8,10 @@ import (
 // KeyMap is every key the workbench answers to. Components match against it
 // rather than against literal strings, so one place says what each key does
 // and the help overlay lists exactly what the code handles.
+//
+// The run and debug keys are global: they act from any pane, so a run held
+// at a stop can be moved on while the user looks around elsewhere. They
+// follow graph's workbench where the two overlap (b, g, r, v, n, c, s, a).
 type KeyMap struct {
 	Up       key.Binding
 	Down     key.Binding
@@ -15,12 +19,41 @@ type KeyMap struct {
 	Bottom   key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
+	Collapse key.Binding // fold the selected row or value
+	Expand   key.Binding // unfold it
+	Toggle   key.Binding // fold or unfold
+	PrevTab  key.Binding // the inspector's tabs
+	NextTab  key.Binding
+	Search   key.Binding // search the inspector's text
+	NextHit  key.Binding
+	PrevHit  key.Binding
 
 	NextPane key.Binding
 	PrevPane key.Binding
 	Jump     key.Binding
 	NextPlan key.Binding
 	PrevPlan key.Binding
+
+	Run        key.Binding
+	Debug      key.Binding
+	Validate   key.Binding
+	Next       key.Binding
+	StepIn     key.Binding
+	StepOut    key.Binding
+	Continue   key.Binding
+	Skip       key.Binding // inject or replace a value at the stop
+	Abort      key.Binding
+	Pause      key.Binding
+	Breakpoint key.Binding // toggle a breakpoint on the selected row
+	BreakError key.Binding // toggle break on error
+	Command    key.Binding // the command line
+
+	Edit        key.Binding // the plan in $EDITOR
+	NewPlan     key.Binding
+	Tools       key.Binding // the tool catalog
+	Runs        key.Binding // the runs panel
+	Breakpoints key.Binding // the breakpoints panel
+	PlanView    key.Binding // back from a run to the plan
 
 	Help  key.Binding
 	Close key.Binding
@@ -29,23 +62,55 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the workbench keys.
 func DefaultKeyMap() *KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
 	return &KeyMap{
-		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "move up")),
-		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "move down")),
-		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "jump to the top")),
-		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "jump to the bottom")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Up:       b("↑/k", "move up", "k", "up"),
+		Down:     b("↓/j", "move down", "j", "down"),
+		Top:      b("home", "jump to the top", "home"),
+		Bottom:   b("G/end", "jump to the bottom", "G", "end"),
+		PageUp:   b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown: b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Collapse: b("←/h", "fold", "h", "left"),
+		Expand:   b("→/l", "unfold", "l", "right"),
+		Toggle:   b("space", "fold or unfold", "space"),
+		PrevTab:  b("<", "previous inspector tab", "<", ","),
+		NextTab:  b(">", "next inspector tab", ">", "."),
+		Search:   b("/", "search the inspector", "/"),
+		NextHit:  b("ctrl+n", "next match", "ctrl+n"),
+		PrevHit:  b("ctrl+p", "previous match", "ctrl+p"),
 
-		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Jump:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to a problem's step")),
-		NextPlan: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next plan")),
-		PrevPlan: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous plan")),
+		NextPane: b("tab", "next pane", "tab"),
+		PrevPane: b("shift+tab", "previous pane", "shift+tab"),
+		Jump:     b("enter", "go to a problem's step", "enter"),
+		NextPlan: b("]", "next plan", "]"),
+		PrevPlan: b("[", "previous plan", "["),
 
-		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "toggle help")),
-		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
-		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Run:        b("r", "run the plan", "r"),
+		Debug:      b("g", "debug run: stop at the first step", "g"),
+		Validate:   b("v", "validate the plan again", "v"),
+		Next:       b("n/enter", "next: over the stop", "n"),
+		StepIn:     b("i", "step in", "i"),
+		StepOut:    b("o", "step out", "o"),
+		Continue:   b("c", "continue to a breakpoint", "c"),
+		Skip:       b("s", "skip: inject or replace a value", "s"),
+		Abort:      b("a", "abort the run", "a"),
+		Pause:      b("p", "pause at the next stop", "p"),
+		Breakpoint: b("b", "breakpoint on the selected row", "b"),
+		BreakError: b("x", "break on error on or off", "x"),
+		Command:    b(":", "command line", ":"),
+
+		Edit:        b("e", "edit the plan in $EDITOR", "e"),
+		NewPlan:     b("N", "new plan from a skeleton", "N"),
+		Tools:       b("t", "tool catalog", "t"),
+		Runs:        b("R", "earlier runs", "R"),
+		Breakpoints: b("B", "breakpoints panel", "B"),
+		PlanView:    b("P", "plan or run in the tree", "P"),
+
+		Help:  b("?", "toggle help", "?"),
+		Close: b("esc", "close", "esc"),
+		Quit:  b("q", "quit", "q", "ctrl+c"),
 	}
 }
 
@@ -59,10 +124,30 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		short(k.Down, "j/k", "move"),
 		short(k.NextPane, "tab", "pane"),
-		short(k.Jump, "enter", "jump to step"),
-		short(k.NextPlan, "[/]", "plan"),
+		short(k.Run, "r", "run"),
+		short(k.Debug, "g", "debug"),
+		short(k.Breakpoint, "b", "break"),
+		short(k.Edit, "e", "edit"),
 		short(k.Help, "?", "help"),
 		short(k.Quit, "q", "quit"),
+	}
+}
+
+// StopHelp is the footer line while a run is held at a stop.
+func (k KeyMap) StopHelp() []key.Binding {
+	short := func(b key.Binding, keys, desc string) key.Binding {
+		b.SetHelp(keys, desc)
+		return b
+	}
+	return []key.Binding{
+		short(k.Next, "n", "next"),
+		short(k.StepIn, "i", "in"),
+		short(k.StepOut, "o", "out"),
+		short(k.Continue, "c", "continue"),
+		short(k.Skip, "s", "inject"),
+		short(k.Abort, "a", "abort"),
+		short(k.Command, ":", "command"),
+		short(k.Help, "?", "help"),
 	}
 }
 
@@ -75,8 +160,12 @@ type KeyGroup struct {
 // Groups lists every binding, grouped the way the help overlay shows them.
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
-		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown}},
-		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan}},
+		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
+		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView}},
+		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
+		{"Run and debug", []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
+			k.Skip, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
+		{"Author and look back", []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints}},
 		{"Workbench", []key.Binding{k.Help, k.Close, k.Quit}},
 	}
 }

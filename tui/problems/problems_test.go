@@ -85,9 +85,9 @@ func TestKeys(t *testing.T) {
 	if m.Cursor() != 19 {
 		t.Errorf("cursor %d after end", m.Cursor())
 	}
-	press(tea.KeyPressMsg{Code: 'g', Text: "g"})
+	press(tea.KeyPressMsg{Code: tea.KeyHome})
 	if m.Cursor() != 0 || m.scroll.Offset != 0 {
-		t.Errorf("cursor %d offset %d after g", m.Cursor(), m.scroll.Offset)
+		t.Errorf("cursor %d offset %d after home", m.Cursor(), m.scroll.Offset)
 	}
 	if p, ok := m.Selected(); !ok || p != forward {
 		t.Errorf("selected %v %v", p, ok)
