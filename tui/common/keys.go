@@ -54,6 +54,12 @@ type KeyMap struct {
 	Runs        key.Binding // the runs panel
 	Breakpoints key.Binding // the breakpoints panel
 	PlanView    key.Binding // back from a run to the plan
+	Replay      key.Binding // replay the selected run
+	Fork        key.Binding // fork the run from the selected step
+	Diff        key.Binding // mark a run, then diff another against it
+	Delete      key.Binding // remove the selected breakpoint
+
+	Submit key.Binding // accept an editor or a form
 
 	Help  key.Binding
 	Close key.Binding
@@ -107,6 +113,12 @@ func DefaultKeyMap() *KeyMap {
 		Runs:        b("R", "earlier runs", "R"),
 		Breakpoints: b("B", "breakpoints panel", "B"),
 		PlanView:    b("P", "plan or run in the tree", "P"),
+		Replay:      b("y", "replay the run", "y"),
+		Fork:        b("f", "fork the run from the selected step", "f"),
+		Diff:        b("d", "diff: mark a run, then compare", "d"),
+		Delete:      b("D", "delete the selected breakpoint", "D"),
+
+		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
 
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
@@ -165,8 +177,9 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
 		{"Run and debug", []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
-		{"Author and look back", []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints}},
-		{"Workbench", []key.Binding{k.Help, k.Close, k.Quit}},
+		{"Author and look back", []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
+			k.Replay, k.Fork, k.Diff, k.Delete}},
+		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}
 }
 
