@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // BreakpointFile is where a plan's breakpoints are kept between sessions:
@@ -29,10 +30,27 @@ func (s *Session) LoadBreakpoints(file string) error {
 	if err := json.Unmarshal(data, &kept); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	for _, k := range kept {
-		b, err := s.breakAs(k.ID, k.Pattern, k.Kinds, k.Condition)
+	if err := s.Restore(kept); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
+}
+
+// Restore sets breakpoints as another session or a file held them: the
+// same ids, patterns, kinds, conditions and enabled state. A front end
+// that runs a plan again hands the last session's breakpoints to the next.
+func (s *Session) Restore(bps []Breakpoint) error {
+	for _, k := range bps {
+		// The condition is compiled afresh for this session; the other
+		// one may still be evaluating its own.
+		var cond *Condition
+		if k.Condition != nil {
+			c := Condition{Value: k.Condition.Value, Op: k.Condition.Op, To: k.Condition.To}
+			cond = &c
+		}
+		b, err := s.breakAs(k.ID, k.Pattern, slices.Clone(k.Kinds), cond)
 		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return err
 		}
 		if !k.Enabled {
 			s.Enable(b.ID, false)

@@ -32,7 +32,7 @@ type Recording struct {
 	tools map[string]store.ToolCall
 	// llm holds the model calls by the path they were made at (a round
 	// E1/agent.2, a repair pass, a verdict E1/judge, the solver).
-	llm   map[string]recordedModelCall
+	llm   map[string]engine.ModelCalled
 	calls []model.RecordedCall
 	asks  map[string]engine.Asked
 }
@@ -42,15 +42,6 @@ type Recording struct {
 type recordedStep struct {
 	store.StepRecord
 	startSeq, endSeq uint64
-}
-
-// recordedModelCall is an llm_call event's payload, its request kept as
-// recorded.
-type recordedModelCall struct {
-	Role    string          `json:"role"`
-	Error   string          `json:"error"`
-	Request json.RawMessage `json:"request"`
-	Reply   model.Reply     `json:"reply"`
 }
 
 // LoadRecording reads the run that id names (its id, or a prefix only it
@@ -71,7 +62,7 @@ func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording,
 // Store.Events).
 func NewRecording(d *store.RunDetail, events []store.StoredEvent) (*Recording, error) {
 	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]store.ToolCall{},
-		llm: map[string]recordedModelCall{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
+		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
 	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
 		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {
 			return nil, fmt.Errorf("run %s: its inputs: %w", d.ID, err)
@@ -95,26 +86,19 @@ func NewRecording(d *store.RunDetail, events []store.StoredEvent) (*Recording, e
 				s.endSeq = e.Seq
 			}
 		case engine.EventModelCall:
-			var c recordedModelCall
-			if err := json.Unmarshal(e.Payload, &c); err != nil {
+			p, err := engine.DecodePayload(e.Kind, e.Payload)
+			if err != nil {
 				return nil, fmt.Errorf("run %s: the model call at %s: %w", d.ID, e.Path, err)
 			}
-			var req struct {
-				Step string `json:"step"`
-			}
-			if len(c.Request) > 0 {
-				if err := json.Unmarshal(c.Request, &req); err != nil {
-					return nil, fmt.Errorf("run %s: the model call at %s: its request: %w", d.ID, e.Path, err)
-				}
-			}
+			c := p.(engine.ModelCalled)
 			rec.llm[e.Path] = c
-			rec.calls = append(rec.calls, model.RecordedCall{Step: req.Step, Role: c.Role, Reply: c.Reply, Err: c.Error})
+			rec.calls = append(rec.calls, model.RecordedCall{Step: c.Request.Step, Role: c.Role, Reply: c.Reply, Err: c.Error})
 		case engine.EventAsk:
-			var a engine.Asked
-			if err := json.Unmarshal(e.Payload, &a); err != nil {
+			p, err := engine.DecodePayload(e.Kind, e.Payload)
+			if err != nil {
 				return nil, fmt.Errorf("run %s: the ask at %s: %w", d.ID, e.Path, err)
 			}
-			rec.asks[e.Path] = a
+			rec.asks[e.Path] = p.(engine.Asked)
 		}
 	}
 	return rec, nil
@@ -363,11 +347,7 @@ func (r *replayer) round(st *engine.Stop) *Divergence {
 	if !ok {
 		return nil
 	}
-	var recorded model.Request
-	if err := json.Unmarshal(call.Request, &recorded); err != nil {
-		return recordError(st.Path, "its request", err)
-	}
-	return requestDiff(st.Path, recorded, req)
+	return requestDiff(st.Path, call.Request, req)
 }
 
 // tool answers an agent's tool call with what the call gave the model in
@@ -556,11 +536,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 	if args, err = recordedValue(call.Arguments); err != nil {
 		return nil, nil, false, err
 	}
-	var req model.Request
-	if err := json.Unmarshal(next.Request, &req); err != nil {
-		return nil, nil, false, err
-	}
-	for _, m := range req.Messages {
+	for _, m := range next.Request.Messages {
 		if m.Role != "tool" || m.ToolCallID != call.ID {
 			continue
 		}

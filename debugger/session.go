@@ -188,6 +188,13 @@ func (s *Session) BreakOnError(on bool) {
 	s.mu.Unlock()
 }
 
+// BreaksOnError reports whether break on error is on.
+func (s *Session) BreaksOnError() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.breakOnError
+}
+
 // Pause asks the run to stop at its next stop, whatever it is.
 func (s *Session) Pause() {
 	s.mu.Lock()

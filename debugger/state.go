@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
 // State is the answer to every command: where the run is held and why, or
@@ -120,4 +121,18 @@ func (s *Session) endState() State {
 		}
 	}
 	return state
+}
+
+// Eval reads a template path (item.id, E0.issues.0, stop.kind) against
+// the scope at the stop, as a template in the plan would.
+func (s *Snapshot) Eval(path string) (any, error) {
+	t, err := template.Parse("{{" + strings.Trim(path, "{} ") + "}}")
+	if err != nil {
+		return nil, err
+	}
+	scope := template.MapScope{"stop": map[string]any{"kind": string(s.Kind), "path": s.Path, "tool": s.Tool}}
+	for k, v := range s.Scope {
+		scope[k] = v
+	}
+	return t.Render(scope)
 }

@@ -244,7 +244,7 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 		o.require(name)
 	}
 	p.Identifier = o.str("identifier")
-	if p.Identifier.Set && !identifierPattern.MatchString(p.Identifier.Value) {
+	if p.Identifier.Set && !ValidIdentifier(p.Identifier.Value) {
 		d.r.problem(CodeInvalidValue, p.Identifier.Pos, "", "identifier '%s' must be tool-name-safe: letters, digits, '_' and '-' only (it becomes plan__%s)", p.Identifier.Value, p.Identifier.Value)
 	}
 	p.Name = o.str("name")
@@ -480,3 +480,7 @@ func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
 	}
 	return b
 }
+
+// ValidIdentifier reports whether s may be a plan's identifier: it becomes
+// the tool name plan__<identifier>, so letters, digits, '_' and '-' only.
+func ValidIdentifier(s string) bool { return identifierPattern.MatchString(s) }

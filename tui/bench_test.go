@@ -16,7 +16,7 @@ func BenchmarkViewLargePlan(b *testing.B) {
 		b.Run(size.name, func(b *testing.B) {
 			m, _ := drive(b, newTestModel(doc), size.w, size.h, keyPgDown)
 			m.tree.Select(len(m.tree.Rows()) / 2)
-			m.syncDetail()
+			m.sync()
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = m.View()

@@ -17,38 +17,44 @@ type layout struct {
 	tabsX    int // the column the plan tabs start at, after the header's lead
 	tree     rect
 	detail   rect
-	problems rect
+	bottom   rect // the problems, or the threads held; zero height when left out
+	status   rect
 	footer   rect
 }
 
 // The smallest window the workbench lays out; below it, it says so.
 const (
 	minWidth  = 24
-	minHeight = 8
+	minHeight = 9
 	// Below this width the tree and the detail pane stack instead of
 	// standing side by side.
 	stackBelow = 60
 )
 
-// computeLayout places the panes in a width by height window with problems
-// lines (problems and notes) to list. It is a pure function of its inputs:
-// the view and the mouse handling both call it, so they always agree.
+// computeLayout places the panes in a width by height window with bottom
+// lines (problems and notes, or held threads) to list; none leaves the
+// bottom pane out. It is a pure function of its inputs: the view and the
+// mouse handling both call it, so they always agree.
 //
-// The header and the key hints take a line each. The problems pane takes
-// what it needs up to a quarter of the rest, at least one line of content.
+// The header, the status line and the key hints take a line each. The
+// bottom pane takes what it needs up to a quarter of the rest.
 // The tree gets 45% of the width (within 24 to 80 columns), the detail pane
 // the remainder; on narrow windows they stack, the tree on top.
-func computeLayout(width, height, problems int) layout {
+func computeLayout(width, height, bottom int) layout {
 	if width < minWidth || height < minHeight {
 		return layout{tooSmall: true}
 	}
 	var l layout
 	l.header = rect{0, 0, width, 1}
+	l.status = rect{0, height - 2, width, 1}
 	l.footer = rect{0, height - 1, width, 1}
-	body := height - 2
+	body := height - 3
 
-	ph := min(max(problems, 1)+2, max(3, body/4))
-	l.problems = rect{0, 1 + body - ph, width, ph}
+	ph := 0
+	if bottom > 0 {
+		ph = min(bottom+2, max(3, body/4))
+	}
+	l.bottom = rect{0, 1 + body - ph, width, ph}
 	top := body - ph
 
 	if width < stackBelow {

@@ -1,18 +1,29 @@
 package tui
 
 import (
-	"strings"
+	"context"
+	"io"
+	"log/slog"
+	"time"
 
-	bhelp "charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/breakpoints"
+	"github.com/stepwise-dev/stepwise/tui/catalog"
+	"github.com/stepwise-dev/stepwise/tui/cmdline"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/detail"
+	"github.com/stepwise-dev/stepwise/tui/form"
 	"github.com/stepwise-dev/stepwise/tui/help"
+	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/problems"
+	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 	"github.com/stepwise-dev/stepwise/tui/tree"
+	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
 // pane names a focusable pane, in Tab order.
@@ -21,49 +32,115 @@ type pane int
 const (
 	paneTree pane = iota
 	paneDetail
-	paneProblems
+	paneBottom // the problems in the plan view, the threads in the run view
 	paneCount
+)
+
+// overlay names what is drawn over the panes and takes the keys.
+type overlay int
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayEditor      // the value to inject, replace or answer
+	overlayForm        // the plan's inputs before a run
+	overlayCatalog     // the tool catalog
+	overlayRuns        // earlier runs
+	overlayBreakpoints // the breakpoints panel
+	overlayDiff        // two runs compared
 )
 
 // model is the root of the workbench.
 type model struct {
 	common.Common // the window's size, the theme and the keymap
+	ctx           context.Context
 	title         string
+	project       *Project
+	log           *slog.Logger
+	logPath       string
+	// now is the clock; tests set it so screens do not move.
+	now func() time.Time
 
+	// The plan view: the plan's tree, the step detail, the problems.
 	tree     tree.Model
 	detail   detail.Model
 	problems problems.Model
-	help     help.Model
+	// The run view: the live tree of the run on show and its inspector.
+	runTree   runtree.Model
+	inspector inspector.Model
+	runView   bool
+	run       *run
 
-	focus    pane
-	showHelp bool
+	help        help.Model
+	cmdline     cmdline.Model
+	editor      valueedit.Model
+	form        form.Model
+	catalog     catalog.Model
+	runsPanel   runs.Model
+	diff        runs.DiffModel
+	breakPanel  breakpoints.Model
+	overlay     overlay
+	formDebug   bool // the form's inputs start a debug run
+	diffMark    string
+	books       map[int]*debugger.Session // each plan's breakpoints between runs
+	watched     map[int]fileStamp         // each plan file as last read
+	notice      notice
+	quitArmed   bool // q was pressed while a run goes on
+	focus       pane
+	threadsSel  int
+	lastRunsFor int
 }
 
-func newModel(opts Options, withColor bool) model {
+func newModel(ctx context.Context, opts Options, withColor bool) model {
 	c := common.New(common.NewTheme(true, withColor), common.DefaultKeyMap())
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	m := model{
-		Common: c,
-		title:  opts.Title,
-		tree:   tree.New(c, opts.Documents),
-		detail: detail.New(c),
-		help:   help.New(c),
+		Common:     c,
+		ctx:        ctx,
+		title:      opts.Title,
+		project:    opts.Project,
+		log:        log,
+		logPath:    opts.LogPath,
+		now:        time.Now,
+		tree:       tree.New(c, opts.Documents),
+		detail:     detail.New(c),
+		runTree:    runtree.New(c),
+		inspector:  inspector.New(c),
+		help:       help.New(c, opts.LogPath),
+		cmdline:    cmdline.New(c),
+		editor:     valueedit.New(c),
+		form:       form.New(c),
+		catalog:    catalog.New(c),
+		runsPanel:  runs.New(c),
+		diff:       runs.NewDiff(c),
+		breakPanel: breakpoints.New(c),
+		books:      map[int]*debugger.Session{},
+		watched:    map[int]fileStamp{},
 	}
 	m.problems = problems.New(c, m.tree.Document().Report)
+	for i := range m.tree.Len() {
+		m.watched[i] = stampOf(m.tree.DocumentAt(i).Path)
+	}
+	m.syncBreakpointMarks()
 	m.setFocus(paneTree)
-	m.syncDetail()
+	m.sync()
 	return m
 }
 
 // Init asks the terminal for its background colour, so the theme can follow
-// a light one.
+// a light one, and starts watching the plan files for changes.
 func (m model) Init() tea.Cmd {
-	return tea.RequestBackgroundColor
+	return tea.Batch(tea.RequestBackgroundColor, watch())
 }
 
 // Update handles a message: window and theme changes for everyone, keys for
-// the focused pane (or the help overlay while it is open), mouse events for
-// the pane under the pointer.
+// the overlay or the focused pane, mouse events for the pane under the
+// pointer, and what runs, editors and forms send back.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.SetSize(msg.Width, msg.Height)
@@ -73,31 +150,107 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.detail.Refresh()
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		cmd = m.paste(msg)
 	case tea.MouseClickMsg:
 		m.click(msg.Mouse())
 	case tea.MouseWheelMsg:
 		m.wheel(msg.Mouse())
+	case stateMsg:
+		cmd = m.onState(msg)
+	case batchMsg:
+		cmd = m.onBatch(msg)
+	case tickMsg:
+		cmd = m.onTick(msg)
+	case watchMsg:
+		cmd = m.onWatch()
+	case editedMsg:
+		m.onEdited(msg)
+	case cmdline.Submitted:
+		cmd = m.execute(msg.Instruction)
+	case valueedit.Submitted:
+		cmd = m.onValue(msg.Value)
+	case valueedit.Cancelled:
+		m.overlay = overlayNone
+	case form.Submitted:
+		m.overlay = overlayNone
+		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.formDebug)
+	case form.Cancelled:
+		m.overlay = overlayNone
+	case catalog.Insert:
+		m.overlay = overlayNone
+		m.insertStep(msg.Tool)
+	case catalog.Closed:
+		m.overlay = overlayNone
+	case breakpoints.Action:
+		m.onBreakpointAction(msg)
+	case runs.Open:
+		m.overlay = overlayNone
+		cmd = m.openStored(msg.ID)
+	case runs.Replay:
+		m.overlay = overlayNone
+		cmd = m.replay(msg.ID)
+	case runs.Diff:
+		m.overlay = overlayNone
+		cmd = m.diffRuns(msg.Base, msg.Other)
+	case storedMsg:
+		m.onStored(msg)
+	case replayedMsg:
+		m.onReplayed(msg)
+	case diffMsg:
+		m.onDiff(msg)
+	default:
+		cmd = m.forwardToOverlay(msg)
 	}
-	m.syncDetail()
-	return m, nil
+	m.sync()
+	return m, cmd
 }
 
-// key handles a key press: the global keys first, then the focused pane's.
-func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	keys := m.Keys
-	if key.Matches(k, keys.Quit) {
-		return m, tea.Quit
-	}
-	if m.showHelp {
-		if key.Matches(k, keys.Help, keys.Close) {
-			m.showHelp = false
-		}
-		return m, nil
-	}
+// forwardToOverlay passes other messages (a cursor's blink) to the
+// overlay that has a text field.
+func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
+	case m.cmdline.Active():
+		m.cmdline, cmd = m.cmdline.Update(msg)
+	case m.overlay == overlayEditor:
+		m.editor, cmd = m.editor.Update(msg)
+	case m.overlay == overlayForm:
+		m.form, cmd = m.form.Update(msg)
+	}
+	return cmd
+}
+
+// paste hands pasted text to whatever takes text.
+func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
+	return m.forwardToOverlay(msg)
+}
+
+// key handles a key press. An overlay or a text field takes it first;
+// then the global keys (quitting, help, panes, runs and debugging, which
+// work from every pane, so a held run can be moved on from anywhere); then
+// the focused pane.
+func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	keys := m.Keys
+	if k.String() == "ctrl+c" {
+		return m, m.quit()
+	}
+	if !key.Matches(k, keys.Quit) {
+		m.quitArmed = false
+	}
+	var cmd tea.Cmd
+	if handled, c := m.overlayKey(k); handled {
+		m.sync()
+		return m, c
+	}
+	switch {
+	case key.Matches(k, keys.Quit):
+		cmd = m.quit()
 	case key.Matches(k, keys.Help):
-		m.showHelp = true
+		m.overlay = overlayHelp
+	case key.Matches(k, keys.Command):
+		m.cmdline.SetCompletions(m.completions())
+		cmd = m.cmdline.Open()
 	case key.Matches(k, keys.NextPane):
 		m.setFocus((m.focus + 1) % paneCount)
 	case key.Matches(k, keys.PrevPane):
@@ -106,22 +259,199 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.switchDocument(1)
 	case key.Matches(k, keys.PrevPlan):
 		m.switchDocument(-1)
+	case key.Matches(k, keys.PlanView):
+		m.togglePlanView()
+	case key.Matches(k, keys.Run):
+		cmd = m.askInputs(false)
+	case key.Matches(k, keys.Debug):
+		cmd = m.askInputs(true)
+	case key.Matches(k, keys.Validate):
+		m.validate()
+	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.run.held() && m.focus != paneBottom:
+		cmd = m.next()
+	case key.Matches(k, keys.StepIn):
+		cmd = m.command(engine.Decision{}, debugger.StepIn)
+	case key.Matches(k, keys.StepOut):
+		cmd = m.command(engine.Decision{}, debugger.StepOut)
+	case key.Matches(k, keys.Continue):
+		cmd = m.command(engine.Decision{}, debugger.Continue)
+	case key.Matches(k, keys.Skip):
+		cmd = m.openValueEditor()
+	case key.Matches(k, keys.Abort):
+		cmd = m.abortRun()
+	case key.Matches(k, keys.Pause):
+		m.pauseRun()
+	case key.Matches(k, keys.Breakpoint):
+		m.toggleBreakpoint()
+	case key.Matches(k, keys.BreakError):
+		m.toggleBreakOnError()
+	case key.Matches(k, keys.Breakpoints):
+		m.openBreakpoints()
+	case key.Matches(k, keys.Edit):
+		cmd = m.edit()
+	case key.Matches(k, keys.NewPlan):
+		m.cmdline.SetCompletions(m.completions())
+		cmd = m.cmdline.OpenWith("new ")
+	case key.Matches(k, keys.Tools):
+		m.openCatalog()
+	case key.Matches(k, keys.Runs):
+		cmd = m.openRuns()
+	case key.Matches(k, keys.Fork) && m.runView:
+		cmd = m.fork(m.selectedRunPath())
 	default:
-		switch m.focus {
-		case paneTree:
+		cmd = m.paneKey(k)
+	}
+	m.sync()
+	return m, cmd
+}
+
+// overlayKey gives the key to the open overlay or text field, and reports
+// whether it took it. List overlays let the run keys through, so a held
+// run can be moved on with the runs or breakpoints panel open.
+func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	keys := m.Keys
+	var cmd tea.Cmd
+	switch {
+	case m.cmdline.Active():
+		m.cmdline, cmd = m.cmdline.Update(k)
+		return true, cmd
+	case m.inspector.Capturing():
+		m.inspector, cmd = m.inspector.Update(k)
+		return true, cmd
+	}
+	switch m.overlay {
+	case overlayNone:
+		return false, nil
+	case overlayHelp:
+		if key.Matches(k, keys.Help, keys.Close, keys.Quit) {
+			m.overlay = overlayNone
+		} else {
+			m.help.Update(k)
+		}
+		return true, nil
+	case overlayEditor:
+		m.editor, cmd = m.editor.Update(k)
+		return true, cmd
+	case overlayForm:
+		m.form, cmd = m.form.Update(k)
+		return true, cmd
+	case overlayCatalog:
+		if !m.catalog.Capturing() && key.Matches(k, keys.Quit) {
+			m.overlay = overlayNone
+			return true, nil
+		}
+		m.catalog, cmd = m.catalog.Update(k)
+		return true, cmd
+	}
+	// The list overlays.
+	if key.Matches(k, keys.Quit, keys.Close) && !(m.overlay == overlayRuns && key.Matches(k, keys.Close) && m.runsPanel.Marked() != "") {
+		m.overlay = overlayNone
+		return true, nil
+	}
+	if m.runKey(k) {
+		return false, nil
+	}
+	switch m.overlay {
+	case overlayRuns:
+		m.runsPanel, cmd = m.runsPanel.Update(k)
+	case overlayBreakpoints:
+		m.breakPanel, cmd = m.breakPanel.Update(k)
+	case overlayDiff:
+		m.diff, cmd = m.diff.Update(k)
+	}
+	return true, cmd
+}
+
+// runKey reports whether a key moves a run on: those act with a list
+// overlay open.
+func (m *model) runKey(k tea.KeyPressMsg) bool {
+	keys := m.Keys
+	return m.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
+}
+
+// paneKey gives a key to the focused pane.
+func (m *model) paneKey(k tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.focus {
+	case paneTree:
+		if m.runView {
+			m.runTree, cmd = m.runTree.Update(k)
+		} else {
 			m.tree, cmd = m.tree.Update(k)
-		case paneDetail:
+		}
+	case paneDetail:
+		if m.runView {
+			m.inspector, cmd = m.inspector.Update(k)
+		} else {
 			m.detail, cmd = m.detail.Update(k)
-		case paneProblems:
-			if key.Matches(k, keys.Jump) {
-				m.jump()
-			} else {
-				m.problems, cmd = m.problems.Update(k)
-			}
+		}
+	case paneBottom:
+		if m.runView {
+			m.threadKey(k)
+		} else if key.Matches(k, m.Keys.Jump) {
+			m.jump()
+		} else {
+			m.problems, cmd = m.problems.Update(k)
 		}
 	}
-	m.syncDetail()
-	return m, cmd
+	return cmd
+}
+
+// quit leaves the workbench; with a run going on, the first press says
+// that quitting aborts it and the second does.
+func (m *model) quit() tea.Cmd {
+	if m.run.active() && !m.quitArmed {
+		m.quitArmed = true
+		m.notify(noticeError, "a run is going: q again aborts it and quits")
+		return nil
+	}
+	if m.run.active() {
+		m.run.cancel()
+	}
+	return tea.Quit
+}
+
+// next moves a held run over its stop; at a question it declines to
+// answer, which is what moving on without an answer means there.
+func (m *model) next() tea.Cmd {
+	if m.run.held() && m.run.state.Stop.Kind == engine.StopAsk {
+		return m.command(engine.Decision{Action: engine.Decline}, debugger.Next)
+	}
+	return m.command(engine.Decision{}, debugger.Next)
+}
+
+// openValueEditor opens the editor for the value to inject, replace or
+// answer at the stop the run is held at.
+func (m *model) openValueEditor() tea.Cmd {
+	if !m.run.held() {
+		m.notify(noticeError, "s injects a value where a run is held; no run is held")
+		return nil
+	}
+	snap := m.run.state.Stop
+	m.overlay = overlayEditor
+	return m.editor.Open(editTitle(snap), snap)
+}
+
+// onValue sends the edited value as the stop's decision; the run then
+// goes on as next does.
+func (m *model) onValue(v any) tea.Cmd {
+	m.overlay = overlayNone
+	if !m.run.held() {
+		return nil
+	}
+	return m.command(decisionFor(m.run.state.Stop.Kind, v), debugger.Next)
+}
+
+// askInputs starts a run, asking for the plan's inputs first when it
+// declares any.
+func (m *model) askInputs(debug bool) tea.Cmd {
+	d := m.tree.Document()
+	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.project != nil && !m.run.active() {
+		m.formDebug = debug
+		m.overlay = overlayForm
+		return m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+	}
+	return m.startRun(m.tree.DocumentIndex(), nil, debug)
 }
 
 // jump takes the tree to the step of the selected problem and focuses it.
@@ -129,6 +459,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // right after Enter already acts on the tree.
 func (m *model) jump() {
 	if p, ok := m.problems.Selected(); ok {
+		m.showRun(false)
 		m.tree.SelectProblem(p)
 		m.setFocus(paneTree)
 	}
@@ -145,200 +476,84 @@ func (m *model) switchDocument(delta int) {
 
 func (m *model) documentChanged() {
 	m.problems.SetReport(m.tree.Document().Report)
+	if m.run != nil && m.run.doc != m.tree.DocumentIndex() {
+		m.showRun(false)
+	}
+	m.syncBreakpointMarks()
 	// The problems pane's height follows the report; lay out again.
 	m.relayout()
-	m.syncDetail()
 }
 
-// syncDetail points the detail pane at the tree's selection.
-func (m *model) syncDetail() {
-	m.detail.Show(m.tree.Document(), m.tree.DocumentIndex(), m.tree.Selected())
+// showRun switches the tree and detail panes between the plan and the run
+// on show.
+func (m *model) showRun(on bool) {
+	if on && m.run == nil {
+		return
+	}
+	if on {
+		if m.run.doc != m.tree.DocumentIndex() {
+			m.tree.SetDocument(m.run.doc)
+			m.problems.SetReport(m.tree.Document().Report)
+		}
+		m.runTree.SetTree(m.run.tree)
+	}
+	m.runView = on
+	m.relayout()
+}
+
+func (m *model) togglePlanView() {
+	if m.run == nil {
+		m.notify(noticeError, "no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
+		return
+	}
+	m.showRun(!m.runView)
+}
+
+// sync points the detail pane or the inspector at the selection, and the
+// other panes at what the run and the book hold now.
+func (m *model) sync() {
+	if !m.runView {
+		m.detail.Show(m.tree.Document(), m.tree.DocumentIndex(), m.tree.Selected())
+		return
+	}
+	row, ok := m.runTree.Selected()
+	if !ok {
+		m.inspector.Show(liveNodeNone, nil)
+		return
+	}
+	node, _ := m.run.tree.Node(row.Path)
+	var snap *debugger.Snapshot
+	if m.run.held() && m.run.state.Stop.Path == row.Path {
+		snap = m.run.state.Stop
+	}
+	m.inspector.Show(node, snap)
+}
+
+func (m *model) selectedRunPath() string {
+	if row, ok := m.runTree.Selected(); ok {
+		return row.Path
+	}
+	return ""
 }
 
 func (m *model) setFocus(p pane) {
+	if p == paneBottom && !m.bottomShown() {
+		p = paneTree
+	}
 	m.focus = p
 	m.tree.Blur()
 	m.detail.Blur()
 	m.problems.Blur()
+	m.runTree.Blur()
+	m.inspector.Blur()
 	switch p {
 	case paneTree:
 		m.tree.Focus()
+		m.runTree.Focus()
 	case paneDetail:
 		m.detail.Focus()
-	case paneProblems:
+		m.inspector.Focus()
+	case paneBottom:
 		m.problems.Focus()
 	}
-}
-
-// relayout gives every component its box for the current window.
-func (m *model) relayout() {
-	l := m.layout()
-	m.tree.SetSize(l.tree.w, l.tree.h)
-	m.detail.SetSize(l.detail.w, l.detail.h)
-	m.problems.SetSize(l.problems.w, l.problems.h)
-	m.help.SetSize(m.Width, m.Height)
-}
-
-func (m model) layout() layout {
-	l := computeLayout(m.Width, m.Height, m.problems.Len())
-	l.tabsX = lipgloss.Width(m.headerLead())
-	return l
-}
-
-// headerLead is the header before the plan tabs: the application and what
-// is open.
-func (m model) headerLead() string {
-	t := m.Theme
-	lead := t.App.Render(" stepwise")
-	if m.title != "" {
-		lead += t.Muted.Render(" · " + m.title)
-	}
-	return lead + "  "
-}
-
-// click selects what is under the pointer and focuses its pane; any click
-// closes the help overlay.
-func (m *model) click(ms tea.Mouse) {
-	if ms.Button != tea.MouseLeft {
-		return
-	}
-	if m.showHelp {
-		m.showHelp = false
-		return
-	}
-	l := m.layout()
-	if l.tooSmall {
-		return
-	}
-	switch {
-	case l.header.contains(ms.X, ms.Y):
-		if i, ok := m.tree.TabAt(ms.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.tree.DocumentIndex() {
-			m.tree.SetDocument(i)
-			m.documentChanged()
-		}
-	case l.tree.contains(ms.X, ms.Y):
-		m.setFocus(paneTree)
-		m.tree.ClickAt(ms.Y - l.tree.y)
-	case l.detail.contains(ms.X, ms.Y):
-		m.setFocus(paneDetail)
-	case l.problems.contains(ms.X, ms.Y):
-		m.setFocus(paneProblems)
-		m.problems.ClickAt(ms.Y - l.problems.y)
-	}
-}
-
-// wheelStep is how many lines one notch of the wheel scrolls.
-const wheelStep = 3
-
-// wheel scrolls the pane under the pointer, focused or not.
-func (m *model) wheel(ms tea.Mouse) {
-	if m.showHelp {
-		return
-	}
-	var delta int
-	switch ms.Button {
-	case tea.MouseWheelUp:
-		delta = -wheelStep
-	case tea.MouseWheelDown:
-		delta = wheelStep
-	default:
-		return
-	}
-	l := m.layout()
-	switch {
-	case l.tree.contains(ms.X, ms.Y):
-		m.tree.Scroll(delta)
-	case l.detail.contains(ms.X, ms.Y):
-		m.detail.Scroll(delta)
-	case l.problems.contains(ms.X, ms.Y):
-		m.problems.Scroll(delta)
-	}
-}
-
-// View draws the workbench: header, the tree and detail panes, the problems
-// pane, the key hints; the help overlay on top when open.
-func (m model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "stepwise"
-	return v
-}
-
-// render is the screen as a string, exactly the window's size.
-func (m model) render() string {
-	if m.Width <= 0 || m.Height <= 0 {
-		return ""
-	}
-	l := m.layout()
-	if l.tooSmall {
-		msg := "stepwise: the window is too small (" + itoa(m.Width) + "×" + itoa(m.Height) + ")"
-		return strings.Join(common.Block([]string{common.Clip(msg, m.Width)}, m.Width, m.Height), "\n")
-	}
-	var rows []string
-	rows = append(rows, m.header(l))
-	if l.stacked {
-		rows = append(rows, m.tree.View())
-		if l.detail.h > 0 {
-			rows = append(rows, m.detail.View())
-		}
-	} else {
-		rows = append(rows, joinColumns(m.tree.View(), m.detail.View()))
-	}
-	rows = append(rows, m.problems.View(), m.footer())
-	screen := strings.Join(rows, "\n")
-	if m.showHelp {
-		screen = overlay(screen, m.help.View(), m.Width, m.Height)
-	}
-	return common.Screen(screen, m.Height)
-}
-
-// header is the top line: the application, what is open, and the plan tabs.
-func (m model) header(l layout) string {
-	return common.Fit(m.headerLead()+m.tree.Tabs(max(m.Width-l.tabsX, 0)), m.Width)
-}
-
-// footer is the bottom line: the keys to start with.
-func (m model) footer() string {
-	t := m.Theme
-	h := bhelp.New()
-	h.ShortSeparator = " · "
-	h.Styles = bhelp.Styles{
-		ShortKey:       t.Key,
-		ShortDesc:      t.Muted,
-		ShortSeparator: t.Muted,
-		Ellipsis:       t.Muted,
-	}
-	h.SetWidth(m.Width - 1)
-	return common.Fit(" "+h.ShortHelpView(m.Keys.ShortHelp()), m.Width)
-}
-
-// joinColumns puts two blocks side by side. Both are exactly their pane's
-// size, so lines are simply joined; lipgloss.JoinHorizontal would measure
-// every line again.
-func joinColumns(left, right string) string {
-	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
-	var b strings.Builder
-	for i := range max(len(ls), len(rs)) {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i < len(ls) {
-			b.WriteString(ls[i])
-		}
-		if i < len(rs) {
-			b.WriteString(rs[i])
-		}
-	}
-	return b.String()
-}
-
-// overlay draws box centred on top of screen.
-func overlay(screen, box string, width, height int) string {
-	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
-	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
-	return lipgloss.NewCompositor(
-		lipgloss.NewLayer(screen),
-		lipgloss.NewLayer(box).X(x).Y(y).Z(1),
-	).Render()
 }

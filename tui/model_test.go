@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"image/color"
 	"regexp"
 	"strconv"
@@ -56,7 +57,7 @@ func drive(t testing.TB, m model, w, h int, msgs ...tea.Msg) (model, bool) {
 }
 
 func newTestModel(docs ...Document) model {
-	return newModel(Options{Title: "test", Documents: docs}, true)
+	return newModel(context.Background(), Options{Title: "test", Documents: docs}, true)
 }
 
 // visible reports whether the tree's selection is drawn.
@@ -140,13 +141,13 @@ func TestKeys(t *testing.T) {
 			wantFocus(t, m, paneDetail)
 		}},
 		{"tab twice focuses problems", []Document{fx.prReview}, 80, 24, seq(keyTab, keyTab), func(t *testing.T, m model, _ bool) {
-			wantFocus(t, m, paneProblems)
+			wantFocus(t, m, paneBottom)
 		}},
 		{"tab cycles back to the tree", []Document{fx.prReview}, 80, 24, seq(keyTab, keyTab, keyTab), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneTree)
 		}},
 		{"shift+tab goes backwards", []Document{fx.prReview}, 80, 24, seq(keyShiftTab), func(t *testing.T, m model, _ bool) {
-			wantFocus(t, m, paneProblems)
+			wantFocus(t, m, paneBottom)
 		}},
 		{"keys go to the focused pane", []Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyDown, keyDown), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 6, "E4") // the tree kept its selection
@@ -175,17 +176,17 @@ func TestKeys(t *testing.T) {
 			wantRow(t, m, 2, "E1")
 		}},
 		{"? opens help", []Document{fx.prReview}, 80, 24, seq(keyHelp), func(t *testing.T, m model, _ bool) {
-			if !m.showHelp || !strings.Contains(ansi.Strip(m.render()), "Keys") {
+			if m.overlay != overlayHelp || !strings.Contains(ansi.Strip(m.render()), "Keys") {
 				t.Error("help not shown")
 			}
 		}},
 		{"? again closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyHelp), func(t *testing.T, m model, _ bool) {
-			if m.showHelp {
+			if m.overlay == overlayHelp {
 				t.Error("help still shown")
 			}
 		}},
 		{"esc closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyEsc), func(t *testing.T, m model, _ bool) {
-			if m.showHelp {
+			if m.overlay == overlayHelp {
 				t.Error("help still shown")
 			}
 		}},
@@ -203,9 +204,9 @@ func TestKeys(t *testing.T) {
 				t.Error("ctrl+c did not quit")
 			}
 		}},
-		{"q quits from the help overlay", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, _ model, quit bool) {
-			if !quit {
-				t.Error("q did not quit")
+		{"q closes the help overlay", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, m model, quit bool) {
+			if quit || m.overlay != overlayNone {
+				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlay)
 			}
 		}},
 		{"enter then j moves from the jumped-to step", []Document{fx.triage}, 80, 24, seq(keyShiftTab, keyDown, keyEnter, keyDown), func(t *testing.T, m model, _ bool) {
@@ -325,8 +326,8 @@ func TestMouse(t *testing.T) {
 		{"click the detail pane focuses it", []Document{fx.prReview}, seq(click(50, 5)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneDetail)
 		}},
-		{"click a problem selects it", []Document{fx.triage}, seq(click(20, 20)), func(t *testing.T, m model) {
-			wantFocus(t, m, paneProblems)
+		{"click a problem selects it", []Document{fx.triage}, seq(click(20, 19)), func(t *testing.T, m model) {
+			wantFocus(t, m, paneBottom)
 			if m.problems.Cursor() != 1 {
 				t.Errorf("problem %d selected, want 1", m.problems.Cursor())
 			}
@@ -355,7 +356,7 @@ func TestMouse(t *testing.T) {
 			}
 		}},
 		{"a click closes help", []Document{fx.prReview}, seq(keyHelp, click(10, 6)), func(t *testing.T, m model) {
-			if m.showHelp {
+			if m.overlay == overlayHelp {
 				t.Error("help still shown")
 			}
 			wantRow(t, m, 0, "")
@@ -393,7 +394,7 @@ func TestResize(t *testing.T) {
 // and the selection still show.
 func TestNoColor(t *testing.T) {
 	fx := loadFixture(t)
-	m := newModel(Options{Title: "test", Documents: []Document{fx.triage}}, false)
+	m := newModel(context.Background(), Options{Title: "test", Documents: []Document{fx.triage}}, false)
 	m, _ = drive(t, m, 80, 24, keyDown)
 	screen := m.render()
 	if c := colourParams(screen); len(c) > 0 {
@@ -484,7 +485,7 @@ func wantFocus(t *testing.T, m model, p pane) {
 	if m.focus != p {
 		t.Errorf("focus on pane %d, want %d", m.focus, p)
 	}
-	if m.tree.Focused() != (p == paneTree) || m.detail.Focused() != (p == paneDetail) || m.problems.Focused() != (p == paneProblems) {
+	if m.tree.Focused() != (p == paneTree) || m.detail.Focused() != (p == paneDetail) || m.problems.Focused() != (p == paneBottom) {
 		t.Error("components disagree about focus")
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"io"
 	"testing"
 	"time"
@@ -91,14 +92,14 @@ func TestScreens(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tm := teatest.NewTestModel(t, New(demo(t)),
+			tm := teatest.NewTestModel(t, New(context.Background(), demo(t)),
 				teatest.WithInitialTermSize(tc.w, tc.h),
 				teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)),
 			)
 			for _, msg := range tc.msgs {
 				tm.Send(msg)
 			}
-			tm.Send(keyQuit)
+			tm.Send(keyCtrlC)
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second))
 			// Drain the program's output so nothing blocks on it.
 			_, _ = io.ReadAll(tm.FinalOutput(t))

@@ -12,10 +12,13 @@ package tui
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -29,19 +32,46 @@ type Options struct {
 	Title string
 	// Documents are the plans to show, in tab order.
 	Documents []Document
+	// Project is what running plans needs; without it the workbench only
+	// shows them.
+	Project *Project
+	// Log receives the workbench's own diagnostics; LogPath says where
+	// they go, for the help overlay. Nil discards them.
+	Log     *slog.Logger
+	LogPath string
+}
+
+// Project is the project the plans belong to, as the workbench needs it to
+// run, debug, reload and extend them.
+type Project struct {
+	// Engine holds the parts every run shares: configuration, catalog,
+	// tools runtime, models and the run store's recorder. Each run adds
+	// its own sink and hook.
+	Engine engine.Options
+	// Store is the run store, for the runs panel; nil when it is off.
+	Store *store.Store
+	// Root is the project's root directory, as the store records it.
+	Root string
+	// BreakpointDir is where breakpoints are kept per plan between
+	// sessions (debugger.BreakpointFile); empty keeps none.
+	BreakpointDir string
+	// PlanDir is where a new plan is written.
+	PlanDir string
+	// Load reads and checks a plan file again, after an edit.
+	Load func(path string) Document
 }
 
 // New returns the workbench as a Bubble Tea model. Colour follows NO_COLOR;
 // the theme starts dark and turns light if the terminal reports a light
 // background.
-func New(opts Options) tea.Model {
-	return newModel(opts, common.ColorEnabled(os.Getenv))
+func New(ctx context.Context, opts Options) tea.Model {
+	return newModel(ctx, opts, common.ColorEnabled(os.Getenv))
 }
 
 // Run runs the workbench on the terminal, in the alternate screen with mouse
 // reporting, until the user quits or ctx is done.
 func Run(ctx context.Context, opts Options) error {
-	p := tea.NewProgram(New(opts), tea.WithContext(ctx))
+	p := tea.NewProgram(New(ctx, opts), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil {
 		return fmt.Errorf("workbench: %w", err)
 	}

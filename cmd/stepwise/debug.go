@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,7 +16,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
 func newDebugCommand(s *streams) *cobra.Command {
@@ -29,14 +28,8 @@ func newDebugCommand(s *streams) *cobra.Command {
 		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--script FILE] [--json]",
 		Short: "Run a plan under the debugger, driven by commands on stdin",
 		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
-			"  break PATTERN [KIND...] [if VALUE OP TO]   set a breakpoint (kinds: step round reply tool\n" +
-			"                                            result repair error ask)\n" +
-			"  clear ID | cond ID VALUE OP TO | enable ID | disable ID | breakpoints | errors on|off\n" +
-			"  continue (c) | next (n) | step (s) | out (o)      go on\n" +
-			"  inject JSON | replace JSON | answer JSON | decline | abort   decide at this stop, then go\n" +
-			"                                            on as next does\n" +
-			"  print PATH (p) | stack | threads | where     look around\n" +
-			"  quit (q)                                  abort the run and leave\n\n" +
+			commandList() + "\n" +
+			"inject, replace, answer and decline decide at the stop, then go on as next does.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
 			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
 			"on stdout, for a program to drive the session.",
@@ -107,7 +100,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		// The kept breakpoints are said, as if set now, so that a front
 		// end knows their ids.
 		for _, b := range session.Breakpoints() {
-			d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, describe(b)) })
+			d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec()) })
 		}
 	}
 	for _, b := range breaks {
@@ -137,7 +130,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		case line, open := <-lines:
 			if !open {
 				fmt.Fprintln(s.err, "stepwise: stdin closed: the run is aborted")
-				state = d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue)
+				state = d.resume(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue})
 				break
 			}
 			if next, moved := d.command(line); moved {
@@ -163,15 +156,6 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	return reportRun(s, v.plan, state.Result, runRequest{}, recorder != nil)
 }
 
-// describe is a breakpoint as it was set: pattern, kinds, condition.
-func describe(b debugger.Breakpoint) string {
-	text := b.Pattern
-	for _, k := range b.Kinds {
-		text += " " + string(k)
-	}
-	return text + condText(b.Condition)
-}
-
 func planName(v *validation) string {
 	if v.plan.Identifier.Value != "" {
 		return v.plan.Identifier.Value
@@ -188,76 +172,57 @@ type driver struct {
 	last    debugger.State
 }
 
+// workbenchOnly are the commands of the shared language that only the
+// workbench carries out: they select, open or start things this driver has
+// no screen for.
+var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
+	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
+
 // command carries out one line. moved is set, with the new state, when the
 // run went on.
 func (d *driver) command(line string) (debugger.State, bool) {
-	verb, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	rest = strings.TrimSpace(rest)
-	switch verb {
-	case "":
+	in, err := debugger.ParseCommand(line)
+	switch {
+	case errors.Is(err, debugger.ErrEmptyLine):
 		return debugger.State{}, false
-	case "break", "b":
-		d.setBreak(rest)
-	case "clear":
-		d.withID(rest, func(id int) error { return d.session.Clear(id) }, "cleared")
-	case "enable", "disable":
-		d.withID(rest, func(id int) error { return d.session.Enable(id, verb == "enable") }, verb+"d")
-	case "cond":
-		idText, condText, _ := strings.Cut(rest, " ")
-		d.withID(idText, func(id int) error {
-			if strings.TrimSpace(condText) == "" {
-				return d.session.SetCondition(id, nil)
-			}
-			c, err := debugger.ParseCondition(condText)
-			if err != nil {
-				return err
-			}
-			return d.session.SetCondition(id, c)
-		}, "condition set")
-	case "errors":
-		if rest != "on" && rest != "off" {
-			d.fail(fmt.Errorf("errors takes on or off, not '%s'", rest))
-			return debugger.State{}, false
-		}
-		on := rest == "on"
-		d.session.BreakOnError(on)
-		d.answer(map[string]any{"break_on_error": on}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", on) })
-	case "breakpoints", "bp":
+	case err != nil:
+		d.fail(err)
+		return debugger.State{}, false
+	}
+	if cmd, ok := in.Command(); ok {
+		return d.resume(cmd), true
+	}
+	switch in.Verb {
+	case debugger.VerbBreak:
+		d.setBreak(in)
+	case debugger.VerbClear:
+		d.withID(in.ID, d.session.Clear, "cleared")
+	case debugger.VerbEnable, debugger.VerbDisable:
+		on := in.Verb == debugger.VerbEnable
+		d.withID(in.ID, func(id int) error { return d.session.Enable(id, on) }, string(in.Verb)+"d")
+	case debugger.VerbCond:
+		d.withID(in.ID, func(id int) error { return d.session.SetCondition(id, in.Condition) }, "condition set")
+	case debugger.VerbErrors:
+		d.session.BreakOnError(in.On)
+		d.answer(map[string]any{"break_on_error": in.On}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", in.On) })
+	case debugger.VerbBreakpoints:
 		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
 			for _, b := range d.session.Breakpoints() {
-				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, describe(b), b.Hits, b.Enabled)
+				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
 			}
 		})
-	case "continue", "c":
-		return d.resume(engine.Decision{}, debugger.Continue), true
-	case "next", "n":
-		return d.resume(engine.Decision{}, debugger.Next), true
-	case "step", "s":
-		return d.resume(engine.Decision{}, debugger.StepIn), true
-	case "out", "o":
-		return d.resume(engine.Decision{}, debugger.StepOut), true
-	case "abort", "quit", "q":
-		return d.resume(engine.Decision{Action: engine.Abort}, debugger.Continue), true
-	case "decline":
-		return d.resume(engine.Decision{Action: engine.Decline}, debugger.Next), true
-	case "inject", "replace", "answer":
-		var value any
-		if err := json.Unmarshal([]byte(rest), &value); err != nil {
-			d.fail(fmt.Errorf("%s takes a JSON value: %v", verb, err))
-			return debugger.State{}, false
-		}
-		action := map[string]engine.Action{"inject": engine.Inject, "replace": engine.Replace, "answer": engine.Answer}[verb]
-		return d.resume(engine.Decision{Action: action, Value: value}, debugger.Next), true
-	case "print", "p":
-		d.print(rest)
-	case "stack", "bt":
+	case debugger.VerbQuit:
+		return d.resume(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue}), true
+	case debugger.VerbPrint:
+		d.print(in.Path)
+	case debugger.VerbStack:
 		d.answer(map[string]any{"stack": d.stop().Stack}, func(w io.Writer) {
 			for i := len(d.stop().Stack) - 1; i >= 0; i-- {
 				f := d.stop().Stack[i]
 				fmt.Fprintf(w, "%d  %-6s %s %s\n", len(d.stop().Stack)-1-i, f.Kind, f.Path, f.Tool)
 			}
 		})
-	case "threads":
+	case debugger.VerbThreads:
 		threads := d.session.Threads()
 		d.answer(map[string]any{"threads": threads}, func(w io.Writer) {
 			for _, t := range threads {
@@ -268,12 +233,54 @@ func (d *driver) command(line string) (debugger.State, bool) {
 				fmt.Fprintf(w, "%s %s  at %s %s\n", mark, t.ID, t.Kind, t.Path)
 			}
 		})
-	case "where":
+	case debugger.VerbWhere:
 		d.show(d.last)
+	case debugger.VerbHelp:
+		d.help(in.Topic)
 	default:
-		d.fail(fmt.Errorf("unknown command '%s'; stepwise debug --help lists them", verb))
+		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
 	}
 	return debugger.State{}, false
+}
+
+// lineCommands are the commands of the shared language this driver
+// carries out, for help.
+func lineCommands() []debugger.Syntax {
+	var out []debugger.Syntax
+	for _, s := range debugger.Grammar() {
+		if !slices.Contains(workbenchOnly, s.Verb) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// commandList is lineCommands as text, for --help.
+func commandList() string {
+	var b strings.Builder
+	writeCommands(&b, lineCommands())
+	return b.String()
+}
+
+// help lists the commands this driver carries out, or explains one.
+func (d *driver) help(topic debugger.Verb) {
+	list := lineCommands()
+	if topic != "" {
+		list = slices.DeleteFunc(debugger.Grammar(), func(s debugger.Syntax) bool { return s.Verb != topic })
+	}
+	d.answer(map[string]any{"commands": list}, func(w io.Writer) { writeCommands(w, list) })
+}
+
+// writeCommands writes one command a line: its usage, its short forms and
+// what it does.
+func writeCommands(w io.Writer, list []debugger.Syntax) {
+	for _, s := range list {
+		usage := s.Usage()
+		if len(s.Aliases) > 0 {
+			usage += " (" + strings.Join(s.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(w, "  %-44s %s\n", usage, s.Does)
+	}
 }
 
 func (d *driver) stop() *debugger.Snapshot {
@@ -283,8 +290,8 @@ func (d *driver) stop() *debugger.Snapshot {
 	return d.last.Stop
 }
 
-func (d *driver) resume(dec engine.Decision, move debugger.Movement) debugger.State {
-	st, err := d.session.Do(debugger.Command{Decision: dec, Move: move})
+func (d *driver) resume(cmd debugger.Command) debugger.State {
+	st, err := d.session.Do(cmd)
 	if err != nil {
 		d.fail(err)
 		return d.last
@@ -292,51 +299,27 @@ func (d *driver) resume(dec engine.Decision, move debugger.Movement) debugger.St
 	return st
 }
 
-// setBreak reads "PATTERN [KIND...] [if VALUE OP TO]".
-func (d *driver) setBreak(text string) {
-	spec, condition, _ := strings.Cut(text, " if ")
-	fields := strings.Fields(spec)
-	if len(fields) == 0 {
-		d.fail(errors.New("break takes a PATTERN, e.g. break E1/do.*/agent.2 round"))
-		return
-	}
-	var kinds []engine.StopKind
-	for _, k := range fields[1:] {
-		kinds = append(kinds, engine.StopKind(k))
-	}
-	var cond *debugger.Condition
-	if condition != "" {
-		c, err := debugger.ParseCondition(condition)
-		if err != nil {
-			d.fail(err)
-			return
-		}
-		cond = c
-	}
-	b, err := d.session.Break(fields[0], kinds, cond)
+// setBreak sets the breakpoint of a break line.
+func (d *driver) setBreak(in debugger.Instruction) {
+	b, err := d.session.Break(in.Pattern, in.Kinds, in.Condition)
 	if err != nil {
 		d.fail(err)
 		return
 	}
-	last := fields[0][strings.LastIndex(fields[0], "/")+1:]
-	for _, k := range kinds {
+	last := in.Pattern[strings.LastIndex(in.Pattern, "/")+1:]
+	for _, k := range in.Kinds {
 		roundKind := k == engine.StopRound || k == engine.StopReply
 		if roundKind && !strings.HasPrefix(last, "agent.") && !strings.Contains(last, "*") {
 			// A common slip: rounds sit one level below the agent step.
-			fmt.Fprintf(d.s.err, "warning: %s stops are at an agent's rounds, %s/agent.N; this pattern names none\n", k, fields[0])
+			fmt.Fprintf(d.s.err, "warning: %s stops are at an agent's rounds, %s/agent.N; this pattern names none\n", k, in.Pattern)
 			break
 		}
 	}
 	d.keepBreakpoints()
-	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, describe(*b)) })
+	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
 }
 
-func (d *driver) withID(text string, fn func(int) error, done string) {
-	id, err := strconv.Atoi(strings.TrimSpace(text))
-	if err != nil {
-		d.fail(fmt.Errorf("give a breakpoint number, not '%s'", text))
-		return
-	}
+func (d *driver) withID(id int, fn func(int) error, done string) {
 	if err := fn(id); err != nil {
 		d.fail(err)
 		return
@@ -357,17 +340,7 @@ func (d *driver) keepBreakpoints() {
 // print evaluates a template path (item.id, E0.issues.0) against the
 // scope at the stop.
 func (d *driver) print(path string) {
-	st := d.stop()
-	t, err := template.Parse("{{" + strings.Trim(path, "{} ") + "}}")
-	if err != nil {
-		d.fail(err)
-		return
-	}
-	scope := template.MapScope{"stop": map[string]any{"kind": string(st.Kind), "path": st.Path, "tool": st.Tool}}
-	for k, v := range st.Scope {
-		scope[k] = v
-	}
-	v, err := t.Render(scope)
+	v, err := d.stop().Eval(path)
 	if err != nil {
 		d.fail(err)
 		return
@@ -427,13 +400,6 @@ func (d *driver) answer(v any, text func(io.Writer)) {
 
 func (d *driver) fail(err error) {
 	d.answer(map[string]any{"error": err.Error()}, func(w io.Writer) { fmt.Fprintln(w, "error:", err) })
-}
-
-func condText(c *debugger.Condition) string {
-	if c == nil {
-		return ""
-	}
-	return fmt.Sprintf(" if %s %s %v", c.Value, c.Op, c.To)
 }
 
 func compactJSON(v any) string {

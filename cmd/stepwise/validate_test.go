@@ -145,11 +145,12 @@ func TestWorkbenchFromElsewhere(t *testing.T) {
 	}
 	isolate(t, t.TempDir())
 	var errOut bytes.Buffer
-	opts, err := projectDocuments(project, &streams{out: &errOut, err: &errOut})
+	w, err := openWorkbench([]string{project}, &streams{out: &errOut, err: &errOut})
+	defer w.close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range opts.Documents {
+	for _, d := range w.opts.Documents {
 		for _, n := range d.Report.Notes {
 			if n.Code == plans.CodeShadowedPlan && !strings.Contains(d.File, "triage_copy") {
 				t.Errorf("%s: %s", d.File, n.Message)

@@ -3,11 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui"
 )
@@ -17,16 +23,16 @@ import (
 // project.
 func runWorkbench(ctx context.Context, s *streams, args []string) error {
 	if !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
-		return &exitCode{code: exitUsage, msg: "the workbench needs an interactive terminal on stdin and stdout; for scripts use stepwise validate (and, soon, stepwise run)"}
+		return &exitCode{code: exitUsage, msg: "the workbench needs an interactive terminal on stdin and stdout; for scripts use stepwise run, stepwise debug or stepwise validate"}
 	}
-	opts, cleanup, err := workbenchDocuments(args, s)
-	if cleanup != nil {
-		defer cleanup()
+	w, err := openWorkbench(args, s)
+	if w != nil {
+		defer w.close()
 	}
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
-	return tui.Run(ctx, opts)
+	return tui.Run(ctx, w.opts)
 }
 
 // isTerminal reports whether a stream is a terminal; a stream that is not a
@@ -36,67 +42,149 @@ func isTerminal(stream any) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// workbenchDocuments loads what the workbench shows. The cleanup, when not
-// nil, removes the demo's scratch directory.
-func workbenchDocuments(args []string, s *streams) (tui.Options, func(), error) {
-	if len(args) == 0 {
-		dir, err := os.MkdirTemp("", "stepwise-demo-")
-		if err != nil {
-			return tui.Options{}, nil, err
-		}
-		cleanup := func() { os.RemoveAll(dir) }
-		exe, err := os.Executable()
-		if err != nil {
-			return tui.Options{}, cleanup, err
-		}
-		if err := examples.WriteProject(dir, exe); err != nil {
-			return tui.Options{}, cleanup, err
-		}
-		opts, err := projectDocuments(dir, s)
-		opts.Title = "demo project"
-		return opts, cleanup, err
-	}
-	target := args[0]
-	info, err := os.Stat(target)
-	if err != nil {
-		return tui.Options{}, nil, err
-	}
-	if info.IsDir() {
-		opts, err := projectDocuments(target, s)
-		return opts, nil, err
-	}
-	proj, err := openProject(filepath.Dir(target), s.err)
-	if err != nil {
-		return tui.Options{}, nil, err
-	}
-	v, err := validatePlan(proj, target)
-	if err != nil {
-		return tui.Options{}, nil, err
-	}
-	return tui.Options{Title: target, Documents: []tui.Document{{File: v.file, Plan: v.plan, Report: v.report}}}, nil, nil
+// workbench is what the TUI opens, and what to release when it closes.
+type workbench struct {
+	opts    tui.Options
+	closers []func() error
 }
 
-// projectDocuments validates every plan file on the plan paths of the
-// project found from dir, the skipped ones included.
-func projectDocuments(dir string, s *streams) (tui.Options, error) {
+func (w *workbench) close() {
+	for _, c := range w.closers {
+		c()
+	}
+}
+
+// openWorkbench loads what the workbench shows and runs: the plans, the
+// project's engine parts, the run store and the log file.
+func openWorkbench(args []string, s *streams) (*workbench, error) {
+	w := &workbench{}
+	dir, file := "", ""
+	switch {
+	case len(args) == 0:
+		demo, err := os.MkdirTemp("", "stepwise-demo-")
+		if err != nil {
+			return w, err
+		}
+		w.closers = append(w.closers, func() error { return os.RemoveAll(demo) })
+		exe, err := os.Executable()
+		if err != nil {
+			return w, err
+		}
+		if err := examples.WriteProject(demo, exe); err != nil {
+			return w, err
+		}
+		dir = demo
+	default:
+		info, err := os.Stat(args[0])
+		if err != nil {
+			return w, err
+		}
+		if info.IsDir() {
+			dir = args[0]
+		} else {
+			dir, file = filepath.Dir(args[0]), args[0]
+		}
+	}
 	proj, err := openProject(dir, s.err)
 	if err != nil {
-		return tui.Options{}, err
+		return w, err
 	}
-	opts := tui.Options{Title: dir}
+	w.opts.Title = dir
+	if len(args) == 0 {
+		w.opts.Title = "demo project"
+	}
 	if proj.cfg.Project != nil {
-		opts.Title = proj.cfg.Project.Root
 		proj.base = proj.cfg.Project.Root
-	}
-	for _, file := range proj.catalog.PlanFiles() {
-		v, err := validatePlan(proj, file)
-		if err != nil {
-			return opts, err
+		if len(args) > 0 && file == "" {
+			w.opts.Title = proj.cfg.Project.Root
 		}
-		opts.Documents = append(opts.Documents, tui.Document{File: v.file, Plan: v.plan, Report: v.report})
 	}
-	if len(opts.Documents) == 0 {
-		return opts, fmt.Errorf("no plans found in %s (plan paths: %v)", dir, proj.cfg.Plans.Paths)
+	load := func(path string) tui.Document {
+		v, err := validatePlan(proj, path)
+		if err != nil {
+			// The file went away or cannot be read: say so as the
+			// document's one problem, so the workbench keeps going.
+			return documentError(path, err)
+		}
+		return tui.Document{File: v.file, Path: path, Plan: v.plan, Report: v.report}
 	}
-	return opts, nil
+	files := proj.catalog.PlanFiles()
+	if file != "" {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return w, err
+		}
+		files = []string{abs}
+		w.opts.Title = file
+	}
+	for _, f := range files {
+		w.opts.Documents = append(w.opts.Documents, load(f))
+	}
+	if len(w.opts.Documents) == 0 {
+		return w, fmt.Errorf("no plans found in %s (plan paths: %v); stepwise demo DIR writes a project to start from", dir, proj.cfg.Plans.Paths)
+	}
+
+	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Settings.DataDir)
+	if err != nil {
+		fmt.Fprintln(s.err, "warning: the workbench log cannot be written:", err)
+	} else {
+		w.closers = append(w.closers, closeLog)
+		w.opts.Log, w.opts.LogPath = logger, logPath
+	}
+
+	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
+	w.closers = append([]func() error{func() error { runtime.Close(); return nil }}, w.closers...)
+	p := &tui.Project{
+		Engine: engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
+			Models: model.New(proj.cfg, model.Options{})},
+		Load: load,
+	}
+	if len(proj.cfg.Plans.Paths) > 0 {
+		p.PlanDir = proj.cfg.Plans.Paths[0]
+	}
+	if proj.cfg.Project != nil {
+		p.Root = proj.cfg.Project.Root
+		p.BreakpointDir = proj.cfg.Project.Dir
+	}
+	st, _, err := openRunStore(proj.cfg)
+	if err != nil {
+		fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
+	}
+	if st != nil {
+		rec := st.Recorder()
+		p.Store = st
+		p.Engine.Sinks = []engine.Sink{rec}
+		// The recorder flushes before the store closes.
+		w.closers = append([]func() error{rec.Close, st.Close}, w.closers...)
+	}
+	w.opts.Project = p
+	return w, nil
+}
+
+// documentError is a plan file that cannot be read, as a document whose
+// one problem says why.
+func documentError(path string, err error) tui.Document {
+	return tui.Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
+		{Code: plans.CodeYAMLSyntax, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
+	}}}
+}
+
+// openWorkbenchLog opens the workbench's log: $STEPWISE_WORKBENCH_LOG, else
+// workbench.log beside the run store. The workbench owns the terminal, so
+// its diagnostics go there, appended across sessions.
+func openWorkbenchLog(dataDir string) (*slog.Logger, string, func() error, error) {
+	path := os.Getenv("STEPWISE_WORKBENCH_LOG")
+	if path == "" {
+		path = filepath.Join(filepath.Dir(store.DefaultPath(dataDir)), "workbench.log")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, "", nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger.Info("workbench opened", "pid", os.Getpid())
+	return logger, path, f.Close, nil
 }

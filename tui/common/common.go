@@ -14,7 +14,11 @@ import (
 // the report of checking it. Plan is nil when the file does not parse; the
 // report then says why.
 type Document struct {
+	// File is the path as the workbench shows it; Path is where the file
+	// is, for reading it again and for the run store (empty for a document
+	// that has no file of its own).
 	File   string
+	Path   string
 	Plan   *plans.Plan
 	Report plans.Report
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -15,13 +16,31 @@ import (
 // Model is the help overlay. Its size is the space it may take: the window.
 type Model struct {
 	common.Common
+	logPath string
+	scroll  common.Scroll
 }
 
-// New returns the overlay.
-func New(c common.Common) Model { return Model{Common: c} }
+// New returns the overlay; logPath is where the workbench's log goes,
+// said at the foot of the overlay ("" when it keeps none).
+func New(c common.Common, logPath string) Model { return Model{Common: c, logPath: logPath} }
 
 // SetSize sets the space the overlay may take.
 func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
+
+// Update scrolls the overlay on the movement keys, for windows too small
+// to show every key at once.
+func (m *Model) Update(k tea.KeyPressMsg) {
+	lines := m.body()
+	if d, ok := m.Keys.Movement(k, max(m.Height-3, 1), len(lines)); ok {
+		m.Scroll(d)
+	}
+}
+
+// Scroll moves the overlay's content by delta lines.
+func (m *Model) Scroll(delta int) {
+	m.scroll.Offset += delta
+	m.scroll = m.scroll.Clamp(max(m.Height-2, 0), len(m.body()))
+}
 
 // group is a titled column section: key and description pairs.
 type group struct {
@@ -75,9 +94,9 @@ func width(lines []string) int {
 	return w
 }
 
-// View draws the overlay box, no larger than the overlay's size: two
-// columns when they fit, one otherwise.
-func (m Model) View() string {
+// body lays the groups out in as many columns as the width takes,
+// filling each column to about the same height, keys aligned.
+func (m Model) body() []string {
 	gs := m.groups()
 	keyW := 0
 	for _, g := range gs {
@@ -85,34 +104,81 @@ func (m Model) View() string {
 			keyW = max(keyW, ansi.StringWidth(p[0]))
 		}
 	}
-	// Two columns of about the same height: moving and the mouse on the
-	// left, everything else on the right.
-	n := len(gs)
-	leftGroups := []group{gs[0], gs[n-1]}
-	rightGroups := gs[1 : n-1]
-	left, right := m.column(leftGroups, keyW), m.column(rightGroups, keyW)
 	const gap = "    "
 	var body []string
-	if lw, rw := width(left), width(right); lw+len(gap)+rw+4 <= m.Width {
-		for i := 0; i < max(len(left), len(right)); i++ {
-			var l, r string
-			if i < len(left) {
-				l = left[i]
-			}
-			if i < len(right) {
-				r = right[i]
-			}
-			body = append(body, " "+common.Fit(l, lw)+gap+r)
+	for cols := len(gs); cols >= 1; cols-- {
+		columns := balance(gs, cols)
+		var rendered [][]string
+		total := 0
+		for _, c := range columns {
+			lines := m.column(c, keyW)
+			rendered = append(rendered, lines)
+			total += width(lines) + len(gap)
 		}
-	} else {
-		for _, l := range m.column(gs, keyW) {
-			body = append(body, " "+l)
+		if total+4 > m.Width && cols > 1 {
+			continue
 		}
+		height := 0
+		for _, c := range rendered {
+			height = max(height, len(c))
+		}
+		for i := range height {
+			line := " "
+			for j, c := range rendered {
+				cell := ""
+				if i < len(c) {
+					cell = c[i]
+				}
+				if j < len(rendered)-1 {
+					cell = common.Fit(cell, width(c)) + gap
+				}
+				line += cell
+			}
+			body = append(body, line)
+		}
+		break
 	}
-	body = append(body, "", " "+m.Theme.Muted.Render("? or esc closes this help"))
+	foot := "? or esc closes this help"
+	if m.logPath != "" {
+		foot += " · log: " + m.logPath
+	}
+	return append(body, "", " "+m.Theme.Muted.Render(foot))
+}
 
+// balance splits groups, in order, into at most n columns of about the
+// same number of lines.
+func balance(gs []group, n int) [][]group {
+	total := 0
+	for _, g := range gs {
+		total += len(g.pairs) + 2
+	}
+	per := (total + n - 1) / n
+	var out [][]group
+	var cur []group
+	lines := 0
+	for _, g := range gs {
+		h := len(g.pairs) + 2
+		if lines > 0 && lines+h > per && len(out) < n-1 {
+			out = append(out, cur)
+			cur, lines = nil, 0
+		}
+		cur = append(cur, g)
+		lines += h
+	}
+	return append(out, cur)
+}
+
+// View draws the overlay box, no larger than the overlay's size, scrolled
+// when the keys do not all fit.
+func (m Model) View() string {
+	body := m.body()
 	w := min(width(body)+3, m.Width)
 	h := min(len(body)+2, m.Height)
+	sc := m.scroll.Clamp(max(h-2, 0), len(body))
+	footer := ""
+	if len(body) > h-2 {
+		footer = common.Position(sc.Offset+h-3, len(body))
+	}
 	title := m.Theme.PaneTitle("Keys", true)
-	return strings.TrimRight(common.Frame(m.Theme, w, h, title, "", true, body), "\n")
+	return strings.TrimRight(common.Frame(m.Theme, w, h, title, footer, true, body[sc.Offset:]), "\n")
 }

@@ -121,6 +121,12 @@ type node struct {
 	callErr    string // the last model call's error, cleared by a call that succeeds
 	repairing  *node  // a round's repair pass in progress: the round's deltas are its reply
 
+	// call is the last model call made here, failed or not.
+	call *engine.ModelCalled
+	// version counts the events applied here, so that a reader can tell
+	// the node changed without comparing what it holds.
+	version uint64
+
 	parent   *node
 	children []*node
 	// Counts over the subtree, the node included, kept as events arrive
@@ -189,9 +195,16 @@ func New(plan *plans.Plan) *Tree {
 	for _, s := range plan.Steps {
 		t.seed(s)
 	}
-	if plan.FinishMode() == "solver" {
+	switch plan.FinishMode() {
+	case "solver":
 		n := t.ensure("solver", KindStep, time.Time{})
 		n.tool = "solver"
+	case "output":
+		// The output has no events of its own: the run's end carries it,
+		// and it shows as the tree's last row, where the plan's output
+		// mapping is written.
+		n := t.ensure(outputPath, KindStep, time.Time{})
+		n.tool = outputPath
 	}
 	return t
 }
@@ -227,6 +240,12 @@ func (t *Tree) Apply(e engine.Event) {
 		t.totals.Status = nodeStatus(p.Status)
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
+		}
+		if n, ok := t.byPath[outputPath]; ok && p.Output != nil {
+			n.result, n.derived = p.Output, false
+			n.version++
+			t.setStatus(n, OK, e.Time)
+			n.start = e.Time
 		}
 	case engine.StepStarted:
 		n := t.at(e.Path, KindStep, e.Time)
@@ -270,6 +289,10 @@ func (t *Tree) Apply(e engine.Event) {
 		t.setStatus(n, st, e.Time)
 	case engine.ModelCalled:
 		n := t.at(e.Path, KindCall, e.Time)
+		// The payload's fields are copied, once a call; the request's
+		// messages and the reply's text are shared.
+		c := p
+		n.call = &c
 		if p.Error != "" {
 			n.callErr = p.Error
 			break
@@ -292,6 +315,7 @@ func (t *Tree) Apply(e engine.Event) {
 		n := t.at(e.Path, KindCall, e.Time)
 		if n.repairing != nil {
 			n = n.repairing
+			n.version++
 		}
 		if p.Reset {
 			n.reply.Reset()
@@ -371,9 +395,11 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 		return &t.root
 	}
 	if n, ok := t.byPath[path]; ok {
+		n.version++
 		return n
 	}
 	n := t.ensure(path, kind, at)
+	n.version++
 	if n.derived && kind != KindStep {
 		// Created by a model call, a delta, a tool or a repair: it is
 		// running from now until its own end or its parent's.
@@ -403,6 +429,21 @@ func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
 	t.insert(parent, n)
 	return n
 }
+
+// Expect makes sure there is a node at path, pending until its first
+// event arrives, and reports whether it had to make one. A run held at a
+// stop before a unit's first event (a step about to start, a round about
+// to call its model) then has a row to select.
+func (t *Tree) Expect(path string) bool {
+	if _, ok := t.byPath[path]; ok || path == "" {
+		return false
+	}
+	t.ensure(path, kindGroup, t.now)
+	return true
+}
+
+// outputPath names the row of an output plan's output.
+const outputPath = "output"
 
 // kindGroup is what ensure asks for a parent that is missing: a node
 // with no event of its own yet, which kindOf names by its segment.

@@ -452,3 +452,65 @@ steps:
 		t.Error("toggled a node that does not exist")
 	}
 }
+
+// TestRailsAndReveal checks the guide lines a row reports, the same in
+// every window of the rows, and that Reveal opens the collapsed ancestors
+// of a node and nothing else.
+func TestRailsAndReveal(t *testing.T) {
+	tr := live.New(nil)
+	seq := uint64(0)
+	apply := func(path string, kind engine.EventKind, payload any) {
+		seq++
+		tr.Apply(at(seq, path, kind, payload))
+	}
+	apply("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	for _, i := range []string{"0", "1"} {
+		apply("E1/do."+i+"/A", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+		apply("E1/do."+i+"/B", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	}
+	apply("E2", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	want := map[string]uint64{
+		"E1":        0b1,   // E2 follows it
+		"E1/do.0":   0b11,  // and do.1 follows do.0
+		"E1/do.0/A": 0b111, // and B follows A
+		"E1/do.0/B": 0b011,
+		"E1/do.1":   0b01,
+		"E1/do.1/A": 0b101,
+		"E1/do.1/B": 0b001,
+		"E2":        0,
+	}
+	all := tr.Rows(0, tr.Len())
+	if len(all) != len(want) {
+		t.Fatalf("%d rows", len(all))
+	}
+	for off, r := range all {
+		if r.Rails != want[r.Path] {
+			t.Errorf("%s: rails %b, want %b", r.Path, r.Rails, want[r.Path])
+		}
+		if w := tr.Rows(off, 1)[0]; w.Rails != r.Rails {
+			t.Errorf("%s: rails %b alone, %b among all rows", r.Path, w.Rails, r.Rails)
+		}
+	}
+
+	tr.SetCollapsed("E1/do.1", true)
+	tr.SetCollapsed("E1", true)
+	tr.SetCollapsed("E1/do.0/A", true)
+	if _, ok := tr.Index("E1/do.1/B"); ok {
+		t.Fatal("a node under collapsed ancestors shows")
+	}
+	if !tr.Reveal("E1/do.1/B") {
+		t.Fatal("Reveal found no node")
+	}
+	if i, ok := tr.Index("E1/do.1/B"); !ok || i != 6 {
+		t.Errorf("revealed row at %d (%v), want 6", i, ok)
+	}
+	if r := tr.Rows(2, 1)[0]; r.Path != "E1/do.0/A" || !r.Collapsed {
+		t.Errorf("Reveal changed a node off the path: %+v", r)
+	}
+	if tr.Len() != 8 {
+		t.Errorf("%d rows after Reveal, want 8", tr.Len())
+	}
+	if tr.Reveal("nowhere") {
+		t.Error("revealed a node that does not exist")
+	}
+}

@@ -24,6 +24,12 @@ type Row struct {
 	// are hidden.
 	HasChildren bool
 	Collapsed   bool
+	// Rails says where a tree's guide lines run past the row: bit d is
+	// set when the row's ancestor at depth d, or at d == Depth the node
+	// itself, has siblings after it. A drawing needs it to tell ├ from └
+	// and │ from a blank, which the rows in view alone cannot say. Depths
+	// past 63 are not tracked and read as having no siblings after them.
+	Rails uint64
 }
 
 // Len returns how many rows are visible.
@@ -42,13 +48,14 @@ func (t *Tree) Rows(offset, n int) []Row {
 		return nil
 	}
 	out := make([]Row, 0, n)
-	t.collect(t.root.children, offset, 0, n, &out)
+	t.collect(t.root.children, offset, 0, n, 0, &out)
 	return out
 }
 
 // collect appends the rows of nodes' subtrees, skipping the first skip.
-func (t *Tree) collect(nodes []*node, skip, depth, n int, out *[]Row) {
-	for _, c := range nodes {
+// rails are the Rails of the nodes' ancestors.
+func (t *Tree) collect(nodes []*node, skip, depth, n int, rails uint64, out *[]Row) {
+	for i, c := range nodes {
 		if len(*out) >= n {
 			return
 		}
@@ -56,23 +63,27 @@ func (t *Tree) collect(nodes []*node, skip, depth, n int, out *[]Row) {
 			skip -= rows
 			continue
 		}
+		own := rails
+		if i < len(nodes)-1 && depth < 64 {
+			own |= 1 << depth
+		}
 		if skip == 0 {
-			*out = append(*out, t.row(c, depth))
+			*out = append(*out, t.row(c, depth, own))
 		} else {
 			skip--
 		}
 		if !c.collapsed {
-			t.collect(c.children, skip, depth+1, n, out)
+			t.collect(c.children, skip, depth+1, n, own, out)
 		}
 		skip = 0
 	}
 }
 
-func (t *Tree) row(n *node, depth int) Row {
+func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	return Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
 		Status: n.effectiveStatus(), Duration: t.duration(n), Spend: n.spend,
-		HasChildren: len(n.children) > 0, Collapsed: n.collapsed,
+		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
 }
 
@@ -155,6 +166,21 @@ func (t *Tree) SetCollapsed(path string, collapsed bool) {
 	}
 }
 
+// Reveal expands every collapsed ancestor of the node at path, so that its
+// row shows, and reports whether there is a node at path.
+func (t *Tree) Reveal(path string) bool {
+	n, ok := t.byPath[path]
+	if !ok {
+		return false
+	}
+	for a := n.parent; a != nil && a != &t.root; a = a.parent {
+		if a.collapsed {
+			t.SetCollapsed(a.path, false)
+		}
+	}
+	return true
+}
+
 // Node is everything the tree knows of one node, for the inspector.
 type Node struct {
 	Path     string
@@ -179,7 +205,18 @@ type Node struct {
 	Gate       *engine.GateEvaluated
 	Ask        *engine.Asked
 	CallError  string // the last model call's error, until one succeeds
-	Children   []string
+	// Call is the last model call made at this path, whole (request,
+	// reply, usage, strict-output record); nil until one ends. A round's
+	// request is known only here, once its call has ended.
+	Call *engine.ModelCalled
+	// Refusals are, for a round, the schema errors of its answer that
+	// sent it to a repair pass; a repair pass has them as Violations.
+	Refusals []string
+	// Version counts the events applied at this path: a reader that saw
+	// the same Version, Status, Spend.Calls and number of Children has
+	// seen everything the node holds.
+	Version  uint64
+	Children []string
 }
 
 // Node returns the node at path.
@@ -192,13 +229,16 @@ func (t *Tree) Node(path string) (Node, bool) {
 		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
 		Duration: t.duration(n), Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
-		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, CallError: n.callErr,
+		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, CallError: n.callErr, Call: n.call, Version: n.version,
 	}
 	if out.Status.Done() {
 		out.End = n.end
 	}
 	for _, c := range n.children {
 		out.Children = append(out.Children, c.path)
+		if n.kind == KindRound && c.kind == KindRepair {
+			out.Refusals = c.violations
+		}
 	}
 	return out, true
 }

@@ -31,6 +31,9 @@ type Model struct {
 	docs    []document
 	current int
 	focused bool
+	// broken says whether a breakpoint matches a row's path, for the ●
+	// in the gutter; nil when none is set.
+	broken func(path string) bool
 }
 
 // New lays out every document's tree once; rendering then only draws the
@@ -62,6 +65,34 @@ func (m *Model) Blur() { m.focused = false }
 
 // Focused reports whether the pane has focus.
 func (m Model) Focused() bool { return m.focused }
+
+// DocumentAt returns document i.
+func (m Model) DocumentAt(i int) common.Document { return m.docs[i].doc }
+
+// Replace puts a document read again in place of document i, keeping the
+// selection on the same path where the new plan still has it.
+func (m *Model) Replace(i int, doc common.Document) {
+	old := m.docs[i]
+	rows := buildRows(doc)
+	d := document{doc: doc, rows: rows, byPath: indexPaths(rows), scroll: old.scroll}
+	if at := d.byPath[old.rows[old.cursor].Path]; len(at) > 0 {
+		d.cursor = at[0]
+	} else {
+		d.cursor = min(old.cursor, len(rows)-1)
+	}
+	m.docs[i] = d
+	m.follow()
+}
+
+// Add appends a document and returns its index.
+func (m *Model) Add(doc common.Document) int {
+	rows := buildRows(doc)
+	m.docs = append(m.docs, document{doc: doc, rows: rows, byPath: indexPaths(rows)})
+	return len(m.docs) - 1
+}
+
+// SetBreakpoints sets what says whether a breakpoint matches a row.
+func (m *Model) SetBreakpoints(match func(path string) bool) { m.broken = match }
 
 // Document returns the document on show.
 func (m Model) Document() common.Document { return m.docs[m.current].doc }
@@ -228,9 +259,12 @@ func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 		room = max(width-common.TextWidth(marker)-1, 0)
 	}
 	l := common.NewLine(room)
-	if st.selected {
+	switch {
+	case m.broken != nil && r.Path != "" && m.broken(r.Path):
+		l.Add("●", st.problem)
+	case st.selected:
 		l.Add("▸", st.text)
-	} else {
+	default:
 		l.Add(" ", st.text)
 	}
 	for _, p := range r.prefix {

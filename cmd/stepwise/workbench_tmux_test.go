@@ -1,0 +1,150 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession is the real binary running in a real terminal: a tmux server
+// of the test's own (its own socket, no configuration read), one window of
+// a fixed size.
+type tmuxSession struct {
+	t      *testing.T
+	tmux   string
+	socket string
+}
+
+func startTmux(t *testing.T, width, height int, argv ...string) *tmuxSession {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is needed to drive the workbench in a terminal; .ci/run installs it")
+		}
+		t.Skip("tmux is not installed")
+	}
+	s := &tmuxSession{t: t, tmux: bin, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	args := append([]string{"-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, strings.Join(quoteAll(argv), " "))
+	s.run(args...)
+	t.Cleanup(func() { exec.Command(s.tmux, "-S", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command(s.tmux, append([]string{"-S", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names (Enter, Escape, C-s) or, with literal, text as
+// typed.
+func (s *tmuxSession) keys(names ...string) {
+	s.run(append([]string{"send-keys", "-t", "0"}, names...)...)
+}
+func (s *tmuxSession) typed(text string) { s.run("send-keys", "-t", "0", "-l", text) }
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "0") }
+
+// waitFor waits until the screen shows want, and returns it; on a timeout
+// the test fails showing the screen it last saw.
+func (s *tmuxSession) waitFor(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		screen := s.screen()
+		if strings.Contains(screen, want) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q; it shows:\n%s", want, screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func quoteAll(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return out
+}
+
+// TestWorkbenchDebugSession drives the real binary in tmux through a debug
+// session on the demo project: a breakpoint on a nested path (every item
+// of a reduce), a debug run that reaches the first item, a value injected
+// there in place of its result, the breakpoint again at the second item,
+// continue, and the plan's output carrying the injected value.
+func TestWorkbenchDebugSession(t *testing.T) {
+	demoProject(t)
+	dir, _ := os.Getwd()
+	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
+		"TERM=xterm-256color", "EDITOR=true"}
+	s := startTmux(t, 160, 48, append(env, os.Args[0], dir)...)
+	s.waitFor("issue_timeline")
+
+	// The plans are tabs; step to issue_timeline's.
+	for range 4 {
+		if strings.Contains(s.screen(), "Issue timeline") {
+			break
+		}
+		s.keys("]")
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.waitFor("Issue timeline")
+
+	s.keys(":")
+	s.typed("break timeline/do.* step")
+	s.keys("Enter")
+	s.waitFor("breakpoint 1 at timeline/do.*")
+
+	// g asks for the plan's inputs, then runs to the breakpoint.
+	s.keys("g")
+	s.waitFor("inputs of issue_timeline")
+	s.typed("CHK-107")
+	s.keys("C-s")
+	screen := s.waitFor("held at timeline/do.0")
+	if !strings.Contains(screen, "breakpoint 1") {
+		t.Errorf("the status line does not say which breakpoint held the run:\n%s", screen)
+	}
+
+	// s opens the inject editor, which says who reads the value.
+	s.keys("s")
+	s.waitFor("inject a result for timeline/do.0")
+	s.keys("Escape")
+	// A key right after Escape would reach the terminal as alt+key.
+	time.Sleep(300 * time.Millisecond)
+
+	s.keys(":")
+	s.typed(`inject {"text":"INJECTED BY THE TEST\n"}`)
+	s.keys("Enter")
+	s.waitFor("held at timeline/do.1")
+	s.keys("c")
+	s.waitFor("the run ended ok")
+
+	s.keys(":")
+	s.typed("goto output")
+	s.keys("Enter")
+	screen = s.waitFor("INJECTED BY THE TEST")
+	if !strings.Contains(screen, "✓ ok") {
+		t.Errorf("the status line does not say the run ended ok:\n%s", screen)
+	}
+	s.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command(s.tmux, "-S", s.socket, "has-session").Run() != nil {
+			return // the workbench quit, and its window closed
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("q did not quit the workbench:\n%s", s.screen())
+}

@@ -1,0 +1,222 @@
+package tui
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// fileStamp is what the workbench last saw of a plan file, to notice a
+// change made by another program.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func stampOf(path string) fileStamp {
+	if path == "" {
+		return fileStamp{}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{info.ModTime(), info.Size()}
+}
+
+// watchMsg asks the workbench to look at its plan files again.
+type watchMsg struct{}
+
+// watchEvery is how often the plan files are looked at. Polling a handful
+// of files costs nothing, works on every file system and editor (those
+// that replace the file as much as those that rewrite it), and needs no
+// watcher library.
+const watchEvery = time.Second
+
+func watch() tea.Cmd {
+	return tea.Tick(watchEvery, func(time.Time) tea.Msg { return watchMsg{} })
+}
+
+// onWatch reloads every plan file that changed on disk.
+func (m *model) onWatch() tea.Cmd {
+	for i := range m.tree.Len() {
+		p := m.tree.DocumentAt(i).Path
+		if st := stampOf(p); p != "" && st != m.watched[i] {
+			m.reload(i, "changed on disk")
+		}
+	}
+	return watch()
+}
+
+// reload reads a plan file again and checks it, showing the new tree and
+// problems; why says what prompted it.
+func (m *model) reload(doc int, why string) {
+	d := m.tree.DocumentAt(doc)
+	if m.project == nil || m.project.Load == nil || d.Path == "" {
+		return
+	}
+	nd := m.project.Load(d.Path)
+	m.watched[doc] = stampOf(d.Path)
+	m.tree.Replace(doc, nd)
+	delete(m.books, doc) // the book is read again for the new plan
+	if doc == m.tree.DocumentIndex() {
+		m.problems.SetReport(nd.Report)
+		m.syncBreakpointMarks()
+		m.relayout()
+	}
+	m.log.Info("reloaded", "file", nd.File, "why", why, "problems", len(nd.Report.Problems))
+	m.notify(reportKind(nd.Report), nd.File+" "+why+": "+reportSummary(nd.Report))
+}
+
+func reportKind(r plans.Report) noticeKind {
+	if r.OK() {
+		return noticeInfo
+	}
+	return noticeError
+}
+
+// reportSummary says in a few words what checking a plan found.
+func reportSummary(r plans.Report) string {
+	n := len(r.Problems)
+	if n == 0 {
+		return "valid"
+	}
+	return countOf(n, "problem", "problems") + " (tab to the problems, enter jumps to the step)"
+}
+
+// validate checks the plan on show again, from the file on disk.
+func (m *model) validate() {
+	doc := m.tree.DocumentIndex()
+	if m.tree.Document().Path == "" || m.project == nil {
+		m.notify(reportKind(m.tree.Document().Report), reportSummary(m.tree.Document().Report))
+		return
+	}
+	m.reload(doc, "checked")
+}
+
+// editedMsg says the editor the workbench handed the terminal to is done.
+type editedMsg struct {
+	doc int
+	err error
+}
+
+// edit hands the terminal to $VISUAL or $EDITOR (vi when neither is set)
+// on the plan's file; the workbench takes the terminal back, and reloads
+// the file, when the editor exits.
+func (m *model) edit() tea.Cmd {
+	doc := m.tree.DocumentIndex()
+	p := m.tree.Document().Path
+	if p == "" {
+		m.notify(noticeError, "this plan has no file to edit")
+		return nil
+	}
+	argv := editorCommand(os.Getenv)
+	if len(argv) == 0 {
+		m.notify(noticeError, "no editor: set $EDITOR (vi was not found either)")
+		return nil
+	}
+	c := exec.Command(argv[0], append(argv[1:], p)...)
+	m.log.Info("editing", "file", p, "editor", argv)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{doc, err} })
+}
+
+// editorCommand is the editor to run, as argv: $VISUAL, then $EDITOR
+// (either may carry flags, as in "code -w"), then vi.
+func editorCommand(getenv func(string) string) []string {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if f := strings.Fields(getenv(v)); len(f) > 0 {
+			return f
+		}
+	}
+	if p, err := exec.LookPath("vi"); err == nil {
+		return []string{p}
+	}
+	return nil
+}
+
+func (m *model) onEdited(msg editedMsg) {
+	if msg.err != nil {
+		m.notify(noticeError, "the editor failed: "+msg.err.Error())
+	}
+	m.reload(msg.doc, "edited")
+}
+
+// newPlan writes a plan file from the skeleton into the project's plan
+// directory and opens it, refusing to write over a file.
+func (m *model) newPlan(identifier string) {
+	if m.project == nil || m.project.PlanDir == "" || m.project.Load == nil {
+		m.notify(noticeError, "new plans need a project with a plan directory")
+		return
+	}
+	if !plans.ValidIdentifier(identifier) {
+		m.notify(noticeError, "'"+identifier+"' is not a plan identifier: use letters, digits, '_' and '-'")
+		return
+	}
+	file := filepath.Join(m.project.PlanDir, identifier+".yaml")
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		m.notify(noticeError, file+" exists already; open it instead")
+		return
+	}
+	if err := os.MkdirAll(m.project.PlanDir, 0o755); err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	if err := os.WriteFile(file, plans.NewPlanSkeleton(identifier), 0o644); err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	doc := m.tree.Add(m.project.Load(file))
+	m.watched[doc] = stampOf(file)
+	m.tree.SetDocument(doc)
+	m.showRun(false)
+	m.documentChanged()
+	m.notify(noticeInfo, "created "+m.tree.Document().File+"; e edits it, t adds a step for a tool")
+}
+
+// openCatalog shows the tool catalog.
+func (m *model) openCatalog() {
+	if m.project == nil || m.project.Engine.Catalog == nil {
+		m.notify(noticeError, "no tool catalog: the workbench was opened without a project")
+		return
+	}
+	m.catalog.SetTools(m.project.Engine.Catalog.Tools())
+	m.overlay = overlayCatalog
+}
+
+// insertStep appends a step calling tool to the plan on show, in its file,
+// and reloads it with the new step selected.
+func (m *model) insertStep(tool plans.ToolInfo) {
+	doc := m.tree.DocumentIndex()
+	d := m.tree.Document()
+	if d.Path == "" || d.Plan == nil {
+		m.notify(noticeError, "steps are added to a plan that loads from a file; fix or open one first")
+		return
+	}
+	src, err := os.ReadFile(d.Path)
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	id := plans.NextStepID(d.Plan)
+	out, err := plans.AppendStep(src, plans.StepSkeleton(id, tool))
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	if err := os.WriteFile(d.Path, out, 0o644); err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	m.reload(doc, "has a new step "+id+" calling "+tool.Name)
+	m.showRun(false)
+	m.tree.SelectPath(id)
+	m.setFocus(paneTree)
+}

@@ -1,0 +1,267 @@
+// Package breakpoints is the breakpoints panel: every breakpoint of the
+// plan, one a row (on or off, id, pattern, kinds, condition, hits), under
+// a line saying whether the run breaks on error. The session owns the
+// breakpoints, so the panel changes nothing itself: a key sends an Action
+// that the root applies to the session, and the root hands the result
+// back with SetBreakpoints.
+package breakpoints
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// Action is what the user asked of the panel, for the root to apply to the
+// session: turn breakpoint ID on or off (Enable), remove it (Delete), or
+// turn break on error on or off (BreakOnError, ID unused).
+type Action struct {
+	ID           int
+	Enable       *bool
+	Delete       bool
+	BreakOnError *bool
+}
+
+// Empty is what the panel says when there are no breakpoints: how to set
+// one.
+const Empty = "no breakpoints: b on a row of the tree, or :break PATTERN [KIND...] [if VALUE OP TO]"
+
+// Model is the breakpoints panel.
+type Model struct {
+	common.Common
+	focused      bool
+	bps          []debugger.Breakpoint
+	breakOnError bool
+	cursor       int
+	scroll       common.Scroll
+}
+
+// New returns an empty panel.
+func New(c common.Common) Model {
+	return Model{Common: c}
+}
+
+// SetBreakpoints shows the session's breakpoints and its break on error
+// setting. The selection stays on the breakpoint it was on while that one
+// is still there.
+func (m *Model) SetBreakpoints(bps []debugger.Breakpoint, breakOnError bool) {
+	selected, had := m.Selected()
+	m.bps, m.breakOnError = bps, breakOnError
+	if had {
+		for i, b := range bps {
+			if b.ID == selected.ID {
+				m.cursor = i
+				break
+			}
+		}
+	}
+	m.Select(m.cursor)
+}
+
+// Breakpoints returns the breakpoints shown.
+func (m Model) Breakpoints() []debugger.Breakpoint { return m.bps }
+
+// Selected returns the selected breakpoint, if there is one.
+func (m Model) Selected() (debugger.Breakpoint, bool) {
+	if len(m.bps) == 0 {
+		return debugger.Breakpoint{}, false
+	}
+	return m.bps[m.cursor], true
+}
+
+// Cursor returns the index of the selected row.
+func (m Model) Cursor() int { return m.cursor }
+
+// SetSize sets the panel's outer size, border included.
+func (m *Model) SetSize(width, height int) {
+	m.Common.SetSize(width, height)
+	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.bps))
+}
+
+// Focus marks the panel focused.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur marks the panel unfocused.
+func (m *Model) Blur() { m.focused = false }
+
+// Focused reports whether the panel has focus.
+func (m Model) Focused() bool { return m.focused }
+
+// listHeight is how many breakpoint rows fit: the inside of the frame less
+// the break on error line.
+func (m Model) listHeight() int { return max(m.Height-3, 0) }
+
+// Select moves the selection to row i, clamped, and scrolls it into view.
+func (m *Model) Select(i int) {
+	if len(m.bps) == 0 {
+		m.cursor, m.scroll = 0, common.Scroll{}
+		return
+	}
+	m.cursor = min(max(i, 0), len(m.bps)-1)
+	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.bps))
+}
+
+// ClickAt selects the row drawn at line y of the panel (0 is the border,
+// 1 the break on error line).
+func (m *Model) ClickAt(y int) {
+	row := y - 2
+	if row < 0 || row >= m.listHeight() {
+		return
+	}
+	if i := m.scroll.Offset + row; i < len(m.bps) {
+		m.Select(i)
+	}
+}
+
+// Scroll moves the view by delta rows, taking the selection along so it
+// stays visible.
+func (m *Model) Scroll(delta int) {
+	h := m.listHeight()
+	m.scroll.Offset += delta
+	m.scroll = m.scroll.Clamp(h, len(m.bps))
+	if h > 0 && len(m.bps) > 0 {
+		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.bps)-1)
+	}
+}
+
+// Update moves the selection on the movement keys and turns Toggle,
+// Delete and BreakError into Actions.
+func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	if delta, ok := m.Keys.Movement(msg, max(m.listHeight()-1, 1), len(m.bps)); ok {
+		m.Select(m.cursor + delta)
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.BreakError):
+		on := !m.breakOnError
+		return m, send(Action{BreakOnError: &on})
+	case key.Matches(msg, m.Keys.Toggle):
+		if b, ok := m.Selected(); ok {
+			on := !b.Enabled
+			return m, send(Action{ID: b.ID, Enable: &on})
+		}
+	case key.Matches(msg, m.Keys.Delete):
+		if b, ok := m.Selected(); ok {
+			return m, send(Action{ID: b.ID, Delete: true})
+		}
+	}
+	return m, nil
+}
+
+func send(a Action) tea.Cmd {
+	return func() tea.Msg { return a }
+}
+
+// View draws the panel, border included, at exactly its size.
+func (m Model) View() string {
+	t := m.Theme
+	inner := max(m.Width-2, 0)
+	state := "off"
+	if m.breakOnError {
+		state = "on"
+	}
+	head := common.NewLine(inner)
+	head.Add(" break on error: ", common.PaintOf(t.Muted))
+	head.Add(state, common.PaintOf(t.Strong))
+	head.Add(" ("+m.Keys.BreakError.Help().Key+")", common.PaintOf(t.Muted))
+	lines := []string{head.String()}
+
+	if len(m.bps) == 0 {
+		for _, l := range strings.Split(ansi.Wordwrap(Empty, max(inner-1, 1), ""), "\n") {
+			lines = append(lines, t.Muted.Render(" "+l))
+		}
+	}
+	cols := m.columns(inner)
+	end := min(m.scroll.Offset+m.listHeight(), len(m.bps))
+	for i := m.scroll.Offset; i < end; i++ {
+		lines = append(lines, m.renderRow(m.bps[i], cols, inner, i == m.cursor))
+	}
+
+	title := t.PaneTitle("Breakpoints", m.focused)
+	if n := len(m.bps); n > 0 {
+		title += t.Muted.Render(" " + strconv.Itoa(n))
+	}
+	footer := ""
+	if len(m.bps) > m.listHeight() {
+		footer = common.Position(m.cursor, len(m.bps))
+	} else if m.focused && len(m.bps) > 0 {
+		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
+	}
+	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+}
+
+// columns are the widths rows align to: the widest id, and the widest
+// pattern up to half the panel.
+type columns struct{ id, pattern int }
+
+func (m Model) columns(inner int) columns {
+	var c columns
+	for _, b := range m.bps {
+		c.id = max(c.id, len(strconv.Itoa(b.ID)))
+		c.pattern = max(c.pattern, common.TextWidth(b.Pattern))
+	}
+	c.pattern = min(c.pattern, max(inner/2, 8))
+	return c
+}
+
+// renderRow draws "▸● 3  E1/do.*/A  step  if {{item}} eq c      2 hits", cut
+// to width. The mark, not colour, says whether the breakpoint is on; a
+// breakpoint that is off is drawn muted as well.
+func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selected bool) string {
+	t := m.Theme
+	base, text, muted, strong := t.Text, t.Text, t.Muted, t.Strong
+	if !b.Enabled {
+		text, strong = t.Muted, t.Muted
+	}
+	gutter := " "
+	if selected {
+		gutter = "▸"
+		base = t.SelectedBlur
+		if m.focused {
+			base = t.Selected
+		}
+		text, muted, strong = text.Inherit(base), muted.Inherit(base), strong.Inherit(base)
+	}
+	mark := "●"
+	if !b.Enabled {
+		mark = "○"
+	}
+	hits := hitCount(b.Hits)
+	// The text stops a cell short of the hit count, which keeps the right
+	// edge.
+	l := common.NewLine(max(width-common.TextWidth(hits)-1, 0))
+	l.Add(gutter+mark+" ", common.PaintOf(strong))
+	l.Add(pad(strconv.Itoa(b.ID), cols.id, true)+"  ", common.PaintOf(strong))
+	l.Add(pad(common.Clip(b.Pattern, cols.pattern), cols.pattern, false)+" ", common.PaintOf(text))
+	for _, k := range b.Kinds {
+		l.Add(" "+string(k), common.PaintOf(muted))
+	}
+	if b.Condition != nil {
+		l.Add("  if ", common.PaintOf(muted))
+		l.Add(b.Condition.String(), common.PaintOf(text))
+	}
+	l.PadTo(width-common.TextWidth(hits), common.PaintOf(base))
+	return l.String() + muted.Render(hits)
+}
+
+func hitCount(n int) string {
+	if n == 1 {
+		return "1 hit"
+	}
+	return strconv.Itoa(n) + " hits"
+}
+
+// pad widens s to w cells, on the left for numbers.
+func pad(s string, w int, left bool) string {
+	gap := strings.Repeat(" ", max(w-common.TextWidth(s), 0))
+	if left {
+		return gap + s
+	}
+	return s + gap
+}

@@ -1,0 +1,182 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+)
+
+// execute carries out a line of the command language typed at the :
+// command line. Each verb does what its key does; the line adds what a
+// key cannot say: patterns, kinds and conditions, values, inputs, ids.
+func (m *model) execute(in debugger.Instruction) tea.Cmd {
+	m.log.Info("command line", "line", in.String())
+	if cmd, ok := in.Command(); ok {
+		return m.command(cmd.Decision, cmd.Move)
+	}
+	switch in.Verb {
+	case debugger.VerbBreak:
+		if m.tree.Document().Plan == nil {
+			m.notify(noticeError, "the plan does not load; fix it first")
+			return nil
+		}
+		m.setBreakpoint(in.Pattern, in.Kinds, in.Condition)
+	case debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable:
+		m.editBreakpoint(in)
+	case debugger.VerbBreakpoints:
+		m.openBreakpoints()
+	case debugger.VerbErrors:
+		if m.book(m.tree.DocumentIndex()).BreaksOnError() != in.On {
+			m.toggleBreakOnError()
+		}
+	case debugger.VerbPause:
+		m.pauseRun()
+	case debugger.VerbPrint:
+		m.print(in.Path)
+	case debugger.VerbStack:
+		m.stack()
+	case debugger.VerbThreads, debugger.VerbWhere:
+		m.where()
+	case debugger.VerbRun, debugger.VerbDebug:
+		debug := in.Verb == debugger.VerbDebug
+		if in.Inputs == nil {
+			return m.askInputs(debug)
+		}
+		return m.startRun(m.tree.DocumentIndex(), in.Inputs, debug)
+	case debugger.VerbGoto:
+		m.gotoPath(in.Path)
+	case debugger.VerbOpen:
+		if m.project == nil || m.project.Store == nil {
+			m.notify(noticeError, "no run store to open runs from")
+			return nil
+		}
+		return m.openStored(in.Run)
+	case debugger.VerbFork:
+		p := in.Path
+		if p == "" {
+			p = m.selectedRunPath()
+		}
+		return m.fork(p)
+	case debugger.VerbDiff:
+		if m.run == nil || m.run.stored == "" {
+			m.notify(noticeError, "diff compares the earlier run on show with another: R opens one")
+			return nil
+		}
+		return m.diffRuns(m.run.stored, in.Run)
+	case debugger.VerbTools:
+		m.openCatalog()
+	case debugger.VerbRuns:
+		return m.openRuns()
+	case debugger.VerbHelp:
+		m.overlay = overlayHelp
+	case debugger.VerbNew:
+		m.newPlan(in.Path)
+	case debugger.VerbQuit:
+		m.quitArmed = true
+		return m.quit()
+	}
+	return nil
+}
+
+// editBreakpoint carries out clear, cond, enable and disable.
+func (m *model) editBreakpoint(in debugger.Instruction) {
+	b := m.book(m.tree.DocumentIndex())
+	var err error
+	switch in.Verb {
+	case debugger.VerbClear:
+		err = b.Clear(in.ID)
+	case debugger.VerbCond:
+		err = b.SetCondition(in.ID, in.Condition)
+	case debugger.VerbEnable, debugger.VerbDisable:
+		err = b.Enable(in.ID, in.Verb == debugger.VerbEnable)
+	}
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	m.notify(noticeInfo, in.String())
+	m.breakpointsChanged()
+}
+
+// print says a value in scope at the stop on the status line, in short;
+// the inspector's Scope tab has it whole.
+func (m *model) print(path string) {
+	if !m.run.held() {
+		m.notify(noticeError, "print reads the scope of a held run; no run is held")
+		return
+	}
+	v, err := m.run.state.Stop.Eval(path)
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	b, _ := json.Marshal(v)
+	m.notify(noticeInfo, path+" = "+string(b))
+}
+
+// stack says the frames of the stop, innermost first.
+func (m *model) stack() {
+	if !m.run.held() {
+		m.notify(noticeError, "no run is held")
+		return
+	}
+	var frames []string
+	for _, f := range slices.Backward(m.run.state.Stop.Stack) {
+		frames = append(frames, f.Path+" ("+f.Kind+")")
+	}
+	m.notify(noticeInfo, strings.Join(frames, " ← "))
+}
+
+// where says where the run is held and why, and which threads wait.
+func (m *model) where() {
+	if !m.run.held() {
+		m.notify(noticeError, "no run is held")
+		return
+	}
+	st := m.run.state
+	msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, st.Reason)
+	if n := len(st.Threads); n > 1 {
+		msg += fmt.Sprintf("; %d threads held", n)
+	}
+	m.notify(noticeInfo, msg)
+}
+
+// gotoPath selects a row by its path, in the run when one is on show.
+func (m *model) gotoPath(p string) {
+	if m.runView && m.runTree.SelectPath(p) {
+		m.setFocus(paneTree)
+		return
+	}
+	m.showRun(false)
+	if !m.tree.SelectPath(p) {
+		m.notify(noticeError, "no step at "+p)
+		return
+	}
+	m.setFocus(paneTree)
+}
+
+// completionRows bounds how many rows of a run's tree are offered for
+// completion: a map of ten thousand items offers its first ones.
+const completionRows = 2000
+
+// completions are what tab completes on the command line: the paths of
+// the run on show (its visible rows), then of the plan.
+func (m *model) completions() []string {
+	var out []string
+	if m.run != nil {
+		for _, r := range m.run.tree.Rows(0, completionRows) {
+			out = append(out, r.Path)
+		}
+	}
+	for _, r := range m.tree.Rows() {
+		if r.Path != "" {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}

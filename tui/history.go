@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runs"
+)
+
+// The answers of the store and of replays and forks run in the
+// background.
+type (
+	storedMsg struct {
+		id     string
+		doc    int
+		tree   *live.Tree
+		detail *store.RunDetail
+		err    error
+	}
+	// replayedMsg ends a replay or a fork: what it found, for the
+	// status line.
+	replayedMsg struct {
+		run     *run
+		summary string
+		failed  bool
+	}
+	diffMsg struct {
+		base, other *store.RunDetail
+		err         error
+	}
+)
+
+// runsLimit is how many earlier runs the panel lists.
+const runsLimit = 200
+
+// openRuns shows the earlier runs of the plan on show.
+func (m *model) openRuns() tea.Cmd {
+	if m.project == nil || m.project.Store == nil {
+		m.notify(noticeError, "no run store: runs are not recorded (see [store] in the configuration)")
+		return nil
+	}
+	m.refreshRuns()
+	m.overlay = overlayRuns
+	m.runsPanel.Focus()
+	return nil
+}
+
+// refreshRuns reads the plan's runs from the store into the panel.
+func (m *model) refreshRuns() {
+	if m.project == nil || m.project.Store == nil {
+		return
+	}
+	list, err := m.project.Store.Runs(m.ctx, store.RunFilter{Plan: m.tree.Document().Name(), Project: m.project.Root, Limit: runsLimit})
+	if err != nil {
+		m.notify(noticeError, "the run store: "+err.Error())
+		return
+	}
+	m.runsPanel.Now = m.now()
+	m.runsPanel.SetRuns(list)
+}
+
+// openStored reads an earlier run back from the store, to show it in the
+// run view, read-only.
+func (m *model) openStored(id string) tea.Cmd {
+	if m.run.active() {
+		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
+		return nil
+	}
+	st, ctx, doc := m.project.Store, m.ctx, m.tree.DocumentIndex()
+	plan := m.tree.Document().Plan
+	return func() tea.Msg {
+		tree, detail, err := runs.Load(ctx, st, id, plan)
+		return storedMsg{id: id, doc: doc, tree: tree, detail: detail, err: err}
+	}
+}
+
+func (m *model) onStored(msg storedMsg) {
+	if msg.err != nil {
+		m.notify(noticeError, msg.err.Error())
+		return
+	}
+	tot := msg.tree.Totals()
+	m.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
+		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}
+	m.showRun(true)
+	m.setFocus(paneTree)
+	m.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
+}
+
+// replay runs a recorded run again from its record, no model or tool
+// called, into the run view.
+func (m *model) replay(id string) tea.Cmd {
+	return m.rerun(id, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
+		res, err := debugger.Replay(ctx, rec, r.plan, r.engineOptions(m.project))
+		switch {
+		case err != nil:
+			return replayedMsg{r, "the replay could not run: " + err.Error(), true}
+		case res.Identical():
+			return replayedMsg{r, fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", shortID(id), res.ModelCalls), false}
+		}
+		return replayedMsg{r, "the replay diverged: " + res.Divergence.String(), true}
+	})
+}
+
+// fork runs the run on show again from a step: the steps before it keep
+// their recorded results, the rest run for real.
+func (m *model) fork(from string) tea.Cmd {
+	if m.run == nil || m.run.stored == "" {
+		m.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
+		return nil
+	}
+	if from == "" {
+		m.notify(noticeError, "select the step to fork from")
+		return nil
+	}
+	id := m.run.stored
+	from = m.enclosingStep(from)
+	return m.rerun(id, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
+		res, err := debugger.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, r.engineOptions(m.project))
+		if err != nil {
+			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
+		}
+		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", shortID(id), res.From, countOf(len(res.Reused), "step", "steps"), res.Run.Status)
+		return replayedMsg{r, msg, res.Run.Status != "ok" && res.Run.Status != "exited"}
+	})
+}
+
+// rerun starts a replay or a fork of a recorded run in the background,
+// streaming into a run view of its own.
+func (m *model) rerun(id, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
+	if m.project == nil || m.project.Store == nil {
+		m.notify(noticeError, "no run store to "+what+" from")
+		return nil
+	}
+	if m.run.active() {
+		m.notify(noticeError, "a run is going; it must end (a aborts it) first")
+		return nil
+	}
+	d := m.tree.Document()
+	if d.Plan == nil {
+		m.notify(noticeError, "the plan does not load; fix it first")
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what}
+	m.run = r
+	m.showRun(true)
+	m.notify(noticeInfo, what+" of "+shortID(id)+" started")
+	st := m.project.Store
+	work := func() tea.Msg {
+		defer r.feed.Close()
+		rec, err := debugger.LoadRecording(ctx, st, id)
+		if err != nil {
+			return replayedMsg{r, err.Error(), true}
+		}
+		return do(ctx, rec, r)
+	}
+	return tea.Batch(work, r.waitEvents(), r.tick())
+}
+
+func (m *model) onReplayed(msg replayedMsg) {
+	r := msg.run
+	r.busy = false
+	r.state.Finished = true
+	r.state.Status = r.tree.Totals().RunStatus
+	if msg.failed {
+		m.notify(noticeError, msg.summary)
+	} else {
+		m.notify(noticeInfo, msg.summary)
+	}
+	m.refreshRuns()
+}
+
+// engineOptions are the project's engine parts with the run's feed added
+// as a sink.
+func (r *run) engineOptions(p *Project) engine.Options {
+	opts := p.Engine
+	opts.Sinks = append(slices.Clone(opts.Sinks), r.feed)
+	return opts
+}
+
+// diffRuns compares two earlier runs step by step.
+func (m *model) diffRuns(base, other string) tea.Cmd {
+	st, ctx := m.project.Store, m.ctx
+	return func() tea.Msg {
+		a, err := st.Run(ctx, base)
+		if err != nil {
+			return diffMsg{err: err}
+		}
+		b, err := st.Run(ctx, other)
+		return diffMsg{base: a, other: b, err: err}
+	}
+}
+
+func (m *model) onDiff(msg diffMsg) {
+	if msg.err != nil {
+		m.notify(noticeError, msg.err.Error())
+		return
+	}
+	m.diff.SetRuns(msg.base, msg.other)
+	m.overlay = overlayDiff
+}
+
+// enclosingStep is the step a row belongs to: the row itself for a step or
+// a map item, else the nearest step above a round, tool call or repair
+// pass. A fork starts at a step.
+func (m *model) enclosingStep(p string) string {
+	for q := p; q != ""; q = parentPath(q) {
+		if n, ok := m.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
+			return q
+		}
+	}
+	return p
+}
+
+func parentPath(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}

@@ -1,0 +1,239 @@
+package inspector_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/inspector"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// testConfig is the config.toml of a test project: one script provider
+// answering every role from replies.yaml, priced so costs show.
+const testConfig = `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+
+[pricing.scripted]
+input = 1.0
+output = 2.0
+
+[storage]
+backend = "memory"
+`
+
+// agentPlan is one agent step E1 that may call builtin__reshape and must
+// answer {count: integer}.
+const agentPlan = `
+identifier: agentic
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Count the issues."
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { total: "{{E1.output.count}}" } }
+`
+
+// agentReplies make E1 think, call the tool, then answer with a count
+// that fails the schema, which the repair pass fixes.
+const agentReplies = `
+replies:
+  - match: E1
+    reply:
+      text: "Let me look."
+      reasoning: "I should count them first."
+      tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ]
+      usage: { input_tokens: 120, output_tokens: 30 }
+  - match: E1
+    reply:
+      json: { count: "three" }
+      usage: { input_tokens: 200, output_tokens: 10 }
+  - match: E1
+    role: repair
+    reply:
+      json: { count: 3 }
+      usage: { input_tokens: 90, output_tokens: 5 }
+`
+
+// recorded collects a run's events, as the workbench's sink would.
+type recorded struct {
+	mu     sync.Mutex
+	events []engine.Event
+}
+
+func (r *recorded) Event(e engine.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+func (r *recorded) all() []engine.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]engine.Event(nil), r.events...)
+}
+
+// project writes a project with plans/p.yaml and replies.yaml and returns
+// the loaded plan and engine options whose events go to rec.
+func project(t testing.TB, plan, replies string, rec *recorded) (*plans.Plan, engine.Options) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"config.toml":  testConfig,
+		"replies.yaml": replies,
+		"plans/p.yaml": "name: test plan\ndescription: a plan under test\n" + plan,
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, ".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	path := filepath.Join(dir, ".stepwise", "plans", "p.yaml")
+	p, report := plans.Load(path, []byte(files["plans/p.yaml"]))
+	if !report.OK() {
+		t.Fatalf("plan does not load: %v", report.Problems)
+	}
+	rt := tools.NewRuntime(cfg, cat)
+	t.Cleanup(func() { rt.Close() })
+	return p, engine.Options{Config: cfg, Catalog: cat, Tools: rt,
+		Models: model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }}), Sinks: []engine.Sink{rec}}
+}
+
+// run runs a plan to its end through a real engine and returns the tree
+// its events build.
+func run(t testing.TB, plan, replies string) *live.Tree {
+	t.Helper()
+	rec := &recorded{}
+	p, opts := project(t, plan, replies, rec)
+	if _, err := engine.New(opts).Run(context.Background(), p, nil); err != nil {
+		t.Fatalf("run did not start: %v", err)
+	}
+	tr := live.New(p)
+	for _, e := range rec.all() {
+		tr.Apply(e)
+	}
+	return tr
+}
+
+// held runs a plan under the debugger until the breakpoint (pattern,
+// kinds) stops it, and returns the tree of the events so far and the
+// stop. The run is aborted when the test ends.
+func held(t testing.TB, plan, replies, pattern string, kinds ...engine.StopKind) (*live.Tree, *debugger.Snapshot) {
+	t.Helper()
+	rec := &recorded{}
+	p, opts := project(t, plan, replies, rec)
+	s := debugger.New(p, opts)
+	if _, err := s.Break(pattern, kinds, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Start(context.Background(), nil)
+	if st.Stop == nil {
+		t.Fatalf("the run did not stop at %s: %+v", pattern, st)
+	}
+	t.Cleanup(func() { s.Do(debugger.Command{Decision: engine.Decision{Action: engine.Abort}}) })
+	tr := live.New(p)
+	for _, e := range rec.all() {
+		tr.Apply(e)
+	}
+	return tr, st.Stop
+}
+
+// newModel is an inspector of the given size, colour on or off, focused.
+func newModel(width, height int, color bool) inspector.Model {
+	m := inspector.New(common.New(common.NewTheme(true, color), common.DefaultKeyMap()))
+	m.SetSize(width, height)
+	m.Focus()
+	return m
+}
+
+// show shows the node at path of tr.
+func show(t testing.TB, m *inspector.Model, tr *live.Tree, path string, stop *debugger.Snapshot) {
+	t.Helper()
+	n, ok := tr.Node(path)
+	if !ok {
+		t.Fatalf("no node %s", path)
+	}
+	m.Show(n, stop)
+}
+
+// screen is the view without styling, one string a line.
+func screen(m inspector.Model) []string {
+	return strings.Split(ansi.Strip(m.View()), "\n")
+}
+
+// body is the page lines in view, without the border, the margin and
+// trailing blanks, joined by newlines.
+func body(m inspector.Model) string {
+	lines := screen(m)
+	var out []string
+	for _, l := range lines[2 : len(lines)-1] {
+		r := []rune(l)
+		out = append(out, strings.TrimRight(string(r[2:len(r)-1]), " "))
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+}
+
+// press sends keys to the model, one at a time.
+func press(m *inspector.Model, keys ...tea.KeyPressMsg) {
+	for _, k := range keys {
+		*m, _ = m.Update(k)
+	}
+}
+
+// typed is the key presses that type s.
+func typed(s string) []tea.KeyPressMsg {
+	var out []tea.KeyPressMsg
+	for _, r := range s {
+		out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return out
+}
+
+var (
+	keyDown    = tea.KeyPressMsg{Code: 'j', Text: "j"}
+	keyUp      = tea.KeyPressMsg{Code: 'k', Text: "k"}
+	keyBottom  = tea.KeyPressMsg{Code: tea.KeyEnd}
+	keyTop     = tea.KeyPressMsg{Code: tea.KeyHome}
+	keyNext    = tea.KeyPressMsg{Code: '>', Text: ">"}
+	keyPrev    = tea.KeyPressMsg{Code: '<', Text: "<"}
+	keySpace   = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	keyLeft    = tea.KeyPressMsg{Code: 'h', Text: "h"}
+	keyRight   = tea.KeyPressMsg{Code: 'l', Text: "l"}
+	keySlash   = tea.KeyPressMsg{Code: '/', Text: "/"}
+	keyEnter   = tea.KeyPressMsg{Code: tea.KeyEnter}
+	keyEsc     = tea.KeyPressMsg{Code: tea.KeyEscape}
+	keyNextHit = tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl}
+	keyPrevHit = tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}
+)

@@ -1,0 +1,315 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// run is one run on show: a live one the workbench drives through a
+// debugger session, or an earlier one read back from the store.
+type run struct {
+	doc     int // the document whose plan runs
+	plan    *plans.Plan
+	debug   bool
+	session *debugger.Session // nil for an earlier run, a replay or a fork
+	tree    *live.Tree
+	feed    *live.Feed
+	cancel  context.CancelFunc
+
+	// state is the session's latest answer; busy says a Start or Do is in
+	// flight, that is, the run is going on and not held.
+	state debugger.State
+	busy  bool
+	// eventsDone says the feed has delivered the run's last event.
+	eventsDone bool
+	// stored is the id of an earlier run opened from the store; rerun
+	// says "replay" or "fork" for one run again from the store.
+	stored string
+	rerun  string
+}
+
+// held reports whether the run waits at a stop for a command.
+func (r *run) held() bool {
+	return r != nil && r.session != nil && !r.busy && r.state.Stop != nil && !r.state.Finished
+}
+
+// active reports whether the run still goes on or waits.
+func (r *run) active() bool {
+	return r != nil && r.stored == "" && !r.state.Finished
+}
+
+// The messages a run sends the workbench. Each names its run, so that a
+// late message of a run that was replaced is dropped.
+type (
+	// stateMsg is the session's answer to Start or Do.
+	stateMsg struct {
+		run   *run
+		state debugger.State
+		err   error
+	}
+	// batchMsg is the events that arrived since the last batch.
+	batchMsg struct {
+		run   *run
+		batch live.Batch
+	}
+	// tickMsg moves the clocks of running rows and the status bar.
+	tickMsg struct{ run *run }
+)
+
+// tickEvery is how often running durations are redrawn.
+const tickEvery = 200 * time.Millisecond
+
+func (r *run) tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{r} })
+}
+
+func (r *run) waitEvents() tea.Cmd {
+	feed := r.feed
+	wait := feed.Wait()
+	return func() tea.Msg { return batchMsg{r, wait().(live.Batch)} }
+}
+
+// startRun runs the document's plan with inputs: a debug run stops at the
+// breakpoints (at the first stop when none is set), a plain run only where
+// the plan asks a question. Breakpoints are kept on the plan's book and
+// handed to the run's session.
+func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
+	d := m.tree.DocumentAt(doc)
+	if m.project == nil {
+		m.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
+		return nil
+	}
+	if d.Plan == nil || !d.Report.OK() {
+		m.notify(noticeError, d.File+" has problems; fix them (v validates again) before running it")
+		return nil
+	}
+	if m.run.active() {
+		m.notify(noticeError, "a run is already going; a aborts it")
+		return nil
+	}
+	plan := *d.Plan
+	if d.Path != "" {
+		// The engine records the file it ran; the document's File is
+		// only how the workbench shows it.
+		plan.File = d.Path
+	}
+	feed := live.NewFeed()
+	opts := m.project.Engine
+	opts.Sinks = append(slices.Clone(opts.Sinks), feed)
+	session := debugger.New(&plan, opts)
+	book := m.book(doc)
+	if debug {
+		if err := session.Restore(book.Breakpoints()); err != nil {
+			m.notify(noticeError, "breakpoints: "+err.Error())
+		}
+		session.BreakOnError(book.BreaksOnError())
+		if !hasEnabled(book.Breakpoints()) {
+			session.Pause()
+		}
+	} else {
+		session.BreakOnError(false)
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	r := &run{doc: doc, plan: &plan, debug: debug, session: session, tree: live.New(&plan), feed: feed, cancel: cancel, busy: true}
+	m.run = r
+	m.showRun(true)
+	m.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
+	start := func() tea.Msg {
+		st := session.Start(ctx, inputs)
+		return stateMsg{run: r, state: st}
+	}
+	return tea.Batch(start, r.waitEvents(), r.tick())
+}
+
+func hasEnabled(bps []debugger.Breakpoint) bool {
+	return slices.ContainsFunc(bps, func(b debugger.Breakpoint) bool { return b.Enabled })
+}
+
+// command sends the held run a decision and a movement. It is refused
+// (with a notice) when the run is not held.
+func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
+	r := m.run
+	if !r.held() {
+		switch {
+		case r.active():
+			m.notify(noticeError, "the run is not held at a stop; p pauses it")
+		default:
+			m.notify(noticeError, "no run is held; g starts a debug run")
+		}
+		return nil
+	}
+	r.busy = true
+	m.log.Info("command", "path", r.state.Stop.Path, "action", actionWord(d.Action), "move", moveWord(move))
+	session := r.session
+	return func() tea.Msg {
+		st, err := session.Do(debugger.Command{Decision: d, Move: move})
+		return stateMsg{run: r, state: st, err: err}
+	}
+}
+
+// abortRun aborts the run: through the stop when it is held, else by
+// cancelling its context, which the engine hears at once.
+func (m *model) abortRun() tea.Cmd {
+	r := m.run
+	switch {
+	case r.held():
+		return m.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
+	case r.active():
+		r.cancel()
+		m.notify(noticeInfo, "aborting the run")
+	default:
+		m.notify(noticeError, "no run is going")
+	}
+	return nil
+}
+
+// pauseRun asks a going run to stop at its next stop.
+func (m *model) pauseRun() {
+	r := m.run
+	if !r.active() || r.held() {
+		m.notify(noticeError, "no run is going to pause")
+		return
+	}
+	r.session.Pause()
+	m.notify(noticeInfo, "pausing at the next stop")
+}
+
+// onState takes the session's answer: the run is held at a stop (the tree
+// selects it, the inspector shows it) or has finished.
+func (m *model) onState(msg stateMsg) tea.Cmd {
+	r := msg.run
+	if r != m.run {
+		return nil
+	}
+	r.busy = false
+	if msg.err != nil {
+		// A refused command: the run stays where it was.
+		m.notify(noticeError, msg.err.Error())
+		return nil
+	}
+	r.state = msg.state
+	st := msg.state
+	m.notice = notice{}
+	switch {
+	case st.Finished:
+		m.log.Info("run finished", "status", st.Status, "error", st.Error)
+		m.runEnded(r)
+	case st.Stop != nil:
+		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
+		m.showRun(true)
+		r.tree.Expect(st.Stop.Path)
+		m.runTree.SetStop(st.Stop.Path)
+		m.setFocus(paneTree)
+		if st.Stop.Kind == engine.StopAsk {
+			// The plan asks: the answer editor opens at once.
+			return m.openValueEditor()
+		}
+	}
+	return nil
+}
+
+// runEnded hands the finished run's breakpoints (hits included) back to the
+// plan's book for the next run, and says how the run ended.
+func (m *model) runEnded(r *run) {
+	m.runTree.SetStop("")
+	if r.debug {
+		m.restoreBook(r.doc, r.session)
+	}
+	st := r.state
+	switch st.Status {
+	case "ok", "exited":
+		m.notify(noticeInfo, "the run ended "+st.Status)
+	default:
+		msg := "the run " + st.Status
+		if st.Error != "" {
+			msg += ": " + st.Error
+		}
+		m.notify(noticeError, msg)
+	}
+	m.refreshRuns()
+}
+
+// onBatch applies a batch of events to the run's tree.
+func (m *model) onBatch(msg batchMsg) tea.Cmd {
+	r := msg.run
+	for _, e := range msg.batch.Events {
+		r.tree.Apply(e)
+	}
+	if msg.batch.Done {
+		r.eventsDone = true
+		return nil
+	}
+	return r.waitEvents()
+}
+
+// onTick moves the run's clock while it goes on.
+func (m *model) onTick(msg tickMsg) tea.Cmd {
+	r := msg.run
+	if r != m.run || r.eventsDone || r.state.Finished {
+		return nil
+	}
+	r.tree.Tick(m.now())
+	return r.tick()
+}
+
+func actionWord(a engine.Action) string {
+	switch a {
+	case engine.Inject:
+		return "inject"
+	case engine.Replace:
+		return "replace"
+	case engine.Answer:
+		return "answer"
+	case engine.Decline:
+		return "decline"
+	case engine.Abort:
+		return "abort"
+	}
+	return "proceed"
+}
+
+func moveWord(mv debugger.Movement) string {
+	switch mv {
+	case debugger.StepIn:
+		return "step in"
+	case debugger.Next:
+		return "next"
+	case debugger.StepOut:
+		return "step out"
+	}
+	return "continue"
+}
+
+// decisionFor is the decision a value edited at a stop makes: an answer at
+// a question, an inject before a step or tool call, a replace after.
+func decisionFor(kind engine.StopKind, v any) engine.Decision {
+	switch kind {
+	case engine.StopAsk:
+		return engine.Decision{Action: engine.Answer, Value: v}
+	case engine.StopStep, engine.StopTool:
+		return engine.Decision{Action: engine.Inject, Value: v}
+	}
+	return engine.Decision{Action: engine.Replace, Value: v}
+}
+
+// editTitle says what a value edited at a stop becomes.
+func editTitle(s *debugger.Snapshot) string {
+	switch s.Kind {
+	case engine.StopAsk:
+		return fmt.Sprintf("answer the question at %s", s.Path)
+	case engine.StopStep, engine.StopTool:
+		return fmt.Sprintf("inject a result for %s: it will not run", s.Path)
+	case engine.StopError:
+		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
+	}
+	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
+}

@@ -1,0 +1,271 @@
+package runs
+
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// DiffModel shows two runs compared step by step (debugger.Diff): a line
+// for each run, then one row per step path saying what differs: the
+// status, the result (by its hash), the tokens and the time. The steps
+// both runs ran alike are counted at the end, and shown dimmed on Toggle.
+// Each row carries a mark (≠ differs, + only B ran it, − only A did, = the
+// same), so that nothing is told by colour alone.
+type DiffModel struct {
+	common.Common
+	focused bool
+
+	a, b *store.RunDetail
+	// all is every step compared, in debugger.Diff's order; differ and
+	// same count its two kinds.
+	all          []debugger.StepDiff
+	differ, same int
+	// steps are the rows: the differing steps, then (when showSame) the
+	// same ones, each group in debugger.Diff's order.
+	steps    []debugger.StepDiff
+	showSame bool
+	scroll   common.Scroll
+}
+
+// NewDiff returns a diff view with no runs yet.
+func NewDiff(c common.Common) DiffModel {
+	return DiffModel{Common: c}
+}
+
+// SetRuns compares run b against run a, from the top, the same steps
+// hidden.
+func (m *DiffModel) SetRuns(a, b *store.RunDetail) {
+	m.a, m.b = a, b
+	m.all = debugger.Diff(a, b)
+	m.showSame, m.scroll = false, common.Scroll{}
+	m.differ, m.same = 0, 0
+	for _, d := range m.all {
+		if d.Same() {
+			m.same++
+		} else {
+			m.differ++
+		}
+	}
+	m.layout()
+}
+
+// layout picks the rows to show: the differing steps first, so that a
+// long run's few differences are where the view opens.
+func (m *DiffModel) layout() {
+	m.steps = m.steps[:0:0]
+	for _, d := range m.all {
+		if !d.Same() {
+			m.steps = append(m.steps, d)
+		}
+	}
+	if m.showSame {
+		for _, d := range m.all {
+			if d.Same() {
+				m.steps = append(m.steps, d)
+			}
+		}
+	}
+	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
+}
+
+// Steps returns the steps compared, in debugger.Diff's order.
+func (m DiffModel) Steps() []debugger.StepDiff { return m.all }
+
+// SetSize sets the view's outer size, border included.
+func (m *DiffModel) SetSize(width, height int) {
+	m.Common.SetSize(width, height)
+	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
+}
+
+// Focus marks the view focused.
+func (m *DiffModel) Focus() { m.focused = true }
+
+// Blur marks the view unfocused.
+func (m *DiffModel) Blur() { m.focused = false }
+
+// Focused reports whether the view has focus.
+func (m DiffModel) Focused() bool { return m.focused }
+
+// diffHead is how many lines stand above the rows: a line per run and the
+// columns' header.
+const diffHead = 3
+
+// listHeight is how many lines of rows fit under the head.
+func (m DiffModel) listHeight() int { return max(m.Height-2-diffHead, 0) }
+
+// lines is how many lines scroll: the rows, and the line counting the
+// hidden same steps.
+func (m DiffModel) lines() int {
+	n := len(m.steps)
+	if m.same > 0 && !m.showSame || len(m.all) == 0 {
+		n++
+	}
+	return n
+}
+
+// Scroll moves the view by delta lines.
+func (m *DiffModel) Scroll(delta int) {
+	m.scroll.Offset += delta
+	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
+}
+
+// Update scrolls on the movement keys and shows or hides the same steps on
+// Toggle.
+func (m DiffModel) Update(msg tea.KeyPressMsg) (DiffModel, tea.Cmd) {
+	h := m.listHeight()
+	if delta, ok := m.Keys.Movement(msg, max(h-1, 1), m.lines()); ok {
+		m.Scroll(delta)
+		return m, nil
+	}
+	if key.Matches(msg, m.Keys.Toggle) && m.same > 0 {
+		m.showSame = !m.showSame
+		m.layout()
+	}
+	return m, nil
+}
+
+// View draws the view, border included, at exactly its size.
+func (m DiffModel) View() string {
+	t := m.Theme
+	title := t.PaneTitle("Diff", m.focused)
+	if m.a == nil || m.b == nil {
+		return common.Frame(t, m.Width, m.Height, title, "", m.focused, []string{t.Muted.Render(" no runs to compare")})
+	}
+	title += t.Muted.Render(" A " + short(m.a.ID) + " · B " + short(m.b.ID))
+	inner := max(m.Width-2, 0)
+	cols := m.columns(inner)
+	lines := []string{m.runLine("A", m.a), m.runLine("B", m.b), t.Muted.Render(cols.header())}
+	end := min(m.scroll.Offset+m.listHeight(), m.lines())
+	for i := m.scroll.Offset; i < end; i++ {
+		if i < len(m.steps) {
+			lines = append(lines, m.renderStep(m.steps[i], cols))
+			continue
+		}
+		switch {
+		case len(m.all) == 0:
+			lines = append(lines, t.Muted.Render(" neither run ran a step"))
+		case m.differ == 0:
+			lines = append(lines, t.Valid.Render(" = ")+t.Text.Render("all "+count(m.same, "step")+" ran alike"))
+		default:
+			lines = append(lines, t.Muted.Render(" = "+count(m.same, "more step")+" ran alike"))
+		}
+	}
+	footer := strconv.Itoa(m.differ) + " differ · " + strconv.Itoa(m.same) + " same"
+	switch toggle := m.Keys.Toggle.Help().Key; {
+	case m.same > 0 && m.showSame:
+		footer += " · " + toggle + " hides them"
+	case m.same > 0:
+		footer += " · " + toggle + " shows them"
+	}
+	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+}
+
+// runLine sums one run up: which, its id, how it ended, its steps, time,
+// tokens and cost.
+func (m DiffModel) runLine(which string, d *store.RunDetail) string {
+	t := m.Theme
+	glyph, word, style := outcome(t, d.Status, d.Interrupted)
+	return t.Strong.Render(" "+which+" "+short(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +
+		t.Text.Render(" "+word+"  "+count(d.StepsExecuted, "step")+"  "+duration(d.Duration)+"  "+
+			tokens(d.Usage.Tokens)+" tokens  "+cost(d.Usage))
+}
+
+// diffColumns are the widths of a diff's columns, for one drawing.
+type diffColumns struct {
+	path, status, result int
+}
+
+const (
+	diffTokens = 7
+	diffTime   = 8
+)
+
+// columns sizes the path, status and result columns to what the rows
+// hold, the path column giving way to the others in a narrow view.
+func (m DiffModel) columns(inner int) diffColumns {
+	c := diffColumns{path: 4, status: 6, result: 6}
+	for _, d := range m.steps {
+		c.path = max(c.path, common.TextWidth(d.Path))
+		c.status = max(c.status, common.TextWidth(statusChange(d)))
+		c.result = max(c.result, common.TextWidth(resultChange(d)))
+	}
+	fixed := 3 + 2 + c.status + 2 + c.result + 2 + diffTokens + 2 + diffTime
+	c.path = max(min(c.path, inner-fixed), 4)
+	return c
+}
+
+func (c diffColumns) header() string {
+	return "   " + padRight("step", c.path) + colGap + padRight("status", c.status) + colGap +
+		padRight("result", c.result) + colGap + pad("tokens", diffTokens) + colGap + pad("time", diffTime)
+}
+
+// renderStep draws one step's row: its mark, path, status change, result
+// change and the token and time deltas. A step both runs ran alike is
+// drawn dimmed whole.
+func (m DiffModel) renderStep(d debugger.StepDiff, c diffColumns) string {
+	t := m.Theme
+	mark, markStyle := "≠", t.Problem
+	switch {
+	case d.Same():
+		mark = "="
+	case d.StatusA == "":
+		mark, markStyle = "+", t.Valid
+	case d.StatusB == "":
+		mark, markStyle = "−", t.Problem
+	}
+	tokensText := ""
+	if d.TokensDelta != 0 {
+		tokensText = signed(d.TokensDelta)
+	}
+	rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
+		pad(tokensText, diffTokens) + colGap + pad(signedMs(d.MsDelta), diffTime)
+	if d.Same() {
+		return t.Muted.Render(" " + mark + " " + common.Fit(d.Path, c.path) + rest)
+	}
+	return t.Text.Render(" ") + markStyle.Render(mark) + t.Text.Render(" ") + t.Strong.Render(common.Fit(d.Path, c.path)) +
+		t.Text.Render(rest)
+}
+
+// absent stands for a side that did not run a step, or has no result.
+const absent = "–"
+
+// statusChange is "ok → failed" where the statuses differ, one status
+// where they do not.
+func statusChange(d debugger.StepDiff) string {
+	if d.StatusA == d.StatusB {
+		return d.StatusA
+	}
+	return or(d.StatusA) + " → " + or(d.StatusB)
+}
+
+// resultChange is "1a2b3c4d → 9f8e7d6c" where the results differ, "same"
+// where they do not.
+func resultChange(d debugger.StepDiff) string {
+	switch {
+	case d.ResultHashA == d.ResultHashB && d.ResultHashA == "":
+		return absent
+	case d.ResultHashA == d.ResultHashB:
+		return "same"
+	}
+	return or(hash8(d.ResultHashA)) + " → " + or(hash8(d.ResultHashB))
+}
+
+func hash8(h string) string {
+	if len(h) > 8 {
+		return h[:8]
+	}
+	return h
+}
+
+func or(s string) string {
+	if s == "" {
+		return absent
+	}
+	return s
+}

@@ -1,0 +1,147 @@
+package runs_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/runs"
+)
+
+// details records the ok run and the failed one and reads both back.
+func details(t *testing.T) (a, b *store.RunDetail) {
+	t.Helper()
+	p := newProject(t)
+	okID, failedID := p.recordBoth(t)
+	a, err := p.store.Run(context.Background(), okID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = p.store.Run(context.Background(), failedID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
+func newDiff(color bool, w, h int, a, b *store.RunDetail) runs.DiffModel {
+	m := runs.NewDiff(newCommon(color))
+	m.SetSize(w, h)
+	m.SetRuns(a, b)
+	m.Focus()
+	return m
+}
+
+// TestDiffView compares the ok run (A) with the failed one (B): E0's
+// result differs (its input did), E2 failed in B, only A took the then
+// branch and only B the else branch; E1 ran alike and is counted, and
+// shown dimmed on space.
+func TestDiffView(t *testing.T) {
+	a, b := details(t)
+	m := newDiff(false, 100, 14, a, b)
+	hash := map[string][2]string{}
+	for _, d := range m.Steps() {
+		hash[d.Path] = [2]string{d.ResultHashA, d.ResultHashB}
+	}
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if !strings.Contains(lines[0], "Diff A "+a.ID[:12]+" · B "+b.ID[:12]) {
+		t.Errorf("title %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "┃ A "+a.ID[:12]+"  ✓ ok  4 steps  ") || !strings.HasPrefix(lines[2], "┃ B "+b.ID[:12]+"  ✗ failed  4 steps  ") {
+		t.Errorf("run lines:\n%s\n%s", lines[1], lines[2])
+	}
+	want := [][]string{
+		{"step", "status", "result", "tokens", "time"},
+		{"≠", "E0", "ok", hash["E0"][0][:8], "→", hash["E0"][1][:8]},
+		{"≠", "E2", "ok", "→", "failed", hash["E2"][0][:8], "→", "–"},
+		{"−", "E2/then", "ok", "→", "–", hash["E2/then"][0][:8], "→", "–"},
+		{"+", "E2/else", "–", "→", "failed", "–"},
+		{"=", "1", "more", "step", "ran", "alike"},
+	}
+	for i, w := range want {
+		// Each row ends in the time delta, which the runs' timing
+		// decides: only what comes before it is pinned.
+		got := strings.Fields(strings.Trim(lines[3+i], "┃"))
+		if i > 0 && i < len(want)-1 {
+			got = got[:len(got)-1]
+		}
+		if strings.Join(got, " ") != strings.Join(w, " ") {
+			t.Errorf("line %d: %q, want %q", 3+i, strings.Join(got, " "), strings.Join(w, " "))
+		}
+	}
+	if !strings.HasSuffix(lines[len(lines)-1], " 4 differ · 1 same · space shows them ━┛") {
+		t.Errorf("footer %q", lines[len(lines)-1])
+	}
+
+	m, _ = m.Update(space)
+	lines = strings.Split(ansi.Strip(m.View()), "\n")
+	if got := strings.Fields(strings.Trim(lines[8], "┃")); len(got) < 4 || strings.Join(got[:4], " ") != "= E1 ok same" {
+		t.Errorf("after space, line 8 is %q, want E1 shown the same", lines[8])
+	}
+	if strings.Contains(ansi.Strip(m.View()), "ran alike") || !strings.Contains(lines[len(lines)-1], "space hides them") {
+		t.Errorf("after space the count stays:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestDiffAlike compares a run with itself: every step ran alike.
+func TestDiffAlike(t *testing.T) {
+	a, _ := details(t)
+	m := newDiff(false, 80, 8, a, a)
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if !strings.HasPrefix(lines[4], "┃ = all 4 steps ran alike") || !strings.Contains(lines[7], " 0 differ · 4 same · space shows them ") {
+		t.Errorf("a run against itself:\n%s", strings.Join(lines, "\n"))
+	}
+	if v := ansi.Strip(runs.NewDiff(newCommon(false)).View()); v != "" {
+		t.Errorf("a view of no size drew %q", v)
+	}
+}
+
+// TestDiffScroll scrolls a view that shows two rows at a time.
+func TestDiffScroll(t *testing.T) {
+	a, b := details(t)
+	m := newDiff(false, 90, 7, a, b) // two rows under the head
+	row := func(m runs.DiffModel, i int) string {
+		f := strings.Fields(strings.Trim(strings.Split(ansi.Strip(m.View()), "\n")[4+i], "┃"))
+		return f[0] + " " + f[1]
+	}
+	if row(m, 0) != "≠ E0" {
+		t.Fatalf("first row %q", row(m, 0))
+	}
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	if row(m, 0) != "≠ E2" {
+		t.Errorf("after j the first row is %q", row(m, 0))
+	}
+	m, _ = m.Update(end)
+	if row(m, 0) != "+ E2/else" || row(m, 1) != "= 1" {
+		t.Errorf("at the end the rows are %q and %q", row(m, 0), row(m, 1))
+	}
+	m.Scroll(-10)
+	if row(m, 0) != "≠ E0" {
+		t.Errorf("scrolled back up the first row is %q", row(m, 0))
+	}
+}
+
+// TestDiffSizes holds the view to its box at every size.
+func TestDiffSizes(t *testing.T) {
+	a, b := details(t)
+	for _, color := range []bool{false, true} {
+		for _, size := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {12, 3}, {30, 5}, {60, 6}, {100, 14}, {200, 50}} {
+			for _, same := range []bool{false, true} {
+				m := newDiff(color, size[0], size[1], a, b)
+				if same {
+					m, _ = m.Update(space)
+				}
+				m, _ = m.Update(end)
+				checkSize(t, m.View(), size[0], size[1])
+			}
+			checkSize(t, runs.NewDiff(newCommon(color)).View(), 0, 0)
+			empty := runs.NewDiff(newCommon(color))
+			empty.SetSize(size[0], size[1])
+			checkSize(t, empty.View(), size[0], size[1])
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package runs
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// The messages the panel sends the root, which owns the store and the
+// tree: what the user asked to do with which run. Each carries full run
+// ids.
+type (
+	// Open asks to show the run in the tree and the inspector.
+	Open struct{ ID string }
+	// Replay asks to replay the run.
+	Replay struct{ ID string }
+	// Diff asks to compare run Other against run Base, the one marked
+	// first.
+	Diff struct{ Base, Other string }
+)
+
+// Model is the runs panel: the earlier runs of a plan, newest first, one a
+// line under a header of columns.
+type Model struct {
+	common.Common
+	// Now is the time the panel reads "today" against, which the root sets
+	// (to time.Now() as it opens the panel or refreshes the list), so that
+	// the view stays a function of the model.
+	Now time.Time
+
+	focused bool
+	runs    []store.RunSummary
+	cursor  int
+	scroll  common.Scroll
+	// marked is the id of the run marked as the base of a diff, empty for
+	// none.
+	marked string
+}
+
+// New returns an empty panel.
+func New(c common.Common) Model {
+	return Model{Common: c}
+}
+
+// SetRuns shows a fresh listing, as store.Runs gives it. The selection and
+// the diff mark stay on the runs they were on when those are still listed,
+// so that a refresh after a run ends moves nothing under the user.
+func (m *Model) SetRuns(list []store.RunSummary) {
+	selected := ""
+	if r, ok := m.Selected(); ok {
+		selected = r.ID
+	}
+	m.runs = list
+	m.cursor = 0
+	marked := m.marked
+	m.marked = ""
+	for i, r := range list {
+		if r.ID == selected {
+			m.cursor = i
+		}
+		if r.ID == marked {
+			m.marked = marked
+		}
+	}
+	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
+}
+
+// Len returns how many runs the panel lists.
+func (m Model) Len() int { return len(m.runs) }
+
+// Cursor returns the index of the selected run.
+func (m Model) Cursor() int { return m.cursor }
+
+// Selected returns the selected run, if there is any.
+func (m Model) Selected() (store.RunSummary, bool) {
+	if len(m.runs) == 0 {
+		return store.RunSummary{}, false
+	}
+	return m.runs[m.cursor], true
+}
+
+// Marked returns the id of the run marked as a diff's base, empty when
+// none is. Close clears a mark; with none it is the root's to handle.
+func (m Model) Marked() string { return m.marked }
+
+// SetSize sets the panel's outer size, border included.
+func (m *Model) SetSize(width, height int) {
+	m.Common.SetSize(width, height)
+	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
+}
+
+// Focus marks the panel focused.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur marks the panel unfocused.
+func (m *Model) Blur() { m.focused = false }
+
+// Focused reports whether the panel has focus.
+func (m Model) Focused() bool { return m.focused }
+
+// listHeight is how many runs fit: the inside of the frame less the
+// header line.
+func (m Model) listHeight() int { return max(m.Height-3, 0) }
+
+// Select moves the selection to run i, clamped, and scrolls it into view.
+func (m *Model) Select(i int) {
+	if len(m.runs) == 0 {
+		return
+	}
+	m.cursor = min(max(i, 0), len(m.runs)-1)
+	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
+}
+
+// ClickAt selects the run drawn at line y of the panel (0 is the border,
+// 1 the header).
+func (m *Model) ClickAt(y int) {
+	line := y - 2
+	if line < 0 || line >= m.listHeight() {
+		return
+	}
+	if i := m.scroll.Offset + line; i < len(m.runs) {
+		m.Select(i)
+	}
+}
+
+// Scroll moves the view by delta lines, taking the selection along so it
+// stays visible.
+func (m *Model) Scroll(delta int) {
+	h := m.listHeight()
+	m.scroll.Offset += delta
+	m.scroll = m.scroll.Clamp(h, len(m.runs))
+	if h > 0 && len(m.runs) > 0 {
+		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.runs)-1)
+	}
+}
+
+// Update answers a key: the movement keys move the selection; Jump opens
+// the selected run (Open), Replay replays it (Replay); Diff marks it as a
+// diff's base, or on another run asks for the diff of the two (Diff) and
+// clears the mark, or on the marked run clears it; Close clears a mark.
+func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	if delta, ok := m.Keys.Movement(msg, max(m.listHeight()-1, 1), len(m.runs)); ok {
+		m.Select(m.cursor + delta)
+		return m, nil
+	}
+	if key.Matches(msg, m.Keys.Close) {
+		m.marked = ""
+		return m, nil
+	}
+	r, ok := m.Selected()
+	if !ok {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.Jump):
+		return m, send(Open{ID: r.ID})
+	case key.Matches(msg, m.Keys.Replay):
+		return m, send(Replay{ID: r.ID})
+	case key.Matches(msg, m.Keys.Diff):
+		switch m.marked {
+		case "":
+			m.marked = r.ID
+		case r.ID:
+			m.marked = ""
+		default:
+			base := m.marked
+			m.marked = ""
+			return m, send(Diff{Base: base, Other: r.ID})
+		}
+	}
+	return m, nil
+}
+
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// The columns of a row, in cells, after the gutter and the mark.
+const (
+	colStarted = 12 // "Nov 27 14:03"
+	colStatus  = 13 // "○ interrupted"
+	colTime    = 6
+	colSteps   = 5
+	colTokens  = 6
+	colCost    = 8
+	colGap     = "  "
+)
+
+// View draws the panel, border included, at exactly its size.
+func (m Model) View() string {
+	t := m.Theme
+	inner := max(m.Width-2, 0)
+	var lines []string
+	if len(m.runs) == 0 {
+		lines = append(lines, t.Muted.Render(" no earlier runs of this plan: "+m.Keys.Run.Help().Key+" runs it"))
+	} else {
+		lines = append(lines, t.Muted.Render(m.header()))
+		end := min(m.scroll.Offset+m.listHeight(), len(m.runs))
+		for i := m.scroll.Offset; i < end; i++ {
+			lines = append(lines, m.renderRun(m.runs[i], inner, i == m.cursor))
+		}
+	}
+	title := t.PaneTitle("Runs", m.focused)
+	if n := len(m.runs); n > 0 {
+		title += t.Muted.Render(" " + count(n, "run"))
+	}
+	footer := ""
+	switch {
+	case m.marked != "":
+		footer = "◆ " + short(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
+	case len(m.runs) > m.listHeight():
+		footer = common.Position(m.cursor, len(m.runs))
+	}
+	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+}
+
+// header names the columns, aligned as renderRun aligns them.
+func (m Model) header() string {
+	return "   " + padRight("run", shortID) + colGap + padRight("started", colStarted) + colGap +
+		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
+		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost)
+}
+
+// renderRun draws one run: gutter, diff mark, id, start, outcome, time,
+// steps, tokens and cost, cut to width.
+func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
+	t := m.Theme
+	base := lipgloss.NewStyle()
+	gutter := " "
+	if selected {
+		gutter = "▸"
+		base = t.SelectedBlur
+		if m.focused {
+			base = t.Selected
+		}
+	}
+	st := func(s lipgloss.Style) lipgloss.Style { return s.Inherit(base) }
+	mark := " "
+	if r.ID == m.marked {
+		mark = "◆"
+	}
+	glyph, word, outcomeStyle := outcome(t, r.Status, r.Interrupted)
+	var b strings.Builder
+	b.WriteString(st(t.Text).Render(gutter))
+	b.WriteString(st(t.Glyph).Render(mark) + st(t.Text).Render(" "))
+	b.WriteString(st(t.Strong).Render(padRight(short(r.ID), shortID)))
+	b.WriteString(st(t.Text).Render(colGap + padRight(started(r.StartedAt, m.Now), colStarted) + colGap))
+	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
+	b.WriteString(st(t.Text).Render(pad(duration(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
+		colGap + pad(tokens(r.Usage.Tokens), colTokens) + colGap + pad(cost(r.Usage), colCost)))
+	line := common.Clip(b.String(), width)
+	if selected {
+		// Carry the selection's background to the edge of the panel.
+		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
+	}
+	return line
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -1,0 +1,236 @@
+// Package runtree is the workbench's live run tree pane: it draws a
+// live.Tree as a run streams into it, one row a node, with each node's
+// status, kind, time, tokens and cost, and marks the stop the run is held
+// at and the rows a breakpoint matches.
+//
+// The selection is held by step path, not by row index: while a run
+// streams, new map items and rounds arrive above the selected row, and the
+// row must stay the same node. The index is worked out again on every frame
+// with live.Tree.Index, and the selected row keeps its line on screen while
+// rows arrive above it, so what the user looks at does not slide away.
+package runtree
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// Model is the run tree pane.
+type Model struct {
+	common.Common
+	tree    *live.Tree
+	focused bool
+	// path is the selected node; empty selects the first row.
+	path string
+	// line is the line of the body the selected row is drawn on.
+	line   int
+	stop   string
+	breaks func(path string) bool
+}
+
+// New returns the pane with no run to show.
+func New(c common.Common) Model {
+	return Model{Common: c}
+}
+
+// SetTree shows another run's tree, or none (nil). The selection keeps its
+// path, so a run of the same plan again shows the same node where it has
+// one. A different tree drops the stop marker, which belonged to the run
+// shown before.
+func (m *Model) SetTree(t *live.Tree) {
+	if t != m.tree {
+		m.stop = ""
+	}
+	m.tree = t
+	m.settle()
+}
+
+// SetSize sets the pane's outer size, border included.
+func (m *Model) SetSize(width, height int) {
+	m.Common.SetSize(width, height)
+	m.settle()
+}
+
+// Focus marks the pane focused.
+func (m *Model) Focus() { m.focused = true }
+
+// Blur marks the pane unfocused.
+func (m *Model) Blur() { m.focused = false }
+
+// Focused reports whether the pane has focus.
+func (m Model) Focused() bool { return m.focused }
+
+// SetStop marks the row of the node the run is held at and selects it,
+// opening its collapsed ancestors. An empty path clears the mark.
+func (m *Model) SetStop(path string) {
+	m.stop = path
+	if path != "" {
+		m.SelectPath(path)
+	}
+}
+
+// SetBreakpoints sets the test that says which rows a breakpoint matches;
+// nil marks none. It is asked only about the rows in view.
+func (m *Model) SetBreakpoints(match func(path string) bool) {
+	m.breaks = match
+}
+
+// Selected returns the selected row, false when there are no rows.
+func (m Model) Selected() (live.Row, bool) {
+	i, ok := m.cursor()
+	if !ok {
+		return live.Row{}, false
+	}
+	return m.tree.Rows(i, 1)[0], true
+}
+
+// SelectPath selects the node at path, expanding its collapsed ancestors so
+// that its row shows, and reports whether there is such a node.
+func (m *Model) SelectPath(path string) bool {
+	if m.tree == nil || !m.tree.Reveal(path) {
+		return false
+	}
+	i, _ := m.tree.Index(path)
+	m.selectIndex(i)
+	return true
+}
+
+// ClickAt selects the row drawn at line y of the pane (0 is the top
+// border), as tui/tree does; folding stays with the keys.
+func (m *Model) ClickAt(y int) {
+	line := y - 1
+	if m.tree == nil || line < 0 || line >= m.bodyHeight() {
+		return
+	}
+	i, _ := m.cursor()
+	if r := m.tree.Rows(m.offset(i)+line, 1); len(r) > 0 {
+		m.path, m.line = r[0].Path, line
+	}
+}
+
+// Scroll moves the view by delta rows (the mouse wheel), taking the
+// selection along when it would leave the view, so it stays visible.
+func (m *Model) Scroll(delta int) {
+	i, ok := m.cursor()
+	if !ok {
+		return
+	}
+	h, total := m.bodyHeight(), m.tree.Len()
+	off := common.Scroll{Offset: m.offset(i) + delta}.Clamp(h, total).Offset
+	if h > 0 {
+		j := min(max(i, off), off+h-1, total-1)
+		if j != i {
+			m.path = m.tree.Rows(j, 1)[0].Path
+		}
+		m.line = j - off
+	}
+}
+
+// Update answers the movement and folding keys; the root sends it keys
+// only while the pane has focus. Collapse on a row that is already folded,
+// or has nothing to fold, goes to its parent; Expand on an unfolded row
+// goes to its first child.
+func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	i, ok := m.cursor()
+	if !ok {
+		return m, nil
+	}
+	k := m.Keys
+	if delta, ok := k.Movement(msg, max(m.bodyHeight()-1, 1), m.tree.Len()); ok {
+		m.selectIndex(i + delta)
+		return m, nil
+	}
+	r := m.tree.Rows(i, 1)[0]
+	switch {
+	case key.Matches(msg, k.Collapse):
+		switch {
+		case r.HasChildren && !r.Collapsed:
+			m.fold(r.Path, true)
+		case r.Depth > 0:
+			m.SelectPath(parent(r.Path))
+		}
+	case key.Matches(msg, k.Expand):
+		switch {
+		case r.HasChildren && r.Collapsed:
+			m.fold(r.Path, false)
+		case r.HasChildren:
+			m.selectIndex(i + 1)
+		}
+	case key.Matches(msg, k.Toggle):
+		if r.HasChildren {
+			m.fold(r.Path, !r.Collapsed)
+		}
+	}
+	return m, nil
+}
+
+// fold collapses or expands the selected node, which keeps its line.
+func (m *Model) fold(path string, collapsed bool) {
+	m.path = path
+	m.tree.SetCollapsed(path, collapsed)
+	m.settle()
+}
+
+// cursor returns the selected row's index: the selected node's, or its
+// nearest visible ancestor's while a collapse hides it, or the first row's
+// when the tree has nothing on the selected path. ok is false when there
+// are no rows.
+func (m Model) cursor() (int, bool) {
+	if m.tree == nil || m.tree.Len() == 0 {
+		return 0, false
+	}
+	for p := m.path; p != ""; p = parent(p) {
+		if i, ok := m.tree.Index(p); ok {
+			return i, true
+		}
+	}
+	return 0, true
+}
+
+// parent is the path of a node's parent, empty for a top-level step.
+func parent(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// offset is the first row in view when row i is selected: the one that
+// puts the selection on its line, held inside the rows.
+func (m Model) offset(i int) int {
+	h := m.bodyHeight()
+	line := min(max(m.line, 0), max(h-1, 0))
+	return common.Scroll{Offset: i - line}.Clamp(h, m.tree.Len()).Offset
+}
+
+// selectIndex selects row i, clamped, scrolling as little as keeps it in
+// view.
+func (m *Model) selectIndex(i int) {
+	cur, ok := m.cursor()
+	if !ok {
+		return
+	}
+	total := m.tree.Len()
+	i = min(max(i, 0), total-1)
+	off := common.Scroll{Offset: m.offset(cur)}.Follow(i, m.bodyHeight(), total).Offset
+	m.path, m.line = m.tree.Rows(i, 1)[0].Path, i-off
+}
+
+// settle pins the selection to the node and line it is drawn at now, after
+// a change that may have hidden it or moved the view: a collapse above it,
+// a resize, another tree.
+func (m *Model) settle() {
+	i, ok := m.cursor()
+	if !ok {
+		return
+	}
+	off := m.offset(i)
+	m.path, m.line = m.tree.Rows(i, 1)[0].Path, i-off
+}
+
+func (m Model) bodyHeight() int { return max(m.Height-2, 0) }

@@ -1,0 +1,705 @@
+package runtree_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
+)
+
+// watched is a plan with something of every shape: a map with a two-step
+// body, an agent with a tool call and a repair, a decide whose else branch
+// does not run, an exit that ends the run, and a step after it that never
+// runs.
+const watched = `
+identifier: watched
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b, c]
+      concurrency: 1
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { m: "{{A.n}}" } }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: "Count the issues."
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+  - id: E3
+    tool_name: decide
+    input:
+      if: { value: 1, op: eq, to: 1 }
+      then:
+        - id: T
+          tool_name: builtin__reshape
+          input: { shape: {} }
+      else: { tool_name: builtin__reshape, input: { shape: {} } }
+  - id: E4
+    tool_name: exit
+    input:
+      when: { value: 1, op: eq, to: 1 }
+      status: success
+      message: done
+  - id: E5
+    tool_name: builtin__reshape
+    input: { shape: {} }
+`
+
+const watchedReplies = `
+replies:
+  - match: E2
+    reply:
+      text: "Let me look."
+      tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ]
+  - match: E2
+    reply: { json: { count: "three" } }
+  - match: E2
+    role: repair
+    reply: { json: { count: 3 } }
+`
+
+// failing is a plan whose map item fails, which fails the run.
+const failing = `
+identifier: failing
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1]
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { x: "{{item.missing}}" } }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: {} }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: {} }
+`
+
+// watchedRun runs the watched plan and returns its tree with the first n
+// events applied (all of them when n < 0), and all the events.
+func watchedRun(t *testing.T, n int) (*live.Tree, []engine.Event) {
+	t.Helper()
+	plan, events := runPlan(t, map[string]string{"plans/p.yaml": watched, "replies.yaml": watchedReplies})
+	tr := live.New(plan)
+	if n < 0 {
+		n = len(events)
+	}
+	for _, e := range events[:n] {
+		tr.Apply(e)
+	}
+	return tr, events
+}
+
+// upTo is how many of events come before the first one at path of kind,
+// and that one.
+func upTo(t *testing.T, events []engine.Event, path string, kind engine.EventKind) int {
+	t.Helper()
+	for i, e := range events {
+		if e.Path == path && e.Kind == kind {
+			return i + 1
+		}
+	}
+	t.Fatalf("no %s event at %s", kind, path)
+	return 0
+}
+
+func newPane(tr *live.Tree, w, h int, color bool) runtree.Model {
+	m := runtree.New(common.New(common.NewTheme(true, color), common.DefaultKeyMap()))
+	m.SetSize(w, h)
+	m.SetTree(tr)
+	return m
+}
+
+// screen is the pane as a user reads it, one string a line.
+func screen(m runtree.Model) []string {
+	return strings.Split(ansi.Strip(m.View()), "\n")
+}
+
+// row is the body line of the pane that shows the row at index i, for a
+// pane tall enough to show every row from the first.
+func row(m runtree.Model, i int) string {
+	return screen(m)[1+i]
+}
+
+func selected(t *testing.T, m runtree.Model) string {
+	t.Helper()
+	r, ok := m.Selected()
+	if !ok {
+		t.Fatal("nothing selected")
+	}
+	return r.Path
+}
+
+var (
+	keyDown   = tea.KeyPressMsg{Code: 'j', Text: "j"}
+	keyUp     = tea.KeyPressMsg{Code: 'k', Text: "k"}
+	keyLeft   = tea.KeyPressMsg{Code: tea.KeyLeft}
+	keyRight  = tea.KeyPressMsg{Code: tea.KeyRight}
+	keyFold   = tea.KeyPressMsg{Code: 'h', Text: "h"}
+	keyUnfold = tea.KeyPressMsg{Code: 'l', Text: "l"}
+	keySpace  = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	keyBottom = tea.KeyPressMsg{Code: 'g', Mod: tea.ModShift, Text: "G"}
+	keyHome   = tea.KeyPressMsg{Code: tea.KeyHome}
+	keyPgDown = tea.KeyPressMsg{Code: tea.KeyPgDown}
+	keyOther  = tea.KeyPressMsg{Code: 'z', Text: "z"}
+)
+
+// TestScreens pins the pane's screens, ANSI stripped, in testdata
+// (regenerate with -update).
+func TestScreens(t *testing.T) {
+	cases := []struct {
+		name  string
+		w, h  int
+		setup func(t *testing.T) runtree.Model
+	}{
+		{"finished_100x26", 100, 26, func(t *testing.T) runtree.Model {
+			tr, _ := watchedRun(t, -1)
+			m := newPane(tr, 100, 26, false)
+			m.Focus()
+			m.SelectPath("E2")
+			return m
+		}},
+		{"streaming_100x26", 100, 26, func(t *testing.T) runtree.Model {
+			_, events := watchedRun(t, 0)
+			tr, _ := watchedRun(t, upTo(t, events, "E2/agent.1/builtin__reshape", engine.EventToolStart))
+			return newPane(tr, 100, 26, false)
+		}},
+		{"stopped_100x14", 100, 14, func(t *testing.T) runtree.Model {
+			tr, _ := watchedRun(t, -1)
+			m := newPane(tr, 100, 14, false)
+			m.Focus()
+			m.SetBreakpoints(func(p string) bool { return p == "E2" || p == "E1/do.1/B" || p == "E2/agent.2/repair" })
+			m.SetStop("E2/agent.2/repair")
+			return m
+		}},
+		{"collapsed_60x12", 60, 12, func(t *testing.T) runtree.Model {
+			tr, _ := watchedRun(t, -1)
+			tr.SetCollapsed("E1", true)
+			tr.SetCollapsed("E3", true)
+			m := newPane(tr, 60, 12, false)
+			m.SelectPath("E2/agent.1/builtin__reshape")
+			return m
+		}},
+		{"narrow_40x10", 40, 10, func(t *testing.T) runtree.Model {
+			tr, _ := watchedRun(t, -1)
+			m := newPane(tr, 40, 10, false)
+			m.SelectPath("E1/do.2/B")
+			return m
+		}},
+		{"failed_80x10", 80, 10, func(t *testing.T) runtree.Model {
+			plan, events := runPlan(t, map[string]string{"plans/p.yaml": failing})
+			tr := live.New(plan)
+			for _, e := range events {
+				tr.Apply(e)
+			}
+			return newPane(tr, 80, 10, false)
+		}},
+		{"no_run_60x5", 60, 5, func(t *testing.T) runtree.Model {
+			return newPane(nil, 60, 5, false)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			golden.RequireEqual(t, ansi.Strip(tc.setup(t).View())+"\n")
+		})
+	}
+}
+
+// TestRowsAndGlyphs checks every row of a finished run and of one
+// stopped half-way: its line carries the glyph of its status in the
+// status column, its fold marker, its kind glyph and its label.
+func TestRowsAndGlyphs(t *testing.T) {
+	finished, events := watchedRun(t, -1)
+	streaming, _ := watchedRun(t, upTo(t, events, "E2/agent.1/builtin__reshape", engine.EventToolStart))
+	for name, tr := range map[string]*live.Tree{"finished": finished, "streaming": streaming} {
+		t.Run(name, func(t *testing.T) {
+			m := newPane(tr, 100, tr.Len()+2, false)
+			statuses := map[live.Status]int{}
+			for i, r := range tr.Rows(0, tr.Len()) {
+				line := row(m, i)
+				col := 1 + 2 + 4*r.Depth // border, gutter, prefix
+				fold := "─"
+				switch {
+				case r.HasChildren && r.Collapsed:
+					fold = "▸"
+				case r.HasChildren:
+					fold = "▾"
+				case r.Depth == 0:
+					fold = " "
+				}
+				if got := ansi.Cut(line, col, col+1); got != fold {
+					t.Errorf("%s: fold marker %q, want %q in %q", r.Path, got, fold, line)
+				}
+				if got, want := ansi.Cut(line, col+2, col+3), runtree.StatusGlyph(r.Status); got != want {
+					t.Errorf("%s (%s): status %q, want %q in %q", r.Path, r.Status, got, want, line)
+				}
+				if !strings.Contains(line, " "+r.Label) {
+					t.Errorf("%s: no label %q in %q", r.Path, r.Label, line)
+				}
+				statuses[r.Status]++
+			}
+			for path, glyph := range map[string]string{"E1": "⟳", "E2": "✻", "E3": "⑂", "E4": "⎋"} {
+				i, _ := tr.Index(path)
+				if line := row(m, i); !strings.Contains(line, glyph+" "+path+"  ") {
+					t.Errorf("%s: no kind glyph %s in %q", path, glyph, line)
+				}
+			}
+			if name == "finished" && (statuses[live.OK] == 0 || statuses[live.Exited] != 1 || statuses[live.Pending] != 2) {
+				t.Errorf("finished run statuses %v", statuses)
+			}
+			if name == "streaming" && (statuses[live.Running] != 3 || statuses[live.Pending] == 0) {
+				t.Errorf("streaming run statuses %v", statuses)
+			}
+		})
+	}
+}
+
+// TestColumns checks the figures on the right and that a narrowing pane
+// drops cost first, then tokens, then the duration, keeping the tree.
+func TestColumns(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	i, _ := tr.Index("E2/agent.1")
+	r := tr.Rows(i, 1)[0]
+	full := runtree.Duration(r.Duration) + "     " + runtree.Tokens(r.Spend.Usage.InputTokens+r.Spend.Usage.OutputTokens)
+	tests := []struct {
+		width                 int
+		duration, tokens, usd bool
+	}{
+		{100, true, true, true},
+		{62, true, true, true},
+		{61, true, true, false},
+		{52, true, true, false},
+		{51, true, false, false},
+		{40, true, false, false},
+		{39, false, false, false},
+		{12, false, false, false},
+	}
+	for _, tc := range tests {
+		m := newPane(tr, tc.width, tr.Len()+2, true)
+		line := row(m, i)
+		has := func(s string) bool { return strings.Contains(line, s) }
+		if has(runtree.Duration(r.Duration)) != tc.duration || has(" tok") != tc.tokens || has("$") != tc.usd {
+			t.Errorf("width %d: %q, want duration %v tokens %v cost %v", tc.width, line, tc.duration, tc.tokens, tc.usd)
+		}
+		if tc.tokens && !has(full) {
+			t.Errorf("width %d: columns not aligned as %q in %q", tc.width, full, line)
+		}
+		if tc.width >= 39 && !has("agent.1") {
+			t.Errorf("width %d: the label is cut in %q", tc.width, line)
+		}
+	}
+}
+
+// TestWidths draws the pane at many sizes, in every state: every line is
+// exactly the pane's width and there are exactly its height of lines.
+func TestWidths(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	for _, color := range []bool{true, false} {
+		for w := 0; w <= 120; w++ {
+			for _, h := range []int{0, 1, 2, 3, 7, 30} {
+				for _, tree := range []*live.Tree{tr, nil} {
+					m := newPane(tree, w, h, color)
+					if w%2 == 0 {
+						m.Focus()
+					}
+					m.SetBreakpoints(func(p string) bool { return strings.HasPrefix(p, "E2") })
+					m.SetStop("E2/agent.1/builtin__reshape")
+					out := m.View()
+					lines := strings.Split(out, "\n")
+					if h == 0 {
+						if out != "" {
+							t.Errorf("%dx%d: %q", w, h, out)
+						}
+						continue
+					}
+					if len(lines) != h {
+						t.Errorf("%dx%d color=%v: %d lines", w, h, color, len(lines))
+					}
+					for _, l := range lines {
+						if got := ansi.StringWidth(l); got != w {
+							t.Errorf("%dx%d color=%v: line %q is %d wide", w, h, color, ansi.Strip(l), got)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sgr matches a select-graphic-rendition escape and captures its
+// parameters.
+var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// TestNoColor checks that without colour nothing is drawn in colour and
+// the screen reads the same as with it: status, selection, stop and
+// breakpoints all show as glyphs, the selection also in reverse video.
+func TestNoColor(t *testing.T) {
+	tr, events := watchedRun(t, 0)
+	for _, e := range events[:upTo(t, events, "E2/agent.2/repair", engine.EventRepair)] {
+		tr.Apply(e)
+	}
+	draw := func(color bool) string {
+		m := newPane(tr, 100, tr.Len()+2, color)
+		m.Focus()
+		m.SetBreakpoints(func(p string) bool { return p == "E1/do.1" })
+		m.SetStop("E2/agent.2/repair")
+		return m.View()
+	}
+	plain := draw(false)
+	for _, match := range sgr.FindAllStringSubmatch(plain, -1) {
+		for _, p := range strings.Split(match[1], ";") {
+			if n, err := strconv.Atoi(p); err == nil && (n >= 30 && n <= 49 || n >= 90 && n <= 107) {
+				t.Fatalf("colour %q without colour", match[0])
+			}
+		}
+	}
+	if !strings.Contains(plain, "\x1b[7") && !strings.Contains(plain, ";7m") {
+		t.Error("the selected row is not in reverse video")
+	}
+	if ansi.Strip(plain) != ansi.Strip(draw(true)) {
+		t.Errorf("the screen reads differently without colour:\n%s\nwith:\n%s", ansi.Strip(plain), ansi.Strip(draw(true)))
+	}
+	text := ansi.Strip(plain)
+	for _, want := range []string{"watched ◐ running", "▶      └── ◐ repair", "●   ├─▾ ✓ do.1", "○ E5", "✓ B"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+}
+
+// TestSelectionHeldWhileRowsArrive selects a row before the run starts and
+// applies the run an event at a time: rows arrive above it (map items,
+// rounds, tool calls), and it stays the same node on the same line, while
+// the rows above it scroll out of a pane too short for them.
+func TestSelectionHeldWhileRowsArrive(t *testing.T) {
+	tr, events := watchedRun(t, 0)
+	m := newPane(tr, 80, 8, false)
+	if !m.SelectPath("E3") {
+		t.Fatal("no E3")
+	}
+	const line = 1 + 2 // the border, then E1 and E2 above it
+	if got := screen(m)[line]; !strings.Contains(got, "›▾ ○ ⑂ E3") {
+		t.Fatalf("E3 is not selected on line %d: %q", line, got)
+	}
+	arrived := false
+	for _, e := range events {
+		before := tr.Len()
+		tr.Apply(e)
+		arrived = arrived || tr.Len() > before
+		if got := selected(t, m); got != "E3" {
+			t.Fatalf("after %s at %s the selection is %s", e.Kind, e.Path, got)
+		}
+		if got := screen(m)[line]; !strings.Contains(got, "›") || !strings.Contains(got, "⑂ E3") {
+			t.Fatalf("after %s at %s E3 is not on line %d:\n%s", e.Kind, e.Path, line, strings.Join(screen(m), "\n"))
+		}
+	}
+	if !arrived {
+		t.Fatal("no rows arrived")
+	}
+	if i, _ := tr.Index("E3"); i < 10 {
+		t.Errorf("E3 at row %d: the rows arrived below it", i)
+	}
+}
+
+// TestKeys drives the pane with keys from a selected row and checks where
+// the selection lands and what is folded.
+func TestKeys(t *testing.T) {
+	tests := []struct {
+		name      string
+		from      string
+		keys      []tea.KeyPressMsg
+		want      string
+		collapsed []string // paths folded afterwards
+	}{
+		{"down", "E1", []tea.KeyPressMsg{keyDown, keyDown}, "E1/do.0/A", nil},
+		{"up stops at the top", "E1/do.0", []tea.KeyPressMsg{keyUp, keyUp, keyUp}, "E1", nil},
+		{"bottom and home", "E2", []tea.KeyPressMsg{keyBottom}, "E5", nil},
+		{"home", "E2", []tea.KeyPressMsg{keyHome}, "E1", nil},
+		{"page down", "E1", []tea.KeyPressMsg{keyPgDown}, "E1/do.2", nil}, // a body of 8 rows pages 7
+		{"fold", "E1", []tea.KeyPressMsg{keyFold}, "E1", []string{"E1"}},
+		{"fold with the arrow", "E2", []tea.KeyPressMsg{keyLeft}, "E2", []string{"E2"}},
+		{"fold a folded top-level row stays", "E1", []tea.KeyPressMsg{keyFold, keyFold}, "E1", []string{"E1"}},
+		{"fold a leaf goes to its parent", "E1/do.1/B", []tea.KeyPressMsg{keyFold}, "E1/do.1", nil},
+		{"then folds the parent, then goes up", "E1/do.1/B", []tea.KeyPressMsg{keyFold, keyFold, keyFold}, "E1", []string{"E1/do.1"}},
+		{"a top-level leaf stays", "E5", []tea.KeyPressMsg{keyFold}, "E5", nil},
+		{"unfold", "E1", []tea.KeyPressMsg{keyFold, keyUnfold}, "E1", nil},
+		{"unfold an open row goes to its first child", "E2", []tea.KeyPressMsg{keyUnfold, keyRight}, "E2/agent.1/builtin__reshape", nil},
+		{"unfold a leaf does nothing", "E4", []tea.KeyPressMsg{keyUnfold}, "E4", nil},
+		{"toggle", "E3", []tea.KeyPressMsg{keySpace}, "E3", []string{"E3"}},
+		{"toggle twice", "E3", []tea.KeyPressMsg{keySpace, keySpace}, "E3", nil},
+		{"moving over a folded row skips its children", "E1", []tea.KeyPressMsg{keySpace, keyDown}, "E2", []string{"E1"}},
+		{"other keys do nothing", "E2", []tea.KeyPressMsg{keyOther}, "E2", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, _ := watchedRun(t, -1)
+			m := newPane(tr, 80, 10, false)
+			m.Focus()
+			if !m.SelectPath(tt.from) {
+				t.Fatalf("no %s", tt.from)
+			}
+			for _, k := range tt.keys {
+				var cmd tea.Cmd
+				m, cmd = m.Update(k)
+				if cmd != nil {
+					t.Errorf("%s gave a command", k)
+				}
+			}
+			if got := selected(t, m); got != tt.want {
+				t.Errorf("selected %s, want %s", got, tt.want)
+			}
+			var folded []string
+			for _, path := range []string{"E1", "E1/do.1", "E2", "E3"} {
+				if n, ok := tr.Index(path); ok && tr.Rows(n, 1)[0].Collapsed {
+					folded = append(folded, path)
+				}
+			}
+			if strings.Join(folded, " ") != strings.Join(tt.collapsed, " ") {
+				t.Errorf("folded %v, want %v", folded, tt.collapsed)
+			}
+		})
+	}
+}
+
+// TestHiddenSelection folds the selected node's ancestor from outside the
+// pane: the selection falls to the nearest row that shows.
+func TestHiddenSelection(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	m := newPane(tr, 80, 30, false)
+	m.SelectPath("E1/do.1/B")
+	tr.SetCollapsed("E1/do.1", true)
+	if got := selected(t, m); got != "E1/do.1" {
+		t.Errorf("with its item folded the selection is %s", got)
+	}
+	tr.SetCollapsed("E1", true)
+	if got := selected(t, m); got != "E1" {
+		t.Errorf("with its map folded the selection is %s", got)
+	}
+	if got := screen(m)[1]; !strings.Contains(got, "›▸ ✓ ⟳ E1") {
+		t.Errorf("the folded map is not drawn selected: %q", got)
+	}
+	// Moving on from the row it fell to starts there.
+	m, _ = m.Update(keyDown)
+	if got := selected(t, m); got != "E2" {
+		t.Errorf("down from the folded map went to %s", got)
+	}
+}
+
+// TestSelectPath selects rows inside folded subtrees.
+func TestSelectPath(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	tr.SetCollapsed("E1/do.2", true)
+	tr.SetCollapsed("E1", true)
+	tr.SetCollapsed("E3", true)
+	m := newPane(tr, 80, 6, false)
+	m.SelectPath("E3")
+	if !m.SelectPath("E1/do.2/B") {
+		t.Fatal("SelectPath found no E1/do.2/B")
+	}
+	if got := selected(t, m); got != "E1/do.2/B" {
+		t.Errorf("selected %s", got)
+	}
+	if _, ok := tr.Index("E1/do.2/B"); !ok {
+		t.Error("the row does not show")
+	}
+	if i, _ := tr.Index("E3"); tr.Rows(i, 1)[0].Collapsed != true {
+		t.Error("SelectPath unfolded a row off its path")
+	}
+	if !strings.Contains(strings.Join(screen(m), "\n"), "›      └── ✓ B") {
+		t.Errorf("the selected row is not in view:\n%s", strings.Join(screen(m), "\n"))
+	}
+	if m.SelectPath("E9") {
+		t.Error("SelectPath found a node that does not exist")
+	}
+	if got := selected(t, m); got != "E1/do.2/B" {
+		t.Errorf("a failed SelectPath moved the selection to %s", got)
+	}
+}
+
+// TestStopAndBreakpoints marks the stop and the breakpoints and clears
+// them.
+func TestStopAndBreakpoints(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	tr.SetCollapsed("E2", true)
+	m := newPane(tr, 80, 30, false)
+	m.SetBreakpoints(func(p string) bool { return p == "E4" || p == "E2/agent.1" })
+	m.SetStop("E2/agent.1/builtin__reshape")
+	if got := selected(t, m); got != "E2/agent.1/builtin__reshape" {
+		t.Errorf("the stop selected %s", got)
+	}
+	marks := func() map[string]string {
+		out := map[string]string{}
+		for i, r := range tr.Rows(0, tr.Len()) {
+			if g := ansi.Cut(row(m, i), 1, 3); g != "  " && g != " ›" {
+				out[r.Path] = g
+			}
+		}
+		return out
+	}
+	want := map[string]string{"E2/agent.1": "● ", "E2/agent.1/builtin__reshape": " ▶", "E4": "● "}
+	if got := marks(); len(got) != len(want) || got["E4"] != want["E4"] || got["E2/agent.1"] != want["E2/agent.1"] || got["E2/agent.1/builtin__reshape"] != want["E2/agent.1/builtin__reshape"] {
+		t.Errorf("marks %q, want %q", got, want)
+	}
+	m.SetStop("")
+	m.SetBreakpoints(nil)
+	if got := marks(); len(got) != 0 {
+		t.Errorf("marks %q after clearing", got)
+	}
+	if got := selected(t, m); got != "E2/agent.1/builtin__reshape" {
+		t.Errorf("clearing the stop moved the selection to %s", got)
+	}
+}
+
+// TestClickAndScroll clicks rows and turns the wheel.
+func TestClickAndScroll(t *testing.T) {
+	tr, _ := watchedRun(t, -1)
+	m := newPane(tr, 80, 8, false) // six rows in view
+	m.ClickAt(3)
+	if got := selected(t, m); got != "E1/do.0/A" {
+		t.Errorf("a click on the third row selected %s", got)
+	}
+	m.ClickAt(0)
+	m.ClickAt(7)
+	if got := selected(t, m); got != "E1/do.0/A" {
+		t.Errorf("a click on the border selected %s", got)
+	}
+	m.SelectPath("E1")
+	m.Scroll(3)
+	if got := selected(t, m); got != "E1/do.0/B" {
+		t.Errorf("scrolling three rows took the selection to %s", got)
+	}
+	if got := screen(m)[1]; !strings.Contains(got, "›") {
+		t.Errorf("the selection is not on the first line: %q", got)
+	}
+	m.Scroll(1000)
+	if got := screen(m)[6]; !strings.Contains(got, "E5") {
+		t.Errorf("scrolled to the end, the last line is %q", got)
+	}
+	if got := selected(t, m); got != "E3" {
+		t.Errorf("at the end the selection is %s", got)
+	}
+	m.ClickAt(2) // the second line of the view scrolled to the end
+	if got := selected(t, m); got != "E3/then" {
+		t.Errorf("a click on the scrolled view selected %s", got)
+	}
+	m.Scroll(-1000)
+	if got := selected(t, m); got != "E1/do.1/A" {
+		t.Errorf("back at the top the selection is %s", got)
+	}
+}
+
+// TestTitleAndFooter checks the frame: the plan and the run's status in
+// the title, the selection's place in the footer, the hint before a run.
+func TestTitleAndFooter(t *testing.T) {
+	tr, events := watchedRun(t, 0)
+	m := newPane(tr, 80, 30, false)
+	top := func() string { return screen(m)[0] }
+	bottom := func() string { s := screen(m); return s[len(s)-1] }
+	if !strings.Contains(top(), "Run watched ○ pending") {
+		t.Errorf("before the run: %q", top())
+	}
+	if !strings.Contains(bottom(), " 1/8 ") {
+		t.Errorf("footer %q", bottom())
+	}
+	for _, e := range events[:3] {
+		tr.Apply(e)
+	}
+	if !strings.Contains(top(), "Run watched ◐ running") {
+		t.Errorf("while it runs: %q", top())
+	}
+	for _, e := range events[3:] {
+		tr.Apply(e)
+	}
+	m.SelectPath("E5")
+	if !strings.Contains(top(), "Run watched ⏏ exited") || !strings.Contains(bottom(), " 21/21 ") {
+		t.Errorf("after the run: %q %q", top(), bottom())
+	}
+
+	// Another run's tree keeps the selection where it has the node, and
+	// drops the stop of the run before.
+	m.SetStop("E4")
+	next, _ := watchedRun(t, 0)
+	m.SetTree(next)
+	if got := selected(t, m); got != "E4" {
+		t.Errorf("in the next run the selection is %s", got)
+	}
+	if strings.Contains(strings.Join(screen(m), "\n"), "▶") {
+		t.Error("the stop of the run before still shows")
+	}
+
+	m.SetTree(nil)
+	if _, ok := m.Selected(); ok {
+		t.Error("a selection without a tree")
+	}
+	if !strings.Contains(screen(m)[1], "no run yet: r runs the plan, g debugs it") {
+		t.Errorf("no hint: %q", screen(m)[1])
+	}
+	m.Update(keyDown) // no tree: nothing to move, nothing to break
+	m.ClickAt(2)
+	m.Scroll(1)
+	if m.SelectPath("E1") {
+		t.Error("SelectPath without a tree")
+	}
+}
+
+func TestFormats(t *testing.T) {
+	durations := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0ms"}, {340 * time.Millisecond, "340ms"}, {999 * time.Millisecond, "999ms"},
+		{1250 * time.Millisecond, "1.2s"}, {12340 * time.Millisecond, "12.3s"}, {59999 * time.Millisecond, "59.9s"},
+		{2*time.Minute + 3*time.Second, "2m03s"}, {59*time.Minute + 59*time.Second, "59m59s"},
+		{time.Hour + 2*time.Minute + 30*time.Second, "1h02m"},
+	}
+	for _, tc := range durations {
+		if got := runtree.Duration(tc.d); got != tc.want {
+			t.Errorf("Duration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+	tokens := []struct {
+		n    int
+		want string
+	}{{0, "0 tok"}, {208, "208 tok"}, {999, "999 tok"}, {1000, "1.0k tok"}, {12_345, "12.3k tok"}, {999_999, "999.9k tok"}, {4_560_000, "4.5M tok"}}
+	for _, tc := range tokens {
+		if got := runtree.Tokens(tc.n); got != tc.want {
+			t.Errorf("Tokens(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	costs := []struct {
+		usd  float64
+		want string
+	}{{0, "$0"}, {0.00004, "<$0.0001"}, {0.0042, "$0.0042"}, {1.5, "$1.5000"}, {12.34567, "$12.3457"}, {1234.5, "$1234.50"}}
+	for _, tc := range costs {
+		if got := runtree.Cost(tc.usd); got != tc.want {
+			t.Errorf("Cost(%v) = %q, want %q", tc.usd, got, tc.want)
+		}
+	}
+	for _, s := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
+		for _, o := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
+			if s != o && runtree.StatusGlyph(s) == runtree.StatusGlyph(o) {
+				t.Errorf("%s and %s share a glyph", s, o)
+			}
+		}
+	}
+}

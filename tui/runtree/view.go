@@ -1,0 +1,358 @@
+package runtree
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/tree"
+)
+
+// The marks in a row's two-cell gutter: a breakpoint in the first cell;
+// the stop, or else the selection, in the second. The selection also shows
+// in reverse video or bold, but the mark keeps it plain in any theme.
+const (
+	markBreak  = "●"
+	markStop   = "▶"
+	markCursor = "›"
+)
+
+// The fold markers, drawn in a row's junction.
+const (
+	foldOpen   = "▾"
+	foldClosed = "▸"
+)
+
+// StatusGlyph is the mark a status is drawn with. Each status has its own
+// shape, so the tree reads the same without colour.
+func StatusGlyph(s live.Status) string {
+	switch s {
+	case live.Running:
+		return "◐"
+	case live.OK:
+		return "✓"
+	case live.Failed:
+		return "✗"
+	case live.Skipped:
+		return "↷"
+	case live.Exited:
+		return "⏏"
+	}
+	return "○"
+}
+
+// The right-hand columns, their widths in cells and the gap before each.
+// A pane too narrow for them all drops cost first, then tokens, then the
+// duration, so that the tree keeps at least minTree cells.
+const (
+	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
+	tokensWidth   = 10 // 208 tok, 123.4k tok
+	costWidth     = 8  // $0.0042, <$0.0001, $12.3456
+	columnGap     = 2
+	minTree       = 30
+)
+
+// columns says which right-hand columns fit in a body width.
+type columns struct{ duration, tokens, cost bool }
+
+func columnsFor(width int) columns {
+	room := width - minTree
+	d := columnGap + durationWidth
+	t := d + columnGap + tokensWidth
+	c := t + columnGap + costWidth
+	return columns{duration: room >= d, tokens: room >= t, cost: room >= c}
+}
+
+// width is the cells the columns take, gaps included.
+func (c columns) width() int {
+	w := 0
+	if c.duration {
+		w += columnGap + durationWidth
+	}
+	if c.tokens {
+		w += columnGap + tokensWidth
+	}
+	if c.cost {
+		w += columnGap + costWidth
+	}
+	return w
+}
+
+// View draws the pane, border included, at exactly its size. It reads only
+// the rows in view from the tree.
+func (m Model) View() string {
+	h, inner := m.bodyHeight(), max(m.Width-2, 0)
+	title := m.title()
+	if m.tree == nil {
+		hint := " no run yet: " + m.Keys.Run.Help().Key + " runs the plan, " + m.Keys.Debug.Help().Key + " debugs it"
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.focused, []string{m.Theme.Muted.Render(hint)})
+	}
+	cur, ok := m.cursor()
+	if !ok {
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.focused, []string{m.Theme.Muted.Render(" no steps yet")})
+	}
+	off := m.offset(cur)
+	rows := m.tree.Rows(off, h)
+	cols := columnsFor(inner)
+	plain, selected := m.styles(false), m.styles(true)
+	lines := make([]string, len(rows))
+	var prefix strings.Builder
+	for i, r := range rows {
+		st := &plain
+		if off+i == cur {
+			st = &selected
+		}
+		lines[i] = m.renderRow(&prefix, r, inner, cols, st)
+	}
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.tree.Len()), m.focused, lines)
+}
+
+// title is "Run", the plan and how the run stands.
+func (m Model) title() string {
+	t := m.Theme
+	s := t.PaneTitle("Run", m.focused)
+	if m.tree == nil {
+		return s
+	}
+	tot := m.tree.Totals()
+	if tot.Plan != "" {
+		s += " " + t.Strong.Render(tot.Plan)
+	}
+	word := string(tot.Status)
+	if tot.RunStatus != "" {
+		word = tot.RunStatus
+	}
+	return s + " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
+}
+
+func (m Model) statusStyle(s live.Status) lipgloss.Style {
+	t := m.Theme
+	switch s {
+	case live.Running:
+		return t.Glyph
+	case live.OK:
+		return t.Valid
+	case live.Failed:
+		return t.Problem
+	case live.Exited:
+		return t.Note
+	}
+	return t.Muted
+}
+
+// styles are the paints a row is drawn with, worked out once a frame for
+// the plain rows and once for the selected one.
+type styles struct {
+	selected                                    bool
+	text, strong, muted, trunk, glyph, brk, stp common.Paint
+	item, then, els                             common.Paint
+	status                                      map[live.Status]common.Paint
+}
+
+func (m Model) styles(selected bool) styles {
+	t := m.Theme
+	base := lipgloss.NewStyle()
+	if selected {
+		base = t.SelectedBlur
+		if m.focused {
+			base = t.Selected
+		}
+	}
+	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
+	st := styles{
+		selected: selected,
+		text:     in(t.Text), strong: in(t.Strong), muted: in(t.Muted), trunk: in(t.Trunk),
+		glyph: in(t.Glyph), brk: in(t.Problem), stp: in(t.Glyph),
+		item: in(t.Do.Bold(true)), then: in(t.Then.Bold(true)), els: in(t.Else.Bold(true)),
+		status: map[live.Status]common.Paint{},
+	}
+	for _, s := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
+		st.status[s] = in(m.statusStyle(s))
+	}
+	return st
+}
+
+// renderRow draws one row exactly width cells wide: the gutter, the guide
+// lines and junction with the fold marker, the status, the kind glyph, the
+// label and tool, and the right-hand columns that fit.
+func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols columns, st *styles) string {
+	if width <= 0 {
+		return ""
+	}
+	room := max(width-cols.width(), 0)
+	l := common.NewLine(room)
+
+	brk, mark := " ", " "
+	if m.breaks != nil && m.breaks(r.Path) {
+		brk = markBreak
+	}
+	switch {
+	case r.Path == m.stop:
+		mark = markStop
+	case st.selected:
+		mark = markCursor
+	}
+	l.AddWidth(brk, 1, st.brk)
+	l.AddWidth(mark, 1, st.stp)
+
+	// The guide lines of the ancestors and the row's junction.
+	prefix.Reset()
+	if r.Depth > 0 {
+		prefix.WriteString("  ")
+		for d := 1; d < r.Depth; d++ {
+			if rail(r, d) {
+				prefix.WriteString("│   ")
+			} else {
+				prefix.WriteString("    ")
+			}
+		}
+		if rail(r, r.Depth) {
+			prefix.WriteString("├─")
+		} else {
+			prefix.WriteString("└─")
+		}
+		l.AddWidth(prefix.String(), 4*r.Depth, st.trunk)
+	}
+	switch {
+	case r.HasChildren && r.Collapsed:
+		l.AddWidth(foldClosed, 1, st.strong)
+	case r.HasChildren:
+		l.AddWidth(foldOpen, 1, st.strong)
+	case r.Depth > 0:
+		l.AddWidth("─", 1, st.trunk)
+	default:
+		l.AddWidth(" ", 1, st.text)
+	}
+	l.AddWidth(" ", 1, st.text)
+
+	l.AddWidth(StatusGlyph(r.Status), 1, st.status[r.Status])
+	l.AddWidth(" ", 1, st.text)
+	if g := tree.Glyph(r.Tool); g != "" {
+		l.Add(g, st.glyph)
+		l.AddWidth(" ", 1, st.text)
+	}
+	m.writeLabel(l, r, st)
+	l.PadTo(room, st.text)
+	if cols.width() == 0 {
+		return l.String()
+	}
+
+	var b strings.Builder
+	b.WriteString(l.String())
+	if cols.duration {
+		dur := ""
+		if r.Status != live.Pending {
+			dur = Duration(r.Duration)
+		}
+		column(&b, dur, durationWidth, st.text)
+	}
+	if cols.tokens {
+		tok := ""
+		if r.Spend.Calls > 0 {
+			tok = Tokens(r.Spend.Usage.InputTokens + r.Spend.Usage.OutputTokens)
+		}
+		column(&b, tok, tokensWidth, st.muted)
+	}
+	if cols.cost {
+		cost := ""
+		if c := r.Spend.Cost(); c != nil {
+			cost = Cost(*c)
+		}
+		column(&b, cost, costWidth, st.muted)
+	}
+	return b.String()
+}
+
+// rail reports whether the guide line of depth d runs past row r.
+func rail(r live.Row, d int) bool {
+	return d < 64 && r.Rails&(1<<d) != 0
+}
+
+// column writes text right-aligned in a column of width cells, after the
+// gap. Every column's text is ASCII, so its length is its width.
+func column(b *strings.Builder, text string, width int, p common.Paint) {
+	if len(text) > width {
+		text = text[:width]
+	}
+	b.WriteString(p.Render(strings.Repeat(" ", columnGap+width-len(text)) + text))
+}
+
+// writeLabel writes the label, in the style of its kind, and the tool
+// muted where the label does not already name it.
+func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
+	switch r.Kind {
+	case live.KindStep, live.KindPlan:
+		l.Add(r.Label, st.strong)
+	case live.KindItem:
+		l.Add(r.Label, st.item)
+	case live.KindHead:
+		if r.Label == "else" {
+			l.Add(r.Label, st.els)
+		} else {
+			l.Add(r.Label, st.then)
+		}
+	default:
+		l.Add(r.Label, st.text)
+	}
+	if r.Tool != "" && r.Kind != live.KindTool {
+		l.AddWidth("  ", 2, st.text)
+		l.Add(r.Tool, st.muted)
+	}
+}
+
+// Duration formats a node's time for its column: 340ms, 1.2s, 12.3s,
+// 2m03s, 1h02m. Figures are cut, not rounded, so a running node's time
+// never shows more than has passed.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.Itoa(int(d/time.Millisecond)) + "ms"
+	case d < time.Minute:
+		return tenths(int64(d/(100*time.Millisecond))) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m" + twoDigits(int(d%time.Minute/time.Second)) + "s"
+	}
+	return strconv.Itoa(int(d/time.Hour)) + "h" + twoDigits(int(d%time.Hour/time.Minute)) + "m"
+}
+
+// Tokens formats a token count for its column: 208 tok, 12.3k tok,
+// 4.5M tok.
+func Tokens(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n) + " tok"
+	case n < 1_000_000:
+		return tenths(int64(n/100)) + "k tok"
+	}
+	return tenths(int64(n/100_000)) + "M tok"
+}
+
+// Cost formats a cost in USD for its column: $0.0042 below $100 and
+// $123.45 above, <$0.0001 for a cost too small to show, $0 for a free one.
+func Cost(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd < 0.0001:
+		return "<$0.0001"
+	case usd < 100:
+		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+}
+
+// tenths writes n tenths as a decimal with one place.
+func tenths(n int64) string {
+	return strconv.FormatInt(n/10, 10) + "." + strconv.FormatInt(n%10, 10)
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,321 @@
+package tui
+
+import (
+	"strings"
+
+	bhelp "charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// relayout gives every component its box for the current window.
+func (m *model) relayout() {
+	l := m.layout()
+	m.tree.SetSize(l.tree.w, l.tree.h)
+	m.runTree.SetSize(l.tree.w, l.tree.h)
+	m.detail.SetSize(l.detail.w, l.detail.h)
+	m.inspector.SetSize(l.detail.w, l.detail.h)
+	m.problems.SetSize(l.bottom.w, l.bottom.h)
+	m.help.SetSize(m.Width, m.Height)
+	m.cmdline.SetSize(m.Width, 1)
+	// The overlays take most of the window, leaving the header and the
+	// status line in view.
+	ow, oh := overlaySize(m.Width, m.Height)
+	m.editor.SetSize(ow, oh)
+	m.form.SetSize(ow, oh)
+	m.catalog.SetSize(ow, oh)
+	m.runsPanel.SetSize(ow, oh)
+	m.diff.SetSize(ow, oh)
+	m.breakPanel.SetSize(ow, oh)
+}
+
+// overlaySize is the box of a panel drawn over the panes: nearly the whole
+// window on a small terminal, at most 120 by 40 on a large one.
+func overlaySize(width, height int) (int, int) {
+	return min(max(width-4, 0), 120), min(max(height-4, 0), 40)
+}
+
+func (m model) layout() layout {
+	l := computeLayout(m.Width, m.Height, m.bottomLines())
+	l.tabsX = lipgloss.Width(m.headerLead())
+	return l
+}
+
+// bottomShown reports whether the bottom pane is laid out: the problems
+// always in the plan view; the threads in the run view while a held run
+// has more than one.
+func (m model) bottomShown() bool {
+	return !m.runView || len(m.threads()) > 1
+}
+
+// bottomLines is how many lines the bottom pane would like; zero leaves
+// it out.
+func (m model) bottomLines() int {
+	switch {
+	case !m.runView:
+		return max(m.problems.Len(), 1)
+	case len(m.threads()) > 1:
+		return len(m.threads())
+	}
+	return 0
+}
+
+// headerLead is the header before the plan tabs: the application and what
+// is open.
+func (m model) headerLead() string {
+	t := m.Theme
+	lead := t.App.Render(" stepwise")
+	if m.title != "" {
+		lead += t.Muted.Render(" · " + m.title)
+	}
+	return lead + "  "
+}
+
+// click selects what is under the pointer and focuses its pane; a click
+// outside an open overlay closes it.
+func (m *model) click(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft {
+		return
+	}
+	if m.overlay != overlayNone {
+		if m.overlay == overlayHelp {
+			m.overlay = overlayNone
+			return
+		}
+		ow, oh := overlaySize(m.Width, m.Height)
+		ox, oy := (m.Width-ow)/2, (m.Height-oh)/2
+		in := rect{ox, oy, ow, oh}
+		if !in.contains(ms.X, ms.Y) {
+			if m.overlay != overlayEditor && m.overlay != overlayForm {
+				m.overlay = overlayNone
+			}
+			return
+		}
+		switch m.overlay {
+		case overlayRuns:
+			m.runsPanel.ClickAt(ms.Y - oy)
+		case overlayBreakpoints:
+			m.breakPanel.ClickAt(ms.Y - oy)
+		case overlayCatalog:
+			m.catalog.ClickAt(ms.X-ox, ms.Y-oy)
+		}
+		return
+	}
+	l := m.layout()
+	if l.tooSmall {
+		return
+	}
+	switch {
+	case l.header.contains(ms.X, ms.Y):
+		if i, ok := m.tree.TabAt(ms.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.tree.DocumentIndex() {
+			m.tree.SetDocument(i)
+			m.documentChanged()
+		}
+	case l.tree.contains(ms.X, ms.Y):
+		m.setFocus(paneTree)
+		if m.runView {
+			m.runTree.ClickAt(ms.Y - l.tree.y)
+		} else {
+			m.tree.ClickAt(ms.Y - l.tree.y)
+		}
+	case l.detail.contains(ms.X, ms.Y):
+		m.setFocus(paneDetail)
+		if m.runView {
+			m.inspector.ClickAt(ms.X-l.detail.x, ms.Y-l.detail.y)
+		}
+	case l.bottom.contains(ms.X, ms.Y):
+		m.setFocus(paneBottom)
+		if m.runView {
+			m.threadsSel = min(max(ms.Y-l.bottom.y-1, 0), max(len(m.threads())-1, 0))
+		} else {
+			m.problems.ClickAt(ms.Y - l.bottom.y)
+		}
+	}
+}
+
+// wheelStep is how many lines one notch of the wheel scrolls.
+const wheelStep = 3
+
+// wheel scrolls the pane or overlay under the pointer, focused or not.
+func (m *model) wheel(ms tea.Mouse) {
+	var delta int
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		delta = -wheelStep
+	case tea.MouseWheelDown:
+		delta = wheelStep
+	default:
+		return
+	}
+	switch m.overlay {
+	case overlayNone:
+	case overlayHelp:
+		m.help.Scroll(delta)
+		return
+	case overlayRuns:
+		m.runsPanel.Scroll(delta)
+		return
+	case overlayBreakpoints:
+		m.breakPanel.Scroll(delta)
+		return
+	case overlayCatalog:
+		m.catalog.Scroll(delta)
+		return
+	case overlayDiff:
+		m.diff.Scroll(delta)
+		return
+	default:
+		return
+	}
+	l := m.layout()
+	switch {
+	case l.tree.contains(ms.X, ms.Y):
+		if m.runView {
+			m.runTree.Scroll(delta)
+		} else {
+			m.tree.Scroll(delta)
+		}
+	case l.detail.contains(ms.X, ms.Y):
+		if m.runView {
+			m.inspector.Scroll(delta)
+		} else {
+			m.detail.Scroll(delta)
+		}
+	case l.bottom.contains(ms.X, ms.Y) && !m.runView:
+		m.problems.Scroll(delta)
+	}
+}
+
+// View draws the workbench.
+func (m model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "stepwise"
+	return v
+}
+
+// render is the screen as a string, exactly the window's size: header, the
+// tree and detail panes, the bottom pane, the status line and the key
+// hints (or the command line); an overlay on top when one is open.
+func (m model) render() string {
+	if m.Width <= 0 || m.Height <= 0 {
+		return ""
+	}
+	l := m.layout()
+	if l.tooSmall {
+		msg := "stepwise: the window is too small (" + itoa(m.Width) + "×" + itoa(m.Height) + ")"
+		return strings.Join(common.Block([]string{msg}, m.Width, m.Height), "\n")
+	}
+	treeView, detailView := m.tree.View(), m.detail.View()
+	if m.runView {
+		treeView, detailView = m.runTree.View(), m.inspector.View()
+	}
+	var rows []string
+	rows = append(rows, m.header(l))
+	if l.stacked {
+		rows = append(rows, treeView)
+		if l.detail.h > 0 {
+			rows = append(rows, detailView)
+		}
+	} else {
+		rows = append(rows, joinColumns(treeView, detailView))
+	}
+	if l.bottom.h > 0 {
+		if m.runView {
+			rows = append(rows, m.threadsView(l.bottom.w, l.bottom.h))
+		} else {
+			rows = append(rows, m.problems.View())
+		}
+	}
+	rows = append(rows, m.statusLine(), m.footer())
+	screen := strings.Join(rows, "\n")
+	if box := m.overlayView(); box != "" {
+		screen = overlayOn(screen, box, m.Width, m.Height)
+	}
+	return common.Screen(screen, m.Height)
+}
+
+// overlayView is the open overlay, drawn at its size; "" when none is.
+func (m model) overlayView() string {
+	switch m.overlay {
+	case overlayHelp:
+		return m.help.View()
+	case overlayEditor:
+		return m.editor.View()
+	case overlayForm:
+		return m.form.View()
+	case overlayCatalog:
+		return m.catalog.View()
+	case overlayRuns:
+		return m.runsPanel.View()
+	case overlayBreakpoints:
+		return m.breakPanel.View()
+	case overlayDiff:
+		return m.diff.View()
+	}
+	return ""
+}
+
+// header is the top line: the application, what is open, and the plan tabs.
+func (m model) header(l layout) string {
+	return common.Fit(m.headerLead()+m.tree.Tabs(max(m.Width-l.tabsX, 0)), m.Width)
+}
+
+// footer is the bottom line: the command line while it is open, else the
+// keys that matter now.
+func (m model) footer() string {
+	if m.cmdline.Active() {
+		return m.cmdline.View()
+	}
+	t := m.Theme
+	h := bhelp.New()
+	h.ShortSeparator = " · "
+	h.Styles = bhelp.Styles{
+		ShortKey:       t.Key,
+		ShortDesc:      t.Muted,
+		ShortSeparator: t.Muted,
+		Ellipsis:       t.Muted,
+	}
+	h.SetWidth(m.Width - 1)
+	var bindings []key.Binding
+	if m.run.held() {
+		bindings = m.Keys.StopHelp()
+	} else {
+		bindings = m.Keys.ShortHelp()
+	}
+	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)
+}
+
+// joinColumns puts two blocks side by side. Both are exactly their pane's
+// size, so lines are simply joined; lipgloss.JoinHorizontal would measure
+// every line again.
+func joinColumns(left, right string) string {
+	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
+	var b strings.Builder
+	for i := range max(len(ls), len(rs)) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(ls) {
+			b.WriteString(ls[i])
+		}
+		if i < len(rs) {
+			b.WriteString(rs[i])
+		}
+	}
+	return b.String()
+}
+
+// overlayOn draws box centred on top of screen.
+func overlayOn(screen, box string, width, height int) string {
+	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
+	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
+	return lipgloss.NewCompositor(
+		lipgloss.NewLayer(screen),
+		lipgloss.NewLayer(box).X(x).Y(y).Z(1),
+	).Render()
+}
