@@ -1,7 +1,14 @@
 package tui
 
 import (
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // BenchmarkViewLargePlan renders one frame of the 2,000-step plan: the
@@ -36,5 +43,53 @@ func BenchmarkMoveLargePlan(b *testing.B) {
 		if m.tree.Selected().Index == len(m.tree.Rows())-1 {
 			m.tree.Select(0)
 		}
+	}
+}
+
+// bigRunModel is the workbench at 160x48 showing a run of 10,000 map items
+// and 50,000 events, the selection on the item half-way down and the round
+// at the end still streaming.
+func bigRunModel(b *testing.B) model {
+	b.Helper()
+	events := livetest.BigRun(10_000)
+	events = events[:len(events)-2]
+	tr := live.New(nil)
+	for _, e := range events {
+		tr.Apply(e)
+	}
+	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 160, 48)
+	m.run = &run{tree: tr, feed: live.NewFeed(), busy: true}
+	m.showRun(true)
+	m.runTree.SelectPath("E1/do.5000")
+	m.sync()
+	return m
+}
+
+// BenchmarkRunFrame10kItems renders one frame of the workbench on a run of
+// 10,000 map items and 50,000 events: header, run tree, inspector, status
+// line and key hints.
+func BenchmarkRunFrame10kItems(b *testing.B) {
+	m := bigRunModel(b)
+	if !strings.Contains(m.render(), "do.5000") {
+		b.Fatal("the selected item is not on screen")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkRunDelta is one streamed delta reaching the workbench: the
+// batch applied to the tree and the panes pointed at the selection again,
+// without the redraw (BenchmarkRunFrame10kItems times that).
+func BenchmarkRunDelta(b *testing.B) {
+	m := bigRunModel(b)
+	r := m.run
+	delta := live.Batch{Events: []engine.Event{{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r",
+		Path: "E1/do.9999/agent.1", Kind: engine.EventModelDelta, Payload: enginemodel.Delta{Text: "x"}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		next, _ := m.Update(batchMsg{run: r, batch: delta})
+		m = next.(model)
 	}
 }

@@ -67,15 +67,18 @@ type model struct {
 	problems problems.Model
 	// The run view: the live tree of the run on show and its inspector.
 	runTree   runtree.Model
-	inspector inspector.Model
+	inspector *inspector.Model
 	runView   bool
 	run       *run
 
 	help        help.Model
-	cmdline     cmdline.Model
-	editor      valueedit.Model
+	// The components with text fields are large (a textarea is kilobytes);
+	// they are held by pointer so that the model, copied on every message,
+	// stays small.
+	cmdline     *cmdline.Model
+	editor      *valueedit.Model
 	form        form.Model
-	catalog     catalog.Model
+	catalog     *catalog.Model
 	runsPanel   runs.Model
 	diff        runs.DiffModel
 	breakPanel  breakpoints.Model
@@ -108,12 +111,12 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		tree:       tree.New(c, opts.Documents),
 		detail:     detail.New(c),
 		runTree:    runtree.New(c),
-		inspector:  inspector.New(c),
+		inspector:  ptr(inspector.New(c)),
 		help:       help.New(c, opts.LogPath),
-		cmdline:    cmdline.New(c),
-		editor:     valueedit.New(c),
+		cmdline:    ptr(cmdline.New(c)),
+		editor:     ptr(valueedit.New(c)),
 		form:       form.New(c),
-		catalog:    catalog.New(c),
+		catalog:    ptr(catalog.New(c)),
 		runsPanel:  runs.New(c),
 		diff:       runs.NewDiff(c),
 		breakPanel: breakpoints.New(c),
@@ -212,9 +215,9 @@ func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
 	case m.cmdline.Active():
-		m.cmdline, cmd = m.cmdline.Update(msg)
+		*m.cmdline, cmd = m.cmdline.Update(msg)
 	case m.overlay == overlayEditor:
-		m.editor, cmd = m.editor.Update(msg)
+		*m.editor, cmd = m.editor.Update(msg)
 	case m.overlay == overlayForm:
 		m.form, cmd = m.form.Update(msg)
 	}
@@ -313,10 +316,10 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case m.cmdline.Active():
-		m.cmdline, cmd = m.cmdline.Update(k)
+		*m.cmdline, cmd = m.cmdline.Update(k)
 		return true, cmd
 	case m.inspector.Capturing():
-		m.inspector, cmd = m.inspector.Update(k)
+		*m.inspector, cmd = m.inspector.Update(k)
 		return true, cmd
 	}
 	switch m.overlay {
@@ -330,7 +333,7 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 		return true, nil
 	case overlayEditor:
-		m.editor, cmd = m.editor.Update(k)
+		*m.editor, cmd = m.editor.Update(k)
 		return true, cmd
 	case overlayForm:
 		m.form, cmd = m.form.Update(k)
@@ -340,7 +343,7 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 			m.overlay = overlayNone
 			return true, nil
 		}
-		m.catalog, cmd = m.catalog.Update(k)
+		*m.catalog, cmd = m.catalog.Update(k)
 		return true, cmd
 	}
 	// The list overlays.
@@ -381,7 +384,7 @@ func (m *model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case paneDetail:
 		if m.runView {
-			m.inspector, cmd = m.inspector.Update(k)
+			*m.inspector, cmd = m.inspector.Update(k)
 		} else {
 			m.detail, cmd = m.detail.Update(k)
 		}
@@ -557,3 +560,5 @@ func (m *model) setFocus(p pane) {
 		m.problems.Focus()
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

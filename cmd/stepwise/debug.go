@@ -274,12 +274,17 @@ func (d *driver) help(topic debugger.Verb) {
 // writeCommands writes one command a line: its usage, its short forms and
 // what it does.
 func writeCommands(w io.Writer, list []debugger.Syntax) {
-	for _, s := range list {
-		usage := s.Usage()
+	usages := make([]string, len(list))
+	width := 0
+	for i, s := range list {
+		usages[i] = s.Usage()
 		if len(s.Aliases) > 0 {
-			usage += " (" + strings.Join(s.Aliases, ", ") + ")"
+			usages[i] += " (" + strings.Join(s.Aliases, ", ") + ")"
 		}
-		fmt.Fprintf(w, "  %-44s %s\n", usage, s.Does)
+		width = max(width, len(usages[i]))
+	}
+	for i, s := range list {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, usages[i], s.Does)
 	}
 }
 

@@ -1,38 +1,19 @@
 package live_test
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
-// bigRun is the events of a run whose map E1 has items agent steps, five
-// events an item (start, two streamed deltas, the model call, end), in the
-// shape the engine emits for a single-call agent body: 10,000 items make
-// 50,000 events. The events are made by hand: scripting ten thousand
-// replies would time the script provider, not the tree.
+// bigRun is livetest.BigRun with the map and the run still running.
 func bigRun(items int) []engine.Event {
-	t0 := time.Unix(1_700_000_000, 0)
-	var out []engine.Event
-	add := func(path string, kind engine.EventKind, payload any) {
-		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Kind: kind, Payload: payload})
-	}
-	cost := 0.0001
-	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
-	add("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
-	for i := range items {
-		item := "E1/do." + strconv.Itoa(i)
-		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: `{"count": `})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
-		add(item+"/agent.1", engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
-		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
-	}
-	return out[:len(out)-2] // the map and the run still run
+	events := livetest.BigRun(items)
+	return events[:len(events)-2]
 }
 
 func loaded(b *testing.B) *live.Tree {

@@ -1,7 +1,6 @@
 package runtree_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,33 +9,14 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
-// bigRun is the events of a run whose map E1 has items agent steps, five
-// events an item (start, two streamed deltas, the model call, end), in the
-// shape the engine emits for a single-call agent body: 10,000 items make
-// 50,000 events. The events are made by hand, as tui/live's benchmarks
-// make them: scripting ten thousand replies would time the script
-// provider, not the pane.
+// bigRun is livetest.BigRun with the map and the run still running.
 func bigRun(items int) []engine.Event {
-	t0 := time.Unix(1_700_000_000, 0)
-	var out []engine.Event
-	add := func(path string, kind engine.EventKind, payload any) {
-		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Kind: kind, Payload: payload})
-	}
-	cost := 0.0001
-	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
-	add("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
-	for i := range items {
-		item := "E1/do." + strconv.Itoa(i)
-		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: `{"count": `})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
-		add(item+"/agent.1", engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
-		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
-	}
-	return out[:len(out)-2] // the map and the run still run
+	events := livetest.BigRun(items)
+	return events[:len(events)-2]
 }
 
 // bigPane is the pane at 160x48, focused, showing bigRun(10_000) with the
