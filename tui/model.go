@@ -71,7 +71,7 @@ type model struct {
 	runView   bool
 	run       *run
 
-	help        help.Model
+	help help.Model
 	// The components with text fields are large (a textarea is kilobytes);
 	// they are held by pointer so that the model, copied on every message,
 	// stays small.
