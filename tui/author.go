@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -181,14 +182,54 @@ func (m *model) newPlan(identifier string) {
 	m.notify(noticeInfo, "created "+m.tree.Document().File+"; e edits it, t adds a step for a tool")
 }
 
-// openCatalog shows the tool catalog.
-func (m *model) openCatalog() {
+// serverToolsMsg brings the MCP servers' tools to the catalog, and what
+// kept any server from answering.
+type serverToolsMsg struct {
+	tools    []plans.ToolInfo
+	failures []string
+}
+
+// serverListTimeout bounds how long the catalog waits for each server.
+const serverListTimeout = 10 * time.Second
+
+// openCatalog shows the tool catalog: the control steps, the built-in,
+// user and plan tools at once, and each MCP server's tools as the servers
+// answer, in the background.
+func (m *model) openCatalog() tea.Cmd {
 	if m.project == nil || m.project.Engine.Catalog == nil {
 		m.notify(noticeError, "no tool catalog: the workbench was opened without a project")
-		return
+		return nil
 	}
-	m.catalog.SetTools(m.project.Engine.Catalog.Tools())
+	cat := m.project.Engine.Catalog
+	m.catalog.SetTools(cat.Listing())
 	m.overlay = overlayCatalog
+	lister := m.project.Engine.Tools
+	if lister == nil || len(cat.Servers()) == 0 {
+		return nil
+	}
+	ctx, servers := m.ctx, cat.Servers()
+	return func() tea.Msg {
+		var msg serverToolsMsg
+		for _, s := range servers {
+			sctx, cancel := context.WithTimeout(ctx, serverListTimeout)
+			list, err := lister.ServerTools(sctx, s)
+			cancel()
+			if err != nil {
+				msg.failures = append(msg.failures, s+": "+err.Error())
+				continue
+			}
+			msg.tools = append(msg.tools, list...)
+		}
+		return msg
+	}
+}
+
+// onServerTools adds the servers' tools to the catalog.
+func (m *model) onServerTools(msg serverToolsMsg) {
+	m.catalog.SetTools(append(m.project.Engine.Catalog.Listing(), msg.tools...))
+	if len(msg.failures) > 0 {
+		m.notify(noticeError, "MCP servers not listed: "+strings.Join(msg.failures, "; "))
+	}
 }
 
 // insertStep appends a step calling tool to the plan on show, in its file,
@@ -207,8 +248,11 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 	}
 	id := plans.NextStepID(d.Plan)
 	out, err := plans.AppendStep(src, plans.StepSkeleton(id, tool))
+	if ee, ok := errors.AsType[*plans.EditError](err); ok {
+		ee.Pos.File = d.File
+	}
 	if err != nil {
-		m.notify(noticeError, err.Error())
+		m.notify(noticeError, "the step cannot be added: "+err.Error())
 		return
 	}
 	if err := os.WriteFile(d.Path, out, 0o644); err != nil {

@@ -69,7 +69,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		}
 		return m.diffRuns(m.run.stored, in.Run)
 	case debugger.VerbTools:
-		m.openCatalog()
+		return m.openCatalog()
 	case debugger.VerbRuns:
 		return m.openRuns()
 	case debugger.VerbHelp:

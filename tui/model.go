@@ -185,6 +185,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.insertStep(msg.Tool)
 	case catalog.Closed:
 		m.overlay = overlayNone
+	case serverToolsMsg:
+		m.onServerTools(msg)
 	case breakpoints.Action:
 		m.onBreakpointAction(msg)
 	case runs.Open:
@@ -220,6 +222,8 @@ func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 		*m.editor, cmd = m.editor.Update(msg)
 	case m.overlay == overlayForm:
 		m.form, cmd = m.form.Update(msg)
+	case m.overlay == overlayCatalog:
+		*m.catalog, cmd = m.catalog.Update(msg)
 	}
 	return cmd
 }
@@ -296,7 +300,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.cmdline.SetCompletions(m.completions())
 		cmd = m.cmdline.OpenWith("new ")
 	case key.Matches(k, keys.Tools):
-		m.openCatalog()
+		cmd = m.openCatalog()
 	case key.Matches(k, keys.Runs):
 		cmd = m.openRuns()
 	case key.Matches(k, keys.Fork) && m.runView:

@@ -178,7 +178,8 @@ func (m *Model) SelectTab(t Tab) bool {
 // held at exactly n's path). It is called on every batch of events, so it
 // does nothing but keep n when nothing the page shows has changed. For the
 // same path the tab, cursor, folds and search stay as they are, and a
-// cursor on the last line follows the page's end as it grows; another
+// cursor on the last line of the Model tab follows the reply's end as it
+// grows; another
 // path starts at the top of the same tab where it applies, or the first,
 // except that a model call under way starts at the end of its reply.
 //
@@ -223,7 +224,9 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 	if k.forTab(m.tab) == m.built {
 		return
 	}
-	atEnd := m.Cursor() >= len(m.page)-1
+	// Only a reply streaming in is followed: a result that arrives at
+	// once is read from its top.
+	atEnd := m.tab == TabModel && m.Cursor() >= len(m.page)-1
 	m.rebuild()
 	if atEnd {
 		m.toEnd()

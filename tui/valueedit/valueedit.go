@@ -70,8 +70,12 @@ func New(c common.Common) Model {
 }
 
 // Open starts editing the value for the stop snap, under title: the text
-// is the pretty JSON of the stop's prefill, checked against its schema.
+// is the pretty JSON of the stop's prefill, checked against its schema. A
+// nil snap opens an empty editor with no schema.
 func (m *Model) Open(title string, snap *debugger.Snapshot) tea.Cmd {
+	if snap == nil {
+		snap = &debugger.Snapshot{}
+	}
 	m.active, m.title, m.refused = true, title, false
 	m.readers = m.readers[:0:0]
 	for _, r := range snap.Readers {
