@@ -31,6 +31,9 @@ func startTmux(t *testing.T, width, height int, argv ...string) *tmuxSession {
 	s := &tmuxSession{t: t, tmux: bin, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	args := append([]string{"-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, strings.Join(quoteAll(argv), " "))
 	s.run(args...)
+	// tmux holds an Escape for half a second to see whether a sequence
+	// follows; the workbench should get it at once, as from a terminal.
+	s.run("set-option", "-s", "escape-time", "0")
 	t.Cleanup(func() { exec.Command(s.tmux, "-S", s.socket, "kill-server").Run() })
 	return s
 }

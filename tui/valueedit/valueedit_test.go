@@ -276,8 +276,14 @@ func TestSizes(t *testing.T) {
 			}
 		}
 	}
+	// Without a stop it is an empty editor asking for a value.
+	m := newEditor(40, 8)
+	m.Open("value", nil)
+	if v := view(t, m); !strings.Contains(v, "✗ empty: type a JSON value") {
+		t.Errorf("an editor without a stop:\n%s", v)
+	}
 	// More problems than fit are counted.
-	m := newEditor(80, 24)
+	m = newEditor(80, 24)
 	str := map[string]any{"type": "string"}
 	m.Open("answer", &debugger.Snapshot{Schema: map[string]any{"type": "object",
 		"properties": map[string]any{"a": str, "b": str, "c": str, "d": str, "e": str, "f": str}}})
