@@ -151,6 +151,7 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		*m.Theme = *common.NewTheme(msg.IsDark(), m.Theme.Color)
 		m.detail.Refresh()
+		m.inspector.Refresh()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:

@@ -198,6 +198,9 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 	}
 	k := keyOf(n, stop)
 	same := m.shown && n.Path == m.node.Path
+	// A run newly held here opens the tab that shows what the stop is
+	// about, whatever tab the node was shown in before.
+	newStop := stop != nil && stop != m.stop
 	m.node, m.stop = n, stop
 	if same && k == m.seen {
 		return
@@ -210,12 +213,22 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 		m.at = [numTabs]place{}
 		m.streams = &streams{}
 		m.current = -1
-		m.tab = m.pick(m.tab)
+		want := m.tab
+		if stop != nil {
+			want = stopTab(stop.Kind)
+		}
+		m.tab = m.pick(want)
 		m.rebuild()
 		if streaming(n, stop) && m.tab == TabModel {
 			m.toEnd()
 		}
 		return
+	}
+	if newStop {
+		if t := m.pick(stopTab(stop.Kind)); t != m.tab {
+			m.setTab(t)
+			return
+		}
 	}
 	if m.pick(m.tab) != m.tab {
 		m.setTab(m.pick(m.tab))
@@ -255,6 +268,24 @@ func stopNode(s *debugger.Snapshot) live.Node {
 		}
 	}
 	return n
+}
+
+// stopTab is the tab that shows what a stop is about: the input about to
+// be sent before a step or tool call, the model's request or reply around
+// a round or repair, the result after, the stop itself at an error or a
+// question.
+func stopTab(kind engine.StopKind) Tab {
+	switch kind {
+	case engine.StopStep:
+		return TabInput
+	case engine.StopTool:
+		return TabTool
+	case engine.StopRound, engine.StopReply, engine.StopRepair:
+		return TabModel
+	case engine.StopResult:
+		return TabResult
+	}
+	return TabStop
 }
 
 // pick returns want when it applies to the node, else the first tab that
