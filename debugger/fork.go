@@ -82,7 +82,7 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 		if err != nil {
 			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: %v", s.Path, err)}
 		}
-		if !planHas(p, opts.Catalog, s.Path) {
+		if !HasStep(p, opts.Catalog, s.Path) {
 			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: the plan has no step there", s.Path)}
 		}
 		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
@@ -196,11 +196,11 @@ func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // path; the plan's static paths write every item as do.*.
 var itemSegment = regexp.MustCompile(`(^|/)do\.[0-9]+(/|$)`)
 
-// planHas reports whether pattern names a step of plan p, or of a plan it
+// HasStep reports whether pattern names a step of plan p, or of a plan it
 // calls through plan__ steps (found in catalog), or its solver. A run-time
 // path (E2/do.3/E20) names the body step its static path (E2/do.*/E20)
 // does.
-func planHas(p *plans.Plan, catalog *tools.Catalog, pattern string) bool {
+func HasStep(p *plans.Plan, catalog *tools.Catalog, pattern string) bool {
 	static := itemSegment.ReplaceAllString(pattern, "${1}do.*${2}")
 	// ReplaceAll does not see a match that overlaps the one before it
 	// (do.1/do.2); a second pass does.

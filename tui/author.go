@@ -67,6 +67,7 @@ func (m *model) reload(doc int, why string) {
 	nd := m.project.Load(d.Path)
 	m.watched[doc] = stampOf(d.Path)
 	m.tree.Replace(doc, nd)
+	m.detail.Forget()
 	delete(m.books, doc) // the book is read again for the new plan
 	if doc == m.tree.DocumentIndex() {
 		m.problems.SetReport(nd.Report)
@@ -110,8 +111,9 @@ type editedMsg struct {
 }
 
 // edit hands the terminal to $VISUAL or $EDITOR (vi when neither is set)
-// on the plan's file; the workbench takes the terminal back, and reloads
-// the file, when the editor exits.
+// on the plan's file, at the selected step's line where the editor takes
+// one; the workbench takes the terminal back, and reloads the file, when
+// the editor exits.
 func (m *model) edit() tea.Cmd {
 	doc := m.tree.DocumentIndex()
 	p := m.tree.Document().Path
@@ -124,7 +126,11 @@ func (m *model) edit() tea.Cmd {
 		m.notify(noticeError, "no editor: set $EDITOR (vi was not found either)")
 		return nil
 	}
-	c := exec.Command(argv[0], append(argv[1:], p)...)
+	args := argv[1:]
+	if line := m.tree.Selected().Line; line > 0 && !m.runView && takesLine(argv[0]) {
+		args = append(args, "+"+itoa(line))
+	}
+	c := exec.Command(argv[0], append(args, p)...)
 	m.log.Info("editing", "file", p, "editor", argv)
 	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{doc, err} })
 }
@@ -141,6 +147,17 @@ func editorCommand(getenv func(string) string) []string {
 		return []string{p}
 	}
 	return nil
+}
+
+// takesLine reports whether an editor opens a file at the line a +N
+// argument names, as vi and its kin, nano, emacs, micro and kakoune do.
+// Others are given the file alone.
+func takesLine(editor string) bool {
+	switch filepath.Base(editor) {
+	case "vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "joe", "mg":
+		return true
+	}
+	return false
 }
 
 func (m *model) onEdited(msg editedMsg) {

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 )
 
@@ -129,8 +131,36 @@ func (m *model) setBreakpoint(pattern string, kinds []engine.StopKind, cond *deb
 		m.notify(noticeError, err.Error())
 		return
 	}
-	m.notify(noticeInfo, "breakpoint "+itoa(bp.ID)+" at "+bp.Pattern)
+	m.notify(noticeInfo, "breakpoint "+itoa(bp.ID)+" at "+bp.Spec())
+	if stepOnly(kinds) && !m.patternReachesStep(pattern) {
+		m.notify(noticeError, "breakpoint "+itoa(bp.ID)+" at "+bp.Spec()+": no step of the plan is at that path, so it may never stop (the steps of a list body are PATH/do.*/ID)")
+	}
 	m.breakpointsChanged()
+}
+
+// stepOnly reports whether breakpoint kinds stop at steps alone (none
+// given counts: a pattern without kinds is usually meant for steps).
+func stepOnly(kinds []engine.StopKind) bool {
+	for _, k := range kinds {
+		if k != engine.StopStep && k != engine.StopResult && k != engine.StopError {
+			return false
+		}
+	}
+	return true
+}
+
+// patternReachesStep reports whether a pattern could stop at a step of
+// the plan on show: it names one of its steps, or reaches below steps
+// (** or a round, tool call or repair pass) where no list of steps says.
+func (m *model) patternReachesStep(pattern string) bool {
+	if strings.Contains(pattern, "**") || strings.Contains(pattern, "agent.") || strings.HasSuffix(pattern, "/repair") {
+		return true
+	}
+	var catalog *tools.Catalog
+	if m.project != nil {
+		catalog = m.project.Engine.Catalog
+	}
+	return debugger.HasStep(m.tree.Document().Plan, catalog, pattern)
 }
 
 // selectedPath is the path of the selected row of the tree on show.

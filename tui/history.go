@@ -44,7 +44,7 @@ const runsLimit = 200
 // openRuns shows the earlier runs of the plan on show.
 func (m *model) openRuns() tea.Cmd {
 	if m.project == nil || m.project.Store == nil {
-		m.notify(noticeError, "no run store: runs are not recorded (see [store] in the configuration)")
+		m.notify(noticeError, "no run store: runs are not recorded (see [storage] in the configuration)")
 		return nil
 	}
 	m.refreshRuns()
@@ -150,7 +150,7 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what}
+	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.run}
 	m.run = r
 	m.showRun(true)
 	m.notify(noticeInfo, what+" of "+shortID(id)+" started")
@@ -171,6 +171,13 @@ func (m *model) onReplayed(msg replayedMsg) {
 	r.busy = false
 	r.state.Finished = true
 	r.state.Status = r.tree.Totals().RunStatus
+	if r.tree.Totals().Status == live.Pending && r == m.run && r.before != nil {
+		// It never started (a fork from a step the record does not
+		// have): the run the user was looking at comes back.
+		m.run = r.before
+		m.showRun(true)
+	}
+	r.before = nil
 	if msg.failed {
 		m.notify(noticeError, msg.summary)
 	} else {
@@ -179,10 +186,13 @@ func (m *model) onReplayed(msg replayedMsg) {
 	m.refreshRuns()
 }
 
-// engineOptions are the project's engine parts with the run's feed added
-// as a sink.
+// engineOptions are the project's engine parts for one run: models of its
+// own, and the run's feed added as a sink.
 func (r *run) engineOptions(p *Project) engine.Options {
 	opts := p.Engine
+	if p.NewModels != nil {
+		opts.Models = p.NewModels()
+	}
 	opts.Sinks = append(slices.Clone(opts.Sinks), r.feed)
 	return opts
 }

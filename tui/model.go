@@ -306,6 +306,12 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.openRuns()
 	case key.Matches(k, keys.Fork) && m.runView:
 		cmd = m.fork(m.selectedRunPath())
+	case key.Matches(k, keys.Replay) && m.runView && m.run.stored != "":
+		cmd = m.replay(m.run.stored)
+	case key.Matches(k, keys.PrevTab, keys.NextTab) && m.runView:
+		// The inspector's tabs turn from any pane: the tree keeps the
+		// selection, the inspector shows another side of it.
+		*m.inspector, cmd = m.inspector.Update(k)
 	default:
 		cmd = m.paneKey(k)
 	}

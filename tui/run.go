@@ -35,6 +35,9 @@ type run struct {
 	// says "replay" or "fork" for one run again from the store.
 	stored string
 	rerun  string
+	// before is the run on show when a replay or fork started, shown
+	// again if it cannot start.
+	before *run
 }
 
 // held reports whether the run waits at a stop for a command.
@@ -102,10 +105,9 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		// only how the workbench shows it.
 		plan.File = d.Path
 	}
-	feed := live.NewFeed()
-	opts := m.project.Engine
-	opts.Sinks = append(slices.Clone(opts.Sinks), feed)
-	session := debugger.New(&plan, opts)
+	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
+	r.session = debugger.New(&plan, r.engineOptions(m.project))
+	session := r.session
 	book := m.book(doc)
 	if debug {
 		if err := session.Restore(book.Breakpoints()); err != nil {
@@ -119,7 +121,7 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		session.BreakOnError(false)
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: doc, plan: &plan, debug: debug, session: session, tree: live.New(&plan), feed: feed, cancel: cancel, busy: true}
+	r.cancel = cancel
 	m.run = r
 	m.showRun(true)
 	m.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
@@ -149,6 +151,9 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 	}
 	r.busy = true
 	m.log.Info("command", "path", r.state.Stop.Path, "action", actionWord(d.Action), "move", moveWord(move))
+	if d.Action == engine.Inject || d.Action == engine.Replace {
+		r.tree.Decided(r.state.Stop.Path)
+	}
 	session := r.session
 	return func() tea.Msg {
 		st, err := session.Do(debugger.Command{Decision: d, Move: move})
@@ -305,6 +310,9 @@ func decisionFor(kind engine.StopKind, v any) engine.Decision {
 func editTitle(s *debugger.Snapshot) string {
 	switch s.Kind {
 	case engine.StopAsk:
+		if s.Ask != nil && s.Ask.Prompt != "" {
+			return fmt.Sprintf("%s asks: %s", s.Path, s.Ask.Prompt)
+		}
 		return fmt.Sprintf("answer the question at %s", s.Path)
 	case engine.StopStep, engine.StopTool:
 		return fmt.Sprintf("inject a result for %s: it will not run", s.Path)

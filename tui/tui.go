@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -45,9 +46,12 @@ type Options struct {
 // run, debug, reload and extend them.
 type Project struct {
 	// Engine holds the parts every run shares: configuration, catalog,
-	// tools runtime, models and the run store's recorder. Each run adds
-	// its own sink and hook.
+	// tools runtime and the run store's recorder. Each run adds its own
+	// models, sink and hook.
 	Engine engine.Options
+	// NewModels makes the models of one run: a script provider's replies
+	// are used up as a run takes them, so no two runs share them.
+	NewModels func() *enginemodel.Models
 	// Store is the run store, for the runs panel; nil when it is off.
 	Store *store.Store
 	// Root is the project's root directory, as the store records it.

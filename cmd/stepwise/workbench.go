@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/tools"
@@ -135,9 +136,11 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	w.closers = append([]func() error{func() error { runtime.Close(); return nil }}, w.closers...)
 	p := &tui.Project{
-		Engine: engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
-			Models: model.New(proj.cfg, model.Options{})},
-		Load: load,
+		Engine: engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime},
+		// Each run gets models of its own, as each stepwise run does: a
+		// script provider's replies are used up as a run takes them.
+		NewModels: func() *model.Models { return model.New(proj.cfg, model.Options{}) },
+		Load:      load,
 	}
 	if len(proj.cfg.Plans.Paths) > 0 {
 		p.PlanDir = proj.cfg.Plans.Paths[0]
@@ -146,16 +149,19 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		p.Root = proj.cfg.Project.Root
 		p.BreakpointDir = proj.cfg.Project.Dir
 	}
-	st, _, err := openRunStore(proj.cfg)
-	if err != nil {
-		fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
-	}
-	if st != nil {
-		rec := st.Recorder()
-		p.Store = st
-		p.Engine.Sinks = []engine.Sink{rec}
-		// The recorder flushes before the store closes.
-		w.closers = append([]func() error{rec.Close, st.Close}, w.closers...)
+	if proj.cfg.Storage.Backend != config.BackendMemory {
+		// The workbench records its runs as stepwise run does, creating
+		// the store on the first run of a fresh data directory.
+		st, err := store.Open(store.DefaultPath(proj.cfg.Settings.DataDir))
+		if err != nil {
+			fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
+		} else {
+			rec := st.Recorder()
+			p.Store = st
+			p.Engine.Sinks = []engine.Sink{rec}
+			// The recorder flushes before the store closes.
+			w.closers = append([]func() error{rec.Close, st.Close}, w.closers...)
+		}
 	}
 	w.opts.Project = p
 	return w, nil

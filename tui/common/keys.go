@@ -94,7 +94,7 @@ func DefaultKeyMap() *KeyMap {
 		PrevPlan: b("[", "previous plan", "["),
 
 		Run:        b("r", "run the plan", "r"),
-		Debug:      b("g", "debug run: stop at the first step", "g"),
+		Debug:      b("g", "debug run, to breakpoints or the first stop", "g"),
 		Validate:   b("v", "validate the plan again", "v"),
 		Next:       b("n/enter", "next: over the stop", "n"),
 		StepIn:     b("i", "step in", "i"),

@@ -49,6 +49,13 @@ func (m *Model) Show(doc common.Document, docIndex int, row tree.Row) {
 	m.rebuild()
 }
 
+// Forget makes the next Show lay the row out again, after the document it
+// came from was read again.
+func (m *Model) Forget() {
+	m.shown = false
+	delete(m.readers, m.docIndex)
+}
+
 // Row returns the row on show.
 func (m Model) Row() tree.Row { return m.row }
 

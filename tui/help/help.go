@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -57,7 +58,11 @@ func (m Model) groups() []group {
 		{"click", "select a row, pane or tab"},
 		{"wheel", "scroll the pane under it"},
 	}})
-	return out
+	var commands [][2]string
+	for _, syn := range debugger.Grammar() {
+		commands = append(commands, [2]string{":" + syn.Usage(), syn.Does})
+	}
+	return append(out, group{"Command line", commands})
 }
 
 func pairs(bs []key.Binding) [][2]string {
@@ -70,8 +75,9 @@ func pairs(bs []key.Binding) [][2]string {
 	return out
 }
 
-// column lays groups out one under another, keys aligned.
-func (m Model) column(groups []group, keyW int) []string {
+// column lays groups out one under another, the keys of each group
+// aligned.
+func (m Model) column(groups []group) []string {
 	t := m.Theme
 	var lines []string
 	for i, g := range groups {
@@ -79,6 +85,10 @@ func (m Model) column(groups []group, keyW int) []string {
 			lines = append(lines, "")
 		}
 		lines = append(lines, t.Heading.Render(g.title))
+		keyW := 0
+		for _, p := range g.pairs {
+			keyW = max(keyW, ansi.StringWidth(p[0]))
+		}
 		for _, p := range g.pairs {
 			lines = append(lines, t.Key.Render(common.Fit(p[0], keyW))+"  "+t.Text.Render(p[1]))
 		}
@@ -98,12 +108,6 @@ func width(lines []string) int {
 // filling each column to about the same height, keys aligned.
 func (m Model) body() []string {
 	gs := m.groups()
-	keyW := 0
-	for _, g := range gs {
-		for _, p := range g.pairs {
-			keyW = max(keyW, ansi.StringWidth(p[0]))
-		}
-	}
 	const gap = "    "
 	var body []string
 	for cols := len(gs); cols >= 1; cols-- {
@@ -111,7 +115,7 @@ func (m Model) body() []string {
 		var rendered [][]string
 		total := 0
 		for _, c := range columns {
-			lines := m.column(c, keyW)
+			lines := m.column(c)
 			rendered = append(rendered, lines)
 			total += width(lines) + len(gap)
 		}

@@ -272,7 +272,7 @@ func stopNode(s *debugger.Snapshot) live.Node {
 
 // stopTab is the tab that shows what a stop is about: the input about to
 // be sent before a step or tool call, the model's request or reply around
-// a round or repair, the result after, the stop itself at an error or a
+// a round or repair, the stop itself after a step, at an error or at a
 // question.
 func stopTab(kind engine.StopKind) Tab {
 	switch kind {
@@ -282,9 +282,9 @@ func stopTab(kind engine.StopKind) Tab {
 		return TabTool
 	case engine.StopRound, engine.StopReply, engine.StopRepair:
 		return TabModel
-	case engine.StopResult:
-		return TabResult
 	}
+	// After a step, at a failure and at a question, the Stop tab has the
+	// value, the error or the question, with what a replacement must be.
 	return TabStop
 }
 

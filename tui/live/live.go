@@ -334,6 +334,12 @@ func (t *Tree) Apply(e engine.Event) {
 		n := t.at(e.Path, KindStep, e.Time)
 		g := p
 		n.gate = &g
+		if n.kind == KindItem && n.derived && len(n.children) == 0 {
+			// A filter's item is its gate's verdict, with no step of
+			// its own: it is done once judged.
+			n.derived, n.start = false, e.Time
+			t.setStatus(n, OK, e.Time)
+		}
 	case engine.Asked:
 		n := t.at(e.Path, KindStep, e.Time)
 		a := p
@@ -440,6 +446,20 @@ func (t *Tree) Expect(path string) bool {
 	}
 	t.ensure(path, kindGroup, t.now)
 	return true
+}
+
+// Decided marks the node at path skipped when it has had no event of its
+// own: the run was held there and told to go on with a value instead (an
+// injected tool call, a round whose reply was replaced before the call),
+// so no event will ever say it ran.
+func (t *Tree) Decided(path string) {
+	n, ok := t.byPath[path]
+	if !ok || n.touched || !n.derived {
+		return
+	}
+	n.derived, n.start = false, t.now
+	n.version++
+	t.setStatus(n, Skipped, t.now)
 }
 
 // outputPath names the row of an output plan's output.

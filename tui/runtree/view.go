@@ -126,6 +126,9 @@ func (m Model) title() string {
 	if tot.RunStatus != "" {
 		word = tot.RunStatus
 	}
+	if m.stop != "" && !tot.Status.Done() {
+		return s + " " + t.Glyph.Render("⏸ held")
+	}
 	return s + " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
 }
 
