@@ -293,6 +293,11 @@ func (t *Tree) Apply(e engine.Event) {
 		// messages and the reply's text are shared.
 		c := p
 		n.call = &c
+		if begun := e.Time.Add(-time.Duration(p.Ms * float64(time.Millisecond))); n.kind != KindStep && begun.Before(n.start) {
+			// A round starts when its call does; its first event may be
+			// a delta that came later, or this very event.
+			n.start = begun
+		}
 		if p.Error != "" {
 			n.callErr = p.Error
 			break

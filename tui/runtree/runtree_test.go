@@ -380,7 +380,7 @@ func TestNoColor(t *testing.T) {
 		t.Errorf("the screen reads differently without colour:\n%s\nwith:\n%s", ansi.Strip(plain), ansi.Strip(draw(true)))
 	}
 	text := ansi.Strip(plain)
-	for _, want := range []string{"watched ◐ running", "▶      └── ◐ repair", "●   ├─▾ ✓ do.1", "○ E5", "✓ B"} {
+	for _, want := range []string{"watched ⏸ held", "▶      └── ◐ repair", "●   ├─▾ ✓ do.1", "○ E5", "✓ B"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
