@@ -105,15 +105,18 @@ func (n *node) effectiveStatus() Status {
 	return Pending
 }
 
+// duration is how long the node ran: from its start to its end (or, while
+// it runs, the tree's clock), less the time the run was held at stops.
 func (t *Tree) duration(n *node) time.Duration {
 	st := n.effectiveStatus()
+	end := n.end
 	switch {
 	case n.start.IsZero() || st == Pending:
 		return 0
 	case st == Running:
-		return max(t.now.Sub(n.start), 0)
+		end = t.now
 	}
-	return max(n.end.Sub(n.start), 0)
+	return max(end.Sub(n.start)-t.heldWithin(n.start, end), 0)
 }
 
 // Index returns the row at which path shows, or false when it does not:
