@@ -213,8 +213,12 @@ func (m Model) View() string {
 	switch {
 	case m.marked != "":
 		footer = "◆ " + short(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
-	case len(m.runs) > m.listHeight():
-		footer = common.Position(m.cursor, len(m.runs))
+	case len(m.runs) > 0:
+		k := m.Keys
+		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
+		if len(m.runs) > m.listHeight() {
+			footer = common.Position(m.cursor, len(m.runs)) + " · " + footer
+		}
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
 }

@@ -135,7 +135,7 @@ func TestPanelRows(t *testing.T) {
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001   ┃",
 		"┃   bbbbbbbbbbbb  01:00:00      ↪ exited        1h02m      0       -         -   ┃",
 		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       -         -   ┃",
-		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛",
+		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y replay · d diff · esc close ━┛",
 	}
 	if got := strings.Split(ansi.Strip(m.View()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("view:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -188,7 +188,7 @@ func TestPanelMouseAndScroll(t *testing.T) {
 	}
 	m, _ = press(m, end)
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
-	if !strings.Contains(lines[5], "▸  t0000") || !strings.HasSuffix(lines[6], " 20/20 ━┛") {
+	if !strings.Contains(lines[5], "▸  t0000") || !strings.Contains(lines[6], " 20/20 · enter open") {
 		t.Errorf("at the end:\n%s", strings.Join(lines, "\n"))
 	}
 }
