@@ -53,6 +53,30 @@ func (m *model) openRuns() tea.Cmd {
 	return nil
 }
 
+// runsFlushedMsg says the recorder has written what a run emitted.
+type runsFlushedMsg struct{}
+
+// flusher is a sink that can wait for what it was given to be written:
+// the run store's recorder.
+type flusher interface{ Flush() }
+
+// flushRuns waits, in the background, for the recorder to write the run
+// that just ended, then has the runs panel read the store again.
+func (m *model) flushRuns() tea.Cmd {
+	if m.project == nil || m.project.Store == nil {
+		return nil
+	}
+	sinks := m.project.Engine.Sinks
+	return func() tea.Msg {
+		for _, s := range sinks {
+			if f, ok := s.(flusher); ok {
+				f.Flush()
+			}
+		}
+		return runsFlushedMsg{}
+	}
+}
+
 // refreshRuns reads the plan's runs from the store into the panel.
 func (m *model) refreshRuns() {
 	if m.project == nil || m.project.Store == nil {
@@ -166,8 +190,20 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 	return tea.Batch(work, r.waitEvents(), r.tick())
 }
 
-func (m *model) onReplayed(msg replayedMsg) {
+// onReplayed takes a replay's or fork's outcome; the run view settles
+// once the last of its events has arrived too.
+func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run
+	r.outcome = &msg
+	if !r.eventsDone {
+		return nil
+	}
+	return m.settleRerun(r)
+}
+
+// settleRerun ends a replay or a fork whose work and events are all in.
+func (m *model) settleRerun(r *run) tea.Cmd {
+	msg := *r.outcome
 	r.busy = false
 	r.state.Finished = true
 	r.state.Status = r.tree.Totals().RunStatus
@@ -183,7 +219,7 @@ func (m *model) onReplayed(msg replayedMsg) {
 	} else {
 		m.notify(noticeInfo, msg.summary)
 	}
-	m.refreshRuns()
+	return m.flushRuns()
 }
 
 // engineOptions are the project's engine parts for one run: models of its

@@ -202,7 +202,9 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case storedMsg:
 		m.onStored(msg)
 	case replayedMsg:
-		m.onReplayed(msg)
+		cmd = m.onReplayed(msg)
+	case runsFlushedMsg:
+		m.refreshRuns()
 	case diffMsg:
 		m.onDiff(msg)
 	default:
@@ -260,9 +262,9 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.cmdline.SetCompletions(m.completions())
 		cmd = m.cmdline.Open()
 	case key.Matches(k, keys.NextPane):
-		m.setFocus((m.focus + 1) % paneCount)
+		m.cycleFocus(1)
 	case key.Matches(k, keys.PrevPane):
-		m.setFocus((m.focus + paneCount - 1) % paneCount)
+		m.cycleFocus(-1)
 	case key.Matches(k, keys.NextPlan):
 		m.switchDocument(1)
 	case key.Matches(k, keys.PrevPlan):
@@ -328,6 +330,14 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	switch {
 	case m.cmdline.Active():
 		*m.cmdline, cmd = m.cmdline.Update(k)
+		if !m.cmdline.Active() && cmd != nil {
+			// The line was submitted: carry it out within this key
+			// press, so that a key typed right after enter (a fast
+			// typist, a paste, a script) already finds it done.
+			if sub, ok := cmd().(cmdline.Submitted); ok {
+				return true, m.execute(sub.Instruction)
+			}
+		}
 		return true, cmd
 	case m.inspector.Capturing():
 		*m.inspector, cmd = m.inspector.Update(k)
@@ -429,7 +439,11 @@ func (m *model) quit() tea.Cmd {
 // answer, which is what moving on without an answer means there.
 func (m *model) next() tea.Cmd {
 	if m.run.held() && m.run.state.Stop.Kind == engine.StopAsk {
-		return m.command(engine.Decision{Action: engine.Decline}, debugger.Next)
+		move := debugger.Continue
+		if m.run.debug {
+			move = debugger.Next
+		}
+		return m.command(engine.Decision{Action: engine.Decline}, move)
 	}
 	return m.command(engine.Decision{}, debugger.Next)
 }
@@ -453,7 +467,13 @@ func (m *model) onValue(v any) tea.Cmd {
 	if !m.run.held() {
 		return nil
 	}
-	return m.command(decisionFor(m.run.state.Stop.Kind, v), debugger.Next)
+	// A debug run goes on to the next stop; a plain run, held only
+	// because its plan asked, goes on to its end.
+	move := debugger.Continue
+	if m.run.debug {
+		move = debugger.Next
+	}
+	return m.command(decisionFor(m.run.state.Stop.Kind, v), move)
 }
 
 // askInputs starts a run, asking for the plan's inputs first when it
@@ -548,6 +568,19 @@ func (m *model) selectedRunPath() string {
 		return row.Path
 	}
 	return ""
+}
+
+// cycleFocus moves the focus to the next (1) or previous (-1) pane on
+// screen.
+func (m *model) cycleFocus(delta pane) {
+	p := m.focus
+	for range paneCount {
+		p = (p + delta + paneCount) % paneCount
+		if p != paneBottom || m.bottomShown() {
+			break
+		}
+	}
+	m.setFocus(p)
 }
 
 func (m *model) setFocus(p pane) {

@@ -36,8 +36,10 @@ type run struct {
 	stored string
 	rerun  string
 	// before is the run on show when a replay or fork started, shown
-	// again if it cannot start.
-	before *run
+	// again if it cannot start; outcome is what the replay or fork
+	// found, kept until its last events are in.
+	before  *run
+	outcome *replayedMsg
 }
 
 // held reports whether the run waits at a stop for a command.
@@ -208,7 +210,9 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 	switch {
 	case st.Finished:
 		m.log.Info("run finished", "status", st.Status, "error", st.Error)
-		m.runEnded(r)
+		// The engine's Run has returned, so every event is in the feed.
+		r.feed.Close()
+		return m.runEnded(r)
 	case st.Stop != nil:
 		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
 		m.showRun(true)
@@ -224,12 +228,14 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 	return nil
 }
 
-// runEnded hands the finished run's breakpoints (hits included) back to the
-// plan's book for the next run, and says how the run ended.
-func (m *model) runEnded(r *run) {
+// runEnded makes the finished run's session the plan's book, so that the
+// panel shows the run's hits until the next run counts afresh, and says
+// how the run ended.
+func (m *model) runEnded(r *run) tea.Cmd {
 	m.runTree.SetStop("")
 	if r.debug {
-		m.restoreBook(r.doc, r.session)
+		m.books[r.doc] = r.session
+		m.syncBreakpointMarks()
 	}
 	st := r.state
 	switch st.Status {
@@ -242,7 +248,7 @@ func (m *model) runEnded(r *run) {
 		}
 		m.notify(noticeError, msg)
 	}
-	m.refreshRuns()
+	return m.flushRuns()
 }
 
 // onBatch applies a batch of events to the run's tree.
@@ -253,6 +259,9 @@ func (m *model) onBatch(msg batchMsg) tea.Cmd {
 	}
 	if msg.batch.Done {
 		r.eventsDone = true
+		if r.outcome != nil {
+			return m.settleRerun(r)
+		}
 		return nil
 	}
 	return r.waitEvents()

@@ -32,6 +32,9 @@ type notice struct {
 
 // notify says something on the status line, and in the log.
 func (m *model) notify(kind noticeKind, text string) {
+	// The status line is one line: an error that quotes a value keeps its
+	// words, not its line breaks.
+	text = strings.Join(strings.Fields(text), " ")
 	m.notice = notice{kind, text}
 	if kind == noticeError {
 		m.log.Warn(text)

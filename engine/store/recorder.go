@@ -28,6 +28,9 @@ type Recorder struct {
 	queue  [][]engine.Event
 	free   [][]engine.Event
 	closed bool
+	// flushed holds a channel per Flush waiting for the queue as it was
+	// to be written; the writer closes them after its next write.
+	flushed []chan struct{}
 
 	wake      chan struct{} // holds one token when the writer has work
 	done      chan struct{} // closed when the writer has stopped
@@ -88,6 +91,26 @@ func (r *Recorder) Event(e engine.Event) {
 	}
 }
 
+// Flush returns once every event given before it is written, so that a
+// reader of the store sees them: the workbench lists a run's outcome as
+// soon as the run ends.
+func (r *Recorder) Flush() {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		<-r.done
+		return
+	}
+	r.flushed = append(r.flushed, ch)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	<-ch
+}
+
 // Close writes everything queued, stops the writer and returns the first
 // error the writer met (events of a batch that failed are lost; later
 // batches are still written). Calling it again returns the same error.
@@ -119,6 +142,8 @@ func (r *Recorder) run() {
 		<-r.wake
 		r.mu.Lock()
 		taken, r.queue = r.queue, taken[:0]
+		flushed := r.flushed
+		r.flushed = nil
 		for _, b := range drained {
 			if len(r.free) < maxFreeBlocks {
 				r.free = append(r.free, b[:0])
@@ -135,6 +160,9 @@ func (r *Recorder) run() {
 			clear(b) // let the payloads go
 		}
 		drained = append(drained[:0], taken...)
+		for _, ch := range flushed {
+			close(ch)
+		}
 		if closing {
 			if err := w.finish(); err != nil && r.err == nil {
 				r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)

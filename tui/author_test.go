@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// appendedStep is what the test editor appends to a plan file: a step S9
+// at the end of its steps.
+const appendedStep = "  - id: S9\n    tool_name: builtin__reshape\n    input: { shape: { edited: true } }\n"
+
+// testEditor writes an editor for $EDITOR: a shell script that appends
+// appendedStep to the file it is given.
+func testEditor(t *testing.T) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "editor.sh")
+	text := "#!/bin/sh\nprintf '  - id: S9\\n    tool_name: builtin__reshape\\n    input: { shape: { edited: true } }\\n' >> \"$1\"\n"
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
+// TestEditKey presses e: the workbench hands the terminal to $EDITOR on
+// the plan's file and reloads the file when the editor exits. The bench
+// does not run programs for the terminal, so the test runs the editor the
+// key asked for itself, then sends what the program would.
+func TestEditKey(t *testing.T) {
+	editor := testEditor(t)
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", editor+" --wait")
+
+	b := newBench(t, 120, 40)
+	b.toDoc(docSimple)
+	b.press(keyEdit)
+	if len(b.execs) != 1 {
+		t.Fatalf("e asked for %d programs, want 1", len(b.execs))
+	}
+	if argv := editorCommand(os.Getenv); len(argv) != 2 || argv[0] != editor || argv[1] != "--wait" {
+		t.Fatalf("editor %q", argv)
+	}
+	if err := exec.Command(editor, b.p.planFile("simple")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	b.press(editedMsg{doc: docSimple})
+	wantNotice(t, b, ".stepwise/plans/simple.yaml edited: valid")
+	treeLine(t, b.m.tree.View(), "S9  builtin__reshape")
+	if n := len(b.m.tree.Document().Plan.Steps); n != 3 {
+		t.Errorf("%d steps after the edit, want 3", n)
+	}
+	// The new step runs.
+	b.press(keyRun)
+	wantEnded(t, b, "ok")
+	jsonEqual(t, node(t, b, "S9").Result, `{"edited": true}`)
+
+	// An editor that fails says so, and the file is read again anyway.
+	b.press(keyPlanView, editedMsg{doc: docSimple, err: errors.New("exit status 1")})
+	wantNotice(t, b, "edited: valid")
+	b.press(editedMsg{doc: docSimple, err: errors.New("exit status 1")})
+	if !strings.Contains(b.m.notice.text, "edited") {
+		t.Errorf("notice %q", b.m.notice.text)
+	}
+}
+
+// TestEditKeyNoEditor presses e with no editor to be found.
+func TestEditKeyNoEditor(t *testing.T) {
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "")
+	t.Setenv("PATH", t.TempDir())
+	b := newBench(t, 120, 40)
+	b.press(keyEdit)
+	if len(b.execs) != 0 {
+		t.Error("e ran a program")
+	}
+	wantNotice(t, b, "no editor: set $EDITOR (vi was not found either)")
+}
+
+func TestEditorCommand(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"VISUAL wins", map[string]string{"VISUAL": "code -w", "EDITOR": "nano"}, "code -w"},
+		{"then EDITOR", map[string]string{"EDITOR": "nano -R"}, "nano -R"},
+		{"blank VISUAL is not set", map[string]string{"VISUAL": "  ", "EDITOR": "ed"}, "ed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := editorCommand(func(k string) string { return tc.env[k] })
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("editor %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWatch changes a plan file behind the workbench's back: the watch
+// reloads it; an unchanged file is left alone.
+func TestWatch(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.toDoc(docSimple)
+	b.press(watchMsg{})
+	if b.m.notice.text != "" {
+		t.Errorf("an unchanged file was reloaded: %q", b.m.notice.text)
+	}
+	writeTestFile(t, b.p.planFile("simple"), simplePlan+appendedStep)
+	b.press(watchMsg{})
+	wantNotice(t, b, ".stepwise/plans/simple.yaml changed on disk: valid")
+	treeLine(t, b.m.tree.View(), "S9  builtin__reshape")
+
+	// A plan not on show is reloaded too, and says so.
+	writeTestFile(t, b.p.planFile("failing"), strings.Replace(failingPlan, "F1.x", "", 1)+"  - id: F9\n    tool_name: nosuch__tool\n    input: {}\n")
+	b.press(watchMsg{})
+	wantNotice(t, b, "failing.yaml changed on disk: ")
+	if d := b.m.tree.DocumentAt(docFailing); d.Report.OK() {
+		t.Error("the broken plan has no problems")
+	}
+	wantDocument(t, b.m, docSimple)
+
+	// A file that goes away is one problem, not a crash.
+	if err := os.Remove(b.p.planFile("asking")); err != nil {
+		t.Fatal(err)
+	}
+	b.press(watchMsg{})
+	if d := b.m.tree.DocumentAt(docAsking); d.Plan != nil || d.Report.OK() {
+		t.Error("a removed plan still loads")
+	}
+}
+
+// TestDetailAfterReload checks the detail pane shows the plan as it was
+// read again, not as it was before.
+func TestDetailAfterReload(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.toDoc(docSimple)
+	b.press(keyDown, keyDown) // S1
+	wantScreen(t, b, "tool        builtin__reshape")
+	writeTestFile(t, b.p.planFile("simple"), strings.Replace(simplePlan, "    tool_name: builtin__reshape\n    input: { shape: { echo: \"{{S0.greeting}}\" } }", "    tool_name: user__lookup\n    input: { name: \"{{S0.other}}\" }", 1))
+	b.press(keyValidate)
+	wantNotice(t, b, "checked: valid")
+	treeLine(t, b.m.tree.View(), "S1  user__lookup")
+	wantScreen(t, b, "tool        user__lookup")
+	// Who reads a step's result is worked out again too.
+	b.press(keyUp)
+	wantScreen(t, b, "S1 (line 10): {{S0.other}}")
+}
+
+// TestNewPlanKey presses N: the command line opens with "new " typed.
+func TestNewPlanKey(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(keyNewPlan)
+	if !b.m.cmdline.Active() || b.m.cmdline.Value() != "new " {
+		t.Fatalf("command line %v %q", b.m.cmdline.Active(), b.m.cmdline.Value())
+	}
+	b.press(typeText("triage_two")...)
+	b.press(keyEnter)
+	file := filepath.Join(b.p.planDir, "triage_two.yaml")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatal(err)
+	}
+	if b.m.tree.Document().Name() != "triage_two" || b.m.runView {
+		t.Fatalf("showing %s", b.m.tree.Document().Name())
+	}
+	wantNotice(t, b, "created .stepwise/plans/triage_two.yaml; e edits it, t adds a step for a tool")
+	// The new plan has an input_schema: r asks for it, and it runs.
+	b.press(keyRun)
+	wantOverlay(t, b, overlayForm)
+	b.press(typeText("plans")...)
+	b.press(keySubmit)
+	wantEnded(t, b, "ok")
+
+	// From the run view too, with a run held.
+	b2 := newBench(t, 120, 40)
+	b2.debugTo(docSimple, "")
+	b2.press(keyNewPlan)
+	b2.press(typeText("other")...)
+	b2.press(keyEnter)
+	if b2.m.tree.Document().Name() != "other" || b2.m.runView {
+		t.Errorf("showing %s, run view %v", b2.m.tree.Document().Name(), b2.m.runView)
+	}
+	b2.press(keyNext)
+	wantHeld(t, b2, "S0", "result", "next")
+}
+
+// TestToolsKey opens the catalog with t and inserts a step with enter.
+func TestToolsKey(t *testing.T) {
+	cases := []benchCase{
+		{"t opens the catalog of every tool", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayCatalog)
+			wantScreen(t, b, "Tools · 17", "builtin__reshape", "user__lookup", "plan__flow", "enter add a step")
+		}},
+		{"enter inserts a step calling the tool into the plan's file", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyTools, keySearch, typeText("lookup"), keyEnter, keyEnter), func(t *testing.T, b *bench) {
+				wantOverlay(t, b, overlayNone)
+				src, err := os.ReadFile(b.p.planFile("simple"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(src), "  - id: S2\n    tool_name: user__lookup\n") {
+					t.Errorf("the file has no new step:\n%s", src)
+				}
+				wantNotice(t, b, "has a new step S2 calling user__lookup: valid")
+				wantRow(t, b.m, 3, "S2")
+				wantFocus(t, b.m, paneTree)
+				treeLine(t, b.m.tree.View(), "S2  user__lookup")
+			}},
+		{"the filter narrows the list", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools, keySearch, typeText("user__")), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "Tools · 3 of 17", "user__fail", "user__gate", "user__lookup")
+			wantNoScreen(t, b, "builtin__reshape")
+		}},
+		{"t from the run view inserts into the plan and shows it", func(b *bench) { b.runToEnd(docSimple) },
+			seq(keyTools, keyEnter), func(t *testing.T, b *bench) {
+				if b.m.runView {
+					t.Error("still in the run view")
+				}
+				// The first tool listed is the exit control step.
+				wantNotice(t, b, "has a new step S2 calling exit")
+			}},
+		{"esc closes the catalog", nil, seq(keyTools, keyEsc), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+		}},
+		{"q closes the catalog, and does not quit", nil, seq(keyTools, keyQuit), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+			if b.quit {
+				t.Error("q quit")
+			}
+		}},
+		{"q typed in the filter is text", nil, seq(keyTools, keySearch, keyQuit), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayCatalog)
+			if b.m.catalog.Filter() != "q" {
+				t.Errorf("filter %q", b.m.catalog.Filter())
+			}
+		}},
+	}
+	runCases(t, cases)
+}

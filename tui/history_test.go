@@ -1,0 +1,266 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// twoRuns runs the simple plan twice and waits until the store has both;
+// it returns their ids, newest first.
+func (b *bench) twoRuns() (newest, older string) {
+	b.t.Helper()
+	b.runToEnd(docSimple)
+	b.press(keyRun)
+	runs := b.p.waitRecorded(b.t, "simple", 2)
+	return runs[0].ID, runs[1].ID
+}
+
+// TestRunsKey opens the runs panel with R and works it: enter opens a
+// run read-only, y replays one, d then d on another diffs them; f forks
+// the run on show from the selected row.
+func TestRunsKey(t *testing.T) {
+	t.Run("R lists the plan's recorded runs", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		newest, older := b.twoRuns()
+		b.press(keyRuns)
+		wantOverlay(t, b, overlayRuns)
+		if b.m.runsPanel.Len() != 2 {
+			t.Fatalf("the panel lists %d runs, want 2", b.m.runsPanel.Len())
+		}
+		wantScreen(t, b, "Runs 2 runs", newest[:12], older[:12], "✓ ok")
+		// Another plan's runs are not listed.
+		b.press(keyEsc, keyNextPlan, keyRuns)
+		wantScreen(t, b, "no earlier runs of this plan: r runs it")
+	})
+	t.Run("enter opens a run read-only", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		newest, _ := b.twoRuns()
+		b.press(keyRuns, keyHome, keyEnter)
+		wantOverlay(t, b, overlayNone)
+		r := b.m.run
+		if r.stored != newest || r.session != nil || r.active() || !b.m.runView {
+			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runView)
+		}
+		wantNotice(t, b, "f forks it from the selected step · y replays it · P shows the plan")
+		wantScreen(t, b, "run "+newest[:8]+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
+		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
+		// Read-only: the run keys say there is nothing to move.
+		b.press(keyNext)
+		wantNotice(t, b, "no run is held")
+		b.press(keyAbort)
+		wantNotice(t, b, "no run is going")
+	})
+	t.Run("an opened run of a plan with model calls shows them", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		id := b.p.waitRecorded(t, "flow", 1)[0].ID
+		b.press(keyPlanView, keyRuns, keyEnter)
+		if b.m.run.stored != id {
+			t.Fatalf("showing %q", b.m.run.stored)
+		}
+		for _, p := range []string{"E1/do.2", "E2/agent.1/builtin__reshape", "E2/agent.2/repair"} {
+			if n := node(t, b, p); n.Status != live.OK {
+				t.Errorf("%s is %s", p, n.Status)
+			}
+		}
+		if tot := b.m.run.tree.Totals(); tot.Spend.Calls != 3 {
+			t.Errorf("%d model calls, want 3", tot.Spend.Calls)
+		}
+		wantScreen(t, b, "E2  agent", "290 tok")
+	})
+	t.Run("y replays the selected run", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		id := b.p.waitRecorded(t, "flow", 1)[0].ID
+		b.press(keyRuns, keyReplay)
+		wantOverlay(t, b, overlayNone)
+		wantNotice(t, b, "the replay of "+id[:8]+" matches the record (3 model calls answered from it)")
+		if r := b.m.run; !r.state.Finished || r.busy || r.active() {
+			t.Fatalf("finished %v busy %v", r.state.Finished, r.busy)
+		}
+		// The replay is recorded as a run of its own.
+		b.p.waitRecorded(t, "flow", 2)
+	})
+	t.Run("y on an opened run replays it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		newest, _ := b.twoRuns()
+		b.press(keyRuns, keyHome, keyEnter, keyReplay)
+		wantNotice(t, b, "the replay of "+newest[:8]+" matches the record")
+	})
+	t.Run("d marks a run and d on another diffs them", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		newest, older := b.twoRuns()
+		b.press(keyRuns, keyHome, keyDiff)
+		if b.m.runsPanel.Marked() != newest {
+			t.Fatalf("marked %q, want the newest run", b.m.runsPanel.Marked())
+		}
+		b.press(keyDown, keyDiff)
+		wantOverlay(t, b, overlayDiff)
+		wantScreen(t, b, "Diff A "+newest[:12]+" · B "+older[:12], "0 differ · 2 same")
+		if n := len(b.m.diff.Steps()); n != 2 {
+			t.Errorf("the diff compares %d steps, want 2", n)
+		}
+		b.press(keyEsc)
+		wantOverlay(t, b, overlayNone)
+	})
+	t.Run("d on the marked run unmarks it; esc clears a mark before it closes", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.twoRuns()
+		b.press(keyRuns, keyDiff, keyDiff)
+		if b.m.runsPanel.Marked() != "" {
+			t.Error("d twice left a mark")
+		}
+		b.press(keyDiff, keyEsc)
+		wantOverlay(t, b, overlayRuns)
+		if b.m.runsPanel.Marked() != "" {
+			t.Error("esc left the mark")
+		}
+		b.press(keyEsc)
+		wantOverlay(t, b, overlayNone)
+	})
+	t.Run("f forks the opened run from the selected step", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		newest, _ := b.twoRuns()
+		b.press(keyRuns, keyHome, keyEnter, keyDown, keyFork)
+		wantNotice(t, b, "forked "+newest[:8]+" from S1: 1 step reused, the run ok")
+		runs := b.p.waitRecorded(t, "simple", 3)
+		// The fork is recorded as a run of its own, with the result of
+		// the step it ran again.
+		b.press(keyRuns, keyHome, keyEnter)
+		if b.m.run.stored != runs[0].ID {
+			t.Fatalf("showing %q, want the fork %q", b.m.run.stored, runs[0].ID)
+		}
+		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
+	})
+	t.Run("f from a map item's row of a flow run forks there and calls the model again", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		id := b.p.waitRecorded(t, "flow", 1)[0].ID
+		b.press(keyRuns, keyEnter, command("goto E1/do.1"), keyFork)
+		wantNotice(t, b, "forked "+id[:8]+" from E1/do.1: 2 steps reused, the run ok")
+	})
+	t.Run("f from a round's row forks from its step", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		b.p.waitRecorded(t, "flow", 1)
+		b.press(keyRuns, keyEnter, command("goto E2/agent.1"), keyFork)
+		wantNotice(t, b, "from E2: ")
+	})
+	t.Run("f on a live run says it forks earlier runs", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		b.press(keyFork)
+		wantNotice(t, b, "f forks an earlier run: R opens one, then select the step to fork from")
+	})
+	t.Run("f in the plan view does nothing", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.press(keyFork)
+		wantNoRun(t, b)
+		if b.m.notice.text != "" {
+			t.Errorf("notice %q", b.m.notice.text)
+		}
+	})
+	t.Run("R with a run held lists the runs and the run keys still move it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.debugTo(docSimple, "")
+		b.press(keyRuns)
+		wantOverlay(t, b, overlayRuns)
+		b.press(keyNext)
+		wantOverlay(t, b, overlayRuns)
+		wantHeld(t, b, "S0", engine.StopResult, "next")
+	})
+	t.Run("opening an earlier run while one is held is refused", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		b.p.waitRecorded(t, "simple", 1)
+		b.press(keyDebug, keyRuns)
+		wantOverlay(t, b, overlayRuns)
+		if b.m.runsPanel.Len() < 1 {
+			t.Fatal("no runs listed")
+		}
+		b.press(keyHome)
+		b.press(keyEnter)
+		wantNotice(t, b, "a run is going; it must end (a aborts it) before another is shown")
+		wantHeld(t, b, "S0", engine.StopStep, "pause")
+	})
+	t.Run("R with no run store says so", func(t *testing.T) {
+		t.Parallel()
+		p := newTestProject(t)
+		noStore := *p.project
+		noStore.Store = nil
+		p.project = &noStore
+		b := newBenchOn(t, p, 120, 40)
+		b.press(keyRuns)
+		wantOverlay(t, b, overlayNone)
+		wantNotice(t, b, "no run store: runs are not recorded")
+	})
+}
+
+// TestFlowRunsTwice runs a plan whose agent answers from a script twice in
+// one workbench: each run has models of its own, so the second finds the
+// replies the first used.
+func TestFlowRunsTwice(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.runToEnd(docFlow)
+	wantEnded(t, b, "ok")
+	b.press(keyRun, keySubmit)
+	wantEnded(t, b, "ok")
+	if len(b.seen) != 2 {
+		t.Errorf("%d runs", len(b.seen))
+	}
+}
+
+// TestReplayOnShow checks a replay and a fork stay on show once they end.
+// onReplayed takes a rerun whose tree is still all pending for one that
+// never started, and shows the run from before again; but the replay's
+// summary and its events come back separately, and the summary can come
+// first. (The status line then has no outcome either: onReplayed reads
+// the run's status from the same tree.)
+func TestReplayOnShow(t *testing.T) {
+	for i := range 5 {
+		b := newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		b.p.waitRecorded(t, "simple", 1)
+		b.press(keyRuns, keyReplay)
+		wantNotice(t, b, "matches the record")
+		if r := b.m.run; r.rerun != "replay" {
+			t.Fatalf("try %d: after a replay that matched its record the workbench shows the run from before it (rerun %q, stored %q)",
+				i+1, r.rerun, r.stored)
+		}
+	}
+}
+
+// TestRunsPanelAfterRunEnds keeps the runs panel open while a held run is
+// moved on to its end: runEnded fills the panel again, and it should then
+// list the run that just ended.
+func TestRunsPanelAfterRunEnds(t *testing.T) {
+	for i := range 5 {
+		b := newBench(t, 120, 40)
+		b.debugTo(docSimple, "")
+		b.press(keyRuns, keyContinue)
+		wantEnded(t, b, "ok")
+		wantOverlay(t, b, overlayRuns)
+		if r, _ := b.m.runsPanel.Selected(); b.m.runsPanel.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
+			b.p.waitRecorded(t, "simple", 1)
+			t.Fatalf("try %d: once the run ended the open runs panel lists %d runs (the first %q) though the store has it ended ok a moment later",
+				i+1, b.m.runsPanel.Len(), r.Status)
+		}
+	}
+}
