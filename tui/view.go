@@ -247,7 +247,11 @@ func (m model) overlayView() string {
 	case overlayEditor:
 		return m.editor.View()
 	case overlayForm:
-		return m.form.View()
+		// The form's box fits its fields, up to the overlay's size.
+		f := m.form
+		w, h := overlaySize(m.Width, m.Height)
+		f.SetSize(w, min(h, f.NeededHeight(w)))
+		return f.View()
 	case overlayCatalog:
 		return m.catalog.View()
 	case overlayRuns:
