@@ -38,22 +38,6 @@ func (m *model) book(doc int) *debugger.Session {
 	return b
 }
 
-// restoreBook makes a finished run's breakpoints the plan's book again.
-func (m *model) restoreBook(doc int, from *debugger.Session) {
-	d := m.tree.DocumentAt(doc)
-	var opts engine.Options
-	if m.project != nil {
-		opts.Catalog = m.project.Engine.Catalog
-	}
-	b := debugger.New(d.Plan, opts)
-	if err := b.Restore(from.Breakpoints()); err != nil {
-		m.notify(noticeError, "breakpoints: "+err.Error())
-	}
-	b.BreakOnError(from.BreaksOnError())
-	m.books[doc] = b
-	m.syncBreakpointMarks()
-}
-
 // breakpointFile is where the plan's breakpoints are kept, or "".
 func (m *model) breakpointFile(doc int) string {
 	d := m.tree.DocumentAt(doc)

@@ -75,23 +75,21 @@ type model struct {
 	// The components with text fields are large (a textarea is kilobytes);
 	// they are held by pointer so that the model, copied on every message,
 	// stays small.
-	cmdline     *cmdline.Model
-	editor      *valueedit.Model
-	form        form.Model
-	catalog     *catalog.Model
-	runsPanel   runs.Model
-	diff        runs.DiffModel
-	breakPanel  breakpoints.Model
-	overlay     overlay
-	formDebug   bool // the form's inputs start a debug run
-	diffMark    string
-	books       map[int]*debugger.Session // each plan's breakpoints between runs
-	watched     map[int]fileStamp         // each plan file as last read
-	notice      notice
-	quitArmed   bool // q was pressed while a run goes on
-	focus       pane
-	threadsSel  int
-	lastRunsFor int
+	cmdline    *cmdline.Model
+	editor     *valueedit.Model
+	form       form.Model
+	catalog    *catalog.Model
+	runsPanel  runs.Model
+	diff       runs.DiffModel
+	breakPanel breakpoints.Model
+	overlay    overlay
+	formDebug  bool                      // the form's inputs start a debug run
+	books      map[int]*debugger.Session // each plan's breakpoints between runs
+	watched    map[int]fileStamp         // each plan file as last read
+	notice     notice
+	quitArmed  bool // q was pressed while a run goes on
+	focus      pane
+	threadsSel int
 }
 
 func newModel(ctx context.Context, opts Options, withColor bool) model {

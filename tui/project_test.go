@@ -685,16 +685,3 @@ func normalise(screen string, ids ...string) string {
 	screen = regexp.MustCompile(`\b\d{4}-\d\d-\d\d\b`).ReplaceAllString(screen, "yyyy-mm-dd")
 	return screen
 }
-
-// waitFor is a helper for the tests that poll a condition outside the
-// model (a file, the store).
-func waitFor(t testing.TB, why string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", why)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
