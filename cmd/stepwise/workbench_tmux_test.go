@@ -151,3 +151,14 @@ func TestWorkbenchDebugSession(t *testing.T) {
 	}
 	t.Errorf("q did not quit the workbench:\n%s", s.screen())
 }
+
+// TestWorkbenchRefusesPipes opens the workbench with stdout a pipe, as a
+// script would: it says what to use instead and exits with the usage code,
+// drawing nothing.
+func TestWorkbenchRefusesPipes(t *testing.T) {
+	demoProject(t)
+	out, errOut, code := runCLI(t)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "needs an interactive terminal") || !strings.Contains(errOut, "stepwise run") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
