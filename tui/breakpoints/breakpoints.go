@@ -38,8 +38,7 @@ type Model struct {
 	focused      bool
 	bps          []debugger.Breakpoint
 	breakOnError bool
-	cursor       int
-	scroll       common.Scroll
+	list         common.List
 }
 
 // New returns an empty panel.
@@ -56,12 +55,12 @@ func (m *Model) SetBreakpoints(bps []debugger.Breakpoint, breakOnError bool) {
 	if had {
 		for i, b := range bps {
 			if b.ID == selected.ID {
-				m.cursor = i
+				m.list.Cursor = i
 				break
 			}
 		}
 	}
-	m.Select(m.cursor)
+	m.Select(m.list.Cursor)
 }
 
 // Breakpoints returns the breakpoints shown.
@@ -72,16 +71,16 @@ func (m Model) Selected() (debugger.Breakpoint, bool) {
 	if len(m.bps) == 0 {
 		return debugger.Breakpoint{}, false
 	}
-	return m.bps[m.cursor], true
+	return m.bps[m.list.Cursor], true
 }
 
 // Cursor returns the index of the selected row.
-func (m Model) Cursor() int { return m.cursor }
+func (m Model) Cursor() int { return m.list.Cursor }
 
 // SetSize sets the panel's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.bps))
+	m.list.Follow(m.listHeight(), len(m.bps))
 }
 
 // Focus marks the panel focused.
@@ -98,43 +97,20 @@ func (m Model) Focused() bool { return m.focused }
 func (m Model) listHeight() int { return max(m.Height-3, 0) }
 
 // Select moves the selection to row i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) {
-	if len(m.bps) == 0 {
-		m.cursor, m.scroll = 0, common.Scroll{}
-		return
-	}
-	m.cursor = min(max(i, 0), len(m.bps)-1)
-	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.bps))
-}
+func (m *Model) Select(i int) { m.list.Select(i, m.listHeight(), len(m.bps)) }
 
 // ClickAt selects the row drawn at line y of the panel (0 is the border,
 // 1 the break on error line).
-func (m *Model) ClickAt(y int) {
-	row := y - 2
-	if row < 0 || row >= m.listHeight() {
-		return
-	}
-	if i := m.scroll.Offset + row; i < len(m.bps) {
-		m.Select(i)
-	}
-}
+func (m *Model) ClickAt(y int) { m.list.ClickAt(y-2, m.listHeight(), len(m.bps)) }
 
 // Scroll moves the view by delta rows, taking the selection along so it
 // stays visible.
-func (m *Model) Scroll(delta int) {
-	h := m.listHeight()
-	m.scroll.Offset += delta
-	m.scroll = m.scroll.Clamp(h, len(m.bps))
-	if h > 0 && len(m.bps) > 0 {
-		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.bps)-1)
-	}
-}
+func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.listHeight(), len(m.bps)) }
 
 // Update moves the selection on the movement keys and turns Toggle,
 // Delete and BreakError into Actions.
 func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if delta, ok := m.Keys.Movement(msg, max(m.listHeight()-1, 1), len(m.bps)); ok {
-		m.Select(m.cursor + delta)
+	if m.list.Move(m.Keys, msg, m.listHeight(), len(m.bps)) {
 		return m, nil
 	}
 	switch {
@@ -178,9 +154,9 @@ func (m Model) View() string {
 		}
 	}
 	cols := m.columns(inner)
-	end := min(m.scroll.Offset+m.listHeight(), len(m.bps))
-	for i := m.scroll.Offset; i < end; i++ {
-		lines = append(lines, m.renderRow(m.bps[i], cols, inner, i == m.cursor))
+	first, end := m.list.Visible(m.listHeight(), len(m.bps))
+	for i := first; i < end; i++ {
+		lines = append(lines, m.renderRow(m.bps[i], cols, inner, i == m.list.Cursor))
 	}
 
 	title := t.PaneTitle("Breakpoints", m.focused)
@@ -189,7 +165,7 @@ func (m Model) View() string {
 	}
 	footer := ""
 	if len(m.bps) > m.listHeight() {
-		footer = common.Position(m.cursor, len(m.bps))
+		footer = common.Position(m.list.Cursor, len(m.bps))
 	} else if m.focused && len(m.bps) > 0 {
 		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
 	}
@@ -222,10 +198,7 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 	gutter := " "
 	if selected {
 		gutter = "▸"
-		base = t.SelectedBlur
-		if m.focused {
-			base = t.Selected
-		}
+		base = t.RowStyle(true, m.focused)
 		text, muted, strong = text.Inherit(base), muted.Inherit(base), strong.Inherit(base)
 	}
 	mark := "●"

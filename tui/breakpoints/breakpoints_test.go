@@ -2,8 +2,6 @@ package breakpoints
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,12 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
-	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 const plan = `name: loop
@@ -40,23 +34,8 @@ output: { count: "{{E2.count}}" }
 // newSession is a debugger session over plan in a fresh project.
 func newSession(t *testing.T) *debugger.Session {
 	t.Helper()
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), []byte("[storage]\nbackend = \"memory\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := tools.Load(cfg)
-	p, report := plans.Load("loop.yaml", []byte(plan))
-	if !report.OK() {
-		t.Fatal(report.Problems)
-	}
-	rt := tools.NewRuntime(cfg, cat)
-	t.Cleanup(func() { rt.Close() })
-	return debugger.New(p, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{})})
+	dir, opts := livetest.Project(t, map[string]string{"plans/loop.yaml": plan})
+	return debugger.New(livetest.Plan(t, dir, "plans/loop.yaml"), opts)
 }
 
 // setBreaks sets breakpoints from break lines, as both front ends do.

@@ -59,7 +59,7 @@ func New(c common.Common) Model {
 	m := Model{Common: c, filter: in}
 	// A steady cursor: focusing the box then starts no blinking, whose
 	// messages would need routing here.
-	m.filter.SetStyles(m.inputStyles())
+	m.filter.SetStyles(m.Theme.InputStyles())
 	return m
 }
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -237,19 +236,4 @@ func scalarText(v any) string {
 		return "…"
 	}
 	return string(data)
-}
-
-// inputStyles are the filter box's styles in the theme: a cursor that does
-// not blink (a steady reverse-video cell, visible without colour).
-func (m Model) inputStyles() textinput.Styles {
-	t := m.Theme
-	s := textinput.Styles{
-		Focused: textinput.StyleState{Text: t.Text, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Strong},
-		Blurred: textinput.StyleState{Text: t.Muted, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Muted},
-	}
-	s.Cursor.Blink = false
-	if t.Color {
-		s.Cursor.Color = t.BorderOn.GetForeground()
-	}
-	return s
 }

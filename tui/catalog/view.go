@@ -117,7 +117,7 @@ func (m Model) filterLine(width int) string {
 	t := m.Theme
 	if m.editing {
 		in := m.filter
-		in.SetStyles(m.inputStyles())
+		in.SetStyles(m.Theme.InputStyles())
 		return common.Fit(in.View(), width)
 	}
 	return common.Fit(t.Muted.Render(m.filter.Prompt)+t.Text.Render(m.filter.Value()), width)

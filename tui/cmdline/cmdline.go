@@ -339,25 +339,10 @@ func (m Model) split() (field, aside int) {
 // layout styles the field, fits it to the width split gives it, and
 // scrolls its text so the cursor shows.
 func (m *Model) layout() {
-	m.input.SetStyles(m.styles())
+	m.input.SetStyles(m.Theme.InputStyles())
 	field, _ := m.split()
 	m.input.SetWidth(max(field-common.TextWidth(prompt)-1, 1))
 	m.input.SetCursor(m.input.Position())
-}
-
-// styles are the field's styles in the theme: a cursor that does not
-// blink (a steady reverse-video cell, visible without colour).
-func (m Model) styles() textinput.Styles {
-	t := m.Theme
-	s := textinput.Styles{
-		Focused: textinput.StyleState{Text: t.Text, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Strong},
-		Blurred: textinput.StyleState{Text: t.Muted, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Muted},
-	}
-	s.Cursor.Blink = false
-	if t.Color {
-		s.Cursor.Color = t.BorderOn.GetForeground()
-	}
-	return s
 }
 
 // View draws the line, exactly Width cells wide: the prompt and the text,
@@ -367,7 +352,7 @@ func (m Model) View() string {
 		return common.Fit("", m.Width)
 	}
 	in := m.input
-	in.SetStyles(m.styles())
+	in.SetStyles(m.Theme.InputStyles())
 	field, asideWidth := m.split()
 	line := common.Fit(in.View(), field)
 	if asideWidth > 0 {

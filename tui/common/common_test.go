@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -67,6 +68,43 @@ func TestScroll(t *testing.T) {
 		if got := (Scroll{tc.offset}).Follow(tc.cursor, tc.h, tc.total).Offset; got != tc.w {
 			t.Errorf("%s: offset %d, want %d", tc.name, got, tc.w)
 		}
+	}
+}
+
+// TestList drives a list of 20 lines in a window of 5 through each way of
+// moving, from cursor 3 with the window at line 1.
+func TestList(t *testing.T) {
+	keys := DefaultKeyMap()
+	cases := []struct {
+		name           string
+		do             func(l *List)
+		cursor, offset int
+	}{
+		{"select below the window", func(l *List) { l.Select(9, 5, 20) }, 9, 5},
+		{"select past the end", func(l *List) { l.Select(99, 5, 20) }, 19, 15},
+		{"select before the start", func(l *List) { l.Select(-4, 5, 20) }, 0, 0},
+		{"select in an empty list", func(l *List) { l.Select(2, 5, 0) }, 0, 0},
+		{"click a line", func(l *List) { l.ClickAt(4, 5, 20) }, 5, 1},
+		{"click below the window", func(l *List) { l.ClickAt(5, 5, 20) }, 3, 1},
+		{"click past the last line", func(l *List) { l.ClickAt(2, 5, 2) }, 3, 1},
+		{"scroll down takes the cursor", func(l *List) { l.ScrollBy(6, 5, 20) }, 7, 7},
+		{"scroll past the end", func(l *List) { l.ScrollBy(60, 5, 20) }, 15, 15},
+		{"scroll up keeps the cursor", func(l *List) { l.ScrollBy(-1, 5, 20) }, 3, 0},
+		{"down", func(l *List) { l.Move(keys, tea.KeyPressMsg{Code: 'j', Text: "j"}, 5, 20) }, 4, 1},
+		{"page down", func(l *List) { l.Move(keys, tea.KeyPressMsg{Code: tea.KeyPgDown}, 5, 20) }, 7, 3},
+		{"bottom", func(l *List) { l.Move(keys, tea.KeyPressMsg{Code: tea.KeyEnd}, 5, 20) }, 19, 15},
+		{"a key that does not move", func(l *List) { l.Move(keys, tea.KeyPressMsg{Code: 'x', Text: "x"}, 5, 20) }, 3, 1},
+		{"follow a shorter window", func(l *List) { l.Follow(2, 20) }, 3, 2},
+	}
+	for _, tc := range cases {
+		l := List{Cursor: 3, Scroll: Scroll{Offset: 1}}
+		tc.do(&l)
+		if l.Cursor != tc.cursor || l.Scroll.Offset != tc.offset {
+			t.Errorf("%s: cursor %d offset %d, want %d %d", tc.name, l.Cursor, l.Scroll.Offset, tc.cursor, tc.offset)
+		}
+	}
+	if first, end := (List{Scroll: Scroll{Offset: 18}}).Visible(5, 20); first != 18 || end != 20 {
+		t.Errorf("visible lines %d to %d, want 18 to 20", first, end)
 	}
 }
 

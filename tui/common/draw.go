@@ -166,6 +166,15 @@ func Position(cursor, total int) string {
 	return strconv.Itoa(cursor+1) + "/" + strconv.Itoa(total)
 }
 
+// Count is n things in words, the noun in the plural unless n is 1:
+// "1 run", "3 runs", "0 notes".
+func Count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
 // Line builds one styled line no wider than a limit, measuring the plain
 // text it is given rather than the styled result, and cutting the text
 // (not the escape codes) when the limit is reached.

@@ -129,10 +129,6 @@ func DefaultKeyMap() *KeyMap {
 // ShortHelp is the footer line: the keys a newcomer needs first, with
 // help text short enough for an 80-column terminal.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, keys, desc string) key.Binding {
-		b.SetHelp(keys, desc)
-		return b
-	}
 	return []key.Binding{
 		short(k.Down, "j/k", "move"),
 		short(k.NextPane, "tab", "pane"),
@@ -145,12 +141,14 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	}
 }
 
+// short is b with the shorter help a footer line has room for.
+func short(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}
+
 // StopHelp is the footer line while a run is held at a stop.
 func (k KeyMap) StopHelp() []key.Binding {
-	short := func(b key.Binding, keys, desc string) key.Binding {
-		b.SetHelp(keys, desc)
-		return b
-	}
 	return []key.Binding{
 		short(k.Next, "n", "next"),
 		short(k.StepIn, "i", "in"),

@@ -3,6 +3,7 @@ package common
 import (
 	"image/color"
 
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
 
@@ -109,6 +110,34 @@ func NewTheme(dark, withColor bool) *Theme {
 	t.Tab = fg(muted)
 	t.TabOn = fg(accent).Bold(true).Underline(true)
 	return t
+}
+
+// RowStyle is the style a row of a list is drawn on: plain, or the
+// selection's, which is stronger in the focused pane than in the others.
+func (t *Theme) RowStyle(selected, focused bool) lipgloss.Style {
+	switch {
+	case !selected:
+		return lipgloss.NewStyle()
+	case focused:
+		return t.Selected
+	}
+	return t.SelectedBlur
+}
+
+// InputStyles are the styles of a one-line text field in the theme: muted
+// while the field is blurred, and a cursor that does not blink (a steady
+// reverse-video cell, visible without colour, in the focus colour when
+// there is colour).
+func (t *Theme) InputStyles() textinput.Styles {
+	s := textinput.Styles{
+		Focused: textinput.StyleState{Text: t.Text, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Strong},
+		Blurred: textinput.StyleState{Text: t.Muted, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Muted},
+	}
+	s.Cursor.Blink = false
+	if t.Color {
+		s.Cursor.Color = t.BorderOn.GetForeground()
+	}
+	return s
 }
 
 // ColorEnabled reports whether colour should be used, following the NO_COLOR

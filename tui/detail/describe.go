@@ -131,17 +131,10 @@ func (b *builder) plan(doc common.Document, row tree.Row) {
 func (b *builder) summary(r plans.Report) {
 	b.heading("Validation")
 	if len(r.Problems) == 0 {
-		b.add([]seg{{"✓ valid", b.t.Valid}, b.muted(" · " + plural(len(r.Notes), "note"))}, "", "")
+		b.add([]seg{{"✓ valid", b.t.Valid}, b.muted(" · " + common.Count(len(r.Notes), "note"))}, "", "")
 		return
 	}
-	b.add([]seg{{"✗ " + plural(len(r.Problems), "problem"), b.t.Problem}, b.muted(" · " + plural(len(r.Notes), "note"))}, "", "")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
+	b.add([]seg{{"✗ " + common.Count(len(r.Problems), "problem"), b.t.Problem}, b.muted(" · " + common.Count(len(r.Notes), "note"))}, "", "")
 }
 
 // head describes a then/else/do head: the body and the control step that

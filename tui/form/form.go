@@ -493,18 +493,11 @@ func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
 // entryIndent is where a field's entry starts, under its label.
 const entryIndent = 4
 
-// inputStyles are the text fields' styles in the theme: a cursor that
-// does not blink (a steady reverse-video cell, visible without colour).
+// inputStyles are the text fields' styles: the theme's, except that the
+// fields without the focus keep their text unmuted.
 func (m Model) inputStyles() textinput.Styles {
-	t := m.Theme
-	s := textinput.Styles{
-		Focused: textinput.StyleState{Text: t.Text, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Strong},
-		Blurred: textinput.StyleState{Text: t.Text, Placeholder: t.Muted, Suggestion: t.Muted, Prompt: t.Muted},
-	}
-	s.Cursor.Blink = false
-	if t.Color {
-		s.Cursor.Color = t.BorderOn.GetForeground()
-	}
+	s := m.Theme.InputStyles()
+	s.Blurred.Text = m.Theme.Text
 	return s
 }
 

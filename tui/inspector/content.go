@@ -8,6 +8,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
@@ -302,7 +303,7 @@ func (c *content) refusals() {
 	if n.Kind == live.KindRound {
 		vs, what = n.Refusals, "the answer failed its schema and went to a repair pass"
 	}
-	c.heading("Refusals", seg{"  " + plural(len(vs), "violation"), c.p.muted})
+	c.heading("Refusals", seg{"  " + common.Count(len(vs), "violation"), c.p.muted})
 	c.note(2, what)
 	for _, v := range vs {
 		loc, msg, ok := strings.Cut(v, ": ")
@@ -525,13 +526,6 @@ func asReply(v any) *model.Reply {
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
 
 // statusWords says where a node stands, in words.
 func statusWords(s live.Status) string {

@@ -2,44 +2,20 @@ package inspector_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
-
-// testConfig is the config.toml of a test project: one script provider
-// answering every role from replies.yaml, priced so costs show.
-const testConfig = `
-[providers.script]
-type = "script"
-file = ".stepwise/replies.yaml"
-
-[models]
-default = { provider = "script", model = "scripted" }
-
-[pricing.scripted]
-input = 1.0
-output = 2.0
-
-[storage]
-backend = "memory"
-`
 
 // agentPlan is one agent step E1 that may call builtin__reshape and must
 // answer {count: integer}.
@@ -78,70 +54,24 @@ replies:
       usage: { input_tokens: 90, output_tokens: 5 }
 `
 
-// recorded collects a run's events, as the workbench's sink would.
-type recorded struct {
-	mu     sync.Mutex
-	events []engine.Event
-}
-
-func (r *recorded) Event(e engine.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorded) all() []engine.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]engine.Event(nil), r.events...)
-}
-
 // project writes a project with plans/p.yaml and replies.yaml and returns
-// the loaded plan and engine options whose events go to rec.
-func project(t testing.TB, plan, replies string, rec *recorded) (*plans.Plan, engine.Options) {
+// the loaded plan and engine options whose events go to the Events
+// returned.
+func project(t testing.TB, plan, replies string) (*plans.Plan, engine.Options, *livetest.Events) {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"config.toml":  testConfig,
-		"replies.yaml": replies,
-		"plans/p.yaml": "name: test plan\ndescription: a plan under test\n" + plan,
-	}
-	for name, content := range files {
-		path := filepath.Join(dir, ".stepwise", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := tools.Load(cfg)
-	path := filepath.Join(dir, ".stepwise", "plans", "p.yaml")
-	p, report := plans.Load(path, []byte(files["plans/p.yaml"]))
-	if !report.OK() {
-		t.Fatalf("plan does not load: %v", report.Problems)
-	}
-	rt := tools.NewRuntime(cfg, cat)
-	t.Cleanup(func() { rt.Close() })
-	return p, engine.Options{Config: cfg, Catalog: cat, Tools: rt,
-		Models: model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }}), Sinks: []engine.Sink{rec}}
+	dir, opts := livetest.Project(t, map[string]string{"plans/p.yaml": plan, "replies.yaml": replies})
+	rec := &livetest.Events{}
+	opts.Sinks = []engine.Sink{rec}
+	return livetest.Plan(t, dir, "plans/p.yaml"), opts, rec
 }
 
 // run runs a plan to its end through a real engine and returns the tree
 // its events build.
 func run(t testing.TB, plan, replies string) *live.Tree {
 	t.Helper()
-	rec := &recorded{}
-	p, opts := project(t, plan, replies, rec)
-	if _, err := engine.New(opts).Run(context.Background(), p, nil); err != nil {
-		t.Fatalf("run did not start: %v", err)
-	}
+	p, events := livetest.Run(t, map[string]string{"plans/p.yaml": plan, "replies.yaml": replies})
 	tr := live.New(p)
-	for _, e := range rec.all() {
+	for _, e := range events {
 		tr.Apply(e)
 	}
 	return tr
@@ -152,8 +82,7 @@ func run(t testing.TB, plan, replies string) *live.Tree {
 // stop. The run is aborted when the test ends.
 func held(t testing.TB, plan, replies, pattern string, kinds ...engine.StopKind) (*live.Tree, *debugger.Snapshot) {
 	t.Helper()
-	rec := &recorded{}
-	p, opts := project(t, plan, replies, rec)
+	p, opts, rec := project(t, plan, replies)
 	s := debugger.New(p, opts)
 	if _, err := s.Break(pattern, kinds, nil); err != nil {
 		t.Fatal(err)
@@ -164,7 +93,7 @@ func held(t testing.TB, plan, replies, pattern string, kinds ...engine.StopKind)
 	}
 	t.Cleanup(func() { s.Do(debugger.Command{Decision: engine.Decision{Action: engine.Abort}}) })
 	tr := live.New(p)
-	for _, e := range rec.all() {
+	for _, e := range rec.All() {
 		tr.Apply(e)
 	}
 	return tr, st.Stop

@@ -39,8 +39,7 @@ replies:
 // incrementally is the page laid out from scratch, and the cursor follows
 // the reply's end until the user moves it.
 func TestStreaming(t *testing.T) {
-	rec := &recorded{}
-	p, opts := project(t, agentPlan, streamingReplies(), rec)
+	p, opts, rec := project(t, agentPlan, streamingReplies())
 	if _, err := engine.New(opts).Run(t.Context(), p, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func TestStreaming(t *testing.T) {
 	tall.Blur() // no cursor mark, so pages compare
 	deltas := 0
 	moved := -1
-	for _, e := range rec.all() {
+	for _, e := range rec.All() {
 		tr.Apply(e)
 		if e.Path != "E1/agent.1" {
 			continue

@@ -10,15 +10,9 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
-// bigRun is livetest.BigRun with the map and the run still running.
-func bigRun(items int) []engine.Event {
-	events := livetest.BigRun(items)
-	return events[:len(events)-2]
-}
-
 func loaded(b *testing.B) *live.Tree {
 	b.Helper()
-	events := bigRun(10_000)
+	events := livetest.BigRun(10_000)
 	if len(events) < 49_990 {
 		b.Fatalf("%d events", len(events))
 	}
@@ -47,7 +41,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 // BenchmarkApplyRun applies the whole run; ns/op divided by the event
 // count is the mean cost of an event, creating nodes included.
 func BenchmarkApplyRun(b *testing.B) {
-	events := bigRun(10_000)
+	events := livetest.BigRun(10_000)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

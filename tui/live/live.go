@@ -120,6 +120,9 @@ type node struct {
 	ask        *engine.Asked
 	callErr    string // the last model call's error, cleared by a call that succeeds
 	repairing  *node  // a round's repair pass in progress: the round's deltas are its reply
+	// expected says Expect laid the node out at a stop, before any event
+	// of its own: the first one starts it.
+	expected bool
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -157,6 +160,9 @@ type Tree struct {
 	// runningSteps counts the nodes with step events that run.
 	runningSteps int
 	now          time.Time
+	// itemSteps are the steps of each list body, by the static path of
+	// the control step that owns it (E1, E1/do.*/E3).
+	itemSteps map[string][]itemStep
 	// holds are the spans the run was held at a stop, the last one open
 	// (to zero) while it is held: time a person spent looking is no
 	// unit's duration.
@@ -235,7 +241,7 @@ type Totals struct {
 // laid out per item, as items start. plan may be nil, for a run replayed
 // from its events alone.
 func New(plan *plans.Plan) *Tree {
-	t := &Tree{byPath: map[string]*node{}}
+	t := &Tree{byPath: map[string]*node{}, itemSteps: map[string][]itemStep{}}
 	t.root.item = -1
 	t.totals.Status = Pending
 	if plan == nil {
@@ -259,18 +265,59 @@ func New(plan *plans.Plan) *Tree {
 	return t
 }
 
-// seed lays out a step and its decide branches.
+// seed lays out a step and its decide branches, and notes the steps of
+// a list body, which are laid out in each item as it starts.
 func (t *Tree) seed(s *plans.Step) {
 	n := t.ensure(s.Path, KindStep, time.Time{})
 	n.tool = s.ToolName.Value
-	if _, ok := s.Control.(*plans.DecideInput); !ok {
+	_, decide := s.Control.(*plans.DecideInput)
+	for _, b := range plans.Bodies(s) {
+		if decide {
+			for _, c := range b.Steps {
+				t.seed(c)
+			}
+			continue
+		}
+		if b.Single {
+			continue
+		}
+		var steps []itemStep
+		for _, c := range b.Steps {
+			steps = append(steps, itemStep{c.ID.Value, c.ToolName.Value})
+		}
+		t.itemSteps[s.Path] = steps
+	}
+}
+
+// itemStep is a step of a list body, as each item lays it out.
+type itemStep struct{ id, tool string }
+
+// layOutItem lays out the steps of a new item's list body as pending, in
+// the plan's order, so that they show in that order whichever starts
+// first (items of a concurrent map interleave) and so that the steps
+// still to come are there to select and break on.
+func (t *Tree) layOutItem(item *node) {
+	steps, ok := t.itemSteps[staticPath(item.parent.path)]
+	if !ok {
 		return
 	}
-	for _, b := range plans.Bodies(s) {
-		for _, c := range b.Steps {
-			t.seed(c)
+	for _, s := range steps {
+		t.ensure(item.path+"/"+s.id, KindStep, time.Time{}).tool = s.tool
+	}
+}
+
+// staticPath is a run-time path as the plan writes it: each do.N is do.*.
+func staticPath(p string) string {
+	if !strings.Contains(p, "do.") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if isItem(s) {
+			segs[i] = "do.*"
 		}
 	}
+	return strings.Join(segs, "/")
 }
 
 // Apply adds one event to the tree. Events must arrive in sequence order,
@@ -457,6 +504,12 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 	}
 	if n, ok := t.byPath[path]; ok {
 		n.version++
+		if n.expected && kind != KindStep {
+			// Laid out by Expect at a stop before its first event:
+			// it runs from this one, as a node the event made would.
+			n.expected, n.derived, n.start = false, false, at
+			t.setStatus(n, Running, at)
+		}
 		return n
 	}
 	n := t.ensure(path, kind, at)
@@ -480,6 +533,10 @@ func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
 	parent, seg := &t.root, path
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
 		parent, seg = t.ensure(path[:i], kindGroup, at), path[i+1:]
+		if n, ok := t.byPath[path]; ok {
+			// Laying out the parent, a new item, laid this out too.
+			return n
+		}
 	}
 	n := &node{path: path, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
 	n.kind = kindOf(parent, seg, kind)
@@ -488,6 +545,9 @@ func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
 	}
 	t.byPath[path] = n
 	t.insert(parent, n)
+	if n.kind == KindItem {
+		t.layOutItem(n)
+	}
 	return n
 }
 
@@ -499,7 +559,7 @@ func (t *Tree) Expect(path string) bool {
 	if _, ok := t.byPath[path]; ok || path == "" {
 		return false
 	}
-	t.ensure(path, kindGroup, t.now)
+	t.ensure(path, kindGroup, t.now).expected = true
 	return true
 }
 
@@ -512,7 +572,7 @@ func (t *Tree) Decided(path string) {
 	if !ok || n.touched || !n.derived {
 		return
 	}
-	n.derived, n.start = false, t.now
+	n.derived, n.expected, n.start = false, false, t.now
 	n.version++
 	t.setStatus(n, Skipped, t.now)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // innerPlan is a plan other plans call as plan__inner.
@@ -152,6 +153,7 @@ steps:
 E1 step map failed
   do.0 item failed
     A step builtin__reshape failed
+    B step builtin__reshape pending
 E2 step builtin__reshape pending
 `,
 			status: live.Failed, failed: 2,
@@ -182,7 +184,7 @@ E1 step decide ok
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan, events := runPlan(t, tt.files)
+			plan, events := livetest.Run(t, tt.files)
 			tr := live.New(plan)
 			var usage engine.UsageReport
 			for _, e := range events {
@@ -217,7 +219,7 @@ E1 step decide ok
 // provider's estimates.
 func shape(tr *live.Tree) string {
 	var b strings.Builder
-	for _, line := range strings.SplitAfter(dump(tr), "\n") {
+	for _, line := range strings.SplitAfter(livetest.Dump(tr), "\n") {
 		if i := strings.Index(line, " in="); i >= 0 {
 			line = line[:i] + "\n"
 		}
@@ -237,7 +239,7 @@ func sameCost(a, b *float64) bool {
 // step's are its rounds' and repairs' sum, and the inspector's view of a
 // repair pass.
 func TestRollUp(t *testing.T) {
-	plan, events := runPlan(t, map[string]string{
+	plan, events := livetest.Run(t, map[string]string{
 		"plans/p.yaml": "identifier: agentic\nsteps:" + agentStep,
 		"replies.yaml": `
 replies:
@@ -277,7 +279,7 @@ replies:
 // TestStreaming checks that a reply streamed in pieces accumulates on its
 // round while the round runs.
 func TestStreaming(t *testing.T) {
-	plan, events := runPlan(t, map[string]string{
+	plan, events := livetest.Run(t, map[string]string{
 		"plans/p.yaml": "identifier: agentic\nsteps:" + agentStep,
 		"replies.yaml": `
 replies:
@@ -361,13 +363,13 @@ E1 step map running
   do.3 item running
     A step builtin__reshape running
 `
-	if got := dump(tr); got != strings.TrimPrefix(want, "\n") {
+	if got := livetest.Dump(tr); got != strings.TrimPrefix(want, "\n") {
 		t.Errorf("tree:\n%s", got)
 	}
 }
 
 func TestCollapse(t *testing.T) {
-	plan, events := runPlan(t, map[string]string{"plans/p.yaml": `
+	plan, events := livetest.Run(t, map[string]string{"plans/p.yaml": `
 identifier: mapped
 steps:
   - id: E1

@@ -27,8 +27,7 @@ type Model struct {
 	focused bool
 	report  plans.Report
 	items   []item
-	cursor  int
-	scroll  common.Scroll
+	list    common.List
 }
 
 // New returns the pane showing report.
@@ -48,27 +47,27 @@ func (m *Model) SetReport(r plans.Report) {
 	for _, p := range r.Notes {
 		m.items = append(m.items, item{problem: p, note: true})
 	}
-	m.cursor, m.scroll = 0, common.Scroll{}
+	m.list = common.List{}
 }
 
 // Len returns how many problems and notes the list holds.
 func (m Model) Len() int { return len(m.items) }
 
 // Cursor returns the index of the selected line.
-func (m Model) Cursor() int { return m.cursor }
+func (m Model) Cursor() int { return m.list.Cursor }
 
 // Selected returns the selected problem or note, if there is any.
 func (m Model) Selected() (plans.Problem, bool) {
 	if len(m.items) == 0 {
 		return plans.Problem{}, false
 	}
-	return m.items[m.cursor].problem, true
+	return m.items[m.list.Cursor].problem, true
 }
 
 // SetSize sets the pane's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.scroll = m.scroll.Follow(m.cursor, m.bodyHeight(), len(m.items))
+	m.list.Follow(m.bodyHeight(), len(m.items))
 }
 
 // Focus marks the pane focused.
@@ -83,35 +82,14 @@ func (m Model) Focused() bool { return m.focused }
 func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
 
 // Select moves the selection to line i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) {
-	if len(m.items) == 0 {
-		return
-	}
-	m.cursor = min(max(i, 0), len(m.items)-1)
-	m.scroll = m.scroll.Follow(m.cursor, m.bodyHeight(), len(m.items))
-}
+func (m *Model) Select(i int) { m.list.Select(i, m.bodyHeight(), len(m.items)) }
 
 // ClickAt selects the line drawn at line y of the pane (0 is the border).
-func (m *Model) ClickAt(y int) {
-	line := y - 1
-	if line < 0 || line >= m.bodyHeight() {
-		return
-	}
-	if i := m.scroll.Offset + line; i < len(m.items) {
-		m.Select(i)
-	}
-}
+func (m *Model) ClickAt(y int) { m.list.ClickAt(y-1, m.bodyHeight(), len(m.items)) }
 
 // Scroll moves the view by delta lines, taking the selection along so it
 // stays visible.
-func (m *Model) Scroll(delta int) {
-	h := m.bodyHeight()
-	m.scroll.Offset += delta
-	m.scroll = m.scroll.Clamp(h, len(m.items))
-	if h > 0 && len(m.items) > 0 {
-		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.items)-1)
-	}
-}
+func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.bodyHeight(), len(m.items)) }
 
 // Update moves the selection on the movement keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -119,9 +97,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.items)); ok {
-		m.Select(m.cursor + delta)
-	}
+	m.list.Move(m.Keys, k, m.bodyHeight(), len(m.items))
 	return m, nil
 }
 
@@ -133,19 +109,12 @@ func (m Model) Summary() string {
 	if n := len(m.report.Problems); n == 0 {
 		s = t.Valid.Render("✓ valid")
 	} else {
-		s = t.Problem.Render("✗ " + count(n, "problem"))
+		s = t.Problem.Render("✗ " + common.Count(n, "problem"))
 	}
 	if notes > 0 {
-		s += t.Muted.Render(" · " + count(notes, "note"))
+		s += t.Muted.Render(" · " + common.Count(notes, "note"))
 	}
 	return s
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // View draws the pane, border included, at exactly its size.
@@ -156,14 +125,14 @@ func (m Model) View() string {
 	if len(m.items) == 0 {
 		lines = append(lines, t.Muted.Render(" nothing to report"))
 	}
-	end := min(m.scroll.Offset+h, len(m.items))
-	for i := m.scroll.Offset; i < end; i++ {
-		lines = append(lines, m.renderItem(m.items[i], inner, i == m.cursor))
+	first, end := m.list.Visible(h, len(m.items))
+	for i := first; i < end; i++ {
+		lines = append(lines, m.renderItem(m.items[i], inner, i == m.list.Cursor))
 	}
 	title := t.PaneTitle("Problems", m.focused) + " " + m.Summary()
 	footer := ""
 	if len(m.items) > h {
-		footer = common.Position(m.cursor, len(m.items))
+		footer = common.Position(m.list.Cursor, len(m.items))
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
 }
@@ -171,14 +140,10 @@ func (m Model) View() string {
 // renderItem draws "✗ line:col step PATH: message" on one line, cut to width.
 func (m Model) renderItem(it item, width int, selected bool) string {
 	t := m.Theme
-	base := lipgloss.NewStyle()
+	base := t.RowStyle(selected, m.focused)
 	gutter := " "
 	if selected {
 		gutter = "▸"
-		base = t.SelectedBlur
-		if m.focused {
-			base = t.Selected
-		}
 	}
 	st := func(s lipgloss.Style) lipgloss.Style { return s.Inherit(base) }
 	mark, markStyle := "✗", t.Problem

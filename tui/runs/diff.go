@@ -151,9 +151,9 @@ func (m DiffModel) View() string {
 		case len(m.all) == 0:
 			lines = append(lines, t.Muted.Render(" neither run ran a step"))
 		case m.differ == 0:
-			lines = append(lines, t.Valid.Render(" = ")+t.Text.Render("all "+count(m.same, "step")+" ran alike"))
+			lines = append(lines, t.Valid.Render(" = ")+t.Text.Render("all "+common.Count(m.same, "step")+" ran alike"))
 		default:
-			lines = append(lines, t.Muted.Render(" = "+count(m.same, "more step")+" ran alike"))
+			lines = append(lines, t.Muted.Render(" = "+common.Count(m.same, "more step")+" ran alike"))
 		}
 	}
 	footer := strconv.Itoa(m.differ) + " differ · " + strconv.Itoa(m.same) + " same"
@@ -172,7 +172,7 @@ func (m DiffModel) runLine(which string, d *store.RunDetail) string {
 	t := m.Theme
 	glyph, word, style := outcome(t, d.Status, d.Interrupted)
 	return t.Strong.Render(" "+which+" "+short(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +
-		t.Text.Render(" "+word+"  "+count(d.StepsExecuted, "step")+"  "+duration(d.Duration)+"  "+
+		t.Text.Render(" "+word+"  "+common.Count(d.StepsExecuted, "step")+"  "+duration(d.Duration)+"  "+
 			tokens(d.Usage.Tokens)+" tokens  "+cost(d.Usage))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
@@ -60,7 +61,7 @@ E2 step decide failed
 			if d.ID != tc.id || d.Status != tc.status {
 				t.Errorf("detail of run %s %s, want %s %s", d.ID, d.Status, tc.id, tc.status)
 			}
-			if got := dump(tr); got != strings.TrimPrefix(tc.want, "\n") {
+			if got := livetest.Dump(tr); got != strings.TrimPrefix(tc.want, "\n") {
 				t.Errorf("rows:\n%s\nwant:\n%s", got, strings.TrimPrefix(tc.want, "\n"))
 			}
 			tt := tr.Totals()
@@ -78,8 +79,8 @@ E2 step decide failed
 			for _, e := range tc.live {
 				want.Apply(e)
 			}
-			if dump(want) != dump(tr) {
-				t.Fatalf("the live tree:\n%s\nthe loaded one:\n%s", dump(want), dump(tr))
+			if livetest.Dump(want) != livetest.Dump(tr) {
+				t.Fatalf("the live tree:\n%s\nthe loaded one:\n%s", livetest.Dump(want), livetest.Dump(tr))
 			}
 			for _, r := range want.Rows(0, want.Len()) {
 				w, _ := want.Node(r.Path)

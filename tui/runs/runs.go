@@ -37,8 +37,7 @@ type Model struct {
 
 	focused bool
 	runs    []store.RunSummary
-	cursor  int
-	scroll  common.Scroll
+	list    common.List
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
 	marked string
@@ -58,32 +57,32 @@ func (m *Model) SetRuns(list []store.RunSummary) {
 		selected = r.ID
 	}
 	m.runs = list
-	m.cursor = 0
+	m.list.Cursor = 0
 	marked := m.marked
 	m.marked = ""
 	for i, r := range list {
 		if r.ID == selected {
-			m.cursor = i
+			m.list.Cursor = i
 		}
 		if r.ID == marked {
 			m.marked = marked
 		}
 	}
-	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
+	m.list.Follow(m.listHeight(), len(m.runs))
 }
 
 // Len returns how many runs the panel lists.
 func (m Model) Len() int { return len(m.runs) }
 
 // Cursor returns the index of the selected run.
-func (m Model) Cursor() int { return m.cursor }
+func (m Model) Cursor() int { return m.list.Cursor }
 
 // Selected returns the selected run, if there is any.
 func (m Model) Selected() (store.RunSummary, bool) {
 	if len(m.runs) == 0 {
 		return store.RunSummary{}, false
 	}
-	return m.runs[m.cursor], true
+	return m.runs[m.list.Cursor], true
 }
 
 // Marked returns the id of the run marked as a diff's base, empty when
@@ -93,7 +92,7 @@ func (m Model) Marked() string { return m.marked }
 // SetSize sets the panel's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
+	m.list.Follow(m.listHeight(), len(m.runs))
 }
 
 // Focus marks the panel focused.
@@ -110,44 +109,22 @@ func (m Model) Focused() bool { return m.focused }
 func (m Model) listHeight() int { return max(m.Height-3, 0) }
 
 // Select moves the selection to run i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) {
-	if len(m.runs) == 0 {
-		return
-	}
-	m.cursor = min(max(i, 0), len(m.runs)-1)
-	m.scroll = m.scroll.Follow(m.cursor, m.listHeight(), len(m.runs))
-}
+func (m *Model) Select(i int) { m.list.Select(i, m.listHeight(), len(m.runs)) }
 
 // ClickAt selects the run drawn at line y of the panel (0 is the border,
 // 1 the header).
-func (m *Model) ClickAt(y int) {
-	line := y - 2
-	if line < 0 || line >= m.listHeight() {
-		return
-	}
-	if i := m.scroll.Offset + line; i < len(m.runs) {
-		m.Select(i)
-	}
-}
+func (m *Model) ClickAt(y int) { m.list.ClickAt(y-2, m.listHeight(), len(m.runs)) }
 
 // Scroll moves the view by delta lines, taking the selection along so it
 // stays visible.
-func (m *Model) Scroll(delta int) {
-	h := m.listHeight()
-	m.scroll.Offset += delta
-	m.scroll = m.scroll.Clamp(h, len(m.runs))
-	if h > 0 && len(m.runs) > 0 {
-		m.cursor = min(max(m.cursor, m.scroll.Offset), m.scroll.Offset+h-1, len(m.runs)-1)
-	}
-}
+func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.listHeight(), len(m.runs)) }
 
 // Update answers a key: the movement keys move the selection; Jump opens
 // the selected run (Open), Replay replays it (Replay); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
 // clears the mark, or on the marked run clears it; Close clears a mark.
 func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if delta, ok := m.Keys.Movement(msg, max(m.listHeight()-1, 1), len(m.runs)); ok {
-		m.Select(m.cursor + delta)
+	if m.list.Move(m.Keys, msg, m.listHeight(), len(m.runs)) {
 		return m, nil
 	}
 	if key.Matches(msg, m.Keys.Close) {
@@ -200,14 +177,14 @@ func (m Model) View() string {
 		lines = append(lines, t.Muted.Render(" no earlier runs of this plan: "+m.Keys.Run.Help().Key+" runs it"))
 	} else {
 		lines = append(lines, t.Muted.Render(m.header()))
-		end := min(m.scroll.Offset+m.listHeight(), len(m.runs))
-		for i := m.scroll.Offset; i < end; i++ {
-			lines = append(lines, m.renderRun(m.runs[i], inner, i == m.cursor))
+		first, end := m.list.Visible(m.listHeight(), len(m.runs))
+		for i := first; i < end; i++ {
+			lines = append(lines, m.renderRun(m.runs[i], inner, i == m.list.Cursor))
 		}
 	}
 	title := t.PaneTitle("Runs", m.focused)
 	if n := len(m.runs); n > 0 {
-		title += t.Muted.Render(" " + count(n, "run"))
+		title += t.Muted.Render(" " + common.Count(n, "run"))
 	}
 	footer := ""
 	switch {
@@ -217,7 +194,7 @@ func (m Model) View() string {
 		k := m.Keys
 		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
 		if len(m.runs) > m.listHeight() {
-			footer = common.Position(m.cursor, len(m.runs)) + " · " + footer
+			footer = common.Position(m.list.Cursor, len(m.runs)) + " · " + footer
 		}
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
@@ -234,14 +211,10 @@ func (m Model) header() string {
 // steps, tokens and cost, cut to width.
 func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
 	t := m.Theme
-	base := lipgloss.NewStyle()
+	base := t.RowStyle(selected, m.focused)
 	gutter := " "
 	if selected {
 		gutter = "▸"
-		base = t.SelectedBlur
-		if m.focused {
-			base = t.Selected
-		}
 	}
 	st := func(s lipgloss.Style) lipgloss.Style { return s.Inherit(base) }
 	mark := " "
@@ -263,11 +236,4 @@ func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
 		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
 	}
 	return line
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -13,17 +13,11 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
-// bigRun is livetest.BigRun with the map and the run still running.
-func bigRun(items int) []engine.Event {
-	events := livetest.BigRun(items)
-	return events[:len(events)-2]
-}
-
-// bigPane is the pane at 160x48, focused, showing bigRun(10_000) with the
+// bigPane is the pane at 160x48, focused, showing livetest.BigRun(10_000) with the
 // selection on the item half-way down.
 func bigPane(b *testing.B) (runtree.Model, *live.Tree) {
 	b.Helper()
-	events := bigRun(10_000)
+	events := livetest.BigRun(10_000)
 	tr := live.New(nil)
 	for _, e := range events {
 		tr.Apply(e)

@@ -12,8 +12,10 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
@@ -94,6 +96,19 @@ steps:
     tool_name: builtin__reshape
     input: { shape: {} }
 `
+
+// runPlan is livetest.Run with the events' times set a tenth of a second
+// apart, so that the durations on screen do not depend on how fast the
+// machine ran the plan.
+func runPlan(t *testing.T, files map[string]string) (*plans.Plan, []engine.Event) {
+	t.Helper()
+	plan, events := livetest.Run(t, files)
+	t0 := time.Unix(1_700_000_000, 0)
+	for i := range events {
+		events[i].Time = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+	}
+	return plan, events
+}
 
 // watchedRun runs the watched plan and returns its tree with the first n
 // events applied (all of them when n < 0), and all the events.

@@ -158,13 +158,7 @@ type styles struct {
 
 func (m Model) styles(selected bool) styles {
 	t := m.Theme
-	base := lipgloss.NewStyle()
-	if selected {
-		base = t.SelectedBlur
-		if m.focused {
-			base = t.Selected
-		}
-	}
+	base := t.RowStyle(selected, m.focused)
 	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
 	st := styles{
 		selected: selected,

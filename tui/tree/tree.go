@@ -228,13 +228,7 @@ type rowStyles struct {
 
 func (m Model) rowStyles(selected bool) rowStyles {
 	t := m.Theme
-	base := lipgloss.NewStyle()
-	if selected {
-		base = t.SelectedBlur
-		if m.focused {
-			base = t.Selected
-		}
-	}
+	base := t.RowStyle(selected, m.focused)
 	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
 	rs := rowStyles{selected: selected, text: in(t.Text), strong: in(t.Strong), muted: in(t.Muted), problem: in(t.Problem)}
 	for tn := range rs.tones {

@@ -3,8 +3,6 @@ package valueedit
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,18 +11,14 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // The project: a user tool declaring its output schema, a step running it
 // and two templates downstream reading its result.
 var project = map[string]string{
-	".stepwise/config.toml": "[storage]\nbackend = \"memory\"\n",
-	".stepwise/tools/card.yaml": `
+	"tools/card.yaml": `
 name: card
 description: A card.
 kind: reshape
@@ -37,7 +31,7 @@ output_schema:
     id: { type: string }
     severity: { enum: [sev1, sev2, sev3] }
 `,
-	".stepwise/plans/p.yaml": `
+	"plans/p.yaml": `
 name: cards
 description: A card, then a step that reads it.
 identifier: cards
@@ -56,26 +50,8 @@ output: { card: "{{E0}}", id: "{{E1.id}}" }
 // the break line names.
 func stopAt(t *testing.T, breakLine string) (*debugger.Session, debugger.State) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range project {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := tools.Load(cfg)
-	p, report := plans.Load("p.yaml", []byte(project[".stepwise/plans/p.yaml"]))
-	if !report.OK() {
-		t.Fatal(report.Problems)
-	}
-	rt := tools.NewRuntime(cfg, cat)
-	t.Cleanup(func() { rt.Close() })
-	s := debugger.New(p, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{})})
+	dir, opts := livetest.Project(t, project)
+	s := debugger.New(livetest.Plan(t, dir, "plans/p.yaml"), opts)
 	in, err := debugger.ParseCommand(breakLine)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
-// Package livetest makes the events of large runs by hand, for the
-// benchmarks of the live tree, its pane and the workbench: scripting ten
-// thousand model replies would time the script provider, not the UI.
+// Package livetest makes the runs the tests of the live tree and the panes
+// that show it read. Small runs are real: a project on disk whose models
+// answer from a script, run by the real engine (Project, Run). Large runs
+// are made by hand, for the benchmarks of the live tree, its pane and the
+// workbench (BigRun): scripting ten thousand model replies would time the
+// script provider, not the UI.
 package livetest
 
 import (

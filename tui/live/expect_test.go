@@ -1,0 +1,35 @@
+package live_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// TestExpectedRoundRuns lays out a round at a stop before its call, as the
+// workbench does when a run is held at a round: its events then start and
+// end it like any round's.
+func TestExpectedRoundRuns(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "agent"}})
+	if !tr.Expect("E1/agent.1") {
+		t.Fatal("Expect made no node")
+	}
+	if n, _ := tr.Node("E1/agent.1"); n.Status != live.Pending || n.Kind != live.KindRound {
+		t.Fatalf("expected round: %s %s", n.Kind, n.Status)
+	}
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Path: "E1/agent.1", Kind: engine.EventModelDelta, Payload: model.Delta{Text: "{"}})
+	if n, _ := tr.Node("E1/agent.1"); n.Status != live.Running {
+		t.Fatalf("after its first event the round is %s", n.Status)
+	}
+	tr.Apply(engine.Event{Seq: 4, Time: t0.Add(2 * time.Second), Path: "E1/agent.1", Kind: engine.EventModelCall, Payload: engine.ModelCalled{Ms: 1000}})
+	tr.Apply(engine.Event{Seq: 5, Time: t0.Add(2 * time.Second), Path: "E1", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "agent", Status: "ok"}})
+	if n, _ := tr.Node("E1/agent.1"); n.Status != live.OK {
+		t.Errorf("after its step ended the round is %s", n.Status)
+	}
+}

@@ -1,0 +1,161 @@
+package livetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// Config is the config.toml of a test project: one script provider
+// answering every role from replies.yaml, priced so costs show, and runs
+// kept in memory.
+const Config = `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+
+[pricing.scripted]
+input = 1.0
+output = 2.0
+
+[storage]
+backend = "memory"
+`
+
+// Events collects a run's events, as the workbench's sink would. It is
+// safe for concurrent use: the engine emits from the goroutines of a
+// run's parallel steps.
+type Events struct {
+	mu     sync.Mutex
+	events []engine.Event
+}
+
+// Event records e.
+func (r *Events) Event(e engine.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// All returns a copy of the events recorded so far, in order.
+func (r *Events) All() []engine.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]engine.Event(nil), r.events...)
+}
+
+// Project writes files (paths relative to .stepwise/) into a fresh
+// project and returns its directory and the engine's real parts for it:
+// the loaded config, the tool catalog, a tool runtime closed when the test
+// ends, and Models. The options have no sinks. config.toml defaults to Config and replies.yaml to no replies; a
+// plan under plans/ without a name gets one. The config is loaded with
+// HOME and the XDG directories inside the project, so that nothing of the
+// machine's own configuration reaches the test.
+func Project(t testing.TB, files map[string]string) (dir string, opts engine.Options) {
+	t.Helper()
+	dir = t.TempDir()
+	all := map[string]string{"config.toml": Config, "replies.yaml": "replies: []\n"}
+	for k, v := range files {
+		all[k] = v
+	}
+	for name, content := range all {
+		if strings.HasPrefix(name, "plans/") && !strings.HasPrefix(content, "name:") && !strings.Contains(content, "\nname:") {
+			content = "name: test plan\ndescription: a plan under test\n" + content
+		}
+		path := filepath.Join(dir, ".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{
+		"HOME":            filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME": filepath.Join(dir, "xdg-config"),
+		"XDG_DATA_HOME":   filepath.Join(dir, "xdg-data"),
+	}
+	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	rt := tools.NewRuntime(cfg, cat)
+	t.Cleanup(func() { rt.Close() })
+	return dir, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: Models(cfg)}
+}
+
+// Models are the models of a test project, which retry without waiting.
+// A script provider hands each reply out once, so a test that runs a plan
+// again gives each run fresh Models.
+func Models(cfg *config.Config) *model.Models {
+	return model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }})
+}
+
+// Plan loads the plan file name (relative to .stepwise/) of the project in
+// dir, failing the test when it does not load cleanly.
+func Plan(t testing.TB, dir, name string) *plans.Plan {
+	t.Helper()
+	path := filepath.Join(dir, ".stepwise", name)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, report := plans.Load(path, src)
+	if !report.OK() {
+		t.Fatalf("plan does not load: %v", report.Problems)
+	}
+	return plan
+}
+
+// Run writes files into a fresh project (as Project does), runs
+// plans/p.yaml to its end through the real engine without inputs, and
+// returns the plan and the events the run emitted.
+func Run(t testing.TB, files map[string]string) (*plans.Plan, []engine.Event) {
+	t.Helper()
+	dir, opts := Project(t, files)
+	plan := Plan(t, dir, "plans/p.yaml")
+	ev := &Events{}
+	opts.Sinks = []engine.Sink{ev}
+	if _, err := engine.New(opts).Run(context.Background(), plan, nil); err != nil {
+		t.Fatalf("run did not start: %v", err)
+	}
+	return plan, ev.All()
+}
+
+// Dump draws a tree's visible rows one a line: indent, label, kind, tool,
+// status, the model calls and tokens where there are any, and a + on a
+// collapsed row.
+func Dump(tr *live.Tree) string {
+	var b strings.Builder
+	for _, r := range tr.Rows(0, tr.Len()) {
+		fmt.Fprintf(&b, "%s%s %s", strings.Repeat("  ", r.Depth), r.Label, r.Kind)
+		if r.Tool != "" {
+			fmt.Fprintf(&b, " %s", r.Tool)
+		}
+		fmt.Fprintf(&b, " %s", r.Status)
+		if u := r.Spend.Usage; r.Spend.Calls > 0 {
+			fmt.Fprintf(&b, " calls=%d in=%d out=%d", r.Spend.Calls, u.InputTokens, u.OutputTokens)
+		}
+		if r.Collapsed {
+			b.WriteString(" +")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
