@@ -97,7 +97,7 @@ var grammar = []Syntax{
 	{VerbThreads, nil, "", "the threads held at a stop"},
 	{VerbWhere, nil, "", "where the run is held, and why"},
 	{VerbRun, nil, "[JSON]", "run the plan with these inputs"},
-	{VerbDebug, nil, "[JSON]", "run the plan under the debugger, stopping at the first step"},
+	{VerbDebug, nil, "[JSON]", "run the plan under the debugger, to its breakpoints (the first stop when none is set)"},
 	{VerbGoto, nil, "PATH", "select a step"},
 	{VerbOpen, nil, "RUN", "open an earlier run"},
 	{VerbFork, nil, "[PATH]", "run again from a step of this run, reusing what came before"},

@@ -40,7 +40,9 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		m.print(in.Path)
 	case debugger.VerbStack:
 		m.stack()
-	case debugger.VerbThreads, debugger.VerbWhere:
+	case debugger.VerbThreads:
+		m.listThreads()
+	case debugger.VerbWhere:
 		m.where()
 	case debugger.VerbRun, debugger.VerbDebug:
 		debug := in.Verb == debugger.VerbDebug
@@ -99,7 +101,18 @@ func (m *model) editBreakpoint(in debugger.Instruction) {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	m.notify(noticeInfo, in.String())
+	switch in.Verb {
+	case debugger.VerbClear:
+		m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" cleared")
+	case debugger.VerbCond:
+		if in.Condition == nil {
+			m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" has no condition now")
+		} else {
+			m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" stops if "+in.Condition.String())
+		}
+	default:
+		m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" "+string(in.Verb)+"d")
+	}
 	m.breakpointsChanged()
 }
 
@@ -139,11 +152,29 @@ func (m *model) where() {
 		return
 	}
 	st := m.run.state
-	msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, st.Reason)
+	msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.run))
 	if n := len(st.Threads); n > 1 {
 		msg += fmt.Sprintf("; %d threads held", n)
 	}
 	m.notify(noticeInfo, msg)
+}
+
+// listThreads says which threads are held, the one the commands act on
+// first; the bottom pane lists them too while more than one is.
+func (m *model) listThreads() {
+	if !m.run.held() {
+		m.notify(noticeError, "no run is held")
+		return
+	}
+	var ths []string
+	for _, th := range m.run.state.Threads {
+		s := th.Path + " (" + string(th.Kind) + ")"
+		if th.Stopped {
+			s = "▶ " + s
+		}
+		ths = append(ths, s)
+	}
+	m.notify(noticeInfo, "threads held: "+strings.Join(ths, ", "))
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.

@@ -48,6 +48,7 @@ func (m *model) openRuns() tea.Cmd {
 		return nil
 	}
 	m.refreshRuns()
+	m.runsPanel.Select(0) // the newest
 	m.overlay = overlayRuns
 	m.runsPanel.Focus()
 	return nil
@@ -195,9 +196,14 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run
 	r.outcome = &msg
-	if !r.eventsDone {
+	// The work closed the feed before it answered: what is left in it
+	// is taken now, so that the outcome and the tree agree.
+	rest := r.feed.Drain()
+	r.apply(rest.Events)
+	if !rest.Done {
 		return nil
 	}
+	r.eventsDone = true
 	return m.settleRerun(r)
 }
 

@@ -227,12 +227,9 @@ func TestFlowRunsTwice(t *testing.T) {
 	}
 }
 
-// TestReplayOnShow checks a replay and a fork stay on show once they end.
-// onReplayed takes a rerun whose tree is still all pending for one that
-// never started, and shows the run from before again; but the replay's
-// summary and its events come back separately, and the summary can come
-// first. (The status line then has no outcome either: onReplayed reads
-// the run's status from the same tree.)
+// TestReplayOnShow checks a replay and a fork stay on show once they end,
+// with their outcome on the status line: the replay's summary and its
+// last events come back separately, in either order.
 func TestReplayOnShow(t *testing.T) {
 	for i := range 5 {
 		b := newBench(t, 120, 40)
@@ -248,8 +245,8 @@ func TestReplayOnShow(t *testing.T) {
 }
 
 // TestRunsPanelAfterRunEnds keeps the runs panel open while a held run is
-// moved on to its end: runEnded fills the panel again, and it should then
-// list the run that just ended.
+// moved on to its end: once the recorder has written the run, the panel
+// lists it ended.
 func TestRunsPanelAfterRunEnds(t *testing.T) {
 	for i := range 5 {
 		b := newBench(t, 120, 40)

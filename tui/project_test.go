@@ -387,7 +387,6 @@ type bench struct {
 	results chan result
 	done    chan struct{}
 	working int   // commands whose message has not come back
-	applied int64 // events handed to a tree in batches
 	quit    bool
 	execs   []tea.Msg // what tea.ExecProcess asked for
 	seen    []*run    // every run, to release at the end
@@ -508,7 +507,6 @@ func (b *bench) deliver(msg tea.Msg) {
 	case tickMsg, watchMsg:
 		// The clock and the file watch move only when a test says so.
 	case batchMsg:
-		b.applied += int64(len(msg.batch.Events))
 		b.update(msg)
 	default:
 		typ := reflect.TypeOf(msg)
@@ -534,13 +532,22 @@ func (b *bench) take(deadline <-chan time.Time, why string) {
 		b.deliver(r.msg)
 	case <-deadline:
 		b.t.Fatalf("timed out waiting for %s; %d commands working, %d of %d events applied; screen:\n%s",
-			why, b.working, b.applied, b.p.emitted.n.Load(), b.screen())
+			why, b.working, b.applied(), b.p.emitted.n.Load(), b.screen())
 	}
 }
 
 // quiet reports whether nothing is left to happen without a key.
 func (b *bench) quiet() bool {
-	return b.working == 0 && b.applied == b.p.emitted.n.Load()
+	return b.working == 0 && b.applied() == b.p.emitted.n.Load()
+}
+
+// applied counts the events the runs the bench has seen gave their trees.
+func (b *bench) applied() int64 {
+	var n int64
+	for _, r := range b.seen {
+		n += int64(r.applied)
+	}
+	return n
 }
 
 // settle takes messages until the workbench is quiet.

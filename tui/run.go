@@ -29,8 +29,10 @@ type run struct {
 	// flight, that is, the run is going on and not held.
 	state debugger.State
 	busy  bool
-	// eventsDone says the feed has delivered the run's last event.
+	// eventsDone says the feed has delivered the run's last event;
+	// applied counts the events the tree has taken.
 	eventsDone bool
+	applied    int
 	// stored is the id of an earlier run opened from the store; rerun
 	// says "replay" or "fork" for one run again from the store.
 	stored string
@@ -40,6 +42,9 @@ type run struct {
 	// found, kept until its last events are in.
 	before  *run
 	outcome *replayedMsg
+	// firstPause says the run was paused to stop at its first stop, and
+	// has not moved since.
+	firstPause bool
 }
 
 // held reports whether the run waits at a stop for a command.
@@ -118,6 +123,7 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		session.BreakOnError(book.BreaksOnError())
 		if !hasEnabled(book.Breakpoints()) {
 			session.Pause()
+			r.firstPause = true
 		}
 	} else {
 		session.BreakOnError(false)
@@ -151,7 +157,7 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 		}
 		return nil
 	}
-	r.busy = true
+	r.busy, r.firstPause = true, false
 	m.log.Info("command", "path", r.state.Stop.Path, "action", actionWord(d.Action), "move", moveWord(move))
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
@@ -254,9 +260,10 @@ func (m *model) runEnded(r *run) tea.Cmd {
 // onBatch applies a batch of events to the run's tree.
 func (m *model) onBatch(msg batchMsg) tea.Cmd {
 	r := msg.run
-	for _, e := range msg.batch.Events {
-		r.tree.Apply(e)
+	if r.eventsDone {
+		return nil // drained already
 	}
+	r.apply(msg.batch.Events)
 	if msg.batch.Done {
 		r.eventsDone = true
 		if r.outcome != nil {
@@ -265,6 +272,14 @@ func (m *model) onBatch(msg batchMsg) tea.Cmd {
 		return nil
 	}
 	return r.waitEvents()
+}
+
+// apply gives the run's tree events, in order.
+func (r *run) apply(events []engine.Event) {
+	for _, e := range events {
+		r.tree.Apply(e)
+	}
+	r.applied += len(events)
 }
 
 // onTick moves the run's clock while it goes on.

@@ -532,8 +532,8 @@ func TestInjectKey(t *testing.T) {
 }
 
 // TestHitsAfterTheRun checks the breakpoints panel still counts a
-// breakpoint's hits once the run has ended: runEnded says it hands the
-// run's breakpoints, hits included, back to the plan's book.
+// breakpoint's hits once the run has ended: the run's session becomes
+// the plan's book.
 func TestHitsAfterTheRun(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.debugTo(docSimple, "S1")
@@ -1113,7 +1113,7 @@ func TestCommandLine(t *testing.T) {
 				wantHeld(t, b, "E1/do.2", engine.StopStep, "breakpoint 1")
 				b.press(keyAbort)
 				b.press(command("cond 1")...)
-				wantNotice(t, b, "cond 1")
+				wantNotice(t, b, "breakpoint 1 has no condition now")
 				wantBook(t, b, "1 E1/do.* step")
 			}},
 		{"clear removes a breakpoint", func(b *bench) { b.toDoc(docSimple) }, seq(command("break S1"), command("clear 1"), keyDebug), func(t *testing.T, b *bench) {
@@ -1164,7 +1164,7 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("where")...)
 			wantNotice(t, b, "held at E1/do.0 (step): breakpoint 1 (E1/do.0)")
 			b.press(command("threads")...)
-			wantNotice(t, b, "held at E1/do.0")
+			wantNotice(t, b, "threads held: ▶ E1/do.0 (step)")
 			b.press(command("print nothing.here")...)
 			if strings.Contains(b.m.notice.text, " = ") {
 				t.Errorf("print of an unknown path: %q", b.m.notice.text)
@@ -1306,11 +1306,8 @@ func TestCommandLine(t *testing.T) {
 }
 
 // TestKeyAfterCommandLine types a line at the : command line and a key at
-// once after it, before the program has taken the message that carries
-// the line out (cmdline.Submitted comes back through a command). The
-// bench makes that order certain; in the program it is a race a fast
-// typist, a paste or a script (tmux send-keys) can lose. jump() is done
-// within the key press for this very reason.
+// once after it: the line is carried out within the enter key, so the key
+// after it (a fast typist's, a paste's, a script's) finds it done.
 func TestKeyAfterCommandLine(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.toDoc(docSimple)

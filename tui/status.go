@@ -80,8 +80,8 @@ func (m model) runStatus(r *run) string {
 	case r.held():
 		st := r.state.Stop
 		s := t.Glyph.Render("⏸ held") + " at " + t.Strong.Render(st.Path) + t.Muted.Render(" ("+string(st.Kind)+")")
-		if r.state.Reason != "" {
-			s += t.Muted.Render(" · " + r.state.Reason)
+		if reason := reasonWords(r); reason != "" {
+			s += t.Muted.Render(" · " + reason)
 		}
 		return s
 	case r.active():
@@ -95,6 +95,15 @@ func (m model) runStatus(r *run) string {
 		return s
 	}
 	return endWord(t, r.state.Status)
+}
+
+// reasonWords says why the run is held: the session's reason, except that
+// the pause a debug run with no breakpoint starts with is its first stop.
+func reasonWords(r *run) string {
+	if r.state.Reason == "pause" && r.firstPause {
+		return "first stop"
+	}
+	return r.state.Reason
 }
 
 func endWord(t *common.Theme, status string) string {

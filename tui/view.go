@@ -286,9 +286,13 @@ func (m model) footer() string {
 	}
 	h.SetWidth(m.Width - 1)
 	var bindings []key.Binding
-	if m.run.held() {
+	switch {
+	case m.overlay == overlayEditor || m.overlay == overlayForm:
+		// Keys go to the editor or form: the stop's keys would type.
+		bindings = m.Keys.EditHelp()
+	case m.run.held():
 		bindings = m.Keys.StopHelp()
-	} else {
+	default:
 		bindings = m.Keys.ShortHelp()
 	}
 	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)

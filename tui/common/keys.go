@@ -161,6 +161,15 @@ func (k KeyMap) StopHelp() []key.Binding {
 	}
 }
 
+// EditHelp is the footer line while an editor or a form takes the keys.
+func (k KeyMap) EditHelp() []key.Binding {
+	return []key.Binding{
+		short(k.Submit, "ctrl+s", "accept"),
+		short(k.Close, "esc", "cancel"),
+		short(k.NextPane, "tab", "next field"),
+	}
+}
+
 // KeyGroup is a titled group of bindings in the help overlay.
 type KeyGroup struct {
 	Title    string
