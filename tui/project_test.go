@@ -386,7 +386,7 @@ type bench struct {
 
 	results chan result
 	done    chan struct{}
-	working int   // commands whose message has not come back
+	working int // commands whose message has not come back
 	quit    bool
 	execs   []tea.Msg // what tea.ExecProcess asked for
 	seen    []*run    // every run, to release at the end
