@@ -196,14 +196,11 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run
 	r.outcome = &msg
-	// The work closed the feed before it answered: what is left in it
-	// is taken now, so that the outcome and the tree agree.
-	rest := r.feed.Drain()
-	r.apply(rest.Events)
-	if !rest.Done {
+	if !r.eventsDone {
+		// The work closed the feed before it answered; the batch that
+		// says so is on its way, and settles the run.
 		return nil
 	}
-	r.eventsDone = true
 	return m.settleRerun(r)
 }
 

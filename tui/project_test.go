@@ -538,7 +538,10 @@ func (b *bench) take(deadline <-chan time.Time, why string) {
 
 // quiet reports whether nothing is left to happen without a key.
 func (b *bench) quiet() bool {
-	return b.working == 0 && b.applied() == b.p.emitted.n.Load()
+	// A replay's or fork's outcome waits for the batch that ends its
+	// events, which a background wait brings.
+	settling := b.m.run != nil && b.m.run.outcome != nil && !b.m.run.eventsDone
+	return b.working == 0 && b.applied() == b.p.emitted.n.Load() && !settling
 }
 
 // applied counts the events the runs the bench has seen gave their trees.

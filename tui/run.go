@@ -260,9 +260,6 @@ func (m *model) runEnded(r *run) tea.Cmd {
 // onBatch applies a batch of events to the run's tree.
 func (m *model) onBatch(msg batchMsg) tea.Cmd {
 	r := msg.run
-	if r.eventsDone {
-		return nil // drained already
-	}
 	r.apply(msg.batch.Events)
 	if msg.batch.Done {
 		r.eventsDone = true

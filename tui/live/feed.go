@@ -49,17 +49,6 @@ func (f *Feed) signal() {
 	}
 }
 
-// Drain takes, without waiting, the events that arrived since the last
-// batch, and says whether the run has ended: for a caller that knows
-// the run is over (its Run has returned) and wants everything at once.
-func (f *Feed) Drain() Batch {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b := Batch{Events: f.pending, Done: f.closed}
-	f.pending = nil
-	return b
-}
-
 // Batch is the events that arrived since the last batch, in order. Done is
 // set on the last one, once the run has ended and everything is taken.
 type Batch struct {

@@ -97,12 +97,24 @@ func (n *node) effectiveStatus() Status {
 	switch {
 	case n.running > 0:
 		return Running
-	case n.failed > 0:
+	case n.failed > 0 && n.childFailed():
 		return Failed
 	case n.touched:
 		return OK
 	}
 	return Pending
+}
+
+// childFailed reports whether one of n's children ended failed. A failure
+// deeper down that a child got over (a round whose call failed, in a step
+// whose failure was replaced at an error stop) is that child's business.
+func (n *node) childFailed() bool {
+	for _, c := range n.children {
+		if c.effectiveStatus() == Failed {
+			return true
+		}
+	}
+	return false
 }
 
 // duration is how long the node ran: from its start to its end (or, while
