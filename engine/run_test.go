@@ -249,6 +249,27 @@ output: "{{E3}}"
 			t.Errorf("output %s", got)
 		}
 	})
+	t.Run("a control step's stop shows its input as written", func(t *testing.T) {
+		q := newProject(t, map[string]string{"plans/q.yaml": listPlan + `
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0.issues}}"
+      do: { tool_name: builtin__reshape, input: { shape: { n: "{{item.n}}" } } }
+output: { all: "{{E1}}" }
+`})
+		var seen any
+		hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+			if s.Kind == engine.StopStep && s.Path == "E1" {
+				seen = s.Input
+			}
+			return engine.Decision{}
+		}
+		wantOK(t, q.run(t, "plans/q.yaml", nil, hook))
+		if got := asJSON(t, seen); !strings.Contains(got, `"over":"{{E0.issues}}"`) || !strings.Contains(got, `"n":"{{item.n}}"`) {
+			t.Errorf("the map's step stop shows %s", got)
+		}
+	})
 	t.Run("abort", func(t *testing.T) {
 		o := p.run(t, "plans/p.yaml", nil, at(engine.StopStep, "E1", engine.Decision{Action: engine.Abort}))
 		var abort *engine.AbortError

@@ -43,7 +43,14 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 		return StepStarted{Tool: tool, Input: input}
 	}
 	if err == nil {
-		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: input, Scope: c.sc, Stack: c.stack})
+		// A control step's stop shows its input as written, as its start
+		// does; its parts are rendered as it runs (an agent's prompt in
+		// its first round, a map's body per item).
+		var stopInput any = input
+		if control {
+			stopInput = s.Input.Literal()
+		}
+		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return nil, &AbortError{Path: path}
