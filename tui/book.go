@@ -71,8 +71,13 @@ func (m *model) syncBreakpointMarks() {
 	b := m.book(doc)
 	var patterns []path.Pattern
 	for _, bp := range b.Breakpoints() {
-		if p, err := path.Compile(bp.Pattern); err == nil && bp.Enabled {
-			patterns = append(patterns, p)
+		if !bp.Enabled {
+			continue
+		}
+		for _, pat := range []string{bp.Pattern, stepPart(bp.Pattern)} {
+			if p, err := path.Compile(pat); err == nil && pat != "" {
+				patterns = append(patterns, p)
+			}
 		}
 	}
 	match := func(p string) bool {
@@ -120,6 +125,19 @@ func (m *model) setBreakpoint(pattern string, kinds []engine.StopKind, cond *deb
 		m.notify(noticeError, "breakpoint "+itoa(bp.ID)+" at "+bp.Spec()+": no step of the plan is at that path, so it may never stop (the steps of a list body are PATH/do.*/ID)")
 	}
 	m.breakpointsChanged()
+}
+
+// stepPart is the part of a pattern that names a step, before a round, a
+// repair pass or the tool calls under them: a breakpoint on
+// E1/do.*/verdict/agent.2 is marked on the plan's row of verdict too.
+func stepPart(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "agent.") || s == "repair" {
+			return strings.Join(segs[:i], "/")
+		}
+	}
+	return ""
 }
 
 // stepOnly reports whether breakpoint kinds stop at steps alone (none
