@@ -86,6 +86,7 @@ type model struct {
 	formDebug  bool                      // the form's inputs start a debug run
 	books      map[int]*debugger.Session // each plan's breakpoints between runs
 	watched    map[int]fileStamp         // each plan file as last read
+	lastInputs map[string]map[string]any // each plan file's last inputs, to fill its form with
 	notice     notice
 	quitArmed  bool // q was pressed while a run goes on
 	focus      pane
@@ -120,6 +121,7 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		breakPanel: breakpoints.New(c),
 		books:      map[int]*debugger.Session{},
 		watched:    map[int]fileStamp{},
+		lastInputs: map[string]map[string]any{},
 	}
 	m.problems = problems.New(c, m.tree.Document().Report)
 	for i := range m.tree.Len() {
@@ -176,6 +178,7 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.overlay = overlayNone
 	case form.Submitted:
 		m.overlay = overlayNone
+		m.lastInputs[m.tree.Document().Path] = msg.Inputs
 		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.formDebug)
 	case form.Cancelled:
 		m.overlay = overlayNone
@@ -481,7 +484,9 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.project != nil && !m.run.active() {
 		m.formDebug = debug
 		m.overlay = overlayForm
-		return m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		cmd := m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		m.form.Fill(m.lastInputs[d.Path])
+		return cmd
 	}
 	return m.startRun(m.tree.DocumentIndex(), nil, debug)
 }

@@ -108,6 +108,17 @@ func (m *Model) Open(title string, schema *plans.Schema) tea.Cmd {
 	return m.setFocus(0)
 }
 
+// Fill sets the fields named in values to them, leaving the others as
+// they are: the root fills in the inputs of the plan's last run.
+func (m *Model) Fill(values map[string]any) {
+	for i := range m.fields {
+		if v, ok := values[m.fields[i].name]; ok {
+			m.fields[i].set(v)
+		}
+	}
+	m.layout()
+}
+
 // newField builds the field for one property, its default filled in.
 func (m *Model) newField(name string, prop map[string]any, required bool) field {
 	f := field{name: name, required: required, choice: -1}
