@@ -210,6 +210,10 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 	if !same {
 		m.shown = true
 		m.folds = map[string]bool{}
+		if !m.searching {
+			// A search is of one row's page; another row starts clean.
+			m.query, m.hits = "", nil
+		}
 		m.at = [numTabs]place{}
 		m.streams = &streams{}
 		m.current = -1
