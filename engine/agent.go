@@ -453,6 +453,10 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	case Abort:
 		return "", &AbortError{Path: callPath}
 	case Inject:
+		// The call is not made; its events say so, so that the record
+		// (and a replay of it) has the value the model was given.
+		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
 		return jsonText(d.Value), nil
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second

@@ -155,6 +155,36 @@ replies:
 	}
 }
 
+// TestAgentInjectedToolCall injects a tool call's result at its stop: the
+// call is not made, the model gets the value, and the call's events say
+// it was injected, with the value, so the record has what the model saw.
+func TestAgentInjectedToolCall(t *testing.T) {
+	hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+		if s.Kind == engine.StopTool && s.Path == "E1/agent.1/builtin__reshape" {
+			return engine.Decision{Action: engine.Inject, Value: map[string]any{"n": 42}}
+		}
+		return engine.Decision{}
+	}
+	o, _ := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ] }
+  - match: E1
+    reply: { json: { count: 3 } }
+`, hook)
+	wantOK(t, o)
+	ends := o.events.of(engine.EventToolEnd)
+	if len(ends) != 1 || len(o.events.of(engine.EventToolStart)) != 1 {
+		t.Fatalf("%d tool ends", len(ends))
+	}
+	if end := ends[0].Payload.(engine.ToolEnded); !end.Injected || asJSONValue(end.Result) != `{"n":42}` {
+		t.Errorf("the injected call ended %+v", end)
+	}
+	if tool := requests(o)[1].Messages[3]; tool.Content != `{"n":42}` {
+		t.Errorf("the model got %q", tool.Content)
+	}
+}
+
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)

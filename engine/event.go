@@ -124,13 +124,15 @@ type ToolStarted struct {
 }
 
 // ToolEnded closes a dispatch; it always reports the real call, whatever a
-// stop decision made of its result afterwards.
+// stop decision made of its result afterwards. Injected says the call was
+// not made: a stop decision gave Result in its place.
 type ToolEnded struct {
-	Tool    string  `json:"tool"`
-	Ms      float64 `json:"ms"`
-	IsError bool    `json:"is_error"`
-	Result  any     `json:"result,omitempty"`
-	Error   string  `json:"error,omitempty"`
+	Tool     string  `json:"tool"`
+	Ms       float64 `json:"ms"`
+	IsError  bool    `json:"is_error"`
+	Result   any     `json:"result,omitempty"`
+	Error    string  `json:"error,omitempty"`
+	Injected bool    `json:"injected,omitempty"`
 }
 
 // ModelCalled reports one completed model call. Site is the path of the

@@ -139,6 +139,9 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 		b = append(b, `,"error":`...)
 		b = appendString(b, p.Error)
 	}
+	if p.Injected {
+		b = append(b, `,"injected":true`...)
+	}
 	return append(b, '}'), ok
 }
 

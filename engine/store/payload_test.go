@@ -37,6 +37,7 @@ func TestPayloadEncoder(t *testing.T) {
 			engine.ToolStarted{Tool: "tracker__get", Args: v},
 			engine.ToolEnded{Tool: "tracker__get", Ms: 12, IsError: true, Result: v, Error: "e"},
 			&engine.ToolEnded{Tool: "tracker__get", Ms: 0, Result: v},
+			engine.ToolEnded{Tool: "tracker__get", Result: v, Injected: true},
 			engine.RunStarted{Plan: "p", File: "f.yaml", Hash: "ab", Inputs: map[string]any{"v": v}},
 			engine.RunStarted{Plan: "p", File: ".stepwise/plans/f.yaml", Project: "/home/me/<proj> & co", Hash: "ab", Inputs: map[string]any{"v": v}},
 			&engine.RunStarted{Plan: "p", Inputs: map[string]any{"v": v}, Parent: "0123"},
@@ -85,7 +86,7 @@ func TestPayloadFields(t *testing.T) {
 		{engine.StepStarted{}, `Tool json:"tool"; Input json:"input,omitempty"`},
 		{engine.StepEnded{}, `Tool json:"tool"; Status json:"status"; Result json:"result,omitempty"; Error json:"error,omitempty"; Ms json:"ms"`},
 		{engine.ToolStarted{}, `Tool json:"tool"; Args json:"args"`},
-		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"`},
+		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"; Injected json:"injected,omitempty"`},
 		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Project json:"project,omitempty"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"`},
 	} {
 		typ := reflect.TypeOf(tc.v)

@@ -380,8 +380,11 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
 		st := OK
-		if p.IsError {
+		switch {
+		case p.IsError:
 			st = Failed
+		case p.Injected:
+			st = Skipped
 		}
 		t.setStatus(n, st, e.Time)
 	case engine.ModelCalled:
