@@ -31,6 +31,16 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 		if a, ok := st.Step.Control.(*plans.AgentInput); ok {
 			e.schema = a.OutputSchema
 		}
+	case (st.Kind == engine.StopStep || st.Kind == engine.StopResult || st.Kind == engine.StopError) && st.Tool == "agent" && st.Step != nil:
+		// An agent step's result is {output, iterations, tools_called,
+		// final}; what its readers read is output, in its schema.
+		if a, ok := st.Step.Control.(*plans.AgentInput); ok && a.OutputSchema != nil {
+			raw := map[string]any{"type": "object", "required": []any{"output"},
+				"properties": map[string]any{"output": a.OutputSchema.Raw}}
+			if compiled, err := plans.CompileSchema(raw); err == nil {
+				e.schema = &plans.Schema{Raw: raw, Compiled: compiled}
+			}
+		}
 	case st.Kind == engine.StopStep || st.Kind == engine.StopTool || st.Kind == engine.StopResult || st.Kind == engine.StopError:
 		if catalog != nil && !plans.IsControl(st.Tool) {
 			if info, ok := catalog.Tool(st.Tool); ok && info.OutputSchema != nil {

@@ -458,6 +458,37 @@ output: { n: "{{E2.n}}" }
 	}
 }
 
+// TestInjectAtAnAgent checks a value injected for an agent step against
+// the shape its readers read, {output: ...} in its output schema, and the
+// skeleton an editor starts from.
+func TestInjectAtAnAgent(t *testing.T) {
+	s := newSession(t, `
+identifier: agentic
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: count
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E1.output.n}}" } }
+output: { n: "{{E2.n}}" }
+`, "")
+	s.Break("E1", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if st.Stop == nil || st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"output":{"n":0}}` {
+		t.Fatalf("at the agent: schema %v, prefill %s", st.Stop.Schema, asJSON(st.Stop.Prefill))
+	}
+	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"output": map[string]any{"n": "five"}}}}); err == nil || !strings.Contains(err.Error(), "/output/n") {
+		t.Errorf("a wrong output was taken: %v", err)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"output": map[string]any{"n": 5}}}, Move: Continue})
+	if !st.Finished || asJSON(st.Output) != `{"n":5}` {
+		t.Errorf("the run ended %s with %s", st.Status, asJSON(st.Output))
+	}
+}
+
 // TestInjectIsChecked checks a value injected at a step against the output
 // schema its tool declares, and the prefill a front end starts from.
 func TestInjectIsChecked(t *testing.T) {
