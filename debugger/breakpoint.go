@@ -26,6 +26,9 @@ type Breakpoint struct {
 	Condition *Condition `json:"condition,omitempty"`
 	Hits      int        `json:"hits"`
 	Enabled   bool       `json:"enabled"`
+	// ConditionError is why the condition could not be evaluated at the
+	// last stop it was tried at; empty once it evaluates.
+	ConditionError string `json:"condition_error,omitempty"`
 
 	compiled path.Pattern
 }
@@ -102,16 +105,16 @@ func (c *Condition) compile() error {
 }
 
 // holds evaluates the condition at a stop. A condition that cannot be
-// evaluated (a path the scope lacks) does not hold: a breakpoint on a map
-// body item whose field is missing must not stop every other item.
-func (c *Condition) holds(st *engine.Stop, hits int) bool {
+// evaluated (a path the scope lacks) does not hold, and says why: a
+// breakpoint on a map body item whose field is missing must not stop
+// every other item, but its user should learn the condition never held.
+func (c *Condition) holds(st *engine.Stop, hits int) (bool, error) {
 	scope := stopScope{Stop: st, hits: hits}
 	v, err := c.value.Render(scope)
 	if err != nil {
-		return false
+		return false, err
 	}
-	ok, err := engine.Compare(c.Op, v, c.To)
-	return err == nil && ok
+	return engine.Compare(c.Op, v, c.To)
 }
 
 // matches reports whether the breakpoint fires at a stop, before its

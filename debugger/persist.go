@@ -64,7 +64,7 @@ func (s *Session) Restore(bps []Breakpoint) error {
 func (s *Session) SaveBreakpoints(file string) error {
 	bps := s.Breakpoints()
 	for i := range bps {
-		bps[i].Hits = 0
+		bps[i].Hits, bps[i].ConditionError = 0, ""
 	}
 	data, err := json.MarshalIndent(bps, "", "  ")
 	if err != nil {

@@ -370,8 +370,15 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 		// Hits counts the stops the breakpoint's pattern and kinds match,
 		// so that a condition on {{stop.hits}} can pick the third of them.
 		b.Hits++
-		if b.Condition != nil && !b.Condition.holds(st, b.Hits) {
-			continue
+		if b.Condition != nil {
+			ok, err := b.Condition.holds(st, b.Hits)
+			b.ConditionError = ""
+			if err != nil {
+				b.ConditionError = err.Error()
+			}
+			if !ok {
+				continue
+			}
 		}
 		return fmt.Sprintf("breakpoint %d (%s)", b.ID, b.Pattern), b
 	}

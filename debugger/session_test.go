@@ -458,6 +458,32 @@ output: { n: "{{E2.n}}" }
 	}
 }
 
+// TestConditionError sets a breakpoint whose condition reads a root the
+// scope lacks: it never stops, and says why.
+func TestConditionError(t *testing.T) {
+	s := newSession(t, `
+identifier: plain
+steps:
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+output: { n: "{{E1.n}}" }
+`, "")
+	cond, err := ParseCondition("{{nope.x}} eq 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Break("E1", []engine.StopKind{engine.StopStep}, cond); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Start(context.Background(), nil); !st.Finished {
+		t.Fatalf("held at %s", where(st))
+	}
+	if b := s.Breakpoints()[0]; !strings.Contains(b.ConditionError, "nope") {
+		t.Errorf("the condition's error is %q", b.ConditionError)
+	}
+}
+
 // TestInjectAtAnAgent checks a value injected for an agent step against
 // the shape its readers read, {output: ...} in its output schema, and the
 // skeleton an editor starts from.

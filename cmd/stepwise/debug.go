@@ -209,6 +209,9 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
 			for _, b := range d.session.Breakpoints() {
 				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
+				if b.ConditionError != "" {
+					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
+				}
 			}
 		})
 	case debugger.VerbQuit:

@@ -219,6 +219,9 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 		l.Add("  if ", common.PaintOf(muted))
 		l.Add(b.Condition.String(), common.PaintOf(text))
 	}
+	if b.ConditionError != "" {
+		l.Add("  ✗ "+b.ConditionError, common.PaintOf(m.Theme.Problem.Inherit(base)))
+	}
 	l.PadTo(width-common.TextWidth(hits), common.PaintOf(base))
 	return l.String() + muted.Render(hits)
 }
