@@ -226,7 +226,9 @@ func (m *Model) complete() {
 		return
 	case 1:
 		word = matches[0]
-		if end == len(runes) {
+		// A path may go on deeper (pick, then /agent.2): no space after
+		// it; after anything else the next word comes.
+		if end == len(runes) && !slices.Contains(m.paths, word) {
 			word += " "
 		}
 	default:

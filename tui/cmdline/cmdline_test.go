@@ -170,7 +170,7 @@ func TestHistory(t *testing.T) {
 }
 
 // TestComplete checks tab: command names first, then what the command
-// takes; one candidate completes with a space after it, several complete
+// takes; one candidate completes with a space after it (but a path, which may go on deeper), several complete
 // as far as they agree and show beside the line.
 func TestComplete(t *testing.T) {
 	paths := []string{"E1", "E1/do.0", "E1/do.0/A", "E1/do.1", "E2", "E1"}
@@ -178,15 +178,15 @@ func TestComplete(t *testing.T) {
 		typed, want, aside string
 	}{
 		{"cont", "continue ", ""},
-		{"b E2", "b E2 ", ""},
+		{"b E2", "b E2", ""}, // a path may go on deeper: no space after it
 		{"break E1/do.", "break E1/do.", "E1/do.0  E1/do.0/A  E1/do.1"},
-		{"break E1/do.0/", "break E1/do.0/A ", ""},
+		{"break E1/do.0/", "break E1/do.0/A", ""},
 		{"break E2 ro", "break E2 round ", ""},
 		{"break E2 re", "break E2 re", "reply  result  repair"},
 		{"break E2 step i", "break E2 step if ", ""},
 		{"break E2 if {{x}", "break E2 if {{x}", ""},
 		{"goto E", "goto E", "E1  E1/do.0  E1/do.0/A  E1/do.1  E2"},
-		{"fork E2", "fork E2 ", ""},
+		{"fork E2", "fork E2", ""},
 		{"errors o", "errors o", "on  off"},
 		{"help thr", "help threads ", ""},
 		{"print E", "print E", ""},
