@@ -33,3 +33,27 @@ func TestExpectedRoundRuns(t *testing.T) {
 		t.Errorf("after its step ended the round is %s", n.Status)
 	}
 }
+
+// TestToolCallsInReplyOrder starts a round's tool calls in the reverse of
+// the order its reply asked for them: the rows keep the reply's order.
+func TestToolCallsInReplyOrder(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	seq := uint64(0)
+	tr := live.New(nil)
+	apply := func(path string, kind engine.EventKind, p any) {
+		seq++
+		tr.Apply(engine.Event{Seq: seq, Time: t0, Path: path, Kind: kind, Payload: p})
+	}
+	apply("", engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply("E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"})
+	apply("E1/agent.1", engine.EventModelCall, engine.ModelCalled{Reply: model.Reply{ToolCalls: []model.ToolCall{
+		{Name: "search"}, {Name: "get"}, {Name: "get"}}}})
+	for _, call := range []string{"get.2", "get", "search"} {
+		apply("E1/agent.1/"+call, engine.EventToolStart, engine.ToolStarted{Tool: "x"})
+	}
+	n, _ := tr.Node("E1/agent.1")
+	want := []string{"E1/agent.1/search", "E1/agent.1/get", "E1/agent.1/get.2"}
+	if len(n.Children) != 3 || n.Children[0] != want[0] || n.Children[1] != want[1] || n.Children[2] != want[2] {
+		t.Errorf("tool calls in the order %v, want %v", n.Children, want)
+	}
+}

@@ -100,7 +100,7 @@ func (s *Spend) add(u model.Usage, cost *float64) {
 type node struct {
 	path     string
 	segment  string // the last path segment, the node's label
-	item     int    // N of a do.N segment, -1 otherwise
+	item     int    // N of a do.N segment, or a tool call's place in its round's reply; -1 otherwise
 	kind     Kind
 	tool     string
 	status   Status
@@ -635,8 +635,13 @@ func isNumbered(seg, prefix string) bool {
 // round before it.
 func (t *Tree) insert(parent, n *node) {
 	i := len(parent.children)
-	if n.kind == KindItem {
-		for i > 0 && parent.children[i-1].kind == KindItem && parent.children[i-1].item > n.item {
+	if n.kind == KindTool && parent.kind == KindRound {
+		n.item = callIndex(parent, n.segment)
+	}
+	if n.kind == KindItem || n.kind == KindTool && n.item >= 0 {
+		// Items keep the order of N, a round's tool calls the order its
+		// reply asked for them, whatever order they start in.
+		for i > 0 && parent.children[i-1].kind == n.kind && parent.children[i-1].item > n.item {
 			i--
 		}
 	}
@@ -651,6 +656,27 @@ func (t *Tree) insert(parent, n *node) {
 	copy(parent.children[i+1:], parent.children[i:])
 	parent.children[i] = n
 	t.grow(parent, n.rows())
+}
+
+// callIndex is where the tool call named seg stands among the calls its
+// round's reply asked for (seg is the name, then .2, .3 for the name's
+// later calls), or -1 while the reply is not known.
+func callIndex(round *node, seg string) int {
+	if round.call == nil {
+		return -1
+	}
+	seen := map[string]int{}
+	for i, c := range round.call.Reply.ToolCalls {
+		seen[c.Name]++
+		name := c.Name
+		if k := seen[c.Name]; k > 1 {
+			name += "." + strconv.Itoa(k)
+		}
+		if name == seg {
+			return i
+		}
+	}
+	return -1
 }
 
 // grow adds d rows under n, up the ancestors as far as they are expanded.
