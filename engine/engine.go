@@ -353,9 +353,6 @@ type run struct {
 	emitMu   sync.Mutex
 	seq      uint64
 
-	// holds are the spans the run was held at stops.
-	holds holds
-
 	// askMu serializes questions: two prompts at once are unanswerable.
 	askMu sync.Mutex
 }
@@ -384,75 +381,7 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	}
 	held := st
 	held.RunID = r.id
-	r.holds.enter()
-	defer r.holds.exit()
 	return r.hook(ctx, &held)
-}
-
-// since is the milliseconds a step has run since start, less the time the
-// run spent held at stops meanwhile: time a person spends looking at a
-// stop is no step's duration.
-func (r *run) since(start time.Time) float64 {
-	now := time.Now()
-	return ms(now.Sub(start) - r.holds.within(start, now))
-}
-
-// holds records when the run is held at stops: from the first hook call in
-// progress to the last one's return, as spans.
-type holds struct {
-	mu     sync.Mutex
-	active int
-	from   time.Time
-	spans  []span
-}
-
-// span is a stretch of time.
-type span struct{ from, to time.Time }
-
-func (h *holds) enter() {
-	h.mu.Lock()
-	if h.active == 0 {
-		h.from = time.Now()
-	}
-	h.active++
-	h.mu.Unlock()
-}
-
-func (h *holds) exit() {
-	h.mu.Lock()
-	h.active--
-	if h.active == 0 {
-		h.spans = append(h.spans, span{h.from, time.Now()})
-	}
-	h.mu.Unlock()
-}
-
-// within is how long the run was held between from and to, a hold still
-// going on included.
-func (h *holds) within(from, to time.Time) time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var d time.Duration
-	overlap := func(s span) {
-		a, b := s.from, s.to
-		if a.Before(from) {
-			a = from
-		}
-		if b.After(to) {
-			b = to
-		}
-		if b.After(a) {
-			d += b.Sub(a)
-		}
-	}
-	// Spans end in order, so only the last few can reach past from.
-	for i := len(h.spans) - 1; i >= 0 && h.spans[i].to.After(from); i-- {
-		overlap(h.spans[i])
-	}
-	if h.active > 0 {
-		overlap(span{h.from, to})
-	}
-	return d
 }
 
 // frame is one plan being run: the top-level plan, or one called as

@@ -107,7 +107,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	r.emit(path, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
 	r.emit(path, EventStepEnd, func() any {
-		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: r.since(start)}
+		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
 		if err != nil {
 			end.Status, end.Result, end.Error = stepFailed, nil, err.Error()
 		}

@@ -57,7 +57,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 		case Inject:
 			r.emit(path, EventStepStart, started)
 			r.emit(path, EventStepEnd, func() any {
-				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: r.since(start)}
+				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
 		}
@@ -81,7 +81,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 		}
 	}
 	r.emit(path, EventStepEnd, func() any {
-		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: r.since(start)}
+		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: ms(time.Since(start))}
 		var exit *exitSignal
 		switch {
 		case errors.As(err, &exit):

@@ -123,10 +123,6 @@ type node struct {
 	// expected says Expect laid the node out at a stop, before any event
 	// of its own: the first one starts it.
 	expected bool
-	// took is how long a step ran by the engine's account, held time
-	// left out; hasTook says it came.
-	took    time.Duration
-	hasTook bool
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -356,9 +352,6 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.StepEnded:
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
-		// The engine's own figure leaves out the time the run was held,
-		// which a run read back from the store cannot tell otherwise.
-		n.took, n.hasTook = time.Duration(p.Ms*float64(time.Millisecond)), p.Ms > 0
 		st := nodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)

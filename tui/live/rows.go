@@ -127,8 +127,6 @@ func (t *Tree) duration(n *node) time.Duration {
 		return 0
 	case st == Running:
 		end = t.now
-	case n.hasTook && !n.derived:
-		return n.took
 	}
 	return max(end.Sub(n.start)-t.heldWithin(n.start, end), 0)
 }
