@@ -359,10 +359,7 @@ func writeTestFile(t testing.TB, file, text string) {
 // fixedNow is the clock of the run tests. It never moves, and it is
 // earlier than any event, so that the run's tick (which moves the tree's
 // clock forward only) changes nothing: what a screen shows of time comes
-// from the times of events alone (see normalise). The model also times
-// the spans a run is held with it (live.Tree.Hold and Release): with this
-// clock a finished span is empty, and the span of the stop a run is held
-// at covers the whole run, so running rows read 0ms while it is held.
+// from the times of events alone (see normalise).
 var fixedNow = time.Date(2020, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // bench drives the root model over a test project the way Bubble Tea's

@@ -162,7 +162,6 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
 	}
-	r.tree.Release(m.now())
 	session := r.session
 	return func() tea.Msg {
 		st, err := session.Do(debugger.Command{Decision: d, Move: move})
@@ -222,7 +221,6 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 	case st.Stop != nil:
 		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
 		m.showRun(true)
-		r.tree.Hold(m.now())
 		r.tree.Expect(st.Stop.Path)
 		m.runTree.SetStop(st.Stop.Path)
 		m.setFocus(paneTree)

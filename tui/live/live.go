@@ -163,56 +163,6 @@ type Tree struct {
 	// itemSteps are the steps of each list body, by the static path of
 	// the control step that owns it (E1, E1/do.*/E3).
 	itemSteps map[string][]itemStep
-	// holds are the spans the run was held at a stop, the last one open
-	// (to zero) while it is held: time a person spent looking is no
-	// unit's duration.
-	holds []span
-}
-
-// span is a stretch of time; to is zero while it lasts.
-type span struct{ from, to time.Time }
-
-// Hold says the run is held at a stop from at, until Release.
-func (t *Tree) Hold(at time.Time) {
-	if n := len(t.holds); n == 0 || !t.holds[n-1].to.IsZero() {
-		t.holds = append(t.holds, span{from: at})
-	}
-}
-
-// Release says the run goes on from at.
-func (t *Tree) Release(at time.Time) {
-	if n := len(t.holds); n > 0 && t.holds[n-1].to.IsZero() {
-		t.holds[n-1].to = at
-	}
-}
-
-// heldWithin is how long the run was held between from and to.
-func (t *Tree) heldWithin(from, to time.Time) time.Duration {
-	var d time.Duration
-	for _, h := range t.holds {
-		end := h.to
-		if end.IsZero() {
-			end = t.now
-		}
-		if a, b := later(h.from, from), earlier(end, to); b.After(a) {
-			d += b.Sub(a)
-		}
-	}
-	return d
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func earlier(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // Totals is what the status bar shows of the run.

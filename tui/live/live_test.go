@@ -516,23 +516,3 @@ func TestRailsAndReveal(t *testing.T) {
 		t.Error("revealed a node that does not exist")
 	}
 }
-
-// TestHeldTimeIsNoDuration holds a run at a stop in the middle of a step:
-// the step's duration leaves out the time held, running and ended.
-func TestHeldTimeIsNoDuration(t *testing.T) {
-	t0 := time.Unix(1_700_000_000, 0)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	tr := live.New(nil)
-	tr.Apply(engine.Event{Seq: 1, Time: at(0), Path: "", Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
-	tr.Apply(engine.Event{Seq: 2, Time: at(0), Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "t"}})
-	tr.Hold(at(100))
-	tr.Tick(at(5_100))
-	if n, _ := tr.Node("E1"); n.Duration != 100*time.Millisecond {
-		t.Errorf("held: %v, want 100ms", n.Duration)
-	}
-	tr.Release(at(5_100))
-	tr.Apply(engine.Event{Seq: 3, Time: at(5_300), Path: "E1", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "t", Status: "ok"}})
-	if n, _ := tr.Node("E1"); n.Duration != 300*time.Millisecond {
-		t.Errorf("ended: %v, want 300ms", n.Duration)
-	}
-}

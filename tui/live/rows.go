@@ -117,18 +117,20 @@ func (n *node) childFailed() bool {
 	return false
 }
 
-// duration is how long the node ran: from its start to its end (or, while
-// it runs, the tree's clock), less the time the run was held at stops.
+// duration is how long the node ran: from its start to its end, or while
+// it runs to the tree's clock. It is wall time, time the run was held at
+// stops included: leaving that out per node needs to know which work
+// waited on the held thread and which went on (a concurrent item's model
+// call does), which the events do not say.
 func (t *Tree) duration(n *node) time.Duration {
 	st := n.effectiveStatus()
-	end := n.end
 	switch {
 	case n.start.IsZero() || st == Pending:
 		return 0
 	case st == Running:
-		end = t.now
+		return max(t.now.Sub(n.start), 0)
 	}
-	return max(end.Sub(n.start)-t.heldWithin(n.start, end), 0)
+	return max(n.end.Sub(n.start), 0)
 }
 
 // Index returns the row at which path shows, or false when it does not:
