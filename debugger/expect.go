@@ -33,10 +33,16 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 		}
 	case (st.Kind == engine.StopStep || st.Kind == engine.StopResult || st.Kind == engine.StopError) && st.Tool == "agent" && st.Step != nil:
 		// An agent step's result is {output, iterations, tools_called,
-		// final}; what its readers read is output, in its schema.
+		// final}, output in its schema; readers may read any of them, so
+		// a value in its place has them all.
 		if a, ok := st.Step.Control.(*plans.AgentInput); ok && a.OutputSchema != nil {
-			raw := map[string]any{"type": "object", "required": []any{"output"},
-				"properties": map[string]any{"output": a.OutputSchema.Raw}}
+			raw := map[string]any{"type": "object", "required": []any{"output", "iterations", "tools_called", "final"},
+				"properties": map[string]any{
+					"output":       a.OutputSchema.Raw,
+					"iterations":   map[string]any{"type": "integer", "minimum": 0},
+					"tools_called": map[string]any{"type": "array"},
+					"final":        map[string]any{"type": "boolean"},
+				}}
 			if compiled, err := plans.CompileSchema(raw); err == nil {
 				e.schema = &plans.Schema{Raw: raw, Compiled: compiled}
 			}

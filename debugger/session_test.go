@@ -485,8 +485,8 @@ output: { n: "{{E1.n}}" }
 }
 
 // TestInjectAtAnAgent checks a value injected for an agent step against
-// the shape its readers read, {output: ...} in its output schema, and the
-// skeleton an editor starts from.
+// the shape of an agent's result, its output in the output schema, and
+// the skeleton an editor starts from.
 func TestInjectAtAnAgent(t *testing.T) {
 	s := newSession(t, `
 identifier: agentic
@@ -503,13 +503,14 @@ output: { n: "{{E2.n}}" }
 `, "")
 	s.Break("E1", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
-	if st.Stop == nil || st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"output":{"n":0}}` {
+	if st.Stop == nil || st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"final":false,"iterations":0,"output":{"n":0},"tools_called":[]}` {
 		t.Fatalf("at the agent: schema %v, prefill %s", st.Stop.Schema, asJSON(st.Stop.Prefill))
 	}
 	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"output": map[string]any{"n": "five"}}}}); err == nil || !strings.Contains(err.Error(), "/output/n") {
 		t.Errorf("a wrong output was taken: %v", err)
 	}
-	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: map[string]any{"output": map[string]any{"n": 5}}}, Move: Continue})
+	result := map[string]any{"output": map[string]any{"n": 5}, "iterations": 1, "tools_called": []any{}, "final": true}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: result}, Move: Continue})
 	if !st.Finished || asJSON(st.Output) != `{"n":5}` {
 		t.Errorf("the run ended %s with %s", st.Status, asJSON(st.Output))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -247,7 +248,11 @@ func (m *model) runEnded(r *run) tea.Cmd {
 		m.notify(noticeInfo, "the run ended "+st.Status)
 	default:
 		msg := "the run " + st.Status
-		if st.Error != "" {
+		switch {
+		case strings.HasPrefix(st.Error, "run "+st.Status):
+			// "run aborted at E2" says it already.
+			msg = "the " + st.Error
+		case st.Error != "":
 			msg += ": " + st.Error
 		}
 		m.notify(noticeError, msg)

@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -13,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
 // noticeKind says whether a notice reports something done or refused.
@@ -87,7 +86,7 @@ func (m model) runStatus(r *run) string {
 	case r.active():
 		s := t.Valid.Render("● running")
 		if tot.Running > 0 {
-			s += t.Muted.Render(" " + strconv.Itoa(tot.Running) + " steps")
+			s += t.Muted.Render(" " + countOf(tot.Running, "step", "steps"))
 		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")
@@ -125,12 +124,12 @@ func (m model) spendStatus() string {
 		return ""
 	}
 	tot := r.tree.Totals()
-	parts := []string{formatDuration(tot.Elapsed)}
+	parts := []string{runtree.Duration(tot.Elapsed)}
 	if tot.Spend.Calls > 0 {
 		parts = append(parts, countOf(tot.Spend.Calls, "call", "calls"),
-			formatTokens(tot.Spend.Usage.InputTokens+tot.Spend.Usage.OutputTokens)+" tok")
+			runtree.Tokens(tot.Spend.Usage.InputTokens+tot.Spend.Usage.OutputTokens))
 		if c := tot.Spend.Cost(); c != nil {
-			parts = append(parts, fmt.Sprintf("$%.4f", *c))
+			parts = append(parts, runtree.Cost(*c))
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -141,23 +140,6 @@ func countOf(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-func formatTokens(n int) string {
-	if n < 1000 {
-		return strconv.Itoa(n)
-	}
-	return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
-}
-
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return strconv.Itoa(int(d/time.Millisecond)) + "ms"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	}
-	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
 
 func shortID(id string) string {
