@@ -222,7 +222,7 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 	case st.Stop != nil:
 		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
 		m.showRun(true)
-		r.tree.Expect(st.Stop.Path)
+		r.tree.Expect(st.Stop.Path, st.Stop.Tool)
 		m.runTree.SetStop(st.Stop.Path)
 		m.setFocus(paneTree)
 		if st.Stop.Kind == engine.StopAsk {

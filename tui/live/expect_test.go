@@ -17,7 +17,7 @@ func TestExpectedRoundRuns(t *testing.T) {
 	tr := live.New(nil)
 	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
 	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "agent"}})
-	if !tr.Expect("E1/agent.1") {
+	if !tr.Expect("E1/agent.1", "agent") {
 		t.Fatal("Expect made no node")
 	}
 	if n, _ := tr.Node("E1/agent.1"); n.Status != live.Pending || n.Kind != live.KindRound {

@@ -507,12 +507,17 @@ func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
 // Expect makes sure there is a node at path, pending until its first
 // event arrives, and reports whether it had to make one. A run held at a
 // stop before a unit's first event (a step about to start, a round about
-// to call its model) then has a row to select.
-func (t *Tree) Expect(path string) bool {
+// to call its model, a tool call about to be made) then has a row to
+// select; tool is what the stop says runs there.
+func (t *Tree) Expect(path, tool string) bool {
 	if _, ok := t.byPath[path]; ok || path == "" {
 		return false
 	}
-	t.ensure(path, kindGroup, t.now).expected = true
+	n := t.ensure(path, kindGroup, t.now)
+	n.expected = true
+	if n.tool == "" {
+		n.tool = tool
+	}
 	return true
 }
 
