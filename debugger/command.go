@@ -400,10 +400,10 @@ func (in Instruction) String() string {
 	case VerbErrors:
 		words = append(words, map[bool]string{true: "on", false: "off"}[in.On])
 	case VerbInject, VerbReplace, VerbAnswer:
-		words = append(words, compact(in.Value))
+		words = append(words, engine.JSONText(in.Value))
 	case VerbRun, VerbDebug:
 		if in.Inputs != nil {
-			words = append(words, compact(in.Inputs))
+			words = append(words, engine.JSONText(in.Inputs))
 		}
 	case VerbPrint, VerbGoto, VerbFork, VerbNew:
 		if in.Path != "" {
@@ -444,21 +444,10 @@ func (c *Condition) String() string {
 		if to != "" && strings.Join(strings.Fields(to), " ") == to && json.Unmarshal([]byte(to), &v) != nil {
 			text += " " + to
 		} else {
-			text += " " + compact(to)
+			text += " " + engine.JSONText(to)
 		}
 	default:
-		text += " " + compact(to)
+		text += " " + engine.JSONText(to)
 	}
 	return text
-}
-
-// compact is JSON on one line, with <, > and & left as they are.
-func compact(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

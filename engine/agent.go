@@ -311,10 +311,10 @@ func asReply(v any) (model.Reply, error) {
 		_, calls := x["tool_calls"]
 		_, reasoning := x["reasoning"]
 		if !text && !calls && !reasoning {
-			return model.Reply{Text: jsonText(x), FinishReason: "stop"}, nil
+			return model.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
 		}
 	default:
-		return model.Reply{Text: jsonText(x), FinishReason: "stop"}, nil
+		return model.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -457,7 +457,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 		// (and a replay of it) has the value the model was given.
 		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
-		return jsonText(d.Value), nil
+		return JSONText(d.Value), nil
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
 	if a.in.ToolTimeout.Set {
@@ -488,12 +488,12 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	case Abort:
 		return "", &AbortError{Path: callPath, Cause: err}
 	case Replace:
-		return jsonText(d.Value), nil
+		return JSONText(d.Value), nil
 	}
 	if err != nil {
 		return "Error: " + err.Error(), nil
 	}
-	return jsonText(result), nil
+	return JSONText(result), nil
 }
 
 // toolArguments reads a tool call's arguments, which must be one JSON

@@ -160,7 +160,7 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	}
 	text, ok := prompt.(string)
 	if !ok {
-		text = jsonText(prompt)
+		text = JSONText(prompt)
 	}
 	name := model.RoleChat
 	if t.Model.Value != "" {

@@ -309,5 +309,5 @@ func renderString(v *plans.Value, sc *scope) (string, error) {
 	if s, ok := out.(string); ok {
 		return s, nil
 	}
-	return jsonText(out), nil
+	return JSONText(out), nil
 }

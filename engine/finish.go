@@ -93,7 +93,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	case Inject:
 		text, ok := d.Value.(string)
 		if !ok {
-			text = jsonText(d.Value)
+			text = JSONText(d.Value)
 		}
 		return text, nil
 	}

@@ -121,7 +121,7 @@ func Compare(op string, value, to any) (bool, error) {
 		case string:
 			s, ok := to.(string)
 			if !ok {
-				s = jsonText(to)
+				s = JSONText(to)
 			}
 			return strings.Contains(v, s), nil
 		case []any:
@@ -215,7 +215,7 @@ func jsonEqual(a, b any) bool {
 
 // jsonText is a value as compact JSON, for messages and text contexts;
 // <, > and & stay as they are, since nothing here is HTML.
-func jsonText(v any) string {
+func JSONText(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -227,7 +227,7 @@ func jsonText(v any) string {
 
 // short is a value's JSON cut to a length fit for an error message.
 func short(v any) string {
-	s := jsonText(v)
+	s := JSONText(v)
 	if len(s) > 80 {
 		return s[:77] + "..."
 	}

@@ -41,6 +41,7 @@ func (p Problem) line(label string) string {
 // instead (missing_additional_properties, unenforced_pattern, ...), the
 // codes seeds/002 documents.
 const (
+	CodeUnreadable         = "unreadable"           // the file cannot be read (gone, or not allowed)
 	CodeYAMLSyntax         = "yaml_syntax"          // the file is not well-formed YAML
 	CodeWrongType          = "wrong_type"           // a field holds the wrong kind of value
 	CodeUnknownField       = "unknown_field"        // a field the grammar does not have

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // fileStamp is what the workbench last saw of a plan file, to notice a
@@ -91,7 +92,7 @@ func reportSummary(r plans.Report) string {
 	if n == 0 {
 		return "valid"
 	}
-	return countOf(n, "problem", "problems") + " (tab to the problems, enter jumps to the step)"
+	return common.Count(n, "problem") + " (tab to the problems, enter jumps to the step)"
 }
 
 // validate checks the plan on show again, from the file on disk.

@@ -11,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
@@ -153,7 +154,7 @@ func (m *model) fork(from string) tea.Cmd {
 		if err != nil {
 			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
 		}
-		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", shortID(id), res.From, countOf(len(res.Reused), "step", "steps"), res.Run.Status)
+		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", shortID(id), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
 		return replayedMsg{r, msg, res.Run.Status != "ok" && res.Run.Status != "exited"}
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/form"
 	"github.com/stepwise-dev/stepwise/tui/help"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
+	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/problems"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
@@ -155,7 +156,7 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
-		cmd = m.paste(msg)
+		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
 		m.click(msg.Mouse())
 	case tea.MouseWheelMsg:
@@ -215,8 +216,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// forwardToOverlay passes other messages (a cursor's blink) to the
-// overlay that has a text field.
+// forwardToOverlay passes other messages (a paste, a cursor's blink) to
+// the overlay that has a text field.
 func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
@@ -230,11 +231,6 @@ func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 		*m.catalog, cmd = m.catalog.Update(msg)
 	}
 	return cmd
-}
-
-// paste hands pasted text to whatever takes text.
-func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
-	return m.forwardToOverlay(msg)
 }
 
 // key handles a key press. An overlay or a text field takes it first;
@@ -555,7 +551,7 @@ func (m *model) sync() {
 	}
 	row, ok := m.runTree.Selected()
 	if !ok {
-		m.inspector.Show(liveNodeNone, nil)
+		m.inspector.Show(live.Node{}, nil)
 		return
 	}
 	node, _ := m.run.tree.Node(row.Path)

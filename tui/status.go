@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
@@ -86,7 +84,7 @@ func (m model) runStatus(r *run) string {
 	case r.active():
 		s := t.Valid.Render("● running")
 		if tot.Running > 0 {
-			s += t.Muted.Render(" " + countOf(tot.Running, "step", "steps"))
+			s += t.Muted.Render(" " + common.Count(tot.Running, "step"))
 		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")
@@ -126,20 +124,13 @@ func (m model) spendStatus() string {
 	tot := r.tree.Totals()
 	parts := []string{runtree.Duration(tot.Elapsed)}
 	if tot.Spend.Calls > 0 {
-		parts = append(parts, countOf(tot.Spend.Calls, "call", "calls"),
+		parts = append(parts, common.Count(tot.Spend.Calls, "call"),
 			runtree.Tokens(tot.Spend.Usage.InputTokens+tot.Spend.Usage.OutputTokens))
 		if c := tot.Spend.Cost(); c != nil {
 			parts = append(parts, runtree.Cost(*c))
 		}
 	}
 	return strings.Join(parts, " · ")
-}
-
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func shortID(id string) string {
@@ -193,6 +184,3 @@ func (m *model) threadKey(k tea.KeyPressMsg) {
 		m.setFocus(paneTree)
 	}
 }
-
-// liveNodeNone is what the inspector shows with nothing selected.
-var liveNodeNone = live.Node{}

@@ -377,7 +377,7 @@ func (d *driver) show(st debugger.State) {
 		value any
 	}{{"input", snap.Input}, {"output", snap.Output}} {
 		if part.value != nil {
-			fmt.Fprintf(d.s.err, "  %-7s %s\n", part.label, cut(compactJSON(part.value), valueWidth))
+			fmt.Fprintf(d.s.err, "  %-7s %s\n", part.label, cut(engine.JSONText(part.value), valueWidth))
 		}
 	}
 	if snap.Error != "" {
@@ -387,7 +387,7 @@ func (d *driver) show(st debugger.State) {
 		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
 	}
 	if snap.Prefill != nil && snap.Schema != nil {
-		fmt.Fprintf(d.s.err, "  expects %s\n", cut(compactJSON(snap.Prefill), valueWidth))
+		fmt.Fprintf(d.s.err, "  expects %s\n", cut(engine.JSONText(snap.Prefill), valueWidth))
 	}
 	if len(snap.Readers) > 0 {
 		fmt.Fprintf(d.s.err, "  read by %s\n", strings.Join(snap.Readers, ", "))
@@ -408,12 +408,4 @@ func (d *driver) answer(v any, text func(io.Writer)) {
 
 func (d *driver) fail(err error) {
 	d.answer(map[string]any{"error": err.Error()}, func(w io.Writer) { fmt.Fprintln(w, "error:", err) })
-}
-
-func compactJSON(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return strings.TrimSpace(b.String())
 }

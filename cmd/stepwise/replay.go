@@ -269,10 +269,10 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 		}
 		fmt.Fprintf(w, "✗ %s diverges %s: %s\n", of, where, d.Message)
 		if d.Expected != nil {
-			fmt.Fprintf(w, "  recorded  %s\n", cut(compactJSON(d.Expected), valueWidth))
+			fmt.Fprintf(w, "  recorded  %s\n", cut(engine.JSONText(d.Expected), valueWidth))
 		}
 		if d.Got != nil {
-			fmt.Fprintf(w, "  now       %s\n", cut(compactJSON(d.Got), valueWidth))
+			fmt.Fprintf(w, "  now       %s\n", cut(engine.JSONText(d.Got), valueWidth))
 		}
 		if d.CutShort {
 			fmt.Fprintln(w, "  the replay stopped there")

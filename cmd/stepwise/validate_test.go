@@ -158,3 +158,25 @@ func TestWorkbenchFromElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkbenchReloadOfAGoneFile reads a plan file again after it went
+// away, as the workbench does when a file it shows changes: the document
+// says so as its one problem, and the workbench keeps going.
+func TestWorkbenchReloadOfAGoneFile(t *testing.T) {
+	project, err := filepath.Abs("testdata/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, t.TempDir())
+	var errOut bytes.Buffer
+	w, err := openWorkbench([]string{project}, &streams{out: &errOut, err: &errOut})
+	defer w.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone.yaml")
+	d := w.opts.Project.Load(gone)
+	if d.Plan != nil || len(d.Report.Problems) != 1 || d.Report.Problems[0].Code != plans.CodeUnreadable || d.Path != gone {
+		t.Errorf("a gone file loads as %+v", d)
+	}
+}

@@ -171,7 +171,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 // one problem says why.
 func documentError(path string, err error) tui.Document {
 	return tui.Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
-		{Code: plans.CodeYAMLSyntax, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
+		{Code: plans.CodeUnreadable, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
 	}}}
 }
 

@@ -77,7 +77,7 @@ type showKey struct {
 }
 
 func keyOf(n live.Node, stop *debugger.Snapshot) showKey {
-	return showKey{version: n.Version, status: n.Status, calls: n.Spend.Calls, children: len(n.Children),
+	return showKey{version: n.Version, status: n.Status, calls: n.Spend.Calls, children: n.Children,
 		reply: len(n.Reply), reasoning: len(n.Reasoning), call: n.Call, stop: stop}
 }
 

@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -51,9 +52,12 @@ func TestToolCallsInReplyOrder(t *testing.T) {
 	for _, call := range []string{"get.2", "get", "search"} {
 		apply("E1/agent.1/"+call, engine.EventToolStart, engine.ToolStarted{Tool: "x"})
 	}
-	n, _ := tr.Node("E1/agent.1")
-	want := []string{"E1/agent.1/search", "E1/agent.1/get", "E1/agent.1/get.2"}
-	if len(n.Children) != 3 || n.Children[0] != want[0] || n.Children[1] != want[1] || n.Children[2] != want[2] {
-		t.Errorf("tool calls in the order %v, want %v", n.Children, want)
+	var got []string
+	for _, r := range tr.Rows(0, tr.Len()) {
+		got = append(got, r.Path)
+	}
+	want := []string{"E1", "E1/agent.1", "E1/agent.1/search", "E1/agent.1/get", "E1/agent.1/get.2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
 	}
 }

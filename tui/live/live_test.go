@@ -130,25 +130,8 @@ E2 step map ok
 			status: live.OK, done: 5,
 		},
 		{
-			name: "a failed step in a map item, and the steps it stopped",
-			files: map[string]string{"plans/p.yaml": `
-identifier: failing
-steps:
-  - id: E1
-    tool_name: map
-    input:
-      over: [1]
-      do:
-        - id: A
-          tool_name: builtin__reshape
-          input: { shape: { x: "{{item.missing}}" } }
-        - id: B
-          tool_name: builtin__reshape
-          input: { shape: {} }
-  - id: E2
-    tool_name: builtin__reshape
-    input: { shape: {} }
-`},
+			name:  "a failed step in a map item, and the steps it stopped",
+			files: map[string]string{"plans/p.yaml": livetest.FailingMap},
 			want: `
 E1 step map failed
   do.0 item failed

@@ -230,10 +230,13 @@ type Node struct {
 	// sent it to a repair pass; a repair pass has them as Violations.
 	Refusals []string
 	// Version counts the events applied at this path: a reader that saw
-	// the same Version, Status, Spend.Calls and number of Children has
-	// seen everything the node holds.
-	Version  uint64
-	Children []string
+	// the same Version, Status, Spend.Calls and Children has seen
+	// everything the node holds.
+	Version uint64
+	// Children counts the nodes directly under it. A count, not their
+	// paths: the inspector asks for the selected node on every batch of
+	// events, and a map's node has an item for each element.
+	Children int
 }
 
 // Node returns the node at path.
@@ -251,10 +254,12 @@ func (t *Tree) Node(path string) (Node, bool) {
 	if out.Status.Done() {
 		out.End = n.end
 	}
-	for _, c := range n.children {
-		out.Children = append(out.Children, c.path)
-		if n.kind == KindRound && c.kind == KindRepair {
-			out.Refusals = c.violations
+	out.Children = len(n.children)
+	if n.kind == KindRound {
+		for _, c := range n.children {
+			if c.kind == KindRepair {
+				out.Refusals = c.violations
+			}
 		}
 	}
 	return out, true

@@ -77,26 +77,6 @@ replies:
     reply: { json: { count: 3 } }
 `
 
-// failing is a plan whose map item fails, which fails the run.
-const failing = `
-identifier: failing
-steps:
-  - id: E1
-    tool_name: map
-    input:
-      over: [1]
-      do:
-        - id: A
-          tool_name: builtin__reshape
-          input: { shape: { x: "{{item.missing}}" } }
-        - id: B
-          tool_name: builtin__reshape
-          input: { shape: {} }
-  - id: E2
-    tool_name: builtin__reshape
-    input: { shape: {} }
-`
-
 // runPlan is livetest.Run with the events' times set a tenth of a second
 // apart, so that the durations on screen do not depend on how fast the
 // machine ran the plan.
@@ -222,7 +202,7 @@ func TestScreens(t *testing.T) {
 			return m
 		}},
 		{"failed_80x10", 80, 10, func(t *testing.T) runtree.Model {
-			plan, events := runPlan(t, map[string]string{"plans/p.yaml": failing})
+			plan, events := runPlan(t, map[string]string{"plans/p.yaml": livetest.FailingMap})
 			tr := live.New(plan)
 			for _, e := range events {
 				tr.Apply(e)

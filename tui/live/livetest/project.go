@@ -159,3 +159,24 @@ func Dump(tr *live.Tree) string {
 	}
 	return b.String()
 }
+
+// FailingMap is a plan whose map item fails at its first step, which
+// fails the run: the steps after it never start.
+const FailingMap = `
+identifier: failing
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1]
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { x: "{{item.missing}}" } }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: {} }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: {} }
+`
