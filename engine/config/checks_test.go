@@ -199,6 +199,67 @@ model = "x"
 			},
 		},
 
+		// Settings of a model that the anthropic provider type reads.
+		{
+			name: "max_tokens, thinking and effort",
+			project: `[providers.claude]
+type = "anthropic"
+[models]
+default = { provider = "claude", model = "m", max_tokens = 0 }
+chat = { provider = "claude", model = "m", thinking = { budget_tokens = 512 } }
+solver = { provider = "claude", model = "m", max_tokens = 4000, thinking = { budget_tokens = 4000 } }
+repair = { provider = "claude", model = "m", thinking = { type = "adaptive", budget_tokens = 2048 } }
+judge = { provider = "claude", model = "m", thinking = { type = "deep" }, effort = "hgih" }
+planner = { provider = "claude", model = "m", thinking = {} }
+[models.named.ok]
+provider = "claude"
+model = "m"
+max_tokens = 16000
+thinking = { budget_tokens = 8000 }
+effort = "xhigh"
+fallbacks = [{ provider = "claude", model = "small", max_tokens = 8000 }]
+`,
+			errs: []string{
+				`{file}:4:60: models.default.max_tokens: max_tokens must be at least 1, got 0`,
+				`{file}:5:73: models.chat.thinking.budget_tokens: budget_tokens must be at least 1024, got 512`,
+				`{file}:6:94: models.solver.thinking.budget_tokens: budget_tokens (4000) must be below max_tokens (4000), which bounds thinking and answer together; raise max_tokens or lower the budget`,
+				`{file}:7:94: models.repair.thinking.budget_tokens: budget_tokens does not apply to adaptive thinking; use effort to guide it, or type = "enabled"`,
+				`{file}:8:65: models.judge.thinking.type: unknown thinking type "deep" (valid: enabled, adaptive)`,
+				`{file}:8:84: models.judge.effort: effort must be one of low, medium, high, xhigh, max, got "hgih"; did you mean 'high'?`,
+				`{file}:9:47: models.planner.thinking: thinking needs budget_tokens (at least 1024), or type = "adaptive" to let the model decide`,
+				// The fallback carries the primary's budget over, under a
+				// max_tokens of its own that is too small for it.
+				`{file}:16:67: models.named.ok.fallbacks[0].max_tokens: max_tokens (8000) must be above the thinking budget_tokens (8000) carried over from the primary; raise max_tokens or give this fallback a thinking table of its own`,
+			},
+		},
+		{
+			name: "temperature with an anthropic provider",
+			project: `[providers.claude]
+type = "anthropic"
+[providers.oa]
+type = "openai"
+[models]
+default = { provider = "claude", model = "m", temperature = 0.2 }
+chat = { provider = "claude", model = "m", temperature = 0.2, thinking = { type = "adaptive" } }
+solver = { provider = "oa", model = "g", max_tokens = 100, thinking = { type = "adaptive" }, effort = "low" }
+[models.named.t]
+provider = "claude"
+model = "m"
+thinking = { budget_tokens = 2000 }
+fallbacks = [{ provider = "claude", model = "x", temperature = 0.5 }, { provider = "oa", model = "g", temperature = 0.5 }]
+`,
+			errs: []string{
+				`{file}:7:58: models.chat.temperature: temperature cannot be set while thinking is on: the Messages API refuses a custom temperature with thinking; remove temperature or thinking`,
+				`{file}:13:64: models.named.t.fallbacks[0].temperature: temperature cannot be set while thinking is on: the Messages API refuses a custom temperature with thinking; remove temperature or thinking`,
+			},
+			warnings: []string{
+				`{file}:6:47: models.default.temperature: temperature is not sent to anthropic provider claude: the Messages API version it speaks refuses sampling parameters; ignored`,
+				`{file}:8:42: models.solver.max_tokens: max_tokens is used only by anthropic providers; ignored for provider oa (type openai)`,
+				`{file}:8:60: models.solver.thinking: thinking is used only by anthropic providers; ignored for provider oa (type openai)`,
+				`{file}:8:94: models.solver.effort: effort is used only by anthropic providers; ignored for provider oa (type openai)`,
+			},
+		},
+
 		// Pricing and settings.
 		{
 			name:    "a price needs input and output, not negative",
@@ -273,9 +334,9 @@ file = "replies.yaml"
 		notUsable bool
 	}{
 		{
-			name:      "anthropic loads but is not usable, and says why first",
+			name:      "anthropic is usable once its key is set",
 			provider:  "claude",
-			want:      s.projectFile() + ":2:8: providers.claude.type: stepwise does not support provider type anthropic yet (configured but not usable)\n" + s.projectFile() + ":3:11: providers.claude.api_key: environment variable SW_UNSET_ANTHROPIC is not set",
+			want:      s.projectFile() + ":3:11: providers.claude.api_key: environment variable SW_UNSET_ANTHROPIC is not set",
 			notUsable: true,
 		},
 		{
@@ -411,4 +472,58 @@ func TestAncestors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnthropicBaseURL checks that ANTHROPIC_BASE_URL points the anthropic
+// providers without a base_url of their own at a gateway, and only those.
+func TestAnthropicBaseURL(t *testing.T) {
+	project := `[providers.claude]
+type = "anthropic"
+api_key = "${SW_TEST_ANTHROPIC_KEY}"
+[providers.pinned]
+type = "anthropic"
+base_url = "https://pinned.example/anthropic"
+[providers.oa]
+type = "openai"
+`
+	t.Run("set", func(t *testing.T) {
+		s := newSandbox(t)
+		s.writeProject(t, project)
+		cfg, _ := s.mustLoad(t, Options{LookupEnv: withVars(map[string]string{
+			EnvAnthropicBaseURL: "http://127.0.0.1:9/gw", "SW_TEST_ANTHROPIC_KEY": "k-123",
+		})})
+		for name, want := range map[string]string{"claude": "http://127.0.0.1:9/gw", "pinned": "https://pinned.example/anthropic", "oa": ""} {
+			p, err := cfg.Provider(name)
+			if err != nil {
+				t.Fatalf("Provider(%s): %v", name, err)
+			}
+			if p.BaseURL != want {
+				t.Errorf("%s base_url = %q, want %q", name, p.BaseURL, want)
+			}
+		}
+		if p, _ := cfg.Provider("claude"); p.APIKey != "k-123" {
+			t.Errorf("api_key = %q, want the variable's value", p.APIKey)
+		}
+	})
+	t.Run("not a URL", func(t *testing.T) {
+		s := newSandbox(t)
+		s.writeProject(t, project)
+		_, _, err := s.load(t, Options{LookupEnv: withVars(map[string]string{EnvAnthropicBaseURL: "gateway:8080"})})
+		want := []string{`$ANTHROPIC_BASE_URL: providers.claude.base_url: "gateway:8080" is not an http or https URL`}
+		if got := loadErrors(t, err); !sameStrings(got, want) {
+			t.Errorf("errors = %q, want %q", got, want)
+		}
+	})
+	t.Run("unset key is deferred until the provider is used", func(t *testing.T) {
+		s := newSandbox(t)
+		s.writeProject(t, project)
+		cfg, _ := s.mustLoad(t, Options{LookupEnv: withVars(map[string]string{})})
+		if _, err := cfg.Provider("pinned"); err != nil {
+			t.Errorf("pinned: %v", err)
+		}
+		_, err := cfg.Provider("claude")
+		if !errors.Is(err, ErrNotUsable) || !strings.Contains(err.Error(), "SW_TEST_ANTHROPIC_KEY is not set") {
+			t.Errorf("claude: error = %v, want the unset variable", err)
+		}
+	})
 }

@@ -81,7 +81,7 @@ var providerTypes = []ProviderType{ProviderOpenAI, ProviderOpenAICompat, Provide
 // others load, so that a configuration written for them stays valid, but
 // Provider refuses them.
 func (t ProviderType) Supported() bool {
-	return t == ProviderOpenAI || t == ProviderOpenAICompat || t == ProviderScript
+	return t == ProviderOpenAI || t == ProviderOpenAICompat || t == ProviderAnthropic || t == ProviderScript
 }
 
 // Provider is one [providers.<name>] entry.
@@ -101,31 +101,137 @@ type Provider struct {
 	Profile string `toml:"profile"`
 }
 
-// Fallback is one failover candidate of a model entry.
+// DefaultMaxTokens is the most tokens a reply may have when a model entry
+// does not set max_tokens. The Messages API requires a limit on every
+// request.
+const DefaultMaxTokens = 8192
+
+// MinThinkingBudget is the smallest thinking budget the Messages API
+// accepts.
+const MinThinkingBudget = 1024
+
+// The thinking types a model entry's thinking table may name.
+const (
+	// ThinkingEnabled thinks up to budget_tokens before answering. It is
+	// the type of a table that gives only budget_tokens.
+	ThinkingEnabled = "enabled"
+	// ThinkingAdaptive lets the model decide how much to think, guided by
+	// effort.
+	ThinkingAdaptive = "adaptive"
+)
+
+// Efforts are the values effort may take, lowest first, as the Messages
+// API names them.
+var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+// Thinking is a model entry's thinking table: extended thinking, which the
+// anthropic provider type sends and the others ignore.
+type Thinking struct {
+	// Type is ThinkingEnabled or ThinkingAdaptive; empty reads as
+	// ThinkingEnabled.
+	Type string `toml:"type"`
+	// BudgetTokens bounds the thinking of type enabled: at least
+	// MinThinkingBudget and below max_tokens.
+	BudgetTokens int `toml:"budget_tokens"`
+}
+
+// Adaptive reports whether the model decides how much to think.
+func (t Thinking) Adaptive() bool { return t.Type == ThinkingAdaptive }
+
+// Fallback is one failover candidate of a model entry. A setting left out
+// (nil, zero or empty) carries the primary's over.
 type Fallback struct {
-	Provider string `toml:"provider"`
-	Model    string `toml:"model"`
-	// Temperature overrides the primary's; nil carries the primary's over.
-	Temperature *float64 `toml:"temperature"`
+	Provider    string    `toml:"provider"`
+	Model       string    `toml:"model"`
+	Temperature *float64  `toml:"temperature"`
+	MaxTokens   int       `toml:"max_tokens"`
+	Thinking    *Thinking `toml:"thinking"`
+	Effort      string    `toml:"effort"`
 }
 
 // ModelEntry assigns a model to a role.
 type ModelEntry struct {
-	Provider    string     `toml:"provider"`
-	Model       string     `toml:"model"`
-	Temperature *float64   `toml:"temperature"`
-	Fallbacks   []Fallback `toml:"fallbacks"`
-}
-
-// NamedModel is one [models.named.<name>] entry: a model that plans and tools
-// select by name.
-type NamedModel struct {
 	Provider    string   `toml:"provider"`
 	Model       string   `toml:"model"`
 	Temperature *float64 `toml:"temperature"`
+	// MaxTokens bounds each reply; 0 means DefaultMaxTokens.
+	MaxTokens int `toml:"max_tokens"`
+	// Thinking turns on extended thinking; nil leaves it off.
+	Thinking *Thinking `toml:"thinking"`
+	// Effort is one of Efforts, or empty to leave it to the model.
+	Effort    string     `toml:"effort"`
+	Fallbacks []Fallback `toml:"fallbacks"`
+}
+
+// NamedModel is one [models.named.<name>] entry: a model that plans and tools
+// select by name. Its settings mean what ModelEntry's do.
+type NamedModel struct {
+	Provider    string    `toml:"provider"`
+	Model       string    `toml:"model"`
+	Temperature *float64  `toml:"temperature"`
+	MaxTokens   int       `toml:"max_tokens"`
+	Thinking    *Thinking `toml:"thinking"`
+	Effort      string    `toml:"effort"`
 	// Description tells a planner when this model is the right choice.
 	Description string     `toml:"description"`
 	Fallbacks   []Fallback `toml:"fallbacks"`
+}
+
+// settings are the per-model settings that an entry and its fallbacks
+// share.
+func (e ModelEntry) settings() modelSettings {
+	return modelSettings{e.Temperature, e.MaxTokens, e.Thinking, e.Effort}
+}
+
+func (e NamedModel) settings() modelSettings {
+	return modelSettings{e.Temperature, e.MaxTokens, e.Thinking, e.Effort}
+}
+
+func (f Fallback) settings() modelSettings {
+	return modelSettings{f.Temperature, f.MaxTokens, f.Thinking, f.Effort}
+}
+
+// modelSettings are a candidate's settings as written: zero values are
+// left out.
+type modelSettings struct {
+	temperature *float64
+	maxTokens   int
+	thinking    *Thinking
+	effort      string
+}
+
+// over fills in what s leaves out from the primary's settings p.
+func (s modelSettings) over(p modelSettings) modelSettings {
+	if s.temperature == nil {
+		s.temperature = p.temperature
+	}
+	if s.maxTokens == 0 {
+		s.maxTokens = p.maxTokens
+	}
+	if s.thinking == nil {
+		s.thinking = p.thinking
+	}
+	if s.effort == "" {
+		s.effort = p.effort
+	}
+	return s
+}
+
+// effective applies the defaults, copying what is behind pointers so that
+// a ModelRef never shares memory with the Config.
+func (s modelSettings) effective() modelSettings {
+	if s.maxTokens == 0 {
+		s.maxTokens = DefaultMaxTokens
+	}
+	s.temperature = copyFloat(s.temperature)
+	if s.thinking != nil {
+		t := *s.thinking
+		if t.Type == "" {
+			t.Type = ThinkingEnabled
+		}
+		s.thinking = &t
+	}
+	return s
 }
 
 // The model roles. Every role but default falls back to default when it is
@@ -376,9 +482,15 @@ type ModelRef struct {
 	Provider    string
 	Model       string
 	Temperature *float64
+	// MaxTokens is the entry's max_tokens, DefaultMaxTokens when unset.
+	MaxTokens int
+	// Thinking is nil when thinking is off; its Type is always set.
+	Thinking    *Thinking
+	Effort      string
 	Description string
-	// Fallbacks are the failover candidates in order. A candidate without a
-	// temperature of its own carries the primary's.
+	// Fallbacks are the failover candidates in order. A setting a
+	// candidate leaves out carries the primary's over, and MaxTokens is
+	// always set.
 	Fallbacks []Fallback
 }
 
@@ -389,28 +501,30 @@ type ModelRef struct {
 func (c *Config) ResolveModel(name string) (ModelRef, error) {
 	if isRole(name) {
 		if e, ok := c.Models.Role(name); ok {
-			return refFromEntry(name, "models."+name, e.Provider, e.Model, e.Temperature, "", e.Fallbacks), nil
+			return refFromEntry(name, "models."+name, e.Provider, e.Model, e.settings(), "", e.Fallbacks), nil
 		}
 		if e, ok := c.Models.Role(RoleDefault); ok {
-			return refFromEntry(name, "models."+RoleDefault, e.Provider, e.Model, e.Temperature, "", e.Fallbacks), nil
+			return refFromEntry(name, "models."+RoleDefault, e.Provider, e.Model, e.settings(), "", e.Fallbacks), nil
 		}
 	} else if m, ok := c.Models.Named[name]; ok {
-		return refFromEntry(name, "models.named."+formatKeyPart(name), m.Provider, m.Model, m.Temperature, m.Description, m.Fallbacks), nil
+		return refFromEntry(name, "models.named."+formatKeyPart(name), m.Provider, m.Model, m.settings(), m.Description, m.Fallbacks), nil
 	}
 	return ModelRef{}, &NotConfiguredError{Kind: "model", Name: name, Configured: c.ModelNames()}
 }
 
-func refFromEntry(name, entry, provider, model string, temp *float64, desc string, fbs []Fallback) ModelRef {
+func refFromEntry(name, entry, provider, model string, primary modelSettings, desc string, fbs []Fallback) ModelRef {
+	s := primary.effective()
 	ref := ModelRef{
 		Name: name, Entry: entry, Provider: provider, Model: model,
-		Temperature: copyFloat(temp), Description: desc,
+		Temperature: s.temperature, MaxTokens: s.maxTokens, Thinking: s.thinking, Effort: s.effort,
+		Description: desc,
 	}
 	for _, f := range fbs {
-		f.Temperature = copyFloat(f.Temperature)
-		if f.Temperature == nil {
-			f.Temperature = copyFloat(temp)
-		}
-		ref.Fallbacks = append(ref.Fallbacks, f)
+		fs := f.settings().over(primary).effective()
+		ref.Fallbacks = append(ref.Fallbacks, Fallback{
+			Provider: f.Provider, Model: f.Model,
+			Temperature: fs.temperature, MaxTokens: fs.maxTokens, Thinking: fs.thinking, Effort: fs.effort,
+		})
 	}
 	return ref
 }

@@ -47,6 +47,9 @@ const (
 	EnvStorage      = "STEPWISE_STORAGE"       // sqlite or memory; overrides [storage] backend
 	EnvLog          = "STEPWISE_LOG"           // becomes Config.Log
 	EnvWorkbenchLog = "STEPWISE_WORKBENCH_LOG" // overrides [workbench] log_path
+	// EnvAnthropicBaseURL is the base_url of every anthropic provider that
+	// sets none, the variable the Anthropic SDKs read for gateways.
+	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL"
 )
 
 // source names what set a value that did not come from a file.
@@ -58,7 +61,8 @@ const sourceFlags = "command line"
 //  1. $XDG_CONFIG_HOME/stepwise/config.toml (XDG_CONFIG_HOME defaults to
 //     ~/.config);
 //  2. the config.toml of the nearest project (see FindProject);
-//  3. the environment: STEPWISE_STORAGE, STEPWISE_LOG, STEPWISE_WORKBENCH_LOG;
+//  3. the environment: STEPWISE_STORAGE, STEPWISE_LOG, STEPWISE_WORKBENCH_LOG,
+//     and ANTHROPIC_BASE_URL for anthropic providers without a base_url;
 //  4. opts.Overrides.
 //
 // A missing file is no error. Tables merge key by key (a project's
@@ -515,6 +519,17 @@ func (b *builder) applyEnv() {
 	}
 	if v, ok := b.env(EnvWorkbenchLog); ok && v != "" {
 		b.setPath("workbench.log_path", "$"+EnvWorkbenchLog, v, &b.cfg.Workbench.LogPath)
+	}
+	if v, ok := b.env(EnvAnthropicBaseURL); ok && v != "" {
+		for _, name := range sortedKeys(b.cfg.Providers) {
+			p := b.cfg.Providers[name]
+			if p.Type != ProviderAnthropic || p.BaseURL != "" {
+				continue
+			}
+			p.BaseURL = v
+			b.cfg.Providers[name] = p
+			b.setOrigin(joinKey(joinKey("providers", name), "base_url"), "$"+EnvAnthropicBaseURL)
+		}
 	}
 }
 

@@ -22,6 +22,16 @@ model = "fixer"
 temperature = 0.0
 fallbacks = [{ provider = "a", model = "big" }]
 
+[providers.claude]
+type = "anthropic"
+[models.named.deep]
+provider = "claude"
+model = "opus"
+max_tokens = 32000
+thinking = { budget_tokens = 16000 }
+effort = "high"
+fallbacks = [{ provider = "claude", model = "sonnet", max_tokens = 20000 }, { provider = "claude", model = "haiku", thinking = { type = "adaptive" }, effort = "low" }]
+
 [models.named.nano]
 provider = "b"
 model = "tiny"
@@ -40,37 +50,47 @@ func TestResolveModel(t *testing.T) {
 	}{
 		{
 			name: "chat",
-			want: ModelRef{Name: "chat", Entry: "models.default", Provider: "a", Model: "big", Temperature: ptr(0.5)},
+			want: ModelRef{Name: "chat", Entry: "models.default", Provider: "a", Model: "big", Temperature: ptr(0.5), MaxTokens: 8192},
 		},
 		{
 			name: "default",
-			want: ModelRef{Name: "default", Entry: "models.default", Provider: "a", Model: "big", Temperature: ptr(0.5)},
+			want: ModelRef{Name: "default", Entry: "models.default", Provider: "a", Model: "big", Temperature: ptr(0.5), MaxTokens: 8192},
 		},
 		{
 			name: "solver",
-			want: ModelRef{Name: "solver", Entry: "models.solver", Provider: "b", Model: "small", Fallbacks: []Fallback{
-				{Provider: "a", Model: "big2"},
-				{Provider: "b", Model: "x", Temperature: ptr(0.1)},
+			want: ModelRef{Name: "solver", Entry: "models.solver", Provider: "b", Model: "small", MaxTokens: 8192, Fallbacks: []Fallback{
+				{Provider: "a", Model: "big2", MaxTokens: 8192},
+				{Provider: "b", Model: "x", Temperature: ptr(0.1), MaxTokens: 8192},
 			}},
 		},
 		{
 			name: "repair",
-			want: ModelRef{Name: "repair", Entry: "models.repair", Provider: "b", Model: "fixer", Temperature: ptr(0.0), Fallbacks: []Fallback{
-				{Provider: "a", Model: "big", Temperature: ptr(0.0)}, // the primary's temperature carries over
+			want: ModelRef{Name: "repair", Entry: "models.repair", Provider: "b", Model: "fixer", Temperature: ptr(0.0), MaxTokens: 8192, Fallbacks: []Fallback{
+				{Provider: "a", Model: "big", Temperature: ptr(0.0), MaxTokens: 8192}, // the primary's temperature carries over
 			}},
 		},
 		{
 			name: "nano",
-			want: ModelRef{Name: "nano", Entry: "models.named.nano", Provider: "b", Model: "tiny",
-				Description: "fast and cheap; per-item map bodies", Fallbacks: []Fallback{{Provider: "a", Model: "t2"}}},
+			want: ModelRef{Name: "nano", Entry: "models.named.nano", Provider: "b", Model: "tiny", MaxTokens: 8192,
+				Description: "fast and cheap; per-item map bodies", Fallbacks: []Fallback{{Provider: "a", Model: "t2", MaxTokens: 8192}}},
+		},
+		{
+			name: "deep",
+			want: ModelRef{Name: "deep", Entry: "models.named.deep", Provider: "claude", Model: "opus",
+				MaxTokens: 32000, Thinking: &Thinking{Type: "enabled", BudgetTokens: 16000}, Effort: "high",
+				Fallbacks: []Fallback{
+					// What a fallback leaves out carries over from the primary.
+					{Provider: "claude", Model: "sonnet", MaxTokens: 20000, Thinking: &Thinking{Type: "enabled", BudgetTokens: 16000}, Effort: "high"},
+					{Provider: "claude", Model: "haiku", MaxTokens: 32000, Thinking: &Thinking{Type: "adaptive"}, Effort: "low"},
+				}},
 		},
 		{
 			name:    "huge",
-			wantErr: `model "huge" is not configured (configured: default, chat, planner, solver, repair, judge, nano)`,
+			wantErr: `model "huge" is not configured (configured: default, chat, planner, solver, repair, judge, deep, nano)`,
 		},
 		{
 			name:    "",
-			wantErr: `model "" is not configured (configured: default, chat, planner, solver, repair, judge, nano)`,
+			wantErr: `model "" is not configured (configured: default, chat, planner, solver, repair, judge, deep, nano)`,
 		},
 	}
 	for _, tt := range tests {
@@ -96,8 +116,15 @@ func TestResolveModel(t *testing.T) {
 		ref, _ := cfg.ResolveModel("repair")
 		*ref.Temperature = 1.5
 		*ref.Fallbacks[0].Temperature = 1.5
+		deep, _ := cfg.ResolveModel("deep")
+		deep.Thinking.BudgetTokens = 1
+		deep.Fallbacks[0].Thinking.BudgetTokens = 1
 		ref.Fallbacks[0].Model = "changed"
 		again, _ := cfg.ResolveModel("repair")
+		deepAgain, _ := cfg.ResolveModel("deep")
+		if deepAgain.Thinking.BudgetTokens != 16000 || deepAgain.Fallbacks[0].Thinking.BudgetTokens != 16000 {
+			t.Errorf("changing a thinking table of a result changed the config: %+v", deepAgain)
+		}
 		if *again.Temperature != 0 || *again.Fallbacks[0].Temperature != 0 || again.Fallbacks[0].Model != "big" {
 			t.Errorf("changing a result changed the config: %+v", again)
 		}

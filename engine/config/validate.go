@@ -97,7 +97,7 @@ func (b *builder) checkModels() {
 	m := b.cfg.Models
 	for _, role := range Roles() {
 		if e, ok := m.Role(role); ok {
-			b.checkEntry(joinKey("models", role), e.Provider, e.Model, e.Temperature, e.Fallbacks)
+			b.checkEntry(joinKey("models", role), e.Provider, e.Model, e.settings(), e.Fallbacks)
 		}
 	}
 	for _, name := range sortedKeys(m.Named) {
@@ -106,20 +106,25 @@ func (b *builder) checkModels() {
 			b.errorf(key, true, "named model %q shadows the %s role; choose another name", name, name)
 		}
 		e := m.Named[name]
-		b.checkEntry(key, e.Provider, e.Model, e.Temperature, e.Fallbacks)
+		b.checkEntry(key, e.Provider, e.Model, e.settings(), e.Fallbacks)
 	}
 }
 
 // checkEntry checks a model entry and its fallbacks: each names a model and
 // a provider that exists, so that a typo surfaces now rather than mid-outage.
-func (b *builder) checkEntry(key, provider, model string, temp *float64, fallbacks []Fallback) {
-	b.checkCandidate(key, provider, model, temp)
+// A fallback's settings are checked as they apply to it, the primary's
+// filling in what it leaves out, but a problem of the primary's own
+// settings is reported once, at the primary.
+func (b *builder) checkEntry(key, provider, model string, s modelSettings, fallbacks []Fallback) {
+	b.checkCandidate(key, provider, model, s, s)
 	for i, f := range fallbacks {
-		b.checkCandidate(indexKey(joinKey(key, "fallbacks"), i), f.Provider, f.Model, f.Temperature)
+		b.checkCandidate(indexKey(joinKey(key, "fallbacks"), i), f.Provider, f.Model, f.settings(), f.settings().over(s))
 	}
 }
 
-func (b *builder) checkCandidate(key, provider, model string, temp *float64) {
+// checkCandidate checks one candidate: own holds the settings written at
+// key, applied the settings it runs with.
+func (b *builder) checkCandidate(key, provider, model string, own, applied modelSettings) {
 	switch {
 	case provider == "":
 		b.errorf(key, true, "provider is required")
@@ -131,9 +136,93 @@ func (b *builder) checkCandidate(key, provider, model string, temp *float64) {
 	if model == "" {
 		b.errorf(key, true, "model is required")
 	}
-	if temp != nil && (*temp < 0 || *temp > 2) {
-		b.errorf(joinKey(key, "temperature"), false, "temperature must be between 0 and 2, got %g", *temp)
+	if t := own.temperature; t != nil && (*t < 0 || *t > 2) {
+		b.errorf(joinKey(key, "temperature"), false, "temperature must be between 0 and 2, got %g", *t)
 	}
+	if own.maxTokens < 0 || own.maxTokens == 0 && b.isSet(joinKey(key, "max_tokens")) {
+		b.errorf(joinKey(key, "max_tokens"), false, "max_tokens must be at least 1, got %d", own.maxTokens)
+	}
+	switch t := applied.thinking; {
+	case own.thinking != nil:
+		b.checkThinking(joinKey(key, "thinking"), *own.thinking, applied.effective().maxTokens)
+	case own.maxTokens > 0 && t != nil && !t.Adaptive() && t.BudgetTokens >= own.maxTokens:
+		b.errorf(joinKey(key, "max_tokens"), false, "max_tokens (%d) must be above the thinking budget_tokens (%d) carried over from the primary; raise max_tokens or give this fallback a thinking table of its own", own.maxTokens, t.BudgetTokens)
+	}
+	if own.effort != "" && !slices.Contains(Efforts, own.effort) {
+		b.errorf(joinKey(key, "effort"), false, "effort must be one of %s, got %q%s",
+			strings.Join(Efforts, ", "), own.effort, suggest.DidYouMean(own.effort, Efforts))
+	}
+	b.checkAnthropicSettings(key, provider, own, applied)
+}
+
+// checkThinking checks a thinking table against the max_tokens it runs
+// under.
+func (b *builder) checkThinking(key string, t Thinking, maxTokens int) {
+	budgetKey := joinKey(key, "budget_tokens")
+	switch t.Type {
+	case "", ThinkingEnabled:
+		switch {
+		case !b.isSet(budgetKey):
+			b.errorf(key, true, `thinking needs budget_tokens (at least %d), or type = "%s" to let the model decide`, MinThinkingBudget, ThinkingAdaptive)
+		case t.BudgetTokens < MinThinkingBudget:
+			b.errorf(budgetKey, false, "budget_tokens must be at least %d, got %d", MinThinkingBudget, t.BudgetTokens)
+		case t.BudgetTokens >= maxTokens:
+			b.errorf(budgetKey, false, "budget_tokens (%d) must be below max_tokens (%d), which bounds thinking and answer together; raise max_tokens or lower the budget", t.BudgetTokens, maxTokens)
+		}
+	case ThinkingAdaptive:
+		if b.isSet(budgetKey) {
+			b.errorf(budgetKey, false, `budget_tokens does not apply to adaptive thinking; use effort to guide it, or type = "%s"`, ThinkingEnabled)
+		}
+	default:
+		valid := []string{ThinkingEnabled, ThinkingAdaptive}
+		b.errorf(joinKey(key, "type"), false, "unknown thinking type %q (valid: %s)%s", t.Type, strings.Join(valid, ", "), suggest.DidYouMean(t.Type, valid))
+	}
+}
+
+// checkAnthropicSettings checks the settings whose meaning depends on the
+// candidate's provider type. Thinking and effort are sent only by the
+// anthropic type. The Messages API version that type speaks refuses
+// sampling parameters, so a temperature is not sent to it: a temperature
+// written for another provider is a warning, since a configuration written
+// for the tool stepwise opens unchanged may carry one; together with
+// thinking, which the API has always refused with a custom temperature,
+// it is an error.
+func (b *builder) checkAnthropicSettings(key, provider string, own, applied modelSettings) {
+	p, ok := b.cfg.Providers[provider]
+	if !ok || b.unexpanded[joinKey(joinKey("providers", provider), "type")] {
+		return
+	}
+	if p.Type != ProviderAnthropic {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"max_tokens", own.maxTokens != 0}, {"thinking", own.thinking != nil}, {"effort", own.effort != ""}} {
+			if f.set {
+				b.warnf(joinKey(key, f.name), true, "%s is used only by anthropic providers; ignored for provider %s (type %s)", f.name, provider, p.Type)
+			}
+		}
+		return
+	}
+	if own.temperature == nil && own.thinking == nil {
+		return
+	}
+	tempKey := joinKey(key, "temperature")
+	switch {
+	case applied.temperature != nil && applied.thinking != nil:
+		where := tempKey
+		if own.temperature == nil {
+			where = joinKey(key, "thinking")
+		}
+		b.errorf(where, own.temperature == nil, "temperature cannot be set while thinking is on: the Messages API refuses a custom temperature with thinking; remove temperature or thinking")
+	case own.temperature != nil:
+		b.warnf(tempKey, true, "temperature is not sent to anthropic provider %s: the Messages API version it speaks refuses sampling parameters; ignored", provider)
+	}
+}
+
+// isSet reports whether a source set the value at path.
+func (b *builder) isSet(path string) bool {
+	_, ok := b.origin[path]
+	return ok
 }
 
 func (b *builder) hasProvider(name string) bool {
