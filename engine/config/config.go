@@ -129,10 +129,10 @@ var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
 type Thinking struct {
 	// Type is ThinkingEnabled or ThinkingAdaptive; empty reads as
 	// ThinkingEnabled.
-	Type string `toml:"type"`
+	Type string `toml:"type" json:"type"`
 	// BudgetTokens bounds the thinking of type enabled: at least
 	// MinThinkingBudget and below max_tokens.
-	BudgetTokens int `toml:"budget_tokens"`
+	BudgetTokens int `toml:"budget_tokens" json:"budget_tokens,omitempty"`
 }
 
 // Adaptive reports whether the model decides how much to think.
