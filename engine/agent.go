@@ -234,7 +234,13 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		// conversation: a call must be followed by its result.
 		said := model.AssistantMessage(model.Reply{Text: reply.Text, Thinking: reply.Thinking})
 		if strings.TrimSpace(reply.Text) == "" {
-			a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, emptyReplyNote))
+			// A message without content is refused by some providers
+			// (Anthropic's); an empty reply that showed no thinking
+			// leaves none, and the note says what happened.
+			if len(said.Blocks) > 0 {
+				a.msgs = append(a.msgs, said)
+			}
+			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, emptyReplyNote))
 			continue
 		}
 		if reply.FinishReason == "refusal" {

@@ -387,6 +387,33 @@ replies:
 			t.Errorf("calls at %v", got)
 		}
 	})
+	t.Run("an empty reply costs a round and leaves no empty message", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { text: "" }
+  - match: E1
+    reply: { reasoning: "Nothing comes to mind." }
+  - match: E1
+    reply: { json: { count: 2 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 3.0 || res["final"] != true {
+			t.Errorf("result %v", res)
+		}
+		var roles []string
+		for _, m := range requests(o)[2].Messages {
+			roles = append(roles, m.Role)
+			if len(m.Blocks) == 0 {
+				t.Errorf("a %s message without content was sent", m.Role)
+			}
+		}
+		// The first empty reply said nothing; the second showed thinking,
+		// which goes back.
+		if got := strings.Join(roles, " "); got != "system user user assistant user" {
+			t.Errorf("round 3's conversation is %s", got)
+		}
+	})
 	t.Run("a pattern that matches nothing", func(t *testing.T) {
 		files := map[string]string{"plans/p.yaml": strings.Replace(agentPlan(""), `"user__*"`, `"user__nothing*"`, 1)}
 		o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)
