@@ -56,7 +56,7 @@ func TestFork(t *testing.T) {
 	var prompt string
 	for _, e := range ev.list {
 		if c, ok := e.Payload.(engine.ModelCalled); ok && c.Site == "E2" {
-			prompt = c.Request.Messages[1].Content
+			prompt = c.Request.Messages[1].Text()
 		}
 	}
 	if prompt != "Look into one typo" {

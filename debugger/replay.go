@@ -537,16 +537,18 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 		return nil, nil, false, err
 	}
 	for _, m := range next.Request.Messages {
-		if m.Role != "tool" || m.ToolCallID != call.ID {
-			continue
+		for _, b := range m.Blocks {
+			if b.Type != model.BlockToolResult || b.ID != call.ID {
+				continue
+			}
+			// The model read the result as JSON text, or as the error's
+			// words; given back either way, it reads the same.
+			var v any
+			if json.Unmarshal([]byte(b.Text), &v) == nil {
+				return args, v, true, nil
+			}
+			return args, b.Text, true, nil
 		}
-		// The model read the result as JSON text, or as the error's
-		// words; given back either way, it reads the same.
-		var v any
-		if json.Unmarshal([]byte(m.Content), &v) == nil {
-			return args, v, true, nil
-		}
-		return args, m.Content, true, nil
 	}
 	return nil, nil, false, nil
 }
@@ -580,31 +582,74 @@ func roundNumber(roundPath string) string {
 }
 
 // requestDiff compares an agent round's request with the recorded one:
-// messages, tools and response format. A tool message whose recorded text
-// is the error's words ("Error: ...") is read by the replay as that text in
-// JSON quotes, since a stop injects values, not words; both say the same.
+// what the conversation says, the tools the model may call and the
+// response format. The conversation is compared block by block, so that a
+// run recorded when each tool result was a message of its own compares
+// with one that gives a turn's results in one message; cache breakpoints
+// are the provider's business and are not compared. A tool result whose
+// recorded text is the error's words ("Error: ...") is read by the replay
+// as that text in JSON quotes, since a stop injects values, not words;
+// both say the same.
 func requestDiff(path string, recorded, got model.Request) *Divergence {
 	differs := func(what string, expected, got any) *Divergence {
 		return &Divergence{Path: path, What: "request", Expected: plainData(expected), Got: plainData(got),
 			Message: "the round's request to the model differs from the recorded one: " + what}
 	}
-	for i := range min(len(recorded.Messages), len(got.Messages)) {
-		e, g := recorded.Messages[i], got.Messages[i]
-		same := e.Role == g.Role && e.ToolCallID == g.ToolCallID && e.Reasoning == g.Reasoning &&
-			(e.Content == g.Content || e.Role == "tool" && g.Content == quoteJSON(e.Content)) && sameData(e.ToolCalls, g.ToolCalls)
-		if !same {
-			return differs(fmt.Sprintf("message %d (%s)", i+1, g.Role), e, g)
+	eb, gb := conversationBlocks(recorded.Messages), conversationBlocks(got.Messages)
+	for i := range min(len(eb), len(gb)) {
+		if !sameBlock(eb[i], gb[i]) {
+			return differs(fmt.Sprintf("message %d (%s)", gb[i].message+1, gb[i].role), recorded.Messages[eb[i].message], got.Messages[gb[i].message])
 		}
 	}
 	switch {
-	case len(recorded.Messages) != len(got.Messages):
-		return differs("the number of messages", len(recorded.Messages), len(got.Messages))
-	case !sameData(recorded.Tools, got.Tools):
-		return differs("the tools offered", toolNames(recorded.Tools), toolNames(got.Tools))
+	case len(eb) != len(gb):
+		return differs("the length of the conversation", len(eb), len(gb))
+	case !sameData(callableTools(recorded), callableTools(got)):
+		return differs("the tools offered", toolNames(callableTools(recorded)), toolNames(callableTools(got)))
 	case !sameData(recorded.Format, got.Format):
 		return differs("the response format", recorded.Format, got.Format)
 	}
 	return nil
+}
+
+// conversationBlock is one block of a conversation, with the role and the
+// index of the message it is in.
+type conversationBlock struct {
+	role    string
+	message int
+	block   model.Block
+}
+
+func conversationBlocks(msgs []model.Message) []conversationBlock {
+	var out []conversationBlock
+	for i, m := range msgs {
+		for _, b := range m.Blocks {
+			out = append(out, conversationBlock{role: m.Role, message: i, block: b})
+		}
+	}
+	return out
+}
+
+// sameBlock compares two blocks of a conversation for what they say: a
+// tool result's error mark goes with its text, so only the text counts.
+func sameBlock(e, g conversationBlock) bool {
+	eb, gb := e.block, g.block
+	eb.Cache, gb.Cache = false, false
+	if eb.Type == model.BlockToolResult && gb.Type == model.BlockToolResult {
+		return eb.ID == gb.ID && (eb.Text == gb.Text || gb.Text == quoteJSON(eb.Text))
+	}
+	return e.role == g.role && eb.Type == gb.Type && eb.Text == gb.Text && eb.Signature == gb.Signature &&
+		eb.Data == gb.Data && eb.ID == gb.ID && eb.Name == gb.Name && sameData(eb.Input, gb.Input)
+}
+
+// callableTools are the tools a request lets the model call: none when its
+// tool choice is none, which is how a run recorded when the last round
+// withdrew its tools compares with one that keeps them.
+func callableTools(req model.Request) []model.ToolDef {
+	if !req.MayCallTools() {
+		return nil
+	}
+	return req.Tools
 }
 
 func toolNames(defs []model.ToolDef) []string {

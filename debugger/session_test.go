@@ -176,8 +176,8 @@ steps:
 		t.Fatalf("stopped at %s (%s) %s %s", where(st), st.Reason, st.Status, st.Error)
 	}
 	req := st.Stop.Input.(model.Request)
-	if req.Messages[1].Content != "item 3" {
-		t.Errorf("the request of the stopped round is %q", req.Messages[1].Content)
+	if req.Messages[1].Text() != "item 3" {
+		t.Errorf("the request of the stopped round is %q", req.Messages[1].Text())
 	}
 	// Without kinds the breakpoint matches the round's reply stop too.
 	if st = do(t, s, Command{Move: Continue}); where(st) != "reply E1/do.3/agent.2" {

@@ -78,7 +78,7 @@ func (c cursor) runAgent(ctx context.Context, s *plans.Step, in *plans.AgentInpu
 		return nil, err
 	}
 	a := &agentLoop{c: c, step: s, in: in, path: path, model: model.RoleChat, tools: tools, allow: map[string]bool{},
-		msgs: []model.Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}, called: []any{}}
+		msgs: []model.Message{model.TextMessage(model.RoleSystem, system), model.TextMessage(model.RoleUser, prompt)}, called: []any{}}
 	if in.Model.Value != "" {
 		a.model = in.Model.Value
 	}
@@ -198,35 +198,55 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		last := round == rounds
 		roundPath := a.path + "/agent." + strconv.Itoa(round)
 		a.rc = a.c.push(Frame{Path: roundPath, Kind: "round"})
+		// The history the earlier rounds built is the prefix this
+		// round's request shares with the last one: it ends in a cache
+		// breakpoint, before anything only this round says.
+		history := len(a.msgs)
 		if last {
-			a.msgs = append(a.msgs, model.Message{Role: "user", Content: lastTurnNote})
+			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, lastTurnNote))
 		}
-		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: slices.Clone(a.msgs), Timeout: timeout,
+		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout,
 			Format: &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}}
-		if !last && !a.spent() {
+		if len(a.tools) > 0 && rounds > 1 {
+			// Tools stay in every round's request, so that the cached
+			// prefix (which they begin) still matches; when no call may
+			// be made, the model is told so by the tool choice. A step
+			// of one round has no prefix to share and is offered none.
 			req.Tools = a.tools
+			if last || a.spent() {
+				req.ToolChoice = model.ToolChoiceNone
+			}
 		}
 		reply, err := a.ask(ctx, roundPath, req)
 		if err != nil {
 			return nil, err
 		}
-		if len(reply.ToolCalls) > 0 && req.Tools != nil {
-			a.msgs = append(a.msgs, model.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls, Reasoning: reply.Reasoning})
+		if len(reply.ToolCalls) > 0 && req.MayCallTools() {
+			a.msgs = append(a.msgs, model.AssistantMessage(reply))
 			results, err := a.callTools(ctx, round, roundPath, reply.ToolCalls)
 			if err != nil {
 				return nil, err
 			}
-			a.msgs = append(a.msgs, results...)
+			a.msgs = append(a.msgs, results)
 			continue
 		}
+		// Tool calls that could not be made are no part of the
+		// conversation: a call must be followed by its result.
+		said := model.AssistantMessage(model.Reply{Text: reply.Text, Thinking: reply.Thinking})
 		if strings.TrimSpace(reply.Text) == "" {
-			a.msgs = append(a.msgs, model.Message{Role: "assistant", Reasoning: reply.Reasoning}, model.Message{Role: "user", Content: emptyReplyNote})
+			// A message without content is refused by some providers
+			// (Anthropic's); an empty reply that showed no thinking
+			// leaves none, and the note says what happened.
+			if len(said.Blocks) > 0 {
+				a.msgs = append(a.msgs, said)
+			}
+			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, emptyReplyNote))
 			continue
 		}
 		if reply.FinishReason == "refusal" {
 			// A refusal is no answer to repair; it costs its round, and
 			// the model hears that the task still wants one.
-			a.msgs = append(a.msgs, model.Message{Role: "assistant", Content: reply.Text, Reasoning: reply.Reasoning}, model.Message{Role: "user", Content: refusalNote})
+			a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, refusalNote))
 			continue
 		}
 		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)
@@ -248,11 +268,26 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if out, done, err := a.refused(ctx, round, threshold, problems); done || err != nil {
 			return out, err
 		}
-		a.msgs = append(a.msgs,
-			model.Message{Role: "assistant", Content: reply.Text, Reasoning: reply.Reasoning},
-			model.Message{Role: "user", Content: refusalMessage(problems, a.refusals, threshold)})
+		a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, refusalMessage(problems, a.refusals, threshold)))
 	}
 	return a.result(map[string]any{}, rounds, false, false), nil
+}
+
+// cacheBreakpoints is msgs with a cache breakpoint on the last block of each
+// message at the given indexes (those out of range are passed over). The
+// blocks it marks are copies: msgs is the loop's history and stays as the
+// model said it.
+func cacheBreakpoints(msgs []model.Message, at ...int) []model.Message {
+	out := slices.Clone(msgs)
+	for _, i := range at {
+		if i < 0 || i >= len(out) || len(out[i].Blocks) == 0 {
+			continue
+		}
+		blocks := slices.Clone(out[i].Blocks)
+		blocks[len(blocks)-1].Cache = true
+		out[i].Blocks = blocks
+	}
+	return out
 }
 
 // ask makes one round's model call between the round and reply stops.
@@ -387,11 +422,11 @@ func (a *agentLoop) result(output any, rounds int, final, defaulted bool) map[st
 }
 
 // callTools runs the tool calls of one turn, concurrently, and returns the
-// tool messages in the order the model made the calls. A tool that fails,
-// is refused or runs out of time answers with an error the model reads; it
-// never fails the step. Only an abort does.
-func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []model.ToolCall) ([]model.Message, error) {
-	msgs := make([]model.Message, len(calls))
+// tool message with their results in the order the model made the calls. A
+// tool that fails, is refused or runs out of time answers with an error
+// the model reads; it never fails the step. Only an abort does.
+func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []model.ToolCall) (model.Message, error) {
+	results := make([]model.Block, len(calls))
 	paths := toolCallPaths(roundPath, calls)
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
@@ -403,18 +438,16 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			content, err := a.callTool(ctx, paths[i], call, refusal)
-			msgs[i] = model.Message{Role: "tool", ToolCallID: call.ID, Content: content}
-			errs[i] = err
+			results[i], errs[i] = a.callTool(ctx, paths[i], call, refusal)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return model.Message{}, err
 		}
 	}
-	return msgs, nil
+	return model.Message{Role: model.RoleTool, Blocks: results}, nil
 }
 
 // toolCallPaths names each call of a turn: roundPath/tool, and a second call
@@ -435,8 +468,8 @@ func toolCallPaths(roundPath string, calls []model.ToolCall) []string {
 // callTool dispatches one call through the path every step's tool takes,
 // between the tool and result stops, or, for a call admit refused, tells
 // the model why. It returns what the model reads: the result as JSON, or
-// "Error: ...".
-func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (string, error) {
+// "Error: ..." marked as an error.
+func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (model.Block, error) {
 	r := a.c.f.run
 	args, problem := toolArguments(call.Arguments)
 	if refusal == "" && problem != "" {
@@ -445,19 +478,19 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	if refusal != "" {
 		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
-		return refusal, nil
+		return model.ToolResultBlock(call.ID, refusal, true), nil
 	}
 	c := a.rc.push(Frame{Path: callPath, Kind: "tool", Tool: call.Name})
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return "", &AbortError{Path: callPath}
+		return model.Block{}, &AbortError{Path: callPath}
 	case Inject:
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
 		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
-		return JSONText(d.Value), nil
+		return model.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
 	if a.in.ToolTimeout.Set {
@@ -481,19 +514,19 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	})
 	var abort *AbortError
 	if errors.As(err, &abort) {
-		return "", err
+		return model.Block{}, err
 	}
 	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return "", &AbortError{Path: callPath, Cause: err}
+		return model.Block{}, &AbortError{Path: callPath, Cause: err}
 	case Replace:
-		return JSONText(d.Value), nil
+		return model.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}
 	if err != nil {
-		return "Error: " + err.Error(), nil
+		return model.ToolResultBlock(call.ID, "Error: "+err.Error(), true), nil
 	}
-	return JSONText(result), nil
+	return model.ToolResultBlock(call.ID, JSONText(result), false), nil
 }
 
 // toolArguments reads a tool call's arguments, which must be one JSON

@@ -81,6 +81,50 @@ func runAgent(t *testing.T, extra, replies string, hook engine.Hook) (outcome, m
 	return o, result
 }
 
+// toolResults are the texts of a tool message's results, in order.
+func toolResults(m model.Message) []string {
+	var out []string
+	for _, b := range m.Blocks {
+		if b.Type == model.BlockToolResult {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// thinkingOf is the text of a message's thinking blocks.
+func thinkingOf(m model.Message) string {
+	var b strings.Builder
+	for _, t := range m.Thinking() {
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
+// cacheBreakpointsOf lists the messages whose blocks carry a cache
+// breakpoint.
+func cacheBreakpointsOf(msgs []model.Message) []int {
+	var out []int
+	for i, m := range msgs {
+		if slices.ContainsFunc(m.Blocks, func(b model.Block) bool { return b.Cache }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// withoutCacheBreakpoints is msgs with every block's breakpoint cleared.
+func withoutCacheBreakpoints(msgs []model.Message) []model.Message {
+	out := make([]model.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = model.Message{Role: m.Role, Blocks: slices.Clone(m.Blocks)}
+		for j := range out[i].Blocks {
+			out[i].Blocks[j].Cache = false
+		}
+	}
+	return out
+}
+
 // requests returns the requests of the agent's rounds (not repairs), in
 // order.
 func requests(o outcome) []model.Request {
@@ -136,21 +180,29 @@ replies:
 	if len(reqs) != 2 {
 		t.Fatalf("%d rounds", len(reqs))
 	}
-	first, _ := json.Marshal(reqs[0].Messages)
-	second, _ := json.Marshal(reqs[1].Messages)
+	// The cache breakpoint at the end of the history moves on with it;
+	// everything else of round 1 is the start of round 2, byte for byte.
+	first, _ := json.Marshal(withoutCacheBreakpoints(reqs[0].Messages))
+	second, _ := json.Marshal(withoutCacheBreakpoints(reqs[1].Messages))
 	if !strings.HasPrefix(string(second), strings.TrimSuffix(string(first), "]")) {
 		t.Errorf("round 2 does not extend round 1:\n%s\n%s", first, second)
 	}
+	for round, want := range [][]int{{0, 1}, {0, 3}} {
+		if got := cacheBreakpointsOf(reqs[round].Messages); !slices.Equal(got, want) {
+			t.Errorf("round %d has cache breakpoints at the ends of messages %v, want %v", round+1, got, want)
+		}
+	}
 	assistant := reqs[1].Messages[2]
-	if assistant.Role != "assistant" || assistant.Reasoning != "Look twice." || len(assistant.ToolCalls) != 2 {
+	if assistant.Role != "assistant" || thinkingOf(assistant) != "Look twice." || len(assistant.ToolCalls()) != 2 {
 		t.Errorf("round 2 replays %+v", assistant)
 	}
-	if tool := reqs[1].Messages[3]; tool.Role != "tool" || tool.Content != `{"n":1}` || tool.ToolCallID != assistant.ToolCalls[0].ID {
-		t.Errorf("first tool result %+v", tool)
+	tool := reqs[1].Messages[3]
+	if results := toolResults(tool); tool.Role != "tool" || len(results) != 2 || results[0] != `{"n":1}` || tool.Blocks[0].ID != assistant.ToolCalls()[0].ID {
+		t.Errorf("the tool results %+v", tool)
 	}
 	for _, m := range reqs[0].Messages {
-		if strings.Contains(m.Content, "8") || strings.Contains(strings.ToLower(m.Content), "round") {
-			t.Errorf("the model is told about its budget: %q", m.Content)
+		if strings.Contains(m.Text(), "8") || strings.Contains(strings.ToLower(m.Text()), "round") {
+			t.Errorf("the model is told about its budget: %q", m.Text())
 		}
 	}
 }
@@ -180,8 +232,8 @@ replies:
 	if end := ends[0].Payload.(engine.ToolEnded); !end.Injected || asJSONValue(end.Result) != `{"n":42}` {
 		t.Errorf("the injected call ended %+v", end)
 	}
-	if tool := requests(o)[1].Messages[3]; tool.Content != `{"n":42}` {
-		t.Errorf("the model got %q", tool.Content)
+	if got := toolResults(requests(o)[1].Messages[3]); !slices.Equal(got, []string{`{"n":42}`}) {
+		t.Errorf("the model got %q", got)
 	}
 }
 
@@ -203,10 +255,10 @@ func TestAgentLastRound(t *testing.T) {
 		}
 		reqs := requests(o)
 		last := reqs[2]
-		if len(last.Tools) != 0 || last.Format == nil || last.Format.Schema == nil {
-			t.Errorf("the last round has tools %v, format %+v", last.Tools, last.Format)
+		if last.MayCallTools() || !slices.EqualFunc(last.Tools, reqs[0].Tools, func(a, b model.ToolDef) bool { return a.Name == b.Name }) || last.Format == nil || last.Format.Schema == nil {
+			t.Errorf("the last round has tools %v (choice %q), format %+v; want the first round's tools with choice none", last.Tools, last.ToolChoice, last.Format)
 		}
-		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Content, "last turn") {
+		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Text(), "last turn") || note.Blocks[0].Cache {
 			t.Errorf("the last message is %+v", note)
 		}
 		var names []string
@@ -274,7 +326,7 @@ replies:
 			t.Errorf("result %v", res)
 		}
 		refusal := requests(o)[1].Messages[3]
-		if refusal.Role != "user" || !strings.Contains(refusal.Content, "does not match") || !strings.Contains(refusal.Content, "(rejections: 1, threshold: 6)") {
+		if refusal.Role != "user" || !strings.Contains(refusal.Text(), "does not match") || !strings.Contains(refusal.Text(), "(rejections: 1, threshold: 6)") {
 			t.Errorf("refusal %+v", refusal)
 		}
 	})
@@ -305,11 +357,14 @@ replies:
 		if res["final"] != true {
 			t.Errorf("result %v", res)
 		}
-		msgs := requests(o)[1].Messages
+		results := requests(o)[1].Messages[3].Blocks
 		want := []string{"Error: 'sh' exited with status 3: disk on fire", "Error: plan_and_execute is not available inside an agent step", "Error: there is no tool 'nope' here"}
+		if len(results) != len(want) {
+			t.Fatalf("%d tool results", len(results))
+		}
 		for i, w := range want {
-			if got := msgs[3+i].Content; !strings.HasPrefix(got, w) {
-				t.Errorf("tool result %d: %q, want it to start %q", i, got, w)
+			if got := results[i]; !strings.HasPrefix(got.Text, w) || !got.IsError {
+				t.Errorf("tool result %d: %+v, want an error starting %q", i, got, w)
 			}
 		}
 	})
@@ -330,6 +385,33 @@ replies:
 		}
 		if got := o.events.paths(engine.EventModelCall); !slices.Equal(got, []string{"E1/agent.1", "E1/agent.2", "E1/agent.2/repair"}) {
 			t.Errorf("calls at %v", got)
+		}
+	})
+	t.Run("an empty reply costs a round and leaves no empty message", func(t *testing.T) {
+		o, res := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { text: "" }
+  - match: E1
+    reply: { reasoning: "Nothing comes to mind." }
+  - match: E1
+    reply: { json: { count: 2 } }
+`, nil)
+		wantOK(t, o)
+		if res["iterations"] != 3.0 || res["final"] != true {
+			t.Errorf("result %v", res)
+		}
+		var roles []string
+		for _, m := range requests(o)[2].Messages {
+			roles = append(roles, m.Role)
+			if len(m.Blocks) == 0 {
+				t.Errorf("a %s message without content was sent", m.Role)
+			}
+		}
+		// The first empty reply said nothing; the second showed thinking,
+		// which goes back.
+		if got := strings.Join(roles, " "); got != "system user user assistant user" {
+			t.Errorf("round 3's conversation is %s", got)
 		}
 	})
 	t.Run("a pattern that matches nothing", func(t *testing.T) {
@@ -370,9 +452,9 @@ replies:
     reply: { json: { count: 1 } }
 `, nil)
 		wantOK(t, o)
-		msgs := requests(o)[1].Messages
-		if msgs[3].Content != `{"a":1}` || msgs[4].Content != "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed." {
-			t.Errorf("tool results %q / %q", msgs[3].Content, msgs[4].Content)
+		got := toolResults(requests(o)[1].Messages[3])
+		if len(got) != 2 || got[0] != `{"a":1}` || got[1] != "You have reached the maximum number of tool calls. Produce your final JSON answer now using only what you have already gathered. No further tool calls will be executed." {
+			t.Errorf("tool results %q", got)
 		}
 	})
 	t.Run("max_fan_out", func(t *testing.T) {
@@ -384,9 +466,9 @@ replies:
     reply: { json: { count: 1 } }
 `, nil)
 		wantOK(t, o)
-		msgs := requests(o)[1].Messages
-		if msgs[3].Content != `{"ok":true}` || !strings.HasPrefix(msgs[4].Content, "You have reached the maximum") || msgs[5].Content != `{}` {
-			t.Errorf("tool results %q / %q / %q", msgs[3].Content, msgs[4].Content, msgs[5].Content)
+		got := toolResults(requests(o)[1].Messages[3])
+		if len(got) != 3 || got[0] != `{"ok":true}` || !strings.HasPrefix(got[1], "You have reached the maximum") || got[2] != `{}` {
+			t.Errorf("tool results %q", got)
 		}
 		if !slices.Contains(o.events.paths(engine.EventStepStart), "E1/agent.1/plan__sub/sub/S0") {
 			t.Errorf("the plan's steps are not under the call's path: %v", o.events.paths(engine.EventStepStart))
@@ -401,7 +483,7 @@ replies:
     reply: { json: { count: 1 } }
 `, nil)
 		wantOK(t, o)
-		if got := requests(o)[1].Messages[3].Content; got != "Error: tool call timed out after 1000ms" {
+		if got := toolResults(requests(o)[1].Messages[3]); !slices.Equal(got, []string{"Error: tool call timed out after 1000ms"}) {
 			t.Errorf("tool result %q", got)
 		}
 	})
@@ -446,7 +528,7 @@ output: { all: "{{E1.results}}" }
 	var prompts []string
 	for _, e := range o.events.of(engine.EventModelCall) {
 		call := e.Payload.(engine.ModelCalled)
-		prompts = append(prompts, e.Path+" "+call.Request.Messages[1].Content)
+		prompts = append(prompts, e.Path+" "+call.Request.Messages[1].Text())
 	}
 	if !slices.Equal(prompts, []string{"E1/do.0/agent.1 Item 0: alpha", "E1/do.1/agent.1 Item 1: beta"}) {
 		t.Errorf("prompts %v", prompts)
@@ -498,7 +580,7 @@ replies:
 		return engine.Decision{}
 	})
 	wantOK(t, o)
-	if got := requests(o)[1].Messages[3].Content; got != "Error: the arguments are not valid JSON; send one JSON object" {
+	if got := toolResults(requests(o)[1].Messages[3]); !slices.Equal(got, []string{"Error: the arguments are not valid JSON; send one JSON object"}) {
 		t.Errorf("tool result %q", got)
 	}
 	ends := o.events.of(engine.EventToolEnd)
@@ -507,7 +589,7 @@ replies:
 	}
 }
 
-func TestAgentToolsWithdrawnWhenSpent(t *testing.T) {
+func TestAgentToolsClosedWhenSpent(t *testing.T) {
 	o, _ := runAgent(t, "      max_tool_calls: 1\n", `
 replies:
   - match: E1
@@ -516,7 +598,8 @@ replies:
     reply: { json: { count: 1 } }
 `, nil)
 	wantOK(t, o)
-	if reqs := requests(o); len(reqs[0].Tools) == 0 || len(reqs[1].Tools) != 0 {
-		t.Errorf("tools offered: round 1 %d, round 2 %d", len(reqs[0].Tools), len(reqs[1].Tools))
+	if reqs := requests(o); !reqs[0].MayCallTools() || reqs[1].MayCallTools() || len(reqs[1].Tools) != len(reqs[0].Tools) {
+		t.Errorf("tools: round 1 %d (choice %q), round 2 %d (choice %q); want the same tools, and choice none once spent",
+			len(reqs[0].Tools), reqs[0].ToolChoice, len(reqs[1].Tools), reqs[1].ToolChoice)
 	}
 }

@@ -111,8 +111,8 @@ func (c cursor) callInfer(ctx context.Context, path string, input map[string]any
 		}
 	}
 	return c.structured(ctx, path, name, model.RoleChat, []model.Message{
-		{Role: "system", Content: inferPrompt},
-		{Role: "user", Content: instruction},
+		model.TextMessage(model.RoleSystem, inferPrompt),
+		model.TextMessage(model.RoleUser, instruction),
 	}, schema)
 }
 
@@ -166,7 +166,7 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	if t.Model.Value != "" {
 		name = t.Model.Value
 	}
-	return c.structured(ctx, path, name, model.RoleChat, []model.Message{{Role: "user", Content: text}}, t.OutputSchema)
+	return c.structured(ctx, path, name, model.RoleChat, []model.Message{model.TextMessage(model.RoleUser, text)}, t.OutputSchema)
 }
 
 func joinViolations(vs []plans.Violation) string {

@@ -98,8 +98,8 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		return text, nil
 	}
 	req := model.Request{Step: path, Role: model.RoleSolver, Messages: []model.Message{
-		{Role: "system", Content: system},
-		{Role: "user", Content: solverMessage(query, data, missing)},
+		model.TextMessage(model.RoleSystem, system),
+		model.TextMessage(model.RoleUser, solverMessage(query, data, missing)),
 	}}
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given.

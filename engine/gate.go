@@ -54,8 +54,8 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 		Step: path,
 		Role: model.RoleJudge,
 		Messages: []model.Message{
-			{Role: "system", Content: judgePrompt},
-			{Role: "user", Content: question},
+			model.TextMessage(model.RoleSystem, judgePrompt),
+			model.TextMessage(model.RoleUser, question),
 		},
 	}
 	yes, reason, err := c.f.run.models.Verdict(ctx, name, req, c.modelHooks(ctx, path, path+"/judge"))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -116,8 +117,8 @@ backend = "memory"
 	if first["stream"] != true || first["model"] != "m" || len(first["tools"].([]any)) == 0 {
 		t.Errorf("first request %v", first)
 	}
-	if _, has := second["tools"]; has {
-		t.Errorf("the last round still offers tools")
+	if !reflect.DeepEqual(second["tools"], first["tools"]) || second["tool_choice"] != "none" {
+		t.Errorf("the last round sends tools %v with tool_choice %v; want round 1's tools with none", second["tools"], second["tool_choice"])
 	}
 	if format, _ := second["response_format"].(map[string]any); format["type"] != "json_schema" {
 		t.Errorf("the last round does not force the schema: %v", second["response_format"])

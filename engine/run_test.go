@@ -128,7 +128,7 @@ solver:
 			t.Errorf("call %+v", call)
 		}
 		msgs := call.Request.Messages
-		if !strings.HasSuffix(msgs[0].Content, "\n\nBe brief.") || !strings.Contains(msgs[1].Content, "Report on 3 issues.") || !strings.Contains(msgs[1].Content, `"tag": "b"`) {
+		if !strings.HasSuffix(msgs[0].Text(), "\n\nBe brief.") || !strings.Contains(msgs[1].Text(), "Report on 3 issues.") || !strings.Contains(msgs[1].Text(), `"tag": "b"`) {
 			t.Errorf("solver request %+v", msgs)
 		}
 		u := o.res.Usage
@@ -150,7 +150,7 @@ solver:
 `})
 		o := p.run(t, "plans/p.yaml", nil, nil)
 		wantOK(t, o)
-		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Content
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Text()
 		if !strings.Contains(msg, "Data that ran out") || !strings.Contains(msg, "empty data at 'E0.none.0'") {
 			t.Errorf("solver message %q", msg)
 		}
@@ -166,7 +166,7 @@ solver:
 `})
 		o := p.run(t, "plans/p.yaml", nil, nil)
 		wantOK(t, o)
-		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Content
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Text()
 		if !strings.HasPrefix(msg, "Report on {{E0.none.0.tag}}.") || !strings.Contains(msg, "query_to_answer: empty data at 'E0.none.0.tag'") {
 			t.Errorf("solver message %q", msg)
 		}
@@ -412,7 +412,7 @@ output:
 		if got := o.events.paths(engine.EventRepair); !slices.Equal(got, []string{"shaped/repair"}) {
 			t.Errorf("repair events at %v", got)
 		}
-		prompt := o.events.of(engine.EventModelCall)[3].Payload.(engine.ModelCalled).Request.Messages[0].Content
+		prompt := o.events.of(engine.EventModelCall)[3].Payload.(engine.ModelCalled).Request.Messages[0].Text()
 		if prompt != "Summarize: a gist" {
 			t.Errorf("prompt %q", prompt)
 		}

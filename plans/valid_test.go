@@ -174,7 +174,7 @@ type noteCase struct {
 
 // toolsCaveat is the strict-output caveat of a step that can call tools.
 const toolsCaveat = "this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer " +
-	"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; earlier rounds are assessed at run time"
+	"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; earlier rounds are assessed at run time"
 
 var noteCases = []noteCase{
 	{

@@ -515,7 +515,7 @@ func downgradeFinding(downgrades []store.Notice) string {
 	reasons := map[string][]string{}
 	for _, n := range downgrades {
 		// A round that offers tools is not restricted by design; the
-		// answer round that withdraws them is where strict mode applies.
+		// answer round that lets none be called is where strict mode applies.
 		if n.Message == "unsupported_context_tools" {
 			continue
 		}

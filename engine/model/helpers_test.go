@@ -66,7 +66,7 @@ func project(t *testing.T, configTOML string, files map[string]string) *config.C
 }
 
 // user is a one-message conversation.
-func user(text string) []Message { return []Message{{Role: "user", Content: text}} }
+func user(text string) []Message { return []Message{TextMessage("user", text)} }
 
 // call makes a call for step in role and returns the reply's text, or the
 // error's text prefixed with "error: ".

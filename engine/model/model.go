@@ -23,19 +23,6 @@ const (
 	RolePlanner = "planner"
 )
 
-// Message is one message of a conversation with a model.
-type Message struct {
-	// Role is system, user, assistant or tool.
-	Role    string `json:"role"`
-	Content string `json:"content,omitempty"`
-	// ToolCalls are the calls an assistant message made.
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// ToolCallID ties a tool message to the call it answers.
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	// Reasoning is a provider's reasoning block, replayed verbatim.
-	Reasoning string `json:"reasoning,omitempty"`
-}
-
 // ToolCall is one tool call a model asked for.
 type ToolCall struct {
 	ID        string          `json:"id"`
@@ -64,13 +51,24 @@ type Request struct {
 	// "solver" for a plan's finish). Script replies match on it.
 	Step string `json:"step"`
 	// Role is the role the call is made in; a script reply's role must fit.
-	Role        string          `json:"role"`
-	Messages    []Message       `json:"messages"`
-	Tools       []ToolDef       `json:"tools,omitempty"`
+	Role     string    `json:"role"`
+	Messages []Message `json:"messages"`
+	Tools    []ToolDef `json:"tools,omitempty"`
+	// ToolChoice is ToolChoiceAuto (the model may call Tools) or
+	// ToolChoiceNone (Tools are offered for the request's shape only: the
+	// model must answer). An agent's last round sends its tools with
+	// ToolChoiceNone rather than withdrawing them, so that the request
+	// keeps the prefix a provider cached (tools come first in it).
+	ToolChoice  string          `json:"tool_choice,omitempty"`
 	Format      *ResponseFormat `json:"format,omitempty"`
 	Temperature *float64        `json:"temperature,omitempty"`
 	// Timeout bounds each attempt; zero leaves it to the context.
 	Timeout time.Duration `json:"-"`
+}
+
+// MayCallTools reports whether the model may answer req with tool calls.
+func (req Request) MayCallTools() bool {
+	return len(req.Tools) > 0 && req.ToolChoice != ToolChoiceNone
 }
 
 // Usage is the token count of one call. The three input figures are
@@ -96,8 +94,11 @@ func (u Usage) Add(v Usage) Usage {
 type Reply struct {
 	Text      string     `json:"text,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	Reasoning string     `json:"reasoning,omitempty"`
-	Usage     Usage      `json:"usage"`
+	// Thinking is the reasoning the model showed before its answer, as the
+	// provider returned it: thinking blocks with their signatures and
+	// redacted thinking. It goes back verbatim in later rounds.
+	Thinking []Block `json:"thinking,omitempty"`
+	Usage    Usage   `json:"usage"`
 	// FinishReason is stop, tool_calls, length or refusal.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Provider and Model name what actually answered, after any failover.
@@ -110,6 +111,9 @@ type Reply struct {
 	StrictSent      bool   `json:"strict_sent,omitempty"`
 	DowngradeReason string `json:"downgrade_reason,omitempty"`
 }
+
+// Reasoning is the text of the reply's thinking, for display.
+func (r Reply) Reasoning() string { return thinkingText(r.Thinking) }
 
 // Delta is a piece of a reply as it streams in.
 type Delta struct {

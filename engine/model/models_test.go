@@ -343,7 +343,7 @@ func TestRetryKeepsItsCause(t *testing.T) {
   - match: E1
     error: {status: 429, message: rate limited}
 `, Options{})
-	_, err := m.Call(context.Background(), "chat", Request{Step: "E1", Role: "chat", Messages: []Message{{Role: "user", Content: "hi"}}}, nil)
+	_, err := m.Call(context.Background(), "chat", Request{Step: "E1", Role: "chat", Messages: []Message{TextMessage("user", "hi")}}, nil)
 	var nr *NoReplyError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "(while retrying after: model script/script: 429 rate limited)") {
 		t.Errorf("err %v", err)

@@ -50,7 +50,7 @@ const responseHeaderTimeout = 10 * time.Minute
 // the Chat Completions API, always streaming.
 //
 // Reasoning: an openai_compat server's reasoning (reasoning_content, or
-// reasoning, in the streamed delta) is kept in Reply.Reasoning and replayed
+// reasoning, in the streamed delta) is kept as Reply.Thinking and replayed
 // on later assistant messages as reasoning_content, the field the servers
 // that stream it read back. The OpenAI API neither streams its models'
 // reasoning on Chat Completions nor accepts it back, so type openai sends
@@ -206,7 +206,7 @@ func (p *openAIProvider) output(model string, req Request) (output, error) {
 	}
 	out.key = model + "\x00" + out.name + "\x00" + out.schemaText
 	if out.requested {
-		out.downgrade = p.strictVerdict(out.schema, len(req.Tools) > 0)
+		out.downgrade = p.strictVerdict(out.schema, req.MayCallTools())
 		out.strict = out.downgrade == ""
 	}
 	if out.schema == nil {
@@ -310,6 +310,9 @@ func (p *openAIProvider) params(model string, req Request, out output) (openai.C
 		}
 		params.Tools = append(params.Tools, tool)
 	}
+	if len(req.Tools) > 0 && req.ToolChoice == ToolChoiceNone {
+		params.ToolChoice.OfAuto = openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))
+	}
 	switch out.kind {
 	case outputSchema:
 		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: out.name, Schema: out.schema}
@@ -353,25 +356,30 @@ func (p *openAIProvider) tool(t ToolDef, out output) (openai.ChatCompletionToolU
 // messages converts a conversation. For a json_object request the
 // instruction to answer with the schema goes at the end of the first
 // system message, or in a system message of its own in front when there
-// is none.
+// is none. A tool message's results become one tool message each, the
+// shape Chat Completions takes them in.
 func (p *openAIProvider) messages(msgs []Message, out output) ([]openai.ChatCompletionMessageParamUnion, error) {
 	instructed := out.kind != outputObject
 	var params []openai.ChatCompletionMessageParamUnion
 	for _, m := range msgs {
 		switch m.Role {
-		case "system":
-			content := m.Content
+		case RoleSystem:
+			content := m.Text()
 			if !instructed {
 				content += "\n\n" + out.objectInstruction()
 				instructed = true
 			}
 			params = append(params, openai.SystemMessage(content))
-		case "user":
-			params = append(params, openai.UserMessage(m.Content))
-		case "assistant":
+		case RoleUser:
+			params = append(params, openai.UserMessage(m.Text()))
+		case RoleAssistant:
 			params = append(params, p.assistant(m))
-		case "tool":
-			params = append(params, openai.ToolMessage(m.Content, m.ToolCallID))
+		case RoleTool:
+			for _, b := range m.Blocks {
+				if b.Type == BlockToolResult {
+					params = append(params, openai.ToolMessage(b.Text, b.ID))
+				}
+			}
 		default:
 			return nil, fmt.Errorf("message role %q is not system, user, assistant or tool", m.Role)
 		}
@@ -386,10 +394,11 @@ func (p *openAIProvider) messages(msgs []Message, out output) ([]openai.ChatComp
 // reasoning for a compat server.
 func (p *openAIProvider) assistant(m Message) openai.ChatCompletionMessageParamUnion {
 	var a openai.ChatCompletionAssistantMessageParam
-	if m.Content != "" || len(m.ToolCalls) == 0 {
-		a.Content.OfString = openai.String(m.Content)
+	text, calls := m.Text(), m.ToolCalls()
+	if text != "" || len(calls) == 0 {
+		a.Content.OfString = openai.String(text)
 	}
-	for _, c := range m.ToolCalls {
+	for _, c := range calls {
 		args := string(c.Arguments)
 		if args == "" {
 			args = "{}"
@@ -401,8 +410,8 @@ func (p *openAIProvider) assistant(m Message) openai.ChatCompletionMessageParamU
 			},
 		})
 	}
-	if p.compat && m.Reasoning != "" {
-		a.SetExtraFields(map[string]any{"reasoning_content": m.Reasoning})
+	if reasoning := thinkingText(m.Thinking()); p.compat && reasoning != "" {
+		a.SetExtraFields(map[string]any{"reasoning_content": reasoning})
 	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
 }

@@ -139,10 +139,9 @@ func (a *answer) addToolCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
 
 // reply is the accumulated answer.
 func (a *answer) reply() Reply {
-	r := Reply{
-		Text:      a.text.String() + a.refusal.String(),
-		Reasoning: a.reasoning.String(),
-		Usage:     a.usage,
+	r := Reply{Text: a.text.String() + a.refusal.String(), Usage: a.usage}
+	if a.reasoning.Len() > 0 {
+		r.Thinking = []Block{{Type: BlockThinking, Text: a.reasoning.String()}}
 	}
 	for i, c := range a.calls {
 		id := c.id

@@ -237,16 +237,24 @@ func openTestProvider(t *testing.T, pc config.Provider) *openAIProvider {
 func TestOpenAIComplete(t *testing.T) {
 	temp := 0.3
 	conversation := []Message{
-		{Role: "system", Content: "Be brief."},
-		{Role: "user", Content: "Look it up."},
-		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_0", Name: "lookup", Arguments: json.RawMessage(`{"q":"first"}`)}}, Reasoning: "I should look."},
-		{Role: "tool", ToolCallID: "call_0", Content: "nothing"},
+		TextMessage("system", "Be brief."),
+		TextMessage("user", "Look it up."),
+		AssistantMessage(Reply{ToolCalls: []ToolCall{
+			{ID: "call_0", Name: "lookup", Arguments: json.RawMessage(`{"q":"first"}`)},
+			{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{"q":"second"}`)},
+		}, Thinking: []Block{{Type: BlockThinking, Text: "I should look."}}}),
+		// One tool message answers both calls; Chat Completions takes a
+		// message for each.
+		{Role: "tool", Blocks: []Block{ToolResultBlock("call_0", "nothing", false), ToolResultBlock("call_1", "Error: down", true)}},
 	}
 	conversationJSON := `[
 		{"role":"system","content":"Be brief."},
 		{"role":"user","content":"Look it up."},
-		{"role":"assistant","tool_calls":[{"id":"call_0","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"first\"}"}}]%s},
-		{"role":"tool","tool_call_id":"call_0","content":"nothing"}]`
+		{"role":"assistant","tool_calls":[
+			{"id":"call_0","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"first\"}"}},
+			{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"second\"}"}}]%s},
+		{"role":"tool","tool_call_id":"call_0","content":"nothing"},
+		{"role":"tool","tool_call_id":"call_1","content":"Error: down"}]`
 	tools := []ToolDef{
 		{Name: "lookup", Description: "Look a word up.", InputSchema: strictSchema},
 		{Name: "fetch", InputSchema: looseSchema},
@@ -267,7 +275,7 @@ func TestOpenAIComplete(t *testing.T) {
 			name:     "text streams in deltas, with usage",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
 			req: Request{
-				Messages:    []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Greet."}},
+				Messages:    []Message{TextMessage("system", "Be brief."), TextMessage("user", "Greet.")},
 				Temperature: &temp,
 			},
 			responses: []chatResponse{{chunks: []string{
@@ -339,7 +347,7 @@ func TestOpenAIComplete(t *testing.T) {
 				finish("stop"),
 				usageChunk(12, 9, 0),
 			}}},
-			want:   Reply{Text: "42", Reasoning: "Six sevens.Easy.", FinishReason: "stop", Usage: Usage{InputTokens: 12, OutputTokens: 9}},
+			want:   Reply{Text: "42", Thinking: []Block{{Type: BlockThinking, Text: "Six sevens.Easy."}}, FinishReason: "stop", Usage: Usage{InputTokens: 12, OutputTokens: 9}},
 			deltas: []Delta{{Reasoning: "Six "}, {Reasoning: "sevens."}, {Reasoning: "Easy."}, {Text: "42"}},
 		},
 		{
@@ -394,7 +402,7 @@ func TestOpenAIComplete(t *testing.T) {
 			name:     "a refused json_schema is sent again as json_object",
 			provider: config.Provider{Type: config.ProviderOpenAICompat, StrictBaseURL: true},
 			req: Request{
-				Messages: []Message{{Role: "system", Content: "Judge."}, {Role: "user", Content: "Answer."}},
+				Messages: []Message{TextMessage("system", "Judge."), TextMessage("user", "Answer.")},
 				Format:   &ResponseFormat{Name: "verdict", Schema: strictSchema, Strict: true},
 			},
 			responses: []chatResponse{

@@ -87,9 +87,10 @@ func (p *replayProvider) Complete(ctx context.Context, model string, req Request
 	}
 	reply := rec.Reply
 	reply.ToolCalls = slices.Clone(rec.Reply.ToolCalls)
+	reply.Thinking = slices.Clone(rec.Reply.Thinking)
 	reply.Usage = Usage{}
-	if onDelta != nil && (reply.Text != "" || reply.Reasoning != "") {
-		onDelta(Delta{Text: reply.Text, Reasoning: reply.Reasoning})
+	if reasoning := reply.Reasoning(); onDelta != nil && (reply.Text != "" || reasoning != "") {
+		onDelta(Delta{Text: reply.Text, Reasoning: reasoning})
 	}
 	return reply, nil
 }

@@ -63,7 +63,7 @@ default = { provider = "script", model = "scripted" }
 `, map[string]string{"replies.yaml": "replies: []\n"})
 			m := New(cfg, Options{Replay: recorded, Backoff: noBackoff})
 			for i, c := range tc.calls {
-				reply, err := m.Call(context.Background(), c.name, Request{Step: c.step, Role: c.role, Messages: []Message{{Role: "user", Content: "go"}}}, nil)
+				reply, err := m.Call(context.Background(), c.name, Request{Step: c.step, Role: c.role, Messages: []Message{TextMessage("user", "go")}}, nil)
 				if want, isErr := strings.CutPrefix(c.want, "error: "); isErr {
 					if err == nil || !strings.Contains(err.Error(), want) {
 						t.Fatalf("call %d: err = %v, want one containing %q", i, err, want)
@@ -115,7 +115,7 @@ func TestReplayStructured(t *testing.T) {
 		{Step: "E1", Role: RoleRepair, Reply: Reply{Text: `{"n": 3}`, Model: "m"}},
 	}})
 	var calls []string
-	v, err := m.Structured(context.Background(), RoleChat, Request{Step: "E1", Messages: []Message{{Role: "user", Content: "count"}}}, schema,
+	v, err := m.Structured(context.Background(), RoleChat, Request{Step: "E1", Messages: []Message{TextMessage("user", "count")}}, schema,
 		Hooks{OnCall: func(r CallRecord) { calls = append(calls, r.Role+"/"+r.Reply.Provider) }})
 	if err != nil {
 		t.Fatal(err)

@@ -707,11 +707,11 @@ func describe(n *yaml.Node) string {
 // whether strict structured output is sent for req, so that the record of
 // strict mode and its downgrades can be tried offline.
 func scriptStrict(req Request) (sent bool, downgrade string) {
-	v := strict.Check(req.Format.Schema, strict.OpenAI, strict.Context{HasTools: len(req.Tools) > 0, Runtime: true})
+	v := strict.Check(req.Format.Schema, strict.OpenAI, strict.Context{HasTools: req.MayCallTools(), Runtime: true})
 	switch {
 	case v.Usable:
 		return true, ""
-	case len(req.Tools) > 0:
+	case req.MayCallTools():
 		return false, "unsupported_context_tools"
 	}
 	return false, "gate_ineligible"
@@ -763,7 +763,10 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req Request
 		return Reply{}, f.err(p.name, model)
 	}
 	a := r.answer
-	reply := Reply{Text: a.text, ToolCalls: slices.Clone(a.toolCalls), Reasoning: a.reasoning, FinishReason: a.finish}
+	reply := Reply{Text: a.text, ToolCalls: slices.Clone(a.toolCalls), FinishReason: a.finish}
+	if a.reasoning != "" {
+		reply.Thinking = []Block{{Type: BlockThinking, Text: a.reasoning}}
+	}
 	if reply.FinishReason == "" {
 		reply.FinishReason = "stop"
 		if len(reply.ToolCalls) > 0 {
@@ -827,13 +830,21 @@ func lastMessage(msgs []Message) string {
 		return ""
 	}
 	m := msgs[len(msgs)-1]
-	s := m.Content
-	if s == "" && len(m.ToolCalls) > 0 {
-		names := make([]string, len(m.ToolCalls))
-		for i, c := range m.ToolCalls {
-			names[i] = c.Name
+	s := m.Text()
+	if s == "" {
+		var names []string
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case BlockToolUse:
+				names = append(names, b.Name)
+			case BlockToolResult:
+				names = append(names, "result of "+b.ID)
+			}
 		}
-		s = "tool calls: " + strings.Join(names, ", ")
+		s = strings.Join(names, ", ")
+		if m.Role == RoleAssistant {
+			s = "tool calls: " + s
+		}
 	}
 	const limit = 200
 	if utf8.RuneCountInString(s) > limit {
@@ -848,9 +859,8 @@ func lastMessage(msgs []Message) string {
 func estimateUsage(req Request, reply Reply) Usage {
 	in := 0
 	for _, m := range req.Messages {
-		in += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Reasoning)
-		for _, c := range m.ToolCalls {
-			in += utf8.RuneCountInString(c.Name) + utf8.RuneCount(c.Arguments)
+		for _, b := range m.Blocks {
+			in += utf8.RuneCountInString(b.Text) + utf8.RuneCountInString(b.Name) + utf8.RuneCount(b.Input)
 		}
 	}
 	if len(req.Tools) > 0 {
@@ -875,14 +885,14 @@ const streamChunks = 5
 // onDelta, so that a scripted slow reply can run into a timeout.
 func stream(ctx context.Context, delay time.Duration, reply Reply, onDelta func(Delta)) error {
 	if delay <= 0 {
-		if onDelta != nil && (reply.Text != "" || reply.Reasoning != "") {
-			onDelta(Delta{Text: reply.Text, Reasoning: reply.Reasoning})
+		if reasoning := reply.Reasoning(); onDelta != nil && (reply.Text != "" || reasoning != "") {
+			onDelta(Delta{Text: reply.Text, Reasoning: reasoning})
 		}
 		return nil
 	}
 	var deltas []Delta
 	if onDelta != nil {
-		for _, s := range chunks(reply.Reasoning, streamChunks) {
+		for _, s := range chunks(reply.Reasoning(), streamChunks) {
 			deltas = append(deltas, Delta{Reasoning: s})
 		}
 		for _, s := range chunks(reply.Text, streamChunks) {

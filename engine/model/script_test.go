@@ -110,8 +110,8 @@ func TestNoReplyError(t *testing.T) {
 	m := scriptModels(t, "replies: []\n", Options{})
 	long := strings.Repeat("é", 300)
 	_, err := m.Call(context.Background(), "judge", Request{Step: "E3", Messages: []Message{
-		{Role: "system", Content: "be brief"},
-		{Role: "user", Content: long},
+		TextMessage("system", "be brief"),
+		TextMessage("user", long),
 	}}, nil)
 	var nr *NoReplyError
 	if !errors.As(err, &nr) {
@@ -154,7 +154,7 @@ func TestScriptReplyContents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Reasoning != "look first" || r.FinishReason != "tool_calls" || r.Provider != ScriptProviderName {
+	if r.Reasoning() != "look first" || r.FinishReason != "tool_calls" || r.Provider != ScriptProviderName {
 		t.Errorf("reply %+v", r)
 	}
 	if len(r.ToolCalls) != 2 || r.ToolCalls[0].ID != "call_1" || r.ToolCalls[1].ID != "call_2" ||
@@ -196,8 +196,8 @@ func TestUsageEstimate(t *testing.T) {
 	tools := []ToolDef{{Name: "t__x", InputSchema: map[string]any{"type": "object"}}}
 	toolsJSON, _ := json.Marshal(tools)
 	req := Request{Step: "E1", Messages: []Message{
-		{Role: "system", Content: strings.Repeat("s", 100)},
-		{Role: "user", Content: strings.Repeat("u", 300)},
+		TextMessage("system", strings.Repeat("s", 100)),
+		TextMessage("user", strings.Repeat("u", 300)),
 	}, Tools: tools}
 	in := (400 + len(toolsJSON)) / 4
 	tests := []struct {

@@ -237,10 +237,7 @@ func repairMessages(schema *plans.Schema, answer string, problems []string) []Me
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	return []Message{
-		{Role: "system", Content: repairSystemPrompt},
-		{Role: "user", Content: b.String()},
-	}
+	return []Message{TextMessage(RoleSystem, repairSystemPrompt), TextMessage(RoleUser, b.String())}
 }
 
 // verdictSchema is the forced schema of an infer gate's verdict.

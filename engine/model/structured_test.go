@@ -152,7 +152,7 @@ func TestRepairRequest(t *testing.T) {
 	if rep.Step != "E1" || rep.Role != RoleRepair || rep.Format == nil || rep.Format.Name != "triage" || len(rep.Messages) != 2 || rep.Messages[0].Role != "system" {
 		t.Fatalf("repair request %+v", rep)
 	}
-	body := rep.Messages[1].Content
+	body := rep.Messages[1].Text()
 	for _, want := range []string{
 		"The schema:\n{\n  \"additionalProperties\": false,",
 		"The answer:\n{\"severity\":\"critical\"}\n",

@@ -55,9 +55,10 @@
 //     they come back once the refusals are fixed.
 //   - Context: a step that can call tools gets the caveat
 //     tools_runtime_assessed when its file is checked, because its answer is
-//     held to the schema only on the final round, when Stepwise withdraws the
-//     tools. A run-time request that carries tools is refused with
-//     unsupported_context_tools, because its answer is not restricted.
+//     held to the schema only on the final round, when Stepwise lets no tool
+//     be called (tool choice none). A run-time request whose model may call
+//     tools is refused with unsupported_context_tools, because its answer
+//     is not restricted.
 //
 // # Anthropic
 //

@@ -185,7 +185,7 @@ func Check(schema any, rules Rules, ctx Context) Verdict {
 	case ctx.HasTools:
 		w.caveat(ToolsRuntimeAssessed, "",
 			"this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer "+
-				"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; "+
+				"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; "+
 				"earlier rounds are assessed at run time")
 	}
 	return verdictOf(w.notes)

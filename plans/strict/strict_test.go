@@ -1024,7 +1024,7 @@ func TestCheck(t *testing.T) {
 			usable: true,
 			notes: []Note{{Code: ToolsRuntimeAssessed, Location: "the schema root",
 				Message: "this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer " +
-					"is held to the schema only on its final round, when stepwise withdraws the tools and forces the schema; " +
+					"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; " +
 					"earlier rounds are assessed at run time"}},
 		},
 		{

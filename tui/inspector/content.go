@@ -145,17 +145,21 @@ func (c *content) reply(r *model.Reply) {
 		extra = append(extra, seg{"  finish " + r.FinishReason, c.p.muted})
 	}
 	c.heading("Reply", extra...)
-	if r.Text == "" && r.Reasoning == "" && len(r.ToolCalls) == 0 {
+	reasoning := r.Reasoning()
+	if r.Text == "" && reasoning == "" && len(r.ToolCalls) == 0 {
 		c.note(2, "empty: no text and no tool call")
 	}
 	if v, ok := parseJSON(r.Text); ok {
-		if r.Reasoning != "" {
+		if reasoning != "" {
 			c.note(2, "reasoning")
-			c.lines = append(c.lines, c.streams.reasoning.lay(r.Reasoning, c.width, 4, c.p.muted)...)
+			c.lines = append(c.lines, c.streams.reasoning.lay(reasoning, c.width, 4, c.p.muted)...)
 		}
 		c.json("reply", v, 2, noFold)
 	} else {
-		c.streamed(r.Reasoning, r.Text)
+		c.streamed(reasoning, r.Text)
+	}
+	if redacted := redactedBlocks(r.Thinking); redacted > 0 {
+		c.note(2, strconv.Itoa(redacted)+" redacted thinking block(s): encrypted by the provider, sent back as they came")
 	}
 	if len(r.ToolCalls) > 0 {
 		c.heading("Tool calls", seg{"  " + strconv.Itoa(len(r.ToolCalls)), c.p.muted})
@@ -185,37 +189,24 @@ func (c *content) request(r *model.Request) {
 	}
 	c.heading("Messages", seg{"  " + strconv.Itoa(len(r.Messages)), c.p.muted})
 	for i, msg := range r.Messages {
-		name := "msg" + strconv.Itoa(i)
 		head := []seg{{msg.Role, c.p.strong}}
-		if msg.ToolCallID != "" {
-			head = append(head, seg{"  answers " + msg.ToolCallID, c.p.muted})
+		if n := len(msg.Blocks); n > 0 && msg.Blocks[n-1].Cache {
+			head = append(head, seg{"  cache breakpoint at its end", c.p.muted})
 		}
 		c.add(2, head...)
-		if msg.Reasoning != "" {
-			c.note(4, "reasoning")
-			c.text(6, msg.Reasoning, c.p.muted)
-		}
-		if msg.Role == "tool" {
-			// A tool's result is JSON more often than not; shown as a value
-			// it can be folded, its nested parts starting folded.
-			if v, ok := parseJSON(msg.Content); ok {
-				c.json(name, v, 4, 1)
-			} else {
-				c.text(4, msg.Content, c.p.text)
-			}
-		} else if msg.Content != "" {
-			c.text(4, msg.Content, c.p.text)
-		}
-		for j, tc := range msg.ToolCalls {
-			c.add(4, seg{"→ ", c.p.muted}, seg{tc.Name, c.p.strong}, seg{"  " + tc.ID, c.p.muted})
-			c.json(name+".call"+strconv.Itoa(j), tc.Arguments, 6, 1)
+		for j, b := range msg.Blocks {
+			c.block("msg"+strconv.Itoa(i)+"."+strconv.Itoa(j), b, j == len(msg.Blocks)-1)
 		}
 	}
 	if len(r.Tools) == 0 {
 		c.heading("Tools", seg{"  none offered", c.p.muted})
 		return
 	}
-	c.heading("Tools", seg{"  " + strconv.Itoa(len(r.Tools)) + " offered", c.p.muted})
+	offered := []seg{{"  " + strconv.Itoa(len(r.Tools)) + " offered", c.p.muted}}
+	if !r.MayCallTools() {
+		offered = append(offered, seg{" · tool choice none: the model must answer", c.p.muted})
+	}
+	c.heading("Tools", offered...)
 	for i, t := range r.Tools {
 		c.add(2, seg{t.Name, c.p.strong})
 		if t.Description != "" {
@@ -225,6 +216,55 @@ func (c *content) request(r *model.Request) {
 			c.keyed("tool"+strconv.Itoa(i), "input_schema", t.InputSchema, 4, 0)
 		}
 	}
+}
+
+// block lays out one block of a request's message, in the order the
+// message holds it; name keys its JSON's folds. A cache breakpoint on the
+// message's last block is shown on the message's line.
+func (c *content) block(name string, b model.Block, last bool) {
+	switch b.Type {
+	case model.BlockText:
+		c.text(4, b.Text, c.p.text)
+	case model.BlockThinking:
+		label := "thinking"
+		if b.Signature != "" {
+			label += " (signed)"
+		}
+		c.note(4, label)
+		c.text(6, b.Text, c.p.muted)
+	case model.BlockRedactedThinking:
+		c.note(4, "redacted thinking: encrypted by the provider, sent back as it came")
+	case model.BlockToolUse:
+		c.add(4, seg{"→ ", c.p.muted}, seg{b.Name, c.p.strong}, seg{"  " + b.ID, c.p.muted})
+		c.json(name, b.Input, 6, 1)
+	case model.BlockToolResult:
+		head := []seg{{"← ", c.p.muted}, {"answers " + b.ID, c.p.muted}}
+		if b.IsError {
+			head = append(head, seg{"  error", c.p.problem})
+		}
+		c.add(4, head...)
+		// A tool's result is JSON more often than not; shown as a value
+		// it can be folded, its nested parts starting folded.
+		if v, ok := parseJSON(b.Text); ok {
+			c.json(name, v, 6, 1)
+		} else {
+			c.text(6, b.Text, c.p.text)
+		}
+	}
+	if b.Cache && !last {
+		c.note(4, "cache breakpoint")
+	}
+}
+
+// redactedBlocks counts the redacted thinking among blocks.
+func redactedBlocks(blocks []model.Block) int {
+	n := 0
+	for _, b := range blocks {
+		if b.Type == model.BlockRedactedThinking {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *content) tool() {

@@ -107,7 +107,7 @@ func TestContent(t *testing.T) {
 		{"round 2: the earlier turns are in its request", nil, "E1/agent.2", inspector.TabModel, []string{
 			"Reply  finish stop", `"count": "three"`,
 			"Messages  4", "assistant", "Let me look.", "→ builtin__reshape  call_1",
-			"tool  answers call_1", `"n": 1`,
+			"tool  cache breakpoint at its end", "← answers call_1", `"n": 1`,
 		}},
 		{"round 2: its refusals", nil, "E1/agent.2", inspector.TabRefusals, []string{
 			"Refusals  1 violation", "went to a repair pass", "✗ /count", "got string, want integer",
@@ -140,7 +140,7 @@ func TestContent(t *testing.T) {
 		{"held before round 2: the request about to be sent", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E1/agent.2", engine.StopRound)
 		}, "E1/agent.2", inspector.TabModel, []string{
-			"Reply", "not asked yet", "Request  role chat", "Messages  4", "tool  answers call_1",
+			"Reply", "not asked yet", "Request  role chat", "Messages  4", "tool  cache breakpoint at its end", "← answers call_1",
 		}},
 		{"held before round 2: the stop", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E1/agent.2", engine.StopRound)

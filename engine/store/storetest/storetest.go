@@ -87,7 +87,7 @@ func (r *Run) ToolCall(path, tool string, args, result any, errMsg string, ms fl
 func (r *Run) ModelCall(site, provider, modelID string, u model.Usage, cost *float64) {
 	r.Emit(site, engine.EventModelCall, engine.ModelCalled{Site: site, Role: model.RoleChat, Provider: provider, Model: modelID,
 		Usage: u, CostUSD: cost, Ms: 120,
-		Request: model.Request{Step: site, Role: model.RoleChat, Messages: []model.Message{{Role: "user", Content: "go"}}},
+		Request: model.Request{Step: site, Role: model.RoleChat, Messages: []model.Message{model.TextMessage(model.RoleUser, "go")}},
 		Reply:   model.Reply{Text: `{"ok":true}`, Usage: u, Provider: provider, Model: modelID, FinishReason: "stop"}})
 }
 
