@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
 // The roles an inference site calls a model in. Each resolves through
@@ -62,6 +64,12 @@ type Request struct {
 	ToolChoice  string          `json:"tool_choice,omitempty"`
 	Format      *ResponseFormat `json:"format,omitempty"`
 	Temperature *float64        `json:"temperature,omitempty"`
+	// MaxTokens, Thinking and Effort are the settings of the model entry
+	// that serves the call, set per candidate by Models.Call. The
+	// anthropic provider sends them; the others do not.
+	MaxTokens int              `json:"max_tokens,omitempty"`
+	Thinking  *config.Thinking `json:"thinking,omitempty"`
+	Effort    string           `json:"effort,omitempty"`
 	// Timeout bounds each attempt; zero leaves it to the context.
 	Timeout time.Duration `json:"-"`
 }
@@ -110,6 +118,12 @@ type Reply struct {
 	StrictRequested bool   `json:"strict_requested,omitempty"`
 	StrictSent      bool   `json:"strict_sent,omitempty"`
 	DowngradeReason string `json:"downgrade_reason,omitempty"`
+	// StrictToolsRefused says that the server refused the request's
+	// strict tool schemas and it was sent again without them, leaving out
+	// the thinking of the earlier turns, which were made with the strict
+	// tool list. The caller leaves that thinking out of its conversation
+	// from then on (seeds/002).
+	StrictToolsRefused bool `json:"strict_tools_refused,omitempty"`
 }
 
 // Reasoning is the text of the reply's thinking, for display.

@@ -86,10 +86,14 @@ func defaultBackoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// candidate is one provider and model a call may be answered by.
+// candidate is one provider and model a call may be answered by, with the
+// settings of its model entry.
 type candidate struct {
 	provider, model string
 	temperature     *float64
+	maxTokens       int
+	thinking        *config.Thinking
+	effort          string
 }
 
 func (c candidate) String() string { return c.provider + "/" + c.model }
@@ -117,9 +121,11 @@ func (m *Models) candidates(name string) ([]candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []candidate{{provider: ref.Provider, model: ref.Model, temperature: ref.Temperature}}
+	out := []candidate{{provider: ref.Provider, model: ref.Model, temperature: ref.Temperature,
+		maxTokens: ref.MaxTokens, thinking: ref.Thinking, effort: ref.Effort}}
 	for _, f := range ref.Fallbacks {
-		out = append(out, candidate{provider: f.Provider, model: f.Model, temperature: f.Temperature})
+		out = append(out, candidate{provider: f.Provider, model: f.Model, temperature: f.Temperature,
+			maxTokens: f.MaxTokens, thinking: f.Thinking, effort: f.Effort})
 	}
 	return out, nil
 }
@@ -169,6 +175,7 @@ func (m *Models) Call(ctx context.Context, name string, req Request, onDelta fun
 		if req.Temperature == nil {
 			req.Temperature = c.temperature
 		}
+		req.MaxTokens, req.Thinking, req.Effort = c.maxTokens, c.thinking, c.effort
 		var streamed bool
 		reply, streamed, err = m.attempt(ctx, p, c, req, onDelta)
 		if err == nil {
@@ -319,6 +326,7 @@ func (m *Models) open(name string) (Provider, error) {
 var providerTypes = map[config.ProviderType]func(name string, p config.Provider) (Provider, error){
 	config.ProviderOpenAI:       newOpenAIProvider,
 	config.ProviderOpenAICompat: newOpenAIProvider,
+	config.ProviderAnthropic:    newAnthropicProvider,
 	config.ProviderScript: func(name string, p config.Provider) (Provider, error) {
 		s, err := LoadScript(p.File)
 		if err != nil {

@@ -278,16 +278,16 @@ func TestResolve(t *testing.T) {
 // accepts and stepwise does not implement fails the call, permanently.
 func TestProviderNotUsable(t *testing.T) {
 	cfg := project(t, `
-[providers.claude]
-type = "anthropic"
-api_key = "sk-test"
+[providers.aws]
+type = "bedrock"
+region = "us-east-1"
 
 [models]
-default = { provider = "claude", model = "claude-sonnet-5" }
+default = { provider = "aws", model = "claude-sonnet-5" }
 `, nil)
 	m := New(cfg, Options{})
 	_, err := m.Call(context.Background(), "judge", Request{Step: "E1", Messages: user("go")}, nil)
-	wantError(t, err, "model claude/claude-sonnet-5: ", "does not support provider type anthropic")
+	wantError(t, err, "model aws/claude-sonnet-5: ", "does not support provider type bedrock")
 	if !errors.Is(err, config.ErrNotUsable) || IsTransient(err) {
 		t.Errorf("error %v: want config.ErrNotUsable, permanent", err)
 	}

@@ -31,9 +31,18 @@ const (
 	// that the configuration does not say enforces strict mode
 	// (strict_base_url).
 	DowngradeCompatEndpoint = "compat_endpoint"
-	// DowngradeAPIRejectedSchema: the server refused the json_schema
-	// request, and it was sent again asking only for a JSON object.
+	// DowngradeAPIRejectedSchema: the server refused the request with
+	// strict mode, and it was sent again without it (for openai, asking
+	// only for a JSON object).
 	DowngradeAPIRejectedSchema = "api_rejected_schema"
+	// DowngradeGrammarUnavailable: Anthropic could not prepare the
+	// schema's grammar at that moment, and the request was sent again
+	// without strict mode.
+	DowngradeGrammarUnavailable = "grammar_unavailable"
+	// DowngradeServiceUnavailable: Anthropic answered a strict request
+	// that it was overloaded, and the request was sent again without
+	// strict mode.
+	DowngradeServiceUnavailable = "service_unavailable"
 )
 
 // noAPIKey is the key sent to an openai_compat server configured without

@@ -1,0 +1,219 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// stream sends params and reads the streamed message, telling onDelta of
+// each piece of text and thinking as it arrives.
+func (p *anthropicProvider) stream(ctx context.Context, model string, params anthropic.MessageNewParams, onDelta func(Delta)) (Reply, error) {
+	s := p.messages.NewStreaming(ctx, params)
+	defer s.Close()
+	var m streamedMessage
+	for s.Next() {
+		d, err := m.add(s.Current())
+		if err != nil {
+			return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error(), Transient: true}
+		}
+		if onDelta != nil && (d.Text != "" || d.Reasoning != "") {
+			onDelta(d)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return Reply{}, p.failure(ctx, model, err)
+	}
+	return m.reply(p.name, model, params.MaxTokens)
+}
+
+// streamedMessage accumulates the events of one streamed message. It is
+// ours rather than the SDK's Message.Accumulate because that one quietly
+// makes malformed tool input {}, a call the model never made.
+type streamedMessage struct {
+	blocks  []*streamedBlock // by index
+	stop    anthropic.StopReason
+	usage   Usage
+	stopped bool // message_stop arrived
+}
+
+// streamedBlock is one content block as its deltas arrive.
+type streamedBlock struct {
+	typ             string
+	text, signature strings.Builder // text or thinking; a thinking block's signature
+	data            string          // redacted thinking
+	id, name        string          // tool_use
+	input           strings.Builder // tool_use input, partial JSON until the block stops
+}
+
+// add takes in one event and returns what of it is to be streamed. An
+// event out of order (a block index the stream has not started, a second
+// start of one) is an error: the stream is damaged.
+func (m *streamedMessage) add(e anthropic.MessageStreamEventUnion) (Delta, error) {
+	switch e.Type {
+	case "message_start":
+		u := e.Message.Usage
+		m.usage = Usage{
+			InputTokens:              int(u.InputTokens),
+			OutputTokens:             int(u.OutputTokens),
+			CacheCreationInputTokens: int(u.CacheCreationInputTokens),
+			CacheReadInputTokens:     int(u.CacheReadInputTokens),
+		}
+	case "content_block_start":
+		if e.Index != int64(len(m.blocks)) {
+			return Delta{}, fmt.Errorf("malformed stream: content block %d started after %d blocks", e.Index, len(m.blocks))
+		}
+		cb := e.ContentBlock
+		b := &streamedBlock{typ: cb.Type, data: cb.Data, id: cb.ID, name: cb.Name}
+		b.text.WriteString(cb.Text + cb.Thinking)
+		b.signature.WriteString(cb.Signature)
+		m.blocks = append(m.blocks, b)
+	case "content_block_delta":
+		if e.Index < 0 || e.Index >= int64(len(m.blocks)) {
+			return Delta{}, fmt.Errorf("malformed stream: a delta for content block %d, of %d started", e.Index, len(m.blocks))
+		}
+		b := m.blocks[e.Index]
+		switch d := e.Delta; d.Type {
+		case "text_delta":
+			b.text.WriteString(d.Text)
+			return Delta{Text: d.Text}, nil
+		case "thinking_delta":
+			b.text.WriteString(d.Thinking)
+			return Delta{Reasoning: d.Thinking}, nil
+		case "signature_delta":
+			b.signature.WriteString(d.Signature)
+		case "input_json_delta":
+			b.input.WriteString(d.PartialJSON)
+		}
+	case "content_block_stop":
+		if e.Index < 0 || e.Index >= int64(len(m.blocks)) {
+			return Delta{}, fmt.Errorf("malformed stream: content block %d stopped, of %d started", e.Index, len(m.blocks))
+		}
+		if b := m.blocks[e.Index]; b.typ == "tool_use" && b.input.Len() > 0 && !json.Valid([]byte(b.input.String())) {
+			// A corrupted stream, not the model's word: the API holds
+			// tool input to JSON. It cannot go back to the model as it is
+			// (the API takes tool input only as an object), so the
+			// attempt fails, as a transient fault another may not have.
+			return Delta{}, fmt.Errorf("malformed stream: the input of tool call %s (%s) is not JSON: %.120s", b.id, b.name, b.input.String())
+		}
+	case "message_delta":
+		m.stop = e.Delta.StopReason
+		u := e.Usage
+		// The counts are running totals for the message so far.
+		m.usage.OutputTokens = int(u.OutputTokens)
+		if u.JSON.InputTokens.Valid() {
+			m.usage.InputTokens = int(u.InputTokens)
+		}
+		if u.JSON.CacheCreationInputTokens.Valid() {
+			m.usage.CacheCreationInputTokens = int(u.CacheCreationInputTokens)
+		}
+		if u.JSON.CacheReadInputTokens.Valid() {
+			m.usage.CacheReadInputTokens = int(u.CacheReadInputTokens)
+		}
+	case "message_stop":
+		m.stopped = true
+	}
+	return Delta{}, nil
+}
+
+// reply is the accumulated message, or the error its stop reason is: a
+// stream without message_stop is no answer, and neither is a message cut
+// off at max_tokens.
+func (m *streamedMessage) reply(provider, model string, maxTokens int64) (Reply, error) {
+	fail := func(transient bool, format string, args ...any) (Reply, error) {
+		return Reply{}, &Error{Provider: provider, Model: model, Message: fmt.Sprintf(format, args...), Transient: transient}
+	}
+	if !m.stopped {
+		return fail(true, "the stream ended before the message was complete (no message_stop)")
+	}
+	switch m.stop {
+	case anthropic.StopReasonMaxTokens:
+		return fail(false, "the reply reached max_tokens (%d) before it was complete; raise max_tokens under this model's entry in config.toml ([models.*] or [models.named.*])", maxTokens)
+	case anthropic.StopReasonModelContextWindowExceeded:
+		return fail(false, "the conversation no longer fits the model's context window")
+	}
+	r := Reply{Usage: m.usage}
+	var text strings.Builder
+	for _, b := range m.blocks {
+		switch b.typ {
+		case "text":
+			text.WriteString(b.text.String())
+		case "thinking":
+			r.Thinking = append(r.Thinking, Block{Type: BlockThinking, Text: b.text.String(), Signature: b.signature.String()})
+		case "redacted_thinking":
+			r.Thinking = append(r.Thinking, Block{Type: BlockRedactedThinking, Data: b.data})
+		case "tool_use":
+			input := json.RawMessage(b.input.String())
+			if len(input) == 0 {
+				input = json.RawMessage("{}")
+			}
+			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: input})
+		}
+	}
+	r.Text = text.String()
+	switch {
+	case m.stop == anthropic.StopReasonRefusal:
+		r.FinishReason = "refusal"
+	case len(r.ToolCalls) > 0:
+		r.FinishReason = "tool_calls"
+	default:
+		r.FinishReason = "stop"
+	}
+	return r, nil
+}
+
+// failure turns a failed request or stream into the error Complete
+// returns: an *Error, transient for what a retry may cure, or the
+// context's error when the caller cancelled. The message is the server's
+// own account, never the SDK's rendering of the request, which names
+// headers.
+func (p *anthropicProvider) failure(ctx context.Context, model string, err error) error {
+	e := &Error{Provider: p.name, Model: model}
+	var api *anthropic.Error
+	var syntax *json.SyntaxError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		e.Message, e.Transient = "request timed out", true
+	case ctx.Err() != nil:
+		return fmt.Errorf("model %s/%s: %w", p.name, model, ctx.Err())
+	case errors.As(err, &api) && api.StatusCode == http.StatusOK:
+		// An error event in the middle of a stream: the server failed
+		// while it answered (overloaded_error under load).
+		e.Message = apiErrorText(api)
+		e.Transient = true
+	case errors.As(err, &api):
+		e.Status = api.StatusCode
+		e.Message = apiErrorText(api)
+		e.Transient = transientStatus(api.StatusCode)
+		if api.Response != nil {
+			e.RetryAfter = retryAfter(api.Response.Header, time.Now())
+		}
+	case errors.As(err, &syntax):
+		e.Message = "malformed response: " + err.Error()
+	default:
+		// The connection failed, or broke off while the answer streamed.
+		e.Message, e.Transient = err.Error(), true
+	}
+	return e
+}
+
+// apiErrorText is the error type and message of the API's error object,
+// "overloaded_error: Overloaded", or the HTTP status when there is none.
+func apiErrorText(e *anthropic.Error) string {
+	typ := string(e.Type())
+	switch {
+	case typ != "" && e.Message != "":
+		return typ + ": " + e.Message
+	case e.Message != "":
+		return e.Message
+	case typ != "":
+		return typ
+	}
+	return strings.ToLower(http.StatusText(e.StatusCode))
+}
