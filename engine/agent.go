@@ -221,6 +221,13 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if reply.StrictToolsRefused {
+			// The provider refused the strict tool schemas and went on
+			// without them, for the rest of the step. The thinking of the
+			// turns made while they were on was made with another tool
+			// list, so it leaves the conversation (seeds/002).
+			a.msgs = model.WithoutThinking(a.msgs)
+		}
 		if len(reply.ToolCalls) > 0 && req.MayCallTools() {
 			a.msgs = append(a.msgs, model.AssistantMessage(reply))
 			results, err := a.callTools(ctx, round, roundPath, reply.ToolCalls)

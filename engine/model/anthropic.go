@@ -97,7 +97,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, model string, req Requ
 		toolsDropped := out.strictTools
 		out = out.withoutStrict(reason)
 		if toolsDropped {
-			req.Messages = withoutThinking(req.Messages)
+			req.Messages = WithoutThinking(req.Messages)
 		}
 		reply, err = p.send(ctx, model, req, out, onDelta)
 		reply.StrictToolsRefused = toolsDropped
@@ -145,25 +145,6 @@ func strictRefusal(err error) string {
 // statusOverloaded is the status the Messages API answers with when it is
 // overloaded.
 const statusOverloaded = 529
-
-// withoutThinking is msgs without thinking and redacted thinking blocks.
-// The blocks are copied: msgs is the caller's history.
-func withoutThinking(msgs []Message) []Message {
-	out := make([]Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = m
-		if m.Role != RoleAssistant {
-			continue
-		}
-		out[i].Blocks = nil
-		for _, b := range m.Blocks {
-			if b.Type != BlockThinking && b.Type != BlockRedactedThinking {
-				out[i].Blocks = append(out[i].Blocks, b)
-			}
-		}
-	}
-	return out
-}
 
 // anthropicOutput is what a request asks for the shape of its answer and
 // its tool inputs, and what the run record says about strict mode.

@@ -405,8 +405,8 @@ func TestAnthropicStrict(t *testing.T) {
 			sent: true, format: []bool{true}, strictOn: []string{"get"},
 		},
 		{
-			name: "the schema refused: sent again without strict",
-			turns: []serverTurn{errorTurn(400, "invalid_request_error", "output_config.format.schema: Invalid schema: The compiled grammar is too large", nil), ok},
+			name:   "the schema refused: sent again without strict",
+			turns:  []serverTurn{errorTurn(400, "invalid_request_error", "output_config.format.schema: Invalid schema: The compiled grammar is too large", nil), ok},
 			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeAPIRejectedSchema, format: []bool{true, false},
 		},

@@ -139,6 +139,26 @@ func (m Message) Thinking() []Block {
 	return out
 }
 
+// WithoutThinking is msgs with the thinking and redacted thinking blocks of
+// its assistant messages left out. The blocks are copied: msgs is the
+// caller's history and stays as it was.
+func WithoutThinking(msgs []Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m
+		if m.Role != RoleAssistant {
+			continue
+		}
+		out[i].Blocks = nil
+		for _, b := range m.Blocks {
+			if b.Type != BlockThinking && b.Type != BlockRedactedThinking {
+				out[i].Blocks = append(out[i].Blocks, b)
+			}
+		}
+	}
+	return out
+}
+
 // thinkingText is the readable text of thinking blocks, for display and
 // for providers that take reasoning back as one string.
 func thinkingText(blocks []Block) string {
