@@ -30,7 +30,7 @@ type anthropicProvider struct {
 	// strictEndpoint is true when strict mode may be sent: the API's own
 	// endpoint, or a base_url the configuration says enforces it.
 	strictEndpoint bool
-	messages       anthropic.MessageService
+	client         anthropic.Client
 	// refused holds the output formats and tool sets (strictKey) whose
 	// strict request the server refused, so that later calls, the rest of
 	// the step's rounds among them, go without strict mode at once.
@@ -59,7 +59,6 @@ func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithEnvironmentProduction(),
 		option.WithHTTPClient(&http.Client{Transport: transport}),
 		option.WithAPIKey(key),
 		// Models retries, with its own backoff and failover; the SDK's
@@ -72,7 +71,7 @@ func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
 	return &anthropicProvider{
 		name:           name,
 		strictEndpoint: pc.BaseURL == "" || pc.StrictBaseURL,
-		messages:       anthropic.NewMessageService(opts...),
+		client:         anthropic.NewClient(opts...),
 	}, nil
 }
 

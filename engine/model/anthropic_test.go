@@ -673,7 +673,7 @@ func TestAnthropicDefaultEndpoint(t *testing.T) {
 	ap := p.(*anthropicProvider)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // nothing leaves the machine: the request is abandoned before it is sent
-	ap.messages.Options = append(ap.messages.Options, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	ap.client.Options = append(ap.client.Options, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		seen = r.URL.String()
 		return nil, r.Context().Err()
 	}))

@@ -1,0 +1,79 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
+)
+
+// BenchmarkAnthropicRound measures what one agent round costs outside the
+// model, with no HTTP: building the request body of a round that carries a
+// system prompt, a task, an earlier round's thinking, tool calls and
+// results, and three tools; then reading a streamed reply (thinking, text
+// and two tool calls in pieces, as recorded SSE bytes) through the SDK's
+// decoder into a Reply. The budget is 50µs.
+func BenchmarkAnthropicRound(b *testing.B) {
+	schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"id"},
+		"properties": map[string]any{"id": map[string]any{"type": "string", "description": "the issue key"}}}
+	req := Request{
+		Messages: []Message{
+			{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "You are an agent. Answer with JSON that matches the schema.", Cache: true}}},
+			TextMessage(RoleUser, "Summarise the open issues of the tracker and count them."),
+			{Role: RoleAssistant, Blocks: []Block{
+				{Type: BlockThinking, Text: "I should list the issues first, then fetch each.", Signature: "EqQBCkYIARgCIkD1bm9uY2UK"},
+				{Type: BlockToolUse, ID: "toolu_01", Name: "tracker__list_issues", Input: json.RawMessage(`{"state":"open"}`)},
+			}},
+			{Role: RoleTool, Blocks: []Block{{Type: BlockToolResult, ID: "toolu_01", Text: `[{"id":"A-1","title":"Crash on start"},{"id":"A-2","title":"Slow search"}]`, Cache: true}}},
+		},
+		Tools: []ToolDef{
+			{Name: "tracker__list_issues", Description: "List issues.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"state": map[string]any{"type": "string"}}}},
+			{Name: "tracker__get_issue", Description: "Get one issue.", InputSchema: schema},
+			{Name: "tracker__search", Description: "Search issues.", InputSchema: schema},
+		},
+		Format:    &ResponseFormat{Name: "answer", Schema: map[string]any{"type": "object", "properties": map[string]any{"count": map[string]any{"type": "integer"}}}},
+		MaxTokens: 16000,
+		Thinking:  &config.Thinking{Type: config.ThinkingEnabled, BudgetTokens: 4000},
+	}
+	body := []byte(sseText(answerEvents("tool_use", streamUsage{input: 1200, output: 80, cacheRead: 900},
+		thinkingBlock("EqQBCkYIARgCIkD2", "Two issues. ", "Fetch both ", "in parallel."),
+		textBlock("Fetching ", "both issues."),
+		toolUseBlock("toolu_02", "tracker__get_issue", `{"id"`, `: "A-1"}`),
+		toolUseBlock("toolu_03", "tracker__get_issue", `{"id": `, `"A-2"}`))))
+	p := &anthropicProvider{name: "claude", strictEndpoint: true}
+	var deltas int
+	onDelta := func(Delta) { deltas++ }
+
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := p.output("claude-test", req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params, err := anthropicParams("claude-test", req, out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(params); err != nil {
+			b.Fatal(err)
+		}
+		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))}
+		s := ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), nil)
+		m, err := readMessage(s, onDelta)
+		if err == nil {
+			err = s.Err()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := m.reply("claude", "claude-test", params.MaxTokens)
+		if err != nil || len(r.ToolCalls) != 2 || len(r.Thinking) != 1 {
+			b.Fatalf("reply %+v, %v", r, err)
+		}
+	}
+}
