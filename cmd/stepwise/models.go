@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 func newModelsCommand(s *streams) *cobra.Command {
@@ -54,8 +58,179 @@ func newModelsCommand(s *streams) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&listJSON, "json", false, "print the {models, count} listing envelope")
-	cmd.AddCommand(list)
+
+	var testJSON bool
+	test := &cobra.Command{
+		Use:   "test [ROLE|NAME]",
+		Short: "Make one small call to a model (default: the chat role) and say what works",
+		Long: "Make one small call through the configured provider, asking for a tiny JSON answer with strict\n" +
+			"output, and say whether the key, the endpoint and the model work, whether strict output was\n" +
+			"sent, whether thinking came back, and how the provider caches prompts. It costs one call.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError{fmt.Errorf("%s takes at most one ROLE or NAME; see stepwise models test --help", cmd.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			name := config.RoleChat
+			if len(args) == 1 {
+				name = args[0]
+			}
+			ref, err := proj.cfg.ResolveModel(name)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error() + suggest.DidYouMean(name, proj.cfg.ModelNames())}
+			}
+			env := testModel(cmd.Context(), proj, ref)
+			if testJSON {
+				if err := writeJSON(s.out, env); err != nil {
+					return err
+				}
+			} else {
+				printModelTest(s.err, env)
+			}
+			if !env.OK {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s: %s/%s does not work", env.Name, env.Provider, env.Model)}
+			}
+			return nil
+		},
+	}
+	test.Flags().BoolVar(&testJSON, "json", false, "print the result as a JSON object")
+	cmd.AddCommand(list, test)
 	return cmd
+}
+
+// modelTestTimeout bounds the one call of stepwise models test.
+const modelTestTimeout = 2 * time.Minute
+
+// checkSchema is the answer models test asks for: small, and usable for
+// strict output under every provider's rules, so that whether strict was
+// sent says something about the provider rather than the schema.
+var checkSchema = map[string]any{
+	"type": "object", "additionalProperties": false, "required": []any{"ok"},
+	"properties": map[string]any{"ok": map[string]any{"type": "boolean"}},
+}
+
+type modelTestJSON struct {
+	Name  string `json:"name"`
+	Entry string `json:"entry"`
+	candidateJSON
+	// OK says that the entry's own provider and model answered.
+	OK bool `json:"ok"`
+	// AnsweredBy is provider/model of the reply; a fallback when the
+	// primary failed. Empty when nothing answered.
+	AnsweredBy string         `json:"answered_by"`
+	Error      *string        `json:"error"`
+	Failovers  []failoverJSON `json:"failovers"`
+	ElapsedMS  int64          `json:"elapsed_ms"`
+	Answer     string         `json:"answer,omitempty"`
+	Usage      *model.Usage   `json:"usage"`
+	Strict     *strictJSON    `json:"strict"`
+	Thinking   *thinkingJSON  `json:"thinking"`
+	Caching    string         `json:"caching"`
+}
+
+type failoverJSON struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Error string `json:"error"`
+}
+
+// strictJSON is the run record's account of strict output for the call.
+type strictJSON struct {
+	Requested       bool   `json:"requested"`
+	Sent            bool   `json:"sent"`
+	DowngradeReason string `json:"downgrade_reason,omitempty"`
+}
+
+type thinkingJSON struct {
+	// Configured is the entry's thinking, null when it is off.
+	Configured *config.Thinking `json:"configured"`
+	// Shown says whether the reply came with thinking.
+	Shown bool `json:"shown"`
+}
+
+// cachingByType says how each provider type caches prompts. A check of
+// a few tokens is below every provider's cacheable minimum, so the call
+// itself cannot show a cache hit.
+var cachingByType = map[config.ProviderType]string{
+	config.ProviderAnthropic:    "cache breakpoints are sent on the system prompt and each round's history; hits show as cache_read_input_tokens once a prefix passes the model's minimum",
+	config.ProviderOpenAI:       "automatic for prompts past the API's minimum; hits show as cache_read_input_tokens",
+	config.ProviderOpenAICompat: "up to the server; hits show as cache_read_input_tokens when it reports cached tokens",
+	config.ProviderScript:       "none: scripted replies",
+}
+
+// testModel makes the one call of stepwise models test through the
+// configured models, as a run would, and reports on it.
+func testModel(ctx context.Context, proj *project, ref config.ModelRef) modelTestJSON {
+	env := modelTestJSON{Name: ref.Name, Entry: ref.Entry, Failovers: []failoverJSON{},
+		candidateJSON: candidate(proj, ref.Provider, ref.Model, ref.MaxTokens, ref.Temperature, ref.Thinking, ref.Effort)}
+	env.Caching = cachingByType[env.Type]
+	models := model.New(proj.cfg, model.Options{OnFailover: func(from, to string, err error) {
+		env.Failovers = append(env.Failovers, failoverJSON{From: from, To: to, Error: proj.displayText(err.Error())})
+	}})
+	ctx, cancel := context.WithTimeout(ctx, modelTestTimeout)
+	defer cancel()
+	req := model.Request{Step: "models test", Format: &model.ResponseFormat{Name: "check", Schema: checkSchema, Strict: true},
+		Messages: []model.Message{
+			model.TextMessage(model.RoleSystem, `You check that a connection works. Answer with the JSON object {"ok": true} and nothing else.`),
+			model.TextMessage(model.RoleUser, "Is this connection working?"),
+		}}
+	start := time.Now()
+	reply, err := models.Call(ctx, ref.Name, req, nil)
+	env.ElapsedMS = time.Since(start).Milliseconds()
+	if err != nil {
+		why := proj.displayText(err.Error())
+		env.Error = &why
+		return env
+	}
+	env.AnsweredBy = reply.Provider + "/" + reply.Model
+	env.OK = reply.Provider == ref.Provider && reply.Model == ref.Model
+	env.Answer = reply.Text
+	env.Usage = &reply.Usage
+	env.Strict = &strictJSON{Requested: reply.StrictRequested, Sent: reply.StrictSent, DowngradeReason: reply.DowngradeReason}
+	env.Thinking = &thinkingJSON{Configured: ref.Thinking, Shown: len(reply.Thinking) > 0}
+	return env
+}
+
+// printModelTest says what models test found, one finding a line.
+func printModelTest(w io.Writer, env modelTestJSON) {
+	fmt.Fprintf(w, "%s (%s): %s\n", env.Name, env.Entry, describeCandidate(env.candidateJSON))
+	for _, f := range env.Failovers {
+		fmt.Fprintf(w, "  %s failed, fell over to %s: %s\n", f.From, f.To, f.Error)
+	}
+	if env.Error != nil {
+		fmt.Fprintf(w, "  failed after %dms: %s\n", env.ElapsedMS, *env.Error)
+		return
+	}
+	verdict := "key, endpoint and model work"
+	if !env.OK {
+		verdict = "the entry's own model did not answer; a fallback did"
+	}
+	fmt.Fprintf(w, "  answered by %s in %dms: %s\n", env.AnsweredBy, env.ElapsedMS, verdict)
+	switch st := env.Strict; {
+	case st.Sent:
+		fmt.Fprintln(w, "  strict output: sent")
+	default:
+		fmt.Fprintf(w, "  strict output: not sent (%s); answers are validated after the fact\n", st.DowngradeReason)
+	}
+	switch th := env.Thinking; {
+	case th.Configured == nil && th.Shown:
+		fmt.Fprintln(w, "  thinking: not configured, but the reply showed some")
+	case th.Configured == nil:
+		fmt.Fprintln(w, "  thinking: not configured")
+	case th.Shown:
+		fmt.Fprintln(w, "  thinking: configured, and the reply showed it")
+	default:
+		fmt.Fprintln(w, "  thinking: configured, but this reply showed none (a model may not think about a question this small)")
+	}
+	if env.Caching != "" {
+		fmt.Fprintf(w, "  caching: %s\n", env.Caching)
+	}
 }
 
 // noModelsNote is why a model listing is empty when it is.
