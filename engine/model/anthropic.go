@@ -192,15 +192,18 @@ func (p *anthropicProvider) output(model string, req Request) (anthropicOutput, 
 		return anthropicOutput{}, nil
 	}
 	out := anthropicOutput{requested: f.Strict}
+	if !out.requested {
+		// Without strict mode the schema is not sent: the Messages API
+		// has no unenforced schema format, and the agent's prompt states
+		// the schema already.
+		return out, nil
+	}
 	if f.Schema != nil {
 		doc, err := plainJSON(f.Schema)
 		if err != nil {
 			return anthropicOutput{}, fmt.Errorf("response format %s: %w", f.Name, err)
 		}
 		out.schema, _ = doc.(map[string]any)
-	}
-	if !out.requested {
-		return out, nil
 	}
 	if len(req.Tools) > 0 && p.strictEndpoint {
 		key, err := json.Marshal(req.Tools)
@@ -274,33 +277,28 @@ func anthropicParams(model string, req Request, out anthropicOutput) (anthropic.
 // anthropicTool is t as a custom tool with its input schema, strict when
 // strictTools and the schema passes Anthropic's rules.
 func anthropicTool(t ToolDef, strictTools bool) (anthropic.ToolParam, error) {
-	schema := map[string]any{"type": "object", "properties": map[string]any{}}
-	if t.InputSchema != nil {
-		doc, err := plainJSON(t.InputSchema)
-		if err != nil {
-			return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
-		}
-		m, ok := doc.(map[string]any)
-		if !ok {
-			return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
-		}
-		schema = m
+	schema, err := toolSchema(t)
+	if err != nil {
+		return anthropic.ToolParam{}, err
 	}
 	in := anthropic.ToolInputSchemaParam{Properties: schema["properties"]}
 	for k, v := range schema {
 		switch k {
 		case "type", "properties":
 		case "required":
-			names, ok := v.([]any)
-			if !ok {
-				return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required is not a list of property names", t.Name)
-			}
-			for _, n := range names {
-				s, ok := n.(string)
-				if !ok {
-					return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required holds %v, not a property name", t.Name, n)
+			switch names := v.(type) {
+			case []string:
+				in.Required = names
+			case []any:
+				for _, n := range names {
+					s, ok := n.(string)
+					if !ok {
+						return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required holds %v, not a property name", t.Name, n)
+					}
+					in.Required = append(in.Required, s)
 				}
-				in.Required = append(in.Required, s)
+			default:
+				return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required is not a list of property names", t.Name)
 			}
 		default:
 			if in.ExtraFields == nil {
@@ -313,10 +311,39 @@ func anthropicTool(t ToolDef, strictTools bool) (anthropic.ToolParam, error) {
 	if t.Description != "" {
 		tool.Description = anthropic.String(t.Description)
 	}
-	if strictTools && strict.Check(schema, strict.Anthropic, strict.Context{Runtime: true}).Usable {
-		tool.Strict = anthropic.Bool(true)
+	if strictTools {
+		// The rules read plain decoded JSON; a schema built in Go may
+		// hold other types ([]string, structs).
+		doc, err := plainJSON(schema)
+		if err != nil {
+			return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		if strict.Check(doc, strict.Anthropic, strict.Context{Runtime: true}).Usable {
+			tool.Strict = anthropic.Bool(true)
+		}
 	}
 	return tool, nil
+}
+
+// toolSchema is t's input schema as a JSON object: as it is when it is
+// one already (tools' schemas are decoded JSON, and a round sends every
+// tool), else through JSON; an empty object schema when there is none.
+func toolSchema(t ToolDef) (map[string]any, error) {
+	switch s := t.InputSchema.(type) {
+	case nil:
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	case map[string]any:
+		return s, nil
+	}
+	doc, err := plainJSON(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
+	}
+	return m, nil
 }
 
 // anthropicMessages converts a conversation: system messages become the
