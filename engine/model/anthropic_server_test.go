@@ -44,6 +44,9 @@ type serverTurn struct {
 	// or a server crash mid-answer does: no message_stop, no clean end of
 	// the response.
 	cut bool
+	// hang keeps the connection open after the events, sending nothing
+	// more, until the client goes away: a server that stalls mid-answer.
+	hang bool
 }
 
 // sseEvent is one server-sent event: its name and its JSON data.
@@ -97,6 +100,10 @@ func (s *messagesServer) serve(w http.ResponseWriter, r *http.Request) {
 	for _, e := range turn.events {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, e.data)
 		flusher.Flush()
+	}
+	if turn.hang {
+		<-r.Context().Done()
+		return
 	}
 	if turn.cut {
 		// Hijacking after the header has gone out closes the connection

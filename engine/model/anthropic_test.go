@@ -341,9 +341,22 @@ func TestAnthropicErrors(t *testing.T) {
 		}
 	})
 	t.Run("a deadline", func(t *testing.T) {
-		srv := newMessagesServer(t, serverTurn{events: answerEvents("end_turn", streamUsage{})[:2], cut: false})
+		srv := newMessagesServer(t)
 		p := openAnthropic(t, srv, config.Provider{})
 		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer cancel()
+		_, err := p.Complete(ctx, "claude-test", Request{Messages: user("go")}, nil)
+		wantError(t, err, "model claude/claude-test: request timed out")
+		if !IsTransient(err) {
+			t.Errorf("error %v: want transient", err)
+		}
+	})
+	t.Run("a server that stalls mid-answer", func(t *testing.T) {
+		turn := cutTurn(textBlock("Hal"))
+		turn.cut, turn.hang = false, true
+		srv := newMessagesServer(t, turn)
+		p := openAnthropic(t, srv, config.Provider{})
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		_, err := p.Complete(ctx, "claude-test", Request{Messages: user("go")}, nil)
 		wantError(t, err, "model claude/claude-test: request timed out")
@@ -364,8 +377,10 @@ func TestAnthropicStrict(t *testing.T) {
 	looseTool := ToolDef{Name: "list", InputSchema: ineligible}
 	ok := streamedTurn("end_turn", streamUsage{}, textBlock(`{"n": 1}`))
 	tests := []struct {
-		name     string
-		pc       config.Provider
+		name string
+		// compat leaves strict_base_url unset: the test server is a
+		// custom base_url, which the other cases say enforces strict.
+		compat   bool
 		turns    []serverTurn
 		req      Request
 		sent     bool
@@ -390,7 +405,7 @@ func TestAnthropicStrict(t *testing.T) {
 			reason: DowngradeGateIneligible, format: []bool{false},
 		},
 		{
-			name: "a custom base_url", pc: config.Provider{StrictBaseURL: false}, turns: []serverTurn{ok},
+			name: "a custom base_url", compat: true, turns: []serverTurn{ok},
 			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeCompatEndpoint, format: []bool{false},
 		},
@@ -434,8 +449,7 @@ func TestAnthropicStrict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newMessagesServer(t, tt.turns...)
-			p := openAnthropic(t, srv, tt.pc)
-			p.strictEndpoint = tt.name != "a custom base_url" // the test server is always a custom base_url
+			p := openAnthropic(t, srv, config.Provider{StrictBaseURL: !tt.compat})
 			if tt.req.Messages == nil {
 				tt.req.Messages = user("go")
 			}
@@ -486,8 +500,7 @@ func TestAnthropicStrict(t *testing.T) {
 		srv := newMessagesServer(t,
 			errorTurn(400, "invalid_request_error", "The compiled grammar is too large", nil), ok, ok,
 			errorTurn(400, "invalid_request_error", "The compiled grammar is too large", nil), ok, ok)
-		p := openAnthropic(t, srv, config.Provider{})
-		p.strictEndpoint = true
+		p := openAnthropic(t, srv, config.Provider{StrictBaseURL: true})
 		answer := Request{Messages: user("go"), Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}}
 		withTools := answer
 		withTools.Tools = []ToolDef{tool}
