@@ -76,30 +76,32 @@ func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
 }
 
 // Complete streams one message. A strict request that the server refuses
-// (its schema, or its grammar not ready) or answers overloaded is sent
-// again at once, within this attempt, without strict mode. When the strict
-// tools were what went, the thinking of the earlier turns goes too (they
-// were made with the strict tool list, see seeds/002), and the reply says
-// so in StrictToolsRefused.
+// (its schema, or its grammar not ready) is sent again at once, within
+// this attempt, without strict mode, and the refusal is remembered. When
+// the strict tools were refused, the thinking of the earlier turns goes
+// too (they were made with the strict tool list, see seeds/002), and the
+// reply says so in StrictToolsRefused. A strict answer format that meets
+// an overloaded server is sent again without it, keeping the tools as they
+// were: overload says nothing about the schema.
 func (p *anthropicProvider) Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error) {
 	out, err := p.output(model, req)
 	if err != nil {
 		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
 	reply, err := p.send(ctx, model, req, out, onDelta)
-	if reason := strictRefusal(err); reason != "" && (out.strict || out.strictTools) {
-		if reason != DowngradeServiceUnavailable {
-			// An overloaded server says nothing about the schema; a
-			// refusal does, for every later call with it.
-			p.remember(out)
-		}
-		toolsDropped := out.strictTools
+	switch reason := strictRefusal(err); {
+	case reason == DowngradeServiceUnavailable && out.strict:
+		out.strict, out.downgrade = false, reason
+		reply, err = p.send(ctx, model, req, out, onDelta)
+	case reason != "" && reason != DowngradeServiceUnavailable && (out.strict || out.strictTools):
+		p.remember(out)
+		toolsRefused := out.strictTools
 		out = out.withoutStrict(reason)
-		if toolsDropped {
+		if toolsRefused {
 			req.Messages = WithoutThinking(req.Messages)
 		}
 		reply, err = p.send(ctx, model, req, out, onDelta)
-		reply.StrictToolsRefused = toolsDropped
+		reply.StrictToolsRefused = toolsRefused
 	}
 	if err != nil {
 		return Reply{}, err

@@ -388,6 +388,7 @@ func TestAnthropicStrict(t *testing.T) {
 		format   []bool // per request: whether output_config.format was sent
 		strictOn []string
 		refused  bool // StrictToolsRefused
+		fails    bool // the call fails, transient
 	}{
 		{
 			name: "eligible: sent natively", turns: []serverTurn{ok},
@@ -438,6 +439,18 @@ func TestAnthropicStrict(t *testing.T) {
 			reason: DowngradeServiceUnavailable, format: []bool{true, false},
 		},
 		{
+			name:  "overloaded with strict tools only: no second request, a transient error for Models to retry",
+			turns: []serverTurn{errorTurn(529, "overloaded_error", "Overloaded", nil)},
+			req:   Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool}},
+			fails: true, format: []bool{false}, strictOn: []string{"get"},
+		},
+		{
+			name:   "overloaded on the last round: the answer goes without strict, the tools stay strict",
+			turns:  []serverTurn{errorTurn(529, "overloaded_error", "Overloaded", nil), ok},
+			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool}, ToolChoice: ToolChoiceNone},
+			reason: DowngradeServiceUnavailable, format: []bool{true, false}, strictOn: []string{"get"},
+		},
+		{
 			name:  "strict tools refused: sent again without them and without the earlier thinking",
 			turns: []serverTurn{errorTurn(400, "invalid_request_error", "tools.0.input_schema: The compiled grammar is too large", nil), ok},
 			req: Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool},
@@ -454,8 +467,13 @@ func TestAnthropicStrict(t *testing.T) {
 				tt.req.Messages = user("go")
 			}
 			r, err := p.Complete(context.Background(), "claude-test", tt.req, nil)
-			if err != nil {
+			switch {
+			case tt.fails && !IsTransient(err):
+				t.Fatalf("error %v: want a transient one", err)
+			case !tt.fails && err != nil:
 				t.Fatalf("Complete: %v", err)
+			case tt.fails:
+				tt.req.Format.Strict = false // no reply to hold the record
 			}
 			if r.StrictRequested != tt.req.Format.Strict || r.StrictSent != tt.sent || r.DowngradeReason != tt.reason || r.StrictToolsRefused != tt.refused {
 				t.Errorf("requested %v, sent %v, reason %q, tools refused %v; want %v, %v, %q, %v",
@@ -483,6 +501,9 @@ func TestAnthropicStrict(t *testing.T) {
 			}
 			if fmt.Sprint(on) != fmt.Sprint(tt.strictOn) && !(len(on) == 0 && len(tt.strictOn) == 0) {
 				t.Errorf("strict tools %v, want %v", on, tt.strictOn)
+			}
+			if last := srv.body(t, len(tt.format)-1); !tt.refused && len(tt.strictOn) > 0 && !strings.Contains(string(last), `"strict":true`) {
+				t.Errorf("the last request lost its strict tools: %s", last)
 			}
 			if tt.refused {
 				last := requestBody(t, srv, len(tt.format)-1)
