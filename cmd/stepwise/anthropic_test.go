@@ -116,7 +116,8 @@ output = 15.0
 
 func TestModelsTest(t *testing.T) {
 	t.Run("a model that works", func(t *testing.T) {
-		srv := newMessagesServer(t, sseMessage("end_turn", 40, 12, sseThinking("Easy.", "sig"), sseText(`{"ok": true}`)))
+		answer := sseMessage("end_turn", 40, 12, sseThinking("Easy.", "sig"), sseText(`{"ok": true}`))
+		srv := newMessagesServer(t, answer, answer)
 		claudeProject(t, srv, "")
 		out, errOut, code := runCLI(t, "models", "test", "--json")
 		if code != 0 {
@@ -138,11 +139,24 @@ func TestModelsTest(t *testing.T) {
 		if len(srv.bodies) != 1 || !strings.Contains(srv.bodies[0], `"output_config":{"format":{"schema":`) || srv.auth[0] != "Bearer "+claudeKey {
 			t.Errorf("request %v, auth %v", srv.bodies, srv.auth)
 		}
-		_, errOut, code = runCLI(t, "models", "test", "default")
-		if code != 1 || !strings.Contains(errOut, "unexpected request") {
-			// The server has answered its one scripted call: a second
-			// call fails, and says why.
-			t.Errorf("a second call: exit %d: %s", code, errOut)
+		out, errOut, code = runCLI(t, "models", "test", "default")
+		if code != 0 || out != "" {
+			t.Fatalf("exit %d, stdout %q: %s", code, out, errOut)
+		}
+		for _, want := range []string{
+			"default (models.default): claude/claude-test [anthropic, " + srv.URL + ", max_tokens 4096, thinking 1024 tokens]\n",
+			"  answered by claude/claude-test in ",
+			"ms: key, endpoint and model work\n  strict output: sent\n  thinking: configured, and the reply showed it\n  caching: cache breakpoints are sent",
+		} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, errOut)
+			}
+		}
+		_, errOut, code = runCLI(t, "models", "test")
+		if code != 1 || !strings.Contains(errOut, "unexpected request") || !strings.Contains(errOut, "stepwise: chat: claude/claude-test does not work") {
+			// The server has answered its scripted calls: another fails,
+			// and says why.
+			t.Errorf("a third call: exit %d: %s", code, errOut)
 		}
 	})
 	t.Run("a key the server refuses", func(t *testing.T) {
