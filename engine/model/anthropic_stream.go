@@ -105,6 +105,7 @@ type streamedMessage struct {
 	blocks  []*streamedBlock // by index
 	stop    anthropic.StopReason
 	usage   Usage
+	started bool // message_start arrived
 	stopped bool // message_stop arrived
 }
 
@@ -123,6 +124,7 @@ type streamedBlock struct {
 func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 	switch e.Type {
 	case "message_start":
+		m.started = true
 		m.usage = Usage{OutputTokens: int(e.Message.Usage.OutputTokens)}
 		m.addUsage(e.Message.Usage)
 	case "content_block_start":
@@ -193,7 +195,12 @@ func (m *streamedMessage) reply(provider, model string, maxTokens int64) (Reply,
 	fail := func(transient bool, format string, args ...any) (Reply, error) {
 		return Reply{}, &Error{Provider: provider, Model: model, Message: fmt.Sprintf(format, args...), Transient: transient}
 	}
-	if !m.stopped {
+	switch {
+	case !m.started:
+		// A gateway that ignored stream: true, or broke off before the
+		// first event: there is no answer to give.
+		return fail(true, "the server sent no streamed message (no message_start)")
+	case !m.stopped:
 		return fail(true, "the stream ended before the message was complete (no message_stop)")
 	}
 	switch m.stop {

@@ -296,6 +296,10 @@ func TestAnthropicErrors(t *testing.T) {
 			transient: true, message: "the stream ended before the message was complete (no message_stop)", streamed: true,
 		},
 		{
+			name: "a 200 that is not a stream", turn: serverTurn{events: nil},
+			transient: true, message: "the server sent no streamed message (no message_start)",
+		},
+		{
 			name: "a reply cut off at max_tokens", turn: streamedTurn("max_tokens", streamUsage{output: 8192}, textBlock(`{"summary": "it was`)),
 			message: "the reply reached max_tokens (8192) before it was complete; raise max_tokens under this model's entry", streamed: true,
 		},
