@@ -152,7 +152,7 @@ type apiError struct {
 	} `json:"errors"`
 }
 
-// rest makes one REST call: body (nil for none) sent as JSON, the answer
+// restCall makes one REST call: body (nil for none) sent as JSON, the answer
 // decoded into out (nil to ignore it). It returns the response for its
 // headers. A status outside 2xx is a *ToolError with GitHub's message and
 // the HTTP status.

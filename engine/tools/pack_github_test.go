@@ -410,8 +410,10 @@ func TestGhPRComment(t *testing.T) {
 			input: map[string]any{"pr": 7, "body": "summary v2", "marker": "plan:summary"}, edited: 130, body: "summary v2\n\n" + tag,
 		},
 		{
-			name:  "with a marker nobody used yet, a new tagged comment",
-			setup: func(f *fakeGitHub) { f.issueComments = []*fakeComment{{ID: 1, PR: 7, Author: "stepwise-bot", Body: "untagged"}} },
+			name: "with a marker nobody used yet, a new tagged comment",
+			setup: func(f *fakeGitHub) {
+				f.issueComments = []*fakeComment{{ID: 1, PR: 7, Author: "stepwise-bot", Body: "untagged"}}
+			},
 			input: map[string]any{"pr": 7, "body": "summary", "marker": "plan:summary"}, body: "summary\n\n" + tag,
 		},
 	}
