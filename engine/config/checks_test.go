@@ -73,6 +73,11 @@ colour = "red"
 			errs:    []string{`{file}:2:9: tools.packs: expected an array, found a string`},
 		},
 		{
+			name:    "unknown tool pack",
+			project: "[tools]\npacks = [\"github\", \"slak\"]\n",
+			errs:    []string{`{file}:2:20: tools.packs[1]: unknown tool pack "slak" (known: data, github, llm, slack); did you mean 'slack'?`},
+		},
+		{
 			name:    "boolean expected",
 			project: "[providers.x]\nstrict_base_url = \"yes\"\n",
 			errs:    []string{`{file}:2:19: providers.x.strict_base_url: expected a boolean, found a string`},

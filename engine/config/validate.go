@@ -18,6 +18,7 @@ func (b *builder) validate() {
 	b.checkModels()
 	b.checkMCP()
 	b.checkPricing()
+	b.checkPacks()
 }
 
 func (b *builder) checkSettings() {
@@ -296,6 +297,20 @@ func (b *builder) checkPricing() {
 			if f.value != nil && *f.value < 0 {
 				b.errorf(fkey, false, "%s must not be negative, got %g", f.name, *f.value)
 			}
+		}
+	}
+}
+
+// ToolPacks lists the names [tools] packs accepts. llm and data are always
+// on, and naming them changes nothing, as in graph; engine/tools builds the
+// tools of each pack and checks that it knows exactly these names.
+func ToolPacks() []string { return []string{"data", "github", "llm", "slack"} }
+
+func (b *builder) checkPacks() {
+	known := ToolPacks()
+	for i, name := range b.cfg.Tools.Packs {
+		if !slices.Contains(known, name) {
+			b.errorf(indexKey("tools.packs", i), false, "unknown tool pack %q (known: %s)%s", name, strings.Join(known, ", "), suggest.DidYouMean(name, known))
 		}
 	}
 }

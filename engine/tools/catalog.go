@@ -1,10 +1,11 @@
 // Package tools is the tool catalog of a project: the always-on builtin
-// packs, user tools from the tools directories, a plan__ tool for every plan
-// on the plan paths, and the configured MCP servers. It is what the catalog
-// layer of validation resolves against (it implements plans.Catalog) and
-// what `stepwise tools` lists. A Runtime runs the tools that live outside
-// the engine: exec and reshape tools, builtin__reshape, and MCP servers'
-// tools over stdio or streamable HTTP.
+// packs and the opt-in ones [tools] packs enables (github, slack), user
+// tools from the tools directories, a plan__ tool for every plan on the plan
+// paths, and the configured MCP servers. It is what the catalog layer of
+// validation resolves against (it implements plans.Catalog) and what
+// `stepwise tools` lists. A Runtime runs the tools that live outside the
+// engine: exec and reshape tools, builtin__reshape, the opt-in packs' tools,
+// and MCP servers' tools over stdio or streamable HTTP.
 package tools
 
 import (
@@ -29,6 +30,7 @@ type Catalog struct {
 	models  []string
 
 	userTools map[string]*plans.ToolFile // by catalog name
+	packTools map[string]*packTool       // the enabled packs' tools, by catalog name
 	planTools map[string]*PlanEntry      // by identifier
 	planFiles []string                   // every plan file found, in load order
 
@@ -62,6 +64,16 @@ func Load(cfg *config.Config) *Catalog {
 		c.models = names
 	}
 	tools := builtinTools()
+	packs, err := enabledPackTools(cfg.Tools.Packs)
+	if err != nil {
+		// config.Load refuses an unknown pack with its file and line; a
+		// Config built another way still must not lose the name silently.
+		c.Skipped = append(c.Skipped, Skipped{Reason: err.Error()})
+	}
+	c.packTools = packs
+	for _, t := range packs {
+		tools = append(tools, t.info)
+	}
 	for _, file := range yamlFiles(cfg.Tools.Paths) {
 		t, ok := c.loadUserTool(file)
 		if ok {

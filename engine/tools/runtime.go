@@ -16,9 +16,10 @@ import (
 )
 
 // Runtime dispatches calls to the tools that run outside the engine:
-// builtin__reshape, user exec and reshape tools, and MCP server tools. The
-// engine runs the rest itself (builtin__infer and user prompt tools call a
-// model, plan__ tools run a plan, control steps are no tools at all).
+// builtin__reshape, the enabled packs' tools, user exec and reshape tools,
+// and MCP server tools. The engine runs the rest itself (builtin__infer and
+// user prompt tools call a model, plan__ tools run a plan, control steps are
+// no tools at all).
 //
 // A Runtime is safe for concurrent use. It holds one connection per MCP
 // server, made on first use and kept until Close.
@@ -26,6 +27,10 @@ type Runtime struct {
 	cfg     *config.Config
 	cat     *Catalog
 	builtin map[string]*plans.Schema // input schemas of the builtin tools the runtime runs
+
+	// packSchemas are the compiled input schemas of the enabled pack
+	// tools, by catalog name.
+	packSchemas map[string]*plans.Schema
 
 	// closing ends when Close is called; connection attempts in flight
 	// give up then.
@@ -94,16 +99,21 @@ func (e *ToolError) Error() string {
 // NewRuntime returns the runtime for the project cfg describes, whose user
 // tools cat has loaded. It connects to nothing until a call needs it.
 func NewRuntime(cfg *config.Config, cat *Catalog) *Runtime {
-	r := &Runtime{cfg: cfg, cat: cat, builtin: map[string]*plans.Schema{}, servers: map[string]*mcpServer{}}
+	r := &Runtime{cfg: cfg, cat: cat, builtin: map[string]*plans.Schema{}, packSchemas: map[string]*plans.Schema{}, servers: map[string]*mcpServer{}}
 	r.closing, r.stopClosing = context.WithCancel(context.Background())
+	// The builtin schemas are ours and known to compile; a failure here is
+	// a bug that the tests catch, so it only disables checking.
 	for _, t := range builtinTools() {
 		if t.Name != "builtin__reshape" {
 			continue
 		}
-		// The builtin schemas are ours and known to compile; a failure
-		// here is a bug that the tests catch, so it only disables checking.
 		if compiled, err := plans.CompileSchema(t.InputSchema); err == nil {
 			r.builtin[t.Name] = &plans.Schema{Raw: t.InputSchema, Compiled: compiled}
+		}
+	}
+	for name, t := range cat.packTools {
+		if compiled, err := plans.CompileSchema(t.info.InputSchema); err == nil {
+			r.packSchemas[name] = &plans.Schema{Raw: t.info.InputSchema, Compiled: compiled}
 		}
 	}
 	return r
@@ -129,6 +139,8 @@ func (r *Runtime) Call(ctx context.Context, name string, input map[string]any) (
 		return input["shape"], nil
 	case name == "builtin__infer":
 		return nil, &dispatchError{fmt.Sprintf("%s is an LLM call, which the engine makes itself", name), ErrNotRuntimeTool}
+	case r.cat.packTools[name] != nil:
+		return r.callPack(ctx, r.cat.packTools[name], input)
 	case strings.HasPrefix(name, "user__"):
 		return r.callUser(ctx, name, input)
 	case strings.HasPrefix(name, "plan__"):
@@ -154,6 +166,9 @@ func (r *Runtime) unknown(name string) error {
 	if server, _, ok := strings.Cut(name, "__"); ok && !slices.Contains([]string{"builtin", "user", "plan"}, server) {
 		servers := r.cfg.MCPServerNames()
 		return &dispatchError{fmt.Sprintf("no tool named '%s': there is no MCP server '%s' (%s)%s", name, server, serverList(servers), suggest.DidYouMean(server, servers)), ErrUnknownTool}
+	}
+	if pack, ok := packOf(name); ok {
+		return &dispatchError{fmt.Sprintf("%s belongs to the %s tool pack, which is not enabled: add \"%s\" to packs under [tools] in config.toml", name, pack, pack), ErrUnknownTool}
 	}
 	return &dispatchError{fmt.Sprintf("no tool named '%s'%s", name, suggest.DidYouMean(name, names)), ErrUnknownTool}
 }
