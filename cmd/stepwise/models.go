@@ -132,6 +132,9 @@ type modelTestJSON struct {
 	Strict     *strictJSON    `json:"strict"`
 	Thinking   *thinkingJSON  `json:"thinking"`
 	Caching    string         `json:"caching"`
+	// Script is the replies file of a script provider, which is checked
+	// by loading it rather than by a call.
+	Script string `json:"script,omitempty"`
 }
 
 type failoverJSON struct {
@@ -170,6 +173,23 @@ func testModel(ctx context.Context, proj *project, ref config.ModelRef) modelTes
 	env := modelTestJSON{Name: ref.Name, Entry: ref.Entry, Failovers: []failoverJSON{},
 		candidateJSON: candidate(proj, ref.Provider, ref.Model, ref.MaxTokens, ref.Temperature, ref.Thinking, ref.Effort)}
 	env.Caching = cachingByType[env.Type]
+	if env.Type == config.ProviderScript {
+		// A script reaches no network, and a call would take a reply
+		// that a run of the project is owed: its check is that its
+		// replies file loads.
+		pc, err := proj.cfg.Provider(ref.Provider)
+		if err == nil {
+			env.Script = proj.displayText(pc.File)
+			_, err = model.LoadScript(pc.File)
+		}
+		if err != nil {
+			why := proj.displayText(err.Error())
+			env.Error = &why
+			return env
+		}
+		env.OK = true
+		return env
+	}
 	models := model.New(proj.cfg, model.Options{OnFailover: func(from, to string, err error) {
 		env.Failovers = append(env.Failovers, failoverJSON{From: from, To: to, Error: proj.displayText(err.Error())})
 	}})
@@ -205,6 +225,10 @@ func printModelTest(w io.Writer, env modelTestJSON) {
 	}
 	if env.Error != nil {
 		fmt.Fprintf(w, "  failed after %dms: %s\n", env.ElapsedMS, *env.Error)
+		return
+	}
+	if env.Script != "" {
+		fmt.Fprintf(w, "  scripted: answers from %s, which loads; there is no key or endpoint to test\n", env.Script)
 		return
 	}
 	verdict := "key, endpoint and model work"

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,4 +56,31 @@ func TestModelsList(t *testing.T) {
 			{"models list none text", []string{"models", "list"}, 0},
 		})
 	})
+}
+
+// TestModelsTestScript checks a script provider by loading its replies
+// file, without taking a reply that a run of the project is owed.
+func TestModelsTestScript(t *testing.T) {
+	config := "[providers.demo]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n[models]\ndefault = { provider = \"demo\", model = \"scripted\" }\n"
+	tests := []struct {
+		name    string
+		replies string
+		code    int
+		want    string
+	}{
+		{"a file that loads", "replies:\n  - match: E1\n    reply: { text: hi }\n", 0, "scripted: answers from .stepwise/replies.yaml, which loads"},
+		{"a file that does not", "replies:\n  - match: E1\n    reply: { txet: hi }\n", 1, "replies.yaml:3:14"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scratchProject(t, config)
+			if err := os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(tt.replies), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runCLI(t, "models", "test")
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
+			}
+		})
+	}
 }
