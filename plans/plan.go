@@ -61,7 +61,7 @@ type Solver struct {
 	Pos           Pos
 	QueryToAnswer *Value // a template string
 	SystemPrompt  *Value // optional template string
-	Data          *Value // a template map
+	Data          *Value // a template map; nil or empty: the solver sees the plan's input and every top-level step's result, by id
 }
 
 // Step is one step of a plan or of a body. Path is its static path: "E1",

@@ -141,7 +141,7 @@ func validatePlan(proj *project, file string) (*validation, error) {
 	}
 	real := file
 	file = proj.displayPath(file)
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, proj.catalog.Dialect)
 	if p != nil {
 		resolved := plans.Resolve(p, proj.catalog)
 		for i := range resolved.Problems {

@@ -32,6 +32,10 @@ type Catalog struct {
 	planTools map[string]*PlanEntry      // by identifier
 	planFiles []string                   // every plan file found, in load order
 
+	// Dialect is how the project's plan and tool files are read: as graph
+	// reads them in a .graph project, strictly otherwise.
+	Dialect plans.Dialect
+
 	// Skipped lists the files that could not join the catalog, with why;
 	// one broken file never takes the rest down.
 	Skipped []Skipped
@@ -57,6 +61,9 @@ type Skipped struct {
 // the first definition of a name wins and later ones are skipped.
 func Load(cfg *config.Config) *Catalog {
 	c := &Catalog{byName: map[string]int{}, userTools: map[string]*plans.ToolFile{}, planTools: map[string]*PlanEntry{}}
+	if cfg.Project != nil && cfg.Project.Kind == config.KindGraph {
+		c.Dialect = plans.Graph
+	}
 	c.servers = cfg.MCPServerNames()
 	if names := cfg.ModelNames(); len(names) > 0 {
 		c.models = names
@@ -136,7 +143,7 @@ func (c *Catalog) loadUserTool(file string) (*plans.ToolFile, bool) {
 		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: err.Error()})
 		return nil, false
 	}
-	t, r := plans.LoadToolFile(file, src)
+	t, r := plans.LoadToolFile(file, src, c.Dialect)
 	if !r.OK() || t == nil {
 		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: firstProblem(r)})
 		return nil, false
@@ -156,7 +163,7 @@ func (c *Catalog) loadPlan(file string) {
 		return
 	}
 	c.planFiles = append(c.planFiles, file)
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, c.Dialect)
 	if p == nil || !r.OK() || !p.Identifier.Set {
 		sk := Skipped{File: file, Reason: firstProblem(r)}
 		if p != nil {
