@@ -66,7 +66,7 @@ func TestLoad(t *testing.T) {
 		}
 		return out
 	}
-	wantTools := []string{"builtin__infer", "builtin__reshape", "plan__broken", "plan__caller", "plan__chain", "plan__first", "plan__hidden", "plan__ok_tools", "user__shape", "user__stamp"}
+	wantTools := []string{"builtin__infer", "builtin__reshape", "plan__broken", "plan__caller", "plan__chain", "plan__first", "plan__hidden", "plan__ok_tools", "user__broken", "user__shape", "user__stamp"}
 	if got := names(c.Tools()); !slices.Equal(got, wantTools) {
 		t.Errorf("Tools() = %v\nwant %v", got, wantTools)
 	}
@@ -93,6 +93,7 @@ func TestLoad(t *testing.T) {
 		"plan__hidden": "requires MCP servers that are not configured: linear",
 		"plan__caller": "plan 'caller' does not resolve",
 		"plan__chain":  "plan 'chain' does not resolve",
+		"user__broken": "its tool file has problems (first: ",
 	}
 	for _, tool := range c.Tools() {
 		want, bad := unusable[tool.Name]
