@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 )
@@ -15,7 +16,8 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 		tool    bool // a tool file, else a plan
 		src     string
 		want    Problem
-		refused bool // graph refuses it too: a problem in both dialects
+		refused bool   // graph refuses it too: a problem in both dialects
+		why     string // what the graph note adds; graphSuffix when empty
 	}{
 		{
 			name: "a plan's field",
@@ -50,6 +52,27 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 			want: toolProb(CodeUnknownField, 5, 1, "'model' belongs to prompt tools, not exec tools"),
 		},
 		{
+			name: "an exec tool's output_schema that does not compile",
+			tool: true,
+			src:  "name: x\ndescription: d\nkind: exec\ncommand: ls\noutput_schema: {type: object, properties: {a: {type: string, title: }}}\n",
+			want: toolProb(CodeInvalidSchema, 5, 69, "'output_schema' is not a valid JSON Schema at 'properties.a.title': got null, want string"),
+			why:  "; graph does not use an exec or reshape tool's output_schema, and neither does stepwise then",
+		},
+		{
+			name: "an input_schema that does not compile",
+			tool: true,
+			src:  "name: x\ndescription: d\nkind: reshape\ncaller_shape: true\ninput_schema: {type: obj}\n",
+			want: toolProb(CodeInvalidSchema, 5, 22, "'input_schema' is not a valid JSON Schema at 'type': 'obj' is not a JSON Schema type (array, boolean, integer, null, number, object, string)"),
+			why:  "; graph skips a tool's input checks when its input_schema does not compile, and so does stepwise",
+		},
+		{
+			name:    "a prompt tool's output_schema that does not compile, which graph refuses at every call",
+			tool:    true,
+			src:     "name: x\ndescription: d\nkind: prompt\nprompt: p\noutput_schema: {type: obj}\n",
+			want:    toolProb(CodeInvalidSchema, 5, 23, "'output_schema' is not a valid JSON Schema at 'type': 'obj' is not a JSON Schema type (array, boolean, integer, null, number, object, string)"),
+			refused: true,
+		},
+		{
 			name:    "an agent input's field, which graph refuses",
 			src:     head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: p\n      output_schema: {type: object}\n      max_iteration: 3\n",
 			want:    prob(CodeUnknownField, 10, 7, "E0", "unknown field 'max_iteration' in the agent input; did you mean 'max_iterations'?"),
@@ -80,7 +103,7 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 				return
 			}
 			note := tc.want
-			note.Message += graphSuffix
+			note.Message += cmp.Or(tc.why, graphSuffix)
 			if !r.OK() {
 				t.Errorf("problems: %s", formatProblems(r.Problems))
 			}

@@ -130,8 +130,15 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 		}
 	}
 	t.ReadOnly = o.boolean("read_only")
-	t.InputSchema = o.schema("input_schema")
-	t.OutputSchema = o.schema("output_schema")
+	// Graph skips input checks when a tool's input_schema does not compile,
+	// and compiles an output_schema only to structure a prompt tool's
+	// answer; so only that one must compile for a graph project's file.
+	t.InputSchema = o.uncheckedSchema("input_schema", "graph skips a tool's input checks when its input_schema does not compile, and so does stepwise")
+	if kind == ToolPrompt {
+		t.OutputSchema = o.schema("output_schema")
+	} else {
+		t.OutputSchema = o.uncheckedSchema("output_schema", "graph does not use an exec or reshape tool's output_schema, and neither does stepwise then")
+	}
 	if n := o.get("output_example"); n != nil {
 		t.OutputExample = d.value(n, "", false)
 	}
@@ -177,6 +184,29 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 		d.inputOnly(v)
 	}
 	return t
+}
+
+// uncheckedSchema decodes a tool file's schema that graph does not need to
+// compile (see toolFile). In a graph project one that does not compile is a
+// note, saying why, and is left uncompiled, so that it checks nothing; in a
+// stepwise project it is a problem, as every schema is.
+func (o *object) uncheckedSchema(name, why string) *Schema {
+	if o.d.dialect != Graph {
+		return o.schema(name)
+	}
+	q := *o
+	q.d = o.d.quiet()
+	s := q.schema(name)
+	for _, p := range q.d.r.Problems {
+		if p.Code == CodeInvalidSchema {
+			p.Message += "; " + why
+			o.d.r.Notes = append(o.d.r.Notes, p)
+		} else {
+			o.d.r.Problems = append(o.d.r.Problems, p)
+		}
+	}
+	o.d.r.Notes = append(o.d.r.Notes, q.d.r.Notes...)
+	return s
 }
 
 // inputOnly reports templates in a tool file that read anything but input.
