@@ -47,7 +47,11 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	if emptyData != nil {
 		missing = append(missing, emptyData.Error())
 	}
-	query, err := renderString(s.QueryToAnswer, c.sc)
+	// Graph's question when a plan's solver asks none.
+	query, err := fmt.Sprintf("Run the '%s' plan", f.plan.Name.Value), error(nil)
+	if s.QueryToAnswer != nil {
+		query, err = renderString(s.QueryToAnswer, c.sc)
+	}
 	if err != nil {
 		// A question about data that ran out is still a question: the
 		// solver gets it as written, with what ran out, and can say that

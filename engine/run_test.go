@@ -193,6 +193,15 @@ solver:
 			t.Errorf("solver message %q", msg)
 		}
 	})
+	t.Run("solver without query_to_answer is asked to run the plan, as graph asks", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + "solver:\n  system_prompt: Be brief.\n"})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Content
+		if !strings.HasPrefix(msg, "Run the 'test plan' plan") || !strings.Contains(msg, `"tag": "b"`) {
+			t.Errorf("solver message %q", msg)
+		}
+	})
 	t.Run("output plan fails on empty data", func(t *testing.T) {
 		p := newProject(t, map[string]string{"plans/p.yaml": listPlan + `
   - id: E1

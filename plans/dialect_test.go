@@ -56,7 +56,7 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 			tool: true,
 			src:  "name: x\ndescription: d\nkind: exec\ncommand: ls\noutput_schema: {type: object, properties: {a: {type: string, title: }}}\n",
 			want: toolProb(CodeInvalidSchema, 5, 69, "'output_schema' is not a valid JSON Schema at 'properties.a.title': got null, want string"),
-			why:  "; graph does not use an exec or reshape tool's output_schema, and neither does stepwise then",
+			why:  "; graph never compiles an exec or reshape tool's output_schema, so stepwise leaves this one uncompiled",
 		},
 		{
 			name: "an input_schema that does not compile",

@@ -268,15 +268,6 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
-		// data may be left out (the solver then sees every result), as
-		// graph's code allows; query_to_answer may not.
-		name: "solver missing query_to_answer",
-		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nsolver:\n  system_prompt: be brief\n",
-		want: []Problem{
-			prob(CodeMissingField, 9, 3, "", "the solver needs 'query_to_answer'"),
-		},
-	},
-	{
 		name: "solver unknown field with did-you-mean",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nsolver:\n  query_to_answer: sum it up\n  data: {x: \"{{E0}}\"}\n  sytem_prompt: be brief\n",
 		want: []Problem{

@@ -293,9 +293,9 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 	}
 	if n := o.get("solver"); n != nil {
 		if so := d.openObject(n, "the solver", "", solverFields); so != nil {
-			so.require("query_to_answer")
-			// Without data the solver sees every step's result (see
-			// Solver.Data), as graph's does.
+			// Graph's reference marks both query_to_answer and data
+			// required, but its code takes a solver without either (see
+			// Solver), and so does stepwise, so its plans open unchanged.
 			p.Solver = &Solver{Pos: d.pos(n), QueryToAnswer: so.stringValue("query_to_answer"), SystemPrompt: so.stringValue("system_prompt"), Data: so.mapping("data")}
 		}
 	}

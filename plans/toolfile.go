@@ -137,7 +137,7 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 	if kind == ToolPrompt {
 		t.OutputSchema = o.schema("output_schema")
 	} else {
-		t.OutputSchema = o.uncheckedSchema("output_schema", "graph does not use an exec or reshape tool's output_schema, and neither does stepwise then")
+		t.OutputSchema = o.uncheckedSchema("output_schema", "graph never compiles an exec or reshape tool's output_schema, so stepwise leaves this one uncompiled")
 	}
 	if n := o.get("output_example"); n != nil {
 		t.OutputExample = d.value(n, "", false)

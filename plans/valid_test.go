@@ -58,6 +58,9 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 			continue
 		}
 		mark("finish " + p.FinishMode())
+		if so := p.Solver; so != nil && so.QueryToAnswer == nil && so.Data == nil {
+			mark("solver without query_to_answer or data")
+		}
 		if p.InputSchema != nil {
 			mark("input_schema")
 		}
@@ -146,7 +149,7 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 		})
 	}
 	want := []string{
-		"finish solver", "finish output", "finish silent", "input_schema", "camelCase",
+		"finish solver", "finish output", "finish silent", "solver without query_to_answer or data", "input_schema", "camelCase",
 		"section {{#@first}}", "section {{^@last}}", "section {{@index}}", "section {{^", "typed splice",
 		"step exit", "step decide", "step filter", "step map", "step reduce", "step agent", "step ask",
 		"step plan_and_execute",
