@@ -57,7 +57,8 @@ prompt: |
   {{input.text}}
   {{#input.keywords}}Mention {{.}}.{{/input.keywords}}
 `,
-			kind: ToolPrompt,
+			kind:     ToolPrompt,
+			readOnly: true, declared: true, // implied, as graph implies it
 		},
 		{
 			// graph's builtin__infer, written as a tool file.
@@ -75,8 +76,10 @@ input_schema:
   properties:
     instruction: {type: string}
     output_schema: {type: object}
+read_only: false
 `,
-			kind: ToolPrompt,
+			kind:     ToolPrompt,
+			readOnly: false, declared: true,
 		},
 		{
 			name:     "reshape with a fixed shape",

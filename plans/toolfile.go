@@ -63,13 +63,15 @@ type ToolFile struct {
 // ToolName is the catalog name of the tool.
 func (t *ToolFile) ToolName() string { return "user__" + t.Name.Value }
 
-// IsReadOnly reports the tool's read-only hint: declared, or implied for
-// reshape, which is always pure.
+// IsReadOnly reports the tool's read-only hint: declared, or implied, as
+// graph implies it, for reshape and prompt tools, which change nothing
+// outside the run.
 func (t *ToolFile) IsReadOnly() (readOnly, declared bool) {
 	if t.ReadOnly.Set {
 		return t.ReadOnly.Value, true
 	}
-	return t.Kind.Value == ToolReshape, t.Kind.Value == ToolReshape
+	implied := t.Kind.Value == ToolReshape || t.Kind.Value == ToolPrompt
+	return implied, implied
 }
 
 // OutputFormat is how an exec tool's stdout is read: "json" unless the file
