@@ -106,7 +106,10 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	}
 
 	if t.OutputFormat() == "text" {
-		return map[string]any{"text": stdout.String()}, nil
+		// Trimmed, as graph trims it: a command's closing newline is not
+		// part of its answer (git rev-parse, wc), and a gate comparing the
+		// text would otherwise never match.
+		return map[string]any{"text": strings.TrimSpace(stdout.String())}, nil
 	}
 	out, err := parseJSON(stdout.Bytes())
 	if err != nil {

@@ -228,17 +228,19 @@ func TestExecTools(t *testing.T) {
 			map[string]any{"text": "x|2.50|true|n=2.50"}},
 		{"env expands ${VAR} as written, never in the input", "user__env", map[string]any{"word": "${SW_TEST_NAME}"},
 			map[string]any{"text": "Ada says ${SW_TEST_NAME}"}},
-		{"no cwd runs in the project root", "user__where", nil, map[string]any{"text": realRoot + "\n"}},
+		{"no cwd runs in the project root", "user__where", nil, map[string]any{"text": realRoot}},
 		{"a relative cwd is under the project root", "user__where_sub", map[string]any{"dir": "sub"},
-			map[string]any{"text": filepath.Join(realRoot, "sub") + "\n"}},
+			map[string]any{"text": filepath.Join(realRoot, "sub")}},
 		{"an absolute cwd", "user__where_sub", map[string]any{"dir": realRoot},
-			map[string]any{"text": realRoot + "\n"}},
+			map[string]any{"text": realRoot}},
 		{"json output", "user__json", map[string]any{"text": ` {"a": 1, "b": [true, null], "big": 12345678901234567890} `},
 			jsonValue(t, `{"a": 1, "b": [true, null], "big": 12345678901234567890}`)},
 		{"json output may be any value", "user__json", map[string]any{"text": `[1, "two"]`}, jsonValue(t, `[1, "two"]`)},
+		{"text is trimmed, as graph trims it", "user__args", map[string]any{"word": "\n  padded", "n": 1, "list": "x"},
+			map[string]any{"text": "padded|1|x|n=1"}},
 		{"output is json when the file does not say", "user__default_json", map[string]any{"text": `{"files": ["a.go"]}`},
 			jsonValue(t, `{"files": ["a.go"]}`)},
-		{"a background child holding stdout does not hold the call", "user__background", nil, map[string]any{"text": "done\n"}},
+		{"a background child holding stdout does not hold the call", "user__background", nil, map[string]any{"text": "done"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
