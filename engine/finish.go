@@ -47,9 +47,12 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	if emptyData != nil {
 		missing = append(missing, emptyData.Error())
 	}
-	// Graph's question when a plan's solver asks none.
-	query, err := fmt.Sprintf("Run the '%s' plan", f.plan.Name.Value), error(nil)
-	if s.QueryToAnswer != nil {
+	var query string
+	var err error
+	if s.QueryToAnswer == nil {
+		// Graph's question when a plan's solver asks none.
+		query = fmt.Sprintf("Run the '%s' plan", f.plan.Name.Value)
+	} else {
 		query, err = renderString(s.QueryToAnswer, c.sc)
 	}
 	if err != nil {

@@ -28,9 +28,10 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect}
 }
 
-// quiet returns a decoder that reports to a report of its own, which is
-// dropped: for reading a value a second time, in another shape, without
-// reporting its problems twice.
+// quiet returns a decoder that reports to a report of its own: for reading
+// a value a second time, in another shape, without reporting its problems
+// twice (the report is dropped), or for sorting problems from notes before
+// they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
 	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect}
 }
@@ -313,7 +314,6 @@ type object struct {
 	node   *yaml.Node
 	what   string // "step", "the map input", ... for messages
 	path   string
-	open   bool                  // see openObject
 	values map[string]*yaml.Node // canonical snake_case name -> value node
 	keys   map[string]*yaml.Node // canonical name -> key node
 }
@@ -357,7 +357,7 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
 		return nil
 	}
-	o := &object{d: d, node: node, what: what, path: path, open: open, values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	o := &object{d: d, node: node, what: what, path: path, values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
 	fieldsNode := d.expandMerges(node, path)
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]

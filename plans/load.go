@@ -45,8 +45,9 @@ const (
 	// field reported as a problem: a typo must not pass silently.
 	Stepwise Dialect = iota
 	// Graph files (a .graph project) open as graph opens them: graph
-	// ignores unknown fields in plans, steps, the solver and tool files, so
-	// those are notes there.
+	// ignores unknown fields in plans, steps, the solver and tool files,
+	// and needs no tool schema compiled but a prompt tool's output_schema,
+	// so those are notes there.
 	Graph
 )
 
