@@ -187,7 +187,7 @@ func (p *testProject) plan(t *testing.T, name, text string) *plans.Plan {
 	t.Helper()
 	file := filepath.Join(p.dir, ".stepwise", "plans", name+".yaml")
 	writeFile(t, file, text)
-	pl, report := plans.Load(file, []byte(text))
+	pl, report := plans.Load(file, []byte(text), plans.Stepwise)
 	if !report.OK() {
 		t.Fatalf("plan %s does not load: %v", name, report.Problems)
 	}

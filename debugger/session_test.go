@@ -48,7 +48,7 @@ func newSessionWith(t *testing.T, plan, replies string, extra map[string]string)
 		t.Fatal(err)
 	}
 	cat := tools.Load(cfg)
-	p, report := plans.Load("p.yaml", []byte(files[".stepwise/plans/p.yaml"]))
+	p, report := plans.Load("p.yaml", []byte(files[".stepwise/plans/p.yaml"]), plans.Stepwise)
 	if !report.OK() {
 		t.Fatal(report.Problems)
 	}

@@ -33,7 +33,7 @@ func benchRun(b *testing.B, planYAML string, inputs map[string]any, withStore bo
 		b.Fatal(err)
 	}
 	cat := tools.Load(cfg)
-	plan, report := plans.Load("bench.yaml", []byte(planYAML))
+	plan, report := plans.Load("bench.yaml", []byte(planYAML), plans.Stepwise)
 	if !report.OK() {
 		b.Fatal(report.Problems)
 	}
@@ -170,7 +170,7 @@ func benchAgent(b *testing.B, plan, replies string, rounds int, lone bool) {
 		b.Fatal(err)
 	}
 	cat := tools.Load(cfg)
-	p, report := plans.Load("bench.yaml", []byte(plan))
+	p, report := plans.Load("bench.yaml", []byte(plan), plans.Stepwise)
 	if !report.OK() {
 		b.Fatal(report.Problems)
 	}

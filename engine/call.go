@@ -148,8 +148,11 @@ func cloneMap(m map[string]any) map[string]any {
 }
 
 // callPrompt runs a user prompt tool: its prompt rendered against the
-// call's input, to its model (default chat), structured when it declares
-// an output_schema.
+// call's input, after the file's system prompt when it has one, to its
+// model (default chat), structured when it has an output schema. As in
+// graph, a tool with caller_model runs on the call's model input when it
+// gives one, and a tool with caller_output_schema and no output_schema of
+// its own is structured by the call's output_schema input.
 func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, input map[string]any) (any, error) {
 	if vs := t.InputSchema.Check(input); len(vs) > 0 {
 		return nil, fmt.Errorf("input does not match %s's input_schema: %s", t.ToolName(), joinViolations(vs))
@@ -166,7 +169,25 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	if t.Model.Value != "" {
 		name = t.Model.Value
 	}
-	return c.structured(ctx, path, name, model.RoleChat, []model.Message{model.TextMessage(model.RoleUser, text)}, t.OutputSchema)
+	if t.CallerModel.Value {
+		if m, ok := input["model"]; ok && m != nil {
+			if name, ok = m.(string); !ok {
+				return nil, fmt.Errorf("%s's 'model' input must be a string, not %s", t.ToolName(), jsonKind(m))
+			}
+		}
+	}
+	schema := t.OutputSchema
+	if raw, ok := input["output_schema"]; ok && raw != nil && schema == nil && t.CallerOutputSchema.Value {
+		if schema, err = objectSchema(raw); err != nil {
+			return nil, fmt.Errorf("%s's 'output_schema' input: %w", t.ToolName(), err)
+		}
+	}
+	var msgs []model.Message
+	if t.System.Value != "" {
+		msgs = append(msgs, model.TextMessage(model.RoleSystem, t.System.Value))
+	}
+	msgs = append(msgs, model.TextMessage(model.RoleUser, text))
+	return c.structured(ctx, path, name, model.RoleChat, msgs, schema)
 }
 
 func joinViolations(vs []plans.Violation) string {

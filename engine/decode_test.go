@@ -77,7 +77,7 @@ func TestDecodePayloadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, report := plans.Load(file, src)
+	plan, report := plans.Load(file, src, plans.Stepwise)
 	if !report.OK() {
 		t.Fatalf("plan does not load: %v", report.Problems)
 	}

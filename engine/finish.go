@@ -47,7 +47,14 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	if emptyData != nil {
 		missing = append(missing, emptyData.Error())
 	}
-	query, err := renderString(s.QueryToAnswer, c.sc)
+	var query string
+	var err error
+	if s.QueryToAnswer == nil {
+		// Graph's question when a plan's solver asks none.
+		query = fmt.Sprintf("Run the '%s' plan", f.plan.Name.Value)
+	} else {
+		query, err = renderString(s.QueryToAnswer, c.sc)
+	}
 	if err != nil {
 		// A question about data that ran out is still a question: the
 		// solver gets it as written, with what ran out, and can say that
@@ -59,7 +66,11 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		missing = append(missing, fmt.Sprintf("query_to_answer: %v", err))
 	}
 	data := map[string]any{}
-	if s.Data != nil {
+	if s.Data == nil || len(s.Data.Map) == 0 {
+		// Graph's solver, given no data, sees the plan's results as they
+		// stand: its input and every top-level step's result, by id.
+		data = c.sc.Values()
+	} else {
 		for _, e := range s.Data.Map {
 			v, err := e.Value.Render(c.sc)
 			switch {

@@ -123,7 +123,7 @@ func (p *project) runContext(t *testing.T, ctx context.Context, file string, inp
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, report := plans.Load(path, src)
+	plan, report := plans.Load(path, src, plans.Stepwise)
 	if !report.OK() {
 		t.Fatalf("plan does not load: %v", report.Problems)
 	}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -168,6 +169,36 @@ solver:
 		wantOK(t, o)
 		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Text()
 		if !strings.HasPrefix(msg, "Report on {{E0.none.0.tag}}.") || !strings.Contains(msg, "query_to_answer: empty data at 'E0.none.0.tag'") {
+			t.Errorf("solver message %q", msg)
+		}
+	})
+	t.Run("solver without data sees every result", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + `
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { count: "{{E0.issues.length}}" } }
+solver:
+  query_to_answer: "Report."
+`})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		start := o.events.of(engine.EventStepStart)
+		data := start[len(start)-1].Payload.(engine.StepStarted).Input.(map[string]any)
+		keys := slices.Sorted(maps.Keys(data))
+		if !slices.Equal(keys, []string{"E0", "E1", "input"}) {
+			t.Errorf("the solver sees %v, want the input and every step's result", keys)
+		}
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Text()
+		if !strings.Contains(msg, `"count": 3`) || !strings.Contains(msg, `"tag": "b"`) {
+			t.Errorf("solver message %q", msg)
+		}
+	})
+	t.Run("solver without query_to_answer is asked to run the plan, as graph asks", func(t *testing.T) {
+		p := newProject(t, map[string]string{"replies.yaml": replies, "plans/p.yaml": listPlan + "solver:\n  system_prompt: Be brief.\n"})
+		o := p.run(t, "plans/p.yaml", nil, nil)
+		wantOK(t, o)
+		msg := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled).Request.Messages[1].Text()
+		if !strings.HasPrefix(msg, "Run the 'test plan' plan") || !strings.Contains(msg, `"tag": "b"`) {
 			t.Errorf("solver message %q", msg)
 		}
 	})
@@ -439,6 +470,133 @@ output:
 			t.Errorf("the repair model was called: %v", got)
 		}
 	})
+}
+
+// TestGraphPromptTools runs prompt tools written the way graph writes them
+// (system, caller_output_schema, caller_model) and builtin__infer given an
+// input beyond its own, and checks what reaches the model.
+func TestGraphPromptTools(t *testing.T) {
+	config := testConfig + "\n[models.named.fast]\nprovider = \"script\"\nmodel = \"fast-model\"\n"
+	tools := map[string]string{
+		"tools/review.yaml": `
+name: review
+description: Review a diff.
+kind: prompt
+system: "You review diffs. Keep {{braces}} as written."
+prompt: "Review: {{input.diff}}"
+`,
+		"tools/ask.yaml": `
+name: ask
+description: graph's builtin__infer as a tool file.
+kind: prompt
+prompt: "{{input.instruction}}"
+caller_output_schema: true
+caller_model: true
+`,
+		"tools/fixed.yaml": `
+name: fixed
+description: A schema of its own, which wins over the call's.
+kind: prompt
+prompt: "{{input.instruction}}"
+model: fast
+caller_output_schema: true
+output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+`,
+		"tools/pinned.yaml": `
+name: pinned
+description: Without caller_model the call's model input is only an input.
+kind: prompt
+prompt: "{{input.instruction}}"
+`,
+	}
+	cases := []struct {
+		name    string
+		step    string // the input of step S, which calls tool
+		tool    string
+		reply   string
+		model   string   // the model that must answer
+		msgs    []string // role: content of each message sent
+		output  string   // S's result as JSON
+		failure string   // when the step must fail: the run's error
+	}{
+		{
+			name: "system goes first, as written", tool: "user__review", step: `{ diff: "+x" }`,
+			reply: `{ text: "fine" }`, model: "scripted",
+			msgs:   []string{"system: You review diffs. Keep {{braces}} as written.", "user: Review: +x"},
+			output: `{"text":"fine"}`,
+		},
+		{
+			name: "the call's model and output_schema", tool: "user__ask",
+			step:  `{ instruction: "Score it.", model: fast, output_schema: { properties: { score: { type: integer } }, required: [score] } }`,
+			reply: `{ json: { score: 7 } }`, model: "fast-model",
+			msgs:   []string{"user: Score it."},
+			output: `{"score":7}`,
+		},
+		{
+			name: "without them, plain text on the chat model", tool: "user__ask", step: `{ instruction: "Say hi." }`,
+			reply: `{ text: "hi" }`, model: "scripted",
+			msgs:   []string{"user: Say hi."},
+			output: `{"text":"hi"}`,
+		},
+		{
+			name: "the file's schema wins over the call's", tool: "user__fixed",
+			step:  `{ instruction: "Count.", output_schema: { properties: { other: { type: string } }, required: [other] } }`,
+			reply: `{ json: { n: 2 } }`, model: "fast-model",
+			msgs:   []string{"user: Count."},
+			output: `{"n":2}`,
+		},
+		{
+			name: "a model input without caller_model is ignored", tool: "user__pinned", step: `{ instruction: "Go.", model: fast }`,
+			reply: `{ text: "went" }`, model: "scripted",
+			msgs:   []string{"user: Go."},
+			output: `{"text":"went"}`,
+		},
+		{
+			name: "a bad caller output_schema says so", tool: "user__ask", step: `{ instruction: "Go.", output_schema: [a] }`,
+			failure: "plan failed at step S (user__ask): user__ask's 'output_schema' input: must be an object JSON Schema, not a list",
+		},
+		{
+			// graph's builtin__infer takes inputs beyond its own; as in
+			// graph, only the rendered instruction reaches the model.
+			name: "builtin__infer with an extra input", tool: "builtin__infer",
+			step:  `{ instruction: "Sum up {{input.n}}.", data: { n: "{{input.n}}" } }`,
+			reply: `{ text: "three" }`, model: "scripted",
+			msgs:   []string{"system: You complete one self-contained task. Everything you need is in the user's message. Answer the task directly, without preamble.", "user: Sum up 3."},
+			output: `{"text":"three"}`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"config.toml": config, "replies.yaml": "replies:\n  - match: S\n    reply: " + tc.reply + "\n",
+				"plans/p.yaml": "identifier: p\nsteps:\n  - id: S\n    tool_name: " + tc.tool + "\n    input: " + tc.step + "\noutput: { s: \"{{S}}\" }\n"}
+			if tc.reply == "" {
+				files["replies.yaml"] = "replies: []\n"
+			}
+			for k, v := range tools {
+				files[k] = v
+			}
+			o := newProject(t, files).run(t, "plans/p.yaml", map[string]any{"n": 3}, nil)
+			if tc.failure != "" {
+				wantFailure(t, o, tc.failure)
+				return
+			}
+			wantOK(t, o)
+			if got := asJSON(t, o.res.Output.(map[string]any)["s"]); got != tc.output {
+				t.Errorf("result %s, want %s", got, tc.output)
+			}
+			call := o.events.of(engine.EventModelCall)[0].Payload.(engine.ModelCalled)
+			if call.Model != tc.model {
+				t.Errorf("answered by %q, want %q", call.Model, tc.model)
+			}
+			var msgs []string
+			for _, m := range call.Request.Messages {
+				msgs = append(msgs, m.Role+": "+m.Text())
+			}
+			if !slices.Equal(msgs, tc.msgs) {
+				t.Errorf("messages %q\nwant %q", msgs, tc.msgs)
+			}
+		})
+	}
 }
 
 func TestHooksCompose(t *testing.T) {

@@ -98,7 +98,7 @@ func bigPlan(n int) []byte {
 func loadBig(b *testing.B) (*Plan, []byte) {
 	b.Helper()
 	src := bigPlan(1000)
-	p, r := Load("big.yaml", src)
+	p, r := Load("big.yaml", src, Stepwise)
 	if !r.OK() {
 		b.Fatalf("the generated plan has problems:%s", formatProblems(r.Problems[:min(5, len(r.Problems))]))
 	}
@@ -112,7 +112,7 @@ func BenchmarkLoad1000Steps(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Load("big.yaml", src)
+		Load("big.yaml", src, Stepwise)
 	}
 }
 

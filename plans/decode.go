@@ -18,20 +18,22 @@ import (
 // decoder turns yaml.Nodes into plan values, reporting every shape problem
 // with its position instead of stopping at the first.
 type decoder struct {
-	file  string
-	lines []string // the source, for placing template tags inside strings
-	r     *Report
+	file    string
+	lines   []string // the source, for placing template tags inside strings
+	r       *Report
+	dialect Dialect
 }
 
-func newDecoder(file string, src []byte, r *Report) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r}
+func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect}
 }
 
-// quiet returns a decoder that reports to a report of its own, which is
-// dropped: for reading a value a second time, in another shape, without
-// reporting its problems twice.
+// quiet returns a decoder that reports to a report of its own: for reading
+// a value a second time, in another shape, without reporting its problems
+// twice (the report is dropped), or for sorting problems from notes before
+// they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -324,8 +326,32 @@ func snakeCase(s string) string {
 }
 
 // object decodes node as a mapping with the given fields. It returns nil,
-// after reporting, when node is not a mapping.
+// after reporting, when node is not a mapping. An unknown field is a
+// problem.
 func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *object {
+	return d.decodeObject(node, what, path, fields, false)
+}
+
+// openObject decodes one of the mappings graph leaves open (a plan, a step,
+// a body call, the solver, a tool file): graph ignores a field it does not
+// know there, so in a graph project an unknown field is a note, while in a
+// stepwise project it stays a problem, so that a typo cannot pass silently.
+func (d *decoder) openObject(node *yaml.Node, what, path string, fields []string) *object {
+	return d.decodeObject(node, what, path, fields, true)
+}
+
+// unknownField reports a field that is not part of the grammar where it is
+// written: a note when open and the file belongs to a graph project (see
+// openObject), a problem otherwise.
+func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...any) {
+	if open && d.dialect == Graph {
+		d.r.note(CodeUnknownField, pos, path, format+"; graph ignores it, and so does stepwise", args...)
+		return
+	}
+	d.r.problem(CodeUnknownField, pos, path, format, args...)
+}
+
+func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []string, open bool) *object {
 	node = resolve(node)
 	if node == nil || node.Kind != yaml.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
@@ -346,7 +372,7 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 				canonical = snake
 				d.r.note(CodeCamelCase, d.pos(k), path, "'%s' is spelled '%s'; the camelCase spelling loads, snake_case is the one to write", name, snake)
 			} else {
-				d.r.problem(CodeUnknownField, d.pos(k), path, "unknown field '%s' in %s%s", name, what, fieldHint(name, fields))
+				d.unknownField(open, d.pos(k), path, "unknown field '%s' in %s%s", name, what, fieldHint(name, fields))
 				continue
 			}
 		}

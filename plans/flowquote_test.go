@@ -79,7 +79,7 @@ func TestUnquotePositions(t *testing.T) {
 func TestLoadFlowQuestionMark(t *testing.T) {
 	src := head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Keep it?\n" +
 		"      output_schema: {type: object, properties: {keep: {type: boolean, description: Keep this one?}}, required: keep}\n"
-	p, r := Load("plan.yaml", []byte(src))
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
 	if p == nil {
 		t.Fatalf("not loaded: %s", formatProblems(r.Problems))
 	}

@@ -37,7 +37,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(tc.src))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, r := Load("fuzz.yaml", src)
+		p, r := Load("fuzz.yaml", src, Stepwise)
 		checkReport(t, "fuzz.yaml", r)
 		if p == nil {
 			if r.OK() {
@@ -69,7 +69,7 @@ func FuzzToolFile(f *testing.F) {
 		f.Add([]byte(tc.src))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tf, r := LoadToolFile("tool.yaml", src)
+		tf, r := LoadToolFile("tool.yaml", src, Stepwise)
 		checkReport(t, "tool.yaml", r)
 		if tf == nil && r.OK() {
 			t.Fatal("LoadToolFile returned no tool and no problem")

@@ -268,14 +268,6 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
-		name: "solver missing query_to_answer and data",
-		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nsolver:\n  system_prompt: be brief\n",
-		want: []Problem{
-			prob(CodeMissingField, 9, 3, "", "the solver needs 'query_to_answer'"),
-			prob(CodeMissingField, 9, 3, "", "the solver needs 'data'"),
-		},
-	},
-	{
 		name: "solver unknown field with did-you-mean",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nsolver:\n  query_to_answer: sum it up\n  data: {x: \"{{E0}}\"}\n  sytem_prompt: be brief\n",
 		want: []Problem{
@@ -1649,7 +1641,7 @@ func TestLoadInvalid(t *testing.T) {
 		}
 		seen[tc.name] = true
 		t.Run(tc.name, func(t *testing.T) {
-			_, r := Load("plan.yaml", []byte(tc.src))
+			_, r := Load("plan.yaml", []byte(tc.src), Stepwise)
 			if len(tc.want) == 0 {
 				t.Fatal("an invalid case must expect at least one problem")
 			}
@@ -1710,7 +1702,7 @@ func TestLoadInvalidFirstLine(t *testing.T) {
 			continue
 		}
 		delete(cases, tc.name)
-		_, r := Load("plan.yaml", []byte(tc.src))
+		_, r := Load("plan.yaml", []byte(tc.src), Stepwise)
 		var lines []string
 		for _, p := range r.Problems {
 			lines = append(lines, p.String())

@@ -36,17 +36,32 @@ var (
 	solverFields = []string{"query_to_answer", "system_prompt", "data"}
 )
 
-// Load parses and statically checks a plan file: everything that needs
-// nothing but the file itself. The plan is returned whenever the file is
-// YAML, even with problems, so that tools can still show what is there; it
-// is nil only when the file does not parse.
-func Load(file string, src []byte) (*Plan, Report) {
+// Dialect is the kind of project a plan or tool file belongs to, which
+// decides what a field the grammar does not have is.
+type Dialect int
+
+const (
+	// Stepwise files (a .stepwise project, or none) have every unknown
+	// field reported as a problem: a typo must not pass silently.
+	Stepwise Dialect = iota
+	// Graph files (a .graph project) open as graph opens them: graph
+	// ignores unknown fields in plans, steps, the solver and tool files,
+	// and needs no tool schema compiled but a prompt tool's output_schema,
+	// so those are notes there.
+	Graph
+)
+
+// Load parses and statically checks a plan file of the given dialect:
+// everything that needs nothing but the file itself. The plan is returned
+// whenever the file is YAML, even with problems, so that tools can still
+// show what is there; it is nil only when the file does not parse.
+func Load(file string, src []byte, dialect Dialect) (*Plan, Report) {
 	var r Report
 	root, ok := parseDocument(file, src, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r)
+	d := newDecoder(file, src, &r, dialect)
 	p := d.plan(root)
 	if p != nil {
 		check(p, &r)
@@ -235,7 +250,7 @@ func yamlProblem(file string, src []byte, err error) Problem {
 }
 
 func (d *decoder) plan(root *yaml.Node) *Plan {
-	o := d.object(root, "a plan", "", planFields)
+	o := d.openObject(root, "a plan", "", planFields)
 	if o == nil {
 		return nil
 	}
@@ -278,9 +293,10 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 		d.r.problem(CodeExclusiveFields, o.keyPos("output"), "", "'solver' and 'output' are mutually exclusive: a plan finishes with a report or with structured output, not both")
 	}
 	if n := o.get("solver"); n != nil {
-		if so := d.object(n, "the solver", "", solverFields); so != nil {
-			so.require("query_to_answer")
-			so.require("data")
+		if so := d.openObject(n, "the solver", "", solverFields); so != nil {
+			// Graph's reference marks both query_to_answer and data
+			// required, but its code takes a solver without either (see
+			// Solver), and so does stepwise, so its plans open unchanged.
 			p.Solver = &Solver{Pos: d.pos(n), QueryToAnswer: so.stringValue("query_to_answer"), SystemPrompt: so.stringValue("system_prompt"), Data: so.mapping("data")}
 		}
 	}
@@ -323,7 +339,7 @@ func (d *decoder) step(n *yaml.Node, c container) *Step {
 	if id := mappingScalar(n, "id"); id != "" {
 		path = c.prefix + id
 	}
-	o := d.object(n, "a step", path, stepFields)
+	o := d.openObject(n, "a step", path, stepFields)
 	if o == nil {
 		return nil
 	}
@@ -363,7 +379,7 @@ func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
 			}
 		}
 	}
-	o := d.object(stripKey(n, "id"), "a body call", path, callFields)
+	o := d.openObject(stripKey(n, "id"), "a body call", path, callFields)
 	if o == nil {
 		return nil
 	}

@@ -59,9 +59,9 @@ func (p *Plan) FinishMode() string {
 // Solver is the LLM-written finish of a plan.
 type Solver struct {
 	Pos           Pos
-	QueryToAnswer *Value // a template string
+	QueryToAnswer *Value // a template string; nil: the solver is asked to run the plan, by name, as graph asks it
 	SystemPrompt  *Value // optional template string
-	Data          *Value // a template map
+	Data          *Value // a template map; nil or empty: the solver sees the plan's input and every top-level step's result, by id
 }
 
 // Step is one step of a plan or of a body. Path is its static path: "E1",

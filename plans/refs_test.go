@@ -11,7 +11,7 @@ func TestReaders(t *testing.T) {
 		"  - id: E1\n    tool_name: map\n    input:\n      over: \"{{E0.items}}\"\n      do:\n        - id: E10\n          tool_name: user__y\n          input: {a: \"{{item.id}} {{E0.count}}\"}\n" +
 		"  - id: E2\n    tool_name: user__z\n    input: {list: \"{{#E0.items}}{{name}}{{/E0.items}}\"}\n" +
 		"output:\n  n: \"{{E0.count}}\"\n  r: \"{{E1.results}}\"\n"
-	p, r := Load("plan.yaml", []byte(src))
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
 	if !r.OK() {
 		t.Fatalf("problems:%s", formatProblems(r.Problems))
 	}

@@ -47,7 +47,7 @@ func loadDemo(tb testing.TB) demo {
 // line each, and the notes' messages.
 func (d demo) validate(tb testing.TB, file string, src []byte) (p *plans.Plan, problems, notes []string) {
 	tb.Helper()
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, plans.Stepwise)
 	if p == nil {
 		tb.Fatalf("%s does not load:\n%s\n%s", file, r.Problems, src)
 	}
@@ -370,7 +370,7 @@ func TestAppendStepEdgeCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			before, _ := plans.Load("edge.yaml", []byte(tc.src))
+			before, _ := plans.Load("edge.yaml", []byte(tc.src), plans.Stepwise)
 			out, err := plans.AppendStep([]byte(tc.src), reshape)
 			if err != nil {
 				t.Fatal(err)
@@ -440,7 +440,7 @@ func TestNextStepID(t *testing.T) {
 		for _, id := range ids {
 			src += "  - id: " + id + "\n    tool_name: builtin__reshape\n    input: {shape: {}}\n"
 		}
-		p, _ := plans.Load("ids.yaml", []byte(src))
+		p, _ := plans.Load("ids.yaml", []byte(src), plans.Stepwise)
 		return p
 	}
 	cases := []struct {
@@ -466,7 +466,7 @@ func TestNextStepID(t *testing.T) {
 
 	// Body steps share the id space: E10 inside a map body is taken.
 	src := planHead + "steps:\n  - id: E1\n    tool_name: map\n    input:\n      over: [1]\n      do:\n        - id: E10\n          tool_name: builtin__reshape\n          input: {shape: {}}\n"
-	p, r := plans.Load("body.yaml", []byte(src))
+	p, r := plans.Load("body.yaml", []byte(src), plans.Stepwise)
 	if !r.OK() {
 		t.Fatal(r.Problems)
 	}
@@ -546,7 +546,7 @@ func TestAppendStepKeepsBlockScalars(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
-	p, r := plans.Load("block.yaml", out)
+	p, r := plans.Load("block.yaml", out, plans.Stepwise)
 	if !r.OK() {
 		t.Fatal(r.Problems)
 	}

@@ -57,7 +57,29 @@ prompt: |
   {{input.text}}
   {{#input.keywords}}Mention {{.}}.{{/input.keywords}}
 `,
-			kind: ToolPrompt,
+			kind:     ToolPrompt,
+			readOnly: true, declared: true, // implied, as graph implies it
+		},
+		{
+			// graph's builtin__infer, written as a tool file.
+			name: "prompt with system, caller_output_schema and caller_model",
+			src: `name: infer
+description: Run an instruction.
+kind: prompt
+prompt: "{{input.instruction}}"
+system: Answer in one line.
+caller_output_schema: true
+caller_model: true
+input_schema:
+  type: object
+  required: [instruction]
+  properties:
+    instruction: {type: string}
+    output_schema: {type: object}
+read_only: false
+`,
+			kind:     ToolPrompt,
+			readOnly: false, declared: true,
 		},
 		{
 			name:     "reshape with a fixed shape",
@@ -74,7 +96,7 @@ prompt: |
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tf, r := LoadToolFile("tool.yaml", []byte(tc.src))
+			tf, r := LoadToolFile("tool.yaml", []byte(tc.src), Stepwise)
 			if tf == nil || !r.OK() {
 				t.Fatalf("problems:%s", formatProblems(r.Problems))
 			}
@@ -86,6 +108,53 @@ prompt: |
 			}
 			if ro, declared := tf.IsReadOnly(); ro != tc.readOnly || declared != tc.declared {
 				t.Errorf("IsReadOnly() = %v, %v; want %v, %v", ro, declared, tc.readOnly, tc.declared)
+			}
+		})
+	}
+}
+
+// TestToolFileGraphFields pins what the fields graph's tool files carry
+// decode to, and the defaults when they are left out.
+func TestToolFileGraphFields(t *testing.T) {
+	cases := []struct {
+		name                      string
+		src                       string
+		system                    string
+		callerSchema, callerModel bool
+		output                    string
+	}{
+		{
+			name:   "prompt with all three",
+			src:    "name: x\ndescription: d\nkind: prompt\nprompt: p\nsystem: \"Be {{terse}}.\"\ncaller_output_schema: true\ncaller_model: true\n",
+			system: "Be {{terse}}.", callerSchema: true, callerModel: true,
+		},
+		{
+			name: "prompt with none",
+			src:  "name: x\ndescription: d\nkind: prompt\nprompt: p\n",
+		},
+		{
+			name:   "exec without output reads json, as graph's does",
+			src:    "name: x\ndescription: d\nkind: exec\ncommand: ls\n",
+			output: "json",
+		},
+		{
+			name:   "exec with output text",
+			src:    "name: x\ndescription: d\nkind: exec\ncommand: ls\noutput: text\n",
+			output: "text",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tf, r := LoadToolFile("tool.yaml", []byte(tc.src), Stepwise)
+			if tf == nil || !r.OK() {
+				t.Fatalf("problems:%s", formatProblems(r.Problems))
+			}
+			if tf.System.Value != tc.system || tf.CallerOutputSchema.Value != tc.callerSchema || tf.CallerModel.Value != tc.callerModel {
+				t.Errorf("system %q, caller_output_schema %v, caller_model %v; want %q, %v, %v",
+					tf.System.Value, tf.CallerOutputSchema.Value, tf.CallerModel.Value, tc.system, tc.callerSchema, tc.callerModel)
+			}
+			if tc.output != "" && tf.OutputFormat() != tc.output {
+				t.Errorf("OutputFormat() = %q, want %q", tf.OutputFormat(), tc.output)
 			}
 		})
 	}
@@ -269,6 +338,22 @@ var invalidToolFiles = []struct {
 		},
 	},
 	{
+		name: "prompt fields of the wrong type",
+		src:  "name: x\ndescription: d\nkind: prompt\nprompt: p\nsystem: [be, brief]\ncaller_output_schema: \"yes\"\ncaller_model: 1\n",
+		want: []Problem{
+			toolProb(CodeWrongType, 5, 9, "'system' must be a string, not a list"),
+			toolProb(CodeWrongType, 6, 23, "'caller_output_schema' must be true or false, not a string ('yes')"),
+			toolProb(CodeWrongType, 7, 15, "'caller_model' must be true or false, not a number ('1')"),
+		},
+	},
+	{
+		name: "a prompt field in an exec tool",
+		src:  "name: x\ndescription: d\nkind: exec\ncommand: ls\ncaller_model: true\n",
+		want: []Problem{
+			toolProb(CodeUnknownField, 5, 1, "'caller_model' belongs to prompt tools, not exec tools"),
+		},
+	},
+	{
 		name: "two documents",
 		src:  "name: x\ndescription: d\nkind: exec\ncommand: ls\n---\nname: y\n",
 		want: []Problem{
@@ -280,7 +365,7 @@ var invalidToolFiles = []struct {
 func TestLoadToolFileInvalid(t *testing.T) {
 	for _, tc := range invalidToolFiles {
 		t.Run(tc.name, func(t *testing.T) {
-			_, r := LoadToolFile("tool.yaml", []byte(tc.src))
+			_, r := LoadToolFile("tool.yaml", []byte(tc.src), Stepwise)
 			if len(tc.want) == 0 {
 				t.Fatal("an invalid case must expect at least one problem")
 			}

@@ -19,7 +19,7 @@ const (
 var (
 	toolNameChars   = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 	toolFileCommon  = []string{"name", "description", "kind", "read_only", "input_schema", "output_schema", "output_example"}
-	toolFileByKind  = map[string][]string{ToolExec: {"command", "args", "env", "cwd", "timeout_secs", "output"}, ToolPrompt: {"prompt", "model"}, ToolReshape: {"shape", "caller_shape"}}
+	toolFileByKind  = map[string][]string{ToolExec: {"command", "args", "env", "cwd", "timeout_secs", "output"}, ToolPrompt: {"prompt", "system", "model", "caller_output_schema", "caller_model"}, ToolReshape: {"shape", "caller_shape"}}
 	toolFileAnyKind = append(append(append(append([]string{}, toolFileCommon...), toolFileByKind[ToolExec]...), toolFileByKind[ToolPrompt]...), toolFileByKind[ToolReshape]...)
 )
 
@@ -42,11 +42,18 @@ type ToolFile struct {
 	Env         *Value   // string values with ${VAR}, resolved when the tool runs
 	Cwd         *Value
 	TimeoutSecs Field[int]    // default 60
-	Output      Field[string] // text (default) or json
+	Output      Field[string] // json (default, as in graph) or text
 
 	// prompt
 	Prompt *Value
+	System Field[string] // an extra system prompt, sent as written (graph does not render it)
 	Model  Field[string]
+	// CallerOutputSchema takes the output schema from the call's
+	// output_schema input when the file declares none; CallerModel lets the
+	// call's model input pick the model over Model. Both are how graph's
+	// builtin__infer is written as a prompt tool.
+	CallerOutputSchema Field[bool]
+	CallerModel        Field[bool]
 
 	// reshape
 	Shape       *Value
@@ -56,31 +63,44 @@ type ToolFile struct {
 // ToolName is the catalog name of the tool.
 func (t *ToolFile) ToolName() string { return "user__" + t.Name.Value }
 
-// IsReadOnly reports the tool's read-only hint: declared, or implied for
-// reshape, which is always pure.
+// IsReadOnly reports the tool's read-only hint: declared, or implied, as
+// graph implies it, for reshape and prompt tools, which change nothing
+// outside the run.
 func (t *ToolFile) IsReadOnly() (readOnly, declared bool) {
 	if t.ReadOnly.Set {
 		return t.ReadOnly.Value, true
 	}
-	return t.Kind.Value == ToolReshape, t.Kind.Value == ToolReshape
+	implied := t.Kind.Value == ToolReshape || t.Kind.Value == ToolPrompt
+	return implied, implied
 }
 
-// LoadToolFile parses and checks a user tool file. Its templates may read
-// only {{input.*}}: step results do not exist inside a tool.
-func LoadToolFile(file string, src []byte) (*ToolFile, Report) {
+// OutputFormat is how an exec tool's stdout is read: "json" unless the file
+// says output: text. JSON is graph's default too, so its tool files run
+// unchanged.
+func (t *ToolFile) OutputFormat() string {
+	if t.Output.Set {
+		return t.Output.Value
+	}
+	return "json"
+}
+
+// LoadToolFile parses and checks a user tool file of the given dialect. Its
+// templates may read only {{input.*}}: step results do not exist inside a
+// tool.
+func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) {
 	var r Report
 	root, ok := parseDocument(file, src, toolDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r)
+	d := newDecoder(file, src, &r, dialect)
 	t := d.toolFile(root)
 	r.Sort()
 	return t, r
 }
 
 func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
-	o := d.object(root, "a tool file", "", toolFileAnyKind)
+	o := d.openObject(root, "a tool file", "", toolFileAnyKind)
 	if o == nil {
 		return nil
 	}
@@ -106,14 +126,21 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 			}
 			for _, f := range otherFields {
 				if o.has(f) && !slices.Contains(fields, f) {
-					d.r.problem(CodeUnknownField, o.keyPos(f), "", "'%s' belongs to %s tools, not %s tools", f, other, kind)
+					d.unknownField(true, o.keyPos(f), "", "'%s' belongs to %s tools, not %s tools", f, other, kind)
 				}
 			}
 		}
 	}
 	t.ReadOnly = o.boolean("read_only")
-	t.InputSchema = o.schema("input_schema")
-	t.OutputSchema = o.schema("output_schema")
+	// Graph skips input checks when a tool's input_schema does not compile,
+	// and compiles an output_schema only to structure a prompt tool's
+	// answer; so only that one must compile for a graph project's file.
+	t.InputSchema = o.uncheckedSchema("input_schema", "graph skips a tool's input checks when its input_schema does not compile, and so does stepwise")
+	if kind == ToolPrompt {
+		t.OutputSchema = o.schema("output_schema")
+	} else {
+		t.OutputSchema = o.uncheckedSchema("output_schema", "graph never compiles an exec or reshape tool's output_schema, so stepwise leaves this one uncompiled")
+	}
 	if n := o.get("output_example"); n != nil {
 		t.OutputExample = d.value(n, "", false)
 	}
@@ -140,7 +167,10 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 	case ToolPrompt:
 		o.require("prompt")
 		t.Prompt = o.stringValue("prompt")
+		t.System = o.str("system")
 		t.Model = o.str("model")
+		t.CallerOutputSchema = o.boolean("caller_output_schema")
+		t.CallerModel = o.boolean("caller_model")
 	case ToolReshape:
 		t.Shape = o.value("shape")
 		t.CallerShape = o.boolean("caller_shape")
@@ -156,6 +186,29 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 		d.inputOnly(v)
 	}
 	return t
+}
+
+// uncheckedSchema decodes a tool file's schema that graph does not need to
+// compile (see toolFile). In a graph project one that does not compile is a
+// note, saying why, and is left uncompiled, so that it checks nothing; in a
+// stepwise project it is a problem, as every schema is.
+func (o *object) uncheckedSchema(name, why string) *Schema {
+	if o.d.dialect != Graph {
+		return o.schema(name)
+	}
+	q := *o
+	q.d = o.d.quiet()
+	s := q.schema(name)
+	for _, p := range q.d.r.Problems {
+		if p.Code == CodeInvalidSchema {
+			p.Message += "; " + why
+			o.d.r.Notes = append(o.d.r.Notes, p)
+		} else {
+			o.d.r.Problems = append(o.d.r.Problems, p)
+		}
+	}
+	o.d.r.Notes = append(o.d.r.Notes, q.d.r.Notes...)
+	return s
 }
 
 // inputOnly reports templates in a tool file that read anything but input.

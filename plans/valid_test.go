@@ -35,7 +35,7 @@ func TestLoadValidCorpus(t *testing.T) {
 	}
 	for name, src := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			p, r := Load(name, src)
+			p, r := Load(name, src, Stepwise)
 			if p == nil {
 				t.Fatal("Load returned no plan")
 			}
@@ -53,11 +53,14 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 	seen := map[string]bool{}
 	mark := func(feature string) { seen[feature] = true }
 	for name, src := range corpus(t) {
-		p, r := Load(name, src)
+		p, r := Load(name, src, Stepwise)
 		if p == nil {
 			continue
 		}
 		mark("finish " + p.FinishMode())
+		if so := p.Solver; so != nil && so.QueryToAnswer == nil && so.Data == nil {
+			mark("solver without query_to_answer or data")
+		}
 		if p.InputSchema != nil {
 			mark("input_schema")
 		}
@@ -146,7 +149,7 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 		})
 	}
 	want := []string{
-		"finish solver", "finish output", "finish silent", "input_schema", "camelCase",
+		"finish solver", "finish output", "finish silent", "solver without query_to_answer or data", "input_schema", "camelCase",
 		"section {{#@first}}", "section {{^@last}}", "section {{@index}}", "section {{^", "typed splice",
 		"step exit", "step decide", "step filter", "step map", "step reduce", "step agent", "step ask",
 		"step plan_and_execute",
@@ -307,7 +310,7 @@ var noteCases = []noteCase{
 func TestLoadNotes(t *testing.T) {
 	for _, tc := range noteCases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, r := Load("plan.yaml", []byte(tc.src))
+			_, r := Load("plan.yaml", []byte(tc.src), Stepwise)
 			if !r.OK() {
 				t.Errorf("problems:%s", formatProblems(r.Problems))
 			}
@@ -346,7 +349,7 @@ var allowedCases = []struct{ name, src string }{
 
 func TestMergeOverride(t *testing.T) {
 	src := head + "  - id: E0\n    tool_name: user__x\n    input: &base {entry: a, level: 1}\n  - id: E1\n    tool_name: user__y\n    input: {<<: *base, entry: b}\n"
-	p, r := Load("plan.yaml", []byte(src))
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
 	if !r.OK() {
 		t.Fatalf("problems:%s", formatProblems(r.Problems))
 	}
@@ -360,7 +363,7 @@ func TestMergeOverride(t *testing.T) {
 func TestLoadAllowed(t *testing.T) {
 	for _, tc := range allowedCases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, r := Load("plan.yaml", []byte(tc.src))
+			p, r := Load("plan.yaml", []byte(tc.src), Stepwise)
 			if p == nil || !r.OK() {
 				t.Errorf("problems:%s", formatProblems(r.Problems))
 			}
@@ -587,7 +590,7 @@ var resolveCases = []resolveCase{
 func TestResolve(t *testing.T) {
 	for _, tc := range resolveCases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, lr := Load("plan.yaml", []byte(tc.src))
+			p, lr := Load("plan.yaml", []byte(tc.src), Stepwise)
 			if p == nil || !lr.OK() {
 				t.Fatalf("the plan must load cleanly:%s", formatProblems(lr.Problems))
 			}

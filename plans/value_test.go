@@ -6,7 +6,7 @@ import "testing"
 // placed one by one, only its tags: offsets in, after and just before a tag.
 func TestPosAtPlacedTags(t *testing.T) {
 	src := head + "  - id: E0\n    tool_name: user__x\n    input:\n      q: >\n        one {{a}}\n        two {{b}} end\n"
-	p, _ := Load("plan.yaml", []byte(src))
+	p, _ := Load("plan.yaml", []byte(src), Stepwise)
 	v := p.Steps[0].Input.Get("q") // "one {{a}} two {{b}} end\n"
 	at := func(line, col int) Pos { return Pos{File: "plan.yaml", Line: line, Col: col} }
 	tests := []struct {

@@ -36,7 +36,7 @@ func loadDocument(tb testing.TB, file string) Document {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, plans.Stepwise)
 	return Document{File: file, Plan: p, Report: r}
 }
 

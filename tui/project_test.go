@@ -277,7 +277,7 @@ func newTestProject(t testing.TB) *testProject {
 			return Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeYAMLSyntax, Message: err.Error()}}}}
 		}
 		file, _ := filepath.Rel(dir, path)
-		pl, r := plans.Load(file, src)
+		pl, r := plans.Load(file, src, plans.Stepwise)
 		if pl != nil {
 			r.Merge(plans.Resolve(pl, cat))
 			r.Sort()

@@ -461,7 +461,7 @@ properties:
   confirm: { type: boolean, description: Really? }
   count: { type: integer }
 `
-	p, r := plans.Load("ask.yaml", []byte("identifier: a\nname: a\ndescription: a\nsteps:\n  - id: E0\n    tool_name: ask\n    input:\n      prompt: Which?\n      output_schema:\n"+indent(schema, "        ")))
+	p, r := plans.Load("ask.yaml", []byte("identifier: a\nname: a\ndescription: a\nsteps:\n  - id: E0\n    tool_name: ask\n    input:\n      prompt: Which?\n      output_schema:\n"+indent(schema, "        ")), plans.Stepwise)
 	if !r.OK() {
 		t.Fatal(r.Problems)
 	}

@@ -141,7 +141,7 @@ func validatePlan(proj *project, file string) (*validation, error) {
 	}
 	real := file
 	file = proj.displayPath(file)
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, proj.catalog.Dialect)
 	if p != nil {
 		resolved := plans.Resolve(p, proj.catalog)
 		for i := range resolved.Problems {
@@ -155,8 +155,9 @@ func validatePlan(proj *project, file string) (*validation, error) {
 }
 
 // catalogNotes are what the catalog knows about a plan beyond its tools:
-// that another file defines the same identifier first, and that its plan__
-// calls lead back to it. file is the plan's path as the file system knows
+// that another file defines the same identifier first, that its plan__
+// calls lead back to it, and the notes of the user tools' files it calls
+// (placed in those files). file is the plan's path as the file system knows
 // it, not as it is shown: the workbench shows paths relative to the
 // project, which need not be the working directory.
 func catalogNotes(proj *project, p *plans.Plan, file string) []plans.Problem {
@@ -176,6 +177,18 @@ func catalogNotes(proj *project, p *plans.Plan, file string) []plans.Problem {
 		})
 		notes = append(notes, n)
 	}
+	seen := map[string]bool{}
+	plans.WalkSteps(p, func(s *plans.Step) {
+		name := s.ToolName.Value
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		for _, n := range proj.catalog.ToolNotes(name) {
+			n.Pos.File = proj.displayPath(n.Pos.File)
+			notes = append(notes, n)
+		}
+	})
 	return notes
 }
 

@@ -125,7 +125,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		return w, fmt.Errorf("no plans found in %s (plan paths: %v); stepwise demo DIR writes a project to start from", dir, proj.cfg.Plans.Paths)
 	}
 
-	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Settings.DataDir)
+	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Workbench.LogPath)
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the workbench log cannot be written:", err)
 	} else {
@@ -175,14 +175,12 @@ func documentError(path string, err error) tui.Document {
 	}}}
 }
 
-// openWorkbenchLog opens the workbench's log: $STEPWISE_WORKBENCH_LOG, else
-// workbench.log beside the run store. The workbench owns the terminal, so
-// its diagnostics go there, appended across sessions.
-func openWorkbenchLog(dataDir string) (*slog.Logger, string, func() error, error) {
-	path := os.Getenv("STEPWISE_WORKBENCH_LOG")
-	if path == "" {
-		path = filepath.Join(filepath.Dir(store.DefaultPath(dataDir)), "workbench.log")
-	}
+// openWorkbenchLog opens the workbench's log at path, the configuration's
+// [workbench] log_path (which STEPWISE_WORKBENCH_LOG or GRAPH_WORKBENCH_LOG
+// overrides, and which defaults to workbench.log beside the run store). The
+// workbench owns the terminal, so its diagnostics go there, appended across
+// sessions.
+func openWorkbenchLog(path string) (*slog.Logger, string, func() error, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, "", nil, err
 	}

@@ -2,7 +2,8 @@
 // project a command runs in.
 //
 // A configuration is built from, in order, the global file
-// ($XDG_CONFIG_HOME/stepwise/config.toml), the project file
+// ($XDG_CONFIG_HOME/stepwise/config.toml, or graph's when only graph's
+// directory exists), the project file
 // (.stepwise/config.toml, or .graph/config.toml in a project of the tool
 // stepwise can open unchanged), a few environment variables and the flags the
 // caller passes as Overrides. Later layers win and tables merge key by key;

@@ -30,7 +30,7 @@ func newSandbox(t *testing.T) *sandbox {
 	t.Setenv("HOME", s.home)
 	t.Setenv("XDG_CONFIG_HOME", s.configHome)
 	t.Setenv("XDG_DATA_HOME", s.dataHome)
-	for _, k := range []string{EnvStorage, EnvLog, EnvWorkbenchLog, EnvAnthropicBaseURL} {
+	for _, k := range []string{EnvStorage, EnvLog, EnvWorkbenchLog, EnvGraphStorage, EnvGraphLog, EnvGraphWorkbenchLog, EnvAnthropicBaseURL} {
 		unsetenv(t, k)
 	}
 	return s

@@ -52,6 +52,15 @@ const (
 	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL"
 )
 
+// Graph's names for the same settings, read when stepwise's own variable is
+// unset, so that an environment set up for graph (a CI job with
+// GRAPH_STORAGE=memory, say) means the same to stepwise.
+const (
+	EnvGraphStorage      = "GRAPH_STORAGE"       // file (stepwise's sqlite store) or memory
+	EnvGraphLog          = "GRAPH_LOG"           // as STEPWISE_LOG
+	EnvGraphWorkbenchLog = "GRAPH_WORKBENCH_LOG" // as STEPWISE_WORKBENCH_LOG
+)
+
 // source names what set a value that did not come from a file.
 const sourceFlags = "command line"
 
@@ -59,10 +68,12 @@ const sourceFlags = "command line"
 // first to last, with later ones winning:
 //
 //  1. $XDG_CONFIG_HOME/stepwise/config.toml (XDG_CONFIG_HOME defaults to
-//     ~/.config);
+//     ~/.config), or graph's $XDG_CONFIG_HOME/graph/config.toml when there
+//     is no $XDG_CONFIG_HOME/stepwise directory and there is a graph one;
 //  2. the config.toml of the nearest project (see FindProject);
 //  3. the environment: STEPWISE_STORAGE, STEPWISE_LOG, STEPWISE_WORKBENCH_LOG,
-//     and ANTHROPIC_BASE_URL for anthropic providers without a base_url;
+//     each replaced by graph's GRAPH_* name when unset, and
+//     ANTHROPIC_BASE_URL for anthropic providers without a base_url;
 //  4. opts.Overrides.
 //
 // A missing file is no error. Tables merge key by key (a project's
@@ -136,8 +147,9 @@ func Load(opts Options) (*Config, []Diagnostic, error) {
 }
 
 // GlobalConfigFile returns the path of the global configuration file,
-// $XDG_CONFIG_HOME/stepwise/config.toml, or "" when neither XDG_CONFIG_HOME
-// nor the home directory is known. lookupEnv nil means os.LookupEnv.
+// $XDG_CONFIG_HOME/stepwise/config.toml (or graph's, see Load), or "" when
+// neither XDG_CONFIG_HOME nor the home directory is known. lookupEnv nil
+// means os.LookupEnv.
 func GlobalConfigFile(lookupEnv func(string) (string, bool)) string {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
@@ -161,7 +173,7 @@ type builder struct {
 	env       func(string) (string, bool)
 	dir       string // the working directory
 	home      string
-	globalDir string // $XDG_CONFIG_HOME/stepwise
+	globalDir string // $XDG_CONFIG_HOME/stepwise, or $XDG_CONFIG_HOME/graph (see globalDir)
 	dataHome  string // $XDG_DATA_HOME
 	project   *Project
 
@@ -176,10 +188,31 @@ func newBuilder(env func(string) (string, bool), dir string) *builder {
 	home := homeDir(env)
 	b := &builder{env: env, dir: dir, home: home}
 	if d := xdgDir(env, "XDG_CONFIG_HOME", home, ".config"); d != "" {
-		b.globalDir = filepath.Join(d, "stepwise")
+		b.globalDir = globalDir(d)
 	}
 	b.dataHome = xdgDir(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share"))
 	return b
+}
+
+// globalDir picks the global layer's directory under the XDG config
+// directory: stepwise's own when it exists, else graph's when that exists
+// (it has the same layout: config.toml, plans/, tools/), so that a machine
+// set up for graph needs nothing more; stepwise's when neither does, since
+// that is where one would be made.
+func globalDir(xdgConfig string) string {
+	own := filepath.Join(xdgConfig, "stepwise")
+	if isDir(own) {
+		return own
+	}
+	if graph := filepath.Join(xdgConfig, "graph"); isDir(graph) {
+		return graph
+	}
+	return own
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // homeDir returns $HOME, falling back to what the operating system says.
@@ -502,23 +535,29 @@ func (b *builder) absPath(p, base string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// applyEnv applies the STEPWISE_* environment variables.
+// applyEnv applies the STEPWISE_* environment variables, each replaced by
+// graph's name for it when unset.
 func (b *builder) applyEnv() {
-	if v, ok := b.env(EnvStorage); ok && v != "" {
-		switch Backend(v) {
-		case BackendSQLite, BackendMemory:
-			b.cfg.Storage.Backend = Backend(v)
-			b.setOrigin("storage.backend", "$"+EnvStorage)
-		default:
-			b.errs = append(b.errs, Diagnostic{Key: EnvStorage,
-				Message: fmt.Sprintf("invalid storage backend %q (valid: %s, %s)", v, BackendSQLite, BackendMemory)})
+	if name, v, ok := b.envEither(EnvStorage, EnvGraphStorage); ok && v != "" {
+		// Graph's persistent store is "file"; stepwise's is sqlite.
+		names := map[string]Backend{string(BackendSQLite): BackendSQLite, string(BackendMemory): BackendMemory}
+		valid := BackendSQLite + ", " + BackendMemory
+		if name == EnvGraphStorage {
+			names = map[string]Backend{"file": BackendSQLite, string(BackendMemory): BackendMemory}
+			valid = "file, " + BackendMemory
+		}
+		if backend, ok := names[v]; ok {
+			b.cfg.Storage.Backend = backend
+			b.setOrigin("storage.backend", "$"+name)
+		} else {
+			b.errs = append(b.errs, Diagnostic{Key: name, Message: fmt.Sprintf("invalid storage backend %q (valid: %s)", v, valid)})
 		}
 	}
-	if v, ok := b.env(EnvLog); ok {
+	if _, v, ok := b.envEither(EnvLog, EnvGraphLog); ok {
 		b.cfg.Log = v
 	}
-	if v, ok := b.env(EnvWorkbenchLog); ok && v != "" {
-		b.setPath("workbench.log_path", "$"+EnvWorkbenchLog, v, &b.cfg.Workbench.LogPath)
+	if name, v, ok := b.envEither(EnvWorkbenchLog, EnvGraphWorkbenchLog); ok && v != "" {
+		b.setPath("workbench.log_path", "$"+name, v, &b.cfg.Workbench.LogPath)
 	}
 	if v, ok := b.env(EnvAnthropicBaseURL); ok && v != "" {
 		for _, name := range sortedKeys(b.cfg.Providers) {
@@ -531,6 +570,16 @@ func (b *builder) applyEnv() {
 			b.setOrigin(joinKey(joinKey("providers", name), "base_url"), "$"+EnvAnthropicBaseURL)
 		}
 	}
+}
+
+// envEither reads stepwise's variable own, or graph's variable graph when
+// own is unset, and says which one it read.
+func (b *builder) envEither(own, graph string) (name, value string, ok bool) {
+	if v, ok := b.env(own); ok {
+		return own, v, true
+	}
+	v, ok := b.env(graph)
+	return graph, v, ok
 }
 
 // setPath sets a path value from a source other than a file, resolving it

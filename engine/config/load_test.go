@@ -381,6 +381,54 @@ func TestEnvironmentAndOverrides(t *testing.T) {
 			},
 		},
 		{
+			name:    "GRAPH_STORAGE=memory where STEPWISE_STORAGE is unset",
+			project: "[storage]\nbackend = \"sqlite\"\n",
+			env:     map[string]string{EnvGraphStorage: "memory"},
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				if cfg.Storage.Backend != BackendMemory {
+					t.Errorf("backend = %s, want memory", cfg.Storage.Backend)
+				}
+			},
+		},
+		{
+			name:    "GRAPH_STORAGE=file is the sqlite store",
+			project: "[storage]\nbackend = \"memory\"\n",
+			env:     map[string]string{EnvGraphStorage: "file"},
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				if cfg.Storage.Backend != BackendSQLite {
+					t.Errorf("backend = %s, want sqlite", cfg.Storage.Backend)
+				}
+			},
+		},
+		{
+			name: "STEPWISE_* beat GRAPH_*",
+			env: map[string]string{EnvStorage: "sqlite", EnvGraphStorage: "memory", EnvLog: "info", EnvGraphLog: "debug",
+				EnvWorkbenchLog: "/stepwise.log", EnvGraphWorkbenchLog: "/graph.log"},
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				if cfg.Storage.Backend != BackendSQLite || cfg.Log != "info" || cfg.Workbench.LogPath != "/stepwise.log" {
+					t.Errorf("storage %s, log %q, log_path %s: want stepwise's", cfg.Storage.Backend, cfg.Log, cfg.Workbench.LogPath)
+				}
+			},
+		},
+		{
+			name:    "GRAPH_LOG and GRAPH_WORKBENCH_LOG where stepwise's are unset",
+			project: "[workbench]\nlog_path = \"/var/log/wb.log\"\n",
+			env:     map[string]string{EnvGraphWorkbenchLog: "graph.log", EnvGraphLog: "graph_core=debug"},
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				if want := filepath.Join(s.work, "graph.log"); cfg.Workbench.LogPath != want {
+					t.Errorf("log_path = %s, want %s", cfg.Workbench.LogPath, want)
+				}
+				if cfg.Log != "graph_core=debug" {
+					t.Errorf("log = %q, want graph_core=debug", cfg.Log)
+				}
+			},
+		},
+		{
+			name: "an invalid GRAPH_STORAGE fails the load with graph's values",
+			env:  map[string]string{EnvGraphStorage: "sqlite"},
+			errs: []string{`GRAPH_STORAGE: invalid storage backend "sqlite" (valid: file, memory)`},
+		},
+		{
 			name: "flags beat the environment",
 			env:  map[string]string{EnvStorage: "memory", EnvWorkbenchLog: "/env.log", EnvLog: "info"},
 			ov: Overrides{

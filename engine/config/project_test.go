@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -122,5 +123,52 @@ paths = ["./.graph/plans"]
 	want := filepath.Join(s.work, ".graph", "config.toml") + `:7:11: storage.backend: stepwise stores runs in sqlite; "file" is read as "sqlite"`
 	if got := diagStrings(warnings); len(got) != 1 || got[0] != want {
 		t.Errorf("warnings = %q, want %q", got, want)
+	}
+}
+
+// TestGraphGlobalLayer checks which global directory a load uses: stepwise's
+// own when it exists, graph's (with its plans and tools) when only that one
+// does.
+func TestGraphGlobalLayer(t *testing.T) {
+	tests := []struct {
+		name     string
+		stepwise string // the global stepwise config.toml; "-" for no directory at all, "" for an empty one
+		graph    string // graph's, likewise
+		wantDir  string // "stepwise" or "graph"
+		wantIter int
+	}{
+		{name: "graph's alone is used", stepwise: "-", graph: "[settings]\nmax_agent_iterations = 7\n", wantDir: "graph", wantIter: 7},
+		{name: "stepwise's wins when both exist", stepwise: "[settings]\nmax_agent_iterations = 5\n", graph: "[settings]\nmax_agent_iterations = 7\n", wantDir: "stepwise", wantIter: 5},
+		{name: "an empty stepwise directory still wins", stepwise: "", graph: "[settings]\nmax_agent_iterations = 7\n", wantDir: "stepwise", wantIter: 15},
+		{name: "neither: stepwise's is where one would go", stepwise: "-", graph: "-", wantDir: "stepwise", wantIter: 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSandbox(t)
+			for dir, text := range map[string]string{"stepwise": tt.stepwise, "graph": tt.graph} {
+				switch text {
+				case "-":
+				case "":
+					mkdir(t, filepath.Join(s.configHome, dir))
+				default:
+					writeFile(t, filepath.Join(s.configHome, dir, "config.toml"), text)
+				}
+			}
+			s.writeProject(t, "")
+			cfg, _ := s.mustLoad(t, Options{})
+			dir := filepath.Join(s.configHome, tt.wantDir)
+			if cfg.Settings.MaxAgentIterations != tt.wantIter {
+				t.Errorf("max_agent_iterations = %d, want %d", cfg.Settings.MaxAgentIterations, tt.wantIter)
+			}
+			if want := []string{filepath.Join(s.work, ".stepwise", "plans"), filepath.Join(dir, "plans")}; !slices.Equal(cfg.Plans.Paths, want) {
+				t.Errorf("plans.paths = %v, want %v", cfg.Plans.Paths, want)
+			}
+			if want := []string{filepath.Join(s.work, ".stepwise", "tools"), filepath.Join(dir, "tools")}; !slices.Equal(cfg.Tools.Paths, want) {
+				t.Errorf("tools.paths = %v, want %v", cfg.Tools.Paths, want)
+			}
+			if got, want := GlobalConfigFile(nil), filepath.Join(dir, "config.toml"); got != want {
+				t.Errorf("GlobalConfigFile = %s, want %s", got, want)
+			}
+		})
 	}
 }

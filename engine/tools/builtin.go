@@ -23,7 +23,9 @@ func builtinTools() []plans.ToolInfo {
 					"output_schema": map[string]any{"type": "object", "description": "an object JSON Schema for the result; omit for {\"text\": ...}"},
 					"model":         map[string]any{"type": "string", "description": "a named model or role to run on; omit for the chat role"},
 				},
-				"additionalProperties": false,
+				// Open, as graph's is: a call may carry more inputs (data
+				// the instruction interpolates, say). Only the rendered
+				// instruction reaches the model, in graph as here.
 			},
 		},
 		{

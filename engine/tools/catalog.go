@@ -31,8 +31,13 @@ type Catalog struct {
 
 	userTools map[string]*plans.ToolFile // by catalog name
 	packTools map[string]*packTool       // the enabled packs' tools, by catalog name
+	toolNotes map[string][]plans.Problem // the notes of a loaded tool file, by catalog name
 	planTools map[string]*PlanEntry      // by identifier
 	planFiles []string                   // every plan file found, in load order
+
+	// Dialect is how the project's plan and tool files are read: as graph
+	// reads them in a .graph project, strictly otherwise.
+	Dialect plans.Dialect
 
 	// Skipped lists the files that could not join the catalog, with why;
 	// one broken file never takes the rest down.
@@ -51,6 +56,7 @@ type PlanEntry struct {
 type Skipped struct {
 	File       string
 	Identifier string // the plan's identifier when the file got that far
+	Tool       string // a tool file's catalog name (user__<name>) when the file got that far
 	Reason     string // one line: the first problem, or the duplicate it lost to
 }
 
@@ -58,7 +64,10 @@ type Skipped struct {
 // load in sorted order per directory, directories in the order configured;
 // the first definition of a name wins and later ones are skipped.
 func Load(cfg *config.Config) *Catalog {
-	c := &Catalog{byName: map[string]int{}, userTools: map[string]*plans.ToolFile{}, planTools: map[string]*PlanEntry{}}
+	c := &Catalog{byName: map[string]int{}, userTools: map[string]*plans.ToolFile{}, toolNotes: map[string][]plans.Problem{}, planTools: map[string]*PlanEntry{}}
+	if cfg.Project != nil && cfg.Project.Kind == config.KindGraph {
+		c.Dialect = plans.Graph
+	}
 	c.servers = cfg.MCPServerNames()
 	if names := cfg.ModelNames(); len(names) > 0 {
 		c.models = names
@@ -88,13 +97,20 @@ func Load(cfg *config.Config) *Catalog {
 	for _, e := range c.planTools {
 		tools = append(tools, planToolInfo(e))
 	}
-	// A plan whose file has problems still has a name: listing it as
-	// unusable lets a caller's plan__ step say why it cannot run, instead of
-	// calling the plan unknown.
+	// A plan or tool whose file has problems still has a name: listing it
+	// as unusable lets a step calling it say why it cannot run, instead of
+	// calling it unknown.
+	listed := func(name string) bool {
+		return slices.ContainsFunc(tools, func(t plans.ToolInfo) bool { return t.Name == name })
+	}
 	for _, sk := range c.Skipped {
-		if _, loaded := c.planTools[sk.Identifier]; sk.Identifier != "" && !loaded && !slices.ContainsFunc(tools, func(t plans.ToolInfo) bool { return t.Name == "plan__"+sk.Identifier }) {
+		if _, loaded := c.planTools[sk.Identifier]; sk.Identifier != "" && !loaded && !listed("plan__"+sk.Identifier) {
 			tools = append(tools, plans.ToolInfo{Name: "plan__" + sk.Identifier, Source: "plan", File: sk.File,
 				Unusable: fmt.Sprintf("plan '%s' has problems (first: %s); stepwise validate %s lists them all", sk.Identifier, sk.Reason, sk.Identifier)})
+		}
+		if _, loaded := c.userTools[sk.Tool]; sk.Tool != "" && !loaded && !listed(sk.Tool) {
+			tools = append(tools, plans.ToolInfo{Name: sk.Tool, Source: "user", File: sk.File,
+				Unusable: fmt.Sprintf("its tool file has problems (first: %s)", sk.Reason)})
 		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
@@ -148,9 +164,13 @@ func (c *Catalog) loadUserTool(file string) (*plans.ToolFile, bool) {
 		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: err.Error()})
 		return nil, false
 	}
-	t, r := plans.LoadToolFile(file, src)
+	t, r := plans.LoadToolFile(file, src, c.Dialect)
 	if !r.OK() || t == nil {
-		c.Skipped = append(c.Skipped, Skipped{File: file, Reason: firstProblem(r)})
+		sk := Skipped{File: file, Reason: firstProblem(r)}
+		if t != nil && t.Name.Set && plans.ValidIdentifier(t.Name.Value) {
+			sk.Tool = t.ToolName()
+		}
+		c.Skipped = append(c.Skipped, sk)
 		return nil, false
 	}
 	if prev, dup := c.userTools[t.ToolName()]; dup {
@@ -158,6 +178,9 @@ func (c *Catalog) loadUserTool(file string) (*plans.ToolFile, bool) {
 		return nil, false
 	}
 	c.userTools[t.ToolName()] = t
+	if len(r.Notes) > 0 {
+		c.toolNotes[t.ToolName()] = r.Notes
+	}
 	return t, true
 }
 
@@ -168,7 +191,7 @@ func (c *Catalog) loadPlan(file string) {
 		return
 	}
 	c.planFiles = append(c.planFiles, file)
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, c.Dialect)
 	if p == nil || !r.OK() || !p.Identifier.Set {
 		sk := Skipped{File: file, Reason: firstProblem(r)}
 		if p != nil {
@@ -327,6 +350,10 @@ func (c *Catalog) UserTool(name string) (*plans.ToolFile, bool) {
 	t, ok := c.userTools[name]
 	return t, ok
 }
+
+// ToolNotes returns the notes of a user tool's file (in a graph project,
+// the fields graph ignores), so that a plan calling the tool can show them.
+func (c *Catalog) ToolNotes(name string) []plans.Problem { return c.toolNotes[name] }
 
 // Listing is the step vocabulary for `stepwise tools list` that is known
 // without connecting: control steps first, then every listed tool by name.

@@ -105,12 +105,19 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 		return nil, fail
 	}
 
-	if t.Output.Value != "json" {
-		return map[string]any{"text": stdout.String()}, nil
+	if t.OutputFormat() == "text" {
+		// Trimmed, as graph trims it: a command's closing newline is not
+		// part of its answer (git rev-parse, wc), and a gate comparing the
+		// text would otherwise never match.
+		return map[string]any{"text": strings.TrimSpace(stdout.String())}, nil
 	}
 	out, err := parseJSON(stdout.Bytes())
 	if err != nil {
-		fail.Message = fmt.Sprintf("'%s' printed output that is not JSON (the tool says output: json): %v; stdout starts %s", command, err, quoteStart(stdout.String(), 80))
+		says := "the tool says output: json"
+		if !t.Output.Set {
+			says = "an exec tool's output is json unless its file says output: text"
+		}
+		fail.Message = fmt.Sprintf("'%s' printed output that is not JSON (%s): %v; stdout starts %s", command, says, err, quoteStart(stdout.String(), 80))
 		return nil, fail
 	}
 	return out, nil

@@ -83,6 +83,7 @@ description: Print the arguments, templated.
 kind: exec
 command: printf
 args: ["%s|%s|%s|%s", "{{input.word}}", "{{input.n}}", "{{input.list}}", "n={{input.n}}"]
+output: text
 input_schema:
   type: object
   required: [word, n]
@@ -95,6 +96,7 @@ description: Print an environment variable the tool sets.
 kind: exec
 command: sh
 args: ["-c", 'printf "%s" "$GREETING"']
+output: text
 env:
   GREETING: "${SW_TEST_NAME} says {{input.word}}"
   COUNT: 3
@@ -111,6 +113,7 @@ description: Print the working directory.
 kind: exec
 command: sh
 args: ["-c", "pwd -P"]
+output: text
 `,
 	".stepwise/tools/where_sub.yaml": `name: where_sub
 description: Print the working directory, a templated one.
@@ -118,6 +121,7 @@ kind: exec
 command: sh
 args: ["-c", "pwd -P"]
 cwd: "{{input.dir}}"
+output: text
 `,
 	".stepwise/tools/json.yaml": `name: json
 description: Print JSON.
@@ -125,6 +129,12 @@ kind: exec
 command: printf
 args: ["%s", "{{input.text}}"]
 output: json
+`,
+	".stepwise/tools/default_json.yaml": `name: default_json
+description: Print JSON, or not, with no output field (json by default, as in graph).
+kind: exec
+command: printf
+args: ["%s", "{{input.text}}"]
 `,
 	".stepwise/tools/fail.yaml": `name: fail
 description: Fail like git outside a repository.
@@ -161,6 +171,7 @@ description: Leave a background process holding stdout.
 kind: exec
 command: sh
 args: ["-c", "sleep 3 & echo done"]
+output: text
 `,
 	".stepwise/tools/missing.yaml": `name: missing
 description: A command that is not there.
@@ -217,15 +228,19 @@ func TestExecTools(t *testing.T) {
 			map[string]any{"text": "x|2.50|true|n=2.50"}},
 		{"env expands ${VAR} as written, never in the input", "user__env", map[string]any{"word": "${SW_TEST_NAME}"},
 			map[string]any{"text": "Ada says ${SW_TEST_NAME}"}},
-		{"no cwd runs in the project root", "user__where", nil, map[string]any{"text": realRoot + "\n"}},
+		{"no cwd runs in the project root", "user__where", nil, map[string]any{"text": realRoot}},
 		{"a relative cwd is under the project root", "user__where_sub", map[string]any{"dir": "sub"},
-			map[string]any{"text": filepath.Join(realRoot, "sub") + "\n"}},
+			map[string]any{"text": filepath.Join(realRoot, "sub")}},
 		{"an absolute cwd", "user__where_sub", map[string]any{"dir": realRoot},
-			map[string]any{"text": realRoot + "\n"}},
+			map[string]any{"text": realRoot}},
 		{"json output", "user__json", map[string]any{"text": ` {"a": 1, "b": [true, null], "big": 12345678901234567890} `},
 			jsonValue(t, `{"a": 1, "b": [true, null], "big": 12345678901234567890}`)},
 		{"json output may be any value", "user__json", map[string]any{"text": `[1, "two"]`}, jsonValue(t, `[1, "two"]`)},
-		{"a background child holding stdout does not hold the call", "user__background", nil, map[string]any{"text": "done\n"}},
+		{"text is trimmed, as graph trims it", "user__args", map[string]any{"word": "\n  padded", "n": 1, "list": "x"},
+			map[string]any{"text": "padded|1|x|n=1"}},
+		{"output is json when the file does not say", "user__default_json", map[string]any{"text": `{"files": ["a.go"]}`},
+			jsonValue(t, `{"files": ["a.go"]}`)},
+		{"a background child holding stdout does not hold the call", "user__background", nil, map[string]any{"text": "done"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +275,8 @@ func TestExecToolErrors(t *testing.T) {
 			`'printf' printed output that is not JSON (the tool says output: json): more after the first JSON value; stdout starts "{\"a\":1} {\"b\":2}"`, 0},
 		{"empty json output", "user__json", map[string]any{"text": ""},
 			`'printf' printed output that is not JSON (the tool says output: json): it is empty; stdout starts ""`, 0},
+		{"text from a tool without output", "user__default_json", map[string]any{"text": "hello"},
+			`'printf' printed output that is not JSON (an exec tool's output is json unless its file says output: text): invalid character 'h' looking for beginning of value; stdout starts "hello"`, 0},
 		{"an unset variable in env", "user__unset", nil, "env.TOKEN: environment variable SW_TEST_UNSET_VARIABLE is not set", 0},
 		{"a missing command", "user__missing", nil,
 			`cannot run 'stepwise-test-no-such-command': exec: "stepwise-test-no-such-command": executable file not found in $PATH`, -1},

@@ -200,7 +200,7 @@ func TestPlansValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, r := plans.Load(file, src)
+			p, r := plans.Load(file, src, plans.Stepwise)
 			for _, prob := range r.Problems {
 				t.Errorf("load: %s", prob)
 			}
@@ -229,7 +229,7 @@ func TestPlansValidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, r := plans.LoadToolFile(file, src); !r.OK() || len(r.Notes) > 0 {
+		if _, r := plans.LoadToolFile(file, src, plans.Stepwise); !r.OK() || len(r.Notes) > 0 {
 			t.Errorf("%s: %v %v", file, r.Problems, r.Notes)
 		}
 	}

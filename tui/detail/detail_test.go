@@ -19,7 +19,7 @@ func load(t *testing.T, file string) common.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, r := plans.Load(file, src)
+	p, r := plans.Load(file, src, plans.Stepwise)
 	return common.Document{File: file, Plan: p, Report: r}
 }
 

@@ -25,7 +25,7 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { t: "{{input.topic}}" } }
 output: { t: "{{E1}}" }
-`))
+`), plans.Stepwise)
 	if p == nil || !r.OK() {
 		t.Fatalf("%v", r.Problems)
 	}

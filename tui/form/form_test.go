@@ -68,7 +68,7 @@ func planSchema(t *testing.T, schemaYAML string) *plans.Schema {
 	t.Helper()
 	src := "identifier: form_test\nname: Form test\ndescription: Inputs of every kind.\ninput_schema:\n" + schemaYAML +
 		"steps:\n  - id: E1\n    tool_name: builtin__reshape\n    input: {shape: {}}\n"
-	p, r := plans.Load("form_test.yaml", []byte(src))
+	p, r := plans.Load("form_test.yaml", []byte(src), plans.Stepwise)
 	if !r.OK() {
 		t.Fatalf("the test plan has problems: %v", r.Problems)
 	}

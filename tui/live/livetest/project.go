@@ -116,7 +116,7 @@ func Plan(t testing.TB, dir, name string) *plans.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, report := plans.Load(path, src)
+	plan, report := plans.Load(path, src, plans.Stepwise)
 	if !report.OK() {
 		t.Fatalf("plan does not load: %v", report.Problems)
 	}
