@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -84,6 +85,17 @@ func (c *packCall) github(ctx context.Context) (*githubRepo, error) {
 	}
 	rest, graphql := githubAPIRoots()
 	return &githubRepo{call: c, rest: rest, graphqlURL: graphql, token: token, owner: owner, name: name, client: http.DefaultClient}, nil
+}
+
+// pullRequest reads the call's pr input and opens the repository it is in:
+// the first thing every tool about a pull request does.
+func (c *packCall) pullRequest(ctx context.Context) (int64, *githubRepo, error) {
+	n, err := c.number("pr")
+	if err != nil {
+		return 0, nil, err
+	}
+	g, err := c.github(ctx)
+	return n, g, err
 }
 
 // githubRepository finds OWNER and REPO: from GH_REPO, GITHUB_REPOSITORY,
@@ -492,11 +504,7 @@ func ghTools() []packTool {
 }
 
 func ghPRMeta(ctx context.Context, c *packCall) (any, error) {
-	n, err := c.number("pr")
-	if err != nil {
-		return nil, err
-	}
-	g, err := c.github(ctx)
+	n, g, err := c.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -524,11 +532,7 @@ func deref(s *string) string {
 func hiddenTag(marker string) string { return "<!-- " + marker + " -->" }
 
 func ghPRComment(ctx context.Context, c *packCall) (any, error) {
-	n, err := c.number("pr")
-	if err != nil {
-		return nil, err
-	}
-	g, err := c.github(ctx)
+	n, g, err := c.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -614,7 +618,7 @@ func (g *githubRepo) deleteMarked(ctx context.Context, pr int64, tag string) {
 // returns the entry with the comment's url added, or unchanged when it has
 // no line or GitHub refuses it (one bad anchor must not sink the rest).
 func (g *githubRepo) postInline(ctx context.Context, pr int64, sha string, entry map[string]any, body string) map[string]any {
-	out := copyMap(entry)
+	out := maps.Clone(entry)
 	if entry["line"] == nil {
 		return out
 	}
@@ -630,20 +634,8 @@ func (g *githubRepo) postInline(ctx context.Context, pr int64, sha string, entry
 	return out
 }
 
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func ghPRInlineComments(ctx context.Context, c *packCall) (any, error) {
-	n, err := c.number("pr")
-	if err != nil {
-		return nil, err
-	}
-	g, err := c.github(ctx)
+	n, g, err := c.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -749,11 +741,7 @@ func orNull(a, b any) any {
 }
 
 func ghPRReviewThreads(ctx context.Context, c *packCall) (any, error) {
-	n, err := c.number("pr")
-	if err != nil {
-		return nil, err
-	}
-	g, err := c.github(ctx)
+	n, g, err := c.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -804,7 +792,7 @@ func ghPRReviewThreads(ctx context.Context, c *packCall) (any, error) {
 			}
 			replies = append(replies, map[string]any{"author": author, "body": r.Body})
 		}
-		f := copyMap(payload)
+		f := maps.Clone(payload)
 		f["thread_id"] = t.ID
 		f["state"] = state
 		f["path"] = t.Path
@@ -827,11 +815,7 @@ const (
 )
 
 func ghPRThreadSync(ctx context.Context, c *packCall) (any, error) {
-	n, err := c.number("pr")
-	if err != nil {
-		return nil, err
-	}
-	g, err := c.github(ctx)
+	n, g, err := c.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -865,7 +849,7 @@ func ghPRThreadSync(ctx context.Context, c *packCall) (any, error) {
 			applied = g.graphql(ctx, resolveMutation, map[string]any{"tid": tid}, &ignored) == nil
 		}
 		transitioned := transition != "none" && applied
-		out := copyMap(t)
+		out := maps.Clone(t)
 		out["applied"], out["transitioned"] = applied, transitioned
 		threads = append(threads, out)
 		if transitioned {
