@@ -39,6 +39,13 @@ type Catalog interface {
 	Models() []string
 }
 
+// ToolHinter is a Catalog that can say more of a name it does not list: a
+// tool of a pack that is not enabled, say. The hint follows the name in the
+// problem, so it reads "belongs to ...".
+type ToolHinter interface {
+	UnlistedToolHint(name string) string
+}
+
 // Namespaces whose tools the catalog lists exactly; any other namespace is
 // an MCP server.
 var listedNamespaces = []string{"builtin", "user", "plan"}
@@ -162,6 +169,11 @@ func (res *resolver) tool(name string, pos Pos, path string) {
 }
 
 func (res *resolver) toolHint(name, ns string) string {
+	if h, ok := res.cat.(ToolHinter); ok {
+		if hint := h.UnlistedToolHint(name); hint != "" {
+			return ": it " + hint
+		}
+	}
 	var same []string
 	for n := range res.tools {
 		if strings.HasPrefix(n, ns+"__") {

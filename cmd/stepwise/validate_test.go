@@ -180,3 +180,34 @@ func TestWorkbenchReloadOfAGoneFile(t *testing.T) {
 		t.Errorf("a gone file loads as %+v", d)
 	}
 }
+
+// TestValidatePackNotEnabled checks that a plan calling a tool of a pack
+// the configuration does not enable says which pack to enable, and
+// validates once it is.
+func TestValidatePackNotEnabled(t *testing.T) {
+	plan := "identifier: log\nname: Log\ndescription: The last commits.\nsteps:\n  - id: E1\n    tool_name: builtin__git_log\n    input: { base: HEAD~1 }\n"
+	tests := []struct {
+		name   string
+		config string
+		code   int
+		want   string
+	}{
+		{"not enabled", "", 1, `.stepwise/plans/log.yaml:6:16: step E1: unknown tool 'builtin__git_log': it belongs to the github tool pack, which is not enabled: add "github" to packs under [tools] in config.toml`},
+		{"enabled", "[tools]\npacks = [\"github\"]\n", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scratchProject(t, tt.config)
+			if err := os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(".stepwise", "plans", "log.yaml"), []byte(plan), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runCLI(t, "validate", ".stepwise/plans/log.yaml")
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
+			}
+		})
+	}
+}

@@ -74,6 +74,18 @@ func enabledPackTools(names []string) (map[string]*packTool, error) {
 	return out, nil
 }
 
+// UnlistedToolHint says why a tool name the catalog does not list may still
+// be meant: a tool of an opt-in pack that is not enabled, and how to enable
+// it. It is "" for any other name. Validation (plans.ToolHinter) and the
+// runtime say it the same way.
+func (c *Catalog) UnlistedToolHint(name string) string {
+	pack, ok := packOf(name)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("belongs to the %s tool pack, which is not enabled: add \"%s\" to packs under [tools] in config.toml", pack, pack)
+}
+
 // packOf names the opt-in pack a builtin__ tool belongs to, whether or not
 // it is enabled, so that a call to a disabled one can say what to enable.
 func packOf(tool string) (string, bool) {

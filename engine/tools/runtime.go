@@ -167,8 +167,8 @@ func (r *Runtime) unknown(name string) error {
 		servers := r.cfg.MCPServerNames()
 		return &dispatchError{fmt.Sprintf("no tool named '%s': there is no MCP server '%s' (%s)%s", name, server, serverList(servers), suggest.DidYouMean(server, servers)), ErrUnknownTool}
 	}
-	if pack, ok := packOf(name); ok {
-		return &dispatchError{fmt.Sprintf("%s belongs to the %s tool pack, which is not enabled: add \"%s\" to packs under [tools] in config.toml", name, pack, pack), ErrUnknownTool}
+	if hint := r.cat.UnlistedToolHint(name); hint != "" {
+		return &dispatchError{name + " " + hint, ErrUnknownTool}
 	}
 	return &dispatchError{fmt.Sprintf("no tool named '%s'%s", name, suggest.DidYouMean(name, names)), ErrUnknownTool}
 }
