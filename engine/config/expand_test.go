@@ -162,6 +162,28 @@ Hello ${SW_UNSET_NAME}"""
 			},
 		},
 		{
+			name:    "a key pasted into ${...} makes the provider unusable and is never shown",
+			project: "[providers.claude]\ntype = \"anthropic\"\napi_key = \"${sk-ant-api03-PASTED}\"\n",
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				_, err := cfg.Provider("claude")
+				want := s.projectFile() + ":3:11: providers.claude.api_key: holds a ${...} that is not a variable reference (its text is not shown: it may be the key itself); " +
+					`write the name of the environment variable that holds the key, as api_key = "${ANTHROPIC_API_KEY}"`
+				if err == nil || err.Error() != want || !errors.Is(err, ErrNotUsable) {
+					t.Errorf("Provider error = %v, want %s", err, want)
+				}
+			},
+		},
+		{
+			name:    "an api_key reference without braces is sent as written, with a warning",
+			project: "[providers.claude]\ntype = \"anthropic\"\napi_key = \"$ANTHROPIC_API_KEY\"\n",
+			check: func(t *testing.T, s *sandbox, cfg *Config) {
+				if p, err := cfg.Provider("claude"); err != nil || p.APIKey != "$ANTHROPIC_API_KEY" {
+					t.Errorf("provider = %+v, %v", p, err)
+				}
+			},
+			warnings: []string{"{file}:3:11: providers.claude.api_key: $ANTHROPIC_API_KEY is sent as written, not read from the environment: write ${ANTHROPIC_API_KEY} to read the variable"},
+		},
+		{
 			name:    "keys are not expanded",
 			project: "[mcp.m]\ncommand = \"m\"\nenv = { \"${SW_A}\" = \"${SW_A}\" }\n",
 			check: func(t *testing.T, s *sandbox, cfg *Config) {

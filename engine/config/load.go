@@ -407,6 +407,10 @@ func (b *builder) expandValue(v reflect.Value, path, owner string) {
 
 func (b *builder) expandString(v reflect.Value, path, owner string) {
 	out, missing, malformed := expandVars(v.String(), b.env)
+	if strings.HasSuffix(path, ".api_key") {
+		b.checkSecret(path, owner, v.String(), malformed)
+		malformed = nil
+	}
 	for _, ref := range malformed {
 		b.warnf(path, false, "%s is not a variable reference (a name is letters, digits and _, not starting with a digit); it is kept as written", ref)
 	}
@@ -423,6 +427,28 @@ func (b *builder) expandString(v reflect.Value, path, owner string) {
 		b.cfg.unusable[owner] = append(b.cfg.unusable[owner], &UnusableError{Diagnostic: d, Var: name})
 	}
 	b.unexpanded[path] = true
+}
+
+// checkSecret looks at an api_key as written. A ${...} in it that is no
+// variable reference is most often a key pasted where the variable's name
+// belongs: the provider cannot be used, and the message never repeats the
+// text, which may be the key. A bare $NAME is a reference missing its
+// braces, sent as written unless it is said.
+func (b *builder) checkSecret(path, owner, value string, malformed []string) {
+	if len(malformed) > 0 {
+		d := b.diag(path, false, "holds a ${...} that is not a variable reference (its text is not shown: it may be the key itself); "+
+			"write the name of the environment variable that holds the key, as api_key = \"${ANTHROPIC_API_KEY}\"")
+		if owner == "" {
+			b.errs = append(b.errs, d)
+		} else {
+			b.cfg.unusable[owner] = append(b.cfg.unusable[owner], &UnusableError{Diagnostic: d})
+		}
+		b.unexpanded[path] = true
+		return
+	}
+	if name, ok := strings.CutPrefix(value, "$"); ok && isVarName(name) {
+		b.warnf(path, false, "%s is sent as written, not read from the environment: write ${%s} to read the variable", value, name)
+	}
 }
 
 // expandVars replaces each ${NAME} in s. It returns the names that are not
