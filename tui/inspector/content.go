@@ -124,7 +124,7 @@ func (c *content) model() {
 		c.note(2, "shown once the call has ended, or while the run is held before it")
 		return
 	}
-	c.request(req)
+	c.request(req, reply)
 }
 
 // streamed lays out a reply that is still streaming: its reasoning, then
@@ -171,15 +171,12 @@ func (c *content) reply(r *model.Reply) {
 }
 
 // request lays out what was sent: the response format, the messages with
-// their roles, the tools offered.
-func (c *content) request(r *model.Request) {
+// their roles, the tools offered. The reply, nil until there is one, says
+// whether strict output that was asked for was sent.
+func (c *content) request(r *model.Request, reply *model.Reply) {
 	c.heading("Request", seg{"  role " + r.Role, c.p.muted})
 	if f := r.Format; f != nil {
-		mode := "validated after"
-		if f.Strict {
-			mode = "strict"
-		}
-		c.field(2, "format", f.Name+" ("+mode+")", c.p.text)
+		c.field(2, "format", f.Name+" ("+strictMode(f, reply)+")", c.p.text)
 		if f.Schema != nil {
 			c.keyed("format", "schema", f.Schema, 2, 2)
 		}
@@ -216,6 +213,21 @@ func (c *content) request(r *model.Request) {
 			c.keyed("tool"+strconv.Itoa(i), "input_schema", t.InputSchema, 4, 0)
 		}
 	}
+}
+
+// strictMode says how an answer in format f is held to its schema: by the
+// provider (strict output sent) or by validation after the answer, and, for
+// strict output asked for and not sent, the run record's reason.
+func strictMode(f *model.ResponseFormat, reply *model.Reply) string {
+	switch {
+	case !f.Strict:
+		return "validated after"
+	case reply == nil:
+		return "strict asked for"
+	case reply.StrictSent:
+		return "strict, sent"
+	}
+	return "strict asked for, not sent: " + reply.DowngradeReason + "; validated after"
 }
 
 // block lays out one block of a request's message, in the order the

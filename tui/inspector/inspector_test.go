@@ -498,3 +498,39 @@ func TestNoColor(t *testing.T) {
 	m.SelectTab(inspector.TabRefusals)
 	inOrder(t, body(m), "✗ /count")
 }
+
+// TestStrictMode shows, for a step asking for strict output, whether each
+// round's request went with it: a round whose model may call tools goes
+// without (its answer is not restricted), the last round, where no tool
+// may be called, with it.
+func TestStrictMode(t *testing.T) {
+	plan := `
+identifier: strict
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Count the issues."
+      tools: ["builtin__reshape"]
+      max_iterations: 2
+      structured_output: strict
+      output_schema: { type: object, additionalProperties: false, required: [count], properties: { count: { type: integer } } }
+`
+	replies := `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } } ] }
+  - match: E1
+    reply: { json: { count: 3 } }
+`
+	tr := run(t, plan, replies)
+	for _, tc := range []struct{ path, want string }{
+		{"E1/agent.1", "format answer (strict asked for, not sent: unsupported_context_tools; validated after)"},
+		{"E1/agent.2", "format answer (strict, sent)"},
+	} {
+		m := newModel(120, 200, false)
+		m.Show(nodeOf(tr, tc.path), nil)
+		m.SelectTab(inspector.TabModel)
+		inOrder(t, body(m), tc.want)
+	}
+}
