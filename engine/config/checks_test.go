@@ -61,6 +61,25 @@ colour = "red"
 			},
 		},
 
+		{
+			name: "unknown keys inside inline tables are named whole",
+			project: `[providers.c]
+type = "anthropic"
+api_key = "k"
+[models]
+default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_tokens = 2000, foo = 1 } }
+`,
+			warnings: []string{
+				`{file}:5:42: models.default.max_token: unknown key; did you mean 'max_tokens'?`,
+				`{file}:5:95: models.default.thinking.foo: unknown key`,
+			},
+		},
+		{
+			name:    "a wrong type inside an inline table is named whole",
+			project: "[providers.c]\ntype = \"anthropic\"\napi_key = \"k\"\n[models]\ndefault = { provider = \"c\", model = \"m\", thinking = true }\n",
+			errs:    []string{`{file}:5:53: models.default.thinking: expected a table, found a boolean`},
+		},
+
 		// Wrong types are errors at the value.
 		{
 			name:    "integer expected",

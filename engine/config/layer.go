@@ -44,14 +44,16 @@ func decodeLayer(file, base string, data []byte) (l *layer, warnings, errs []Dia
 	switch {
 	case err == nil:
 	case errors.As(err, &strictErr):
+		index, parts := indexPositions(file, base, data)
 		for i := range strictErr.Errors {
-			warnings = append(warnings, unknownKeyDiagnostic(file, &strictErr.Errors[i]))
+			warnings = append(warnings, unknownKeyDiagnostic(file, &strictErr.Errors[i], index, parts))
 		}
 	case errors.As(err, &decodeErr):
 		line, col := decodeErr.Position()
+		index, parts := indexPositions(file, base, data)
 		return nil, warnings, []Diagnostic{{
 			File: file, Line: line, Col: col,
-			Key:     formatKey(decodeErr.Key()),
+			Key:     formatKey(keyAt(decodeErr.Key(), line, col, index, parts)),
 			Message: describeDecodeError(decodeErr),
 		}}
 	default:
@@ -113,16 +115,30 @@ func decodeStrict(data []byte, cfg *Config) (err error) {
 // unknownKeyDiagnostic reports a key the decoder found no place for. The
 // decoder names the whole key (all of [modles.chat]); the diagnostic names
 // the first part that is unknown (modles) and suggests a known key of that
-// table.
-func unknownKeyDiagnostic(file string, e *toml.DecodeError) Diagnostic {
+// table. Inside inline tables the key comes from keyAt.
+func unknownKeyDiagnostic(file string, e *toml.DecodeError, index map[string]position, parts map[string][]string) Diagnostic {
 	line, col := e.Position()
-	key := e.Key()
+	key := keyAt(e.Key(), line, col, index, parts)
 	d := Diagnostic{File: file, Line: line, Col: col, Key: formatKey(key), Message: "unknown key"}
 	if i, known := firstUnknown(key); i >= 0 {
 		d.Key = formatKey(key[:i+1])
 		d.Message += suggest.DidYouMean(key[i], known)
 	}
 	return d
+}
+
+// keyAt is the whole key of what stands at line:col, the key or the value
+// of it, by the file's index, or the decoder's key when the index has
+// nothing longer there: inside inline tables the decoder's key loses the
+// tables around it.
+func keyAt(key []string, line, col int, index map[string]position, parts map[string][]string) []string {
+	for path, pos := range index {
+		at := pos.keyLine == line && pos.keyCol == col || pos.valLine == line && pos.valCol == col
+		if at && len(parts[path]) > len(key) {
+			key = parts[path]
+		}
+	}
+	return key
 }
 
 // firstUnknown returns the index of the first part of key that the
