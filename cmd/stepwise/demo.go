@@ -35,7 +35,13 @@ func newDemoCommand(s *streams) *cobra.Command {
 			if err := examples.WriteProject(args[0], exe); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.err, "wrote the demo project to %s; open it with: stepwise %s\n", args[0], args[0])
+			// A bare name may be a command's ("demo"): ./ makes it a
+			// directory to the workbench.
+			dir := args[0]
+			if !strings.ContainsRune(dir, filepath.Separator) {
+				dir = "." + string(filepath.Separator) + dir
+			}
+			fmt.Fprintf(s.err, "wrote the demo project to %s; open it with: stepwise %s\n", args[0], dir)
 			return nil
 		},
 	}

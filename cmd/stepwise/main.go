@@ -157,7 +157,7 @@ type usageError struct{ error }
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{fmt.Errorf("%s takes %s; see stepwise %s --help", cmd.CommandPath(), what, cmd.Name())}
+			return usageError{fmt.Errorf("%s takes %s; see %s --help", cmd.CommandPath(), what, cmd.CommandPath())}
 		}
 		return nil
 	}
