@@ -35,13 +35,7 @@ func newDemoCommand(s *streams) *cobra.Command {
 			if err := examples.WriteProject(args[0], exe); err != nil {
 				return err
 			}
-			// A bare name may be a command's ("demo"): ./ makes it a
-			// directory to the workbench.
-			dir := args[0]
-			if !strings.ContainsRune(dir, filepath.Separator) {
-				dir = "." + string(filepath.Separator) + dir
-			}
-			fmt.Fprintf(s.err, "wrote the demo project to %s; open it with: stepwise %s\n", args[0], dir)
+			fmt.Fprintf(s.err, "wrote the demo project to %s; open it with: stepwise %s\n", args[0], workbenchArg(args[0]))
 			return nil
 		},
 	}
@@ -60,4 +54,13 @@ func newDemoMCPCommand() *cobra.Command {
 			return examples.ServeTracker(cmd.Context())
 		},
 	}
+}
+
+// workbenchArg is dir as the workbench's argument: a bare name may be a
+// command's ("demo"), and ./ makes it a directory.
+func workbenchArg(dir string) string {
+	if strings.ContainsRune(dir, filepath.Separator) {
+		return dir
+	}
+	return "." + string(filepath.Separator) + dir
 }
