@@ -102,7 +102,7 @@ func gitTools() []packTool {
 			info: packInfo("git_log", true,
 				"The commits between two git refs (base..head: what landed since base), newest first, merges left out unless asked for. "+
 					"Returns {commits, count, total, truncated}; a commit is {sha, short_sha, subject, author, date, pr}, pr being the pull request number of a trailing \"(#123)\" in the subject, or null. "+
-					"Subjects say what changed without a model having to read a diff, which makes this the input for changelogs and release summaries. An empty range is {count: 0}, not an error.",
+					"Subjects say what changed without a model having to read a diff, which makes this the input for changelogs and release summaries. An empty range is no error: {commits: [], count: 0, total: 0, truncated: false}.",
 				schemaObject([]string{"base"}, map[string]any{
 					"base":           ref("Ref or sha the range starts after (exclusive), e.g. gh_release's previous_tag"),
 					"head":           withDefault(ref("Ref or sha the range ends at (inclusive), e.g. the release tag"), "HEAD"),
