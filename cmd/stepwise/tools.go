@@ -68,7 +68,7 @@ func newToolsCommand(s *streams) *cobra.Command {
 				ok = true
 			}
 			if !ok {
-				return &exitCode{code: exitFailure, msg: fmt.Sprintf("no tool named '%s' (stepwise tools list shows the catalog)", args[0])}
+				return &exitCode{code: exitFailure, msg: unknownToolMessage(proj, args[0])}
 			}
 			if showJSON {
 				env := toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
@@ -271,4 +271,32 @@ func writeJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// unknownToolMessage says that the catalog has no tool name, and what may
+// have been meant: a tool of a pack that is not enabled, a close name, or a
+// tool that name is the short form of (git_log for builtin__git_log).
+func unknownToolMessage(proj *project, name string) string {
+	msg := fmt.Sprintf("no tool named '%s'", name)
+	if hint := proj.catalog.UnlistedToolHint(name); hint != "" {
+		return msg + ": it " + hint
+	}
+	if !strings.Contains(name, "__") {
+		for _, prefix := range []string{"builtin__", "user__", "plan__"} {
+			if _, ok := proj.catalog.Tool(prefix + name); ok {
+				return msg + "; did you mean '" + prefix + name + "'?"
+			}
+			if hint := proj.catalog.UnlistedToolHint(prefix + name); hint != "" {
+				return msg + ": " + prefix + name + " " + hint
+			}
+		}
+	}
+	var names []string
+	for _, t := range proj.catalog.Tools() {
+		names = append(names, t.Name)
+	}
+	if hint := suggest.DidYouMean(name, names); hint != "" {
+		return msg + hint
+	}
+	return msg + " (stepwise tools list shows the catalog)"
 }

@@ -128,9 +128,17 @@ func TestToolsShow(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "tool of MCP server 'tracker'") {
 		t.Errorf("MCP tool: exit %d, stderr %q", code, stderr)
 	}
-	_, stderr, code = runCLI(t, "tools", "show", "user__nothing")
-	if code != 1 || !strings.Contains(stderr, "no tool named 'user__nothing'") {
-		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
+	for name, want := range map[string]string{
+		"user__nothing":    "no tool named 'user__nothing' (stepwise tools list shows the catalog)",
+		"summarize":        "no tool named 'summarize'; did you mean 'user__summarize'?",
+		"user__sumarize":   "no tool named 'user__sumarize'; did you mean 'user__summarize'?",
+		"git_log":          `no tool named 'git_log': builtin__git_log belongs to the github tool pack, which is not enabled: add "github" to packs under [tools] in config.toml`,
+		"builtin__git_log": `no tool named 'builtin__git_log': it belongs to the github tool pack, which is not enabled`,
+	} {
+		_, stderr, code = runCLI(t, "tools", "show", name)
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("tools show %s: exit %d, stderr %q, want %q", name, code, stderr, want)
+		}
 	}
 }
 
