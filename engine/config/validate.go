@@ -190,7 +190,9 @@ func (b *builder) checkThinking(key string, t Thinking, maxTokens int) {
 // it is an error.
 func (b *builder) checkAnthropicSettings(key, provider string, own, applied modelSettings) {
 	p, ok := b.cfg.Providers[provider]
-	if !ok || b.unexpanded[joinKey(joinKey("providers", provider), "type")] {
+	// A type that is no type at all has its own error; the settings of
+	// the type it was meant to be say nothing then.
+	if !ok || b.unexpanded[joinKey(joinKey("providers", provider), "type")] || !slices.Contains(providerTypes, p.Type) {
 		return
 	}
 	if p.Type != ProviderAnthropic {
