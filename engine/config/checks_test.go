@@ -211,6 +211,15 @@ model = "x"
 			},
 		},
 		{
+			// The settings of the type it was meant to be are not warned
+			// about: the type's own error says what is wrong.
+			name:    "a misspelt anthropic type",
+			project: "[providers.c]\ntype = \"antropic\"\n[models]\ndefault = { provider = \"c\", model = \"m\", max_tokens = 9000, effort = \"low\" }\n",
+			errs: []string{
+				`{file}:2:8: providers.c.type: unknown provider type "antropic" (valid: openai, openai_compat, anthropic, bedrock, script); did you mean 'anthropic'?`,
+			},
+		},
+		{
 			name:    "script needs a file and openai_compat a base_url",
 			project: "[providers.s]\ntype = \"script\"\n[providers.c]\ntype = \"openai_compat\"\n[providers.o]\ntype = \"openai\"\nbase_url = \"localhost\"\nfile = \"x.yaml\"\n",
 			errs: []string{
