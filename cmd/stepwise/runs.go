@@ -110,7 +110,7 @@ func newRunsCommand(s *streams) *cobra.Command {
 // nil and note says why.
 func openRunStore(cfg *config.Config) (*store.Store, string, error) {
 	if cfg.Storage.Backend == config.BackendMemory {
-		return nil, "runs are not recorded: the storage backend is memory ([storage] backend or $" + config.EnvStorage + ")", nil
+		return nil, "runs are not recorded: the storage backend is memory (set by " + cfg.Storage.BackendFrom + ")", nil
 	}
 	path := store.DefaultPath(cfg.Settings.DataDir)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

@@ -392,6 +392,11 @@ const (
 // Storage is the [storage] section.
 type Storage struct {
 	Backend Backend `toml:"backend"` // default sqlite
+	// BackendFrom says what set Backend: a file's position
+	// (config.toml:12:11), an environment variable ($GRAPH_STORAGE) or
+	// the command line; empty for the default. A command that finds no
+	// runs recorded says it, so the user knows what to change.
+	BackendFrom string `toml:"-"`
 }
 
 // User is the [user] section, context given to agents about who they work

@@ -263,6 +263,12 @@ func (b *builder) build(sources []source, ov Overrides) (*Config, []Diagnostic, 
 		b.applyOverrides(ov)
 		b.applyDefaults()
 		b.validate()
+		if d := b.diag("storage.backend", false, ""); d.File != "" {
+			b.cfg.Storage.BackendFrom = d.File
+			if d.Line > 0 {
+				b.cfg.Storage.BackendFrom += fmt.Sprintf(":%d:%d", d.Line, d.Col)
+			}
+		}
 	}
 	b.sort(b.warnings)
 	if len(b.errs) > 0 {
