@@ -125,7 +125,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		return w, fmt.Errorf("no plans found in %s (plan paths: %v); stepwise demo DIR writes a project to start from", dir, proj.cfg.Plans.Paths)
 	}
 
-	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Workbench.LogPath)
+	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Workbench.LogPath, proj.cfg.LogLevel)
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the workbench log cannot be written:", err)
 	} else {
@@ -179,8 +179,8 @@ func documentError(path string, err error) tui.Document {
 // [workbench] log_path (which STEPWISE_WORKBENCH_LOG or GRAPH_WORKBENCH_LOG
 // overrides, and which defaults to workbench.log beside the run store). The
 // workbench owns the terminal, so its diagnostics go there, appended across
-// sessions.
-func openWorkbenchLog(path string) (*slog.Logger, string, func() error, error) {
+// sessions, at level (STEPWISE_LOG's).
+func openWorkbenchLog(path string, level slog.Level) (*slog.Logger, string, func() error, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, "", nil, err
 	}
@@ -188,7 +188,7 @@ func openWorkbenchLog(path string) (*slog.Logger, string, func() error, error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
 	logger.Info("workbench opened", "pid", os.Getpid())
 	return logger, path, f.Close, nil
 }

@@ -15,6 +15,7 @@ package config
 
 import (
 	"errors"
+	"log/slog"
 	"slices"
 	"sort"
 )
@@ -38,9 +39,13 @@ type Config struct {
 	Prompts   Prompts              `toml:"prompts"`
 	Workbench Workbench            `toml:"workbench"`
 
-	// Log is the log filter from STEPWISE_LOG or Overrides.Log, as given
-	// ("" when neither is set). Interpreting it is the logger's business.
-	Log string `toml:"-"`
+	// Log is the log filter from STEPWISE_LOG (or GRAPH_LOG) or
+	// Overrides.Log, as given ("" when none is set), and LogLevel the
+	// level it asks for: the workbench log's. A filter is a level (trace,
+	// debug, info, warn, error, off) or graph's form, a list of
+	// [target=]level, whose most verbose level counts. Unset, it is debug.
+	Log      string     `toml:"-"`
+	LogLevel slog.Level `toml:"-"`
 	// Project is the project the configuration was loaded for, nil outside
 	// a project.
 	Project *Project `toml:"-"`

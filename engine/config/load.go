@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -180,6 +181,7 @@ type builder struct {
 	cfg        *Config
 	origin     map[string]position
 	unexpanded map[string]bool // paths whose value kept an unset ${VAR}
+	logSource  string          // what set Config.Log: $STEPWISE_LOG, $GRAPH_LOG or the command line
 	warnings   []Diagnostic
 	errs       []Diagnostic
 }
@@ -263,6 +265,7 @@ func (b *builder) build(sources []source, ov Overrides) (*Config, []Diagnostic, 
 		b.applyOverrides(ov)
 		b.applyDefaults()
 		b.validate()
+		b.applyLogLevel()
 		if d := b.diag("storage.backend", false, ""); d.File != "" {
 			b.cfg.Storage.BackendFrom = d.File
 			if d.Line > 0 {
@@ -585,8 +588,9 @@ func (b *builder) applyEnv() {
 			b.errs = append(b.errs, Diagnostic{Key: name, Message: fmt.Sprintf("invalid storage backend %q (valid: %s)", v, valid)})
 		}
 	}
-	if _, v, ok := b.envEither(EnvLog, EnvGraphLog); ok {
+	if name, v, ok := b.envEither(EnvLog, EnvGraphLog); ok {
 		b.cfg.Log = v
+		b.logSource = "$" + name
 	}
 	if name, v, ok := b.envEither(EnvWorkbenchLog, EnvGraphWorkbenchLog); ok && v != "" {
 		b.setPath("workbench.log_path", "$"+name, v, &b.cfg.Workbench.LogPath)
@@ -638,6 +642,7 @@ func (b *builder) applyOverrides(ov Overrides) {
 	}
 	if ov.Log != "" {
 		c.Log = ov.Log
+		b.logSource = sourceFlags
 	}
 	if ov.WorkbenchLog != "" {
 		b.setPath("workbench.log_path", sourceFlags, ov.WorkbenchLog, &c.Workbench.LogPath)
@@ -720,4 +725,43 @@ func (b *builder) defaultPaths(sub string) []string {
 		paths = append(paths, filepath.Join(b.globalDir, sub))
 	}
 	return paths
+}
+
+// applyLogLevel sets Config.LogLevel from the log filter. A filter that
+// names no level it knows is a warning, and the level stays debug.
+func (b *builder) applyLogLevel() {
+	b.cfg.LogLevel = slog.LevelDebug
+	if b.cfg.Log == "" {
+		return
+	}
+	level, ok := logLevel(b.cfg.Log)
+	if !ok {
+		b.warnings = append(b.warnings, Diagnostic{File: b.logSource,
+			Message: fmt.Sprintf("log filter %q names no level (trace, debug, info, warn, error or off, as LEVEL or TARGET=LEVEL, comma-separated); logging at debug", b.cfg.Log)})
+		return
+	}
+	b.cfg.LogLevel = level
+}
+
+// levelOff is a level above every record's: nothing is logged.
+const levelOff = slog.LevelError + 100
+
+// logLevel reads a log filter, a level or graph's list of [target=]level
+// directives: the most verbose level it names.
+func logLevel(filter string) (slog.Level, bool) {
+	levels := map[string]slog.Level{"trace": slog.LevelDebug, "debug": slog.LevelDebug, "info": slog.LevelInfo,
+		"warn": slog.LevelWarn, "warning": slog.LevelWarn, "error": slog.LevelError, "off": levelOff}
+	found, lowest := false, levelOff
+	for _, directive := range strings.Split(filter, ",") {
+		_, word, _ := strings.Cut(strings.TrimSpace(directive), "=")
+		if !strings.Contains(directive, "=") {
+			word = strings.TrimSpace(directive)
+		}
+		level, ok := levels[strings.ToLower(strings.TrimSpace(word))]
+		if !ok {
+			return 0, false
+		}
+		found, lowest = true, min(lowest, level)
+	}
+	return lowest, found
 }

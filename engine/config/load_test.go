@@ -1,6 +1,7 @@
 package config
 
 import (
+	"log/slog"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -511,5 +512,46 @@ func TestMissingFilesAndReadErrors(t *testing.T) {
 	got := loadErrors(t, err)
 	if len(got) != 1 || !strings.HasPrefix(got[0], s.globalFile()+": ") {
 		t.Errorf("errors = %v, want one read error for %s", got, s.globalFile())
+	}
+}
+
+// TestLogLevel reads log filters as stepwise and graph write them: the
+// most verbose level named counts.
+func TestLogLevel(t *testing.T) {
+	tests := []struct {
+		filter string
+		want   slog.Level
+		ok     bool
+	}{
+		{"debug", slog.LevelDebug, true},
+		{"INFO", slog.LevelInfo, true},
+		{"trace", slog.LevelDebug, true},
+		{"warn", slog.LevelWarn, true},
+		{"error", slog.LevelError, true},
+		{"off", levelOff, true},
+		{"graph_core=debug,info", slog.LevelDebug, true},
+		{"graph=warn, graph_cli=error", slog.LevelWarn, true},
+		{"verbose", 0, false},
+		{"graph_core=loud", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := logLevel(tt.filter)
+		if ok != tt.ok || ok && got != tt.want {
+			t.Errorf("logLevel(%q) = %v, %v; want %v, %v", tt.filter, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestLogLevelWarning checks that a filter naming no level is a warning
+// that says what set it, and that the workbench then logs at debug.
+func TestLogLevelWarning(t *testing.T) {
+	s := newSandbox(t)
+	cfg, warnings, err := s.load(t, Options{LookupEnv: withVars(map[string]string{EnvGraphLog: "loud"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `$GRAPH_LOG: log filter "loud" names no level (trace, debug, info, warn, error or off, as LEVEL or TARGET=LEVEL, comma-separated); logging at debug`
+	if got := diagStrings(warnings); len(got) != 1 || got[0] != want || cfg.LogLevel != slog.LevelDebug {
+		t.Errorf("warnings %q, level %v; want %q at debug", got, cfg.LogLevel, want)
 	}
 }
