@@ -83,7 +83,15 @@ func newModelsCommand(s *streams) *cobra.Command {
 			}
 			ref, err := proj.cfg.ResolveModel(name)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error() + suggest.DidYouMean(name, proj.cfg.ModelNames())}
+				msg := err.Error() + suggest.DidYouMean(name, proj.cfg.ModelNames())
+				if testJSON {
+					// A script reading the envelope gets one on this path
+					// too, saying why nothing was called.
+					if err := writeJSON(s.out, modelTestJSON{Name: name, Error: &msg, Failovers: []failoverJSON{}}); err != nil {
+						return err
+					}
+				}
+				return &exitCode{code: exitFailure, msg: msg}
 			}
 			env := testModel(cmd.Context(), proj, ref)
 			if testJSON {
@@ -324,7 +332,9 @@ func candidate(proj *project, provider, model string, maxTokens int, temp *float
 	c.Type = p.Type
 	c.BaseURL = withoutUserinfo(p.BaseURL)
 	if p.Type != config.ProviderAnthropic {
-		c.MaxTokens = 0
+		// Only anthropic providers send these; the configuration warns
+		// about them elsewhere, and a listing must not suggest they apply.
+		c.MaxTokens, c.Thinking, c.Effort = 0, nil, ""
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,16 @@ func TestModelsTestScript(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
 			}
 		})
+	}
+}
+
+// TestModelsTestUnknownJSON checks that --json gives an envelope that says
+// why nothing was called, for a name the configuration does not have.
+func TestModelsTestUnknownJSON(t *testing.T) {
+	scratchProject(t, "[providers.demo]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"demo\", model = \"m\" }\n")
+	out, _, code := runCLI(t, "models", "test", "--json", "chta")
+	var env modelTestJSON
+	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 1 || env.OK || env.Error == nil || !strings.Contains(*env.Error, "did you mean 'chat'?") {
+		t.Errorf("exit %d, envelope %s (%v)", code, out, err)
 	}
 }
