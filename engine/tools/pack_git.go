@@ -153,7 +153,27 @@ func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error
 	}
 	fail.ExitCode = exit.ExitCode()
 	fail.Message = fmt.Sprintf("git %s exited with status %d", args[0], fail.ExitCode)
+	if line, unknown := unknownRevision(fail.Stderr); unknown {
+		// git goes on to advise on its own command line, which the caller
+		// of a tool has none of: what it named is what to fix.
+		fail.Message = fmt.Sprintf("git %s: a ref or commit the call names is not in the repository at %s", args[0], c.dir)
+		fail.Stderr = line
+	}
 	return fail
+}
+
+// unknownRevision finds, in git's stderr, the line saying that a revision
+// it was given does not exist.
+func unknownRevision(stderr string) (string, bool) {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		for _, words := range []string{"unknown revision", "bad revision", "invalid object name", "not a valid object name"} {
+			if strings.Contains(line, words) {
+				return line, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ref reads a ref input. One that starts with "-" would reach git as an

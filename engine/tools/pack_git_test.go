@@ -135,7 +135,7 @@ func TestGitChangedFiles(t *testing.T) {
 		{"a prefix keeps the paths under it", map[string]any{"base": "v1", "head": "feature", "prefix": "docs/"}, all[2:3], ""},
 		{"the merge-base diff leaves main's own changes out", map[string]any{"base": "feature", "head": "v2", "prefix": ""}, []changedFile{{Path: "z.txt", Status: "added", Additions: 1}}, ""},
 		{"nothing changed is no error", map[string]any{"base": "v2", "head": "v2", "prefix": ""}, nil, ""},
-		{"a bad ref fails loudly", map[string]any{"base": "nope", "head": "v2", "prefix": ""}, nil, "git diff exited with status 128: fatal: "},
+		{"a bad ref fails loudly", map[string]any{"base": "nope", "head": "v2", "prefix": ""}, nil, "git diff: a ref or commit the call names is not in the repository at "},
 		{"a ref that would be an option is refused", map[string]any{"base": "--output=x", "head": "v2", "prefix": ""}, nil, `input base: "--output=x" is not a ref (it starts with -)`},
 		{"a missing input never reaches git", map[string]any{"base": "v1", "head": "v2"}, nil, "input does not match builtin__git_changed_files's input_schema"},
 	}
@@ -221,7 +221,7 @@ func TestGitDiff(t *testing.T) {
 		{name: "an empty range is an empty diff", input: map[string]any{"base": "v2", "head": "v2", "paths": ".", "exclude": "", "max_bytes": 100},
 			exactly: ""},
 		{name: "a bad ref fails", input: map[string]any{"base": "v1", "head": "nope", "paths": ".", "exclude": "", "max_bytes": 100},
-			errorStarting: "git diff exited with status 128: fatal: "},
+			errorStarting: "git diff: a ref or commit the call names is not in the repository at "},
 		{name: "a negative budget is refused", input: map[string]any{"base": "v1", "head": "v2", "paths": ".", "exclude": "", "max_bytes": -1},
 			errorStarting: "input max_bytes must not be negative, got -1"},
 		{name: "max_bytes must be whole", input: map[string]any{"base": "v1", "head": "v2", "paths": ".", "exclude": "", "max_bytes": 1.5},
@@ -312,7 +312,7 @@ func TestGitGrep(t *testing.T) {
 			want: []grepMatch{match("docs/added.md", 2, "TODO: write")}, truncated: true},
 		{name: "no match is no error", input: map[string]any{"pattern": "no such text"}},
 		{name: "a pattern that starts with a dash is a pattern", input: map[string]any{"pattern": "-one"}},
-		{name: "a bad ref fails", input: map[string]any{"pattern": "x", "ref": "nope"}, errorStarting: "git grep exited with status 128: fatal: "},
+		{name: "a bad ref fails", input: map[string]any{"pattern": "x", "ref": "nope"}, errorStarting: "git grep: a ref or commit the call names is not in the repository at "},
 		{name: "a bad regex fails", input: map[string]any{"pattern": "("}, errorStarting: "git grep exited with status 128: fatal: "},
 	}
 	for _, tc := range tests {
@@ -360,7 +360,7 @@ func TestGitLog(t *testing.T) {
 		{name: "capped: total still counts the range", input: map[string]any{"base": "v1", "head": "v2", "max_commits": 1}, want: []logCommit{mainSide}, total: 3},
 		{name: "paths scope the log", input: map[string]any{"base": "v1", "head": "v2", "paths": "docs"}, want: []logCommit{docs}, total: 1},
 		{name: "an empty range is no error", input: map[string]any{"base": "v2", "head": "v2"}},
-		{name: "a bad ref fails loudly", input: map[string]any{"base": "v0"}, errorStarting: "git rev-list exited with status 128: fatal: "},
+		{name: "a bad ref fails loudly", input: map[string]any{"base": "v0"}, errorStarting: "git rev-list: a ref or commit the call names is not in the repository at "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
