@@ -117,7 +117,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, model string, req Requ
 
 // send builds the request for out and streams it.
 func (p *anthropicProvider) send(ctx context.Context, model string, req Request, out anthropicOutput, onDelta func(Delta)) (Reply, error) {
-	body, err := anthropicBody(nil, model, req, out)
+	body, err := anthropicBody(model, req, out)
 	if err != nil {
 		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
@@ -270,7 +270,25 @@ func anthropicMaxTokens(req Request) int64 {
 	return config.DefaultMaxTokens
 }
 
-// anthropicBody appends the Messages API request for req to b, streaming.
+// anthropicBody is the Messages API request for req, streaming. It is
+// written in a buffer kept for the next request and copied out at its
+// size: growing a fresh buffer to a request's size cost more than all the
+// rest of writing it.
+func anthropicBody(model string, req Request, out anthropicOutput) ([]byte, error) {
+	buf := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(buf)
+	b, err := appendAnthropicBody((*buf)[:0], model, req, out)
+	if err != nil {
+		return nil, err
+	}
+	*buf = b
+	return bytes.Clone(b), nil
+}
+
+// bodyBuffers holds the buffers anthropicBody writes in.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendAnthropicBody appends the Messages API request for req to b.
 //
 // The JSON is written by hand rather than through the SDK's
 // MessageNewParams, whose encoder costs most of a round's time outside the
@@ -280,7 +298,7 @@ func anthropicMaxTokens(req Request) int64 {
 // encoder sent them; the extra keys of a tool's input schema go in sorted
 // order, where the SDK's went in map order, so a tool list is the same
 // bytes from one round to the next.
-func anthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
+func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
 	b = append(b, `{"max_tokens":`...)
 	b = strconv.AppendInt(b, anthropicMaxTokens(req), 10)
 	b, err := appendAnthropicMessages(b, req.Messages)

@@ -54,7 +54,7 @@ func BenchmarkAnthropicRound(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		body, err := anthropicBody(nil, "claude-test", req, out)
+		body, err := anthropicBody("claude-test", req, out)
 		if err != nil || len(body) == 0 {
 			b.Fatal(err)
 		}

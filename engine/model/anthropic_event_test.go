@@ -127,7 +127,7 @@ func TestSSEReader(t *testing.T) {
 			want = append(want, dec.Event().Type+"|"+string(dec.Event().Data))
 		}
 		var got []string
-		r := newSSEReader(strings.NewReader(body))
+		r := newSSEReader(strings.NewReader(body), nil)
 		for r.next() {
 			got = append(got, string(r.name)+"|"+string(r.data))
 		}
@@ -136,7 +136,7 @@ func TestSSEReader(t *testing.T) {
 		}
 	}
 	long := "event: big\ndata: " + strings.Repeat("x", maxSSELine) + "\n\n"
-	r := newSSEReader(bytes.NewReader([]byte(long)))
+	r := newSSEReader(bytes.NewReader([]byte(long)), nil)
 	if r.next() || r.err() == nil {
 		t.Errorf("a line over %d bytes: no error", maxSSELine)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -48,7 +49,9 @@ func (p *anthropicProvider) stream(ctx context.Context, model string, body []byt
 // malformed tool input).
 func readMessage(res *http.Response, onDelta func(Delta)) (m *streamedMessage, damaged, err error) {
 	m = &streamedMessage{}
-	r := newSSEReader(res.Body)
+	buf := sseBuffers.Get().(*[]byte)
+	defer sseBuffers.Put(buf)
+	r := newSSEReader(res.Body, *buf)
 	var e streamEvent
 	for r.next() {
 		switch string(r.name) {
@@ -103,11 +106,16 @@ type sseReader struct {
 // maxSSELine is the longest line sseReader takes, as the SDK's decoder.
 const maxSSELine = bufio.MaxScanTokenSize << 9
 
-func newSSEReader(r io.Reader) *sseReader {
+// newSSEReader reads r with buf as its first line buffer.
+func newSSEReader(r io.Reader, buf []byte) *sseReader {
 	scn := bufio.NewScanner(r)
-	scn.Buffer(nil, maxSSELine)
+	scn.Buffer(buf, maxSSELine)
 	return &sseReader{scn: scn}
 }
+
+// sseBuffers holds line buffers for sseReader, which would otherwise
+// allocate one for each streamed message.
+var sseBuffers = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 
 // next reads the next event into name and data; false at the end of the
 // stream or when it fails (err).
