@@ -293,11 +293,13 @@ var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // The JSON is written by hand rather than through the SDK's
 // MessageNewParams, whose encoder costs most of a round's time outside the
 // model (BenchmarkAnthropicRound). It holds the keys, their order and the
-// escaping the SDK's encoder wrote, so that the bytes sent are the same.
-// Schemas and other Go values go through encoding/json, as the SDK's
-// encoder sent them; the extra keys of a tool's input schema go in sorted
-// order, where the SDK's went in map order, so a tool list is the same
-// bytes from one round to the next.
+// escaping the SDK's encoder wrote, so that the bytes sent are what they
+// were. Schemas go through encoding/json, as maps did through the SDK's
+// encoder, with two differences: the keywords of a tool's input schema
+// beyond properties, required and type go in sorted order, where the
+// SDK's went in map order, so a tool list is the same bytes from one
+// round to the next; and a json.Number (a schema built from Go values,
+// see plainJSON) goes as a number, where the SDK's encoder wrote a string.
 func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
 	b = append(b, `{"max_tokens":`...)
 	b = strconv.AppendInt(b, anthropicMaxTokens(req), 10)

@@ -152,8 +152,9 @@ func (r *sseReader) err() error {
 // streamEvent is one event of a streamed message: message_start (Message),
 // content_block_start (Index, ContentBlock), content_block_delta (Index,
 // Delta), content_block_stop (Index), message_delta (Delta.StopReason,
-// Usage) or message_stop. Ping and error events never reach it: the SDK's
-// stream skips the one and fails with the other.
+// Usage) or message_stop. Ping and error events never reach it:
+// readMessage skips the one and fails with the other. decodeEvent fills
+// it as encoding/json would through these tags.
 type streamEvent struct {
 	Type    string `json:"type"`
 	Index   int64  `json:"index"`
