@@ -361,15 +361,6 @@ func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutpu
 	return append(b, `,"stream":true}`...), nil
 }
 
-// appendJSONValue appends v as encoding/json writes it.
-func appendJSONValue(b []byte, v any) ([]byte, error) {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, j...), nil
-}
-
 // cacheControl is the cache breakpoint of a block marked Cache.
 const cacheControl = `,"cache_control":{"type":"ephemeral"}`
 
