@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -114,11 +117,11 @@ func (p *anthropicProvider) Complete(ctx context.Context, model string, req Requ
 
 // send builds the request for out and streams it.
 func (p *anthropicProvider) send(ctx context.Context, model string, req Request, out anthropicOutput, onDelta func(Delta)) (Reply, error) {
-	params, err := anthropicParams(model, req, out)
+	body, err := anthropicBody(model, req, out)
 	if err != nil {
 		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
-	return p.stream(ctx, model, params, onDelta)
+	return p.stream(ctx, model, body, anthropicMaxTokens(req), onDelta)
 }
 
 // strictRefusal says why a failed strict request should be sent again
@@ -238,95 +241,6 @@ func (p *anthropicProvider) output(model string, req Request) (anthropicOutput, 
 	return out, nil
 }
 
-// anthropicParams builds the Messages API request for req.
-func anthropicParams(model string, req Request, out anthropicOutput) (anthropic.MessageNewParams, error) {
-	params := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: int64(req.MaxTokens)}
-	if params.MaxTokens <= 0 {
-		params.MaxTokens = config.DefaultMaxTokens
-	}
-	var err error
-	if params.System, params.Messages, err = anthropicMessages(req.Messages); err != nil {
-		return anthropic.MessageNewParams{}, err
-	}
-	for _, t := range req.Tools {
-		tool, err := anthropicTool(t, out.strictTools)
-		if err != nil {
-			return anthropic.MessageNewParams{}, err
-		}
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tool})
-	}
-	if len(req.Tools) > 0 && req.ToolChoice == ToolChoiceNone {
-		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
-	}
-	if t := req.Thinking; t != nil {
-		// Summarized thinking is what there is to show in the inspector;
-		// some models omit it unless asked.
-		if t.Adaptive() {
-			params.Thinking.OfAdaptive = &anthropic.ThinkingConfigAdaptiveParam{Display: anthropic.ThinkingConfigAdaptiveDisplaySummarized}
-		} else {
-			params.Thinking.OfEnabled = &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(t.BudgetTokens), Display: anthropic.ThinkingConfigEnabledDisplaySummarized}
-		}
-	}
-	if req.Effort != "" {
-		params.OutputConfig.Effort = anthropic.OutputConfigEffort(req.Effort)
-	}
-	if out.strict {
-		params.OutputConfig.Format = anthropic.JSONOutputFormatParam{Schema: out.schema}
-	}
-	return params, nil
-}
-
-// anthropicTool is t as a custom tool with its input schema, strict when
-// strictTools and the schema passes Anthropic's rules.
-func anthropicTool(t ToolDef, strictTools bool) (anthropic.ToolParam, error) {
-	schema, err := toolSchema(t)
-	if err != nil {
-		return anthropic.ToolParam{}, err
-	}
-	in := anthropic.ToolInputSchemaParam{Properties: schema["properties"]}
-	for k, v := range schema {
-		switch k {
-		case "type", "properties":
-		case "required":
-			switch names := v.(type) {
-			case []string:
-				in.Required = names
-			case []any:
-				for _, n := range names {
-					s, ok := n.(string)
-					if !ok {
-						return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required holds %v, not a property name", t.Name, n)
-					}
-					in.Required = append(in.Required, s)
-				}
-			default:
-				return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: required is not a list of property names", t.Name)
-			}
-		default:
-			if in.ExtraFields == nil {
-				in.ExtraFields = map[string]any{}
-			}
-			in.ExtraFields[k] = v
-		}
-	}
-	tool := anthropic.ToolParam{Name: t.Name, InputSchema: in}
-	if t.Description != "" {
-		tool.Description = anthropic.String(t.Description)
-	}
-	if strictTools {
-		// The rules read plain decoded JSON; a schema built in Go may
-		// hold other types ([]string, structs).
-		doc, err := plainJSON(schema)
-		if err != nil {
-			return anthropic.ToolParam{}, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
-		}
-		if strict.Check(doc, strict.Anthropic, strict.Context{Runtime: true}).Usable {
-			tool.Strict = anthropic.Bool(true)
-		}
-	}
-	return tool, nil
-}
-
 // toolSchema is t's input schema as a JSON object: as it is when it is
 // one already (tools' schemas are decoded JSON, and a round sends every
 // tool), else through JSON; an empty object schema when there is none.
@@ -348,105 +262,376 @@ func toolSchema(t ToolDef) (map[string]any, error) {
 	return m, nil
 }
 
-// anthropicMessages converts a conversation: system messages become the
-// system blocks; the rest become user and assistant messages, a tool
-// message being a user message of tool_result blocks. Neighbours of one
-// role merge into one message, as the API wants tool results right after
-// the call and roles taking turns.
-func anthropicMessages(msgs []Message) ([]anthropic.TextBlockParam, []anthropic.MessageParam, error) {
-	var system []anthropic.TextBlockParam
-	var out []anthropic.MessageParam
-	for i, m := range msgs {
-		if m.Role == RoleSystem {
-			for _, b := range m.Blocks {
-				if b.Type == BlockText && b.Text != "" {
-					tb := anthropic.TextBlockParam{Text: b.Text}
-					if b.Cache {
-						tb.CacheControl = anthropic.NewCacheControlEphemeralParam()
-					}
-					system = append(system, tb)
-				}
+// anthropicMaxTokens is the max_tokens a request for req carries.
+func anthropicMaxTokens(req Request) int64 {
+	if req.MaxTokens > 0 {
+		return int64(req.MaxTokens)
+	}
+	return config.DefaultMaxTokens
+}
+
+// anthropicBody is the Messages API request for req, streaming. It is
+// written in a buffer kept for the next request and copied out at its
+// size: growing a fresh buffer to a request's size cost more than all the
+// rest of writing it.
+func anthropicBody(model string, req Request, out anthropicOutput) ([]byte, error) {
+	buf := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(buf)
+	b, err := appendAnthropicBody((*buf)[:0], model, req, out)
+	if err != nil {
+		return nil, err
+	}
+	*buf = b
+	return bytes.Clone(b), nil
+}
+
+// bodyBuffers holds the buffers anthropicBody writes in.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendAnthropicBody appends the Messages API request for req to b.
+//
+// The JSON is written by hand rather than through the SDK's
+// MessageNewParams, whose encoder costs most of a round's time outside the
+// model (BenchmarkAnthropicRound). It holds the keys, their order and the
+// escaping the SDK's encoder wrote, so that the bytes sent are what they
+// were. Schemas go through encoding/json, as maps did through the SDK's
+// encoder, with two differences: the keywords of a tool's input schema
+// beyond properties, required and type go in sorted order, where the
+// SDK's went in map order, so a tool list is the same bytes from one
+// round to the next; and a json.Number (a schema built from Go values,
+// see plainJSON) goes as a number, where the SDK's encoder wrote a string.
+func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
+	b = append(b, `{"max_tokens":`...)
+	b = strconv.AppendInt(b, anthropicMaxTokens(req), 10)
+	b, err := appendAnthropicMessages(b, req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, model)
+	if req.Effort != "" || out.strict {
+		b = append(b, `,"output_config":{`...)
+		if req.Effort != "" {
+			b = append(b, `"effort":`...)
+			b = appendJSONString(b, req.Effort)
+			if out.strict {
+				b = append(b, ',')
 			}
+		}
+		if out.strict {
+			b = append(b, `"format":{`...)
+			if out.schema != nil {
+				b = append(b, `"schema":`...)
+				if b, err = appendJSONValue(b, out.schema); err != nil {
+					return nil, fmt.Errorf("response format: %w", err)
+				}
+				b = append(b, ',')
+			}
+			b = append(b, `"type":"json_schema"}`...)
+		}
+		b = append(b, '}')
+	}
+	b = appendAnthropicSystem(b, req.Messages)
+	if t := req.Thinking; t != nil {
+		// Summarized thinking is what there is to show in the inspector;
+		// some models omit it unless asked.
+		if t.Adaptive() {
+			b = append(b, `,"thinking":{"display":"summarized","type":"adaptive"}`...)
+		} else {
+			b = append(b, `,"thinking":{"budget_tokens":`...)
+			b = strconv.AppendInt(b, int64(t.BudgetTokens), 10)
+			b = append(b, `,"display":"summarized","type":"enabled"}`...)
+		}
+	}
+	if len(req.Tools) > 0 {
+		if req.ToolChoice == ToolChoiceNone {
+			b = append(b, `,"tool_choice":{"type":"none"}`...)
+		}
+		b = append(b, `,"tools":[`...)
+		for i, t := range req.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendAnthropicTool(b, t, out.strictTools); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"stream":true}`...), nil
+}
+
+// cacheControl is the cache breakpoint of a block marked Cache.
+const cacheControl = `,"cache_control":{"type":"ephemeral"}`
+
+// appendAnthropicSystem appends the system messages' text blocks as the
+// request's system blocks, if there are any.
+func appendAnthropicSystem(b []byte, msgs []Message) []byte {
+	n := 0
+	for _, m := range msgs {
+		if m.Role != RoleSystem {
 			continue
 		}
+		for _, bl := range m.Blocks {
+			if bl.Type != BlockText || bl.Text == "" {
+				continue
+			}
+			if n == 0 {
+				b = append(b, `,"system":[`...)
+			} else {
+				b = append(b, ',')
+			}
+			n++
+			b = append(b, `{"text":`...)
+			b = appendJSONString(b, bl.Text)
+			if bl.Cache {
+				b = append(b, cacheControl...)
+			}
+			b = append(b, `,"type":"text"}`...)
+		}
+	}
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return b
+}
+
+// appendAnthropicMessages appends the conversation's messages, system
+// messages aside: user and assistant messages, a tool message being a user
+// message of tool_result blocks. Neighbours of one role merge into one
+// message, as the API wants tool results right after the call and roles
+// taking turns.
+func appendAnthropicMessages(b []byte, msgs []Message) ([]byte, error) {
+	open, openAssistant := false, false // a message is open, and whose
+	for i, m := range msgs {
 		var assistant bool
 		switch m.Role {
+		case RoleSystem:
+			continue
 		case RoleUser, RoleTool:
 		case RoleAssistant:
 			assistant = true
 		default:
-			return nil, nil, fmt.Errorf("message %d: role %q is not system, user, assistant or tool", i, m.Role)
+			return nil, fmt.Errorf("message %d: role %q is not system, user, assistant or tool", i, m.Role)
 		}
-		blocks, err := anthropicBlocks(m)
-		if err != nil {
-			return nil, nil, fmt.Errorf("message %d (%s): %w", i, m.Role, err)
+		mark := len(b)
+		merge := open && openAssistant == assistant
+		switch {
+		case merge:
+		case open:
+			b = appendRoleEnd(b, openAssistant)
+			b = append(b, `,{"content":[`...)
+		default:
+			b = append(b, `,"messages":[{"content":[`...)
 		}
-		if len(blocks) == 0 {
+		var n int
+		var err error
+		if b, n, err = appendAnthropicBlocks(b, m, merge); err != nil {
+			return nil, fmt.Errorf("message %d (%s): %w", i, m.Role, err)
+		}
+		if n == 0 {
+			// Nothing of it is sent: neither is its opening.
+			b = b[:mark]
 			continue
 		}
-		if n := len(out); n > 0 && (out[n-1].OfAssistant != nil) == assistant {
-			if assistant {
-				out[n-1].OfAssistant.Content = append(out[n-1].OfAssistant.Content, blocks...)
-			} else {
-				out[n-1].OfUser.Content = append(out[n-1].OfUser.Content, blocks...)
-			}
-			continue
-		}
-		if assistant {
-			out = append(out, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, anthropic.NewUserMessage(blocks...))
-		}
+		open, openAssistant = true, assistant
 	}
-	return system, out, nil
+	if open {
+		b = appendRoleEnd(b, openAssistant)
+		b = append(b, ']')
+	}
+	return b, nil
 }
 
-// anthropicBlocks converts a message's blocks. Empty text blocks, which
-// the API refuses, are left out, and so is thinking without a signature:
-// reasoning another provider returned, which the API cannot check.
-// Thinking blocks cannot carry a cache breakpoint; the agent marks the
-// last block of a message, which is never thinking.
-func anthropicBlocks(m Message) ([]anthropic.ContentBlockParamUnion, error) {
-	var out []anthropic.ContentBlockParamUnion
-	for _, b := range m.Blocks {
-		var cache anthropic.CacheControlEphemeralParam
-		if b.Cache {
-			cache = anthropic.NewCacheControlEphemeralParam()
-		}
-		switch b.Type {
+// appendRoleEnd closes a message's content and the message with its role.
+func appendRoleEnd(b []byte, assistant bool) []byte {
+	if assistant {
+		return append(b, `],"role":"assistant"}`...)
+	}
+	return append(b, `],"role":"user"}`...)
+}
+
+// appendAnthropicBlocks appends a message's blocks, each after a comma but
+// the first unless more (the blocks go on a merged neighbour's), and says
+// how many it appended. Empty text blocks, which the API refuses, are left
+// out, and so is thinking without a signature: reasoning another provider
+// returned, which the API cannot check. Thinking blocks cannot carry a
+// cache breakpoint; the agent marks the last block of a message, which is
+// never thinking.
+func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) {
+	n := 0
+	for _, bl := range m.Blocks {
+		switch bl.Type {
 		case BlockText:
-			if b.Text == "" {
+			if bl.Text == "" {
 				continue
 			}
-			out = append(out, anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: b.Text, CacheControl: cache}})
 		case BlockThinking:
-			if b.Signature == "" {
+			if bl.Signature == "" {
 				continue
 			}
-			out = append(out, anthropic.NewThinkingBlock(b.Signature, b.Text))
-		case BlockRedactedThinking:
-			out = append(out, anthropic.NewRedactedThinkingBlock(b.Data))
-		case BlockToolUse:
-			input := b.Input
-			if len(input) == 0 {
-				input = json.RawMessage("{}")
-			}
-			if trimmed := bytes.TrimSpace(input); !json.Valid(trimmed) || trimmed[0] != '{' {
-				return nil, fmt.Errorf("tool_use %s (%s): input is not a JSON object: %.80s", b.ID, b.Name, input)
-			}
-			out = append(out, anthropic.ContentBlockParamUnion{OfToolUse: &anthropic.ToolUseBlockParam{ID: b.ID, Name: b.Name, Input: input, CacheControl: cache}})
-		case BlockToolResult:
-			r := &anthropic.ToolResultBlockParam{ToolUseID: b.ID, CacheControl: cache}
-			if b.IsError {
-				r.IsError = anthropic.Bool(true)
-			}
-			if b.Text != "" {
-				r.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: b.Text}}}
-			}
-			out = append(out, anthropic.ContentBlockParamUnion{OfToolResult: r})
+		case BlockRedactedThinking, BlockToolUse, BlockToolResult:
 		default:
-			return nil, fmt.Errorf("block type %q is not text, thinking, redacted_thinking, tool_use or tool_result", b.Type)
+			return nil, 0, fmt.Errorf("block type %q is not text, thinking, redacted_thinking, tool_use or tool_result", bl.Type)
+		}
+		if n > 0 || more {
+			b = append(b, ',')
+		}
+		n++
+		switch bl.Type {
+		case BlockText:
+			b = append(b, `{"text":`...)
+			b = appendJSONString(b, bl.Text)
+			if bl.Cache {
+				b = append(b, cacheControl...)
+			}
+			b = append(b, `,"type":"text"}`...)
+		case BlockThinking:
+			b = append(b, `{"signature":`...)
+			b = appendJSONString(b, bl.Signature)
+			b = append(b, `,"thinking":`...)
+			b = appendJSONString(b, bl.Text)
+			b = append(b, `,"type":"thinking"}`...)
+		case BlockRedactedThinking:
+			b = append(b, `{"data":`...)
+			b = appendJSONString(b, bl.Data)
+			b = append(b, `,"type":"redacted_thinking"}`...)
+		case BlockToolUse:
+			b = append(b, `{"id":`...)
+			b = appendJSONString(b, bl.ID)
+			b = append(b, `,"input":`...)
+			var err error
+			if b, err = appendToolInput(b, bl.Input); err != nil {
+				return nil, 0, fmt.Errorf("tool_use %s (%s): input is not a JSON object: %.80s", bl.ID, bl.Name, bl.Input)
+			}
+			b = append(b, `,"name":`...)
+			b = appendJSONString(b, bl.Name)
+			if bl.Cache {
+				b = append(b, cacheControl...)
+			}
+			b = append(b, `,"type":"tool_use"}`...)
+		case BlockToolResult:
+			b = append(b, `{"tool_use_id":`...)
+			b = appendJSONString(b, bl.ID)
+			if bl.IsError {
+				b = append(b, `,"is_error":true`...)
+			}
+			if bl.Cache {
+				b = append(b, cacheControl...)
+			}
+			if bl.Text != "" {
+				b = append(b, `,"content":[{"text":`...)
+				b = appendJSONString(b, bl.Text)
+				b = append(b, `,"type":"text"}]`...)
+			}
+			b = append(b, `,"type":"tool_result"}`...)
 		}
 	}
-	return out, nil
+	return b, n, nil
+}
+
+// appendToolInput appends a tool call's input, {} when it has none, as
+// encoding/json writes a json.RawMessage (compact, HTML-safe); it fails
+// when the input is not a JSON object.
+func appendToolInput(b []byte, input json.RawMessage) ([]byte, error) {
+	if len(input) == 0 {
+		return append(b, "{}"...), nil
+	}
+	if t := bytes.TrimLeft(input, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	mark := len(b)
+	w := bytes.NewBuffer(b)
+	if err := json.Compact(w, input); err != nil {
+		return nil, err
+	}
+	b = w.Bytes()
+	if bytes.ContainsAny(b[mark:], "<>&\u2028\u2029") {
+		var esc bytes.Buffer
+		json.HTMLEscape(&esc, b[mark:])
+		b = append(b[:mark], esc.Bytes()...)
+	}
+	return b, nil
+}
+
+// appendAnthropicTool appends t as a custom tool with its input schema,
+// strict when strictTools and the schema passes Anthropic's rules. The
+// input schema goes as the SDK sent it: properties, required, type
+// "object", then the schema's other keywords.
+func appendAnthropicTool(b []byte, t ToolDef, strictTools bool) ([]byte, error) {
+	schema, err := toolSchema(t)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"input_schema":{`...)
+	if p := schema["properties"]; p != nil {
+		b = append(b, `"properties":`...)
+		if b, err = appendJSONValue(b, p); err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		b = append(b, ',')
+	}
+	var required []string
+	if v, ok := schema["required"]; ok {
+		switch names := v.(type) {
+		case []string:
+			required = names
+		case []any:
+			for _, n := range names {
+				s, ok := n.(string)
+				if !ok {
+					return nil, fmt.Errorf("tool %s: input schema: required holds %v, not a property name", t.Name, n)
+				}
+				required = append(required, s)
+			}
+		default:
+			return nil, fmt.Errorf("tool %s: input schema: required is not a list of property names", t.Name)
+		}
+	}
+	if len(required) > 0 {
+		b = append(b, `"required":[`...)
+		for i, n := range required {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, n)
+		}
+		b = append(b, "],"...)
+	}
+	b = append(b, `"type":"object"`...)
+	var extra []string
+	for k := range schema {
+		switch k {
+		case "type", "properties", "required":
+		default:
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		b = append(b, ',')
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		if b, err = appendJSONValue(b, schema[k]); err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+	}
+	b = append(b, `},"name":`...)
+	b = appendJSONString(b, t.Name)
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, t.Description)
+	}
+	if strictTools {
+		// The rules read plain decoded JSON; a schema built in Go may
+		// hold other types ([]string, structs).
+		doc, err := plainJSON(schema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		if strict.Check(doc, strict.Anthropic, strict.Context{Runtime: true}).Usable {
+			b = append(b, `,"strict":true`...)
+		}
+	}
+	return append(b, '}'), nil
 }

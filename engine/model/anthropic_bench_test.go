@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
-
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -16,8 +14,9 @@ import (
 // model, with no HTTP: building the request body of a round that carries a
 // system prompt, a task, an earlier round's thinking, tool calls and
 // results, and three tools; then reading a streamed reply (thinking, text
-// and two tool calls in pieces, as recorded SSE bytes) through the SDK's
-// decoder into a Reply. The budget is 50µs.
+// and two tool calls in pieces, as recorded SSE bytes) through the event
+// reader and decoder into a Reply: all the provider does for a round but
+// the HTTP exchange. The budget is 50µs.
 func BenchmarkAnthropicRound(b *testing.B) {
 	schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"id"},
 		"properties": map[string]any{"id": map[string]any{"type": "string", "description": "the issue key"}}}
@@ -40,7 +39,7 @@ func BenchmarkAnthropicRound(b *testing.B) {
 		MaxTokens: 16000,
 		Thinking:  &config.Thinking{Type: config.ThinkingEnabled, BudgetTokens: 4000},
 	}
-	body := []byte(sseText(answerEvents("tool_use", streamUsage{input: 1200, output: 80, cacheRead: 900},
+	sse := []byte(sseText(answerEvents("tool_use", streamUsage{input: 1200, output: 80, cacheRead: 900},
 		thinkingBlock("EqQBCkYIARgCIkD2", "Two issues. ", "Fetch both ", "in parallel."),
 		textBlock("Fetching ", "both issues."),
 		toolUseBlock("toolu_02", "tracker__get_issue", `{"id"`, `: "A-1"}`),
@@ -55,23 +54,16 @@ func BenchmarkAnthropicRound(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		params, err := anthropicParams("claude-test", req, out)
-		if err != nil {
+		body, err := anthropicBody("claude-test", req, out)
+		if err != nil || len(body) == 0 {
 			b.Fatal(err)
 		}
-		if _, err := json.Marshal(params); err != nil {
-			b.Fatal(err)
+		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(sse))}
+		m, damaged, err := readMessage(res, onDelta)
+		if damaged != nil || err != nil {
+			b.Fatal(damaged, err)
 		}
-		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))}
-		s := ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), nil)
-		m, err := readMessage(s, onDelta)
-		if err == nil {
-			err = s.Err()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := m.reply("claude", "claude-test", params.MaxTokens)
+		r, err := m.reply("claude", "claude-test", anthropicMaxTokens(req))
 		if err != nil || len(r.ToolCalls) != 2 || len(r.Thinking) != 1 {
 			b.Fatalf("reply %+v, %v", r, err)
 		}

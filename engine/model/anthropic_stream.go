@@ -1,67 +1,160 @@
 package model
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 )
 
-// stream sends params and reads the streamed message, telling onDelta of
-// each piece of text and thinking as it arrives.
+// stream sends the request body and reads the streamed message, telling
+// onDelta of each piece of text and thinking as it arrives.
 //
-// The request goes through the SDK's client (auth, base URL, error
-// objects) but not through MessageService.NewStreaming: its events are
-// decoded into streamEvent, the few fields stepwise reads, which costs a
-// fraction of decoding the SDK's event union and keeps a round within its
-// time budget (BenchmarkAnthropicRound); and NewStreaming writes a
-// deprecation warning to the process's stderr for some models, which would
-// land in the middle of the workbench's screen.
-func (p *anthropicProvider) stream(ctx context.Context, model string, params anthropic.MessageNewParams, onDelta func(Delta)) (Reply, error) {
-	var raw *http.Response
-	err := p.client.Post(ctx, "v1/messages", params, &raw, option.WithJSONSet("stream", true))
-	s := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
-	defer s.Close()
-	m, damaged := readMessage(s, onDelta)
-	if damaged != nil {
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: damaged.Error(), Transient: true}
-	}
-	if err := s.Err(); err != nil {
+// The request goes through the SDK's client (auth, base URL, headers, error
+// objects) but not through MessageService.NewStreaming, nor the SDK's
+// event stream: the events are read by sseReader and decoded by
+// decodeEvent into streamEvent, the few fields stepwise reads, which costs
+// a fraction of the SDK's reflection-driven decoding and keeps a round
+// within its time budget (BenchmarkAnthropicRound); and NewStreaming
+// writes a deprecation warning to the process's stderr for some models,
+// which would land in the middle of the workbench's screen.
+func (p *anthropicProvider) stream(ctx context.Context, model string, body []byte, maxTokens int64, onDelta func(Delta)) (Reply, error) {
+	var res *http.Response
+	if err := p.client.Post(ctx, "v1/messages", body, &res); err != nil {
 		return Reply{}, p.failure(ctx, model, err)
 	}
-	return m.reply(p.name, model, params.MaxTokens)
+	defer res.Body.Close()
+	m, damaged, err := readMessage(res, onDelta)
+	switch {
+	case damaged != nil:
+		return Reply{}, &Error{Provider: p.name, Model: model, Message: damaged.Error(), Transient: true}
+	case err != nil:
+		return Reply{}, p.failure(ctx, model, err)
+	}
+	return m.reply(p.name, model, maxTokens)
 }
 
-// readMessage reads the events of s until it ends, fails, or turns out
-// damaged (an event out of order, malformed tool input), which is the
-// error it returns; a failure of s is s.Err().
-func readMessage(s *ssestream.Stream[streamEvent], onDelta func(Delta)) (*streamedMessage, error) {
-	m := &streamedMessage{}
-	for s.Next() {
-		e := s.Current()
+// readMessage reads the events of res's body until it ends, fails (err:
+// the body could not be read, an event could not be decoded, or the
+// server sent an error event) or turns out damaged (an event out of order,
+// malformed tool input).
+func readMessage(res *http.Response, onDelta func(Delta)) (m *streamedMessage, damaged, err error) {
+	m = &streamedMessage{}
+	buf := sseBuffers.Get().(*[]byte)
+	defer sseBuffers.Put(buf)
+	r := newSSEReader(res.Body, *buf)
+	var e streamEvent
+	for r.next() {
+		switch string(r.name) {
+		case "ping", "":
+			// The SDK's stream skipped these too: a keep-alive, and data
+			// that names no event.
+			continue
+		case "error":
+			return m, nil, streamError(res, bytes.TrimSuffix(r.data, []byte("\n")))
+		}
+		if len(bytes.TrimSuffix(r.data, []byte("\n"))) == 0 {
+			continue
+		}
+		e = streamEvent{}
+		if err := decodeEvent(r.data, &e); err != nil {
+			return m, nil, err
+		}
 		d, err := m.add(&e)
 		if err != nil {
-			return m, err
+			return m, err, nil
 		}
 		if onDelta != nil && (d.Text != "" || d.Reasoning != "") {
 			onDelta(d)
 		}
 	}
-	return m, nil
+	return m, nil, r.err()
+}
+
+// streamError is the error an error event in the middle of a stream
+// stands for: the API's error object with the response's status (200),
+// as the SDK's stream made it, or the event's data when it holds none.
+func streamError(res *http.Response, data []byte) error {
+	e := &anthropic.Error{Request: res.Request, Response: res, StatusCode: res.StatusCode, RequestID: res.Header.Get("request-id")}
+	if e.UnmarshalJSON(data) != nil {
+		return fmt.Errorf("received error while streaming: %s", data)
+	}
+	return e
+}
+
+// sseReader reads a text/event-stream as the SDK's decoder did: lines end
+// in LF or CRLF, an empty line ends an event, "event:" names it, each
+// "data:" line adds its value and a newline to its data, a line that
+// begins with a colon is a comment, other fields are ignored, one space
+// after the colon is dropped, and an event the stream ends in the middle
+// of is not dispatched.
+type sseReader struct {
+	scn  *bufio.Scanner
+	name []byte // the current event's name
+	data []byte // its data
+}
+
+// maxSSELine is the longest line sseReader takes, as the SDK's decoder.
+const maxSSELine = bufio.MaxScanTokenSize << 9
+
+// newSSEReader reads r with buf as its first line buffer.
+func newSSEReader(r io.Reader, buf []byte) *sseReader {
+	scn := bufio.NewScanner(r)
+	scn.Buffer(buf, maxSSELine)
+	return &sseReader{scn: scn}
+}
+
+// sseBuffers holds line buffers for sseReader, which would otherwise
+// allocate one for each streamed message.
+var sseBuffers = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
+
+// next reads the next event into name and data; false at the end of the
+// stream or when it fails (err).
+func (r *sseReader) next() bool {
+	r.name, r.data = r.name[:0], r.data[:0]
+	for r.scn.Scan() {
+		line := r.scn.Bytes()
+		if len(line) == 0 {
+			if len(r.name) == 0 && len(r.data) == 0 {
+				continue
+			}
+			return true
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(field) {
+		case "event":
+			r.name = append(r.name[:0], value...)
+		case "data":
+			r.data = append(r.data, value...)
+			r.data = append(r.data, '\n')
+		}
+	}
+	return false
+}
+
+// err is why next stopped, nil at the end of the stream.
+func (r *sseReader) err() error {
+	return r.scn.Err()
 }
 
 // streamEvent is one event of a streamed message: message_start (Message),
 // content_block_start (Index, ContentBlock), content_block_delta (Index,
 // Delta), content_block_stop (Index), message_delta (Delta.StopReason,
-// Usage) or message_stop. Ping and error events never reach it: the SDK's
-// stream skips the one and fails with the other.
+// Usage) or message_stop. Ping and error events never reach it:
+// readMessage skips the one and fails with the other. decodeEvent fills
+// it as encoding/json would through these tags.
 type streamEvent struct {
 	Type    string `json:"type"`
 	Index   int64  `json:"index"`

@@ -229,6 +229,36 @@ func TestAnthropicRequest(t *testing.T) {
 		})
 	}
 
+	t.Run("a tool schema built in Go goes with its numbers, its keywords in order", func(t *testing.T) {
+		// The SDK's encoder wrote the json.Number of a converted schema as
+		// a string ("minimum":"1"), and the keywords beyond properties,
+		// required and type in map order, so the tool list was not the
+		// same bytes from one round to the next.
+		type schema struct {
+			Type       string         `json:"type"`
+			Properties map[string]any `json:"properties"`
+			MinProps   int            `json:"minProperties"`
+			MaxProps   int            `json:"maxProperties"`
+			Defs       map[string]any `json:"$defs"`
+			Comment    string         `json:"$comment"`
+		}
+		tool := ToolDef{Name: "count", InputSchema: schema{Type: "object", Properties: map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}},
+			MinProps: 1, MaxProps: 3, Defs: map[string]any{}, Comment: "<counts> & more"}}
+		srv := newMessagesServer(t, streamedTurn("end_turn", streamUsage{}, textBlock("ok")), streamedTurn("end_turn", streamUsage{}, textBlock("ok")))
+		p := openAnthropic(t, srv, config.Provider{})
+		for range 2 {
+			if _, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go"), Tools: []ToolDef{tool}}, nil); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+		}
+		want := `"tools":[{"input_schema":{"properties":{"n":{"minimum":1,"type":"integer"}},"type":"object","$comment":"\u003ccounts\u003e \u0026 more","$defs":{},"maxProperties":3,"minProperties":1},"name":"count"}]`
+		for i := range 2 {
+			if body := srv.body(t, i); !bytes.Contains(body, []byte(want)) {
+				t.Errorf("request %d: %s\nwant %s", i+1, body, want)
+			}
+		}
+	})
+
 	t.Run("bad input is an error that says where", func(t *testing.T) {
 		srv := newMessagesServer(t)
 		p := openAnthropic(t, srv, config.Provider{})
