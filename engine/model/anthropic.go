@@ -16,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
 
@@ -308,12 +309,12 @@ func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutpu
 		return nil, err
 	}
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, model)
+	b = jsonenc.AppendString(b, model)
 	if req.Effort != "" || out.strict {
 		b = append(b, `,"output_config":{`...)
 		if req.Effort != "" {
 			b = append(b, `"effort":`...)
-			b = appendJSONString(b, req.Effort)
+			b = jsonenc.AppendString(b, req.Effort)
 			if out.strict {
 				b = append(b, ',')
 			}
@@ -383,7 +384,7 @@ func appendAnthropicSystem(b []byte, msgs []Message) []byte {
 			}
 			n++
 			b = append(b, `{"text":`...)
-			b = appendJSONString(b, bl.Text)
+			b = jsonenc.AppendString(b, bl.Text)
 			if bl.Cache {
 				b = append(b, cacheControl...)
 			}
@@ -481,38 +482,38 @@ func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) 
 		switch bl.Type {
 		case BlockText:
 			b = append(b, `{"text":`...)
-			b = appendJSONString(b, bl.Text)
+			b = jsonenc.AppendString(b, bl.Text)
 			if bl.Cache {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"text"}`...)
 		case BlockThinking:
 			b = append(b, `{"signature":`...)
-			b = appendJSONString(b, bl.Signature)
+			b = jsonenc.AppendString(b, bl.Signature)
 			b = append(b, `,"thinking":`...)
-			b = appendJSONString(b, bl.Text)
+			b = jsonenc.AppendString(b, bl.Text)
 			b = append(b, `,"type":"thinking"}`...)
 		case BlockRedactedThinking:
 			b = append(b, `{"data":`...)
-			b = appendJSONString(b, bl.Data)
+			b = jsonenc.AppendString(b, bl.Data)
 			b = append(b, `,"type":"redacted_thinking"}`...)
 		case BlockToolUse:
 			b = append(b, `{"id":`...)
-			b = appendJSONString(b, bl.ID)
+			b = jsonenc.AppendString(b, bl.ID)
 			b = append(b, `,"input":`...)
 			var err error
 			if b, err = appendToolInput(b, bl.Input); err != nil {
 				return nil, 0, fmt.Errorf("tool_use %s (%s): input is not a JSON object: %.80s", bl.ID, bl.Name, bl.Input)
 			}
 			b = append(b, `,"name":`...)
-			b = appendJSONString(b, bl.Name)
+			b = jsonenc.AppendString(b, bl.Name)
 			if bl.Cache {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"tool_use"}`...)
 		case BlockToolResult:
 			b = append(b, `{"tool_use_id":`...)
-			b = appendJSONString(b, bl.ID)
+			b = jsonenc.AppendString(b, bl.ID)
 			if bl.IsError {
 				b = append(b, `,"is_error":true`...)
 			}
@@ -521,7 +522,7 @@ func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) 
 			}
 			if bl.Text != "" {
 				b = append(b, `,"content":[{"text":`...)
-				b = appendJSONString(b, bl.Text)
+				b = jsonenc.AppendString(b, bl.Text)
 				b = append(b, `,"type":"text"}]`...)
 			}
 			b = append(b, `,"type":"tool_result"}`...)
@@ -594,7 +595,7 @@ func appendAnthropicTool(b []byte, t ToolDef, strictTools bool) ([]byte, error) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, n)
+			b = jsonenc.AppendString(b, n)
 		}
 		b = append(b, "],"...)
 	}
@@ -610,17 +611,17 @@ func appendAnthropicTool(b []byte, t ToolDef, strictTools bool) ([]byte, error) 
 	slices.Sort(extra)
 	for _, k := range extra {
 		b = append(b, ',')
-		b = appendJSONString(b, k)
+		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
 		if b, err = appendJSONValue(b, schema[k]); err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 		}
 	}
 	b = append(b, `},"name":`...)
-	b = appendJSONString(b, t.Name)
+	b = jsonenc.AppendString(b, t.Name)
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
-		b = appendJSONString(b, t.Description)
+		b = jsonenc.AppendString(b, t.Description)
 	}
 	if strictTools {
 		// The rules read plain decoded JSON; a schema built in Go may
@@ -634,4 +635,12 @@ func appendAnthropicTool(b []byte, t ToolDef, strictTools bool) ([]byte, error) 
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendJSONValue appends a schema value as encoding/json writes it (see
+// jsonenc): a schema or two goes out each round, and a hand-written value
+// keeps a round within its time budget.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	var e jsonenc.Encoder
+	return e.AppendValue(b, v)
 }

@@ -94,49 +94,6 @@ func FuzzAnthropicEvent(f *testing.F) {
 	})
 }
 
-// FuzzAppendJSON holds the request body's strings and schema values to
-// the bytes encoding/json writes for them, which the SDK's encoder wrote:
-// the bytes as a string, and as JSON decoded both ways plainJSON and a
-// tool's own schema decode it.
-func FuzzAppendJSON(f *testing.F) {
-	for _, s := range []string{
-		"", "plain", "\"\\/\b\f\n\r\t\x00\x1f\x7f", "<a href=\"x\">&amp;</a>", "é 😀 \u2028\u2029 \ufffd", "\xff\xc3(\xed\xa0\x80",
-		`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"<the> & key"}},"$defs":{}}`,
-		`[null,true,false,0,-0,1,-1.5,0.1,1e-6,1e-7,123456789,1e20,1e21,1.7976931348623157e308,5e-324,12345678901234567890,[],{},[[{"":{}}]]]`,
-		`{"b":1,"a":2,"B":3,"é":4,"\u0000":5,"<":6}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s := string(data)
-		want, _ := json.Marshal(s)
-		if got := appendJSONString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
-			t.Fatalf("string %q: %s, encoding/json writes %s", s, got, want)
-		}
-		// A schema written in Go holds ints.
-		ints := map[string]any{"n": len(data), "m": -len(data) << 40, s: []any{int(len(s) % 3)}}
-		wantInts, _ := json.Marshal(ints)
-		if got, _ := appendJSONValue(nil, ints); string(got) != string(wantInts) {
-			t.Fatalf("%v: %s, encoding/json writes %s", ints, got, wantInts)
-		}
-		for _, useNumber := range []bool{false, true} {
-			dec := json.NewDecoder(bytes.NewReader(data))
-			if useNumber {
-				dec.UseNumber()
-			}
-			var doc any
-			if dec.Decode(&doc) != nil {
-				return
-			}
-			want, wantErr := json.Marshal(doc)
-			got, err := appendJSONValue([]byte("x"), doc)
-			if (err == nil) != (wantErr == nil) || err == nil && (string(got[1:]) != string(want) || got[0] != 'x') {
-				t.Fatalf("%s (UseNumber %v): %s, %v; encoding/json writes %s, %v", data, useNumber, got, err, want, wantErr)
-			}
-		}
-	})
-}
-
 // TestSSEReader holds sseReader to the events the SDK's decoder reads from
 // the same bytes.
 func TestSSEReader(t *testing.T) {

@@ -1,0 +1,196 @@
+// Package jsonenc writes JSON by hand, byte for byte as encoding/json
+// writes it, for the hot paths that would otherwise spend most of their
+// time in its reflection: the run store's event payloads and the request
+// bodies sent to the Messages API. Plain decoded data (maps, lists,
+// strings, numbers and literals) is written directly; anything else goes
+// through encoding/json, so its output and its errors stay the standard
+// library's.
+package jsonenc
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxDepth is how deep Encoder.AppendValue writes by hand; a value nested
+// deeper goes through encoding/json whole, which also refuses a cycle.
+const maxDepth = 64
+
+// Encoder appends JSON values. Its zero value is ready; one Encoder reused
+// keeps the scratch it sorts map keys in. It is not safe for concurrent
+// use.
+type Encoder struct {
+	keys []string // scratch for sorting map keys, shared by nested maps
+}
+
+// AppendValue appends v's JSON to b. On an error (a value encoding/json
+// refuses: NaN, a channel, a cycle) the bytes appended so far are left
+// in the returned slice's tail, so a caller that falls back cuts b back
+// to its own length.
+func (e *Encoder) AppendValue(b []byte, v any) ([]byte, error) {
+	return e.appendValue(b, v, 0)
+}
+
+func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return appendMarshalled(b, v)
+	}
+	var err error
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return AppendString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case float64:
+		return appendFloat(b, x, 64)
+	case float32:
+		return appendFloat(b, float64(x), 32)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		base := len(e.keys)
+		e.keys = slices.Grow(e.keys, len(x))
+		for k := range x {
+			e.keys = append(e.keys, k)
+		}
+		keys := e.keys[base:]
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, k)
+			b = append(b, ':')
+			if b, err = e.appendValue(b, x[k], depth+1); err != nil {
+				break
+			}
+		}
+		clear(keys)
+		e.keys = e.keys[:base]
+		if err != nil {
+			return b, err
+		}
+		return append(b, '}'), nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, el := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = e.appendValue(b, el, depth+1); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	return appendMarshalled(b, v)
+}
+
+// appendMarshalled appends v through encoding/json.
+func appendMarshalled(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
+}
+
+// appendFloat writes a float as encoding/json does (ES6 number
+// formatting: exponent notation for the very small and very large, with
+// e-07 written e-7); NaN and infinities are not JSON, and their error is
+// encoding/json's.
+func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		if bits == 32 {
+			return appendMarshalled(b, float32(f))
+		}
+		return appendMarshalled(b, f)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string the way encoding/json writes it
+// by default: HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped,
+// and invalid UTF-8 made U+FFFD.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
