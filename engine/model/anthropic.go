@@ -55,15 +55,9 @@ func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
 		// A gateway may need no key; the SDK sends no request without one.
 		key = noAPIKey
 	}
-	transport := http.DefaultTransport
-	if t, ok := transport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = responseHeaderTimeout
-		transport = t
-	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(&http.Client{Transport: transport}),
+		option.WithHTTPClient(providerHTTPClient()),
 		option.WithAPIKey(key),
 		// Models retries, with its own backoff and failover; the SDK's
 		// retries would multiply its attempts.

@@ -55,6 +55,19 @@ const noAPIKey = "stepwise-no-key"
 // bounded by it: the headers come before the first token.
 const responseHeaderTimeout = 10 * time.Minute
 
+// providerHTTPClient is the HTTP client a provider calls its API with: the
+// default transport, with response headers bounded by
+// responseHeaderTimeout.
+func providerHTTPClient() *http.Client {
+	transport := http.DefaultTransport
+	if t, ok := transport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = responseHeaderTimeout
+		transport = t
+	}
+	return &http.Client{Transport: transport}
+}
+
 // openAIProvider serves the openai and openai_compat provider types over
 // the Chat Completions API, always streaming.
 //
@@ -90,14 +103,8 @@ func newOpenAIProvider(name string, pc config.Provider) (Provider, error) {
 		}
 		key = noAPIKey
 	}
-	transport := http.DefaultTransport
-	if t, ok := transport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = responseHeaderTimeout
-		transport = t
-	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(&http.Client{Transport: transport}),
+		option.WithHTTPClient(providerHTTPClient()),
 		option.WithEnvironmentProduction(),
 		option.WithAPIKey(key),
 		// Models retries, with its own backoff and failover; the SDK's
