@@ -1,6 +1,7 @@
 // Package model is how the engine talks to language models: one provider
 // interface, the providers that implement it (script; openai for the openai
-// and openai_compat types; replay, answering from a recorded run), role and
+// and openai_compat types; anthropic, over the Messages API; replay,
+// answering from a recorded run), messages as typed content blocks, role and
 // named-model resolution with retries and failover, and the
 // structured-output call that every schema-bound site shares
 // (builtin__infer, prompt tools, infer gates, the solver).
