@@ -64,20 +64,15 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	cmd.Dir, cmd.Env = dir, env
 	var stdout bytes.Buffer
 	stderr := newTailBuffer(execStderrMax)
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	// Killing only the direct child would leave `sh -c 'a | b'` style
-	// grandchildren running, holding the pipes open; the whole group goes.
-	ownProcessGroup(cmd)
-	dieWithParent(cmd)
-	cmd.WaitDelay = pipeGrace
-	runErr := cmd.Run()
+	// In its own process group: killing only the direct child would leave
+	// `sh -c 'a | b'` style grandchildren running; the whole group goes.
+	runErr := runCommand(cmd, &stdout, stderr)
 
 	fail := &ToolError{Tool: name, Stderr: stderr.String()}
 	switch {
-	case runErr == nil || errors.Is(runErr, exec.ErrWaitDelay):
-		// It exited cleanly, even if only just before a deadline. (With
-		// ErrWaitDelay, something it started in the background kept stdout
-		// or stderr open: what it printed is complete enough.)
+	case runErr == nil:
+		// It exited cleanly, even if only just before a deadline, and its
+		// output was read to the end.
 	case ctx.Err() != nil:
 		// The caller gave up (the step's tool_timeout, an abort): not the
 		// tool's failure, so no ToolError.
@@ -85,6 +80,10 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	case runCtx.Err() != nil:
 		fail.TimedOut, fail.ExitCode = true, -1
 		fail.Message = fmt.Sprintf("'%s' timed out after %ds (timeout_secs)", command, int(timeout/time.Second))
+		return nil, fail
+	case errors.Is(runErr, errOutputHeld):
+		fail.Message = fmt.Sprintf("'%s' exited with status 0, but something it started kept its output open for %s after, so what it printed may be incomplete; "+
+			"it was stopped. A command left running in the background needs its output redirected (cmd >/dev/null 2>&1 &)", command, pipeGrace)
 		return nil, fail
 	default:
 		var exit *exec.ExitError

@@ -136,10 +136,8 @@ func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.dir
 	stderr := newTailBuffer(execStderrMax)
-	cmd.Stdout, cmd.Stderr = out, stderr
-	cmd.WaitDelay = pipeGrace
-	err := cmd.Run()
-	if err == nil || errors.Is(err, exec.ErrWaitDelay) {
+	err := runCommand(cmd, out, stderr)
+	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {

@@ -39,3 +39,9 @@ func killProcessGroup(p *os.Process) error {
 	}
 	return err
 }
+
+// groupAlive reports whether any process is left in the process group p
+// led.
+func groupAlive(p *os.Process) bool {
+	return p != nil && syscall.Kill(-p.Pid, 0) == nil
+}

@@ -240,7 +240,6 @@ func TestExecTools(t *testing.T) {
 			map[string]any{"text": "padded|1|x|n=1"}},
 		{"output is json when the file does not say", "user__default_json", map[string]any{"text": `{"files": ["a.go"]}`},
 			jsonValue(t, `{"files": ["a.go"]}`)},
-		{"a background child holding stdout does not hold the call", "user__background", nil, map[string]any{"text": "done"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,6 +276,9 @@ func TestExecToolErrors(t *testing.T) {
 			`'printf' printed output that is not JSON (the tool says output: json): it is empty; stdout starts ""`, 0},
 		{"text from a tool without output", "user__default_json", map[string]any{"text": "hello"},
 			`'printf' printed output that is not JSON (an exec tool's output is json unless its file says output: text): invalid character 'h' looking for beginning of value; stdout starts "hello"`, 0},
+		{"a background child holding stdout fails the call, a second after the tool exits", "user__background", nil,
+			"'sh' exited with status 0, but something it started kept its output open for 1s after, so what it printed may be incomplete; " +
+				"it was stopped. A command left running in the background needs its output redirected (cmd >/dev/null 2>&1 &)", 0},
 		{"an unset variable in env", "user__unset", nil, "env.TOKEN: environment variable SW_TEST_UNSET_VARIABLE is not set", 0},
 		{"a missing command", "user__missing", nil,
 			`cannot run 'stepwise-test-no-such-command': exec: "stepwise-test-no-such-command": executable file not found in $PATH`, -1},
