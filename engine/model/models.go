@@ -148,11 +148,12 @@ func (m *Models) Resolve(name string) (provider, model string, err error) {
 // chat otherwise, so that a script reply's role fits.
 //
 // Transient failures (*Error with Transient set, and attempts that run
-// past req.Timeout) are retried up to three times per candidate; then the
-// call falls over to the entry's next fallback, telling
-// Options.OnFailover. A permanent error, a cancelled ctx, or any failure
-// after a delta has streamed ends the call at once: the caller has shown
-// part of an answer, and another model would start a different one.
+// past req.Timeout) are retried up to three times per candidate, a
+// streamed part declared void first with a Reset delta; then the call
+// falls over to the entry's next fallback, telling Options.OnFailover. A
+// permanent error, a cancelled ctx, or a last attempt that had streamed
+// ends the call: the caller has shown part of an answer, and another model
+// would start a different one.
 // Reply.Provider and Reply.Model name what answered.
 func (m *Models) Call(ctx context.Context, name string, req Request, onDelta func(Delta)) (Reply, error) {
 	name, req = callDefaults(name, req)
@@ -222,11 +223,12 @@ func callDefaults(name string, req Request) (string, Request) {
 // whether the failing attempt had sent a delta.
 func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
 	var retried error // the transient failure behind the latest retry
-	// Once part of a reply has streamed, a failure surfaces as it is: the
-	// reader has the beginning of an answer that no retry or fallback
-	// would continue. The one exception is a request that ran out of its
-	// time, which seeds/002 abandons and sends again; the reader is told
-	// with a Reset delta that what streamed is void.
+	// A transient failure after part of a reply has streamed (a request
+	// that ran out of its time, which seeds/002 abandons and sends again,
+	// or a stream that ended short) is retried too: the reader is told
+	// with a Reset delta that what streamed is void, and the answer starts
+	// again. Another model would start a different one, so Call falls over
+	// only from an attempt that streamed nothing.
 	var streamed atomic.Bool
 	relay := onDelta
 	if onDelta != nil {
@@ -250,7 +252,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
 		}
 		var e *Error
-		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil || streamed.Load() && !timedOut {
+		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil {
 			if retried != nil {
 				// A retry that fails otherwise must not hide why it was
 				// retried: a scripted 429 with no reply after it reads as

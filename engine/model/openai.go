@@ -110,7 +110,7 @@ func newOpenAIProvider(name string, pc config.Provider) (Provider, error) {
 		// Models retries, with its own backoff and failover; the SDK's
 		// retries would multiply its attempts.
 		option.WithMaxRetries(0),
-		option.WithMiddleware(recordStatus),
+		option.WithMiddleware(recordResponse),
 	}
 	if pc.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(pc.BaseURL))

@@ -2,6 +2,7 @@ package model
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -22,8 +24,8 @@ import (
 // stream sends params and reads the streamed answer, telling onDelta of
 // each piece of text and reasoning as it arrives.
 func (p *openAIProvider) stream(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(Delta)) (Reply, error) {
-	status := new(int)
-	ctx = context.WithValue(ctx, statusKey{}, status)
+	resp := new(response)
+	ctx = context.WithValue(ctx, responseKey{}, resp)
 	s := p.chat.NewStreaming(ctx, params)
 	defer s.Close()
 	var a answer
@@ -36,12 +38,18 @@ func (p *openAIProvider) stream(ctx context.Context, model string, params openai
 		}
 	}
 	if err := s.Err(); err != nil {
-		return Reply{}, p.failure(ctx, model, err, *status)
+		return Reply{}, p.failure(ctx, model, err, resp.status)
 	}
 	if chunks == 0 {
 		// A server that ignored stream: true, or broke off before its
 		// first chunk: there is no answer to give.
 		return Reply{}, &Error{Provider: p.name, Model: model, Message: "the server sent no streamed answer", Transient: true}
+	}
+	if a.finish == "" && !resp.terminated.Load() {
+		// The connection ended mid-answer: what streamed is a part,
+		// and another attempt may get the whole.
+		return Reply{}, &Error{Provider: p.name, Model: model, Transient: true,
+			Message: "the stream ended before the answer was complete (no finish reason, and no [DONE])"}
 	}
 	return a.reply(), nil
 }
@@ -226,18 +234,53 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error, s
 	return e
 }
 
-// statusKey carries, in a request's context, where recordStatus writes the
-// HTTP status of its response.
-type statusKey struct{}
+// responseKey carries, in a request's context, the *response that
+// recordResponse writes what it saw of the response to.
+type responseKey struct{}
 
-// recordStatus is SDK middleware that notes each response's HTTP status,
-// so that a failure the SDK cannot decode is still classed by its status.
-func recordStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+// response is what recordResponse saw of one response: its HTTP status,
+// and whether its stream reached its [DONE] terminator.
+type response struct {
+	status     int
+	terminated atomic.Bool
+}
+
+// recordResponse is SDK middleware that notes each response's HTTP status,
+// so that a failure the SDK cannot decode is still classed by its status,
+// and watches its body for the stream's terminator, which the SDK's stream
+// does not tell from a connection that ended.
+func recordResponse(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	resp, err := next(req)
-	if status, ok := req.Context().Value(statusKey{}).(*int); ok && resp != nil {
-		*status = resp.StatusCode
+	if r, ok := req.Context().Value(responseKey{}).(*response); ok && resp != nil {
+		r.status = resp.StatusCode
+		resp.Body = &terminatorWatch{ReadCloser: resp.Body, seen: &r.terminated}
 	}
 	return resp, err
+}
+
+// sseTerminator is the data line that ends a Chat Completions stream.
+var sseTerminator = []byte("data: [DONE]")
+
+// terminatorWatch passes a body through, noting when sseTerminator goes
+// by, a read's tail kept to find one split across reads.
+type terminatorWatch struct {
+	io.ReadCloser
+	seen *atomic.Bool
+	tail []byte
+}
+
+func (w *terminatorWatch) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 && !w.seen.Load() {
+		w.tail = append(w.tail, p[:n]...)
+		if bytes.Contains(w.tail, sseTerminator) {
+			w.seen.Store(true)
+		}
+		if keep := len(sseTerminator) - 1; len(w.tail) > keep {
+			w.tail = append(w.tail[:0], w.tail[len(w.tail)-keep:]...)
+		}
+	}
+	return n, err
 }
 
 // transientStatus reports whether a retry may cure an HTTP status: rate

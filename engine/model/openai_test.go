@@ -49,6 +49,9 @@ type chatResponse struct {
 	afterFirst chan struct{}
 	// abort breaks the connection off after the chunks, with no [DONE].
 	abort bool
+	// noDone ends the stream cleanly after the chunks, with no [DONE];
+	// splitDone sends [DONE] in two writes, flushed apart.
+	noDone, splitDone bool
 	// hang writes nothing and waits for the client to go; released is
 	// closed when the handler has returned.
 	hang     bool
@@ -115,10 +118,18 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if resp.abort {
+	switch {
+	case resp.abort:
 		panic(http.ErrAbortHandler)
+	case resp.noDone:
+	case resp.splitDone:
+		io.WriteString(w, "data: [DO")
+		flusher.Flush()
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, "NE]\n\n")
+	default:
+		io.WriteString(w, "data: [DONE]\n\n")
 	}
-	io.WriteString(w, "data: [DONE]\n\n")
 }
 
 // bodies returns the request bodies received so far.
@@ -579,6 +590,11 @@ func TestOpenAIErrors(t *testing.T) {
 			transient: true, message: "model local/test-model: ", streamed: true,
 		},
 		{
+			name:      "a stream that ends cleanly with neither a finish reason nor [DONE]",
+			response:  chatResponse{chunks: []string{chunk(`{"content":"par"}`)}, noDone: true},
+			transient: true, message: "the stream ended before the answer was complete (no finish reason, and no [DONE])", streamed: true,
+		},
+		{
 			name:      "a stream with no chunks",
 			response:  chatResponse{chunks: []string{}},
 			transient: true, message: "no streamed answer",
@@ -603,6 +619,29 @@ func TestOpenAIErrors(t *testing.T) {
 			}
 			if n := len(srv.bodies()); n != 1 {
 				t.Errorf("%d requests; the SDK must not retry", n)
+			}
+		})
+	}
+}
+
+// TestOpenAIStreamEnd takes an answer whose stream ended with a finish
+// reason or with [DONE], either one, [DONE] split across writes included.
+func TestOpenAIStreamEnd(t *testing.T) {
+	tests := []struct {
+		name     string
+		response chatResponse
+	}{
+		{"a finish reason without [DONE]", chatResponse{chunks: []string{chunk(`{"content":"42"}`), finish("stop")}, noDone: true}},
+		{"[DONE] without a finish reason", chatResponse{chunks: []string{chunk(`{"content":"42"}`)}}},
+		{"[DONE] split across writes", chatResponse{chunks: []string{chunk(`{"content":"42"}`)}, splitDone: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newChatServer(t, tt.response)
+			p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL})
+			reply, err := p.Complete(context.Background(), "test-model", Request{Messages: user("go")}, nil)
+			if err != nil || reply.Text != "42" {
+				t.Errorf("reply %q, %v", reply.Text, err)
 			}
 		})
 	}
@@ -782,6 +821,11 @@ func TestOpenAIThroughModels(t *testing.T) {
 			},
 			b:    []chatResponse{text("from b")},
 			want: "from b", provider: "b/model-b", requestsA: 3, requestsB: 1, failovers: 1,
+		},
+		{
+			name: "a stream that ended short is sent again, never taken as the answer",
+			a:    []chatResponse{{chunks: []string{chunk(`{"content":"hel"}`)}, noDone: true}, text("hello")},
+			want: "hello", provider: "a/model-a", requestsA: 2,
 		},
 		{
 			name: "a 400 does not fall over",
