@@ -139,6 +139,14 @@ func TestAgentThroughRun(t *testing.T) {
 			name: "nothing usable on the last round is final false", extra: "      max_iterations: 1\n",
 			replies: "replies:\n  - match: E1\n    reply: { text: \"no idea\" }\n  - match: E1\n    role: repair\n    reply: { text: \"still no idea\" }\n",
 			agent:   `{"final":false,"iterations":1,"output":{},"tools_called":[]}`,
+			check: func(t *testing.T, r agentRun) {
+				id, _ := r.env["run_id"].(string)
+				out, errOut, code := runCLI(t, "inspect", id)
+				want := "agent_not_final: 1 agent step spent its rounds without a valid answer and returned final: false, output {} (E1)"
+				if code != 0 || !strings.Contains(out, want) {
+					t.Errorf("inspect exit %d lacks %q:\n%s%s", code, want, out, errOut)
+				}
+			},
 		},
 		{
 			name: "a repair costs no round; a refused one costs a round", replies: "replies:\n" + wrong + answer,

@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // shortID is how many characters of a run id a listing shows; any prefix
@@ -501,10 +502,51 @@ func printRun(w io.Writer, d *store.RunDetail) {
 		}
 		tw.Flush()
 	}
-	if f := downgradeFinding(d.Downgrades); f != "" {
-		fmt.Fprintf(w, "\nfindings (1)\n  %s\n", f)
+	if fs := findings(d); len(fs) > 0 {
+		fmt.Fprintf(w, "\nfindings (%d)\n", len(fs))
+		for _, f := range fs {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 	printUsage(w, d.UsageReport, d.UsageFromCalls)
+}
+
+// findings are what a run's record shows went less well than its status
+// says: steps that went without the strict output they asked for, and
+// agent steps that ended without an answer.
+func findings(d *store.RunDetail) []string {
+	var out []string
+	for _, f := range []string{downgradeFinding(d.Downgrades), notFinalFinding(d.Steps)} {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// notFinalFinding names the agent steps that spent their rounds without a
+// valid answer: they succeed, by design (seeds/000), with final: false and
+// output {}, which a plan reading output.x finds empty. Empty when there
+// are none.
+func notFinalFinding(steps []store.StepRecord) string {
+	var paths []string
+	for _, s := range steps {
+		if s.Tool != plans.ControlAgent || s.Status != "ok" {
+			continue
+		}
+		var result struct {
+			Final *bool `json:"final"`
+		}
+		if json.Unmarshal(s.Result, &result) == nil && result.Final != nil && !*result.Final {
+			paths = append(paths, s.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("agent_not_final: %s spent its rounds without a valid answer and returned final: false, output {} (%s); "+
+		"its refusals say why, and max_iterations or validation_exhaustion may want raising",
+		countNoun(len(paths), "agent step", "agent steps"), strings.Join(paths, ", "))
 }
 
 // downgradeFinding is seeds/002's structured_output_downgraded finding:
@@ -681,9 +723,7 @@ func toInspectJSON(d *store.RunDetail) inspectJSON {
 	for _, n := range d.Errors {
 		env.Errors = append(env.Errors, noticeJSON(n))
 	}
-	if f := downgradeFinding(d.Downgrades); f != "" {
-		env.Findings = append(env.Findings, f)
-	}
+	env.Findings = append(env.Findings, findings(d)...)
 	for _, n := range d.Warnings {
 		env.Warnings = append(env.Warnings, noticeJSON(n))
 	}
