@@ -190,7 +190,12 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	if ve := in.ValidationExhaustion; ve != nil && ve.Threshold.Set {
 		threshold = ve.Threshold.Value
 	}
+	// Without its own llm_timeout_seconds, the step's calls take
+	// [settings]', whose default is seeds/002's.
 	timeout := time.Duration(plans.DefaultLLMTimeoutSeconds) * time.Second
+	if r.cfg != nil && r.cfg.Settings.LLMTimeoutSeconds > 0 {
+		timeout = time.Duration(r.cfg.Settings.LLMTimeoutSeconds) * time.Second
+	}
 	if in.LLMTimeoutSeconds.Set {
 		timeout = time.Duration(in.LLMTimeoutSeconds.Value) * time.Second
 	}

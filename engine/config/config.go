@@ -66,6 +66,17 @@ type Settings struct {
 	MaxAgentIterations int `toml:"max_agent_iterations"`
 	// PlanningAttempts is the replanning budget of the planner. Default 2.
 	PlanningAttempts int `toml:"planning_attempts"`
+	// LLMTimeoutSeconds bounds each attempt of a model call that sets no
+	// bound of its own (an agent step's llm_timeout_seconds does).
+	// Default 600, seeds/002's.
+	LLMTimeoutSeconds int `toml:"llm_timeout_seconds"`
+	// LLMIdleTimeoutSeconds bounds the silence of a model's stream: no
+	// byte for that long fails the attempt, transiently. Default 60.
+	LLMIdleTimeoutSeconds int `toml:"llm_idle_timeout_seconds"`
+	// RetryAfterCapSeconds is the longest Retry-After a model call waits
+	// for; a server asking for more fails the call with what it asked.
+	// Default 60.
+	RetryAfterCapSeconds int `toml:"retry_after_cap_seconds"`
 }
 
 // ProviderType says which client serves a provider's models.

@@ -680,8 +680,11 @@ func (b *builder) applyOverrides(ov Overrides) {
 
 // The defaults of [settings].
 const (
-	defaultMaxAgentIterations = 15
-	defaultPlanningAttempts   = 2
+	defaultMaxAgentIterations    = 15
+	defaultPlanningAttempts      = 2
+	defaultLLMTimeoutSeconds     = 600
+	defaultLLMIdleTimeoutSeconds = 60
+	defaultRetryAfterCapSeconds  = 60
 )
 
 func (b *builder) applyDefaults() {
@@ -699,6 +702,15 @@ func (b *builder) applyDefaults() {
 	}
 	if _, ok := b.origin["settings.planning_attempts"]; !ok {
 		c.Settings.PlanningAttempts = defaultPlanningAttempts
+	}
+	if _, ok := b.origin["settings.llm_timeout_seconds"]; !ok {
+		c.Settings.LLMTimeoutSeconds = defaultLLMTimeoutSeconds
+	}
+	if _, ok := b.origin["settings.llm_idle_timeout_seconds"]; !ok {
+		c.Settings.LLMIdleTimeoutSeconds = defaultLLMIdleTimeoutSeconds
+	}
+	if _, ok := b.origin["settings.retry_after_cap_seconds"]; !ok {
+		c.Settings.RetryAfterCapSeconds = defaultRetryAfterCapSeconds
 	}
 	if c.Storage.Backend == "" {
 		c.Storage.Backend = BackendSQLite

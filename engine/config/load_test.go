@@ -19,9 +19,12 @@ func TestLayering(t *testing.T) {
 			name: "no files gives the defaults",
 			check: func(t *testing.T, s *sandbox, cfg *Config) {
 				want := Settings{
-					DataDir:            filepath.Join(s.dataHome, "stepwise"),
-					MaxAgentIterations: 15,
-					PlanningAttempts:   2,
+					DataDir:               filepath.Join(s.dataHome, "stepwise"),
+					MaxAgentIterations:    15,
+					PlanningAttempts:      2,
+					LLMTimeoutSeconds:     600,
+					LLMIdleTimeoutSeconds: 60,
+					RetryAfterCapSeconds:  60,
 				}
 				if cfg.Settings != want {
 					t.Errorf("settings = %+v, want %+v", cfg.Settings, want)

@@ -29,6 +29,12 @@ func (b *builder) checkSettings() {
 	if s.PlanningAttempts < 0 {
 		b.errorf("settings.planning_attempts", false, "must not be negative, got %d", s.PlanningAttempts)
 	}
+	for key, v := range map[string]int{"llm_timeout_seconds": s.LLMTimeoutSeconds, "llm_idle_timeout_seconds": s.LLMIdleTimeoutSeconds,
+		"retry_after_cap_seconds": s.RetryAfterCapSeconds} {
+		if v < 1 {
+			b.errorf("settings."+key, false, "must be at least 1 (seconds), got %d", v)
+		}
+	}
 }
 
 func (b *builder) checkStorage() {

@@ -157,6 +157,9 @@ func (m *Models) Resolve(name string) (provider, model string, err error) {
 // Reply.Provider and Reply.Model name what answered.
 func (m *Models) Call(ctx context.Context, name string, req Request, onDelta func(Delta)) (Reply, error) {
 	name, req = callDefaults(name, req)
+	if req.Timeout == 0 {
+		req.Timeout = m.settingSeconds(func(s config.Settings) int { return s.LLMTimeoutSeconds }, defaultLLMTimeout)
+	}
 	cands, err := m.candidates(name)
 	if err != nil {
 		return Reply{}, err
@@ -261,6 +264,12 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			}
 			return Reply{}, streamed.Load(), err
 		}
+		if limit := m.settingSeconds(func(s config.Settings) int { return s.RetryAfterCapSeconds }, defaultRetryAfterCap); e.RetryAfter > limit {
+			// An hour's wait is no retry: the call fails, saying what the
+			// server asked, and a fallback may answer instead.
+			return Reply{}, streamed.Load(), fmt.Errorf("%w (the server asked to wait %s before a retry, more than [settings] retry_after_cap_seconds = %d)",
+				err, e.RetryAfter, int(limit/time.Second))
+		}
 		retried = err
 		if n == maxAttempts {
 			return Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
@@ -273,6 +282,22 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			return Reply{}, streamed.Load(), err
 		}
 	}
+}
+
+// The bounds of a model call when no configuration sets them: seeds/002's
+// 600 s an attempt, and a minute of a server's Retry-After.
+const (
+	defaultLLMTimeout    = 600 * time.Second
+	defaultRetryAfterCap = 60 * time.Second
+)
+
+// settingSeconds is a [settings] value in seconds, or def without a
+// configuration (a script or a replay answers).
+func (m *Models) settingSeconds(get func(config.Settings) int, def time.Duration) time.Duration {
+	if m.cfg == nil || get(m.cfg.Settings) <= 0 {
+		return def
+	}
+	return time.Duration(get(m.cfg.Settings)) * time.Second
 }
 
 // IsTransient reports whether err is a model failure that a retry or a

@@ -900,3 +900,45 @@ default = { provider = "remote", model = "gpt-5" }
 		t.Errorf("error %v is transient", err)
 	}
 }
+
+// TestModelCallBounds checks the bounds [settings] puts on a model call
+// that sets none of its own: each attempt's time, and the longest
+// Retry-After waited for.
+func TestModelCallBounds(t *testing.T) {
+	hang := func() chatResponse { return chatResponse{hang: true, released: make(chan struct{})} }
+	tests := []struct {
+		name      string
+		settings  string
+		responses []chatResponse
+		want      string
+		requests  int
+	}{
+		{
+			name:      "an attempt runs out of llm_timeout_seconds, three times",
+			settings:  "llm_timeout_seconds = 1",
+			responses: []chatResponse{hang(), hang(), hang()},
+			want:      "model a/model-a: timed out after 1s (gave up after 3 attempts)", requests: 3,
+		},
+		{
+			name:      "a Retry-After past retry_after_cap_seconds is no wait",
+			settings:  "retry_after_cap_seconds = 5",
+			responses: []chatResponse{failing(429, "slow down", map[string]string{"Retry-After": "3600"})},
+			want:      "model a/model-a: 429 slow down (the server asked to wait 1h0m0s before a retry, more than [settings] retry_after_cap_seconds = 5)", requests: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newChatServer(t, tt.responses...)
+			cfg := project(t, fmt.Sprintf("[settings]\n%s\n[providers.a]\ntype = \"openai_compat\"\nbase_url = \"%s/v1\"\n[models]\ndefault = { provider = \"a\", model = \"model-a\" }\n",
+				tt.settings, srv.URL), nil)
+			m := New(cfg, Options{Backoff: noBackoff})
+			_, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: user("hi")}, nil)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\nwant  %s", err, tt.want)
+			}
+			if n := len(srv.bodies()); n != tt.requests {
+				t.Errorf("%d requests, want %d", n, tt.requests)
+			}
+		})
+	}
+}
