@@ -341,7 +341,10 @@ func (p *anthropicProvider) failure(ctx context.Context, model string, err error
 	e := &Error{Provider: p.name, Model: model}
 	var api *anthropic.Error
 	var syntax *json.SyntaxError
+	var idle *IdleError
 	switch {
+	case errors.As(err, &idle):
+		e.Message, e.Transient = idle.Error(), true
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Message, e.Transient = "request timed out", true
 	case ctx.Err() != nil:

@@ -245,6 +245,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 		if req.Timeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, req.Timeout)
 		}
+		actx = withIdleTimeout(actx, m.settingSeconds(func(s config.Settings) int { return s.LLMIdleTimeoutSeconds }, defaultLLMIdleTimeout))
 		reply, err := p.Complete(actx, c.model, req, relay)
 		timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
@@ -285,10 +286,12 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 }
 
 // The bounds of a model call when no configuration sets them: seeds/002's
-// 600 s an attempt, and a minute of a server's Retry-After.
+// 600 s an attempt, a minute of silence in a response, and a minute of a
+// server's Retry-After.
 const (
-	defaultLLMTimeout    = 600 * time.Second
-	defaultRetryAfterCap = 60 * time.Second
+	defaultLLMTimeout     = 600 * time.Second
+	defaultLLMIdleTimeout = 60 * time.Second
+	defaultRetryAfterCap  = 60 * time.Second
 )
 
 // settingSeconds is a [settings] value in seconds, or def without a

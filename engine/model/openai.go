@@ -57,7 +57,8 @@ const responseHeaderTimeout = 10 * time.Minute
 
 // providerHTTPClient is the HTTP client a provider calls its API with: the
 // default transport, with response headers bounded by
-// responseHeaderTimeout.
+// responseHeaderTimeout and the silence of a response by its attempt's
+// idle bound (idleTransport).
 func providerHTTPClient() *http.Client {
 	transport := http.DefaultTransport
 	if t, ok := transport.(*http.Transport); ok {
@@ -65,7 +66,7 @@ func providerHTTPClient() *http.Client {
 		t.ResponseHeaderTimeout = responseHeaderTimeout
 		transport = t
 	}
-	return &http.Client{Transport: transport}
+	return &http.Client{Transport: idleTransport{base: transport}}
 }
 
 // openAIProvider serves the openai and openai_compat provider types over

@@ -203,7 +203,10 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error, s
 	var event *ssestream.StreamError
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var idle *IdleError
 	switch {
+	case errors.As(err, &idle):
+		e.Message, e.Transient = idle.Error(), true
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Message, e.Transient = "request timed out", true
 	case ctx.Err() != nil:

@@ -50,8 +50,9 @@ type chatResponse struct {
 	// abort breaks the connection off after the chunks, with no [DONE].
 	abort bool
 	// noDone ends the stream cleanly after the chunks, with no [DONE];
-	// splitDone sends [DONE] in two writes, flushed apart.
-	noDone, splitDone bool
+	// splitDone sends [DONE] in two writes, flushed apart; stall sends
+	// nothing more after the chunks, and waits for the client to go.
+	noDone, splitDone, stall bool
 	// hang writes nothing and waits for the client to go; released is
 	// closed when the handler has returned.
 	hang     bool
@@ -121,6 +122,12 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case resp.abort:
 		panic(http.ErrAbortHandler)
+	case resp.stall:
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+			s.t.Error("the client never gave up on a stalled stream")
+		}
 	case resp.noDone:
 	case resp.splitDone:
 		io.WriteString(w, "data: [DO")
@@ -906,6 +913,7 @@ default = { provider = "remote", model = "gpt-5" }
 // Retry-After waited for.
 func TestModelCallBounds(t *testing.T) {
 	hang := func() chatResponse { return chatResponse{hang: true, released: make(chan struct{})} }
+	stalled := func() chatResponse { return chatResponse{chunks: []string{chunk(`{"content":"par"}`)}, stall: true} }
 	tests := []struct {
 		name      string
 		settings  string
@@ -918,6 +926,12 @@ func TestModelCallBounds(t *testing.T) {
 			settings:  "llm_timeout_seconds = 1",
 			responses: []chatResponse{hang(), hang(), hang()},
 			want:      "model a/model-a: timed out after 1s (gave up after 3 attempts)", requests: 3,
+		},
+		{
+			name:      "a stream silent after its first delta runs out of llm_idle_timeout_seconds, three times",
+			settings:  "llm_idle_timeout_seconds = 1",
+			responses: []chatResponse{stalled(), stalled(), stalled()},
+			want:      "model a/model-a: the server sent nothing for 1s (llm_idle_timeout_seconds) (gave up after 3 attempts)", requests: 3,
 		},
 		{
 			name:      "a Retry-After past retry_after_cap_seconds is no wait",
