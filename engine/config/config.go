@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"time"
 )
 
 // Config is a loaded configuration: every section of config.toml after
@@ -324,14 +325,28 @@ func isRole(name string) bool { return slices.Contains(Roles(), name) }
 // MCPServer is one [mcp.<name>] entry. Exactly one of Command (stdio) and URL
 // (streamable HTTP) is set.
 type MCPServer struct {
-	Command       string                  `toml:"command"`
-	Args          []string                `toml:"args"`
-	Env           map[string]string       `toml:"env"`
-	URL           string                  `toml:"url"`
-	Headers       map[string]string       `toml:"headers"`
-	IncludeTools  []string                `toml:"include_tools"`
-	ExcludeTools  []string                `toml:"exclude_tools"`
-	ToolOverrides map[string]ToolOverride `toml:"tool_overrides"`
+	// CallTimeoutSecs bounds one tool call; 0 is DefaultMCPCallTimeoutSecs.
+	CallTimeoutSecs int                     `toml:"call_timeout_secs"`
+	Command         string                  `toml:"command"`
+	Args            []string                `toml:"args"`
+	Env             map[string]string       `toml:"env"`
+	URL             string                  `toml:"url"`
+	Headers         map[string]string       `toml:"headers"`
+	IncludeTools    []string                `toml:"include_tools"`
+	ExcludeTools    []string                `toml:"exclude_tools"`
+	ToolOverrides   map[string]ToolOverride `toml:"tool_overrides"`
+}
+
+// DefaultMCPCallTimeoutSecs is how long a call to an MCP server's tool may
+// take when [mcp.NAME] sets no call_timeout_secs.
+const DefaultMCPCallTimeoutSecs = 120
+
+// CallTimeout is how long one tool call may take.
+func (s MCPServer) CallTimeout() time.Duration {
+	if s.CallTimeoutSecs > 0 {
+		return time.Duration(s.CallTimeoutSecs) * time.Second
+	}
+	return DefaultMCPCallTimeoutSecs * time.Second
 }
 
 // Transport returns "stdio" for a server started from Command and "http" for

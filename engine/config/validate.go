@@ -261,6 +261,9 @@ func (b *builder) checkMCP() {
 		case s.URL != "" && !b.unexpanded[joinKey(key, "url")]:
 			b.checkURL(joinKey(key, "url"), s.URL)
 		}
+		if s.CallTimeoutSecs < 0 {
+			b.errorf(joinKey(key, "call_timeout_secs"), false, "must not be negative, got %d (0 or unset: %d)", s.CallTimeoutSecs, DefaultMCPCallTimeoutSecs)
+		}
 		for _, tool := range sortedKeys(s.ToolOverrides) {
 			o := s.ToolOverrides[tool]
 			if _, ok := o.OutputSchema.(map[string]any); o.OutputSchema != nil && !ok {

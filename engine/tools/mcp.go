@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,6 +39,10 @@ const (
 	// mcpConnectTimeout bounds starting a server and its handshake; a
 	// first `npx -y` may download the server, so it is generous.
 	mcpConnectTimeout = 30 * time.Second
+	// mcpPingTimeout bounds the ping a server must answer after a call
+	// to it ran out of time, before it gets another; one that does not
+	// answer is restarted.
+	mcpPingTimeout = 3 * time.Second
 )
 
 // mcpServer is one configured server as the runtime sees it across its
@@ -68,6 +73,9 @@ type mcpConn struct {
 	infos []plans.ToolInfo     // the same as catalog entries, sorted by name
 
 	calls chan struct{} // a one-slot semaphore: one call at a time per connection
+	// suspect is set when a call ran out of its time: the server must
+	// answer a ping before it is given another.
+	suspect atomic.Bool
 
 	schemaMu sync.Mutex
 	schemas  map[string]*plans.Schema // compiled input schemas; nil: not checkable
@@ -111,6 +119,33 @@ func (r *Runtime) server(name string) (*mcpServer, error) {
 		r.servers[name] = s
 	}
 	return s, nil
+}
+
+// responsive returns the live connection, as connected does, but one that
+// let a call run out of its time must first answer a ping: a server that
+// does not is stuck, and is restarted for this call.
+func (s *mcpServer) responsive(ctx context.Context) (*mcpConn, error) {
+	c, err := s.connected(ctx)
+	if err != nil || !c.suspect.Load() {
+		return c, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, mcpPingTimeout)
+	err = c.session.Ping(pingCtx, nil)
+	cancel()
+	if err == nil {
+		c.suspect.Store(false)
+		return c, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("mcp server '%s': %w", s.name, ctx.Err())
+	}
+	s.mu.Lock()
+	if s.conn == c {
+		s.conn = nil
+		go c.close()
+	}
+	s.mu.Unlock()
+	return s.connected(ctx)
 }
 
 // connected returns the live connection, connecting when there is none. One
@@ -336,7 +371,7 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.connected(ctx)
+	c, err := s.responsive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -351,13 +386,22 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: waiting for the server: %w", name, context.Cause(ctx))
 	}
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: input})
+	cfg, _ := r.cfg.MCPServer(server)
+	callCtx, cancel := context.WithTimeout(ctx, cfg.CallTimeout())
+	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: input})
+	cancel()
 	<-c.calls
 	if err != nil {
 		var rpc *jsonrpc.Error
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+		case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+			// The SDK has told the server the call is cancelled; whether
+			// the server heard is for the next call's ping to find out.
+			c.suspect.Store(true)
+			return nil, &ToolError{Tool: name, TimedOut: true, ExitCode: -1,
+				Message: fmt.Sprintf("no answer within %s (call_timeout_secs under [mcp.%s]); the call was cancelled", cfg.CallTimeout(), server)}
 		case errors.As(err, &rpc):
 			// The server answered, with a protocol error rather than an
 			// error result (invalid arguments, often): still the tool

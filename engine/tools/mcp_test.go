@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +56,25 @@ func TestMain(m *testing.M) {
 		})
 		srv.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
+	case "slow":
+		// A server whose tools take their time: one until the call is
+		// cancelled, one stopping the whole process, as a server stuck in
+		// a system call would be.
+		srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "pid", Description: "Its process id.", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil
+			})
+		mcp.AddTool(srv, &mcp.Tool{Name: "wait", Description: "Answers when cancelled."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
+			<-ctx.Done()
+			return nil, struct{}{}, ctx.Err()
+		})
+		mcp.AddTool(srv, &mcp.Tool{Name: "freeze", Description: "Stops the process."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			return nil, struct{}{}, nil
+		})
+		srv.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
 	case "dies":
 		fmt.Fprintln(os.Stderr, "loading the index")
 		fmt.Fprintln(os.Stderr, "tracker: cannot open database /var/lib/tracker.db: permission denied")
@@ -62,6 +82,39 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Fprintln(os.Stderr, "unknown", serveEnv)
 	os.Exit(2)
+}
+
+// TestMCPCallTimeout checks that a call gets call_timeout_secs, is
+// cancelled past it, and that the next call goes to the same server when
+// it heard the cancellation, and to a new one when it is stuck.
+func TestMCPCallTimeout(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("slow", "slow", "call_timeout_secs = 1\n")}, nil)
+	ctx := context.Background()
+	pid := func() string {
+		t.Helper()
+		v, err := rt.Call(ctx, "slow__pid", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(v)
+	}
+	timesOut := func(tool string) {
+		t.Helper()
+		_, err := rt.Call(ctx, tool, nil)
+		want := "no answer within 1s (call_timeout_secs under [mcp.slow]); the call was cancelled"
+		if te := toolErr(t, err); !te.TimedOut || te.Error() != want {
+			t.Errorf("%s: %v, want %s", tool, err, want)
+		}
+	}
+	first := pid()
+	timesOut("slow__wait")
+	if again := pid(); again != first {
+		t.Errorf("a server that heard the cancellation was restarted: %s, then %s", first, again)
+	}
+	timesOut("slow__freeze")
+	if after := pid(); after == first {
+		t.Errorf("a stuck server (%s) was given the next call", first)
+	}
 }
 
 func TestMCPServerCrashesMidCall(t *testing.T) {
