@@ -80,6 +80,17 @@ default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_t
 			errs:    []string{`{file}:5:53: models.default.thinking: expected a table, found a boolean`},
 		},
 
+		{
+			name:    "a negative MCP call timeout",
+			project: "[mcp.m]\ncommand = \"m\"\ncall_timeout_secs = -1\n",
+			errs:    []string{`{file}:3:21: mcp.m.call_timeout_secs: must not be negative, got -1 (0 or unset: 120)`},
+		},
+		{
+			name:    "a model call bound of zero",
+			project: "[settings]\nllm_idle_timeout_seconds = 0\n",
+			errs:    []string{`{file}:2:28: settings.llm_idle_timeout_seconds: must be at least 1 (seconds), got 0`},
+		},
+
 		// Wrong types are errors at the value.
 		{
 			name:    "integer expected",
