@@ -56,7 +56,16 @@ type Config struct {
 	// unusable holds, per "providers.<name>" or "mcp.<name>", why that entry
 	// cannot be used; see Provider and MCPServer.
 	unusable map[string][]*UnusableError
+	// providerVars are the environment variables [providers.*] values
+	// read: a model's key among them.
+	providerVars []string
 }
+
+// ProviderVars names the environment variables the [providers.*] entries
+// read (api_key = "${ANTHROPIC_API_KEY}"). Tools are not given them: a
+// tool that printed its environment would put a model's key in the record
+// and in the next model request.
+func (c *Config) ProviderVars() []string { return slices.Clone(c.providerVars) }
 
 // Settings is the [settings] section.
 type Settings struct {

@@ -415,6 +415,13 @@ func (b *builder) expandValue(v reflect.Value, path, owner string) {
 }
 
 func (b *builder) expandString(v reflect.Value, path, owner string) {
+	if strings.HasPrefix(path, "providers.") {
+		for _, name := range referencedVars(v.String()) {
+			if !slices.Contains(b.cfg.providerVars, name) {
+				b.cfg.providerVars = append(b.cfg.providerVars, name)
+			}
+		}
+	}
 	out, missing, malformed := expandVars(v.String(), b.env)
 	if strings.HasSuffix(path, ".api_key") {
 		b.checkSecret(path, owner, v.String(), malformed)
@@ -457,6 +464,25 @@ func (b *builder) checkSecret(path, owner, value string, malformed []string) {
 	}
 	if name, ok := strings.CutPrefix(value, "$"); ok && isVarName(name) {
 		b.warnf(path, false, "%s is sent as written, not read from the environment: write ${%s} to read the variable", value, name)
+	}
+}
+
+// referencedVars are the names of the ${NAME} references in s.
+func referencedVars(s string) []string {
+	var names []string
+	for {
+		_, after, found := strings.Cut(s, "${")
+		if !found {
+			return names
+		}
+		name, rest, closed := strings.Cut(after, "}")
+		if !closed {
+			return names
+		}
+		if isVarName(name) {
+			names = append(names, name)
+		}
+		s = rest
 	}
 }
 

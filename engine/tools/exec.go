@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 		}
 		argv[i] = argText(v)
 	}
-	env, err := toolEnv(t.Env, scope)
+	env, err := toolEnv(r.cfg.ProviderVars(), t.Env, scope)
 	if err != nil {
 		return nil, &ToolError{Tool: name, Message: err.Error()}
 	}
@@ -136,12 +137,14 @@ func argText(v any) string {
 	return string(b)
 }
 
-// toolEnv is the parent environment plus the tool's env. ${VAR} in a value
-// is expanded from the parent environment where the value is written, before
-// its templates render, so that text coming from the input is never
-// expanded; an unset variable is an error naming it.
-func toolEnv(env *plans.Value, scope template.Scope) ([]string, error) {
-	out := os.Environ()
+// toolEnv is the parent environment, less the variables withheld (a
+// model provider's key), plus the tool's env, which may pass one on by
+// name. ${VAR} in a value is expanded from the parent environment where
+// the value is written, before its templates render, so that text coming
+// from the input is never expanded; an unset variable is an error naming
+// it.
+func toolEnv(withheld []string, env *plans.Value, scope template.Scope) ([]string, error) {
+	out := environWithout(withheld)
 	if env == nil || env.Kind != plans.Map {
 		return out, nil
 	}
@@ -284,4 +287,16 @@ func quoteStart(s string, n int) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return fmt.Sprintf("%q…", string(r[:n]))
+}
+
+// environWithout is the process's environment less the variables named.
+func environWithout(names []string) []string {
+	env := os.Environ()
+	if len(names) == 0 {
+		return env
+	}
+	return slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(names, name)
+	})
 }

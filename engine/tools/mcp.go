@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"runtime/debug"
 	"slices"
@@ -235,7 +234,7 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	} else {
 		c.label = fmt.Sprintf("mcp server '%s' (stdio: %s)", s.name, commandLine(cfg.Command, cfg.Args))
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		cmd.Env = os.Environ()
+		cmd.Env = environWithout(s.rt.cfg.ProviderVars())
 		for _, k := range sortedKeys(cfg.Env) {
 			cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 		}

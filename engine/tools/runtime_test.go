@@ -464,3 +464,28 @@ func TestNotRuntimeTools(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsDoNotInheritProviderKeys checks that the variables a model
+// provider's configuration reads are withheld from exec tools and MCP
+// servers, unless a tool's env passes one on by name.
+func TestToolsDoNotInheritProviderKeys(t *testing.T) {
+	const key = "SW_TEST_PROVIDER_KEY"
+	t.Setenv(key, "sk-canary-do-not-leak")
+	files := map[string]string{
+		".stepwise/config.toml": "[providers.claude]\ntype = \"anthropic\"\napi_key = \"${" + key + "}\"\n",
+		".stepwise/tools/printenv.yaml": "name: printenv\ndescription: Prints the key it sees.\nkind: exec\ncommand: sh\n" +
+			"args: [\"-c\", \"printf '%s' \\\"$" + key + "\\\"\"]\noutput: text\n",
+		".stepwise/tools/passes.yaml": "name: passes\ndescription: Passes the key on.\nkind: exec\ncommand: sh\n" +
+			"args: [\"-c\", \"printf '%s' \\\"$" + key + "\\\"\"]\noutput: text\nenv: { " + key + ": \"${" + key + "}\" }\n",
+	}
+	rt, _ := newRuntime(t, files, map[string]string{key: "sk-canary-do-not-leak"})
+	for tool, want := range map[string]string{"user__printenv": "", "user__passes": "sk-canary-do-not-leak"} {
+		got, err := rt.Call(context.Background(), tool, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		if text := got.(map[string]any)["text"]; text != want {
+			t.Errorf("%s saw %q, want %q", tool, text, want)
+		}
+	}
+}
