@@ -48,7 +48,11 @@ func newMCPCommand(s *streams) *cobra.Command {
 			env := mcpListJSON{Servers: []mcpServerJSON{}}
 			for _, name := range proj.cfg.MCPServerNames() {
 				srv := proj.cfg.MCP[name]
-				entry := mcpServerJSON{Name: name, Transport: srv.Transport(), Command: srv.Command, Args: srv.Args, URL: srv.URL,
+				args := make([]string, len(srv.Args))
+				for i, a := range srv.Args {
+					args[i] = proj.cfg.Redact(a)
+				}
+				entry := mcpServerJSON{Name: name, Transport: srv.Transport(), Command: srv.Command, Args: args, URL: proj.cfg.Redact(srv.URL),
 					IncludeTools: orEmpty(srv.IncludeTools), ExcludeTools: orEmpty(srv.ExcludeTools)}
 				if _, err := proj.cfg.MCPServer(name); err != nil {
 					why := proj.displayText(err.Error())

@@ -66,7 +66,8 @@ func (p *project) displayPath(path string) string {
 }
 
 // displayText shortens every absolute path under the base directory in a
-// message (the catalog's reasons carry the files they are about).
+// message (the catalog's reasons carry the files they are about), and
+// hides the secrets the configuration expanded (config.Redact).
 func (p *project) displayText(s string) string {
-	return strings.ReplaceAll(s, p.base+string(filepath.Separator), "")
+	return p.cfg.Redact(strings.ReplaceAll(s, p.base+string(filepath.Separator), ""))
 }

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -59,6 +60,30 @@ type Config struct {
 	// providerVars are the environment variables [providers.*] values
 	// read: a model's key among them.
 	providerVars []string
+	// secrets are the values ${VAR}s in [providers.*] and [mcp.*] expanded
+	// to, longest first; see Redact.
+	secrets []secret
+}
+
+// secret is a value a ${VAR} expanded to, and the reference it hides
+// behind.
+type secret struct{ value, ref string }
+
+// Redact hides in s every value of minSecretLen or more that a ${VAR} in
+// [providers.*] or [mcp.*] expanded to, writing ${VAR} in its place: a
+// token in an MCP server's args or url would otherwise reach its error
+// messages, the run store and every listing. Whatever stepwise prints or
+// stores about a provider or a server goes through it.
+func (c *Config) Redact(s string) string {
+	if c == nil {
+		return s
+	}
+	for _, sec := range c.secrets {
+		if strings.Contains(s, sec.value) {
+			s = strings.ReplaceAll(s, sec.value, sec.ref)
+		}
+	}
+	return s
 }
 
 // ProviderVars names the environment variables the [providers.*] entries

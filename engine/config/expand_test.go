@@ -263,3 +263,29 @@ func TestExpandVars(t *testing.T) {
 		})
 	}
 }
+
+// TestRedact hides the values ${VAR}s in [providers.*] and [mcp.*]
+// expanded to, long enough to be keys, and nothing else.
+func TestRedact(t *testing.T) {
+	s := newSandbox(t)
+	s.writeProject(t, `[providers.o]
+type = "openai"
+api_key = "${SW_KEY}"
+base_url = "https://gw.example/v1?token=${SW_TOKEN}"
+[mcp.m]
+command = "m"
+args = ["--port", "${SW_PORT}", "--auth", "${SW_AUTH}"]
+[prompts]
+chat = "${SW_PROMPT}"
+`)
+	vars := map[string]string{"SW_KEY": "sk-1234567890", "SW_TOKEN": "tok-abcdefgh", "SW_PORT": "8080", "SW_AUTH": "sk-1234567890-extra", "SW_PROMPT": "be brief, always"}
+	cfg, _, err := s.load(t, Options{LookupEnv: withVars(vars)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Redact("key sk-1234567890, auth sk-1234567890-extra, url https://gw.example/v1?token=tok-abcdefgh, port 8080, be brief, always")
+	want := "key ${SW_KEY}, auth ${SW_AUTH}, url https://gw.example/v1?token=${SW_TOKEN}, port 8080, be brief, always"
+	if got != want {
+		t.Errorf("Redact:\n%s\nwant\n%s", got, want)
+	}
+}

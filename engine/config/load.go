@@ -422,6 +422,9 @@ func (b *builder) expandString(v reflect.Value, path, owner string) {
 			}
 		}
 	}
+	if strings.HasPrefix(path, "providers.") || strings.HasPrefix(path, "mcp.") {
+		b.noteSecrets(v.String())
+	}
 	out, missing, malformed := expandVars(v.String(), b.env)
 	if strings.HasSuffix(path, ".api_key") {
 		b.checkSecret(path, owner, v.String(), malformed)
@@ -465,6 +468,25 @@ func (b *builder) checkSecret(path, owner, value string, malformed []string) {
 	if name, ok := strings.CutPrefix(value, "$"); ok && isVarName(name) {
 		b.warnf(path, false, "%s is sent as written, not read from the environment: write ${%s} to read the variable", value, name)
 	}
+}
+
+// minSecretLen is the shortest value of a ${VAR} in [providers.*] or
+// [mcp.*] that Redact hides: shorter ones (a port, "true") would hide
+// common words rather than keys.
+const minSecretLen = 8
+
+// noteSecrets records the values the ${VAR} references in s expand to, for
+// Config.Redact.
+func (b *builder) noteSecrets(s string) {
+	for _, name := range referencedVars(s) {
+		value, ok := b.env(name)
+		if !ok || len(value) < minSecretLen || slices.ContainsFunc(b.cfg.secrets, func(sec secret) bool { return sec.value == value }) {
+			continue
+		}
+		b.cfg.secrets = append(b.cfg.secrets, secret{value: value, ref: "${" + name + "}"})
+	}
+	// The longest first: a secret holding another is hidden whole.
+	slices.SortStableFunc(b.cfg.secrets, func(a, c secret) int { return len(c.value) - len(a.value) })
 }
 
 // referencedVars are the names of the ${NAME} references in s.

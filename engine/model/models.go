@@ -256,6 +256,11 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
 		}
 		var e *Error
+		if errors.As(err, &e) {
+			// A server's message may quote the request's URL, a key in its
+			// query among it.
+			e.Message = m.cfg.Redact(e.Message)
+		}
 		if !errors.As(err, &e) || !e.Transient || ctx.Err() != nil {
 			if retried != nil {
 				// A retry that fails otherwise must not hide why it was

@@ -92,10 +92,33 @@ func (r *Runtime) ServerTools(ctx context.Context, server string) ([]plans.ToolI
 	}
 	c, err := s.connected(ctx)
 	if err != nil {
-		return nil, err
+		return nil, r.redacted(err)
 	}
 	return slices.Clone(c.infos), nil
 }
+
+// redacted is err with the secrets the configuration expanded into
+// [providers.*] and [mcp.*] hidden in its message (config.Redact): a
+// server's command line, url and stderr go into errors, and errors into
+// the run store. What it wraps can still be told apart with errors.As.
+func (r *Runtime) redacted(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := r.cfg.Redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose message had secrets in it.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // server returns the runtime's entry for a configured server, refusing one
 // that is not configured or whose configuration names an unset variable.
@@ -309,7 +332,7 @@ func (r *Runtime) Unmatched(ctx context.Context, server string) ([]string, error
 	}
 	c, err := s.connected(ctx)
 	if err != nil {
-		return nil, err
+		return nil, r.redacted(err)
 	}
 	cfg := r.cfg.MCP[server]
 	var out []string

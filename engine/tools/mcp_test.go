@@ -599,3 +599,16 @@ description = "Nothing."
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestMCPErrorsHideSecrets checks that a secret expanded into a server's
+// args, which its label and its stderr repeat, is shown as the variable
+// that holds it.
+func TestMCPErrorsHideSecrets(t *testing.T) {
+	const token = "tok-canary-12345"
+	config := "[mcp.leaky]\ncommand = \"sh\"\nargs = [\"-c\", \"echo token is $0 >&2; exit 3\", \"${SW_TEST_TOKEN}\"]\n"
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": config}, map[string]string{"SW_TEST_TOKEN": token})
+	_, err := rt.Call(context.Background(), "leaky__anything", nil)
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "token is ${SW_TEST_TOKEN}") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -150,7 +150,8 @@ func (r *Runtime) Call(ctx context.Context, name string, input map[string]any) (
 	}
 	if server, tool, ok := strings.Cut(name, "__"); ok && server != "" && tool != "" {
 		if _, configured := r.cfg.MCP[server]; configured {
-			return r.callMCP(ctx, server, tool, input)
+			v, err := r.callMCP(ctx, server, tool, input)
+			return v, r.redacted(err)
 		}
 	}
 	return nil, r.unknown(name)
