@@ -313,6 +313,9 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	case Replace, Inject:
 		return asReply(d.Value)
 	}
+	if err := r.ledger.overBudget(); err != nil {
+		return model.Reply{}, err
+	}
 	onCall, onDelta := r.callHooks(a.path, roundPath)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, a.model, req, onDelta)

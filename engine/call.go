@@ -205,6 +205,9 @@ func (c cursor) structured(ctx context.Context, path, name, role string, msgs []
 	if r.models == nil {
 		return nil, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
 	}
+	if err := r.ledger.overBudget(); err != nil {
+		return nil, err
+	}
 	return r.models.Structured(ctx, name, model.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path))
 }
 
@@ -216,6 +219,9 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string) model.Hoo
 	r := c.f.run
 	onCall, onDelta := r.callHooks(site, callPath)
 	return model.Hooks{OnCall: onCall, OnDelta: onDelta, BeforeRepair: func(answer string, problems []string) (any, bool, error) {
+		if err := r.ledger.overBudget(); err != nil {
+			return nil, false, err
+		}
 		path := callPath + "/repair"
 		r.emit(path, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
 		rc := c.push(Frame{Path: path, Kind: "repair"})
@@ -269,6 +275,9 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 func (r *run) complete(ctx context.Context, path, name string, req model.Request) (model.Reply, error) {
 	if r.models == nil {
 		return model.Reply{}, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
+	}
+	if err := r.ledger.overBudget(); err != nil {
+		return model.Reply{}, err
 	}
 	onCall, onDelta := r.callHooks(path, path)
 	start := time.Now()

@@ -58,6 +58,9 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 			model.TextMessage(model.RoleUser, question),
 		},
 	}
+	if err := c.f.run.ledger.overBudget(); err != nil {
+		return verdict{}, err
+	}
 	yes, reason, err := c.f.run.models.Verdict(ctx, name, req, c.modelHooks(ctx, path, path+"/judge"))
 	if err != nil {
 		return verdict{}, fmt.Errorf("infer verdict: %w", err)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -123,6 +124,9 @@ func (t *Tally) Report() UsageReport {
 type ledger struct {
 	*Tally
 	cfg *config.Config
+
+	mu    sync.Mutex
+	spent float64 // the cost of the priced calls so far, for [limits] cost_usd
 }
 
 func newLedger(cfg *config.Config) *ledger {
@@ -134,7 +138,31 @@ func newLedger(cfg *config.Config) *ledger {
 func (l *ledger) add(site, provider, modelID string, u model.Usage) *float64 {
 	c := l.cost(modelID, u)
 	l.Add(site, provider, modelID, u, c)
+	if c != nil {
+		l.mu.Lock()
+		l.spent += *c
+		l.mu.Unlock()
+	}
 	return c
+}
+
+// overBudget is the error that stops a run before a model call once its
+// priced calls have cost [limits] cost_usd or more; nil while they have
+// not, and always without a cap. Calls already under way when the cap is
+// reached (concurrent map items) still end, so a run may pass its cap by
+// what they cost.
+func (l *ledger) overBudget() error {
+	if l.cfg == nil || l.cfg.Limits.CostUSD <= 0 {
+		return nil
+	}
+	l.mu.Lock()
+	spent := l.spent
+	l.mu.Unlock()
+	if spent < l.cfg.Limits.CostUSD {
+		return nil
+	}
+	return fmt.Errorf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is $%.4f ([limits] cost_usd, or run --max-cost); it stopped before its next model call",
+		spent, l.cfg.Limits.CostUSD)
 }
 
 // cost prices one call, or returns nil when the model has no price.

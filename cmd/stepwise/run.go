@@ -38,6 +38,7 @@ func newRunCommand(s *streams) *cobra.Command {
 		scriptFile string
 		// strictBaseURL is the command line's say on strict_base_url.
 		strictBaseURL bool
+		maxCost       float64
 	)
 	cmd := &cobra.Command{
 		Use:   "run PLAN [INPUT_JSON | @FILE | -]",
@@ -64,7 +65,10 @@ func newRunCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
-			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL}
+			if maxCost < 0 {
+				return usageError{fmt.Errorf("--max-cost takes a cost in USD above 0, not %g", maxCost)}
+			}
+			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost}
 			inputs, err := readInputs(doc, inputFlags, s.in)
 			if err != nil {
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
@@ -77,6 +81,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	return cmd
 }
@@ -185,6 +190,8 @@ type runRequest struct {
 	events        string
 	script        string
 	strictBaseURL bool
+	// maxCost is --max-cost, [limits] cost_usd; 0 leaves the configuration's.
+	maxCost float64
 }
 
 // runPlan loads, runs and reports one plan.
@@ -197,6 +204,9 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	v, err := validatePlan(proj, file)
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	}
+	if req.maxCost > 0 {
+		proj.cfg.Limits.CostUSD = req.maxCost
 	}
 	if req.strictBaseURL {
 		for name, p := range proj.cfg.Providers {

@@ -761,3 +761,39 @@ replies:
 		t.Errorf("inspect:\n%s", out)
 	}
 }
+
+// TestRunSpendCap stops a run before its next model call once its priced
+// calls have cost the cap, from --max-cost or [limits] cost_usd.
+func TestRunSpendCap(t *testing.T) {
+	plan := "identifier: twice\nname: Twice\ndescription: Two model calls.\nsteps:\n" +
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n" +
+		"  - id: E2\n    tool_name: builtin__infer\n    input: { instruction: two }\n"
+	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n" +
+		"  - match: E2\n    reply: { text: b, usage: { input_tokens: 10, output_tokens: 0 } }\n"
+	config := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n"
+	tests := []struct {
+		name   string
+		limits string
+		args   []string
+		code   int
+		want   string
+	}{
+		{name: "no cap", code: 0},
+		{name: "--max-cost", args: []string{"--max-cost", "0.5"}, code: 1,
+			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000"},
+		{name: "[limits] cost_usd", limits: "[limits]\ncost_usd = 1.0\n", code: 1, want: "spend cap reached"},
+		{name: "a cap not reached", limits: "[limits]\ncost_usd = 2.0\n", code: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scratchProject(t, config+tt.limits)
+			os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+			os.WriteFile(filepath.Join(".stepwise", "plans", "twice.yaml"), []byte(plan), 0o644)
+			os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(replies), 0o644)
+			_, errOut, code := runCLI(t, append([]string{"run", "twice"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
+			}
+		})
+	}
+}

@@ -40,6 +40,7 @@ type Config struct {
 	User      User                 `toml:"user"`
 	Prompts   Prompts              `toml:"prompts"`
 	Workbench Workbench            `toml:"workbench"`
+	Limits    Limits               `toml:"limits"`
 
 	// Log is the log filter from STEPWISE_LOG (or GRAPH_LOG) or
 	// Overrides.Log, as given ("" when none is set), and LogLevel the
@@ -462,6 +463,14 @@ type Storage struct {
 	// the command line; empty for the default. A command that finds no
 	// runs recorded says it, so the user knows what to change.
 	BackendFrom string `toml:"-"`
+}
+
+// Limits is the [limits] section: the bounds a run is held to.
+type Limits struct {
+	// CostUSD, when above 0, is the most a run may spend on priced model
+	// calls: past it, the run stops before its next model call. stepwise
+	// run --max-cost sets it too.
+	CostUSD float64 `toml:"cost_usd"`
 }
 
 // User is the [user] section, context given to agents about who they work
