@@ -91,6 +91,12 @@ default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_t
 			errs:    []string{`{file}:2:28: settings.llm_idle_timeout_seconds: must be at least 1 (seconds), got 0`},
 		},
 
+		{
+			name:    "a negative spend cap",
+			project: "[limits]\ncost_usd = -1.5\n",
+			errs:    []string{`{file}:2:12: limits.cost_usd: must not be negative, got -1.5 (0 or unset: no cap)`},
+		},
+
 		// Wrong types are errors at the value.
 		{
 			name:    "integer expected",
