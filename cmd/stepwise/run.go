@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -361,6 +362,10 @@ func openRecorder(cfg *config.Config) (*store.Recorder, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := pruneOld(cfg, st); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	rec := st.Recorder()
 	return rec, func() error {
 		err := rec.Close()
@@ -369,6 +374,19 @@ func openRecorder(cfg *config.Config) (*store.Recorder, func() error, error) {
 		}
 		return err
 	}, nil
+}
+
+// pruneOld deletes the runs older than [storage] keep_days, if it is set,
+// before a command records another.
+func pruneOld(cfg *config.Config, st *store.Store) error {
+	if cfg.Storage.KeepDays <= 0 {
+		return nil
+	}
+	_, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -cfg.Storage.KeepDays), 0, "")
+	if err != nil {
+		return fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", cfg.Storage.KeepDays, err)
+	}
+	return nil
 }
 
 // envelope is the --json answer of a run: the scripting contract's

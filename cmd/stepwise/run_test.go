@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -795,5 +797,70 @@ func TestRunSpendCap(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
 			}
 		})
+	}
+}
+
+// TestRunsRetention deletes runs by id (runs rm) and by age (runs prune,
+// and [storage] keep_days before a run is recorded).
+func TestRunsRetention(t *testing.T) {
+	runProject(t)
+	ids := func() []string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "runs", "--json", "--limit", "0")
+		var listing struct{ Runs []struct{ ID string } }
+		if code != 0 || json.Unmarshal([]byte(out), &listing) != nil {
+			t.Fatalf("runs: exit %d: %s", code, errOut)
+		}
+		var list []string
+		for _, r := range listing.Runs {
+			list = append(list, r.ID)
+		}
+		return list
+	}
+	for range 3 {
+		if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 {
+			t.Fatalf("run: exit %d: %s", code, errOut)
+		}
+	}
+	all := ids() // newest first
+	if len(all) != 3 {
+		t.Fatalf("%d runs recorded", len(all))
+	}
+	if _, errOut, code := runCLI(t, "runs", "rm", all[0][:10]); code != 0 || !strings.Contains(errOut, "deleted 1 run: "+all[0]) {
+		t.Errorf("runs rm: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "runs", "rm", "no-such-run"); code != 1 || !strings.Contains(errOut, "no run 'no-such-run'") {
+		t.Errorf("runs rm of an unknown run: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1ns", "--keep", "1"); code != 0 || !strings.Contains(errOut, "deleted 1 run") {
+		t.Errorf("runs prune: exit %d: %s", code, errOut)
+	}
+	if left := ids(); len(left) != 1 || left[0] != all[1] {
+		t.Errorf("runs left %v, want the newest, %s", left, all[1])
+	}
+	if _, _, code := runCLI(t, "runs", "prune"); code != 2 {
+		t.Errorf("runs prune without --older-than: exit %d, want 2", code)
+	}
+
+	// keep_days: a run older than that goes before the next is recorded.
+	st, err := store.Open(store.DefaultPath(filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := st.Recorder()
+	storetest.Finished(&storetest.Run{ID: "old-run", Sink: rec, Start: time.Now().AddDate(0, 0, -3)})
+	rec.Close()
+	st.Close()
+	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
+	if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 {
+		t.Fatalf("run with keep_days: exit %d: %s", code, errOut)
+	}
+	out, _, _ := runCLI(t, "runs", "--all", "--json", "--limit", "0")
+	if strings.Contains(out, "old-run") || strings.Count(out, `"id"`) != 2 {
+		t.Errorf("after a run with keep_days = 2, the runs are:\n%s", out)
 	}
 }

@@ -103,7 +103,104 @@ func newRunsCommand(s *streams) *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs; 0 lists every one")
 	cmd.Flags().BoolVar(&all, "all", false, "list the runs of every project, each with its project")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the {runs, count, note} listing envelope")
+	cmd.AddCommand(newRunsRmCommand(s), newRunsPruneCommand(s))
 	return cmd
+}
+
+// newRunsRmCommand is stepwise runs rm: runs deleted from the store by id.
+func newRunsRmCommand(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm RUN...",
+		Short: "Delete runs from the run store, with everything recorded about them",
+		Long: "Delete the runs named (full ids, or prefixes one run begins with) with their events, steps\n" +
+			"and tool calls, and give the space back. Nothing is deleted when one of them is unknown,\n" +
+			"ambiguous, or still being recorded by a running process.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("%s takes one or more RUN ids; stepwise runs lists them", cmd.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStoreToChange(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			removed, err := st.Remove(cmd.Context(), args...)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			fmt.Fprintf(s.err, "deleted %s: %s\n", countNoun(len(removed), "run", "runs"), strings.Join(removed, ", "))
+			return nil
+		},
+	}
+}
+
+// newRunsPruneCommand is stepwise runs prune: the runs older than an age
+// deleted, but for the newest few.
+func newRunsPruneCommand(s *streams) *cobra.Command {
+	var (
+		olderThan time.Duration
+		keep      int
+		all       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prune --older-than DURATION [--keep N] [--all]",
+		Short: "Delete the runs older than an age, keeping the newest",
+		Long: "Delete the runs of this project (every project's with --all) that started longer ago than\n" +
+			"--older-than (a Go duration: 72h, 30m), except the --keep newest of each project and any\n" +
+			"run still being recorded, and give the space back. [storage] keep_days does the same for\n" +
+			"every project each time a run is recorded.",
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if olderThan <= 0 {
+				return usageError{fmt.Errorf("%s needs --older-than, a duration above 0 (72h, 30m)", cmd.CommandPath())}
+			}
+			if keep < 0 {
+				return usageError{fmt.Errorf("--keep takes 0 or more, not %d", keep)}
+			}
+			proj, err := openProject("", s.err)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			project := ""
+			if !all && proj.cfg.Project != nil {
+				project = proj.cfg.Project.Root
+			}
+			st, err := openStoreToChange(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			removed, err := st.Prune(cmd.Context(), time.Now().Add(-olderThan), keep, project)
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			}
+			fmt.Fprintf(s.err, "deleted %s older than %s\n", countNoun(len(removed), "run", "runs"), olderThan)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete the runs that started longer ago than this (72h, 30m)")
+	cmd.Flags().IntVar(&keep, "keep", 0, "keep this many of the newest runs of each project, however old")
+	cmd.Flags().BoolVar(&all, "all", false, "prune the runs of every project, not only this one's")
+	return cmd
+}
+
+// openStoreToChange opens the configuration's run store to delete from it.
+func openStoreToChange(s *streams) (*store.Store, error) {
+	proj, err := openProject("", s.err)
+	if err != nil {
+		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+	}
+	st, note, err := openRunStore(proj.cfg)
+	switch {
+	case err != nil:
+		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+	case st == nil:
+		return nil, &exitCode{code: exitFailure, msg: note}
+	}
+	return st, nil
 }
 
 // openRunStore opens the configuration's run store to read it. No store

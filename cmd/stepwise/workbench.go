@@ -153,6 +153,11 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		// The workbench records its runs as stepwise run does, creating
 		// the store on the first run of a fresh data directory.
 		st, err := store.Open(store.DefaultPath(proj.cfg.Settings.DataDir))
+		if err == nil {
+			if err = pruneOld(proj.cfg, st); err != nil {
+				st.Close()
+			}
+		}
 		if err != nil {
 			fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
 		} else {

@@ -458,6 +458,10 @@ const (
 // Storage is the [storage] section.
 type Storage struct {
 	Backend Backend `toml:"backend"` // default sqlite
+	// KeepDays, when above 0, is how long runs are kept: each command
+	// that records a run first deletes those of every project older than
+	// that (stepwise runs prune does it on demand).
+	KeepDays int `toml:"keep_days"`
 	// BackendFrom says what set Backend: a file's position
 	// (config.toml:12:11), an environment variable ($GRAPH_STORAGE) or
 	// the command line; empty for the default. A command that finds no

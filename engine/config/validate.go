@@ -26,6 +26,9 @@ func (b *builder) checkSettings() {
 	if s.MaxAgentIterations < 1 {
 		b.errorf("settings.max_agent_iterations", false, "must be at least 1, got %d", s.MaxAgentIterations)
 	}
+	if d := b.cfg.Storage.KeepDays; d < 0 {
+		b.errorf("storage.keep_days", false, "must not be negative, got %d (0 or unset: runs are kept)", d)
+	}
 	if c := b.cfg.Limits.CostUSD; c < 0 {
 		b.errorf("limits.cost_usd", false, "must not be negative, got %g (0 or unset: no cap)", c)
 	}

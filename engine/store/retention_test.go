@@ -1,0 +1,94 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/store/storetest"
+)
+
+// TestRemove deletes runs by id and prefix, with their records, and
+// nothing when one id does not name a run.
+func TestRemove(t *testing.T) {
+	s := openStore(t)
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	record(t, s, "run-a-0001", t0, storetest.Finished)
+	record(t, s, "run-b-0002", t0.Add(time.Minute), storetest.Failed)
+	record(t, s, "run-c-0003", t0.Add(2*time.Minute), storetest.Finished)
+	ctx := context.Background()
+
+	var nf *store.NotFoundError
+	if _, err := s.Remove(ctx, "run-a", "nope"); !errors.As(err, &nf) {
+		t.Fatalf("an unknown id: %v", err)
+	}
+	if ids := runIDs(t, s); len(ids) != 3 {
+		t.Fatalf("a refused removal removed runs: %v", ids)
+	}
+	removed, err := s.Remove(ctx, "run-a", "run-b-0002")
+	if err != nil || !slices.Equal(removed, []string{"run-a-0001", "run-b-0002"}) {
+		t.Fatalf("removed %v, %v", removed, err)
+	}
+	if ids := runIDs(t, s); !slices.Equal(ids, []string{"run-c-0003"}) {
+		t.Errorf("runs left %v", ids)
+	}
+	if _, err := s.Events(ctx, "run-a-0001"); !errors.As(err, &nf) {
+		t.Errorf("the events of a removed run: %v", err)
+	}
+}
+
+// TestPrune deletes the runs older than a time but for the newest of each
+// project, and gives the space back.
+func TestPrune(t *testing.T) {
+	s := openStore(t)
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		record(t, s, "run-"+string(rune('a'+i)), t0.Add(time.Duration(i)*time.Hour), func(r *storetest.Run) {
+			for range 200 {
+				r.Step("E1", "builtin__reshape", map[string]any{"pad": string(make([]byte, 2000))}, "ok", 1)
+			}
+			storetest.Finished(r)
+		})
+	}
+	before, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := s.Prune(context.Background(), t0.Add(4*time.Hour), 3, "")
+	if err != nil || !slices.Equal(sorted(removed), []string{"run-a", "run-b", "run-c"}) {
+		t.Fatalf("removed %v, %v", removed, err)
+	}
+	if ids := runIDs(t, s); !slices.Equal(sorted(ids), []string{"run-d", "run-e", "run-f"}) {
+		t.Errorf("runs left %v", ids)
+	}
+	after, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() >= before.Size() {
+		t.Errorf("the file is %d bytes after pruning, %d before: no space given back", after.Size(), before.Size())
+	}
+}
+
+func runIDs(t *testing.T, s *store.Store) []string {
+	t.Helper()
+	runs, err := s.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
