@@ -1,9 +1,12 @@
 package plans
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // bigPlan generates a plan of n top-level steps in a repeating mix: tool
@@ -168,5 +171,59 @@ func BenchmarkReaders(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Readers(p)
+	}
+}
+
+// oneLine is a plan written on one line, as generated plans are: its YAML
+// as JSON, which YAML reads as it is.
+func oneLine(b *testing.B, src []byte) []byte {
+	b.Helper()
+	var doc any
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		b.Fatal(err)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkLoadOneLine times Load on plans written on one line, 1,000 and
+// 10,000 steps: positions are found without counting from the start of
+// the line for every value, so the time grows with the plan's size alone.
+func BenchmarkLoadOneLine(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			src := oneLine(b, bigPlan(n))
+			if _, r := Load("big.yaml", src, Stepwise); !r.OK() {
+				b.Fatalf("the generated plan has problems:%s", formatProblems(r.Problems[:min(5, len(r.Problems))]))
+			}
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				Load("big.yaml", src, Stepwise)
+			}
+		})
+	}
+}
+
+// BenchmarkManyTags times Load on one string holding n template tags, each
+// placed at its line and column.
+func BenchmarkManyTags(b *testing.B) {
+	for _, n := range []int{10000, 80000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var s strings.Builder
+			s.WriteString("identifier: tags\nname: Tags\ndescription: Many tags.\nsteps:\n  - id: E1\n    tool_name: builtin__reshape\n    input: {shape: {a: 1}}\n")
+			s.WriteString("  - id: E2\n    tool_name: builtin__reshape\n    input: {shape: {text: \"")
+			for range n {
+				s.WriteString("{{E1.a}} ")
+			}
+			s.WriteString("\"}}\n")
+			src := []byte(s.String())
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				Load("tags.yaml", src, Stepwise)
+			}
+		})
 	}
 }

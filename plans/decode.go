@@ -22,10 +22,14 @@ type decoder struct {
 	lines   []string // the source, for placing template tags inside strings
 	r       *Report
 	dialect Dialect
+	// runeStarts holds, for each long line a value was placed on, the byte
+	// offset of each of its characters, so that placing the values of a
+	// plan written on one line costs no count from the line's start each.
+	runeStarts map[int][]int32
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect}
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -33,7 +37,7 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -142,6 +146,7 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
 		v.layout = d.layout(n)
+		v.layout.index = newRuneIndex(n.Value)
 		t, err := template.Parse(n.Value)
 		if err != nil {
 			offset := 0
@@ -169,7 +174,7 @@ func (d *decoder) layout(n *yaml.Node) scalarLayout {
 	if n.Style&yaml.LiteralStyle != 0 {
 		return d.blockLayout(n)
 	}
-	rest := skipRunes(strings.TrimSuffix(d.lines[n.Line-1], "\r"), n.Column-1)
+	rest := d.lineFrom(n.Line, n.Column)
 	switch {
 	case n.Style&yaml.SingleQuotedStyle != 0:
 		if strings.HasPrefix(rest, "'"+strings.ReplaceAll(n.Value, "'", "''")+"'") {
@@ -194,7 +199,7 @@ func (d *decoder) findTags(n *yaml.Node, count int) []Pos {
 	for line := n.Line; line <= len(d.lines) && len(tags) < count; line++ {
 		text, col := strings.TrimSuffix(d.lines[line-1], "\r"), 1
 		if line == n.Line {
-			text, col = skipRunes(text, n.Column-1), n.Column
+			text, col = d.lineFrom(line, n.Column), n.Column
 		}
 		for len(tags) < count {
 			i := strings.Index(text, "{{")
@@ -232,6 +237,31 @@ func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
 }
 
 // skipRunes returns s without its first n runes.
+// longLine is the length past which lineFrom indexes a line's characters
+// rather than counting them each time.
+const longLine = 512
+
+// lineFrom is line n of the file (1-based, without its \r) from column col
+// (1-based, in characters) on.
+func (d *decoder) lineFrom(n, col int) string {
+	text := strings.TrimSuffix(d.lines[n-1], "\r")
+	if len(text) < longLine {
+		return skipRunes(text, col-1)
+	}
+	starts, ok := d.runeStarts[n]
+	if !ok {
+		starts = make([]int32, 0, len(text))
+		for i := range text {
+			starts = append(starts, int32(i))
+		}
+		d.runeStarts[n] = starts
+	}
+	if col-1 >= len(starts) {
+		return ""
+	}
+	return text[starts[col-1]:]
+}
+
 func skipRunes(s string, n int) string {
 	for i := range s {
 		if n == 0 {

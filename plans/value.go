@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -66,6 +65,8 @@ type scalarLayout struct {
 	// i-th "{{" of the file from where the string starts, since no escape
 	// or folding makes or breaks one.
 	tags []Pos
+	// index counts what PosAt needs at an offset of the string.
+	index *runeIndex
 }
 
 // layoutKind says how the characters of a string sit in the file.
@@ -89,31 +90,34 @@ func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
 	}
-	before := v.String[:offset]
+	x := v.layout.index
+	if x == nil {
+		x = newRuneIndex(v.String)
+	}
 	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
 	switch v.layout.kind {
 	case layoutBlock:
-		lastNL := strings.LastIndexByte(before, '\n')
-		return at(v.Pos.Line+1+strings.Count(before, "\n"), v.layout.indent+1+utf8.RuneCountInString(before[lastNL+1:]))
+		lineStart := x.lastNewlineBefore(offset) + 1
+		return at(v.Pos.Line+1+x.newlinesBefore(offset), v.layout.indent+1+x.runesBefore(offset)-x.runesBefore(lineStart))
 	case layoutPlain:
-		return at(v.Pos.Line, v.Pos.Col+utf8.RuneCountInString(before))
+		return at(v.Pos.Line, v.Pos.Col+x.runesBefore(offset))
 	case layoutSingle:
-		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before)+strings.Count(before, "'"))
+		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset)+x.quotesBefore(offset))
 	case layoutDouble:
-		return at(v.Pos.Line, v.Pos.Col+1+utf8.RuneCountInString(before))
+		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset))
 	}
 	// Place the offset from the tag it is in or after, when the tags are
 	// placed; else the start of the string is the best there is.
 	tag := offset
 	if !strings.HasPrefix(v.String[offset:], "{{") {
-		tag = strings.LastIndex(v.String[:offset], "{{")
+		tag = x.lastTagBefore(offset)
 	}
 	if tag < 0 {
 		return v.Pos
 	}
-	if i := strings.Count(v.String[:tag], "{{"); i < len(v.layout.tags) {
+	if i := x.tagsBefore(tag); i < len(v.layout.tags) {
 		p := v.layout.tags[i]
-		return at(p.Line, p.Col+utf8.RuneCountInString(v.String[tag:offset]))
+		return at(p.Line, p.Col+x.runesBefore(offset)-x.runesBefore(tag))
 	}
 	return v.Pos
 }
