@@ -475,6 +475,10 @@ type Limits struct {
 	// calls: past it, the run stops before its next model call. stepwise
 	// run --max-cost sets it too.
 	CostUSD float64 `toml:"cost_usd"`
+	// ToolOutputBytes bounds what an exec tool (or a pack's git) may
+	// print to stdout: past it, the command is stopped and the call fails.
+	// Default 16 MiB.
+	ToolOutputBytes int64 `toml:"tool_output_bytes"`
 }
 
 // User is the [user] section, context given to agents about who they work

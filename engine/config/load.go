@@ -733,6 +733,7 @@ const (
 	defaultLLMTimeoutSeconds     = 600
 	defaultLLMIdleTimeoutSeconds = 60
 	defaultRetryAfterCapSeconds  = 60
+	defaultToolOutputBytes       = 16 << 20
 )
 
 func (b *builder) applyDefaults() {
@@ -756,6 +757,9 @@ func (b *builder) applyDefaults() {
 	}
 	if _, ok := b.origin["settings.llm_idle_timeout_seconds"]; !ok {
 		c.Settings.LLMIdleTimeoutSeconds = defaultLLMIdleTimeoutSeconds
+	}
+	if _, ok := b.origin["limits.tool_output_bytes"]; !ok {
+		c.Limits.ToolOutputBytes = defaultToolOutputBytes
 	}
 	if _, ok := b.origin["settings.retry_after_cap_seconds"]; !ok {
 		c.Settings.RetryAfterCapSeconds = defaultRetryAfterCapSeconds

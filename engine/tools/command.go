@@ -3,11 +3,21 @@ package tools
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 )
+
+// OutputLimitError is a command that printed more than its limit to
+// stdout: it was stopped, and its output is not used.
+type OutputLimitError struct{ Limit int64 }
+
+func (e *OutputLimitError) Error() string {
+	return fmt.Sprintf("printed more than %d bytes to stdout ([limits] tool_output_bytes), and was stopped", e.Limit)
+}
 
 // errOutputHeld is runCommand's answer when the command exited but
 // something it started kept its stdout or stderr open: its output may not
@@ -20,9 +30,11 @@ var errOutputHeld = errors.New("it exited, but something it started kept its out
 const outputHeldLimit = 5 * time.Second
 
 // runCommand runs cmd, made with exec.CommandContext, in its own process
-// group with stdout and stderr read
-// to their end, writes them to stdout and stderr, and returns cmd.Wait's
-// error, or errOutputHeld.
+// group with stdout and stderr read to their end, writes them to stdout
+// and stderr, and returns cmd.Wait's error, errOutputHeld, or an
+// *OutputLimitError when stdout passed limit bytes: the group is then
+// stopped at once, so a runaway command costs no more memory than that.
+// stderr is written as it is read: it is for an in-memory tail.
 //
 // A command's output is complete only when every process holding the write
 // end of its pipes has closed it, which is normally the moment it exits.
@@ -34,7 +46,7 @@ const outputHeldLimit = 5 * time.Second
 // group with members left is killed and the call is errOutputHeld, never a
 // short answer. The group is killed when the command ends either way, so
 // that nothing it started in the background outlives the call.
-func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer) error {
+func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 	ownProcessGroup(cmd)
 	dieWithParent(cmd)
 	outR, outW, err := os.Pipe()
@@ -57,18 +69,28 @@ func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var outBuf, errBuf bytes.Buffer
+	var outBuf bytes.Buffer
+	var over atomic.Bool
 	copied := make(chan struct{}, 2)
-	go func() { outBuf.ReadFrom(outR); copied <- struct{}{} }()
-	go func() { errBuf.ReadFrom(errR); copied <- struct{}{} }()
+	go func() {
+		if n, _ := outBuf.ReadFrom(io.LimitReader(outR, limit+1)); n > limit {
+			over.Store(true)
+			killProcessGroup(cmd.Process)
+			io.Copy(io.Discard, outR)
+		}
+		copied <- struct{}{}
+	}()
+	go func() { io.Copy(stderr, errR); copied <- struct{}{} }()
 	waitErr := cmd.Wait()
 	held := awaitOutput(cmd.Process, copied, outR, errR)
 	killProcessGroup(cmd.Process)
-	stdout.Write(outBuf.Bytes())
-	stderr.Write(errBuf.Bytes())
-	if held && waitErr == nil {
+	switch {
+	case over.Load():
+		return &OutputLimitError{Limit: limit}
+	case held && waitErr == nil:
 		return errOutputHeld
 	}
+	stdout.Write(outBuf.Bytes())
 	return waitErr
 }
 

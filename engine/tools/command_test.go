@@ -42,8 +42,9 @@ func TestRunCommandOutput(t *testing.T) {
 	}{
 		{name: "a reader slower than the grace gets all of it", script: "head -c 300000 /dev/zero | tr '\\0' x", slow: true, want: strings.Repeat("x", 300000)},
 		{name: "a child that writes after its parent exits is waited for", script: "(sleep 0.3; echo late) & echo early", want: "early\nlate\n"},
-		{name: "a child holding the pipe past the grace fails the call", script: "sleep 30 & echo early", want: "early\n", err: errOutputHeld},
+		{name: "a child holding the pipe past the grace fails the call", script: "sleep 30 & echo early", err: errOutputHeld},
 		{name: "a failure is the command's", script: "echo partial; exit 3", want: "partial\n", exit: 3},
+		{name: "endless output is stopped at the limit", script: "yes", want: "", err: &OutputLimitError{Limit: 1 << 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,11 +53,11 @@ func TestRunCommandOutput(t *testing.T) {
 				out.delay = 3 * pipeGrace / 2
 			}
 			var stderr bytes.Buffer
-			err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr)
+			err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr, 1<<20)
 			var exit *exec.ExitError
 			switch {
 			case tt.err != nil:
-				if !errors.Is(err, tt.err) {
+				if err == nil || err.Error() != tt.err.Error() {
 					t.Errorf("error %v, want %v", err, tt.err)
 				}
 			case tt.exit != 0:
@@ -77,7 +78,7 @@ func TestRunCommandOutput(t *testing.T) {
 // the background, its output elsewhere, does not outlive the call.
 func TestRunCommandKillsTheGroup(t *testing.T) {
 	var out bytes.Buffer
-	if err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!"), &out, &bytes.Buffer{}); err != nil {
+	if err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!"), &out, &bytes.Buffer{}, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
@@ -119,7 +120,7 @@ func TestRunCommandUnderLoad(t *testing.T) {
 			wg.Go(func() {
 				want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
 				var out bytes.Buffer
-				err := runCommand(exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{})
+				err := runCommand(exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
 				if err != nil || out.String() != want {
 					failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
 				}

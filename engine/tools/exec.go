@@ -67,7 +67,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	stderr := newTailBuffer(execStderrMax)
 	// In its own process group: killing only the direct child would leave
 	// `sh -c 'a | b'` style grandchildren running; the whole group goes.
-	runErr := runCommand(cmd, &stdout, stderr)
+	runErr := runCommand(cmd, &stdout, stderr, r.cfg.Limits.ToolOutputBytes)
 
 	fail := &ToolError{Tool: name, Stderr: stderr.String()}
 	switch {
@@ -81,6 +81,10 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	case runCtx.Err() != nil:
 		fail.TimedOut, fail.ExitCode = true, -1
 		fail.Message = fmt.Sprintf("'%s' timed out after %ds (timeout_secs)", command, int(timeout/time.Second))
+		return nil, fail
+	case errors.As(runErr, new(*OutputLimitError)):
+		fail.ExitCode = -1
+		fail.Message = fmt.Sprintf("'%s' %v", command, runErr)
 		return nil, fail
 	case errors.Is(runErr, errOutputHeld):
 		fail.Message = fmt.Sprintf("'%s' exited with status 0, but something it started kept its output open for %s after, so what it printed may be incomplete; "+

@@ -117,7 +117,7 @@ func (r *Runtime) callPack(ctx context.Context, t *packTool, input map[string]an
 	}
 	runCtx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	out, err := t.run(runCtx, &packCall{tool: name, dir: dir, input: input})
+	out, err := t.run(runCtx, &packCall{tool: name, dir: dir, input: input, outputLimit: r.cfg.Limits.ToolOutputBytes})
 	switch {
 	case err == nil:
 		return toResult(name, out)
@@ -180,6 +180,8 @@ type packCall struct {
 	tool  string         // the catalog name, e.g. builtin__git_diff
 	dir   string         // the project root, where git runs
 	input map[string]any // defaults filled in, valid against the schema
+	// outputLimit is [limits] tool_output_bytes, the most git may print.
+	outputLimit int64
 }
 
 // fail is a *ToolError about this call.

@@ -136,7 +136,7 @@ func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.dir
 	stderr := newTailBuffer(execStderrMax)
-	err := runCommand(cmd, out, stderr)
+	err := runCommand(cmd, out, stderr, c.outputLimit)
 	if err == nil {
 		return nil
 	}
@@ -144,6 +144,11 @@ func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error
 		return ctx.Err()
 	}
 	fail := &ToolError{Tool: c.tool, Stderr: stderr.String(), ExitCode: -1}
+	var over *OutputLimitError
+	if errors.As(err, &over) {
+		fail.Message = fmt.Sprintf("git %s %v; narrow the call (paths, a shorter range)", args[0], over)
+		return fail
+	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
 		fail.Message = fmt.Sprintf("cannot run git: %v", err)

@@ -489,3 +489,18 @@ func TestToolsDoNotInheritProviderKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestExecOutputLimit stops an exec tool that prints more than [limits]
+// tool_output_bytes, and says which limit.
+func TestExecOutputLimit(t *testing.T) {
+	files := map[string]string{
+		".stepwise/config.toml":      "[limits]\ntool_output_bytes = 1000\n",
+		".stepwise/tools/flood.yaml": "name: flood\ndescription: Prints without end.\nkind: exec\ncommand: yes\noutput: text\n",
+	}
+	rt, _ := newRuntime(t, files, nil)
+	_, err := rt.Call(context.Background(), "user__flood", nil)
+	want := "'yes' printed more than 1000 bytes to stdout ([limits] tool_output_bytes), and was stopped"
+	if te := toolErr(t, err); te.Error() != want {
+		t.Errorf("Error() = %q\nwant      %q", te.Error(), want)
+	}
+}
