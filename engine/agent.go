@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
@@ -454,6 +455,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		go func() {
 			defer wg.Done()
 			results[i], errs[i] = a.callTool(ctx, paths[i], call, refusal)
+			results[i].Text = a.forModel(results[i].Text)
 		}()
 	}
 	wg.Wait()
@@ -463,6 +465,22 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		}
 	}
 	return model.Message{Role: model.RoleTool, Blocks: results}, nil
+}
+
+// forModel cuts a tool result longer than [limits] model_input_bytes at a
+// character's start, and says so where it is cut: a result of megabytes
+// would otherwise go whole into the next request (and every one after),
+// past what the model can read. The record keeps the whole result.
+func (a *agentLoop) forModel(text string) string {
+	cfg := a.c.f.run.cfg
+	if cfg == nil || cfg.Limits.ModelInputBytes <= 0 || int64(len(text)) <= cfg.Limits.ModelInputBytes {
+		return text
+	}
+	cut := int(cfg.Limits.ModelInputBytes)
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(text))
 }
 
 // toolCallPaths names each call of a turn: roundPath/tool, and a second call

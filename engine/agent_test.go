@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
@@ -601,5 +602,34 @@ replies:
 	if reqs := requests(o); !reqs[0].MayCallTools() || reqs[1].MayCallTools() || len(reqs[1].Tools) != len(reqs[0].Tools) {
 		t.Errorf("tools: round 1 %d (choice %q), round 2 %d (choice %q); want the same tools, and choice none once spent",
 			len(reqs[0].Tools), reqs[0].ToolChoice, len(reqs[1].Tools), reqs[1].ToolChoice)
+	}
+}
+
+// TestAgentToolResultCut cuts a tool result past [limits] model_input_bytes
+// in what the model reads, saying so, and keeps it whole in the record.
+func TestAgentToolResultCut(t *testing.T) {
+	files := map[string]string{
+		"config.toml":  testConfig + "\n[limits]\nmodel_input_bytes = 40\n",
+		"plans/p.yaml": agentPlan(""),
+		"replies.yaml": `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { text: "ééééééééééééééééééééééééééééééééééééééééééééééééé" } } } ] }
+  - match: E1
+    reply: { json: { count: 1 } }
+`,
+	}
+	for k, v := range agentTools {
+		files[k] = v
+	}
+	o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)
+	wantOK(t, o)
+	got := toolResults(requests(o)[1].Messages[3])
+	if len(got) != 1 || !strings.HasSuffix(got[0], "\n[truncated: showing 39 of 109 bytes]") || !utf8.ValidString(got[0]) {
+		t.Errorf("the model read %q", got)
+	}
+	end := o.events.of(engine.EventToolEnd)[0].Payload.(engine.ToolEnded)
+	if text, _ := end.Result.(map[string]any)["text"].(string); len(text) != 98 {
+		t.Errorf("the record kept %d bytes of the result, want all 98", len(text))
 	}
 }

@@ -479,6 +479,10 @@ type Limits struct {
 	// print to stdout: past it, the command is stopped and the call fails.
 	// Default 16 MiB.
 	ToolOutputBytes int64 `toml:"tool_output_bytes"`
+	// ModelInputBytes bounds one tool result as an agent's model reads
+	// it: past it, the result is cut, with a marker saying so. Default
+	// 1 MiB.
+	ModelInputBytes int64 `toml:"model_input_bytes"`
 }
 
 // User is the [user] section, context given to agents about who they work

@@ -734,6 +734,7 @@ const (
 	defaultLLMIdleTimeoutSeconds = 60
 	defaultRetryAfterCapSeconds  = 60
 	defaultToolOutputBytes       = 16 << 20
+	defaultModelInputBytes       = 1 << 20
 )
 
 func (b *builder) applyDefaults() {
@@ -757,6 +758,9 @@ func (b *builder) applyDefaults() {
 	}
 	if _, ok := b.origin["settings.llm_idle_timeout_seconds"]; !ok {
 		c.Settings.LLMIdleTimeoutSeconds = defaultLLMIdleTimeoutSeconds
+	}
+	if _, ok := b.origin["limits.model_input_bytes"]; !ok {
+		c.Limits.ModelInputBytes = defaultModelInputBytes
 	}
 	if _, ok := b.origin["limits.tool_output_bytes"]; !ok {
 		c.Limits.ToolOutputBytes = defaultToolOutputBytes

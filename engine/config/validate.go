@@ -29,8 +29,10 @@ func (b *builder) checkSettings() {
 	if d := b.cfg.Storage.KeepDays; d < 0 {
 		b.errorf("storage.keep_days", false, "must not be negative, got %d (0 or unset: runs are kept)", d)
 	}
-	if n := b.cfg.Limits.ToolOutputBytes; n < 1 {
-		b.errorf("limits.tool_output_bytes", false, "must be at least 1, got %d", n)
+	for key, n := range map[string]int64{"tool_output_bytes": b.cfg.Limits.ToolOutputBytes, "model_input_bytes": b.cfg.Limits.ModelInputBytes} {
+		if n < 1 {
+			b.errorf("limits."+key, false, "must be at least 1, got %d", n)
+		}
 	}
 	if c := b.cfg.Limits.CostUSD; c < 0 {
 		b.errorf("limits.cost_usd", false, "must not be negative, got %g (0 or unset: no cap)", c)
