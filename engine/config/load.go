@@ -737,6 +737,14 @@ const (
 	defaultModelInputBytes       = 1 << 20
 )
 
+// setDefault sets a value no layer set: a key that is set keeps its value,
+// even a zero, which validation then judges.
+func setDefault[T any](b *builder, key string, field *T, value T) {
+	if _, set := b.origin[key]; !set {
+		*field = value
+	}
+}
+
 func (b *builder) applyDefaults() {
 	c := b.cfg
 	if c.Settings.DataDir == "" {
@@ -747,27 +755,13 @@ func (b *builder) applyDefaults() {
 			c.Settings.DataDir = filepath.Join(b.dataHome, "stepwise")
 		}
 	}
-	if _, ok := b.origin["settings.max_agent_iterations"]; !ok {
-		c.Settings.MaxAgentIterations = defaultMaxAgentIterations
-	}
-	if _, ok := b.origin["settings.planning_attempts"]; !ok {
-		c.Settings.PlanningAttempts = defaultPlanningAttempts
-	}
-	if _, ok := b.origin["settings.llm_timeout_seconds"]; !ok {
-		c.Settings.LLMTimeoutSeconds = defaultLLMTimeoutSeconds
-	}
-	if _, ok := b.origin["settings.llm_idle_timeout_seconds"]; !ok {
-		c.Settings.LLMIdleTimeoutSeconds = defaultLLMIdleTimeoutSeconds
-	}
-	if _, ok := b.origin["limits.model_input_bytes"]; !ok {
-		c.Limits.ModelInputBytes = defaultModelInputBytes
-	}
-	if _, ok := b.origin["limits.tool_output_bytes"]; !ok {
-		c.Limits.ToolOutputBytes = defaultToolOutputBytes
-	}
-	if _, ok := b.origin["settings.retry_after_cap_seconds"]; !ok {
-		c.Settings.RetryAfterCapSeconds = defaultRetryAfterCapSeconds
-	}
+	setDefault(b, "settings.max_agent_iterations", &c.Settings.MaxAgentIterations, defaultMaxAgentIterations)
+	setDefault(b, "settings.planning_attempts", &c.Settings.PlanningAttempts, defaultPlanningAttempts)
+	setDefault(b, "settings.llm_timeout_seconds", &c.Settings.LLMTimeoutSeconds, defaultLLMTimeoutSeconds)
+	setDefault(b, "settings.llm_idle_timeout_seconds", &c.Settings.LLMIdleTimeoutSeconds, defaultLLMIdleTimeoutSeconds)
+	setDefault(b, "settings.retry_after_cap_seconds", &c.Settings.RetryAfterCapSeconds, defaultRetryAfterCapSeconds)
+	setDefault(b, "limits.tool_output_bytes", &c.Limits.ToolOutputBytes, defaultToolOutputBytes)
+	setDefault(b, "limits.model_input_bytes", &c.Limits.ModelInputBytes, defaultModelInputBytes)
 	if c.Storage.Backend == "" {
 		c.Storage.Backend = BackendSQLite
 	}
