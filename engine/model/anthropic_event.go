@@ -47,35 +47,23 @@ var (
 )
 
 func (d *eventDecoder) event(e *streamEvent) bool {
-	d.space()
-	if !d.char('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := d.nextKey(first)
-		if !ok || !more {
-			return ok && d.end()
-		}
+	return d.fields(eventKeys, func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			ok = d.name(&e.Type)
+			return d.name(&e.Type)
 		case "index":
-			ok = d.int(&e.Index)
+			return d.int(&e.Index)
 		case "message":
-			ok = d.message(e)
+			return d.message(e)
 		case "content_block":
-			ok = d.contentBlock(e)
+			return d.contentBlock(e)
 		case "delta":
-			ok = d.delta(e)
+			return d.delta(e)
 		case "usage":
-			ok = d.usage(&e.Usage)
-		default:
-			ok = d.unknown(key, eventKeys)
+			return d.usage(&e.Usage)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	}) && d.end()
 }
 
 // end says whether nothing but white space follows the event's object.
@@ -84,98 +72,95 @@ func (d *eventDecoder) end() bool {
 	return d.i == len(d.data)
 }
 
-// object begins an object-valued field: false, with null true, when there
-// is nothing to decode (encoding/json leaves the field as it is for null).
-func (d *eventDecoder) object() (open, ok bool) {
-	if d.null() {
-		return false, true
-	}
-	open = d.char('{')
-	return open, open
-}
-
 func (d *eventDecoder) message(e *streamEvent) bool {
-	open, ok := d.object()
-	if !open {
-		return ok
-	}
-	for first := true; ; first = false {
-		key, more, ok := d.nextKey(first)
-		if !ok || !more {
-			return ok
-		}
+	return d.fields(messageKeys, func(key []byte) bool {
 		if string(key) == "usage" {
-			ok = d.usage(&e.Message.Usage)
-		} else {
-			ok = d.unknown(key, messageKeys)
+			return d.usage(&e.Message.Usage)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 func (d *eventDecoder) contentBlock(e *streamEvent) bool {
-	open, ok := d.object()
-	if !open {
-		return ok
-	}
 	cb := &e.ContentBlock
-	for first := true; ; first = false {
-		key, more, ok := d.nextKey(first)
-		if !ok || !more {
-			return ok
-		}
+	return d.fields(contentBlockKeys, func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			ok = d.name(&cb.Type)
+			return d.name(&cb.Type)
 		case "text":
-			ok = d.string(&cb.Text)
+			return d.string(&cb.Text)
 		case "thinking":
-			ok = d.string(&cb.Thinking)
+			return d.string(&cb.Thinking)
 		case "signature":
-			ok = d.string(&cb.Signature)
+			return d.string(&cb.Signature)
 		case "data":
-			ok = d.string(&cb.Data)
+			return d.string(&cb.Data)
 		case "id":
-			ok = d.string(&cb.ID)
+			return d.string(&cb.ID)
 		case "name":
-			ok = d.string(&cb.Name)
-		default:
-			ok = d.unknown(key, contentBlockKeys)
+			return d.string(&cb.Name)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 func (d *eventDecoder) delta(e *streamEvent) bool {
-	open, ok := d.object()
-	if !open {
-		return ok
-	}
 	dl := &e.Delta
+	return d.fields(deltaKeys, func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return d.name(&dl.Type)
+		case "text":
+			return d.string(&dl.Text)
+		case "partial_json":
+			return d.string(&dl.PartialJSON)
+		case "thinking":
+			return d.string(&dl.Thinking)
+		case "signature":
+			return d.string(&dl.Signature)
+		case "stop_reason":
+			return d.name((*string)(&dl.StopReason))
+		}
+		return false
+	})
+}
+
+func (d *eventDecoder) usage(u *eventUsage) bool {
+	return d.fields(usageKeys, func(key []byte) bool {
+		switch string(key) {
+		case "input_tokens":
+			return d.intPointer(&u.InputTokens)
+		case "output_tokens":
+			return d.int(&u.OutputTokens)
+		case "cache_creation_input_tokens":
+			return d.intPointer(&u.CacheCreationInputTokens)
+		case "cache_read_input_tokens":
+			return d.intPointer(&u.CacheReadInputTokens)
+		}
+		return false
+	})
+}
+
+// fields decodes an object key by key: field decodes the value of each of
+// keys, saying false when it cannot; any other key's value is skipped,
+// unless encoding/json would take it for one of keys. null leaves the
+// object as it is, as encoding/json does.
+func (d *eventDecoder) fields(keys []string, field func(key []byte) bool) bool {
+	if d.null() {
+		return true
+	}
+	if !d.char('{') {
+		return false
+	}
 	for first := true; ; first = false {
 		key, more, ok := d.nextKey(first)
 		if !ok || !more {
 			return ok
 		}
-		switch string(key) {
-		case "type":
-			ok = d.name(&dl.Type)
-		case "text":
-			ok = d.string(&dl.Text)
-		case "partial_json":
-			ok = d.string(&dl.PartialJSON)
-		case "thinking":
-			ok = d.string(&dl.Thinking)
-		case "signature":
-			ok = d.string(&dl.Signature)
-		case "stop_reason":
-			ok = d.name((*string)(&dl.StopReason))
-		default:
-			ok = d.unknown(key, deltaKeys)
+		if known(key, keys) {
+			ok = field(key)
+		} else {
+			ok = d.unknown(key, keys)
 		}
 		if !ok {
 			return false
@@ -183,32 +168,14 @@ func (d *eventDecoder) delta(e *streamEvent) bool {
 	}
 }
 
-func (d *eventDecoder) usage(u *eventUsage) bool {
-	open, ok := d.object()
-	if !open {
-		return ok
-	}
-	for first := true; ; first = false {
-		key, more, ok := d.nextKey(first)
-		if !ok || !more {
-			return ok
-		}
-		switch string(key) {
-		case "input_tokens":
-			ok = d.intPointer(&u.InputTokens)
-		case "output_tokens":
-			ok = d.int(&u.OutputTokens)
-		case "cache_creation_input_tokens":
-			ok = d.intPointer(&u.CacheCreationInputTokens)
-		case "cache_read_input_tokens":
-			ok = d.intPointer(&u.CacheReadInputTokens)
-		default:
-			ok = d.unknown(key, usageKeys)
-		}
-		if !ok {
-			return false
+// known says whether key is one of keys, exactly.
+func known(key []byte, keys []string) bool {
+	for _, k := range keys {
+		if string(key) == k {
+			return true
 		}
 	}
+	return false
 }
 
 // unknown skips the value of a key that is none of keys, unless
