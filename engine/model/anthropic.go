@@ -47,13 +47,9 @@ type anthropicProvider struct {
 // ANTHROPIC_BASE_URL in, and api_key = "${ANTHROPIC_API_KEY}" is how a key
 // comes from the environment.
 func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
-	key := pc.APIKey
-	if key == "" {
-		if pc.BaseURL == "" {
-			return nil, fmt.Errorf(`provider %s has no api_key: set api_key = "${ANTHROPIC_API_KEY}" under [providers.%s]`, name, name)
-		}
-		// A gateway may need no key; the SDK sends no request without one.
-		key = noAPIKey
+	key, err := apiKey(name, pc, pc.BaseURL == "", "ANTHROPIC_API_KEY")
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),

@@ -55,6 +55,21 @@ const noAPIKey = "stepwise-no-key"
 // bounded by it: the headers come before the first token.
 const responseHeaderTimeout = 10 * time.Minute
 
+// apiKey is the key a provider sends: its api_key, or, where none is needed
+// (a gateway or a local server may need none), noAPIKey, since the SDKs
+// send no request without one. required says that the provider's own API
+// is the endpoint, which refuses a call without a key; envVar names the
+// variable the error suggests reading it from.
+func apiKey(name string, pc config.Provider, required bool, envVar string) (string, error) {
+	switch {
+	case pc.APIKey != "":
+		return pc.APIKey, nil
+	case required:
+		return "", fmt.Errorf(`provider %s has no api_key: set api_key = "${%s}" under [providers.%s]`, name, envVar, name)
+	}
+	return noAPIKey, nil
+}
+
 // providerHTTPClient is the HTTP client a provider calls its API with: the
 // default transport, with response headers bounded by
 // responseHeaderTimeout and the silence of a response by its attempt's
@@ -97,12 +112,9 @@ type openAIProvider struct {
 // like) are not read: the configuration says where a provider points, and
 // api_key = "${OPENAI_API_KEY}" is how a key comes from the environment.
 func newOpenAIProvider(name string, pc config.Provider) (Provider, error) {
-	key := pc.APIKey
-	if key == "" {
-		if pc.Type == config.ProviderOpenAI && pc.BaseURL == "" {
-			return nil, fmt.Errorf(`provider %s has no api_key: set api_key = "${OPENAI_API_KEY}" under [providers.%s]`, name, name)
-		}
-		key = noAPIKey
+	key, err := apiKey(name, pc, pc.Type == config.ProviderOpenAI && pc.BaseURL == "", "OPENAI_API_KEY")
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(providerHTTPClient()),
