@@ -70,8 +70,10 @@ func TestMain(m *testing.M) {
 			return nil, struct{}{}, ctx.Err()
 		})
 		mcp.AddTool(srv, &mcp.Tool{Name: "freeze", Description: "Stops the process."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+			// The stop reaches every thread a moment after kill returns;
+			// the handler must not answer in that moment.
 			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-			return nil, struct{}{}, nil
+			select {}
 		})
 		srv.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
