@@ -141,15 +141,9 @@ func TestGitChangedFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__git_changed_files", tc.input)
-			if tc.errMsg != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errMsg) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errMsg)
-				}
+			got, ok := packResult(t, rt, "builtin__git_changed_files", tc.input, tc.errMsg)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var files []string
 			for _, c := range tc.want {
@@ -273,15 +267,9 @@ func TestGitFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__git_file", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__git_file", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if want := map[string]any{"text": tc.want}; !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %q\nwant %q", got, want)
@@ -317,15 +305,9 @@ func TestGitGrep(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__git_grep", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__git_grep", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			want := mustResult(t, map[string]any{"matches": orEmpty(tc.want), "count": len(tc.want), "truncated": tc.truncated})
 			if !reflect.DeepEqual(got, want) {
@@ -364,15 +346,9 @@ func TestGitLog(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__git_log", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__git_log", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			want := mustResult(t, map[string]any{"commits": orEmpty(tc.want), "count": len(tc.want), "total": tc.total, "truncated": tc.total > len(tc.want)})
 			if !reflect.DeepEqual(got, want) {

@@ -360,15 +360,9 @@ func TestGhPRMeta(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__gh_pr_meta", map[string]any{"pr": tc.pr})
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__gh_pr_meta", map[string]any{"pr": tc.pr}, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %v\nwant %v", got, tc.want)
@@ -652,15 +646,9 @@ func TestGhPRTicket(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__gh_pr_ticket", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__gh_pr_ticket", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if want := jsonValue(t, tc.want); !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %v\nwant %v", got, want)
@@ -708,15 +696,9 @@ func TestGhRelease(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rt.Call(context.Background(), "builtin__gh_release", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__gh_release", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			m := got.(map[string]any)
 			if m["tag"] != tc.tag || m["previous_tag"] != tc.previous {
@@ -768,15 +750,9 @@ func TestGitHubAccess(t *testing.T) {
 					gitRun(t, root, "remote", "add", name, u)
 				}
 			}
-			got, err := rt.Call(context.Background(), "builtin__gh_pr_meta", map[string]any{"pr": 7})
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__gh_pr_meta", map[string]any{"pr": 7}, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.(map[string]any)["title"] != "t" {
 				t.Errorf("got %v", got)

@@ -3,7 +3,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -117,15 +116,9 @@ func TestSlackPostMessage(t *testing.T) {
 				t.Setenv("SLACK_BOT_TOKEN", tc.token)
 			}
 			rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": "[tools]\npacks = [\"slack\"]\n"}, nil)
-			got, err := rt.Call(context.Background(), "builtin__slack_post_message", tc.input)
-			if tc.errorStarting != "" {
-				if te := toolErr(t, err); !strings.HasPrefix(te.Error(), tc.errorStarting) {
-					t.Errorf("error %q\nwant it to start %q", te.Error(), tc.errorStarting)
-				}
+			got, ok := packResult(t, rt, "builtin__slack_post_message", tc.input, tc.errorStarting)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if want := jsonValue(t, tc.want); !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %v\nwant %v", got, want)

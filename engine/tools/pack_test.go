@@ -148,3 +148,21 @@ func TestPackNotEnabled(t *testing.T) {
 		})
 	}
 }
+
+// packResult calls a pack tool for one test case: with errorStarting set,
+// it checks that the call fails with an error that starts so, and ok is
+// false; else the call must succeed.
+func packResult(t *testing.T, rt *Runtime, tool string, input map[string]any, errorStarting string) (got any, ok bool) {
+	t.Helper()
+	got, err := rt.Call(context.Background(), tool, input)
+	if errorStarting != "" {
+		if te := toolErr(t, err); !strings.HasPrefix(te.Error(), errorStarting) {
+			t.Errorf("error %q\nwant it to start %q", te.Error(), errorStarting)
+		}
+		return nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, true
+}
