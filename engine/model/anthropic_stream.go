@@ -338,17 +338,13 @@ func (m *streamedMessage) reply(provider, model string, maxTokens int64) (Reply,
 // own account, never the SDK's rendering of the request, which names
 // headers.
 func (p *anthropicProvider) failure(ctx context.Context, model string, err error) error {
+	if stopped, ok := interrupted(ctx, p.name, model, err); ok {
+		return stopped
+	}
 	e := &Error{Provider: p.name, Model: model}
 	var api *anthropic.Error
 	var syntax *json.SyntaxError
-	var idle *IdleError
 	switch {
-	case errors.As(err, &idle):
-		e.Message, e.Transient = idle.Error(), true
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		e.Message, e.Transient = "request timed out", true
-	case ctx.Err() != nil:
-		return fmt.Errorf("model %s/%s: %w", p.name, model, ctx.Err())
 	case errors.As(err, &api) && api.StatusCode == http.StatusOK:
 		// An error event in the middle of a stream: the server failed
 		// while it answered (overloaded_error under load).

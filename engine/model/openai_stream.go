@@ -198,19 +198,15 @@ func finishReason(reason string, refused, toolCalls bool) string {
 // returns: an *Error, transient for what a retry may cure, or the
 // context's error when the caller cancelled.
 func (p *openAIProvider) failure(ctx context.Context, model string, err error, status int) error {
+	if stopped, ok := interrupted(ctx, p.name, model, err); ok {
+		return stopped
+	}
 	e := &Error{Provider: p.name, Model: model}
 	var api *openai.Error
 	var event *ssestream.StreamError
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	var idle *IdleError
 	switch {
-	case errors.As(err, &idle):
-		e.Message, e.Transient = idle.Error(), true
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		e.Message, e.Transient = "request timed out", true
-	case ctx.Err() != nil:
-		return fmt.Errorf("model %s/%s: %w", p.name, model, ctx.Err())
 	case errors.As(err, &api):
 		e.Status = api.StatusCode
 		e.Message = apiMessage(api)
@@ -235,6 +231,23 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error, s
 		e.Message, e.Transient = err.Error(), true
 	}
 	return e
+}
+
+// interrupted is the error of a call that ended for no word of the
+// server's: its response went silent, its attempt ran out of time (both
+// transient), or its caller gave up. ok is false for any other failure,
+// which the provider reads.
+func interrupted(ctx context.Context, provider, model string, err error) (stopped error, ok bool) {
+	var idle *IdleError
+	switch {
+	case errors.As(err, &idle):
+		return &Error{Provider: provider, Model: model, Message: idle.Error(), Transient: true}, true
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &Error{Provider: provider, Model: model, Message: "request timed out", Transient: true}, true
+	case ctx.Err() != nil:
+		return fmt.Errorf("model %s/%s: %w", provider, model, ctx.Err()), true
+	}
+	return nil, false
 }
 
 // responseKey carries, in a request's context, the *response that
