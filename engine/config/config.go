@@ -58,9 +58,9 @@ type Config struct {
 	// unusable holds, per "providers.<name>" or "mcp.<name>", why that entry
 	// cannot be used; see Provider and MCPServer.
 	unusable map[string][]*UnusableError
-	// providerVars are the environment variables [providers.*] values
-	// read: a model's key among them.
-	providerVars []string
+	// secretVars are the environment variables [providers.*] and [mcp.*]
+	// values read: a model's key and a server's token among them.
+	secretVars []string
 	// secrets are the values ${VAR}s in [providers.*] and [mcp.*] expanded
 	// to, longest first; see Redact.
 	secrets []secret
@@ -87,11 +87,12 @@ func (c *Config) Redact(s string) string {
 	return s
 }
 
-// ProviderVars names the environment variables the [providers.*] entries
-// read (api_key = "${ANTHROPIC_API_KEY}"). Tools are not given them: a
-// tool that printed its environment would put a model's key in the record
-// and in the next model request.
-func (c *Config) ProviderVars() []string { return slices.Clone(c.providerVars) }
+// SecretVars names the environment variables the [providers.*] and [mcp.*]
+// entries read (api_key = "${ANTHROPIC_API_KEY}", args = ["${TOKEN}"]).
+// Tool processes do not inherit them, unless a tool's own env passes one
+// on: a tool that printed its environment would put a model's key or a
+// server's token in the record and in the next model request.
+func (c *Config) SecretVars() []string { return slices.Clone(c.secretVars) }
 
 // Settings is the [settings] section.
 type Settings struct {

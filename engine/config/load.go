@@ -415,14 +415,12 @@ func (b *builder) expandValue(v reflect.Value, path, owner string) {
 }
 
 func (b *builder) expandString(v reflect.Value, path, owner string) {
-	if strings.HasPrefix(path, "providers.") {
+	if strings.HasPrefix(path, "providers.") || strings.HasPrefix(path, "mcp.") {
 		for _, name := range referencedVars(v.String()) {
-			if !slices.Contains(b.cfg.providerVars, name) {
-				b.cfg.providerVars = append(b.cfg.providerVars, name)
+			if !slices.Contains(b.cfg.secretVars, name) {
+				b.cfg.secretVars = append(b.cfg.secretVars, name)
 			}
 		}
-	}
-	if strings.HasPrefix(path, "providers.") || strings.HasPrefix(path, "mcp.") {
 		b.noteSecrets(v.String())
 	}
 	out, missing, malformed := expandVars(v.String(), b.env)

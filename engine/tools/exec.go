@@ -45,7 +45,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 		}
 		argv[i] = argText(v)
 	}
-	env, err := toolEnv(r.cfg.ProviderVars(), t.Env, scope)
+	env, err := toolEnv(r.cfg.SecretVars(), t.Env, scope)
 	if err != nil {
 		return nil, &ToolError{Tool: name, Message: err.Error()}
 	}

@@ -257,7 +257,7 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	} else {
 		c.label = fmt.Sprintf("mcp server '%s' (stdio: %s)", s.name, commandLine(cfg.Command, cfg.Args))
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		cmd.Env = environWithout(s.rt.cfg.ProviderVars())
+		cmd.Env = environWithout(s.rt.cfg.SecretVars())
 		for _, k := range sortedKeys(cfg.Env) {
 			cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 		}

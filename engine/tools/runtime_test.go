@@ -465,21 +465,25 @@ func TestNotRuntimeTools(t *testing.T) {
 	}
 }
 
-// TestToolsDoNotInheritProviderKeys checks that the variables a model
-// provider's configuration reads are withheld from exec tools and MCP
-// servers, unless a tool's env passes one on by name.
-func TestToolsDoNotInheritProviderKeys(t *testing.T) {
-	const key = "SW_TEST_PROVIDER_KEY"
-	t.Setenv(key, "sk-canary-do-not-leak")
-	files := map[string]string{
-		".stepwise/config.toml": "[providers.claude]\ntype = \"anthropic\"\napi_key = \"${" + key + "}\"\n",
-		".stepwise/tools/printenv.yaml": "name: printenv\ndescription: Prints the key it sees.\nkind: exec\ncommand: sh\n" +
-			"args: [\"-c\", \"printf '%s' \\\"$" + key + "\\\"\"]\noutput: text\n",
-		".stepwise/tools/passes.yaml": "name: passes\ndescription: Passes the key on.\nkind: exec\ncommand: sh\n" +
-			"args: [\"-c\", \"printf '%s' \\\"$" + key + "\\\"\"]\noutput: text\nenv: { " + key + ": \"${" + key + "}\" }\n",
+// TestToolsDoNotInheritSecrets checks that the variables a model
+// provider's or an MCP server's configuration reads are withheld from exec
+// tools, unless a tool's env passes one on by name.
+func TestToolsDoNotInheritSecrets(t *testing.T) {
+	const key, token = "SW_TEST_PROVIDER_KEY", "SW_TEST_SERVER_TOKEN"
+	secrets := map[string]string{key: "sk-canary-do-not-leak", token: "tok-canary-do-not-leak"}
+	for name, value := range secrets {
+		t.Setenv(name, value)
 	}
-	rt, _ := newRuntime(t, files, map[string]string{key: "sk-canary-do-not-leak"})
-	for tool, want := range map[string]string{"user__printenv": "", "user__passes": "sk-canary-do-not-leak"} {
+	printBoth := "args: [\"-c\", \"printf '%s|%s' \\\"$" + key + "\\\" \\\"$" + token + "\\\"\"]\noutput: text\n"
+	files := map[string]string{
+		".stepwise/config.toml": "[providers.claude]\ntype = \"anthropic\"\napi_key = \"${" + key + "}\"\n" +
+			"[mcp.tracker]\ncommand = \"tracker\"\nargs = [\"--token\", \"${" + token + "}\"]\n",
+		".stepwise/tools/printenv.yaml": "name: printenv\ndescription: Prints the secrets it sees.\nkind: exec\ncommand: sh\n" + printBoth,
+		".stepwise/tools/passes.yaml": "name: passes\ndescription: Passes the key on.\nkind: exec\ncommand: sh\n" + printBoth +
+			"env: { " + key + ": \"${" + key + "}\" }\n",
+	}
+	rt, _ := newRuntime(t, files, secrets)
+	for tool, want := range map[string]string{"user__printenv": "|", "user__passes": secrets[key] + "|"} {
 		got, err := rt.Call(context.Background(), tool, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
