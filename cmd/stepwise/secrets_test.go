@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The canaries of TestNoSecretReachesAFileOrAnOutput: a model's key and an
+// MCP server's token, each read from the environment by the project's
+// configuration.
+const (
+	canaryKey   = "sk-ant-canary-0123456789abcdef"
+	canaryToken = "tracker-canary-token-fedcba9876"
+)
+
+// TestNoSecretReachesAFileOrAnOutput runs every command that shows or stores
+// what a provider or a server said, in a project whose secrets would leak
+// by each route a probe found: a tool that prints its environment, a model
+// server that repeats the key it was sent, an MCP server whose failure
+// repeats the token in its arguments. Neither secret may appear in any
+// output or in any file under the data directory, the project or the home
+// directory.
+func TestNoSecretReachesAFileOrAnOutput(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key %s"}}`,
+			r.Header.Get("X-Api-Key")+r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(echo.Close)
+	t.Setenv("SW_CANARY_KEY", canaryKey)
+	t.Setenv("SW_CANARY_TOKEN", canaryToken)
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	scratchProject(t, fmt.Sprintf(`[providers.claude]
+type = "anthropic"
+api_key = "${SW_CANARY_KEY}"
+base_url = %q
+strict_base_url = true
+
+[models]
+default = { provider = "claude", model = "claude-test", max_tokens = 1024 }
+
+[mcp.tracker]
+command = %q
+args = ["__demo-mcp"]
+env = { TRACKER_TOKEN = "${SW_CANARY_TOKEN}" }
+
+[mcp.leaky]
+command = "sh"
+args = ["-c", "echo refused token $0 >&2; exit 3", "${SW_CANARY_TOKEN}"]
+`, echo.URL, os.Args[0]))
+	t.Setenv(cliEnv, "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	files := map[string]string{
+		"tools/printenv.yaml": "name: printenv\ndescription: Prints its environment.\nkind: exec\ncommand: env\noutput: text\n",
+		"plans/dump.yaml": "identifier: dump\nname: Dump\ndescription: Prints the environment.\nsteps:\n" +
+			"  - id: E1\n    tool_name: user__printenv\n    input: {}\n",
+		"plans/ask.yaml": "identifier: ask\nname: Ask\ndescription: Asks a model.\nsteps:\n" +
+			"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: Say hello. }\n",
+		"plans/leak.yaml": "identifier: leak\nname: Leak\ndescription: Calls the server that fails.\nsteps:\n" +
+			"  - id: E1\n    tool_name: leaky__anything\n    input: {}\n",
+		"plans/issues.yaml": "identifier: issues\nname: Issues\ndescription: Calls the server that works.\nsteps:\n" +
+			"  - id: E1\n    tool_name: tracker__list_issues\n    input: {}\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var outputs bytes.Buffer
+	cli := func(args ...string) int {
+		out, errOut, code := runCLI(t, args...)
+		fmt.Fprintf(&outputs, "$ stepwise %s\n%s%s", strings.Join(args, " "), out, errOut)
+		return code
+	}
+	for _, plan := range []string{"dump", "ask", "leak", "issues"} {
+		cli("run", "--json", plan)
+		cli("run", "--events", "jsonl", plan)
+	}
+	if code := cli("run", "--json", "dump"); code != 0 {
+		t.Fatalf("the environment dump failed:\n%s", outputs.String())
+	}
+	for _, args := range [][]string{
+		{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "test", "leaky"}, {"mcp", "test", "--json", "leaky"},
+		{"mcp", "tools", "--json"}, {"tools", "list", "--json"}, {"models", "test"}, {"models", "list", "--json"},
+		{"runs", "--json"},
+	} {
+		cli(args...)
+	}
+	// Every run, inspected, with its steps' payloads.
+	out, _, _ := runCLI(t, "runs", "--json", "--limit", "0")
+	for _, id := range runIDsIn(out) {
+		cli("inspect", "--json", id)
+		cli("inspect", id, "E1")
+	}
+
+	// The probe's routes were really taken: the model server's error, the
+	// failing server's stderr and the environment dump all reached the
+	// outputs, with the secrets behind their references.
+	for _, want := range []string{"invalid x-api-key", "refused token ${SW_CANARY_TOKEN}", "PATH="} {
+		if !strings.Contains(outputs.String(), want) {
+			t.Errorf("no output shows %q; the test no longer takes that route:\n%s", want, outputs.String())
+		}
+	}
+	for _, secret := range []string{canaryKey, canaryToken} {
+		if strings.Contains(outputs.String(), secret) {
+			t.Errorf("an output shows %s:\n%s", secret, outputs.String())
+		}
+	}
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	for _, root := range []string{home, wd} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			content, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, secret := range []string{canaryKey, canaryToken} {
+				if bytes.Contains(content, []byte(secret)) {
+					t.Errorf("%s holds %s", path, secret)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// runIDsIn returns the run ids a `runs --json` listing names.
+func runIDsIn(listing string) []string {
+	var ids []string
+	for _, line := range strings.Split(listing, "\n") {
+		if _, rest, ok := strings.Cut(line, `"id": "`); ok {
+			id, _, _ := strings.Cut(rest, `"`)
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
