@@ -284,13 +284,16 @@ func parseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// quoteStart quotes the first n characters of s, marking a cut.
+// quoteStart quotes the first n characters of s, marking a cut. It reads
+// no further than those: s may be a tool's whole stdout.
 func quoteStart(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return fmt.Sprintf("%q", s)
+	for i := range s {
+		if n == 0 {
+			return fmt.Sprintf("%q…", s[:i])
+		}
+		n--
 	}
-	return fmt.Sprintf("%q…", string(r[:n]))
+	return fmt.Sprintf("%q", s)
 }
 
 // environWithout is the process's environment less the variables named.
