@@ -11,8 +11,14 @@ import (
 // Parse parses src into a Template. Every problem is a *SyntaxError whose
 // Offset points at the byte of src where the problem starts.
 func Parse(src string) (*Template, error) {
+	// Sized once for every tag, so that a string of many tags is not
+	// copied again each time its lists outgrow themselves.
+	tags := strings.Count(src, "{{")
 	p := parser{src: src}
-	nodes, err := p.body(opener{})
+	if tags > 0 {
+		p.refs = make([]Ref, 0, tags)
+	}
+	nodes, err := p.body(opener{}, 2*tags)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +73,11 @@ type opener struct {
 
 // body parses nodes until the closer of open, or the end of the source at
 // the top level.
-func (p *parser) body(open opener) ([]node, error) {
+func (p *parser) body(open opener, size int) ([]node, error) {
 	var nodes []node
+	if size > 0 {
+		nodes = make([]node, 0, size+1) // a text node after the last tag
+	}
 	for {
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
@@ -112,7 +121,7 @@ func (p *parser) body(open opener) ([]node, error) {
 			if pushes {
 				p.items++
 			}
-			n.body, err = p.body(opener{text: t.text, offset: t.offset})
+			n.body, err = p.body(opener{text: t.text, offset: t.offset}, 0)
 			if err != nil {
 				return nil, err
 			}
