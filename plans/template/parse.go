@@ -8,17 +8,22 @@ import (
 	"unicode/utf8"
 )
 
+// manyTags is the count of tags past which Parse sizes its lists up front.
+const manyTags = 64
+
 // Parse parses src into a Template. Every problem is a *SyntaxError whose
 // Offset points at the byte of src where the problem starts.
 func Parse(src string) (*Template, error) {
-	// Sized once for every tag, so that a string of many tags is not
-	// copied again each time its lists outgrow themselves.
-	tags := strings.Count(src, "{{")
+	// A string of many tags has its lists sized once, so that they are not
+	// copied again each time they outgrow themselves; a string of a few
+	// grows them as it goes, without sizing for a worst case.
 	p := parser{src: src}
-	if tags > 0 {
+	size := 0
+	if tags := strings.Count(src, "{{"); tags > manyTags {
 		p.refs = make([]Ref, 0, tags)
+		size = 2*tags + 1 // a text node before each tag and after the last
 	}
-	nodes, err := p.body(opener{}, 2*tags)
+	nodes, err := p.body(opener{}, size)
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +79,7 @@ type opener struct {
 // body parses nodes until the closer of open, or the end of the source at
 // the top level.
 func (p *parser) body(open opener, size int) ([]node, error) {
-	var nodes []node
-	if size > 0 {
-		nodes = make([]node, 0, size+1) // a text node after the last tag
-	}
+	nodes := make([]node, 0, size)
 	for {
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
