@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )

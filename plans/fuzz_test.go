@@ -1,7 +1,10 @@
 package plans
 
 import (
+	"bytes"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // checkReport fails when a problem or note lacks what every consumer of a
@@ -36,6 +39,9 @@ func FuzzLoad(f *testing.F) {
 	for _, tc := range resolveCases {
 		f.Add([]byte(tc.src))
 	}
+	for _, src := range boundsSeeds() {
+		f.Add(src)
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		p, r := Load("fuzz.yaml", src, Stepwise)
 		checkReport(t, "fuzz.yaml", r)
@@ -68,6 +74,9 @@ func FuzzToolFile(f *testing.F) {
 	for _, tc := range invalidToolFiles {
 		f.Add([]byte(tc.src))
 	}
+	for _, src := range boundsSeeds() {
+		f.Add(src)
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		tf, r := LoadToolFile("tool.yaml", src, Stepwise)
 		checkReport(t, "tool.yaml", r)
@@ -75,4 +84,16 @@ func FuzzToolFile(f *testing.F) {
 			t.Fatal("LoadToolFile returned no tool and no problem")
 		}
 	})
+}
+
+// boundsSeeds are the shapes that once cost far more than their size: text
+// nested just past yamlpos.MaxDepth, in flow and block form, and a string
+// of many template tags. They are generated here rather than kept as files,
+// and kept small; the fuzzer grows them.
+func boundsSeeds() [][]byte {
+	depth := yamlpos.MaxDepth + 1
+	flow := append(append([]byte("identifier: deep\nname: Deep\ndescription: d\nsteps: "), bytes.Repeat([]byte("["), depth)...), bytes.Repeat([]byte("]"), depth)...)
+	block := append(append([]byte("identifier: deep\nname: Deep\ndescription: d\nsteps:\n"), bytes.Repeat([]byte("- "), depth)...), "x\n"...)
+	tags := append(append([]byte("identifier: tags\nname: Tags\ndescription: d\nsteps:\n  - id: E1\n    tool_name: builtin__reshape\n    input: {shape: {text: \""), bytes.Repeat([]byte("{{input.a}} "), 1000)...), "\"}}\n"...)
+	return [][]byte{flow, block, tags}
 }

@@ -1715,3 +1715,24 @@ func TestLoadInvalidFirstLine(t *testing.T) {
 		t.Errorf("no invalid case is named %q", name)
 	}
 }
+
+// TestLoadFlowQuestionMark loads a plan whose ask schema describes a field
+// with a question in a flow mapping, and checks that what follows it on the
+// line is still placed where it is written.
+func TestLoadFlowQuestionMark(t *testing.T) {
+	src := head + "  - id: E0\n    tool_name: ask\n    input:\n      prompt: Keep it?\n" +
+		"      output_schema: {type: object, properties: {keep: {type: boolean, description: Keep this one?}}, required: keep}\n"
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
+	if p == nil {
+		t.Fatalf("not loaded: %s", formatProblems(r.Problems))
+	}
+	want := []Problem{prob(CodeInvalidSchema, 9, 113, "E0", "")}
+	got := r.Problems
+	if len(got) != 1 || got[0].Pos != want[0].Pos || got[0].Code != want[0].Code {
+		t.Fatalf("problems:%s\nwant one invalid_schema problem at 9:113 (required is not a list)", formatProblems(got))
+	}
+	desc := p.Steps[0].Control.(*AskInput).OutputSchema.Raw.(map[string]any)["properties"].(map[string]any)["keep"].(map[string]any)["description"]
+	if desc != "Keep this one?" {
+		t.Errorf("description = %q", desc)
+	}
+}

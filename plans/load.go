@@ -1,29 +1,20 @@
 package plans
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	goccyyaml "github.com/goccy/go-yaml"
-	goccyparser "github.com/goccy/go-yaml/parser"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 var (
 	identifierPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 	stepIDPattern     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	toolNamePattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$`)
-	yamlLine          = regexp.MustCompile(`^yaml: line (\d+): `)
-	unknownAnchor     = regexp.MustCompile(`^unknown anchor '([^']+)' referenced`)
-	yaml12Directive   = regexp.MustCompile(`(?m)^%YAML 1\.2\b`)
 )
 
 // ReservedRoots are the template roots no step id may shadow.
@@ -82,65 +73,27 @@ var (
 	toolDocument = documentKind{name: "a tool file", needs: "a tool file needs name, description and kind"}
 )
 
-// parseDocument reads the one YAML document of a plan or tool file. When
-// yaml.v3 refuses the text only because of a '?' in an unquoted flow value,
-// the document is read from a quoted copy instead (see flowquote.go).
+// parseDocument reads the one YAML document of a plan or tool file through
+// the YAML layer, and reports what it refuses in the words of the file's
+// kind.
 func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
-	// yaml.v3 reads YAML 1.2 but refuses to be told so: it accepts only a
-	// %YAML 1.1 directive. The directive changes nothing it does, so it is
-	// read as 1.1, in a copy of the same length.
-	if yaml12Directive.Match(src) {
-		src = yaml12Directive.ReplaceAll(src, []byte("%YAML 1.1"))
+	root, second, syntax := yamlpos.Parse(file, src)
+	if syntax != nil {
+		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
-	doc, extra, err := decodeDocuments(src)
-	if err != nil && !errors.Is(err, io.EOF) {
-		if fixed, quotes, ok := quoteFlowQuestionMarks(src); ok {
-			if fixedDoc, fixedExtra, fixedErr := decodeDocuments(fixed); fixedErr == nil {
-				unquote(fixedDoc, quotes)
-				unquote(fixedExtra, quotes)
-				doc, extra, err = fixedDoc, fixedExtra, nil
-			}
+	if second != nil {
+		r.problem(CodeYAMLSyntax, Pos{File: file, Line: second.Line, Col: second.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
+	}
+	if root == nil {
+		if syntax == nil {
+			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 		}
-	}
-	switch {
-	case doc == nil && errors.Is(err, io.EOF):
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
-		return nil, false
-	case doc == nil:
-		r.Problems = append(r.Problems, yamlProblem(file, src, err))
-		return nil, false
-	case extra != nil:
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: extra.Line, Col: extra.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
-	case err != nil:
-		r.Problems = append(r.Problems, yamlProblem(file, src, err))
-	}
-	if len(doc.Content) == 0 {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 		return nil, false
 	}
-	if !checkAliases(file, doc.Content[0], r) {
+	if !checkAliases(file, root, r) {
 		return nil, false
 	}
-	return doc.Content[0], true
-}
-
-// decodeDocuments reads the first YAML document of src and, when there is
-// one, the second (which a plan file may not have). err is io.EOF for an
-// empty text, and a syntax error in either document otherwise.
-func decodeDocuments(src []byte) (first, second *yaml.Node, err error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	first = &yaml.Node{}
-	if err := dec.Decode(first); err != nil {
-		return nil, nil, err
-	}
-	second = &yaml.Node{}
-	if err := dec.Decode(second); err != nil {
-		if errors.Is(err, io.EOF) {
-			return first, nil, nil
-		}
-		return first, nil, err
-	}
-	return first, second, nil
+	return root, true
 }
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
@@ -213,40 +166,6 @@ func checkAliases(file string, root *yaml.Node, r *Report) bool {
 		return false
 	}
 	return true
-}
-
-// yamlProblem turns a YAML parser error into a problem. yaml.v3 names only
-// a line, and often the line where the enclosing construct began rather
-// than the one at fault; goccy/go-yaml's parser points at the offending
-// token, so its position (and its wording, which goes with it) is used when
-// it also refuses the text. When the two parsers disagree, yaml.v3's verdict
-// stands at the line it names.
-func yamlProblem(file string, src []byte, err error) Problem {
-	if _, gerr := goccyparser.ParseBytes(src, 0); gerr != nil {
-		var se *goccyyaml.SyntaxError
-		if errors.As(gerr, &se) && se.Token != nil && se.Token.Position != nil && se.Token.Position.Line > 0 {
-			msg := se.Message
-			if strings.Contains(msg, "'\t'") {
-				msg = "a tab indents this line; YAML indents with spaces only"
-			}
-			return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + msg, Pos: Pos{File: file, Line: se.Token.Position.Line, Col: max(1, se.Token.Position.Column)}}
-		}
-	}
-	msg := err.Error()
-	pos := Pos{File: file, Line: 1, Col: 1}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		pos.Line, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	// yaml.v3 places an unknown anchor nowhere; the alias is in the text.
-	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
-		if at := bytes.Index(src, []byte("*"+m[1])); at >= 0 {
-			pos.Line = 1 + bytes.Count(src[:at], []byte("\n"))
-			pos.Col = 1 + utf8.RuneCount(src[bytes.LastIndexByte(src[:at], '\n')+1:at])
-		}
-	}
-	return Problem{Code: CodeYAMLSyntax, Message: "YAML: " + msg, Pos: pos}
 }
 
 func (d *decoder) plan(root *yaml.Node) *Plan {

@@ -1,25 +1,10 @@
 package plans
 
-import "fmt"
+import "github.com/stepwise-dev/stepwise/plans/yamlpos"
 
-// Pos is a position in a plan file. Line and Col are 1-based; a zero Line
-// means the position is unknown (a value built in code rather than loaded).
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
-
-// String renders the position the way compilers do: file:line:col.
-func (p Pos) String() string {
-	switch {
-	case p.Line == 0:
-		return p.File
-	case p.File == "":
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+// Pos is a position in a plan file: the one position type of every file
+// stepwise reads (see yamlpos.Pos).
+type Pos = yamlpos.Pos
 
 // Field is a scalar field of a plan with the position it was written at.
 // Set distinguishes a field written with its zero value from one left out.

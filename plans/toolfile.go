@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // TestChecks loads one project file per case and compares the warnings and
@@ -470,10 +471,10 @@ func TestDiagnosticString(t *testing.T) {
 		d    Diagnostic
 		want string
 	}{
-		{"full", Diagnostic{File: "a.toml", Line: 3, Col: 7, Key: "models.chat", Message: "bad"}, "a.toml:3:7: models.chat: bad"},
-		{"no position", Diagnostic{File: "command line", Key: "storage.backend", Message: "bad"}, "command line: storage.backend: bad"},
+		{"full", Diagnostic{Pos: yamlpos.Pos{File: "a.toml", Line: 3, Col: 7}, Key: "models.chat", Message: "bad"}, "a.toml:3:7: models.chat: bad"},
+		{"no position", Diagnostic{Pos: yamlpos.Pos{File: "command line"}, Key: "storage.backend", Message: "bad"}, "command line: storage.backend: bad"},
 		{"no file", Diagnostic{Key: "STEPWISE_STORAGE", Message: "bad"}, "STEPWISE_STORAGE: bad"},
-		{"no key", Diagnostic{File: "a.toml", Line: 1, Col: 2, Message: "syntax"}, "a.toml:1:2: syntax"},
+		{"no key", Diagnostic{Pos: yamlpos.Pos{File: "a.toml", Line: 1, Col: 2}, Message: "syntax"}, "a.toml:1:2: syntax"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // Diagnostic is one finding about a configuration: an error that fails the
 // load, a warning that does not, or the reason a provider or MCP server cannot
-// be used. File is empty and Line is zero when the finding has no place in a
-// file (an environment variable, a flag, a default).
+// be used. Its position is the one every finding about a file carries
+// (yamlpos.Pos); File is empty and Line is zero when the finding has no place
+// in a file (an environment variable, a flag, a default).
 type Diagnostic struct {
-	File    string
-	Line    int
-	Col     int
+	yamlpos.Pos
 	Key     string // dotted key path, e.g. providers.openai.api_key
 	Message string
 }
@@ -23,10 +24,7 @@ type Diagnostic struct {
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	if d.File != "" {
-		b.WriteString(d.File)
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", d.Line, d.Col)
-		}
+		b.WriteString(d.Pos.String())
 		b.WriteString(": ")
 	}
 	if d.Key != "" {

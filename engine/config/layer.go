@@ -15,6 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // position is where a key and its value sit in a configuration file, and the
@@ -52,12 +53,12 @@ func decodeLayer(file, base string, data []byte) (l *layer, warnings, errs []Dia
 		line, col := decodeErr.Position()
 		index, parts := indexPositions(file, base, data)
 		return nil, warnings, []Diagnostic{{
-			File: file, Line: line, Col: col,
+			Pos:     yamlpos.Pos{File: file, Line: line, Col: col},
 			Key:     formatKey(keyAt(decodeErr.Key(), line, col, index, parts)),
 			Message: describeDecodeError(decodeErr),
 		}}
 	default:
-		return nil, warnings, []Diagnostic{{File: file, Message: err.Error()}}
+		return nil, warnings, []Diagnostic{{Pos: yamlpos.Pos{File: file}, Message: err.Error()}}
 	}
 	var parts map[string][]string
 	l.index, parts = indexPositions(file, base, data)
@@ -94,7 +95,7 @@ func caseMismatches(file string, index map[string]position, parts map[string][]s
 			pos = index[path]
 		}
 		ds = append(ds, Diagnostic{
-			File: file, Line: pos.keyLine, Col: pos.keyCol, Key: unknown,
+			Pos: yamlpos.Pos{File: file, Line: pos.keyLine, Col: pos.keyCol}, Key: unknown,
 			Message: fmt.Sprintf("unknown key; did you mean '%s'? (keys are case-sensitive)", match),
 		})
 	}
@@ -119,7 +120,7 @@ func decodeStrict(data []byte, cfg *Config) (err error) {
 func unknownKeyDiagnostic(file string, e *toml.DecodeError, index map[string]position, parts map[string][]string) Diagnostic {
 	line, col := e.Position()
 	key := keyAt(e.Key(), line, col, index, parts)
-	d := Diagnostic{File: file, Line: line, Col: col, Key: formatKey(key), Message: "unknown key"}
+	d := Diagnostic{Pos: yamlpos.Pos{File: file, Line: line, Col: col}, Key: formatKey(key), Message: "unknown key"}
 	if i, known := firstUnknown(key); i >= 0 {
 		d.Key = formatKey(key[:i+1])
 		d.Message += suggest.DidYouMean(key[i], known)

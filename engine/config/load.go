@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // Options controls Load.
@@ -130,7 +132,7 @@ func Load(opts Options) (*Config, []Diagnostic, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			readErrs = append(readErrs, Diagnostic{File: file, Message: err.Error()})
+			readErrs = append(readErrs, Diagnostic{Pos: yamlpos.Pos{File: file}, Message: err.Error()})
 		default:
 			sources = append(sources, source{file: file, base: base, data: data})
 		}
@@ -670,7 +672,7 @@ func (b *builder) setPath(key, source, value string, dst *string) {
 	b.setOrigin(key, source)
 	abs, err := b.absPath(value, b.dir)
 	if err != nil {
-		b.errs = append(b.errs, Diagnostic{File: source, Key: key, Message: err.Error()})
+		b.errs = append(b.errs, Diagnostic{Pos: yamlpos.Pos{File: source}, Key: key, Message: err.Error()})
 		return
 	}
 	*dst = abs
@@ -713,7 +715,7 @@ func (b *builder) applyOverrides(ov Overrides) {
 	for _, role := range sortedKeys(ov.Models) {
 		key := joinKey("models", role)
 		if !isRole(role) {
-			b.errs = append(b.errs, Diagnostic{File: sourceFlags, Key: key,
+			b.errs = append(b.errs, Diagnostic{Pos: yamlpos.Pos{File: sourceFlags}, Key: key,
 				Message: fmt.Sprintf("%q is not a model role (roles: %s)", role, strings.Join(Roles(), ", "))})
 			continue
 		}
@@ -796,7 +798,7 @@ func (b *builder) applyLogLevel() {
 	}
 	level, ok := logLevel(b.cfg.Log)
 	if !ok {
-		b.warnings = append(b.warnings, Diagnostic{File: b.logSource,
+		b.warnings = append(b.warnings, Diagnostic{Pos: yamlpos.Pos{File: b.logSource},
 			Message: fmt.Sprintf("log filter %q names no level (trace, debug, info, warn, error or off, as LEVEL or TARGET=LEVEL, comma-separated); logging at debug", b.cfg.Log)})
 		return
 	}

@@ -5,13 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,13 +16,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	goccyyaml "github.com/goccy/go-yaml"
-	goccyparser "github.com/goccy/go-yaml/parser"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // A script provider answers model calls from a YAML file of replies instead
@@ -100,23 +96,9 @@ var (
 	finishReasons      = []string{"stop", "length", "refusal", "tool_calls"}
 )
 
-// ScriptProblem is one thing wrong with a replies file. Message says what
-// is wrong and what would fix it; String puts the position in front.
-type ScriptProblem struct {
-	File      string
-	Line, Col int // 1-based; Line 0 when the problem has no place
-	Message   string
-}
-
-// String renders the problem compiler style: file:line:col: message.
-func (p ScriptProblem) String() string {
-	switch {
-	case p.Line == 0:
-		return p.File + ": " + p.Message
-	default:
-		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
-	}
-}
+// ScriptProblem is one thing wrong with a replies file, placed at
+// file:line:col like every finding about a file.
+type ScriptProblem = yamlpos.Diagnostic
 
 // ScriptLoadError is a replies file that cannot be used. It holds every
 // problem found, not only the first, so an author can fix them in one pass.
@@ -176,10 +158,8 @@ type scriptLoader struct {
 // enormous value ("billion laughs"); no hand-written reply comes near this.
 const maxJSONValues = 1 << 20
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
 func (l *scriptLoader) problem(n *yaml.Node, format string, args ...any) {
-	p := ScriptProblem{File: l.file, Message: fmt.Sprintf(format, args...)}
+	p := ScriptProblem{Pos: yamlpos.Pos{File: l.file}, Message: fmt.Sprintf(format, args...)}
 	if n != nil {
 		p.Line, p.Col = n.Line, n.Column
 	}
@@ -191,28 +171,20 @@ func (l *scriptLoader) problem(n *yaml.Node, format string, args ...any) {
 // shape at all.
 func (l *scriptLoader) parse(data []byte) *Script {
 	l.budget = maxJSONValues
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			l.problems = append(l.problems, ScriptProblem{File: l.file, Line: 1, Col: 1, Message: "the file is empty; a replies file holds a list of replies under replies:"})
-			return nil
+	top, second, syntax := yamlpos.Parse(l.file, data)
+	if syntax != nil {
+		l.problems = append(l.problems, *syntax)
+	}
+	if second != nil {
+		l.problem(second, "a replies file holds one YAML document; put every reply in the first one's replies list")
+	}
+	if top == nil {
+		if syntax == nil {
+			l.problems = append(l.problems, ScriptProblem{Pos: yamlpos.Pos{File: l.file, Line: 1, Col: 1}, Message: "the file is empty; a replies file holds a list of replies under replies:"})
 		}
-		l.syntaxError(data, err)
 		return nil
 	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
-		l.problem(&extra, "a replies file holds one YAML document; put every reply in the first one's replies list")
-	case !errors.Is(err, io.EOF):
-		l.syntaxError(data, err)
-	}
-	if len(doc.Content) == 0 {
-		l.problems = append(l.problems, ScriptProblem{File: l.file, Line: 1, Col: 1, Message: "the file is empty; a replies file holds a list of replies under replies:"})
-		return nil
-	}
-	root := l.object(doc.Content[0], "a replies file", scriptFileKeys)
+	root := l.object(top, "a replies file", scriptFileKeys)
 	if root == nil {
 		return nil
 	}
@@ -232,29 +204,6 @@ func (l *scriptLoader) parse(data []byte) *Script {
 		}
 	}
 	return s
-}
-
-// syntaxError turns a YAML parser error into a problem. yaml.v3 names at
-// best a line, often the one where the enclosing construct began, so
-// goccy/go-yaml's parser, which points at the offending token, places the
-// problem when it refuses the text too (the way plans places a plan file's
-// syntax errors).
-func (l *scriptLoader) syntaxError(data []byte, err error) {
-	if _, gerr := goccyparser.ParseBytes(data, 0); gerr != nil {
-		var se *goccyyaml.SyntaxError
-		if errors.As(gerr, &se) && se.Token != nil && se.Token.Position != nil && se.Token.Position.Line > 0 {
-			l.problems = append(l.problems, ScriptProblem{File: l.file, Line: se.Token.Position.Line, Col: max(1, se.Token.Position.Column), Message: "YAML: " + se.Message})
-			return
-		}
-	}
-	msg := err.Error()
-	p := ScriptProblem{File: l.file, Line: 1, Col: 1}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		p.Line, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-	}
-	p.Message = "YAML: " + strings.TrimPrefix(msg, "yaml: ")
-	l.problems = append(l.problems, p)
 }
 
 // reply reads one entry of the replies list; ok is false when it has a

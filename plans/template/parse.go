@@ -8,11 +8,22 @@ import (
 	"unicode/utf8"
 )
 
+// manyTags is the count of tags past which Parse sizes its lists up front.
+const manyTags = 64
+
 // Parse parses src into a Template. Every problem is a *SyntaxError whose
 // Offset points at the byte of src where the problem starts.
 func Parse(src string) (*Template, error) {
+	// A string of many tags has its lists sized once, so that they are not
+	// copied again each time they outgrow themselves; a string of a few
+	// grows them as it goes, without sizing for a worst case.
 	p := parser{src: src}
-	nodes, err := p.body(opener{})
+	size := 0
+	if tags := strings.Count(src, "{{"); tags > manyTags {
+		p.refs = make([]Ref, 0, tags)
+		size = 2*tags + 1 // a text node before each tag and after the last
+	}
+	nodes, err := p.body(opener{}, size)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +78,8 @@ type opener struct {
 
 // body parses nodes until the closer of open, or the end of the source at
 // the top level.
-func (p *parser) body(open opener) ([]node, error) {
-	var nodes []node
+func (p *parser) body(open opener, size int) ([]node, error) {
+	nodes := make([]node, 0, size)
 	for {
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
@@ -112,7 +123,7 @@ func (p *parser) body(open opener) ([]node, error) {
 			if pushes {
 				p.items++
 			}
-			n.body, err = p.body(opener{text: t.text, offset: t.offset})
+			n.body, err = p.body(opener{text: t.text, offset: t.offset}, 0)
 			if err != nil {
 				return nil, err
 			}

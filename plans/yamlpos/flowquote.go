@@ -1,4 +1,4 @@
-package plans
+package yamlpos
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 
 	goccylexer "github.com/goccy/go-yaml/lexer"
 	goccytoken "github.com/goccy/go-yaml/token"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yaml.v3 follows YAML 1.1 in one place that plan files trip over: inside a
@@ -95,4 +95,15 @@ func unquote(n *yaml.Node, quotes []flowQuote) {
 	for _, c := range n.Content {
 		unquote(c, quotes)
 	}
+}
+
+// skipRunes returns s without its first n runes.
+func skipRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[i:]
+		}
+		n--
+	}
+	return ""
 }
