@@ -242,7 +242,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
 	var out []plans.Problem
 	if e.catalog != nil {
-		r := plans.Resolve(p, e.catalog)
+		r := e.catalog.Resolve(p)
 		out = append(out, r.Problems...)
 		for _, n := range r.Notes {
 			// Notes for a portable file, but a run here would fail on them.
