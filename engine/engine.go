@@ -195,7 +195,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		return nil, &ResolveError{Plan: name, Problems: problems}
 	}
 	r := &run{
-		Engine:   e,
+		Engine: e,
 		id:     newRunID(),
 		ledger: newLedger(e.cfg),
 	}

@@ -292,15 +292,14 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
 	proj := r.proj
-	for _, file := range scriptFiles(proj.cfg, req.script) {
-		if _, err := model.LoadScript(file); err != nil {
-			return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
-		}
+	scripts, err := loadScripts(proj.cfg, req.script)
+	if err != nil {
+		return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
 	}
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	defer runtime.Close()
 	progressOut := newLineBatcher(s.err)
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
 		fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 	}})
 	sinks := []engine.Sink{progressSink(progressOut)}

@@ -226,12 +226,9 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.file), problems, nil)
 	}
-	// Replies files are read up front: a broken one found at the first
-	// model call would fail the run after earlier steps had done their work.
-	for _, file := range scriptFiles(proj.cfg, req.script) {
-		if _, err := model.LoadScript(file); err != nil {
-			return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
-		}
+	scripts, err := loadScripts(proj.cfg, req.script)
+	if err != nil {
+		return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
 	}
 
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
@@ -239,7 +236,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	// What the run tells as it goes is written in batches; once it has
 	// ended, the batch is flushed and the rest goes straight to stderr.
 	progressOut := newLineBatcher(s.err)
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
 		if req.events != "jsonl" {
 			fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 		}
@@ -341,19 +338,31 @@ func (req runRequest) refuse(s *streams, plan string, code int, message string, 
 	return &exitCode{code: code}
 }
 
-// scriptFiles lists the replies files a run may read: the --script file
-// alone when there is one, else those of the configured script providers.
-func scriptFiles(cfg *config.Config, script string) []string {
-	if script != "" {
-		return []string{script}
-	}
-	var files []string
-	for _, name := range cfg.ProviderNames() {
-		if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
-			files = append(files, p.File)
+// loadScripts loads the replies files a run may read, by file name: the
+// --script file alone when there is one, else those of the configured
+// script providers. They are read up front, because a broken one found at
+// the first model call would fail the run after earlier steps had done
+// their work, and handed to the run's models (model.Options.Scripts), so
+// that each is read once.
+func loadScripts(cfg *config.Config, script string) (map[string]*model.Script, error) {
+	files := []string{script}
+	if script == "" {
+		files = nil
+		for _, name := range cfg.ProviderNames() {
+			if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
+				files = append(files, p.File)
+			}
 		}
 	}
-	return files
+	scripts := map[string]*model.Script{}
+	for _, file := range files {
+		s, err := model.LoadScript(file)
+		if err != nil {
+			return nil, err
+		}
+		scripts[file] = s
+	}
+	return scripts, nil
 }
 
 // openRecorder opens the run store of the configuration, unless the
