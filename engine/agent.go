@@ -445,18 +445,23 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 	results := make([]model.Block, len(calls))
 	paths := toolCallPaths(roundPath, calls)
 	errs := make([]error, len(calls))
+	callOne := func(i int, refusal string) {
+		results[i], errs[i] = a.callTool(ctx, paths[i], calls[i], refusal)
+		results[i].Text = a.forModel(results[i].Text)
+	}
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
 		// Admitted in the order the model made the calls, so that the
 		// limits cut the same calls every run; run concurrently after.
 		refusal := a.admit(call.Name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = a.callTool(ctx, paths[i], call, refusal)
-			results[i].Text = a.forModel(results[i].Text)
-		}()
+		if len(calls) == 1 {
+			// A lone call has nothing to run beside; a goroutine would
+			// only add its start and its wake-up to the round.
+			callOne(i, refusal)
+			continue
+		}
+		wg.Go(func() { callOne(i, refusal) })
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -265,7 +265,7 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 		})
 	}
 	var onDelta func(model.Delta)
-	if r.observed {
+	if r.reads(EventModelDelta) {
 		onDelta = func(d model.Delta) { r.emit(callPath, EventModelDelta, func() any { return d }) }
 	}
 	return onCall, onDelta

@@ -52,12 +52,12 @@ type Engine struct {
 	tools   *tools.Runtime
 	models  *model.Models
 	hook    Hook
-	sinks   []Sink
+	sinks   sinksByKind
 }
 
 // New returns an engine over the given parts.
 func New(opts Options) *Engine {
-	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: opts.Sinks}
+	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: newSinksByKind(opts.Sinks)}
 }
 
 // Result is how a run ended.
@@ -195,10 +195,9 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		return nil, &ResolveError{Plan: name, Problems: problems}
 	}
 	r := &run{
-		Engine:   e,
-		id:       newRunID(),
-		ledger:   newLedger(e.cfg),
-		observed: len(e.sinks) > 0,
+		Engine: e,
+		id:     newRunID(),
+		ledger: newLedger(e.cfg),
 	}
 	r.emit("", EventRunStart, func() any {
 		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent}
@@ -242,7 +241,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 func (e *Engine) refusals(p *plans.Plan) []plans.Problem {
 	var out []plans.Problem
 	if e.catalog != nil {
-		r := plans.Resolve(p, e.catalog)
+		r := e.catalog.Resolve(p)
 		out = append(out, r.Problems...)
 		for _, n := range r.Notes {
 			// Notes for a portable file, but a run here would fail on them.
@@ -348,30 +347,34 @@ type run struct {
 	ledger *ledger
 	steps  atomic.Int64
 
-	// observed is false when nobody listens, so that events cost nothing.
-	observed bool
-	emitMu   sync.Mutex
-	seq      uint64
+	// emitMu keeps the events a sink reads in sequence order.
+	emitMu sync.Mutex
+	// seq numbers every event, read or not.
+	seq atomic.Uint64
 
 	// askMu serializes questions: two prompts at once are unanswerable.
 	askMu sync.Mutex
 }
 
-// emit delivers an event to every sink in sequence order. The payload is
-// built only when someone listens.
+// emit delivers an event to the sinks that read its kind, in sequence
+// order. The event is built only when some sink reads it.
 func (r *run) emit(path string, kind EventKind, payload func() any) {
-	if !r.observed {
+	sinks := r.sinks.of(kind)
+	if len(sinks) == 0 {
+		r.seq.Add(1)
 		return
 	}
 	pl := payload()
 	r.emitMu.Lock()
-	r.seq++
-	ev := Event{Seq: r.seq, Time: time.Now(), RunID: r.id, Path: path, Kind: kind, Payload: pl}
-	for _, s := range r.sinks {
+	ev := Event{Seq: r.seq.Add(1), Time: time.Now(), RunID: r.id, Path: path, Kind: kind, Payload: pl}
+	for _, s := range sinks {
 		s.Event(ev)
 	}
 	r.emitMu.Unlock()
 }
+
+// reads reports whether some sink reads events of kind.
+func (r *run) reads(kind EventKind) bool { return len(r.sinks.of(kind)) > 0 }
 
 // stop consults the hook. With none it is a nil check: the Stop is passed
 // by value and copied to the heap only on the way to a hook.

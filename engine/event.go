@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
@@ -61,6 +62,63 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // queues it and returns.
 type Sink interface {
 	Event(Event)
+}
+
+// Selective is a Sink that reads only the kinds of event it lists. The
+// engine builds an event only when some sink reads its kind, and gives a
+// Selective sink no other kind: a front end that shows a few kinds spares
+// the run the cost of the rest. A Sink that is not Selective reads every
+// kind. Events keep their sequence numbers whoever reads them, so a sink
+// sees the same numbers whether or not the others are selective.
+type Selective struct {
+	Kinds []EventKind
+	Sink  Sink
+}
+
+// Event passes e on.
+func (s Selective) Event(e Event) { s.Sink.Event(e) }
+
+// sinksByKind is which sinks read which kind of event.
+type sinksByKind struct {
+	// every holds the sinks that read every kind, which is all a kind no
+	// Selective sink names has.
+	every []Sink
+	// named holds, for each kind some Selective sink names, the sinks
+	// that read it, in the order they were given.
+	named map[EventKind][]Sink
+}
+
+func newSinksByKind(sinks []Sink) sinksByKind {
+	var by sinksByKind
+	for _, s := range sinks {
+		sel, ok := s.(Selective)
+		if !ok {
+			by.every = append(by.every, s)
+			continue
+		}
+		for _, kind := range sel.Kinds {
+			if by.named == nil {
+				by.named = map[EventKind][]Sink{}
+			}
+			by.named[kind] = nil
+		}
+	}
+	for kind := range by.named {
+		for _, s := range sinks {
+			if sel, ok := s.(Selective); !ok || slices.Contains(sel.Kinds, kind) {
+				by.named[kind] = append(by.named[kind], s)
+			}
+		}
+	}
+	return by
+}
+
+// of returns the sinks that read kind.
+func (by sinksByKind) of(kind EventKind) []Sink {
+	if sinks, ok := by.named[kind]; ok {
+		return sinks
+	}
+	return by.every
 }
 
 // SinkFunc adapts a function to Sink.

@@ -73,10 +73,9 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		printValidation(s.err, v, false)
 		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and debug again", v.file)}
 	}
-	for _, f := range scriptFiles(proj.cfg, script) {
-		if _, err := model.LoadScript(f); err != nil {
-			return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
-		}
+	scripts, err := loadScripts(proj.cfg, script)
+	if err != nil {
+		return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
 	}
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	defer runtime.Close()
@@ -89,7 +88,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		sinks = append(sinks, recorder)
 	}
 	session := debugger.New(v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
-		Models: model.New(proj.cfg, model.Options{ScriptFile: script}), Sinks: sinks})
+		Models: model.New(proj.cfg, model.Options{ScriptFile: script, Scripts: scripts}), Sinks: sinks})
 
 	d := &driver{s: s, session: session, asJSON: asJSON}
 	if proj.cfg.Project != nil {

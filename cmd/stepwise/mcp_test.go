@@ -39,7 +39,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(runProcess())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltBinary()
+	os.Exit(code)
 }
 
 // demoProject writes the demo project, its tracker served by this test

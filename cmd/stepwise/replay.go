@@ -292,17 +292,17 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
 	proj := r.proj
-	for _, file := range scriptFiles(proj.cfg, req.script) {
-		if _, err := model.LoadScript(file); err != nil {
-			return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
-		}
+	scripts, err := loadScripts(proj.cfg, req.script)
+	if err != nil {
+		return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
 	}
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	defer runtime.Close()
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
-		fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+	progressOut := newLineBatcher(s.err)
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
+		fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 	}})
-	sinks := []engine.Sink{&progress{w: s.err}}
+	sinks := []engine.Sink{progressSink(progressOut)}
 	recorder, closeStore, err := openRecorder(proj.cfg)
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
@@ -313,13 +313,10 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	plan := r.v.plan
 	answerStream := !req.asJSON && plan.FinishMode() == "solver"
 	if answerStream {
-		sinks = append(sinks, answerSink(s.out, s.err))
+		sinks = append(sinks, answerSink(s.out, progressOut))
 	}
-	var hook engine.Hook
-	if isTerminal(s.in) && isTerminal(s.err) {
-		hook = terminalAsk(s.in, s.err)
-	}
-	out, err := debugger.Fork(ctx, r.rec, plan, spec, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
+	out, err := debugger.Fork(ctx, r.rec, plan, spec, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: terminalAsk(s, progressOut), Sinks: sinks})
+	progressOut.Flush()
 	closeErr := closeStore()
 	if err != nil {
 		var specErr *debugger.ForkSpecError

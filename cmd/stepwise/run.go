@@ -226,19 +226,19 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.file), problems, nil)
 	}
-	// Replies files are read up front: a broken one found at the first
-	// model call would fail the run after earlier steps had done their work.
-	for _, file := range scriptFiles(proj.cfg, req.script) {
-		if _, err := model.LoadScript(file); err != nil {
-			return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
-		}
+	scripts, err := loadScripts(proj.cfg, req.script)
+	if err != nil {
+		return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
 	}
 
 	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
 	defer runtime.Close()
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, OnFailover: func(from, to string, err error) {
+	// What the run tells as it goes is written in batches; once it has
+	// ended, the batch is flushed and the rest goes straight to stderr.
+	progressOut := newLineBatcher(s.err)
+	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
 		if req.events != "jsonl" {
-			fmt.Fprintf(s.err, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+			fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 		}
 	}})
 
@@ -251,21 +251,22 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		sinks = append(sinks, recorder)
 	}
 	if req.events == "jsonl" {
-		sinks = append(sinks, jsonlSink(s.err))
+		sinks = append(sinks, jsonlSink(progressOut))
 	} else {
-		sinks = append(sinks, &progress{w: s.err})
+		sinks = append(sinks, progressSink(progressOut))
 	}
 	answerStream := !req.asJSON && v.plan.FinishMode() == "solver"
 	if answerStream {
-		sinks = append(sinks, answerSink(s.out, s.err))
+		sinks = append(sinks, answerSink(s.out, progressOut))
 	}
 	var hook engine.Hook
-	if req.events != "jsonl" && isTerminal(s.in) && isTerminal(s.err) {
-		hook = terminalAsk(s.in, s.err)
+	if req.events != "jsonl" {
+		hook = terminalAsk(s, progressOut)
 	}
 	eng := engine.New(engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
 
 	res, err := eng.Run(ctx, v.plan, asSchemaSays(v.plan.InputSchema, req.inputs, req.flagText))
+	progressOut.Flush()
 	closeErr := closeStore()
 	if err != nil {
 		var inputErr *engine.InputError
@@ -337,19 +338,31 @@ func (req runRequest) refuse(s *streams, plan string, code int, message string, 
 	return &exitCode{code: code}
 }
 
-// scriptFiles lists the replies files a run may read: the --script file
-// alone when there is one, else those of the configured script providers.
-func scriptFiles(cfg *config.Config, script string) []string {
-	if script != "" {
-		return []string{script}
-	}
-	var files []string
-	for _, name := range cfg.ProviderNames() {
-		if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
-			files = append(files, p.File)
+// loadScripts loads the replies files a run may read, by file name: the
+// --script file alone when there is one, else those of the configured
+// script providers. They are read up front, because a broken one found at
+// the first model call would fail the run after earlier steps had done
+// their work, and handed to the run's models (model.Options.Scripts), so
+// that each is read once.
+func loadScripts(cfg *config.Config, script string) (map[string]*model.Script, error) {
+	files := []string{script}
+	if script == "" {
+		files = nil
+		for _, name := range cfg.ProviderNames() {
+			if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
+				files = append(files, p.File)
+			}
 		}
 	}
-	return files
+	scripts := map[string]*model.Script{}
+	for _, file := range files {
+		s, err := model.LoadScript(file)
+		if err != nil {
+			return nil, err
+		}
+		scripts[file] = s
+	}
+	return scripts, nil
 }
 
 // openRecorder opens the run store of the configuration, unless the
@@ -496,27 +509,35 @@ func jsonlSink(w io.Writer) engine.Sink {
 }
 
 // answerSink streams the top-level solver's report to stdout as it is
-// written. When an attempt runs out of time after it began to stream, the
-// part already written cannot be taken back: it ends with a line break, a
-// note on stderr says the answer starts again, and it does.
-func answerSink(w, notes io.Writer) engine.Sink {
-	return engine.SinkFunc(func(e engine.Event) {
-		if e.Kind == engine.EventModelDelta && e.Path == "solver" {
-			d, _ := e.Payload.(model.Delta)
-			if d.Reset {
-				io.WriteString(w, "\n")
-				fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
-				return
-			}
-			io.WriteString(w, d.Text)
+// written, after the progress written before it. When an attempt runs out
+// of time after it began to stream, the part already written cannot be
+// taken back: it ends with a line break, a note on stderr says the answer
+// starts again, and it does.
+func answerSink(w io.Writer, notes *lineBatcher) engine.Sink {
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
+		if e.Path != "solver" {
+			return
 		}
-	})
+		d, _ := e.Payload.(model.Delta)
+		if d.Reset {
+			io.WriteString(w, "\n")
+			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
+			return
+		}
+		notes.Flush()
+		io.WriteString(w, d.Text)
+	})}
 }
 
 // progress is the human account of a run on stderr: each top-level step as
 // it starts, and how it ended when that was not plain success. A failure
 // deep in a body is told by its top-level step, with its context.
 type progress struct{ w io.Writer }
+
+// progressSink is progress on w, reading only the kinds of event it tells.
+func progressSink(w io.Writer) engine.Sink {
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventStepStart, engine.EventStepEnd, engine.EventWarning}, Sink: &progress{w: w}}
+}
 
 func (p *progress) Event(e engine.Event) {
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
@@ -548,14 +569,20 @@ func duration(ms float64) string {
 }
 
 // terminalAsk answers ask steps by walking the answer schema field by field
-// on the terminal: the prompt on stderr, the answers from stdin.
-func terminalAsk(in io.Reader, w io.Writer) engine.Hook {
-	lines := bufio.NewScanner(in)
+// on the terminal, after the progress written before the question: the
+// prompt on stderr, the answers from stdin. Off a terminal there is no one
+// to ask, and it is nil.
+func terminalAsk(s *streams, progressOut *lineBatcher) engine.Hook {
+	if !isTerminal(s.in) || !isTerminal(s.err) {
+		return nil
+	}
+	lines := bufio.NewScanner(s.in)
 	return func(ctx context.Context, st *engine.Stop) engine.Decision {
 		if st.Kind != engine.StopAsk {
 			return engine.Decision{}
 		}
-		answer, ok := askOnTerminal(lines, w, st.Path, st.Ask)
+		progressOut.Flush()
+		answer, ok := askOnTerminal(lines, s.err, st.Path, st.Ask)
 		if !ok {
 			return engine.Decision{Action: engine.Decline}
 		}

@@ -143,7 +143,7 @@ func validatePlan(proj *project, file string) (*validation, error) {
 	file = proj.displayPath(file)
 	p, r := plans.Load(file, src, proj.catalog.Dialect)
 	if p != nil {
-		resolved := plans.Resolve(p, proj.catalog)
+		resolved := proj.catalog.Resolve(p)
 		for i := range resolved.Problems {
 			resolved.Problems[i].Message = proj.displayText(resolved.Problems[i].Message)
 		}

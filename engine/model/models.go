@@ -29,6 +29,11 @@ type Options struct {
 	// replies file, whatever the configuration says (stepwise run
 	// --script). The configuration may then be nil.
 	ScriptFile string
+	// Scripts are replies files already loaded, by the file name
+	// ScriptFile or a script provider's file gives: a command that checks
+	// them before a run hands them over, so that no file is read twice.
+	// A file that is not here is loaded when a call first needs it.
+	Scripts map[string]*Script
 	// Replay, when not nil (even empty), answers every role and every
 	// name from these recorded calls, whatever the configuration and
 	// ScriptFile say: no model is called (stepwise replay). Replies come
@@ -337,15 +342,14 @@ func (m *Models) open(name string) (Provider, error) {
 		return newReplayProvider(m.opts.Replay), nil
 	}
 	if m.opts.ScriptFile != "" {
-		s, err := LoadScript(m.opts.ScriptFile)
-		if err != nil {
-			return nil, err
-		}
-		return newScriptProvider(name, s), nil
+		return m.scriptProvider(name, m.opts.ScriptFile)
 	}
 	pc, err := m.cfg.Provider(name)
 	if err != nil {
 		return nil, err
+	}
+	if pc.Type == config.ProviderScript {
+		return m.scriptProvider(name, pc.File)
 	}
 	open, ok := providerTypes[pc.Type]
 	if !ok {
@@ -354,21 +358,28 @@ func (m *Models) open(name string) (Provider, error) {
 	return open(name, pc)
 }
 
-// providerTypes opens a provider of each implemented type from its
-// configuration entry. The replay provider is not one of them: a replay
-// answers from a recorded run, which Options.Replay carries, not from a
-// configuration entry.
+// scriptProvider opens a script provider on a replies file, loaded
+// already (Options.Scripts) or now.
+func (m *Models) scriptProvider(name, file string) (Provider, error) {
+	s := m.opts.Scripts[file]
+	if s == nil {
+		var err error
+		if s, err = LoadScript(file); err != nil {
+			return nil, err
+		}
+	}
+	return newScriptProvider(name, s), nil
+}
+
+// providerTypes opens a provider of each API type from its configuration
+// entry. A script provider (Models.scriptProvider) is opened apart, since
+// its file may be loaded already, and a replay provider is not configured
+// at all: a replay answers from a recorded run, which Options.Replay
+// carries.
 var providerTypes = map[config.ProviderType]func(name string, p config.Provider) (Provider, error){
 	config.ProviderOpenAI:       newOpenAIProvider,
 	config.ProviderOpenAICompat: newOpenAIProvider,
 	config.ProviderAnthropic:    newAnthropicProvider,
-	config.ProviderScript: func(name string, p config.Provider) (Provider, error) {
-		s, err := LoadScript(p.File)
-		if err != nil {
-			return nil, err
-		}
-		return newScriptProvider(name, s), nil
-	},
 }
 
 // ErrNotAvailable marks a provider type that configuration accepts but

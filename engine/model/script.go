@@ -53,6 +53,56 @@ type Script struct {
 	// File is the file the replies were read from, as given to LoadScript.
 	File    string
 	replies []scriptReply
+	// queues and byRole index the replies, so that a call finds its reply
+	// by its role and step instead of trying every reply in turn.
+	queues []replyQueue
+	byRole map[string]*roleReplies
+}
+
+// replyQueue is the replies of one role written with one match pattern,
+// as indexes into Script.replies in file order. They all fit the same
+// calls, so they answer in that order: the first unused reply that fits a
+// call is the first unused one of some queue.
+type replyQueue struct {
+	match   path.Pattern
+	replies []int
+}
+
+// roleReplies are the queues of one role.
+type roleReplies struct {
+	// literal is the queue of each pattern without wildcards, by the one
+	// path it matches.
+	literal map[string]int
+	// wild are the queues of the patterns with wildcards, which a call
+	// tries in turn: as many as the distinct patterns, not the replies.
+	wild []int
+}
+
+// index builds the queues of s's replies.
+func (s *Script) index() {
+	s.byRole = map[string]*roleReplies{}
+	type key struct{ role, pattern string }
+	queueOf := map[key]int{}
+	for i, r := range s.replies {
+		k := key{r.role, r.match.String()}
+		q, seen := queueOf[k]
+		if !seen {
+			q = len(s.queues)
+			queueOf[k] = q
+			s.queues = append(s.queues, replyQueue{match: r.match})
+			rr := s.byRole[r.role]
+			if rr == nil {
+				rr = &roleReplies{literal: map[string]int{}}
+				s.byRole[r.role] = rr
+			}
+			if step, literal := r.match.Literal(); literal {
+				rr.literal[step] = q
+			} else {
+				rr.wild = append(rr.wild, q)
+			}
+		}
+		s.queues[q].replies = append(s.queues[q].replies, i)
+	}
 }
 
 // Len returns the number of replies in the file.
@@ -141,6 +191,7 @@ func ParseScript(file string, data []byte) (*Script, error) {
 		})
 		return nil, &ScriptLoadError{Problems: l.problems}
 	}
+	s.index()
 	return s, nil
 }
 
@@ -688,11 +739,13 @@ type scriptProvider struct {
 	name   string
 	script *Script
 	mu     sync.Mutex
-	used   []bool
+	// next is, for each of the script's queues, how many of its replies
+	// are used: they are used in order.
+	next []int
 }
 
 func newScriptProvider(name string, s *Script) *scriptProvider {
-	return &scriptProvider{name: name, script: s, used: make([]bool, len(s.replies))}
+	return &scriptProvider{name: name, script: s, next: make([]int, len(s.queues))}
 }
 
 // Complete answers with the first unused reply that fits the call.
@@ -737,17 +790,34 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req Request
 	return reply, nil
 }
 
-// take marks and returns the first unused reply that fits.
+// take marks and returns the first unused reply, in file order, that fits:
+// the earliest of the next replies of the queues whose pattern matches.
 func (p *scriptProvider) take(step, role string) (scriptReply, bool) {
+	rr := p.script.byRole[role]
+	if rr == nil {
+		return scriptReply{}, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i, r := range p.script.replies {
-		if !p.used[i] && r.role == role && r.match.Match(step) {
-			p.used[i] = true
-			return r, true
+	best, first := -1, len(p.script.replies)
+	consider := func(q int) {
+		if n := p.next[q]; n < len(p.script.queues[q].replies) && p.script.queues[q].replies[n] < first {
+			best, first = q, p.script.queues[q].replies[n]
 		}
 	}
-	return scriptReply{}, false
+	if q, ok := rr.literal[step]; ok {
+		consider(q)
+	}
+	for _, q := range rr.wild {
+		if p.next[q] < len(p.script.queues[q].replies) && p.script.queues[q].match.Match(step) {
+			consider(q)
+		}
+	}
+	if best < 0 {
+		return scriptReply{}, false
+	}
+	p.next[best]++
+	return p.script.replies[first], true
 }
 
 // err is the error a scripted failure makes the call fail with, classed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,28 @@ func TestScriptMatching(t *testing.T) {
 				{"E1", "chat", "two"},
 				{"E2", "chat", "other"},
 				{"E1", "chat", `error: script: no reply left for step "E1" in role chat (last message: "go")`},
+			},
+		},
+		{
+			name: "file order across exact and wildcard patterns",
+			replies: `replies:
+  - {match: E2, reply: {text: a}}
+  - {match: "**", reply: {text: b}}
+  - {match: E1, reply: {text: c}}
+  - {match: "E*", reply: {text: d}}
+  - {match: E1, reply: {text: e}}
+  - {match: "**", reply: {text: f}}
+  - {match: E1, role: judge, reply: {text: g}}
+`,
+			calls: []turn{
+				{"E1", "chat", "b"},
+				{"E1", "chat", "c"},
+				{"E2", "chat", "a"},
+				{"E1", "chat", "d"},
+				{"E1", "chat", "e"},
+				{"E2", "chat", "f"},
+				{"E1", "chat", `error: script: no reply left for step "E1" in role chat`},
+				{"E1", "judge", "g"},
 			},
 		},
 		{
@@ -103,6 +126,31 @@ func TestScriptFreshModels(t *testing.T) {
 		if got := call(m, "E1", "chat"); got != "once" {
 			t.Errorf("run %d: %q", run+1, got)
 		}
+	}
+}
+
+// TestLoadedScripts: a replies file handed over already loaded is not read
+// again, whether --script or a configured script provider names it.
+func TestLoadedScripts(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "replies.yaml", "replies:\n  - {match: E1, reply: {text: loaded}}\n")
+	loaded, err := LoadScript(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file changes after it was loaded; the run must answer from what
+	// was loaded and checked.
+	writeFile(t, dir, "replies.yaml", "replies:\n  - {match: E1, reply: {text: reread}}\n")
+	scripts := map[string]*Script{file: loaded}
+	if got := call(New(nil, Options{ScriptFile: file, Scripts: scripts}), "E1", "chat"); got != "loaded" {
+		t.Errorf("--script: %q, want the loaded reply", got)
+	}
+	cfg := project(t, fmt.Sprintf("[providers.s]\ntype = \"script\"\nfile = %q\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n", file), nil)
+	if got := call(New(cfg, Options{Scripts: scripts}), "E1", "chat"); got != "loaded" {
+		t.Errorf("a configured script provider: %q, want the loaded reply", got)
+	}
+	if got := call(New(cfg, Options{}), "E1", "chat"); got != "reread" {
+		t.Errorf("without loaded scripts: %q, want the file as it is now", got)
 	}
 }
 

@@ -155,6 +155,16 @@ func (p Pattern) String() string {
 	return p.c.src
 }
 
+// Literal returns the one path a pattern without wildcards matches, so
+// that a caller can look such a pattern up by the path instead of trying
+// it; ok is false for a pattern with wildcards.
+func (p Pattern) Literal() (path string, ok bool) {
+	if p.c == nil || !p.c.literal {
+		return "", false
+	}
+	return p.c.src, true
+}
+
 // Match reports whether path matches the pattern.
 func (p Pattern) Match(path string) bool {
 	c := p.c

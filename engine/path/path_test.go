@@ -274,3 +274,29 @@ func BenchmarkStop(b *testing.B) {
 		}
 	}
 }
+
+func TestLiteral(t *testing.T) {
+	tests := []struct {
+		pattern string
+		path    string
+		ok      bool
+	}{
+		{"E1", "E1", true},
+		{"E1/do.3/agent.2", "E1/do.3/agent.2", true},
+		{"E1/do.*", "", false},
+		{"**", "", false},
+		{"E*/x", "", false},
+	}
+	for _, tc := range tests {
+		p, err := Compile(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := p.Literal(); got != tc.path || ok != tc.ok {
+			t.Errorf("Literal(%q) = %q, %v; want %q, %v", tc.pattern, got, ok, tc.path, tc.ok)
+		}
+	}
+	if got, ok := (Pattern{}).Literal(); got != "" || ok {
+		t.Errorf("the zero Pattern: Literal() = %q, %v", got, ok)
+	}
+}

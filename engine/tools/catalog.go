@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -42,6 +43,15 @@ type Catalog struct {
 	// Skipped lists the files that could not join the catalog, with why;
 	// one broken file never takes the rest down.
 	Skipped []Skipped
+
+	// resolved is the last plan Resolve was asked about and its report.
+	resolved atomic.Pointer[resolution]
+}
+
+// resolution is one plan's report from the catalog layer.
+type resolution struct {
+	plan   *plans.Plan
+	report plans.Report
 }
 
 // PlanEntry is a plan on the plan paths.
@@ -236,7 +246,7 @@ func (c *Catalog) markUnusablePlans() {
 			why := ""
 			if len(e.Missing) > 0 {
 				why = fmt.Sprintf("plan '%s' is hidden: it requires MCP servers that are not configured: %s", id, strings.Join(e.Missing, ", "))
-			} else if r := plans.Resolve(e.Plan, c); len(r.Problems) > 0 {
+			} else if r := plans.Resolve(e.Plan, c); len(r.Problems) > 0 { // not c.Resolve: the catalog is still changing
 				why = fmt.Sprintf("plan '%s' does not resolve: %s", id, r.Problems[0].String())
 			}
 			if why != "" {
@@ -279,6 +289,24 @@ func planToolInfo(e *PlanEntry) plans.ToolInfo {
 		info.InputSchema = p.InputSchema.Raw
 	}
 	return info
+}
+
+// Resolve is plans.Resolve against this catalog, worked out once per plan:
+// a plan is checked and then run, or run again and again, against the same
+// catalog, and a loaded plan does not change any more than the catalog
+// does. Only the last plan asked about is kept, so a long-lived catalog
+// holds on to no more than one. The report is the caller's to change.
+func (c *Catalog) Resolve(p *plans.Plan) plans.Report {
+	if last := c.resolved.Load(); last != nil && last.plan == p {
+		return cloneReport(last.report)
+	}
+	r := plans.Resolve(p, c)
+	c.resolved.Store(&resolution{plan: p, report: cloneReport(r)})
+	return r
+}
+
+func cloneReport(r plans.Report) plans.Report {
+	return plans.Report{Problems: slices.Clone(r.Problems), Notes: slices.Clone(r.Notes)}
 }
 
 // Tools lists the builtin, user and plan tools (plans.Catalog).

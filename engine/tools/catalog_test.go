@@ -3,6 +3,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -189,6 +190,40 @@ func TestResolveAgainstProject(t *testing.T) {
 	}
 	if msg := got.Problems[2].Message; !strings.Contains(msg, "plan 'broken' has problems") {
 		t.Errorf("E4: %s", msg)
+	}
+}
+
+// TestCatalogResolve holds the catalog's remembered resolution to
+// plans.Resolve: the same report for the plan asked about again, whatever
+// a caller did to the copy it was given, and a fresh one for another plan.
+func TestCatalogResolve(t *testing.T) {
+	c := project(t, map[string]string{".stepwise/config.toml": ""})
+	load := func(src string) *plans.Plan {
+		p, r := plans.Load("p.yaml", []byte(src), plans.Stepwise)
+		if !r.OK() {
+			t.Fatalf("the plan must load cleanly: %v", r.Problems)
+		}
+		return p
+	}
+	broken := load(plan("broken", "steps:\n  - id: E0\n    tool_name: user__nothing\n    input: {}\n"))
+	fine := load(plan("fine", tinySteps))
+	want := plans.Resolve(broken, c)
+	if len(want.Problems) == 0 {
+		t.Fatal("the broken plan must have a problem to remember")
+	}
+	first := c.Resolve(broken)
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("first Resolve = %v, want %v", first, want)
+	}
+	first.Problems[0].Message = "changed by the caller"
+	if again := c.Resolve(broken); !reflect.DeepEqual(again, want) {
+		t.Errorf("Resolve again = %v, want %v", again, want)
+	}
+	if other := c.Resolve(fine); !reflect.DeepEqual(other, plans.Resolve(fine, c)) || len(other.Problems) > 0 {
+		t.Errorf("Resolve of another plan = %v", other)
+	}
+	if back := c.Resolve(broken); !reflect.DeepEqual(back, want) {
+		t.Errorf("Resolve of the first plan after another = %v, want %v", back, want)
 	}
 }
 

@@ -394,6 +394,8 @@ func TestInputSchema(t *testing.T) {
 			"input does not match builtin__reshape's input_schema: /: missing property 'shape'"},
 		{"builtin__reshape with a stray key", "builtin__reshape", map[string]any{"shape": map[string]any{}, "extra": 1},
 			"input does not match builtin__reshape's input_schema: /: additional properties 'extra' not allowed"},
+		{"builtin__reshape with a shape that is no object", "builtin__reshape", map[string]any{"shape": "text"},
+			"input does not match builtin__reshape's input_schema: /shape: got string, want object"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -401,6 +403,42 @@ func TestInputSchema(t *testing.T) {
 			te := toolErr(t, err)
 			if !te.Input || len(te.Violations) == 0 || te.Error() != tc.want {
 				t.Errorf("got %+v\nError() = %q\nwant      %q", te, te.Error(), tc.want)
+			}
+		})
+	}
+}
+
+// TestReshapeInputAgreesWithSchema holds the shortcut that spares a
+// reshape step the generic validator to builtin__reshape's input_schema:
+// what it accepts, the schema accepts, and it accepts every input a plan's
+// step renders.
+func TestReshapeInputAgreesWithSchema(t *testing.T) {
+	rt, _ := newRuntime(t, execTools, nil)
+	schema := rt.builtin["builtin__reshape"]
+	if schema == nil {
+		t.Fatal("builtin__reshape has no compiled input schema")
+	}
+	tests := []struct {
+		name  string
+		input map[string]any
+		fast  bool
+	}{
+		{"a shape", map[string]any{"shape": map[string]any{"n": 1}}, true},
+		{"an empty shape", map[string]any{"shape": map[string]any{}}, true},
+		{"no shape", map[string]any{}, false},
+		{"a stray key", map[string]any{"shape": map[string]any{}, "extra": 1}, false},
+		{"a list for a shape", map[string]any{"shape": []any{1}}, false},
+		{"a null shape", map[string]any{"shape": nil}, false},
+		{"another key alone", map[string]any{"shapes": map[string]any{}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fast := isReshapeInput(tc.input)
+			if fast != tc.fast {
+				t.Errorf("isReshapeInput = %v, want %v", fast, tc.fast)
+			}
+			if vs := schema.Check(tc.input); fast && len(vs) > 0 {
+				t.Errorf("accepted an input the schema refuses: %v", vs)
 			}
 		})
 	}

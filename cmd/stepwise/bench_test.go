@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// builtBinary is the stepwise executable the whole-process benchmarks
+// run, built once per test process: the test binary itself carries the
+// testing package's initialisers, which a user's process does not.
+var builtBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// stepwiseBinary builds cmd/stepwise with go build, once.
+func stepwiseBinary(b *testing.B) string {
+	b.Helper()
+	builtBinary.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			builtBinary.err = fmt.Errorf("the whole-process benchmarks build stepwise with the go command: %w", err)
+			return
+		}
+		if builtBinary.dir, err = os.MkdirTemp("", "stepwise-bench-"); err != nil {
+			builtBinary.err = err
+			return
+		}
+		builtBinary.path = filepath.Join(builtBinary.dir, "stepwise")
+		out, err := exec.Command(goTool, "build", "-o", builtBinary.path, ".").CombinedOutput()
+		if err != nil {
+			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtBinary.err != nil {
+		b.Fatal(builtBinary.err)
+	}
+	return builtBinary.path
+}
+
+// removeBuiltBinary removes what stepwiseBinary built; TestMain calls it
+// once the tests and benchmarks are done.
+func removeBuiltBinary() {
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+}
+
+// processCost is what one stepwise process cost: its wall time and the
+// CPU time (user and system) the kernel counted for it.
+type processCost struct {
+	wall, cpu time.Duration
+}
+
+// runBinary runs the stepwise executable with args in dir, with empty
+// global directories, and fails the benchmark unless it exits 0.
+func runBinary(b *testing.B, bin, dir string, args ...string) processCost {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	home := filepath.Join(dir, "home")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_DATA_HOME="+filepath.Join(home, "data"), "STEPWISE_STORAGE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("stepwise %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	wall := time.Since(start)
+	return processCost{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// chainPlan is a plan of n builtin__reshape steps, each reading the output
+// of the one before it.
+func chainPlan(n int) string {
+	var src strings.Builder
+	src.WriteString("identifier: chain\nname: chain\ndescription: a chain of reshapes\nsteps:\n  - id: S0\n    tool_name: builtin__reshape\n    input: { shape: { n: 0, tag: start } }\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&src, "  - id: S%d\n    tool_name: builtin__reshape\n    input: { shape: { n: \"{{S%d.n}}\", tag: \"step {{S%d.tag}}\" } }\n", i, i-1, i-1)
+	}
+	return src.String()
+}
+
+// writePlans writes each plan into a new directory under the name it is
+// given and returns the directory.
+func writePlans(b *testing.B, files map[string]string) string {
+	b.Helper()
+	dir := b.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkValidateSmallPlan is the whole cost of `stepwise validate` on a
+// one-step plan, process start and exit included: mostly the program's
+// initialisation. cpu-ms/op is the user and system time the process
+// was charged.
+func BenchmarkValidateSmallPlan(b *testing.B) {
+	bin := stepwiseBinary(b)
+	dir := writePlans(b, map[string]string{"small.yaml": chainPlan(1)})
+	var cpu time.Duration
+	for b.Loop() {
+		cpu += runBinary(b, bin, dir, "validate", "small.yaml").cpu
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkRunChainPerStep is what one more step costs a whole
+// `stepwise run`, the run store on: each iteration runs a 1-step and a
+// 1,000-step chain of reshapes, and ns/step is the difference over 999.
+func BenchmarkRunChainPerStep(b *testing.B) {
+	benchRunChain(b, "")
+}
+
+// BenchmarkRunChainPerStepMemory is BenchmarkRunChainPerStep with the run
+// store off ([storage] backend = "memory").
+func BenchmarkRunChainPerStepMemory(b *testing.B) {
+	benchRunChain(b, "[storage]\nbackend = \"memory\"\n")
+}
+
+func benchRunChain(b *testing.B, config string) {
+	bin := stepwiseBinary(b)
+	dir := writePlans(b, map[string]string{"one.yaml": chainPlan(1), "thousand.yaml": chainPlan(1000)})
+	if config != "" {
+		if err := os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), []byte(config), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var one, thousand processCost
+	for b.Loop() {
+		c := runBinary(b, bin, dir, "run", "one.yaml")
+		one.wall, one.cpu = one.wall+c.wall, one.cpu+c.cpu
+		c = runBinary(b, bin, dir, "run", "thousand.yaml")
+		thousand.wall, thousand.cpu = thousand.wall+c.wall, thousand.cpu+c.cpu
+	}
+	perStep := func(d1, d1000 time.Duration) float64 {
+		return float64(d1000-d1) / float64(b.N) / 999
+	}
+	b.ReportMetric(perStep(one.wall, thousand.wall), "ns/step")
+	b.ReportMetric(perStep(one.cpu, thousand.cpu), "cpu-ns/step")
+	b.ReportMetric(float64(one.wall)/float64(b.N)/1e6, "ms/1-step-run")
+}

@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// runWithSinks runs the plan named file (relative to .stepwise/) with the
+// given sinks and no hook.
+func (p *project) runWithSinks(t *testing.T, file string, sinks ...engine.Sink) *engine.Result {
+	t.Helper()
+	cfg, _, err := config.Load(config.Options{Dir: p.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := tools.Load(cfg)
+	path := filepath.Join(p.dir, ".stepwise", file)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, report := plans.Load(path, src, plans.Stepwise)
+	if !report.OK() {
+		t.Fatalf("plan does not load: %v", report.Problems)
+	}
+	rt := tools.NewRuntime(cfg, cat)
+	defer rt.Close()
+	eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Backoff: noBackoff}), Sinks: sinks})
+	res, err := eng.Run(context.Background(), plan, nil)
+	if err != nil || res.Status != engine.StatusOK {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	return res
+}
+
+// eventKey is what identifies an event across runs: its number, place and
+// kind (times differ).
+type eventKey struct {
+	Seq  uint64
+	Path string
+	Kind engine.EventKind
+}
+
+func keys(events []engine.Event) []eventKey {
+	out := make([]eventKey, len(events))
+	for i, e := range events {
+		out[i] = eventKey{e.Seq, e.Path, e.Kind}
+	}
+	return out
+}
+
+// TestSelectiveSink: a Selective sink gets exactly the events of its kinds
+// that a sink reading everything gets, numbered the same, whether or not a
+// sink reading everything is there too; the kinds nobody reads are left
+// unbuilt but keep their numbers.
+func TestSelectiveSink(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"plans/p.yaml": `identifier: p
+steps:
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E2
+    tool_name: builtin__infer
+    input: { instruction: "say hi" }
+  - id: E3
+    tool_name: builtin__reshape
+    input: { shape: { said: "{{E2.text}}" } }
+`,
+		"replies.yaml": "replies:\n  - match: E2\n    reply: { text: hi }\n  - match: E2\n    reply: { text: hi }\n",
+	})
+	kinds := []engine.EventKind{engine.EventStepStart, engine.EventModelDelta}
+	every, some := &recorded{}, &recorded{}
+	p.runWithSinks(t, "plans/p.yaml", every, engine.Selective{Kinds: kinds, Sink: some})
+	var want []engine.Event
+	for _, e := range every.events {
+		if slices.Contains(kinds, e.Kind) {
+			want = append(want, e)
+		}
+	}
+	if len(every.of(engine.EventModelDelta)) == 0 || len(want) == len(every.events) {
+		t.Fatalf("the plan must make events of the kinds read and of others: %v", keys(every.events))
+	}
+	if !slices.Equal(keys(some.events), keys(want)) {
+		t.Errorf("beside a sink that reads everything, the selective sink got\n%v\nwant\n%v", keys(some.events), keys(want))
+	}
+	alone := &recorded{}
+	p.runWithSinks(t, "plans/p.yaml", engine.Selective{Kinds: kinds, Sink: alone})
+	if !slices.Equal(keys(alone.events), keys(want)) {
+		t.Errorf("alone, the selective sink got\n%v\nwant\n%v", keys(alone.events), keys(want))
+	}
+	if got := alone.of(engine.EventModelDelta); len(got) == 0 || got[0].Payload.(model.Delta).Text != "hi" {
+		t.Errorf("model deltas: %+v", got)
+	}
+}
