@@ -7,53 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// builtBinary is the stepwise executable the whole-process benchmarks
-// run, built once per test process: the test binary itself carries the
-// testing package's initialisers, which a user's process does not.
-var builtBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-// stepwiseBinary builds cmd/stepwise with go build, once.
-func stepwiseBinary(b *testing.B) string {
-	b.Helper()
-	builtBinary.once.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			builtBinary.err = fmt.Errorf("the whole-process benchmarks build stepwise with the go command: %w", err)
-			return
-		}
-		if builtBinary.dir, err = os.MkdirTemp("", "stepwise-bench-"); err != nil {
-			builtBinary.err = err
-			return
-		}
-		builtBinary.path = filepath.Join(builtBinary.dir, "stepwise")
-		out, err := exec.Command(goTool, "build", "-o", builtBinary.path, ".").CombinedOutput()
-		if err != nil {
-			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if builtBinary.err != nil {
-		b.Fatal(builtBinary.err)
-	}
-	return builtBinary.path
-}
-
-// removeBuiltBinary removes what stepwiseBinary built; TestMain calls it
-// once the tests and benchmarks are done.
-func removeBuiltBinary() {
-	if builtBinary.dir != "" {
-		os.RemoveAll(builtBinary.dir)
-	}
-}
 
 // processCost is what one stepwise process cost: its wall time and the
 // CPU time (user and system) the kernel counted for it.

@@ -4,28 +4,10 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"syscall"
 	"testing"
 )
-
-// builtBinary builds the stepwise command into a temporary directory, the
-// way a user gets it: without the race detector or test instrumentation,
-// whose own memory would swamp a measurement of the command's.
-func builtBinary(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build stepwise with")
-	}
-	bin := filepath.Join(t.TempDir(), "stepwise")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // TestValidateDeepFileStaysSmall runs `stepwise validate` as a real process
 // on files nested a million levels deep (2 MB of brackets or dashes) and
@@ -34,7 +16,7 @@ func builtBinary(t *testing.T) string {
 // sees the text.
 func TestValidateDeepFileStaysSmall(t *testing.T) {
 	const maxRSS = 200 << 20
-	bin := builtBinary(t)
+	bin := stepwiseBinary(t)
 	head := "identifier: deep\nname: Deep\ndescription: Nested too deep.\nsteps: "
 	tests := []struct {
 		name string
