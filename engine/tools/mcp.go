@@ -402,6 +402,16 @@ func toolInfo(server string, t *mcp.Tool, o config.ToolOverride) plans.ToolInfo 
 	return info
 }
 
+// callTimeoutKey carries, in a call's context, the timeout_secs of the
+// step that makes it.
+type callTimeoutKey struct{}
+
+// WithStepTimeout is ctx for the calls of a step with timeout_secs: an MCP
+// call under it gets that long, in place of its server's call_timeout_secs.
+func WithStepTimeout(ctx context.Context, secs int) context.Context {
+	return context.WithValue(ctx, callTimeoutKey{}, secs)
+}
+
 // callMCP calls one tool of a server. Calls to one server wait for each
 // other: a connection handles one call at a time.
 func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[string]any) (any, error) {
@@ -427,7 +437,11 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 	}
 	c.overLimit.Store(false)
 	cfg, _ := r.cfg.MCPServer(server)
-	callCtx, cancel := context.WithTimeout(ctx, cfg.CallTimeout())
+	timeout, bound := cfg.CallTimeout(), fmt.Sprintf("call_timeout_secs under [mcp.%s]", server)
+	if secs, ok := ctx.Value(callTimeoutKey{}).(int); ok && secs > 0 {
+		timeout, bound = time.Duration(secs)*time.Second, "the step's timeout_secs"
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: input})
 	cancel()
 	<-c.calls
@@ -447,7 +461,7 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 			// the server heard is for the next call's ping to find out.
 			c.suspect.Store(true)
 			return nil, &ToolError{Tool: name, TimedOut: true, ExitCode: -1,
-				Message: fmt.Sprintf("no answer within %s (call_timeout_secs under [mcp.%s]); the call was cancelled", cfg.CallTimeout(), server)}
+				Message: fmt.Sprintf("no answer within %s (%s); the call was cancelled", timeout, bound)}
 		case errors.As(err, &rpc):
 			// The server answered, with a protocol error rather than an
 			// error result (invalid arguments, often): still the tool

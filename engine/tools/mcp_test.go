@@ -127,6 +127,25 @@ func TestMCPCallTimeout(t *testing.T) {
 	}
 }
 
+// TestMCPStepTimeout checks that a step's timeout_secs bounds an MCP call
+// in place of the server's call_timeout_secs (120 s by default here), and
+// says which bound it was.
+func TestMCPStepTimeout(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("slow", "slow", "")}, nil)
+	start := time.Now()
+	_, err := rt.Call(WithStepTimeout(context.Background(), 1), "slow__wait", nil)
+	want := "no answer within 1s (the step's timeout_secs); the call was cancelled"
+	if te := toolErr(t, err); !te.TimedOut || te.Error() != want {
+		t.Errorf("%v, want %s", err, want)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the call took %s", took)
+	}
+	if _, err := rt.Call(context.Background(), "slow__pid", nil); err != nil {
+		t.Errorf("the next call: %v", err)
+	}
+}
+
 func TestMCPServerCrashesMidCall(t *testing.T) {
 	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("crashy", "crashes", "")}, nil)
 	_, err := rt.Call(context.Background(), "crashy__boom", nil)
