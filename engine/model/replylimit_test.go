@@ -50,7 +50,7 @@ func TestModelReplyLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var provider string
-			requests := func() int { return 0 }
+			var requests func() int
 			if tt.openai != nil {
 				// Three answers, so that a retry would succeed: the test
 				// sees it if one is made.
