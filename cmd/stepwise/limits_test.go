@@ -54,12 +54,14 @@ func TestToolOutputFloodMemory(t *testing.T) {
 				t.Errorf("the --json envelope is %d bytes", n)
 			}
 			usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			if !ok {
-				t.Skip("no rusage here")
+			if !ok || raceDetector {
+				t.Skip("no peak RSS to judge: no rusage, or the race detector's shadow memory")
 			}
-			if rss := usage.Maxrss << 10; rss > maxRSS { // Linux reports KiB
+			rss := usage.Maxrss << 10 // Linux reports KiB
+			if rss > maxRSS {
 				t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, maxRSS>>20)
 			}
+			t.Logf("peak RSS %d MB", rss>>20)
 		})
 	}
 }
