@@ -79,7 +79,7 @@ func (c cursor) runAgent(ctx context.Context, s *plans.Step, in *plans.AgentInpu
 		return nil, err
 	}
 	a := &agentLoop{c: c, step: s, in: in, path: path, model: model.RoleChat, tools: tools, allow: map[string]bool{},
-		msgs: []model.Message{model.TextMessage(model.RoleSystem, system), model.TextMessage(model.RoleUser, prompt)}, called: []any{}}
+		msgs: []model.Message{model.TextMessage(model.RoleSystem, system), model.TextMessage(model.RoleUser, r.forModel(prompt))}, called: []any{}}
 	if in.Model.Value != "" {
 		a.model = in.Model.Value
 	}
@@ -447,7 +447,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 	errs := make([]error, len(calls))
 	callOne := func(i int, refusal string) {
 		results[i], errs[i] = a.callTool(ctx, paths[i], calls[i], refusal)
-		results[i].Text = a.forModel(results[i].Text)
+		results[i].Text = a.c.f.run.forModel(results[i].Text)
 	}
 	var wg sync.WaitGroup
 	for i, call := range calls {
@@ -472,12 +472,13 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 	return model.Message{Role: model.RoleTool, Blocks: results}, nil
 }
 
-// forModel cuts a tool result longer than [limits] model_input_bytes at a
-// character's start, and says so where it is cut: a result of megabytes
-// would otherwise go whole into the next request (and every one after),
-// past what the model can read. The record keeps the whole result.
-func (a *agentLoop) forModel(text string) string {
-	cfg := a.c.f.run.cfg
+// forModel cuts a text longer than [limits] model_input_bytes (a tool
+// result an agent reads, a rendered prompt) at a character's start, and
+// says so where it is cut: a text of megabytes would otherwise go whole
+// into the request (and, in an agent, every one after), past what the
+// model can read. The record keeps the whole text.
+func (r *run) forModel(text string) string {
+	cfg := r.cfg
 	if cfg == nil || cfg.Limits.ModelInputBytes <= 0 || int64(len(text)) <= cfg.Limits.ModelInputBytes {
 		return text
 	}

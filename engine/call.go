@@ -112,7 +112,7 @@ func (c cursor) callInfer(ctx context.Context, path string, input map[string]any
 	}
 	return c.structured(ctx, path, name, model.RoleChat, []model.Message{
 		model.TextMessage(model.RoleSystem, inferPrompt),
-		model.TextMessage(model.RoleUser, instruction),
+		model.TextMessage(model.RoleUser, c.f.run.forModel(instruction)),
 	}, schema)
 }
 
@@ -157,7 +157,7 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	if vs := t.InputSchema.Check(input); len(vs) > 0 {
 		return nil, fmt.Errorf("input does not match %s's input_schema: %s", t.ToolName(), joinViolations(vs))
 	}
-	prompt, err := t.Prompt.Render(template.MapScope{"input": input})
+	prompt, err := t.Prompt.Render(template.LimitedScope{Scope: template.MapScope{"input": input}, Limit: c.sc.valueLimit})
 	if err != nil {
 		return nil, fmt.Errorf("%s's prompt: %w", t.ToolName(), err)
 	}
@@ -186,7 +186,7 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	if t.System.Value != "" {
 		msgs = append(msgs, model.TextMessage(model.RoleSystem, t.System.Value))
 	}
-	msgs = append(msgs, model.TextMessage(model.RoleUser, text))
+	msgs = append(msgs, model.TextMessage(model.RoleUser, c.f.run.forModel(text)))
 	return c.structured(ctx, path, name, model.RoleChat, msgs, schema)
 }
 

@@ -426,7 +426,7 @@ func (e *exitSignal) Error() string { return "exit gate " + e.exit.Step + " fire
 // execute runs the plan's steps and its finish.
 func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 	res := &Result{}
-	c := cursor{f: f, sc: planScope(inputs), stack: f.stack}
+	c := cursor{f: f, sc: planScope(inputs, f.run.cfg), stack: f.stack}
 	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: "plan", Tool: planName(f.plan)})
 	emptyData, ended := f.runSteps(ctx, c, res)
 	if ended {

@@ -110,7 +110,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	}
 	req := model.Request{Step: path, Role: model.RoleSolver, Messages: []model.Message{
 		model.TextMessage(model.RoleSystem, system),
-		model.TextMessage(model.RoleUser, solverMessage(query, data, missing)),
+		model.TextMessage(model.RoleUser, r.forModel(solverMessage(query, data, missing))),
 	}}
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given.

@@ -55,7 +55,7 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 		Role: model.RoleJudge,
 		Messages: []model.Message{
 			model.TextMessage(model.RoleSystem, judgePrompt),
-			model.TextMessage(model.RoleUser, question),
+			model.TextMessage(model.RoleUser, c.f.run.forModel(question)),
 		},
 	}
 	if err := c.f.run.ledger.overBudget(); err != nil {

@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"sync"
+
+	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
 // scope is what a step's templates render against: plan input and the
@@ -27,24 +29,37 @@ type scope struct {
 	index       int
 	hasAcc      bool
 	accumulator any
+
+	// valueLimit bounds the text a template renders against the scope:
+	// [limits] value_bytes, the same in every layer.
+	valueLimit int64
 }
 
-// planScope is the scope of a plan run: input and nothing else yet.
-func planScope(input map[string]any) *scope {
-	return &scope{results: map[string]any{"input": input}}
+// planScope is the scope of a plan run: input and nothing else yet. Its
+// renders are bounded by cfg's [limits] value_bytes.
+func planScope(input map[string]any, cfg *config.Config) *scope {
+	s := &scope{results: map[string]any{"input": input}}
+	if cfg != nil {
+		s.valueLimit = cfg.Limits.ValueBytes
+	}
+	return s
 }
 
 // itemScope is the scope of one item of a body: item and index, and for a
 // reduce the accumulator.
 func (s *scope) itemScope(item any, index int) *scope {
-	return &scope{parent: s, hasItem: true, item: item, index: index}
+	return &scope{parent: s, hasItem: true, item: item, index: index, valueLimit: s.valueLimit}
 }
 
 // branchScope is the scope of a decide branch: no pseudo-roots, but its
 // steps' results are its own.
 func (s *scope) branchScope() *scope {
-	return &scope{parent: s}
+	return &scope{parent: s, valueLimit: s.valueLimit}
 }
+
+// ValueLimit is the most bytes a template may render against s (a
+// template.Limited scope).
+func (s *scope) ValueLimit() int64 { return s.valueLimit }
 
 func (s *scope) set(id string, result any) {
 	s.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -127,7 +128,11 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	r := c.f.run
 	start := time.Now()
 	r.emit(path, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
-	result, err := c.call(ctx, path, tool, input)
+	callCtx := ctx
+	if s != nil && s.TimeoutSecs.Set {
+		callCtx = tools.WithStepTimeout(ctx, s.TimeoutSecs.Value)
+	}
+	result, err := c.call(callCtx, path, tool, input)
 	r.emit(path, EventToolEnd, func() any {
 		end := ToolEnded{Tool: tool, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
 		if err != nil {

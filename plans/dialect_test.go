@@ -32,7 +32,7 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 		{
 			name: "a body call's field",
 			src:  head + "  - id: E0\n    tool_name: map\n    input:\n      over: \"{{input.xs}}\"\n      do: {tool_name: user__x, input: {}, note: n}\n",
-			want: prob(CodeUnknownField, 9, 43, "E0/do.*", "unknown field 'note' in a body call (fields: tool_name, input, reasoning)"),
+			want: prob(CodeUnknownField, 9, 43, "E0/do.*", "unknown field 'note' in a body call (fields: tool_name, input, reasoning, timeout_secs)"),
 		},
 		{
 			name: "the solver's field",

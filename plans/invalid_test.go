@@ -452,7 +452,14 @@ var invalidCases = []invalidCase{
 		name: "unknown step field without a close match",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\n    retries: 3\n",
 		want: []Problem{
-			prob(CodeUnknownField, 8, 5, "E0", "unknown field 'retries' in a step (fields: id, tool_name, input, reasoning)"),
+			prob(CodeUnknownField, 8, 5, "E0", "unknown field 'retries' in a step (fields: id, tool_name, input, reasoning, timeout_secs)"),
+		},
+	},
+	{
+		name: "a step's timeout_secs of zero",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\n    timeout_secs: 0\n",
+		want: []Problem{
+			prob(CodeInvalidValue, 8, 19, "E0", "'timeout_secs' must be a whole number above 0, not 0"),
 		},
 	},
 	{

@@ -22,8 +22,8 @@ var ReservedRoots = []string{"input", "item", "index", "accumulator", "length"}
 
 var (
 	planFields   = []string{"identifier", "name", "description", "exemplars", "requires_servers", "input_schema", "steps", "solver", "output"}
-	stepFields   = []string{"id", "tool_name", "input", "reasoning"}
-	callFields   = []string{"tool_name", "input", "reasoning"}
+	stepFields   = []string{"id", "tool_name", "input", "reasoning", "timeout_secs"}
+	callFields   = []string{"tool_name", "input", "reasoning", "timeout_secs"}
 	solverFields = []string{"query_to_answer", "system_prompt", "data"}
 )
 
@@ -329,6 +329,7 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 	o.require("tool_name")
 	s.ToolName = o.str("tool_name")
 	s.Reasoning = o.str("reasoning")
+	s.TimeoutSecs = o.wholeNumber("timeout_secs")
 	if s.ToolName.Set {
 		d.checkToolName(s, c)
 	}

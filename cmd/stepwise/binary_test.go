@@ -20,6 +20,14 @@ var builtBinary struct {
 	err  error
 }
 
+// packageDir and startEnv are the working directory and the environment
+// the test process starts with: this package's directory, and the user's
+// own HOME and go caches.
+var (
+	packageDir, _ = os.Getwd()
+	startEnv      = os.Environ()
+)
+
 // stepwiseBinary builds cmd/stepwise with go build, once.
 func stepwiseBinary(tb testing.TB) string {
 	tb.Helper()
@@ -34,7 +42,11 @@ func stepwiseBinary(tb testing.TB) string {
 			return
 		}
 		builtBinary.path = filepath.Join(builtBinary.dir, "stepwise")
-		out, err := exec.Command(goTool, "build", "-o", builtBinary.path, ".").CombinedOutput()
+		build := exec.Command(goTool, "build", "-o", builtBinary.path, ".")
+		// Tests change their working directory and their HOME, which
+		// would send go to an empty build and module cache.
+		build.Dir, build.Env = packageDir, startEnv
+		out, err := build.CombinedOutput()
 		if err != nil {
 			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

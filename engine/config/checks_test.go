@@ -98,6 +98,16 @@ default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_t
 			errs:    []string{`{file}:2:12: limits.cost_usd: must not be negative, got -1.5 (0 or unset: no cap)`},
 		},
 
+		{
+			name:    "a size limit below one byte",
+			project: "[limits]\nmcp_result_bytes = -1\nmodel_reply_bytes = 0\nvalue_bytes = -5\n",
+			errs: []string{
+				`{file}:2:20: limits.mcp_result_bytes: must be at least 1, got -1`,
+				`{file}:3:21: limits.model_reply_bytes: must be at least 1, got 0`,
+				`{file}:4:15: limits.value_bytes: must be at least 1, got -5`,
+			},
+		},
+
 		// Wrong types are errors at the value.
 		{
 			name:    "integer expected",

@@ -484,6 +484,15 @@ type Limits struct {
 	// it: past it, the result is cut, with a marker saying so. Default
 	// 1 MiB.
 	ModelInputBytes int64 `toml:"model_input_bytes"`
+	// MCPResultBytes bounds one message an MCP server sends, counted as it
+	// is read: past it, the call fails. Default 16 MiB.
+	MCPResultBytes int64 `toml:"mcp_result_bytes"`
+	// ModelReplyBytes bounds one model reply, counted as it streams: past
+	// it, the call fails, without a retry. Default 4 MiB.
+	ModelReplyBytes int64 `toml:"model_reply_bytes"`
+	// ValueBytes bounds any value a step renders or produces, counted as
+	// it is built: past it, the step fails. Default 64 MiB.
+	ValueBytes int64 `toml:"value_bytes"`
 }
 
 // User is the [user] section, context given to agents about who they work

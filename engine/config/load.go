@@ -735,6 +735,9 @@ const (
 	defaultRetryAfterCapSeconds  = 60
 	defaultToolOutputBytes       = 16 << 20
 	defaultModelInputBytes       = 1 << 20
+	defaultMCPResultBytes        = 16 << 20
+	defaultModelReplyBytes       = 4 << 20
+	defaultValueBytes            = 64 << 20
 )
 
 // setDefault sets a value no layer set: a key that is set keeps its value,
@@ -762,6 +765,9 @@ func (b *builder) applyDefaults() {
 	setDefault(b, "settings.retry_after_cap_seconds", &c.Settings.RetryAfterCapSeconds, defaultRetryAfterCapSeconds)
 	setDefault(b, "limits.tool_output_bytes", &c.Limits.ToolOutputBytes, defaultToolOutputBytes)
 	setDefault(b, "limits.model_input_bytes", &c.Limits.ModelInputBytes, defaultModelInputBytes)
+	setDefault(b, "limits.mcp_result_bytes", &c.Limits.MCPResultBytes, defaultMCPResultBytes)
+	setDefault(b, "limits.model_reply_bytes", &c.Limits.ModelReplyBytes, defaultModelReplyBytes)
+	setDefault(b, "limits.value_bytes", &c.Limits.ValueBytes, defaultValueBytes)
 	if c.Storage.Backend == "" {
 		c.Storage.Backend = BackendSQLite
 	}

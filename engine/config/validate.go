@@ -29,7 +29,9 @@ func (b *builder) checkSettings() {
 	if d := b.cfg.Storage.KeepDays; d < 0 {
 		b.errorf("storage.keep_days", false, "must not be negative, got %d (0 or unset: runs are kept)", d)
 	}
-	for key, n := range map[string]int64{"tool_output_bytes": b.cfg.Limits.ToolOutputBytes, "model_input_bytes": b.cfg.Limits.ModelInputBytes} {
+	l := b.cfg.Limits
+	for key, n := range map[string]int64{"tool_output_bytes": l.ToolOutputBytes, "model_input_bytes": l.ModelInputBytes,
+		"mcp_result_bytes": l.MCPResultBytes, "model_reply_bytes": l.ModelReplyBytes, "value_bytes": l.ValueBytes} {
 		if n < 1 {
 			b.errorf("limits."+key, false, "must be at least 1, got %d", n)
 		}

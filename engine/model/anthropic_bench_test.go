@@ -59,7 +59,7 @@ func BenchmarkAnthropicRound(b *testing.B) {
 			b.Fatal(err)
 		}
 		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(sse))}
-		m, damaged, err := readMessage(res, onDelta)
+		m, damaged, err := readMessage(res, func(*streamedMessage) error { return nil }, onDelta)
 		if damaged != nil || err != nil {
 			b.Fatal(damaged, err)
 		}

@@ -33,10 +33,13 @@ func (p *anthropicProvider) stream(ctx context.Context, model string, body []byt
 		return Reply{}, p.failure(ctx, model, err)
 	}
 	defer res.Body.Close()
-	m, damaged, err := readMessage(res, onDelta)
+	m, damaged, err := readMessage(res, func(m *streamedMessage) error { return overReplyLimit(ctx, p.name, model, m.size) }, onDelta)
 	switch {
 	case damaged != nil:
 		return Reply{}, &Error{Provider: p.name, Model: model, Message: damaged.Error(), Transient: true}
+	case errors.As(err, new(*Error)):
+		// The reply passed [limits] model_reply_bytes: the error says so.
+		return Reply{}, err
 	case err != nil:
 		return Reply{}, p.failure(ctx, model, err)
 	}
@@ -44,10 +47,11 @@ func (p *anthropicProvider) stream(ctx context.Context, model string, body []byt
 }
 
 // readMessage reads the events of res's body until it ends, fails (err:
-// the body could not be read, an event could not be decoded, or the
-// server sent an error event) or turns out damaged (an event out of order,
-// malformed tool input).
-func readMessage(res *http.Response, onDelta func(Delta)) (m *streamedMessage, damaged, err error) {
+// the body could not be read, an event could not be decoded, the server
+// sent an error event, or check, called after each event, refused the
+// message so far) or turns out damaged (an event out of order, malformed
+// tool input).
+func readMessage(res *http.Response, check func(*streamedMessage) error, onDelta func(Delta)) (m *streamedMessage, damaged, err error) {
 	m = &streamedMessage{}
 	buf := sseBuffers.Get().(*[]byte)
 	defer sseBuffers.Put(buf)
@@ -72,6 +76,9 @@ func readMessage(res *http.Response, onDelta func(Delta)) (m *streamedMessage, d
 		d, err := m.add(&e)
 		if err != nil {
 			return m, err, nil
+		}
+		if err := check(m); err != nil {
+			return m, nil, err
 		}
 		if onDelta != nil && (d.Text != "" || d.Reasoning != "") {
 			onDelta(d)
@@ -198,8 +205,9 @@ type streamedMessage struct {
 	blocks  []*streamedBlock // by index
 	stop    anthropic.StopReason
 	usage   Usage
-	started bool // message_start arrived
-	stopped bool // message_stop arrived
+	started bool  // message_start arrived
+	stopped bool  // message_stop arrived
+	size    int64 // the bytes of the blocks' text, thinking, signatures and tool calls so far
 }
 
 // streamedBlock is one content block as its deltas arrive.
@@ -225,6 +233,7 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 			return Delta{}, fmt.Errorf("malformed stream: content block %d started after %d blocks", e.Index, len(m.blocks))
 		}
 		cb := &e.ContentBlock
+		m.size += int64(len(cb.Text) + len(cb.Thinking) + len(cb.Signature) + len(cb.Data) + len(cb.ID) + len(cb.Name))
 		b := &streamedBlock{typ: cb.Type, data: cb.Data, id: cb.ID, name: cb.Name}
 		b.text.WriteString(cb.Text + cb.Thinking)
 		b.signature.WriteString(cb.Signature)
@@ -234,7 +243,9 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 			return Delta{}, fmt.Errorf("malformed stream: a delta for content block %d, of %d started", e.Index, len(m.blocks))
 		}
 		b := m.blocks[e.Index]
-		switch d := &e.Delta; d.Type {
+		d := &e.Delta
+		m.size += int64(len(d.Text) + len(d.Thinking) + len(d.Signature) + len(d.PartialJSON))
+		switch d.Type {
 		case "text_delta":
 			b.text.WriteString(d.Text)
 			return Delta{Text: d.Text}, nil

@@ -251,6 +251,9 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 			actx, cancel = context.WithTimeout(ctx, req.Timeout)
 		}
 		actx = withIdleTimeout(actx, m.settingSeconds(func(s config.Settings) int { return s.LLMIdleTimeoutSeconds }, defaultLLMIdleTimeout))
+		if m.cfg != nil {
+			actx = withReplyLimit(actx, m.cfg.Limits.ModelReplyBytes)
+		}
 		reply, err := p.Complete(actx, c.model, req, relay)
 		timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()

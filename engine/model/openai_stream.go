@@ -33,6 +33,9 @@ func (p *openAIProvider) stream(ctx context.Context, model string, params openai
 	for s.Next() {
 		chunks++
 		d := a.add(s.Current())
+		if err := overReplyLimit(ctx, p.name, model, a.size); err != nil {
+			return Reply{}, err
+		}
 		if onDelta != nil && (d.Text != "" || d.Reasoning != "") {
 			onDelta(d)
 		}
@@ -65,6 +68,7 @@ type answer struct {
 	latest map[int64]int
 	finish string
 	usage  Usage
+	size   int64 // the bytes of text, refusal, reasoning and tool calls so far
 }
 
 // toolCallParts is a tool call as its deltas arrive.
@@ -98,6 +102,7 @@ func (a *answer) add(chunk openai.ChatCompletionChunk) Delta {
 		a.refusal.WriteString(delta.Refusal)
 		d.Reasoning = reasoningOf(delta.JSON.ExtraFields)
 		a.reasoning.WriteString(d.Reasoning)
+		a.size += int64(len(d.Text) + len(d.Reasoning))
 		for _, tc := range delta.ToolCalls {
 			a.addToolCall(tc)
 		}
@@ -143,6 +148,7 @@ func (a *answer) addToolCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
 		c.name = tc.Function.Name
 	}
 	c.args.WriteString(tc.Function.Arguments)
+	a.size += int64(len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments))
 }
 
 // reply is the accumulated answer.

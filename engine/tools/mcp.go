@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"runtime/debug"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -72,6 +75,9 @@ type mcpConn struct {
 	infos []plans.ToolInfo     // the same as catalog entries, sorted by name
 
 	calls chan struct{} // a one-slot semaphore: one call at a time per connection
+	// overLimit is set when the server sent a message longer than [limits]
+	// mcp_result_bytes: the read stopped there, and the connection with it.
+	overLimit atomic.Bool
 	// suspect is set when a call ran out of its time: the server must
 	// answer a ping before it is given another.
 	suspect atomic.Bool
@@ -161,13 +167,19 @@ func (s *mcpServer) responsive(ctx context.Context) (*mcpConn, error) {
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("mcp server '%s': %w", s.name, ctx.Err())
 	}
+	s.drop(c)
+	return s.connected(ctx)
+}
+
+// drop closes c, in the background, and makes sure the next caller gets a
+// new connection.
+func (s *mcpServer) drop(c *mcpConn) {
 	s.mu.Lock()
 	if s.conn == c {
 		s.conn = nil
 		go c.close()
 	}
 	s.mu.Unlock()
-	return s.connected(ctx)
 }
 
 // connected returns the live connection, connecting when there is none. One
@@ -248,8 +260,9 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	if cfg.URL != "" {
 		c.label = fmt.Sprintf("mcp server '%s' (http: %s)", s.name, cfg.URL)
 		transport = &mcp.StreamableClientTransport{
-			Endpoint:   cfg.URL,
-			HTTPClient: &http.Client{Transport: &headerTransport{headers: cfg.Headers, base: http.DefaultTransport}},
+			Endpoint: cfg.URL,
+			HTTPClient: &http.Client{Transport: &headerTransport{headers: cfg.Headers, base: http.DefaultTransport,
+				limit: s.rt.cfg.Limits.MCPResultBytes, over: func() { c.overLimit.Store(true) }}},
 			// Stepwise asks and the server answers; it subscribes to
 			// nothing the server could push.
 			DisableStandaloneSSE: true,
@@ -270,7 +283,11 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 		inOwnGroup(cmd)
 		dieWithParent(cmd)
 		c.cmd = cmd
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpTerminate}
+		transport = &stdioTransport{cmd: cmd, limit: s.rt.cfg.Limits.MCPResultBytes, over: func() {
+			c.overLimit.Store(true)
+			// It may still be writing the rest; nothing reads it now.
+			c.killChild()
+		}}
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "stepwise", Version: clientVersion()},
@@ -385,6 +402,16 @@ func toolInfo(server string, t *mcp.Tool, o config.ToolOverride) plans.ToolInfo 
 	return info
 }
 
+// callTimeoutKey carries, in a call's context, the timeout_secs of the
+// step that makes it.
+type callTimeoutKey struct{}
+
+// WithStepTimeout is ctx for the calls of a step with timeout_secs: an MCP
+// call under it gets that long, in place of its server's call_timeout_secs.
+func WithStepTimeout(ctx context.Context, secs int) context.Context {
+	return context.WithValue(ctx, callTimeoutKey{}, secs)
+}
+
 // callMCP calls one tool of a server. Calls to one server wait for each
 // other: a connection handles one call at a time.
 func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[string]any) (any, error) {
@@ -408,14 +435,25 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: waiting for the server: %w", name, context.Cause(ctx))
 	}
+	c.overLimit.Store(false)
 	cfg, _ := r.cfg.MCPServer(server)
-	callCtx, cancel := context.WithTimeout(ctx, cfg.CallTimeout())
+	timeout, bound := cfg.CallTimeout(), fmt.Sprintf("call_timeout_secs under [mcp.%s]", server)
+	if secs, ok := ctx.Value(callTimeoutKey{}).(int); ok && secs > 0 {
+		timeout, bound = time.Duration(secs)*time.Second, "the step's timeout_secs"
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: input})
 	cancel()
 	<-c.calls
 	if err != nil {
 		var rpc *jsonrpc.Error
 		switch {
+		case c.overLimit.Load():
+			// The rest of the answer is unread: the connection cannot be
+			// trusted with another call.
+			s.drop(c)
+			return nil, &ToolError{Tool: name, Message: fmt.Sprintf("the server's answer passed %d bytes ([limits] mcp_result_bytes) and was not read further; raise the limit if the tool's results are meant to be that large",
+				r.cfg.Limits.MCPResultBytes)}
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
 		case errors.Is(callCtx.Err(), context.DeadlineExceeded):
@@ -423,7 +461,7 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 			// the server heard is for the next call's ping to find out.
 			c.suspect.Store(true)
 			return nil, &ToolError{Tool: name, TimedOut: true, ExitCode: -1,
-				Message: fmt.Sprintf("no answer within %s (call_timeout_secs under [mcp.%s]); the call was cancelled", cfg.CallTimeout(), server)}
+				Message: fmt.Sprintf("no answer within %s (%s); the call was cancelled", timeout, bound)}
 		case errors.As(err, &rpc):
 			// The server answered, with a protocol error rather than an
 			// error result (invalid arguments, often): still the tool
@@ -585,10 +623,14 @@ func (s *mcpServer) close() error {
 }
 
 // headerTransport adds the configured headers to every request to a
-// streamable HTTP server; headers the SDK sets itself win.
+// streamable HTTP server (headers the SDK sets itself win), and bounds each
+// response body by limit, [limits] mcp_result_bytes: a body is one answer
+// (and any notifications before it), the standalone stream being off.
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
+	limit   int64
+	over    func() // told when a body passes limit
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -598,7 +640,112 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && t.limit > 0 {
+		resp.Body = limitedBody{&messageLimit{r: resp.Body, limit: t.limit, over: t.over}, resp.Body}
+	}
+	return resp, err
+}
+
+// errMessageTooLong is what a read past a message's limit returns.
+var errMessageTooLong = errors.New("a message passed [limits] mcp_result_bytes")
+
+// messageLimit passes reads through while each message is within limit
+// bytes. A message is a whole HTTP body, or, with perLine, a line (stdio's
+// messages are newline-delimited JSON). At the first byte past the limit
+// it tells over, once, and fails every read from then on, handing on what
+// came before the long message: a message is never buffered whole.
+type messageLimit struct {
+	r       io.Reader
+	limit   int64
+	perLine bool
+	over    func()
+	n       int64 // bytes of the current message so far
+	failed  bool
+}
+
+func (m *messageLimit) Read(p []byte) (int, error) {
+	if m.failed {
+		return 0, errMessageTooLong
+	}
+	n, err := m.r.Read(p)
+	rest, whole := p[:n], 0 // whole: the bytes of the messages that ended within the limit
+	for m.perLine {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 || m.n+int64(i) > m.limit {
+			break
+		}
+		whole += i + 1
+		m.n, rest = 0, rest[i+1:]
+	}
+	if m.n += int64(len(rest)); m.n > m.limit {
+		m.failed = true
+		m.over()
+		if whole > 0 {
+			return whole, nil
+		}
+		return 0, errMessageTooLong
+	}
+	return n, err
+}
+
+// limitedBody is an HTTP response body read through a messageLimit.
+type limitedBody struct {
+	*messageLimit
+	io.Closer
+}
+
+// stdioTransport starts a stdio server, as mcp.CommandTransport does, but
+// reads its stdout through a messageLimit, which CommandTransport has no
+// place for.
+type stdioTransport struct {
+	cmd   *exec.Cmd
+	limit int64
+	over  func()
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	var r io.Reader = stdout
+	if t.limit > 0 {
+		r = &messageLimit{r: stdout, limit: t.limit, perLine: true, over: t.over}
+	}
+	// The connection closes by closing the server's stdin, not its stdout.
+	return (&mcp.IOTransport{Reader: io.NopCloser(r), Writer: &serverStdin{WriteCloser: stdin, cmd: t.cmd},
+		MaxLineLength: -1}).Connect(ctx)
+}
+
+// serverStdin is a stdio server's stdin, whose closing ends the server the
+// way the MCP spec asks: stdin closed, then SIGTERM, then SIGKILL, each
+// after mcpTerminate without an exit.
+type serverStdin struct {
+	io.WriteCloser
+	cmd *exec.Cmd
+}
+
+func (s *serverStdin) Close() error {
+	err := s.WriteCloser.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	for _, stop := range []func(){func() {}, func() { s.cmd.Process.Signal(syscall.SIGTERM) }, func() { s.cmd.Process.Kill() }} {
+		stop()
+		select {
+		case <-exited:
+			return err
+		case <-time.After(mcpTerminate):
+		}
+	}
+	return fmt.Errorf("%s did not exit", s.cmd.Path)
 }
 
 // commandLine shows a command and its arguments as a shell would take

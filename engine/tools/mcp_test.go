@@ -4,8 +4,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,6 +80,11 @@ func TestMain(m *testing.M) {
 		})
 		srv.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
+	case "huge":
+		// A server whose tool answers with as many bytes as it is asked.
+		srv := hugeServer()
+		srv.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
 	case "dies":
 		fmt.Fprintln(os.Stderr, "loading the index")
 		fmt.Fprintln(os.Stderr, "tracker: cannot open database /var/lib/tracker.db: permission denied")
@@ -116,6 +124,25 @@ func TestMCPCallTimeout(t *testing.T) {
 	timesOut("slow__freeze")
 	if after := pid(); after == first {
 		t.Errorf("a stuck server (%s) was given the next call", first)
+	}
+}
+
+// TestMCPStepTimeout checks that a step's timeout_secs bounds an MCP call
+// in place of the server's call_timeout_secs (120 s by default here), and
+// says which bound it was.
+func TestMCPStepTimeout(t *testing.T) {
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": stdioServer("slow", "slow", "")}, nil)
+	start := time.Now()
+	_, err := rt.Call(WithStepTimeout(context.Background(), 1), "slow__wait", nil)
+	want := "no answer within 1s (the step's timeout_secs); the call was cancelled"
+	if te := toolErr(t, err); !te.TimedOut || te.Error() != want {
+		t.Errorf("%v, want %s", err, want)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the call took %s", took)
+	}
+	if _, err := rt.Call(context.Background(), "slow__pid", nil); err != nil {
+		t.Errorf("the next call: %v", err)
 	}
 }
 
@@ -612,5 +639,98 @@ func TestMCPErrorsHideSecrets(t *testing.T) {
 	_, err := rt.Call(context.Background(), "leaky__anything", nil)
 	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "token is ${SW_TEST_TOKEN}") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// hugeServer has a tool that answers with a text of the size asked for, and
+// one that answers with its process id.
+func hugeServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "pid", Description: "Its process id.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "text", Description: "A text of the size asked for.", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Bytes int }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil
+		})
+	return srv
+}
+
+// TestMCPResultLimit checks that an answer longer than [limits]
+// mcp_result_bytes fails the call naming the key, over stdio and over HTTP,
+// and that the server answers the next call (a stdio server restarted).
+func TestMCPResultLimit(t *testing.T) {
+	const limit = 1 << 20
+	httpURL := serveHTTP(t, hugeServer(), "X-Team", "core")
+	config := fmt.Sprintf("[limits]\nmcp_result_bytes = %d\n%s\n[mcp.web]\nurl = %q\nheaders = { X-Team = \"core\" }\n", limit, stdioServer("stdio", "huge", ""), httpURL)
+	rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": config}, nil)
+	ctx := context.Background()
+	for _, server := range []string{"stdio", "web"} {
+		t.Run(server, func(t *testing.T) {
+			pid := func() string {
+				t.Helper()
+				v, err := rt.Call(ctx, server+"__pid", nil)
+				if err != nil {
+					t.Fatalf("pid: %v", err)
+				}
+				return fmt.Sprint(v)
+			}
+			first := pid()
+			if v, err := rt.Call(ctx, server+"__text", map[string]any{"bytes": limit / 2}); err != nil || len(fmt.Sprint(v)) < limit/2 {
+				t.Fatalf("an answer within the limit: %.80v, %v", v, err)
+			}
+			_, err := rt.Call(ctx, server+"__text", map[string]any{"bytes": 8 * limit})
+			want := "the server's answer passed 1048576 bytes ([limits] mcp_result_bytes) and was not read further; raise the limit if the tool's results are meant to be that large"
+			if te := toolErr(t, err); te.Error() != want || te.Tool != server+"__text" {
+				t.Errorf("error %v\nwant  %s", err, want)
+			}
+			if again := pid(); server == "stdio" && again == first {
+				t.Errorf("the stdio server (%s) that was cut off was given the next call", first)
+			}
+		})
+	}
+}
+
+// TestMessageLimit checks the reader that bounds each message: whatever
+// the reads' sizes, the messages before a long one are handed on, and no
+// more than the limit of the long one (want: the most that may be).
+func TestMessageLimit(t *testing.T) {
+	tests := []struct {
+		name, in string
+		perLine  bool
+		want     string
+		over     bool
+	}{
+		{name: "lines within the limit", in: "abcd\nabcd\n\nab", perLine: true, want: "abcd\nabcd\n\nab"},
+		{name: "a long line after short ones", in: "ab\nabcd\nabcde\nab\n", perLine: true, want: "ab\nabcd\nabcd", over: true},
+		{name: "a long last line with no newline", in: "ab\nabcdefgh", perLine: true, want: "ab\nabcd", over: true},
+		{name: "a body within the limit", in: "a\nb\n", want: "a\nb\n"},
+		{name: "a body past the limit, however it is split into lines", in: "a\nb\nc", want: "a\nb\n", over: true},
+	}
+	for _, tt := range tests {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/one byte a read: %v", tt.name, oneByte), func(t *testing.T) {
+				var r io.Reader = strings.NewReader(tt.in)
+				if oneByte {
+					r = iotest.OneByteReader(r)
+				}
+				told := 0
+				got, err := io.ReadAll(&messageLimit{r: r, limit: 4, perLine: tt.perLine, over: func() { told++ }})
+				if tt.over != errors.Is(err, errMessageTooLong) || tt.over != (told == 1) {
+					t.Errorf("error %v, over told %d times; want over: %v", err, told, tt.over)
+				}
+				if tt.over && !strings.HasPrefix(tt.want, string(got)) || !tt.over && string(got) != tt.in {
+					t.Errorf("read %q, want %q or less of it", got, tt.want)
+				}
+				if whole := tt.want[:strings.LastIndex(tt.want, "\n")+1]; tt.perLine && !strings.HasPrefix(string(got), whole) {
+					t.Errorf("read %q, want the whole lines before the long one, %q", got, whole)
+				}
+			})
+		}
 	}
 }

@@ -202,7 +202,7 @@ func (r *Runtime) callUser(ctx context.Context, name string, input map[string]an
 			// the engine and comes back verbatim.
 			return input["shape"], nil
 		}
-		out, err := t.Shape.Render(template.MapScope{"input": input})
+		out, err := t.Shape.Render(template.LimitedScope{Scope: template.MapScope{"input": input}, Limit: r.cfg.Limits.ValueBytes})
 		if err != nil {
 			return nil, &ToolError{Tool: name, Message: "rendering the shape: " + err.Error()}
 		}

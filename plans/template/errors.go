@@ -66,6 +66,18 @@ func (e *EmptyDataError) Error() string {
 	return fmt.Sprintf("empty data at '%s': %s", e.Path, e.Reason)
 }
 
+// TooLongError is a render whose text passed the bound its scope set
+// (a Limited scope): the render stopped there, without building the rest.
+type TooLongError struct {
+	Limit int64
+}
+
+// Error reads like "the rendered text passed 67108864 bytes ([limits]
+// value_bytes)".
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("the rendered text passed %d bytes ([limits] value_bytes)", e.Limit)
+}
+
 // list joins names for an "available" clause, saying so when there are none
 // rather than printing an empty pair of parentheses.
 func list(names []string) string {

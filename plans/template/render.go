@@ -45,6 +45,9 @@ func (t *Template) RenderString(s Scope) (string, error) {
 		if err := write(&b, v, t.splice); err != nil {
 			return "", err
 		}
+		if limit := valueLimit(s); limit > 0 && int64(b.Len()) > limit {
+			return "", &TooLongError{Limit: limit}
+		}
 		return b.String(), nil
 	case t.literal:
 		return t.src, nil
@@ -68,7 +71,7 @@ func (t *Template) value(s Scope) (any, bool, error) {
 // text renders a template that is neither literal nor a splice.
 func (t *Template) text(s Scope) (string, error) {
 	var st state
-	st.scope = s
+	st.scope, st.limit = s, valueLimit(s)
 	st.out.Grow(len(t.src))
 	if err := st.nodes(t.nodes); err != nil {
 		return "", err
@@ -91,6 +94,15 @@ type state struct {
 	scope  Scope
 	frames []frame // allocated by the first section, so plain text never pays for it
 	out    strings.Builder
+	limit  int64 // the most bytes out may hold; 0: no bound
+}
+
+// fits reports whether n more bytes keep out within the limit.
+func (st *state) fits(n int) error {
+	if st.limit > 0 && int64(st.out.Len())+int64(n) > st.limit {
+		return &TooLongError{Limit: st.limit}
+	}
+	return nil
 }
 
 // nodes renders nodes into st.out.
@@ -99,16 +111,30 @@ func (st *state) nodes(nodes []node) error {
 		n := &nodes[i]
 		switch n.kind {
 		case textNode:
+			if err := st.fits(len(n.text)); err != nil {
+				return err
+			}
 			st.out.WriteString(n.text)
 		case varNode:
 			v, ok, err := st.lookup(&n.path)
 			if err != nil {
 				return err
 			}
-			if ok {
-				if err := write(&st.out, v, &n.path); err != nil {
+			if !ok {
+				continue
+			}
+			if str, isString := v.(string); isString {
+				// Checked before it is written: the string may be the one
+				// that would pass the limit many times over.
+				if err := st.fits(len(str)); err != nil {
 					return err
 				}
+			}
+			if err := write(&st.out, v, &n.path); err != nil {
+				return err
+			}
+			if err := st.fits(0); err != nil {
+				return err
 			}
 		case sectionNode, invertedNode:
 			// A section that does not resolve is falsy rather than an

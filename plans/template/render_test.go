@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -527,6 +528,42 @@ func TestSpliceDoesNotAllocate(t *testing.T) {
 			})
 			if allocs != 0 {
 				t.Errorf("Render(%q) allocates %v times, want 0", tt.src, allocs)
+			}
+		})
+	}
+}
+
+// TestRenderLimit checks that a Limited scope bounds the text a render
+// builds, counting literal text, strings and serialized values alike, and
+// that a render at the limit is whole.
+func TestRenderLimit(t *testing.T) {
+	scope := LimitedScope{Scope: MapScope{"s": "abcd", "list": []any{"ab", "cd"}}, Limit: 8}
+	tests := []struct {
+		src, want string
+		tooLong   bool
+	}{
+		{src: "{{s}}{{s}}", want: "abcdabcd"},
+		{src: "{{s}}{{s}}!", tooLong: true},
+		{src: "12345{{s}}", tooLong: true},
+		{src: "{{#list}}{{.}}{{/list}}{{s}}{{s}}", tooLong: true},
+		{src: "x{{list}}", tooLong: true},
+		{src: "{{list}}", want: `["ab","cd"]`}, // a typed splice builds no text
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			tpl, err := Parse(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tpl.Render(scope)
+			var tooLong *TooLongError
+			if tt.tooLong != errors.As(err, &tooLong) || tt.tooLong && err.Error() != "the rendered text passed 8 bytes ([limits] value_bytes)" {
+				t.Fatalf("render %q, error %v; want too long: %v", got, err, tt.tooLong)
+			}
+			if !tt.tooLong {
+				if s, ok := got.(string); ok && s != tt.want || !ok && fmt.Sprint(got) != "[ab cd]" {
+					t.Errorf("render %#v, want %s", got, tt.want)
+				}
 			}
 		})
 	}

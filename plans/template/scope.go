@@ -31,3 +31,30 @@ func (m MapScope) Lookup(root string) (any, bool) {
 func (m MapScope) Roots() []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// Limited is a Scope that bounds the text rendered against it: a render
+// whose text would pass ValueLimit bytes fails with a *TooLongError as
+// soon as it would, so that a plan whose values double at each step stops
+// at the limit rather than when memory runs out. A limit of 0 or less is
+// no bound.
+type Limited interface {
+	Scope
+	ValueLimit() int64
+}
+
+// LimitedScope bounds the renders against Scope by Limit.
+type LimitedScope struct {
+	Scope
+	Limit int64
+}
+
+// ValueLimit returns l.Limit.
+func (l LimitedScope) ValueLimit() int64 { return l.Limit }
+
+// valueLimit is the bound s sets, or 0.
+func valueLimit(s Scope) int64 {
+	if l, ok := s.(Limited); ok {
+		return l.ValueLimit()
+	}
+	return 0
+}
