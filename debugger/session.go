@@ -383,6 +383,10 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 		return fmt.Sprintf("breakpoint %d (%s)", b.ID, b.Pattern), b
 	}
 	switch {
+	case (st.Kind == engine.StopRound || st.Kind == engine.StopError) && errors.As(st.Err, new(*engine.SpendCapError)):
+		// The cap is the user's decision to make, with or without break
+		// on error: a reply or a value given here spends nothing.
+		return "spend cap", nil
 	case st.Kind == engine.StopError && s.breakOnError:
 		return "error", nil
 	case st.Kind == engine.StopAsk:

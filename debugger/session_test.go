@@ -557,3 +557,63 @@ func asJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestSpendCapHolds checks that a run past its spend cap holds at the
+// stop of its next model call, even with break on error off: an agent
+// round at its round stop, where a reply given by hand spends nothing, and
+// another model call at its step's error stop, where a value given by hand
+// stands for the step's. Going on lets the failure reach the step's error
+// stop, and on from there the run fails with the spend.
+func TestSpendCapHolds(t *testing.T) {
+	plan := `
+identifier: capped
+steps:
+  - id: E1
+    tool_name: builtin__infer
+    input: { instruction: expensive }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: count
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E3
+    tool_name: builtin__infer
+    input: { instruction: cheap }
+output: { n: "{{E2.output.n}}", last: "{{E3.text}}" }
+`
+	replies := `  - match: E1
+    reply: { text: spent, usage: { input_tokens: 1000000, output_tokens: 0 } }
+  - match: E2
+    reply: { json: { n: 1 } }
+  - match: E3
+    reply: { text: never }
+`
+	config := map[string]string{".stepwise/config.toml": "[providers.s]\ntype = \"script\"\nfile = \"replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n" +
+		"[storage]\nbackend = \"memory\"\n[pricing.m]\ninput = 1.0\noutput = 1.0\n[limits]\ncost_usd = 0.5\n"}
+
+	s := newSessionWith(t, plan, replies, config)
+	s.BreakOnError(false)
+	st := s.Start(context.Background(), nil)
+	if st.Reason != "spend cap" || where(st) != "round E2/agent.1" || !strings.Contains(st.Stop.Error, "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000") {
+		t.Fatalf("held at %s (%s): %s", where(st), st.Reason, st.Stop.Error)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7}}, Move: Continue})
+	if st.Reason != "spend cap" || where(st) != "error E3" {
+		t.Fatalf("then held at %s (%s): %s", where(st), st.Reason, st.Stop.Error)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"text": "by hand"}}, Move: Continue})
+	if !st.Finished || asJSON(st.Output) != `{"last":"by hand","n":7}` {
+		t.Fatalf("the run ended %s %s with %s", st.Status, st.Error, asJSON(st.Output))
+	}
+
+	s = newSessionWith(t, plan, replies, config)
+	st = s.Start(context.Background(), nil)
+	st = do(t, s, Command{Move: Continue})
+	if st.Reason != "spend cap" || where(st) != "error E2" {
+		t.Fatalf("going on from the round stop held at %s (%s)", where(st), st.Reason)
+	}
+	st = do(t, s, Command{Move: Continue})
+	if !st.Finished || st.Status != engine.StatusFailed || !strings.Contains(st.Error, "step E2 (agent): spend cap reached") {
+		t.Errorf("going on from the round stop: %s %s", st.Status, st.Error)
+	}
+}

@@ -12,7 +12,8 @@ import (
 // that it has finished.
 type State struct {
 	// Reason says why the run stopped: "breakpoint 1 (E1/do.*)", "step",
-	// "next", "step out", "error", "ask", "pause"; "finished" at the end.
+	// "next", "step out", "error", "spend cap", "ask", "pause"; "finished"
+	// at the end.
 	Reason string    `json:"reason"`
 	Stop   *Snapshot `json:"stop,omitempty"`
 	// Threads lists every thread held at a stop, the stopped one first.

@@ -307,15 +307,18 @@ func cacheBreakpoints(msgs []model.Message, at ...int) []model.Message {
 func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
 	r := a.c.f.run
 	c := a.rc
-	d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Scope: c.sc, Stack: c.stack})
+	// Past the spend cap the round stop carries the error, so that a
+	// debugger holds there and a reply given by hand spends nothing.
+	overBudget := r.ledger.overBudget()
+	d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Reply{}, &AbortError{Path: roundPath}
 	case Replace, Inject:
 		return asReply(d.Value)
 	}
-	if err := r.ledger.overBudget(); err != nil {
-		return model.Reply{}, err
+	if overBudget != nil {
+		return model.Reply{}, overBudget
 	}
 	onCall, onDelta := r.callHooks(a.path, roundPath)
 	start := time.Now()

@@ -87,8 +87,9 @@ type Stop struct {
 	Input any
 	// Output is what just happened: a tool's result, a step's result.
 	Output any
-	// Err is the failure at an error stop, or a tool's error at a result
-	// stop.
+	// Err is the failure at an error stop, a tool's error at a result
+	// stop, or at a round stop the *SpendCapError the model call would
+	// fail with.
 	Err error
 	// Scope is what the step's templates render against.
 	Scope Scope

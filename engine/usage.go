@@ -146,11 +146,25 @@ func (l *ledger) add(site, provider, modelID string, u model.Usage) *float64 {
 	return c
 }
 
-// overBudget is the error that stops a run before a model call once its
-// priced calls have cost [limits] cost_usd or more; nil while they have
-// not, and always without a cap. Calls already under way when the cap is
-// reached (concurrent map items) still end, so a run may pass its cap by
-// what they cost.
+// SpendCapError stops a run before a model call once its priced calls have
+// cost its cap. Under the debugger the run holds at the call's stop with
+// it instead (an agent round's round stop; the step's error stop for other
+// model calls), where a reply or a value given by hand goes on without
+// spending.
+type SpendCapError struct {
+	Spent, Cap float64
+}
+
+func (e *SpendCapError) Error() string {
+	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is $%.4f ([limits] cost_usd, or run --max-cost); it stopped before its next model call",
+		e.Spent, e.Cap)
+}
+
+// overBudget is the *SpendCapError that stops a run before a model call
+// once its priced calls have cost [limits] cost_usd or more; nil while they
+// have not, and always without a cap. Calls already under way when the cap
+// is reached (concurrent map items) still end, so a run may pass its cap
+// by what they cost.
 func (l *ledger) overBudget() error {
 	if l.cfg == nil || l.cfg.Limits.CostUSD <= 0 {
 		return nil
@@ -161,8 +175,7 @@ func (l *ledger) overBudget() error {
 	if spent < l.cfg.Limits.CostUSD {
 		return nil
 	}
-	return fmt.Errorf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is $%.4f ([limits] cost_usd, or run --max-cost); it stopped before its next model call",
-		spent, l.cfg.Limits.CostUSD)
+	return &SpendCapError{Spent: spent, Cap: l.cfg.Limits.CostUSD}
 }
 
 // cost prices one call, or returns nil when the model has no price.
