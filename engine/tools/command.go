@@ -27,8 +27,10 @@ func (e *OutputLimitError) Error() string {
 var errOutputHeld = errors.New("it exited, but something it started kept its output open")
 
 // outputHeldLimit bounds the wait for the end of a command's output once it
-// has exited and nothing in its process group is left: only a descendant
-// that left the group (setsid) can hold a pipe then.
+// has exited and nothing it started is left running within reach: only a
+// descendant that left the process group of a command without a
+// supervisor, or a process that is none of its own (one stepwise forked
+// for another call, in the moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
 // runCommand runs cmd, made with exec.CommandContext, with stdout and
@@ -150,11 +152,11 @@ type startedCommand interface {
 // startCommand starts cmd under the supervisor where this binary is one
 // (supervise.Enable: the stepwise binary on Linux), which kills everything
 // the command started, even what left its process group, and even when
-// stepwise is killed. Anywhere else, a program embedding the engine or
-// another system, cmd runs in its own process group, which dies with
-// stepwise and is killed when the command ends: that reaches all but a
-// descendant that called setsid, or any descendant once stepwise was
-// killed with SIGKILL.
+// stepwise is killed. Anywhere else (another program embedding the engine,
+// another system), cmd runs in its own process group, killed when the
+// command ends, whose leader dies with stepwise: that reaches all but a
+// descendant that called setsid, and, once stepwise is killed with
+// SIGKILL, all but the leader.
 func startCommand(cmd *exec.Cmd) (startedCommand, error) {
 	if supervise.Enabled() {
 		return startSupervised(cmd)
@@ -171,8 +173,7 @@ func startSupervised(cmd *exec.Cmd) (startedCommand, error) {
 	return p, nil
 }
 
-// groupCommand is a command running in its own process group, which dies
-// with stepwise.
+// groupCommand is a command running in its own process group.
 type groupCommand struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -180,7 +181,7 @@ type groupCommand struct {
 }
 
 // startInGroup starts cmd in a process group of its own, which its
-// context's cancellation kills, and which dies with stepwise.
+// context's cancellation kills, cmd itself dying with stepwise.
 func startInGroup(cmd *exec.Cmd) (startedCommand, error) {
 	ownProcessGroup(cmd)
 	dieWithParent(cmd)

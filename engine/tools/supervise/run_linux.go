@@ -19,9 +19,9 @@ import (
 
 // Enable makes Start available in this process: the running binary,
 // re-executed through /proc/self/exe (the same file even when it was
-// replaced on disk since), is the supervisor. Its main must dispatch
-// Subcommand to Run before anything else. Without /proc, supervision
-// stays off and commands run in their own process group only.
+// replaced on disk since), is the supervisor: its main must dispatch
+// Subcommand to Run. Without /proc, supervision stays off and commands
+// run in their own process group only.
 func Enable() {
 	if _, err := os.Stat("/proc/self/exe"); err == nil {
 		self = "/proc/self/exe"
@@ -55,12 +55,12 @@ func Run(args []string) error {
 	// Stop when the caller closes the lifeline or dies, or when the
 	// supervisor is asked to stop by a signal, as a service manager
 	// stopping everything would.
-	stop, stopNow := context.WithCancel(context.Background())
+	lifelineClosed, closeLifeline := context.WithCancel(context.Background())
 	go func() {
 		io.Copy(io.Discard, lifeline)
-		stopNow()
+		closeLifeline()
 	}()
-	stop, _ = signal.NotifyContext(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	stop, _ := signal.NotifyContext(lifelineClosed, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail(report, fmt.Errorf("cannot become a child subreaper: %v", err))
