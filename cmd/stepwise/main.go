@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/engine/tools/supervise"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
@@ -43,8 +44,10 @@ func main() {
 // and returns the exit status. A closed terminal (SIGHUP) or a kill
 // (SIGTERM) unwinds like ctrl-c does: a run stops where it is and is
 // recorded, MCP servers are shut down, the demo's scratch directory is
-// removed.
+// removed. Exec tools run under this binary as their supervisor (see
+// newSuperviseCommand), which in-process tests of run leave off.
 func runProcess() int {
+	supervise.Enable()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -98,7 +101,7 @@ func newRootCommand(s *streams) *cobra.Command {
 			return runWorkbench(cmd.Context(), s, args)
 		},
 	}
-	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s))
+	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
 	return root
 }
@@ -166,4 +169,21 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 func isUsageError(err error) bool {
 	var u usageError
 	return errors.As(err, &u)
+}
+
+// newSuperviseCommand is the supervisor each exec tool runs under, which
+// kills everything the tool started when it ends or when stepwise dies
+// (engine/tools/supervise). stepwise starts it with pipes of its own on
+// descriptors 3 and 4; it is hidden because nobody types it, and its
+// arguments are the tool's, flags included.
+func newSuperviseCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:                supervise.Subcommand + " PATH ARGV...",
+		Short:              "Run an exec tool, and kill everything it started when it ends",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return supervise.Run(args)
+		},
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync/atomic"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/tools/supervise"
 )
 
 // OutputLimitError is a command that printed more than its limit to
@@ -25,16 +27,18 @@ func (e *OutputLimitError) Error() string {
 var errOutputHeld = errors.New("it exited, but something it started kept its output open")
 
 // outputHeldLimit bounds the wait for the end of a command's output once it
-// has exited and nothing in its process group is left: only a descendant
-// that left the group (setsid) can hold a pipe then.
+// has exited and nothing it started is left running within reach: only a
+// descendant that left the process group of a command without a
+// supervisor, or a process that is none of its own (one stepwise forked
+// for another call, in the moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
-// runCommand runs cmd, made with exec.CommandContext, in its own process
-// group with stdout and stderr read to their end, writes them to stdout
-// and stderr, and returns cmd.Wait's error, errOutputHeld, or an
-// *OutputLimitError when stdout passed limit bytes: the group is then
-// stopped at once, so a runaway command costs no more memory than that.
-// stderr is written as it is read: it is for an in-memory tail.
+// runCommand runs cmd, made with exec.CommandContext, with stdout and
+// stderr read to their end, writes them to stdout and stderr, and returns
+// cmd.Wait's error, errOutputHeld, or an *OutputLimitError when stdout
+// passed limit bytes: everything is then stopped at once, so a runaway
+// command costs no more memory than that. stderr is written as it is
+// read: it is for an in-memory tail. startCommand says how cmd runs.
 //
 // A command's output is complete only when every process holding the write
 // end of its pipes has closed it, which is normally the moment it exits.
@@ -42,13 +46,16 @@ const outputHeldLimit = 5 * time.Second
 // it had, which on a loaded machine is part of the output of a command that
 // succeeded. Here the pipes are read to EOF, into memory so that no slow
 // writer downstream delays the reading. The one case that waits is a
-// descendant still holding a pipe: a pipeGrace after the exit, a process
-// group with members left is killed and the call is errOutputHeld, never a
-// short answer. The group is killed when the command ends either way, so
-// that nothing it started in the background outlives the call.
+// descendant still holding a pipe: a pipeGrace after the exit, what the
+// command started is stopped and the call is errOutputHeld, never a short
+// answer. Everything it started is stopped when the command ends either
+// way, so that nothing it left in the background outlives the call.
 func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
-	ownProcessGroup(cmd)
-	dieWithParent(cmd)
+	return runCommandWith(startCommand, cmd, stdout, stderr, limit)
+}
+
+// runCommandWith is runCommand with cmd started by start.
+func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -61,7 +68,7 @@ func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	started, err := start(cmd)
 	// The child has its own copies; ours would keep the pipes from ever
 	// reaching EOF.
 	outW.Close()
@@ -75,15 +82,15 @@ func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 	go func() {
 		if n, _ := outBuf.ReadFrom(io.LimitReader(outR, limit+1)); n > limit {
 			over.Store(true)
-			killProcessGroup(cmd.Process)
+			started.Stop()
 			io.Copy(io.Discard, outR)
 		}
 		copied <- struct{}{}
 	}()
 	go func() { io.Copy(stderr, errR); copied <- struct{}{} }()
-	waitErr := cmd.Wait()
-	held := awaitOutput(cmd.Process, copied, outR, errR)
-	killProcessGroup(cmd.Process)
+	<-started.Exited()
+	held := awaitOutput(started, copied, outR, errR)
+	waitErr := started.End()
 	switch {
 	case over.Load():
 		return &OutputLimitError{Limit: limit}
@@ -96,10 +103,11 @@ func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 
 // awaitOutput waits until both pipes are read to EOF (copied has heard
 // from both readers) after the command exited, and says whether something
-// else held them: a member of its process group still alive a pipeGrace
-// after, which is then killed, or, past outputHeldLimit, a descendant
-// that left the group, whose pipes are then closed under it.
-func awaitOutput(p *os.Process, copied <-chan struct{}, pipes ...*os.File) (held bool) {
+// else held them: something the command started, still running a
+// pipeGrace after, which is then stopped, or, past outputHeldLimit, a
+// process out of reach (one that left the process group of a command
+// without a supervisor), whose pipes are then closed under it.
+func awaitOutput(c startedCommand, copied <-chan struct{}, pipes ...*os.File) (held bool) {
 	pending := len(pipes)
 	timer := time.NewTimer(pipeGrace)
 	defer timer.Stop()
@@ -111,9 +119,9 @@ func awaitOutput(p *os.Process, copied <-chan struct{}, pipes ...*os.File) (held
 		case <-timer.C:
 			waited += pipeGrace
 			switch {
-			case groupAlive(p):
+			case c.Running():
 				held = true
-				killProcessGroup(p)
+				c.Stop()
 			case waited >= outputHeldLimit:
 				held = true
 				for _, f := range pipes {
@@ -124,4 +132,81 @@ func awaitOutput(p *os.Process, copied <-chan struct{}, pipes ...*os.File) (held
 		}
 	}
 	return held
+}
+
+// startedCommand is a command as runCommand waits for it and stops it:
+// a *supervise.Process or a *groupCommand.
+type startedCommand interface {
+	// Exited is closed when the command itself has ended.
+	Exited() <-chan struct{}
+	// Running reports whether something the command started may still be
+	// running, for Stop to end.
+	Running() bool
+	// Stop kills the command, if it still runs, and what it started.
+	Stop()
+	// End stops what is left and returns how the command ended, as
+	// exec.Cmd.Wait does.
+	End() error
+}
+
+// startCommand starts cmd under the supervisor where this binary is one
+// (supervise.Enable: the stepwise binary on Linux), which kills everything
+// the command started, even what left its process group, and even when
+// stepwise is killed. Anywhere else (another program embedding the engine,
+// another system), cmd runs in its own process group, killed when the
+// command ends, whose leader dies with stepwise: that reaches all but a
+// descendant that called setsid, and, once stepwise is killed with
+// SIGKILL, all but the leader.
+func startCommand(cmd *exec.Cmd) (startedCommand, error) {
+	if supervise.Enabled() {
+		return startSupervised(cmd)
+	}
+	return startInGroup(cmd)
+}
+
+// startSupervised starts cmd under the supervisor.
+func startSupervised(cmd *exec.Cmd) (startedCommand, error) {
+	p, err := supervise.Start(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// groupCommand is a command running in its own process group.
+type groupCommand struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error // cmd.Wait's, set before exited closes
+}
+
+// startInGroup starts cmd in a process group of its own, which its
+// context's cancellation kills, cmd itself dying with stepwise.
+func startInGroup(cmd *exec.Cmd) (startedCommand, error) {
+	ownProcessGroup(cmd)
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	g := &groupCommand{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		g.err = cmd.Wait()
+		close(g.exited)
+	}()
+	return g, nil
+}
+
+func (g *groupCommand) Exited() <-chan struct{} { return g.exited }
+
+// Running reports whether any process is left in the command's group.
+func (g *groupCommand) Running() bool { return groupAlive(g.cmd.Process) }
+
+// Stop kills the command's process group.
+func (g *groupCommand) Stop() { killProcessGroup(g.cmd.Process) }
+
+// End kills the process group and returns cmd.Wait's error.
+func (g *groupCommand) End() error {
+	<-g.exited
+	g.Stop()
+	return g.err
 }

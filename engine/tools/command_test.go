@@ -7,13 +7,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
+
+// startModes are the two ways runCommand starts a command: the test binary
+// is a supervisor, as the stepwise binary is.
+var startModes = []struct {
+	name  string
+	start func(*exec.Cmd) (startedCommand, error)
+}{
+	{"in its own group", startInGroup},
+	{"supervised", startSupervised},
+}
 
 // slowWriter takes a while over each write, as a reader starved of CPU
 // would.
@@ -46,53 +59,138 @@ func TestRunCommandOutput(t *testing.T) {
 		{name: "a failure is the command's", script: "echo partial; exit 3", want: "partial\n", exit: 3},
 		{name: "endless output is stopped at the limit", script: "yes", want: "", err: &OutputLimitError{Limit: 1 << 20}},
 	}
+	for _, mode := range startModes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				out := &slowWriter{}
+				if tt.slow {
+					out.delay = 3 * pipeGrace / 2
+				}
+				var stderr bytes.Buffer
+				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr, 1<<20)
+				var exit *exec.ExitError
+				switch {
+				case tt.err != nil:
+					if err == nil || err.Error() != tt.err.Error() {
+						t.Errorf("error %v, want %v", err, tt.err)
+					}
+				case tt.exit != 0:
+					if !errors.As(err, &exit) || exit.ExitCode() != tt.exit {
+						t.Errorf("error %v, want exit status %d", err, tt.exit)
+					}
+				case err != nil:
+					t.Errorf("error %v", err)
+				}
+				if got := out.String(); got != tt.want {
+					t.Errorf("stdout is %d bytes %.40q, want %d bytes %.40q", len(got), got, len(tt.want), tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestRunCommandLeavesNothingRunning checks that what a command left
+// running, its output elsewhere, does not outlive the call: in its own
+// process group, what stayed in the group is killed as the call ends;
+// under the supervisor, everything is gone by the time the call returns,
+// even a process in a session of its own.
+func TestRunCommandLeavesNothingRunning(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		env  []string
+		// onlySupervised: in its own process group, the process is out of
+		// reach.
+		onlySupervised bool
+	}{
+		{name: "a background child", argv: []string{"sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo $!"}},
+		{name: "an orphaned grandchild", argv: []string{"sh", "-c", "(sleep 1000 >/dev/null 2>&1 & echo $!)"}},
+		{name: "a descendant that called setsid", argv: []string{os.Args[0]}, env: []string{serveEnv + "=escape", "GORACE=atexit_sleep_ms=0"}, onlySupervised: true},
+	}
+	for _, mode := range startModes {
+		for _, tt := range tests {
+			if tt.onlySupervised && mode.name != "supervised" {
+				continue
+			}
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				cmd := exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...)
+				cmd.Env = append(os.Environ(), tt.env...)
+				var out bytes.Buffer
+				if err := runCommandWith(mode.start, cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
+					t.Fatal(err)
+				}
+				pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
+				if err != nil {
+					t.Fatalf("stdout %q: %v", out.String(), err)
+				}
+				if mode.name == "supervised" {
+					if alive(pid) {
+						syscall.Kill(pid, syscall.SIGKILL)
+						t.Errorf("process %d was still running when the call returned", pid)
+					}
+				} else if !waitGone(pid, 5*time.Second) {
+					t.Errorf("process %d outlived the call", pid)
+				}
+			})
+		}
+	}
+}
+
+// TestSupervisorEndsAsTheCommand checks that a supervised command ends,
+// for runCommand's caller, the way it does in its own process group: the
+// same exit status, the same signal, the same reason it could not start.
+func TestSupervisorEndsAsTheCommand(t *testing.T) {
+	notExecutable := filepath.Join(t.TempDir(), "tool")
+	if err := os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		argv []string
+	}{
+		{"success", []string{"true"}},
+		{"exit status 3", []string{"sh", "-c", "exit 3"}},
+		{"exit status 255", []string{"sh", "-c", "exit 255"}},
+		{"killed", []string{"sh", "-c", "kill -KILL $$"}},
+		{"terminated", []string{"sh", "-c", "kill -TERM $$"}},
+		{"a crash", []string{"sh", "-c", "kill -SEGV $$"}},
+		{"a signal Go handles itself", []string{"sh", "-c", "kill -USR1 $$"}},
+		{"a broken pipe", []string{"sh", "-c", "kill -PIPE $$"}},
+		{"not executable", []string{notExecutable}},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := &slowWriter{}
-			if tt.slow {
-				out.delay = 3 * pipeGrace / 2
+			var ends []string
+			for _, mode := range startModes {
+				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+				ends = append(ends, howItEnded(err))
 			}
-			var stderr bytes.Buffer
-			err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr, 1<<20)
-			var exit *exec.ExitError
-			switch {
-			case tt.err != nil:
-				if err == nil || err.Error() != tt.err.Error() {
-					t.Errorf("error %v, want %v", err, tt.err)
-				}
-			case tt.exit != 0:
-				if !errors.As(err, &exit) || exit.ExitCode() != tt.exit {
-					t.Errorf("error %v, want exit status %d", err, tt.exit)
-				}
-			case err != nil:
-				t.Errorf("error %v", err)
-			}
-			if got := out.String(); got != tt.want {
-				t.Errorf("stdout is %d bytes %.40q, want %d bytes %.40q", len(got), got, len(tt.want), tt.want)
+			if ends[0] != ends[1] {
+				t.Errorf("in its own group it ended %s; supervised, %s", ends[0], ends[1])
 			}
 		})
 	}
 }
 
-// TestRunCommandKillsTheGroup checks that what a command left running in
-// the background, its output elsewhere, does not outlive the call.
-func TestRunCommandKillsTheGroup(t *testing.T) {
-	var out bytes.Buffer
-	if err := runCommand(exec.CommandContext(context.Background(), "sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!"), &out, &bytes.Buffer{}, 1<<20); err != nil {
-		t.Fatal(err)
+// howItEnded says how a command ended, from runCommand's error: its exit
+// status or signal (a core dump aside), or why it could not start.
+func howItEnded(err error) string {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Sprintf("with error %v", err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
-	if err != nil {
-		t.Fatalf("stdout %q: %v", out.String(), err)
+	status := exit.Sys().(syscall.WaitStatus)
+	if status.Signaled() {
+		return fmt.Sprintf("of signal %v", status.Signal())
 	}
-	if !waitGone(pid, 5*time.Second) {
-		t.Errorf("the background sleep %d outlived the call", pid)
-	}
+	return fmt.Sprintf("with exit status %d", status.ExitStatus())
 }
 
 // TestRunCommandUnderLoad runs 200 commands at once beside a CPU hog, 20
-// times: every one of them must come back with all it printed. Before
-// output was read to its end, a loaded machine lost some.
+// times in their own process group and 4 times supervised (each start of
+// the supervisor costs the test binary's start, some 10ms of CPU): every
+// one of them must come back with all it printed. Before output was read
+// to its end, a loaded machine lost some.
 func TestRunCommandUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 4,000 processes")
@@ -112,24 +210,46 @@ func TestRunCommandUnderLoad(t *testing.T) {
 		}
 		hogs = append(hogs, hog)
 	}
-	const rounds, concurrency = 20, 200
-	for round := range rounds {
-		var wg sync.WaitGroup
-		failures := make(chan string, concurrency)
-		for i := range concurrency {
-			wg.Go(func() {
-				want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
+	const concurrency = 200
+	for _, mode := range startModes {
+		rounds := 20
+		if mode.name == "supervised" {
+			rounds = 4
+		}
+		for round := range rounds {
+			var wg sync.WaitGroup
+			failures := make(chan string, concurrency)
+			for i := range concurrency {
+				wg.Go(func() {
+					want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
+					var out bytes.Buffer
+					err := runCommandWith(mode.start, exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
+					if err != nil || out.String() != want {
+						failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
+					}
+				})
+			}
+			wg.Wait()
+			close(failures)
+			for f := range failures {
+				t.Errorf("%s, round %d: %s", mode.name, round, f)
+			}
+		}
+	}
+}
+
+// BenchmarkRunCommand is the cost of running a command that prints a
+// line, in its own process group and under the supervisor (the test
+// binary: the stepwise binary in production).
+func BenchmarkRunCommand(b *testing.B) {
+	for _, mode := range startModes {
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
 				var out bytes.Buffer
-				err := runCommand(exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
-				if err != nil || out.String() != want {
-					failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
+				if err := runCommandWith(mode.start, exec.CommandContext(b.Context(), "echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
+					b.Fatalf("%q, %v", out.String(), err)
 				}
-			})
-		}
-		wg.Wait()
-		close(failures)
-		for f := range failures {
-			t.Errorf("round %d: %s", round, f)
-		}
+			}
+		})
 	}
 }

@@ -32,8 +32,8 @@ const (
 )
 
 // runExec runs an exec tool: its argv directly (never through a shell),
-// each argument rendered from the input, in its own process group so that a
-// timeout or a cancelled call kills everything it started.
+// each argument rendered from the input, run so that its end, a timeout or
+// a cancelled call kills everything it started (runCommand).
 func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[string]any) (any, error) {
 	name := t.ToolName()
 	scope := template.MapScope{"input": input}
@@ -65,8 +65,8 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	cmd.Dir, cmd.Env = dir, env
 	var stdout bytes.Buffer
 	stderr := newTailBuffer(execStderrMax)
-	// In its own process group: killing only the direct child would leave
-	// `sh -c 'a | b'` style grandchildren running; the whole group goes.
+	// Killing only the direct child would leave `sh -c 'a | b'` style
+	// grandchildren running: runCommand stops all it started (startCommand).
 	runErr := runCommand(cmd, &stdout, stderr, r.cfg.Limits.ToolOutputBytes)
 
 	fail := &ToolError{Tool: name, Stderr: stderr.String()}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"os/signal"
 	"reflect"
 	"slices"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/stepwise-dev/stepwise/engine/tools/supervise"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
@@ -34,6 +36,15 @@ import (
 const serveEnv = "STEPWISE_TOOLS_TEST_SERVE"
 
 func TestMain(m *testing.M) {
+	// The supervisor of exec tools is this test binary, as it is the
+	// stepwise binary outside tests; it runs in the tool's environment,
+	// so it comes first.
+	if len(os.Args) > 1 && os.Args[1] == supervise.Subcommand {
+		err := supervise.Run(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	supervise.Enable()
 	switch os.Getenv(serveEnv) {
 	case "":
 		os.Exit(m.Run())
@@ -84,6 +95,17 @@ func TestMain(m *testing.M) {
 		// A server whose tool answers with as many bytes as it is asked.
 		srv := hugeServer()
 		srv.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
+	case "escape":
+		// A command that leaves a process behind in a session of its own,
+		// out of its process group's reach, and prints its pid.
+		sleeper := exec.Command("sleep", "1000")
+		sleeper.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := sleeper.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(sleeper.Process.Pid)
 		os.Exit(0)
 	case "dies":
 		fmt.Fprintln(os.Stderr, "loading the index")
