@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -26,10 +27,20 @@ type decoder struct {
 	// offset of each of its characters, so that placing the values of a
 	// plan written on one line costs no count from the line's start each.
 	runeStarts map[int][]int32
+	// schemas are the schemas compiled so far, by canonical JSON text: a
+	// plan repeats a schema across steps (one output schema for every
+	// review agent), and compiling is most of what a schema costs.
+	schemas map[string]compiledSchema
+}
+
+// compiledSchema is what compiling a schema gave.
+type compiledSchema struct {
+	schema *jsonschema.Schema
+	err    error
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}}
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]compiledSchema{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -37,7 +48,7 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
