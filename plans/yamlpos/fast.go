@@ -97,8 +97,24 @@ type fastParser struct {
 	// colPos and col are the last column worked out, kept so that placing
 	// the values of a long line costs one pass over it, not one each.
 	colPos, col int
+	depth       int         // how many collections pos is in
 	nodes       []yaml.Node // nodes are cut from here, a slab at a time
 }
+
+// fastMaxDepth is how deeply the collections of a text the fast reader
+// takes may nest: half of MaxDepth, so that a text it takes is well within
+// the limit and needs no depth scan, whose count errs a level or two
+// deep.
+const fastMaxDepth = MaxDepth / 2
+
+// enter notes that a collection opens at pos, and says whether the reader
+// takes one that deep. leave notes that it closed.
+func (p *fastParser) enter() bool {
+	p.depth++
+	return p.depth <= fastMaxDepth
+}
+
+func (p *fastParser) leave() { p.depth-- }
 
 // node makes a node of the given kind at byte offset at of the current
 // line.
@@ -209,6 +225,10 @@ const maxKeyBytes = 1000
 // at indentation indent. It returns with pos at the start of the first
 // line after the mapping.
 func (p *fastParser) blockMapping(indent int) *yaml.Node {
+	defer p.leave()
+	if !p.enter() {
+		return nil
+	}
 	m := p.node(yaml.MappingNode, "!!map", "", 0, p.pos)
 	for {
 		key := p.blockKey()
@@ -315,6 +335,10 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 // next key. It returns with pos at the start of the first line after the
 // sequence.
 func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
+	defer p.leave()
+	if !p.enter() {
+		return nil
+	}
 	s := p.node(yaml.SequenceNode, "!!seq", "", 0, p.pos)
 	for {
 		p.pos++ // the '-'
@@ -442,6 +466,10 @@ func (p *fastParser) blockScalar(parentIndent int) *yaml.Node {
 // as many lines as it takes. It returns with pos after its closing
 // bracket.
 func (p *fastParser) flowCollection() *yaml.Node {
+	defer p.leave()
+	if !p.enter() {
+		return nil
+	}
 	isMapping := p.src[p.pos] == '{'
 	kind, tag, closing := yaml.SequenceNode, "!!seq", byte(']')
 	if isMapping {

@@ -1,7 +1,6 @@
 package yamlpos
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -227,8 +226,10 @@ func TestParseDropsComments(t *testing.T) {
 }
 
 // FuzzFastParse checks the fast reader against yaml.v3 on any text: where
-// it accepts one, yaml.v3 must accept it too and read the same tree. The
-// seeds are the repository's YAML files and the plan tests' strings.
+// it accepts one, yaml.v3 must accept it too and read the same tree, and
+// the depth scan, which the fast reader's texts skip, must pass it. The
+// seeds are the repository's YAML files, the plan tests' strings, and text
+// nested as deep as the fast reader goes, and a level deeper.
 func FuzzFastParse(f *testing.F) {
 	for _, src := range repoYAML(f) {
 		f.Add(src)
@@ -236,10 +237,25 @@ func FuzzFastParse(f *testing.F) {
 	for _, src := range goTestStrings(f) {
 		f.Add(src)
 	}
+	f.Add(deepFlow(fastMaxDepth))
+	f.Add(deepFlow(fastMaxDepth + 1))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if scanDepth(src, MaxDepth).over >= 0 || bytes.Count(src, []byte("\n")) > 5000 {
-			return // Parse never gives the fast reader such a text
+		if checkAgainstYAMLv3(t, "fuzz", src) && scanDepth(src, MaxDepth).over >= 0 {
+			t.Fatalf("the fast reader accepts what the depth scan refuses:\n%s", src)
 		}
-		checkAgainstYAMLv3(t, "fuzz", src)
 	})
+}
+
+// TestFastParseDepth checks that the fast reader takes text nested as deep
+// as fastMaxDepth and leaves deeper text to the depth scan.
+func TestFastParseDepth(t *testing.T) {
+	if _, ok := fastParse(append([]byte("a: "), deepFlow(fastMaxDepth-1)...)); !ok {
+		t.Errorf("refused %d levels", fastMaxDepth)
+	}
+	if _, ok := fastParse(append([]byte("a: "), deepFlow(fastMaxDepth)...)); ok {
+		t.Errorf("accepted %d levels", fastMaxDepth+1)
+	}
+	if _, ok := fastParse(deepBlock(fastMaxDepth + 1)); ok {
+		t.Errorf("accepted %d block levels", fastMaxDepth+1)
+	}
 }

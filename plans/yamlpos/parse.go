@@ -28,14 +28,16 @@ var (
 // set then, when only a later document is broken. The nodes carry no
 // comments: nothing reads them, and the fast reader does not keep them.
 func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	// The depth is checked before any parser runs: parsers recurse (or
-	// worse) on nesting, so a small file of brackets would otherwise cost
-	// far more than its size.
-	if d := scanDepth(src, MaxDepth); d.over >= 0 {
-		return nil, nil, &Diagnostic{Pos: posAt(file, src, d.over), Message: "YAML: values nest " + strconv.Itoa(d.deepest) + " levels deep here; the limit is " + strconv.Itoa(MaxDepth) + ": flatten the structure, or move the deep part to a file of its own"}
-	}
+	// Most files are read by the fast reader, which nests no deeper than
+	// half the limit and gives up on anything deeper.
 	if root, ok := fastParse(src); ok {
 		return root, nil, nil
+	}
+	// For the rest, the depth is checked before any other parser runs:
+	// parsers recurse (or worse) on nesting, so a small file of brackets
+	// would otherwise cost far more than its size.
+	if d := scanDepth(src, MaxDepth); d.over >= 0 {
+		return nil, nil, &Diagnostic{Pos: posAt(file, src, d.over), Message: "YAML: values nest " + strconv.Itoa(d.deepest) + " levels deep here; the limit is " + strconv.Itoa(MaxDepth) + ": flatten the structure, or move the deep part to a file of its own"}
 	}
 	// yaml.v3 reads YAML 1.2 but refuses to be told so: it accepts only a
 	// %YAML 1.1 directive. The directive changes nothing it does, so it is
