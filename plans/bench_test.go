@@ -121,6 +121,21 @@ func BenchmarkLoad1000Steps(b *testing.B) {
 	}
 }
 
+// BenchmarkLoad10000Steps times Load on a plan ten times the size of
+// BenchmarkLoad1000Steps's, which should take ten times as long: Load is
+// linear in the plan.
+func BenchmarkLoad10000Steps(b *testing.B) {
+	src := bigPlan(10000)
+	if _, r := Load("big.yaml", src, Stepwise); !r.OK() {
+		b.Fatalf("the generated plan has problems:%s", formatProblems(r.Problems[:min(5, len(r.Problems))]))
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Load("big.yaml", src, Stepwise)
+	}
+}
+
 // BenchmarkParse1000Steps times the YAML parse alone (what Load spends
 // before any of its own work), the floor under BenchmarkLoad1000Steps.
 func BenchmarkParse1000Steps(b *testing.B) {

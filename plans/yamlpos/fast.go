@@ -99,6 +99,7 @@ type fastParser struct {
 	colPos, col int
 	depth       int         // how many collections pos is in
 	nodes       []yaml.Node // nodes are cut from here, a slab at a time
+	made        int         // how many nodes the slabs so far held
 }
 
 // fastMaxDepth is how deeply the collections of a text the fast reader
@@ -120,7 +121,10 @@ func (p *fastParser) leave() { p.depth-- }
 // line.
 func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, at int) *yaml.Node {
 	if len(p.nodes) == 0 {
-		p.nodes = make([]yaml.Node, 256)
+		// Slabs grow with the text read, so a small file does not pay
+		// for a large slab.
+		p.nodes = make([]yaml.Node, min(max(8, p.made), 256))
+		p.made += len(p.nodes)
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
