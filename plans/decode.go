@@ -373,10 +373,10 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 // Creating one reports unknown fields (with a did-you-mean), camelCase
 // spellings (a note) and fields written in both spellings.
 type object struct {
-	d      *decoder
-	node   *yaml.Node
-	what   string // "step", "the map input", ... for messages
-	path   string
+	d    *decoder
+	node *yaml.Node
+	what string // "step", "the map input", ... for messages
+	path string
 	// fields are the fields written, by canonical snake_case name. A
 	// grammar has a handful of fields, so a list searched in order costs
 	// less than the maps it replaces, and stays bounded by the grammar.
