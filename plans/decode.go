@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -26,10 +27,20 @@ type decoder struct {
 	// offset of each of its characters, so that placing the values of a
 	// plan written on one line costs no count from the line's start each.
 	runeStarts map[int][]int32
+	// schemas are the schemas compiled so far, by canonical JSON text: a
+	// plan repeats a schema across steps (one output schema for every
+	// review agent), and compiling is most of what a schema costs.
+	schemas map[string]compiledSchema
+}
+
+// compiledSchema is what compiling a schema gave.
+type compiledSchema struct {
+	schema *jsonschema.Schema
+	err    error
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}}
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]compiledSchema{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -37,7 +48,7 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -78,6 +89,10 @@ func kindOf(n *yaml.Node) string {
 	return "a string"
 }
 
+// smallMapping is the most keys a mapping may have for decoding to look
+// for a repeated key without a set.
+const smallMapping = 8
+
 // value decodes any node into a Value. With templates set, strings that hold
 // template tags are parsed; their syntax errors are problems at the tag.
 func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
@@ -89,22 +104,40 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	switch n.Kind {
 	case yaml.MappingNode:
 		v.Kind = Map
-		seen := map[string]bool{}
 		m := d.expandMerges(n, path)
+		// The entries are made in one block, and a mapping of a few keys
+		// is searched for a repeated key in order rather than through a
+		// set: most mappings of a plan are small, and a set apiece is most
+		// of what decoding them allocates.
+		size := len(m.Content) / 2
+		var entries []Entry
+		if size > 0 {
+			entries, v.Map = make([]Entry, 0, size), make([]*Entry, 0, size)
+		}
+		var seen map[string]bool
+		if size > smallMapping {
+			seen = make(map[string]bool, size)
+		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, val := resolve(m.Content[i]), m.Content[i+1]
 			switch {
 			case k.Kind != yaml.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
-			case seen[k.Value]:
+			case seen[k.Value] || seen == nil && slices.ContainsFunc(entries, func(e Entry) bool { return e.Key == k.Value }):
 				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
 			default:
-				seen[k.Value] = true
-				v.Map = append(v.Map, &Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
+				if seen != nil {
+					seen[k.Value] = true
+				}
+				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
+				v.Map = append(v.Map, &entries[len(entries)-1])
 			}
 		}
 	case yaml.SequenceNode:
 		v.Kind = List
+		if len(n.Content) > 0 {
+			v.List = make([]*Value, 0, len(n.Content))
+		}
 		for _, c := range n.Content {
 			v.List = append(v.List, d.value(c, path, templates))
 		}
@@ -340,12 +373,30 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 // Creating one reports unknown fields (with a did-you-mean), camelCase
 // spellings (a note) and fields written in both spellings.
 type object struct {
-	d      *decoder
-	node   *yaml.Node
-	what   string // "step", "the map input", ... for messages
-	path   string
-	values map[string]*yaml.Node // canonical snake_case name -> value node
-	keys   map[string]*yaml.Node // canonical name -> key node
+	d    *decoder
+	node *yaml.Node
+	what string // "step", "the map input", ... for messages
+	path string
+	// fields are the fields written, by canonical snake_case name. A
+	// grammar has a handful of fields, so a list searched in order costs
+	// less than the maps it replaces, and stays bounded by the grammar.
+	fields []objectField
+}
+
+// objectField is one field of an object: its key and value nodes.
+type objectField struct {
+	name       string // canonical
+	key, value *yaml.Node
+}
+
+// field returns the field of the canonical name, or nil.
+func (o *object) field(name string) *objectField {
+	for i := range o.fields {
+		if o.fields[i].name == name {
+			return &o.fields[i]
+		}
+	}
+	return nil
 }
 
 var camelHump = regexp.MustCompile(`[A-Z]`)
@@ -387,8 +438,8 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
 		return nil
 	}
-	o := &object{d: d, node: node, what: what, path: path, values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
 	fieldsNode := d.expandMerges(node, path)
+	o := &object{d: d, node: node, what: what, path: path, fields: make([]objectField, 0, len(fieldsNode.Content)/2)}
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value
@@ -406,7 +457,8 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 				continue
 			}
 		}
-		if prev, dup := o.keys[canonical]; dup {
+		if f := o.field(canonical); f != nil {
+			prev := f.key
 			if prev.Value != name {
 				d.r.problem(CodeDuplicateField, d.pos(k), path, "'%s' and '%s' (line %d) are two spellings of one field; keep '%s'", name, prev.Value, prev.Line, canonical)
 			} else {
@@ -414,8 +466,7 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 			}
 			continue
 		}
-		o.values[canonical] = v
-		o.keys[canonical] = k
+		o.fields = append(o.fields, objectField{canonical, k, v})
 	}
 	return o
 }
@@ -429,15 +480,20 @@ func fieldHint(name string, fields []string) string {
 	return " (fields: " + strings.Join(fields, ", ") + ")"
 }
 
-func (o *object) has(name string) bool { _, ok := o.values[name]; return ok }
+func (o *object) has(name string) bool { return o.field(name) != nil }
 
 // node returns the value node of a field, aliases resolved, or nil.
-func (o *object) get(name string) *yaml.Node { return resolve(o.values[name]) }
+func (o *object) get(name string) *yaml.Node {
+	if f := o.field(name); f != nil {
+		return resolve(f.value)
+	}
+	return nil
+}
 
 // keyPos is the position of a field's key, or of the mapping when absent.
 func (o *object) keyPos(name string) Pos {
-	if k, ok := o.keys[name]; ok {
-		return o.d.pos(k)
+	if f := o.field(name); f != nil {
+		return o.d.pos(f.key)
 	}
 	return o.d.pos(o.node)
 }

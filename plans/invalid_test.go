@@ -501,6 +501,13 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
+		name: "key written twice in a tool input of many keys",
+		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, c: 10}\n",
+		want: []Problem{
+			prob(CodeDuplicateField, 7, 67, "E0", "key 'c' is written twice in this mapping"),
+		},
+	},
+	{
 		name: "control input is a string",
 		src:  head + "  - id: E0\n    tool_name: map\n    input: \"{{input.xs}}\"\n",
 		want: []Problem{

@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -159,6 +160,22 @@ func schemaError(err error) *SchemaError {
 	return &SchemaError{Reason: strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")}
 }
 
+// compileSchema compiles raw as CompileSchema does, once for each schema
+// text in a file.
+func (d *decoder) compileSchema(raw any) (*jsonschema.Schema, error) {
+	// Marshalling writes map keys in order, so equal schemas have one text.
+	text, err := json.Marshal(raw)
+	if err != nil {
+		return CompileSchema(raw)
+	}
+	if c, ok := d.schemas[string(text)]; ok {
+		return c.schema, c.err
+	}
+	compiled, err := CompileSchema(raw)
+	d.schemas[string(text)] = compiledSchema{compiled, err}
+	return compiled, err
+}
+
 // jsonTypes are the values of a schema's type keyword.
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
@@ -176,7 +193,7 @@ func (o *object) schema(name string) *Schema {
 		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
 		return s
 	}
-	compiled, err := CompileSchema(s.Raw)
+	compiled, err := o.d.compileSchema(s.Raw)
 	if err != nil {
 		se := err.(*SchemaError)
 		if len(se.Violations) == 0 {

@@ -604,3 +604,44 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaCompiledOncePerText checks that Load compiles each schema text
+// of a file once: agents that write the same output schema (with its keys
+// in another order) share one compiled schema, one that differs gets its
+// own, and a broken schema written twice is reported at both places.
+func TestSchemaCompiledOncePerText(t *testing.T) {
+	agent := func(id, schema string) string {
+		return "  - id: " + id + "\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: " + schema + "\n"
+	}
+	src := head +
+		agent("A", "{type: object, properties: {x: {type: string}}}") +
+		agent("B", "{properties: {x: {type: string}}, type: object}") +
+		agent("C", "{type: object, properties: {y: {type: string}}}")
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
+	if !r.OK() {
+		t.Fatalf("problems:%s", formatProblems(r.Problems))
+	}
+	schema := func(i int) *Schema { return p.Steps[i].Control.(*AgentInput).OutputSchema }
+	a, b, c := schema(0), schema(1), schema(2)
+	if a.Compiled == nil || a.Compiled != b.Compiled {
+		t.Errorf("A and B write one schema and compiled to %p and %p", a.Compiled, b.Compiled)
+	}
+	if c.Compiled == a.Compiled {
+		t.Error("C's schema differs from A's and shares its compiled form")
+	}
+	if got := c.Check(map[string]any{"y": 1}); len(got) != 1 {
+		t.Errorf("C's compiled schema checks %v, want one violation", got)
+	}
+
+	broken := "{type: object, properties: {x: {type: strin}}}"
+	_, r = Load("plan.yaml", []byte(head+agent("A", broken)+agent("B", broken)), Stepwise)
+	var lines []int
+	for _, pr := range r.Problems {
+		if pr.Code == CodeInvalidSchema {
+			lines = append(lines, pr.Pos.Line)
+		}
+	}
+	if len(lines) != 2 || lines[0] == lines[1] {
+		t.Errorf("the broken schema is reported at lines %v, want two places:%s", lines, formatProblems(r.Problems))
+	}
+}

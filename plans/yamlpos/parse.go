@@ -25,11 +25,17 @@ var (
 // comments). second is the top of a second document when the text goes on
 // to one, for the caller to report in its own words. problem is set when
 // the text is not YAML, or nests deeper than MaxDepth; root may still be
-// set then, when only a later document is broken.
+// set then, when only a later document is broken. The nodes carry no
+// comments: nothing reads them, and the fast reader does not keep them.
 func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	// The depth is checked before any parser runs: parsers recurse (or
-	// worse) on nesting, so a small file of brackets would otherwise cost
-	// far more than its size.
+	// Most files are read by the fast reader, which nests no deeper than
+	// half the limit and gives up on anything deeper.
+	if root, ok := fastParse(src); ok {
+		return root, nil, nil
+	}
+	// For the rest, the depth is checked before any other parser runs:
+	// parsers recurse (or worse) on nesting, so a small file of brackets
+	// would otherwise cost far more than its size.
 	if d := scanDepth(src, MaxDepth); d.over >= 0 {
 		return nil, nil, &Diagnostic{Pos: posAt(file, src, d.over), Message: "YAML: values nest " + strconv.Itoa(d.deepest) + " levels deep here; the limit is " + strconv.Itoa(MaxDepth) + ": flatten the structure, or move the deep part to a file of its own"}
 	}
@@ -54,8 +60,18 @@ func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnosti
 	}
 	if first != nil && len(first.Content) > 0 {
 		root = first.Content[0]
+		dropComments(root)
 	}
 	return root, next, problem
+}
+
+// dropComments clears the comments yaml.v3 attached to the tree under n,
+// so that a tree comes out of Parse the same whichever reader read it.
+func dropComments(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, c := range n.Content {
+		dropComments(c)
+	}
 }
 
 // decodeDocuments reads the first YAML document of src and, when there is
