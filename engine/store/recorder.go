@@ -170,10 +170,8 @@ func (r *Recorder) run() {
 		closing := r.closed
 		r.room.Broadcast()
 		r.mu.Unlock()
-		if len(taken) > 0 {
-			if err := w.write(taken); err != nil && r.err == nil {
-				r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
-			}
+		if err := w.write(taken, closing || len(flushed) > 0); err != nil && r.err == nil {
+			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 		}
 		for _, b := range taken {
 			clear(b) // let the payloads go

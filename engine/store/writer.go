@@ -63,10 +63,17 @@ type spanTable struct {
 	// keeps a tool call that had not ended when the row was written
 	// (steps only), so that the call's end completes that row.
 	openCalls map[spanKey]uint64
+	// heldCalls holds the tool_end of every call whose step had not ended
+	// when the call's row was written (steps only), for the step's end to
+	// settle; a Flush or Close writes it whole. The engine emits the two
+	// back to back, so it is held for no longer than it takes the next
+	// batch to come, unless a stop holds the run in between.
+	heldCalls map[spanKey]engine.Event
 }
 
 func newSpanTable(name string) spanTable {
-	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{}, openCalls: map[spanKey]uint64{}}
+	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{},
+		openCalls: map[spanKey]uint64{}, heldCalls: map[spanKey]engine.Event{}}
 }
 
 // chunk is the rows of one statement, all of one run, with their payloads
@@ -101,7 +108,7 @@ type spanRow struct {
 	startEvent *engine.Event
 
 	// The tool call a step made, kept in the step's row (steps only).
-	callSeq, callEndSeq         uint64 // 0 when none
+	callSeq, callEndSeq        uint64 // 0 when none
 	callStartedAt, callEndedAt int64
 	// callEnd is the call's tool_end until the step's end says whether
 	// the step's result stands for the call's (callMs) or the tool_end is
@@ -156,8 +163,11 @@ func payloadAs[T any](p any) (T, bool) {
 }
 
 // write commits one batch, the queue blocks the writer took, in one
-// transaction.
-func (w *writer) write(blocks [][]engine.Event) error {
+// transaction; final (a Flush, or Close) writes the calls held too.
+func (w *writer) write(blocks [][]engine.Event, final bool) error {
+	if len(blocks) == 0 && (!final || len(w.steps.heldCalls) == 0) {
+		return nil
+	}
 	ctx := context.Background()
 	if w.conn == nil {
 		conn, err := w.store.db.Conn(ctx)
@@ -174,6 +184,9 @@ func (w *writer) write(blocks [][]engine.Event) error {
 		return err
 	}
 	err := w.apply(ctx, blocks)
+	if err == nil && final {
+		err = w.releaseCalls(ctx)
+	}
 	if err == nil {
 		_, err = w.conn.ExecContext(ctx, "COMMIT")
 	}
@@ -401,6 +414,11 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 	row := &c.rows[j]
 	row.hasEnd, row.endSeq, row.endedAt = true, e.Seq, unixNanos(e.Time)
 	row.end = c.encode(&w.enc, e.Payload)
+	if call, ok := t.heldCalls[k]; ok {
+		delete(t.heldCalls, k)
+		row.callEndSeq, row.callEndedAt, row.callEnd = call.Seq, unixNanos(call.Time), &call
+	}
+	delete(t.openCalls, k)
 	if row.callEnd != nil {
 		w.settleCall(c, row, e)
 	}
@@ -465,15 +483,22 @@ func (w *writer) endCall(ctx context.Context, rs *runState, e *engine.Event) (bo
 // end: as call_ms alone when the tool_end says nothing but its time and
 // the result the step ended with, otherwise whole.
 func (w *writer) settleCall(c *chunk[spanRow], row *spanRow, stepEnd *engine.Event) {
-	call, ok := payloadAs[engine.ToolEnded](row.callEnd.Payload)
-	step, fine := payloadAs[engine.StepEnded](stepEnd.Payload)
-	if ok && fine && call.Tool == step.Tool && !call.IsError && call.Error == "" && !call.Injected &&
-		step.Error == "" && sameValue(call.Result, step.Result) {
-		row.callMs = c.encodeValue(&w.enc, call.Ms)
+	if end, ok := derived(row.callEnd, stepEnd); ok {
+		row.callMs = c.encodeValue(&w.enc, end.Ms)
 	} else {
 		row.callEndPayload = c.encode(&w.enc, row.callEnd.Payload)
 	}
 	row.callEnd = nil
+}
+
+// derived returns a call's tool_end and whether it is what call_ms and
+// its step's end make of it: it reports the step's tool, no error and the
+// very result the step ended with.
+func derived(callEnd, stepEnd *engine.Event) (engine.ToolEnded, bool) {
+	call, ok := payloadAs[engine.ToolEnded](callEnd.Payload)
+	step, fine := payloadAs[engine.StepEnded](stepEnd.Payload)
+	return call, ok && fine && call.Tool == step.Tool && !call.IsError && call.Error == "" && !call.Injected &&
+		step.Error == "" && sameValue(call.Result, step.Result)
 }
 
 // sameValue reports whether a and b are the same value as the engine
@@ -512,6 +537,35 @@ func (c *chunk[R]) encode(enc *payloadEncoder, p any) span {
 		c.buf = append(c.buf, j...)
 	}
 	return span{lo, len(c.buf)}
+}
+
+// releaseCalls writes the tool_ends held for their steps' ends whole,
+// into the rows of their steps.
+func (w *writer) releaseCalls(ctx context.Context) error {
+	t := &w.steps
+	c := &t.chunk
+	// Written first, the chunk holds back what it holds too.
+	if err := w.flushSpans(ctx, t); err != nil {
+		return err
+	}
+	for k, call := range t.heldCalls {
+		rs := w.runs[k.run]
+		seq, open := t.open[k]
+		delete(t.heldCalls, k)
+		delete(t.openCalls, k)
+		if rs == nil || rs.key == 0 || !open {
+			continue
+		}
+		if c.run != rs || len(c.rows) == chunkRows {
+			if err := w.flushSpans(ctx, t); err != nil {
+				return err
+			}
+			c.run = rs
+		}
+		c.rows = append(c.rows, spanRow{seq: seq, path: k.path, started: true, callEndSeq: call.Seq, callEndedAt: unixNanos(call.Time),
+			callEndPayload: c.encode(&w.enc, call.Payload)})
+	}
+	return w.flushSpans(ctx, t)
 }
 
 // encodeValue appends a plain value's JSON to the chunk's buffer.
@@ -583,11 +637,11 @@ func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
 	if len(c.rows) == 0 {
 		return nil
 	}
-	// A call whose step has not ended yet is kept whole: the step's end
-	// will not be in this row.
+	// A call whose step has not ended yet is held for the step's end.
 	for i := range c.rows {
 		if r := &c.rows[i]; r.callEnd != nil {
-			r.callEndPayload, r.callEnd = c.encode(&w.enc, r.callEnd.Payload), nil
+			t.heldCalls[spanKey{r.callEnd.RunID, r.path}] = *r.callEnd
+			r.callEnd, r.callEndSeq, r.callEndedAt = nil, 0, 0
 		}
 	}
 	s := string(c.buf)
@@ -671,8 +725,8 @@ const (
 	stepsRow    = "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	stepsUpsert = spansUpsert + `, call_end_seq = coalesce(excluded.call_end_seq, call_end_seq),
 		call_ended_at = coalesce(excluded.call_ended_at, call_ended_at), call_ms = coalesce(excluded.call_ms, call_ms),
-		call_end_payload = coalesce(excluded.call_end_payload, call_end_payload),
-		call_end_payload_blob = coalesce(excluded.call_end_payload_blob, call_end_payload_blob)`
+		call_end_payload = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload, call_end_payload) END,
+		call_end_payload_blob = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload_blob, call_end_payload_blob) END`
 )
 
 func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, error) {
