@@ -52,7 +52,7 @@ const blockEvents = 256
 // from waiting on a writer that commits batches of that size in a few
 // milliseconds, and bound the events (and the results their payloads keep
 // alive) to two such batches, the one queued and the one being written.
-const maxQueuedBlocks = 64
+const maxQueuedBlocks = 16
 
 // maxFreeBlocks bounds the blocks kept for reuse.
 const maxFreeBlocks = maxQueuedBlocks
