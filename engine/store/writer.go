@@ -414,7 +414,10 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 	row := &c.rows[j]
 	row.hasEnd, row.endSeq, row.endedAt = true, e.Seq, unixNanos(e.Time)
 	row.end = c.encode(&w.enc, e.Payload)
-	if call, ok := t.heldCalls[k]; ok {
+	if _, ok := t.heldCalls[k]; ok {
+		// Declared here, the copy the row points to is made only for a
+		// held call.
+		call := t.heldCalls[k]
 		delete(t.heldCalls, k)
 		row.callEndSeq, row.callEndedAt, row.callEnd = call.Seq, unixNanos(call.Time), &call
 	}
