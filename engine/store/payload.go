@@ -2,6 +2,7 @@ package store
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
@@ -148,4 +149,79 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 func (pe *payloadEncoder) value(b []byte, v any) ([]byte, bool) {
 	b, err := pe.enc.AppendValue(b, v)
 	return b, err == nil
+}
+
+// valueMembers are the members of a payload that carry a run's data
+// rather than what happened to it: a step's input and result, a call's
+// arguments, a run's inputs and output, a model call's request and reply.
+// A payload kept in blobs leaves them out of the summary in its row, which
+// keeps the rest (tool, status, error, ms, usage...) for listing queries.
+var valueMembers = map[string]bool{
+	"input": true, "result": true, "args": true, "inputs": true, "output": true, "answer": true,
+	"request": true, "reply": true,
+}
+
+// payloadSummary is a payload object (JSON as the encoders write it) with
+// its top-level valueMembers left out; anything else is summarized as
+// null. It is linear in the payload and copies only what it keeps.
+func payloadSummary(p string) string {
+	if len(p) < 2 || p[0] != '{' {
+		return "null"
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	i := 1
+	for i < len(p) && p[i] != '}' {
+		keyStart := i
+		keyEnd := skipJSONValue(p, i) // the key is a string
+		name := p[keyStart+1 : keyEnd-1]
+		valueStart := keyEnd + 1 // past the colon
+		valueEnd := skipJSONValue(p, valueStart)
+		if !valueMembers[name] {
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			b.WriteString(p[keyStart:valueEnd])
+		}
+		i = valueEnd
+		if i < len(p) && p[i] == ',' {
+			i++
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// skipJSONValue returns the index just past the JSON value that begins at
+// p[i], in compact JSON.
+func skipJSONValue(p string, i int) int {
+	depth := 0
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '"':
+			for i++; i < len(p) && p[i] != '"'; i++ {
+				if p[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
 }

@@ -363,7 +363,7 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	// payloads say.
 	if startSeq.Valid {
 		var inputs sql.NullString
-		err := tx.QueryRowContext(ctx, "SELECT payload -> '$.inputs' FROM events WHERE run = ? AND seq = ?", key, startSeq.Int64).Scan(&inputs)
+		err := tx.QueryRowContext(ctx, "SELECT "+whole("payload")+" -> '$.inputs' FROM events WHERE run = ? AND seq = ?", key, startSeq.Int64).Scan(&inputs)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -372,7 +372,7 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	if endSeq.Valid {
 		var exit, output, answer, usage sql.NullString
 		var empty sql.NullBool
-		err := tx.QueryRowContext(ctx, `SELECT payload -> '$.exit', payload -> '$.output', payload ->> '$.answer',
+		err := tx.QueryRowContext(ctx, `SELECT payload -> '$.exit', `+whole("payload")+` -> '$.output', `+whole("payload")+` ->> '$.answer',
 			payload ->> '$.empty_data', payload -> '$.usage' FROM events WHERE run = ? AND seq = ?`, key, endSeq.Int64).
 			Scan(&exit, &output, &answer, &empty, &usage)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -432,6 +432,13 @@ func raw(s sql.NullString) json.RawMessage {
 	return json.RawMessage(s.String)
 }
 
+// whole is the SQL of a payload column's whole JSON: the column itself, or
+// for a payload kept in blobs (its _blob column names it), the blob; the
+// column then holds the payload without its valueMembers.
+func whole(column string) string {
+	return "coalesce((SELECT data FROM blobs WHERE hash = " + column + "_blob), " + column + ")"
+}
+
 // stepColumns are a steps row's tool, status and error, which its payloads
 // hold.
 const stepColumns = `coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', '') AS tool,
@@ -465,7 +472,7 @@ func scanNotice(rows *sql.Rows) (Notice, error) {
 
 func steps(ctx context.Context, q querier, run int64) ([]StepRecord, error) {
 	return list(ctx, q, `SELECT path, `+stepColumns+`, started_at, ended_at, end_payload ->> '$.ms',
-			start_payload -> '$.input', end_payload -> '$.result'
+			`+whole("start_payload")+` -> '$.input', `+whole("end_payload")+` -> '$.result'
 		FROM steps WHERE run = ? ORDER BY seq`, run, func(rows *sql.Rows) (StepRecord, error) {
 		var r StepRecord
 		var started, ended sql.NullInt64
@@ -483,11 +490,22 @@ func failures(ctx context.Context, q querier, run int64) ([]Notice, error) {
 		WHERE run = ? AND end_payload ->> '$.status' = 'failed' ORDER BY end_seq`, run, scanNotice)
 }
 
+// stepCalls selects, as tool_calls rows, the tool calls of run ?1 that
+// steps keep in their rows: the start is the step's input under args, the
+// end either whole in call_end_payload or the step's result with call_ms.
+var stepCalls = `SELECT call_seq AS seq, path, 1 AS started, call_started_at AS started_at,
+		'{"tool":' || json_quote(start_payload ->> '$.tool') || ',"args":' || (` + whole("start_payload") + ` -> '$.input') || '}' AS start_payload,
+		call_end_seq AS end_seq, call_ended_at AS ended_at,
+		CASE WHEN call_ms IS NULL THEN ` + whole("call_end_payload") + `
+			ELSE '{"tool":' || json_quote(end_payload ->> '$.tool') || ',"ms":' || call_ms || ',"is_error":false' ||
+				coalesce(',"result":' || (` + whole("end_payload") + ` -> '$.result'), '') || '}' END AS end_payload
+	FROM steps WHERE run = ?1 AND call_seq IS NOT NULL`
+
 func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
 	return list(ctx, q, `SELECT path, coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', ''),
 			start_payload -> '$.args', end_seq IS NOT NULL, coalesce(end_payload ->> '$.is_error', 0),
 			end_payload -> '$.result', coalesce(end_payload ->> '$.error', ''), started_at, end_payload ->> '$.ms'
-		FROM tool_calls WHERE run = ? ORDER BY seq`, run, func(rows *sql.Rows) (ToolCall, error) {
+		FROM (`+toolCallsAll+`) ORDER BY seq`, run, func(rows *sql.Rows) (ToolCall, error) {
 		var c ToolCall
 		var args, result sql.NullString
 		var started sql.NullInt64
@@ -575,12 +593,19 @@ func usageFromCalls(ctx context.Context, q querier, run int64) (engine.UsageRepo
 }
 
 // eventsUnion selects every event of run ?1: the events table's, and the
-// start and end events the rows of steps and tool_calls hold.
-const eventsUnion = `SELECT seq, time, path, kind, payload FROM events WHERE run = ?1
-	UNION ALL SELECT seq, started_at, path, 'step_start', start_payload FROM steps WHERE run = ?1 AND started
-	UNION ALL SELECT end_seq, ended_at, path, 'step_end', end_payload FROM steps WHERE run = ?1 AND end_seq IS NOT NULL
-	UNION ALL SELECT seq, started_at, path, 'tool_start', start_payload FROM tool_calls WHERE run = ?1 AND started
-	UNION ALL SELECT end_seq, ended_at, path, 'tool_end', end_payload FROM tool_calls WHERE run = ?1 AND end_seq IS NOT NULL`
+// start and end events the rows of steps and tool_calls hold, the tool
+// calls steps keep among them.
+var eventsUnion = `SELECT seq, time, path, kind, ` + whole("payload") + ` FROM events WHERE run = ?1
+	UNION ALL SELECT seq, started_at, path, 'step_start', ` + whole("start_payload") + ` FROM steps WHERE run = ?1 AND started
+	UNION ALL SELECT end_seq, ended_at, path, 'step_end', ` + whole("end_payload") + ` FROM steps WHERE run = ?1 AND end_seq IS NOT NULL
+	UNION ALL SELECT seq, started_at, path, 'tool_start', start_payload FROM (` + toolCallsAll + `) WHERE started
+	UNION ALL SELECT end_seq, ended_at, path, 'tool_end', end_payload FROM (` + toolCallsAll + `) WHERE end_seq IS NOT NULL`
+
+// toolCallsAll selects every tool call of run ?1 as tool_calls rows, their
+// payloads whole.
+var toolCallsAll = `SELECT seq, path, started, started_at, ` + whole("start_payload") + ` AS start_payload,
+		end_seq, ended_at, ` + whole("end_payload") + ` AS end_payload FROM tool_calls WHERE run = ?1
+	UNION ALL ` + stepCalls
 
 // Events returns every event of the run that id names (as Run resolves
 // it), in sequence order.

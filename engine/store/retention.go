@@ -103,19 +103,37 @@ func runIdentity(ctx context.Context, q querier, key int64) (id, recorder string
 	return id, rec.String, err
 }
 
-// deleteRuns deletes runs by key; their events, steps and tool calls go
-// with them (ON DELETE CASCADE).
+// deleteRuns deletes runs by key; their events, steps, tool calls and
+// references to blobs go with them (ON DELETE CASCADE), and so do the
+// blobs no run left refers to.
 func deleteRuns(ctx context.Context, tx *sql.Tx, keys []int64) error {
 	for _, key := range keys {
+		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS released (hash TEXT PRIMARY KEY) WITHOUT ROWID`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO released SELECT hash FROM run_blobs WHERE run = ?`, key); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE key = ?", key); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash IN (SELECT hash FROM released)
+		AND NOT EXISTS (SELECT 1 FROM run_blobs WHERE run_blobs.hash = blobs.hash)`)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, "DELETE FROM released")
+	}
+	return err
 }
 
 // reclaim gives the pages deleted runs held back to the file system.
+// VACUUM rewrites the database into the write-ahead log; the checkpoint
+// copies it back and truncates both the file and the log, without which
+// the file keeps its size until a later checkpoint.
 func (s *Store) reclaim(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, "VACUUM")
+	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return err
 }

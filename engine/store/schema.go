@@ -90,6 +90,50 @@ var migrations = []string{
 	// recorded before have none.
 	`ALTER TABLE runs ADD COLUMN project TEXT NOT NULL DEFAULT '';
 	CREATE INDEX runs_by_project ON runs (project, started_at);`,
+	// 3: large payloads move out of the rows, and a step keeps the tool
+	// call it made in its own row.
+	//
+	// A payload over blobBytes is kept whole in blobs, once per content
+	// (keyed by its SHA-256), and its row holds the hash in the column's
+	// _blob sibling and, in the column itself, the payload without its
+	// value members (payloadSummary): what listing queries read. The
+	// tables above are WITHOUT ROWID, and SQLite reads a record that
+	// overflows its page whole whenever a seek compares against it, so a
+	// 100 MB result in them made every later insert and lookup near it
+	// read 100 MB. blobs is an ordinary rowid table, read only by hash.
+	// run_blobs says which runs refer to a blob, so that removing runs
+	// can remove the blobs no run refers to any more.
+	//
+	// A step that calls its tool (step_start, tool_start with the step's
+	// input, tool_end, step_end with the tool's result) is one row: the
+	// call's sequence numbers and times are in call_ columns, its start is
+	// the step's input, and its end is call_ms with the step's result
+	// (call_end_payload holds the whole tool_end when it says more: an
+	// error, a result the step did not keep). Before, every such step was
+	// written twice, once in steps and once in tool_calls.
+	`ALTER TABLE events ADD COLUMN payload_blob TEXT;
+	ALTER TABLE steps ADD COLUMN start_payload_blob TEXT;
+	ALTER TABLE steps ADD COLUMN end_payload_blob TEXT;
+	ALTER TABLE steps ADD COLUMN call_seq INTEGER;
+	ALTER TABLE steps ADD COLUMN call_started_at INTEGER;
+	ALTER TABLE steps ADD COLUMN call_end_seq INTEGER;
+	ALTER TABLE steps ADD COLUMN call_ended_at INTEGER;
+	ALTER TABLE steps ADD COLUMN call_ms TEXT; -- the tool_end's ms as it was written, when the step's result is the call's
+	ALTER TABLE steps ADD COLUMN call_end_payload TEXT;
+	ALTER TABLE steps ADD COLUMN call_end_payload_blob TEXT;
+	ALTER TABLE tool_calls ADD COLUMN start_payload_blob TEXT;
+	ALTER TABLE tool_calls ADD COLUMN end_payload_blob TEXT;
+	CREATE TABLE blobs (
+		hash TEXT PRIMARY KEY, -- SHA-256 of data, hex
+		size INTEGER NOT NULL,
+		data TEXT NOT NULL
+	);
+	CREATE TABLE run_blobs (
+		run  INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		hash TEXT NOT NULL,
+		PRIMARY KEY (run, hash)
+	) WITHOUT ROWID;
+	CREATE INDEX run_blobs_by_hash ON run_blobs (hash);`,
 }
 
 // schemaVersion is the schema version this build writes.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
 
@@ -104,4 +105,101 @@ func TestMigrateVersion1(t *testing.T) {
 		t.Errorf("reopened: %+v, %v", list, err)
 	}
 	s.Close()
+}
+
+// TestMigrateVersion2 opens a store written with schema version 2, whose
+// steps that call their tool have a row in steps and another in
+// tool_calls and whose payloads are all in their rows, and reads it with
+// this one: the run, its steps, its tool call and every event as they
+// were; a run recorded after the migration keeps its calls in its steps'
+// rows, next to the old.
+func TestMigrateVersion2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
+	at := func(ms int) int64 { return t0.Add(time.Duration(ms) * time.Millisecond).UnixNano() }
+	for _, st := range []struct {
+		q    string
+		args []any
+	}{
+		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
+		{q: migrations[0]},
+		{q: migrations[1]},
+		{q: "PRAGMA user_version = 2"},
+		{`INSERT INTO runs (key, id, plan, file, project, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
+			VALUES (1, 'old', 'triage', 'triage.yaml', '/src/a', 'ab', 'ok', 1, ?1, ?2, 1, 6, 6, ?2)`, []any{at(0), at(50)}},
+		{`INSERT INTO events (run, seq, time, path, kind, payload) VALUES
+			(1, 1, ?1, '', 'run_start', '{"plan":"triage","file":"triage.yaml","project":"/src/a","hash":"ab","inputs":{"topic":"old"}}'),
+			(1, 6, ?2, '', 'run_end', '{"status":"ok","steps_executed":1,"output":{"n":1},"usage":{"calls":0}}')`, []any{at(0), at(50)}},
+		{`INSERT INTO steps (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES
+			(1, 2, 'E1', 1, ?1, '{"tool":"tracker__list","input":{"limit":1}}', 5, ?2, '{"tool":"tracker__list","status":"ok","result":{"issues":[]},"ms":10}')`,
+			[]any{at(10), at(40)}},
+		{`INSERT INTO tool_calls (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES
+			(1, 3, 'E1', 1, ?1, '{"tool":"tracker__list","args":{"limit":1}}', 4, ?2, '{"tool":"tracker__list","ms":9,"is_error":false,"result":{"issues":[]}}')`,
+			[]any{at(20), at(30)}},
+	} {
+		if _, err := db.Exec(st.q, st.args...); err != nil {
+			t.Fatalf("%v\n%s", err, st.q)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	list, err := s.Runs(ctx, RunFilter{Project: "/src/a"})
+	if err != nil || len(list) != 1 || list[0].ID != "old" || list[0].Status != "ok" || list[0].StepsExecuted != 1 {
+		t.Fatalf("the run of version 2: %+v, %v", list, err)
+	}
+	d, err := s.Run(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(d.Inputs) != `{"topic":"old"}` || string(d.Output) != `{"n":1}` || len(d.Steps) != 1 || string(d.Steps[0].Input) != `{"limit":1}` ||
+		string(d.Steps[0].Result) != `{"issues":[]}` || len(d.ToolCalls) != 1 || string(d.ToolCalls[0].Args) != `{"limit":1}` ||
+		string(d.ToolCalls[0].Result) != `{"issues":[]}` || d.ToolCalls[0].Ms != 9 {
+		t.Errorf("the run of version 2: %+v", d)
+	}
+	events, err := s.Events(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for i, e := range events {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+		kinds = append(kinds, string(e.Kind))
+	}
+	if got := fmt.Sprint(kinds); got != "[run_start step_start tool_start tool_end step_end run_end]" {
+		t.Errorf("the events of version 2: %s", got)
+	}
+	if string(events[2].Payload) != `{"tool":"tracker__list","args":{"limit":1}}` || string(events[3].Payload) != `{"tool":"tracker__list","ms":9,"is_error":false,"result":{"issues":[]}}` {
+		t.Errorf("the tool call of version 2: %s %s", events[2].Payload, events[3].Payload)
+	}
+
+	rec := s.Recorder()
+	r := &storetest.Run{ID: "new", Project: "/src/a", Sink: rec, Start: t0.Add(time.Hour)}
+	r.Begin("triage", "triage.yaml", nil)
+	in, out := map[string]any{"limit": 1}, map[string]any{"issues": []any{}}
+	r.StepStart("E1", "tracker__list", in)
+	r.ToolCall("E1", "tracker__list", in, out, "", 9)
+	r.StepEnd("E1", "tracker__list", out, "", 10)
+	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Run(ctx, "new"); err != nil || len(d.ToolCalls) != 1 || string(d.ToolCalls[0].Args) != `{"limit":1}` {
+		t.Errorf("a run recorded after the migration: %+v, %v", d, err)
+	}
+	var rows int
+	if err := s.db.QueryRow("SELECT count(*) FROM tool_calls").Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("%d rows in tool_calls (%v), want the old run's one", rows, err)
+	}
 }

@@ -3,11 +3,12 @@
 // and error, and each tool call, kept in one SQLite file per data directory
 // (modernc.org/sqlite, no cgo).
 //
-// A Recorder is the engine.Sink that writes a run as it happens. It never
-// makes the engine wait on the disk: events are queued in memory and a
-// writer goroutine commits them in batches as soon as they arrive, so a
-// process that dies mid-run (even by SIGKILL) leaves every committed event
-// readable. Such a run has no end: it shows as running, and as interrupted
+// A Recorder is the engine.Sink that writes a run as it happens. The engine
+// waits on the disk only when it outruns it: events are queued in memory
+// (a bounded queue) and a writer goroutine commits them in batches as soon
+// as they arrive, so a process that dies mid-run (even by SIGKILL) leaves
+// every committed event readable. Payloads over 16 KiB are kept once per
+// content in a table of their own, out of the rows that queries scan. Such a run has no end: it shows as running, and as interrupted
 // once the process that recorded it is known to be gone.
 package store
 

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -57,10 +59,21 @@ type spanTable struct {
 	// open holds the start's sequence number of every span whose row was
 	// written without its end, so that its end completes that row.
 	open map[spanKey]uint64
+	// openCalls holds the row's sequence number of every step whose row
+	// keeps a tool call that had not ended when the row was written
+	// (steps only), so that the call's end completes that row.
+	openCalls map[spanKey]uint64
+	// heldCalls holds the tool_end of every call whose step had not ended
+	// when the call's row was written (steps only), for the step's end to
+	// settle; a Flush or Close writes it whole. The engine emits the two
+	// back to back, so it is held for no longer than it takes the next
+	// batch to come, unless a stop holds the run in between.
+	heldCalls map[spanKey]engine.Event
 }
 
 func newSpanTable(name string) spanTable {
-	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{}}
+	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{},
+		openCalls: map[spanKey]uint64{}, heldCalls: map[spanKey]engine.Event{}}
 }
 
 // chunk is the rows of one statement, all of one run, with their payloads
@@ -81,6 +94,8 @@ type eventRow struct {
 
 // spanRow is one span's row, from its start event, its end event, or both.
 // seq is its key: the start's number, or the end's when no start was seen.
+// A row written for a span whose row exists (an end, a call's end) fills
+// in the columns it has and leaves the others as they are.
 type spanRow struct {
 	seq                uint64
 	path               string
@@ -88,6 +103,18 @@ type spanRow struct {
 	startedAt, endedAt int64 // Unix nanoseconds, 0 when unknown
 	endSeq             uint64
 	start, end         span
+	// startEvent is the span's start while its row is in the chunk, for a
+	// tool call to be compared with the step that makes it.
+	startEvent *engine.Event
+
+	// The tool call a step made, kept in the step's row (steps only).
+	callSeq, callEndSeq        uint64 // 0 when none
+	callStartedAt, callEndedAt int64
+	// callEnd is the call's tool_end until the step's end says whether
+	// the step's result stands for the call's (callMs) or the tool_end is
+	// kept whole (callEndPayload).
+	callEnd                *engine.Event
+	callMs, callEndPayload span
 }
 
 // runState is what the writer knows of one run it records.
@@ -136,8 +163,11 @@ func payloadAs[T any](p any) (T, bool) {
 }
 
 // write commits one batch, the queue blocks the writer took, in one
-// transaction.
-func (w *writer) write(blocks [][]engine.Event) error {
+// transaction; final (a Flush, or Close) writes the calls held too.
+func (w *writer) write(blocks [][]engine.Event, final bool) error {
+	if len(blocks) == 0 && (!final || len(w.steps.heldCalls) == 0) {
+		return nil
+	}
 	ctx := context.Background()
 	if w.conn == nil {
 		conn, err := w.store.db.Conn(ctx)
@@ -154,6 +184,9 @@ func (w *writer) write(blocks [][]engine.Event) error {
 		return err
 	}
 	err := w.apply(ctx, blocks)
+	if err == nil && final {
+		err = w.releaseCalls(ctx)
+	}
 	if err == nil {
 		_, err = w.conn.ExecContext(ctx, "COMMIT")
 	}
@@ -326,8 +359,16 @@ func (w *writer) add(ctx context.Context, e *engine.Event) error {
 	switch e.Kind {
 	case engine.EventStepStart, engine.EventStepEnd:
 		return w.addSpan(ctx, &w.steps, rs, e, e.Kind == engine.EventStepStart)
-	case engine.EventToolStart, engine.EventToolEnd:
-		return w.addSpan(ctx, &w.tools, rs, e, e.Kind == engine.EventToolStart)
+	case engine.EventToolStart:
+		if w.startCall(rs, e) {
+			return nil
+		}
+		return w.addSpan(ctx, &w.tools, rs, e, true)
+	case engine.EventToolEnd:
+		if ok, err := w.endCall(ctx, rs, e); ok || err != nil {
+			return err
+		}
+		return w.addSpan(ctx, &w.tools, rs, e, false)
 	}
 	if w.events.run != rs || len(w.events.rows) == chunkRows {
 		if err := w.flushEvents(ctx); err != nil {
@@ -351,7 +392,7 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 	if start {
 		// A span started again (a retry) gets a row of its own.
 		t.pending[k] = len(c.rows)
-		c.rows = append(c.rows, spanRow{seq: e.Seq, path: e.Path, started: true,
+		c.rows = append(c.rows, spanRow{seq: e.Seq, path: e.Path, started: true, startEvent: e,
 			startedAt: unixNanos(e.Time), start: c.encode(&w.enc, e.Payload)})
 		return nil
 	}
@@ -373,7 +414,114 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 	row := &c.rows[j]
 	row.hasEnd, row.endSeq, row.endedAt = true, e.Seq, unixNanos(e.Time)
 	row.end = c.encode(&w.enc, e.Payload)
+	if _, ok := t.heldCalls[k]; ok {
+		// Declared here, the copy the row points to is made only for a
+		// held call.
+		call := t.heldCalls[k]
+		delete(t.heldCalls, k)
+		row.callEndSeq, row.callEndedAt, row.callEnd = call.Seq, unixNanos(call.Time), &call
+	}
+	delete(t.openCalls, k)
+	if row.callEnd != nil {
+		w.settleCall(c, row, e)
+	}
 	return nil
+}
+
+// startCall keeps a tool_start in the row of the step that makes it, when
+// that row is in the chunk and the call's arguments are the step's input
+// (the same value, as the engine gives them): the start is then what the
+// step's start says, and is not written again.
+func (w *writer) startCall(rs *runState, e *engine.Event) bool {
+	t := &w.steps
+	j, ok := t.pending[spanKey{e.RunID, e.Path}]
+	if !ok || t.chunk.run != rs {
+		return false
+	}
+	row := &t.chunk.rows[j]
+	if row.startEvent == nil || row.callSeq != 0 || row.hasEnd {
+		return false
+	}
+	step, ok := payloadAs[engine.StepStarted](row.startEvent.Payload)
+	call, fine := payloadAs[engine.ToolStarted](e.Payload)
+	if !ok || !fine || call.Tool != step.Tool || !sameValue(call.Args, step.Input) || step.Input == nil {
+		return false
+	}
+	row.callSeq, row.callStartedAt = e.Seq, unixNanos(e.Time)
+	return true
+}
+
+// endCall puts a tool_end into the row of the step whose row keeps the
+// call's start: the row in the chunk, or a row that completes one written
+// before. It reports false for a call kept in tool_calls.
+func (w *writer) endCall(ctx context.Context, rs *runState, e *engine.Event) (bool, error) {
+	t := &w.steps
+	c := &t.chunk
+	k := spanKey{e.RunID, e.Path}
+	j, ok := t.pending[k]
+	if !ok || c.run != rs || c.rows[j].callSeq == 0 || c.rows[j].callEndSeq != 0 {
+		seq, open := t.openCalls[k]
+		if !open {
+			return false, nil
+		}
+		delete(t.openCalls, k)
+		if c.run != rs || len(c.rows) == chunkRows {
+			if err := w.flushSpans(ctx, t); err != nil {
+				return true, err
+			}
+			c.run = rs
+		}
+		// The step has not ended (its row is open), so its end, when it
+		// comes, completes this row too.
+		j = len(c.rows)
+		t.pending[k] = j
+		c.rows = append(c.rows, spanRow{seq: seq, path: e.Path, started: true})
+	}
+	row := &c.rows[j]
+	row.callEndSeq, row.callEndedAt, row.callEnd = e.Seq, unixNanos(e.Time), e
+	return true, nil
+}
+
+// settleCall decides, at the step's end, how its row keeps the call's
+// end: as call_ms alone when the tool_end says nothing but its time and
+// the result the step ended with, otherwise whole.
+func (w *writer) settleCall(c *chunk[spanRow], row *spanRow, stepEnd *engine.Event) {
+	if end, ok := derived(row.callEnd, stepEnd); ok {
+		row.callMs = c.encodeValue(&w.enc, end.Ms)
+	} else {
+		row.callEndPayload = c.encode(&w.enc, row.callEnd.Payload)
+	}
+	row.callEnd = nil
+}
+
+// derived returns a call's tool_end and whether it is what call_ms and
+// its step's end make of it: it reports the step's tool, no error and the
+// very result the step ended with.
+func derived(callEnd, stepEnd *engine.Event) (engine.ToolEnded, bool) {
+	call, ok := payloadAs[engine.ToolEnded](callEnd.Payload)
+	step, fine := payloadAs[engine.StepEnded](stepEnd.Payload)
+	return call, ok && fine && call.Tool == step.Tool && !call.IsError && call.Error == "" && !call.Injected &&
+		step.Error == "" && sameValue(call.Result, step.Result)
+}
+
+// sameValue reports whether a and b are the same value as the engine
+// passes it along: the same map or slice, or equal plain values. Values
+// that are merely equal in content are not looked into.
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	switch va.Kind() {
+	case reflect.Map, reflect.Pointer:
+		return va.UnsafePointer() == vb.UnsafePointer()
+	case reflect.Slice:
+		return va.UnsafePointer() == vb.UnsafePointer() && va.Len() == vb.Len()
+	}
+	return va.Comparable() && va.Equal(vb)
 }
 
 // encode appends a payload's JSON to the chunk's buffer. A payload that
@@ -394,8 +542,48 @@ func (c *chunk[R]) encode(enc *payloadEncoder, p any) span {
 	return span{lo, len(c.buf)}
 }
 
-// text is the payload a span holds in s, the chunk's buffer as a string.
-func text(s string, sp span) any {
+// releaseCalls writes the tool_ends held for their steps' ends whole,
+// into the rows of their steps.
+func (w *writer) releaseCalls(ctx context.Context) error {
+	t := &w.steps
+	c := &t.chunk
+	// Written first, the chunk holds back what it holds too.
+	if err := w.flushSpans(ctx, t); err != nil {
+		return err
+	}
+	for k, call := range t.heldCalls {
+		rs := w.runs[k.run]
+		seq, open := t.open[k]
+		delete(t.heldCalls, k)
+		delete(t.openCalls, k)
+		if rs == nil || rs.key == 0 || !open {
+			continue
+		}
+		if c.run != rs || len(c.rows) == chunkRows {
+			if err := w.flushSpans(ctx, t); err != nil {
+				return err
+			}
+			c.run = rs
+		}
+		c.rows = append(c.rows, spanRow{seq: seq, path: k.path, started: true, callEndSeq: call.Seq, callEndedAt: unixNanos(call.Time),
+			callEndPayload: c.encode(&w.enc, call.Payload)})
+	}
+	return w.flushSpans(ctx, t)
+}
+
+// encodeValue appends a plain value's JSON to the chunk's buffer.
+func (c *chunk[R]) encodeValue(enc *payloadEncoder, v any) span {
+	lo := len(c.buf)
+	var ok bool
+	if c.buf, ok = enc.value(c.buf, v); !ok {
+		c.buf = c.buf[:lo]
+		return c.encode(enc, v)
+	}
+	return span{lo, len(c.buf)}
+}
+
+// textOf is the payload a span holds in s, the chunk's buffer as a string.
+func textOf(s string, sp span) any {
 	if sp.hi == sp.lo {
 		return nil
 	}
@@ -410,11 +598,41 @@ func (w *writer) flushEvents(ctx context.Context) error {
 	s := string(c.buf)
 	w.args = append(w.args[:0], c.run.key)
 	for _, r := range c.rows {
-		w.args = append(w.args, int64(r.e.Seq), nanos(r.e.Time), r.e.Path, string(r.e.Kind), text(s, r.payload))
+		payload, blob, err := w.payload(ctx, c.run, c.buf, s, r.payload)
+		if err != nil {
+			c.reset()
+			return err
+		}
+		w.args = append(w.args, int64(r.e.Seq), nanos(r.e.Time), r.e.Path, string(r.e.Kind), payload, blob)
 	}
 	err := w.exec(ctx, "events", len(c.rows))
 	c.reset()
 	return err
+}
+
+// blobBytes is the largest payload kept in its row. A step's row holds up
+// to three payloads, and SQLite keeps about 2 KiB of a record in its page
+// (8 KiB pages), reading the rest whole when a seek compares against it;
+// above 16 KiB a payload is worth the hash and the second insert.
+const blobBytes = 16 << 10
+
+// payload is the column values of a payload span of s, the chunk's buffer
+// buf as a string: its JSON and a NULL hash, or, for one over blobBytes, its summary and the hash of the
+// whole, which it stores in blobs (once per content) for run rs.
+func (w *writer) payload(ctx context.Context, rs *runState, buf []byte, s string, sp span) (text, hash any, err error) {
+	if sp.hi-sp.lo <= blobBytes {
+		return textOf(s, sp), nil, nil
+	}
+	whole := s[sp.lo:sp.hi]
+	sum := sha256.Sum256(buf[sp.lo:sp.hi])
+	h := hex.EncodeToString(sum[:])
+	if _, err := w.conn.ExecContext(ctx, "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING", h, len(whole), whole); err != nil {
+		return nil, nil, err
+	}
+	if _, err := w.conn.ExecContext(ctx, "INSERT INTO run_blobs (run, hash) VALUES (?, ?) ON CONFLICT DO NOTHING", rs.key, h); err != nil {
+		return nil, nil, err
+	}
+	return payloadSummary(whole), h, nil
 }
 
 func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
@@ -422,29 +640,62 @@ func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
 	if len(c.rows) == 0 {
 		return nil
 	}
+	// A call whose step has not ended yet is held for the step's end.
+	for i := range c.rows {
+		if r := &c.rows[i]; r.callEnd != nil {
+			t.heldCalls[spanKey{r.callEnd.RunID, r.path}] = *r.callEnd
+			r.callEnd, r.callEndSeq, r.callEndedAt = nil, 0, 0
+		}
+	}
 	s := string(c.buf)
 	w.args = append(w.args[:0], c.run.key)
 	for _, r := range c.rows {
-		var endSeq, startedAt, endedAt any
+		start, startBlob, err := w.payload(ctx, c.run, c.buf, s, r.start)
+		if err != nil {
+			c.reset()
+			return err
+		}
+		end, endBlob, err := w.payload(ctx, c.run, c.buf, s, r.end)
+		if err != nil {
+			c.reset()
+			return err
+		}
+		var endSeq any
 		if r.hasEnd {
 			endSeq = int64(r.endSeq)
 		}
-		if r.startedAt != 0 {
-			startedAt = r.startedAt
+		w.args = append(w.args, int64(r.seq), r.path, r.started, orNull(r.startedAt), start, startBlob, endSeq, orNull(r.endedAt), end, endBlob)
+		if t == &w.steps {
+			callEnd, callEndBlob, err := w.payload(ctx, c.run, c.buf, s, r.callEndPayload)
+			if err != nil {
+				c.reset()
+				return err
+			}
+			w.args = append(w.args, orNull(int64(r.callSeq)), orNull(r.callStartedAt), orNull(int64(r.callEndSeq)), orNull(r.callEndedAt),
+				textOf(s, r.callMs), callEnd, callEndBlob)
 		}
-		if r.endedAt != 0 {
-			endedAt = r.endedAt
-		}
-		w.args = append(w.args, int64(r.seq), r.path, r.started, startedAt, text(s, r.start), endSeq, endedAt, text(s, r.end))
 	}
-	// The spans left open are completed by a later chunk's end.
+	// The spans left open are completed by a later chunk's end, and so
+	// are the calls they keep.
 	for k, j := range t.pending {
-		t.open[k] = c.rows[j].seq
+		r := &c.rows[j]
+		t.open[k] = r.seq
+		if r.callSeq != 0 && r.callEndSeq == 0 {
+			t.openCalls[k] = r.seq
+		}
 	}
 	clear(t.pending)
 	err := w.exec(ctx, t.name, len(c.rows))
 	c.reset()
 	return err
+}
+
+// orNull is n as a column value, NULL for 0 (unknown).
+func orNull(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 // exec runs the insert of n rows into table with w.args.
@@ -462,14 +713,23 @@ func (w *writer) exec(ctx context.Context, table string, n int) error {
 }
 
 // The multi-row statements; ?1 is the run's key. A span's upsert completes
-// the row of a span started in an earlier chunk with its end.
+// the row of a span started in an earlier chunk with what the later rows
+// know: its end, its call's end.
 const (
-	eventsInsert = "INSERT INTO events (run, seq, time, path, kind, payload) VALUES "
-	eventsRow    = "(?1, ?, ?, ?, ?, ?)"
-	spansInsert  = "INSERT INTO %s (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES "
-	spansRow     = "(?1, ?, ?, ?, ?, ?, ?, ?, ?)"
+	eventsInsert = "INSERT INTO events (run, seq, time, path, kind, payload, payload_blob) VALUES "
+	eventsRow    = "(?1, ?, ?, ?, ?, ?, ?)"
+	spansInsert  = "INSERT INTO tool_calls (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob) VALUES "
+	spansRow     = "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	spansUpsert  = ` ON CONFLICT (run, seq) DO UPDATE SET
-		end_seq = excluded.end_seq, ended_at = excluded.ended_at, end_payload = excluded.end_payload`
+		end_seq = coalesce(excluded.end_seq, end_seq), ended_at = coalesce(excluded.ended_at, ended_at),
+		end_payload = coalesce(excluded.end_payload, end_payload), end_payload_blob = coalesce(excluded.end_payload_blob, end_payload_blob)`
+	stepsInsert = `INSERT INTO steps (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob,
+		call_seq, call_started_at, call_end_seq, call_ended_at, call_ms, call_end_payload, call_end_payload_blob) VALUES `
+	stepsRow    = "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	stepsUpsert = spansUpsert + `, call_end_seq = coalesce(excluded.call_end_seq, call_end_seq),
+		call_ended_at = coalesce(excluded.call_ended_at, call_ended_at), call_ms = coalesce(excluded.call_ms, call_ms),
+		call_end_payload = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload, call_end_payload) END,
+		call_end_payload_blob = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload_blob, call_end_payload_blob) END`
 )
 
 func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, error) {
@@ -478,8 +738,11 @@ func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, e
 		return s, nil
 	}
 	q := struct{ head, row, tail string }{eventsInsert, eventsRow, ""}
-	if table != "events" {
-		q.head, q.row, q.tail = fmt.Sprintf(spansInsert, table), spansRow, spansUpsert
+	switch table {
+	case "steps":
+		q.head, q.row, q.tail = stepsInsert, stepsRow, stepsUpsert
+	case "tool_calls":
+		q.head, q.row, q.tail = spansInsert, spansRow, spansUpsert
 	}
 	var b strings.Builder
 	b.WriteString(q.head)

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine/store"
+)
+
+// writeProject writes files under .stepwise of a fresh project and makes
+// it the working directory, with its own data dir.
+func writeProject(t *testing.T, files map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, ".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isolate(t, dir)
+}
+
+// runChild runs stepwise in a child process with extra environment and
+// returns its peak resident set in KiB.
+func runChild(t *testing.T, env []string, args ...string) int64 {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), cliEnv+"=1"), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("stepwise %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+// TestRecordingMemory runs a map of 100,000 items with the run store off
+// and on, each in a process of its own: recording it may not raise the
+// peak resident set by more than 30%. Before the recorder's queue was
+// bounded, it doubled it.
+func TestRecordingMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs two 100,000-item maps; skipped with -short and -race")
+	}
+	writeProject(t, map[string]string{
+		"tools/items.yaml": `
+name: items
+description: Prints a list of items as JSON.
+kind: exec
+command: sh
+args: ["-c", "seq 0 {{input.last}} | sed 's/.*/{\"id\":&,\"title\":\"checkout times out\"}/' | paste -sd, - | sed 's/^/[/;s/$/]/'"]
+output: json
+input_schema: { type: object, properties: { last: { type: integer } } }
+`,
+		"plans/fan.yaml": `
+identifier: fan
+name: fan
+description: A wide map.
+steps:
+  - id: E0
+    tool_name: user__items
+    input: { last: 99999 }
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0}}"
+      concurrency: 64
+      do:
+        tool_name: builtin__reshape
+        input: { shape: { id: "{{item.id}}", title: "#{{index}} {{item.title}}" } }
+`,
+	})
+	// The smaller of two runs each, interleaved, takes out what the
+	// machine's other work adds.
+	var off, on int64
+	for range 2 {
+		if rss := runChild(t, []string{"STEPWISE_STORAGE=memory"}, "run", "fan"); off == 0 || rss < off {
+			off = rss
+		}
+		if rss := runChild(t, nil, "run", "fan"); on == 0 || rss < on {
+			on = rss
+		}
+	}
+	t.Logf("peak RSS: %d KiB unrecorded, %d KiB recorded (%.2fx)", off, on, float64(on)/float64(off))
+	if float64(on) > 1.3*float64(off) {
+		t.Errorf("recording raised the peak RSS from %d KiB to %d KiB, more than 30%%", off, on)
+	}
+	out, errOut, code := runCLI(t, "runs", "--json")
+	if code != 0 || strings.Count(out, `"status": "ok"`) != 2 || strings.Count(out, `"steps": 100002`) != 2 {
+		t.Errorf("runs: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestLargeOutputStaysInItsRun records a run whose tool prints 20 MB (2
+// under the race detector) and
+// a small run after it: the 20 MB lives in the store's blobs, the rows of
+// steps, tool calls and events hold its hash and a summary, and inspect
+// and replay of the big run still have every byte.
+func TestLargeOutputStaysInItsRun(t *testing.T) {
+	size := 20_000_000
+	if raceEnabled {
+		// Still far over what a row keeps, at a tenth of the race
+		// detector's minute.
+		size = 2_000_000
+	}
+	writeProject(t, map[string]string{
+		"config.toml": "[limits]\ntool_output_bytes = 33554432\n",
+		"tools/dump.yaml": fmt.Sprintf(`
+name: dump
+description: Prints many bytes.
+kind: exec
+command: sh
+args: ["-c", "head -c %d /dev/zero | tr '\\0' a"]
+output: text
+input_schema: { type: object, properties: {} }
+`, size),
+		"plans/dump.yaml": `
+identifier: dump
+name: Dump
+description: One large output.
+steps:
+  - id: E0
+    tool_name: user__dump
+    input: {}
+`,
+		"plans/one.yaml": `
+identifier: one
+name: One
+description: One small step.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { a: 1 } }
+`,
+	})
+	var runs []string
+	for _, plan := range []string{"dump", "one"} {
+		out, errOut, code := runCLI(t, "run", plan, "--json")
+		var env struct {
+			RunID string `json:"run_id"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+			t.Fatalf("run %s: exit %d: %s", plan, code, errOut)
+		}
+		runs = append(runs, env.RunID)
+	}
+
+	db, err := sql.Open("sqlite", store.DefaultPath(filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []struct {
+		query string
+		want  func(int64) bool
+	}{
+		{fmt.Sprintf("SELECT count(*) FROM blobs WHERE size > %d", size), func(n int64) bool { return n >= 1 }},
+		{"SELECT coalesce(max(length(start_payload) + length(coalesce(end_payload, '')) + length(coalesce(call_end_payload, ''))), 0) FROM steps", func(n int64) bool { return n < 1024 }},
+		{"SELECT coalesce(max(length(start_payload) + length(coalesce(end_payload, ''))), 0) FROM tool_calls", func(n int64) bool { return n < 1024 }},
+		{"SELECT coalesce(max(length(payload)), 0) FROM events", func(n int64) bool { return n < 1024 }},
+	} {
+		var n int64
+		if err := db.QueryRow(q.query).Scan(&n); err != nil || !q.want(n) {
+			t.Errorf("%s: %d (%v)", q.query, n, err)
+		}
+	}
+
+	out, errOut, code := runCLI(t, "inspect", runs[0], "--json")
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut)
+	}
+	if want := `"` + strings.Repeat("a", size) + `"`; strings.Count(out, want) < 1 {
+		t.Errorf("inspect of the big run lacks its %d-byte output (%d bytes)", size, len(out))
+	}
+	out, errOut, code = runCLI(t, "inspect", runs[1], "--json")
+	if code != 0 || len(out) > 64<<10 || !strings.Contains(out, runs[1]) {
+		t.Errorf("inspect of the small run: exit %d, %d bytes: %s", code, len(out), errOut)
+	}
+	out, errOut, code = runCLI(t, "replay", runs[0])
+	if code != 0 || !strings.HasPrefix(out, "✓ replay of run "+runs[0][:12]+" (dump) matches its record") {
+		t.Errorf("replay: exit %d\n%.500s\n%s", code, out, errOut)
+	}
+}

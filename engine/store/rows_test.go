@@ -1,0 +1,307 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/store/storetest"
+)
+
+var rowsT0 = time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
+
+func openTestStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// recorder feeds a Recorder and keeps every event it was given, for the
+// store's events to be held to.
+type recorder struct {
+	*Recorder
+	given []engine.Event
+}
+
+func (r *recorder) Event(e engine.Event) {
+	r.given = append(r.given, e)
+	r.Recorder.Event(e)
+}
+
+// sameEvents holds what the store gives back for a run to what it was
+// given: every event, in order, its payload byte for byte what
+// encoding/json writes.
+func sameEvents(t *testing.T, s *Store, id string, given []engine.Event) {
+	t.Helper()
+	got, err := s.Events(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(given) {
+		t.Fatalf("%d events, want %d", len(got), len(given))
+	}
+	for i, e := range given {
+		want, err := json.Marshal(e.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got[i]
+		if g.Seq != e.Seq || g.Kind != e.Kind || g.Path != e.Path || !g.Time.Equal(e.Time) || !bytes.Equal(g.Payload, want) {
+			t.Errorf("event %d: got %d %s %s %v\n%.300s\nwant %d %s %s %v\n%.300s", i, g.Seq, g.Kind, g.Path, g.Time, g.Payload, e.Seq, e.Kind, e.Path, e.Time, want)
+		}
+	}
+}
+
+func count(t *testing.T, s *Store, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestStepCallIsOneRow records steps that call their tool (step_start,
+// tool_start, tool_end, step_end at one path) and holds the store to one
+// row per step, with every event given back byte for byte and the call
+// listed among the tool calls.
+func TestStepCallIsOneRow(t *testing.T) {
+	input := map[string]any{"title": "<b>crash</b> & ü", "n": 1.0, "big": 1e21, "tenth": 0.1, "list": []any{"a", nil, true}}
+	result := map[string]any{"label": "bug", "score": 0.25}
+	cases := []struct {
+		name string
+		// call emits the step's events at path E1 after run_start.
+		call func(r *storetest.Run)
+		// oneRow: no row in tool_calls; kept: the tool_end kept whole.
+		oneRow, kept bool
+		// split: the events emitted so far are committed before the call's
+		// end (1) or the step's end (2) is given.
+		split  int
+		result string
+	}{
+		{name: "a call whose result the step keeps", oneRow: true, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
+			r.StepEnd("E1", "tracker__label", result, "", 3)
+		}},
+		{name: "a call that returns nothing", oneRow: true, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", input, nil, "", 1)
+			r.StepEnd("E1", "tracker__label", nil, "", 1)
+		}},
+		{name: "a text result", oneRow: true, result: `"done"`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "user__shout", input)
+			r.ToolCall("E1", "user__shout", input, "done", "", 1)
+			r.StepEnd("E1", "user__shout", "done", "", 1)
+		}},
+		{name: "a failed call", oneRow: true, kept: true, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", input, nil, "tracker: 503", 1)
+			r.StepEnd("E1", "tracker__label", nil, "tracker: 503", 1)
+		}},
+		{name: "a result a stop replaced", oneRow: true, kept: true, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", input, result, "", 1)
+			r.StepEnd("E1", "tracker__label", map[string]any{"label": "replaced"}, "", 1)
+		}},
+		{name: "arguments other than the step's input", result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", map[string]any{"title": "other"}, result, "", 1)
+			r.StepEnd("E1", "tracker__label", result, "", 1)
+		}},
+		{name: "a call that ends in a later batch", oneRow: true, split: 1, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.Emit("E1", engine.EventToolStart, engine.ToolStarted{Tool: "tracker__label", Args: input})
+		}},
+		{name: "a call a Flush wrote before its step ended", oneRow: true, kept: true, split: 2, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+			r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTestStore(t)
+			rec := &recorder{Recorder: s.Recorder()}
+			r := &storetest.Run{ID: "one", Sink: rec, Start: rowsT0}
+			r.Begin("p", "p.yaml", nil)
+			c.call(r)
+			if c.split > 0 {
+				rec.Flush()
+				if c.split == 1 {
+					r.Emit("E1", engine.EventToolEnd, engine.ToolEnded{Tool: "tracker__label", Ms: 2.5, Result: result})
+				}
+				r.StepEnd("E1", "tracker__label", result, "", 3)
+			}
+			r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1})
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			sameEvents(t, s, "one", rec.given)
+			if n := count(t, s, "SELECT count(*) FROM steps"); n != 1 {
+				t.Errorf("%d step rows, want 1", n)
+			}
+			calls := count(t, s, "SELECT count(*) FROM tool_calls")
+			if c.oneRow != (calls == 0) {
+				t.Errorf("%d rows in tool_calls", calls)
+			}
+			if kept := count(t, s, "SELECT count(*) FROM steps WHERE call_end_payload IS NOT NULL"); c.kept != (kept == 1) {
+				t.Errorf("%d tool_ends kept whole", kept)
+			}
+			d, err := s.Run(context.Background(), "one")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.ToolCalls) != 1 || !d.ToolCalls[0].Ended || d.ToolCalls[0].Tool != d.Steps[0].Tool || string(d.ToolCalls[0].Result) != c.result ||
+				d.ToolCalls[0].Ms == 0 || d.ToolCalls[0].StartedAt.IsZero() {
+				t.Errorf("the tool calls: %+v", d.ToolCalls)
+			}
+		})
+	}
+}
+
+// TestLargePayloadInBlobs records a run whose tool returns 20 MiB (2 under
+// the race detector) and a
+// small run after it: the big result lives once in blobs, the rows of
+// steps and events hold its hash and a summary only, the small run's
+// record and every listing read nothing of it, and the big run still gives
+// back every byte.
+func TestLargePayloadInBlobs(t *testing.T) {
+	s := openTestStore(t)
+	size := 20 << 20
+	if raceEnabled {
+		size = 2 << 20
+	}
+	big := strings.Repeat("0123456789abcdef", size/16)
+	rec := &recorder{Recorder: s.Recorder()}
+	r := &storetest.Run{ID: "big", Sink: rec, Start: rowsT0}
+	r.Begin("dump", "dump.yaml", map[string]any{"seed": big[:blobBytes+1]})
+	in := map[string]any{"path": "/var/log"}
+	r.StepStart("E1", "user__dump", in)
+	r.ToolCall("E1", "user__dump", in, big, "", 900)
+	r.StepEnd("E1", "user__dump", big, "", 901)
+	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1, Output: map[string]any{"log": big}})
+	small := &storetest.Run{ID: "small", Sink: rec, Start: rowsT0.Add(time.Minute)}
+	storetest.Finished(small)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The result (the step's end, which the call's end shares), the run's
+	// output and its inputs are three blobs of the big run.
+	if n := count(t, s, "SELECT count(*) FROM blobs"); n != 3 {
+		t.Errorf("%d blobs, want 3", n)
+	}
+	if n := count(t, s, "SELECT count(*) FROM run_blobs JOIN runs ON runs.key = run_blobs.run WHERE runs.id = 'big'"); n != 3 {
+		t.Errorf("the big run refers to %d blobs, want 3", n)
+	}
+	if n := count(t, s, "SELECT count(*) FROM blobs WHERE size > ? AND size = length(data)", size); n != 2 {
+		t.Errorf("%d blobs of the whole %d bytes, want 2", n, size)
+	}
+	for _, q := range []string{
+		"SELECT max(length(coalesce(start_payload, '')) + length(coalesce(end_payload, '')) + length(coalesce(call_end_payload, ''))) FROM steps",
+		"SELECT max(length(coalesce(payload, ''))) FROM events",
+	} {
+		if n := count(t, s, q); n > 1024 {
+			t.Errorf("%s: %d bytes in a row", q, n)
+		}
+	}
+	var summary, hash string
+	if err := s.db.QueryRow("SELECT end_payload, end_payload_blob FROM steps WHERE path = 'E1' AND run = (SELECT key FROM runs WHERE id = 'big')").Scan(&summary, &hash); err != nil {
+		t.Fatal(err)
+	}
+	if summary != `{"tool":"user__dump","status":"ok","ms":901}` || len(hash) != 64 {
+		t.Errorf("the big step's row holds %s, hash %q", summary, hash)
+	}
+
+	ctx := context.Background()
+	list, err := s.Runs(ctx, RunFilter{})
+	if err != nil || len(list) != 2 || list[1].ID != "big" || list[1].Status != "ok" || list[1].StepsExecuted != 1 {
+		t.Errorf("runs: %+v, %v", list, err)
+	}
+	d, err := s.Run(ctx, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBig, _ := json.Marshal(big)
+	if len(d.Steps) != 1 || d.Steps[0].Status != "ok" || d.Steps[0].Tool != "user__dump" || !bytes.Equal(d.Steps[0].Result, wantBig) ||
+		len(d.ToolCalls) != 1 || !bytes.Equal(d.ToolCalls[0].Result, wantBig) || !bytes.Contains(d.Output, wantBig) || len(d.Inputs) < blobBytes {
+		t.Errorf("the big run lost its payload: %d steps, %d tool calls, output %d bytes, inputs %d bytes", len(d.Steps), len(d.ToolCalls), len(d.Output), len(d.Inputs))
+	}
+	var given []engine.Event
+	for _, e := range rec.given {
+		if e.RunID == "big" {
+			given = append(given, e)
+		}
+	}
+	sameEvents(t, s, "big", given)
+}
+
+// TestRemoveReclaimsBlobs removes runs that share a blob: the blob stays
+// while a run refers to it, and goes, its pages given back to the file
+// system, with the last.
+func TestRemoveReclaimsBlobs(t *testing.T) {
+	s := openTestStore(t)
+	big := strings.Repeat("x", 4<<20)
+	rec := s.Recorder()
+	for _, id := range []string{"first", "second", "third"} {
+		r := &storetest.Run{ID: id, Sink: rec, Start: rowsT0}
+		r.Begin("dump", "dump.yaml", nil)
+		r.Step("E1", "user__dump", map[string]any{}, big+id[:1], 1) // first and third share nothing
+		r.Step("E2", "user__dump", map[string]any{}, big, 1)        // all three share this
+		r.End(engine.RunEnded{Status: "ok", StepsExecuted: 2})
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		// What the log holds is in the file once checkpointed.
+		if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	ctx := context.Background()
+	if n := count(t, s, "SELECT count(*) FROM blobs"); n != 4 {
+		t.Fatalf("%d blobs, want 4", n)
+	}
+	before := size()
+	if _, err := s.Remove(ctx, "first", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, "SELECT count(*) FROM blobs"); n != 2 {
+		t.Errorf("%d blobs after removing two runs, want the third's 2", n)
+	}
+	if after := size(); after > before-7<<20 {
+		t.Errorf("the store is %d bytes after removing 8 MiB of blobs, was %d", after, before)
+	}
+	d, err := s.Run(ctx, "third")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(big); !bytes.Equal(d.Steps[1].Result, want) {
+		t.Errorf("the third run lost the blob it shared: %d bytes", len(d.Steps[1].Result))
+	}
+	if _, err := s.Prune(ctx, rowsT0.Add(time.Hour), 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, "SELECT count(*) FROM blobs") + count(t, s, "SELECT count(*) FROM run_blobs"); n != 0 {
+		t.Errorf("%d blobs or references left with no run", n)
+	}
+	if after := size(); after > 1<<20 {
+		t.Errorf("the empty store is %d bytes", after)
+	}
+}
