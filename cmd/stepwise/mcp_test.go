@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(runProcess())
 	}
+	if report := os.Getenv(peakRSSEnv); report != "" {
+		os.Exit(launchMeasured(report, os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -42,7 +42,8 @@ func (t *Template) RenderString(s Scope) (string, error) {
 			return str, nil
 		}
 		var b strings.Builder
-		if err := write(&b, v, t.splice); err != nil {
+		p := t.pathOf(t.splice)
+		if err := write(&b, v, &p); err != nil {
 			return "", err
 		}
 		return b.String(), nil
@@ -57,18 +58,19 @@ func (t *Template) RenderString(s Scope) (string, error) {
 // variable alone, which static checks reject) read from an empty section
 // stack like any other tag.
 func (t *Template) value(s Scope) (any, bool, error) {
-	if t.splice.kind == rootPath {
-		v, err := resolve(s, t.splice)
+	p := t.pathOf(t.splice)
+	if p.kind == rootPath {
+		v, err := resolve(s, &p)
 		return v, err == nil, err
 	}
-	st := state{scope: s}
-	return st.lookup(t.splice)
+	st := state{t: t, scope: s}
+	return st.lookup(&p)
 }
 
 // text renders a template that is neither literal nor a splice.
 func (t *Template) text(s Scope) (string, error) {
 	var st state
-	st.scope = s
+	st.t, st.scope = t, s
 	st.out.Grow(len(t.src))
 	if err := st.nodes(t.nodes); err != nil {
 		return "", err
@@ -88,6 +90,7 @@ type frame struct {
 // state is the mutable part of one render; the Template itself is never
 // written, which is what lets renders run concurrently.
 type state struct {
+	t      *Template
 	scope  Scope
 	frames []frame // allocated by the first section, so plain text never pays for it
 	out    strings.Builder
@@ -95,25 +98,28 @@ type state struct {
 
 // nodes renders nodes into st.out.
 func (st *state) nodes(nodes []node) error {
-	for i := range nodes {
+	for i := 0; i < len(nodes); i++ {
 		n := &nodes[i]
+		st.out.WriteString(st.t.src[n.text:n.tag])
 		switch n.kind {
-		case textNode:
-			st.out.WriteString(n.text)
 		case varNode:
-			v, ok, err := st.lookup(&n.path)
+			p := st.t.pathOf(n)
+			v, ok, err := st.lookup(&p)
 			if err != nil {
 				return err
 			}
 			if ok {
-				if err := write(&st.out, v, &n.path); err != nil {
+				if err := write(&st.out, v, &p); err != nil {
 					return err
 				}
 			}
 		case sectionNode, invertedNode:
+			body := nodes[i+1 : i+1+int(n.body)]
+			i += int(n.body)
 			// A section that does not resolve is falsy rather than an
 			// error: sections are conditionals.
-			v, ok, err := st.lookup(&n.path)
+			p := st.t.pathOf(n)
+			v, ok, err := st.lookup(&p)
 			if err != nil || !ok {
 				v = nil
 			}
@@ -122,7 +128,7 @@ func (st *state) nodes(nodes []node) error {
 				if truthy(v) {
 					continue
 				}
-			case n.path.loopVar():
+			case p.kind.loopVar():
 				// A section on a loop variable is a gate inside the current
 				// iteration: it keeps the list element as the item rather
 				// than pushing a boolean or an index.
@@ -130,12 +136,12 @@ func (st *state) nodes(nodes []node) error {
 					continue
 				}
 			default:
-				if err := st.section(v, n.body); err != nil {
+				if err := st.section(v, body); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := st.nodes(n.body); err != nil {
+			if err := st.nodes(body); err != nil {
 				return err
 			}
 		}
@@ -172,7 +178,7 @@ func (st *state) section(v any, body []node) error {
 func (st *state) lookup(p *path) (any, bool, error) {
 	switch p.kind {
 	case barePath:
-		key := p.segs[0]
+		key := p.text
 		for i := len(st.frames) - 1; i >= 0; i-- {
 			if m, ok := st.frames[i].item.(map[string]any); ok {
 				if v, ok := m[key]; ok {
@@ -210,28 +216,30 @@ func (st *state) lookup(p *path) (any, bool, error) {
 	return v, err == nil, err
 }
 
-// resolve walks a root-anchored path through s. It allocates nothing unless
-// it fails, which keeps typed splices cheap.
+// resolve walks a root-anchored path through s, one segment at a time. It
+// allocates nothing unless it fails, which keeps typed splices cheap.
 func resolve(s Scope, p *path) (any, error) {
-	v, ok := s.Lookup(p.segs[0])
+	root, rest, more := strings.Cut(p.text, ".")
+	v, ok := s.Lookup(root)
 	if !ok {
 		roots := slices.Clone(s.Roots())
 		slices.Sort(roots)
-		return nil, &MissingStepError{Root: p.segs[0], Path: p.text, Available: roots}
+		return nil, &MissingStepError{Root: root, Path: p.text, Available: roots}
 	}
-	for i := 1; i < len(p.segs); i++ {
-		seg := p.segs[i]
+	for more {
+		at := p.text[:len(p.text)-len(rest)-1] // the segments before seg
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
 		switch c := v.(type) {
 		case map[string]any:
 			next, ok := c[seg]
 			if !ok {
-				return nil, offObject(c, p, i)
+				return nil, offObject(c, p, at)
 			}
 			v = next
 		case []any:
-			switch idx := p.index[i]; {
+			switch idx := listIndex(seg); {
 			case idx >= len(c):
-				at := p.prefix(i)
 				reason := fmt.Sprintf("index %s is out of range for '%s' (length %d)", seg, at, len(c))
 				if len(c) == 0 {
 					reason = fmt.Sprintf("'%s' is an empty list", at)
@@ -242,28 +250,25 @@ func resolve(s Scope, p *path) (any, error) {
 			case seg == "length":
 				v = len(c)
 			default:
-				at := p.prefix(i)
 				return nil, &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is a list; use a numeric index or 'length'", at)}
 			}
 		case string:
 			if seg != "length" {
-				return nil, offScalar(v, p, i)
+				return nil, offScalar(v, p, at)
 			}
 			v = utf8.RuneCountInString(c)
 		case nil:
-			at := p.prefix(i)
 			return nil, &EmptyDataError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is null", at)}
 		default:
-			return nil, offScalar(v, p, i)
+			return nil, offScalar(v, p, at)
 		}
 	}
 	return v, nil
 }
 
-// offObject explains a key that the object m, reached by the first n
-// segments of p, does not have.
-func offObject(m map[string]any, p *path, n int) error {
-	at := p.prefix(n)
+// offObject explains a key that the object m, reached by the path at
+// (the first segments of p), does not have.
+func offObject(m map[string]any, p *path, at string) error {
 	if len(m) == 0 {
 		// An empty object offers no keys to suggest; like an empty list it
 		// means the data ran out, not that the path is wrong.
@@ -277,10 +282,9 @@ func offObject(m map[string]any, p *path, n int) error {
 	return &BadPathError{Path: p.text, At: at, Available: keys}
 }
 
-// offScalar explains a segment applied to the scalar v, reached by the first
-// n segments of p.
-func offScalar(v any, p *path, n int) error {
-	at := p.prefix(n)
+// offScalar explains a segment applied to the scalar v, reached by the path
+// at (the first segments of p).
+func offScalar(v any, p *path, at string) error {
 	return &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is %s, not an object or list", at, kind(v))}
 }
 
