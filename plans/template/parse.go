@@ -14,31 +14,52 @@ func Parse(src string) (*Template, error) {
 	if len(src) > math.MaxUint32 {
 		return nil, &SyntaxError{Offset: 0, Msg: fmt.Sprintf("a template of %d bytes is too long: the limit is 4 GiB; split the text across several values", len(src))}
 	}
-	opens := strings.Count(src, "{{")
-	if opens == 0 {
+	if !strings.Contains(src, "{{") {
 		return &Template{src: src, literal: true, boxed: src}, nil
 	}
-	// Every tag takes a "{{" and a "}}" of its own, so the fewer of the two
-	// bounds the tags, and the list of nodes is sized once: one node per tag
-	// and one for the text after the last.
-	p := parser{src: src, nodes: make([]node, 0, min(opens, strings.Count(src, "}}"))+1)}
+	// The lists are sized once: one node per tag and one for the text after
+	// the last, and each path's segments.
+	tags, segs := countTags(src)
+	p := parser{src: src, nodes: make([]node, 0, tags+1), segs: make([]string, 0, segs)}
 	if err := p.body(opener{}); err != nil {
 		return nil, err
 	}
-	t := &Template{src: src, nodes: p.nodes, boxed: src}
-	if first := &t.nodes[0]; len(t.nodes) == 2 && first.kind == varNode && first.tag == 0 && t.nodes[1].text == t.nodes[1].tag {
-		t.splice = first
+	t := &Template{src: src, nodes: p.nodes, segs: p.segs, boxed: src}
+	if first, last := &t.nodes[0], &t.nodes[len(t.nodes)-1]; len(t.nodes) == 2 && first.kind == varNode && first.tag == 0 && last.text == last.tag {
+		splice := t.pathOf(first, last)
+		t.splice = &splice
 	}
 	return t, nil
+}
+
+// countTags counts the tags of src and the segments of their paths, as Parse
+// will find them: each "{{" up to the next "}}", whose dots separate
+// segments. A malformed tag may count wrong, but it fails the parse.
+func countTags(src string) (tags, segs int) {
+	for {
+		open := strings.Index(src, "{{")
+		if open < 0 {
+			return tags, segs
+		}
+		src = src[open+2:]
+		end := strings.Index(src, "}}")
+		if end < 0 {
+			return tags, segs
+		}
+		tags++
+		segs += 1 + strings.Count(src[:end], ".")
+		src = src[end+2:]
+	}
 }
 
 // parser holds the state of one Parse call.
 type parser struct {
 	src      string
-	pos      int    // where scanning resumes
-	nodes    []node // the flat tree, as far as it is parsed
-	sections int    // open sections of either kind around pos
-	items    int    // open sections that push an item: not inverted ones, nor those on loop variables
+	pos      int      // where scanning resumes
+	nodes    []node   // the flat tree, as far as it is parsed
+	segs     []string // Template.segs, as far as it is parsed
+	sections int      // open sections of either kind around pos
+	items    int      // open sections that push an item: not inverted ones, nor those on loop variables
 }
 
 // tagKind is the kind of one scanned tag.
@@ -76,14 +97,14 @@ type opener struct {
 // end of the source at the top level.
 func (p *parser) body(open opener) error {
 	for {
-		text := uint32(p.pos)
+		text, segs := uint32(p.pos), uint32(len(p.segs))
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
 			if open.text != "" {
 				return p.errorf(open.offset, "unclosed section '%s': add {{/%s}}", open.text, open.text)
 			}
 			p.pos = len(p.src)
-			p.nodes = append(p.nodes, node{kind: textNode, text: text, tag: uint32(p.pos)})
+			p.nodes = append(p.nodes, node{kind: textNode, text: text, tag: uint32(p.pos), segs: segs})
 			return nil
 		}
 		t, err := p.tag(p.pos + i)
@@ -98,6 +119,7 @@ func (p *parser) body(open opener) error {
 			underItem: p.items > 0,
 			pathStart: uint32(t.textAt),
 			pathEnd:   uint32(t.textAt + len(t.text)),
+			segs:      segs,
 		}
 		switch t.kind {
 		case closeTag:
@@ -108,7 +130,7 @@ func (p *parser) body(open opener) error {
 				return p.errorf(t.offset, "'{{/%s}}' does not match the open section '%s': close that section first with {{/%s}}", t.text, open.text, open.text)
 			}
 			// The closer's node only carries the text before it.
-			p.nodes = append(p.nodes, node{kind: textNode, text: n.text, tag: n.tag})
+			p.nodes = append(p.nodes, node{kind: textNode, text: n.text, tag: n.tag, segs: segs})
 			return nil
 		case varTag:
 			n.kind = varNode
@@ -217,8 +239,8 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// path checks the path text s, which starts at offset in the source, and
-// returns its kind.
+// path checks the path text s, which starts at offset in the source,
+// records its segments, and returns its kind.
 func (p *parser) path(s string, offset int) (pathKind, error) {
 	if s == "." {
 		return dotPath, nil
@@ -235,6 +257,7 @@ func (p *parser) path(s string, offset int) (pathKind, error) {
 			if firstDot < 0 {
 				firstDot = i
 			}
+			p.segs = append(p.segs, s[segStart:i])
 			segStart = i + 1
 		case r == '@':
 			if i != 0 {
@@ -251,6 +274,7 @@ func (p *parser) path(s string, offset int) (pathKind, error) {
 	if segStart == len(s) {
 		return 0, p.errorf(offset+len(s)-1, "empty segment in path '%s': remove the trailing dot", s)
 	}
+	p.segs = append(p.segs, s[segStart:])
 	if s[0] == '@' {
 		if firstDot >= 0 {
 			return 0, p.errorf(offset, "loop variable '%s' has no fields: write {{%s}} alone", s[:firstDot], s[:firstDot])

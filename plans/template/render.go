@@ -42,8 +42,7 @@ func (t *Template) RenderString(s Scope) (string, error) {
 			return str, nil
 		}
 		var b strings.Builder
-		p := t.pathOf(t.splice)
-		if err := write(&b, v, &p); err != nil {
+		if err := write(&b, v, t.splice); err != nil {
 			return "", err
 		}
 		return b.String(), nil
@@ -58,13 +57,12 @@ func (t *Template) RenderString(s Scope) (string, error) {
 // variable alone, which static checks reject) read from an empty section
 // stack like any other tag.
 func (t *Template) value(s Scope) (any, bool, error) {
-	p := t.pathOf(t.splice)
-	if p.kind == rootPath {
-		v, err := resolve(s, &p)
+	if t.splice.kind == rootPath {
+		v, err := resolve(s, t.splice)
 		return v, err == nil, err
 	}
 	st := state{t: t, scope: s}
-	return st.lookup(&p)
+	return st.lookup(t.splice)
 }
 
 // text renders a template that is neither literal nor a splice.
@@ -98,12 +96,15 @@ type state struct {
 
 // nodes renders nodes into st.out.
 func (st *state) nodes(nodes []node) error {
+	t := st.t
 	for i := 0; i < len(nodes); i++ {
 		n := &nodes[i]
-		st.out.WriteString(st.t.src[n.text:n.tag])
+		if n.text < n.tag {
+			st.out.WriteString(t.src[n.text:n.tag])
+		}
 		switch n.kind {
 		case varNode:
-			p := st.t.pathOf(n)
+			p := t.pathOf(n, &nodes[i+1])
 			v, ok, err := st.lookup(&p)
 			if err != nil {
 				return err
@@ -118,7 +119,7 @@ func (st *state) nodes(nodes []node) error {
 			i += int(n.body)
 			// A section that does not resolve is falsy rather than an
 			// error: sections are conditionals.
-			p := st.t.pathOf(n)
+			p := t.pathOf(n, &body[0])
 			v, ok, err := st.lookup(&p)
 			if err != nil || !ok {
 				v = nil
@@ -178,7 +179,7 @@ func (st *state) section(v any, body []node) error {
 func (st *state) lookup(p *path) (any, bool, error) {
 	switch p.kind {
 	case barePath:
-		key := p.text
+		key := p.segs[0]
 		for i := len(st.frames) - 1; i >= 0; i-- {
 			if m, ok := st.frames[i].item.(map[string]any); ok {
 				if v, ok := m[key]; ok {
@@ -216,76 +217,78 @@ func (st *state) lookup(p *path) (any, bool, error) {
 	return v, err == nil, err
 }
 
-// resolve walks a root-anchored path through s, one segment at a time. It
-// allocates nothing unless it fails, which keeps typed splices cheap.
+// resolve walks a root-anchored path through s. It allocates nothing unless
+// it fails, which keeps typed splices cheap.
 func resolve(s Scope, p *path) (any, error) {
-	root, rest, more := strings.Cut(p.text, ".")
-	v, ok := s.Lookup(root)
+	v, ok := s.Lookup(p.segs[0])
 	if !ok {
 		roots := slices.Clone(s.Roots())
 		slices.Sort(roots)
-		return nil, &MissingStepError{Root: root, Path: p.text, Available: roots}
+		return nil, &MissingStepError{Root: p.segs[0], Path: p.text(), Available: roots}
 	}
-	for more {
-		at := p.text[:len(p.text)-len(rest)-1] // the segments before seg
-		var seg string
-		seg, rest, more = strings.Cut(rest, ".")
+	for i := 1; i < len(p.segs); i++ {
+		seg := p.segs[i]
 		switch c := v.(type) {
 		case map[string]any:
 			next, ok := c[seg]
 			if !ok {
-				return nil, offObject(c, p, at)
+				return nil, offObject(c, p, i)
 			}
 			v = next
 		case []any:
 			switch idx := listIndex(seg); {
 			case idx >= len(c):
+				at := p.prefix(i)
 				reason := fmt.Sprintf("index %s is out of range for '%s' (length %d)", seg, at, len(c))
 				if len(c) == 0 {
 					reason = fmt.Sprintf("'%s' is an empty list", at)
 				}
-				return nil, &EmptyDataError{Path: p.text, At: at, Reason: reason}
+				return nil, &EmptyDataError{Path: p.text(), At: at, Reason: reason}
 			case idx >= 0:
 				v = c[idx]
 			case seg == "length":
 				v = len(c)
 			default:
-				return nil, &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is a list; use a numeric index or 'length'", at)}
+				at := p.prefix(i)
+				return nil, &BadPathError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is a list; use a numeric index or 'length'", at)}
 			}
 		case string:
 			if seg != "length" {
-				return nil, offScalar(v, p, at)
+				return nil, offScalar(v, p, i)
 			}
 			v = utf8.RuneCountInString(c)
 		case nil:
-			return nil, &EmptyDataError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is null", at)}
+			at := p.prefix(i)
+			return nil, &EmptyDataError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is null", at)}
 		default:
-			return nil, offScalar(v, p, at)
+			return nil, offScalar(v, p, i)
 		}
 	}
 	return v, nil
 }
 
-// offObject explains a key that the object m, reached by the path at
-// (the first segments of p), does not have.
-func offObject(m map[string]any, p *path, at string) error {
+// offObject explains a key that the object m, reached by the first n
+// segments of p, does not have.
+func offObject(m map[string]any, p *path, n int) error {
+	at := p.prefix(n)
 	if len(m) == 0 {
 		// An empty object offers no keys to suggest; like an empty list it
 		// means the data ran out, not that the path is wrong.
-		return &EmptyDataError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is an empty object", at)}
+		return &EmptyDataError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is an empty object", at)}
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return &BadPathError{Path: p.text, At: at, Available: keys}
+	return &BadPathError{Path: p.text(), At: at, Available: keys}
 }
 
-// offScalar explains a segment applied to the scalar v, reached by the path
-// at (the first segments of p).
-func offScalar(v any, p *path, at string) error {
-	return &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is %s, not an object or list", at, kind(v))}
+// offScalar explains a segment applied to the scalar v, reached by the first
+// n segments of p.
+func offScalar(v any, p *path, n int) error {
+	at := p.prefix(n)
+	return &BadPathError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is %s, not an object or list", at, kind(v))}
 }
 
 // kind names the JSON kind of a scalar, with an article, for messages.
@@ -362,7 +365,7 @@ func write(b *strings.Builder, v any, p *path) error {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("cannot write '%s' as text: %w", p.text, err)
+			return fmt.Errorf("cannot write '%s' as text: %w", p.text(), err)
 		}
 		b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
@@ -373,7 +376,7 @@ func write(b *strings.Builder, v any, p *path) error {
 // without going through an encoder for every number.
 func writeFloat(b *strings.Builder, f float64, bits int, p *path) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("cannot write '%s' as text: %v has no JSON form", p.text, f)
+		return fmt.Errorf("cannot write '%s' as text: %v has no JSON form", p.text(), f)
 	}
 	// The same choice as encoding/json: plain notation for ordinary
 	// magnitudes, exponent notation for tiny and huge ones.
