@@ -200,7 +200,7 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 
 func (c *checker) valueRefs(v *Value, path string, sc *scope) {
 	v.walkTemplates(func(tv *Value) {
-		for _, ref := range tv.Template.Refs() {
+		for ref := range tv.Template.Refs() {
 			c.ref(ref, tv.PosAt(ref.Offset), path, sc)
 		}
 	})

@@ -24,8 +24,9 @@ type decoder struct {
 	r       *Report
 	dialect Dialect
 	// runeStarts holds, for each long line a value was placed on, the byte
-	// offset of each of its characters, so that placing the values of a
-	// plan written on one line costs no count from the line's start each.
+	// offset of every lineStep-th character, so that placing the values of
+	// a plan written on one line costs no count from the line's start each,
+	// and a line of n bytes costs n/lineStep offsets rather than n.
 	runeStarts map[int][]int32
 	// schemas are the schemas compiled so far, by canonical JSON text: a
 	// plan repeats a schema across steps (one output schema for every
@@ -179,7 +180,9 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
 		v.layout = d.layout(n)
-		v.layout.index = newRuneIndex(n.Value)
+		if len(n.Value) >= indexedLength {
+			v.layout.index = newRuneIndex(n.Value)
+		}
 		t, err := template.Parse(n.Value)
 		if err != nil {
 			offset := 0
@@ -210,11 +213,11 @@ func (d *decoder) layout(n *yaml.Node) scalarLayout {
 	rest := d.lineFrom(n.Line, n.Column)
 	switch {
 	case n.Style&yaml.SingleQuotedStyle != 0:
-		if strings.HasPrefix(rest, "'"+strings.ReplaceAll(n.Value, "'", "''")+"'") {
+		if startsWith(rest, "'", strings.ReplaceAll(n.Value, "'", "''"), "'") {
 			return scalarLayout{kind: layoutSingle}
 		}
 	case n.Style&yaml.DoubleQuotedStyle != 0:
-		if strings.HasPrefix(rest, `"`+n.Value+`"`) {
+		if startsWith(rest, `"`, n.Value, `"`) {
 			return scalarLayout{kind: layoutDouble}
 		}
 	case n.Style == 0:
@@ -225,10 +228,20 @@ func (d *decoder) layout(n *yaml.Node) scalarLayout {
 	return scalarLayout{tags: d.findTags(n, strings.Count(n.Value, "{{"))}
 }
 
+// startsWith reports whether s starts with open, text and closing in turn,
+// without joining them: text may be megabytes long.
+func startsWith(s, open, text, closing string) bool {
+	if !strings.HasPrefix(s, open) {
+		return false
+	}
+	s = s[len(open):]
+	return strings.HasPrefix(s, text) && strings.HasPrefix(s[len(text):], closing)
+}
+
 // findTags places the first count "{{" of the file from where node n
 // starts, for a string whose characters cannot be placed one by one.
-func (d *decoder) findTags(n *yaml.Node, count int) []Pos {
-	var tags []Pos
+func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
+	tags := make([]linePos, 0, count)
 	for line := n.Line; line <= len(d.lines) && len(tags) < count; line++ {
 		text, col := strings.TrimSuffix(d.lines[line-1], "\r"), 1
 		if line == n.Line {
@@ -240,7 +253,7 @@ func (d *decoder) findTags(n *yaml.Node, count int) []Pos {
 				break
 			}
 			col += utf8.RuneCountInString(text[:i])
-			tags = append(tags, Pos{File: d.file, Line: line, Col: col})
+			tags = append(tags, linePos{line: int32(line), col: int32(col)})
 			text, col = text[i+2:], col+2
 		}
 	}
@@ -269,10 +282,13 @@ func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
 	return scalarLayout{}
 }
 
-// skipRunes returns s without its first n runes.
 // longLine is the length past which lineFrom indexes a line's characters
 // rather than counting them each time.
 const longLine = 512
+
+// lineStep is how many characters apart the offsets of a long line's index
+// are: lineFrom counts at most this many from the nearest one.
+const lineStep = 64
 
 // lineFrom is line n of the file (1-based, without its \r) from column col
 // (1-based, in characters) on.
@@ -283,18 +299,24 @@ func (d *decoder) lineFrom(n, col int) string {
 	}
 	starts, ok := d.runeStarts[n]
 	if !ok {
-		starts = make([]int32, 0, len(text))
+		starts = make([]int32, 0, len(text)/lineStep+1)
+		runes := 0
 		for i := range text {
-			starts = append(starts, int32(i))
+			if runes%lineStep == 0 {
+				starts = append(starts, int32(i))
+			}
+			runes++
 		}
 		d.runeStarts[n] = starts
 	}
-	if col-1 >= len(starts) {
+	k := (col - 1) / lineStep
+	if k >= len(starts) {
 		return ""
 	}
-	return text[starts[col-1]:]
+	return skipRunes(text[starts[k]:], (col-1)%lineStep)
 }
 
+// skipRunes returns s without its first n runes, or "" when it has fewer.
 func skipRunes(s string, n int) string {
 	for i := range s {
 		if n == 0 {

@@ -64,9 +64,16 @@ type scalarLayout struct {
 	// spanning lines, escaped), in order: the i-th "{{" of the text is the
 	// i-th "{{" of the file from where the string starts, since no escape
 	// or folding makes or breaks one.
-	tags []Pos
-	// index counts what PosAt needs at an offset of the string.
+	tags []linePos
+	// index counts what PosAt needs at an offset of the string; nil for a
+	// string shorter than indexedLength, which PosAt counts from its start.
 	index *runeIndex
+}
+
+// linePos is a line and column in the value's file: a Pos without the file
+// name, a quarter of its size, for strings that place a million tags.
+type linePos struct {
+	line, col int32
 }
 
 // layoutKind says how the characters of a string sit in the file.
@@ -92,7 +99,7 @@ func (v *Value) PosAt(offset int) Pos {
 	}
 	x := v.layout.index
 	if x == nil {
-		x = newRuneIndex(v.String)
+		x = &runeIndex{s: v.String}
 	}
 	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
 	switch v.layout.kind {
@@ -117,7 +124,7 @@ func (v *Value) PosAt(offset int) Pos {
 	}
 	if i := x.tagsBefore(tag); i < len(v.layout.tags) {
 		p := v.layout.tags[i]
-		return at(p.Line, p.Col+x.runesBefore(offset)-x.runesBefore(tag))
+		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
 	return v.Pos
 }

@@ -3,12 +3,9 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -39,28 +36,20 @@ func TestToolOutputFloodMemory(t *testing.T) {
 				}
 			}
 			isolate(t, dir)
-			cmd := exec.Command(stepwiseBinary(t), "run", "flood", "--json")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			if code := cmd.ProcessState.ExitCode(); code != 1 {
-				t.Fatalf("exit %d (%v), want 1; stderr:\n%.2000s", code, err, stderr.String())
+			m := runMeasured(t, nil, stepwiseBinary(t), "run", "flood", "--json")
+			if m.code != 1 {
+				t.Fatalf("exit %d, want 1; stderr:\n%.2000s", m.code, m.stderr)
 			}
-			if !strings.Contains(stdout.String(), "[limits] tool_output_bytes") {
-				t.Errorf("the envelope does not name the limit:\n%.2000s", stdout.String())
+			if !strings.Contains(m.stdout, "[limits] tool_output_bytes") {
+				t.Errorf("the envelope does not name the limit:\n%.2000s", m.stdout)
 			}
-			if n := stdout.Len(); n > 64<<10 {
+			if n := len(m.stdout); n > 64<<10 {
 				t.Errorf("the --json envelope is %d bytes", n)
 			}
-			usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			if !ok {
-				t.Fatalf("no rusage for the process: %T", cmd.ProcessState.SysUsage())
+			if m.rss > maxRSS {
+				t.Errorf("peak RSS %d MB, want under %d MB", m.rss>>20, maxRSS>>20)
 			}
-			rss := usage.Maxrss << 10 // Linux reports KiB
-			if rss > maxRSS {
-				t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, maxRSS>>20)
-			}
-			t.Logf("peak RSS %d MB", rss>>20)
+			t.Logf("peak RSS %d MB", m.rss>>20)
 		})
 	}
 }

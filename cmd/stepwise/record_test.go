@@ -1,15 +1,14 @@
+//go:build linux
+
 package main
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine/store"
@@ -37,14 +36,11 @@ func writeProject(t *testing.T, files map[string]string) {
 // KiB.
 func runChild(t *testing.T, env []string, args ...string) int64 {
 	t.Helper()
-	cmd := exec.Command(stepwiseBinary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("stepwise %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	m := runMeasured(t, env, stepwiseBinary(t), args...)
+	if m.code != 0 {
+		t.Fatalf("stepwise %s: exit %d\n%s", strings.Join(args, " "), m.code, m.stderr)
 	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return m.rss >> 10
 }
 
 // TestRecordingMemory runs a map of 100,000 items with the run store off

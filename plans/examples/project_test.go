@@ -279,7 +279,7 @@ func TestPlansCoverTheLanguage(t *testing.T) {
 			if inBody && strings.Contains(s.Path, "/do.*/") {
 				roots := map[string]bool{}
 				forTemplates(a.Prompt, func(v *plans.Value) {
-					for _, ref := range v.Template.Refs() {
+					for ref := range v.Template.Refs() {
 						roots[ref.Root()] = true
 					}
 				})
@@ -350,14 +350,13 @@ func markInputSchema(s *plans.Schema, mark func(string)) {
 // markTemplate records the template features one template string uses.
 func markTemplate(v *plans.Value, p *plans.Plan, mark func(string)) {
 	t := v.Template
-	for _, ref := range t.Refs() {
-		if ref.LoopVar && ref.Kind != template.RefVariable && len(ref.Path) == 1 {
-			mark("section " + ref.Path[0])
+	for ref := range t.Refs() {
+		if ref.LoopVar && ref.Kind != template.RefVariable {
+			mark("section " + ref.String())
 		}
-	}
-	if t.IsSplice() {
-		ref := t.Refs()[0]
-		if ref.Root() == "input" && len(ref.Path) == 2 && inputType(p, ref.Path[1]) == "integer" {
+		// A splice has one ref; it is a number input when it reads input.<name>.
+		root, field, _ := strings.Cut(ref.String(), ".")
+		if t.IsSplice() && root == "input" && field != "" && !strings.Contains(field, ".") && inputType(p, field) == "integer" {
 			mark("typed splice of a number input")
 		}
 	}

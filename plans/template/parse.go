@@ -8,42 +8,58 @@ import (
 	"unicode/utf8"
 )
 
-// manyTags is the count of tags past which Parse sizes its lists up front.
-const manyTags = 64
-
 // Parse parses src into a Template. Every problem is a *SyntaxError whose
 // Offset points at the byte of src where the problem starts.
 func Parse(src string) (*Template, error) {
-	// A string of many tags has its lists sized once, so that they are not
-	// copied again each time they outgrow themselves; a string of a few
-	// grows them as it goes, without sizing for a worst case.
-	p := parser{src: src}
-	size := 0
-	if tags := strings.Count(src, "{{"); tags > manyTags {
-		p.refs = make([]Ref, 0, tags)
-		size = 2*tags + 1 // a text node before each tag and after the last
+	if len(src) > math.MaxUint32 {
+		return nil, &SyntaxError{Offset: 0, Msg: fmt.Sprintf("a template of %d bytes is too long: the limit is 4 GiB; split the text across several values", len(src))}
 	}
-	nodes, err := p.body(opener{}, size)
-	if err != nil {
+	if !strings.Contains(src, "{{") {
+		return &Template{src: src, literal: true, boxed: src}, nil
+	}
+	// The lists are sized once: one node per tag and one for the text after
+	// the last, and each path's segments.
+	tags, segs := countTags(src)
+	p := parser{src: src, nodes: make([]node, 0, tags+1), segs: make([]string, 0, segs)}
+	if err := p.body(opener{}); err != nil {
 		return nil, err
 	}
-	t := &Template{src: src, nodes: nodes, refs: p.refs, boxed: src}
-	switch {
-	case len(nodes) == 0 || len(nodes) == 1 && nodes[0].kind == textNode:
-		t.literal = true
-	case len(nodes) == 1 && nodes[0].kind == varNode:
-		t.splice = &t.nodes[0].path
+	t := &Template{src: src, nodes: p.nodes, segs: p.segs, boxed: src}
+	if first, last := &t.nodes[0], &t.nodes[len(t.nodes)-1]; len(t.nodes) == 2 && first.kind == varNode && first.tag == 0 && last.text == last.tag {
+		splice := t.pathOf(first, last)
+		t.splice = &splice
 	}
 	return t, nil
+}
+
+// countTags counts the tags of src and the segments of their paths, as Parse
+// will find them: each "{{" up to the next "}}", whose dots separate
+// segments. A malformed tag may count wrong, but it fails the parse.
+func countTags(src string) (tags, segs int) {
+	for {
+		open := strings.Index(src, "{{")
+		if open < 0 {
+			return tags, segs
+		}
+		src = src[open+2:]
+		end := strings.Index(src, "}}")
+		if end < 0 {
+			return tags, segs
+		}
+		tags++
+		segs += 1 + strings.Count(src[:end], ".")
+		src = src[end+2:]
+	}
 }
 
 // parser holds the state of one Parse call.
 type parser struct {
 	src      string
-	pos      int // where scanning resumes
-	refs     []Ref
-	sections int // open sections of either kind around pos
-	items    int // open sections that push an item: not inverted ones, nor those on loop variables
+	pos      int      // where scanning resumes
+	nodes    []node   // the flat tree, as far as it is parsed
+	segs     []string // Template.segs, as far as it is parsed
+	sections int      // open sections of either kind around pos
+	items    int      // open sections that push an item: not inverted ones, nor those on loop variables
 }
 
 // tagKind is the kind of one scanned tag.
@@ -58,10 +74,11 @@ const (
 
 // tag is one scanned "{{…}}".
 type tag struct {
-	kind   tagKind
-	offset int    // byte offset of "{{"
-	text   string // the path text as written; for closers not yet checked
-	path   path   // the parsed path, for every kind but closeTag
+	kind     tagKind
+	offset   int      // byte offset of "{{"
+	text     string   // the path text as written; for closers not yet checked
+	textAt   int      // byte offset of text
+	pathKind pathKind // for every kind but closeTag
 }
 
 // errorf builds the *SyntaxError for a problem at offset.
@@ -76,77 +93,70 @@ type opener struct {
 	offset int
 }
 
-// body parses nodes until the closer of open, or the end of the source at
-// the top level.
-func (p *parser) body(open opener, size int) ([]node, error) {
-	nodes := make([]node, 0, size)
+// body appends the nodes up to and including the closer of open, or the
+// end of the source at the top level.
+func (p *parser) body(open opener) error {
 	for {
+		text, segs := uint32(p.pos), uint32(len(p.segs))
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
-			if p.pos < len(p.src) {
-				nodes = append(nodes, node{kind: textNode, text: p.src[p.pos:]})
-				p.pos = len(p.src)
-			}
 			if open.text != "" {
-				return nil, p.errorf(open.offset, "unclosed section '%s': add {{/%s}}", open.text, open.text)
+				return p.errorf(open.offset, "unclosed section '%s': add {{/%s}}", open.text, open.text)
 			}
-			return nodes, nil
-		}
-		if i > 0 {
-			nodes = append(nodes, node{kind: textNode, text: p.src[p.pos : p.pos+i]})
+			p.pos = len(p.src)
+			p.nodes = append(p.nodes, node{kind: textNode, text: text, tag: uint32(p.pos), segs: segs})
+			return nil
 		}
 		t, err := p.tag(p.pos + i)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		n := node{
+			text:      text,
+			tag:       uint32(t.offset),
+			pathKind:  t.pathKind,
+			inSection: p.sections > 0,
+			underItem: p.items > 0,
+			pathStart: uint32(t.textAt),
+			pathEnd:   uint32(t.textAt + len(t.text)),
+			segs:      segs,
 		}
 		switch t.kind {
 		case closeTag:
 			if open.text == "" {
-				return nil, p.errorf(t.offset, "'{{/%s}}' closes no open section: remove it, or open the section with {{#%s}}", t.text, t.text)
+				return p.errorf(t.offset, "'{{/%s}}' closes no open section: remove it, or open the section with {{#%s}}", t.text, t.text)
 			}
 			if t.text != open.text {
-				return nil, p.errorf(t.offset, "'{{/%s}}' does not match the open section '%s': close that section first with {{/%s}}", t.text, open.text, open.text)
+				return p.errorf(t.offset, "'{{/%s}}' does not match the open section '%s': close that section first with {{/%s}}", t.text, open.text, open.text)
 			}
-			return nodes, nil
+			// The closer's node only carries the text before it.
+			p.nodes = append(p.nodes, node{kind: textNode, text: n.text, tag: n.tag, segs: segs})
+			return nil
 		case varTag:
-			p.ref(t, RefVariable)
-			nodes = append(nodes, node{kind: varNode, path: t.path})
+			n.kind = varNode
+			p.nodes = append(p.nodes, n)
 		default:
-			n := node{kind: sectionNode, path: t.path}
-			kind := RefSection
+			n.kind = sectionNode
 			if t.kind == invertedTag {
-				n.kind, kind = invertedNode, RefInverted
+				n.kind = invertedNode
 			}
-			p.ref(t, kind)
-			pushes := t.kind == sectionTag && !t.path.loopVar()
+			at := len(p.nodes)
+			p.nodes = append(p.nodes, n)
+			pushes := t.kind == sectionTag && !t.pathKind.loopVar()
 			p.sections++
 			if pushes {
 				p.items++
 			}
-			n.body, err = p.body(opener{text: t.text, offset: t.offset}, 0)
-			if err != nil {
-				return nil, err
+			if err := p.body(opener{text: t.text, offset: t.offset}); err != nil {
+				return err
 			}
 			p.sections--
 			if pushes {
 				p.items--
 			}
-			nodes = append(nodes, n)
+			p.nodes[at].body = uint32(len(p.nodes) - at - 1)
 		}
 	}
-}
-
-// ref records the tag t for Refs, with the scoping flags static checks need.
-func (p *parser) ref(t tag, kind RefKind) {
-	k := t.path.kind
-	p.refs = append(p.refs, Ref{
-		Offset:    t.offset,
-		Path:      t.path.segs,
-		Kind:      kind,
-		InSection: p.sections > 0,
-		ItemRead:  k == barePath || k == dotPath && p.items > 0,
-		LoopVar:   t.path.loopVar(),
-	})
 }
 
 // tag scans the tag whose "{{" is at offset and leaves pos just after its
@@ -191,7 +201,7 @@ func (p *parser) tag(offset int) (tag, error) {
 			}
 			return t, p.errorf(offset, "section tag '{{%c}}' needs a path, e.g. {{%cE0.values}}…{{/E0.values}}", sigil, sigil)
 		}
-		t.text = text
+		t.text, t.textAt = text, textAt
 		if sigil == '/' {
 			// A closer only has to match its opener's text; the opener's path
 			// was checked already, and a malformed closer cannot match it.
@@ -203,12 +213,12 @@ func (p *parser) tag(offset int) (tag, error) {
 			t.kind = invertedTag
 		}
 		var err error
-		t.path, err = p.path(text, textAt)
+		t.pathKind, err = p.path(text, textAt)
 		return t, err
 	}
-	t.text = content
+	t.text, t.textAt = content, at
 	var err error
-	t.path, err = p.path(content, at)
+	t.pathKind, err = p.path(content, at)
 	return t, err
 }
 
@@ -229,64 +239,60 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// path parses the path text s, which starts at offset in the source.
-func (p *parser) path(s string, offset int) (path, error) {
+// path checks the path text s, which starts at offset in the source,
+// records its segments, and returns its kind.
+func (p *parser) path(s string, offset int) (pathKind, error) {
 	if s == "." {
-		return path{kind: dotPath, text: s}, nil
+		return dotPath, nil
 	}
-	var segs []string
+	firstDot := -1
 	segStart := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == '.':
 			if i == segStart {
-				return path{}, p.errorf(offset+i, "empty segment in path '%s': separate keys with exactly one dot, e.g. E0.values.0", s)
+				return 0, p.errorf(offset+i, "empty segment in path '%s': separate keys with exactly one dot, e.g. E0.values.0", s)
 			}
-			segs = append(segs, s[segStart:i])
+			if firstDot < 0 {
+				firstDot = i
+			}
+			p.segs = append(p.segs, s[segStart:i])
 			segStart = i + 1
 		case r == '@':
 			if i != 0 {
-				return path{}, p.errorf(offset+i, "'@' in path '%s': loop variables (@index, @first, @last) stand alone in their tag", s)
+				return 0, p.errorf(offset+i, "'@' in path '%s': loop variables (@index, @first, @last) stand alone in their tag", s)
 			}
 		case r < utf8.RuneSelf && isSpace(byte(r)):
-			return path{}, p.errorf(offset+i, "space inside path '%s': a tag holds one path, and the template language has no functions or arguments", s)
+			return 0, p.errorf(offset+i, "space inside path '%s': a tag holds one path, and the template language has no functions or arguments", s)
 		case r == '_' || r == '-' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r):
 		default:
-			return path{}, p.errorf(offset+i, "unexpected %s in path '%s': %s", describe(r, size), s, hint(r))
+			return 0, p.errorf(offset+i, "unexpected %s in path '%s': %s", describe(r, size), s, hint(r))
 		}
 		i += size
 	}
 	if segStart == len(s) {
-		return path{}, p.errorf(offset+len(s)-1, "empty segment in path '%s': remove the trailing dot", s)
+		return 0, p.errorf(offset+len(s)-1, "empty segment in path '%s': remove the trailing dot", s)
 	}
-	segs = append(segs, s[segStart:])
-
-	pt := path{kind: rootPath, text: s, segs: segs}
+	p.segs = append(p.segs, s[segStart:])
 	if s[0] == '@' {
-		if len(segs) > 1 {
-			return path{}, p.errorf(offset, "loop variable '%s' has no fields: write {{%s}} alone", segs[0], segs[0])
+		if firstDot >= 0 {
+			return 0, p.errorf(offset, "loop variable '%s' has no fields: write {{%s}} alone", s[:firstDot], s[:firstDot])
 		}
 		switch s {
 		case "@index":
-			pt.kind = indexPath
+			return indexPath, nil
 		case "@first":
-			pt.kind = firstPath
+			return firstPath, nil
 		case "@last":
-			pt.kind = lastPath
-		default:
-			return path{}, p.errorf(offset, "unknown loop variable '%s': use @index, @first or @last", s)
+			return lastPath, nil
 		}
-		return pt, nil
+		return 0, p.errorf(offset, "unknown loop variable '%s': use @index, @first or @last", s)
 	}
-	if len(segs) == 1 && p.items > 0 {
-		pt.kind = barePath
+	if firstDot < 0 && p.items > 0 {
+		return barePath, nil
 	}
-	pt.index = make([]int, len(segs))
-	for i, seg := range segs {
-		pt.index[i] = listIndex(seg)
-	}
-	return pt, nil
+	return rootPath, nil
 }
 
 // listIndex reads an all-digit segment as a list index. It returns -1 for

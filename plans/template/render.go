@@ -45,9 +45,6 @@ func (t *Template) RenderString(s Scope) (string, error) {
 		if err := write(&b, v, t.splice); err != nil {
 			return "", err
 		}
-		if limit := valueLimit(s); limit > 0 && int64(b.Len()) > limit {
-			return "", &TooLongError{Limit: limit}
-		}
 		return b.String(), nil
 	case t.literal:
 		return t.src, nil
@@ -64,14 +61,14 @@ func (t *Template) value(s Scope) (any, bool, error) {
 		v, err := resolve(s, t.splice)
 		return v, err == nil, err
 	}
-	st := state{scope: s}
+	st := state{t: t, scope: s}
 	return st.lookup(t.splice)
 }
 
 // text renders a template that is neither literal nor a splice.
 func (t *Template) text(s Scope) (string, error) {
 	var st state
-	st.scope, st.limit = s, valueLimit(s)
+	st.t, st.scope, st.limit = t, s, valueLimit(s)
 	st.out.Grow(len(t.src))
 	if err := st.nodes(t.nodes); err != nil {
 		return "", err
@@ -91,6 +88,7 @@ type frame struct {
 // state is the mutable part of one render; the Template itself is never
 // written, which is what lets renders run concurrently.
 type state struct {
+	t      *Template
 	scope  Scope
 	frames []frame // allocated by the first section, so plain text never pays for it
 	out    strings.Builder
@@ -107,16 +105,19 @@ func (st *state) fits(n int) error {
 
 // nodes renders nodes into st.out.
 func (st *state) nodes(nodes []node) error {
-	for i := range nodes {
+	t := st.t
+	for i := 0; i < len(nodes); i++ {
 		n := &nodes[i]
-		switch n.kind {
-		case textNode:
-			if err := st.fits(len(n.text)); err != nil {
+		if n.text < n.tag {
+			if err := st.fits(int(n.tag - n.text)); err != nil {
 				return err
 			}
-			st.out.WriteString(n.text)
+			st.out.WriteString(t.src[n.text:n.tag])
+		}
+		switch n.kind {
 		case varNode:
-			v, ok, err := st.lookup(&n.path)
+			p := t.pathOf(n, &nodes[i+1])
+			v, ok, err := st.lookup(&p)
 			if err != nil {
 				return err
 			}
@@ -130,16 +131,19 @@ func (st *state) nodes(nodes []node) error {
 					return err
 				}
 			}
-			if err := write(&st.out, v, &n.path); err != nil {
+			if err := write(&st.out, v, &p); err != nil {
 				return err
 			}
 			if err := st.fits(0); err != nil {
 				return err
 			}
 		case sectionNode, invertedNode:
+			body := nodes[i+1 : i+1+int(n.body)]
+			i += int(n.body)
 			// A section that does not resolve is falsy rather than an
 			// error: sections are conditionals.
-			v, ok, err := st.lookup(&n.path)
+			p := t.pathOf(n, &body[0])
+			v, ok, err := st.lookup(&p)
 			if err != nil || !ok {
 				v = nil
 			}
@@ -148,7 +152,7 @@ func (st *state) nodes(nodes []node) error {
 				if truthy(v) {
 					continue
 				}
-			case n.path.loopVar():
+			case p.kind.loopVar():
 				// A section on a loop variable is a gate inside the current
 				// iteration: it keeps the list element as the item rather
 				// than pushing a boolean or an index.
@@ -156,12 +160,12 @@ func (st *state) nodes(nodes []node) error {
 					continue
 				}
 			default:
-				if err := st.section(v, n.body); err != nil {
+				if err := st.section(v, body); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := st.nodes(n.body); err != nil {
+			if err := st.nodes(body); err != nil {
 				return err
 			}
 		}
@@ -243,7 +247,7 @@ func resolve(s Scope, p *path) (any, error) {
 	if !ok {
 		roots := slices.Clone(s.Roots())
 		slices.Sort(roots)
-		return nil, &MissingStepError{Root: p.segs[0], Path: p.text, Available: roots}
+		return nil, &MissingStepError{Root: p.segs[0], Path: p.text(), Available: roots}
 	}
 	for i := 1; i < len(p.segs); i++ {
 		seg := p.segs[i]
@@ -255,21 +259,21 @@ func resolve(s Scope, p *path) (any, error) {
 			}
 			v = next
 		case []any:
-			switch idx := p.index[i]; {
+			switch idx := listIndex(seg); {
 			case idx >= len(c):
 				at := p.prefix(i)
 				reason := fmt.Sprintf("index %s is out of range for '%s' (length %d)", seg, at, len(c))
 				if len(c) == 0 {
 					reason = fmt.Sprintf("'%s' is an empty list", at)
 				}
-				return nil, &EmptyDataError{Path: p.text, At: at, Reason: reason}
+				return nil, &EmptyDataError{Path: p.text(), At: at, Reason: reason}
 			case idx >= 0:
 				v = c[idx]
 			case seg == "length":
 				v = len(c)
 			default:
 				at := p.prefix(i)
-				return nil, &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is a list; use a numeric index or 'length'", at)}
+				return nil, &BadPathError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is a list; use a numeric index or 'length'", at)}
 			}
 		case string:
 			if seg != "length" {
@@ -278,7 +282,7 @@ func resolve(s Scope, p *path) (any, error) {
 			v = utf8.RuneCountInString(c)
 		case nil:
 			at := p.prefix(i)
-			return nil, &EmptyDataError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is null", at)}
+			return nil, &EmptyDataError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is null", at)}
 		default:
 			return nil, offScalar(v, p, i)
 		}
@@ -293,21 +297,21 @@ func offObject(m map[string]any, p *path, n int) error {
 	if len(m) == 0 {
 		// An empty object offers no keys to suggest; like an empty list it
 		// means the data ran out, not that the path is wrong.
-		return &EmptyDataError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is an empty object", at)}
+		return &EmptyDataError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is an empty object", at)}
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return &BadPathError{Path: p.text, At: at, Available: keys}
+	return &BadPathError{Path: p.text(), At: at, Available: keys}
 }
 
 // offScalar explains a segment applied to the scalar v, reached by the first
 // n segments of p.
 func offScalar(v any, p *path, n int) error {
 	at := p.prefix(n)
-	return &BadPathError{Path: p.text, At: at, Reason: fmt.Sprintf("'%s' is %s, not an object or list", at, kind(v))}
+	return &BadPathError{Path: p.text(), At: at, Reason: fmt.Sprintf("'%s' is %s, not an object or list", at, kind(v))}
 }
 
 // kind names the JSON kind of a scalar, with an article, for messages.
@@ -384,7 +388,7 @@ func write(b *strings.Builder, v any, p *path) error {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("cannot write '%s' as text: %w", p.text, err)
+			return fmt.Errorf("cannot write '%s' as text: %w", p.text(), err)
 		}
 		b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
@@ -395,7 +399,7 @@ func write(b *strings.Builder, v any, p *path) error {
 // without going through an encoder for every number.
 func writeFloat(b *strings.Builder, f float64, bits int, p *path) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("cannot write '%s' as text: %v has no JSON form", p.text, f)
+		return fmt.Errorf("cannot write '%s' as text: %v has no JSON form", p.text(), f)
 	}
 	// The same choice as encoding/json: plain notation for ordinary
 	// magnitudes, exponent notation for tiny and huge ones.

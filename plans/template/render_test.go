@@ -438,7 +438,7 @@ func TestFloatTextMatchesJSON(t *testing.T) {
 				continue // a float32 overflow; encoding/json refuses it too
 			}
 			var b strings.Builder
-			if err := write(&b, v, &path{text: "f"}); err != nil {
+			if err := write(&b, v, &path{segs: []string{"f"}}); err != nil {
 				t.Fatalf("write(%v): %v", v, err)
 			}
 			if b.String() != string(want) {

@@ -1,7 +1,7 @@
 package template
 
 import (
-	"slices"
+	"iter"
 	"strings"
 )
 
@@ -9,10 +9,10 @@ import (
 // Template may render against many scopes concurrently.
 type Template struct {
 	src     string
-	nodes   []node
-	refs    []Ref
+	nodes   []node   // in source order; nil for a literal
+	segs    []string // the segments of every path, in source order: substrings of src
 	literal bool
-	splice  *path // the one variable of a typed splice; nil otherwise
+	splice  *path // the one variable of a typed splice, made once; nil otherwise
 	boxed   any   // src converted to any once, so a literal Render does not allocate
 }
 
@@ -27,16 +27,36 @@ func (t *Template) IsLiteral() bool { return t.literal }
 // so Render returns the raw value rather than text.
 func (t *Template) IsSplice() bool { return t.splice != nil }
 
-// Refs returns every tag that reads a path (variables, section openers and
+// Refs yields every tag that reads a path (variables, section openers and
 // inverted section openers, not closers), in source order, for static
-// checking. The result is a copy the caller may keep or modify.
-func (t *Template) Refs() []Ref {
-	out := make([]Ref, len(t.refs))
-	for i, r := range t.refs {
-		r.Path = slices.Clone(r.Path)
-		out[i] = r
+// checking. Each Ref is made as it is yielded, so a template of a million
+// tags is checked without a million Refs in memory at once.
+func (t *Template) Refs() iter.Seq[Ref] {
+	return func(yield func(Ref) bool) {
+		for i := range t.nodes {
+			n := &t.nodes[i]
+			var kind RefKind
+			switch n.kind {
+			case textNode:
+				continue
+			case sectionNode:
+				kind = RefSection
+			case invertedNode:
+				kind = RefInverted
+			}
+			ref := Ref{
+				Offset:    int(n.tag),
+				Kind:      kind,
+				InSection: n.inSection,
+				ItemRead:  n.pathKind == barePath || n.pathKind == dotPath && n.underItem,
+				LoopVar:   n.pathKind.loopVar(),
+				path:      t.src[n.pathStart:n.pathEnd],
+			}
+			if !yield(ref) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // RefKind says which kind of tag a Ref comes from.
@@ -64,49 +84,56 @@ func (k RefKind) String() string {
 // verifies roots ("input or an earlier step") should skip refs with ItemRead
 // or LoopVar set: those do not name a root.
 type Ref struct {
-	Offset    int      // byte offset of the tag's opening "{{" in the source
-	Path      []string // the segments, e.g. {"E0", "values", "0", "id"}; empty for {{.}}
-	Kind      RefKind  // variable, section or inverted section
-	InSection bool     // the tag sits inside the body of a section or inverted section
-	ItemRead  bool     // a bare key or {{.}} under a section that has an item: it reads items before roots
-	LoopVar   bool     // @index, @first or @last
+	Offset    int     // byte offset of the tag's opening "{{" in the source
+	Kind      RefKind // variable, section or inverted section
+	InSection bool    // the tag sits inside the body of a section or inverted section
+	ItemRead  bool    // a bare key or {{.}} under a section that has an item: it reads items before roots
+	LoopVar   bool    // @index, @first or @last
+	path      string  // the path as written, e.g. "E0.values.0.id", or "." for {{.}}
 }
 
 // Root returns the first segment of the path: a root name for root-anchored
 // paths, and "" for {{.}}.
 func (r Ref) Root() string {
-	if len(r.Path) == 0 {
+	if r.path == "." {
 		return ""
 	}
-	return r.Path[0]
+	root, _, _ := strings.Cut(r.path, ".")
+	return root
 }
 
 // String returns the path as written in the tag, e.g. "E0.values.0.id", or
 // "." for {{.}}.
-func (r Ref) String() string {
-	if len(r.Path) == 0 {
-		return "."
-	}
-	return strings.Join(r.Path, ".")
-}
+func (r Ref) String() string { return r.path }
 
 // nodeKind tells the renderer what a node is; evaluation is one switch over
 // it, the way text/template walks its tree.
 type nodeKind uint8
 
 const (
-	textNode nodeKind = iota
-	varNode
-	sectionNode
-	invertedNode
+	textNode     nodeKind = iota // only text: the last node of a section body (its closer) or of the template
+	varNode                      // text, then a variable
+	sectionNode                  // text, then a section whose body is the nodes after it
+	invertedNode                 // text, then an inverted section whose body is the nodes after it
 )
 
-// node is one piece of the parse tree.
+// node is a tag and the literal text before it. The tree is flat: a
+// section's body is the nodes that follow it, up to and including the
+// textNode that stands for its closer. The text and the path as written
+// are offsets into the source rather than strings, which keeps a node at 28
+// bytes (and 16 per segment of its path, in one list for the template): a
+// string of a million tags parses into two lists, not millions of objects.
 type node struct {
-	kind nodeKind
-	text string // textNode: the literal text
-	path path   // the path a tag reads
-	body []node // the body of a section or inverted section
+	kind      nodeKind
+	pathKind  pathKind
+	inSection bool   // inside the body of a section or inverted section
+	underItem bool   // inside a section that pushes an item
+	text      uint32 // where the literal text before the tag starts; it ends at tag
+	tag       uint32 // the byte offset of "{{", or the length of the source for the last node
+	pathStart uint32 // the path text is src[pathStart:pathEnd]
+	pathEnd   uint32
+	segs      uint32 // the index in Template.segs of the path's first segment; the next node's is past its last
+	body      uint32 // sections: how many nodes follow as the body, closer included
 }
 
 // pathKind is decided at parse time, so rendering never has to work out
@@ -122,25 +149,35 @@ const (
 	lastPath                  // @last
 )
 
-// path is a parsed path. Its segments are substrings of the source, and list
-// indices are parsed once here rather than on every render.
-type path struct {
-	kind  pathKind
-	text  string   // the path as written, e.g. "E0.values.0.id"
-	segs  []string // text split at dots
-	index []int    // index[i] is segs[i] as a list index, or -1 when it is not all digits
+// loopVar reports whether k is @index, @first or @last.
+func (k pathKind) loopVar() bool {
+	return k == indexPath || k == firstPath || k == lastPath
 }
 
-// loopVar reports whether p is @index, @first or @last.
-func (p *path) loopVar() bool {
-	return p.kind == indexPath || p.kind == firstPath || p.kind == lastPath
+// path is a parsed path as rendering reads it: its segments, split once at
+// parse time, are substrings of the source. Its text is only wanted for
+// error messages, so it is joined again then rather than kept.
+type path struct {
+	kind pathKind
+	segs []string // none for {{.}}
+}
+
+// pathOf returns the path of the tag of n, which next follows: a tag is
+// never a last node, since a closer or the text after the last tag is.
+func (t *Template) pathOf(n, next *node) path {
+	return path{kind: n.pathKind, segs: t.segs[n.segs:next.segs]}
+}
+
+// text returns the path as written, e.g. "E0.values.0.id", or "." for
+// {{.}}, for error messages.
+func (p *path) text() string {
+	if len(p.segs) == 0 {
+		return "."
+	}
+	return strings.Join(p.segs, ".")
 }
 
 // prefix returns the dotted text of the first n segments, for error messages.
 func (p *path) prefix(n int) string {
-	end := -1
-	for _, s := range p.segs[:n] {
-		end += len(s) + 1
-	}
-	return p.text[:end]
+	return strings.Join(p.segs[:n], ".")
 }
