@@ -85,7 +85,7 @@ func TestStepCallIsOneRow(t *testing.T) {
 		// oneRow: no row in tool_calls; kept: the tool_end kept whole.
 		oneRow, kept bool
 		// split: the events emitted so far are committed before the call's
-		// end (1) or the step's end (2) is given.
+		// end (1), the step's end (2) or the call's start (3) is given.
 		split  int
 		result string
 	}{
@@ -123,6 +123,9 @@ func TestStepCallIsOneRow(t *testing.T) {
 			r.StepStart("E1", "tracker__label", input)
 			r.Emit("E1", engine.EventToolStart, engine.ToolStarted{Tool: "tracker__label", Args: input})
 		}},
+		{name: "a call that starts in a later batch than its step", oneRow: true, split: 3, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+			r.StepStart("E1", "tracker__label", input)
+		}},
 		{name: "a call a Flush wrote before its step ended", oneRow: true, kept: true, split: 2, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
@@ -137,8 +140,11 @@ func TestStepCallIsOneRow(t *testing.T) {
 			c.call(r)
 			if c.split > 0 {
 				rec.Flush()
-				if c.split == 1 {
+				switch c.split {
+				case 1:
 					r.Emit("E1", engine.EventToolEnd, engine.ToolEnded{Tool: "tracker__label", Ms: 2.5, Result: result})
+				case 3:
+					r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
 				}
 				r.StepEnd("E1", "tracker__label", result, "", 3)
 			}

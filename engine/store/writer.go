@@ -63,6 +63,10 @@ type spanTable struct {
 	// keeps a tool call that had not ended when the row was written
 	// (steps only), so that the call's end completes that row.
 	openCalls map[spanKey]uint64
+	// openSteps holds the start of every step whose row was written
+	// without its end or a call (steps only), so that a tool_start coming
+	// in a later batch is still recognised as the step's own call.
+	openSteps map[spanKey]engine.StepStarted
 	// heldCalls holds the tool_end of every call whose step had not ended
 	// when the call's row was written (steps only), for the step's end to
 	// settle; a Flush or Close writes it whole. The engine emits the two
@@ -73,7 +77,7 @@ type spanTable struct {
 
 func newSpanTable(name string) spanTable {
 	return spanTable{name: name, pending: map[spanKey]int{}, open: map[spanKey]uint64{},
-		openCalls: map[spanKey]uint64{}, heldCalls: map[spanKey]engine.Event{}}
+		openCalls: map[spanKey]uint64{}, openSteps: map[spanKey]engine.StepStarted{}, heldCalls: map[spanKey]engine.Event{}}
 }
 
 // chunk is the rows of one statement, all of one run, with their payloads
@@ -360,8 +364,8 @@ func (w *writer) add(ctx context.Context, e *engine.Event) error {
 	case engine.EventStepStart, engine.EventStepEnd:
 		return w.addSpan(ctx, &w.steps, rs, e, e.Kind == engine.EventStepStart)
 	case engine.EventToolStart:
-		if w.startCall(rs, e) {
-			return nil
+		if ok, err := w.startCall(ctx, rs, e); ok || err != nil {
+			return err
 		}
 		return w.addSpan(ctx, &w.tools, rs, e, true)
 	case engine.EventToolEnd:
@@ -422,6 +426,7 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 		row.callEndSeq, row.callEndedAt, row.callEnd = call.Seq, unixNanos(call.Time), &call
 	}
 	delete(t.openCalls, k)
+	delete(t.openSteps, k)
 	if row.callEnd != nil {
 		w.settleCall(c, row, e)
 	}
@@ -432,23 +437,49 @@ func (w *writer) addSpan(ctx context.Context, t *spanTable, rs *runState, e *eng
 // that row is in the chunk and the call's arguments are the step's input
 // (the same value, as the engine gives them): the start is then what the
 // step's start says, and is not written again.
-func (w *writer) startCall(rs *runState, e *engine.Event) bool {
+func (w *writer) startCall(ctx context.Context, rs *runState, e *engine.Event) (bool, error) {
 	t := &w.steps
-	j, ok := t.pending[spanKey{e.RunID, e.Path}]
-	if !ok || t.chunk.run != rs {
-		return false
+	c := &t.chunk
+	k := spanKey{e.RunID, e.Path}
+	call, ok := payloadAs[engine.ToolStarted](e.Payload)
+	if !ok {
+		return false, nil
 	}
-	row := &t.chunk.rows[j]
-	if row.startEvent == nil || row.callSeq != 0 || row.hasEnd {
-		return false
+	if j, ok := t.pending[k]; ok && c.run == rs {
+		row := &c.rows[j]
+		if row.startEvent == nil || row.callSeq != 0 || row.hasEnd {
+			return false, nil
+		}
+		step, ok := payloadAs[engine.StepStarted](row.startEvent.Payload)
+		if !ok || !ownCall(step, call) {
+			return false, nil
+		}
+		row.callSeq, row.callStartedAt = e.Seq, unixNanos(e.Time)
+		return true, nil
 	}
-	step, ok := payloadAs[engine.StepStarted](row.startEvent.Payload)
-	call, fine := payloadAs[engine.ToolStarted](e.Payload)
-	if !ok || !fine || call.Tool != step.Tool || !sameValue(call.Args, step.Input) || step.Input == nil {
-		return false
+	// The step's row went out in an earlier batch: a row completing it
+	// keeps the call, as the row of a call that ends late does.
+	step, open := t.openSteps[k]
+	if !open || !ownCall(step, call) {
+		return false, nil
 	}
-	row.callSeq, row.callStartedAt = e.Seq, unixNanos(e.Time)
-	return true
+	delete(t.openSteps, k)
+	if c.run != rs || len(c.rows) == chunkRows {
+		if err := w.flushSpans(ctx, t); err != nil {
+			return true, err
+		}
+		c.run = rs
+	}
+	t.pending[k] = len(c.rows)
+	c.rows = append(c.rows, spanRow{seq: t.open[k], path: e.Path, started: true, callSeq: e.Seq, callStartedAt: unixNanos(e.Time)})
+	delete(t.open, k)
+	return true, nil
+}
+
+// ownCall reports whether call is the one its step makes: its tool, with
+// the very input the step started with.
+func ownCall(step engine.StepStarted, call engine.ToolStarted) bool {
+	return call.Tool == step.Tool && step.Input != nil && sameValue(call.Args, step.Input)
 }
 
 // endCall puts a tool_end into the row of the step whose row keeps the
@@ -683,6 +714,11 @@ func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
 		if r.callSeq != 0 && r.callEndSeq == 0 {
 			t.openCalls[k] = r.seq
 		}
+		if t == &w.steps && r.callSeq == 0 && r.startEvent != nil {
+			if step, ok := payloadAs[engine.StepStarted](r.startEvent.Payload); ok {
+				t.openSteps[k] = step
+			}
+		}
 	}
 	clear(t.pending)
 	err := w.exec(ctx, t.name, len(c.rows))
@@ -726,7 +762,8 @@ const (
 	stepsInsert = `INSERT INTO steps (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob,
 		call_seq, call_started_at, call_end_seq, call_ended_at, call_ms, call_end_payload, call_end_payload_blob) VALUES `
 	stepsRow    = "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	stepsUpsert = spansUpsert + `, call_end_seq = coalesce(excluded.call_end_seq, call_end_seq),
+	stepsUpsert = spansUpsert + `, call_seq = coalesce(excluded.call_seq, call_seq),
+		call_started_at = coalesce(excluded.call_started_at, call_started_at), call_end_seq = coalesce(excluded.call_end_seq, call_end_seq),
 		call_ended_at = coalesce(excluded.call_ended_at, call_ended_at), call_ms = coalesce(excluded.call_ms, call_ms),
 		call_end_payload = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload, call_end_payload) END,
 		call_end_payload_blob = CASE WHEN excluded.call_ms IS NULL THEN coalesce(excluded.call_end_payload_blob, call_end_payload_blob) END`
