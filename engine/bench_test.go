@@ -74,12 +74,23 @@ func benchRun(b *testing.B, planYAML string, inputs map[string]any, withStore bo
 // reading the one before it: what the engine costs per step when the tool
 // itself costs next to nothing.
 func BenchmarkStepOverhead(b *testing.B) {
+	benchChain(b, false)
+}
+
+// BenchmarkStepOverheadStore is BenchmarkStepOverhead recording the run in
+// a run store on disk, the final flush included: ns/step less
+// BenchmarkStepOverhead's is what recording costs a step of a chain.
+func BenchmarkStepOverheadStore(b *testing.B) {
+	benchChain(b, true)
+}
+
+func benchChain(b *testing.B, withStore bool) {
 	var src strings.Builder
 	src.WriteString("identifier: long\nname: long\ndescription: a long chain\nsteps:\n  - id: S0\n    tool_name: builtin__reshape\n    input: { shape: { n: 0, tag: start } }\n")
 	for i := 1; i < 1000; i++ {
 		fmt.Fprintf(&src, "  - id: S%d\n    tool_name: builtin__reshape\n    input: { shape: { n: \"{{S%d.n}}\", tag: \"step {{S%d.tag}}\" } }\n", i, i-1, i-1)
 	}
-	run := benchRun(b, src.String(), nil, false)
+	run := benchRun(b, src.String(), nil, withStore)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
@@ -613,6 +614,15 @@ func (c *chunk[R]) encodeValue(enc *payloadEncoder, v any) span {
 	return span{lo, len(c.buf)}
 }
 
+// bufferText is a chunk's buffer as a string, without a copy: the
+// payloads of a chunk are as large as what the run passes from step to
+// step, and copying them once more cost as much as encoding them. The
+// strings cut from it live no longer than the chunk's insert, whose driver
+// copies each bound value before the buffer is reset for the next chunk.
+func bufferText(buf []byte) string {
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
 // textOf is the payload a span holds in s, the chunk's buffer as a string.
 func textOf(s string, sp span) any {
 	if sp.hi == sp.lo {
@@ -626,7 +636,7 @@ func (w *writer) flushEvents(ctx context.Context) error {
 	if len(c.rows) == 0 {
 		return nil
 	}
-	s := string(c.buf)
+	s := bufferText(c.buf)
 	w.args = append(w.args[:0], c.run.key)
 	for _, r := range c.rows {
 		payload, blob, err := w.payload(ctx, c.run, c.buf, s, r.payload)
@@ -678,7 +688,7 @@ func (w *writer) flushSpans(ctx context.Context, t *spanTable) error {
 			r.callEnd, r.callEndSeq, r.callEndedAt = nil, 0, 0
 		}
 	}
-	s := string(c.buf)
+	s := bufferText(c.buf)
 	w.args = append(w.args[:0], c.run.key)
 	for _, r := range c.rows {
 		start, startBlob, err := w.payload(ctx, c.run, c.buf, s, r.start)
