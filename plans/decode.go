@@ -14,6 +14,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // decoder turns yaml.Nodes into plan values, reporting every shape problem
@@ -295,7 +296,7 @@ const lineStep = 64
 func (d *decoder) lineFrom(n, col int) string {
 	text := strings.TrimSuffix(d.lines[n-1], "\r")
 	if len(text) < longLine {
-		return skipRunes(text, col-1)
+		return yamlpos.SkipRunes(text, col-1)
 	}
 	starts, ok := d.runeStarts[n]
 	if !ok {
@@ -313,18 +314,7 @@ func (d *decoder) lineFrom(n, col int) string {
 	if k >= len(starts) {
 		return ""
 	}
-	return skipRunes(text[starts[k]:], (col-1)%lineStep)
-}
-
-// skipRunes returns s without its first n runes, or "" when it has fewer.
-func skipRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[i:]
-		}
-		n--
-	}
-	return ""
+	return yamlpos.SkipRunes(text[starts[k]:], (col-1)%lineStep)
 }
 
 // expandMerges reports the merge keys of a mapping that do not merge a

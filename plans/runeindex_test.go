@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // TestRuneIndex holds each count of the index, at every character of a
@@ -72,7 +74,7 @@ func TestLineFrom(t *testing.T) {
 	}{{1, "short é line"}, {2, long}} {
 		n := utf8.RuneCountInString(tc.text)
 		for col := 1; col <= n+2; col++ {
-			if got, want := d.lineFrom(tc.line, col), skipRunes(tc.text, col-1); got != want {
+			if got, want := d.lineFrom(tc.line, col), yamlpos.SkipRunes(tc.text, col-1); got != want {
 				t.Fatalf("lineFrom(%d, %d) = %.20q…, want %.20q…", tc.line, col, got, want)
 			}
 		}

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,21 +19,10 @@ func TestToolOutputFloodMemory(t *testing.T) {
 		{"NUL bytes", "head -c 100000000 /dev/zero"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			files := map[string]string{
+			writeProject(t, map[string]string{
 				"tools/flood.yaml": "name: flood\ndescription: Prints 100 MB.\nkind: exec\ncommand: sh\nargs: [\"-c\", \"" + tc.script + "\"]\noutput: text\n",
 				"plans/flood.yaml": "identifier: flood\nname: flood\ndescription: One flood.\nsteps:\n  - id: E0\n    tool_name: user__flood\n    input: {}\n",
-			}
-			for name, content := range files {
-				path := filepath.Join(dir, ".stepwise", name)
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			isolate(t, dir)
+			})
 			m := runMeasured(t, nil, stepwiseBinary(t), "run", "flood", "--json")
 			if m.code != 1 {
 				t.Fatalf("exit %d, want 1; stderr:\n%.2000s", m.code, m.stderr)

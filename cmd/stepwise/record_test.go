@@ -14,23 +14,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
-// writeProject writes files under .stepwise of a fresh project and makes
-// it the working directory, with its own data dir.
-func writeProject(t *testing.T, files map[string]string) {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		path := filepath.Join(dir, ".stepwise", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	isolate(t, dir)
-}
-
 // runChild runs the built stepwise, which has no race detector to weigh
 // it down, with extra environment and returns its peak resident set in
 // KiB.

@@ -136,8 +136,17 @@ steps:
 // working directory, with its own data dir.
 func runProject(t *testing.T) string {
 	t.Helper()
+	writeProject(t, runProjectFiles)
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// writeProject writes files under .stepwise of a fresh project and makes
+// it the working directory, with its own data dir.
+func writeProject(t *testing.T, files map[string]string) {
+	t.Helper()
 	dir := t.TempDir()
-	for name, content := range runProjectFiles {
+	for name, content := range files {
 		path := filepath.Join(dir, ".stepwise", name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -147,7 +156,6 @@ func runProject(t *testing.T) string {
 		}
 	}
 	isolate(t, dir)
-	return dir
 }
 
 func TestRunOutputPlan(t *testing.T) {

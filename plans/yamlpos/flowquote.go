@@ -44,7 +44,7 @@ func quoteFlowQuestionMarks(src []byte) (fixed []byte, quotes []flowQuote, ok bo
 				continue
 			}
 			q := flowQuote{line: tk.Position.Line, col: tk.Position.Column}
-			if q.line < 1 || q.line > len(lines) || q.col < 1 || !strings.HasPrefix(skipRunes(lines[q.line-1], q.col-1), tk.Value) {
+			if q.line < 1 || q.line > len(lines) || q.col < 1 || !strings.HasPrefix(SkipRunes(lines[q.line-1], q.col-1), tk.Value) {
 				return nil, nil, false
 			}
 			q.added = 2 + strings.Count(tk.Value, `"`) + strings.Count(tk.Value, `\`)
@@ -97,8 +97,9 @@ func unquote(n *yaml.Node, quotes []flowQuote) {
 	}
 }
 
-// skipRunes returns s without its first n runes.
-func skipRunes(s string, n int) string {
+// SkipRunes returns s without its first n runes, or "" when it has fewer:
+// the text from a 1-based column on, as col-1 runes skipped.
+func SkipRunes(s string, n int) string {
 	for i := range s {
 		if n == 0 {
 			return s[i:]
