@@ -103,3 +103,17 @@ func TestPromptValueCut(t *testing.T) {
 		})
 	}
 }
+
+// TestStepTimeoutBoundsAnExecTool checks that a step's timeout_secs bounds
+// its exec tool in place of the tool file's timeout_secs, and that the
+// error says which bound fired.
+func TestStepTimeoutBoundsAnExecTool(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"config.toml": testConfig,
+		"tools/nap.yaml": "name: nap\ndescription: Sleeps.\nkind: exec\ncommand: sleep\nargs: [\"30\"]\noutput: text\ntimeout_secs: 60\n" +
+			"input_schema: { type: object, properties: {} }\n",
+		"plans/p.yaml": "identifier: p\nsteps:\n  - id: E1\n    tool_name: user__nap\n    timeout_secs: 1\n    input: {}\n",
+	})
+	o := p.run(t, "plans/p.yaml", nil, nil)
+	wantFailure(t, o, "plan failed at step E1 (user__nap): 'sleep' timed out after 1s (the step's timeout_secs)")
+}

@@ -463,6 +463,13 @@ var invalidCases = []invalidCase{
 		},
 	},
 	{
+		name: "a timeout_secs on a step that calls no exec or MCP tool",
+		src:  head + "  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: {} }\n    timeout_secs: 5\n",
+		want: []Problem{
+			prob(CodeInvalidValue, 8, 19, "E0", "'timeout_secs' bounds the call of an exec or MCP tool, and builtin__reshape is neither: remove it (an agent step bounds its calls with tool_timeout and llm_timeout_seconds in its input)"),
+		},
+	},
+	{
 		name: "step both spellings of tool_name",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    toolName: user__y\n    input: {}\n",
 		want: []Problem{

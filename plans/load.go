@@ -333,6 +333,10 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 	if s.ToolName.Set {
 		d.checkToolName(s, c)
 	}
+	if name := s.ToolName.Value; s.TimeoutSecs.Set && (IsControl(name) || strings.HasPrefix(name, "builtin__") || strings.HasPrefix(name, "plan__")) {
+		d.r.problem(CodeInvalidValue, s.TimeoutSecs.Pos, s.Path,
+			"'timeout_secs' bounds the call of an exec or MCP tool, and %s is neither: remove it (an agent step bounds its calls with tool_timeout and llm_timeout_seconds in its input)", name)
+	}
 	o.require("input")
 	in := o.get("input")
 	if in == nil {

@@ -75,8 +75,9 @@ type Step struct {
 	ToolName  Field[string]
 	Input     *Value // the input as written; for control steps also decoded into Control
 	Reasoning Field[string]
-	// TimeoutSecs bounds the call of an MCP server's tool, in place of
-	// the server's call_timeout_secs.
+	// TimeoutSecs bounds the call of an MCP server's tool or an exec tool,
+	// in place of the server's call_timeout_secs or the tool file's
+	// timeout_secs.
 	TimeoutSecs Field[int]
 
 	// Control is the decoded input of a control step: *ExitInput,

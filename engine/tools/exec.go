@@ -53,9 +53,12 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	if err != nil {
 		return nil, &ToolError{Tool: name, Message: err.Error()}
 	}
-	timeout := defaultExecTimeout
+	timeout, bound := defaultExecTimeout, "timeout_secs"
 	if t.TimeoutSecs.Set && t.TimeoutSecs.Value > 0 {
 		timeout = time.Duration(t.TimeoutSecs.Value) * time.Second
+	}
+	if d, ok := stepTimeout(ctx); ok {
+		timeout, bound = d, "the step's timeout_secs"
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -80,7 +83,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 		return nil, fmt.Errorf("%s: '%s' stopped: %w", name, command, context.Cause(ctx))
 	case runCtx.Err() != nil:
 		fail.TimedOut, fail.ExitCode = true, -1
-		fail.Message = fmt.Sprintf("'%s' timed out after %ds (timeout_secs)", command, int(timeout/time.Second))
+		fail.Message = fmt.Sprintf("'%s' timed out after %ds (%s)", command, int(timeout/time.Second), bound)
 		return nil, fail
 	case errors.As(runErr, new(*OutputLimitError)):
 		fail.ExitCode = -1

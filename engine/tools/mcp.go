@@ -407,9 +407,16 @@ func toolInfo(server string, t *mcp.Tool, o config.ToolOverride) plans.ToolInfo 
 type callTimeoutKey struct{}
 
 // WithStepTimeout is ctx for the calls of a step with timeout_secs: an MCP
-// call under it gets that long, in place of its server's call_timeout_secs.
+// or exec call under it gets that long, in place of its server's
+// call_timeout_secs or its tool file's timeout_secs.
 func WithStepTimeout(ctx context.Context, secs int) context.Context {
 	return context.WithValue(ctx, callTimeoutKey{}, secs)
+}
+
+// stepTimeout is the timeout_secs of the step making a call under ctx.
+func stepTimeout(ctx context.Context) (time.Duration, bool) {
+	secs, ok := ctx.Value(callTimeoutKey{}).(int)
+	return time.Duration(secs) * time.Second, ok && secs > 0
 }
 
 // callMCP calls one tool of a server. Calls to one server wait for each
@@ -438,8 +445,8 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 	c.overLimit.Store(false)
 	cfg, _ := r.cfg.MCPServer(server)
 	timeout, bound := cfg.CallTimeout(), fmt.Sprintf("call_timeout_secs under [mcp.%s]", server)
-	if secs, ok := ctx.Value(callTimeoutKey{}).(int); ok && secs > 0 {
-		timeout, bound = time.Duration(secs)*time.Second, "the step's timeout_secs"
+	if d, ok := stepTimeout(ctx); ok {
+		timeout, bound = d, "the step's timeout_secs"
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: input})
