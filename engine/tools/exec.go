@@ -36,7 +36,7 @@ const (
 // a cancelled call kills everything it started (runCommand).
 func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[string]any) (any, error) {
 	name := t.ToolName()
-	scope := template.MapScope{"input": input}
+	scope := template.LimitedScope{Scope: template.MapScope{"input": input}, Limit: r.cfg.Limits.ValueBytes}
 	argv := make([]string, len(t.Args))
 	for i, a := range t.Args {
 		v, err := a.Render(scope)

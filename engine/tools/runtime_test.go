@@ -546,3 +546,22 @@ func TestExecOutputLimit(t *testing.T) {
 		t.Errorf("Error() = %q\nwant      %q", te.Error(), want)
 	}
 }
+
+// TestExecArgumentLimit refuses an exec tool's argument whose rendered
+// text would pass [limits] value_bytes, before anything runs.
+func TestExecArgumentLimit(t *testing.T) {
+	files := map[string]string{
+		".stepwise/config.toml": "[limits]\nvalue_bytes = 1000\n",
+		".stepwise/tools/echo.yaml": "name: echo\ndescription: Echoes twice.\nkind: exec\ncommand: echo\nargs: [\"{{input.s}}{{input.s}}\"]\noutput: text\n" +
+			"input_schema: { type: object, properties: { s: { type: string } } }\n",
+	}
+	rt, _ := newRuntime(t, files, nil)
+	_, err := rt.Call(context.Background(), "user__echo", map[string]any{"s": strings.Repeat("x", 600)})
+	if te := toolErr(t, err); !strings.Contains(te.Error(), "argument 1: ") || !strings.Contains(te.Error(), "[limits] value_bytes") {
+		t.Errorf("Error() = %q", te.Error())
+	}
+	got, err := rt.Call(context.Background(), "user__echo", map[string]any{"s": "ab"})
+	if err != nil || got.(map[string]any)["text"] != "abab" {
+		t.Errorf("a short argument: %v, %v", got, err)
+	}
+}
