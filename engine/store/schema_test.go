@@ -12,22 +12,44 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
 
-// TestMigrateVersion1 opens a store file written with schema version 1, as
-// a stepwise of that version left it (one finished run, one whose events
-// stopped), and reads it with this one: the runs keep all they said, with
-// no project, and new runs are recorded with theirs.
-func TestMigrateVersion1(t *testing.T) {
+// oldStatement is one statement that writes a store as an older stepwise
+// left it.
+type oldStatement struct {
+	q    string
+	args []any
+}
+
+// openOld writes a store file with statements, as an older stepwise left
+// it, and opens it with this one.
+func openOld(t *testing.T, statements []oldStatement) *Store {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), FileName)
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, st := range statements {
+		if _, err := db.Exec(st.q, st.args...); err != nil {
+			t.Fatalf("%v\n%s", err, st.q)
+		}
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestMigrateVersion1 opens a store file written with schema version 1, as
+// a stepwise of that version left it (one finished run, one whose events
+// stopped), and reads it with this one: the runs keep all they said, with
+// no project, and new runs are recorded with theirs.
+func TestMigrateVersion1(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
 	at := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
-	for _, st := range []struct {
-		q    string
-		args []any
-	}{
+	s := openOld(t, []oldStatement{
 		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
 		{q: migrations[0]},
 		{q: "PRAGMA user_version = 1"},
@@ -48,18 +70,7 @@ func TestMigrateVersion1(t *testing.T) {
 		{`INSERT INTO events (run, seq, time, path, kind, payload) VALUES
 			(2, 1, ?1, '', 'run_start', '{"plan":"triage","file":"triage.yaml","hash":"ab","inputs":{}}')`,
 			[]any{at(time.Minute)}},
-	} {
-		if _, err := db.Exec(st.q, st.args...); err != nil {
-			t.Fatalf("%v\n%s", err, st.q)
-		}
-	}
-	db.Close()
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	})
 	ctx := context.Background()
 	var version int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != schemaVersion {
@@ -97,7 +108,7 @@ func TestMigrateVersion1(t *testing.T) {
 	s.Close()
 
 	// Opening it again finds it up to date.
-	s, err = Open(path)
+	s, err = Open(s.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,17 +125,9 @@ func TestMigrateVersion1(t *testing.T) {
 // were; a run recorded after the migration keeps its calls in its steps'
 // rows, next to the old.
 func TestMigrateVersion2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
 	at := func(ms int) int64 { return t0.Add(time.Duration(ms) * time.Millisecond).UnixNano() }
-	for _, st := range []struct {
-		q    string
-		args []any
-	}{
+	s := openOld(t, []oldStatement{
 		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
 		{q: migrations[0]},
 		{q: migrations[1]},
@@ -140,18 +143,7 @@ func TestMigrateVersion2(t *testing.T) {
 		{`INSERT INTO tool_calls (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES
 			(1, 3, 'E1', 1, ?1, '{"tool":"tracker__list","args":{"limit":1}}', 4, ?2, '{"tool":"tracker__list","ms":9,"is_error":false,"result":{"issues":[]}}')`,
 			[]any{at(20), at(30)}},
-	} {
-		if _, err := db.Exec(st.q, st.args...); err != nil {
-			t.Fatalf("%v\n%s", err, st.q)
-		}
-	}
-	db.Close()
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	})
 	ctx := context.Background()
 	list, err := s.Runs(ctx, RunFilter{Project: "/src/a"})
 	if err != nil || len(list) != 1 || list[0].ID != "old" || list[0].Status != "ok" || list[0].StepsExecuted != 1 {
