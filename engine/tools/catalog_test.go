@@ -193,6 +193,38 @@ func TestResolveAgainstProject(t *testing.T) {
 	}
 }
 
+// TestResolveStepTimeoutByToolKind checks that the catalog knows each user
+// tool's kind, so that a step's timeout_secs, which only an exec tool
+// honours, is refused on a prompt or reshape tool where it is written, with
+// the bounds that apply to that tool.
+func TestResolveStepTimeoutByToolKind(t *testing.T) {
+	c := project(t, map[string]string{
+		".stepwise/config.toml":       "",
+		".stepwise/tools/notify.yaml": "name: notify\ndescription: Tell someone.\nkind: exec\ncommand: echo\n",
+		".stepwise/tools/sum.yaml":    "name: sum\ndescription: Sum up.\nkind: prompt\nprompt: \"Sum up {{input.text}}\"\n",
+		".stepwise/tools/pick.yaml":   "name: pick\ndescription: Pick.\nkind: reshape\nshape: {a: 1}\n",
+	})
+	step := func(id, tool string) string {
+		return "  - id: " + id + "\n    tool_name: " + tool + "\n    input: {}\n    timeout_secs: 5\n"
+	}
+	src := plan("caller", "steps:\n"+step("E0", "user__notify")+step("E1", "user__sum")+step("E2", "user__pick"))
+	p, r := plans.Load("caller.yaml", []byte(src), plans.Stepwise)
+	if !r.OK() {
+		t.Fatalf("the plan must load cleanly: %v", r.Problems)
+	}
+	var got []string
+	for _, pr := range c.Resolve(p).Problems {
+		got = append(got, pr.String())
+	}
+	want := []string{
+		"caller.yaml:12:19: step E1: 'timeout_secs' bounds the call of an exec or MCP tool, and user__sum is a prompt tool: remove it (its model call is bounded by [settings] llm_timeout_seconds and llm_idle_timeout_seconds)",
+		"caller.yaml:16:19: step E2: 'timeout_secs' bounds the call of an exec or MCP tool, and user__pick is a reshape tool: remove it (it builds its value in process, bounded in size by [limits] value_bytes)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestCatalogResolve holds the catalog's remembered resolution to
 // plans.Resolve: the same report for the plan asked about again, whatever
 // a caller did to the copy it was given, and a fresh one for another plan.
