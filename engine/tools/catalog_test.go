@@ -12,10 +12,11 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
-// project writes files (path relative to a temporary project root -> text)
-// and loads the catalog of that project, with the global configuration
-// pointed at an empty directory.
-func project(t *testing.T, files map[string]string) *Catalog {
+// projectConfig writes files (path relative to a temporary project root ->
+// text) and loads the configuration of that project, with the global
+// configuration pointed at an empty directory; env is what ${VAR} in
+// config.toml sees. It returns the configuration and the project root.
+func projectConfig(t *testing.T, files map[string]string, env map[string]string) (*config.Config, string) {
 	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
@@ -27,13 +28,41 @@ func project(t *testing.T, files map[string]string) *Catalog {
 			t.Fatal(err)
 		}
 	}
+	if err := os.MkdirAll(filepath.Join(root, ".stepwise"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	home := t.TempDir()
-	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
-	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	lookup := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
+	for k, v := range env {
+		lookup[k] = v
+	}
+	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := lookup[k]; return v, ok }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, root
+}
+
+// project loads the catalog of a project of files (see projectConfig).
+func project(t *testing.T, files map[string]string) *Catalog {
+	t.Helper()
+	cfg, _ := projectConfig(t, files, nil)
 	return Load(cfg)
+}
+
+// newRuntime loads a project of files (see projectConfig) and returns its
+// runtime, closed when the test ends, and the project root. A tool or plan
+// file of the project that does not load fails the test.
+func newRuntime(t *testing.T, files map[string]string, env map[string]string) (*Runtime, string) {
+	t.Helper()
+	cfg, root := projectConfig(t, files, env)
+	cat := Load(cfg)
+	for _, sk := range cat.Skipped {
+		t.Fatalf("test project: %s: %s", sk.File, sk.Reason)
+	}
+	rt := NewRuntime(cfg, cat)
+	t.Cleanup(func() { rt.Close() })
+	return rt, root
 }
 
 func plan(id, body string) string {
