@@ -307,11 +307,11 @@ func cacheBreakpoints(msgs []model.Message, at ...int) []model.Message {
 func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
 	r := a.c.f.run
 	c := a.rc
-	// Past the spend cap the round stop carries the error, so that a
-	// debugger holds there and a reply given by hand spends nothing.
 	// The stops box the request and the reply, a copy each, so they are
 	// made only when a hook is there to read them.
 	hooked := r.hook != nil
+	// Past the spend cap the round stop carries the error, so that a
+	// debugger holds there and a reply given by hand spends nothing.
 	overBudget := r.ledger.overBudget()
 	if hooked {
 		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
