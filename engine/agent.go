@@ -200,6 +200,9 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	if in.LLMTimeoutSeconds.Set {
 		timeout = time.Duration(in.LLMTimeoutSeconds.Value) * time.Second
 	}
+	// Every round asks for the same answer; the request's format is never
+	// changed, so the rounds share one.
+	format := &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}
 	for round := 1; round <= rounds; round++ {
 		last := round == rounds
 		roundPath := a.path + "/agent." + strconv.Itoa(round)
@@ -211,8 +214,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if last {
 			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, lastTurnNote))
 		}
-		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout,
-			Format: &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}}
+		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout, Format: format}
 		if len(a.tools) > 0 && rounds > 1 {
 			// Tools stay in every round's request, so that the cached
 			// prefix (which they begin) still matches; when no call may
