@@ -200,6 +200,9 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	if in.LLMTimeoutSeconds.Set {
 		timeout = time.Duration(in.LLMTimeoutSeconds.Value) * time.Second
 	}
+	// Every round asks for the same answer; the request's format is never
+	// changed, so the rounds share one.
+	format := &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}
 	for round := 1; round <= rounds; round++ {
 		last := round == rounds
 		roundPath := a.path + "/agent." + strconv.Itoa(round)
@@ -211,8 +214,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if last {
 			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, lastTurnNote))
 		}
-		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout,
-			Format: &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}}
+		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout, Format: format}
 		if len(a.tools) > 0 && rounds > 1 {
 			// Tools stay in every round's request, so that the cached
 			// prefix (which they begin) still matches; when no call may
@@ -307,15 +309,20 @@ func cacheBreakpoints(msgs []model.Message, at ...int) []model.Message {
 func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
 	r := a.c.f.run
 	c := a.rc
+	// The stops box the request and the reply, a copy each, so they are
+	// made only when a hook is there to read them.
+	hooked := r.hook != nil
 	// Past the spend cap the round stop carries the error, so that a
 	// debugger holds there and a reply given by hand spends nothing.
 	overBudget := r.ledger.overBudget()
-	d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
-	switch d.Action {
-	case Abort:
-		return model.Reply{}, &AbortError{Path: roundPath}
-	case Replace, Inject:
-		return asReply(d.Value)
+	if hooked {
+		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
+		switch d.Action {
+		case Abort:
+			return model.Reply{}, &AbortError{Path: roundPath}
+		case Replace, Inject:
+			return asReply(d.Value)
+		}
 	}
 	if overBudget != nil {
 		return model.Reply{}, overBudget
@@ -327,7 +334,10 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	if err != nil {
 		return model.Reply{}, fmt.Errorf("round %s: %w", strings.TrimPrefix(roundPath, a.path+"/agent."), timeoutFigures(err, req.Timeout))
 	}
-	d = r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
+	if !hooked {
+		return reply, nil
+	}
+	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Reply{}, &AbortError{Path: roundPath}
@@ -446,25 +456,32 @@ func (a *agentLoop) result(output any, rounds int, final, defaulted bool) map[st
 // the model reads; it never fails the step. Only an abort does.
 func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []model.ToolCall) (model.Message, error) {
 	results := make([]model.Block, len(calls))
+	if len(calls) == 1 {
+		// A lone call has nothing to run beside; a goroutine (and the
+		// closure and error list it would share) would only add to the
+		// round.
+		call := calls[0]
+		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
+		block, err := a.callTool(ctx, roundPath+"/"+call.Name, call, a.admit(call.Name))
+		if err != nil {
+			return model.Message{}, err
+		}
+		block.Text = a.c.f.run.forModel(block.Text)
+		results[0] = block
+		return model.Message{Role: model.RoleTool, Blocks: results}, nil
+	}
 	paths := toolCallPaths(roundPath, calls)
 	errs := make([]error, len(calls))
-	callOne := func(i int, refusal string) {
-		results[i], errs[i] = a.callTool(ctx, paths[i], calls[i], refusal)
-		results[i].Text = a.c.f.run.forModel(results[i].Text)
-	}
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
 		// Admitted in the order the model made the calls, so that the
 		// limits cut the same calls every run; run concurrently after.
 		refusal := a.admit(call.Name)
-		if len(calls) == 1 {
-			// A lone call has nothing to run beside; a goroutine would
-			// only add its start and its wake-up to the round.
-			callOne(i, refusal)
-			continue
-		}
-		wg.Go(func() { callOne(i, refusal) })
+		wg.Go(func() {
+			results[i], errs[i] = a.callTool(ctx, paths[i], calls[i], refusal)
+			results[i].Text = a.c.f.run.forModel(results[i].Text)
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -164,10 +164,12 @@ func agentBenchReplies(rounds, n int) string {
 	return b.String()
 }
 
-// benchAgent runs plan with an instant scripted model whose replies file
-// is written afresh for every run (each run consumes it).
-// The loop's own time per round is reported for a lone agent, whose model
-// calls do not overlap.
+// benchAgent runs plan with an instant scripted model. The replies file is
+// read once, before the runs, and handed to each run's models, as stepwise
+// run reads it once before its run: parsing it is no part of a round, and
+// its garbage, collected during the rounds, would be charged to them. Each
+// run still starts the script from the top. The loop's own time per round
+// is reported for a lone agent, whose model calls do not overlap.
 func benchAgent(b *testing.B, plan, replies string, rounds int, lone bool) {
 	dir := b.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".stepwise"), 0o755); err != nil {
@@ -180,6 +182,12 @@ func benchAgent(b *testing.B, plan, replies string, rounds int, lone bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	script := cfg.Providers["s"].File
+	loaded, err := model.LoadScript(script)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scripts := map[string]*model.Script{script: loaded}
 	cat := tools.Load(cfg)
 	p, report := plans.Load("bench.yaml", []byte(plan), plans.Stepwise)
 	if !report.OK() {
@@ -198,7 +206,7 @@ func benchAgent(b *testing.B, plan, replies string, rounds int, lone bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{}), Sinks: []engine.Sink{timer}})
+		eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Scripts: scripts}), Sinks: []engine.Sink{timer}})
 		res, err := eng.Run(context.Background(), p, nil)
 		if err != nil || res.Status != engine.StatusOK {
 			b.Fatalf("%v %v", err, res.Err)

@@ -377,7 +377,9 @@ func (r *run) emit(path string, kind EventKind, payload func() any) {
 func (r *run) reads(kind EventKind) bool { return len(r.sinks.of(kind)) > 0 }
 
 // stop consults the hook. With none it is a nil check: the Stop is passed
-// by value and copied to the heap only on the way to a hook.
+// by value and copied to the heap only on the way to a hook. A struct given
+// as its Input or Output is boxed by the caller before the check, though,
+// so a caller that stops with one on every round checks r.hook first.
 func (r *run) stop(ctx context.Context, st Stop) Decision {
 	if r.hook == nil {
 		return Decision{}

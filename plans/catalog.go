@@ -19,6 +19,9 @@ type ToolInfo struct {
 	OutputSchema  any
 	OutputExample any
 	File          string // the file that defines it, for user tools and plans
+	// Kind is a user tool's kind (ToolExec, ToolPrompt, ToolReshape), for
+	// the checks that depend on how it runs; empty for every other tool.
+	Kind string
 
 	// Unusable says why a listed tool cannot run here (a plan that failed
 	// to load, or is hidden by requires_servers); empty when it can.
@@ -88,6 +91,7 @@ func (res *resolver) step(s *Step) {
 		res.tool(name, s.ToolName.Pos, s.Path)
 		if t, ok := res.tools[name]; ok && t.Unusable == "" {
 			res.inputKeys(t, s)
+			res.timeout(t, s)
 		}
 	}
 	switch c := s.Control.(type) {
@@ -137,6 +141,27 @@ func (res *resolver) inputKeys(t ToolInfo, s *Step) {
 			}
 		}
 	}
+}
+
+// timeout refuses a step's timeout_secs on a user tool it would not bound:
+// only an exec tool honours it (control steps, builtin__ and plan__ tools
+// are refused at load, by name alone). The message names the bounds that
+// do apply to the tool.
+func (res *resolver) timeout(t ToolInfo, s *Step) {
+	if !s.TimeoutSecs.Set {
+		return
+	}
+	var bounds string
+	switch t.Kind {
+	case ToolPrompt:
+		bounds = "its model call is bounded by [settings] llm_timeout_seconds and llm_idle_timeout_seconds"
+	case ToolReshape:
+		bounds = "it builds its value in process, bounded in size by [limits] value_bytes"
+	default:
+		return
+	}
+	res.r.problem(CodeInvalidValue, s.TimeoutSecs.Pos, s.Path,
+		"'timeout_secs' bounds the call of an exec or MCP tool, and %s is a %s tool: remove it (%s)", t.Name, t.Kind, bounds)
 }
 
 func (res *resolver) conditionModel(c Condition, path string) {

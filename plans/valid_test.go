@@ -581,6 +581,18 @@ var resolveCases = []resolveCase{
 		},
 	},
 	{
+		name: "a step's timeout_secs on a user tool that is not an exec tool",
+		cat:  testCatalog{tools: []ToolInfo{{Name: "user__ask", Kind: ToolPrompt}, {Name: "user__shape", Kind: ToolReshape}, {Name: "user__run", Kind: ToolExec}}, servers: []string{"github"}},
+		src: head + "  - id: E0\n    tool_name: user__ask\n    input: {}\n    timeout_secs: 5\n" +
+			"  - id: E1\n    tool_name: user__shape\n    input: {}\n    timeout_secs: 5\n" +
+			"  - id: E2\n    tool_name: user__run\n    input: {}\n    timeout_secs: 5\n" +
+			"  - id: E3\n    tool_name: github__search\n    input: {}\n    timeout_secs: 5\n",
+		want: []Problem{
+			prob(CodeInvalidValue, 8, 19, "E0", "'timeout_secs' bounds the call of an exec or MCP tool, and user__ask is a prompt tool: remove it (its model call is bounded by [settings] llm_timeout_seconds and llm_idle_timeout_seconds)"),
+			prob(CodeInvalidValue, 12, 19, "E1", "'timeout_secs' bounds the call of an exec or MCP tool, and user__shape is a reshape tool: remove it (it builds its value in process, bounded in size by [limits] value_bytes)"),
+		},
+	},
+	{
 		name: "models are not checked without a model list",
 		cat:  testCatalog{tools: projectCatalog.tools},
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object}\n      model: gpt-9\n",

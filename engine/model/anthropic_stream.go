@@ -352,6 +352,9 @@ func (p *anthropicProvider) failure(ctx context.Context, model string, err error
 	if stopped, ok := interrupted(ctx, p.name, model, err); ok {
 		return stopped
 	}
+	if cut, ok := cutErrorBody(p.name, model, err); ok {
+		return cut
+	}
 	e := &Error{Provider: p.name, Model: model}
 	var api *anthropic.Error
 	var syntax *json.SyntaxError

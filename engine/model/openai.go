@@ -72,8 +72,9 @@ func apiKey(name string, pc config.Provider, required bool, envVar string) (stri
 
 // providerHTTPClient is the HTTP client a provider calls its API with: the
 // default transport, with response headers bounded by
-// responseHeaderTimeout and the silence of a response by its attempt's
-// idle bound (idleTransport).
+// responseHeaderTimeout, the silence of a response by its attempt's idle
+// bound (idleTransport), and the body of an error response by
+// errorBodyLimit (errorBodyTransport).
 func providerHTTPClient() *http.Client {
 	transport := http.DefaultTransport
 	if t, ok := transport.(*http.Transport); ok {
@@ -81,7 +82,7 @@ func providerHTTPClient() *http.Client {
 		t.ResponseHeaderTimeout = responseHeaderTimeout
 		transport = t
 	}
-	return &http.Client{Transport: idleTransport{base: transport}}
+	return &http.Client{Transport: idleTransport{base: errorBodyTransport{base: transport}}}
 }
 
 // openAIProvider serves the openai and openai_compat provider types over

@@ -207,6 +207,9 @@ func (p *openAIProvider) failure(ctx context.Context, model string, err error, s
 	if stopped, ok := interrupted(ctx, p.name, model, err); ok {
 		return stopped
 	}
+	if cut, ok := cutErrorBody(p.name, model, err); ok {
+		return cut
+	}
 	e := &Error{Provider: p.name, Model: model}
 	var api *openai.Error
 	var event *ssestream.StreamError

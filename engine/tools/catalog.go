@@ -258,7 +258,7 @@ func (c *Catalog) markUnusablePlans() {
 }
 
 func userToolInfo(t *plans.ToolFile) plans.ToolInfo {
-	info := plans.ToolInfo{Name: t.ToolName(), Source: "user", Description: t.Description.Value, File: t.File}
+	info := plans.ToolInfo{Name: t.ToolName(), Source: "user", Description: t.Description.Value, File: t.File, Kind: t.Kind.Value}
 	if ro, declared := t.IsReadOnly(); declared {
 		info.ReadOnly = &ro
 	}

@@ -12,10 +12,11 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
-// project writes files (path relative to a temporary project root -> text)
-// and loads the catalog of that project, with the global configuration
-// pointed at an empty directory.
-func project(t *testing.T, files map[string]string) *Catalog {
+// projectConfig writes files (path relative to a temporary project root ->
+// text) and loads the configuration of that project, with the global
+// configuration pointed at an empty directory; env is what ${VAR} in
+// config.toml sees. It returns the configuration and the project root.
+func projectConfig(t *testing.T, files map[string]string, env map[string]string) (*config.Config, string) {
 	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
@@ -27,13 +28,41 @@ func project(t *testing.T, files map[string]string) *Catalog {
 			t.Fatal(err)
 		}
 	}
+	if err := os.MkdirAll(filepath.Join(root, ".stepwise"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	home := t.TempDir()
-	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
-	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	lookup := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
+	for k, v := range env {
+		lookup[k] = v
+	}
+	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := lookup[k]; return v, ok }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, root
+}
+
+// project loads the catalog of a project of files (see projectConfig).
+func project(t *testing.T, files map[string]string) *Catalog {
+	t.Helper()
+	cfg, _ := projectConfig(t, files, nil)
 	return Load(cfg)
+}
+
+// newRuntime loads a project of files (see projectConfig) and returns its
+// runtime, closed when the test ends, and the project root. A tool or plan
+// file of the project that does not load fails the test.
+func newRuntime(t *testing.T, files map[string]string, env map[string]string) (*Runtime, string) {
+	t.Helper()
+	cfg, root := projectConfig(t, files, env)
+	cat := Load(cfg)
+	for _, sk := range cat.Skipped {
+		t.Fatalf("test project: %s: %s", sk.File, sk.Reason)
+	}
+	rt := NewRuntime(cfg, cat)
+	t.Cleanup(func() { rt.Close() })
+	return rt, root
 }
 
 func plan(id, body string) string {
@@ -190,6 +219,38 @@ func TestResolveAgainstProject(t *testing.T) {
 	}
 	if msg := got.Problems[2].Message; !strings.Contains(msg, "plan 'broken' has problems") {
 		t.Errorf("E4: %s", msg)
+	}
+}
+
+// TestResolveStepTimeoutByToolKind checks that the catalog knows each user
+// tool's kind, so that a step's timeout_secs, which only an exec tool
+// honours, is refused on a prompt or reshape tool where it is written, with
+// the bounds that apply to that tool.
+func TestResolveStepTimeoutByToolKind(t *testing.T) {
+	c := project(t, map[string]string{
+		".stepwise/config.toml":       "",
+		".stepwise/tools/notify.yaml": "name: notify\ndescription: Tell someone.\nkind: exec\ncommand: echo\n",
+		".stepwise/tools/sum.yaml":    "name: sum\ndescription: Sum up.\nkind: prompt\nprompt: \"Sum up {{input.text}}\"\n",
+		".stepwise/tools/pick.yaml":   "name: pick\ndescription: Pick.\nkind: reshape\nshape: {a: 1}\n",
+	})
+	step := func(id, tool string) string {
+		return "  - id: " + id + "\n    tool_name: " + tool + "\n    input: {}\n    timeout_secs: 5\n"
+	}
+	src := plan("caller", "steps:\n"+step("E0", "user__notify")+step("E1", "user__sum")+step("E2", "user__pick"))
+	p, r := plans.Load("caller.yaml", []byte(src), plans.Stepwise)
+	if !r.OK() {
+		t.Fatalf("the plan must load cleanly: %v", r.Problems)
+	}
+	var got []string
+	for _, pr := range c.Resolve(p).Problems {
+		got = append(got, pr.String())
+	}
+	want := []string{
+		"caller.yaml:12:19: step E1: 'timeout_secs' bounds the call of an exec or MCP tool, and user__sum is a prompt tool: remove it (its model call is bounded by [settings] llm_timeout_seconds and llm_idle_timeout_seconds)",
+		"caller.yaml:16:19: step E2: 'timeout_secs' bounds the call of an exec or MCP tool, and user__pick is a reshape tool: remove it (it builds its value in process, bounded in size by [limits] value_bytes)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -14,46 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stepwise-dev/stepwise/engine/config"
 )
-
-// newRuntime writes files (path relative to a temporary project root ->
-// text), loads the project with the global configuration pointed at an
-// empty directory, and returns its runtime, closed when the test ends, and
-// the project root. env is what ${VAR} in config.toml sees.
-func newRuntime(t *testing.T, files map[string]string, env map[string]string) (*Runtime, string) {
-	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(root, ".stepwise"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	lookup := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data")}
-	for k, v := range env {
-		lookup[k] = v
-	}
-	cfg, _, err := config.Load(config.Options{Dir: root, LookupEnv: func(k string) (string, bool) { v, ok := lookup[k]; return v, ok }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := Load(cfg)
-	for _, sk := range cat.Skipped {
-		t.Fatalf("test project: %s: %s", sk.File, sk.Reason)
-	}
-	rt := NewRuntime(cfg, cat)
-	t.Cleanup(func() { rt.Close() })
-	return rt, root
-}
 
 // jsonValue decodes JSON text the way tool results hold it (numbers as
 // json.Number), for comparing results with reflect.DeepEqual.
