@@ -652,9 +652,10 @@ func (w *writer) flushEvents(ctx context.Context) error {
 }
 
 // blobBytes is the largest payload kept in its row. A step's row holds up
-// to three payloads, and SQLite keeps about 2 KiB of a record in its page
-// (8 KiB pages), reading the rest whole when a seek compares against it;
-// above 16 KiB a payload is worth the hash and the second insert.
+// to three payloads, and SQLite keeps a record of up to 8 KiB in its page
+// (8 KiB pages), reading the rest from overflow pages whole when a query
+// reads the row; above 16 KiB a payload is worth the hash and the second
+// insert.
 const blobBytes = 16 << 10
 
 // payload is the column values of a payload span of s, the chunk's buffer
