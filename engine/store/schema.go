@@ -134,6 +134,74 @@ var migrations = []string{
 		PRIMARY KEY (run, hash)
 	) WITHOUT ROWID;
 	CREATE INDEX run_blobs_by_hash ON run_blobs (hash);`,
+	// 4: events, steps and tool_calls become rowid tables, found by
+	// (run, seq) through a unique index. SQLite keeps up to about 2 KiB of
+	// a WITHOUT ROWID record in its page (8 KiB pages) and the rest in an
+	// overflow page of its own, mostly empty and written twice (to the log,
+	// then to the file at the checkpoint); a rowid table keeps a record of
+	// up to 8 KiB whole in its page, and appends it at the end of the
+	// table. A run passes its values on from step to step, so its rows are
+	// as large as those values, and a chain of kilobyte values wrote 8 MB
+	// for 5 MB of payloads.
+	`CREATE TABLE events_4 (
+		run          INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq          INTEGER NOT NULL,
+		time         INTEGER,
+		path         TEXT NOT NULL,
+		kind         TEXT NOT NULL,
+		payload      TEXT,
+		payload_blob TEXT,
+		UNIQUE (run, seq)
+	);
+	INSERT INTO events_4 (run, seq, time, path, kind, payload, payload_blob)
+		SELECT run, seq, time, path, kind, payload, payload_blob FROM events;
+	DROP TABLE events;
+	ALTER TABLE events_4 RENAME TO events;
+	CREATE TABLE steps_4 (
+		run                   INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq                   INTEGER NOT NULL, -- its step_start's; its step_end's when no start was recorded
+		path                  TEXT NOT NULL,
+		started               INTEGER NOT NULL, -- whether seq is a step_start's
+		started_at            INTEGER,
+		start_payload         TEXT,
+		start_payload_blob    TEXT,
+		end_seq               INTEGER,
+		ended_at              INTEGER,
+		end_payload           TEXT,
+		end_payload_blob      TEXT,
+		call_seq              INTEGER,
+		call_started_at       INTEGER,
+		call_end_seq          INTEGER,
+		call_ended_at         INTEGER,
+		call_ms               TEXT, -- the tool_end's ms as it was written, when the step's result is the call's
+		call_end_payload      TEXT,
+		call_end_payload_blob TEXT,
+		UNIQUE (run, seq)
+	);
+	INSERT INTO steps_4 (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob,
+			call_seq, call_started_at, call_end_seq, call_ended_at, call_ms, call_end_payload, call_end_payload_blob)
+		SELECT run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob,
+			call_seq, call_started_at, call_end_seq, call_ended_at, call_ms, call_end_payload, call_end_payload_blob FROM steps;
+	DROP TABLE steps;
+	ALTER TABLE steps_4 RENAME TO steps;
+	CREATE TABLE tool_calls_4 (
+		run                INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		seq                INTEGER NOT NULL, -- its tool_start's; its tool_end's when no start was recorded
+		path               TEXT NOT NULL,
+		started            INTEGER NOT NULL,
+		started_at         INTEGER,
+		start_payload      TEXT,
+		start_payload_blob TEXT,
+		end_seq            INTEGER,
+		ended_at           INTEGER,
+		end_payload        TEXT,
+		end_payload_blob   TEXT,
+		UNIQUE (run, seq)
+	);
+	INSERT INTO tool_calls_4 (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob)
+		SELECT run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob FROM tool_calls;
+	DROP TABLE tool_calls;
+	ALTER TABLE tool_calls_4 RENAME TO tool_calls;`,
 }
 
 // schemaVersion is the schema version this build writes.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,5 +194,94 @@ func TestMigrateVersion2(t *testing.T) {
 	var rows int
 	if err := s.db.QueryRow("SELECT count(*) FROM tool_calls").Scan(&rows); err != nil || rows != 1 {
 		t.Errorf("%d rows in tool_calls (%v), want the old run's one", rows, err)
+	}
+}
+
+// TestMigrateVersion3 opens a store file written with schema version 3, as
+// a stepwise of that version left it (a step that keeps its tool call, a
+// result kept in blobs, a call kept in tool_calls), and reads it with this
+// one: its events, steps and tool_calls are rowid tables now, with the
+// same rows, and record new runs.
+func TestMigrateVersion3(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
+	at := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
+	big := `{"text":"` + strings.Repeat("x", 100) + `"}`
+	s := openOld(t, []oldStatement{
+		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
+		{q: migrations[0]},
+		{q: migrations[1]},
+		{q: migrations[2]},
+		{q: "PRAGMA user_version = 3"},
+		{`INSERT INTO runs (key, id, plan, file, project, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
+			VALUES (1, 'old', 'triage', 'triage.yaml', '/src/a', 'ab', 'ok', 2, ?1, ?2, 1, 10, 10, ?2)`, []any{at(0), at(90)}},
+		{`INSERT INTO events (run, seq, time, path, kind, payload) VALUES
+			(1, 1, ?1, '', 'run_start', '{"plan":"triage","file":"triage.yaml","project":"/src/a","hash":"ab","inputs":{"topic":"old"}}'),
+			(1, 10, ?2, '', 'run_end', '{"status":"ok","steps_executed":2,"output":{"n":1},"usage":{"calls":0}}')`, []any{at(0), at(90)}},
+		{`INSERT INTO steps (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload,
+				call_seq, call_started_at, call_end_seq, call_ended_at, call_ms) VALUES
+			(1, 2, 'E1', 1, ?1, '{"tool":"tracker__list","input":{"limit":1}}', 5, ?2, '{"tool":"tracker__list","status":"ok","result":{"issues":[]},"ms":10}',
+				3, ?1, 4, ?2, '9')`, []any{at(10), at(40)}},
+		{`INSERT INTO blobs (hash, size, data) VALUES ('h-big', ?1, ?2)`, []any{len(big), `{"tool":"writer__draft","status":"ok","result":` + big + `,"ms":5}`}},
+		{`INSERT INTO run_blobs (run, hash) VALUES (1, 'h-big')`, nil},
+		{`INSERT INTO steps (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload, end_payload_blob) VALUES
+			(1, 6, 'E2', 1, ?1, '{"tool":"writer__draft","input":{}}', 9, ?2, '{"tool":"writer__draft","status":"ok","ms":5}', 'h-big')`,
+			[]any{at(50), at(80)}},
+		{`INSERT INTO tool_calls (run, seq, path, started, started_at, start_payload, end_seq, ended_at, end_payload) VALUES
+			(1, 7, 'E2', 1, ?1, '{"tool":"writer__draft","args":{"n":2}}', 8, ?2, '{"tool":"writer__draft","ms":4,"is_error":true,"error":"busy"}')`,
+			[]any{at(60), at(70)}},
+	})
+	ctx := context.Background()
+	for _, table := range []string{"events", "steps", "tool_calls"} {
+		var ddl string
+		if err := s.db.QueryRowContext(ctx, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", table).Scan(&ddl); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(ddl, "WITHOUT ROWID") || !strings.Contains(ddl, "UNIQUE (run, seq)") {
+			t.Errorf("%s after the migration:\n%s", table, ddl)
+		}
+	}
+	d, err := s.Run(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(d.Inputs) != `{"topic":"old"}` || string(d.Output) != `{"n":1}` || len(d.Steps) != 2 ||
+		string(d.Steps[0].Input) != `{"limit":1}` || string(d.Steps[0].Result) != `{"issues":[]}` ||
+		d.Steps[1].Path != "E2" || string(d.Steps[1].Result) != big {
+		t.Errorf("the run of version 3: %+v", d)
+	}
+	if len(d.ToolCalls) != 2 || string(d.ToolCalls[0].Result) != `{"issues":[]}` || d.ToolCalls[0].Ms != 9 ||
+		string(d.ToolCalls[1].Args) != `{"n":2}` || d.ToolCalls[1].Error != "busy" {
+		t.Errorf("the tool calls of version 3: %+v", d.ToolCalls)
+	}
+	events, err := s.Events(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, fmt.Sprint(e.Seq, e.Kind))
+	}
+	if got := fmt.Sprint(kinds); got != "[1run_start 2step_start 3tool_start 4tool_end 5step_end 6step_start 7tool_start 8tool_end 9step_end 10run_end]" {
+		t.Errorf("the events of version 3: %s", got)
+	}
+
+	rec := s.Recorder()
+	r := &storetest.Run{ID: "new", Project: "/src/a", Sink: rec, Start: t0.Add(time.Hour)}
+	r.Begin("triage", "triage.yaml", nil)
+	in, out := map[string]any{"limit": 1}, map[string]any{"issues": []any{}}
+	r.Step("E1", "tracker__list", in, out, 10)
+	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Run(ctx, "new"); err != nil || len(d.Steps) != 1 || string(d.Steps[0].Result) != `{"issues":[]}` {
+		t.Errorf("a run recorded after the migration: %+v, %v", d, err)
+	}
+	if _, err := s.Remove(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM steps) + (SELECT count(*) FROM tool_calls) + (SELECT count(*) FROM blobs)").Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("%d rows of steps, tool calls and blobs (%v), want the new run's step alone", rows, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,15 +16,14 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 )
 
-// chunkRows is how many rows one INSERT statement writes: large enough
-// that SQLite's per-statement cost vanishes, small enough to stay well
-// under its limit on bound parameters.
-const chunkRows = 200
-
-// cachedSmallRows: statements for full chunks and for small batches (a slow
-// run commits an event or two at a time) are kept prepared; the odd sizes
-// in between are prepared for one use.
-const cachedSmallRows = 8
+// chunkRows is how many rows one INSERT statement writes at most: large
+// enough that SQLite's per-statement cost vanishes, small enough to stay
+// well under its limit on bound parameters. It is a power of two so that
+// any smaller chunk is written by statements of the sizes of its binary
+// digits: the eight sizes stay prepared, and no batch prepares a
+// statement (preparing one for a size used once cost more than 4% of
+// recording a large map).
+const chunkRows = 128
 
 // writer is the state of a Recorder's writer goroutine; nothing else
 // touches it. A batch is streamed into the database a chunk of rows at a
@@ -42,6 +42,7 @@ type writer struct {
 	touched []*runState
 	sorted  []engine.Event // a batch put in order, when it came out of order
 	args    []any
+	piece   []any // the values of one statement, from args
 }
 
 func newWriter(s *Store) *writer {
@@ -652,9 +653,10 @@ func (w *writer) flushEvents(ctx context.Context) error {
 }
 
 // blobBytes is the largest payload kept in its row. A step's row holds up
-// to three payloads, and SQLite keeps about 2 KiB of a record in its page
-// (8 KiB pages), reading the rest whole when a seek compares against it;
-// above 16 KiB a payload is worth the hash and the second insert.
+// to three payloads, and SQLite keeps a record of up to 8 KiB in its page
+// (8 KiB pages), reading the rest from overflow pages whole when a query
+// reads the row; above 16 KiB a payload is worth the hash and the second
+// insert.
 const blobBytes = 16 << 10
 
 // payload is the column values of a payload span of s, the chunk's buffer
@@ -744,18 +746,27 @@ func orNull(n int64) any {
 	return n
 }
 
-// exec runs the insert of n rows into table with w.args.
+// exec runs the insert of n rows into table with w.args: ?1, the run's
+// key, then each row's values. The rows go in pieces of the sizes of n's
+// binary digits, largest first, each piece with the key before its rows.
 func (w *writer) exec(ctx context.Context, table string, n int) error {
-	stmt, err := w.stmt(ctx, table, n)
-	if err != nil {
-		return err
+	defer clear(w.args)
+	per := (len(w.args) - 1) / n
+	for done := 0; done < n; {
+		k := 1 << (bits.Len(uint(n-done)) - 1)
+		stmt, err := w.stmt(ctx, table, k)
+		if err != nil {
+			return err
+		}
+		w.piece = append(append(w.piece[:0], w.args[0]), w.args[1+done*per:1+(done+k)*per]...)
+		_, err = stmt.ExecContext(ctx, w.piece...)
+		clear(w.piece)
+		if err != nil {
+			return err
+		}
+		done += k
 	}
-	_, err = stmt.ExecContext(ctx, w.args...)
-	if n != chunkRows && n > cachedSmallRows {
-		stmt.Close()
-	}
-	clear(w.args)
-	return err
+	return nil
 }
 
 // The multi-row statements; ?1 is the run's key. A span's upsert completes
@@ -804,9 +815,7 @@ func (w *writer) stmt(ctx context.Context, table string, rows int) (*sql.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	if rows == chunkRows || rows <= cachedSmallRows {
-		w.stmts[k] = s
-	}
+	w.stmts[k] = s
 	return s, nil
 }
 
