@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +34,8 @@ var errOutputHeld = errors.New("it exited, but something it started kept its out
 // for another call, in the moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
-// runCommand runs cmd, made with exec.CommandContext, with stdout and
-// stderr read to their end, writes them to stdout and stderr, and returns
+// runCommand runs cmd, made with exec.Command, with stdout and stderr
+// read to their end, ctx ending killing it and all it started, writes them to stdout and stderr, and returns
 // cmd.Wait's error, errOutputHeld, or an *OutputLimitError when stdout
 // passed limit bytes: everything is then stopped at once, so a runaway
 // command costs no more memory than that. stderr is written as it is
@@ -50,12 +51,17 @@ const outputHeldLimit = 5 * time.Second
 // command started is stopped and the call is errOutputHeld, never a short
 // answer. Everything it started is stopped when the command ends either
 // way, so that nothing it left in the background outlives the call.
-func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
-	return runCommandWith(startCommand, cmd, stdout, stderr, limit)
+func runCommand(ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+	return runCommandWith(startCommand, ctx, cmd, stdout, stderr, limit)
 }
 
 // runCommandWith is runCommand with cmd started by start.
-func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+func runCommandWith(start func(context.Context, *exec.Cmd) (startedCommand, error), ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+	// As exec.CommandContext's would, a context that has ended starts
+	// nothing.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -68,7 +74,7 @@ func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
-	started, err := start(cmd)
+	started, err := start(ctx, cmd)
 	// The child has its own copies; ours would keep the pipes from ever
 	// reaching EOF.
 	outW.Close()
@@ -144,9 +150,19 @@ type startedCommand interface {
 	Running() bool
 	// Stop kills the command, if it still runs, and what it started.
 	Stop()
-	// End stops what is left and returns how the command ended, as
-	// exec.Cmd.Wait does.
+	// End stops what is left and returns how the command ended: nil, an
+	// exitStatus, or why it could not be told.
 	End() error
+}
+
+// exitStatus is how a command that did not succeed ended, as End returns
+// it: an *exec.ExitError in its own process group, a
+// *supervise.ExitError under the supervisor. Its text is the status or
+// the signal ("exit status 3", "signal: killed").
+type exitStatus interface {
+	error
+	// ExitCode is the exit status, or -1 when a signal ended the command.
+	ExitCode() int
 }
 
 // startCommand starts cmd under the supervisor where this binary is one
@@ -157,16 +173,16 @@ type startedCommand interface {
 // command ends, whose leader dies with stepwise: that reaches all but a
 // descendant that called setsid, and, once stepwise is killed with
 // SIGKILL, all but the leader.
-func startCommand(cmd *exec.Cmd) (startedCommand, error) {
+func startCommand(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
 	if supervise.Enabled() {
-		return startSupervised(cmd)
+		return startSupervised(ctx, cmd)
 	}
-	return startInGroup(cmd)
+	return startInGroup(ctx, cmd)
 }
 
 // startSupervised starts cmd under the supervisor.
-func startSupervised(cmd *exec.Cmd) (startedCommand, error) {
-	p, err := supervise.Start(cmd)
+func startSupervised(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
+	p, err := supervise.Start(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -178,17 +194,20 @@ type groupCommand struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // cmd.Wait's, set before exited closes
+	// stopOnCancel kills the group when ctx ends; End undoes it.
+	stopOnCancel func() bool
 }
 
-// startInGroup starts cmd in a process group of its own, which its
-// context's cancellation kills, cmd itself dying with stepwise.
-func startInGroup(cmd *exec.Cmd) (startedCommand, error) {
-	ownProcessGroup(cmd)
+// startInGroup starts cmd in a process group of its own, which ctx ending
+// kills, cmd itself dying with stepwise.
+func startInGroup(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
+	inOwnGroup(cmd)
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	g := &groupCommand{cmd: cmd, exited: make(chan struct{})}
+	g.stopOnCancel = context.AfterFunc(ctx, g.Stop)
 	go func() {
 		g.err = cmd.Wait()
 		close(g.exited)
@@ -207,6 +226,7 @@ func (g *groupCommand) Stop() { killProcessGroup(g.cmd.Process) }
 // End kills the process group and returns cmd.Wait's error.
 func (g *groupCommand) End() error {
 	<-g.exited
+	g.stopOnCancel()
 	g.Stop()
 	return g.err
 }

@@ -22,7 +22,7 @@ import (
 // is a supervisor, as the stepwise binary is.
 var startModes = []struct {
 	name  string
-	start func(*exec.Cmd) (startedCommand, error)
+	start func(context.Context, *exec.Cmd) (startedCommand, error)
 }{
 	{"in its own group", startInGroup},
 	{"supervised", startSupervised},
@@ -67,8 +67,8 @@ func TestRunCommandOutput(t *testing.T) {
 					out.delay = 3 * pipeGrace / 2
 				}
 				var stderr bytes.Buffer
-				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr, 1<<20)
-				var exit *exec.ExitError
+				err := runCommandWith(mode.start, context.Background(), exec.Command("sh", "-c", tt.script), out, &stderr, 1<<20)
+				var exit exitStatus
 				switch {
 				case tt.err != nil:
 					if err == nil || err.Error() != tt.err.Error() {
@@ -113,10 +113,10 @@ func TestRunCommandLeavesNothingRunning(t *testing.T) {
 				continue
 			}
 			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
-				cmd := exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...)
+				cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
 				cmd.Env = append(os.Environ(), tt.env...)
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
+				if err := runCommandWith(mode.start, context.Background(), cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
 					t.Fatal(err)
 				}
 				pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
@@ -162,7 +162,7 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ends []string
 			for _, mode := range startModes {
-				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+				err := runCommandWith(mode.start, context.Background(), exec.Command(tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
 				ends = append(ends, howItEnded(err))
 			}
 			if ends[0] != ends[1] {
@@ -173,17 +173,13 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 }
 
 // howItEnded says how a command ended, from runCommand's error: its exit
-// status or signal (a core dump aside), or why it could not start.
+// status or signal, or why it could not start.
 func howItEnded(err error) string {
-	var exit *exec.ExitError
+	var exit exitStatus
 	if !errors.As(err, &exit) {
 		return fmt.Sprintf("with error %v", err)
 	}
-	status := exit.Sys().(syscall.WaitStatus)
-	if status.Signaled() {
-		return fmt.Sprintf("of signal %v", status.Signal())
-	}
-	return fmt.Sprintf("with exit status %d", status.ExitStatus())
+	return fmt.Sprintf("with %v (exit code %d)", exit, exit.ExitCode())
 }
 
 // TestRunCommandUnderLoad runs 200 commands at once beside a CPU hog, 20
@@ -223,7 +219,7 @@ func TestRunCommandUnderLoad(t *testing.T) {
 				wg.Go(func() {
 					want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
 					var out bytes.Buffer
-					err := runCommandWith(mode.start, exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
+					err := runCommandWith(mode.start, ctx, exec.Command("printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
 					if err != nil || out.String() != want {
 						failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
 					}
@@ -246,7 +242,7 @@ func BenchmarkRunCommand(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			for b.Loop() {
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, exec.CommandContext(b.Context(), "echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
+				if err := runCommandWith(mode.start, b.Context(), exec.Command("echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
 					b.Fatalf("%q, %v", out.String(), err)
 				}
 			}
