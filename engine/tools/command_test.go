@@ -136,6 +136,96 @@ func TestRunCommandLeavesNothingRunning(t *testing.T) {
 	}
 }
 
+// TestSupervisedCallsAtOnce runs 50 commands at once under the one
+// supervisor: each call must get its own output and its own exit status,
+// not another's.
+func TestSupervisedCallsAtOnce(t *testing.T) {
+	const calls = 50
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			want := fmt.Sprintf("call %d\n", i)
+			var out, stderr bytes.Buffer
+			cmd := exec.Command("sh", "-c", `printf 'call %s\n' "$1"; printf 'stderr of %s' "$1" >&2; exit "$2"`, "sh", strconv.Itoa(i), strconv.Itoa(i%7))
+			err := runCommandWith(startSupervised, context.Background(), cmd, &out, &stderr, 1<<20)
+			code := 0
+			var exit exitStatus
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			if out.String() != want || code != i%7 || stderr.String() != fmt.Sprintf("stderr of %d", i) {
+				t.Errorf("call %d: stdout %q, stderr %q, exit status %d; want %q, %q, %d", i, out.String(), stderr.String(), code, want, fmt.Sprintf("stderr of %d", i), i%7)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSupervisedSetsidDescendantsEndWithTheirCall runs two calls at once
+// that each leave a process in a session of its own: the one that ends
+// first takes its own with it, while the other's lives on until its call
+// ends too.
+func TestSupervisedSetsidDescendantsEndWithTheirCall(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, release := filepath.Join(dir, "pid"), filepath.Join(dir, "release")
+	escapeEnv := append(os.Environ(), serveEnv+"=escape", "GORACE=atexit_sleep_ms=0")
+	// The long call leaves its process, writes its pid, and waits to be
+	// released.
+	long := exec.Command("sh", "-c", `"$0" > "$1.tmp" && mv "$1.tmp" "$1"; until [ -e "$2" ]; do sleep 0.02; done`, os.Args[0], pidFile, release)
+	long.Env = escapeEnv
+	longEnded := make(chan error, 1)
+	go func() {
+		longEnded <- runCommandWith(startSupervised, context.Background(), long, &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+	}()
+	var longPid int
+	for deadline := time.Now().Add(10 * time.Second); longPid == 0; time.Sleep(10 * time.Millisecond) {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if longPid, err = strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
+				t.Fatalf("the long call wrote %q", data)
+			}
+		}
+		select {
+		case err := <-longEnded:
+			t.Fatalf("the long call ended before it wrote its process's pid: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the long call did not write its process's pid")
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(longPid, syscall.SIGKILL) })
+
+	short := exec.Command(os.Args[0])
+	short.Env = escapeEnv
+	var out bytes.Buffer
+	if err := runCommandWith(startSupervised, context.Background(), short, &out, &bytes.Buffer{}, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	shortPid, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("the short call printed %q", out.String())
+	}
+	if alive(shortPid) {
+		syscall.Kill(shortPid, syscall.SIGKILL)
+		t.Errorf("the short call's process %d was still running when its call returned", shortPid)
+	}
+	if !alive(longPid) {
+		t.Errorf("the long call's process %d was killed when the short call ended", longPid)
+	}
+
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-longEnded; err != nil {
+		t.Fatalf("the long call: %v", err)
+	}
+	if alive(longPid) {
+		t.Errorf("the long call's process %d was still running when its call returned", longPid)
+	}
+}
+
 // TestSupervisorEndsAsTheCommand checks that a supervised command ends,
 // for runCommand's caller, the way it does in its own process group: the
 // same exit status, the same signal, the same reason it could not start.

@@ -41,3 +41,15 @@ func carries(pid int, value string) bool {
 	entry := callVar + "=" + value + "\x00"
 	return bytes.HasPrefix(env, []byte(entry)) || bytes.Contains(env, []byte("\x00"+entry))
 }
+
+// dead reports whether process pid has ended: it waits to be reaped, or is
+// gone.
+func dead(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: comm may hold anything, even ") ".
+	state := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(state) == 0 || state[0] == "Z" || state[0] == "X"
+}

@@ -316,16 +316,22 @@ const groupWait = time.Second
 // orphan the supervisor inherited that carries the call's variable. An
 // orphan's children become orphans in turn when it dies, and the members
 // of the group that die leave theirs, so end goes on until the group is
-// empty and no orphan of the call is left alive.
+// empty and no orphan of the call is left alive. A killed orphan loses its
+// environment on its way out, before it is dead: killed remembers it.
 func (srv *server) end(c *call) {
 	deadline := time.Now().Add(groupWait)
+	killed := map[int]bool{}
 	for {
 		srv.mu.Lock()
 		srv.killGroup(c)
 		left := 0
 		for _, pid := range children(os.Getpid()) {
-			if _, running := srv.leaders[pid]; !running && carries(pid, c.value) {
+			if _, running := srv.leaders[pid]; running {
+				continue
+			}
+			if killed[pid] && !dead(pid) || !killed[pid] && carries(pid, c.value) {
 				unix.Kill(pid, unix.SIGKILL)
+				killed[pid] = true
 				left++
 			}
 		}
