@@ -30,8 +30,9 @@ var errOutputHeld = errors.New("it exited, but something it started kept its out
 // outputHeldLimit bounds the wait for the end of a command's output once it
 // has exited and nothing it started is left running within reach: only a
 // descendant that left the process group of a command without a
-// supervisor, or a process that is none of its own (one stepwise forked
-// for another call, in the moment before its exec), can hold a pipe then.
+// supervisor (or, under one, that cleared its environment as well), or a
+// process that is none of its own (one forked for another call, in the
+// moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
 // runCommand runs cmd, made with exec.Command, with stdout and stderr
@@ -111,8 +112,8 @@ func runCommandWith(start func(context.Context, *exec.Cmd) (startedCommand, erro
 // from both readers) after the command exited, and says whether something
 // else held them: something the command started, still running a
 // pipeGrace after, which is then stopped, or, past outputHeldLimit, a
-// process out of reach (one that left the process group of a command
-// without a supervisor), whose pipes are then closed under it.
+// process out of reach (see outputHeldLimit), whose pipes are then closed
+// under it.
 func awaitOutput(c startedCommand, copied <-chan struct{}, pipes ...*os.File) (held bool) {
 	pending := len(pipes)
 	timer := time.NewTimer(pipeGrace)

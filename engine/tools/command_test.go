@@ -273,13 +273,12 @@ func howItEnded(err error) string {
 }
 
 // TestRunCommandUnderLoad runs 200 commands at once beside a CPU hog, 20
-// times in their own process group and 4 times supervised (each start of
-// the supervisor costs the test binary's start, some 10ms of CPU): every
-// one of them must come back with all it printed. Before output was read
-// to its end, a loaded machine lost some.
+// times in their own process group and 20 times supervised: every one of
+// them must come back with all it printed. Before output was read to its
+// end, a loaded machine lost some.
 func TestRunCommandUnderLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("spawns 4,000 processes")
+		t.Skip("spawns 8,000 processes")
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var hogs []*exec.Cmd
@@ -298,11 +297,7 @@ func TestRunCommandUnderLoad(t *testing.T) {
 	}
 	const concurrency = 200
 	for _, mode := range startModes {
-		rounds := 20
-		if mode.name == "supervised" {
-			rounds = 4
-		}
-		for round := range rounds {
+		for round := range 20 {
 			var wg sync.WaitGroup
 			failures := make(chan string, concurrency)
 			for i := range concurrency {

@@ -142,9 +142,10 @@ type Process struct {
 }
 
 // Start starts cmd, made with exec.Command, under the supervisor: cmd's
-// program, arguments, environment, directory and standard streams, each of
-// those nil or an *os.File. The command runs in a process group of its
-// own. ctx ending is Stop.
+// program with its arguments, environment and directory, and its standard
+// streams, each nil (/dev/null) or an *os.File. The command runs in a
+// process group of its own. ctx ending is Stop; one that has ended starts
+// the command only to stop it.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 	if !Enabled() {
 		return nil, errNotEnabled
