@@ -35,12 +35,13 @@ var errOutputHeld = errors.New("it exited, but something it started kept its out
 // moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
-// runCommand runs cmd, made with exec.Command, with stdout and stderr
-// read to their end, ctx ending killing it and all it started, writes them to stdout and stderr, and returns
-// cmd.Wait's error, errOutputHeld, or an *OutputLimitError when stdout
-// passed limit bytes: everything is then stopped at once, so a runaway
-// command costs no more memory than that. stderr is written as it is
-// read: it is for an in-memory tail. startCommand says how cmd runs.
+// runCommand runs cmd, made with exec.Command, until it ends or ctx does,
+// with stdout and stderr read to their end, writes them to stdout and
+// stderr, and returns how it ended (startedCommand.End), errOutputHeld,
+// or an *OutputLimitError when stdout passed limit bytes: everything is
+// then stopped at once, so a runaway command costs no more memory than
+// that. stderr is written as it is read: it is for an in-memory tail.
+// startCommand says how cmd runs.
 //
 // A command's output is complete only when every process holding the write
 // end of its pipes has closed it, which is normally the moment it exits.
@@ -53,11 +54,11 @@ const outputHeldLimit = 5 * time.Second
 // answer. Everything it started is stopped when the command ends either
 // way, so that nothing it left in the background outlives the call.
 func runCommand(ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
-	return runCommandWith(startCommand, ctx, cmd, stdout, stderr, limit)
+	return runCommandWith(ctx, startCommand, cmd, stdout, stderr, limit)
 }
 
 // runCommandWith is runCommand with cmd started by start.
-func runCommandWith(start func(context.Context, *exec.Cmd) (startedCommand, error), ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+func runCommandWith(ctx context.Context, start func(context.Context, *exec.Cmd) (startedCommand, error), cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
 	// As exec.CommandContext's would, a context that has ended starts
 	// nothing.
 	if err := ctx.Err(); err != nil {

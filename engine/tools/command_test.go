@@ -67,7 +67,7 @@ func TestRunCommandOutput(t *testing.T) {
 					out.delay = 3 * pipeGrace / 2
 				}
 				var stderr bytes.Buffer
-				err := runCommandWith(mode.start, context.Background(), exec.Command("sh", "-c", tt.script), out, &stderr, 1<<20)
+				err := runCommandWith(context.Background(), mode.start, exec.Command("sh", "-c", tt.script), out, &stderr, 1<<20)
 				var exit exitStatus
 				switch {
 				case tt.err != nil:
@@ -116,7 +116,7 @@ func TestRunCommandLeavesNothingRunning(t *testing.T) {
 				cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
 				cmd.Env = append(os.Environ(), tt.env...)
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, context.Background(), cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
+				if err := runCommandWith(context.Background(), mode.start, cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
 					t.Fatal(err)
 				}
 				pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
@@ -147,7 +147,7 @@ func TestSupervisedCallsAtOnce(t *testing.T) {
 			want := fmt.Sprintf("call %d\n", i)
 			var out, stderr bytes.Buffer
 			cmd := exec.Command("sh", "-c", `printf 'call %s\n' "$1"; printf 'stderr of %s' "$1" >&2; exit "$2"`, "sh", strconv.Itoa(i), strconv.Itoa(i%7))
-			err := runCommandWith(startSupervised, context.Background(), cmd, &out, &stderr, 1<<20)
+			err := runCommandWith(context.Background(), startSupervised, cmd, &out, &stderr, 1<<20)
 			code := 0
 			var exit exitStatus
 			if errors.As(err, &exit) {
@@ -177,7 +177,7 @@ func TestSupervisedSetsidDescendantsEndWithTheirCall(t *testing.T) {
 	long.Env = escapeEnv
 	longEnded := make(chan error, 1)
 	go func() {
-		longEnded <- runCommandWith(startSupervised, context.Background(), long, &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+		longEnded <- runCommandWith(context.Background(), startSupervised, long, &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
 	}()
 	var longPid int
 	for deadline := time.Now().Add(10 * time.Second); longPid == 0; time.Sleep(10 * time.Millisecond) {
@@ -200,7 +200,7 @@ func TestSupervisedSetsidDescendantsEndWithTheirCall(t *testing.T) {
 	short := exec.Command(os.Args[0])
 	short.Env = escapeEnv
 	var out bytes.Buffer
-	if err := runCommandWith(startSupervised, context.Background(), short, &out, &bytes.Buffer{}, 1<<20); err != nil {
+	if err := runCommandWith(context.Background(), startSupervised, short, &out, &bytes.Buffer{}, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	shortPid, err := strconv.Atoi(strings.TrimSpace(out.String()))
@@ -252,7 +252,7 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ends []string
 			for _, mode := range startModes {
-				err := runCommandWith(mode.start, context.Background(), exec.Command(tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+				err := runCommandWith(context.Background(), mode.start, exec.Command(tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
 				ends = append(ends, howItEnded(err))
 			}
 			if ends[0] != ends[1] {
@@ -304,7 +304,7 @@ func TestRunCommandUnderLoad(t *testing.T) {
 				wg.Go(func() {
 					want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
 					var out bytes.Buffer
-					err := runCommandWith(mode.start, ctx, exec.Command("printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
+					err := runCommandWith(ctx, mode.start, exec.Command("printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
 					if err != nil || out.String() != want {
 						failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
 					}
@@ -327,7 +327,7 @@ func BenchmarkRunCommand(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			for b.Loop() {
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, b.Context(), exec.Command("echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
+				if err := runCommandWith(b.Context(), mode.start, exec.Command("echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
 					b.Fatalf("%q, %v", out.String(), err)
 				}
 			}
