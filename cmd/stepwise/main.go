@@ -171,15 +171,15 @@ func isUsageError(err error) bool {
 	return errors.As(err, &u)
 }
 
-// newSuperviseCommand is the supervisor each exec tool runs under, which
-// kills everything the tool started when it ends or when stepwise dies
-// (engine/tools/supervise). stepwise starts it with pipes of its own on
-// descriptors 3 and 4; it is hidden because nobody types it, and its
-// arguments are the tool's, flags included.
+// newSuperviseCommand is the supervisor of exec tools, one per stepwise
+// process, started at the first tool call, which kills everything a tool
+// started when the call ends or when stepwise dies
+// (engine/tools/supervise). stepwise starts it with a socket of its own on
+// descriptor 3; it is hidden because nobody types it.
 func newSuperviseCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:                supervise.Subcommand + " PATH ARGV...",
-		Short:              "Run an exec tool, and kill everything it started when it ends",
+		Use:                supervise.Subcommand,
+		Short:              "Run exec tools, and kill everything each started when it ends",
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,16 +30,18 @@ var errOutputHeld = errors.New("it exited, but something it started kept its out
 // outputHeldLimit bounds the wait for the end of a command's output once it
 // has exited and nothing it started is left running within reach: only a
 // descendant that left the process group of a command without a
-// supervisor, or a process that is none of its own (one stepwise forked
-// for another call, in the moment before its exec), can hold a pipe then.
+// supervisor (or, under one, that cleared its environment as well), or a
+// process that is none of its own (one forked for another call, in the
+// moment before its exec), can hold a pipe then.
 const outputHeldLimit = 5 * time.Second
 
-// runCommand runs cmd, made with exec.CommandContext, with stdout and
-// stderr read to their end, writes them to stdout and stderr, and returns
-// cmd.Wait's error, errOutputHeld, or an *OutputLimitError when stdout
-// passed limit bytes: everything is then stopped at once, so a runaway
-// command costs no more memory than that. stderr is written as it is
-// read: it is for an in-memory tail. startCommand says how cmd runs.
+// runCommand runs cmd, made with exec.Command, until it ends or ctx does,
+// with stdout and stderr read to their end, writes them to stdout and
+// stderr, and returns how it ended (startedCommand.End), errOutputHeld,
+// or an *OutputLimitError when stdout passed limit bytes: everything is
+// then stopped at once, so a runaway command costs no more memory than
+// that. stderr is written as it is read: it is for an in-memory tail.
+// startCommand says how cmd runs.
 //
 // A command's output is complete only when every process holding the write
 // end of its pipes has closed it, which is normally the moment it exits.
@@ -50,12 +53,17 @@ const outputHeldLimit = 5 * time.Second
 // command started is stopped and the call is errOutputHeld, never a short
 // answer. Everything it started is stopped when the command ends either
 // way, so that nothing it left in the background outlives the call.
-func runCommand(cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
-	return runCommandWith(startCommand, cmd, stdout, stderr, limit)
+func runCommand(ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+	return runCommandWith(ctx, startCommand, cmd, stdout, stderr, limit)
 }
 
 // runCommandWith is runCommand with cmd started by start.
-func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+func runCommandWith(ctx context.Context, start func(context.Context, *exec.Cmd) (startedCommand, error), cmd *exec.Cmd, stdout, stderr io.Writer, limit int64) error {
+	// As exec.CommandContext's would, a context that has ended starts
+	// nothing.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -68,7 +76,7 @@ func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
-	started, err := start(cmd)
+	started, err := start(ctx, cmd)
 	// The child has its own copies; ours would keep the pipes from ever
 	// reaching EOF.
 	outW.Close()
@@ -105,8 +113,8 @@ func runCommandWith(start func(*exec.Cmd) (startedCommand, error), cmd *exec.Cmd
 // from both readers) after the command exited, and says whether something
 // else held them: something the command started, still running a
 // pipeGrace after, which is then stopped, or, past outputHeldLimit, a
-// process out of reach (one that left the process group of a command
-// without a supervisor), whose pipes are then closed under it.
+// process out of reach (see outputHeldLimit), whose pipes are then closed
+// under it.
 func awaitOutput(c startedCommand, copied <-chan struct{}, pipes ...*os.File) (held bool) {
 	pending := len(pipes)
 	timer := time.NewTimer(pipeGrace)
@@ -144,9 +152,19 @@ type startedCommand interface {
 	Running() bool
 	// Stop kills the command, if it still runs, and what it started.
 	Stop()
-	// End stops what is left and returns how the command ended, as
-	// exec.Cmd.Wait does.
+	// End stops what is left and returns how the command ended: nil, an
+	// exitStatus, or why it could not be told.
 	End() error
+}
+
+// exitStatus is how a command that did not succeed ended, as End returns
+// it: an *exec.ExitError in its own process group, a
+// *supervise.ExitError under the supervisor. Its text is the status or
+// the signal ("exit status 3", "signal: killed").
+type exitStatus interface {
+	error
+	// ExitCode is the exit status, or -1 when a signal ended the command.
+	ExitCode() int
 }
 
 // startCommand starts cmd under the supervisor where this binary is one
@@ -157,16 +175,16 @@ type startedCommand interface {
 // command ends, whose leader dies with stepwise: that reaches all but a
 // descendant that called setsid, and, once stepwise is killed with
 // SIGKILL, all but the leader.
-func startCommand(cmd *exec.Cmd) (startedCommand, error) {
+func startCommand(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
 	if supervise.Enabled() {
-		return startSupervised(cmd)
+		return startSupervised(ctx, cmd)
 	}
-	return startInGroup(cmd)
+	return startInGroup(ctx, cmd)
 }
 
 // startSupervised starts cmd under the supervisor.
-func startSupervised(cmd *exec.Cmd) (startedCommand, error) {
-	p, err := supervise.Start(cmd)
+func startSupervised(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
+	p, err := supervise.Start(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -178,17 +196,20 @@ type groupCommand struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // cmd.Wait's, set before exited closes
+	// stopOnCancel kills the group when ctx ends; End undoes it.
+	stopOnCancel func() bool
 }
 
-// startInGroup starts cmd in a process group of its own, which its
-// context's cancellation kills, cmd itself dying with stepwise.
-func startInGroup(cmd *exec.Cmd) (startedCommand, error) {
-	ownProcessGroup(cmd)
+// startInGroup starts cmd in a process group of its own, which ctx ending
+// kills, cmd itself dying with stepwise.
+func startInGroup(ctx context.Context, cmd *exec.Cmd) (startedCommand, error) {
+	inOwnGroup(cmd)
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	g := &groupCommand{cmd: cmd, exited: make(chan struct{})}
+	g.stopOnCancel = context.AfterFunc(ctx, g.Stop)
 	go func() {
 		g.err = cmd.Wait()
 		close(g.exited)
@@ -207,6 +228,7 @@ func (g *groupCommand) Stop() { killProcessGroup(g.cmd.Process) }
 // End kills the process group and returns cmd.Wait's error.
 func (g *groupCommand) End() error {
 	<-g.exited
+	g.stopOnCancel()
 	g.Stop()
 	return g.err
 }

@@ -22,7 +22,7 @@ import (
 // is a supervisor, as the stepwise binary is.
 var startModes = []struct {
 	name  string
-	start func(*exec.Cmd) (startedCommand, error)
+	start func(context.Context, *exec.Cmd) (startedCommand, error)
 }{
 	{"in its own group", startInGroup},
 	{"supervised", startSupervised},
@@ -67,8 +67,8 @@ func TestRunCommandOutput(t *testing.T) {
 					out.delay = 3 * pipeGrace / 2
 				}
 				var stderr bytes.Buffer
-				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), "sh", "-c", tt.script), out, &stderr, 1<<20)
-				var exit *exec.ExitError
+				err := runCommandWith(context.Background(), mode.start, exec.Command("sh", "-c", tt.script), out, &stderr, 1<<20)
+				var exit exitStatus
 				switch {
 				case tt.err != nil:
 					if err == nil || err.Error() != tt.err.Error() {
@@ -113,10 +113,10 @@ func TestRunCommandLeavesNothingRunning(t *testing.T) {
 				continue
 			}
 			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
-				cmd := exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...)
+				cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
 				cmd.Env = append(os.Environ(), tt.env...)
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
+				if err := runCommandWith(context.Background(), mode.start, cmd, &out, &bytes.Buffer{}, 1<<20); err != nil {
 					t.Fatal(err)
 				}
 				pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
@@ -133,6 +133,96 @@ func TestRunCommandLeavesNothingRunning(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSupervisedCallsAtOnce runs 50 commands at once under the one
+// supervisor: each call must get its own output and its own exit status,
+// not another's.
+func TestSupervisedCallsAtOnce(t *testing.T) {
+	const calls = 50
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			want := fmt.Sprintf("call %d\n", i)
+			var out, stderr bytes.Buffer
+			cmd := exec.Command("sh", "-c", `printf 'call %s\n' "$1"; printf 'stderr of %s' "$1" >&2; exit "$2"`, "sh", strconv.Itoa(i), strconv.Itoa(i%7))
+			err := runCommandWith(context.Background(), startSupervised, cmd, &out, &stderr, 1<<20)
+			code := 0
+			var exit exitStatus
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			if out.String() != want || code != i%7 || stderr.String() != fmt.Sprintf("stderr of %d", i) {
+				t.Errorf("call %d: stdout %q, stderr %q, exit status %d; want %q, %q, %d", i, out.String(), stderr.String(), code, want, fmt.Sprintf("stderr of %d", i), i%7)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSupervisedSetsidDescendantsEndWithTheirCall runs two calls at once
+// that each leave a process in a session of its own: the one that ends
+// first takes its own with it, while the other's lives on until its call
+// ends too.
+func TestSupervisedSetsidDescendantsEndWithTheirCall(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, release := filepath.Join(dir, "pid"), filepath.Join(dir, "release")
+	escapeEnv := append(os.Environ(), serveEnv+"=escape", "GORACE=atexit_sleep_ms=0")
+	// The long call leaves its process, writes its pid, and waits to be
+	// released.
+	long := exec.Command("sh", "-c", `"$0" > "$1.tmp" && mv "$1.tmp" "$1"; until [ -e "$2" ]; do sleep 0.02; done`, os.Args[0], pidFile, release)
+	long.Env = escapeEnv
+	longEnded := make(chan error, 1)
+	go func() {
+		longEnded <- runCommandWith(context.Background(), startSupervised, long, &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+	}()
+	var longPid int
+	for deadline := time.Now().Add(10 * time.Second); longPid == 0; time.Sleep(10 * time.Millisecond) {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if longPid, err = strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
+				t.Fatalf("the long call wrote %q", data)
+			}
+		}
+		select {
+		case err := <-longEnded:
+			t.Fatalf("the long call ended before it wrote its process's pid: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the long call did not write its process's pid")
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(longPid, syscall.SIGKILL) })
+
+	short := exec.Command(os.Args[0])
+	short.Env = escapeEnv
+	var out bytes.Buffer
+	if err := runCommandWith(context.Background(), startSupervised, short, &out, &bytes.Buffer{}, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	shortPid, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("the short call printed %q", out.String())
+	}
+	if alive(shortPid) {
+		syscall.Kill(shortPid, syscall.SIGKILL)
+		t.Errorf("the short call's process %d was still running when its call returned", shortPid)
+	}
+	if !alive(longPid) {
+		t.Errorf("the long call's process %d was killed when the short call ended", longPid)
+	}
+
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-longEnded; err != nil {
+		t.Fatalf("the long call: %v", err)
+	}
+	if alive(longPid) {
+		t.Errorf("the long call's process %d was still running when its call returned", longPid)
 	}
 }
 
@@ -162,7 +252,7 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ends []string
 			for _, mode := range startModes {
-				err := runCommandWith(mode.start, exec.CommandContext(context.Background(), tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
+				err := runCommandWith(context.Background(), mode.start, exec.Command(tt.argv[0], tt.argv[1:]...), &bytes.Buffer{}, &bytes.Buffer{}, 1<<20)
 				ends = append(ends, howItEnded(err))
 			}
 			if ends[0] != ends[1] {
@@ -173,27 +263,22 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 }
 
 // howItEnded says how a command ended, from runCommand's error: its exit
-// status or signal (a core dump aside), or why it could not start.
+// status or signal, or why it could not start.
 func howItEnded(err error) string {
-	var exit *exec.ExitError
+	var exit exitStatus
 	if !errors.As(err, &exit) {
 		return fmt.Sprintf("with error %v", err)
 	}
-	status := exit.Sys().(syscall.WaitStatus)
-	if status.Signaled() {
-		return fmt.Sprintf("of signal %v", status.Signal())
-	}
-	return fmt.Sprintf("with exit status %d", status.ExitStatus())
+	return fmt.Sprintf("with %v (exit code %d)", exit, exit.ExitCode())
 }
 
 // TestRunCommandUnderLoad runs 200 commands at once beside a CPU hog, 20
-// times in their own process group and 4 times supervised (each start of
-// the supervisor costs the test binary's start, some 10ms of CPU): every
-// one of them must come back with all it printed. Before output was read
-// to its end, a loaded machine lost some.
+// times in their own process group and 20 times supervised: every one of
+// them must come back with all it printed. Before output was read to its
+// end, a loaded machine lost some.
 func TestRunCommandUnderLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("spawns 4,000 processes")
+		t.Skip("spawns 8,000 processes")
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var hogs []*exec.Cmd
@@ -212,18 +297,14 @@ func TestRunCommandUnderLoad(t *testing.T) {
 	}
 	const concurrency = 200
 	for _, mode := range startModes {
-		rounds := 20
-		if mode.name == "supervised" {
-			rounds = 4
-		}
-		for round := range rounds {
+		for round := range 20 {
 			var wg sync.WaitGroup
 			failures := make(chan string, concurrency)
 			for i := range concurrency {
 				wg.Go(func() {
 					want := fmt.Sprintf(`{"round":%d,"item":%d}`, round, i)
 					var out bytes.Buffer
-					err := runCommandWith(mode.start, exec.CommandContext(ctx, "printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
+					err := runCommandWith(ctx, mode.start, exec.Command("printf", "%s", want), &out, &bytes.Buffer{}, 1<<20)
 					if err != nil || out.String() != want {
 						failures <- fmt.Sprintf("item %d: %q, %v", i, out.String(), err)
 					}
@@ -246,7 +327,7 @@ func BenchmarkRunCommand(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			for b.Loop() {
 				var out bytes.Buffer
-				if err := runCommandWith(mode.start, exec.CommandContext(b.Context(), "echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
+				if err := runCommandWith(b.Context(), mode.start, exec.Command("echo", "hello"), &out, &bytes.Buffer{}, 1<<20); err != nil || out.String() != "hello\n" {
 					b.Fatalf("%q, %v", out.String(), err)
 				}
 			}

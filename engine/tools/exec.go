@@ -64,13 +64,13 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	command := t.Command.Value
-	cmd := exec.CommandContext(runCtx, command, argv...)
+	cmd := exec.Command(command, argv...)
 	cmd.Dir, cmd.Env = dir, env
 	var stdout bytes.Buffer
 	stderr := newTailBuffer(execStderrMax)
 	// Killing only the direct child would leave `sh -c 'a | b'` style
 	// grandchildren running: runCommand stops all it started (startCommand).
-	runErr := runCommand(cmd, &stdout, stderr, r.cfg.Limits.ToolOutputBytes)
+	runErr := runCommand(runCtx, cmd, &stdout, stderr, r.cfg.Limits.ToolOutputBytes)
 
 	fail := &ToolError{Tool: name, Stderr: stderr.String()}
 	switch {
@@ -94,7 +94,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 			"it was stopped. A command left running in the background needs its output redirected (cmd >/dev/null 2>&1 &)", command, pipeGrace)
 		return nil, fail
 	default:
-		var exit *exec.ExitError
+		var exit exitStatus
 		if !errors.As(runErr, &exit) {
 			fail.ExitCode = -1
 			fail.Message = fmt.Sprintf("cannot run '%s': %v", command, runErr)
@@ -102,7 +102,7 @@ func (r *Runtime) runExec(ctx context.Context, t *plans.ToolFile, input map[stri
 		}
 		fail.ExitCode = exit.ExitCode()
 		if fail.ExitCode < 0 {
-			fail.Message = fmt.Sprintf("'%s' was killed (%s)", command, exit.ProcessState)
+			fail.Message = fmt.Sprintf("'%s' was killed (%v)", command, exit)
 		} else {
 			fail.Message = fmt.Sprintf("'%s' exited with status %d", command, fail.ExitCode)
 		}

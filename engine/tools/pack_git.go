@@ -133,10 +133,10 @@ func gitTools() []packTool {
 // A git that fails is a *ToolError with its stderr and exit status; when
 // ctx ends first, the error is ctx's and callPack says why.
 func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.Command("git", args...)
 	cmd.Dir = c.dir
 	stderr := newTailBuffer(execStderrMax)
-	err := runCommand(cmd, out, stderr, c.outputLimit)
+	err := runCommand(ctx, cmd, out, stderr, c.outputLimit)
 	if err == nil {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (c *packCall) git(ctx context.Context, out io.Writer, args ...string) error
 		fail.Message = fmt.Sprintf("git %s %v; narrow the call (paths, a shorter range)", args[0], over)
 		return fail
 	}
-	var exit *exec.ExitError
+	var exit exitStatus
 	if !errors.As(err, &exit) {
 		fail.Message = fmt.Sprintf("cannot run git: %v", err)
 		return fail

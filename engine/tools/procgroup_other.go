@@ -7,10 +7,6 @@ import (
 	"os/exec"
 )
 
-// ownProcessGroup leaves exec's default in place on platforms without unix
-// process groups: cancellation kills the direct child only.
-func ownProcessGroup(cmd *exec.Cmd) {}
-
 // inOwnGroup does nothing where there are no unix process groups.
 func inOwnGroup(cmd *exec.Cmd) {}
 

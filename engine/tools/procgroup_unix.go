@@ -9,14 +9,6 @@ import (
 	"syscall"
 )
 
-// ownProcessGroup starts cmd as the leader of a new process group and makes
-// its context's cancellation kill the whole group: a shell's children and
-// their children go with it, instead of holding our pipes open.
-func ownProcessGroup(cmd *exec.Cmd) {
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
-}
-
 // inOwnGroup starts cmd in a new process group. Besides making the group
 // killable as one, it keeps a ctrl-c at the terminal from reaching the
 // child directly: stepwise shuts its children down itself.

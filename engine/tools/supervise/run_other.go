@@ -3,6 +3,7 @@
 package supervise
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 )
@@ -17,8 +18,14 @@ func Run(args []string) error {
 	return errors.New(Subcommand + " needs Linux (a child subreaper)")
 }
 
-// inOwnGroup is never needed where Start is never used.
-func inOwnGroup(cmd *exec.Cmd) {}
+// Process is never made where Start is never used; its methods are those
+// the callers of Start use on Linux.
+type Process struct{}
 
-// liveChildren is never needed where Start is never used.
-func liveChildren(parent int) []int { return nil }
+// Start refuses, since Enable leaves supervision off.
+func Start(ctx context.Context, cmd *exec.Cmd) (*Process, error) { return nil, errNotEnabled }
+
+func (*Process) Exited() <-chan struct{} { return nil }
+func (*Process) Running() bool           { return false }
+func (*Process) Stop()                   {}
+func (*Process) End() error              { return errNotEnabled }

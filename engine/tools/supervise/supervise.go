@@ -1,60 +1,68 @@
-// Package supervise runs a command under a small supervisor process that
-// outlives it just long enough to kill everything it started.
+// Package supervise runs commands under a supervisor process that kills
+// everything each of them started.
 //
 // A process group reaches most of what a command starts, but not a
 // descendant that called setsid, and nothing at all once stepwise itself
 // is killed with SIGKILL: the kernel's parent-death signal reaches the
 // direct child only, and an in-process subreaper dies with stepwise. So
-// the command runs under the stepwise binary itself, re-executed as
-// `stepwise __supervise PATH ARGV...` (Run): a child subreaper, which
-// inherits every orphan of the command, and which, when the command has
-// ended and its caller is done with it, or when its caller dies, kills
-// and reaps every descendant left before it exits the way the command
-// did.
+// commands run under the stepwise binary itself, re-executed once per
+// stepwise process as `stepwise __supervise` (Run) the first time a
+// command is started, and again should that one have died: a child
+// subreaper, which inherits every orphan of the commands it starts.
+// Starting it once, not once per command, saves every command the start
+// of a large Go binary (some 15ms of CPU).
 //
-// The supervisor and its caller share two pipes besides the command's
-// standard streams, which pass straight through to the command:
+// The supervisor and stepwise share a socket pair, the control socket
+// (the supervisor's fd 3), on which stepwise asks for each command with
+// one message carrying four descriptors (SCM_RIGHTS): the call's own
+// socket, and the command's stdin, stdout and stderr. On the call's
+// socket stepwise sends the command's program, arguments, environment
+// and directory; the supervisor starts the command in a process group of
+// its own and answers with its pid, or why it could not start; then with
+// its wait status, once the command itself has ended. What the command
+// started may still be writing its output: stepwise reads that to its
+// end, and then shuts down its side of the call's socket (Stop). The
+// supervisor then kills the call's process group and every descendant of
+// the call that left it, and closes the call's socket, which tells
+// stepwise that nothing of the call is left.
 //
-//   - the lifeline (the supervisor's fd 3), which the caller holds open
-//     and never writes: its end of file, when the caller closes it (Stop,
-//     a cancelled context) or when the kernel closes it for a caller that
-//     died however it died, tells the supervisor to kill everything;
-//   - the report (fd 4), on which the supervisor writes one line when the
-//     command has ended: empty, or why it could not be started. The
-//     caller learns of the end there, not from the supervisor's exit,
-//     because the supervisor must stay to kill what is left until the
-//     caller has read the command's output to its end: a background
-//     child may still be writing it.
+// A descendant that left the group (setsid) is told apart from the
+// other calls' by its environment: the supervisor gives each command a
+// variable naming the call (callVar), which everything it starts
+// inherits, and reads /proc/PID/environ of its orphans. A process that
+// cleared its environment, or made itself unreadable there (undumpable,
+// as setuid programs and some agents are), and left the group cannot be
+// told apart: it lives on until the supervisor ends, which kills it.
 //
-// A pipe's end of file was chosen over the parent-death signal to notice
-// the caller's death: the kernel sends that signal when the thread that
-// started the child ends, not the process, and a SIGKILL would leave the
-// supervisor no time to clean up, while a handled signal races with its
-// installation. The lifeline closes exactly when the caller is gone.
+// The control socket is also the supervisor's lifeline: its end of file,
+// when the kernel closes it for a stepwise that died however it died,
+// tells the supervisor to kill every process below it, each call's and
+// whatever could not be told apart, and to exit. A socket's end of file
+// was chosen over the parent-death signal: the kernel sends that signal
+// when the thread that started the child ends, not the process, and a
+// SIGKILL would leave the supervisor no time to clean up, while a handled
+// signal races with its installation. The lifeline closes exactly when
+// stepwise is gone. A call's socket closes then too, so a call that
+// stepwise can no longer stop is stopped.
 //
 // Only Linux has child subreapers; elsewhere Enable does nothing and
 // commands run in their own process group as before.
 package supervise
 
 import (
-	"bufio"
 	"errors"
-	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"sync/atomic"
+	"fmt"
+	"syscall"
 )
 
 // Subcommand is the first argument that makes a binary the supervisor. A
-// program that calls Enable dispatches `Subcommand PATH ARGV...` to Run.
+// program that calls Enable dispatches `Subcommand` to Run.
 const Subcommand = "__supervise"
 
-// The supervisor's inherited descriptors, after stdin, stdout and stderr.
-const (
-	lifelineFD = 3
-	reportFD   = 4
-)
+// callVar is the variable of a command's environment that names its call,
+// and so tells which call a process that left the call's process group
+// belongs to.
+const callVar = "STEPWISE_SUPERVISED_CALL"
 
 // self is how this process re-executes its own binary as the supervisor;
 // empty until Enable.
@@ -67,108 +75,27 @@ func Enabled() bool { return self != "" }
 // errNotEnabled is Start's answer in a binary that did not call Enable.
 var errNotEnabled = errors.New("supervise: this binary does not dispatch " + Subcommand + " (supervise.Enable was not called)")
 
-// Process is a command started under the supervisor.
-type Process struct {
-	cmd *exec.Cmd
-	// lifeline is the write end of the supervisor's lifeline; closing it
-	// is Stop.
-	lifeline *os.File
-	stopOnce sync.Once
-	stopped  atomic.Bool
-	// exited is closed when the supervisor reported the command's end
-	// (or ended without a report); startErr is set before that.
-	exited   chan struct{}
-	startErr error
+// ExitError is a supervised command that did not succeed: its exit status
+// or the signal that ended it. Its text is that of the *exec.ExitError the
+// command would have ended with in a process of stepwise's own.
+type ExitError struct {
+	// Code is the exit status, or -1 when a signal ended the command.
+	Code       int
+	Signal     syscall.Signal
+	CoreDumped bool
 }
 
-// Start starts cmd, made with exec.Command, under the supervisor: the
-// supervisor runs in cmd's directory and environment with cmd's standard
-// streams, and starts cmd's program, with cmd's arguments, in a process
-// group of its own. The supervisor is in a process group of its own too,
-// which keeps a ctrl-c at the terminal from reaching it: stepwise stops
-// its commands itself. A cancelled context (exec.CommandContext) is Stop.
-// cmd must not have ExtraFiles or Cancel set.
-func Start(cmd *exec.Cmd) (*Process, error) {
-	if !Enabled() {
-		return nil, errNotEnabled
+func (e *ExitError) Error() string {
+	text := fmt.Sprintf("exit status %d", e.Code)
+	if e.Code < 0 {
+		text = "signal: " + e.Signal.String()
 	}
-	if cmd.Err != nil {
-		return nil, cmd.Err
+	if e.CoreDumped {
+		text += " (core dumped)"
 	}
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	reportR, reportW, err := os.Pipe()
-	if err != nil {
-		lifeR.Close()
-		lifeW.Close()
-		return nil, err
-	}
-	p := &Process{cmd: cmd, lifeline: lifeW, exited: make(chan struct{})}
-	cmd.Args = append([]string{self, Subcommand, cmd.Path}, cmd.Args...)
-	cmd.Path = self
-	cmd.ExtraFiles = []*os.File{lifelineFD - 3: lifeR, reportFD - 3: reportW}
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { p.Stop(); return nil }
-	err = cmd.Start()
-	// The supervisor has its own copies; ours would keep the pipes from
-	// ever reaching EOF.
-	lifeR.Close()
-	reportW.Close()
-	if err != nil {
-		lifeW.Close()
-		reportR.Close()
-		return nil, err
-	}
-	go p.awaitReport(reportR)
-	return p, nil
+	return text
 }
 
-// awaitReport reads the supervisor's report of the command's end. A
-// supervisor that ended without one (killed from outside) has its exit
-// status say what happened.
-func (p *Process) awaitReport(report *os.File) {
-	defer close(p.exited)
-	defer report.Close()
-	line, err := bufio.NewReader(report).ReadString('\n')
-	if err == nil && line != "\n" {
-		p.startErr = errors.New(strings.TrimSuffix(line, "\n"))
-	}
-}
-
-// Exited is closed when the command itself has ended, or could not start.
-// What it started may still be running, and the supervisor with it,
-// until Stop.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
-
-// Running reports whether anything the command started is still running,
-// for Stop to end: once the command has ended, every process it started
-// that is still alive is a child of the supervisor, or below one, since
-// orphans are re-parented to it. After Stop, the supervisor kills them.
-func (p *Process) Running() bool {
-	return !p.stopped.Load() && len(liveChildren(p.cmd.Process.Pid)) > 0
-}
-
-// Stop tells the supervisor to kill the command, if it still runs, and
-// everything it started, and then to exit. It returns at once.
-func (p *Process) Stop() {
-	p.stopOnce.Do(func() {
-		p.stopped.Store(true)
-		p.lifeline.Close()
-	})
-}
-
-// End stops what is left (Stop), waits for the supervisor to exit, and
-// returns what exec.Cmd.Wait would have for the command itself: the
-// supervisor exits with the command's status, or of its signal. A command
-// that could not start is the error that said why.
-func (p *Process) End() error {
-	p.Stop()
-	err := p.cmd.Wait()
-	<-p.exited
-	if p.startErr != nil {
-		return p.startErr
-	}
-	return err
-}
+// ExitCode is the command's exit status, or -1 when a signal ended it, as
+// exec.ExitError's is.
+func (e *ExitError) ExitCode() int { return e.Code }
