@@ -496,7 +496,9 @@ func TestMCPCloseKillsAStubbornServer(t *testing.T) {
 	pid := c.cmd.Process.Pid
 	start := time.Now()
 	rt.Close()
-	if took := time.Since(start); took > mcpGiveUp+500*time.Millisecond {
+	// Close gives up at mcpGiveUp; the margin is for a loaded machine, not
+	// for Close, which without its bound would wait on the server forever.
+	if took := time.Since(start); took > 2*mcpGiveUp {
 		t.Errorf("Close took %s", took)
 	}
 	if !waitGone(pid, time.Second) {
@@ -624,7 +626,9 @@ output_example = { text = "The sum of 2 and 3 is 5." }
 	if err := rt.Close(); err != nil {
 		t.Error(err)
 	}
-	if took := time.Since(start); took > mcpGiveUp+500*time.Millisecond {
+	// Close gives up at mcpGiveUp; the margin is for a loaded machine, not
+	// for Close, which without its bound would wait on the server forever.
+	if took := time.Since(start); took > 2*mcpGiveUp {
 		t.Errorf("Close took %s", took)
 	}
 	if !waitGone(pid, time.Second) {
