@@ -107,7 +107,7 @@ func patternProblem(p string) (code, msg string) {
 // ask output schemas must.
 func (d *decoder) objectSchema(o *object, name string) *Schema {
 	sc := o.schema(name)
-	if sc == nil || sc.Compiled == nil {
+	if sc == nil || !sc.compiles() {
 		return sc
 	}
 	typed, implied := objectTyped(sc.Raw)
@@ -147,7 +147,7 @@ func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationEx
 		switch sc := a.OutputSchema; {
 		case sc == nil:
 			d.r.problem(CodeMissingField, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' requires the step to declare 'output_schema' (an undeclared schema makes the default unvalidatable)")
-		case sc.Compiled != nil:
+		case sc.compiles():
 			if vs := sc.Check(e.DefaultOutput.Literal()); len(vs) > 0 {
 				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.At(vs[0].Location).Pos, s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
 			}
@@ -194,7 +194,7 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 	}
 	if o.require("output_schema") {
 		a.OutputSchema = d.objectSchema(o, "output_schema")
-		if a.OutputSchema != nil && a.OutputSchema.Compiled != nil {
+		if a.OutputSchema != nil && a.OutputSchema.compiles() {
 			d.flatAnswerSchema(a.OutputSchema, s.Path)
 		}
 	}
@@ -212,7 +212,7 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 	}
 	// A default with templates is checked after rendering, at run time: its
 	// types are not known until the templates resolve.
-	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.Compiled != nil {
+	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.compiles() {
 		if vs := a.OutputSchema.Check(a.Default.Literal()); len(vs) > 0 {
 			d.r.problem(CodeDefaultMismatch, a.Default.At(vs[0].Location).Pos, s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -32,17 +31,11 @@ type decoder struct {
 	// schemas are the schemas compiled so far, by canonical JSON text: a
 	// plan repeats a schema across steps (one output schema for every
 	// review agent), and compiling is most of what a schema costs.
-	schemas map[string]compiledSchema
-}
-
-// compiledSchema is what compiling a schema gave.
-type compiledSchema struct {
-	schema *jsonschema.Schema
-	err    error
+	schemas map[string]*loadedSchema
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]compiledSchema{}}
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading

@@ -186,7 +186,7 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 	p.Exemplars, _ = o.stringList("exemplars")
 	p.RequiresServers, _ = o.stringList("requires_servers")
 	p.InputSchema = o.schema("input_schema")
-	if s := p.InputSchema; s != nil && s.Compiled != nil {
+	if s := p.InputSchema; s != nil && s.compiles() {
 		// A boolean schema (true accepts anything) has no type to check;
 		// indexing the nil map it leaves m as is safe.
 		m, _ := s.Raw.(map[string]any)

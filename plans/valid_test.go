@@ -623,10 +623,10 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	schema := func(i int) *Schema { return p.Steps[i].Control.(*AgentInput).OutputSchema }
 	a, b, c := schema(0), schema(1), schema(2)
-	if a.Compiled == nil || a.Compiled != b.Compiled {
-		t.Errorf("A and B write one schema and compiled to %p and %p", a.Compiled, b.Compiled)
+	if a.loaded == nil || a.loaded != b.loaded {
+		t.Errorf("A and B write one schema and hold %p and %p", a.loaded, b.loaded)
 	}
-	if c.Compiled == a.Compiled {
+	if c.loaded == a.loaded {
 		t.Error("C's schema differs from A's and shares its compiled form")
 	}
 	if got := c.Check(map[string]any{"y": 1}); len(got) != 1 {
