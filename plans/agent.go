@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -16,8 +15,6 @@ var (
 		"validation_exhaustion", "structured_output", "llm_timeout_seconds", "max_tool_calls", "max_fan_out", "tool_timeout"}
 	exhaustionFields = []string{"threshold", "mode", "default_output"}
 	askFields        = []string{"prompt", "output_schema", "when_unanswered", "default"}
-
-	toolPatternChars = regexp.MustCompile(`^[A-Za-z0-9_.*-]+$`)
 )
 
 // agent decodes and checks an agent step's input: every rule seeds/000 says
@@ -93,7 +90,7 @@ func patternProblem(p string) (code, msg string) {
 		return CodeUnavailableToAgent, "plan_and_execute is never available inside an agent: nested planning loops have no cost boundary; compose with plan__* tools instead"
 	case IsControl(p):
 		return CodeUnavailableToAgent, fmt.Sprintf("'%s' is a control step, not a tool an agent can call", p)
-	case !toolPatternChars.MatchString(p):
+	case !madeOf(p, toolPatternByte):
 		return CodeInvalidValue, fmt.Sprintf("'tools' pattern '%s' may hold only letters, digits, '_', '-', '.' and the wildcard '*'", p)
 	case strings.HasPrefix(p, "workbench__"):
 		return CodeWorkbenchTool, fmt.Sprintf("'%s' names workbench tools, which exist only inside the workbench's chat agent, never in a plan", p)

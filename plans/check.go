@@ -69,7 +69,7 @@ func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
 			switch {
 			case slices.Contains(ReservedRoots, id.Value):
 				c.r.problem(CodeReservedID, id.Pos, s.Path, "id '%s' shadows the template root '%s'; reserved roots are %s", id.Value, id.Value, strings.Join(ReservedRoots, ", "))
-			case !stepIDPattern.MatchString(id.Value):
+			case !validStepID(id.Value):
 				c.r.problem(CodeInvalidID, id.Pos, s.Path, "id '%s' is not an identifier: use letters, digits and '_', not starting with a digit", id.Value)
 			}
 			if prev, dup := c.byID[id.Value]; dup {

@@ -148,12 +148,26 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 		v.Kind = Null
 		return
 	case "!!bool":
+		// The forms YAML 1.2 resolves to a boolean are read here; a value
+		// tagged !!bool by hand is left to yaml.v3.
+		switch n.Value {
+		case "true", "True", "TRUE":
+			v.Kind, v.Bool = Bool, true
+			return
+		case "false", "False", "FALSE":
+			v.Kind, v.Bool = Bool, false
+			return
+		}
 		var b bool
 		if n.Decode(&b) == nil {
 			v.Kind, v.Bool = Bool, b
 			return
 		}
 	case "!!int":
+		if plainDecimal(n.Value) {
+			v.Kind, v.Number = Number, json.Number(n.Value)
+			return
+		}
 		var i int64
 		if n.Decode(&i) == nil {
 			v.Kind, v.Number = Number, json.Number(strconv.FormatInt(i, 10))
@@ -190,6 +204,22 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 			v.Template = t
 		}
 	}
+}
+
+// plainDecimal reports whether s is an integer written as strconv writes
+// an int64 (no sign but '-', no leading zero, no '_', short enough not to
+// overflow), so that it is its own JSON number.
+func plainDecimal(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || len(digits) > 18 || digits[0] == '0' && (len(digits) > 1 || len(s) > 1) {
+		return false
+	}
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // layout works out how a string scalar's characters sit in the source, so
