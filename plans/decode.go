@@ -32,10 +32,11 @@ type decoder struct {
 	// plan repeats a schema across steps (one output schema for every
 	// review agent), and compiling is most of what a schema costs.
 	schemas map[string]*loadedSchema
+	slabs   *slabs // shared with the quiet decoders made from this one
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}}
+	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -43,7 +44,7 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, slabs: d.slabs}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -95,19 +96,20 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	if n == nil {
 		return nil
 	}
-	v := &Value{Pos: d.pos(n)}
+	v := &d.slabs.values.take(1)[0]
+	v.Pos = d.pos(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		v.Kind = Map
 		m := d.expandMerges(n, path)
-		// The entries are made in one block, and a mapping of a few keys
+		// The entries are cut in one piece, and a mapping of a few keys
 		// is searched for a repeated key in order rather than through a
 		// set: most mappings of a plan are small, and a set apiece is most
 		// of what decoding them allocates.
 		size := len(m.Content) / 2
 		var entries []Entry
 		if size > 0 {
-			entries, v.Map = make([]Entry, 0, size), make([]*Entry, 0, size)
+			entries, v.Map = d.slabs.entries.take(size)[:0], d.slabs.entryRefs.take(size)[:0]
 		}
 		var seen map[string]bool
 		if size > smallMapping {
@@ -131,7 +133,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	case yaml.SequenceNode:
 		v.Kind = List
 		if len(n.Content) > 0 {
-			v.List = make([]*Value, 0, len(n.Content))
+			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
 		}
 		for _, c := range n.Content {
 			v.List = append(v.List, d.value(c, path, templates))
