@@ -200,25 +200,28 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 
 func (c *checker) valueRefs(v *Value, path string, sc *scope) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs() {
-			c.ref(ref, tv.PosAt(ref.Offset), path, sc)
+		for ref := range tv.Template.Refs {
+			c.ref(ref, tv, path, sc)
 		}
 	})
 }
 
-// ref checks one template reference against the scope it renders in.
-func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
+// ref checks one template reference of the template string tv against the
+// scope it renders in. The reference is placed only when it is reported:
+// placing a tag inside its string is most of what a reference costs.
+func (c *checker) ref(ref template.Ref, tv *Value, path string, sc *scope) {
 	root := ref.Root()
+	pos := func() Pos { return tv.PosAt(ref.Offset) }
 	switch {
 	case ref.LoopVar:
 		if !ref.InSection {
-			c.r.problem(CodeLoopVariableScope, pos, path, "'%s' is defined only inside a section ({{#list}}…{{/list}})", ref.String())
+			c.r.problem(CodeLoopVariableScope, pos(), path, "'%s' is defined only inside a section ({{#list}}…{{/list}})", ref.String())
 		}
 		return
 	case ref.ItemRead:
 		return
 	case root == "":
-		c.r.problem(CodeLoopVariableScope, pos, path, "{{.}} is the current item of a section and means nothing outside one")
+		c.r.problem(CodeLoopVariableScope, pos(), path, "{{.}} is the current item of a section and means nothing outside one")
 		return
 	case root == "input":
 		return
@@ -227,7 +230,7 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 			return
 		}
 		if sc.overOf != "" && !sc.pseudo[root] {
-			c.r.problem(CodePseudoRootScope, pos, path, "'%s' cannot be read here: this %s's %s exists only per item, after 'over' has rendered", ref.String(), sc.overOf, root)
+			c.r.problem(CodePseudoRootScope, pos(), path, "'%s' cannot be read here: this %s's %s exists only per item, after 'over' has rendered", ref.String(), sc.overOf, root)
 			return
 		}
 		if sc.pseudo[root] {
@@ -237,7 +240,7 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 		if root == "accumulator" {
 			where = "a reduce body"
 		}
-		c.r.problem(CodePseudoRootScope, pos, path, "'%s' exists only inside %s", root, where)
+		c.r.problem(CodePseudoRootScope, pos(), path, "'%s' exists only inside %s", root, where)
 		return
 	case sc.visible[root] || sc.local[root]:
 		return
@@ -245,23 +248,23 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 	target, known := c.byID[root]
 	switch {
 	case !known && ref.InSection:
-		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))
+		c.r.problem(CodeUnknownReference, pos(), path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))
 	case !known:
-		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
+		c.r.problem(CodeUnknownReference, pos(), path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
 	case sc.self != nil && target.step == sc.self:
-		c.r.problem(CodeForwardReference, pos, path, "references its own result (%s); a step reads only `input` and earlier steps", root)
+		c.r.problem(CodeForwardReference, pos(), path, "references its own result (%s); a step reads only `input` and earlier steps", root)
 	case sc.self != nil && target.owner == sc.self:
 		// A gate, over or initial reading a step of the same control step's
 		// body: "read the owner's result instead" would be a self reference.
-		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s, this very step, and has not run when this renders; a later step can read %s", root, bodyName(target), ownerResult(target))
+		c.r.problem(CodeBodyScope, pos(), path, "references %s, which is inside %s, this very step, and has not run when this renders; a later step can read %s", root, bodyName(target), ownerResult(target))
 	case c.hiddenInBody(target, sc):
-		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
+		c.r.problem(CodeBodyScope, pos(), path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
 	case sc.self != nil && strings.HasPrefix(sc.self.Path, target.step.Path+"/"):
 		// The target holds the reading step in one of its bodies: it is
 		// earlier in the file, but its result does not exist yet.
-		c.r.problem(CodeForwardReference, pos, path, "references %s, the %s step this body belongs to; its result exists only once the whole %s has run, so read it from a later step", root, target.step.ToolName.Value, target.step.ToolName.Value)
+		c.r.problem(CodeForwardReference, pos(), path, "references %s, the %s step this body belongs to; its result exists only once the whole %s has run, so read it from a later step", root, target.step.ToolName.Value, target.step.ToolName.Value)
 	default:
-		c.r.problem(CodeForwardReference, pos, path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
+		c.r.problem(CodeForwardReference, pos(), path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
 	}
 }
 

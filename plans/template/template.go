@@ -1,9 +1,6 @@
 package template
 
-import (
-	"iter"
-	"strings"
-)
+import "strings"
 
 // Template is a parsed template. It is never modified after Parse, so one
 // Template may render against many scopes concurrently.
@@ -29,32 +26,32 @@ func (t *Template) IsSplice() bool { return t.splice != nil }
 
 // Refs yields every tag that reads a path (variables, section openers and
 // inverted section openers, not closers), in source order, for static
-// checking. Each Ref is made as it is yielded, so a template of a million
-// tags is checked without a million Refs in memory at once.
-func (t *Template) Refs() iter.Seq[Ref] {
-	return func(yield func(Ref) bool) {
-		for i := range t.nodes {
-			n := &t.nodes[i]
-			var kind RefKind
-			switch n.kind {
-			case textNode:
-				continue
-			case sectionNode:
-				kind = RefSection
-			case invertedNode:
-				kind = RefInverted
-			}
-			ref := Ref{
-				Offset:    int(n.tag),
-				Kind:      kind,
-				InSection: n.inSection,
-				ItemRead:  n.pathKind == barePath || n.pathKind == dotPath && n.underItem,
-				LoopVar:   n.pathKind.loopVar(),
-				path:      t.src[n.pathStart:n.pathEnd],
-			}
-			if !yield(ref) {
-				return
-			}
+// checking: range over t.Refs. Each Ref is made as it is yielded, so a
+// template of a million tags is checked without a million Refs in memory at
+// once. It is the iterator itself rather than a function returning one, so
+// that ranging over it allocates neither the iterator nor the loop body.
+func (t *Template) Refs(yield func(Ref) bool) {
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		var kind RefKind
+		switch n.kind {
+		case textNode:
+			continue
+		case sectionNode:
+			kind = RefSection
+		case invertedNode:
+			kind = RefInverted
+		}
+		ref := Ref{
+			Offset:    int(n.tag),
+			Kind:      kind,
+			InSection: n.inSection,
+			ItemRead:  n.pathKind == barePath || n.pathKind == dotPath && n.underItem,
+			LoopVar:   n.pathKind.loopVar(),
+			path:      t.src[n.pathStart:n.pathEnd],
+		}
+		if !yield(ref) {
+			return
 		}
 	}
 }
