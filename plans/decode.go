@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -20,7 +21,7 @@ import (
 // with its position instead of stopping at the first.
 type decoder struct {
 	file    string
-	lines   []string // the source, for placing template tags inside strings
+	lines   *sourceLines // the source, for placing template tags inside strings
 	r       *Report
 	dialect Dialect
 	// runeStarts holds, for each long line a value was placed on, the byte
@@ -36,7 +37,7 @@ type decoder struct {
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
+	return &decoder{file: file, lines: &sourceLines{src: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -230,7 +231,7 @@ func plainDecimal(s string) bool {
 // span lines, and a quoted one may hold escapes, and then no column inside
 // it can be computed from the decoded text.
 func (d *decoder) layout(n *yaml.Node) scalarLayout {
-	if n.Line < 1 || n.Line > len(d.lines) || n.Column < 1 {
+	if n.Line < 1 || n.Line > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
 	if n.Style&yaml.LiteralStyle != 0 {
@@ -268,8 +269,8 @@ func startsWith(s, open, text, closing string) bool {
 // starts, for a string whose characters cannot be placed one by one.
 func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
 	tags := make([]linePos, 0, count)
-	for line := n.Line; line <= len(d.lines) && len(tags) < count; line++ {
-		text, col := strings.TrimSuffix(d.lines[line-1], "\r"), 1
+	for line := n.Line; line <= d.lines.count() && len(tags) < count; line++ {
+		text, col := d.lines.line(line), 1
 		if line == n.Line {
 			text, col = d.lineFrom(line, n.Column), n.Column
 		}
@@ -296,16 +297,49 @@ func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
 			continue
 		}
 		src := n.Line + i // 0-based index of the source line holding text line i
-		if src >= len(d.lines) {
+		if src >= d.lines.count() {
 			break
 		}
-		line := strings.TrimSuffix(d.lines[src], "\r")
+		line := d.lines.line(src + 1)
 		if !strings.HasSuffix(line, l) {
 			break
 		}
 		return scalarLayout{kind: layoutBlock, indent: utf8.RuneCountInString(line) - utf8.RuneCountInString(l)}
 	}
 	return scalarLayout{}
+}
+
+// sourceLines is the lines of a file, indexed on first use: only a string
+// with a template tag is placed against its line, and a file without one
+// should not pay for copying and splitting its text.
+type sourceLines struct {
+	src    []byte
+	text   string // src, once indexed
+	starts []int  // where each line of text starts; nil until indexed
+}
+
+// count is the number of lines, the last one after the last '\n' included.
+func (l *sourceLines) count() int {
+	if l.starts == nil {
+		l.text = string(l.src)
+		l.starts = make([]int, 1, bytes.Count(l.src, []byte{'\n'})+1)
+		for i := 0; i < len(l.text); i++ {
+			if l.text[i] == '\n' {
+				l.starts = append(l.starts, i+1)
+			}
+		}
+	}
+	return len(l.starts)
+}
+
+// line is line n (1-based, at most count) without its line break and '\r'.
+func (l *sourceLines) line(n int) string {
+	last := n == l.count()
+	end := len(l.text)
+	if !last {
+		end = l.starts[n] - 1
+	}
+	return strings.TrimSuffix(l.text[l.starts[n-1]:end], "\r")
 }
 
 // longLine is the length past which lineFrom indexes a line's characters
@@ -319,7 +353,7 @@ const lineStep = 64
 // lineFrom is line n of the file (1-based, without its \r) from column col
 // (1-based, in characters) on.
 func (d *decoder) lineFrom(n, col int) string {
-	text := strings.TrimSuffix(d.lines[n-1], "\r")
+	text := d.lines.line(n)
 	if len(text) < longLine {
 		return yamlpos.SkipRunes(text, col-1)
 	}
