@@ -9,9 +9,27 @@ type Template struct {
 	nodes   []node   // in source order; nil for a literal
 	segs    []string // the segments of every path, in source order: substrings of src
 	literal bool
-	splice  *path // the one variable of a typed splice, made once; nil otherwise
-	boxed   any   // src converted to any once, so a literal Render does not allocate
+	spliced bool // the template is a typed splice, of the variable splice
+	splice  path // the one variable of a typed splice, made once
+	boxed   any  // a literal's src converted to any once, so that its Render does not allocate
 }
+
+// roomyTemplate is a Template with room for the nodes and path segments of
+// a few tags, so that it is made in one allocation: most templates of a
+// plan hold a tag or two, and an allocation for each list was most of what
+// parsing them cost.
+type roomyTemplate struct {
+	Template
+	nodes [roomTags + 1]node // a node per tag, and one for the text after the last
+	segs  [roomSegs]string
+}
+
+// roomTags and roomSegs are the most tags and path segments a roomyTemplate
+// holds: "{{S1.items}} and {{S2.title}}" fits.
+const (
+	roomTags = 2
+	roomSegs = 4
+)
 
 // Source returns the text the template was parsed from.
 func (t *Template) Source() string { return t.src }
@@ -22,7 +40,7 @@ func (t *Template) IsLiteral() bool { return t.literal }
 
 // IsSplice reports whether the whole template is exactly one variable tag,
 // so Render returns the raw value rather than text.
-func (t *Template) IsSplice() bool { return t.splice != nil }
+func (t *Template) IsSplice() bool { return t.spliced }
 
 // Refs yields every tag that reads a path (variables, section openers and
 // inverted section openers, not closers), in source order, for static
