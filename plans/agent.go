@@ -285,7 +285,7 @@ func strictSummary(p *Plan) (notAsking int, could map[strict.Rules]int) {
 		}
 		notAsking++
 		for _, rules := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
-			if strict.Check(a.OutputSchema.Raw, rules, strict.Context{}).Usable {
+			if a.OutputSchema.usableStrict(rules) {
 				could[rules]++
 			}
 		}

@@ -190,7 +190,8 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	}
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
-		v.layout = d.layout(n)
+		v.layout = &d.slabs.layouts.take(1)[0]
+		*v.layout = d.layout(n)
 		if len(n.Value) >= indexedLength {
 			v.layout.index = newRuneIndex(n.Value)
 		}

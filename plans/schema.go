@@ -1,14 +1,16 @@
 package plans
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
@@ -34,6 +36,29 @@ type loadedSchema struct {
 	once     sync.Once
 	compiled *jsonschema.Schema
 	err      error
+
+	strictOnce sync.Once
+	// strictUsable says, by rule set, whether strict structured output
+	// could use the schema when no tools are offered.
+	strictUsable [strict.OpenAI + 1]bool
+}
+
+// usableStrict reports whether strict structured output could use the
+// schema under rules, when no tools are offered. A schema text of a loaded
+// file is judged once, however many steps write it and however often it is
+// asked: every load counts the agent steps strict could serve (see
+// strictSummary).
+func (s *Schema) usableStrict(rules strict.Rules) bool {
+	l := s.loaded
+	if l == nil {
+		return strict.Check(s.Raw, rules, strict.Context{}).Usable
+	}
+	l.strictOnce.Do(func() {
+		for _, r := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
+			l.strictUsable[r] = strict.Check(l.raw, r, strict.Context{}).Usable
+		}
+	})
+	return l.strictUsable[rules]
 }
 
 // compile compiles the schema once; every later call returns what the
@@ -198,20 +223,16 @@ func schemaError(err error) *SchemaError {
 	return &SchemaError{Reason: strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")}
 }
 
-// loadSchema returns the one loadedSchema of raw's text in the file,
-// compiled already unless compilesSurely proved it compiles, and the error
-// compiling it gave.
-func (d *decoder) loadSchema(raw any) (*loadedSchema, error) {
-	// Marshalling writes map keys in order, so equal schemas have one text;
-	// Literal's data always marshals, and a schema that did not would go
-	// unshared.
+// loadSchema returns the one loadedSchema of the schema v's text in the
+// file (raw is v's data), compiled already unless compilesSurely proved it
+// compiles, and the error compiling it gave.
+func (d *decoder) loadSchema(v *Value, raw any) (*loadedSchema, error) {
 	l := &loadedSchema{raw: raw}
-	if text, err := json.Marshal(raw); err == nil {
-		if shared, ok := d.schemas[string(text)]; ok {
-			l = shared
-		} else {
-			d.schemas[string(text)] = l
-		}
+	key := schemaKey(nil, v)
+	if shared, ok := d.schemas[string(key)]; ok {
+		l = shared
+	} else {
+		d.schemas[string(key)] = l
 	}
 	if compilesSurely(raw) {
 		return l, nil
@@ -220,6 +241,38 @@ func (d *decoder) loadSchema(raw any) (*loadedSchema, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// schemaKey appends to b a text of the schema v that equal schemas share
+// and different ones do not: mapping keys in order, strings quoted, numbers
+// as written. It is a key rather than JSON, so that it is written from the
+// Value without encoding/json's reflection, which cost more than the rest
+// of loading a schema the compiler need not see.
+func schemaKey(b []byte, v *Value) []byte {
+	switch v.Kind {
+	case Bool:
+		if v.Bool {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case Number:
+		return append(append(b, '#'), v.Number...)
+	case String:
+		return strconv.AppendQuote(b, v.String)
+	case List:
+		b = append(b, '[')
+		for _, item := range v.List {
+			b = append(schemaKey(b, item), ',')
+		}
+		return append(b, ']')
+	case Map:
+		b = append(b, '{')
+		for _, e := range slices.SortedFunc(slices.Values(v.Map), func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) }) {
+			b = append(schemaKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
+		}
+		return append(b, '}')
+	}
+	return append(b, 'n')
 }
 
 // jsonTypes are the values of a schema's type keyword.
@@ -239,7 +292,7 @@ func (o *object) schema(name string) *Schema {
 		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
 		return s
 	}
-	loaded, err := o.d.loadSchema(s.Raw)
+	loaded, err := o.d.loadSchema(v, s.Raw)
 	if err != nil {
 		se := err.(*SchemaError)
 		if len(se.Violations) == 0 {

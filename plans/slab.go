@@ -36,4 +36,5 @@ type slabs struct {
 	entries   slab[Entry]
 	valueRefs slab[*Value]
 	entryRefs slab[*Entry]
+	layouts   slab[scalarLayout]
 }
