@@ -51,7 +51,7 @@ type placed struct {
 // check runs the static checks that need the whole plan: step ids, template
 // references and their scoping, and the strict-output summary.
 func check(p *Plan, r *Report) {
-	c := &checker{p: p, r: r, byID: map[string]*placed{}}
+	c := &checker{p: p, r: r, byID: map[string]placed{}}
 	c.collectIDs(p.Steps, nil, "")
 	c.references()
 	c.strictSummary()
@@ -60,7 +60,7 @@ func check(p *Plan, r *Report) {
 type checker struct {
 	p    *Plan
 	r    *Report
-	byID map[string]*placed // first step with each id
+	byID map[string]placed // first step with each id
 }
 
 func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
@@ -75,7 +75,7 @@ func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
 			if prev, dup := c.byID[id.Value]; dup {
 				c.r.problem(CodeDuplicateID, id.Pos, s.Path, "id '%s' is already used by the step at line %d; ids are unique across the plan, bodies included", id.Value, prev.step.ID.Pos.Line)
 			} else {
-				c.byID[id.Value] = &placed{step: s, owner: owner, field: field}
+				c.byID[id.Value] = placed{step: s, owner: owner, field: field}
 			}
 		}
 		switch ctl := s.Control.(type) {
@@ -245,7 +245,8 @@ func (c *checker) ref(ref template.Ref, tv *Value, path string, sc *scope) {
 	case sc.visible[root] || sc.local[root]:
 		return
 	}
-	target, known := c.byID[root]
+	found, known := c.byID[root]
+	target := &found
 	switch {
 	case !known && ref.InSection:
 		c.r.problem(CodeUnknownReference, pos(), path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))

@@ -511,7 +511,8 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 		return nil
 	}
 	fieldsNode := d.expandMerges(node, path)
-	o := &object{d: d, node: node, what: what, path: path, fields: make([]objectField, 0, len(fieldsNode.Content)/2)}
+	o := &d.slabs.objects.take(1)[0]
+	*o = object{d: d, node: node, what: what, path: path, fields: d.slabs.fields.take(len(fieldsNode.Content) / 2)[:0]}
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value

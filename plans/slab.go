@@ -29,12 +29,16 @@ func (s *slab[T]) take(n int) []T {
 	return out
 }
 
-// slabs are the slabs a decoder and the quiet decoders it makes cut their
-// values from.
+// slabs are the slabs a decoder and the quiet decoders it makes cut what
+// they decode from.
 type slabs struct {
 	values    slab[Value]
 	entries   slab[Entry]
 	valueRefs slab[*Value]
 	entryRefs slab[*Entry]
 	layouts   slab[scalarLayout]
+	// objects and fields are the mappings decoded against a grammar, which
+	// live only while their file is decoded, and their fields.
+	objects slab[object]
+	fields  slab[objectField]
 }
