@@ -63,25 +63,26 @@ func fastParse(src []byte) (root *yaml.Node, ok bool) {
 // returns, byte order marks or the line breaks YAML knows besides '\n';
 // and no line that starts with a directive or a document marker.
 func fastCharsOK(src []byte) bool {
-	lineStart := true
-	for i := 0; i < len(src); {
-		c := src[i]
-		if lineStart && (c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n'))) {
+	for i := 0; i < len(src); i++ { // i is at a line's start
+		if c := src[i]; c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n')) {
 			return false
 		}
-		lineStart = c == '\n'
-		if c < utf8.RuneSelf {
-			if c != '\n' && (c < 0x20 || c > 0x7E) {
+		// The rest of the line, printable ASCII taken a byte at a time
+		// without decoding: nearly all of a plan is.
+		for ; i < len(src) && src[i] != '\n'; i++ {
+			c := src[i]
+			if c >= 0x20 && c <= 0x7E {
+				continue
+			}
+			if c < utf8.RuneSelf {
 				return false
 			}
-			i++
-			continue
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
+				return false
+			}
+			i += size - 1
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-		i += size
 	}
 	return true
 }
