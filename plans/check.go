@@ -51,7 +51,7 @@ type placed struct {
 // check runs the static checks that need the whole plan: step ids, template
 // references and their scoping, and the strict-output summary.
 func check(p *Plan, r *Report) {
-	c := &checker{p: p, r: r, byID: map[string]placed{}}
+	c := &checker{p: p, r: r, byID: make(map[string]placed, len(p.Steps))}
 	c.collectIDs(p.Steps, nil, "")
 	c.references()
 	c.strictSummary()
