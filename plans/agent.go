@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -16,8 +15,6 @@ var (
 		"validation_exhaustion", "structured_output", "llm_timeout_seconds", "max_tool_calls", "max_fan_out", "tool_timeout"}
 	exhaustionFields = []string{"threshold", "mode", "default_output"}
 	askFields        = []string{"prompt", "output_schema", "when_unanswered", "default"}
-
-	toolPatternChars = regexp.MustCompile(`^[A-Za-z0-9_.*-]+$`)
 )
 
 // agent decodes and checks an agent step's input: every rule seeds/000 says
@@ -93,7 +90,7 @@ func patternProblem(p string) (code, msg string) {
 		return CodeUnavailableToAgent, "plan_and_execute is never available inside an agent: nested planning loops have no cost boundary; compose with plan__* tools instead"
 	case IsControl(p):
 		return CodeUnavailableToAgent, fmt.Sprintf("'%s' is a control step, not a tool an agent can call", p)
-	case !toolPatternChars.MatchString(p):
+	case !madeOf(p, toolPatternByte):
 		return CodeInvalidValue, fmt.Sprintf("'tools' pattern '%s' may hold only letters, digits, '_', '-', '.' and the wildcard '*'", p)
 	case strings.HasPrefix(p, "workbench__"):
 		return CodeWorkbenchTool, fmt.Sprintf("'%s' names workbench tools, which exist only inside the workbench's chat agent, never in a plan", p)
@@ -107,7 +104,7 @@ func patternProblem(p string) (code, msg string) {
 // ask output schemas must.
 func (d *decoder) objectSchema(o *object, name string) *Schema {
 	sc := o.schema(name)
-	if sc == nil || sc.Compiled == nil {
+	if sc == nil || !sc.compiles() {
 		return sc
 	}
 	typed, implied := objectTyped(sc.Raw)
@@ -147,7 +144,7 @@ func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationEx
 		switch sc := a.OutputSchema; {
 		case sc == nil:
 			d.r.problem(CodeMissingField, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' requires the step to declare 'output_schema' (an undeclared schema makes the default unvalidatable)")
-		case sc.Compiled != nil:
+		case sc.compiles():
 			if vs := sc.Check(e.DefaultOutput.Literal()); len(vs) > 0 {
 				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.At(vs[0].Location).Pos, s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
 			}
@@ -194,7 +191,7 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 	}
 	if o.require("output_schema") {
 		a.OutputSchema = d.objectSchema(o, "output_schema")
-		if a.OutputSchema != nil && a.OutputSchema.Compiled != nil {
+		if a.OutputSchema != nil && a.OutputSchema.compiles() {
 			d.flatAnswerSchema(a.OutputSchema, s.Path)
 		}
 	}
@@ -212,7 +209,7 @@ func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
 	}
 	// A default with templates is checked after rendering, at run time: its
 	// types are not known until the templates resolve.
-	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.Compiled != nil {
+	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.compiles() {
 		if vs := a.OutputSchema.Check(a.Default.Literal()); len(vs) > 0 {
 			d.r.problem(CodeDefaultMismatch, a.Default.At(vs[0].Location).Pos, s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
 		}
@@ -288,7 +285,7 @@ func strictSummary(p *Plan) (notAsking int, could map[strict.Rules]int) {
 		}
 		notAsking++
 		for _, rules := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
-			if strict.Check(a.OutputSchema.Raw, rules, strict.Context{}).Usable {
+			if a.OutputSchema.usableStrict(rules) {
 				could[rules]++
 			}
 		}

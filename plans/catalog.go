@@ -87,7 +87,7 @@ func (res *resolver) declared(server string) bool {
 
 func (res *resolver) step(s *Step) {
 	name := s.ToolName.Value
-	if s.ToolName.Set && !IsControl(name) && toolNamePattern.MatchString(name) && !strings.HasPrefix(name, "workbench__") {
+	if s.ToolName.Set && !IsControl(name) && validToolName(name) && !strings.HasPrefix(name, "workbench__") {
 		res.tool(name, s.ToolName.Pos, s.Path)
 		if t, ok := res.tools[name]; ok && t.Unusable == "" {
 			res.inputKeys(t, s)

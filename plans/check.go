@@ -51,7 +51,7 @@ type placed struct {
 // check runs the static checks that need the whole plan: step ids, template
 // references and their scoping, and the strict-output summary.
 func check(p *Plan, r *Report) {
-	c := &checker{p: p, r: r, byID: map[string]*placed{}}
+	c := &checker{p: p, r: r, byID: make(map[string]placed, len(p.Steps))}
 	c.collectIDs(p.Steps, nil, "")
 	c.references()
 	c.strictSummary()
@@ -60,7 +60,7 @@ func check(p *Plan, r *Report) {
 type checker struct {
 	p    *Plan
 	r    *Report
-	byID map[string]*placed // first step with each id
+	byID map[string]placed // first step with each id
 }
 
 func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
@@ -69,13 +69,13 @@ func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
 			switch {
 			case slices.Contains(ReservedRoots, id.Value):
 				c.r.problem(CodeReservedID, id.Pos, s.Path, "id '%s' shadows the template root '%s'; reserved roots are %s", id.Value, id.Value, strings.Join(ReservedRoots, ", "))
-			case !stepIDPattern.MatchString(id.Value):
+			case !validStepID(id.Value):
 				c.r.problem(CodeInvalidID, id.Pos, s.Path, "id '%s' is not an identifier: use letters, digits and '_', not starting with a digit", id.Value)
 			}
 			if prev, dup := c.byID[id.Value]; dup {
 				c.r.problem(CodeDuplicateID, id.Pos, s.Path, "id '%s' is already used by the step at line %d; ids are unique across the plan, bodies included", id.Value, prev.step.ID.Pos.Line)
 			} else {
-				c.byID[id.Value] = &placed{step: s, owner: owner, field: field}
+				c.byID[id.Value] = placed{step: s, owner: owner, field: field}
 			}
 		}
 		switch ctl := s.Control.(type) {
@@ -200,25 +200,28 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 
 func (c *checker) valueRefs(v *Value, path string, sc *scope) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs() {
-			c.ref(ref, tv.PosAt(ref.Offset), path, sc)
+		for ref := range tv.Template.Refs {
+			c.ref(ref, tv, path, sc)
 		}
 	})
 }
 
-// ref checks one template reference against the scope it renders in.
-func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
+// ref checks one template reference of the template string tv against the
+// scope it renders in. The reference is placed only when it is reported:
+// placing a tag inside its string is most of what a reference costs.
+func (c *checker) ref(ref template.Ref, tv *Value, path string, sc *scope) {
 	root := ref.Root()
+	pos := func() Pos { return tv.PosAt(ref.Offset) }
 	switch {
 	case ref.LoopVar:
 		if !ref.InSection {
-			c.r.problem(CodeLoopVariableScope, pos, path, "'%s' is defined only inside a section ({{#list}}…{{/list}})", ref.String())
+			c.r.problem(CodeLoopVariableScope, pos(), path, "'%s' is defined only inside a section ({{#list}}…{{/list}})", ref.String())
 		}
 		return
 	case ref.ItemRead:
 		return
 	case root == "":
-		c.r.problem(CodeLoopVariableScope, pos, path, "{{.}} is the current item of a section and means nothing outside one")
+		c.r.problem(CodeLoopVariableScope, pos(), path, "{{.}} is the current item of a section and means nothing outside one")
 		return
 	case root == "input":
 		return
@@ -227,7 +230,7 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 			return
 		}
 		if sc.overOf != "" && !sc.pseudo[root] {
-			c.r.problem(CodePseudoRootScope, pos, path, "'%s' cannot be read here: this %s's %s exists only per item, after 'over' has rendered", ref.String(), sc.overOf, root)
+			c.r.problem(CodePseudoRootScope, pos(), path, "'%s' cannot be read here: this %s's %s exists only per item, after 'over' has rendered", ref.String(), sc.overOf, root)
 			return
 		}
 		if sc.pseudo[root] {
@@ -237,31 +240,32 @@ func (c *checker) ref(ref template.Ref, pos Pos, path string, sc *scope) {
 		if root == "accumulator" {
 			where = "a reduce body"
 		}
-		c.r.problem(CodePseudoRootScope, pos, path, "'%s' exists only inside %s", root, where)
+		c.r.problem(CodePseudoRootScope, pos(), path, "'%s' exists only inside %s", root, where)
 		return
 	case sc.visible[root] || sc.local[root]:
 		return
 	}
-	target, known := c.byID[root]
+	found, known := c.byID[root]
+	target := &found
 	switch {
 	case !known && ref.InSection:
-		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))
+		c.r.problem(CodeUnknownReference, pos(), path, "references %s, which is not `input` or an earlier step%s; in a section, dotted paths start at a root: read the item's fields with bare keys or a nested section", root, c.availableHint(root, sc))
 	case !known:
-		c.r.problem(CodeUnknownReference, pos, path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
+		c.r.problem(CodeUnknownReference, pos(), path, "references %s, which is not `input` or an earlier step%s", root, c.availableHint(root, sc))
 	case sc.self != nil && target.step == sc.self:
-		c.r.problem(CodeForwardReference, pos, path, "references its own result (%s); a step reads only `input` and earlier steps", root)
+		c.r.problem(CodeForwardReference, pos(), path, "references its own result (%s); a step reads only `input` and earlier steps", root)
 	case sc.self != nil && target.owner == sc.self:
 		// A gate, over or initial reading a step of the same control step's
 		// body: "read the owner's result instead" would be a self reference.
-		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s, this very step, and has not run when this renders; a later step can read %s", root, bodyName(target), ownerResult(target))
+		c.r.problem(CodeBodyScope, pos(), path, "references %s, which is inside %s, this very step, and has not run when this renders; a later step can read %s", root, bodyName(target), ownerResult(target))
 	case c.hiddenInBody(target, sc):
-		c.r.problem(CodeBodyScope, pos, path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
+		c.r.problem(CodeBodyScope, pos(), path, "references %s, which is inside %s and invisible outside it; read %s instead", root, bodyName(target), ownerResult(target))
 	case sc.self != nil && strings.HasPrefix(sc.self.Path, target.step.Path+"/"):
 		// The target holds the reading step in one of its bodies: it is
 		// earlier in the file, but its result does not exist yet.
-		c.r.problem(CodeForwardReference, pos, path, "references %s, the %s step this body belongs to; its result exists only once the whole %s has run, so read it from a later step", root, target.step.ToolName.Value, target.step.ToolName.Value)
+		c.r.problem(CodeForwardReference, pos(), path, "references %s, the %s step this body belongs to; its result exists only once the whole %s has run, so read it from a later step", root, target.step.ToolName.Value, target.step.ToolName.Value)
 	default:
-		c.r.problem(CodeForwardReference, pos, path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
+		c.r.problem(CodeForwardReference, pos(), path, "references %s, which is not `input` or an earlier step (%s runs later, at line %d)", root, root, target.step.Pos.Line)
 	}
 }
 

@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -21,7 +21,7 @@ import (
 // with its position instead of stopping at the first.
 type decoder struct {
 	file    string
-	lines   []string // the source, for placing template tags inside strings
+	lines   *sourceLines // the source, for placing template tags inside strings
 	r       *Report
 	dialect Dialect
 	// runeStarts holds, for each long line a value was placed on, the byte
@@ -32,17 +32,12 @@ type decoder struct {
 	// schemas are the schemas compiled so far, by canonical JSON text: a
 	// plan repeats a schema across steps (one output schema for every
 	// review agent), and compiling is most of what a schema costs.
-	schemas map[string]compiledSchema
-}
-
-// compiledSchema is what compiling a schema gave.
-type compiledSchema struct {
-	schema *jsonschema.Schema
-	err    error
+	schemas map[string]*loadedSchema
+	slabs   *slabs // shared with the quiet decoders made from this one
 }
 
 func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: strings.Split(string(src), "\n"), r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]compiledSchema{}}
+	return &decoder{file: file, lines: &sourceLines{src: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -50,7 +45,7 @@ func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, slabs: d.slabs}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -102,19 +97,20 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	if n == nil {
 		return nil
 	}
-	v := &Value{Pos: d.pos(n)}
+	v := &d.slabs.values.take(1)[0]
+	v.Pos = d.pos(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		v.Kind = Map
 		m := d.expandMerges(n, path)
-		// The entries are made in one block, and a mapping of a few keys
+		// The entries are cut in one piece, and a mapping of a few keys
 		// is searched for a repeated key in order rather than through a
 		// set: most mappings of a plan are small, and a set apiece is most
 		// of what decoding them allocates.
 		size := len(m.Content) / 2
 		var entries []Entry
 		if size > 0 {
-			entries, v.Map = make([]Entry, 0, size), make([]*Entry, 0, size)
+			entries, v.Map = d.slabs.entries.take(size)[:0], d.slabs.entryRefs.take(size)[:0]
 		}
 		var seen map[string]bool
 		if size > smallMapping {
@@ -138,7 +134,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	case yaml.SequenceNode:
 		v.Kind = List
 		if len(n.Content) > 0 {
-			v.List = make([]*Value, 0, len(n.Content))
+			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
 		}
 		for _, c := range n.Content {
 			v.List = append(v.List, d.value(c, path, templates))
@@ -155,12 +151,26 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 		v.Kind = Null
 		return
 	case "!!bool":
+		// The forms YAML 1.2 resolves to a boolean are read here; a value
+		// tagged !!bool by hand is left to yaml.v3.
+		switch n.Value {
+		case "true", "True", "TRUE":
+			v.Kind, v.Bool = Bool, true
+			return
+		case "false", "False", "FALSE":
+			v.Kind, v.Bool = Bool, false
+			return
+		}
 		var b bool
 		if n.Decode(&b) == nil {
 			v.Kind, v.Bool = Bool, b
 			return
 		}
 	case "!!int":
+		if plainDecimal(n.Value) {
+			v.Kind, v.Number = Number, json.Number(n.Value)
+			return
+		}
 		var i int64
 		if n.Decode(&i) == nil {
 			v.Kind, v.Number = Number, json.Number(strconv.FormatInt(i, 10))
@@ -180,7 +190,8 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	}
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
-		v.layout = d.layout(n)
+		v.layout = &d.slabs.layouts.take(1)[0]
+		*v.layout = d.layout(n)
 		if len(n.Value) >= indexedLength {
 			v.layout.index = newRuneIndex(n.Value)
 		}
@@ -199,13 +210,29 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 	}
 }
 
+// plainDecimal reports whether s is an integer written as strconv writes
+// an int64 (no sign but '-', no leading zero, no '_', short enough not to
+// overflow), so that it is its own JSON number.
+func plainDecimal(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || len(digits) > 18 || digits[0] == '0' && (len(digits) > 1 || len(s) > 1) {
+		return false
+	}
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // layout works out how a string scalar's characters sit in the source, so
 // that a tag inside it can be placed. It checks the text against the source
 // line rather than trusting the style alone: a plain or quoted scalar may
 // span lines, and a quoted one may hold escapes, and then no column inside
 // it can be computed from the decoded text.
 func (d *decoder) layout(n *yaml.Node) scalarLayout {
-	if n.Line < 1 || n.Line > len(d.lines) || n.Column < 1 {
+	if n.Line < 1 || n.Line > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
 	if n.Style&yaml.LiteralStyle != 0 {
@@ -243,8 +270,8 @@ func startsWith(s, open, text, closing string) bool {
 // starts, for a string whose characters cannot be placed one by one.
 func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
 	tags := make([]linePos, 0, count)
-	for line := n.Line; line <= len(d.lines) && len(tags) < count; line++ {
-		text, col := strings.TrimSuffix(d.lines[line-1], "\r"), 1
+	for line := n.Line; line <= d.lines.count() && len(tags) < count; line++ {
+		text, col := d.lines.line(line), 1
 		if line == n.Line {
 			text, col = d.lineFrom(line, n.Column), n.Column
 		}
@@ -271,16 +298,49 @@ func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
 			continue
 		}
 		src := n.Line + i // 0-based index of the source line holding text line i
-		if src >= len(d.lines) {
+		if src >= d.lines.count() {
 			break
 		}
-		line := strings.TrimSuffix(d.lines[src], "\r")
+		line := d.lines.line(src + 1)
 		if !strings.HasSuffix(line, l) {
 			break
 		}
 		return scalarLayout{kind: layoutBlock, indent: utf8.RuneCountInString(line) - utf8.RuneCountInString(l)}
 	}
 	return scalarLayout{}
+}
+
+// sourceLines is the lines of a file, indexed on first use: only a string
+// with a template tag is placed against its line, and a file without one
+// should not pay for copying and splitting its text.
+type sourceLines struct {
+	src    []byte
+	text   string // src, once indexed
+	starts []int  // where each line of text starts; nil until indexed
+}
+
+// count is the number of lines, the last one after the last '\n' included.
+func (l *sourceLines) count() int {
+	if l.starts == nil {
+		l.text = string(l.src)
+		l.starts = make([]int, 1, bytes.Count(l.src, []byte{'\n'})+1)
+		for i := 0; i < len(l.text); i++ {
+			if l.text[i] == '\n' {
+				l.starts = append(l.starts, i+1)
+			}
+		}
+	}
+	return len(l.starts)
+}
+
+// line is line n (1-based, at most count) without its line break and '\r'.
+func (l *sourceLines) line(n int) string {
+	last := n == l.count()
+	end := len(l.text)
+	if !last {
+		end = l.starts[n] - 1
+	}
+	return strings.TrimSuffix(l.text[l.starts[n-1]:end], "\r")
 }
 
 // longLine is the length past which lineFrom indexes a line's characters
@@ -294,7 +354,7 @@ const lineStep = 64
 // lineFrom is line n of the file (1-based, without its \r) from column col
 // (1-based, in characters) on.
 func (d *decoder) lineFrom(n, col int) string {
-	text := strings.TrimSuffix(d.lines[n-1], "\r")
+	text := d.lines.line(n)
 	if len(text) < longLine {
 		return yamlpos.SkipRunes(text, col-1)
 	}
@@ -451,7 +511,8 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 		return nil
 	}
 	fieldsNode := d.expandMerges(node, path)
-	o := &object{d: d, node: node, what: what, path: path, fields: make([]objectField, 0, len(fieldsNode.Content)/2)}
+	o := &d.slabs.objects.take(1)[0]
+	*o = object{d: d, node: node, what: what, path: path, fields: d.slabs.fields.take(len(fieldsNode.Content) / 2)[:0]}
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value

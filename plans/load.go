@@ -2,19 +2,12 @@ package plans
 
 import (
 	"math"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
-)
-
-var (
-	identifierPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-	stepIDPattern     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	toolNamePattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$`)
 )
 
 // ReservedRoots are the template roots no step id may shadow.
@@ -186,7 +179,7 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 	p.Exemplars, _ = o.stringList("exemplars")
 	p.RequiresServers, _ = o.stringList("requires_servers")
 	p.InputSchema = o.schema("input_schema")
-	if s := p.InputSchema; s != nil && s.Compiled != nil {
+	if s := p.InputSchema; s != nil && s.compiles() {
 		// A boolean schema (true accepts anything) has no type to check;
 		// indexing the nil map it leaves m as is safe.
 		m, _ := s.Raw.(map[string]any)
@@ -376,7 +369,7 @@ func (d *decoder) checkToolName(s *Step, c container) {
 		d.r.note(CodeUnsupportedTool, pos, s.Path, "plan_and_execute (the LLM planner) is not available in stepwise yet; this step fails if it runs")
 	case strings.HasPrefix(name, "workbench__"):
 		d.r.problem(CodeWorkbenchTool, pos, s.Path, "'%s' is a workbench tool: workbench__* tools exist only inside the workbench's chat agent, never in a plan", name)
-	case !toolNamePattern.MatchString(name):
+	case !validToolName(name):
 		hint := suggest.DidYouMean(name, ControlSteps)
 		if hint == "" {
 			hint = "; catalog tools are namespaced (server__tool, user__name, builtin__name, plan__identifier), control steps are " + strings.Join(ControlSteps, ", ")
@@ -423,4 +416,4 @@ func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
 
 // ValidIdentifier reports whether s may be a plan's identifier: it becomes
 // the tool name plan__<identifier>, so letters, digits, '_' and '-' only.
-func ValidIdentifier(s string) bool { return identifierPattern.MatchString(s) }
+func ValidIdentifier(s string) bool { return madeOf(s, identifierByte) }

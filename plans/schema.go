@@ -1,23 +1,77 @@
 package plans
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // Schema is a JSON Schema written in a plan or tool file: the literal value
 // as written (schemas are never templates) and its compiled form.
 type Schema struct {
-	Pos      Pos
-	Value    *Value
-	Raw      any // the schema as plain JSON data
+	Pos   Pos
+	Value *Value
+	Raw   any // the schema as plain JSON data
+	// Compiled is the compiled form where whoever made the Schema compiled
+	// it. Load leaves it nil and sets loaded instead, so that a schema it
+	// proved sound is compiled on its first Check rather than at load.
 	Compiled *jsonschema.Schema
+	loaded   *loadedSchema
+}
+
+// loadedSchema is one schema text of a loaded file, shared by every place
+// that writes it: compiled at load where the text may be wrong, so that
+// its problems are reported, and on first use where compilesSurely proved
+// it compiles.
+type loadedSchema struct {
+	raw      any
+	once     sync.Once
+	compiled *jsonschema.Schema
+	err      error
+
+	strictOnce sync.Once
+	// strictUsable says, by rule set, whether strict structured output
+	// could use the schema when no tools are offered.
+	strictUsable [strict.OpenAI + 1]bool
+}
+
+// usableStrict reports whether strict structured output could use the
+// schema under rules, when no tools are offered. A schema text of a loaded
+// file is judged once, however many steps write it and however often it is
+// asked: every load counts the agent steps strict could serve (see
+// strictSummary).
+func (s *Schema) usableStrict(rules strict.Rules) bool {
+	l := s.loaded
+	if l == nil {
+		return strict.Check(s.Raw, rules, strict.Context{}).Usable
+	}
+	l.strictOnce.Do(func() {
+		for _, r := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
+			l.strictUsable[r] = strict.Check(l.raw, r, strict.Context{}).Usable
+		}
+	})
+	return l.strictUsable[rules]
+}
+
+// compile compiles the schema once; every later call returns what the
+// first gave. Steps may check against one schema from many goroutines.
+func (l *loadedSchema) compile() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.compiled, l.err = CompileSchema(l.raw) })
+	return l.compiled, l.err
+}
+
+// compiles reports whether the schema compiles: Load reports a schema that
+// does not, and leaves it with nothing to check against.
+func (s *Schema) compiles() bool {
+	return s.Compiled != nil || s.loaded != nil
 }
 
 // Violation is one way an instance fails a schema.
@@ -37,10 +91,19 @@ func (v Violation) String() string {
 // Check validates instance (plain JSON data) against the schema and returns
 // every violation; none means it conforms.
 func (s *Schema) Check(instance any) []Violation {
-	if s == nil || s.Compiled == nil {
+	if s == nil || !s.compiles() {
 		return nil
 	}
-	err := s.Compiled.Validate(instance)
+	compiled := s.Compiled
+	if s.loaded != nil {
+		var err error
+		// compilesSurely proved the text compiles, so an error here is the
+		// proof's fault; it is reported rather than passing every instance.
+		if compiled, err = s.loaded.compile(); err != nil {
+			return []Violation{{Message: "the schema does not compile: " + err.Error()}}
+		}
+	}
+	err := compiled.Validate(instance)
 	if err == nil {
 		return nil
 	}
@@ -160,20 +223,56 @@ func schemaError(err error) *SchemaError {
 	return &SchemaError{Reason: strings.ReplaceAll(err.Error(), "stepwise:///schema.json", "the schema")}
 }
 
-// compileSchema compiles raw as CompileSchema does, once for each schema
-// text in a file.
-func (d *decoder) compileSchema(raw any) (*jsonschema.Schema, error) {
-	// Marshalling writes map keys in order, so equal schemas have one text.
-	text, err := json.Marshal(raw)
-	if err != nil {
-		return CompileSchema(raw)
+// loadSchema returns the one loadedSchema of the schema v's text in the
+// file (raw is v's data), compiled already unless compilesSurely proved it
+// compiles, and the error compiling it gave.
+func (d *decoder) loadSchema(v *Value, raw any) (*loadedSchema, error) {
+	l := &loadedSchema{raw: raw}
+	key := schemaKey(nil, v)
+	if shared, ok := d.schemas[string(key)]; ok {
+		l = shared
+	} else {
+		d.schemas[string(key)] = l
 	}
-	if c, ok := d.schemas[string(text)]; ok {
-		return c.schema, c.err
+	if compilesSurely(raw) {
+		return l, nil
 	}
-	compiled, err := CompileSchema(raw)
-	d.schemas[string(text)] = compiledSchema{compiled, err}
-	return compiled, err
+	if _, err := l.compile(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// schemaKey appends to b a text of the schema v that equal schemas share
+// and different ones do not: mapping keys in order, strings quoted, numbers
+// as written. It is a key rather than JSON, so that it is written from the
+// Value without encoding/json's reflection, which cost more than the rest
+// of loading a schema the compiler need not see.
+func schemaKey(b []byte, v *Value) []byte {
+	switch v.Kind {
+	case Bool:
+		if v.Bool {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case Number:
+		return append(append(b, '#'), v.Number...)
+	case String:
+		return strconv.AppendQuote(b, v.String)
+	case List:
+		b = append(b, '[')
+		for _, item := range v.List {
+			b = append(schemaKey(b, item), ',')
+		}
+		return append(b, ']')
+	case Map:
+		b = append(b, '{')
+		for _, e := range slices.SortedFunc(slices.Values(v.Map), func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) }) {
+			b = append(schemaKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
+		}
+		return append(b, '}')
+	}
+	return append(b, 'n')
 }
 
 // jsonTypes are the values of a schema's type keyword.
@@ -193,7 +292,7 @@ func (o *object) schema(name string) *Schema {
 		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
 		return s
 	}
-	compiled, err := o.d.compileSchema(s.Raw)
+	loaded, err := o.d.loadSchema(v, s.Raw)
 	if err != nil {
 		se := err.(*SchemaError)
 		if len(se.Violations) == 0 {
@@ -213,7 +312,7 @@ func (o *object) schema(name string) *Schema {
 		}
 		return s
 	}
-	s.Compiled = compiled
+	s.loaded = loaded
 	return s
 }
 

@@ -74,7 +74,7 @@ output:
 
 // shellWord quotes s for the shell command in a comment when it needs it.
 func shellWord(s string) string {
-	if identifierPattern.MatchString(s) {
+	if ValidIdentifier(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"regexp"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -17,7 +16,6 @@ const (
 )
 
 var (
-	toolNameChars   = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 	toolFileCommon  = []string{"name", "description", "kind", "read_only", "input_schema", "output_schema", "output_example"}
 	toolFileByKind  = map[string][]string{ToolExec: {"command", "args", "env", "cwd", "timeout_secs", "output"}, ToolPrompt: {"prompt", "system", "model", "caller_output_schema", "caller_model"}, ToolReshape: {"shape", "caller_shape"}}
 	toolFileAnyKind = append(append(append(append([]string{}, toolFileCommon...), toolFileByKind[ToolExec]...), toolFileByKind[ToolPrompt]...), toolFileByKind[ToolReshape]...)
@@ -109,7 +107,7 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 	o.require("description")
 	o.require("kind")
 	t.Name = o.str("name")
-	if t.Name.Set && !toolNameChars.MatchString(t.Name.Value) {
+	if t.Name.Set && !madeOf(t.Name.Value, identifierByte) {
 		d.r.problem(CodeInvalidValue, t.Name.Pos, "", "tool name '%s' must use letters, digits, '_' and '-' only (it becomes user__%s)", t.Name.Value, t.Name.Value)
 	}
 	t.Description = o.str("description")
@@ -214,7 +212,7 @@ func (o *object) uncheckedSchema(name, why string) *Schema {
 // inputOnly reports templates in a tool file that read anything but input.
 func (d *decoder) inputOnly(v *Value) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs() {
+		for ref := range tv.Template.Refs {
 			if ref.ItemRead || ref.LoopVar || ref.Root() == "input" {
 				continue
 			}

@@ -299,6 +299,15 @@ var noteCases = []noteCase{
 		},
 	},
 	{
+		// E0 and E2 write one schema text, judged once for both; E1's
+		// differs and is not usable, so it must not take their verdict.
+		name: "agents that share a schema strict could use",
+		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object, additionalProperties: false, required: [a], properties: {a: {type: string}}}\n  - id: E1\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {type: object, properties: {a: {type: string}}}\n  - id: E2\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {properties: {a: {type: string}}, required: [a], additionalProperties: false, type: object}\n",
+		want: []Problem{
+			prob(CodeStrictEligible, 1, 1, "", "2 of 3 agent steps not asking for structured_output: strict could use it (Anthropic rules: 2, OpenAI rules: 2); --explain gives the detail"),
+		},
+	},
+	{
 		name: "output_schema with properties but no type",
 		src:  head + "  - id: E0\n    tool_name: agent\n    input:\n      prompt: go\n      output_schema: {properties: {a: {type: string}}}\n",
 		want: []Problem{
@@ -635,10 +644,10 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	schema := func(i int) *Schema { return p.Steps[i].Control.(*AgentInput).OutputSchema }
 	a, b, c := schema(0), schema(1), schema(2)
-	if a.Compiled == nil || a.Compiled != b.Compiled {
-		t.Errorf("A and B write one schema and compiled to %p and %p", a.Compiled, b.Compiled)
+	if a.loaded == nil || a.loaded != b.loaded {
+		t.Errorf("A and B write one schema and hold %p and %p", a.loaded, b.loaded)
 	}
-	if c.Compiled == a.Compiled {
+	if c.loaded == a.loaded {
 		t.Error("C's schema differs from A's and shares its compiled form")
 	}
 	if got := c.Check(map[string]any{"y": 1}); len(got) != 1 {

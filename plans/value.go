@@ -51,7 +51,10 @@ type Value struct {
 	List     []*Value
 	Map      []*Entry // in the order written
 
-	layout scalarLayout // where a string's characters sit in the file
+	// layout is where a template string's characters sit in the file; nil
+	// for any other value, which is most of them, and which PosAt places at
+	// its start.
+	layout *scalarLayout
 }
 
 // scalarLayout records how a string was written, so that a byte offset
@@ -97,15 +100,19 @@ func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
 	}
-	x := v.layout.index
+	layout := v.layout
+	if layout == nil {
+		return v.Pos
+	}
+	x := layout.index
 	if x == nil {
 		x = &runeIndex{s: v.String}
 	}
 	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
-	switch v.layout.kind {
+	switch layout.kind {
 	case layoutBlock:
 		lineStart := x.lastNewlineBefore(offset) + 1
-		return at(v.Pos.Line+1+x.newlinesBefore(offset), v.layout.indent+1+x.runesBefore(offset)-x.runesBefore(lineStart))
+		return at(v.Pos.Line+1+x.newlinesBefore(offset), layout.indent+1+x.runesBefore(offset)-x.runesBefore(lineStart))
 	case layoutPlain:
 		return at(v.Pos.Line, v.Pos.Col+x.runesBefore(offset))
 	case layoutSingle:
@@ -122,8 +129,8 @@ func (v *Value) PosAt(offset int) Pos {
 	if tag < 0 {
 		return v.Pos
 	}
-	if i := x.tagsBefore(tag); i < len(v.layout.tags) {
-		p := v.layout.tags[i]
+	if i := x.tagsBefore(tag); i < len(layout.tags) {
+		p := layout.tags[i]
 		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
 	return v.Pos

@@ -1,6 +1,9 @@
 package plans
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 // TestPosAtPlacedTags checks PosAt on a string whose characters cannot be
 // placed one by one, only its tags: offsets in, after and just before a tag.
@@ -23,6 +26,22 @@ func TestPosAtPlacedTags(t *testing.T) {
 	for _, tc := range tests {
 		if got := v.PosAt(tc.offset); got != tc.want {
 			t.Errorf("PosAt(%d) = %v, want %v", tc.offset, got, tc.want)
+		}
+	}
+}
+
+// TestPlainDecimal checks that an integer read as written is one strconv
+// would write the same way, and that every other form is left to yaml.v3.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range []string{"0", "7", "-7", "120", "-999999999999999999"} {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if !plainDecimal(s) || err != nil || strconv.FormatInt(i, 10) != s {
+			t.Errorf("%q: plainDecimal %v, ParseInt %d %v", s, plainDecimal(s), i, err)
+		}
+	}
+	for _, s := range []string{"", "-", "-0", "007", "+7", "1_000", "0x1F", "0o17", "1e3", "9999999999999999999", "1.0"} {
+		if plainDecimal(s) {
+			t.Errorf("plainDecimal(%q) = true, want false", s)
 		}
 	}
 }

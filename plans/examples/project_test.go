@@ -279,7 +279,7 @@ func TestPlansCoverTheLanguage(t *testing.T) {
 			if inBody && strings.Contains(s.Path, "/do.*/") {
 				roots := map[string]bool{}
 				forTemplates(a.Prompt, func(v *plans.Value) {
-					for ref := range v.Template.Refs() {
+					for ref := range v.Template.Refs {
 						roots[ref.Root()] = true
 					}
 				})
@@ -350,7 +350,7 @@ func markInputSchema(s *plans.Schema, mark func(string)) {
 // markTemplate records the template features one template string uses.
 func markTemplate(v *plans.Value, p *plans.Plan, mark func(string)) {
 	t := v.Template
-	for ref := range t.Refs() {
+	for ref := range t.Refs {
 		if ref.LoopVar && ref.Kind != template.RefVariable {
 			mark("section " + ref.String())
 		}

@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Source() = %q, want %q", tpl.Source(), src)
 		}
 		sections := 0
-		for r := range tpl.Refs() {
+		for r := range tpl.Refs {
 			if r.Offset < 0 || r.Offset+2 > len(src) || src[r.Offset:r.Offset+2] != "{{" {
 				t.Fatalf("Parse(%q): ref %+v does not point at a tag", src, r)
 			}

@@ -18,16 +18,24 @@ func Parse(src string) (*Template, error) {
 		return &Template{src: src, literal: true, boxed: src}, nil
 	}
 	// The lists are sized once: one node per tag and one for the text after
-	// the last, and each path's segments.
+	// the last, and each path's segments; a template of a few tags holds
+	// them in its own allocation.
 	tags, segs := countTags(src)
-	p := parser{src: src, nodes: make([]node, 0, tags+1), segs: make([]string, 0, segs)}
+	var t *Template
+	if tags <= roomTags && segs <= roomSegs {
+		r := &roomyTemplate{}
+		t = &r.Template
+		t.nodes, t.segs = r.nodes[:0], r.segs[:0]
+	} else {
+		t = &Template{nodes: make([]node, 0, tags+1), segs: make([]string, 0, segs)}
+	}
+	p := parser{src: src, nodes: t.nodes, segs: t.segs}
 	if err := p.body(opener{}); err != nil {
 		return nil, err
 	}
-	t := &Template{src: src, nodes: p.nodes, segs: p.segs, boxed: src}
+	t.src, t.nodes, t.segs = src, p.nodes, p.segs
 	if first, last := &t.nodes[0], &t.nodes[len(t.nodes)-1]; len(t.nodes) == 2 && first.kind == varNode && first.tag == 0 && last.text == last.tag {
-		splice := t.pathOf(first, last)
-		t.splice = &splice
+		t.spliced, t.splice = true, t.pathOf(first, last)
 	}
 	return t, nil
 }

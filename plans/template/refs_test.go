@@ -66,7 +66,7 @@ func TestRefs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%q): %v", tt.src, err)
 			}
-			got := slices.Collect(tpl.Refs())
+			got := slices.Collect(tpl.Refs)
 			if len(got) != len(tt.want) {
 				t.Fatalf("Refs(%q) = %+v, want %+v", tt.src, got, tt.want)
 			}
@@ -91,7 +91,7 @@ func TestRefsStopsWhenTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []string
-	for ref := range tpl.Refs() {
+	for ref := range tpl.Refs {
 		seen = append(seen, ref.String())
 		if len(seen) == 2 {
 			break

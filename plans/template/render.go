@@ -16,7 +16,7 @@ import (
 // returns its rendered text as a string.
 func (t *Template) Render(s Scope) (any, error) {
 	switch {
-	case t.splice != nil:
+	case t.spliced:
 		v, _, err := t.value(s)
 		return v, err
 	case t.literal:
@@ -33,7 +33,7 @@ func (t *Template) Render(s Scope) (any, error) {
 // non-string value is serialized the way it would be in mixed text.
 func (t *Template) RenderString(s Scope) (string, error) {
 	switch {
-	case t.splice != nil:
+	case t.spliced:
 		v, ok, err := t.value(s)
 		if err != nil || !ok {
 			return "", err
@@ -42,7 +42,7 @@ func (t *Template) RenderString(s Scope) (string, error) {
 			return str, nil
 		}
 		var b strings.Builder
-		if err := write(&b, v, t.splice); err != nil {
+		if err := write(&b, v, &t.splice); err != nil {
 			return "", err
 		}
 		return b.String(), nil
@@ -58,11 +58,11 @@ func (t *Template) RenderString(s Scope) (string, error) {
 // stack like any other tag.
 func (t *Template) value(s Scope) (any, bool, error) {
 	if t.splice.kind == rootPath {
-		v, err := resolve(s, t.splice)
+		v, err := resolve(s, &t.splice)
 		return v, err == nil, err
 	}
 	st := state{t: t, scope: s}
-	return st.lookup(t.splice)
+	return st.lookup(&t.splice)
 }
 
 // text renders a template that is neither literal nor a splice.

@@ -1,9 +1,6 @@
 package template
 
-import (
-	"iter"
-	"strings"
-)
+import "strings"
 
 // Template is a parsed template. It is never modified after Parse, so one
 // Template may render against many scopes concurrently.
@@ -12,9 +9,27 @@ type Template struct {
 	nodes   []node   // in source order; nil for a literal
 	segs    []string // the segments of every path, in source order: substrings of src
 	literal bool
-	splice  *path // the one variable of a typed splice, made once; nil otherwise
-	boxed   any   // src converted to any once, so a literal Render does not allocate
+	spliced bool // the template is a typed splice, of the variable splice
+	splice  path // the one variable of a typed splice, made once
+	boxed   any  // a literal's src converted to any once, so that its Render does not allocate
 }
+
+// roomyTemplate is a Template with room for the nodes and path segments of
+// a few tags, so that it is made in one allocation: most templates of a
+// plan hold a tag or two, and an allocation for each list was most of what
+// parsing them cost.
+type roomyTemplate struct {
+	Template
+	nodes [roomTags + 1]node // a node per tag, and one for the text after the last
+	segs  [roomSegs]string
+}
+
+// roomTags and roomSegs are the most tags and path segments a roomyTemplate
+// holds: "{{S1.items}} and {{S2.title}}" fits.
+const (
+	roomTags = 2
+	roomSegs = 4
+)
 
 // Source returns the text the template was parsed from.
 func (t *Template) Source() string { return t.src }
@@ -25,36 +40,36 @@ func (t *Template) IsLiteral() bool { return t.literal }
 
 // IsSplice reports whether the whole template is exactly one variable tag,
 // so Render returns the raw value rather than text.
-func (t *Template) IsSplice() bool { return t.splice != nil }
+func (t *Template) IsSplice() bool { return t.spliced }
 
 // Refs yields every tag that reads a path (variables, section openers and
 // inverted section openers, not closers), in source order, for static
-// checking. Each Ref is made as it is yielded, so a template of a million
-// tags is checked without a million Refs in memory at once.
-func (t *Template) Refs() iter.Seq[Ref] {
-	return func(yield func(Ref) bool) {
-		for i := range t.nodes {
-			n := &t.nodes[i]
-			var kind RefKind
-			switch n.kind {
-			case textNode:
-				continue
-			case sectionNode:
-				kind = RefSection
-			case invertedNode:
-				kind = RefInverted
-			}
-			ref := Ref{
-				Offset:    int(n.tag),
-				Kind:      kind,
-				InSection: n.inSection,
-				ItemRead:  n.pathKind == barePath || n.pathKind == dotPath && n.underItem,
-				LoopVar:   n.pathKind.loopVar(),
-				path:      t.src[n.pathStart:n.pathEnd],
-			}
-			if !yield(ref) {
-				return
-			}
+// checking: range over t.Refs. Each Ref is made as it is yielded, so a
+// template of a million tags is checked without a million Refs in memory at
+// once. It is the iterator itself rather than a function returning one, so
+// that ranging over it allocates neither the iterator nor the loop body.
+func (t *Template) Refs(yield func(Ref) bool) {
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		var kind RefKind
+		switch n.kind {
+		case textNode:
+			continue
+		case sectionNode:
+			kind = RefSection
+		case invertedNode:
+			kind = RefInverted
+		}
+		ref := Ref{
+			Offset:    int(n.tag),
+			Kind:      kind,
+			InSection: n.inSection,
+			ItemRead:  n.pathKind == barePath || n.pathKind == dotPath && n.underItem,
+			LoopVar:   n.pathKind.loopVar(),
+			path:      t.src[n.pathStart:n.pathEnd],
+		}
+		if !yield(ref) {
+			return
 		}
 	}
 }

@@ -63,25 +63,26 @@ func fastParse(src []byte) (root *yaml.Node, ok bool) {
 // returns, byte order marks or the line breaks YAML knows besides '\n';
 // and no line that starts with a directive or a document marker.
 func fastCharsOK(src []byte) bool {
-	lineStart := true
-	for i := 0; i < len(src); {
-		c := src[i]
-		if lineStart && (c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n'))) {
+	for i := 0; i < len(src); i++ { // i is at a line's start
+		if c := src[i]; c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n')) {
 			return false
 		}
-		lineStart = c == '\n'
-		if c < utf8.RuneSelf {
-			if c != '\n' && (c < 0x20 || c > 0x7E) {
+		// The rest of the line, printable ASCII taken a byte at a time
+		// without decoding: nearly all of a plan is.
+		for ; i < len(src) && src[i] != '\n'; i++ {
+			c := src[i]
+			if c >= 0x20 && c <= 0x7E {
+				continue
+			}
+			if c < utf8.RuneSelf {
 				return false
 			}
-			i++
-			continue
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
+				return false
+			}
+			i += size - 1
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-		i += size
 	}
 	return true
 }
@@ -100,6 +101,38 @@ type fastParser struct {
 	depth       int         // how many collections pos is in
 	nodes       []yaml.Node // nodes are cut from here, a slab at a time
 	made        int         // how many nodes the slabs so far held
+	// open holds the children read so far of the collections being read,
+	// innermost last: a collection's list is made once, its length known,
+	// when it closes, rather than grown as its children come.
+	open []*yaml.Node
+	// lists are the collections' lists of children, cut from here a slab
+	// at a time; listsMade is how many the slabs so far held.
+	lists     []*yaml.Node
+	listsMade int
+}
+
+// children returns the children of the collection whose first child went
+// to p.open at from, in a list of its own, and takes them off p.open.
+func (p *fastParser) children(from int) []*yaml.Node {
+	n := len(p.open) - from
+	var list []*yaml.Node
+	switch {
+	case n == 0:
+		return nil
+	case n > 64:
+		list = make([]*yaml.Node, n)
+	default:
+		if n > len(p.lists) {
+			p.lists = make([]*yaml.Node, min(max(32, p.listsMade), 1024))
+			p.listsMade += len(p.lists)
+		}
+		// The capacity is the length, so that appending to a list copies it
+		// rather than writing over the next one.
+		list, p.lists = p.lists[:n:n], p.lists[n:]
+	}
+	copy(list, p.open[from:])
+	p.open = p.open[:from]
+	return list
 }
 
 // fastMaxDepth is how deeply the collections of a text the fast reader
@@ -234,6 +267,7 @@ func (p *fastParser) blockMapping(indent int) *yaml.Node {
 		return nil
 	}
 	m := p.node(yaml.MappingNode, "!!map", "", 0, p.pos)
+	from := len(p.open)
 	for {
 		key := p.blockKey()
 		if key == nil || p.pos == len(p.src) || p.src[p.pos] != ':' || !p.blankAt(p.pos+1) {
@@ -244,9 +278,10 @@ func (p *fastParser) blockMapping(indent int) *yaml.Node {
 		if value == nil {
 			return nil
 		}
-		m.Content = append(m.Content, key, value)
+		p.open = append(p.open, key, value)
 		next, more := p.nextContentLine()
 		if !more || next < indent {
+			m.Content = p.children(from)
 			return m
 		}
 		if next > indent {
@@ -344,15 +379,17 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
 		return nil
 	}
 	s := p.node(yaml.SequenceNode, "!!seq", "", 0, p.pos)
+	from := len(p.open)
 	for {
 		p.pos++ // the '-'
 		item := p.blockValue(indent, false)
 		if item == nil {
 			return nil
 		}
-		s.Content = append(s.Content, item)
+		p.open = append(p.open, item)
 		next, more := p.nextContentLine()
 		if !more || next < indent {
+			s.Content = p.children(from)
 			return s
 		}
 		if next > indent {
@@ -360,6 +397,7 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
 		}
 		if !p.blockEntryAt(p.pos + next) {
 			if indentless {
+				s.Content = p.children(from)
 				return s
 			}
 			return nil
@@ -480,6 +518,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 		kind, tag, closing = yaml.MappingNode, "!!map", '}'
 	}
 	n := p.node(kind, tag, "", yaml.FlowStyle, p.pos)
+	from := len(p.open)
 	p.pos++
 	for {
 		if !p.flowSpace() {
@@ -494,7 +533,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 			if key == nil || !p.flowSpace() {
 				return nil
 			}
-			n.Content = append(n.Content, key)
+			p.open = append(p.open, key)
 			if !hasValue {
 				// A key alone ("{a, b: 1}") has a null value, placed
 				// where the entry ends.
@@ -507,7 +546,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 				return nil
 			}
 		}
-		n.Content = append(n.Content, value)
+		p.open = append(p.open, value)
 		if p.src[p.pos] == closing {
 			break
 		}
@@ -517,6 +556,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 		p.pos++
 	}
 	p.pos++
+	n.Content = p.children(from)
 	return n
 }
 
