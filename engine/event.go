@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // EventKind names what an event reports.
@@ -39,6 +40,11 @@ type Event struct {
 	// Path is the unit of work the event is about (DESIGN.md section 2);
 	// empty for the run itself.
 	Path string
+	// Unit is the kind of unit of work Path names, as the engine knows it
+	// (a tool call, a round, an item), so that no reader has to guess it
+	// from the path's spelling. It is not written to JSON: a reader of a
+	// record classifies the path with paths.KindOf.
+	Unit paths.Kind
 	Kind EventKind
 	// Payload is the kind's payload type. Sinks must not change it.
 	Payload any

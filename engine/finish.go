@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -115,9 +116,9 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given.
 	start := time.Now()
-	r.emit(path, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
+	r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
-	r.emit(path, EventStepEnd, func() any {
+	r.emit(path, paths.KindStep, EventStepEnd, func() any {
 		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
 		if err != nil {
 			end.Status, end.Result, end.Error = stepFailed, nil, err.Error()
@@ -193,7 +194,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 		if vs := in.OutputSchema.Check(d.Value); len(vs) > 0 {
 			return nil, fmt.Errorf("the answer does not match the output_schema: %s", joinViolations(vs))
 		}
-		r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
+		r.emit(path, c.unit, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
 		return map[string]any{"answer": d.Value, "answered": true}, nil
 	case Decline:
 		reason = "declined"
@@ -204,6 +205,6 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	if vs := in.OutputSchema.Check(def); len(vs) > 0 {
 		return nil, fmt.Errorf("the default answer does not match the output_schema: %s", joinViolations(vs))
 	}
-	r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: false, Reason: reason, Answer: def} })
+	r.emit(path, c.unit, EventAsk, func() any { return Asked{Prompt: prompt, Answered: false, Reason: reason, Answer: def} })
 	return map[string]any{"answer": def, "answered": false, "reason": reason}, nil
 }

@@ -349,7 +349,7 @@ output: { all: "{{E1}}" }
 		wantOK(t, p.run(t, "plans/p.yaml", nil, hook))
 		var paths []string
 		for _, f := range stack {
-			paths = append(paths, f.Kind+":"+f.Path)
+			paths = append(paths, f.Kind.String()+":"+f.Path)
 		}
 		if want := []string{"plan:", "step:E1", "item:E1/do.1", "step:E1/do.1/A"}; !slices.Equal(paths, want) {
 			t.Errorf("stack %v, want %v", paths, want)

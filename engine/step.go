@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -21,11 +22,15 @@ const (
 // runStep runs one step (top-level, body step or a single body call) at
 // path and returns its result. Its errors are bare: the caller says where
 // (a plan names the step, a map the item).
-func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, error) {
+//
+// unit is the kind of unit path names: a step, or the item that a map's
+// single-call body runs as, which its events are about.
+func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit paths.Kind) (any, error) {
 	r := c.f.run
 	r.steps.Add(1)
 	tool := s.ToolName.Value
-	c = c.push(Frame{Path: path, Kind: "step", Tool: tool})
+	c = c.push(Frame{Path: path, Kind: paths.KindStep, Tool: tool})
+	c.unit = unit
 	start := time.Now()
 
 	var input map[string]any
@@ -56,20 +61,20 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 		case Abort:
 			return nil, &AbortError{Path: path}
 		case Inject:
-			r.emit(path, EventStepStart, started)
-			r.emit(path, EventStepEnd, func() any {
+			r.emit(path, c.unit, EventStepStart, started)
+			r.emit(path, c.unit, EventStepEnd, func() any {
 				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
 		}
-		r.emit(path, EventStepStart, started)
+		r.emit(path, c.unit, EventStepStart, started)
 		if control {
 			result, err = c.runControl(ctx, s, path)
 		} else {
 			result, err = c.dispatch(ctx, s, path, tool, input)
 		}
 	} else {
-		r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool} })
+		r.emit(path, c.unit, EventStepStart, func() any { return StepStarted{Tool: tool} })
 	}
 
 	if err != nil && ownFailure(err) {
@@ -81,7 +86,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 			result, err = d.Value, nil
 		}
 	}
-	r.emit(path, EventStepEnd, func() any {
+	r.emit(path, c.unit, EventStepEnd, func() any {
 		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: ms(time.Since(start))}
 		var exit *exitSignal
 		switch {
@@ -127,13 +132,13 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (any, error) {
 	r := c.f.run
 	start := time.Now()
-	r.emit(path, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
+	r.emit(path, c.unit, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
 	callCtx := ctx
 	if s != nil && s.TimeoutSecs.Set {
 		callCtx = tools.WithStepTimeout(ctx, s.TimeoutSecs.Value)
 	}
 	result, err := c.call(callCtx, path, tool, input)
-	r.emit(path, EventToolEnd, func() any {
+	r.emit(path, c.unit, EventToolEnd, func() any {
 		end := ToolEnded{Tool: tool, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -68,9 +69,10 @@ type Decision struct {
 // item, agent round, tool call or repair pass that encloses the stop.
 type Frame struct {
 	Path string `json:"path"`
-	// Kind is plan, step, item, round, tool or repair.
-	Kind string `json:"kind"`
-	Tool string `json:"tool,omitempty"`
+	// Kind is the kind of unit the frame is: a plan, step, item, round,
+	// tool call or repair pass.
+	Kind paths.Kind `json:"kind"`
+	Tool string     `json:"tool,omitempty"`
 }
 
 // Stop describes the point a run is held at while the hook decides.
