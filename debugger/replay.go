@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -341,7 +341,7 @@ func (r *replayer) round(st *engine.Stop) *Divergence {
 	call, ok := r.rec.llm[st.Path]
 	if !ok {
 		return &Divergence{Path: st.Path, What: "round",
-			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %s)", roundNumber(st.Path))}
+			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %d)", roundOf(st.Path))}
 	}
 	req, ok := st.Input.(model.Request)
 	if !ok {
@@ -510,7 +510,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 		result, err = recordedValue(c.Result)
 		return args, result, err == nil, err
 	}
-	roundPath, _, cut := cutLast(callPath)
+	roundPath, _, cut := path.Parent(callPath)
 	if !cut {
 		return nil, nil, false, nil
 	}
@@ -518,18 +518,18 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 	if !found {
 		return nil, nil, false, nil
 	}
-	stepPath, roundSeg, _ := cutLast(roundPath)
-	n, err := strconv.Atoi(strings.TrimPrefix(roundSeg, "agent."))
-	if err != nil {
+	stepPath, roundSeg, _ := path.Parent(roundPath)
+	n, ok := path.RoundNumber(roundSeg)
+	if !ok {
 		return nil, nil, false, nil
 	}
 	var call *model.ToolCall
-	for i, p := range toolCallPathsOf(roundPath, round.Reply.ToolCalls) {
+	for i, p := range path.Calls(roundPath, len(round.Reply.ToolCalls), func(i int) string { return round.Reply.ToolCalls[i].Name }) {
 		if p == callPath {
 			call = &round.Reply.ToolCalls[i]
 		}
 	}
-	next, found := rec.llm[stepPath+"/agent."+strconv.Itoa(n+1)]
+	next, found := rec.llm[path.Round(stepPath, n+1)]
 	if call == nil || !found {
 		return nil, nil, false, nil
 	}
@@ -551,34 +551,6 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 		}
 	}
 	return nil, nil, false, nil
-}
-
-// toolCallPathsOf names the calls of one turn the way the engine does:
-// roundPath/tool, and a second call of the same tool roundPath/tool.2.
-func toolCallPathsOf(roundPath string, calls []model.ToolCall) []string {
-	seen := map[string]int{}
-	out := make([]string, len(calls))
-	for i, c := range calls {
-		seen[c.Name]++
-		out[i] = roundPath + "/" + c.Name
-		if n := seen[c.Name]; n > 1 {
-			out[i] += "." + strconv.Itoa(n)
-		}
-	}
-	return out
-}
-
-func cutLast(p string) (parent, last string, ok bool) {
-	i := strings.LastIndex(p, "/")
-	if i < 0 {
-		return "", p, false
-	}
-	return p[:i], p[i+1:], true
-}
-
-func roundNumber(roundPath string) string {
-	_, last, _ := cutLast(roundPath)
-	return strings.TrimPrefix(last, "agent.")
 }
 
 // requestDiff compares an agent round's request with the recorded one:

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -442,12 +443,12 @@ func (s *Session) Threads() []Thread {
 // round's tool calls), or "main".
 func threadOf(st *engine.Stop) string {
 	for i := len(st.Stack) - 1; i >= 0; i-- {
-		if k := st.Stack[i].Kind; k == "item" || k == "tool" {
+		if k := st.Stack[i].Kind; k == path.KindItem || k == path.KindCall {
 			return st.Stack[i].Path
 		}
 	}
 	// Before the stack has an item frame, the stop itself may be one.
-	if i := strings.LastIndex(st.Path, "/do."); i >= 0 && !strings.Contains(st.Path[i+1:], "/") {
+	if st.Unit == path.KindItem {
 		return st.Path
 	}
 	return "main"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -98,8 +99,8 @@ func (s *Session) stateLocked() State {
 // readers lists the templates downstream of the step at path that read
 // its result. Body steps are read by id within their body, so the step's
 // own id is the root looked up.
-func (s *Session) readers(path string) []string {
-	id := path[strings.LastIndex(path, "/")+1:]
+func (s *Session) readers(stepPath string) []string {
+	id := path.Last(stepPath)
 	var out []string
 	for _, r := range s.refs[id] {
 		out = append(out, r.From+": "+r.Path)

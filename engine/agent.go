@@ -315,7 +315,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	// debugger holds there and a reply given by hand spends nothing.
 	overBudget := r.ledger.overBudget()
 	if hooked {
-		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return model.Reply{}, &AbortError{Path: roundPath}
@@ -337,7 +337,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	if !hooked {
 		return reply, nil
 	}
-	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Reply{}, &AbortError{Path: roundPath}
@@ -525,7 +525,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 		return model.ToolResultBlock(call.ID, refusal, true), nil
 	}
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
-	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Block{}, &AbortError{Path: callPath}
@@ -560,7 +560,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	if errors.As(err, &abort) {
 		return model.Block{}, err
 	}
-	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Block{}, &AbortError{Path: callPath, Cause: err}

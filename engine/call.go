@@ -226,7 +226,7 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit path
 		path := paths.Repair(callPath)
 		r.emit(path, paths.KindRepair, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
 		rc := c.push(Frame{Path: path, Kind: paths.KindRepair})
-		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
+		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Unit: rc.unit, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
 		switch d.Action {
 		case Abort:
 			return nil, false, &AbortError{Path: path}

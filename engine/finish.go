@@ -98,7 +98,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		system += "\n\n" + extra
 	}
-	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return "", &AbortError{Path: path}
@@ -183,7 +183,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	}
 	// Questions are serialized: two prompts at once are unanswerable.
 	r.askMu.Lock()
-	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
+	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Unit: c.unit, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
 		Ask: &Question{Prompt: prompt, Schema: in.OutputSchema, Default: def}})
 	r.askMu.Unlock()
 	reason := "unavailable"

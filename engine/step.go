@@ -56,7 +56,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		if control {
 			stopInput = s.Input.Literal()
 		}
-		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return nil, &AbortError{Path: path}
@@ -78,7 +78,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 	}
 
 	if err != nil && ownFailure(err) {
-		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			err = &AbortError{Path: path, Cause: err}
@@ -149,7 +149,7 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	if errors.As(err, &abort) {
 		return nil, err
 	}
-	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return nil, &AbortError{Path: path, Cause: err}

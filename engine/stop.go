@@ -80,6 +80,9 @@ type Stop struct {
 	Kind  StopKind
 	RunID string
 	Path  string
+	// Unit is the kind of unit Path names: the step, item, round, tool
+	// call or repair pass held there.
+	Unit paths.Kind
 	// Tool is the step's tool (or control step) or the called tool.
 	Tool string
 	// Step is the plan step at or around the stop; nil at the finish.
