@@ -523,7 +523,7 @@ func (c *content) stopTab() {
 			if where == "" {
 				where = "(plan)"
 			}
-			segs := []seg{{where, c.p.text}, {"  " + f.Kind, c.p.muted}}
+			segs := []seg{{where, c.p.text}, {"  " + f.Kind.String(), c.p.muted}}
 			if f.Tool != "" {
 				segs = append(segs, seg{" " + f.Tool, c.p.muted})
 			}

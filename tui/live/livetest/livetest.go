@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // BigRun is the events of a run whose map E1 has items agent steps, five
@@ -22,7 +23,7 @@ func BigRun(items int) []engine.Event {
 	t0 := time.Unix(1_700_000_000, 0)
 	var out []engine.Event
 	add := func(path string, kind engine.EventKind, payload any) {
-		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Kind: kind, Payload: payload})
+		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Unit: paths.KindOf(path), Kind: kind, Payload: payload})
 	}
 	cost := 0.0001
 	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
