@@ -135,7 +135,7 @@ func (rec *Recording) finishedBefore(from string) map[string]*recordedStep {
 	out := map[string]*recordedStep{}
 	for _, p := range rec.order {
 		s := rec.steps[p]
-		ok := s.Status == "ok" || s.Status == "skipped"
+		ok := s.Status == engine.StepOK || s.Status == engine.StepSkipped
 		if ok && s.endSeq != 0 && s.endSeq < start && !strings.HasPrefix(from, p+"/") {
 			out[p] = s
 		}

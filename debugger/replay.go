@@ -299,13 +299,13 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		return engine.Decision{}, nil
 	}
 	switch rs.Status {
-	case "ok", "skipped":
+	case engine.StepOK, engine.StepSkipped:
 		result, err := recordedValue(rs.Result)
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
 		return engine.Decision{Action: engine.Inject, Value: result}, nil
-	case "failed":
+	case engine.StepFailed:
 		// A stop can skip a step with a value, not with a failure, and
 		// running the tool would repeat its side effects: the replay ends
 		// here, as the recorded run did.
@@ -379,7 +379,7 @@ func (r *replayer) ask(st *engine.Stop) (engine.Decision, *Divergence) {
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "ask", Message: "the plan asks a question the recorded run did not ask"}
 	case a.Answered:
 		return engine.Decision{Action: engine.Answer, Value: a.Answer}, nil
-	case a.Reason == "declined":
+	case a.Reason == engine.AskDeclined:
 		return engine.Decision{Action: engine.Decline}, nil
 	}
 	return engine.Decision{}, nil
@@ -392,7 +392,7 @@ func (r *replayer) failure(st *engine.Stop) *Divergence {
 		return nil
 	}
 	rs, ok := r.rec.steps[st.Path]
-	if ok && rs.Status == "failed" && rs.Error == st.Err.Error() {
+	if ok && rs.Status == engine.StepFailed && rs.Error == st.Err.Error() {
 		return nil
 	}
 	div := &Divergence{Path: st.Path, What: "error", Got: st.Err.Error(), Message: "the step fails: " + st.Err.Error()}
@@ -474,9 +474,9 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 
 // endedAs reads a step status for comparison: a result injected at a stop
 // (skipped) is the step's result as much as one it produced.
-func endedAs(s string) string {
-	if s == "skipped" {
-		return "ok"
+func endedAs(s engine.StepStatus) engine.StepStatus {
+	if s == engine.StepSkipped {
+		return engine.StepOK
 	}
 	return s
 }

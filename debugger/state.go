@@ -24,10 +24,10 @@ type State struct {
 	Result   *engine.Result `json:"-"`
 	// Status, Error, Output and Answer summarise Result for a front end
 	// that reads JSON.
-	Status string `json:"status,omitempty"`
-	Error  string `json:"error,omitempty"`
-	Output any    `json:"output,omitempty"`
-	Answer string `json:"answer,omitempty"`
+	Status engine.RunStatus `json:"status,omitempty"`
+	Error  string           `json:"error,omitempty"`
+	Output any              `json:"output,omitempty"`
+	Answer string           `json:"answer,omitempty"`
 }
 
 // Snapshot is everything a front end shows at a stop.
@@ -115,7 +115,7 @@ func (s *Session) endState() State {
 	state := State{Reason: "finished", Finished: true, Result: s.result}
 	switch {
 	case s.runErr != nil:
-		state.Status, state.Error = "refused", s.runErr.Error()
+		state.Status, state.Error = engine.StatusRefused, s.runErr.Error()
 	case s.result != nil:
 		state.Status, state.Output, state.Answer = s.result.Status, s.result.Output, s.result.Answer
 		if s.result.Err != nil {

@@ -67,7 +67,7 @@ type Result struct {
 	Plan  string
 	// Status is ok, exited (an exit gate fired; Exit says with which
 	// status), failed or aborted.
-	Status string
+	Status RunStatus
 	// Output is an output-mode plan's rendered output, or a fired exit's.
 	Output any
 	// Answer is a solver-mode plan's report.
@@ -83,13 +83,27 @@ type Result struct {
 	EmptyData bool
 }
 
+// RunStatus is how a run ended. It is written to JSON and the store as
+// its string.
+type RunStatus string
+
 // The run statuses.
 const (
-	StatusOK      = "ok"
-	StatusExited  = "exited"
-	StatusFailed  = "failed"
-	StatusAborted = "aborted"
+	StatusOK      RunStatus = "ok"
+	StatusExited  RunStatus = "exited"
+	StatusFailed  RunStatus = "failed"
+	StatusAborted RunStatus = "aborted"
+	// StatusRunning is a recorded run with no end recorded: it is still
+	// running, or its process ended before it finished. The engine never
+	// ends a run with it; the store reports it.
+	StatusRunning RunStatus = "running"
+	// StatusRefused is a run the engine refused before any step ran (its
+	// plan or its inputs); Run returned the error instead of a Result.
+	StatusRefused RunStatus = "refused"
 )
+
+// String returns the status as --json and the store write it.
+func (s RunStatus) String() string { return string(s) }
 
 // InputError is a run refused before any step ran because its inputs do
 // not match the plan's input_schema.

@@ -119,9 +119,9 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
 	r.emit(path, paths.KindStep, EventStepEnd, func() any {
-		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
+		end := StepEnded{Tool: "solver", Status: StepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
 		if err != nil {
-			end.Status, end.Result, end.Error = stepFailed, nil, err.Error()
+			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
 		}
 		return end
 	})
@@ -186,7 +186,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Unit: c.unit, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
 		Ask: &Question{Prompt: prompt, Schema: in.OutputSchema, Default: def}})
 	r.askMu.Unlock()
-	reason := "unavailable"
+	reason := AskUnavailable
 	switch d.Action {
 	case Abort:
 		return nil, &AbortError{Path: path}
@@ -197,7 +197,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 		r.emit(path, c.unit, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
 		return map[string]any{"answer": d.Value, "answered": true}, nil
 	case Decline:
-		reason = "declined"
+		reason = AskDeclined
 	}
 	if in.WhenUnanswered.Value != "default" {
 		return nil, fmt.Errorf("nobody answered (%s) and when_unanswered is fail; set when_unanswered: default with a default answer to run without a person", reason)

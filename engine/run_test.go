@@ -261,7 +261,7 @@ output: "{{E3}}"
 		}
 		var statuses []string
 		for _, e := range o.events.of(engine.EventStepEnd) {
-			statuses = append(statuses, e.Path+":"+e.Payload.(engine.StepEnded).Status)
+			statuses = append(statuses, e.Path+":"+e.Payload.(engine.StepEnded).Status.String())
 		}
 		if want := []string{"E0:ok", "E1:skipped", "E2:ok", "E3:ok"}; !slices.Equal(statuses, want) {
 			t.Errorf("statuses %v, want %v", statuses, want)

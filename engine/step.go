@@ -11,13 +11,27 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
-// Step statuses in StepEnded.
+// StepStatus is how a step ended, in StepEnded. It is written to JSON and
+// the store as its string.
+type StepStatus string
+
+// The step statuses.
 const (
-	stepOK      = "ok"
-	stepFailed  = "failed"
-	stepSkipped = "skipped"
-	stepExited  = "exited"
+	StepOK StepStatus = "ok"
+	// StepFailed is a step whose error propagated, or was replaced at an
+	// error stop by nothing.
+	StepFailed StepStatus = "failed"
+	// StepSkipped is a step a stop decision injected a result for.
+	StepSkipped StepStatus = "skipped"
+	// StepExited is an exit step whose gate fired.
+	StepExited StepStatus = "exited"
+	// StepRunning is a recorded step with no end recorded; the store
+	// reports it, the engine never ends a step with it.
+	StepRunning StepStatus = "running"
 )
+
+// String returns the status as --json and the store write it.
+func (s StepStatus) String() string { return string(s) }
 
 // runStep runs one step (top-level, body step or a single body call) at
 // path and returns its result. Its errors are bare: the caller says where
@@ -63,7 +77,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		case Inject:
 			r.emit(path, c.unit, EventStepStart, started)
 			r.emit(path, c.unit, EventStepEnd, func() any {
-				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
+				return StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
 		}
@@ -87,13 +101,13 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		}
 	}
 	r.emit(path, c.unit, EventStepEnd, func() any {
-		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: ms(time.Since(start))}
+		end := StepEnded{Tool: tool, Status: StepOK, Result: result, Ms: ms(time.Since(start))}
 		var exit *exitSignal
 		switch {
 		case errors.As(err, &exit):
-			end.Status = stepExited
+			end.Status = StepExited
 		case err != nil:
-			end.Status, end.Error = stepFailed, err.Error()
+			end.Status, end.Error = StepFailed, err.Error()
 		}
 		return end
 	})

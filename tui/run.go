@@ -244,12 +244,12 @@ func (m *model) runEnded(r *run) tea.Cmd {
 	}
 	st := r.state
 	switch st.Status {
-	case "ok", "exited":
-		m.notify(noticeInfo, "the run ended "+st.Status)
+	case engine.StatusOK, engine.StatusExited:
+		m.notify(noticeInfo, "the run ended "+st.Status.String())
 	default:
-		msg := "the run " + st.Status
+		msg := "the run " + st.Status.String()
 		switch {
-		case strings.HasPrefix(st.Error, "run "+st.Status):
+		case strings.HasPrefix(st.Error, "run "+st.Status.String()):
 			// "run aborted at E2" says it already.
 			msg = "the " + st.Error
 		case st.Error != "":

@@ -137,10 +137,10 @@ func wantEnded(t *testing.T, b *bench, status string) {
 	if r == nil || !r.state.Finished || r.busy {
 		t.Fatalf("the run has not ended; notice %q", b.m.notice.text)
 	}
-	if r.state.Status != status {
+	if r.state.Status.String() != status {
 		t.Fatalf("the run ended %s (%s), want %s", r.state.Status, r.state.Error, status)
 	}
-	if got := r.tree.Totals().RunStatus; got != status {
+	if got := r.tree.Totals().RunStatus; got.String() != status {
 		t.Errorf("the run tree says the run ended %q, want %q", got, status)
 	}
 }

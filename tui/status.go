@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
@@ -103,16 +104,16 @@ func reasonWords(r *run) string {
 	return r.state.Reason
 }
 
-func endWord(t *common.Theme, status string) string {
+func endWord(t *common.Theme, status engine.RunStatus) string {
 	switch status {
-	case "ok":
+	case engine.StatusOK:
 		return t.Valid.Render("✓ ok")
-	case "exited":
+	case engine.StatusExited:
 		return t.Valid.Render("⏏ exited")
 	case "":
 		return ""
 	}
-	return t.Problem.Render("✗ " + status)
+	return t.Problem.Render("✗ " + status.String())
 }
 
 // spendStatus is the run's elapsed time, calls, tokens and cost.

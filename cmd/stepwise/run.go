@@ -551,9 +551,9 @@ func (p *progress) Event(e engine.Event) {
 		}
 	case engine.StepEnded:
 		switch {
-		case top && pl.Status == "failed":
+		case top && pl.Status == engine.StepFailed:
 			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, duration(pl.Ms))
-		case top && pl.Status == "skipped":
+		case top && pl.Status == engine.StepSkipped:
 			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
 		}
 	case engine.Warning:

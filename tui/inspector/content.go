@@ -336,7 +336,7 @@ func (c *content) result() {
 		if a.Answered {
 			c.keyed("answer", "answer", a.Answer, 2, noFold)
 		} else {
-			c.field(2, "not answered:", a.Reason, c.p.text)
+			c.field(2, "not answered:", a.Reason.String(), c.p.text)
 		}
 	}
 	if len(n.Warnings) > 0 {

@@ -174,7 +174,7 @@ type Totals struct {
 	Status Status // pending before run_start, running until run_end
 	// RunStatus is the engine's word for how the run ended: ok, exited,
 	// failed or aborted; empty while it runs.
-	RunStatus string
+	RunStatus engine.RunStatus
 	Error     string
 	Start     time.Time
 	End       time.Time
@@ -272,7 +272,7 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 	case engine.RunEnded:
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
-		t.totals.Status = nodeStatus(p.Status)
+		t.totals.Status = runNodeStatus(p.Status)
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
 		}
@@ -290,7 +290,7 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.StepEnded:
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
-		st := nodeStatus(p.Status)
+		st := stepNodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
 		if n.start.IsZero() {
@@ -424,14 +424,25 @@ func (t *Tree) Totals() Totals {
 	return tt
 }
 
-// nodeStatus maps the engine's step and run statuses onto a node's.
-func nodeStatus(s string) Status {
+// stepNodeStatus maps the engine's step statuses onto a node's.
+func stepNodeStatus(s engine.StepStatus) Status {
 	switch s {
-	case "ok":
+	case engine.StepOK:
 		return OK
-	case "skipped":
+	case engine.StepSkipped:
 		return Skipped
-	case "exited":
+	case engine.StepExited:
+		return Exited
+	}
+	return Failed
+}
+
+// runNodeStatus maps the engine's run statuses onto the root's.
+func runNodeStatus(s engine.RunStatus) Status {
+	switch s {
+	case engine.StatusOK:
+		return OK
+	case engine.StatusExited:
 		return Exited
 	}
 	return Failed // failed, aborted

@@ -64,9 +64,9 @@ func (r *Run) StepStart(path, tool string, input any) {
 // StepEnd emits step_end with status ok and the result, or failed with
 // errMsg when errMsg is not empty.
 func (r *Run) StepEnd(path, tool string, result any, errMsg string, ms float64) {
-	status := "ok"
+	status := engine.StepOK
 	if errMsg != "" {
-		status = "failed"
+		status = engine.StepFailed
 	}
 	r.Emit(path, engine.EventStepEnd, engine.StepEnded{Tool: tool, Status: status, Result: result, Error: errMsg, Ms: ms})
 }
