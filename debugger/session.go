@@ -265,26 +265,16 @@ func (s *Session) Wait() State {
 // stop kind takes (DESIGN.md section 2), and a value against the schema
 // that applies there.
 func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
-	allowed := map[engine.StopKind][]engine.Action{
-		engine.StopStep:   {engine.Inject},
-		engine.StopTool:   {engine.Inject},
-		engine.StopRound:  {engine.Replace},
-		engine.StopReply:  {engine.Replace},
-		engine.StopResult: {engine.Replace},
-		engine.StopRepair: {engine.Replace},
-		engine.StopError:  {engine.Replace},
-		engine.StopAsk:    {engine.Answer, engine.Decline},
-	}
 	switch d.Action {
 	case engine.Proceed, engine.Abort:
 		return nil
 	}
-	if !slices.Contains(allowed[st.Kind], d.Action) {
+	if !st.Kind.Takes(d.Action) {
 		article := "a"
 		if strings.ContainsRune("aeiou", rune(st.Kind[0])) {
 			article = "an"
 		}
-		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, actionName(d.Action), actionNames(allowed[st.Kind]))
+		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, d.Action, actionNames(st.Kind.Accepts()))
 	}
 	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
 		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
@@ -297,14 +287,10 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	return nil
 }
 
-var actionWords = map[engine.Action]string{engine.Inject: "inject", engine.Replace: "replace", engine.Answer: "answer", engine.Decline: "decline"}
-
-func actionName(a engine.Action) string { return actionWords[a] }
-
 func actionNames(as []engine.Action) string {
 	var out []string
 	for _, a := range as {
-		out = append(out, actionWords[a])
+		out = append(out, a.String())
 	}
 	return strings.Join(out, " or ")
 }
