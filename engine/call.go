@@ -69,9 +69,9 @@ func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]
 	switch res.Status {
 	case StatusOK:
 		switch e.Plan.FinishMode() {
-		case "output":
+		case plans.FinishOutput:
 			return res.Output, nil
-		case "solver":
+		case plans.FinishSolver:
 			return map[string]any{"answer": res.Answer}, nil
 		}
 		return map[string]any{"completed": true}, nil

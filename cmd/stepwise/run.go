@@ -424,7 +424,7 @@ type envelope struct {
 func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool) error {
 	if req.asJSON {
 		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
-		if p.FinishMode() == "solver" && res.Status == engine.StatusOK {
+		if p.FinishMode() == plans.FinishSolver && res.Status == engine.StatusOK {
 			env.Answer = &res.Answer
 		}
 		if res.Output != nil {

@@ -204,10 +204,10 @@ func New(plan *plans.Plan) *Tree {
 		t.seed(s)
 	}
 	switch plan.FinishMode() {
-	case "solver":
+	case plans.FinishSolver:
 		n := t.ensure("solver", KindStep, time.Time{})
 		n.tool = "solver"
-	case "output":
+	case plans.FinishOutput:
 		// The output has no events of its own: the run's end carries it,
 		// and it shows as the tree's last row, where the plan's output
 		// mapping is written.

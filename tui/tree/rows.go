@@ -145,14 +145,14 @@ func buildRows(doc common.Document) []Row {
 		for _, s := range p.Steps {
 			root.children = append(root.children, stepNode(s))
 		}
-		if mode := p.FinishMode(); mode != "silent" {
+		if mode := p.FinishMode(); mode != plans.FinishSilent {
 			line := 0
 			if p.Solver != nil {
 				line = p.Solver.Pos.Line
 			} else if p.Output != nil {
 				line = p.Output.Pos.Line
 			}
-			root.children = append(root.children, node{row: Row{Kind: KindFinish, Path: mode, Line: line}})
+			root.children = append(root.children, node{row: Row{Kind: KindFinish, Path: mode.String(), Line: line}})
 		}
 	}
 	var rows []Row
