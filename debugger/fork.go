@@ -231,7 +231,7 @@ func stepPaths(p *plans.Plan, catalog *tools.Catalog, prefix string, chain []str
 			return
 		}
 		if e, ok := catalog.Plan(id); ok {
-			out = append(out, stepPaths(e.Plan, catalog, prefix+s.Path+"/"+id+"/", slices.Clip(chain))...)
+			out = append(out, stepPaths(e.Plan, catalog, path.Join(prefix+s.Path, id)+"/", slices.Clip(chain))...)
 		}
 	})
 	return out

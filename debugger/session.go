@@ -57,7 +57,7 @@ type Session struct {
 type held struct {
 	stop     *engine.Stop
 	thread   string
-	reason   string
+	reason   StopReason
 	bp       *Breakpoint
 	decision chan engine.Decision
 	// gone is closed when the thread stops waiting for its decision (its
@@ -349,7 +349,7 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // breakpoint (first match whose condition holds, hits counted), an error
 // with break on error, an ask, a pause, or the movement of the last
 // command. It is called with s.mu held.
-func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoint) {
+func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
 	for _, b := range s.breakpoints {
 		if !b.matches(st) {
 			continue
@@ -367,25 +367,25 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 				continue
 			}
 		}
-		return fmt.Sprintf("breakpoint %d (%s)", b.ID, b.Pattern), b
+		return breakpointReason(b), b
 	}
 	switch {
 	case (st.Kind == engine.StopRound || st.Kind == engine.StopError) && errors.As(st.Err, new(*engine.SpendCapError)):
 		// The cap is the user's decision to make, with or without break
 		// on error: a reply or a value given here spends nothing.
-		return "spend cap", nil
+		return ReasonSpendCap, nil
 	case st.Kind == engine.StopError && s.breakOnError:
-		return "error", nil
+		return ReasonError, nil
 	case st.Kind == engine.StopAsk:
-		return "ask", nil
+		return ReasonAsk, nil
 	case s.pause:
 		s.pause = false
-		return "pause", nil
+		return ReasonPause, nil
 	}
 	if s.mode == StepIn {
 		// Stepping in follows the work wherever it goes: into a map's
 		// first item as much as into a body step.
-		return "step", nil
+		return ReasonStep, nil
 	}
 	// Next and step out follow the thread the command was given in, and
 	// its parents once it is done: stepping out of a map item lands on the
@@ -397,11 +397,11 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 	switch s.mode {
 	case Next:
 		if depth <= s.modeDepth {
-			return "next", nil
+			return ReasonNext, nil
 		}
 	case StepOut:
 		if depth < s.modeDepth {
-			return "step out", nil
+			return ReasonStepOut, nil
 		}
 	}
 	return "", nil

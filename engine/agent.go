@@ -462,7 +462,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		// round.
 		call := calls[0]
 		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
-		block, err := a.callTool(ctx, roundPath+"/"+call.Name, call, a.admit(call.Name))
+		block, err := a.callTool(ctx, paths.Call(roundPath, call.Name, 1), call, a.admit(call.Name))
 		if err != nil {
 			return model.Message{}, err
 		}

@@ -64,7 +64,7 @@ func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]
 	if vs := e.Plan.InputSchema.Check(input); len(vs) > 0 {
 		return nil, &InputError{Plan: id, Violations: vs, Schema: schemaRaw(e.Plan.InputSchema)}
 	}
-	sub := &frame{run: r, plan: e.Plan, prefix: path + "/" + id + "/", calls: chain, stack: c.stack}
+	sub := &frame{run: r, plan: e.Plan, prefix: paths.Join(path, id) + "/", calls: chain, stack: c.stack}
 	res := sub.execute(ctx, input)
 	switch res.Status {
 	case StatusOK:

@@ -105,7 +105,7 @@ func (c cursor) runDecide(ctx context.Context, in *plans.DecideInput, path strin
 	if body == nil {
 		return result, nil
 	}
-	out, err := c.runBody(ctx, body, path+"/"+name, c.sc.branchScope(), "`"+name+"` branch")
+	out, err := c.runBody(ctx, body, paths.Join(path, name), c.sc.branchScope(), "`"+name+"` branch")
 	if err != nil {
 		return nil, err
 	}

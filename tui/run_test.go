@@ -120,7 +120,7 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 		t.Fatalf("the run is not held (%s); want held at %s (%s); notice %q", state, path, kind, b.m.notice.text)
 	}
 	st := r.state
-	if st.Stop.Path != path || st.Stop.Kind != kind || !strings.Contains(st.Reason, reason) {
+	if st.Stop.Path != path || st.Stop.Kind != kind || !strings.Contains(st.Reason.String(), reason) {
 		t.Fatalf("held at %s (%s) for %q, want %s (%s) for %q", st.Stop.Path, st.Stop.Kind, st.Reason, path, kind, reason)
 	}
 	if !b.m.runView {

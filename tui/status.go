@@ -98,10 +98,10 @@ func (m model) runStatus(r *run) string {
 // reasonWords says why the run is held: the session's reason, except that
 // the pause a debug run with no breakpoint starts with is its first stop.
 func reasonWords(r *run) string {
-	if r.state.Reason == "pause" && r.firstPause {
+	if r.state.Reason == debugger.ReasonPause && r.firstPause {
 		return "first stop"
 	}
-	return r.state.Reason
+	return r.state.Reason.String()
 }
 
 func endWord(t *common.Theme, status engine.RunStatus) string {

@@ -3,6 +3,7 @@ package tree
 import (
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -130,7 +131,7 @@ func toneOf(field string) tone {
 // segment is the path segment of a body field.
 func segment(field string) string {
 	if field == "do" {
-		return "do.*"
+		return path.AnyItem
 	}
 	return field
 }
@@ -185,7 +186,7 @@ func bodyNodes(s *plans.Step) []node {
 			continue
 		}
 		head := node{
-			row:       Row{Kind: KindHead, Path: s.Path + "/" + segment(nb.field), Owner: s, Head: nb.field, Body: b, Line: b.Pos.Line},
+			row:       Row{Kind: KindHead, Path: path.Join(s.Path, segment(nb.field)), Owner: s, Head: nb.field, Body: b, Line: b.Pos.Line},
 			childTone: toneOf(nb.field),
 		}
 		for _, c := range b.Steps {

@@ -29,11 +29,11 @@ func BigRun(items int) []engine.Event {
 	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
 	add("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
 	for i := range items {
-		item := "E1/do." + strconv.Itoa(i)
+		item := paths.Item("E1", i)
 		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: `{"count": `})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
-		add(item+"/agent.1", engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
+		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: `{"count": `})
+		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
+		add(paths.Round(item, 1), engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
 		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
 	}
 	return out
