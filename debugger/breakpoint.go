@@ -155,9 +155,9 @@ func (s stopScope) Roots() []string {
 // one.
 func roundOf(p string) int {
 	round := 0
-	for _, seg := range strings.Split(p, "/") {
-		if n, ok := strings.CutPrefix(seg, "agent."); ok {
-			fmt.Sscanf(n, "%d", &round)
+	for _, seg := range path.Segments(p) {
+		if n, ok := path.RoundNumber(seg); ok {
+			round = n
 		}
 	}
 	return round

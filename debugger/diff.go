@@ -5,15 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
 // StepDiff compares one step of two runs. A side that did not run the
 // step has an empty status and hash, and no time or tokens.
 type StepDiff struct {
-	Path    string `json:"path"`
-	StatusA string `json:"status_a"`
-	StatusB string `json:"status_b"`
+	Path    string            `json:"path"`
+	StatusA engine.StepStatus `json:"status_a"`
+	StatusB engine.StepStatus `json:"status_b"`
 	// ResultHashA and ResultHashB are the first 12 hex digits of the
 	// SHA-256 of the result's canonical JSON (object keys sorted); empty
 	// for a step without a result.

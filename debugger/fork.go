@@ -135,7 +135,7 @@ func (rec *Recording) finishedBefore(from string) map[string]*recordedStep {
 	out := map[string]*recordedStep{}
 	for _, p := range rec.order {
 		s := rec.steps[p]
-		ok := s.Status == "ok" || s.Status == "skipped"
+		ok := s.Status == engine.StepOK || s.Status == engine.StepSkipped
 		if ok && s.endSeq != 0 && s.endSeq < start && !strings.HasPrefix(from, p+"/") {
 			out[p] = s
 		}
@@ -231,7 +231,7 @@ func stepPaths(p *plans.Plan, catalog *tools.Catalog, prefix string, chain []str
 			return
 		}
 		if e, ok := catalog.Plan(id); ok {
-			out = append(out, stepPaths(e.Plan, catalog, prefix+s.Path+"/"+id+"/", slices.Clip(chain))...)
+			out = append(out, stepPaths(e.Plan, catalog, path.Join(prefix+s.Path, id)+"/", slices.Clip(chain))...)
 		}
 	})
 	return out

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -299,13 +299,13 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		return engine.Decision{}, nil
 	}
 	switch rs.Status {
-	case "ok", "skipped":
+	case engine.StepOK, engine.StepSkipped:
 		result, err := recordedValue(rs.Result)
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
 		return engine.Decision{Action: engine.Inject, Value: result}, nil
-	case "failed":
+	case engine.StepFailed:
 		// A stop can skip a step with a value, not with a failure, and
 		// running the tool would repeat its side effects: the replay ends
 		// here, as the recorded run did.
@@ -341,7 +341,7 @@ func (r *replayer) round(st *engine.Stop) *Divergence {
 	call, ok := r.rec.llm[st.Path]
 	if !ok {
 		return &Divergence{Path: st.Path, What: "round",
-			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %s)", roundNumber(st.Path))}
+			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %d)", roundOf(st.Path))}
 	}
 	req, ok := st.Input.(model.Request)
 	if !ok {
@@ -379,7 +379,7 @@ func (r *replayer) ask(st *engine.Stop) (engine.Decision, *Divergence) {
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "ask", Message: "the plan asks a question the recorded run did not ask"}
 	case a.Answered:
 		return engine.Decision{Action: engine.Answer, Value: a.Answer}, nil
-	case a.Reason == "declined":
+	case a.Reason == engine.AskDeclined:
 		return engine.Decision{Action: engine.Decline}, nil
 	}
 	return engine.Decision{}, nil
@@ -392,7 +392,7 @@ func (r *replayer) failure(st *engine.Stop) *Divergence {
 		return nil
 	}
 	rs, ok := r.rec.steps[st.Path]
-	if ok && rs.Status == "failed" && rs.Error == st.Err.Error() {
+	if ok && rs.Status == engine.StepFailed && rs.Error == st.Err.Error() {
 		return nil
 	}
 	div := &Divergence{Path: st.Path, What: "error", Got: st.Err.Error(), Message: "the step fails: " + st.Err.Error()}
@@ -474,9 +474,9 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 
 // endedAs reads a step status for comparison: a result injected at a stop
 // (skipped) is the step's result as much as one it produced.
-func endedAs(s string) string {
-	if s == "skipped" {
-		return "ok"
+func endedAs(s engine.StepStatus) engine.StepStatus {
+	if s == engine.StepSkipped {
+		return engine.StepOK
 	}
 	return s
 }
@@ -510,7 +510,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 		result, err = recordedValue(c.Result)
 		return args, result, err == nil, err
 	}
-	roundPath, _, cut := cutLast(callPath)
+	roundPath, _, cut := path.Parent(callPath)
 	if !cut {
 		return nil, nil, false, nil
 	}
@@ -518,18 +518,18 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 	if !found {
 		return nil, nil, false, nil
 	}
-	stepPath, roundSeg, _ := cutLast(roundPath)
-	n, err := strconv.Atoi(strings.TrimPrefix(roundSeg, "agent."))
-	if err != nil {
+	stepPath, roundSeg, _ := path.Parent(roundPath)
+	n, ok := path.RoundNumber(roundSeg)
+	if !ok {
 		return nil, nil, false, nil
 	}
 	var call *model.ToolCall
-	for i, p := range toolCallPathsOf(roundPath, round.Reply.ToolCalls) {
+	for i, p := range path.Calls(roundPath, len(round.Reply.ToolCalls), func(i int) string { return round.Reply.ToolCalls[i].Name }) {
 		if p == callPath {
 			call = &round.Reply.ToolCalls[i]
 		}
 	}
-	next, found := rec.llm[stepPath+"/agent."+strconv.Itoa(n+1)]
+	next, found := rec.llm[path.Round(stepPath, n+1)]
 	if call == nil || !found {
 		return nil, nil, false, nil
 	}
@@ -551,34 +551,6 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 		}
 	}
 	return nil, nil, false, nil
-}
-
-// toolCallPathsOf names the calls of one turn the way the engine does:
-// roundPath/tool, and a second call of the same tool roundPath/tool.2.
-func toolCallPathsOf(roundPath string, calls []model.ToolCall) []string {
-	seen := map[string]int{}
-	out := make([]string, len(calls))
-	for i, c := range calls {
-		seen[c.Name]++
-		out[i] = roundPath + "/" + c.Name
-		if n := seen[c.Name]; n > 1 {
-			out[i] += "." + strconv.Itoa(n)
-		}
-	}
-	return out
-}
-
-func cutLast(p string) (parent, last string, ok bool) {
-	i := strings.LastIndex(p, "/")
-	if i < 0 {
-		return "", p, false
-	}
-	return p[:i], p[i+1:], true
-}
-
-func roundNumber(roundPath string) string {
-	_, last, _ := cutLast(roundPath)
-	return strings.TrimPrefix(last, "agent.")
 }
 
 // requestDiff compares an agent round's request with the recorded one:

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -56,7 +57,7 @@ type Session struct {
 type held struct {
 	stop     *engine.Stop
 	thread   string
-	reason   string
+	reason   StopReason
 	bp       *Breakpoint
 	decision chan engine.Decision
 	// gone is closed when the thread stops waiting for its decision (its
@@ -264,26 +265,16 @@ func (s *Session) Wait() State {
 // stop kind takes (DESIGN.md section 2), and a value against the schema
 // that applies there.
 func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
-	allowed := map[engine.StopKind][]engine.Action{
-		engine.StopStep:   {engine.Inject},
-		engine.StopTool:   {engine.Inject},
-		engine.StopRound:  {engine.Replace},
-		engine.StopReply:  {engine.Replace},
-		engine.StopResult: {engine.Replace},
-		engine.StopRepair: {engine.Replace},
-		engine.StopError:  {engine.Replace},
-		engine.StopAsk:    {engine.Answer, engine.Decline},
-	}
 	switch d.Action {
 	case engine.Proceed, engine.Abort:
 		return nil
 	}
-	if !slices.Contains(allowed[st.Kind], d.Action) {
+	if !st.Kind.Takes(d.Action) {
 		article := "a"
 		if strings.ContainsRune("aeiou", rune(st.Kind[0])) {
 			article = "an"
 		}
-		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, actionName(d.Action), actionNames(allowed[st.Kind]))
+		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, d.Action, actionNames(st.Kind.Accepts()))
 	}
 	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
 		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
@@ -296,14 +287,10 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	return nil
 }
 
-var actionWords = map[engine.Action]string{engine.Inject: "inject", engine.Replace: "replace", engine.Answer: "answer", engine.Decline: "decline"}
-
-func actionName(a engine.Action) string { return actionWords[a] }
-
 func actionNames(as []engine.Action) string {
 	var out []string
 	for _, a := range as {
-		out = append(out, actionWords[a])
+		out = append(out, a.String())
 	}
 	return strings.Join(out, " or ")
 }
@@ -362,7 +349,7 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // breakpoint (first match whose condition holds, hits counted), an error
 // with break on error, an ask, a pause, or the movement of the last
 // command. It is called with s.mu held.
-func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoint) {
+func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
 	for _, b := range s.breakpoints {
 		if !b.matches(st) {
 			continue
@@ -380,25 +367,25 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 				continue
 			}
 		}
-		return fmt.Sprintf("breakpoint %d (%s)", b.ID, b.Pattern), b
+		return breakpointReason(b), b
 	}
 	switch {
 	case (st.Kind == engine.StopRound || st.Kind == engine.StopError) && errors.As(st.Err, new(*engine.SpendCapError)):
 		// The cap is the user's decision to make, with or without break
 		// on error: a reply or a value given here spends nothing.
-		return "spend cap", nil
+		return ReasonSpendCap, nil
 	case st.Kind == engine.StopError && s.breakOnError:
-		return "error", nil
+		return ReasonError, nil
 	case st.Kind == engine.StopAsk:
-		return "ask", nil
+		return ReasonAsk, nil
 	case s.pause:
 		s.pause = false
-		return "pause", nil
+		return ReasonPause, nil
 	}
 	if s.mode == StepIn {
 		// Stepping in follows the work wherever it goes: into a map's
 		// first item as much as into a body step.
-		return "step", nil
+		return ReasonStep, nil
 	}
 	// Next and step out follow the thread the command was given in, and
 	// its parents once it is done: stepping out of a map item lands on the
@@ -410,11 +397,11 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (string, *Breakpoin
 	switch s.mode {
 	case Next:
 		if depth <= s.modeDepth {
-			return "next", nil
+			return ReasonNext, nil
 		}
 	case StepOut:
 		if depth < s.modeDepth {
-			return "step out", nil
+			return ReasonStepOut, nil
 		}
 	}
 	return "", nil
@@ -442,12 +429,12 @@ func (s *Session) Threads() []Thread {
 // round's tool calls), or "main".
 func threadOf(st *engine.Stop) string {
 	for i := len(st.Stack) - 1; i >= 0; i-- {
-		if k := st.Stack[i].Kind; k == "item" || k == "tool" {
+		if k := st.Stack[i].Kind; k == path.KindItem || k == path.KindCall {
 			return st.Stack[i].Path
 		}
 	}
 	// Before the stack has an item frame, the stop itself may be one.
-	if i := strings.LastIndex(st.Path, "/do."); i >= 0 && !strings.Contains(st.Path[i+1:], "/") {
+	if st.Unit == path.KindItem {
 		return st.Path
 	}
 	return "main"

@@ -13,6 +13,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -334,7 +335,7 @@ func BenchmarkStopWithMissingBreakpoints(b *testing.B) {
 		}
 		s.breakpoints = append(s.breakpoints, bp)
 	}
-	st := &engine.Stop{Kind: engine.StopStep, Path: "E1/do.3/agent.2/tracker__get_issue", Stack: []engine.Frame{{Kind: "plan"}, {Path: "E1", Kind: "step"}, {Path: "E1/do.3", Kind: "item"}}}
+	st := &engine.Stop{Kind: engine.StopStep, Path: "E1/do.3/agent.2/tracker__get_issue", Stack: []engine.Frame{{Kind: path.KindPlan}, {Path: "E1", Kind: path.KindStep}, {Path: "E1/do.3", Kind: path.KindItem}}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -439,7 +440,7 @@ output: { n: "{{E2.n}}" }
 	st := s.Start(context.Background(), nil)
 	var kinds []string
 	for _, f := range st.Stop.Stack {
-		kinds = append(kinds, f.Kind)
+		kinds = append(kinds, f.Kind.String())
 	}
 	if strings.Join(kinds, " ") != "plan step round tool" {
 		t.Errorf("a tool call's stack: %v", kinds)

@@ -1,21 +1,21 @@
 package debugger
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
 // State is the answer to every command: where the run is held and why, or
 // that it has finished.
 type State struct {
-	// Reason says why the run stopped: "breakpoint 1 (E1/do.*)", "step",
-	// "next", "step out", "error", "spend cap", "ask", "pause"; "finished"
-	// at the end.
-	Reason string    `json:"reason"`
-	Stop   *Snapshot `json:"stop,omitempty"`
+	// Reason says why the run stopped, or that it has finished.
+	Reason StopReason `json:"reason"`
+	Stop   *Snapshot  `json:"stop,omitempty"`
 	// Threads lists every thread held at a stop, the stopped one first.
 	Threads []Thread `json:"threads,omitempty"`
 	// Finished is set once the run has ended; Result says how.
@@ -23,11 +23,36 @@ type State struct {
 	Result   *engine.Result `json:"-"`
 	// Status, Error, Output and Answer summarise Result for a front end
 	// that reads JSON.
-	Status string `json:"status,omitempty"`
-	Error  string `json:"error,omitempty"`
-	Output any    `json:"output,omitempty"`
-	Answer string `json:"answer,omitempty"`
+	Status engine.RunStatus `json:"status,omitempty"`
+	Error  string           `json:"error,omitempty"`
+	Output any              `json:"output,omitempty"`
+	Answer string           `json:"answer,omitempty"`
 }
+
+// StopReason says why a session holds its run: one of the reasons below,
+// or a breakpoint's "breakpoint 1 (E1/do.*)". It is written to JSON as
+// that string.
+type StopReason string
+
+// The reasons a run is held, other than a breakpoint.
+const (
+	ReasonStep     StopReason = "step"      // a step command stepped in
+	ReasonNext     StopReason = "next"      // a next command came to the next stop at its depth
+	ReasonStepOut  StopReason = "step out"  // an out command left the step
+	ReasonError    StopReason = "error"     // break on error
+	ReasonSpendCap StopReason = "spend cap" // a model call would pass the spend cap
+	ReasonAsk      StopReason = "ask"       // an ask step wants an answer
+	ReasonPause    StopReason = "pause"     // a pause command
+	ReasonFinished StopReason = "finished"  // the run has ended; nothing is held
+)
+
+// breakpointReason is the reason b stopped the run.
+func breakpointReason(b *Breakpoint) StopReason {
+	return StopReason(fmt.Sprintf("breakpoint %d (%s)", b.ID, b.Pattern))
+}
+
+// String returns the reason as JSON writes it.
+func (r StopReason) String() string { return string(r) }
 
 // Snapshot is everything a front end shows at a stop.
 type Snapshot struct {
@@ -98,8 +123,8 @@ func (s *Session) stateLocked() State {
 // readers lists the templates downstream of the step at path that read
 // its result. Body steps are read by id within their body, so the step's
 // own id is the root looked up.
-func (s *Session) readers(path string) []string {
-	id := path[strings.LastIndex(path, "/")+1:]
+func (s *Session) readers(stepPath string) []string {
+	id := path.Last(stepPath)
 	var out []string
 	for _, r := range s.refs[id] {
 		out = append(out, r.From+": "+r.Path)
@@ -111,10 +136,10 @@ func (s *Session) readers(path string) []string {
 func (s *Session) endState() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	state := State{Reason: "finished", Finished: true, Result: s.result}
+	state := State{Reason: ReasonFinished, Finished: true, Result: s.result}
 	switch {
 	case s.runErr != nil:
-		state.Status, state.Error = "refused", s.runErr.Error()
+		state.Status, state.Error = engine.StatusRefused, s.runErr.Error()
 	case s.result != nil:
 		state.Status, state.Output, state.Answer = s.result.Status, s.result.Output, s.result.Answer
 		if s.result.Err != nil {

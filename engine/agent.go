@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/path"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -105,11 +104,11 @@ func (c cursor) agentText(v *plans.Value) (string, error) {
 // naming it: a typo would otherwise shrink the tools without a word.
 func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]model.ToolDef, error) {
 	r := c.f.run
-	var patterns []path.Pattern
+	var patterns []paths.Pattern
 	var written []string
 	if in.Tools != nil {
 		for _, p := range in.Tools.Patterns {
-			pat, err := path.Compile(p.Value)
+			pat, err := paths.Compile(p.Value)
 			if err != nil {
 				return nil, fmt.Errorf("tools pattern '%s': %w", p.Value, err)
 			}
@@ -120,7 +119,7 @@ func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]model.T
 		if in.Tools == nil {
 			return true
 		}
-		return slices.ContainsFunc(patterns, func(p path.Pattern) bool { return p.Match(name) })
+		return slices.ContainsFunc(patterns, func(p paths.Pattern) bool { return p.Match(name) })
 	}
 	var infos []plans.ToolInfo
 	if r.catalog != nil {
@@ -205,8 +204,8 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	format := &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}
 	for round := 1; round <= rounds; round++ {
 		last := round == rounds
-		roundPath := a.path + "/agent." + strconv.Itoa(round)
-		a.rc = a.c.push(Frame{Path: roundPath, Kind: "round"})
+		roundPath := paths.Round(a.path, round)
+		a.rc = a.c.push(Frame{Path: roundPath, Kind: paths.KindRound})
 		// The history the earlier rounds built is the prefix this
 		// round's request shares with the last one: it ends in a cache
 		// breakpoint, before anything only this round says.
@@ -266,7 +265,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		}
 		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)
 		if problems != nil {
-			value, err = r.models.Repair(ctx, req, in.OutputSchema, reply.Text, problems, a.rc.modelHooks(ctx, a.path, roundPath))
+			value, err = r.models.Repair(ctx, req, in.OutputSchema, reply.Text, problems, a.rc.modelHooks(ctx, a.path, roundPath, paths.KindRound))
 			var refused *model.StructuredError
 			switch {
 			case errors.As(err, &refused):
@@ -316,7 +315,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	// debugger holds there and a reply given by hand spends nothing.
 	overBudget := r.ledger.overBudget()
 	if hooked {
-		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return model.Reply{}, &AbortError{Path: roundPath}
@@ -327,17 +326,18 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	if overBudget != nil {
 		return model.Reply{}, overBudget
 	}
-	onCall, onDelta := r.callHooks(a.path, roundPath)
+	onCall, onDelta := r.callHooks(a.path, roundPath, paths.KindRound)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, a.model, req, onDelta)
 	onCall(model.CallRecord{Name: a.model, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
 	if err != nil {
-		return model.Reply{}, fmt.Errorf("round %s: %w", strings.TrimPrefix(roundPath, a.path+"/agent."), timeoutFigures(err, req.Timeout))
+		round, _ := paths.RoundNumber(paths.Last(roundPath))
+		return model.Reply{}, fmt.Errorf("round %d: %w", round, timeoutFigures(err, req.Timeout))
 	}
 	if !hooked {
 		return reply, nil
 	}
-	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Reply{}, &AbortError{Path: roundPath}
@@ -409,7 +409,7 @@ func (a *agentLoop) refused(ctx context.Context, round, threshold int, problems 
 		return nil, true, fmt.Errorf("validation_exhaustion.default_output: %w", err)
 	}
 	msg := fmt.Sprintf("Step '%s' settled with its declared default_output after %d schema rejection(s) (validation_exhaustion.mode: 'default')", a.stepName(), a.refusals)
-	a.c.f.run.emit(a.path, EventWarning, func() any { return Warning{Message: msg} })
+	a.c.f.run.emit(a.path, a.c.unit, EventWarning, func() any { return Warning{Message: msg} })
 	return a.result(out, round, true, true), true, nil
 }
 
@@ -462,7 +462,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		// round.
 		call := calls[0]
 		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
-		block, err := a.callTool(ctx, roundPath+"/"+call.Name, call, a.admit(call.Name))
+		block, err := a.callTool(ctx, paths.Call(roundPath, call.Name, 1), call, a.admit(call.Name))
 		if err != nil {
 			return model.Message{}, err
 		}
@@ -470,7 +470,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		results[0] = block
 		return model.Message{Role: model.RoleTool, Blocks: results}, nil
 	}
-	paths := toolCallPaths(roundPath, calls)
+	callPaths := paths.Calls(roundPath, len(calls), func(i int) string { return calls[i].Name })
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
 	for i, call := range calls {
@@ -479,7 +479,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		// limits cut the same calls every run; run concurrently after.
 		refusal := a.admit(call.Name)
 		wg.Go(func() {
-			results[i], errs[i] = a.callTool(ctx, paths[i], calls[i], refusal)
+			results[i], errs[i] = a.callTool(ctx, callPaths[i], calls[i], refusal)
 			results[i].Text = a.c.f.run.forModel(results[i].Text)
 		})
 	}
@@ -509,21 +509,6 @@ func (r *run) forModel(text string) string {
 	return text[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(text))
 }
 
-// toolCallPaths names each call of a turn: roundPath/tool, and a second call
-// of the same tool roundPath/tool.2.
-func toolCallPaths(roundPath string, calls []model.ToolCall) []string {
-	seen := map[string]int{}
-	out := make([]string, len(calls))
-	for i, call := range calls {
-		seen[call.Name]++
-		out[i] = roundPath + "/" + call.Name
-		if n := seen[call.Name]; n > 1 {
-			out[i] += "." + strconv.Itoa(n)
-		}
-	}
-	return out
-}
-
 // callTool dispatches one call through the path every step's tool takes,
 // between the tool and result stops, or, for a call admit refused, tells
 // the model why. It returns what the model reads: the result as JSON, or
@@ -535,20 +520,20 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 		refusal = "Error: " + problem
 	}
 	if refusal != "" {
-		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
-		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
+		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
 		return model.ToolResultBlock(call.ID, refusal, true), nil
 	}
-	c := a.rc.push(Frame{Path: callPath, Kind: "tool", Tool: call.Name})
-	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
+	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
+	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Block{}, &AbortError{Path: callPath}
 	case Inject:
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
-		r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
-		r.emit(callPath, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
+		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
 		return model.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
@@ -557,14 +542,14 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	start := time.Now()
-	r.emit(callPath, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+	r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 	result, err := c.call(tctx, callPath, call.Name, args)
 	timedOut := err != nil && ctx.Err() == nil && tctx.Err() != nil
 	cancel()
 	if timedOut {
 		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
 	}
-	r.emit(callPath, EventToolEnd, func() any {
+	r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
 		end := ToolEnded{Tool: call.Name, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
@@ -575,7 +560,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	if errors.As(err, &abort) {
 		return model.Block{}, err
 	}
-	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return model.Block{}, &AbortError{Path: callPath, Cause: err}

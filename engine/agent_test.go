@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // agentPlan is a plan of one agent step E1 with the given extra input
@@ -171,6 +172,7 @@ replies:
     reply: { json: { count: 3 } }
 `, nil)
 	wantOK(t, o)
+	wantUnits(t, o.events.events, path.KindStep, path.KindRound, path.KindCall)
 	if got := asJSONValue(res); got != `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"builtin__reshape"},{"round":1,"tool":"builtin__reshape"}]}` {
 		t.Errorf("result %s", got)
 	}
@@ -304,6 +306,7 @@ replies:
 		if res["iterations"] != 1.0 || res["final"] != true {
 			t.Errorf("result %v", res)
 		}
+		wantUnits(t, o.events.events, path.KindRound, path.KindRepair)
 		if got := o.events.paths(engine.EventModelCall); !slices.Equal(got, []string{"E1/agent.1", "E1/agent.1/repair"}) {
 			t.Errorf("calls at %v", got)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -63,14 +64,14 @@ func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]
 	if vs := e.Plan.InputSchema.Check(input); len(vs) > 0 {
 		return nil, &InputError{Plan: id, Violations: vs, Schema: schemaRaw(e.Plan.InputSchema)}
 	}
-	sub := &frame{run: r, plan: e.Plan, prefix: path + "/" + id + "/", calls: chain, stack: c.stack}
+	sub := &frame{run: r, plan: e.Plan, prefix: paths.Join(path, id) + "/", calls: chain, stack: c.stack}
 	res := sub.execute(ctx, input)
 	switch res.Status {
 	case StatusOK:
 		switch e.Plan.FinishMode() {
-		case "output":
+		case plans.FinishOutput:
 			return res.Output, nil
-		case "solver":
+		case plans.FinishSolver:
 			return map[string]any{"answer": res.Answer}, nil
 		}
 		return map[string]any{"completed": true}, nil
@@ -208,24 +209,24 @@ func (c cursor) structured(ctx context.Context, path, name, role string, msgs []
 	if err := r.ledger.overBudget(); err != nil {
 		return nil, err
 	}
-	return r.models.Structured(ctx, name, model.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path))
+	return r.models.Structured(ctx, name, model.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path, c.unit))
 }
 
 // modelHooks returns the hooks of a step's structured calls: each call goes
 // on the ledger (under site, the step's path) and into events (under
 // callPath, with a repair pass one level below it), and a repair pass is a
 // stop.
-func (c cursor) modelHooks(ctx context.Context, site, callPath string) model.Hooks {
+func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit paths.Kind) model.Hooks {
 	r := c.f.run
-	onCall, onDelta := r.callHooks(site, callPath)
+	onCall, onDelta := r.callHooks(site, callPath, unit)
 	return model.Hooks{OnCall: onCall, OnDelta: onDelta, BeforeRepair: func(answer string, problems []string) (any, bool, error) {
 		if err := r.ledger.overBudget(); err != nil {
 			return nil, false, err
 		}
-		path := callPath + "/repair"
-		r.emit(path, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
-		rc := c.push(Frame{Path: path, Kind: "repair"})
-		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
+		path := paths.Repair(callPath)
+		r.emit(path, paths.KindRepair, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
+		rc := c.push(Frame{Path: path, Kind: paths.KindRepair})
+		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Unit: rc.unit, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
 		switch d.Action {
 		case Abort:
 			return nil, false, &AbortError{Path: path}
@@ -238,11 +239,11 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string) model.Hoo
 
 // callHooks returns the callbacks that put model calls on the ledger and
 // into events.
-func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(model.Delta)) {
+func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.CallRecord), func(model.Delta)) {
 	onCall := func(rec model.CallRecord) {
-		path := callPath
+		path, pathUnit := callPath, unit
 		if rec.Repair {
-			path += "/repair"
+			path, pathUnit = paths.Repair(callPath), paths.KindRepair
 		}
 		var cost *float64
 		if rec.Err == nil {
@@ -252,7 +253,7 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 			// model it was made to.
 			rec.Reply.Provider, rec.Reply.Model, _ = r.models.Resolve(rec.Name)
 		}
-		r.emit(path, EventModelCall, func() any {
+		r.emit(path, pathUnit, EventModelCall, func() any {
 			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
 				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Request: rec.Request, Reply: rec.Reply}
 			if rec.Err != nil {
@@ -266,7 +267,7 @@ func (r *run) callHooks(site, callPath string) (func(model.CallRecord), func(mod
 	}
 	var onDelta func(model.Delta)
 	if r.reads(EventModelDelta) {
-		onDelta = func(d model.Delta) { r.emit(callPath, EventModelDelta, func() any { return d }) }
+		onDelta = func(d model.Delta) { r.emit(callPath, unit, EventModelDelta, func() any { return d }) }
 	}
 	return onCall, onDelta
 }
@@ -279,7 +280,7 @@ func (r *run) complete(ctx context.Context, path, name string, req model.Request
 	if err := r.ledger.overBudget(); err != nil {
 		return model.Reply{}, err
 	}
-	onCall, onDelta := r.callHooks(path, path)
+	onCall, onDelta := r.callHooks(path, path, paths.KindStep)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, name, req, onDelta)
 	onCall(model.CallRecord{Name: name, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -104,7 +105,7 @@ func (c cursor) runDecide(ctx context.Context, in *plans.DecideInput, path strin
 	if body == nil {
 		return result, nil
 	}
-	out, err := c.runBody(ctx, body, path+"/"+name, c.sc.branchScope(), "`"+name+"` branch")
+	out, err := c.runBody(ctx, body, paths.Join(path, name), c.sc.branchScope(), "`"+name+"` branch")
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func (c cursor) runBody(ctx context.Context, body *plans.Body, path string, sc *
 	bc := cursor{f: c.f, sc: sc, stack: c.stack}
 	if body.Single {
 		s := body.Steps[0]
-		out, err := bc.runStep(ctx, s, path)
+		out, err := bc.runStep(ctx, s, path, c.unit)
 		if err != nil && ownFailure(err) {
 			return nil, &bodyError{where: where, tool: s.ToolName.Value, err: err}
 		}
@@ -128,7 +129,7 @@ func (c cursor) runBody(ctx context.Context, body *plans.Body, path string, sc *
 	}
 	var last any
 	for _, s := range body.Steps {
-		out, err := bc.runStep(ctx, s, path+"/"+s.ID.Value)
+		out, err := bc.runStep(ctx, s, paths.Join(path, s.ID.Value), paths.KindStep)
 		if err != nil {
 			if ownFailure(err) {
 				return nil, &bodyError{where: where, stepID: s.ID.Value, tool: s.ToolName.Value, err: err}
@@ -223,8 +224,8 @@ func (c cursor) runMap(ctx context.Context, in *plans.MapInput, path string) (an
 	}
 	results := make([]any, len(items))
 	err = forEach(ctx, len(items), in.Concurrency.Value, func(i int) error {
-		itemPath := path + "/do." + strconv.Itoa(i)
-		ic := c.push(Frame{Path: itemPath, Kind: "item"})
+		itemPath := paths.Item(path, i)
+		ic := c.push(Frame{Path: itemPath, Kind: paths.KindItem})
 		out, err := ic.runBody(ctx, in.Do, itemPath, c.sc.itemScope(items[i], i), "`do` item "+strconv.Itoa(i))
 		results[i] = out
 		return err
@@ -252,10 +253,10 @@ func (c cursor) runReduce(ctx context.Context, in *plans.ReduceInput, path strin
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("cancelled before item %d: %w", i, context.Cause(ctx))
 		}
-		itemPath := path + "/do." + strconv.Itoa(i)
+		itemPath := paths.Item(path, i)
 		sc := c.sc.itemScope(item, i)
 		sc.hasAcc, sc.accumulator = true, acc
-		out, err := c.push(Frame{Path: itemPath, Kind: "item"}).runBody(ctx, in.Do, itemPath, sc, "`do` item "+strconv.Itoa(i))
+		out, err := c.push(Frame{Path: itemPath, Kind: paths.KindItem}).runBody(ctx, in.Do, itemPath, sc, "`do` item "+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -277,8 +278,8 @@ func (c cursor) runFilter(ctx context.Context, in *plans.FilterInput, path strin
 		limit = in.Concurrency.Value
 	}
 	err = forEach(ctx, len(items), limit, func(i int) error {
-		itemPath := path + "/do." + strconv.Itoa(i)
-		v, err := c.push(Frame{Path: itemPath, Kind: "item"}).evalCondition(ctx, in.Condition, itemPath, c.sc.itemScope(items[i], i))
+		itemPath := paths.Item(path, i)
+		v, err := c.push(Frame{Path: itemPath, Kind: paths.KindItem}).evalCondition(ctx, in.Condition, itemPath, c.sc.itemScope(items[i], i))
 		if err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}

@@ -78,7 +78,7 @@ func TestExit(t *testing.T) {
 	tests := []struct {
 		name       string
 		step       string
-		status     string
+		status     engine.RunStatus
 		exit       string // the Exit as JSON, "" when none fires
 		passResult string
 	}{

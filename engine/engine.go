@@ -16,6 +16,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
@@ -66,7 +67,7 @@ type Result struct {
 	Plan  string
 	// Status is ok, exited (an exit gate fired; Exit says with which
 	// status), failed or aborted.
-	Status string
+	Status RunStatus
 	// Output is an output-mode plan's rendered output, or a fired exit's.
 	Output any
 	// Answer is a solver-mode plan's report.
@@ -82,13 +83,27 @@ type Result struct {
 	EmptyData bool
 }
 
+// RunStatus is how a run ended. It is written to JSON and the store as
+// its string.
+type RunStatus string
+
 // The run statuses.
 const (
-	StatusOK      = "ok"
-	StatusExited  = "exited"
-	StatusFailed  = "failed"
-	StatusAborted = "aborted"
+	StatusOK      RunStatus = "ok"
+	StatusExited  RunStatus = "exited"
+	StatusFailed  RunStatus = "failed"
+	StatusAborted RunStatus = "aborted"
+	// StatusRunning is a recorded run with no end recorded: it is still
+	// running, or its process ended before it finished. The engine never
+	// ends a run with it; the store reports it.
+	StatusRunning RunStatus = "running"
+	// StatusRefused is a run the engine refused before any step ran (its
+	// plan or its inputs); Run returned the error instead of a Result.
+	StatusRefused RunStatus = "refused"
 )
+
+// String returns the status as --json and the store write it.
+func (s RunStatus) String() string { return string(s) }
 
 // InputError is a run refused before any step ran because its inputs do
 // not match the plan's input_schema.
@@ -199,7 +214,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		id:     newRunID(),
 		ledger: newLedger(e.cfg),
 	}
-	r.emit("", EventRunStart, func() any {
+	r.emit("", paths.KindRun, EventRunStart, func() any {
 		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent}
 		if e.cfg != nil && e.cfg.Project != nil {
 			start.Project = e.cfg.Project.Root
@@ -222,8 +237,8 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 	res.Plan = name
 	res.StepsExecuted = int(r.steps.Load())
 	res.Usage = r.ledger.Report()
-	r.emit("", EventUsage, func() any { return res.Usage })
-	r.emit("", EventRunEnd, func() any {
+	r.emit("", paths.KindRun, EventUsage, func() any { return res.Usage })
+	r.emit("", paths.KindRun, EventRunEnd, func() any {
 		end := RunEnded{Status: res.Status, Exit: res.Exit, StepsExecuted: res.StepsExecuted, Output: res.Output, Answer: res.Answer, EmptyData: res.EmptyData, Usage: res.Usage}
 		if res.Err != nil {
 			end.Error = res.Err.Error()
@@ -358,7 +373,7 @@ type run struct {
 
 // emit delivers an event to the sinks that read its kind, in sequence
 // order. The event is built only when some sink reads it.
-func (r *run) emit(path string, kind EventKind, payload func() any) {
+func (r *run) emit(path string, unit paths.Kind, kind EventKind, payload func() any) {
 	sinks := r.sinks.of(kind)
 	if len(sinks) == 0 {
 		r.seq.Add(1)
@@ -366,7 +381,7 @@ func (r *run) emit(path string, kind EventKind, payload func() any) {
 	}
 	pl := payload()
 	r.emitMu.Lock()
-	ev := Event{Seq: r.seq.Add(1), Time: time.Now(), RunID: r.id, Path: path, Kind: kind, Payload: pl}
+	ev := Event{Seq: r.seq.Add(1), Time: time.Now(), RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl}
 	for _, s := range sinks {
 		s.Event(ev)
 	}
@@ -407,12 +422,16 @@ type frame struct {
 // cursor is where a step runs: its plan, its scope and the frames above
 // it. The stack is kept only while a hook is installed.
 type cursor struct {
-	f     *frame
-	sc    *scope
+	f  *frame
+	sc *scope
+	// unit is the kind of the innermost frame, the unit the events the
+	// cursor emits are about; kept when no hook wants the stack.
+	unit  paths.Kind
 	stack []Frame
 }
 
 func (c cursor) push(fr Frame) cursor {
+	c.unit = fr.Kind
 	if c.f.run.hook == nil {
 		return c
 	}
@@ -429,7 +448,7 @@ func (e *exitSignal) Error() string { return "exit gate " + e.exit.Step + " fire
 func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 	res := &Result{}
 	c := cursor{f: f, sc: planScope(inputs, f.run.cfg), stack: f.stack}
-	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: "plan", Tool: planName(f.plan)})
+	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: paths.KindPlan, Tool: planName(f.plan)})
 	emptyData, ended := f.runSteps(ctx, c, res)
 	if ended {
 		return res
@@ -458,7 +477,7 @@ func (f *frame) runSteps(ctx context.Context, c cursor, res *Result) (emptyData 
 			res.Status, res.Err = StatusFailed, fmt.Errorf("run cancelled before step %s: %w", path, context.Cause(ctx))
 			return nil, true
 		}
-		result, err := c.runStep(ctx, s, path)
+		result, err := c.runStep(ctx, s, path, paths.KindStep)
 		if err == nil {
 			c.sc.set(s.ID.Value, result)
 			continue

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // EventKind names what an event reports.
@@ -39,6 +40,11 @@ type Event struct {
 	// Path is the unit of work the event is about (DESIGN.md section 2);
 	// empty for the run itself.
 	Path string
+	// Unit is the kind of unit of work Path names, as the engine knows it
+	// (a tool call, a round, an item), so that no reader has to guess it
+	// from the path's spelling. It is not written to JSON: a reader of a
+	// record classifies the path with paths.KindOf.
+	Unit paths.Kind
 	Kind EventKind
 	// Payload is the kind's payload type. Sinks must not change it.
 	Payload any
@@ -142,11 +148,26 @@ type RunStarted struct {
 	Parent string `json:"parent,omitempty"`
 }
 
+// AskReason says why an ask went unanswered.
+type AskReason string
+
+// The reasons an ask goes unanswered.
+const (
+	// AskDeclined: a person chose not to answer (the Decline action).
+	AskDeclined AskReason = "declined"
+	// AskUnavailable: nobody could be asked (no hook, or one that let the
+	// run proceed).
+	AskUnavailable AskReason = "unavailable"
+)
+
+// String returns the reason as JSON writes it.
+func (r AskReason) String() string { return string(r) }
+
 // RunEnded closes a run.
 type RunEnded struct {
 	// Status is ok, exited (an exit gate fired with success), failed
 	// (an error exit is failed too, with Exit set) or aborted.
-	Status        string      `json:"status"`
+	Status        RunStatus   `json:"status"`
 	Error         string      `json:"error,omitempty"`
 	Exit          *Exit       `json:"exit,omitempty"`
 	StepsExecuted int         `json:"steps_executed"`
@@ -169,10 +190,10 @@ type StepEnded struct {
 	Tool string `json:"tool"`
 	// Status is ok, failed or skipped (a stop decision injected the
 	// result, which Result then holds).
-	Status string  `json:"status"`
-	Result any     `json:"result,omitempty"`
-	Error  string  `json:"error,omitempty"`
-	Ms     float64 `json:"ms"`
+	Status StepStatus `json:"status"`
+	Result any        `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
+	Ms     float64    `json:"ms"`
 }
 
 // ToolStarted opens a dispatch to a tool.
@@ -239,10 +260,10 @@ type GateEvaluated struct {
 
 // Asked reports how an ask step was answered.
 type Asked struct {
-	Prompt   string `json:"prompt"`
-	Answered bool   `json:"answered"`
-	Reason   string `json:"reason,omitempty"` // declined or unavailable
-	Answer   any    `json:"answer"`
+	Prompt   string    `json:"prompt"`
+	Answered bool      `json:"answered"`
+	Reason   AskReason `json:"reason,omitempty"`
+	Answer   any       `json:"answer"`
 }
 
 // Warning is something a user should know that did not fail the run.

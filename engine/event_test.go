@@ -10,6 +10,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -101,4 +102,45 @@ steps:
 	if got := alone.of(engine.EventModelDelta); len(got) == 0 || got[0].Payload.(model.Delta).Text != "hi" {
 		t.Errorf("model deltas: %+v", got)
 	}
+}
+
+// wantUnits checks that every event of a run says the kind of unit its
+// path is, as the path package reads it back from a record, and that the
+// run had events of each of the kinds want lists.
+func wantUnits(t *testing.T, events []engine.Event, want ...path.Kind) {
+	t.Helper()
+	seen := map[path.Kind]bool{}
+	for _, e := range events {
+		if e.Unit != path.KindOf(e.Path) {
+			t.Errorf("%s event at %q says unit %v; the path reads as %v", e.Kind, e.Path, e.Unit, path.KindOf(e.Path))
+		}
+		seen[e.Unit] = true
+	}
+	for _, k := range want {
+		if !seen[k] {
+			t.Errorf("no event about a unit of kind %v", k)
+		}
+	}
+}
+
+// TestEventUnits: map items' body steps and an infer gate's verdict call
+// carry their kind of unit.
+func TestEventUnits(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"replies.yaml": "replies:\n  - match: E2\n    role: judge\n    reply: { json: { verdict: true, reason: \"it is\" } }\n",
+		"plans/p.yaml": listPlan + `
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0.issues}}"
+      do: { tool_name: builtin__reshape, input: { shape: { n: "{{item.n}}" } } }
+  - id: E2
+    tool_name: decide
+    input:
+      infer: "Blocked?"
+      then: { tool_name: builtin__reshape, input: { shape: { went: then } } }
+`})
+	o := p.run(t, "plans/p.yaml", nil, nil)
+	wantOK(t, o)
+	wantUnits(t, o.events.events, path.KindRun, path.KindStep, path.KindItem, path.KindJudge)
 }

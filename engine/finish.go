@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -97,7 +98,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		system += "\n\n" + extra
 	}
-	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return "", &AbortError{Path: path}
@@ -115,12 +116,12 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given.
 	start := time.Now()
-	r.emit(path, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
+	r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
-	r.emit(path, EventStepEnd, func() any {
-		end := StepEnded{Tool: "solver", Status: stepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
+	r.emit(path, paths.KindStep, EventStepEnd, func() any {
+		end := StepEnded{Tool: "solver", Status: StepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
 		if err != nil {
-			end.Status, end.Result, end.Error = stepFailed, nil, err.Error()
+			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
 		}
 		return end
 	})
@@ -182,10 +183,10 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	}
 	// Questions are serialized: two prompts at once are unanswerable.
 	r.askMu.Lock()
-	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
+	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Unit: c.unit, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
 		Ask: &Question{Prompt: prompt, Schema: in.OutputSchema, Default: def}})
 	r.askMu.Unlock()
-	reason := "unavailable"
+	reason := AskUnavailable
 	switch d.Action {
 	case Abort:
 		return nil, &AbortError{Path: path}
@@ -193,10 +194,10 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 		if vs := in.OutputSchema.Check(d.Value); len(vs) > 0 {
 			return nil, fmt.Errorf("the answer does not match the output_schema: %s", joinViolations(vs))
 		}
-		r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
+		r.emit(path, c.unit, EventAsk, func() any { return Asked{Prompt: prompt, Answered: true, Answer: d.Value} })
 		return map[string]any{"answer": d.Value, "answered": true}, nil
 	case Decline:
-		reason = "declined"
+		reason = AskDeclined
 	}
 	if in.WhenUnanswered.Value != "default" {
 		return nil, fmt.Errorf("nobody answered (%s) and when_unanswered is fail; set when_unanswered: default with a default answer to run without a person", reason)
@@ -204,6 +205,6 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	if vs := in.OutputSchema.Check(def); len(vs) > 0 {
 		return nil, fmt.Errorf("the default answer does not match the output_schema: %s", joinViolations(vs))
 	}
-	r.emit(path, EventAsk, func() any { return Asked{Prompt: prompt, Answered: false, Reason: reason, Answer: def} })
+	r.emit(path, c.unit, EventAsk, func() any { return Asked{Prompt: prompt, Answered: false, Reason: reason, Answer: def} })
 	return map[string]any{"answer": def, "answered": false, "reason": reason}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -34,7 +35,7 @@ func (c cursor) evalCondition(ctx context.Context, cond plans.Condition, path st
 	if err != nil {
 		return verdict{}, err
 	}
-	r.emit(path, EventGate, func() any { return GateEvaluated{Verdict: v.verdict, Reason: v.reason} })
+	r.emit(path, c.unit, EventGate, func() any { return GateEvaluated{Verdict: v.verdict, Reason: v.reason} })
 	return v, nil
 }
 
@@ -61,7 +62,7 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 	if err := c.f.run.ledger.overBudget(); err != nil {
 		return verdict{}, err
 	}
-	yes, reason, err := c.f.run.models.Verdict(ctx, name, req, c.modelHooks(ctx, path, path+"/judge"))
+	yes, reason, err := c.f.run.models.Verdict(ctx, name, req, c.modelHooks(ctx, path, paths.Judge(path), paths.KindJudge))
 	if err != nil {
 		return verdict{}, fmt.Errorf("infer verdict: %w", err)
 	}

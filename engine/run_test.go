@@ -261,7 +261,7 @@ output: "{{E3}}"
 		}
 		var statuses []string
 		for _, e := range o.events.of(engine.EventStepEnd) {
-			statuses = append(statuses, e.Path+":"+e.Payload.(engine.StepEnded).Status)
+			statuses = append(statuses, e.Path+":"+e.Payload.(engine.StepEnded).Status.String())
 		}
 		if want := []string{"E0:ok", "E1:skipped", "E2:ok", "E3:ok"}; !slices.Equal(statuses, want) {
 			t.Errorf("statuses %v, want %v", statuses, want)
@@ -349,7 +349,7 @@ output: { all: "{{E1}}" }
 		wantOK(t, p.run(t, "plans/p.yaml", nil, hook))
 		var paths []string
 		for _, f := range stack {
-			paths = append(paths, f.Kind+":"+f.Path)
+			paths = append(paths, f.Kind.String()+":"+f.Path)
 		}
 		if want := []string{"plan:", "step:E1", "item:E1/do.1", "step:E1/do.1/A"}; !slices.Equal(paths, want) {
 			t.Errorf("stack %v, want %v", paths, want)

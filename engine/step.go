@@ -6,26 +6,45 @@ import (
 	"fmt"
 	"time"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
-// Step statuses in StepEnded.
+// StepStatus is how a step ended, in StepEnded. It is written to JSON and
+// the store as its string.
+type StepStatus string
+
+// The step statuses.
 const (
-	stepOK      = "ok"
-	stepFailed  = "failed"
-	stepSkipped = "skipped"
-	stepExited  = "exited"
+	StepOK StepStatus = "ok"
+	// StepFailed is a step whose error propagated, or was replaced at an
+	// error stop by nothing.
+	StepFailed StepStatus = "failed"
+	// StepSkipped is a step a stop decision injected a result for.
+	StepSkipped StepStatus = "skipped"
+	// StepExited is an exit step whose gate fired.
+	StepExited StepStatus = "exited"
+	// StepRunning is a recorded step with no end recorded; the store
+	// reports it, the engine never ends a step with it.
+	StepRunning StepStatus = "running"
 )
+
+// String returns the status as --json and the store write it.
+func (s StepStatus) String() string { return string(s) }
 
 // runStep runs one step (top-level, body step or a single body call) at
 // path and returns its result. Its errors are bare: the caller says where
 // (a plan names the step, a map the item).
-func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, error) {
+//
+// unit is the kind of unit path names: a step, or the item that a map's
+// single-call body runs as, which its events are about.
+func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit paths.Kind) (any, error) {
 	r := c.f.run
 	r.steps.Add(1)
 	tool := s.ToolName.Value
-	c = c.push(Frame{Path: path, Kind: "step", Tool: tool})
+	c = c.push(Frame{Path: path, Kind: paths.KindStep, Tool: tool})
+	c.unit = unit
 	start := time.Now()
 
 	var input map[string]any
@@ -51,29 +70,29 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 		if control {
 			stopInput = s.Input.Literal()
 		}
-		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			return nil, &AbortError{Path: path}
 		case Inject:
-			r.emit(path, EventStepStart, started)
-			r.emit(path, EventStepEnd, func() any {
-				return StepEnded{Tool: tool, Status: stepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
+			r.emit(path, c.unit, EventStepStart, started)
+			r.emit(path, c.unit, EventStepEnd, func() any {
+				return StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
 		}
-		r.emit(path, EventStepStart, started)
+		r.emit(path, c.unit, EventStepStart, started)
 		if control {
 			result, err = c.runControl(ctx, s, path)
 		} else {
 			result, err = c.dispatch(ctx, s, path, tool, input)
 		}
 	} else {
-		r.emit(path, EventStepStart, func() any { return StepStarted{Tool: tool} })
+		r.emit(path, c.unit, EventStepStart, func() any { return StepStarted{Tool: tool} })
 	}
 
 	if err != nil && ownFailure(err) {
-		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
 			err = &AbortError{Path: path, Cause: err}
@@ -81,14 +100,14 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string) (any, e
 			result, err = d.Value, nil
 		}
 	}
-	r.emit(path, EventStepEnd, func() any {
-		end := StepEnded{Tool: tool, Status: stepOK, Result: result, Ms: ms(time.Since(start))}
+	r.emit(path, c.unit, EventStepEnd, func() any {
+		end := StepEnded{Tool: tool, Status: StepOK, Result: result, Ms: ms(time.Since(start))}
 		var exit *exitSignal
 		switch {
 		case errors.As(err, &exit):
-			end.Status = stepExited
+			end.Status = StepExited
 		case err != nil:
-			end.Status, end.Error = stepFailed, err.Error()
+			end.Status, end.Error = StepFailed, err.Error()
 		}
 		return end
 	})
@@ -127,13 +146,13 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (any, error) {
 	r := c.f.run
 	start := time.Now()
-	r.emit(path, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
+	r.emit(path, c.unit, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
 	callCtx := ctx
 	if s != nil && s.TimeoutSecs.Set {
 		callCtx = tools.WithStepTimeout(ctx, s.TimeoutSecs.Value)
 	}
 	result, err := c.call(callCtx, path, tool, input)
-	r.emit(path, EventToolEnd, func() any {
+	r.emit(path, c.unit, EventToolEnd, func() any {
 		end := ToolEnded{Tool: tool, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
@@ -144,7 +163,7 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	if errors.As(err, &abort) {
 		return nil, err
 	}
-	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
 		return nil, &AbortError{Path: path, Cause: err}

@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
@@ -33,11 +36,43 @@ const (
 	StopAsk StopKind = "ask"
 )
 
+// String returns the kind as breakpoints and --json write it.
+func (k StopKind) String() string { return string(k) }
+
+// accepted is the one table of the decisions each kind of stop takes
+// besides Proceed and Abort, which every stop takes (DESIGN.md section
+// 2). The first is what a value given at the stop decides.
+var accepted = map[StopKind][]Action{
+	StopStep:   {Inject},
+	StopTool:   {Inject},
+	StopRound:  {Replace},
+	StopReply:  {Replace},
+	StopResult: {Replace},
+	StopRepair: {Replace},
+	StopError:  {Replace},
+	StopAsk:    {Answer, Decline},
+}
+
+// Accepts lists the actions a stop of this kind takes besides Proceed and
+// Abort. The engine treats any other action as Proceed; a front end asks
+// here before it offers or sends one.
+func (k StopKind) Accepts() []Action { return slices.Clone(accepted[k]) }
+
+// Takes reports whether a stop of this kind takes the action.
+func (k StopKind) Takes(a Action) bool {
+	return a == Proceed || a == Abort || slices.Contains(accepted[k], a)
+}
+
+// ValueAction is the action a value given at a stop of this kind
+// decides: an answer at an ask, an inject before a step or tool call, a
+// replace of what happened everywhere else.
+func (k StopKind) ValueAction() Action { return accepted[k][0] }
+
 // Action is what a hook decides at a stop.
 type Action uint8
 
-// The actions. Which ones a stop accepts is listed with its kind in
-// DESIGN.md; an action a stop does not accept is treated as Proceed.
+// The actions. Which ones a stop accepts is StopKind.Accepts; an action a
+// stop does not accept is treated as Proceed.
 const (
 	// Proceed lets the engine go on as it would without a hook. At an
 	// error stop it lets the error propagate; at an ask stop it means
@@ -58,6 +93,16 @@ const (
 	Decline
 )
 
+var actionNames = [...]string{Proceed: "proceed", Inject: "inject", Replace: "replace", Abort: "abort", Answer: "answer", Decline: "decline"}
+
+// String returns the action's name, the debugger verb that decides it.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "action(" + strconv.Itoa(int(a)) + ")"
+}
+
 // Decision is a hook's answer at a stop.
 type Decision struct {
 	Action Action
@@ -68,9 +113,10 @@ type Decision struct {
 // item, agent round, tool call or repair pass that encloses the stop.
 type Frame struct {
 	Path string `json:"path"`
-	// Kind is plan, step, item, round, tool or repair.
-	Kind string `json:"kind"`
-	Tool string `json:"tool,omitempty"`
+	// Kind is the kind of unit the frame is: a plan, step, item, round,
+	// tool call or repair pass.
+	Kind paths.Kind `json:"kind"`
+	Tool string     `json:"tool,omitempty"`
 }
 
 // Stop describes the point a run is held at while the hook decides.
@@ -78,6 +124,9 @@ type Stop struct {
 	Kind  StopKind
 	RunID string
 	Path  string
+	// Unit is the kind of unit Path names: the step, item, round, tool
+	// call or repair pass held there.
+	Unit paths.Kind
 	// Tool is the step's tool (or control step) or the called tool.
 	Tool string
 	// Step is the plan step at or around the stop; nil at the finish.

@@ -45,15 +45,28 @@ type Plan struct {
 	Output          *Value // a template map; nil when the plan has none
 }
 
-// FinishMode says how a plan ends: "solver", "output" or "silent".
-func (p *Plan) FinishMode() string {
+// FinishMode is how a plan ends.
+type FinishMode string
+
+// The finish modes.
+const (
+	FinishSolver FinishMode = "solver" // an LLM writes the answer
+	FinishOutput FinishMode = "output" // the output templates make the result
+	FinishSilent FinishMode = "silent" // neither: the run's result is its steps'
+)
+
+// String returns the mode as the plan language names it.
+func (m FinishMode) String() string { return string(m) }
+
+// FinishMode says how the plan ends.
+func (p *Plan) FinishMode() FinishMode {
 	switch {
 	case p.Solver != nil:
-		return "solver"
+		return FinishSolver
 	case p.Output != nil:
-		return "output"
+		return FinishOutput
 	}
-	return "silent"
+	return FinishSilent
 }
 
 // Solver is the LLM-written finish of a plan.

@@ -89,7 +89,7 @@ func TestNewPlanSkeleton(t *testing.T) {
 			if p.Identifier.Value != tc.identifier || p.Name.Value != tc.name {
 				t.Errorf("identifier %q name %q, want %q %q", p.Identifier.Value, p.Name.Value, tc.identifier, tc.name)
 			}
-			if len(p.Steps) != 1 || p.Steps[0].ToolName.Value != "builtin__reshape" || p.FinishMode() != "output" {
+			if len(p.Steps) != 1 || p.Steps[0].ToolName.Value != "builtin__reshape" || p.FinishMode() != plans.FinishOutput {
 				t.Errorf("want one builtin__reshape step and an output finish, got %d steps, finish %s", len(p.Steps), p.FinishMode())
 			}
 			if p.InputSchema == nil || len(p.InputSchema.Check(map[string]any{"topic": "plans"})) > 0 || len(p.InputSchema.Check(map[string]any{})) == 0 {

@@ -57,7 +57,7 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 		if p == nil {
 			continue
 		}
-		mark("finish " + p.FinishMode())
+		mark("finish " + p.FinishMode().String())
 		if so := p.Solver; so != nil && so.QueryToAnswer == nil && so.Data == nil {
 			mark("solver without query_to_answer or data")
 		}

@@ -140,7 +140,7 @@ func (m *model) stack() {
 	}
 	var frames []string
 	for _, f := range slices.Backward(m.run.state.Stop.Stack) {
-		frames = append(frames, f.Path+" ("+f.Kind+")")
+		frames = append(frames, f.Path+" ("+f.Kind.String()+")")
 	}
 	m.notify(noticeInfo, strings.Join(frames, " ← "))
 }

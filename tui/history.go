@@ -155,7 +155,7 @@ func (m *model) fork(from string) tea.Cmd {
 			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
 		}
 		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", shortID(id), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
-		return replayedMsg{r, msg, res.Run.Status != "ok" && res.Run.Status != "exited"}
+		return replayedMsg{r, msg, res.Run.Status != engine.StatusOK && res.Run.Status != engine.StatusExited}
 	})
 }
 

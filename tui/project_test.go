@@ -332,7 +332,7 @@ func (p *testProject) waitRecorded(t testing.TB, plan string, n int) []store.Run
 		list := p.runs(t, plan)
 		done := 0
 		for _, r := range list {
-			if r.Status != store.StatusRunning {
+			if r.Status != engine.StatusRunning {
 				done++
 			}
 		}

@@ -159,7 +159,7 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 		return nil
 	}
 	r.busy, r.firstPause = true, false
-	m.log.Info("command", "path", r.state.Stop.Path, "action", actionWord(d.Action), "move", moveWord(move))
+	m.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
 	}
@@ -244,12 +244,12 @@ func (m *model) runEnded(r *run) tea.Cmd {
 	}
 	st := r.state
 	switch st.Status {
-	case "ok", "exited":
-		m.notify(noticeInfo, "the run ended "+st.Status)
+	case engine.StatusOK, engine.StatusExited:
+		m.notify(noticeInfo, "the run ended "+st.Status.String())
 	default:
-		msg := "the run " + st.Status
+		msg := "the run " + st.Status.String()
 		switch {
-		case strings.HasPrefix(st.Error, "run "+st.Status):
+		case strings.HasPrefix(st.Error, "run "+st.Status.String()):
 			// "run aborted at E2" says it already.
 			msg = "the " + st.Error
 		case st.Error != "":
@@ -292,22 +292,6 @@ func (m *model) onTick(msg tickMsg) tea.Cmd {
 	return r.tick()
 }
 
-func actionWord(a engine.Action) string {
-	switch a {
-	case engine.Inject:
-		return "inject"
-	case engine.Replace:
-		return "replace"
-	case engine.Answer:
-		return "answer"
-	case engine.Decline:
-		return "decline"
-	case engine.Abort:
-		return "abort"
-	}
-	return "proceed"
-}
-
 func moveWord(mv debugger.Movement) string {
 	switch mv {
 	case debugger.StepIn:
@@ -323,13 +307,7 @@ func moveWord(mv debugger.Movement) string {
 // decisionFor is the decision a value edited at a stop makes: an answer at
 // a question, an inject before a step or tool call, a replace after.
 func decisionFor(kind engine.StopKind, v any) engine.Decision {
-	switch kind {
-	case engine.StopAsk:
-		return engine.Decision{Action: engine.Answer, Value: v}
-	case engine.StopStep, engine.StopTool:
-		return engine.Decision{Action: engine.Inject, Value: v}
-	}
-	return engine.Decision{Action: engine.Replace, Value: v}
+	return engine.Decision{Action: kind.ValueAction(), Value: v}
 }
 
 // editTitle says what a value edited at a stop becomes.

@@ -120,7 +120,7 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 		t.Fatalf("the run is not held (%s); want held at %s (%s); notice %q", state, path, kind, b.m.notice.text)
 	}
 	st := r.state
-	if st.Stop.Path != path || st.Stop.Kind != kind || !strings.Contains(st.Reason, reason) {
+	if st.Stop.Path != path || st.Stop.Kind != kind || !strings.Contains(st.Reason.String(), reason) {
 		t.Fatalf("held at %s (%s) for %q, want %s (%s) for %q", st.Stop.Path, st.Stop.Kind, st.Reason, path, kind, reason)
 	}
 	if !b.m.runView {
@@ -137,10 +137,10 @@ func wantEnded(t *testing.T, b *bench, status string) {
 	if r == nil || !r.state.Finished || r.busy {
 		t.Fatalf("the run has not ended; notice %q", b.m.notice.text)
 	}
-	if r.state.Status != status {
+	if r.state.Status.String() != status {
 		t.Fatalf("the run ended %s (%s), want %s", r.state.Status, r.state.Error, status)
 	}
-	if got := r.tree.Totals().RunStatus; got != status {
+	if got := r.tree.Totals().RunStatus; got.String() != status {
 		t.Errorf("the run tree says the run ended %q, want %q", got, status)
 	}
 }

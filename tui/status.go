@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
@@ -97,22 +98,22 @@ func (m model) runStatus(r *run) string {
 // reasonWords says why the run is held: the session's reason, except that
 // the pause a debug run with no breakpoint starts with is its first stop.
 func reasonWords(r *run) string {
-	if r.state.Reason == "pause" && r.firstPause {
+	if r.state.Reason == debugger.ReasonPause && r.firstPause {
 		return "first stop"
 	}
-	return r.state.Reason
+	return r.state.Reason.String()
 }
 
-func endWord(t *common.Theme, status string) string {
+func endWord(t *common.Theme, status engine.RunStatus) string {
 	switch status {
-	case "ok":
+	case engine.StatusOK:
 		return t.Valid.Render("✓ ok")
-	case "exited":
+	case engine.StatusExited:
 		return t.Valid.Render("⏏ exited")
 	case "":
 		return ""
 	}
-	return t.Problem.Render("✗ " + status)
+	return t.Problem.Render("✗ " + status.String())
 }
 
 // spendStatus is the run's elapsed time, calls, tokens and cost.

@@ -15,6 +15,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 )
 
@@ -313,10 +314,10 @@ func (d *driver) setBreak(in debugger.Instruction) {
 		d.fail(err)
 		return
 	}
-	last := in.Pattern[strings.LastIndex(in.Pattern, "/")+1:]
+	last := path.Last(in.Pattern)
 	for _, k := range in.Kinds {
 		roundKind := k == engine.StopRound || k == engine.StopReply
-		if roundKind && !strings.HasPrefix(last, "agent.") && !strings.Contains(last, "*") {
+		if roundKind && path.SegmentKind("", last) != path.KindRound && !strings.Contains(last, "*") {
 			// A common slip: rounds sit one level below the agent step.
 			fmt.Fprintf(d.s.err, "warning: %s stops are at an agent's rounds, %s/agent.N; this pattern names none\n", k, in.Pattern)
 			break

@@ -379,7 +379,7 @@ func printDiff(w io.Writer, a, b *store.RunDetail, steps []debugger.StepDiff) {
 		if d.ResultHashA != d.ResultHashB {
 			result += " → " + orDash(d.ResultHashB)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA), orDash(d.StatusB), result, signedMs(d.MsDelta), signedInt(d.TokensDelta))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, signedMs(d.MsDelta), signedInt(d.TokensDelta))
 	}
 	tw.Flush()
 }

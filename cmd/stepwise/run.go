@@ -424,7 +424,7 @@ type envelope struct {
 func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool) error {
 	if req.asJSON {
 		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
-		if p.FinishMode() == "solver" && res.Status == engine.StatusOK {
+		if p.FinishMode() == plans.FinishSolver && res.Status == engine.StatusOK {
 			env.Answer = &res.Answer
 		}
 		if res.Output != nil {
@@ -551,9 +551,9 @@ func (p *progress) Event(e engine.Event) {
 		}
 	case engine.StepEnded:
 		switch {
-		case top && pl.Status == "failed":
+		case top && pl.Status == engine.StepFailed:
 			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, duration(pl.Ms))
-		case top && pl.Status == "skipped":
+		case top && pl.Status == engine.StepSkipped:
 			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
 		}
 	case engine.Warning:

@@ -287,7 +287,7 @@ func runStatus(r store.RunSummary) string {
 	if r.Interrupted {
 		return "interrupted"
 	}
-	return r.Status
+	return r.Status.String()
 }
 
 // printRuns prints one line per run under a header, with a last PROJECT
@@ -446,14 +446,14 @@ func onlyPaths(d *store.RunDetail, pattern string) error {
 // message.
 func phase(d *store.RunDetail) (phase, cause string) {
 	switch d.Status {
-	case "ok":
+	case engine.StatusOK:
 		return "finished ok", ""
-	case "exited":
+	case engine.StatusExited:
 		if d.Exit == nil {
 			return "exited", ""
 		}
 		return "exited by gate " + d.Exit.Step, exitMessage(d.Exit)
-	case "failed":
+	case engine.StatusFailed:
 		switch {
 		case d.Exit != nil:
 			return fmt.Sprintf("failed: gate %s exited with status %s", d.Exit.Step, d.Exit.Status), exitMessage(d.Exit)
@@ -461,9 +461,9 @@ func phase(d *store.RunDetail) (phase, cause string) {
 			return "failed at step " + d.Errors[0].Path, d.Error
 		}
 		return "failed", d.Error
-	case "aborted":
+	case engine.StatusAborted:
 		return "aborted", d.Error
-	case store.StatusRunning:
+	case engine.StatusRunning:
 		last := d.LastEvent
 		where := ""
 		if last.Seq > 0 {
@@ -477,7 +477,7 @@ func phase(d *store.RunDetail) (phase, cause string) {
 		}
 		return "running: " + d.Recorder + " is recording it", where
 	}
-	return d.Status, d.Error
+	return d.Status.String(), d.Error
 }
 
 func exitMessage(e *engine.Exit) string {
@@ -540,7 +540,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 	}
 	for _, st := range d.Steps {
 		took := formatMs(st.Ms)
-		if st.Status == store.StatusRunning {
+		if st.Status == engine.StepRunning {
 			took = "-"
 		}
 		fmt.Fprintf(w, "  %-*s  %-7s  %6s  %s\n", width, st.Path, st.Status, took, st.Tool)
@@ -628,7 +628,7 @@ func findings(d *store.RunDetail) []string {
 func notFinalFinding(steps []store.StepRecord) string {
 	var paths []string
 	for _, s := range steps {
-		if s.Tool != plans.ControlAgent || s.Status != "ok" {
+		if s.Tool != plans.ControlAgent || s.Status != engine.StepOK {
 			continue
 		}
 		var result struct {
@@ -763,14 +763,14 @@ type inspectJSON struct {
 }
 
 type stepJSON struct {
-	Path      string          `json:"path"`
-	Tool      string          `json:"tool"`
-	Status    string          `json:"status"`
-	StartedAt *time.Time      `json:"started_at"`
-	Ms        float64         `json:"ms"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Error     string          `json:"error,omitempty"`
+	Path      string            `json:"path"`
+	Tool      string            `json:"tool"`
+	Status    engine.StepStatus `json:"status"`
+	StartedAt *time.Time        `json:"started_at"`
+	Ms        float64           `json:"ms"`
+	Input     json.RawMessage   `json:"input,omitempty"`
+	Result    json.RawMessage   `json:"result,omitempty"`
+	Error     string            `json:"error,omitempty"`
 }
 
 type toolCallJSON struct {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
@@ -107,7 +108,7 @@ func TestKilledRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != store.StatusRunning || !d.Interrupted || d.Recorder == "" {
+	if d.Status != engine.StatusRunning || !d.Interrupted || d.Recorder == "" {
 		t.Errorf("status %s, interrupted %v, recorder %q", d.Status, d.Interrupted, d.Recorder)
 	}
 	if len(d.Steps) != killedSteps+1 {

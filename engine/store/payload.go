@@ -97,7 +97,7 @@ func (pe *payloadEncoder) stepEnded(b []byte, p *engine.StepEnded) ([]byte, bool
 	b = append(b, `{"tool":`...)
 	b = jsonenc.AppendString(b, p.Tool)
 	b = append(b, `,"status":`...)
-	b = jsonenc.AppendString(b, p.Status)
+	b = jsonenc.AppendString(b, string(p.Status))
 	ok := true
 	if p.Result != nil {
 		b = append(b, `,"result":`...)

@@ -115,7 +115,7 @@ func FuzzPayloadEncoder(f *testing.F) {
 		var enc payloadEncoder
 		for _, p := range []any{
 			engine.StepStarted{Tool: s, Input: v},
-			engine.StepEnded{Tool: s, Status: s, Result: v, Error: s, Ms: fl},
+			engine.StepEnded{Tool: s, Status: engine.StepStatus(s), Result: v, Error: s, Ms: fl},
 			engine.ToolStarted{Tool: s, Args: v},
 			engine.ToolEnded{Tool: s, Ms: fl, Result: v, Error: s},
 			engine.RunStarted{Plan: s, File: s, Project: s, Inputs: map[string]any{s: v}, Parent: s},

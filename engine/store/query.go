@@ -13,11 +13,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/model"
 )
 
-// StatusRunning is the status of a run whose run_end has not been recorded:
-// it is still running, or its process ended before it finished (see
-// RunSummary.Interrupted). The other statuses are RunEnded's.
-const StatusRunning = "running"
-
 // RunFilter selects the runs Runs lists.
 type RunFilter struct {
 	// Project keeps the runs of the project with this root directory only
@@ -47,7 +42,9 @@ type RunSummary struct {
 	// empty for a run outside a project or recorded before the store kept
 	// projects.
 	Project string
-	Status  string
+	// Status is engine.StatusRunning until the run_end is recorded
+	// (see Interrupted), then RunEnded's.
+	Status engine.RunStatus
 	// Interrupted is set on a running run whose recording process is known
 	// to be gone (it died, or closed its Recorder without a run_end): its
 	// events stopped, and it will never finish.
@@ -110,8 +107,9 @@ type RunDetail struct {
 type StepRecord struct {
 	Path string
 	Tool string
-	// Status is running (started, no end recorded), ok, failed or skipped.
-	Status string
+	// Status is engine.StepRunning (started, no end recorded), or
+	// StepEnded's.
+	Status engine.StepStatus
 	Input  json.RawMessage
 	Result json.RawMessage
 	Error  string
@@ -263,7 +261,7 @@ func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (
 	if !r.StartedAt.IsZero() && !end.IsZero() {
 		r.Duration = end.Sub(r.StartedAt)
 	}
-	r.Interrupted = r.Status == StatusRunning && s.recorderGone(recorder.String)
+	r.Interrupted = r.Status == engine.StatusRunning && s.recorderGone(recorder.String)
 	return r, recorder.String, nil
 }
 

@@ -131,7 +131,7 @@ func TestRecordedRuns(t *testing.T) {
 	}
 	var got []string
 	for _, r := range list {
-		got = append(got, r.ID+" "+r.Status)
+		got = append(got, r.ID+" "+r.Status.String())
 	}
 	want := []string{"run-unfinished-0004 running", "run-failed-0003 failed", "run-exited-0002 exited", "run-finished-0001 ok"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -211,7 +211,7 @@ func TestRecordedRuns(t *testing.T) {
 			}
 		}},
 		{"run-unfinished-0004", func(t *testing.T, d *store.RunDetail) {
-			if d.Status != store.StatusRunning || !d.Interrupted || !d.EndedAt.IsZero() {
+			if d.Status != engine.StatusRunning || !d.Interrupted || !d.EndedAt.IsZero() {
 				t.Errorf("status %s interrupted %v ended %v", d.Status, d.Interrupted, d.EndedAt)
 			}
 			if paths := stepPaths(d.Steps); paths != "E1 E2" || d.Steps[1].Status != "running" || d.Steps[1].Result != nil {

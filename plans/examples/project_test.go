@@ -242,7 +242,7 @@ func TestPlansCoverTheLanguage(t *testing.T) {
 	seen := map[string]bool{}
 	mark := func(feature string) { seen[feature] = true }
 	for _, p := range d.plans {
-		mark("finish " + p.FinishMode())
+		mark("finish " + p.FinishMode().String())
 		if s := p.InputSchema; s != nil {
 			markInputSchema(s, mark)
 		}

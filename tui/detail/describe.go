@@ -101,7 +101,7 @@ func (b *builder) plan(doc common.Document, row tree.Row) {
 		steps += " · " + strconv.Itoa(all) + " in all"
 	}
 	b.field("steps", b.text(steps))
-	b.field("finish", b.text(p.FinishMode()))
+	b.field("finish", b.text(p.FinishMode().String()))
 	if p.Description.Value != "" {
 		b.field("about", b.text(p.Description.Value))
 	}

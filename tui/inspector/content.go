@@ -336,7 +336,7 @@ func (c *content) result() {
 		if a.Answered {
 			c.keyed("answer", "answer", a.Answer, 2, noFold)
 		} else {
-			c.field(2, "not answered:", a.Reason, c.p.text)
+			c.field(2, "not answered:", a.Reason.String(), c.p.text)
 		}
 	}
 	if len(n.Warnings) > 0 {
@@ -523,7 +523,7 @@ func (c *content) stopTab() {
 			if where == "" {
 				where = "(plan)"
 			}
-			segs := []seg{{where, c.p.text}, {"  " + f.Kind, c.p.muted}}
+			segs := []seg{{where, c.p.text}, {"  " + f.Kind.String(), c.p.muted}}
 			if f.Tool != "" {
 				segs = append(segs, seg{" " + f.Tool, c.p.muted})
 			}

@@ -260,15 +260,8 @@ func streaming(n live.Node, stop *debugger.Snapshot) bool {
 func stopNode(s *debugger.Snapshot) live.Node {
 	n := live.Node{Path: s.Path, Tool: s.Tool, Status: live.Pending, Kind: live.KindStep}
 	if len(s.Stack) > 0 {
-		switch s.Stack[len(s.Stack)-1].Kind {
-		case "item":
-			n.Kind = live.KindItem
-		case "round":
-			n.Kind = live.KindRound
-		case "tool":
-			n.Kind = live.KindTool
-		case "repair":
-			n.Kind = live.KindRepair
+		if k, ok := live.KindOfUnit(s.Stack[len(s.Stack)-1].Kind); ok {
+			n.Kind = k
 		}
 	}
 	return n

@@ -13,12 +13,14 @@ package live
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -172,7 +174,7 @@ type Totals struct {
 	Status Status // pending before run_start, running until run_end
 	// RunStatus is the engine's word for how the run ended: ok, exited,
 	// failed or aborted; empty while it runs.
-	RunStatus string
+	RunStatus engine.RunStatus
 	Error     string
 	Start     time.Time
 	End       time.Time
@@ -202,10 +204,10 @@ func New(plan *plans.Plan) *Tree {
 		t.seed(s)
 	}
 	switch plan.FinishMode() {
-	case "solver":
+	case plans.FinishSolver:
 		n := t.ensure("solver", KindStep, time.Time{})
 		n.tool = "solver"
-	case "output":
+	case plans.FinishOutput:
 		// The output has no events of its own: the run's end carries it,
 		// and it shows as the tree's last row, where the plan's output
 		// mapping is written.
@@ -247,27 +249,13 @@ type itemStep struct{ id, tool string }
 // first (items of a concurrent map interleave) and so that the steps
 // still to come are there to select and break on.
 func (t *Tree) layOutItem(item *node) {
-	steps, ok := t.itemSteps[staticPath(item.parent.path)]
+	steps, ok := t.itemSteps[path.Static(item.parent.path)]
 	if !ok {
 		return
 	}
 	for _, s := range steps {
-		t.ensure(item.path+"/"+s.id, KindStep, time.Time{}).tool = s.tool
+		t.ensure(path.Join(item.path, s.id), KindStep, time.Time{}).tool = s.tool
 	}
-}
-
-// staticPath is a run-time path as the plan writes it: each do.N is do.*.
-func staticPath(p string) string {
-	if !strings.Contains(p, "do.") {
-		return p
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if isItem(s) {
-			segs[i] = "do.*"
-		}
-	}
-	return strings.Join(segs, "/")
 }
 
 // Apply adds one event to the tree. Events must arrive in sequence order,
@@ -284,7 +272,7 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 	case engine.RunEnded:
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
-		t.totals.Status = nodeStatus(p.Status)
+		t.totals.Status = runNodeStatus(p.Status)
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
 		}
@@ -302,7 +290,7 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.StepEnded:
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
-		st := nodeStatus(p.Status)
+		st := stepNodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
 		if n.start.IsZero() {
@@ -316,7 +304,7 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 	case engine.ToolStarted:
 		n := t.at(e.Path, KindTool, e.Time)
-		if n.kind != KindTool {
+		if e.Unit != path.KindCall {
 			// A step's own dispatch: the step events carry it.
 			break
 		}
@@ -325,7 +313,7 @@ func (t *Tree) Apply(e engine.Event) {
 		n.start = e.Time
 	case engine.ToolEnded:
 		n := t.at(e.Path, KindTool, e.Time)
-		if n.kind != KindTool {
+		if e.Unit != path.KindCall {
 			break
 		}
 		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
@@ -436,14 +424,25 @@ func (t *Tree) Totals() Totals {
 	return tt
 }
 
-// nodeStatus maps the engine's step and run statuses onto a node's.
-func nodeStatus(s string) Status {
+// stepNodeStatus maps the engine's step statuses onto a node's.
+func stepNodeStatus(s engine.StepStatus) Status {
 	switch s {
-	case "ok":
+	case engine.StepOK:
 		return OK
-	case "skipped":
+	case engine.StepSkipped:
 		return Skipped
-	case "exited":
+	case engine.StepExited:
+		return Exited
+	}
+	return Failed
+}
+
+// runNodeStatus maps the engine's run statuses onto the root's.
+func runNodeStatus(s engine.RunStatus) Status {
+	switch s {
+	case engine.StatusOK:
+		return OK
+	case engine.StatusExited:
 		return Exited
 	}
 	return Failed // failed, aborted
@@ -479,24 +478,24 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 // ensure returns the node at path, creating it and its missing parents
 // with the given time as their start. A new node starts pending with its
 // status derived from its children until an event of its own arrives.
-func (t *Tree) ensure(path string, kind Kind, at time.Time) *node {
-	if n, ok := t.byPath[path]; ok {
+func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
+	if n, ok := t.byPath[nodePath]; ok {
 		return n
 	}
-	parent, seg := &t.root, path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		parent, seg = t.ensure(path[:i], kindGroup, at), path[i+1:]
-		if n, ok := t.byPath[path]; ok {
+	parent, seg := &t.root, nodePath
+	if parentPath, last, ok := path.Parent(nodePath); ok {
+		parent, seg = t.ensure(parentPath, kindGroup, at), last
+		if n, ok := t.byPath[nodePath]; ok {
 			// Laying out the parent, a new item, laid this out too.
 			return n
 		}
 	}
-	n := &node{path: path, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
+	n := &node{path: nodePath, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
 	n.kind = kindOf(parent, seg, kind)
 	if n.kind == KindItem {
-		n.item, _ = strconv.Atoi(seg[len("do."):])
+		n.item, _ = path.ItemIndex(seg)
 	}
-	t.byPath[path] = n
+	t.byPath[nodePath] = n
 	t.insert(parent, n)
 	if n.kind == KindItem {
 		t.layOutItem(n)
@@ -538,22 +537,35 @@ func (t *Tree) Decided(path string) {
 // outputPath names the row of an output plan's output.
 const outputPath = "output"
 
+// KindOfUnit is the kind of node that shows a unit of the engine's kind
+// u, for the kinds that have a node kind of their own: an item, a round,
+// a round's tool call, a repair pass.
+func KindOfUnit(u path.Kind) (Kind, bool) {
+	switch u {
+	case path.KindItem:
+		return KindItem, true
+	case path.KindRound:
+		return KindRound, true
+	case path.KindCall:
+		return KindTool, true
+	case path.KindRepair:
+		return KindRepair, true
+	}
+	return 0, false
+}
+
 // kindGroup is what ensure asks for a parent that is missing: a node
 // with no event of its own yet, which kindOf names by its segment.
 const kindGroup Kind = -1
 
-// kindOf names a new node's kind by its segment where the segment says,
-// else by what its parent is, else by the event that created it.
+// kindOf names a new node's kind by what the path says it is (an item, a
+// round, a repair pass, a round's tool call), else by what its parent is,
+// else by the event that created it.
 func kindOf(parent *node, seg string, kind Kind) Kind {
+	if k, ok := KindOfUnit(path.SegmentKind(parent.segment, seg)); ok {
+		return k
+	}
 	switch {
-	case isItem(seg):
-		return KindItem
-	case isNumbered(seg, "agent."):
-		return KindRound
-	case seg == "repair":
-		return KindRepair
-	case parent.kind == KindRound && parent.path != "":
-		return KindTool
 	case parent.path != "" && parent.tool == "plan__"+seg:
 		return KindPlan
 	case (seg == "then" || seg == "else") && kind == kindGroup:
@@ -564,27 +576,13 @@ func kindOf(parent *node, seg string, kind Kind) Kind {
 	return kind
 }
 
-func isItem(seg string) bool { return isNumbered(seg, "do.") }
-
-func isNumbered(seg, prefix string) bool {
-	if !strings.HasPrefix(seg, prefix) || len(seg) == len(prefix) {
-		return false
-	}
-	for _, c := range seg[len(prefix):] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // insert adds n under parent: after its siblings, except that do.N items
 // keep the order of N whatever order they start in. A new round closes the
 // round before it.
 func (t *Tree) insert(parent, n *node) {
 	i := len(parent.children)
 	if n.kind == KindTool && parent.kind == KindRound {
-		n.item = callIndex(parent, n.segment)
+		n.item = callIndex(parent, n.path)
 	}
 	if n.kind == KindItem || n.kind == KindTool && n.item >= 0 {
 		// Items keep the order of N, a round's tool calls the order its
@@ -606,25 +604,14 @@ func (t *Tree) insert(parent, n *node) {
 	t.grow(parent, n.rows())
 }
 
-// callIndex is where the tool call named seg stands among the calls its
-// round's reply asked for (seg is the name, then .2, .3 for the name's
-// later calls), or -1 while the reply is not known.
-func callIndex(round *node, seg string) int {
+// callIndex is where the tool call at callPath stands among the calls
+// its round's reply asked for, or -1 while the reply is not known.
+func callIndex(round *node, callPath string) int {
 	if round.call == nil {
 		return -1
 	}
-	seen := map[string]int{}
-	for i, c := range round.call.Reply.ToolCalls {
-		seen[c.Name]++
-		name := c.Name
-		if k := seen[c.Name]; k > 1 {
-			name += "." + strconv.Itoa(k)
-		}
-		if name == seg {
-			return i
-		}
-	}
-	return -1
+	calls := round.call.Reply.ToolCalls
+	return slices.Index(path.Calls(round.path, len(calls), func(i int) string { return calls[i].Name }), callPath)
 }
 
 // grow adds d rows under n, up the ancestors as far as they are expanded.

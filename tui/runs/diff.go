@@ -239,9 +239,9 @@ const absent = "–"
 // where they do not.
 func statusChange(d debugger.StepDiff) string {
 	if d.StatusA == d.StatusB {
-		return d.StatusA
+		return d.StatusA.String()
 	}
-	return or(d.StatusA) + " → " + or(d.StatusB)
+	return or(d.StatusA.String()) + " → " + or(d.StatusB.String())
 }
 
 // resultChange is "1a2b3c4d → 9f8e7d6c" where the results differ, "same"

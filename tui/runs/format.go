@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -25,22 +26,22 @@ func short(id string) string {
 
 // outcome is the glyph, word and style of how a run ended. The word is
 // always there, so that the glyph's colour is never all there is to read.
-func outcome(t *common.Theme, status string, interrupted bool) (glyph, word string, style lipgloss.Style) {
+func outcome(t *common.Theme, status engine.RunStatus, interrupted bool) (glyph, word string, style lipgloss.Style) {
 	switch {
 	case interrupted:
 		return "○", "interrupted", t.Muted
-	case status == "ok":
+	case status == engine.StatusOK:
 		return "✓", "ok", t.Valid
-	case status == "exited":
+	case status == engine.StatusExited:
 		return "↪", "exited", t.Note
-	case status == "failed":
+	case status == engine.StatusFailed:
 		return "✗", "failed", t.Problem
-	case status == "aborted":
+	case status == engine.StatusAborted:
 		return "■", "aborted", t.Problem
-	case status == store.StatusRunning:
+	case status == engine.StatusRunning:
 		return "●", "running", t.Glyph
 	}
-	return "?", status, t.Text
+	return "?", status.String(), t.Text
 }
 
 // started is when a run started as the panel shows it: the time of day for

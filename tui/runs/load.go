@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -39,7 +40,7 @@ func Load(ctx context.Context, st *store.Store, id string, plan *plans.Plan) (*l
 		if err != nil {
 			return nil, nil, fmt.Errorf("run %s: event %d at %q: %w", d.ID, e.Seq, e.Path, err)
 		}
-		t.Apply(engine.Event{Seq: e.Seq, Time: e.Time, RunID: d.ID, Path: e.Path, Kind: e.Kind, Payload: p})
+		t.Apply(engine.Event{Seq: e.Seq, Time: e.Time, RunID: d.ID, Path: e.Path, Unit: path.KindOf(e.Path), Kind: e.Kind, Payload: p})
 	}
 	return t, d, nil
 }

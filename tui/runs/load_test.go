@@ -27,7 +27,7 @@ func TestLoad(t *testing.T) {
 		plan   *plans.Plan
 		live   []engine.Event
 		want   string
-		status string
+		status engine.RunStatus
 		failed int
 	}{
 		{name: "ok, with its plan", id: okID, plan: p.plan, live: okEvents, status: "ok", want: `

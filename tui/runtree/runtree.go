@@ -11,11 +11,10 @@
 package runtree
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -152,7 +151,7 @@ func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		case r.HasChildren && !r.Collapsed:
 			m.fold(r.Path, true)
 		case r.Depth > 0:
-			m.SelectPath(parent(r.Path))
+			m.SelectPath(parentOf(r.Path))
 		}
 	case key.Matches(msg, k.Expand):
 		switch {
@@ -184,20 +183,12 @@ func (m Model) cursor() (int, bool) {
 	if m.tree == nil || m.tree.Len() == 0 {
 		return 0, false
 	}
-	for p := m.path; p != ""; p = parent(p) {
+	for p := m.path; p != ""; p = parentOf(p) {
 		if i, ok := m.tree.Index(p); ok {
 			return i, true
 		}
 	}
 	return 0, true
-}
-
-// parent is the path of a node's parent, empty for a top-level step.
-func parent(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[:i]
-	}
-	return ""
 }
 
 // offset is the first row in view when row i is selected: the one that
@@ -234,3 +225,9 @@ func (m *Model) settle() {
 }
 
 func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
+
+// parentOf is the path of a node's parent, empty for a top-level step.
+func parentOf(p string) string {
+	parent, _, _ := path.Parent(p)
+	return parent
+}

@@ -124,7 +124,7 @@ func (m Model) title() string {
 	}
 	word := string(tot.Status)
 	if tot.RunStatus != "" {
-		word = tot.RunStatus
+		word = tot.RunStatus.String()
 	}
 	if m.stop != "" && !tot.Status.Done() {
 		return s + " " + t.Glyph.Render("⏸ held")

@@ -3,6 +3,7 @@ package tree
 import (
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -130,7 +131,7 @@ func toneOf(field string) tone {
 // segment is the path segment of a body field.
 func segment(field string) string {
 	if field == "do" {
-		return "do.*"
+		return path.AnyItem
 	}
 	return field
 }
@@ -145,14 +146,14 @@ func buildRows(doc common.Document) []Row {
 		for _, s := range p.Steps {
 			root.children = append(root.children, stepNode(s))
 		}
-		if mode := p.FinishMode(); mode != "silent" {
+		if mode := p.FinishMode(); mode != plans.FinishSilent {
 			line := 0
 			if p.Solver != nil {
 				line = p.Solver.Pos.Line
 			} else if p.Output != nil {
 				line = p.Output.Pos.Line
 			}
-			root.children = append(root.children, node{row: Row{Kind: KindFinish, Path: mode, Line: line}})
+			root.children = append(root.children, node{row: Row{Kind: KindFinish, Path: mode.String(), Line: line}})
 		}
 	}
 	var rows []Row
@@ -185,7 +186,7 @@ func bodyNodes(s *plans.Step) []node {
 			continue
 		}
 		head := node{
-			row:       Row{Kind: KindHead, Path: s.Path + "/" + segment(nb.field), Owner: s, Head: nb.field, Body: b, Line: b.Pos.Line},
+			row:       Row{Kind: KindHead, Path: path.Join(s.Path, segment(nb.field)), Owner: s, Head: nb.field, Body: b, Line: b.Pos.Line},
 			childTone: toneOf(nb.field),
 		}
 		for _, c := range b.Steps {

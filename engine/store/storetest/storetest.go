@@ -9,6 +9,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // Run emits the events of one run into Sink. Each event is stamped Tick
@@ -41,7 +42,7 @@ func (r *Run) Emit(path string, kind engine.EventKind, payload any) engine.Event
 		tick = time.Millisecond
 	}
 	r.seq++
-	e := engine.Event{Seq: r.seq, Time: r.now, RunID: r.ID, Path: path, Kind: kind, Payload: payload}
+	e := engine.Event{Seq: r.seq, Time: r.now, RunID: r.ID, Path: path, Unit: paths.KindOf(path), Kind: kind, Payload: payload}
 	r.now = r.now.Add(tick)
 	// Sinks are called under the lock, so that they see the sequence in
 	// order, as the engine guarantees.
@@ -63,9 +64,9 @@ func (r *Run) StepStart(path, tool string, input any) {
 // StepEnd emits step_end with status ok and the result, or failed with
 // errMsg when errMsg is not empty.
 func (r *Run) StepEnd(path, tool string, result any, errMsg string, ms float64) {
-	status := "ok"
+	status := engine.StepOK
 	if errMsg != "" {
-		status = "failed"
+		status = engine.StepFailed
 	}
 	r.Emit(path, engine.EventStepEnd, engine.StepEnded{Tool: tool, Status: status, Result: result, Error: errMsg, Ms: ms})
 }

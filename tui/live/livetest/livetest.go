@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // BigRun is the events of a run whose map E1 has items agent steps, five
@@ -22,17 +23,17 @@ func BigRun(items int) []engine.Event {
 	t0 := time.Unix(1_700_000_000, 0)
 	var out []engine.Event
 	add := func(path string, kind engine.EventKind, payload any) {
-		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Kind: kind, Payload: payload})
+		out = append(out, engine.Event{Seq: uint64(len(out) + 1), Time: t0.Add(time.Duration(len(out)) * time.Millisecond), RunID: "r", Path: path, Unit: paths.KindOf(path), Kind: kind, Payload: payload})
 	}
 	cost := 0.0001
 	add("", engine.EventRunStart, engine.RunStarted{Plan: "big"})
 	add("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
 	for i := range items {
-		item := "E1/do." + strconv.Itoa(i)
+		item := paths.Item("E1", i)
 		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: `{"count": `})
-		add(item+"/agent.1", engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
-		add(item+"/agent.1", engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
+		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: `{"count": `})
+		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
+		add(paths.Round(item, 1), engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
 		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
 	}
 	return out
