@@ -214,6 +214,9 @@ func ParseCommand(line string) (Instruction, error) {
 		if len(args) != 1 {
 			return in, argsError(syn, "one step path", "E1/do.3")
 		}
+		if _, err := path.Parse(args[0]); err != nil {
+			return in, fmt.Errorf("%s: %w", syn.Verb, err)
+		}
 		in.Path = args[0]
 	case VerbFork:
 		if len(args) > 1 {

@@ -130,6 +130,8 @@ func TestParseErrors(t *testing.T) {
 		{"print a..b", "print:"},
 		{"goto", "goto takes one step path: goto PATH, as in goto E1/do.3"},
 		{"goto E1 E2", "goto takes one step path"},
+		{"goto E1//do.3", `goto: path "E1//do.3": segment 2 is empty`},
+		{"goto E1/do.*", "goto: path \"E1/do.*\": segment \"do.*\" holds a *, which only a pattern may"},
 		{"fork E1 E2", "fork takes at most one step path"},
 		{"open", "open takes one run id (runs lists them): open RUN, as in open 3f2a"},
 		{"diff a b", "diff takes one run id"},
