@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // The messages the panel sends the root, which owns the store and the
@@ -189,7 +190,7 @@ func (m Model) View() string {
 	footer := ""
 	switch {
 	case m.marked != "":
-		footer = "◆ " + short(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
+		footer = "◆ " + format.ShortID(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
 	case len(m.runs) > 0:
 		k := m.Keys
 		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
@@ -202,7 +203,7 @@ func (m Model) View() string {
 
 // header names the columns, aligned as renderRun aligns them.
 func (m Model) header() string {
-	return "   " + padRight("run", shortID) + colGap + padRight("started", colStarted) + colGap +
+	return "   " + padRight("run", format.ShortIDLength) + colGap + padRight("started", colStarted) + colGap +
 		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
 		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost)
 }
@@ -225,15 +226,24 @@ func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
 	var b strings.Builder
 	b.WriteString(st(t.Text).Render(gutter))
 	b.WriteString(st(t.Glyph).Render(mark) + st(t.Text).Render(" "))
-	b.WriteString(st(t.Strong).Render(padRight(short(r.ID), shortID)))
-	b.WriteString(st(t.Text).Render(colGap + padRight(started(r.StartedAt, m.Now), colStarted) + colGap))
+	b.WriteString(st(t.Strong).Render(padRight(format.ShortID(r.ID), format.ShortIDLength)))
+	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
-	b.WriteString(st(t.Text).Render(pad(duration(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
-		colGap + pad(tokens(r.Usage.Tokens), colTokens) + colGap + pad(cost(r.Usage), colCost)))
+	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
+		colGap + pad(runTokens(r.Usage), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost)))
 	line := common.Clip(b.String(), width)
 	if selected {
 		// Carry the selection's background to the edge of the panel.
 		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
 	}
 	return line
+}
+
+// runTokens is a run's token count for its column: "-" for a run that
+// called no model, like its cost.
+func runTokens(s store.Spend) string {
+	if s.Calls == 0 {
+		return "-"
+	}
+	return format.Tokens(s.Tokens)
 }

@@ -129,7 +129,7 @@ func TestPanelRows(t *testing.T) {
 	want := []string{
 		"┏━ Runs 6 runs ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
 		"┃   run           started       status           time  steps  tokens      cost   ┃",
-		"┃▸  0123456789ab  14:03:22      ✓ ok             2.2s      3    1240   $0.0123   ┃",
+		"┃▸  0123456789ab  14:03:22      ✓ ok             2.2s      3    1.2k   $0.0123   ┃",
 		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s     12   45.6k         -   ┃",
 		"┃   short         2025-03-01    ○ interrupted   840ms      0       -         -   ┃",
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001   ┃",
