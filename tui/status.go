@@ -125,7 +125,7 @@ func (m model) spendStatus() string {
 	parts := []string{format.Duration(tot.Elapsed)}
 	if tot.Spend.Calls > 0 {
 		parts = append(parts, common.Count(tot.Spend.Calls, "call"),
-			format.Tokens(tot.Spend.Usage.InputTokens+tot.Spend.Usage.OutputTokens)+" tok")
+			format.Tokens(tot.Spend.Tokens())+" tok")
 		if c := tot.Spend.Cost(); c != nil {
 			parts = append(parts, format.Cost(*c))
 		}

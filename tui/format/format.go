@@ -14,16 +14,19 @@
 //     for under a millisecond either way, which is noise.
 //   - A token count fits in five cells, cut as durations are: 840, 12.3k,
 //     310k, 4.5M. The caller adds a unit (" tok", " tokens") where no column
-//     heading says what the figure is.
+//     heading says what the figure is. Only the itemised usage of `stepwise
+//     inspect` (input, output, cache write, cache read) states exact counts,
+//     which is what it is for.
 //   - A cost is in dollars, to the hundredth of a cent below a dollar and to
 //     the cent above: $0.0042, $12.35; <$0.0001 for a cost too small to show
 //     and $0 for a free one. Spend is "-" when nothing was spent or a call
 //     was unpriced: a cost is never estimated.
 //   - A run id is shown by its first twelve characters, as many as any
 //     command accepts to tell runs apart; a full id is printed as it is.
-//   - When a run started, in a list: the time of day for today, the day and
-//     minute for an earlier day this year, the date for an earlier year.
-//     In a record (`stepwise inspect`), a full local timestamp.
+//   - When a run started, in a pane: the time of day for today, the day and
+//     minute for an earlier day this year, the date for an earlier year, to
+//     fit a narrow column. On the command line, which has no width to save
+//     and whose output outlives the day, a full local timestamp.
 //   - A signed count: +120, -3, 0.
 package format
 

@@ -230,20 +230,11 @@ func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
 	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
 	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
-		colGap + pad(runTokens(r.Usage), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost)))
+		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost)))
 	line := common.Clip(b.String(), width)
 	if selected {
 		// Carry the selection's background to the edge of the panel.
 		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
 	}
 	return line
-}
-
-// runTokens is a run's token count for its column: "-" for a run that
-// called no model, like its cost.
-func runTokens(s store.Spend) string {
-	if s.Calls == 0 {
-		return "-"
-	}
-	return format.Tokens(s.Tokens)
 }

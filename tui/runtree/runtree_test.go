@@ -276,7 +276,7 @@ func TestColumns(t *testing.T) {
 	tr, _ := watchedRun(t, -1)
 	i, _ := tr.Index("E2/agent.1")
 	r := tr.Rows(i, 1)[0]
-	full := format.Duration(r.Duration) + "     " + format.Tokens(r.Spend.Usage.InputTokens+r.Spend.Usage.OutputTokens) + " tok"
+	full := format.Duration(r.Duration) + "     " + format.Tokens(r.Spend.Tokens()) + " tok"
 	tests := []struct {
 		width                 int
 		duration, tokens, usd bool

@@ -249,7 +249,7 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	if cols.tokens {
 		tok := ""
 		if r.Spend.Calls > 0 {
-			tok = format.Tokens(r.Spend.Usage.InputTokens+r.Spend.Usage.OutputTokens) + " tok"
+			tok = format.Tokens(r.Spend.Tokens()) + " tok"
 		}
 		column(&b, tok, tokensWidth, st.muted)
 	}
