@@ -12,7 +12,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -149,7 +148,7 @@ func (m Model) View() string {
 	lines := []string{head.String()}
 
 	if len(m.bps) == 0 {
-		for _, l := range strings.Split(ansi.Wordwrap(Empty, max(inner-1, 1), ""), "\n") {
+		for _, l := range common.Wrap(Empty, max(inner-1, 1), "") {
 			lines = append(lines, t.Muted.Render(" "+l))
 		}
 	}
