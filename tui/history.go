@@ -12,6 +12,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
@@ -130,7 +131,7 @@ func (m *model) replay(id string) tea.Cmd {
 		case err != nil:
 			return replayedMsg{r, "the replay could not run: " + err.Error(), true}
 		case res.Identical():
-			return replayedMsg{r, fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", shortID(id), res.ModelCalls), false}
+			return replayedMsg{r, fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", format.ShortID(id), res.ModelCalls), false}
 		}
 		return replayedMsg{r, "the replay diverged: " + res.Divergence.String(), true}
 	})
@@ -154,7 +155,7 @@ func (m *model) fork(from string) tea.Cmd {
 		if err != nil {
 			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
 		}
-		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", shortID(id), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
+		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", format.ShortID(id), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
 		return replayedMsg{r, msg, res.Run.Status != engine.StatusOK && res.Run.Status != engine.StatusExited}
 	})
 }
@@ -179,7 +180,7 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.run}
 	m.run = r
 	m.showRun(true)
-	m.notify(noticeInfo, what+" of "+shortID(id)+" started")
+	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	st := m.project.Store
 	work := func() tea.Msg {
 		defer r.feed.Close()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -47,7 +48,7 @@ func TestRunsKey(t *testing.T) {
 			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runView)
 		}
 		wantNotice(t, b, "f forks it from the selected step · y replays it · P shows the plan")
-		wantScreen(t, b, "run "+newest[:8]+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
+		wantScreen(t, b, "run "+format.ShortID(newest)+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
 		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
 		// Read-only: the run keys say there is nothing to move.
 		b.press(keyNext)
@@ -81,7 +82,7 @@ func TestRunsKey(t *testing.T) {
 		id := b.p.waitRecorded(t, "flow", 1)[0].ID
 		b.press(keyRuns, keyReplay)
 		wantOverlay(t, b, overlayNone)
-		wantNotice(t, b, "the replay of "+id[:8]+" matches the record (3 model calls answered from it)")
+		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record (3 model calls answered from it)")
 		if r := b.m.run; !r.state.Finished || r.busy || r.active() {
 			t.Fatalf("finished %v busy %v", r.state.Finished, r.busy)
 		}
@@ -93,7 +94,7 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		newest, _ := b.twoRuns()
 		b.press(keyRuns, keyHome, keyEnter, keyReplay)
-		wantNotice(t, b, "the replay of "+newest[:8]+" matches the record")
+		wantNotice(t, b, "the replay of "+format.ShortID(newest)+" matches the record")
 	})
 	t.Run("d marks a run and d on another diffs them", func(t *testing.T) {
 		t.Parallel()
@@ -133,7 +134,7 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		newest, _ := b.twoRuns()
 		b.press(keyRuns, keyHome, keyEnter, keyDown, keyFork)
-		wantNotice(t, b, "forked "+newest[:8]+" from S1: 1 step reused, the run ok")
+		wantNotice(t, b, "forked "+format.ShortID(newest)+" from S1: 1 step reused, the run ok")
 		runs := b.p.waitRecorded(t, "simple", 3)
 		// The fork is recorded as a run of its own, with the result of
 		// the step it ran again.
@@ -149,7 +150,7 @@ func TestRunsKey(t *testing.T) {
 		b.runToEnd(docFlow)
 		id := b.p.waitRecorded(t, "flow", 1)[0].ID
 		b.press(keyRuns, keyEnter, command("goto E1/do.1"), keyFork)
-		wantNotice(t, b, "forked "+id[:8]+" from E1/do.1: 2 steps reused, the run ok")
+		wantNotice(t, b, "forked "+format.ShortID(id)+" from E1/do.1: 2 steps reused, the run ok")
 	})
 	t.Run("f from a round's row forks from its step", func(t *testing.T) {
 		t.Parallel()

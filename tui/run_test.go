@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -1273,7 +1274,7 @@ func TestCommandLine(t *testing.T) {
 			if b.m.run.stored != id || !b.m.runView {
 				t.Fatalf("showing %q, run view %v", b.m.run.stored, b.m.runView)
 			}
-			wantScreen(t, b, "run "+id[:8]+" (earlier, read-only) ✓ ok")
+			wantScreen(t, b, "run "+format.ShortID(id)+" (earlier, read-only) ✓ ok")
 		}},
 		{"open of an unknown run says so", nil, command("open 0123456789abcdef"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "0123456789abcdef")
@@ -1287,7 +1288,7 @@ func TestCommandLine(t *testing.T) {
 			wantScreen(t, b, "Diff A "+runs[1].ID[:12]+" · B "+runs[0].ID[:12], "0 differ · 2 same")
 			b.press(keyEsc)
 			b.press(command("fork S1")...)
-			wantNotice(t, b, "forked "+runs[1].ID[:8]+" from S1: 1 step reused, the run ok")
+			wantNotice(t, b, "forked "+format.ShortID(runs[1].ID)+" from S1: 1 step reused, the run ok")
 		}},
 		{"fork and diff with no earlier run on show say so", nil, command("fork E1"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "f forks an earlier run")

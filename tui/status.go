@@ -10,7 +10,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/runtree"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // noticeKind says whether a notice reports something done or refused.
@@ -74,7 +74,7 @@ func (m model) runStatus(r *run) string {
 	tot := r.tree.Totals()
 	switch {
 	case r.stored != "":
-		return t.Strong.Render("run "+shortID(r.stored)) + t.Muted.Render(" (earlier, read-only) ") + endWord(t, tot.RunStatus)
+		return t.Strong.Render("run "+format.ShortID(r.stored)) + t.Muted.Render(" (earlier, read-only) ") + endWord(t, tot.RunStatus)
 	case r.held():
 		st := r.state.Stop
 		s := t.Glyph.Render("⏸ held") + " at " + t.Strong.Render(st.Path) + t.Muted.Render(" ("+string(st.Kind)+")")
@@ -123,22 +123,15 @@ func (m model) spendStatus() string {
 		return ""
 	}
 	tot := r.tree.Totals()
-	parts := []string{runtree.Duration(tot.Elapsed)}
+	parts := []string{format.Duration(tot.Elapsed)}
 	if tot.Spend.Calls > 0 {
 		parts = append(parts, common.Count(tot.Spend.Calls, "call"),
-			runtree.Tokens(tot.Spend.Usage.InputTokens+tot.Spend.Usage.OutputTokens))
+			format.Tokens(tot.Spend.Tokens())+" tok")
 		if c := tot.Spend.Cost(); c != nil {
-			parts = append(parts, runtree.Cost(*c))
+			parts = append(parts, format.Cost(*c))
 		}
 	}
 	return strings.Join(parts, " · ")
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // threads are the threads held at the stop, when the run is held.

@@ -17,6 +17,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 func newReplayCommand(s *streams) *cobra.Command {
@@ -241,7 +242,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 		printReplay(s.out, r, out)
 	}
 	if recorder != nil {
-		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, short(out.Run.RunID))
+		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, format.ShortID(out.Run.RunID))
 	}
 	if !out.Identical() {
 		return &exitCode{code: exitFailure}
@@ -251,7 +252,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 
 // printReplay tells how a replay compares with its record.
 func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
-	of := fmt.Sprintf("replay of run %s (%s)", short(r.rec.Run.ID), r.name)
+	of := fmt.Sprintf("replay of run %s (%s)", format.ShortID(r.rec.Run.ID), r.name)
 	calls := countNoun(out.ModelCalls, "model call", "model calls")
 	d := out.Divergence
 	switch {
@@ -346,7 +347,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 // printFork tells on stderr where a fork started and what it took from
 // the record.
 func printFork(w io.Writer, out *debugger.ForkResult) {
-	line := fmt.Sprintf("fork of run %s from %s", short(out.Of), out.From)
+	line := fmt.Sprintf("fork of run %s from %s", format.ShortID(out.Of), out.From)
 	if len(out.Reused) > 0 {
 		line += "; reused " + strings.Join(out.Reused, ", ")
 	}
@@ -368,7 +369,7 @@ type diffJSON struct {
 // printDiff prints one line per step: the statuses, the result hashes
 // (once when they agree), and B's time and tokens against A's.
 func printDiff(w io.Writer, a, b *store.RunDetail, steps []debugger.StepDiff) {
-	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", short(a.ID), a.Plan, runStatus(a.RunSummary), short(b.ID), b.Plan, runStatus(b.RunSummary))
+	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", format.ShortID(a.ID), a.Plan, runStatus(a.RunSummary), format.ShortID(b.ID), b.Plan, runStatus(b.RunSummary))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
 	for _, d := range steps {
@@ -379,7 +380,7 @@ func printDiff(w io.Writer, a, b *store.RunDetail, steps []debugger.StepDiff) {
 		if d.ResultHashA != d.ResultHashB {
 			result += " → " + orDash(d.ResultHashB)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, signedMs(d.MsDelta), signedInt(d.TokensDelta))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
 	tw.Flush()
 }
@@ -389,22 +390,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// signedMs is a time difference with its sign: +840ms, -2.2s, 0.
-func signedMs(ms float64) string {
-	switch {
-	case ms > 0:
-		return "+" + formatMs(ms)
-	case ms < 0:
-		return "-" + formatMs(-ms)
-	}
-	return "0"
-}
-
-func signedInt(n int) string {
-	if n > 0 {
-		return fmt.Sprintf("+%d", n)
-	}
-	return fmt.Sprint(n)
 }

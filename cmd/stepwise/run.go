@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // The exit codes a run adds to the scripting contract.
@@ -482,18 +483,19 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded bool)
 		fmt.Fprintln(w, usageLine(res.Usage))
 	}
 	if recorded {
-		fmt.Fprintf(w, "run %s (stepwise inspect %s)\n", res.RunID, res.RunID[:12])
+		fmt.Fprintf(w, "run %s (stepwise inspect %s)\n", res.RunID, format.ShortID(res.RunID))
 	}
 }
 
 // usageLine is the one-line spend summary on stderr.
 func usageLine(u engine.UsageReport) string {
-	line := fmt.Sprintf("usage: %s, %d input + %d output tokens", countNoun(u.Calls, "model call", "model calls"), u.InputTokens, u.OutputTokens)
+	line := "usage: " + countNoun(u.Calls, "model call", "model calls") + ", " +
+		format.Tokens(u.InputTokens) + " input + " + format.Tokens(u.OutputTokens) + " output tokens"
 	if cached := u.CacheReadInputTokens + u.CacheCreationInputTokens; cached > 0 {
-		line += fmt.Sprintf(" (+%d cached)", cached)
+		line += " (+" + format.Tokens(cached) + " cached)"
 	}
 	if u.CostUSD != nil {
-		line += fmt.Sprintf(", $%.4f", *u.CostUSD)
+		line += ", " + format.Cost(*u.CostUSD)
 	}
 	return line
 }
@@ -552,20 +554,13 @@ func (p *progress) Event(e engine.Event) {
 	case engine.StepEnded:
 		switch {
 		case top && pl.Status == engine.StepFailed:
-			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, duration(pl.Ms))
+			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, format.Millis(pl.Ms))
 		case top && pl.Status == engine.StepSkipped:
 			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
 		}
 	case engine.Warning:
 		fmt.Fprintf(p.w, "warning: %s: %s\n", e.Path, pl.Message)
 	}
-}
-
-func duration(ms float64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%.0fms", ms)
-	}
-	return fmt.Sprintf("%.1fs", ms/1000)
 }
 
 // terminalAsk answers ask steps by walking the answer schema field by field

@@ -216,7 +216,7 @@ func TestRunStreamsTheAnswer(t *testing.T) {
 	if code != 0 || out != "Two issues, both fine.\n" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "usage: 1 model call, 1000 input + 100 output tokens, $0.0024") {
+	if !strings.Contains(errOut, "usage: 1 model call, 1.0k input + 100 output tokens, $0.0024") {
 		t.Errorf("no usage line:\n%s", errOut)
 	}
 }

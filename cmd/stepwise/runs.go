@@ -20,11 +20,8 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
-
-// shortID is how many characters of a run id a listing shows; any prefix
-// that names one run is enough for inspect.
-const shortID = 12
 
 func newRunsCommand(s *streams) *cobra.Command {
 	var (
@@ -303,8 +300,8 @@ func printRuns(w io.Writer, list []store.RunSummary, withProject bool) {
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s", short(r.ID), r.Plan, runStatus(r), localTime(r.StartedAt),
-			formatDuration(r.Duration), r.StepsExecuted, r.Usage.Tokens, formatCost(r.Usage.Calls, r.Usage.CostUSD))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", format.ShortID(r.ID), r.Plan, runStatus(r), format.Timestamp(r.StartedAt),
+			format.RunTime(r.Duration), r.StepsExecuted, format.Tokens(r.Usage.Tokens), format.Spend(r.Usage.Calls, r.Usage.CostUSD))
 		if withProject {
 			project := "-"
 			if r.Project != "" {
@@ -342,50 +339,6 @@ func planFile(d *store.RunDetail) string {
 		return d.File
 	}
 	return filepath.Join(d.Project, d.File)
-}
-
-func short(id string) string {
-	if len(id) > shortID {
-		return id[:shortID]
-	}
-	return id
-}
-
-func localTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
-
-// formatDuration rounds a duration to what a person reads: <1ms, 840ms,
-// 2.2s, 3m05s, 1h02m.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d > 0 && d < time.Millisecond:
-		return "<1ms"
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// formatCost is a cost in dollars; "-" when nothing was spent or a call was
-// unpriced (a cost is never estimated).
-func formatCost(calls int, cost *float64) string {
-	if calls == 0 || cost == nil {
-		return "-"
-	}
-	if *cost < 1 {
-		return fmt.Sprintf("$%.4f", *cost)
-	}
-	return fmt.Sprintf("$%.2f", *cost)
 }
 
 func newInspectCommand(s *streams) *cobra.Command {
@@ -467,7 +420,7 @@ func phase(d *store.RunDetail) (phase, cause string) {
 		last := d.LastEvent
 		where := ""
 		if last.Seq > 0 {
-			where = fmt.Sprintf("its events stopped at %s, after %s", localTime(last.Time), last.Kind)
+			where = fmt.Sprintf("its events stopped at %s, after %s", format.Timestamp(last.Time), last.Kind)
 			if last.Path != "" {
 				where += " of " + last.Path
 			}
@@ -518,7 +471,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 	if d.EndedAt.IsZero() {
 		took = "events for"
 	}
-	fmt.Fprintf(w, "started  %s, %s %s\n", localTime(d.StartedAt), took, formatDuration(d.Duration))
+	fmt.Fprintf(w, "started  %s, %s %s\n", format.Timestamp(d.StartedAt), took, format.Duration(d.Duration))
 	fmt.Fprintf(w, "phase    %s\n", ph)
 	if cause != "" {
 		fmt.Fprintf(w, "cause    %s\n", cause)
@@ -539,7 +492,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 		width = max(width, len(st.Path))
 	}
 	for _, st := range d.Steps {
-		took := formatMs(st.Ms)
+		took := format.Millis(st.Ms)
 		if st.Status == engine.StepRunning {
 			took = "-"
 		}
@@ -554,7 +507,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 	if len(d.ToolCalls) > 0 {
 		fmt.Fprintf(w, "\ntool calls (%d)\n", len(d.ToolCalls))
 		for _, c := range d.ToolCalls {
-			status, took := "ok", formatMs(c.Ms)
+			status, took := "ok", format.Millis(c.Ms)
 			switch {
 			case !c.Ended:
 				status, took = "no end", "-"
@@ -585,9 +538,9 @@ func printRun(w io.Writer, d *store.RunDetail) {
 		fmt.Fprintf(w, "\nmodel calls (%d)\n", len(d.ModelCalls))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range d.ModelCalls {
-			line := fmt.Sprintf("  %s\t%s\t%s/%s\t%s\t%d in, %d out", c.Path, c.Role, c.Provider, c.Model, duration(c.Ms), c.InputTokens, c.OutputTokens)
+			line := fmt.Sprintf("  %s\t%s\t%s/%s\t%s\t%s in, %s out", c.Path, c.Role, c.Provider, c.Model, format.Millis(c.Ms), format.Tokens(c.InputTokens), format.Tokens(c.OutputTokens))
 			if c.CachedTokens > 0 {
-				line += fmt.Sprintf(", %d cached", c.CachedTokens)
+				line += ", " + format.Tokens(c.CachedTokens) + " cached"
 			}
 			if c.Strict != "" {
 				line += "\tstrict: " + c.Strict
@@ -683,11 +636,6 @@ func detail(w io.Writer, label string, v json.RawMessage) {
 	fmt.Fprintf(w, "      %-5s  %s\n", label, cut(string(v), valueWidth))
 }
 
-// formatMs is a step's or a call's duration as recorded, in milliseconds.
-func formatMs(ms float64) string {
-	return formatDuration(time.Duration(ms * float64(time.Millisecond)))
-}
-
 func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
 	title := "usage"
 	if fromCalls {
@@ -719,10 +667,10 @@ func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
 // usageSummary is a usage line's calls, tokens and cost, the cost only
 // where every call was priced.
 func usageSummary(l engine.UsageLine) string {
-	s := fmt.Sprintf("%s, %d tokens", countNoun(l.Calls, "call", "calls"),
-		l.InputTokens+l.OutputTokens+l.CacheCreationInputTokens+l.CacheReadInputTokens)
+	s := countNoun(l.Calls, "call", "calls") + ", " +
+		format.Tokens(l.InputTokens+l.OutputTokens+l.CacheCreationInputTokens+l.CacheReadInputTokens) + " tokens"
 	if l.CostUSD != nil {
-		s += ", " + formatCost(l.Calls, l.CostUSD)
+		s += ", " + format.Spend(l.Calls, l.CostUSD)
 	}
 	return s
 }

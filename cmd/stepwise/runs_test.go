@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // The ids of the example runs recordRuns writes: four of the runs
@@ -283,7 +284,7 @@ func TestRunsOfEachProject(t *testing.T) {
 					if asJSON {
 						want = append(want, id)
 					} else {
-						want = append(want, short(id))
+						want = append(want, format.ShortID(id))
 					}
 				}
 				if strings.Join(got, " ") != strings.Join(want, " ") {

@@ -12,7 +12,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -36,14 +35,13 @@ const Empty = "no breakpoints: b on a row of the tree, or :break PATTERN [KIND..
 type Model struct {
 	common.Common
 	focused      bool
-	bps          []debugger.Breakpoint
 	breakOnError bool
-	list         common.List
+	common.ListPane[debugger.Breakpoint]
 }
 
 // New returns an empty panel.
 func New(c common.Common) Model {
-	return Model{Common: c}
+	return Model{Common: c, ListPane: common.NewListPane[debugger.Breakpoint](2, 3)}
 }
 
 // SetBreakpoints shows the session's breakpoints and its break on error
@@ -51,36 +49,27 @@ func New(c common.Common) Model {
 // is still there.
 func (m *Model) SetBreakpoints(bps []debugger.Breakpoint, breakOnError bool) {
 	selected, had := m.Selected()
-	m.bps, m.breakOnError = bps, breakOnError
+	cursor := m.Cursor()
+	m.breakOnError = breakOnError
 	if had {
 		for i, b := range bps {
 			if b.ID == selected.ID {
-				m.list.Cursor = i
+				cursor = i
 				break
 			}
 		}
 	}
-	m.Select(m.list.Cursor)
+	m.SetItems(bps)
+	m.Select(cursor)
 }
 
 // Breakpoints returns the breakpoints shown.
-func (m Model) Breakpoints() []debugger.Breakpoint { return m.bps }
-
-// Selected returns the selected breakpoint, if there is one.
-func (m Model) Selected() (debugger.Breakpoint, bool) {
-	if len(m.bps) == 0 {
-		return debugger.Breakpoint{}, false
-	}
-	return m.bps[m.list.Cursor], true
-}
-
-// Cursor returns the index of the selected row.
-func (m Model) Cursor() int { return m.list.Cursor }
+func (m Model) Breakpoints() []debugger.Breakpoint { return m.Items() }
 
 // SetSize sets the panel's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.list.Follow(m.listHeight(), len(m.bps))
+	m.SetListHeight(height)
 }
 
 // Focus marks the panel focused.
@@ -92,25 +81,10 @@ func (m *Model) Blur() { m.focused = false }
 // Focused reports whether the panel has focus.
 func (m Model) Focused() bool { return m.focused }
 
-// listHeight is how many breakpoint rows fit: the inside of the frame less
-// the break on error line.
-func (m Model) listHeight() int { return max(m.Height-3, 0) }
-
-// Select moves the selection to row i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) { m.list.Select(i, m.listHeight(), len(m.bps)) }
-
-// ClickAt selects the row drawn at line y of the panel (0 is the border,
-// 1 the break on error line).
-func (m *Model) ClickAt(y int) { m.list.ClickAt(y-2, m.listHeight(), len(m.bps)) }
-
-// Scroll moves the view by delta rows, taking the selection along so it
-// stays visible.
-func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.listHeight(), len(m.bps)) }
-
 // Update moves the selection on the movement keys and turns Toggle,
 // Delete and BreakError into Actions.
 func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.list.Move(m.Keys, msg, m.listHeight(), len(m.bps)) {
+	if m.Move(m.Keys, msg) {
 		return m, nil
 	}
 	switch {
@@ -148,25 +122,25 @@ func (m Model) View() string {
 	head.Add(" ("+m.Keys.BreakError.Help().Key+")", common.PaintOf(t.Muted))
 	lines := []string{head.String()}
 
-	if len(m.bps) == 0 {
-		for _, l := range strings.Split(ansi.Wordwrap(Empty, max(inner-1, 1), ""), "\n") {
+	if m.Len() == 0 {
+		for _, l := range common.Wrap(Empty, max(inner-1, 1), "") {
 			lines = append(lines, t.Muted.Render(" "+l))
 		}
 	}
 	cols := m.columns(inner)
-	first, end := m.list.Visible(m.listHeight(), len(m.bps))
+	first, end := m.Visible()
 	for i := first; i < end; i++ {
-		lines = append(lines, m.renderRow(m.bps[i], cols, inner, i == m.list.Cursor))
+		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
 
 	title := t.PaneTitle("Breakpoints", m.focused)
-	if n := len(m.bps); n > 0 {
+	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + strconv.Itoa(n))
 	}
 	footer := ""
-	if len(m.bps) > m.listHeight() {
-		footer = common.Position(m.list.Cursor, len(m.bps))
-	} else if m.focused && len(m.bps) > 0 {
+	if m.Overflows() {
+		footer = common.Position(m.Cursor(), m.Len())
+	} else if m.focused && m.Len() > 0 {
 		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
@@ -178,7 +152,7 @@ type columns struct{ id, pattern int }
 
 func (m Model) columns(inner int) columns {
 	var c columns
-	for _, b := range m.bps {
+	for _, b := range m.Items() {
 		c.id = max(c.id, len(strconv.Itoa(b.ID)))
 		c.pattern = max(c.pattern, common.TextWidth(b.Pattern))
 	}

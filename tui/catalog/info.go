@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // info lays out the selected tool for a column width wide: its name and
@@ -77,7 +78,7 @@ func (b *infoBuilder) addBreaking(st lipgloss.Style, text, breakpoints, hang str
 
 func (b *infoBuilder) wrap(st lipgloss.Style, text, breakpoints, indent, hang string) {
 	room := max(b.width-max(len(indent), len(hang)), 1)
-	for i, l := range strings.Split(ansi.Wrap(text, room, breakpoints), "\n") {
+	for i, l := range common.Wrap(text, room, breakpoints) {
 		lead := hang
 		if i == 0 {
 			lead = indent

@@ -2,10 +2,11 @@ package detail
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // seg is a run of text in one style.
@@ -48,67 +49,12 @@ func wrap(segs []seg, width int, indent, hang string) []string {
 
 	var out []string
 	prefix := indent
-	emit := func(from, to int) {
+	room := func() int { return max(width-ansi.StringWidth(prefix), 1) }
+	common.WrapRanges(text, "", room, func(from, to int) {
 		out = append(out, prefix+style(from, to))
 		prefix = hang
-	}
-	lineStart := 0
-	for lineStart <= len(text) {
-		nl := strings.IndexByte(text[lineStart:], '\n')
-		end := len(text)
-		if nl >= 0 {
-			end = lineStart + nl
-		}
-		wrapLine(text, lineStart, end, func() int { return max(width-ansi.StringWidth(prefix), 1) }, emit)
-		if nl < 0 {
-			break
-		}
-		lineStart = end + 1
-	}
+	})
 	return out
-}
-
-// wrapLine breaks text[from:to] (no newlines) into pieces that fit room()
-// cells and hands each to emit.
-func wrapLine(text string, from, to int, room func() int, emit func(from, to int)) {
-	if from == to {
-		emit(from, to)
-		return
-	}
-	start := from
-	for start < to {
-		limit := room()
-		w, i, lastSpace := 0, start, -1
-		for i < to {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			rw := ansi.StringWidth(string(r))
-			if w+rw > limit {
-				break
-			}
-			if r == ' ' {
-				lastSpace = i
-			}
-			w += rw
-			i += size
-		}
-		if i >= to {
-			emit(start, to)
-			return
-		}
-		brk, next := i, i
-		switch {
-		case text[i] == ' ': // the line is full right before a space
-			next = i + 1
-		case lastSpace > start:
-			brk, next = lastSpace, lastSpace+1
-		}
-		if brk == start { // not even one rune fits: take one anyway
-			_, size := utf8.DecodeRuneInString(text[start:])
-			brk, next = start+size, start+size
-		}
-		emit(start, brk)
-		start = next
-	}
 }
 
 // templateSegs splits a template string into plain text and {{tags}}, so

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -17,7 +16,7 @@ func (m Model) lines(width int) (lines []string, spans [][2]int) {
 	t := m.Theme
 	wrapped := func(st lipgloss.Style, text, indent string) {
 		room := max(width-len(indent), 1)
-		for _, l := range strings.Split(ansi.Wrap(text, room, ""), "\n") {
+		for _, l := range common.Wrap(text, room, "") {
 			lines = append(lines, indent+st.Render(l))
 		}
 	}

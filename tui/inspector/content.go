@@ -3,14 +3,13 @@ package inspector
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
-	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
 // streams are the incrementally laid-out texts of a page, kept between
@@ -95,7 +94,7 @@ func (c *content) model() {
 	if call != nil {
 		segs := []seg{{"  " + call.Model, c.p.strong}, {" via " + call.Provider + " · " + call.Role, c.p.muted}}
 		if call.Ms > 0 {
-			segs = append(segs, seg{" · " + runtree.Duration(msDuration(call.Ms)), c.p.muted})
+			segs = append(segs, seg{" · " + format.Millis(call.Ms), c.p.muted})
 		}
 		c.heading("Call", segs...)
 	}
@@ -460,12 +459,12 @@ func (c *content) usage() {
 	c.field(2, "cache write", strconv.Itoa(u.CacheCreationInputTokens), c.p.literal)
 	c.field(2, "tokens out ", strconv.Itoa(u.OutputTokens), c.p.literal)
 	if cost := sp.Cost(); cost != nil {
-		c.field(2, "cost       ", runtree.Cost(*cost), c.p.literal)
+		c.field(2, "cost       ", format.Cost(*cost), c.p.literal)
 	} else if sp.Calls > 0 {
 		c.field(2, "cost       ", "unknown: a call had no price", c.p.muted)
 	}
 	if n.Status.Done() {
-		c.field(2, "duration   ", runtree.Duration(n.Duration), c.p.literal)
+		c.field(2, "duration   ", format.Duration(n.Duration), c.p.literal)
 	} else {
 		c.field(2, "duration   ", "running", c.p.muted)
 	}
@@ -475,14 +474,14 @@ func (c *content) usage() {
 	}
 	c.heading("Last call", seg{"  " + call.Model + " via " + call.Provider, c.p.muted})
 	c.field(2, "role       ", call.Role, c.p.text)
-	c.field(2, "took       ", runtree.Duration(msDuration(call.Ms)), c.p.literal)
+	c.field(2, "took       ", format.Millis(call.Ms), c.p.literal)
 	if call.Error != "" {
 		c.problem(2, call.Error)
 		return
 	}
 	c.field(2, "tokens     ", "in "+strconv.Itoa(call.Usage.InputTokens)+" · out "+strconv.Itoa(call.Usage.OutputTokens), c.p.literal)
 	if call.CostUSD != nil {
-		c.field(2, "cost       ", runtree.Cost(*call.CostUSD), c.p.literal)
+		c.field(2, "cost       ", format.Cost(*call.CostUSD), c.p.literal)
 	}
 	if r := call.Reply.FinishReason; r != "" {
 		c.field(2, "finish     ", r, c.p.text)
@@ -576,8 +575,6 @@ func asReply(v any) *model.Reply {
 	}
 	return nil
 }
-
-func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // statusWords says where a node stands, in words.
 func statusWords(s live.Status) string {

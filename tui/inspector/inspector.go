@@ -23,6 +23,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
@@ -607,7 +608,7 @@ func (m Model) title() string {
 	}
 	s := " " + m.node.Path + " " + runtree.StatusGlyph(m.node.Status)
 	if m.node.Duration > 0 {
-		s += " " + runtree.Duration(m.node.Duration)
+		s += " " + format.Duration(m.node.Duration)
 	}
 	return t + m.p.muted.Render(s)
 }

@@ -2,10 +2,8 @@ package inspector
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -121,64 +119,8 @@ func wrap(out []line, segs []seg, width int, indent, hang string) []line {
 		prefix = hang
 	}
 	room := func() int { return max(width-common.TextWidth(prefix), 1) }
-	for start := 0; ; {
-		nl := strings.IndexByte(text[start:], '\n')
-		end := len(text)
-		if nl >= 0 {
-			end = start + nl
-		}
-		breakLine(text, start, end, room, emit)
-		if nl < 0 {
-			return out
-		}
-		start = end + 1
-	}
-}
-
-// breakLine breaks text[from:to] (no newlines) into pieces that fit room()
-// cells and hands each to emit; an empty range is one empty piece.
-func breakLine(text string, from, to int, room func() int, emit func(from, to int)) {
-	if from == to {
-		emit(from, to)
-		return
-	}
-	for start := from; start < to; {
-		limit := room()
-		w, i, lastSpace := 0, start, -1
-		for i < to {
-			r, size := rune(text[i]), 1
-			rw := 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(text[i:])
-				rw = ansi.StringWidth(text[i : i+size])
-			}
-			if w+rw > limit {
-				break
-			}
-			if r == ' ' {
-				lastSpace = i
-			}
-			w += rw
-			i += size
-		}
-		if i >= to {
-			emit(start, to)
-			return
-		}
-		brk, next := i, i
-		switch {
-		case text[i] == ' ': // full right before a space: drop the space
-			next = i + 1
-		case lastSpace > start:
-			brk, next = lastSpace, lastSpace+1
-		}
-		if brk == start { // not one rune fits: take one anyway
-			_, size := utf8.DecodeRuneInString(text[start:])
-			brk, next = start+size, start+size
-		}
-		emit(start, brk)
-		start = next
-	}
+	common.WrapRanges(text, "", room, emit)
+	return out
 }
 
 // builder lays out one tab's page at a width.

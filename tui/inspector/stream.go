@@ -45,21 +45,11 @@ func (s *stream) lay(text string, width, indent int, p common.Paint) []line {
 	}
 	pad := strings.Repeat(" ", indent)
 	room := func() int { return max(width-indent, 1) }
-	for start := from; ; {
-		nl := strings.IndexByte(all[start:], '\n')
-		end := len(all)
-		if nl >= 0 {
-			end = start + nl
-		}
-		breakLine(all, start, end, room, func(a, b int) {
-			s.lines = append(s.lines, line{text: pad + all[a:b], spans: []span{{indent, indent + b - a, p}}})
-			s.starts = append(s.starts, a)
-		})
-		if nl < 0 {
-			break
-		}
-		start = end + 1
-	}
+	common.WrapRanges(all[from:], "", room, func(a, b int) {
+		a, b = a+from, b+from
+		s.lines = append(s.lines, line{text: pad + all[a:b], spans: []span{{indent, indent + b - a, p}}})
+		s.starts = append(s.starts, a)
+	})
 	return s.lines
 }
 

@@ -87,6 +87,14 @@ func (s Spend) Cost() *float64 {
 	return &v
 }
 
+// Tokens counts every token the calls used: input, output and both cache
+// figures, as the run store counts a run's tokens, so that a run shows the
+// same count live and in the list of runs.
+func (s Spend) Tokens() int {
+	u := s.Usage
+	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
 func (s *Spend) add(u model.Usage, cost *float64) {
 	s.Calls++
 	s.Usage = s.Usage.Add(u)

@@ -26,13 +26,12 @@ type Model struct {
 	common.Common
 	focused bool
 	report  plans.Report
-	items   []item
-	list    common.List
+	common.ListPane[item]
 }
 
 // New returns the pane showing report.
 func New(c common.Common, report plans.Report) Model {
-	m := Model{Common: c}
+	m := Model{Common: c, ListPane: common.NewListPane[item](1, 2)}
 	m.SetReport(report)
 	return m
 }
@@ -40,34 +39,27 @@ func New(c common.Common, report plans.Report) Model {
 // SetReport shows another report (another plan's), from its first line.
 func (m *Model) SetReport(r plans.Report) {
 	m.report = r
-	m.items = m.items[:0:0]
+	items := make([]item, 0, len(r.Problems)+len(r.Notes))
 	for _, p := range r.Problems {
-		m.items = append(m.items, item{problem: p})
+		items = append(items, item{problem: p})
 	}
 	for _, p := range r.Notes {
-		m.items = append(m.items, item{problem: p, note: true})
+		items = append(items, item{problem: p, note: true})
 	}
-	m.list = common.List{}
+	m.SetItems(items)
+	m.Select(0)
 }
-
-// Len returns how many problems and notes the list holds.
-func (m Model) Len() int { return len(m.items) }
-
-// Cursor returns the index of the selected line.
-func (m Model) Cursor() int { return m.list.Cursor }
 
 // Selected returns the selected problem or note, if there is any.
 func (m Model) Selected() (plans.Problem, bool) {
-	if len(m.items) == 0 {
-		return plans.Problem{}, false
-	}
-	return m.items[m.list.Cursor].problem, true
+	it, ok := m.ListPane.Selected()
+	return it.problem, ok
 }
 
 // SetSize sets the pane's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.list.Follow(m.bodyHeight(), len(m.items))
+	m.SetListHeight(height)
 }
 
 // Focus marks the pane focused.
@@ -79,25 +71,13 @@ func (m *Model) Blur() { m.focused = false }
 // Focused reports whether the pane has focus.
 func (m Model) Focused() bool { return m.focused }
 
-func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
-
-// Select moves the selection to line i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) { m.list.Select(i, m.bodyHeight(), len(m.items)) }
-
-// ClickAt selects the line drawn at line y of the pane (0 is the border).
-func (m *Model) ClickAt(y int) { m.list.ClickAt(y-1, m.bodyHeight(), len(m.items)) }
-
-// Scroll moves the view by delta lines, taking the selection along so it
-// stays visible.
-func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.bodyHeight(), len(m.items)) }
-
 // Update moves the selection on the movement keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return m, nil
 	}
-	m.list.Move(m.Keys, k, m.bodyHeight(), len(m.items))
+	m.Move(m.Keys, k)
 	return m, nil
 }
 
@@ -120,19 +100,19 @@ func (m Model) Summary() string {
 // View draws the pane, border included, at exactly its size.
 func (m Model) View() string {
 	t := m.Theme
-	h, inner := m.bodyHeight(), max(m.Width-2, 0)
+	inner := max(m.Width-2, 0)
 	var lines []string
-	if len(m.items) == 0 {
+	if m.Len() == 0 {
 		lines = append(lines, t.Muted.Render(" nothing to report"))
 	}
-	first, end := m.list.Visible(h, len(m.items))
+	first, end := m.Visible()
 	for i := first; i < end; i++ {
-		lines = append(lines, m.renderItem(m.items[i], inner, i == m.list.Cursor))
+		lines = append(lines, m.renderItem(m.Items()[i], inner, i == m.Cursor()))
 	}
 	title := t.PaneTitle("Problems", m.focused) + " " + m.Summary()
 	footer := ""
-	if len(m.items) > h {
-		footer = common.Position(m.list.Cursor, len(m.items))
+	if m.Overflows() {
+		footer = common.Position(m.Cursor(), m.Len())
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
 }

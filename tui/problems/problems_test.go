@@ -78,16 +78,16 @@ func TestKeys(t *testing.T) {
 		t.Errorf("cursor %d after two downs", m.Cursor())
 	}
 	press(tea.KeyPressMsg{Code: tea.KeyPgDown})
-	if m.Cursor() != 5 || m.list.Scroll.Offset != 2 {
-		t.Errorf("cursor %d offset %d after pgdown, want 5 2", m.Cursor(), m.list.Scroll.Offset)
+	if first, _ := m.Visible(); m.Cursor() != 5 || first != 2 {
+		t.Errorf("cursor %d offset %d after pgdown, want 5 2", m.Cursor(), first)
 	}
 	press(tea.KeyPressMsg{Code: tea.KeyEnd})
 	if m.Cursor() != 19 {
 		t.Errorf("cursor %d after end", m.Cursor())
 	}
 	press(tea.KeyPressMsg{Code: tea.KeyHome})
-	if m.Cursor() != 0 || m.list.Scroll.Offset != 0 {
-		t.Errorf("cursor %d offset %d after home", m.Cursor(), m.list.Scroll.Offset)
+	if first, _ := m.Visible(); m.Cursor() != 0 || first != 0 {
+		t.Errorf("cursor %d offset %d after home", m.Cursor(), first)
 	}
 	if p, ok := m.Selected(); !ok || p != forward {
 		t.Errorf("selected %v %v", p, ok)

@@ -9,6 +9,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // DiffModel shows two runs compared step by step (debugger.Diff): a line
@@ -137,7 +138,7 @@ func (m DiffModel) View() string {
 	if m.a == nil || m.b == nil {
 		return common.Frame(t, m.Width, m.Height, title, "", m.focused, []string{t.Muted.Render(" no runs to compare")})
 	}
-	title += t.Muted.Render(" A " + short(m.a.ID) + " · B " + short(m.b.ID))
+	title += t.Muted.Render(" A " + format.ShortID(m.a.ID) + " · B " + format.ShortID(m.b.ID))
 	inner := max(m.Width-2, 0)
 	cols := m.columns(inner)
 	lines := []string{m.runLine("A", m.a), m.runLine("B", m.b), t.Muted.Render(cols.header())}
@@ -171,9 +172,9 @@ func (m DiffModel) View() string {
 func (m DiffModel) runLine(which string, d *store.RunDetail) string {
 	t := m.Theme
 	glyph, word, style := outcome(t, d.Status, d.Interrupted)
-	return t.Strong.Render(" "+which+" "+short(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +
-		t.Text.Render(" "+word+"  "+common.Count(d.StepsExecuted, "step")+"  "+duration(d.Duration)+"  "+
-			tokens(d.Usage.Tokens)+" tokens  "+cost(d.Usage))
+	return t.Strong.Render(" "+which+" "+format.ShortID(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +
+		t.Text.Render(" "+word+"  "+common.Count(d.StepsExecuted, "step")+"  "+format.RunTime(d.Duration)+"  "+
+			format.Tokens(d.Usage.Tokens)+" tokens  "+format.Spend(d.Usage.Calls, d.Usage.CostUSD))
 }
 
 // diffColumns are the widths of a diff's columns, for one drawing.
@@ -221,10 +222,10 @@ func (m DiffModel) renderStep(d debugger.StepDiff, c diffColumns) string {
 	}
 	tokensText := ""
 	if d.TokensDelta != 0 {
-		tokensText = signed(d.TokensDelta)
+		tokensText = format.Delta(d.TokensDelta)
 	}
 	rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
-		pad(tokensText, diffTokens) + colGap + pad(signedMs(d.MsDelta), diffTime)
+		pad(tokensText, diffTokens) + colGap + pad(format.MillisDelta(d.MsDelta), diffTime)
 	if d.Same() {
 		return t.Muted.Render(" " + mark + " " + common.Fit(d.Path, c.path) + rest)
 	}

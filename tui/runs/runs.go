@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // The messages the panel sends the root, which owns the store and the
@@ -36,8 +37,7 @@ type Model struct {
 	Now time.Time
 
 	focused bool
-	runs    []store.RunSummary
-	list    common.List
+	common.ListPane[store.RunSummary]
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
 	marked string
@@ -45,7 +45,7 @@ type Model struct {
 
 // New returns an empty panel.
 func New(c common.Common) Model {
-	return Model{Common: c}
+	return Model{Common: c, ListPane: common.NewListPane[store.RunSummary](2, 3)}
 }
 
 // SetRuns shows a fresh listing, as store.Runs gives it. The selection and
@@ -56,33 +56,19 @@ func (m *Model) SetRuns(list []store.RunSummary) {
 	if r, ok := m.Selected(); ok {
 		selected = r.ID
 	}
-	m.runs = list
-	m.list.Cursor = 0
+	cursor := 0
 	marked := m.marked
 	m.marked = ""
 	for i, r := range list {
 		if r.ID == selected {
-			m.list.Cursor = i
+			cursor = i
 		}
 		if r.ID == marked {
 			m.marked = marked
 		}
 	}
-	m.list.Follow(m.listHeight(), len(m.runs))
-}
-
-// Len returns how many runs the panel lists.
-func (m Model) Len() int { return len(m.runs) }
-
-// Cursor returns the index of the selected run.
-func (m Model) Cursor() int { return m.list.Cursor }
-
-// Selected returns the selected run, if there is any.
-func (m Model) Selected() (store.RunSummary, bool) {
-	if len(m.runs) == 0 {
-		return store.RunSummary{}, false
-	}
-	return m.runs[m.list.Cursor], true
+	m.SetItems(list)
+	m.Select(cursor)
 }
 
 // Marked returns the id of the run marked as a diff's base, empty when
@@ -92,7 +78,7 @@ func (m Model) Marked() string { return m.marked }
 // SetSize sets the panel's outer size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.list.Follow(m.listHeight(), len(m.runs))
+	m.SetListHeight(height)
 }
 
 // Focus marks the panel focused.
@@ -104,27 +90,12 @@ func (m *Model) Blur() { m.focused = false }
 // Focused reports whether the panel has focus.
 func (m Model) Focused() bool { return m.focused }
 
-// listHeight is how many runs fit: the inside of the frame less the
-// header line.
-func (m Model) listHeight() int { return max(m.Height-3, 0) }
-
-// Select moves the selection to run i, clamped, and scrolls it into view.
-func (m *Model) Select(i int) { m.list.Select(i, m.listHeight(), len(m.runs)) }
-
-// ClickAt selects the run drawn at line y of the panel (0 is the border,
-// 1 the header).
-func (m *Model) ClickAt(y int) { m.list.ClickAt(y-2, m.listHeight(), len(m.runs)) }
-
-// Scroll moves the view by delta lines, taking the selection along so it
-// stays visible.
-func (m *Model) Scroll(delta int) { m.list.ScrollBy(delta, m.listHeight(), len(m.runs)) }
-
 // Update answers a key: the movement keys move the selection; Jump opens
 // the selected run (Open), Replay replays it (Replay); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
 // clears the mark, or on the marked run clears it; Close clears a mark.
 func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.list.Move(m.Keys, msg, m.listHeight(), len(m.runs)) {
+	if m.Move(m.Keys, msg) {
 		return m, nil
 	}
 	if key.Matches(msg, m.Keys.Close) {
@@ -173,28 +144,28 @@ func (m Model) View() string {
 	t := m.Theme
 	inner := max(m.Width-2, 0)
 	var lines []string
-	if len(m.runs) == 0 {
+	if m.Len() == 0 {
 		lines = append(lines, t.Muted.Render(" no earlier runs of this plan: "+m.Keys.Run.Help().Key+" runs it"))
 	} else {
 		lines = append(lines, t.Muted.Render(m.header()))
-		first, end := m.list.Visible(m.listHeight(), len(m.runs))
+		first, end := m.Visible()
 		for i := first; i < end; i++ {
-			lines = append(lines, m.renderRun(m.runs[i], inner, i == m.list.Cursor))
+			lines = append(lines, m.renderRun(m.Items()[i], inner, i == m.Cursor()))
 		}
 	}
 	title := t.PaneTitle("Runs", m.focused)
-	if n := len(m.runs); n > 0 {
+	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + common.Count(n, "run"))
 	}
 	footer := ""
 	switch {
 	case m.marked != "":
-		footer = "◆ " + short(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
-	case len(m.runs) > 0:
+		footer = "◆ " + format.ShortID(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
+	case m.Len() > 0:
 		k := m.Keys
 		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
-		if len(m.runs) > m.listHeight() {
-			footer = common.Position(m.list.Cursor, len(m.runs)) + " · " + footer
+		if m.Overflows() {
+			footer = common.Position(m.Cursor(), m.Len()) + " · " + footer
 		}
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
@@ -202,7 +173,7 @@ func (m Model) View() string {
 
 // header names the columns, aligned as renderRun aligns them.
 func (m Model) header() string {
-	return "   " + padRight("run", shortID) + colGap + padRight("started", colStarted) + colGap +
+	return "   " + padRight("run", format.ShortIDLength) + colGap + padRight("started", colStarted) + colGap +
 		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
 		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost)
 }
@@ -225,11 +196,11 @@ func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
 	var b strings.Builder
 	b.WriteString(st(t.Text).Render(gutter))
 	b.WriteString(st(t.Glyph).Render(mark) + st(t.Text).Render(" "))
-	b.WriteString(st(t.Strong).Render(padRight(short(r.ID), shortID)))
-	b.WriteString(st(t.Text).Render(colGap + padRight(started(r.StartedAt, m.Now), colStarted) + colGap))
+	b.WriteString(st(t.Strong).Render(padRight(format.ShortID(r.ID), format.ShortIDLength)))
+	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
-	b.WriteString(st(t.Text).Render(pad(duration(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
-		colGap + pad(tokens(r.Usage.Tokens), colTokens) + colGap + pad(cost(r.Usage), colCost)))
+	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
+		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost)))
 	line := common.Clip(b.String(), width)
 	if selected {
 		// Carry the selection's background to the edge of the panel.

@@ -129,12 +129,12 @@ func TestPanelRows(t *testing.T) {
 	want := []string{
 		"┏━ Runs 6 runs ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
 		"┃   run           started       status           time  steps  tokens      cost   ┃",
-		"┃▸  0123456789ab  14:03:22      ✓ ok             2.2s      3    1240   $0.0123   ┃",
+		"┃▸  0123456789ab  14:03:22      ✓ ok             2.2s      3    1.2k   $0.0123   ┃",
 		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s     12   45.6k         -   ┃",
-		"┃   short         2025-03-01    ○ interrupted   840ms      0       -         -   ┃",
+		"┃   short         2025-03-01    ○ interrupted   840ms      0       0         -   ┃",
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001   ┃",
-		"┃   bbbbbbbbbbbb  01:00:00      ↪ exited        1h02m      0       -         -   ┃",
-		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       -         -   ┃",
+		"┃   bbbbbbbbbbbb  01:00:00      ↪ exited        1h02m      0       0         -   ┃",
+		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       0         -   ┃",
 		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y replay · d diff · esc close ━┛",
 	}
 	if got := strings.Split(ansi.Strip(m.View()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -14,6 +14,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
@@ -275,7 +276,7 @@ func TestColumns(t *testing.T) {
 	tr, _ := watchedRun(t, -1)
 	i, _ := tr.Index("E2/agent.1")
 	r := tr.Rows(i, 1)[0]
-	full := runtree.Duration(r.Duration) + "     " + runtree.Tokens(r.Spend.Usage.InputTokens+r.Spend.Usage.OutputTokens)
+	full := format.Duration(r.Duration) + "     " + format.Tokens(r.Spend.Tokens()) + " tok"
 	tests := []struct {
 		width                 int
 		duration, tokens, usd bool
@@ -293,7 +294,7 @@ func TestColumns(t *testing.T) {
 		m := newPane(tr, tc.width, tr.Len()+2, true)
 		line := row(m, i)
 		has := func(s string) bool { return strings.Contains(line, s) }
-		if has(runtree.Duration(r.Duration)) != tc.duration || has(" tok") != tc.tokens || has("$") != tc.usd {
+		if has(format.Duration(r.Duration)) != tc.duration || has(" tok") != tc.tokens || has("$") != tc.usd {
 			t.Errorf("width %d: %q, want duration %v tokens %v cost %v", tc.width, line, tc.duration, tc.tokens, tc.usd)
 		}
 		if tc.tokens && !has(full) {
@@ -657,39 +658,7 @@ func TestTitleAndFooter(t *testing.T) {
 	}
 }
 
-func TestFormats(t *testing.T) {
-	durations := []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0ms"}, {340 * time.Millisecond, "340ms"}, {999 * time.Millisecond, "999ms"},
-		{1250 * time.Millisecond, "1.2s"}, {12340 * time.Millisecond, "12.3s"}, {59999 * time.Millisecond, "59.9s"},
-		{2*time.Minute + 3*time.Second, "2m03s"}, {59*time.Minute + 59*time.Second, "59m59s"},
-		{time.Hour + 2*time.Minute + 30*time.Second, "1h02m"},
-	}
-	for _, tc := range durations {
-		if got := runtree.Duration(tc.d); got != tc.want {
-			t.Errorf("Duration(%v) = %q, want %q", tc.d, got, tc.want)
-		}
-	}
-	tokens := []struct {
-		n    int
-		want string
-	}{{0, "0 tok"}, {208, "208 tok"}, {999, "999 tok"}, {1000, "1.0k tok"}, {12_345, "12.3k tok"}, {999_999, "999.9k tok"}, {4_560_000, "4.5M tok"}}
-	for _, tc := range tokens {
-		if got := runtree.Tokens(tc.n); got != tc.want {
-			t.Errorf("Tokens(%d) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-	costs := []struct {
-		usd  float64
-		want string
-	}{{0, "$0"}, {0.00004, "<$0.0001"}, {0.0042, "$0.0042"}, {1.5, "$1.5000"}, {12.34567, "$12.3457"}, {1234.5, "$1234.50"}}
-	for _, tc := range costs {
-		if got := runtree.Cost(tc.usd); got != tc.want {
-			t.Errorf("Cost(%v) = %q, want %q", tc.usd, got, tc.want)
-		}
-	}
+func TestStatusGlyphs(t *testing.T) {
 	for _, s := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
 		for _, o := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
 			if s != o && runtree.StatusGlyph(s) == runtree.StatusGlyph(o) {

@@ -1,13 +1,12 @@
 package runtree
 
 import (
-	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/tree"
 )
@@ -50,8 +49,8 @@ func StatusGlyph(s live.Status) string {
 // duration, so that the tree keeps at least minTree cells.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
-	tokensWidth   = 10 // 208 tok, 123.4k tok
-	costWidth     = 8  // $0.0042, <$0.0001, $12.3456
+	tokensWidth   = 10 // 208 tok, 12.3k tok, 310k tok
+	costWidth     = 8  // $0.0042, <$0.0001, $1234.50
 	columnGap     = 2
 	minTree       = 30
 )
@@ -243,21 +242,21 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	if cols.duration {
 		dur := ""
 		if r.Status != live.Pending {
-			dur = Duration(r.Duration)
+			dur = format.Duration(r.Duration)
 		}
 		column(&b, dur, durationWidth, st.text)
 	}
 	if cols.tokens {
 		tok := ""
 		if r.Spend.Calls > 0 {
-			tok = Tokens(r.Spend.Usage.InputTokens + r.Spend.Usage.OutputTokens)
+			tok = format.Tokens(r.Spend.Tokens()) + " tok"
 		}
 		column(&b, tok, tokensWidth, st.muted)
 	}
 	if cols.cost {
 		cost := ""
 		if c := r.Spend.Cost(); c != nil {
-			cost = Cost(*c)
+			cost = format.Cost(*c)
 		}
 		column(&b, cost, costWidth, st.muted)
 	}
@@ -299,57 +298,4 @@ func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
 		l.AddWidth("  ", 2, st.text)
 		l.Add(r.Tool, st.muted)
 	}
-}
-
-// Duration formats a node's time for its column: 340ms, 1.2s, 12.3s,
-// 2m03s, 1h02m. Figures are cut, not rounded, so a running node's time
-// never shows more than has passed.
-func Duration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return strconv.Itoa(int(d/time.Millisecond)) + "ms"
-	case d < time.Minute:
-		return tenths(int64(d/(100*time.Millisecond))) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m" + twoDigits(int(d%time.Minute/time.Second)) + "s"
-	}
-	return strconv.Itoa(int(d/time.Hour)) + "h" + twoDigits(int(d%time.Hour/time.Minute)) + "m"
-}
-
-// Tokens formats a token count for its column: 208 tok, 12.3k tok,
-// 4.5M tok.
-func Tokens(n int) string {
-	switch {
-	case n < 1000:
-		return strconv.Itoa(n) + " tok"
-	case n < 1_000_000:
-		return tenths(int64(n/100)) + "k tok"
-	}
-	return tenths(int64(n/100_000)) + "M tok"
-}
-
-// Cost formats a cost in USD for its column: $0.0042 below $100 and
-// $123.45 above, <$0.0001 for a cost too small to show, $0 for a free one.
-func Cost(usd float64) string {
-	switch {
-	case usd == 0:
-		return "$0"
-	case usd < 0.0001:
-		return "<$0.0001"
-	case usd < 100:
-		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
-	}
-	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
-}
-
-// tenths writes n tenths as a decimal with one place.
-func tenths(n int64) string {
-	return strconv.FormatInt(n/10, 10) + "." + strconv.FormatInt(n%10, 10)
-}
-
-func twoDigits(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }

@@ -1,0 +1,173 @@
+// Package format writes the quantities of a run as a person reads them, one
+// style for each, so that the same run reads the same in `stepwise runs`,
+// `stepwise inspect`, the runs panel, the run tree, the inspector and the
+// status bar. The CLI imports it as well as the panes.
+//
+// The styles:
+//
+//   - A duration is cut, never rounded, so that a running step's time never
+//     shows more than has passed and the finished step keeps the figure it
+//     showed last: 0ms (under a millisecond), 340ms, 1.2s, 12.3s, 2m03s,
+//     1h02m. A run that
+//     has no time (it is still going, or was cut off) shows -.
+//   - A time difference is a duration with its sign: +840ms, -2.2s, and ±0
+//     for under a millisecond either way, which is noise.
+//   - A token count fits in five cells, cut as durations are: 840, 12.3k,
+//     310k, 4.5M. The caller adds a unit (" tok", " tokens") where no column
+//     heading says what the figure is. Only the itemised usage of `stepwise
+//     inspect` (input, output, cache write, cache read) states exact counts,
+//     which is what it is for.
+//   - A cost is in dollars, to the hundredth of a cent below a dollar and to
+//     the cent above: $0.0042, $12.35; <$0.0001 for a cost too small to show
+//     and $0 for a free one. Spend is "-" when nothing was spent or a call
+//     was unpriced: a cost is never estimated.
+//   - A run id is shown by its first twelve characters, as many as any
+//     command accepts to tell runs apart; a full id is printed as it is.
+//   - When a run started, in a pane: the time of day for today, the day and
+//     minute for an earlier day this year, the date for an earlier year, to
+//     fit a narrow column. On the command line, which has no width to save
+//     and whose output outlives the day, a full local timestamp.
+//   - A signed count: +120, -3, 0.
+package format
+
+import (
+	"strconv"
+	"time"
+)
+
+// ShortIDLength is how many characters of a run id a list shows.
+const ShortIDLength = 12
+
+// ShortID is a run id as a list shows it.
+func ShortID(id string) string {
+	if len(id) > ShortIDLength {
+		return id[:ShortIDLength]
+	}
+	return id
+}
+
+// Duration is a duration as a person reads it, cut to its shown precision.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.Itoa(int(max(d, 0)/time.Millisecond)) + "ms"
+	case d < time.Minute:
+		return tenths(int64(d/(100*time.Millisecond))) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m" + twoDigits(int(d%time.Minute/time.Second)) + "s"
+	}
+	return strconv.Itoa(int(d/time.Hour)) + "h" + twoDigits(int(d%time.Hour/time.Minute)) + "m"
+}
+
+// RunTime is how long a run took, as a list of runs shows it.
+func RunTime(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return Duration(d)
+}
+
+// Millis is a duration recorded in milliseconds, as Duration writes it.
+func Millis(ms float64) string {
+	return Duration(time.Duration(ms * float64(time.Millisecond)))
+}
+
+// MillisDelta is a time difference recorded in milliseconds, with its sign.
+func MillisDelta(ms float64) string {
+	d := time.Duration(ms * float64(time.Millisecond))
+	switch {
+	case d >= time.Millisecond:
+		return "+" + Duration(d)
+	case d <= -time.Millisecond:
+		return "-" + Duration(-d)
+	}
+	return "±0"
+}
+
+// Tokens is a token count in at most five cells.
+func Tokens(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n)
+	case n < 100_000:
+		return tenths(int64(n/100)) + "k"
+	case n < 1_000_000:
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return tenths(int64(n/100_000)) + "M"
+}
+
+// Cost is a cost in dollars.
+func Cost(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd < 0.0001:
+		return "<$0.0001"
+	case usd < 1:
+		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+}
+
+// Spend is the cost of calls model calls, usd nil when one was unpriced:
+// "-" when there is no cost to tell.
+func Spend(calls int, usd *float64) string {
+	if calls == 0 || usd == nil {
+		return "-"
+	}
+	return Cost(*usd)
+}
+
+// Delta is a signed count.
+func Delta(n int) string {
+	if n > 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// Started is when a run started, as a list shows it. Today is now's day,
+// in now's location; with no now, every run is of an earlier day, in local
+// time.
+func Started(at, now time.Time) string {
+	if at.IsZero() {
+		return "-"
+	}
+	loc := time.Local
+	if !now.IsZero() {
+		loc = now.Location()
+	}
+	at = at.In(loc)
+	y, m, d := at.Date()
+	if !now.IsZero() {
+		ny, nm, nd := now.Date()
+		switch {
+		case y == ny && m == nm && d == nd:
+			return at.Format("15:04:05")
+		case y != ny:
+			return at.Format("2006-01-02")
+		}
+	}
+	return at.Format("Jan 02 15:04")
+}
+
+// Timestamp is a time as a record states it, in local time.
+func Timestamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// tenths writes n tenths as a decimal with one place.
+func tenths(n int64) string {
+	return strconv.FormatInt(n/10, 10) + "." + strconv.FormatInt(n%10, 10)
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
