@@ -107,8 +107,8 @@ func (pe *payloadEncoder) stepEnded(b []byte, p *engine.StepEnded) ([]byte, bool
 		b = jsonenc.AppendString(b, p.Error)
 	}
 	b = append(b, `,"ms":`...)
-	b, fine := pe.value(b, p.Ms)
-	return append(b, '}'), ok && fine
+	b, err := jsonenc.AppendFloat64(b, p.Ms)
+	return append(b, '}'), ok && err == nil
 }
 
 func (pe *payloadEncoder) toolStarted(b []byte, p *engine.ToolStarted) ([]byte, bool) {
@@ -123,7 +123,8 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 	b = append(b, `{"tool":`...)
 	b = jsonenc.AppendString(b, p.Tool)
 	b = append(b, `,"ms":`...)
-	b, ok := pe.value(b, p.Ms)
+	b, err := jsonenc.AppendFloat64(b, p.Ms)
+	ok := err == nil
 	b = append(b, `,"is_error":`...)
 	b = strconv.AppendBool(b, p.IsError)
 	if p.Result != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // applicationID marks a SQLite file as a run store ("STPW"), so that Open
@@ -387,7 +389,7 @@ func version4Run(ctx context.Context, tx *sql.Tx, key int64, seg *segment) error
 		if at.Valid {
 			t = time.Unix(0, at.Int64)
 		}
-		seg.appendEvent(uint64(seq), t, kind, path, p)
+		seg.appendEvent(uint64(seq), t, engine.EventKind(kind), path, p)
 		for _, b := range seg.blobs {
 			if _, err := tx.ExecContext(ctx, insertBlob, b.hash, len(b.data), string(b.data)); err != nil {
 				return err

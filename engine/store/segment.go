@@ -18,20 +18,55 @@ import (
 // boxing, a B-tree insert), which was most of what recording a large map
 // cost; reading a run decodes its segments and builds its record in Go.
 //
-// The BLOB is segmentFormat, then each event: its seq (uvarint), time
-// (varint Unix nanoseconds, 0 when unknown), kind and path (a text each),
-// and its payload: a tag byte, then for payloadInline the JSON as a text,
-// for payloadPieces the number n of pieces kept in blobs (uvarint) and
-// the JSON in 2n+1 pieces: a text, then n times the SHA-256 of a piece
-// kept in blobs (32 bytes) and a text. A text is its length (uvarint) and
-// its bytes.
-const (
-	segmentFormat = 1
+// The BLOB is segmentFormat, then each event:
+//
+//   - a head byte: the kind's code in segmentKinds (headKind bits; 0 for
+//     a kind given as a text), whether the time is known (headTime), and
+//     how the payload is kept (headPayload bits: payloadNone,
+//     payloadInline, payloadPieces);
+//   - its seq, less the seq of the event before it in the segment (0 for
+//     the first), as a uvarint;
+//   - when known, its time in Unix nanoseconds, less the last known time
+//     before it in the segment (0 for the first), as a varint;
+//   - its kind as a text, when it has no code;
+//   - its path: how many bytes it shares with the path of the event before
+//     it (uvarint), then the rest as a text;
+//   - its payload: for payloadInline the JSON as a text; for payloadPieces
+//     the number n of pieces kept in blobs (uvarint) and the JSON in 2n+1
+//     pieces: a text, then n times the SHA-256 of a piece kept in blobs
+//     (32 bytes) and a text.
+//
+// A text is its length (uvarint) and its bytes. A map item's events share
+// most of their path, and follow each other within microseconds, so that
+// the head of one is a few bytes.
+const segmentFormat = 1
 
-	payloadNone   = 0
-	payloadInline = 1
-	payloadPieces = 2
+const (
+	headKind    = 0x0f
+	headTime    = 0x10
+	headPayload = 0x60 // payloadNone, payloadInline or payloadPieces
+
+	payloadNone   = 0x00
+	payloadInline = 0x20
+	payloadPieces = 0x40
 )
+
+// segmentKinds are the kinds an event's head names by code: its index
+// here, plus one. Append to the list, never reorder it: segments written
+// keep their codes.
+var segmentKinds = []engine.EventKind{
+	engine.EventRunStart, engine.EventRunEnd, engine.EventStepStart, engine.EventStepEnd, engine.EventToolStart, engine.EventToolEnd,
+	engine.EventModelCall, engine.EventModelDelta, engine.EventRepair, engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage,
+}
+
+// kindCodes is segmentKinds' inverse.
+var kindCodes = func() map[engine.EventKind]byte {
+	m := map[engine.EventKind]byte{}
+	for i, k := range segmentKinds {
+		m[k] = byte(i + 1)
+	}
+	return m
+}()
 
 // segmentEvents and segmentBytes cap a segment: large enough that a row's
 // cost is spread over hundreds of events, small enough that a reader of a
@@ -46,6 +81,8 @@ const (
 type segment struct {
 	run            *runState
 	firstSeq, last uint64
+	lastTime       int64 // the last known time, Unix nanoseconds; 0 for none yet
+	lastPath       string
 	events         int
 	buf            []byte
 	// blobs are the pieces of the last event's payload that go in blobs,
@@ -64,28 +101,13 @@ type blobPiece struct {
 type cut struct{ lo, hi int }
 
 func (g *segment) reset() {
-	g.run, g.firstSeq, g.last, g.events = nil, 0, 0, 0
+	g.run, g.firstSeq, g.last, g.lastTime, g.lastPath, g.events = nil, 0, 0, 0, "", 0
 	g.buf = append(g.buf[:0], segmentFormat)
 }
 
 // full reports whether the segment takes no more events.
 func (g *segment) full() bool {
 	return g.events >= segmentEvents || len(g.buf) >= segmentBytes
-}
-
-// appendHead appends an event's seq, time, kind and path.
-func (g *segment) appendHead(seq uint64, at time.Time, kind, path string) {
-	if g.events == 0 {
-		g.firstSeq = seq
-	}
-	g.events++
-	g.last = seq
-	g.buf = binary.AppendUvarint(g.buf, seq)
-	g.buf = binary.AppendVarint(g.buf, unixNanos(at))
-	g.buf = binary.AppendUvarint(g.buf, uint64(len(kind)))
-	g.buf = append(g.buf, kind...)
-	g.buf = binary.AppendUvarint(g.buf, uint64(len(path)))
-	g.buf = append(g.buf, path...)
 }
 
 // blobBytes is the largest payload kept whole in its segment. A larger
@@ -97,23 +119,52 @@ const blobBytes = 16 << 10
 
 // appendEvent appends one event, its payload JSON (nil for none), and sets
 // blobs to the pieces of the payload the caller is to keep in blobs.
-func (g *segment) appendEvent(seq uint64, at time.Time, kind, path string, payload []byte) {
+func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte) {
 	g.blobs = g.blobs[:0]
-	g.appendHead(seq, at, kind, path)
+	if g.events == 0 {
+		g.firstSeq = seq
+	}
+	head := kindCodes[kind]
 	switch {
 	case payload == nil:
-		g.buf = append(g.buf, payloadNone)
 	case len(payload) <= blobBytes:
-		g.buf = append(g.buf, payloadInline)
-		g.appendText(payload)
+		head |= payloadInline
 	default:
+		head |= payloadPieces
+	}
+	if !at.IsZero() {
+		head |= headTime
+	}
+	g.buf = append(g.buf, head)
+	g.buf = binary.AppendUvarint(g.buf, seq-g.last)
+	if !at.IsZero() {
+		t := at.UnixNano()
+		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
+		g.lastTime = t
+	}
+	if head&headKind == 0 {
+		g.buf = appendText(g.buf, kind)
+	}
+	shared := 0
+	for shared < len(path) && shared < len(g.lastPath) && path[shared] == g.lastPath[shared] {
+		shared++
+	}
+	g.buf = binary.AppendUvarint(g.buf, uint64(shared))
+	g.buf = appendText(g.buf, path[shared:])
+	g.events++
+	g.last, g.lastPath = seq, path
+	switch head & headPayload {
+	case payloadInline:
+		g.buf = appendText(g.buf, payload)
+	case payloadPieces:
 		g.appendPieces(payload)
 	}
 }
 
-func (g *segment) appendText(b []byte) {
-	g.buf = binary.AppendUvarint(g.buf, uint64(len(b)))
-	g.buf = append(g.buf, b...)
+// appendText appends a text: its length and its bytes.
+func appendText[T ~string | ~[]byte](buf []byte, b T) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(b)))
+	return append(buf, b...)
 }
 
 // appendPieces appends a payload over blobBytes in pieces.
@@ -126,17 +177,16 @@ func (g *segment) appendPieces(p []byte) {
 	if left > blobBytes {
 		g.cuts = append(g.cuts[:0], cut{0, len(p)})
 	}
-	g.buf = append(g.buf, payloadPieces)
 	g.buf = binary.AppendUvarint(g.buf, uint64(len(g.cuts)))
 	prev := 0
 	for _, c := range g.cuts {
-		g.appendText(p[prev:c.lo])
+		g.buf = appendText(g.buf, p[prev:c.lo])
 		sum := sha256.Sum256(p[c.lo:c.hi])
 		g.buf = append(g.buf, sum[:]...)
 		g.blobs = append(g.blobs, blobPiece{hash: hex.EncodeToString(sum[:]), data: p[c.lo:c.hi]})
 		prev = c.hi
 	}
-	g.appendText(p[prev:])
+	g.buf = appendText(g.buf, p[prev:])
 }
 
 // decodedEvent is an event read from a segment. A payload kept in pieces
@@ -149,73 +199,105 @@ type decodedEvent struct {
 
 var errSegment = errors.New("segment is cut short")
 
+// segmentReader reads the fields of a segment's events; a field past the
+// end, or of a bad length, leaves it failed.
+type segmentReader struct {
+	d      []byte
+	failed bool
+}
+
+func (r *segmentReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.d)
+	if n <= 0 {
+		r.failed, r.d = true, nil
+		return 0
+	}
+	r.d = r.d[n:]
+	return v
+}
+
+func (r *segmentReader) varint() int64 {
+	v, n := binary.Varint(r.d)
+	if n <= 0 {
+		r.failed, r.d = true, nil
+		return 0
+	}
+	r.d = r.d[n:]
+	return v
+}
+
+func (r *segmentReader) text() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.d)) {
+		r.failed, r.d = true, nil
+		return nil
+	}
+	b := r.d[:n:n]
+	r.d = r.d[n:]
+	return b
+}
+
+func (r *segmentReader) hash() string {
+	if len(r.d) < sha256.Size {
+		r.failed, r.d = true, nil
+		return ""
+	}
+	h := hex.EncodeToString(r.d[:sha256.Size])
+	r.d = r.d[sha256.Size:]
+	return h
+}
+
 // decodeSegment appends the events of one segment's BLOB to list. Their
 // payloads are slices of data, which the caller owns.
 func decodeSegment(data []byte, list []decodedEvent) ([]decodedEvent, error) {
 	if len(data) == 0 || data[0] != segmentFormat {
 		return list, fmt.Errorf("segment of an unknown format (%d bytes); a newer stepwise wrote it", len(data))
 	}
-	d := data[1:]
-	uvarint := func() uint64 {
-		v, n := binary.Uvarint(d)
-		if n <= 0 {
-			d = nil
-			return 0
-		}
-		d = d[n:]
-		return v
-	}
-	bytes := func() []byte {
-		n := uvarint()
-		if n > uint64(len(d)) {
-			d = nil
-			return nil
-		}
-		b := d[:n:n]
-		d = d[n:]
-		return b
-	}
-	for len(d) > 0 {
+	r := segmentReader{d: data[1:]}
+	var seq uint64
+	var at int64
+	var path string
+	for len(r.d) > 0 {
+		head := r.d[0]
+		r.d = r.d[1:]
 		var e decodedEvent
-		e.Seq = uvarint()
-		t, n := binary.Varint(d)
-		if n <= 0 {
+		seq += r.uvarint()
+		e.Seq = seq
+		if head&headTime != 0 {
+			at += r.varint()
+			e.Time = time.Unix(0, at)
+		}
+		if code := int(head & headKind); code == 0 {
+			e.Kind = engine.EventKind(r.text())
+		} else if code <= len(segmentKinds) {
+			e.Kind = segmentKinds[code-1]
+		} else {
+			return list, fmt.Errorf("segment event %d has a kind of an unknown code (%d); a newer stepwise wrote it", seq, code)
+		}
+		shared := r.uvarint()
+		if shared > uint64(len(path)) {
 			return list, errSegment
 		}
-		d = d[n:]
-		if t != 0 {
-			e.Time = time.Unix(0, t)
-		}
-		e.Kind = engine.EventKind(bytes())
-		e.Path = string(bytes())
-		if len(d) == 0 {
-			return list, errSegment
-		}
-		tag := d[0]
-		d = d[1:]
-		switch tag {
+		path = path[:shared] + string(r.text())
+		e.Path = path
+		switch head & headPayload {
 		case payloadNone:
 		case payloadInline:
-			e.Payload = bytes()
+			e.Payload = r.text()
 		case payloadPieces:
-			n := uvarint()
-			if n > uint64(len(d))/32 {
+			n := r.uvarint()
+			if n > uint64(len(r.d))/sha256.Size {
 				return list, errSegment
 			}
 			e.pieces = make([]string, 0, 2*n+1)
-			e.pieces = append(e.pieces, string(bytes()))
+			e.pieces = append(e.pieces, string(r.text()))
 			for range n {
-				if len(d) < 32 {
-					return list, errSegment
-				}
-				e.pieces = append(e.pieces, hex.EncodeToString(d[:32]))
-				d = d[32:]
-				e.pieces = append(e.pieces, string(bytes()))
+				e.pieces = append(e.pieces, r.hash(), string(r.text()))
 			}
 		default:
-			return list, fmt.Errorf("segment event %d has a payload of an unknown kind (%d)", e.Seq, tag)
+			return list, fmt.Errorf("segment event %d has a payload of an unknown kind (%#x); a newer stepwise wrote it", seq, head&headPayload)
 		}
-		if d == nil {
+		if r.failed {
 			return list, errSegment
 		}
 		list = append(list, e)

@@ -263,7 +263,7 @@ func (w *writer) apply(ctx context.Context, blocks [][]engine.Event) error {
 				w.seg.run = rs
 			}
 			w.payload = encodePayload(&w.enc, w.payload[:0], e.Payload)
-			w.seg.appendEvent(e.Seq, e.Time, string(e.Kind), e.Path, w.payload)
+			w.seg.appendEvent(e.Seq, e.Time, e.Kind, e.Path, w.payload)
 			for _, b := range w.seg.blobs {
 				if err := w.storeBlob(ctx, rs.key, b); err != nil {
 					return err
