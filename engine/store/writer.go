@@ -424,11 +424,3 @@ func nanos(t time.Time) any {
 	}
 	return t.UnixNano()
 }
-
-// unixNanos is t in Unix nanoseconds, 0 when unset.
-func unixNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
