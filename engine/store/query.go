@@ -665,13 +665,14 @@ func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error)
 		return nil, err
 	}
 	defer rows.Close()
-	var decoded []decodedEvent
+	list := []StoredEvent{}
+	var pieced []piecedPayload
 	for rows.Next() {
 		var data []byte
 		if err := rows.Scan(&data); err != nil {
 			return nil, err
 		}
-		if decoded, err = decodeSegment(data, decoded); err != nil {
+		if list, pieced, err = decodeSegment(data, list, pieced); err != nil {
 			return nil, err
 		}
 	}
@@ -679,28 +680,27 @@ func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error)
 		return nil, err
 	}
 	rows.Close()
+	for _, p := range pieced {
+		e := &list[p.event]
+		var b strings.Builder
+		for j, piece := range p.pieces {
+			if j%2 == 0 {
+				b.WriteString(piece)
+				continue
+			}
+			var data string
+			if err := q.QueryRowContext(ctx, "SELECT data FROM blobs WHERE hash = ?", piece).Scan(&data); err != nil {
+				return nil, fmt.Errorf("event %d (%s at %q): its payload's piece %s: %w", e.Seq, e.Kind, e.Path, piece, err)
+			}
+			b.WriteString(data)
+		}
+		e.Payload = json.RawMessage(b.String())
+	}
 	// The engine emits a run's events in sequence order; events given to
 	// a Recorder out of order are put back in it here.
-	slices.SortStableFunc(decoded, func(a, b decodedEvent) int { return cmp.Compare(a.Seq, b.Seq) })
-	list := make([]StoredEvent, len(decoded))
-	for i := range decoded {
-		e := &decoded[i]
-		if e.pieces != nil {
-			var b strings.Builder
-			for j, piece := range e.pieces {
-				if j%2 == 0 {
-					b.WriteString(piece)
-					continue
-				}
-				var data string
-				if err := q.QueryRowContext(ctx, "SELECT data FROM blobs WHERE hash = ?", piece).Scan(&data); err != nil {
-					return nil, fmt.Errorf("event %d (%s at %q): its payload's piece %s: %w", e.Seq, e.Kind, e.Path, piece, err)
-				}
-				b.WriteString(data)
-			}
-			e.Payload = json.RawMessage(b.String())
-		}
-		list[i] = e.StoredEvent
+	bySeq := func(a, b StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) }
+	if !slices.IsSortedFunc(list, bySeq) {
+		slices.SortStableFunc(list, bySeq)
 	}
 	return list, nil
 }

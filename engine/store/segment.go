@@ -189,11 +189,11 @@ func (g *segment) appendPieces(p []byte) {
 	g.buf = appendText(g.buf, p[prev:])
 }
 
-// decodedEvent is an event read from a segment. A payload kept in pieces
-// has them in pieces, the texts and the hashes (hex) of the pieces kept in
-// blobs in turn, for the reader to join into Payload.
-type decodedEvent struct {
-	StoredEvent
+// piecedPayload is the payload of list[event], as decodeSegment found it
+// kept in pieces: the texts and the hashes (hex) of the pieces kept in
+// blobs in turn, for the reader to join into the event's Payload.
+type piecedPayload struct {
+	event  int
 	pieces []string
 }
 
@@ -247,11 +247,12 @@ func (r *segmentReader) hash() string {
 	return h
 }
 
-// decodeSegment appends the events of one segment's BLOB to list. Their
-// payloads are slices of data, which the caller owns.
-func decodeSegment(data []byte, list []decodedEvent) ([]decodedEvent, error) {
+// decodeSegment appends the events of one segment's BLOB to list, and
+// their payloads kept in pieces to pieced. The payloads are slices of
+// data, which the caller owns.
+func decodeSegment(data []byte, list []StoredEvent, pieced []piecedPayload) ([]StoredEvent, []piecedPayload, error) {
 	if len(data) == 0 || data[0] != segmentFormat {
-		return list, fmt.Errorf("segment of an unknown format (%d bytes); a newer stepwise wrote it", len(data))
+		return list, pieced, fmt.Errorf("segment of an unknown format (%d bytes); a newer stepwise wrote it", len(data))
 	}
 	r := segmentReader{d: data[1:]}
 	var seq uint64
@@ -260,7 +261,7 @@ func decodeSegment(data []byte, list []decodedEvent) ([]decodedEvent, error) {
 	for len(r.d) > 0 {
 		head := r.d[0]
 		r.d = r.d[1:]
-		var e decodedEvent
+		var e StoredEvent
 		seq += r.uvarint()
 		e.Seq = seq
 		if head&headTime != 0 {
@@ -272,11 +273,11 @@ func decodeSegment(data []byte, list []decodedEvent) ([]decodedEvent, error) {
 		} else if code <= len(segmentKinds) {
 			e.Kind = segmentKinds[code-1]
 		} else {
-			return list, fmt.Errorf("segment event %d has a kind of an unknown code (%d); a newer stepwise wrote it", seq, code)
+			return list, pieced, fmt.Errorf("segment event %d has a kind of an unknown code (%d); a newer stepwise wrote it", seq, code)
 		}
 		shared := r.uvarint()
 		if shared > uint64(len(path)) {
-			return list, errSegment
+			return list, pieced, errSegment
 		}
 		path = path[:shared] + string(r.text())
 		e.Path = path
@@ -287,20 +288,21 @@ func decodeSegment(data []byte, list []decodedEvent) ([]decodedEvent, error) {
 		case payloadPieces:
 			n := r.uvarint()
 			if n > uint64(len(r.d))/sha256.Size {
-				return list, errSegment
+				return list, pieced, errSegment
 			}
-			e.pieces = make([]string, 0, 2*n+1)
-			e.pieces = append(e.pieces, string(r.text()))
+			p := piecedPayload{event: len(list), pieces: make([]string, 0, 2*n+1)}
+			p.pieces = append(p.pieces, string(r.text()))
 			for range n {
-				e.pieces = append(e.pieces, r.hash(), string(r.text()))
+				p.pieces = append(p.pieces, r.hash(), string(r.text()))
 			}
+			pieced = append(pieced, p)
 		default:
-			return list, fmt.Errorf("segment event %d has a payload of an unknown kind (%#x); a newer stepwise wrote it", seq, head&headPayload)
+			return list, pieced, fmt.Errorf("segment event %d has a payload of an unknown kind (%#x); a newer stepwise wrote it", seq, head&headPayload)
 		}
 		if r.failed {
-			return list, errSegment
+			return list, pieced, errSegment
 		}
 		list = append(list, e)
 	}
-	return list, nil
+	return list, pieced, nil
 }

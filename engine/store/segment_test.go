@@ -37,20 +37,24 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if len(blobs) != 1 || len(blobs[0].data) != blobBytes+2 {
 		t.Fatalf("%d pieces in blobs", len(blobs))
 	}
-	got, err := decodeSegment(g.buf, nil)
+	got, pieced, err := decodeSegment(g.buf, nil, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(pieced) != 1 || pieced[0].event != 3 {
+		t.Fatalf("payloads in pieces: %+v", pieced)
 	}
 	if len(got) != len(events) {
 		t.Fatalf("%d events decoded, want %d", len(got), len(events))
 	}
 	for i, e := range events {
 		d := got[i]
-		if d.pieces != nil {
-			if len(d.pieces) != 3 || d.pieces[1] != blobs[0].hash {
-				t.Fatalf("event %d: pieces %q", i, d.pieces)
+		if i == pieced[0].event {
+			p := pieced[0].pieces
+			if len(p) != 3 || p[1] != blobs[0].hash {
+				t.Fatalf("event %d: pieces %q", i, p)
 			}
-			d.Payload = []byte(d.pieces[0] + string(blobs[0].data) + d.pieces[2])
+			d.Payload = []byte(p[0] + string(blobs[0].data) + p[2])
 		}
 		if d.Seq != e.Seq || !d.Time.Equal(e.Time) || d.Time.IsZero() != e.Time.IsZero() || d.Path != e.Path || d.Kind != e.Kind || !bytes.Equal(d.Payload, e.Payload) {
 			t.Errorf("event %d: got %d %v %q %s %.80s, want %d %v %q %s %.80s", i, d.Seq, d.Time, d.Path, d.Kind, d.Payload, e.Seq, e.Time, e.Path, e.Kind, e.Payload)
@@ -65,7 +69,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 		g2.appendEvent(e.Seq, e.Time, e.Kind, e.Path, e.Payload)
 	}
 	for n := 0; n < len(g.buf); n++ {
-		list, err := decodeSegment(g.buf[:n], nil)
+		list, _, err := decodeSegment(g.buf[:n], nil, nil)
 		if err == nil && !ends[n] {
 			t.Errorf("a BLOB cut to %d of %d bytes decoded into %d events", n, len(g.buf), len(list))
 		}
