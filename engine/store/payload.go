@@ -2,7 +2,6 @@ package store
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
@@ -108,8 +107,8 @@ func (pe *payloadEncoder) stepEnded(b []byte, p *engine.StepEnded) ([]byte, bool
 		b = jsonenc.AppendString(b, p.Error)
 	}
 	b = append(b, `,"ms":`...)
-	b, fine := pe.value(b, p.Ms)
-	return append(b, '}'), ok && fine
+	b, err := jsonenc.AppendFloat64(b, p.Ms)
+	return append(b, '}'), ok && err == nil
 }
 
 func (pe *payloadEncoder) toolStarted(b []byte, p *engine.ToolStarted) ([]byte, bool) {
@@ -124,7 +123,8 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 	b = append(b, `{"tool":`...)
 	b = jsonenc.AppendString(b, p.Tool)
 	b = append(b, `,"ms":`...)
-	b, ok := pe.value(b, p.Ms)
+	b, err := jsonenc.AppendFloat64(b, p.Ms)
+	ok := err == nil
 	b = append(b, `,"is_error":`...)
 	b = strconv.AppendBool(b, p.IsError)
 	if p.Result != nil {
@@ -154,22 +154,25 @@ func (pe *payloadEncoder) value(b []byte, v any) ([]byte, bool) {
 // valueMembers are the members of a payload that carry a run's data
 // rather than what happened to it: a step's input and result, a call's
 // arguments, a run's inputs and output, a model call's request and reply.
-// A payload kept in blobs leaves them out of the summary in its row, which
-// keeps the rest (tool, status, error, ms, usage...) for listing queries.
+// A large payload keeps its large value members in blobs (valueCuts), so
+// that a value a step passes on to its tool call, or from its tool call to
+// its result, is stored once.
 var valueMembers = map[string]bool{
 	"input": true, "result": true, "args": true, "inputs": true, "output": true, "answer": true,
 	"request": true, "reply": true,
 }
 
-// payloadSummary is a payload object (JSON as the encoders write it) with
-// its top-level valueMembers left out; anything else is summarized as
-// null. It is linear in the payload and copies only what it keeps.
-func payloadSummary(p string) string {
+// valueBlobBytes is the size over which a value member of a payload over
+// blobBytes is kept in blobs.
+const valueBlobBytes = 4 << 10
+
+// valueCuts appends to cuts where the top-level valueMembers over
+// valueBlobBytes lie in p, a payload object as the encoders write it
+// (compact JSON), in order. It is linear in the payload.
+func valueCuts(p string, cuts []cut) []cut {
 	if len(p) < 2 || p[0] != '{' {
-		return "null"
+		return cuts
 	}
-	var b strings.Builder
-	b.WriteByte('{')
 	i := 1
 	for i < len(p) && p[i] != '}' {
 		keyStart := i
@@ -177,19 +180,15 @@ func payloadSummary(p string) string {
 		name := p[keyStart+1 : keyEnd-1]
 		valueStart := keyEnd + 1 // past the colon
 		valueEnd := skipJSONValue(p, valueStart)
-		if !valueMembers[name] {
-			if b.Len() > 1 {
-				b.WriteByte(',')
-			}
-			b.WriteString(p[keyStart:valueEnd])
+		if valueMembers[name] && valueEnd-valueStart > valueBlobBytes {
+			cuts = append(cuts, cut{valueStart, valueEnd})
 		}
 		i = valueEnd
 		if i < len(p) && p[i] == ',' {
 			i++
 		}
 	}
-	b.WriteByte('}')
-	return b.String()
+	return cuts
 }
 
 // skipJSONValue returns the index just past the JSON value that begins at

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,9 +189,7 @@ func listRuns(runs []RunSummary) string {
 }
 
 const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
-	CASE WHEN status = 'running'
-		THEN (SELECT count(*) FROM steps WHERE steps.run = runs.key AND steps.end_seq IS NOT NULL)
-		ELSE coalesce(steps_executed, 0) END`
+	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END`
 
 // Runs lists runs, newest first.
 func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunSummary, error) {
@@ -350,168 +350,246 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 		return nil, err
 	}
 	d := &RunDetail{}
-	var startSeq, endSeq, lastSeq sql.NullInt64
-	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, parent, start_seq, end_seq, last_seq
-		FROM runs WHERE key = ?`, key)
-	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &d.Parent, &startSeq, &endSeq, &lastSeq)
+	var lastSeq int64
+	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, parent, last_seq FROM runs WHERE key = ?`, key)
+	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &d.Parent, &lastSeq)
 	if err != nil {
 		return nil, err
 	}
-	// The run's inputs, outcome and usage are what its run_start and run_end
-	// payloads say.
-	if startSeq.Valid {
-		var inputs sql.NullString
-		err := tx.QueryRowContext(ctx, "SELECT "+whole("payload")+" -> '$.inputs' FROM events WHERE run = ? AND seq = ?", key, startSeq.Int64).Scan(&inputs)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
-		}
-		d.Inputs = raw(inputs)
+	events, err := runEvents(ctx, tx, key)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", d.ID, err)
 	}
-	if endSeq.Valid {
-		var exit, output, answer, usage sql.NullString
-		var empty sql.NullBool
-		err := tx.QueryRowContext(ctx, `SELECT payload -> '$.exit', `+whole("payload")+` -> '$.output', `+whole("payload")+` ->> '$.answer',
-			payload ->> '$.empty_data', payload -> '$.usage' FROM events WHERE run = ? AND seq = ?`, key, endSeq.Int64).
-			Scan(&exit, &output, &answer, &empty, &usage)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
-		}
-		d.Output, d.Answer, d.EmptyData = raw(output), answer.String, empty.Bool
-		if exit.Valid {
-			d.Exit = &engine.Exit{}
-			if err := json.Unmarshal([]byte(exit.String), d.Exit); err != nil {
-				return nil, fmt.Errorf("run %s: its exit: %w", d.ID, err)
-			}
-		}
-		if usage.Valid {
-			if err := json.Unmarshal([]byte(usage.String), &d.UsageReport); err != nil {
-				return nil, fmt.Errorf("run %s: its usage: %w", d.ID, err)
-			}
-		}
-	} else {
-		if d.UsageReport, err = usageFromCalls(ctx, tx, key); err != nil {
-			return nil, err
-		}
-		d.UsageFromCalls = true
+	if err := d.build(events, uint64(lastSeq)); err != nil {
+		return nil, fmt.Errorf("run %s: %w", d.ID, err)
 	}
-	if d.Steps, err = steps(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	if d.Errors, err = failures(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	if d.ToolCalls, err = toolCalls(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	if d.Warnings, err = warnings(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	if d.Downgrades, err = downgrades(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	if d.ModelCalls, err = modelCalls(ctx, tx, key); err != nil {
-		return nil, err
-	}
-	var t sql.NullInt64
-	var kind string
-	err = tx.QueryRowContext(ctx, `SELECT seq, time, path, kind FROM (`+eventsUnion+`) WHERE seq = ?2`, key, lastSeq.Int64).
-		Scan(&d.LastEvent.Seq, &t, &d.LastEvent.Path, &kind)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, err
-	}
-	d.LastEvent.Time, d.LastEvent.Kind = fromNanos(t), engine.EventKind(kind)
 	return d, nil
 }
 
-func raw(s sql.NullString) json.RawMessage {
-	if !s.Valid {
+// The members of the payloads a run's record is built from; the rest of
+// each payload (a model call's request and reply) is skipped.
+type (
+	runStartMembers struct {
+		Inputs json.RawMessage `json:"inputs"`
+	}
+	runEndMembers struct {
+		Exit      json.RawMessage `json:"exit"`
+		Output    json.RawMessage `json:"output"`
+		Answer    string          `json:"answer"`
+		EmptyData bool            `json:"empty_data"`
+		Usage     json.RawMessage `json:"usage"`
+	}
+	// spanMembers are a step's or a tool call's start and end: step_start
+	// has tool and input, step_end tool, status, result, error and ms,
+	// tool_start tool and args, tool_end tool, ms, is_error, result and
+	// error.
+	spanMembers struct {
+		Tool    string          `json:"tool"`
+		Input   json.RawMessage `json:"input"`
+		Args    json.RawMessage `json:"args"`
+		Status  *string         `json:"status"`
+		Result  json.RawMessage `json:"result"`
+		Error   string          `json:"error"`
+		Ms      float64         `json:"ms"`
+		IsError bool            `json:"is_error"`
+	}
+	modelCallMembers struct {
+		Site             *string          `json:"site"`
+		Role             string           `json:"role"`
+		Provider         string           `json:"provider"`
+		Model            string           `json:"model"`
+		Usage            model.Usage      `json:"usage"`
+		CostUSD          *float64         `json:"cost_usd"`
+		Ms               float64          `json:"ms"`
+		Error            string           `json:"error"`
+		StructuredOutput *json.RawMessage `json:"structured_output"`
+	}
+	warningMembers struct {
+		Message string `json:"message"`
+	}
+)
+
+// members reads the members of an event's payload that its record keeps;
+// an event without a payload has none.
+func members[T any](e *StoredEvent) (T, error) {
+	var m T
+	if e.Payload == nil {
+		return m, nil
+	}
+	if err := json.Unmarshal(e.Payload, &m); err != nil {
+		return m, fmt.Errorf("event %d (%s at %q): %w", e.Seq, e.Kind, e.Path, err)
+	}
+	return m, nil
+}
+
+// span is a step or a tool call being put together from its start and
+// end events; seq orders it: its start's, or its end's when no start was
+// recorded.
+type span struct {
+	seq        uint64
+	path       string
+	start, end *spanMembers
+	startedAt  time.Time
+	endedAt    time.Time
+}
+
+// spans pairs the start and end events of one kind of span: an end ends
+// the span last started at its path, and one with none started is a span
+// of its own. A span started again at its path before it ended (a retry)
+// is another span.
+type spans struct {
+	list []*span
+	open map[string]*span
+}
+
+func (s *spans) start(e *StoredEvent, m *spanMembers) {
+	sp := &span{seq: e.Seq, path: e.Path, start: m, startedAt: e.Time}
+	s.list = append(s.list, sp)
+	if s.open == nil {
+		s.open = map[string]*span{}
+	}
+	s.open[e.Path] = sp
+}
+
+func (s *spans) end(e *StoredEvent, m *spanMembers) *span {
+	sp := s.open[e.Path]
+	if sp == nil {
+		sp = &span{seq: e.Seq, path: e.Path}
+		s.list = append(s.list, sp)
+	} else {
+		delete(s.open, e.Path)
+	}
+	sp.end, sp.endedAt = m, e.Time
+	return sp
+}
+
+// tool is a span's tool: its end's, or its start's when the end names none.
+func (sp *span) tool() string {
+	if sp.end != nil && sp.end.Tool != "" {
+		return sp.end.Tool
+	}
+	if sp.start != nil {
+		return sp.start.Tool
+	}
+	return ""
+}
+
+// build fills in the record of a run from its events, in sequence order:
+// its inputs, outcome and usage (its run_start's and run_end's), its
+// steps, tool calls, failures, warnings and model calls.
+func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
+	var steps, calls spans
+	var failed []*span
+	var tally *engine.Tally
+	var runEnd *StoredEvent
+	d.Errors, d.Warnings, d.ModelCalls, d.Downgrades = []Notice{}, []Notice{}, []ModelCall{}, []Notice{}
+	for i := range events {
+		e := &events[i]
+		if e.Seq == lastSeq {
+			d.LastEvent = StoredEvent{Seq: e.Seq, Time: e.Time, Path: e.Path, Kind: e.Kind}
+		}
+		switch e.Kind {
+		case engine.EventRunStart:
+			m, err := members[runStartMembers](e)
+			if err != nil {
+				return err
+			}
+			d.Inputs = m.Inputs
+		case engine.EventRunEnd:
+			runEnd = e
+		case engine.EventStepStart, engine.EventToolStart:
+			m, err := members[spanMembers](e)
+			if err != nil {
+				return err
+			}
+			if e.Kind == engine.EventStepStart {
+				steps.start(e, &m)
+			} else {
+				calls.start(e, &m)
+			}
+		case engine.EventStepEnd, engine.EventToolEnd:
+			m, err := members[spanMembers](e)
+			if err != nil {
+				return err
+			}
+			if e.Kind == engine.EventToolEnd {
+				calls.end(e, &m)
+			} else if sp := steps.end(e, &m); m.Status != nil && *m.Status == "failed" {
+				failed = append(failed, sp)
+			}
+		case engine.EventWarning:
+			m, err := members[warningMembers](e)
+			if err != nil {
+				return err
+			}
+			d.Warnings = append(d.Warnings, Notice{Path: e.Path, Message: m.Message})
+		case engine.EventModelCall:
+			m, err := members[modelCallMembers](e)
+			if err != nil {
+				return err
+			}
+			if tally == nil {
+				tally = engine.NewTally()
+			}
+			if err := d.addModelCall(e, &m, tally); err != nil {
+				return err
+			}
+		}
+	}
+	d.Steps = make([]StepRecord, len(steps.list))
+	for i, sp := range steps.list {
+		r := StepRecord{Path: sp.path, Tool: sp.tool(), Status: StatusRunning, StartedAt: sp.startedAt, EndedAt: sp.endedAt}
+		if sp.start != nil {
+			r.Input = sp.start.Input
+		}
+		if sp.end != nil {
+			r.Status, r.Result, r.Error, r.Ms = "unknown", sp.end.Result, sp.end.Error, sp.end.Ms
+			if sp.end.Status != nil {
+				r.Status = *sp.end.Status
+			}
+		}
+		d.Steps[i] = r
+	}
+	for _, sp := range failed {
+		d.Errors = append(d.Errors, Notice{Path: sp.path, Message: sp.end.Error})
+	}
+	d.ToolCalls = make([]ToolCall, len(calls.list))
+	for i, sp := range calls.list {
+		c := ToolCall{Path: sp.path, Tool: sp.tool(), StartedAt: sp.startedAt}
+		if sp.start != nil {
+			c.Args = sp.start.Args
+		}
+		if sp.end != nil {
+			c.Ended, c.IsError, c.Result, c.Error, c.Ms = true, sp.end.IsError, sp.end.Result, sp.end.Error, sp.end.Ms
+		}
+		d.ToolCalls[i] = c
+	}
+	if runEnd == nil {
+		// The report its run_end would have carried, from the model calls
+		// recorded before its events stopped.
+		if tally == nil {
+			tally = engine.NewTally()
+		}
+		d.UsageReport, d.UsageFromCalls = tally.Report(), true
 		return nil
 	}
-	return json.RawMessage(s.String)
-}
-
-// whole is the SQL of a payload column's whole JSON: the column itself, or
-// for a payload kept in blobs (its _blob column names it), the blob; the
-// column then holds the payload without its valueMembers.
-func whole(column string) string {
-	return "coalesce((SELECT data FROM blobs WHERE hash = " + column + "_blob), " + column + ")"
-}
-
-// stepColumns are a steps row's tool, status and error, which its payloads
-// hold.
-const stepColumns = `coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', '') AS tool,
-	CASE WHEN end_seq IS NULL THEN 'running' ELSE coalesce(end_payload ->> '$.status', 'unknown') END AS status,
-	coalesce(end_payload ->> '$.error', '') AS error`
-
-// list runs a query over one run's rows and reads each row with scan:
-// the one loop every listing of a run's record shares.
-func list[T any](ctx context.Context, q querier, query string, run int64, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, run)
+	m, err := members[runEndMembers](runEnd)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
+	d.Output, d.Answer, d.EmptyData = m.Output, m.Answer, m.EmptyData
+	if m.Exit != nil {
+		d.Exit = &engine.Exit{}
+		if err := json.Unmarshal(m.Exit, d.Exit); err != nil {
+			return fmt.Errorf("its exit: %w", err)
 		}
-		out = append(out, v)
 	}
-	return out, rows.Err()
-}
-
-func scanNotice(rows *sql.Rows) (Notice, error) {
-	var n Notice
-	err := rows.Scan(&n.Path, &n.Message)
-	return n, err
-}
-
-func steps(ctx context.Context, q querier, run int64) ([]StepRecord, error) {
-	return list(ctx, q, `SELECT path, `+stepColumns+`, started_at, ended_at, end_payload ->> '$.ms',
-			`+whole("start_payload")+` -> '$.input', `+whole("end_payload")+` -> '$.result'
-		FROM steps WHERE run = ? ORDER BY seq`, run, func(rows *sql.Rows) (StepRecord, error) {
-		var r StepRecord
-		var started, ended sql.NullInt64
-		var ms sql.NullFloat64
-		var input, result sql.NullString
-		err := rows.Scan(&r.Path, &r.Tool, &r.Status, &r.Error, &started, &ended, &ms, &input, &result)
-		r.StartedAt, r.EndedAt, r.Ms = fromNanos(started), fromNanos(ended), ms.Float64
-		r.Input, r.Result = raw(input), raw(result)
-		return r, err
-	})
-}
-
-func failures(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	return list(ctx, q, `SELECT path, coalesce(end_payload ->> '$.error', '') FROM steps
-		WHERE run = ? AND end_payload ->> '$.status' = 'failed' ORDER BY end_seq`, run, scanNotice)
-}
-
-// stepCalls selects, as tool_calls rows, the tool calls of run ?1 that
-// steps keep in their rows: the start is the step's input under args, the
-// end either whole in call_end_payload or the step's result with call_ms.
-var stepCalls = `SELECT call_seq AS seq, path, 1 AS started, call_started_at AS started_at,
-		'{"tool":' || json_quote(start_payload ->> '$.tool') || ',"args":' || (` + whole("start_payload") + ` -> '$.input') || '}' AS start_payload,
-		call_end_seq AS end_seq, call_ended_at AS ended_at,
-		CASE WHEN call_ms IS NULL THEN ` + whole("call_end_payload") + `
-			ELSE '{"tool":' || json_quote(end_payload ->> '$.tool') || ',"ms":' || call_ms || ',"is_error":false' ||
-				coalesce(',"result":' || (` + whole("end_payload") + ` -> '$.result'), '') || '}' END AS end_payload
-	FROM steps WHERE run = ?1 AND call_seq IS NOT NULL`
-
-func toolCalls(ctx context.Context, q querier, run int64) ([]ToolCall, error) {
-	return list(ctx, q, `SELECT path, coalesce(nullif(end_payload ->> '$.tool', ''), start_payload ->> '$.tool', ''),
-			start_payload -> '$.args', end_seq IS NOT NULL, coalesce(end_payload ->> '$.is_error', 0),
-			end_payload -> '$.result', coalesce(end_payload ->> '$.error', ''), started_at, end_payload ->> '$.ms'
-		FROM (`+toolCallsAll+`) ORDER BY seq`, run, func(rows *sql.Rows) (ToolCall, error) {
-		var c ToolCall
-		var args, result sql.NullString
-		var started sql.NullInt64
-		var ms sql.NullFloat64
-		err := rows.Scan(&c.Path, &c.Tool, &args, &c.Ended, &c.IsError, &result, &c.Error, &started, &ms)
-		c.Args, c.Result, c.StartedAt, c.Ms = raw(args), raw(result), fromNanos(started), ms.Float64
-		return c, err
-	})
+	if m.Usage != nil {
+		if err := json.Unmarshal(m.Usage, &d.UsageReport); err != nil {
+			return fmt.Errorf("its usage: %w", err)
+		}
+	}
+	return nil
 }
 
 // ModelCall is one model call as inspect lists it; the request and reply
@@ -531,79 +609,99 @@ type ModelCall struct {
 	Strict string `json:"strict,omitempty"`
 }
 
-func modelCalls(ctx context.Context, q querier, run int64) ([]ModelCall, error) {
-	return list(ctx, q, `SELECT path, coalesce(payload ->> '$.role', ''), coalesce(payload ->> '$.provider', ''), coalesce(payload ->> '$.model', ''),
-			coalesce(payload ->> '$.usage.input_tokens', 0), coalesce(payload ->> '$.usage.output_tokens', 0),
-			coalesce(payload ->> '$.usage.cache_read_input_tokens', 0) + coalesce(payload ->> '$.usage.cache_creation_input_tokens', 0),
-			coalesce(payload ->> '$.ms', 0), coalesce(payload ->> '$.error', ''),
-			CASE WHEN payload -> '$.structured_output' IS NULL THEN ''
-				WHEN payload ->> '$.structured_output.sent' THEN 'sent'
-				ELSE coalesce(payload ->> '$.structured_output.downgrade_reason', 'not sent') END
-		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run, func(rows *sql.Rows) (ModelCall, error) {
-		var c ModelCall
-		err := rows.Scan(&c.Path, &c.Role, &c.Provider, &c.Model, &c.InputTokens, &c.OutputTokens, &c.CachedTokens, &c.Ms, &c.Error, &c.Strict)
-		return c, err
-	})
+// strictMembers are a model call's strict structured output record.
+type strictMembers struct {
+	Sent            *bool   `json:"sent"`
+	DowngradeReason *string `json:"downgrade_reason"`
 }
 
-// downgrades lists the model calls that asked for strict structured output
-// and went without it: the step (the call's site) and the reason.
-func downgrades(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	return list(ctx, q, `SELECT coalesce(payload ->> '$.site', path), coalesce(payload ->> '$.structured_output.downgrade_reason', '')
-		FROM events WHERE run = ? AND kind = 'llm_call' AND payload -> '$.structured_output' IS NOT NULL
-		AND payload ->> '$.structured_output.sent' = 0 ORDER BY seq`, run, scanNotice)
+// addModelCall lists one model call, adds it to the tally of a run
+// without a run_end, and lists it among the downgrades when it asked for
+// strict structured output and went without it.
+func (d *RunDetail) addModelCall(e *StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
+	c := ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
+		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.CacheReadInputTokens + m.Usage.CacheCreationInputTokens, Ms: m.Ms, Error: m.Error}
+	site := e.Path
+	if m.Site != nil {
+		site = *m.Site
+	}
+	if m.StructuredOutput != nil {
+		var so strictMembers
+		if err := json.Unmarshal(*m.StructuredOutput, &so); err != nil {
+			return fmt.Errorf("event %d (%s at %q): its structured_output: %w", e.Seq, e.Kind, e.Path, err)
+		}
+		reason := ""
+		if so.DowngradeReason != nil {
+			reason = *so.DowngradeReason
+		}
+		switch {
+		case so.Sent != nil && *so.Sent:
+			c.Strict = "sent"
+		case so.DowngradeReason != nil:
+			c.Strict = reason
+		default:
+			c.Strict = "not sent"
+		}
+		if so.Sent != nil && !*so.Sent {
+			d.Downgrades = append(d.Downgrades, Notice{Path: site, Message: reason})
+		}
+	}
+	d.ModelCalls = append(d.ModelCalls, c)
+	var siteName string
+	if m.Site != nil {
+		siteName = *m.Site
+	}
+	tally.Add(siteName, m.Provider, m.Model, m.Usage, m.CostUSD)
+	return nil
 }
 
-func warnings(ctx context.Context, q querier, run int64) ([]Notice, error) {
-	return list(ctx, q, `SELECT path, coalesce(payload ->> '$.message', '') FROM events
-		WHERE run = ? AND kind = 'warning' ORDER BY seq`, run, scanNotice)
-}
-
-// usageFromCalls adds up the model calls of a run that has no run_end into
-// the report its run_end would have carried: the engine's rules, an
-// unpriced call leaving its lines' cost unknown, and the same order
-// (by_step most expensive first, by_model by calls). Only the small fields
-// of each call are read, not its request and reply.
-func usageFromCalls(ctx context.Context, q querier, run int64) (engine.UsageReport, error) {
-	rows, err := q.QueryContext(ctx, `SELECT payload ->> '$.site', payload ->> '$.provider', payload ->> '$.model',
-			payload -> '$.usage', payload ->> '$.cost_usd'
-		FROM events WHERE run = ? AND kind = 'llm_call' ORDER BY seq`, run)
+// runEvents reads every event of run key from its segments, in sequence
+// order, the payloads kept in blobs read back whole.
+func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error) {
+	rows, err := q.QueryContext(ctx, "SELECT data FROM segments WHERE run = ? ORDER BY first_seq", key)
 	if err != nil {
-		return engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}, err
+		return nil, err
 	}
 	defer rows.Close()
-	tally := engine.NewTally()
+	list := []StoredEvent{}
+	var pieced []piecedPayload
 	for rows.Next() {
-		var site, provider, modelID, usage sql.NullString
-		var cost sql.NullFloat64
-		if err := rows.Scan(&site, &provider, &modelID, &usage, &cost); err != nil {
-			return tally.Report(), err
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
 		}
-		var u model.Usage
-		json.Unmarshal([]byte(usage.String), &u)
-		var c *float64
-		if cost.Valid {
-			c = &cost.Float64
+		if list, pieced, err = decodeSegment(data, list, pieced); err != nil {
+			return nil, err
 		}
-		tally.Add(site.String, provider.String, modelID.String, u, c)
 	}
-	return tally.Report(), rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for _, p := range pieced {
+		e := &list[p.event]
+		var b strings.Builder
+		for j, piece := range p.pieces {
+			if j%2 == 0 {
+				b.WriteString(piece)
+				continue
+			}
+			var data string
+			if err := q.QueryRowContext(ctx, "SELECT data FROM blobs WHERE hash = ?", piece).Scan(&data); err != nil {
+				return nil, fmt.Errorf("event %d (%s at %q): its payload's piece %s: %w", e.Seq, e.Kind, e.Path, piece, err)
+			}
+			b.WriteString(data)
+		}
+		e.Payload = json.RawMessage(b.String())
+	}
+	// The engine emits a run's events in sequence order; events given to
+	// a Recorder out of order are put back in it here.
+	bySeq := func(a, b StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) }
+	if !slices.IsSortedFunc(list, bySeq) {
+		slices.SortStableFunc(list, bySeq)
+	}
+	return list, nil
 }
-
-// eventsUnion selects every event of run ?1: the events table's, and the
-// start and end events the rows of steps and tool_calls hold, the tool
-// calls steps keep among them.
-var eventsUnion = `SELECT seq, time, path, kind, ` + whole("payload") + ` FROM events WHERE run = ?1
-	UNION ALL SELECT seq, started_at, path, 'step_start', ` + whole("start_payload") + ` FROM steps WHERE run = ?1 AND started
-	UNION ALL SELECT end_seq, ended_at, path, 'step_end', ` + whole("end_payload") + ` FROM steps WHERE run = ?1 AND end_seq IS NOT NULL
-	UNION ALL SELECT seq, started_at, path, 'tool_start', start_payload FROM (` + toolCallsAll + `) WHERE started
-	UNION ALL SELECT end_seq, ended_at, path, 'tool_end', end_payload FROM (` + toolCallsAll + `) WHERE end_seq IS NOT NULL`
-
-// toolCallsAll selects every tool call of run ?1 as tool_calls rows, their
-// payloads whole.
-var toolCallsAll = `SELECT seq, path, started, started_at, ` + whole("start_payload") + ` AS start_payload,
-		end_seq, ended_at, ` + whole("end_payload") + ` AS end_payload FROM tool_calls WHERE run = ?1
-	UNION ALL ` + stepCalls
 
 // Events returns every event of the run that id names (as Run resolves
 // it), in sequence order.
@@ -617,22 +715,9 @@ func (s *Store) Events(ctx context.Context, id string) ([]StoredEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, eventsUnion+" ORDER BY 1", key)
+	list, err := runEvents(ctx, tx, key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("run %s: %w", id, err)
 	}
-	defer rows.Close()
-	list := []StoredEvent{}
-	for rows.Next() {
-		var e StoredEvent
-		var t sql.NullInt64
-		var kind string
-		var payload sql.NullString
-		if err := rows.Scan(&e.Seq, &t, &e.Path, &kind, &payload); err != nil {
-			return nil, err
-		}
-		e.Time, e.Kind, e.Payload = fromNanos(t), engine.EventKind(kind), raw(payload)
-		list = append(list, e)
-	}
-	return list, rows.Err()
+	return list, nil
 }

@@ -172,7 +172,7 @@ func (r *Recorder) run() {
 		closing := r.closed
 		r.room.Broadcast()
 		r.mu.Unlock()
-		if err := w.write(taken, closing || len(flushed) > 0); err != nil && r.err == nil {
+		if err := w.write(taken); err != nil && r.err == nil {
 			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 		}
 		for _, b := range taken {

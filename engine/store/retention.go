@@ -16,7 +16,7 @@ func (e *ErrRecording) Error() string {
 }
 
 // Remove deletes the runs ids name (full ids, or prefixes one run begins
-// with), their events, steps and tool calls, and gives the space back to
+// with), their events, and gives the space back to
 // the file system. It removes nothing when one of them is unknown,
 // ambiguous or still being recorded, and says which.
 func (s *Store) Remove(ctx context.Context, ids ...string) (removed []string, err error) {
@@ -103,8 +103,8 @@ func runIdentity(ctx context.Context, q querier, key int64) (id, recorder string
 	return id, rec.String, err
 }
 
-// deleteRuns deletes runs by key; their events, steps, tool calls and
-// references to blobs go with them (ON DELETE CASCADE), and so do the
+// deleteRuns deletes runs by key; their segments and references to blobs
+// go with them (ON DELETE CASCADE), and so do the
 // blobs no run left refers to.
 func deleteRuns(ctx context.Context, tx *sql.Tx, keys []int64) error {
 	for _, key := range keys {

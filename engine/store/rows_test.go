@@ -71,45 +71,43 @@ func count(t *testing.T, s *Store, query string, args ...any) int {
 	return n
 }
 
-// TestStepCallIsOneRow records steps that call their tool (step_start,
-// tool_start, tool_end, step_end at one path) and holds the store to one
-// row per step, with every event given back byte for byte and the call
-// listed among the tool calls.
-func TestStepCallIsOneRow(t *testing.T) {
+// TestStepCalls records steps that call their tool (step_start,
+// tool_start, tool_end, step_end at one path), in one batch or across
+// batches, and gives every event back byte for byte, the call listed among
+// the tool calls.
+func TestStepCalls(t *testing.T) {
 	input := map[string]any{"title": "<b>crash</b> & ü", "n": 1.0, "big": 1e21, "tenth": 0.1, "list": []any{"a", nil, true}}
 	result := map[string]any{"label": "bug", "score": 0.25}
 	cases := []struct {
 		name string
 		// call emits the step's events at path E1 after run_start.
 		call func(r *storetest.Run)
-		// oneRow: no row in tool_calls; kept: the tool_end kept whole.
-		oneRow, kept bool
 		// split: the events emitted so far are committed before the call's
 		// end (1), the step's end (2) or the call's start (3) is given.
 		split  int
 		result string
 	}{
-		{name: "a call whose result the step keeps", oneRow: true, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+		{name: "a call whose result the step keeps", result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
 			r.StepEnd("E1", "tracker__label", result, "", 3)
 		}},
-		{name: "a call that returns nothing", oneRow: true, call: func(r *storetest.Run) {
+		{name: "a call that returns nothing", call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, nil, "", 1)
 			r.StepEnd("E1", "tracker__label", nil, "", 1)
 		}},
-		{name: "a text result", oneRow: true, result: `"done"`, call: func(r *storetest.Run) {
+		{name: "a text result", result: `"done"`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "user__shout", input)
 			r.ToolCall("E1", "user__shout", input, "done", "", 1)
 			r.StepEnd("E1", "user__shout", "done", "", 1)
 		}},
-		{name: "a failed call", oneRow: true, kept: true, call: func(r *storetest.Run) {
+		{name: "a failed call", call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, nil, "tracker: 503", 1)
 			r.StepEnd("E1", "tracker__label", nil, "tracker: 503", 1)
 		}},
-		{name: "a result a stop replaced", oneRow: true, kept: true, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+		{name: "a result a stop replaced", result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, result, "", 1)
 			r.StepEnd("E1", "tracker__label", map[string]any{"label": "replaced"}, "", 1)
@@ -119,14 +117,14 @@ func TestStepCallIsOneRow(t *testing.T) {
 			r.ToolCall("E1", "tracker__label", map[string]any{"title": "other"}, result, "", 1)
 			r.StepEnd("E1", "tracker__label", result, "", 1)
 		}},
-		{name: "a call that ends in a later batch", oneRow: true, split: 1, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+		{name: "a call that ends in a later batch", split: 1, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.Emit("E1", engine.EventToolStart, engine.ToolStarted{Tool: "tracker__label", Args: input})
 		}},
-		{name: "a call that starts in a later batch than its step", oneRow: true, split: 3, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+		{name: "a call that starts in a later batch than its step", split: 3, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 		}},
-		{name: "a call a Flush wrote before its step ended", oneRow: true, kept: true, split: 2, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
+		{name: "a call a Flush wrote before its step ended", split: 2, result: `{"label":"bug","score":0.25}`, call: func(r *storetest.Run) {
 			r.StepStart("E1", "tracker__label", input)
 			r.ToolCall("E1", "tracker__label", input, result, "", 2.5)
 		}},
@@ -153,15 +151,9 @@ func TestStepCallIsOneRow(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameEvents(t, s, "one", rec.given)
-			if n := count(t, s, "SELECT count(*) FROM steps"); n != 1 {
-				t.Errorf("%d step rows, want 1", n)
-			}
-			calls := count(t, s, "SELECT count(*) FROM tool_calls")
-			if c.oneRow != (calls == 0) {
-				t.Errorf("%d rows in tool_calls", calls)
-			}
-			if kept := count(t, s, "SELECT count(*) FROM steps WHERE call_end_payload IS NOT NULL"); c.kept != (kept == 1) {
-				t.Errorf("%d tool_ends kept whole", kept)
+			// A Flush commits what was given before it: a segment of its own.
+			if n := count(t, s, "SELECT count(*) FROM segments"); c.split > 0 && n < 2 {
+				t.Errorf("%d segments across a Flush", n)
 			}
 			d, err := s.Run(context.Background(), "one")
 			if err != nil {
@@ -176,11 +168,10 @@ func TestStepCallIsOneRow(t *testing.T) {
 }
 
 // TestLargePayloadInBlobs records a run whose tool returns 20 MiB (2 under
-// the race detector) and a
-// small run after it: the big result lives once in blobs, the rows of
-// steps and events hold its hash and a summary only, the small run's
-// record and every listing read nothing of it, and the big run still gives
-// back every byte.
+// the race detector) and a small run after it: the big result lives once
+// in blobs, though the call's end and the step's end both hold it, the
+// segments hold its hash, the small run's record and every listing read
+// nothing of it, and the big run still gives back every byte.
 func TestLargePayloadInBlobs(t *testing.T) {
 	s := openTestStore(t)
 	size := 20 << 20
@@ -202,8 +193,8 @@ func TestLargePayloadInBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The result (the step's end, which the call's end shares), the run's
-	// output and its inputs are three blobs of the big run.
+	// The result (the step's end's and the call's end's), the run's output
+	// and its inputs are three blobs of the big run.
 	if n := count(t, s, "SELECT count(*) FROM blobs"); n != 3 {
 		t.Errorf("%d blobs, want 3", n)
 	}
@@ -213,20 +204,8 @@ func TestLargePayloadInBlobs(t *testing.T) {
 	if n := count(t, s, "SELECT count(*) FROM blobs WHERE size > ? AND size = length(data)", size); n != 2 {
 		t.Errorf("%d blobs of the whole %d bytes, want 2", n, size)
 	}
-	for _, q := range []string{
-		"SELECT max(length(coalesce(start_payload, '')) + length(coalesce(end_payload, '')) + length(coalesce(call_end_payload, ''))) FROM steps",
-		"SELECT max(length(coalesce(payload, ''))) FROM events",
-	} {
-		if n := count(t, s, q); n > 1024 {
-			t.Errorf("%s: %d bytes in a row", q, n)
-		}
-	}
-	var summary, hash string
-	if err := s.db.QueryRow("SELECT end_payload, end_payload_blob FROM steps WHERE path = 'E1' AND run = (SELECT key FROM runs WHERE id = 'big')").Scan(&summary, &hash); err != nil {
-		t.Fatal(err)
-	}
-	if summary != `{"tool":"user__dump","status":"ok","ms":901}` || len(hash) != 64 {
-		t.Errorf("the big step's row holds %s, hash %q", summary, hash)
+	if n := count(t, s, "SELECT sum(length(data)) FROM segments WHERE run = (SELECT key FROM runs WHERE id = 'big')"); n > 1024 {
+		t.Errorf("the big run's segments hold %d bytes", n)
 	}
 
 	ctx := context.Background()

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // applicationID marks a SQLite file as a run store ("STPW"), so that Open
@@ -18,18 +21,13 @@ const applicationID = 0x53545057
 // Times are Unix nanoseconds (NULL when unknown); payloads are JSON as the
 // engine's payload types marshal.
 //
-// Every event is kept once, whole. The start and end events of a step or
-// a tool call are kept together in its row of steps or tool_calls, not in
-// events: a run of a large map is almost all such pairs, and one row in
-// place of two is most of what keeps recording it cheap (Events merges
-// them back). What those payloads and the run's run_start and run_end say
-// (a step's tool, status and error; a run's inputs, output, exit and
-// usage) is read from them rather than written twice; runs keeps what
-// listing runs needs. Rows refer to their run by its integer key, and a
-// step or tool call is keyed by its start's sequence number, so that the
-// hot inserts append to their B-trees with integer comparisons.
-var migrations = []string{
-	`CREATE TABLE runs (
+// Versions 1 to 4 kept every event once, whole, a step's or a tool call's
+// start and end together in its row of steps or tool_calls, the others in
+// events; since version 5 a run's events are kept in segments (see there
+// and segment.go), and runs keeps what listing runs needs. Rows refer to
+// their run by its integer key.
+var migrations = []migration{
+	{sql: `CREATE TABLE runs (
 		key            INTEGER PRIMARY KEY,
 		id             TEXT NOT NULL UNIQUE,
 		plan           TEXT NOT NULL DEFAULT '',
@@ -84,19 +82,19 @@ var migrations = []string{
 		ended_at      INTEGER,
 		end_payload   TEXT,
 		PRIMARY KEY (run, seq)
-	) WITHOUT ROWID;`,
+	) WITHOUT ROWID;`},
 	// 2: the project a run belongs to, its root directory (absolute); one
 	// store holds the runs of every project of a data directory. Runs
 	// recorded before have none.
-	`ALTER TABLE runs ADD COLUMN project TEXT NOT NULL DEFAULT '';
-	CREATE INDEX runs_by_project ON runs (project, started_at);`,
+	{sql: `ALTER TABLE runs ADD COLUMN project TEXT NOT NULL DEFAULT '';
+	CREATE INDEX runs_by_project ON runs (project, started_at);`},
 	// 3: large payloads move out of the rows, and a step keeps the tool
 	// call it made in its own row.
 	//
 	// A payload over blobBytes is kept whole in blobs, once per content
 	// (keyed by its SHA-256), and its row holds the hash in the column's
 	// _blob sibling and, in the column itself, the payload without its
-	// value members (payloadSummary): what listing queries read. The
+	// value members: what listing queries read. The
 	// tables above are WITHOUT ROWID, and SQLite reads a record that
 	// overflows its page whole whenever a seek compares against it, so a
 	// 100 MB result in them made every later insert and lookup near it
@@ -111,7 +109,7 @@ var migrations = []string{
 	// (call_end_payload holds the whole tool_end when it says more: an
 	// error, a result the step did not keep). Before, every such step was
 	// written twice, once in steps and once in tool_calls.
-	`ALTER TABLE events ADD COLUMN payload_blob TEXT;
+	{sql: `ALTER TABLE events ADD COLUMN payload_blob TEXT;
 	ALTER TABLE steps ADD COLUMN start_payload_blob TEXT;
 	ALTER TABLE steps ADD COLUMN end_payload_blob TEXT;
 	ALTER TABLE steps ADD COLUMN call_seq INTEGER;
@@ -133,7 +131,7 @@ var migrations = []string{
 		hash TEXT NOT NULL,
 		PRIMARY KEY (run, hash)
 	) WITHOUT ROWID;
-	CREATE INDEX run_blobs_by_hash ON run_blobs (hash);`,
+	CREATE INDEX run_blobs_by_hash ON run_blobs (hash);`},
 	// 4: events, steps and tool_calls become rowid tables, found by
 	// (run, seq) through a unique index. SQLite keeps up to about 2 KiB of
 	// a WITHOUT ROWID record in its page (8 KiB pages) and the rest in an
@@ -143,7 +141,7 @@ var migrations = []string{
 	// table. A run passes its values on from step to step, so its rows are
 	// as large as those values, and a chain of kilobyte values wrote 8 MB
 	// for 5 MB of payloads.
-	`CREATE TABLE events_4 (
+	{sql: `CREATE TABLE events_4 (
 		run          INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
 		seq          INTEGER NOT NULL,
 		time         INTEGER,
@@ -201,7 +199,38 @@ var migrations = []string{
 	INSERT INTO tool_calls_4 (run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob)
 		SELECT run, seq, path, started, started_at, start_payload, start_payload_blob, end_seq, ended_at, end_payload, end_payload_blob FROM tool_calls;
 	DROP TABLE tool_calls;
-	ALTER TABLE tool_calls_4 RENAME TO tool_calls;`,
+	ALTER TABLE tool_calls_4 RENAME TO tool_calls;`},
+	// 5: a run's events are kept in segments, each row as many of its
+	// events as a writer's transaction committed (up to segmentEvents or
+	// segmentBytes), encoded into one BLOB (segment.go), in place of a row
+	// per event, step or tool call: SQLite's cost per row (binding a
+	// dozen values, the B-tree insert) was most of what recording a large
+	// map cost. A run's record is built from its events when it is read.
+	// runs keeps what listing needs, steps_ended the progress of a run
+	// still running; start_seq and end_seq are no longer needed, the
+	// record being read from all the events.
+	//
+	// The events the old tables hold are turned into segments by Go code
+	// (version4Segments) inside the migration's transaction: the segment
+	// is a binary form that SQL cannot write, and writing it with the one
+	// encoder the Recorder uses keeps one format and one reader.
+	{sql: `CREATE TABLE segments (
+		run       INTEGER NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+		first_seq INTEGER NOT NULL,
+		last_seq  INTEGER NOT NULL,
+		data      BLOB NOT NULL,
+		UNIQUE (run, first_seq)
+	);
+	ALTER TABLE runs ADD COLUMN steps_ended INTEGER NOT NULL DEFAULT 0;
+	UPDATE runs SET steps_ended = (SELECT count(*) FROM steps WHERE steps.run = runs.key AND end_seq IS NOT NULL);`,
+		convert: version4Segments},
+}
+
+// migration is one step of the schema: its SQL, then, when set, convert,
+// in the same transaction, for what SQL does not do.
+type migration struct {
+	sql     string
+	convert func(ctx context.Context, tx *sql.Tx) error
 }
 
 // schemaVersion is the schema version this build writes.
@@ -258,7 +287,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("schema version %d is newer than this stepwise knows (%d); use a newer stepwise", version, schemaVersion)
 	}
 	for v := version; v < schemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		m := migrations[v]
+		_, err := tx.ExecContext(ctx, m.sql)
+		if err == nil && m.convert != nil {
+			err = m.convert(ctx, tx)
+		}
+		if err != nil {
 			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 		}
 	}
@@ -285,3 +319,115 @@ func userTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	}
 	return names, rows.Err()
 }
+
+// version4Segments writes the events of every run the tables of schema 4
+// hold into segments, then drops those tables. The events are read as
+// schema 4's reader read them (version4Events), their payloads whole.
+func version4Segments(ctx context.Context, tx *sql.Tx) error {
+	var keys []int64
+	rows, err := tx.QueryContext(ctx, "SELECT key FROM runs ORDER BY key")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return err
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var seg segment
+	for _, key := range keys {
+		if err := version4Run(ctx, tx, key, &seg); err != nil {
+			return fmt.Errorf("run %d: %w", key, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE events; DROP TABLE steps; DROP TABLE tool_calls;
+		ALTER TABLE runs DROP COLUMN start_seq; ALTER TABLE runs DROP COLUMN end_seq;`)
+	return err
+}
+
+// version4Run writes the events of one run of schema 4 into segments.
+func version4Run(ctx context.Context, tx *sql.Tx, key int64, seg *segment) error {
+	rows, err := tx.QueryContext(ctx, version4Events+" ORDER BY 1", key)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	flush := func() error {
+		if seg.events == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, insertSegment, key, int64(seg.firstSeq), int64(seg.last), seg.buf)
+		seg.reset()
+		return err
+	}
+	seg.reset()
+	for rows.Next() {
+		var seq int64
+		var at sql.NullInt64
+		var path, kind string
+		var payload sql.NullString
+		if err := rows.Scan(&seq, &at, &path, &kind, &payload); err != nil {
+			return err
+		}
+		if seg.full() {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		var p []byte
+		if payload.Valid {
+			p = []byte(payload.String)
+		}
+		var t time.Time
+		if at.Valid {
+			t = time.Unix(0, at.Int64)
+		}
+		seg.appendEvent(uint64(seq), t, engine.EventKind(kind), path, p)
+		for _, b := range seg.blobs {
+			if _, err := tx.ExecContext(ctx, insertBlob, b.hash, len(b.data), string(b.data)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, insertRunBlob, key, b.hash); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// version4Events selects every event of run ?1 from the tables of schema
+// 4, as its reader did: the events table's, and the start and end events
+// the rows of steps and tool_calls hold, among them the tool calls steps
+// kept in their rows (the start being the step's input under args, the
+// end either whole in call_end_payload or the step's result with
+// call_ms). A payload kept in blobs is read whole.
+var version4Events = func() string {
+	whole := func(column string) string {
+		return "coalesce((SELECT data FROM blobs WHERE hash = " + column + "_blob), " + column + ")"
+	}
+	stepCalls := `SELECT call_seq AS seq, path, 1 AS started, call_started_at AS started_at,
+		'{"tool":' || json_quote(start_payload ->> '$.tool') || ',"args":' || (` + whole("start_payload") + ` -> '$.input') || '}' AS start_payload,
+		call_end_seq AS end_seq, call_ended_at AS ended_at,
+		CASE WHEN call_ms IS NULL THEN ` + whole("call_end_payload") + `
+			ELSE '{"tool":' || json_quote(end_payload ->> '$.tool') || ',"ms":' || call_ms || ',"is_error":false' ||
+				coalesce(',"result":' || (` + whole("end_payload") + ` -> '$.result'), '') || '}' END AS end_payload
+		FROM steps WHERE run = ?1 AND call_seq IS NOT NULL`
+	toolCalls := `SELECT seq, path, started, started_at, ` + whole("start_payload") + ` AS start_payload,
+		end_seq, ended_at, ` + whole("end_payload") + ` AS end_payload FROM tool_calls WHERE run = ?1
+		UNION ALL ` + stepCalls
+	return `SELECT seq, time, path, kind, ` + whole("payload") + ` FROM events WHERE run = ?1
+	UNION ALL SELECT seq, started_at, path, 'step_start', ` + whole("start_payload") + ` FROM steps WHERE run = ?1 AND started
+	UNION ALL SELECT end_seq, ended_at, path, 'step_end', ` + whole("end_payload") + ` FROM steps WHERE run = ?1 AND end_seq IS NOT NULL
+	UNION ALL SELECT seq, started_at, path, 'tool_start', start_payload FROM (` + toolCalls + `) WHERE started
+	UNION ALL SELECT end_seq, ended_at, path, 'tool_end', end_payload FROM (` + toolCalls + `) WHERE end_seq IS NOT NULL`
+}()

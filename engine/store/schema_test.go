@@ -1,9 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,7 +55,7 @@ func TestMigrateVersion1(t *testing.T) {
 	at := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
 	s := openOld(t, []oldStatement{
 		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
-		{q: migrations[0]},
+		{q: migrations[0].sql},
 		{q: "PRAGMA user_version = 1"},
 		{`INSERT INTO runs (key, id, plan, file, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
 			VALUES (1, 'old-finished', 'triage', '.stepwise/plans/triage.yaml', 'ab', 'ok', 1, ?1, ?2, 1, 4, 4, ?2)`,
@@ -130,8 +133,8 @@ func TestMigrateVersion2(t *testing.T) {
 	at := func(ms int) int64 { return t0.Add(time.Duration(ms) * time.Millisecond).UnixNano() }
 	s := openOld(t, []oldStatement{
 		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
-		{q: migrations[0]},
-		{q: migrations[1]},
+		{q: migrations[0].sql},
+		{q: migrations[1].sql},
 		{q: "PRAGMA user_version = 2"},
 		{`INSERT INTO runs (key, id, plan, file, project, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
 			VALUES (1, 'old', 'triage', 'triage.yaml', '/src/a', 'ab', 'ok', 1, ?1, ?2, 1, 6, 6, ?2)`, []any{at(0), at(50)}},
@@ -191,26 +194,45 @@ func TestMigrateVersion2(t *testing.T) {
 	if d, err := s.Run(ctx, "new"); err != nil || len(d.ToolCalls) != 1 || string(d.ToolCalls[0].Args) != `{"limit":1}` {
 		t.Errorf("a run recorded after the migration: %+v, %v", d, err)
 	}
-	var rows int
-	if err := s.db.QueryRow("SELECT count(*) FROM tool_calls").Scan(&rows); err != nil || rows != 1 {
-		t.Errorf("%d rows in tool_calls (%v), want the old run's one", rows, err)
+	oldTablesGone(t, s)
+}
+
+// oldTablesGone holds a migrated store to the tables of this schema: the
+// events, steps and tool calls of schema 4 are in segments now.
+func oldTablesGone(t *testing.T, s *Store) {
+	t.Helper()
+	var tables []string
+	rows, err := s.db.Query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	if got := fmt.Sprint(tables); got != "[blobs run_blobs runs segments]" {
+		t.Errorf("the tables after the migration: %s", got)
 	}
 }
 
 // TestMigrateVersion3 opens a store file written with schema version 3, as
 // a stepwise of that version left it (a step that keeps its tool call, a
 // result kept in blobs, a call kept in tool_calls), and reads it with this
-// one: its events, steps and tool_calls are rowid tables now, with the
-// same rows, and record new runs.
+// one: its events are in segments now, the same events, and new runs are
+// recorded next to it; removing it removes its blob.
 func TestMigrateVersion3(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
 	at := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
 	big := `{"text":"` + strings.Repeat("x", 100) + `"}`
 	s := openOld(t, []oldStatement{
 		{q: fmt.Sprintf("PRAGMA application_id = %d", applicationID)},
-		{q: migrations[0]},
-		{q: migrations[1]},
-		{q: migrations[2]},
+		{q: migrations[0].sql},
+		{q: migrations[1].sql},
+		{q: migrations[2].sql},
 		{q: "PRAGMA user_version = 3"},
 		{`INSERT INTO runs (key, id, plan, file, project, hash, status, steps_executed, started_at, ended_at, start_seq, end_seq, last_seq, last_event_at)
 			VALUES (1, 'old', 'triage', 'triage.yaml', '/src/a', 'ab', 'ok', 2, ?1, ?2, 1, 10, 10, ?2)`, []any{at(0), at(90)}},
@@ -231,15 +253,7 @@ func TestMigrateVersion3(t *testing.T) {
 			[]any{at(60), at(70)}},
 	})
 	ctx := context.Background()
-	for _, table := range []string{"events", "steps", "tool_calls"} {
-		var ddl string
-		if err := s.db.QueryRowContext(ctx, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", table).Scan(&ddl); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(ddl, "WITHOUT ROWID") || !strings.Contains(ddl, "UNIQUE (run, seq)") {
-			t.Errorf("%s after the migration:\n%s", table, ddl)
-		}
-	}
+	oldTablesGone(t, s)
 	d, err := s.Run(ctx, "old")
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +295,71 @@ func TestMigrateVersion3(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows int
-	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM steps) + (SELECT count(*) FROM tool_calls) + (SELECT count(*) FROM blobs)").Scan(&rows); err != nil || rows != 1 {
-		t.Errorf("%d rows of steps, tool calls and blobs (%v), want the new run's step alone", rows, err)
+	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM blobs) + (SELECT count(*) FROM run_blobs)").Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("%d blobs and references to them (%v) left by the removed run", rows, err)
+	}
+}
+
+// TestMigrateVersion4 opens testdata/version4.db, a store as schema 4's
+// Recorder wrote it (the storetest runs, and a run of steps that call
+// their tool, each way schema 4 kept such a call, with a result kept in
+// blobs), and reads every run of it as schema 4's reader read it, kept in
+// testdata/version4.json: the listing, each run's record and every event.
+func TestMigrateVersion4(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "version4.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	oldTablesGone(t, s)
+	want, err := os.ReadFile(filepath.Join("testdata", "version4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs map[string]json.RawMessage
+	if err := json.Unmarshal(want, &runs); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got := map[string]any{}
+	for id := range runs {
+		if id == "runs" {
+			list, err := s.Runs(ctx, RunFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[id] = list
+			continue
+		}
+		d, err := s.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := s.Events(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[id] = map[string]any{"detail": d, "events": events}
+	}
+	j, err := json.MarshalIndent(got, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(j, want) {
+		gotLines, wantLines := strings.Split(string(j), "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gotLines), len(wantLines)) {
+			if gotLines[i] != wantLines[i] {
+				t.Fatalf("line %d of the runs read after the migration differs from what schema 4 read:\ngot  %.200s\nwant %.200s", i+1, gotLines[i], wantLines[i])
+			}
+		}
+		t.Fatalf("the runs read after the migration are %d lines of JSON, schema 4 read %d", len(gotLines), len(wantLines))
 	}
 }

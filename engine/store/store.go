@@ -7,9 +7,10 @@
 // waits on the disk only when it outruns it: events are queued in memory
 // (a bounded queue) and a writer goroutine commits them in batches as soon
 // as they arrive, so a process that dies mid-run (even by SIGKILL) leaves
-// every committed event readable. Payloads over 16 KiB are kept once per
-// content in a table of their own, out of the rows that queries scan. Such a run has no end: it shows as running, and as interrupted
-// once the process that recorded it is known to be gone.
+// every committed event readable. Such a run has no end: it shows as
+// running, and as interrupted once the process that recorded it is known
+// to be gone. A run's events are kept in segments, a row for each few
+// hundred, and large values once per content in a table of their own.
 package store
 
 import (

@@ -113,6 +113,13 @@ func appendMarshalled(b []byte, v any) ([]byte, error) {
 	return append(b, j...), nil
 }
 
+// AppendFloat64 appends f as encoding/json writes a float64, without
+// boxing it in an any as AppendValue would (an allocation per number);
+// NaN and infinities are not JSON, and their error is encoding/json's.
+func AppendFloat64(b []byte, f float64) ([]byte, error) {
+	return appendFloat(b, f, 64)
+}
+
 // appendFloat writes a float as encoding/json does (ES6 number
 // formatting: exponent notation for the very small and very large, with
 // e-07 written e-7); NaN and infinities are not JSON, and their error is

@@ -1,0 +1,308 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// A segment is one row of segments: consecutive events of one run, as many
+// as a writer's transaction commits up to segmentEvents or segmentBytes,
+// encoded into one BLOB. Writing a run's events as a few large rows instead
+// of a row per event (or per step) spares SQLite's per-row cost (binding,
+// boxing, a B-tree insert), which was most of what recording a large map
+// cost; reading a run decodes its segments and builds its record in Go.
+//
+// The BLOB is segmentFormat, then each event:
+//
+//   - a head byte: the kind's code in segmentKinds (headKind bits; 0 for
+//     a kind given as a text), whether the time is known (headTime), and
+//     how the payload is kept (headPayload bits: payloadNone,
+//     payloadInline, payloadPieces);
+//   - its seq, less the seq of the event before it in the segment (0 for
+//     the first), as a uvarint;
+//   - when known, its time in Unix nanoseconds, less the last known time
+//     before it in the segment (0 for the first), as a varint;
+//   - its kind as a text, when it has no code;
+//   - its path: how many bytes it shares with the path of the event before
+//     it (uvarint), then the rest as a text;
+//   - its payload: for payloadInline the JSON as a text; for payloadPieces
+//     the number n of pieces kept in blobs (uvarint) and the JSON in 2n+1
+//     pieces: a text, then n times the SHA-256 of a piece kept in blobs
+//     (32 bytes) and a text.
+//
+// A text is its length (uvarint) and its bytes. A map item's events share
+// most of their path, and follow each other within microseconds, so that
+// the head of one is a few bytes.
+const segmentFormat = 1
+
+const (
+	headKind    = 0x0f
+	headTime    = 0x10
+	headPayload = 0x60 // payloadNone, payloadInline or payloadPieces
+
+	payloadNone   = 0x00
+	payloadInline = 0x20
+	payloadPieces = 0x40
+)
+
+// segmentKinds are the kinds an event's head names by code: its index
+// here, plus one. Append to the list, never reorder it: segments written
+// keep their codes.
+var segmentKinds = []engine.EventKind{
+	engine.EventRunStart, engine.EventRunEnd, engine.EventStepStart, engine.EventStepEnd, engine.EventToolStart, engine.EventToolEnd,
+	engine.EventModelCall, engine.EventModelDelta, engine.EventRepair, engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage,
+}
+
+// kindCodes is segmentKinds' inverse.
+var kindCodes = func() map[engine.EventKind]byte {
+	m := map[engine.EventKind]byte{}
+	for i, k := range segmentKinds {
+		m[k] = byte(i + 1)
+	}
+	return m
+}()
+
+// segmentEvents and segmentBytes cap a segment: large enough that a row's
+// cost is spread over hundreds of events, small enough that a reader of a
+// run being recorded, or a crash, never deals with more than a few
+// hundred kilobytes at once.
+const (
+	segmentEvents = 512
+	segmentBytes  = 256 << 10
+)
+
+// segment is a segment being encoded.
+type segment struct {
+	run            *runState
+	firstSeq, last uint64
+	lastTime       int64 // the last known time, Unix nanoseconds; 0 for none yet
+	lastPath       string
+	events         int
+	buf            []byte
+	// blobs are the pieces of the last event's payload that go in blobs,
+	// for the caller to store; cuts is where they lie in it.
+	blobs []blobPiece
+	cuts  []cut
+}
+
+// blobPiece is a piece of a payload kept in blobs, under its hash.
+type blobPiece struct {
+	hash string // SHA-256, hex
+	data []byte
+}
+
+// cut is a piece of a buffer, [lo, hi).
+type cut struct{ lo, hi int }
+
+func (g *segment) reset() {
+	g.run, g.firstSeq, g.last, g.lastTime, g.lastPath, g.events = nil, 0, 0, 0, "", 0
+	g.buf = append(g.buf[:0], segmentFormat)
+}
+
+// full reports whether the segment takes no more events.
+func (g *segment) full() bool {
+	return g.events >= segmentEvents || len(g.buf) >= segmentBytes
+}
+
+// blobBytes is the largest payload kept whole in its segment. A larger
+// one keeps its value members over valueBlobBytes in blobs, once per
+// content, or goes there whole when what is left is larger still: only a
+// reader of its run reads it, segments stay small, and a value that
+// several events or runs hold is stored once.
+const blobBytes = 16 << 10
+
+// appendEvent appends one event, its payload JSON (nil for none), and sets
+// blobs to the pieces of the payload the caller is to keep in blobs.
+func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte) {
+	g.blobs = g.blobs[:0]
+	if g.events == 0 {
+		g.firstSeq = seq
+	}
+	head := kindCodes[kind]
+	switch {
+	case payload == nil:
+	case len(payload) <= blobBytes:
+		head |= payloadInline
+	default:
+		head |= payloadPieces
+	}
+	if !at.IsZero() {
+		head |= headTime
+	}
+	g.buf = append(g.buf, head)
+	g.buf = binary.AppendUvarint(g.buf, seq-g.last)
+	if !at.IsZero() {
+		t := at.UnixNano()
+		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
+		g.lastTime = t
+	}
+	if head&headKind == 0 {
+		g.buf = appendText(g.buf, kind)
+	}
+	shared := 0
+	for shared < len(path) && shared < len(g.lastPath) && path[shared] == g.lastPath[shared] {
+		shared++
+	}
+	g.buf = binary.AppendUvarint(g.buf, uint64(shared))
+	g.buf = appendText(g.buf, path[shared:])
+	g.events++
+	g.last, g.lastPath = seq, path
+	switch head & headPayload {
+	case payloadInline:
+		g.buf = appendText(g.buf, payload)
+	case payloadPieces:
+		g.appendPieces(payload)
+	}
+}
+
+// appendText appends a text: its length and its bytes.
+func appendText[T ~string | ~[]byte](buf []byte, b T) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(b)))
+	return append(buf, b...)
+}
+
+// appendPieces appends a payload over blobBytes in pieces.
+func (g *segment) appendPieces(p []byte) {
+	g.cuts = valueCuts(bufferText(p), g.cuts[:0])
+	left := len(p)
+	for _, c := range g.cuts {
+		left -= c.hi - c.lo
+	}
+	if left > blobBytes {
+		g.cuts = append(g.cuts[:0], cut{0, len(p)})
+	}
+	g.buf = binary.AppendUvarint(g.buf, uint64(len(g.cuts)))
+	prev := 0
+	for _, c := range g.cuts {
+		g.buf = appendText(g.buf, p[prev:c.lo])
+		sum := sha256.Sum256(p[c.lo:c.hi])
+		g.buf = append(g.buf, sum[:]...)
+		g.blobs = append(g.blobs, blobPiece{hash: hex.EncodeToString(sum[:]), data: p[c.lo:c.hi]})
+		prev = c.hi
+	}
+	g.buf = appendText(g.buf, p[prev:])
+}
+
+// piecedPayload is the payload of list[event], as decodeSegment found it
+// kept in pieces: the texts and the hashes (hex) of the pieces kept in
+// blobs in turn, for the reader to join into the event's Payload.
+type piecedPayload struct {
+	event  int
+	pieces []string
+}
+
+var errSegment = errors.New("segment is cut short")
+
+// segmentReader reads the fields of a segment's events; a field past the
+// end, or of a bad length, leaves it failed.
+type segmentReader struct {
+	d      []byte
+	failed bool
+}
+
+func (r *segmentReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.d)
+	if n <= 0 {
+		r.failed, r.d = true, nil
+		return 0
+	}
+	r.d = r.d[n:]
+	return v
+}
+
+func (r *segmentReader) varint() int64 {
+	v, n := binary.Varint(r.d)
+	if n <= 0 {
+		r.failed, r.d = true, nil
+		return 0
+	}
+	r.d = r.d[n:]
+	return v
+}
+
+func (r *segmentReader) text() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.d)) {
+		r.failed, r.d = true, nil
+		return nil
+	}
+	b := r.d[:n:n]
+	r.d = r.d[n:]
+	return b
+}
+
+func (r *segmentReader) hash() string {
+	if len(r.d) < sha256.Size {
+		r.failed, r.d = true, nil
+		return ""
+	}
+	h := hex.EncodeToString(r.d[:sha256.Size])
+	r.d = r.d[sha256.Size:]
+	return h
+}
+
+// decodeSegment appends the events of one segment's BLOB to list, and
+// their payloads kept in pieces to pieced. The payloads are slices of
+// data, which the caller owns.
+func decodeSegment(data []byte, list []StoredEvent, pieced []piecedPayload) ([]StoredEvent, []piecedPayload, error) {
+	if len(data) == 0 || data[0] != segmentFormat {
+		return list, pieced, fmt.Errorf("segment of an unknown format (%d bytes); a newer stepwise wrote it", len(data))
+	}
+	r := segmentReader{d: data[1:]}
+	var seq uint64
+	var at int64
+	var path string
+	for len(r.d) > 0 {
+		head := r.d[0]
+		r.d = r.d[1:]
+		var e StoredEvent
+		seq += r.uvarint()
+		e.Seq = seq
+		if head&headTime != 0 {
+			at += r.varint()
+			e.Time = time.Unix(0, at)
+		}
+		if code := int(head & headKind); code == 0 {
+			e.Kind = engine.EventKind(r.text())
+		} else if code <= len(segmentKinds) {
+			e.Kind = segmentKinds[code-1]
+		} else {
+			return list, pieced, fmt.Errorf("segment event %d has a kind of an unknown code (%d); a newer stepwise wrote it", seq, code)
+		}
+		shared := r.uvarint()
+		if shared > uint64(len(path)) {
+			return list, pieced, errSegment
+		}
+		path = path[:shared] + string(r.text())
+		e.Path = path
+		switch head & headPayload {
+		case payloadNone:
+		case payloadInline:
+			e.Payload = r.text()
+		case payloadPieces:
+			n := r.uvarint()
+			if n > uint64(len(r.d))/sha256.Size {
+				return list, pieced, errSegment
+			}
+			p := piecedPayload{event: len(list), pieces: make([]string, 0, 2*n+1)}
+			p.pieces = append(p.pieces, string(r.text()))
+			for range n {
+				p.pieces = append(p.pieces, r.hash(), string(r.text()))
+			}
+			pieced = append(pieced, p)
+		default:
+			return list, pieced, fmt.Errorf("segment event %d has a payload of an unknown kind (%#x); a newer stepwise wrote it", seq, head&headPayload)
+		}
+		if r.failed {
+			return list, pieced, errSegment
+		}
+		list = append(list, e)
+	}
+	return list, pieced, nil
+}
