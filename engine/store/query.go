@@ -105,6 +105,10 @@ type RunDetail struct {
 	Recorder string
 }
 
+// stepStatusUnknown is the status of a step whose end was recorded
+// without one.
+const stepStatusUnknown engine.StepStatus = "unknown"
+
 // StepRecord is one step, body call or body step of a run.
 type StepRecord struct {
 	Path string
@@ -384,14 +388,14 @@ type (
 	// tool_start tool and args, tool_end tool, ms, is_error, result and
 	// error.
 	spanMembers struct {
-		Tool    string          `json:"tool"`
-		Input   json.RawMessage `json:"input"`
-		Args    json.RawMessage `json:"args"`
-		Status  *string         `json:"status"`
-		Result  json.RawMessage `json:"result"`
-		Error   string          `json:"error"`
-		Ms      float64         `json:"ms"`
-		IsError bool            `json:"is_error"`
+		Tool    string             `json:"tool"`
+		Input   json.RawMessage    `json:"input"`
+		Args    json.RawMessage    `json:"args"`
+		Status  *engine.StepStatus `json:"status"`
+		Result  json.RawMessage    `json:"result"`
+		Error   string             `json:"error"`
+		Ms      float64            `json:"ms"`
+		IsError bool               `json:"is_error"`
 	}
 	modelCallMembers struct {
 		Site             *string          `json:"site"`
@@ -514,7 +518,7 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 			}
 			if e.Kind == engine.EventToolEnd {
 				calls.end(e, &m)
-			} else if sp := steps.end(e, &m); m.Status != nil && *m.Status == "failed" {
+			} else if sp := steps.end(e, &m); m.Status != nil && *m.Status == engine.StepFailed {
 				failed = append(failed, sp)
 			}
 		case engine.EventWarning:
@@ -538,12 +542,12 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 	}
 	d.Steps = make([]StepRecord, len(steps.list))
 	for i, sp := range steps.list {
-		r := StepRecord{Path: sp.path, Tool: sp.tool(), Status: StatusRunning, StartedAt: sp.startedAt, EndedAt: sp.endedAt}
+		r := StepRecord{Path: sp.path, Tool: sp.tool(), Status: engine.StepRunning, StartedAt: sp.startedAt, EndedAt: sp.endedAt}
 		if sp.start != nil {
 			r.Input = sp.start.Input
 		}
 		if sp.end != nil {
-			r.Status, r.Result, r.Error, r.Ms = "unknown", sp.end.Result, sp.end.Error, sp.end.Ms
+			r.Status, r.Result, r.Error, r.Ms = stepStatusUnknown, sp.end.Result, sp.end.Error, sp.end.Ms
 			if sp.end.Status != nil {
 				r.Status = *sp.end.Status
 			}
