@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 var (
@@ -19,7 +20,7 @@ var (
 )
 
 // control decodes the input of a control step into its typed form.
-func (d *decoder) control(in *yaml.Node, s *Step, c container) any {
+func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 	what := "the " + s.ToolName.Value + " input"
 	switch s.ToolName.Value {
 	case ControlExit:
@@ -142,7 +143,7 @@ func (d *decoder) condition(o *object, gateName string, required bool) Condition
 }
 
 // gate decodes {value, op, to}.
-func (d *decoder) gate(n *yaml.Node, name, path string) *Gate {
+func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
 	o := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
 	if o == nil {
 		return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
-// decoder turns yaml.Nodes into plan values, reporting every shape problem
+// decoder turns yamlpos.Nodes into plan values, reporting every shape problem
 // with its position instead of stopping at the first.
 type decoder struct {
 	file    string
@@ -48,7 +48,7 @@ func (d *decoder) quiet() *decoder {
 	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, slabs: d.slabs}
 }
 
-func (d *decoder) pos(n *yaml.Node) Pos {
+func (d *decoder) pos(n *yamlpos.Node) Pos {
 	if n == nil {
 		return Pos{File: d.file}
 	}
@@ -57,7 +57,7 @@ func (d *decoder) pos(n *yaml.Node) Pos {
 
 // resolve follows aliases, so that anchors in plan files behave as if the
 // anchored text were written out.
-func resolve(n *yaml.Node) *yaml.Node {
+func resolve(n *yamlpos.Node) *yamlpos.Node {
 	for n != nil && n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -65,17 +65,24 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // kindOf names the JSON kind of a node for wrong_type messages.
-func kindOf(n *yaml.Node) string {
+func kindOf(n *yamlpos.Node) string {
 	n = resolve(n)
-	switch {
-	case n == nil:
+	if n == nil {
 		return "nothing"
-	case n.Kind == yaml.MappingNode:
+	}
+	return kindName(n.Kind, n.Tag)
+}
+
+// kindName names the JSON kind of a node of the given kind and tag, in
+// either reader's tree.
+func kindName(kind yaml.Kind, tag string) string {
+	switch {
+	case kind == yaml.MappingNode:
 		return "a mapping"
-	case n.Kind == yaml.SequenceNode:
+	case kind == yaml.SequenceNode:
 		return "a list"
 	}
-	switch n.Tag {
+	switch tag {
 	case "!!null":
 		return "null"
 	case "!!bool":
@@ -92,7 +99,7 @@ const smallMapping = 8
 
 // value decodes any node into a Value. With templates set, strings that hold
 // template tags are parsed; their syntax errors are problems at the tag.
-func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
+func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 	n = resolve(n)
 	if n == nil {
 		return nil
@@ -145,7 +152,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	return v
 }
 
-func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
+func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool) {
 	switch n.Tag {
 	case "!!null":
 		v.Kind = Null
@@ -231,7 +238,7 @@ func plainDecimal(s string) bool {
 // line rather than trusting the style alone: a plain or quoted scalar may
 // span lines, and a quoted one may hold escapes, and then no column inside
 // it can be computed from the decoded text.
-func (d *decoder) layout(n *yaml.Node) scalarLayout {
+func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
 	if n.Line < 1 || n.Line > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
@@ -268,7 +275,7 @@ func startsWith(s, open, text, closing string) bool {
 
 // findTags places the first count "{{" of the file from where node n
 // starts, for a string whose characters cannot be placed one by one.
-func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
+func (d *decoder) findTags(n *yamlpos.Node, count int) []linePos {
 	tags := make([]linePos, 0, count)
 	for line := n.Line; line <= d.lines.count() && len(tags) < count; line++ {
 		text, col := d.lines.line(line), 1
@@ -292,7 +299,7 @@ func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
 // line, which starts on the line after the indicator. It is measured rather
 // than taken from the first line's leading spaces because an indentation
 // indicator (|2) can make some of those spaces part of the text.
-func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
+func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 	for i, l := range strings.Split(n.Value, "\n") {
 		if l == "" {
 			continue
@@ -379,7 +386,7 @@ func (d *decoder) lineFrom(n, col int) string {
 
 // expandMerges reports the merge keys of a mapping that do not merge a
 // mapping, and returns the mapping with its merges expanded.
-func (d *decoder) expandMerges(n *yaml.Node, path string) *yaml.Node {
+func (d *decoder) expandMerges(n *yamlpos.Node, path string) *yamlpos.Node {
 	m, bad := expandMerges(n)
 	for _, b := range bad {
 		d.r.problem(CodeWrongType, d.pos(b), path, "'<<' merges mappings (or a list of them), not %s", kindOf(b))
@@ -393,7 +400,7 @@ func (d *decoder) expandMerges(n *yaml.Node, path string) *yaml.Node {
 // and an earlier source wins over a later one. The merged keys follow the
 // written ones. bad lists the merge values that are not mappings. n itself
 // is not changed: an anchored mapping may be merged in many places.
-func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
+func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 	hasMerge := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if resolve(n.Content[i]).Tag == "!!merge" {
@@ -416,7 +423,7 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 		if resolve(n.Content[i]).Tag != "!!merge" {
 			continue
 		}
-		sources := []*yaml.Node{resolve(n.Content[i+1])}
+		sources := []*yamlpos.Node{resolve(n.Content[i+1])}
 		if sources[0].Kind == yaml.SequenceNode {
 			sources = nil
 			for _, c := range resolve(n.Content[i+1]).Content {
@@ -446,7 +453,7 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 // spellings (a note) and fields written in both spellings.
 type object struct {
 	d    *decoder
-	node *yaml.Node
+	node *yamlpos.Node
 	what string // "step", "the map input", ... for messages
 	path string
 	// fields are the fields written, by canonical snake_case name. A
@@ -458,7 +465,7 @@ type object struct {
 // objectField is one field of an object: its key and value nodes.
 type objectField struct {
 	name       string // canonical
-	key, value *yaml.Node
+	key, value *yamlpos.Node
 }
 
 // field returns the field of the canonical name, or nil.
@@ -481,7 +488,7 @@ func snakeCase(s string) string {
 // object decodes node as a mapping with the given fields. It returns nil,
 // after reporting, when node is not a mapping. An unknown field is a
 // problem.
-func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *object {
+func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) *object {
 	return d.decodeObject(node, what, path, fields, false)
 }
 
@@ -489,7 +496,7 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 // a body call, the solver, a tool file): graph ignores a field it does not
 // know there, so in a graph project an unknown field is a note, while in a
 // stepwise project it stays a problem, so that a typo cannot pass silently.
-func (d *decoder) openObject(node *yaml.Node, what, path string, fields []string) *object {
+func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) *object {
 	return d.decodeObject(node, what, path, fields, true)
 }
 
@@ -504,7 +511,7 @@ func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...
 	d.r.problem(CodeUnknownField, pos, path, format, args...)
 }
 
-func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []string, open bool) *object {
+func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) *object {
 	node = resolve(node)
 	if node == nil || node.Kind != yaml.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
@@ -556,7 +563,7 @@ func fieldHint(name string, fields []string) string {
 func (o *object) has(name string) bool { return o.field(name) != nil }
 
 // node returns the value node of a field, aliases resolved, or nil.
-func (o *object) get(name string) *yaml.Node {
+func (o *object) get(name string) *yamlpos.Node {
 	if f := o.field(name); f != nil {
 		return resolve(f.value)
 	}
@@ -603,9 +610,14 @@ func (o *object) wholeNumber(name string) Field[int] {
 	var i int
 	// A whole number written as a float (10.0, 1e1) is the same JSON number.
 	var f float64
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!int" && plainDecimal(n.Value):
+		// The form nearly every count is written in, read without
+		// yaml.v3's decoder.
+		i, _ = strconv.Atoi(n.Value)
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
 		i = int(f)
-	} else if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	case n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil:
 		what := describeScalar(n)
 		if n.Tag == "!!float" {
 			what = "'" + n.Value + "', which is not whole"
@@ -622,7 +634,7 @@ func (o *object) wholeNumber(name string) Field[int] {
 
 // describeScalar names a value for a type error, quoting short scalars so
 // the author sees what was read.
-func describeScalar(n *yaml.Node) string {
+func describeScalar(n *yamlpos.Node) string {
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && len(n.Value) <= 40 {
 		return kindOf(n) + " ('" + n.Value + "')"
 	}

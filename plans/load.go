@@ -69,8 +69,8 @@ var (
 // parseDocument reads the one YAML document of a plan or tool file through
 // the YAML layer, and reports what it refuses in the words of the file's
 // kind.
-func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
-	root, second, syntax := yamlpos.Parse(file, src)
+func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yamlpos.Node, bool) {
+	root, second, syntax := yamlpos.Read(file, src)
 	if syntax != nil {
 		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
@@ -91,7 +91,7 @@ func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
 // none, and a plain walk is much cheaper than checkAliases's memoised one.
-func hasAlias(n *yaml.Node) bool {
+func hasAlias(n *yamlpos.Node) bool {
 	if n.Kind == yaml.AliasNode {
 		return true
 	}
@@ -114,16 +114,16 @@ const maxAliasGrowth = 100_000
 // the value it names would recurse until the stack overflows, and nested
 // aliases would make it expand a small file exponentially. The walk
 // memoises each node's expanded size, so it is linear in the file.
-func checkAliases(file string, root *yaml.Node, r *Report) bool {
+func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 	if !hasAlias(root) {
 		return true
 	}
 	const inProgress = -1
-	sizes := map[*yaml.Node]int{} // expanded size of each node, or inProgress
-	var cycle *yaml.Node
+	sizes := map[*yamlpos.Node]int{} // expanded size of each node, or inProgress
+	var cycle *yamlpos.Node
 	aliases := 0
-	var walk func(n *yaml.Node) int
-	walk = func(n *yaml.Node) int {
+	var walk func(n *yamlpos.Node) int
+	walk = func(n *yamlpos.Node) int {
 		if cycle != nil || n == nil {
 			return 0
 		}
@@ -161,7 +161,7 @@ func checkAliases(file string, root *yaml.Node, r *Report) bool {
 	return true
 }
 
-func (d *decoder) plan(root *yaml.Node) *Plan {
+func (d *decoder) plan(root *yamlpos.Node) *Plan {
 	o := d.openObject(root, "a plan", "", planFields)
 	if o == nil {
 		return nil
@@ -242,7 +242,7 @@ func (c container) describe() string {
 
 // step decodes one step of a list. Ids are required here; bodies written as
 // a single call go through call instead.
-func (d *decoder) step(n *yaml.Node, c container) *Step {
+func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	// The path comes first, so that every problem of the step, those found
 	// while reading its fields included, carries it. Without an id the step
 	// has no path of its own; its problems are placed by position, under the
@@ -265,7 +265,7 @@ func (d *decoder) step(n *yaml.Node, c container) *Step {
 }
 
 // mappingScalar returns the scalar text under key in a mapping node, or "".
-func mappingScalar(n *yaml.Node, key string) string {
+func mappingScalar(n *yamlpos.Node, key string) string {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return ""
@@ -282,7 +282,7 @@ func mappingScalar(n *yaml.Node, key string) string {
 }
 
 // call decodes the single tool call of a body written as a mapping.
-func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
+func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	n = resolve(n)
 	if n != nil && n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -302,7 +302,7 @@ func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
 
 // stripKey returns a copy of a mapping node without key, so that a problem
 // already reported for it is not reported again as an unknown field.
-func stripKey(n *yaml.Node, key string) *yaml.Node {
+func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return n
 	}
@@ -380,7 +380,7 @@ func (d *decoder) checkToolName(s *Step, c container) {
 
 // body decodes then, else or do: a single call (a mapping) or a list of
 // steps.
-func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
+func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	n = resolve(n)
 	c := container{owner: owner, field: field}
 	segment := field

@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // The kinds of user tool.
@@ -97,7 +98,7 @@ func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) 
 	return t, r
 }
 
-func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
+func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
 	o := d.openObject(root, "a tool file", "", toolFileAnyKind)
 	if o == nil {
 		return nil

@@ -9,8 +9,9 @@ import (
 
 // yaml.v3 reads a plan at some 10 MB/s, most of a 1,000-step plan's load.
 // Plans use a small part of YAML, so fastParse reads that part by hand,
-// building the very tree yaml.v3 would (kinds, tags, styles, values, lines
-// and columns; comments, which nothing reads, are not kept), and gives up on
+// building the Nodes of the very tree yaml.v3 would (kinds, tags, styles,
+// values, lines and columns; comments, which nothing reads, are not kept),
+// and gives up on
 // anything else: a text it refuses goes to yaml.v3, which reads it as it
 // always has, and reports its errors. Giving up is always safe; accepting
 // is right only where yaml.v3 accepts the same text into the same tree,
@@ -27,7 +28,7 @@ import (
 // fastParse reads src, one YAML document in the part of YAML described
 // above, and returns its top value; ok is false when the text is not in
 // that part.
-func fastParse(src []byte) (root *yaml.Node, ok bool) {
+func fastParse(src []byte) (root *Node, ok bool) {
 	if !fastCharsOK(src) {
 		return nil, false
 	}
@@ -98,32 +99,32 @@ type fastParser struct {
 	// colPos and col are the last column worked out, kept so that placing
 	// the values of a long line costs one pass over it, not one each.
 	colPos, col int
-	depth       int         // how many collections pos is in
-	nodes       []yaml.Node // nodes are cut from here, a slab at a time
-	made        int         // how many nodes the slabs so far held
+	depth       int    // how many collections pos is in
+	nodes       []Node // nodes are cut from here, a slab at a time
+	made        int    // how many nodes the slabs so far held
 	// open holds the children read so far of the collections being read,
 	// innermost last: a collection's list is made once, its length known,
 	// when it closes, rather than grown as its children come.
-	open []*yaml.Node
+	open []*Node
 	// lists are the collections' lists of children, cut from here a slab
 	// at a time; listsMade is how many the slabs so far held.
-	lists     []*yaml.Node
+	lists     []*Node
 	listsMade int
 }
 
 // children returns the children of the collection whose first child went
 // to p.open at from, in a list of its own, and takes them off p.open.
-func (p *fastParser) children(from int) []*yaml.Node {
+func (p *fastParser) children(from int) []*Node {
 	n := len(p.open) - from
-	var list []*yaml.Node
+	var list []*Node
 	switch {
 	case n == 0:
 		return nil
 	case n > 64:
-		list = make([]*yaml.Node, n)
+		list = make([]*Node, n)
 	default:
 		if n > len(p.lists) {
-			p.lists = make([]*yaml.Node, min(max(32, p.listsMade), 1024))
+			p.lists = make([]*Node, min(max(32, p.listsMade), 1024))
 			p.listsMade += len(p.lists)
 		}
 		// The capacity is the length, so that appending to a list copies it
@@ -152,11 +153,11 @@ func (p *fastParser) leave() { p.depth-- }
 
 // node makes a node of the given kind at byte offset at of the current
 // line.
-func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, at int) *yaml.Node {
+func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, at int) *Node {
 	if len(p.nodes) == 0 {
 		// Slabs grow with the text read, so a small file does not pay
 		// for a large slab.
-		p.nodes = make([]yaml.Node, min(max(8, p.made), 256))
+		p.nodes = make([]Node, min(max(8, p.made), 256))
 		p.made += len(p.nodes)
 	}
 	n := &p.nodes[0]
@@ -261,7 +262,7 @@ const maxKeyBytes = 1000
 // blockMapping reads the block mapping whose first key is at pos, its keys
 // at indentation indent. It returns with pos at the start of the first
 // line after the mapping.
-func (p *fastParser) blockMapping(indent int) *yaml.Node {
+func (p *fastParser) blockMapping(indent int) *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
@@ -293,9 +294,9 @@ func (p *fastParser) blockMapping(indent int) *yaml.Node {
 
 // blockKey reads a key of a block mapping: a plain or quoted scalar on one
 // line, followed on that line by its ':', at pos on return.
-func (p *fastParser) blockKey() *yaml.Node {
+func (p *fastParser) blockKey() *Node {
 	start := p.pos
-	var key *yaml.Node
+	var key *Node
 	if c := p.src[p.pos]; c == '"' || c == '\'' {
 		key = p.quoted()
 	} else {
@@ -315,7 +316,7 @@ func (p *fastParser) blockKey() *yaml.Node {
 // sequence's '-', at pos, in a collection at indentation indent; inMapping
 // says which of the two it is. It returns with pos at the start of the
 // line after the value.
-func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
+func (p *fastParser) blockValue(indent int, inMapping bool) *Node {
 	p.skipSpaces()
 	if p.atEOL() || p.src[p.pos] == '#' {
 		// The value is on the lines below.
@@ -338,7 +339,7 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 		return nil // an empty value
 	}
 	start := p.pos
-	var value *yaml.Node
+	var value *Node
 	switch c := p.src[p.pos]; c {
 	case '[', '{':
 		value = p.flowCollection()
@@ -373,7 +374,7 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 // indentation of the mapping it is a value of, and ends at that mapping's
 // next key. It returns with pos at the start of the first line after the
 // sequence.
-func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
+func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
@@ -410,7 +411,7 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
 // pos, in a collection at indentation parentIndent, as yaml.v3's scanner
 // does (yaml_parser_scan_block_scalar). It returns with pos at the start of
 // the first line after the scalar.
-func (p *fastParser) blockScalar(parentIndent int) *yaml.Node {
+func (p *fastParser) blockScalar(parentIndent int) *Node {
 	literal := p.src[p.pos] == '|'
 	style := yaml.FoldedStyle
 	if literal {
@@ -507,7 +508,7 @@ func (p *fastParser) blockScalar(parentIndent int) *yaml.Node {
 // flowCollection reads the flow mapping or sequence that opens at pos, over
 // as many lines as it takes. It returns with pos after its closing
 // bracket.
-func (p *fastParser) flowCollection() *yaml.Node {
+func (p *fastParser) flowCollection() *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
@@ -527,7 +528,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 		if p.src[p.pos] == closing {
 			break
 		}
-		var value *yaml.Node
+		var value *Node
 		if isMapping {
 			key, hasValue := p.flowKey()
 			if key == nil || !p.flowSpace() {
@@ -564,7 +565,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 // scalar and, on its line, the ':' that ends it, when it has a value.
 // hasValue is false for a key alone, which the entry's ',' or the
 // mapping's '}' follows.
-func (p *fastParser) flowKey() (key *yaml.Node, hasValue bool) {
+func (p *fastParser) flowKey() (key *Node, hasValue bool) {
 	start := p.pos
 	if c := p.src[p.pos]; c == '"' || c == '\'' {
 		key = p.quoted()
@@ -590,7 +591,7 @@ func (p *fastParser) flowKey() (key *yaml.Node, hasValue bool) {
 
 // flowValue reads a value in a flow collection at pos: a collection or a
 // scalar.
-func (p *fastParser) flowValue() *yaml.Node {
+func (p *fastParser) flowValue() *Node {
 	switch p.src[p.pos] {
 	case '[', '{':
 		return p.flowCollection()
@@ -628,7 +629,7 @@ func (p *fastParser) flowSpace() bool {
 // yaml.v3's scanner does (yaml_parser_scan_plain_scalar), but on one line:
 // one that goes on to the next is left to yaml.v3. It returns with pos
 // right after the scalar's last character.
-func (p *fastParser) plain(inFlow bool) *yaml.Node {
+func (p *fastParser) plain(inFlow bool) *Node {
 	start := p.pos
 	switch c := p.src[start]; c {
 	case ' ', '\n', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
@@ -689,7 +690,7 @@ func (p *fastParser) plainEndsAtLineEnd(inFlow bool) bool {
 
 // quoted reads a single- or double-quoted scalar at pos that closes on its
 // line. It returns with pos after the closing quote.
-func (p *fastParser) quoted() *yaml.Node {
+func (p *fastParser) quoted() *Node {
 	start := p.pos
 	quote := p.src[start]
 	style := yaml.DoubleQuotedStyle

@@ -78,8 +78,12 @@ func checkAgainstYAMLv3(t *testing.T, name string, src []byte) bool {
 	if err != nil {
 		t.Fatalf("%s: the fast reader accepts what yaml.v3 refuses (%v):\n%s", name, err, src)
 	}
-	if d := treeDifference(fast, want, ""); d != "" {
+	if d := treeDifference(toYAML(fast), want, ""); d != "" {
 		t.Fatalf("%s: the fast reader's tree differs from yaml.v3's at %s\n%s", name, d, src)
+	}
+	// The same text left to yaml.v3 gives the decoder the same Nodes.
+	if d := treeDifference(toYAML(fromYAML(want)), want, ""); d != "" {
+		t.Fatalf("%s: yaml.v3's tree copied into Nodes differs from it at %s\n%s", name, d, src)
 	}
 	return true
 }

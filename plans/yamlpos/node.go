@@ -1,0 +1,80 @@
+package yamlpos
+
+import "go.yaml.in/yaml/v3"
+
+// Node is a value of a YAML document as the plan decoder reads it: what a
+// yaml.Node holds but comments and anchors, in half its size. The fast
+// reader makes a plan's nodes directly; a text it leaves to yaml.v3 has its
+// tree copied into Nodes, so that the decoder reads one kind of tree
+// whichever reader read the text. Making and clearing yaml.Nodes was half of
+// what reading a plan cost.
+type Node struct {
+	Kind  yaml.Kind
+	Style yaml.Style
+	// Tag is the resolved tag, "!!str", "!!int", "!!map", ... as yaml.v3
+	// gives it; an alias has none.
+	Tag string
+	// Value is a scalar's text, and an alias's anchor name.
+	Value        string
+	Line, Column int
+	Content      []*Node
+	Alias        *Node // the value an alias names
+}
+
+// Decode decodes a scalar into v as yaml.v3 would: for the forms of
+// booleans and numbers the decoder does not read itself.
+func (n *Node) Decode(v any) error {
+	return (&yaml.Node{Kind: n.Kind, Style: n.Style, Tag: n.Tag, Value: n.Value, Line: n.Line, Column: n.Column}).Decode(v)
+}
+
+// fromYAML copies the tree yaml.v3 read under n into Nodes. An alias's Alias
+// is the copy of the node it names, so that an alias inside the value it
+// names, which the loader refuses, is still a cycle of the copy rather than
+// an endless copying.
+func fromYAML(n *yaml.Node) *Node {
+	if n == nil {
+		return nil
+	}
+	return (&yamlCopy{copies: map[*yaml.Node]*Node{}}).node(n)
+}
+
+// yamlCopy is a copy of a yaml.v3 tree in progress: the copy of each node
+// made so far, so that an alias and the value it names share one.
+type yamlCopy struct {
+	copies map[*yaml.Node]*Node
+}
+
+func (c *yamlCopy) node(n *yaml.Node) *Node {
+	if n == nil {
+		return nil
+	}
+	if out, ok := c.copies[n]; ok {
+		return out
+	}
+	out := &Node{Kind: n.Kind, Style: n.Style, Tag: n.Tag, Value: n.Value, Line: n.Line, Column: n.Column}
+	c.copies[n] = out
+	if n.Alias != nil {
+		out.Alias = c.node(n.Alias)
+	}
+	if len(n.Content) > 0 {
+		out.Content = make([]*Node, len(n.Content))
+		for i, child := range n.Content {
+			out.Content[i] = c.node(child)
+		}
+	}
+	return out
+}
+
+// toYAML copies a tree the fast reader read into yaml.Nodes, for the
+// callers that read or edit a file as yaml.v3's tree (Parse). The fast
+// reader takes no aliases, so the tree has none.
+func toYAML(n *Node) *yaml.Node {
+	out := &yaml.Node{Kind: n.Kind, Style: n.Style, Tag: n.Tag, Value: n.Value, Line: n.Line, Column: n.Column}
+	if len(n.Content) > 0 {
+		out.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			out.Content[i] = toYAML(child)
+		}
+	}
+	return out
+}
