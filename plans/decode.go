@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -36,8 +35,8 @@ type decoder struct {
 	slabs   *slabs // shared with the quiet decoders made from this one
 }
 
-func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: &sourceLines{src: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
+func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
+	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -52,7 +51,12 @@ func (d *decoder) pos(n *yamlpos.Node) Pos {
 	if n == nil {
 		return Pos{File: d.file}
 	}
-	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+	return nodePos(d.file, n)
+}
+
+// nodePos is the position of node n in file.
+func nodePos(file string, n *yamlpos.Node) Pos {
+	return Pos{File: file, Line: int(n.Line), Col: int(n.Column)}
 }
 
 // resolve follows aliases, so that anchors in plan files behave as if the
@@ -239,13 +243,13 @@ func plainDecimal(s string) bool {
 // span lines, and a quoted one may hold escapes, and then no column inside
 // it can be computed from the decoded text.
 func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
-	if n.Line < 1 || n.Line > d.lines.count() || n.Column < 1 {
+	if n.Line < 1 || int(n.Line) > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
 	if n.Style&yaml.LiteralStyle != 0 {
 		return d.blockLayout(n)
 	}
-	rest := d.lineFrom(n.Line, n.Column)
+	rest := d.lineFrom(int(n.Line), int(n.Column))
 	switch {
 	case n.Style&yaml.SingleQuotedStyle != 0:
 		if startsWith(rest, "'", strings.ReplaceAll(n.Value, "'", "''"), "'") {
@@ -277,10 +281,11 @@ func startsWith(s, open, text, closing string) bool {
 // starts, for a string whose characters cannot be placed one by one.
 func (d *decoder) findTags(n *yamlpos.Node, count int) []linePos {
 	tags := make([]linePos, 0, count)
-	for line := n.Line; line <= d.lines.count() && len(tags) < count; line++ {
+	first, firstCol := int(n.Line), int(n.Column)
+	for line := first; line <= d.lines.count() && len(tags) < count; line++ {
 		text, col := d.lines.line(line), 1
-		if line == n.Line {
-			text, col = d.lineFrom(line, n.Column), n.Column
+		if line == first {
+			text, col = d.lineFrom(line, firstCol), firstCol
 		}
 		for len(tags) < count {
 			i := strings.Index(text, "{{")
@@ -304,7 +309,7 @@ func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 		if l == "" {
 			continue
 		}
-		src := n.Line + i // 0-based index of the source line holding text line i
+		src := int(n.Line) + i // 0-based index of the source line holding text line i
 		if src >= d.lines.count() {
 			break
 		}
@@ -319,18 +324,16 @@ func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 
 // sourceLines is the lines of a file, indexed on first use: only a string
 // with a template tag is placed against its line, and a file without one
-// should not pay for copying and splitting its text.
+// should not pay for splitting its text.
 type sourceLines struct {
-	src    []byte
-	text   string // src, once indexed
-	starts []int  // where each line of text starts; nil until indexed
+	text   string
+	starts []int // where each line of text starts; nil until indexed
 }
 
 // count is the number of lines, the last one after the last '\n' included.
 func (l *sourceLines) count() int {
 	if l.starts == nil {
-		l.text = string(l.src)
-		l.starts = make([]int, 1, bytes.Count(l.src, []byte{'\n'})+1)
+		l.starts = make([]int, 1, strings.Count(l.text, "\n")+1)
 		for i := 0; i < len(l.text); i++ {
 			if l.text[i] == '\n' {
 				l.starts = append(l.starts, i+1)

@@ -41,11 +41,13 @@ const (
 // show what is there; it is nil only when the file does not parse.
 func Load(file string, src []byte, dialect Dialect) (*Plan, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, planDocument, &r)
+	// One copy of the text, which the plan's strings are slices of.
+	text := string(src)
+	root, ok := parseDocument(file, text, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r, dialect)
+	d := newDecoder(file, text, &r, dialect)
 	p := d.plan(root)
 	if p != nil {
 		check(p, &r)
@@ -69,13 +71,13 @@ var (
 // parseDocument reads the one YAML document of a plan or tool file through
 // the YAML layer, and reports what it refuses in the words of the file's
 // kind.
-func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yamlpos.Node, bool) {
+func parseDocument(file string, src string, kind documentKind, r *Report) (*yamlpos.Node, bool) {
 	root, second, syntax := yamlpos.Read(file, src)
 	if syntax != nil {
 		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
 	if second != nil {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: second.Line, Col: second.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
+		r.problem(CodeYAMLSyntax, nodePos(file, second), "", "%s holds one YAML document; move this one to a file of its own", kind.name)
 	}
 	if root == nil {
 		if syntax == nil {
@@ -151,11 +153,11 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 	}
 	expanded := walk(root)
 	if cycle != nil {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: cycle.Line, Col: cycle.Column}, "", "alias *%s refers to a value that contains it; a value cannot contain itself", cycle.Value)
+		r.problem(CodeYAMLSyntax, nodePos(file, cycle), "", "alias *%s refers to a value that contains it; a value cannot contain itself", cycle.Value)
 		return false
 	}
 	if written := len(sizes) + aliases; expanded-written > maxAliasGrowth+written {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: root.Line, Col: root.Column}, "", "aliases expand this file from the %d values it spells out to more than %d; write the repeated parts out instead", written, 2*written+maxAliasGrowth)
+		r.problem(CodeYAMLSyntax, nodePos(file, root), "", "aliases expand this file from the %d values it spells out to more than %d; write the repeated parts out instead", written, 2*written+maxAliasGrowth)
 		return false
 	}
 	return true

@@ -349,7 +349,7 @@ func AppendStep(src []byte, step string) ([]byte, error) {
 // top-level mapping, as yaml.v3's tree, which the edit reads and compares.
 func editableRoot(src []byte) (*yaml.Node, error) {
 	var r Report
-	checked, ok := parseDocument("", src, planDocument, &r)
+	checked, ok := parseDocument("", string(src), planDocument, &r)
 	if len(r.Problems) > 0 {
 		p := r.Problems[0]
 		return nil, &EditError{Pos: p.Pos, Message: p.Message + "; fix the YAML before adding a step"}
@@ -358,7 +358,7 @@ func editableRoot(src []byte) (*yaml.Node, error) {
 		return nil, &EditError{Message: "the file is not a plan"}
 	}
 	if checked.Kind != yaml.MappingNode {
-		return nil, &EditError{Pos: Pos{Line: checked.Line, Col: checked.Column}, Message: "a plan file is a mapping (identifier, name, description, steps), not " + kindOf(checked)}
+		return nil, &EditError{Pos: nodePos("", checked), Message: "a plan file is a mapping (identifier, name, description, steps), not " + kindOf(checked)}
 	}
 	// The text read as Load reads it, without a problem; yaml.v3's tree
 	// of it keeps the anchors the edit compares.

@@ -88,11 +88,12 @@ func (t *ToolFile) OutputFormat() string {
 // tool.
 func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, toolDocument, &r)
+	text := string(src) // one copy, as in Load
+	root, ok := parseDocument(file, text, toolDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r, dialect)
+	d := newDecoder(file, text, &r, dialect)
 	t := d.toolFile(root)
 	r.Sort()
 	return t, r

@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -28,11 +29,11 @@ import (
 // fastParse reads src, one YAML document in the part of YAML described
 // above, and returns its top value; ok is false when the text is not in
 // that part.
-func fastParse(src []byte) (root *Node, ok bool) {
-	if !fastCharsOK(src) {
+func fastParse(src string) (root *Node, ok bool) {
+	if len(src) > math.MaxInt32 || !fastCharsOK(src) { // a Node's place is two int32s
 		return nil, false
 	}
-	p := &fastParser{src: string(src), line: 1, col: 1}
+	p := &fastParser{src: src, line: 1, col: 1}
 	indent, more := p.nextContentLine()
 	if !more {
 		return nil, false // empty or only comments: yaml.v3 says what that is
@@ -63,7 +64,7 @@ func fastParse(src []byte) (root *Node, ok bool) {
 // UTF-8 of the characters yaml.v3 calls printable, without tabs, carriage
 // returns, byte order marks or the line breaks YAML knows besides '\n';
 // and no line that starts with a directive or a document marker.
-func fastCharsOK(src []byte) bool {
+func fastCharsOK(src string) bool {
 	for i := 0; i < len(src); i++ { // i is at a line's start
 		if c := src[i]; c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n')) {
 			return false
@@ -78,7 +79,7 @@ func fastCharsOK(src []byte) bool {
 			if c < utf8.RuneSelf {
 				return false
 			}
-			r, size := utf8.DecodeRune(src[i:])
+			r, size := utf8.DecodeRuneInString(src[i:])
 			if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
 				return false
 			}
@@ -163,7 +164,7 @@ func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, a
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
 	n.Kind, n.Tag, n.Value, n.Style = kind, tag, value, style
-	n.Line, n.Column = p.line, p.column(at)
+	n.Line, n.Column = int32(p.line), int32(p.column(at))
 	return n
 }
 

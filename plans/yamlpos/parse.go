@@ -21,16 +21,18 @@ var (
 )
 
 // Read reads the YAML text of file, which holds one document, into Nodes.
+// The scalars' values are slices of src, which the caller passes as a
+// string so that one copy of the text serves it and them.
 // root is the document's top value, nil when the text holds none (it is
 // empty, or only comments). second is the top of a second document when
 // the text goes on to one, for the caller to report in its own words.
 // problem is set when the text is not YAML, or nests deeper than MaxDepth;
 // root may still be set then, when only a later document is broken.
-func Read(file string, src []byte) (root, second *Node, problem *Diagnostic) {
+func Read(file string, src string) (root, second *Node, problem *Diagnostic) {
 	if root, ok := fastParse(src); ok {
 		return root, nil, nil
 	}
-	yamlRoot, yamlSecond, problem := parseYAMLv3(file, src)
+	yamlRoot, yamlSecond, problem := parseYAMLv3(file, []byte(src))
 	return fromYAML(yamlRoot), fromYAML(yamlSecond), problem
 }
 
@@ -39,7 +41,7 @@ func Read(file string, src []byte) (root, second *Node, problem *Diagnostic) {
 // nodes carry no comments: nothing reads them, and the fast reader does
 // not keep them.
 func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	if root, ok := fastParse(src); ok {
+	if root, ok := fastParse(string(src)); ok {
 		return toYAML(root), nil, nil
 	}
 	return parseYAMLv3(file, src)
