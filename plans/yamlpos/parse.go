@@ -21,13 +21,13 @@ var (
 )
 
 // Read reads the YAML text of file, which holds one document, into Nodes.
-// The scalars' values are slices of src, which the caller passes as a
-// string so that one copy of the text serves it and them.
 // root is the document's top value, nil when the text holds none (it is
 // empty, or only comments). second is the top of a second document when
 // the text goes on to one, for the caller to report in its own words.
 // problem is set when the text is not YAML, or nests deeper than MaxDepth;
-// root may still be set then, when only a later document is broken.
+// root may still be set then, when only a later document is broken. The
+// scalars' values are slices of src, which the caller passes as a string,
+// so that one copy of the text serves both.
 func Read(file string, src string) (root, second *Node, problem *Diagnostic) {
 	if root, ok := fastParse(src); ok {
 		return root, nil, nil
@@ -50,9 +50,8 @@ func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnosti
 // parseYAMLv3 reads with yaml.v3 a text the fast reader does not take, as
 // Parse says.
 func parseYAMLv3(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	// Most files are read by the fast reader, which nests no deeper than
-	// half the limit and gives up on anything deeper.
-	// For the rest, the depth is checked before any other parser runs:
+	// The fast reader, which nests no deeper than half the limit, gave
+	// the text up; the depth is checked before any other parser runs:
 	// parsers recurse (or worse) on nesting, so a small file of brackets
 	// would otherwise cost far more than its size.
 	if d := scanDepth(src, MaxDepth); d.over >= 0 {
