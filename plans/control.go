@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
@@ -80,7 +78,7 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		x.Concurrency = o.wholeNumber("concurrency")
 		return x
 	case ControlReduce:
-		if in.Kind == yaml.MappingNode {
+		if in.Kind == yamlpos.MappingNode {
 			for i := 0; i+1 < len(in.Content); i += 2 {
 				if k := resolve(in.Content[i]); k.Value == "concurrency" {
 					d.r.problem(CodeUnknownField, d.pos(k), s.Path, "reduce has no 'concurrency': every item reads the accumulator the previous one produced, so a fold is sequential; map concurrently first, then reduce over its results")

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
@@ -62,7 +60,7 @@ func nodePos(file string, n *yamlpos.Node) Pos {
 // resolve follows aliases, so that anchors in plan files behave as if the
 // anchored text were written out.
 func resolve(n *yamlpos.Node) *yamlpos.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
+	for n != nil && n.Kind == yamlpos.AliasNode {
 		n = n.Alias
 	}
 	return n
@@ -79,19 +77,19 @@ func kindOf(n *yamlpos.Node) string {
 
 // kindName names the JSON kind of a node of the given kind and tag, in
 // either reader's tree.
-func kindName(kind yaml.Kind, tag string) string {
+func kindName(kind yamlpos.Kind, tag yamlpos.Tag) string {
 	switch {
-	case kind == yaml.MappingNode:
+	case kind == yamlpos.MappingNode:
 		return "a mapping"
-	case kind == yaml.SequenceNode:
+	case kind == yamlpos.SequenceNode:
 		return "a list"
 	}
 	switch tag {
-	case "!!null":
+	case yamlpos.NullTag:
 		return "null"
-	case "!!bool":
+	case yamlpos.BoolTag:
 		return "a boolean"
-	case "!!int", "!!float":
+	case yamlpos.IntTag, yamlpos.FloatTag:
 		return "a number"
 	}
 	return "a string"
@@ -111,7 +109,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 	v := &d.slabs.values.take(1)[0]
 	v.Pos = d.pos(n)
 	switch n.Kind {
-	case yaml.MappingNode:
+	case yamlpos.MappingNode:
 		v.Kind = Map
 		m := d.expandMerges(n, path)
 		// The entries are cut in one piece, and a mapping of a few keys
@@ -130,7 +128,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, val := resolve(m.Content[i]), m.Content[i+1]
 			switch {
-			case k.Kind != yaml.ScalarNode:
+			case k.Kind != yamlpos.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
 			case seen[k.Value] || seen == nil && slices.ContainsFunc(entries, func(e Entry) bool { return e.Key == k.Value }):
 				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
@@ -142,7 +140,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 				v.Map = append(v.Map, &entries[len(entries)-1])
 			}
 		}
-	case yaml.SequenceNode:
+	case yamlpos.SequenceNode:
 		v.Kind = List
 		if len(n.Content) > 0 {
 			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
@@ -150,7 +148,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 		for _, c := range n.Content {
 			v.List = append(v.List, d.value(c, path, templates))
 		}
-	case yaml.ScalarNode:
+	case yamlpos.ScalarNode:
 		d.scalar(n, v, path, templates)
 	}
 	return v
@@ -158,10 +156,10 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 
 func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool) {
 	switch n.Tag {
-	case "!!null":
+	case yamlpos.NullTag:
 		v.Kind = Null
 		return
-	case "!!bool":
+	case yamlpos.BoolTag:
 		// The forms YAML 1.2 resolves to a boolean are read here; a value
 		// tagged !!bool by hand is left to yaml.v3.
 		switch n.Value {
@@ -177,7 +175,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 			v.Kind, v.Bool = Bool, b
 			return
 		}
-	case "!!int":
+	case yamlpos.IntTag:
 		if plainDecimal(n.Value) {
 			v.Kind, v.Number = Number, json.Number(n.Value)
 			return
@@ -192,7 +190,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 			v.Kind, v.Number = Number, json.Number(strconv.FormatUint(u, 10))
 			return
 		}
-	case "!!float":
+	case yamlpos.FloatTag:
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			v.Kind, v.Number = Number, json.Number(strconv.FormatFloat(f, 'g', -1, 64))
@@ -246,16 +244,16 @@ func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
 	if n.Line < 1 || int(n.Line) > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
-	if n.Style&yaml.LiteralStyle != 0 {
+	if n.Style&yamlpos.LiteralStyle != 0 {
 		return d.blockLayout(n)
 	}
 	rest := d.lineFrom(int(n.Line), int(n.Column))
 	switch {
-	case n.Style&yaml.SingleQuotedStyle != 0:
+	case n.Style&yamlpos.SingleQuotedStyle != 0:
 		if startsWith(rest, "'", strings.ReplaceAll(n.Value, "'", "''"), "'") {
 			return scalarLayout{kind: layoutSingle}
 		}
-	case n.Style&yaml.DoubleQuotedStyle != 0:
+	case n.Style&yamlpos.DoubleQuotedStyle != 0:
 		if startsWith(rest, `"`, n.Value, `"`) {
 			return scalarLayout{kind: layoutDouble}
 		}
@@ -406,7 +404,7 @@ func (d *decoder) expandMerges(n *yamlpos.Node, path string) *yamlpos.Node {
 func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 	hasMerge := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag == "!!merge" {
+		if resolve(n.Content[i]).Tag == yamlpos.MergeTag {
 			hasMerge = true
 		}
 	}
@@ -417,24 +415,24 @@ func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 	out.Content = nil
 	present := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := resolve(n.Content[i]); k.Tag != "!!merge" {
+		if k := resolve(n.Content[i]); k.Tag != yamlpos.MergeTag {
 			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
 			present[k.Value] = true
 		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag != "!!merge" {
+		if resolve(n.Content[i]).Tag != yamlpos.MergeTag {
 			continue
 		}
 		sources := []*yamlpos.Node{resolve(n.Content[i+1])}
-		if sources[0].Kind == yaml.SequenceNode {
+		if sources[0].Kind == yamlpos.SequenceNode {
 			sources = nil
 			for _, c := range resolve(n.Content[i+1]).Content {
 				sources = append(sources, resolve(c))
 			}
 		}
 		for _, src := range sources {
-			if src.Kind != yaml.MappingNode {
+			if src.Kind != yamlpos.MappingNode {
 				bad = append(bad, src)
 				continue
 			}
@@ -516,7 +514,7 @@ func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...
 
 func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) *object {
 	node = resolve(node)
-	if node == nil || node.Kind != yaml.MappingNode {
+	if node == nil || node.Kind != yamlpos.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
 		return nil
 	}
@@ -526,7 +524,7 @@ func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []s
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value
-		if k.Kind != yaml.ScalarNode {
+		if k.Kind != yamlpos.ScalarNode {
 			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
 			continue
 		}
@@ -596,7 +594,7 @@ func (o *object) str(name string) Field[string] {
 	if n == nil {
 		return Field[string]{}
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+	if n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.StrTag {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
 		return Field[string]{Pos: o.d.pos(n)}
 	}
@@ -614,15 +612,15 @@ func (o *object) wholeNumber(name string) Field[int] {
 	// A whole number written as a float (10.0, 1e1) is the same JSON number.
 	var f float64
 	switch {
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!int" && plainDecimal(n.Value):
+	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.IntTag && plainDecimal(n.Value):
 		// The form nearly every count is written in, read without
 		// yaml.v3's decoder.
 		i, _ = strconv.Atoi(n.Value)
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
+	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.FloatTag && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
 		i = int(f)
-	case n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil:
+	case n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.IntTag || n.Decode(&i) != nil:
 		what := describeScalar(n)
-		if n.Tag == "!!float" {
+		if n.Tag == yamlpos.FloatTag {
 			what = "'" + n.Value + "', which is not whole"
 		}
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %s", name, what)
@@ -638,7 +636,7 @@ func (o *object) wholeNumber(name string) Field[int] {
 // describeScalar names a value for a type error, quoting short scalars so
 // the author sees what was read.
 func describeScalar(n *yamlpos.Node) string {
-	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && len(n.Value) <= 40 {
+	if n.Kind == yamlpos.ScalarNode && n.Tag != yamlpos.NullTag && len(n.Value) <= 40 {
 		return kindOf(n) + " ('" + n.Value + "')"
 	}
 	return kindOf(n)
@@ -659,7 +657,7 @@ func (o *object) stringValue(name string) *Value {
 	if n == nil {
 		return nil
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+	if n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.StrTag {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
 		return nil
 	}
@@ -672,7 +670,7 @@ func (o *object) mapping(name string) *Value {
 	if n == nil {
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != yamlpos.MappingNode {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a mapping, not %s", name, kindOf(n))
 		return nil
 	}
@@ -685,14 +683,14 @@ func (o *object) stringList(name string) ([]Field[string], bool) {
 	if n == nil {
 		return nil, false
 	}
-	if n.Kind != yaml.SequenceNode {
+	if n.Kind != yamlpos.SequenceNode {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a list of strings, not %s", name, kindOf(n))
 		return nil, false
 	}
 	var out []Field[string]
 	for _, c := range n.Content {
 		c = resolve(c)
-		if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+		if c.Kind != yamlpos.ScalarNode || c.Tag != yamlpos.StrTag {
 			o.d.r.problem(CodeWrongType, o.d.pos(c), o.path, "'%s' must be a list of strings; this item is %s", name, describeScalar(c))
 			continue
 		}

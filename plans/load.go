@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
@@ -94,7 +92,7 @@ func parseDocument(file string, src string, kind documentKind, r *Report) (*yaml
 // hasAlias reports whether the tree under n holds an alias: most plans have
 // none, and a plain walk is much cheaper than checkAliases's memoised one.
 func hasAlias(n *yamlpos.Node) bool {
-	if n.Kind == yaml.AliasNode {
+	if n.Kind == yamlpos.AliasNode {
 		return true
 	}
 	for _, c := range n.Content {
@@ -130,7 +128,7 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 			return 0
 		}
 		target := n
-		if n.Kind == yaml.AliasNode {
+		if n.Kind == yamlpos.AliasNode {
 			aliases++
 			if target = n.Alias; target == nil {
 				return 1
@@ -190,12 +188,12 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 		}
 	}
 	if n := o.get("steps"); n != nil {
-		if n.Kind != yaml.SequenceNode {
+		if n.Kind != yamlpos.SequenceNode {
 			d.r.problem(CodeWrongType, d.pos(n), "", "'steps' must be a list of steps, not %s", kindOf(n))
 		} else if len(n.Content) == 0 {
 			d.r.problem(CodeNoSteps, d.pos(n), "", "plan has no steps")
 		}
-		if n.Kind == yaml.SequenceNode {
+		if n.Kind == yamlpos.SequenceNode {
 			for _, sn := range n.Content {
 				if s := d.step(sn, topLevel); s != nil {
 					p.Steps = append(p.Steps, s)
@@ -269,13 +267,13 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 // mappingScalar returns the scalar text under key in a mapping node, or "".
 func mappingScalar(n *yamlpos.Node, key string) string {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != yamlpos.MappingNode {
 		return ""
 	}
 	n, _ = expandMerges(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if resolve(n.Content[i]).Value == key {
-			if v := resolve(n.Content[i+1]); v.Kind == yaml.ScalarNode {
+			if v := resolve(n.Content[i+1]); v.Kind == yamlpos.ScalarNode {
 				return v.Value
 			}
 		}
@@ -286,7 +284,7 @@ func mappingScalar(n *yamlpos.Node, key string) string {
 // call decodes the single tool call of a body written as a mapping.
 func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	n = resolve(n)
-	if n != nil && n.Kind == yaml.MappingNode {
+	if n != nil && n.Kind == yamlpos.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if resolve(n.Content[i]).Value == "id" {
 				d.r.problem(CodeUnknownField, d.pos(n.Content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
@@ -305,7 +303,7 @@ func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 // stripKey returns a copy of a mapping node without key, so that a problem
 // already reported for it is not reported again as an unknown field.
 func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != yamlpos.MappingNode {
 		return n
 	}
 	cp := *n
@@ -338,7 +336,7 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 		return
 	}
 	if !IsControl(s.ToolName.Value) {
-		if in.Kind != yaml.MappingNode {
+		if in.Kind != yamlpos.MappingNode {
 			d.r.problem(CodeWrongType, d.pos(in), s.Path, "'input' must be a mapping of the tool's arguments, not %s", kindOf(in))
 		}
 		s.Input = d.value(in, s.Path, true)
@@ -395,12 +393,12 @@ func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	switch {
 	case n == nil:
 		return nil
-	case n.Kind == yaml.MappingNode:
+	case n.Kind == yamlpos.MappingNode:
 		b.Single = true
 		if s := d.call(n, path, c); s != nil {
 			b.Steps = []*Step{s}
 		}
-	case n.Kind == yaml.SequenceNode:
+	case n.Kind == yamlpos.SequenceNode:
 		if len(n.Content) == 0 {
 			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
 		}

@@ -357,7 +357,7 @@ func editableRoot(src []byte) (*yaml.Node, error) {
 	if !ok {
 		return nil, &EditError{Message: "the file is not a plan"}
 	}
-	if checked.Kind != yaml.MappingNode {
+	if checked.Kind != yamlpos.MappingNode {
 		return nil, &EditError{Pos: nodePos("", checked), Message: "a plan file is a mapping (identifier, name, description, steps), not " + kindOf(checked)}
 	}
 	// The text read as Load reads it, without a problem; yaml.v3's tree
@@ -381,7 +381,7 @@ func stepsList(root *yaml.Node) (key, value *yaml.Node, err error) {
 		case value.Kind == yaml.ScalarNode && value.ShortTag() == "!!null":
 			return key, value, nil
 		}
-		return nil, nil, &EditError{Pos: Pos{Line: value.Line, Col: value.Column}, Message: "'steps' must be a list of steps, not " + kindName(value.Kind, value.Tag)}
+		return nil, nil, &EditError{Pos: Pos{Line: value.Line, Col: value.Column}, Message: "'steps' must be a list of steps, not " + kindName(yamlpos.Kind(value.Kind), yamlpos.TagOf(value.Tag))}
 	}
 	return nil, nil, &EditError{Pos: Pos{Line: root.Line, Col: root.Column}, Message: "the plan has no 'steps' list; add one (steps:) to append a step to"}
 }

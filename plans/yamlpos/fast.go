@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // yaml.v3 reads a plan at some 10 MB/s, most of a 1,000-step plan's load.
@@ -154,7 +152,7 @@ func (p *fastParser) leave() { p.depth-- }
 
 // node makes a node of the given kind at byte offset at of the current
 // line.
-func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, at int) *Node {
+func (p *fastParser) node(kind Kind, tag Tag, value string, style Style, at int) *Node {
 	if len(p.nodes) == 0 {
 		// Slabs grow with the text read, so a small file does not pay
 		// for a large slab.
@@ -268,7 +266,7 @@ func (p *fastParser) blockMapping(indent int) *Node {
 	if !p.enter() {
 		return nil
 	}
-	m := p.node(yaml.MappingNode, "!!map", "", 0, p.pos)
+	m := p.node(MappingNode, MapTag, "", 0, p.pos)
 	from := len(p.open)
 	for {
 		key := p.blockKey()
@@ -354,7 +352,7 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *Node {
 	if value == nil {
 		return nil
 	}
-	if value.Kind == yaml.ScalarNode && !inMapping {
+	if value.Kind == ScalarNode && !inMapping {
 		// "- key: value" opens a mapping in the sequence item.
 		at := p.pos
 		p.skipSpaces()
@@ -380,7 +378,7 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 	if !p.enter() {
 		return nil
 	}
-	s := p.node(yaml.SequenceNode, "!!seq", "", 0, p.pos)
+	s := p.node(SequenceNode, SeqTag, "", 0, p.pos)
 	from := len(p.open)
 	for {
 		p.pos++ // the '-'
@@ -414,11 +412,11 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 // the first line after the scalar.
 func (p *fastParser) blockScalar(parentIndent int) *Node {
 	literal := p.src[p.pos] == '|'
-	style := yaml.FoldedStyle
+	style := FoldedStyle
 	if literal {
-		style = yaml.LiteralStyle
+		style = LiteralStyle
 	}
-	n := p.node(yaml.ScalarNode, "!!str", "", style, p.pos)
+	n := p.node(ScalarNode, StrTag, "", style, p.pos)
 	p.pos++
 	chomping := 0
 	switch {
@@ -515,11 +513,11 @@ func (p *fastParser) flowCollection() *Node {
 		return nil
 	}
 	isMapping := p.src[p.pos] == '{'
-	kind, tag, closing := yaml.SequenceNode, "!!seq", byte(']')
+	kind, tag, closing := SequenceNode, SeqTag, byte(']')
 	if isMapping {
-		kind, tag, closing = yaml.MappingNode, "!!map", '}'
+		kind, tag, closing = MappingNode, MapTag, '}'
 	}
-	n := p.node(kind, tag, "", yaml.FlowStyle, p.pos)
+	n := p.node(kind, tag, "", FlowStyle, p.pos)
 	from := len(p.open)
 	p.pos++
 	for {
@@ -539,7 +537,7 @@ func (p *fastParser) flowCollection() *Node {
 			if !hasValue {
 				// A key alone ("{a, b: 1}") has a null value, placed
 				// where the entry ends.
-				value = p.node(yaml.ScalarNode, "!!null", "", 0, p.pos)
+				value = p.node(ScalarNode, NullTag, "", 0, p.pos)
 			}
 		}
 		if value == nil {
@@ -663,7 +661,7 @@ func (p *fastParser) plain(inFlow bool) *Node {
 	}
 	p.pos = end
 	value := p.src[start:end]
-	return p.node(yaml.ScalarNode, plainTag(value), value, 0, start)
+	return p.node(ScalarNode, plainTag(value), value, 0, start)
 }
 
 // plainEndsAtLineEnd says, for a plain scalar that reaches the end of its
@@ -694,9 +692,9 @@ func (p *fastParser) plainEndsAtLineEnd(inFlow bool) bool {
 func (p *fastParser) quoted() *Node {
 	start := p.pos
 	quote := p.src[start]
-	style := yaml.DoubleQuotedStyle
+	style := DoubleQuotedStyle
 	if quote == '\'' {
-		style = yaml.SingleQuotedStyle
+		style = SingleQuotedStyle
 	}
 	p.pos++
 	// Most quoted scalars hold no escape: their value is a slice of the
@@ -737,7 +735,7 @@ func (p *fastParser) quoted() *Node {
 		text = value.String()
 	}
 	p.pos++
-	return p.node(yaml.ScalarNode, "!!str", text, style, start)
+	return p.node(ScalarNode, StrTag, text, style, start)
 }
 
 // simpleEscapes are the escapes of double-quoted scalars that stand for
