@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/strict"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 var (
@@ -20,7 +19,7 @@ var (
 // agent decodes and checks an agent step's input: every rule seeds/000 says
 // is checked at load time, and the rules and types of the seeds/002
 // controls.
-func (d *decoder) agent(in *yaml.Node, s *Step) *AgentInput {
+func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
 	o := d.object(in, "the agent input", s.Path, agentFields)
 	if o == nil {
 		return nil
@@ -35,7 +34,7 @@ func (d *decoder) agent(in *yaml.Node, s *Step) *AgentInput {
 	if n := o.get("tools"); n != nil {
 		a.Tools = &ToolPatterns{Pos: d.pos(n)}
 		a.Tools.Patterns, _ = o.stringList("tools")
-		if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		if n.Kind == yamlpos.SequenceNode && len(n.Content) == 0 {
 			d.r.problem(CodeInvalidValue, d.pos(n), s.Path, "'tools' is empty: [] is not \"no tools\"; omit 'tools' to give the agent the whole catalog, or list the tools it needs")
 		}
 		for _, p := range a.Tools.Patterns {
@@ -119,7 +118,7 @@ func (d *decoder) objectSchema(o *object, name string) *Schema {
 
 // exhaustion decodes validation_exhaustion with the rules of seeds/002,
 // whose messages it keeps.
-func (d *decoder) exhaustion(n *yaml.Node, s *Step, a *AgentInput) *ValidationExhaustion {
+func (d *decoder) exhaustion(n *yamlpos.Node, s *Step, a *AgentInput) *ValidationExhaustion {
 	o := d.object(n, "validation_exhaustion", s.Path, exhaustionFields)
 	if o == nil {
 		return nil
@@ -180,7 +179,7 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 }
 
 // ask decodes and checks an ask step's input.
-func (d *decoder) ask(in *yaml.Node, s *Step) *AskInput {
+func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
 	o := d.object(in, "the ask input", s.Path, askFields)
 	if o == nil {
 		return nil

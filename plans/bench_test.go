@@ -144,7 +144,7 @@ func BenchmarkParse1000Steps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r Report
-		parseDocument("big.yaml", src, planDocument, &r)
+		parseDocument("big.yaml", string(src), planDocument, &r)
 	}
 }
 

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 var (
@@ -19,7 +18,7 @@ var (
 )
 
 // control decodes the input of a control step into its typed form.
-func (d *decoder) control(in *yaml.Node, s *Step, c container) any {
+func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 	what := "the " + s.ToolName.Value + " input"
 	switch s.ToolName.Value {
 	case ControlExit:
@@ -79,7 +78,7 @@ func (d *decoder) control(in *yaml.Node, s *Step, c container) any {
 		x.Concurrency = o.wholeNumber("concurrency")
 		return x
 	case ControlReduce:
-		if in.Kind == yaml.MappingNode {
+		if in.Kind == yamlpos.MappingNode {
 			for i := 0; i+1 < len(in.Content); i += 2 {
 				if k := resolve(in.Content[i]); k.Value == "concurrency" {
 					d.r.problem(CodeUnknownField, d.pos(k), s.Path, "reduce has no 'concurrency': every item reads the accumulator the previous one produced, so a fold is sequential; map concurrently first, then reduce over its results")
@@ -142,7 +141,7 @@ func (d *decoder) condition(o *object, gateName string, required bool) Condition
 }
 
 // gate decodes {value, op, to}.
-func (d *decoder) gate(n *yaml.Node, name, path string) *Gate {
+func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
 	o := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
 	if o == nil {
 		return nil

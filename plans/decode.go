@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -10,14 +9,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
-// decoder turns yaml.Nodes into plan values, reporting every shape problem
+// decoder turns yamlpos.Nodes into plan values, reporting every shape problem
 // with its position instead of stopping at the first.
 type decoder struct {
 	file    string
@@ -36,8 +33,8 @@ type decoder struct {
 	slabs   *slabs // shared with the quiet decoders made from this one
 }
 
-func newDecoder(file string, src []byte, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: &sourceLines{src: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
+func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
+	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -48,39 +45,51 @@ func (d *decoder) quiet() *decoder {
 	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, slabs: d.slabs}
 }
 
-func (d *decoder) pos(n *yaml.Node) Pos {
+func (d *decoder) pos(n *yamlpos.Node) Pos {
 	if n == nil {
 		return Pos{File: d.file}
 	}
-	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+	return nodePos(d.file, n)
+}
+
+// nodePos is the position of node n in file.
+func nodePos(file string, n *yamlpos.Node) Pos {
+	return Pos{File: file, Line: int(n.Line), Col: int(n.Column)}
 }
 
 // resolve follows aliases, so that anchors in plan files behave as if the
 // anchored text were written out.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
+func resolve(n *yamlpos.Node) *yamlpos.Node {
+	for n != nil && n.Kind == yamlpos.AliasNode {
 		n = n.Alias
 	}
 	return n
 }
 
 // kindOf names the JSON kind of a node for wrong_type messages.
-func kindOf(n *yaml.Node) string {
+func kindOf(n *yamlpos.Node) string {
 	n = resolve(n)
-	switch {
-	case n == nil:
+	if n == nil {
 		return "nothing"
-	case n.Kind == yaml.MappingNode:
+	}
+	return kindName(n.Kind, n.Tag)
+}
+
+// kindName names the JSON kind of a node of the given kind and tag, in
+// either reader's tree.
+func kindName(kind yamlpos.Kind, tag yamlpos.Tag) string {
+	switch {
+	case kind == yamlpos.MappingNode:
 		return "a mapping"
-	case n.Kind == yaml.SequenceNode:
+	case kind == yamlpos.SequenceNode:
 		return "a list"
 	}
-	switch n.Tag {
-	case "!!null":
+	switch tag {
+	case yamlpos.NullTag:
 		return "null"
-	case "!!bool":
+	case yamlpos.BoolTag:
 		return "a boolean"
-	case "!!int", "!!float":
+	case yamlpos.IntTag, yamlpos.FloatTag:
 		return "a number"
 	}
 	return "a string"
@@ -92,7 +101,7 @@ const smallMapping = 8
 
 // value decodes any node into a Value. With templates set, strings that hold
 // template tags are parsed; their syntax errors are problems at the tag.
-func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
+func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 	n = resolve(n)
 	if n == nil {
 		return nil
@@ -100,7 +109,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 	v := &d.slabs.values.take(1)[0]
 	v.Pos = d.pos(n)
 	switch n.Kind {
-	case yaml.MappingNode:
+	case yamlpos.MappingNode:
 		v.Kind = Map
 		m := d.expandMerges(n, path)
 		// The entries are cut in one piece, and a mapping of a few keys
@@ -119,7 +128,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, val := resolve(m.Content[i]), m.Content[i+1]
 			switch {
-			case k.Kind != yaml.ScalarNode:
+			case k.Kind != yamlpos.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
 			case seen[k.Value] || seen == nil && slices.ContainsFunc(entries, func(e Entry) bool { return e.Key == k.Value }):
 				d.r.problem(CodeDuplicateField, d.pos(k), path, "key '%s' is written twice in this mapping", k.Value)
@@ -131,7 +140,7 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 				v.Map = append(v.Map, &entries[len(entries)-1])
 			}
 		}
-	case yaml.SequenceNode:
+	case yamlpos.SequenceNode:
 		v.Kind = List
 		if len(n.Content) > 0 {
 			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
@@ -139,18 +148,18 @@ func (d *decoder) value(n *yaml.Node, path string, templates bool) *Value {
 		for _, c := range n.Content {
 			v.List = append(v.List, d.value(c, path, templates))
 		}
-	case yaml.ScalarNode:
+	case yamlpos.ScalarNode:
 		d.scalar(n, v, path, templates)
 	}
 	return v
 }
 
-func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
+func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool) {
 	switch n.Tag {
-	case "!!null":
+	case yamlpos.NullTag:
 		v.Kind = Null
 		return
-	case "!!bool":
+	case yamlpos.BoolTag:
 		// The forms YAML 1.2 resolves to a boolean are read here; a value
 		// tagged !!bool by hand is left to yaml.v3.
 		switch n.Value {
@@ -166,7 +175,7 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 			v.Kind, v.Bool = Bool, b
 			return
 		}
-	case "!!int":
+	case yamlpos.IntTag:
 		if plainDecimal(n.Value) {
 			v.Kind, v.Number = Number, json.Number(n.Value)
 			return
@@ -181,7 +190,7 @@ func (d *decoder) scalar(n *yaml.Node, v *Value, path string, templates bool) {
 			v.Kind, v.Number = Number, json.Number(strconv.FormatUint(u, 10))
 			return
 		}
-	case "!!float":
+	case yamlpos.FloatTag:
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			v.Kind, v.Number = Number, json.Number(strconv.FormatFloat(f, 'g', -1, 64))
@@ -231,20 +240,20 @@ func plainDecimal(s string) bool {
 // line rather than trusting the style alone: a plain or quoted scalar may
 // span lines, and a quoted one may hold escapes, and then no column inside
 // it can be computed from the decoded text.
-func (d *decoder) layout(n *yaml.Node) scalarLayout {
-	if n.Line < 1 || n.Line > d.lines.count() || n.Column < 1 {
+func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
+	if n.Line < 1 || int(n.Line) > d.lines.count() || n.Column < 1 {
 		return scalarLayout{}
 	}
-	if n.Style&yaml.LiteralStyle != 0 {
+	if n.Style&yamlpos.LiteralStyle != 0 {
 		return d.blockLayout(n)
 	}
-	rest := d.lineFrom(n.Line, n.Column)
+	rest := d.lineFrom(int(n.Line), int(n.Column))
 	switch {
-	case n.Style&yaml.SingleQuotedStyle != 0:
+	case n.Style&yamlpos.SingleQuotedStyle != 0:
 		if startsWith(rest, "'", strings.ReplaceAll(n.Value, "'", "''"), "'") {
 			return scalarLayout{kind: layoutSingle}
 		}
-	case n.Style&yaml.DoubleQuotedStyle != 0:
+	case n.Style&yamlpos.DoubleQuotedStyle != 0:
 		if startsWith(rest, `"`, n.Value, `"`) {
 			return scalarLayout{kind: layoutDouble}
 		}
@@ -268,12 +277,13 @@ func startsWith(s, open, text, closing string) bool {
 
 // findTags places the first count "{{" of the file from where node n
 // starts, for a string whose characters cannot be placed one by one.
-func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
+func (d *decoder) findTags(n *yamlpos.Node, count int) []linePos {
 	tags := make([]linePos, 0, count)
-	for line := n.Line; line <= d.lines.count() && len(tags) < count; line++ {
+	first, firstCol := int(n.Line), int(n.Column)
+	for line := first; line <= d.lines.count() && len(tags) < count; line++ {
 		text, col := d.lines.line(line), 1
-		if line == n.Line {
-			text, col = d.lineFrom(line, n.Column), n.Column
+		if line == first {
+			text, col = d.lineFrom(line, firstCol), firstCol
 		}
 		for len(tags) < count {
 			i := strings.Index(text, "{{")
@@ -292,12 +302,12 @@ func (d *decoder) findTags(n *yaml.Node, count int) []linePos {
 // line, which starts on the line after the indicator. It is measured rather
 // than taken from the first line's leading spaces because an indentation
 // indicator (|2) can make some of those spaces part of the text.
-func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
+func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 	for i, l := range strings.Split(n.Value, "\n") {
 		if l == "" {
 			continue
 		}
-		src := n.Line + i // 0-based index of the source line holding text line i
+		src := int(n.Line) + i // 0-based index of the source line holding text line i
 		if src >= d.lines.count() {
 			break
 		}
@@ -312,18 +322,16 @@ func (d *decoder) blockLayout(n *yaml.Node) scalarLayout {
 
 // sourceLines is the lines of a file, indexed on first use: only a string
 // with a template tag is placed against its line, and a file without one
-// should not pay for copying and splitting its text.
+// should not pay for splitting its text.
 type sourceLines struct {
-	src    []byte
-	text   string // src, once indexed
-	starts []int  // where each line of text starts; nil until indexed
+	text   string
+	starts []int // where each line of text starts; nil until indexed
 }
 
 // count is the number of lines, the last one after the last '\n' included.
 func (l *sourceLines) count() int {
 	if l.starts == nil {
-		l.text = string(l.src)
-		l.starts = make([]int, 1, bytes.Count(l.src, []byte{'\n'})+1)
+		l.starts = make([]int, 1, strings.Count(l.text, "\n")+1)
 		for i := 0; i < len(l.text); i++ {
 			if l.text[i] == '\n' {
 				l.starts = append(l.starts, i+1)
@@ -379,7 +387,7 @@ func (d *decoder) lineFrom(n, col int) string {
 
 // expandMerges reports the merge keys of a mapping that do not merge a
 // mapping, and returns the mapping with its merges expanded.
-func (d *decoder) expandMerges(n *yaml.Node, path string) *yaml.Node {
+func (d *decoder) expandMerges(n *yamlpos.Node, path string) *yamlpos.Node {
 	m, bad := expandMerges(n)
 	for _, b := range bad {
 		d.r.problem(CodeWrongType, d.pos(b), path, "'<<' merges mappings (or a list of them), not %s", kindOf(b))
@@ -393,10 +401,10 @@ func (d *decoder) expandMerges(n *yaml.Node, path string) *yaml.Node {
 // and an earlier source wins over a later one. The merged keys follow the
 // written ones. bad lists the merge values that are not mappings. n itself
 // is not changed: an anchored mapping may be merged in many places.
-func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
+func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 	hasMerge := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag == "!!merge" {
+		if resolve(n.Content[i]).Tag == yamlpos.MergeTag {
 			hasMerge = true
 		}
 	}
@@ -407,24 +415,24 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 	out.Content = nil
 	present := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := resolve(n.Content[i]); k.Tag != "!!merge" {
+		if k := resolve(n.Content[i]); k.Tag != yamlpos.MergeTag {
 			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
 			present[k.Value] = true
 		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag != "!!merge" {
+		if resolve(n.Content[i]).Tag != yamlpos.MergeTag {
 			continue
 		}
-		sources := []*yaml.Node{resolve(n.Content[i+1])}
-		if sources[0].Kind == yaml.SequenceNode {
+		sources := []*yamlpos.Node{resolve(n.Content[i+1])}
+		if sources[0].Kind == yamlpos.SequenceNode {
 			sources = nil
 			for _, c := range resolve(n.Content[i+1]).Content {
 				sources = append(sources, resolve(c))
 			}
 		}
 		for _, src := range sources {
-			if src.Kind != yaml.MappingNode {
+			if src.Kind != yamlpos.MappingNode {
 				bad = append(bad, src)
 				continue
 			}
@@ -446,7 +454,7 @@ func expandMerges(n *yaml.Node) (merged *yaml.Node, bad []*yaml.Node) {
 // spellings (a note) and fields written in both spellings.
 type object struct {
 	d    *decoder
-	node *yaml.Node
+	node *yamlpos.Node
 	what string // "step", "the map input", ... for messages
 	path string
 	// fields are the fields written, by canonical snake_case name. A
@@ -458,7 +466,7 @@ type object struct {
 // objectField is one field of an object: its key and value nodes.
 type objectField struct {
 	name       string // canonical
-	key, value *yaml.Node
+	key, value *yamlpos.Node
 }
 
 // field returns the field of the canonical name, or nil.
@@ -481,7 +489,7 @@ func snakeCase(s string) string {
 // object decodes node as a mapping with the given fields. It returns nil,
 // after reporting, when node is not a mapping. An unknown field is a
 // problem.
-func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *object {
+func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) *object {
 	return d.decodeObject(node, what, path, fields, false)
 }
 
@@ -489,7 +497,7 @@ func (d *decoder) object(node *yaml.Node, what, path string, fields []string) *o
 // a body call, the solver, a tool file): graph ignores a field it does not
 // know there, so in a graph project an unknown field is a note, while in a
 // stepwise project it stays a problem, so that a typo cannot pass silently.
-func (d *decoder) openObject(node *yaml.Node, what, path string, fields []string) *object {
+func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) *object {
 	return d.decodeObject(node, what, path, fields, true)
 }
 
@@ -504,9 +512,9 @@ func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...
 	d.r.problem(CodeUnknownField, pos, path, format, args...)
 }
 
-func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []string, open bool) *object {
+func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) *object {
 	node = resolve(node)
-	if node == nil || node.Kind != yaml.MappingNode {
+	if node == nil || node.Kind != yamlpos.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
 		return nil
 	}
@@ -516,7 +524,7 @@ func (d *decoder) decodeObject(node *yaml.Node, what, path string, fields []stri
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value
-		if k.Kind != yaml.ScalarNode {
+		if k.Kind != yamlpos.ScalarNode {
 			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
 			continue
 		}
@@ -556,7 +564,7 @@ func fieldHint(name string, fields []string) string {
 func (o *object) has(name string) bool { return o.field(name) != nil }
 
 // node returns the value node of a field, aliases resolved, or nil.
-func (o *object) get(name string) *yaml.Node {
+func (o *object) get(name string) *yamlpos.Node {
 	if f := o.field(name); f != nil {
 		return resolve(f.value)
 	}
@@ -586,7 +594,7 @@ func (o *object) str(name string) Field[string] {
 	if n == nil {
 		return Field[string]{}
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+	if n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.StrTag {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
 		return Field[string]{Pos: o.d.pos(n)}
 	}
@@ -603,11 +611,16 @@ func (o *object) wholeNumber(name string) Field[int] {
 	var i int
 	// A whole number written as a float (10.0, 1e1) is the same JSON number.
 	var f float64
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+	switch {
+	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.IntTag && plainDecimal(n.Value):
+		// The form nearly every count is written in, read without
+		// yaml.v3's decoder.
+		i, _ = strconv.Atoi(n.Value)
+	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.FloatTag && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
 		i = int(f)
-	} else if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	case n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.IntTag || n.Decode(&i) != nil:
 		what := describeScalar(n)
-		if n.Tag == "!!float" {
+		if n.Tag == yamlpos.FloatTag {
 			what = "'" + n.Value + "', which is not whole"
 		}
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a whole number above 0, not %s", name, what)
@@ -622,8 +635,8 @@ func (o *object) wholeNumber(name string) Field[int] {
 
 // describeScalar names a value for a type error, quoting short scalars so
 // the author sees what was read.
-func describeScalar(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && len(n.Value) <= 40 {
+func describeScalar(n *yamlpos.Node) string {
+	if n.Kind == yamlpos.ScalarNode && n.Tag != yamlpos.NullTag && len(n.Value) <= 40 {
 		return kindOf(n) + " ('" + n.Value + "')"
 	}
 	return kindOf(n)
@@ -644,7 +657,7 @@ func (o *object) stringValue(name string) *Value {
 	if n == nil {
 		return nil
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+	if n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.StrTag {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a string, not %s", name, describeScalar(n))
 		return nil
 	}
@@ -657,7 +670,7 @@ func (o *object) mapping(name string) *Value {
 	if n == nil {
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != yamlpos.MappingNode {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a mapping, not %s", name, kindOf(n))
 		return nil
 	}
@@ -670,14 +683,14 @@ func (o *object) stringList(name string) ([]Field[string], bool) {
 	if n == nil {
 		return nil, false
 	}
-	if n.Kind != yaml.SequenceNode {
+	if n.Kind != yamlpos.SequenceNode {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be a list of strings, not %s", name, kindOf(n))
 		return nil, false
 	}
 	var out []Field[string]
 	for _, c := range n.Content {
 		c = resolve(c)
-		if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+		if c.Kind != yamlpos.ScalarNode || c.Tag != yamlpos.StrTag {
 			o.d.r.problem(CodeWrongType, o.d.pos(c), o.path, "'%s' must be a list of strings; this item is %s", name, describeScalar(c))
 			continue
 		}

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
@@ -41,11 +39,13 @@ const (
 // show what is there; it is nil only when the file does not parse.
 func Load(file string, src []byte, dialect Dialect) (*Plan, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, planDocument, &r)
+	// One copy of the text, which the plan's strings are slices of.
+	text := string(src)
+	root, ok := parseDocument(file, text, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r, dialect)
+	d := newDecoder(file, text, &r, dialect)
 	p := d.plan(root)
 	if p != nil {
 		check(p, &r)
@@ -69,13 +69,13 @@ var (
 // parseDocument reads the one YAML document of a plan or tool file through
 // the YAML layer, and reports what it refuses in the words of the file's
 // kind.
-func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml.Node, bool) {
-	root, second, syntax := yamlpos.Parse(file, src)
+func parseDocument(file string, src string, kind documentKind, r *Report) (*yamlpos.Node, bool) {
+	root, second, syntax := yamlpos.Read(file, src)
 	if syntax != nil {
 		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
 	if second != nil {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: second.Line, Col: second.Column}, "", "%s holds one YAML document; move this one to a file of its own", kind.name)
+		r.problem(CodeYAMLSyntax, nodePos(file, second), "", "%s holds one YAML document; move this one to a file of its own", kind.name)
 	}
 	if root == nil {
 		if syntax == nil {
@@ -91,8 +91,8 @@ func parseDocument(file string, src []byte, kind documentKind, r *Report) (*yaml
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
 // none, and a plain walk is much cheaper than checkAliases's memoised one.
-func hasAlias(n *yaml.Node) bool {
-	if n.Kind == yaml.AliasNode {
+func hasAlias(n *yamlpos.Node) bool {
+	if n.Kind == yamlpos.AliasNode {
 		return true
 	}
 	for _, c := range n.Content {
@@ -114,21 +114,21 @@ const maxAliasGrowth = 100_000
 // the value it names would recurse until the stack overflows, and nested
 // aliases would make it expand a small file exponentially. The walk
 // memoises each node's expanded size, so it is linear in the file.
-func checkAliases(file string, root *yaml.Node, r *Report) bool {
+func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 	if !hasAlias(root) {
 		return true
 	}
 	const inProgress = -1
-	sizes := map[*yaml.Node]int{} // expanded size of each node, or inProgress
-	var cycle *yaml.Node
+	sizes := map[*yamlpos.Node]int{} // expanded size of each node, or inProgress
+	var cycle *yamlpos.Node
 	aliases := 0
-	var walk func(n *yaml.Node) int
-	walk = func(n *yaml.Node) int {
+	var walk func(n *yamlpos.Node) int
+	walk = func(n *yamlpos.Node) int {
 		if cycle != nil || n == nil {
 			return 0
 		}
 		target := n
-		if n.Kind == yaml.AliasNode {
+		if n.Kind == yamlpos.AliasNode {
 			aliases++
 			if target = n.Alias; target == nil {
 				return 1
@@ -151,17 +151,17 @@ func checkAliases(file string, root *yaml.Node, r *Report) bool {
 	}
 	expanded := walk(root)
 	if cycle != nil {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: cycle.Line, Col: cycle.Column}, "", "alias *%s refers to a value that contains it; a value cannot contain itself", cycle.Value)
+		r.problem(CodeYAMLSyntax, nodePos(file, cycle), "", "alias *%s refers to a value that contains it; a value cannot contain itself", cycle.Value)
 		return false
 	}
 	if written := len(sizes) + aliases; expanded-written > maxAliasGrowth+written {
-		r.problem(CodeYAMLSyntax, Pos{File: file, Line: root.Line, Col: root.Column}, "", "aliases expand this file from the %d values it spells out to more than %d; write the repeated parts out instead", written, 2*written+maxAliasGrowth)
+		r.problem(CodeYAMLSyntax, nodePos(file, root), "", "aliases expand this file from the %d values it spells out to more than %d; write the repeated parts out instead", written, 2*written+maxAliasGrowth)
 		return false
 	}
 	return true
 }
 
-func (d *decoder) plan(root *yaml.Node) *Plan {
+func (d *decoder) plan(root *yamlpos.Node) *Plan {
 	o := d.openObject(root, "a plan", "", planFields)
 	if o == nil {
 		return nil
@@ -188,12 +188,12 @@ func (d *decoder) plan(root *yaml.Node) *Plan {
 		}
 	}
 	if n := o.get("steps"); n != nil {
-		if n.Kind != yaml.SequenceNode {
+		if n.Kind != yamlpos.SequenceNode {
 			d.r.problem(CodeWrongType, d.pos(n), "", "'steps' must be a list of steps, not %s", kindOf(n))
 		} else if len(n.Content) == 0 {
 			d.r.problem(CodeNoSteps, d.pos(n), "", "plan has no steps")
 		}
-		if n.Kind == yaml.SequenceNode {
+		if n.Kind == yamlpos.SequenceNode {
 			for _, sn := range n.Content {
 				if s := d.step(sn, topLevel); s != nil {
 					p.Steps = append(p.Steps, s)
@@ -242,7 +242,7 @@ func (c container) describe() string {
 
 // step decodes one step of a list. Ids are required here; bodies written as
 // a single call go through call instead.
-func (d *decoder) step(n *yaml.Node, c container) *Step {
+func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	// The path comes first, so that every problem of the step, those found
 	// while reading its fields included, carries it. Without an id the step
 	// has no path of its own; its problems are placed by position, under the
@@ -265,15 +265,15 @@ func (d *decoder) step(n *yaml.Node, c container) *Step {
 }
 
 // mappingScalar returns the scalar text under key in a mapping node, or "".
-func mappingScalar(n *yaml.Node, key string) string {
+func mappingScalar(n *yamlpos.Node, key string) string {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != yamlpos.MappingNode {
 		return ""
 	}
 	n, _ = expandMerges(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if resolve(n.Content[i]).Value == key {
-			if v := resolve(n.Content[i+1]); v.Kind == yaml.ScalarNode {
+			if v := resolve(n.Content[i+1]); v.Kind == yamlpos.ScalarNode {
 				return v.Value
 			}
 		}
@@ -282,9 +282,9 @@ func mappingScalar(n *yaml.Node, key string) string {
 }
 
 // call decodes the single tool call of a body written as a mapping.
-func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
+func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	n = resolve(n)
-	if n != nil && n.Kind == yaml.MappingNode {
+	if n != nil && n.Kind == yamlpos.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if resolve(n.Content[i]).Value == "id" {
 				d.r.problem(CodeUnknownField, d.pos(n.Content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
@@ -302,8 +302,8 @@ func (d *decoder) call(n *yaml.Node, path string, c container) *Step {
 
 // stripKey returns a copy of a mapping node without key, so that a problem
 // already reported for it is not reported again as an unknown field.
-func stripKey(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
+func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
+	if n == nil || n.Kind != yamlpos.MappingNode {
 		return n
 	}
 	cp := *n
@@ -336,7 +336,7 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 		return
 	}
 	if !IsControl(s.ToolName.Value) {
-		if in.Kind != yaml.MappingNode {
+		if in.Kind != yamlpos.MappingNode {
 			d.r.problem(CodeWrongType, d.pos(in), s.Path, "'input' must be a mapping of the tool's arguments, not %s", kindOf(in))
 		}
 		s.Input = d.value(in, s.Path, true)
@@ -380,7 +380,7 @@ func (d *decoder) checkToolName(s *Step, c container) {
 
 // body decodes then, else or do: a single call (a mapping) or a list of
 // steps.
-func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
+func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	n = resolve(n)
 	c := container{owner: owner, field: field}
 	segment := field
@@ -393,12 +393,12 @@ func (d *decoder) body(n *yaml.Node, owner *Step, field string) *Body {
 	switch {
 	case n == nil:
 		return nil
-	case n.Kind == yaml.MappingNode:
+	case n.Kind == yamlpos.MappingNode:
 		b.Single = true
 		if s := d.call(n, path, c); s != nil {
 			b.Steps = []*Step{s}
 		}
-	case n.Kind == yaml.SequenceNode:
+	case n.Kind == yamlpos.SequenceNode:
 		if len(n.Content) == 0 {
 			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
 		}

@@ -67,7 +67,7 @@ func holdRuneIndex(t *testing.T, x *runeIndex) {
 func TestLineFrom(t *testing.T) {
 	long := strings.Repeat("aé😀{{x}} ", 3*lineStep)
 	src := "short é line\n" + long + "\r\n"
-	d := newDecoder("f.yaml", []byte(src), &Report{}, Stepwise)
+	d := newDecoder("f.yaml", src, &Report{}, Stepwise)
 	for _, tc := range []struct {
 		line int
 		text string

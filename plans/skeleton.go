@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // This file writes plan text for the workbench's authoring commands: a new
@@ -344,10 +346,10 @@ func AppendStep(src []byte, step string) ([]byte, error) {
 }
 
 // editableRoot parses a plan file the way Load does and returns its
-// top-level mapping.
+// top-level mapping, as yaml.v3's tree, which the edit reads and compares.
 func editableRoot(src []byte) (*yaml.Node, error) {
 	var r Report
-	root, ok := parseDocument("", src, planDocument, &r)
+	checked, ok := parseDocument("", string(src), planDocument, &r)
 	if len(r.Problems) > 0 {
 		p := r.Problems[0]
 		return nil, &EditError{Pos: p.Pos, Message: p.Message + "; fix the YAML before adding a step"}
@@ -355,9 +357,12 @@ func editableRoot(src []byte) (*yaml.Node, error) {
 	if !ok {
 		return nil, &EditError{Message: "the file is not a plan"}
 	}
-	if root.Kind != yaml.MappingNode {
-		return nil, &EditError{Pos: Pos{Line: root.Line, Col: root.Column}, Message: "a plan file is a mapping (identifier, name, description, steps), not " + kindOf(root)}
+	if checked.Kind != yamlpos.MappingNode {
+		return nil, &EditError{Pos: nodePos("", checked), Message: "a plan file is a mapping (identifier, name, description, steps), not " + kindOf(checked)}
 	}
+	// The text read as Load reads it, without a problem; yaml.v3's tree
+	// of it keeps the anchors the edit compares.
+	root, _, _ := yamlpos.Parse("", src)
 	return root, nil
 }
 
@@ -376,7 +381,7 @@ func stepsList(root *yaml.Node) (key, value *yaml.Node, err error) {
 		case value.Kind == yaml.ScalarNode && value.ShortTag() == "!!null":
 			return key, value, nil
 		}
-		return nil, nil, &EditError{Pos: Pos{Line: value.Line, Col: value.Column}, Message: "'steps' must be a list of steps, not " + kindOf(value)}
+		return nil, nil, &EditError{Pos: Pos{Line: value.Line, Col: value.Column}, Message: "'steps' must be a list of steps, not " + kindName(yamlpos.Kind(value.Kind), yamlpos.TagOf(value.Tag))}
 	}
 	return nil, nil, &EditError{Pos: Pos{Line: root.Line, Col: root.Column}, Message: "the plan has no 'steps' list; add one (steps:) to append a step to"}
 }

@@ -3,9 +3,8 @@ package plans
 import (
 	"slices"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // The kinds of user tool.
@@ -87,17 +86,18 @@ func (t *ToolFile) OutputFormat() string {
 // tool.
 func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) {
 	var r Report
-	root, ok := parseDocument(file, src, toolDocument, &r)
+	text := string(src) // one copy, as in Load
+	root, ok := parseDocument(file, text, toolDocument, &r)
 	if !ok {
 		return nil, r
 	}
-	d := newDecoder(file, src, &r, dialect)
+	d := newDecoder(file, text, &r, dialect)
 	t := d.toolFile(root)
 	r.Sort()
 	return t, r
 }
 
-func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
+func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
 	o := d.openObject(root, "a tool file", "", toolFileAnyKind)
 	if o == nil {
 		return nil
@@ -147,7 +147,7 @@ func (d *decoder) toolFile(root *yaml.Node) *ToolFile {
 		o.require("command")
 		t.Command = o.str("command")
 		if n := o.get("args"); n != nil {
-			if n.Kind != yaml.SequenceNode {
+			if n.Kind != yamlpos.SequenceNode {
 				d.r.problem(CodeWrongType, d.pos(n), "", "'args' must be a list, not %s", kindOf(n))
 			} else {
 				for _, a := range n.Content {
@@ -228,7 +228,7 @@ func (o *object) boolean(name string) Field[bool] {
 		return Field[bool]{}
 	}
 	var b bool
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+	if n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.BoolTag || n.Decode(&b) != nil {
 		o.d.r.problem(CodeWrongType, o.d.pos(n), o.path, "'%s' must be true or false, not %s", name, describeScalar(n))
 		return Field[bool]{Pos: o.d.pos(n)}
 	}

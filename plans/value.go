@@ -8,8 +8,9 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
-// Kind is the JSON kind of a Value.
-type Kind int
+// Kind is the JSON kind of a Value: a byte, which with Bool takes one
+// word of a Value rather than two.
+type Kind uint8
 
 // The kinds of Value.
 const (

@@ -1,16 +1,16 @@
 package yamlpos
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // yaml.v3 reads a plan at some 10 MB/s, most of a 1,000-step plan's load.
 // Plans use a small part of YAML, so fastParse reads that part by hand,
-// building the very tree yaml.v3 would (kinds, tags, styles, values, lines
-// and columns; comments, which nothing reads, are not kept), and gives up on
+// building the Nodes of the very tree yaml.v3 would (kinds, tags, styles,
+// values, lines and columns; comments, which nothing reads, are not kept),
+// and gives up on
 // anything else: a text it refuses goes to yaml.v3, which reads it as it
 // always has, and reports its errors. Giving up is always safe; accepting
 // is right only where yaml.v3 accepts the same text into the same tree,
@@ -27,11 +27,11 @@ import (
 // fastParse reads src, one YAML document in the part of YAML described
 // above, and returns its top value; ok is false when the text is not in
 // that part.
-func fastParse(src []byte) (root *yaml.Node, ok bool) {
-	if !fastCharsOK(src) {
+func fastParse(src string) (root *Node, ok bool) {
+	if len(src) > math.MaxInt32 || !fastCharsOK(src) { // a Node's place is two int32s
 		return nil, false
 	}
-	p := &fastParser{src: string(src), line: 1, col: 1}
+	p := &fastParser{src: src, line: 1, col: 1}
 	indent, more := p.nextContentLine()
 	if !more {
 		return nil, false // empty or only comments: yaml.v3 says what that is
@@ -62,7 +62,7 @@ func fastParse(src []byte) (root *yaml.Node, ok bool) {
 // UTF-8 of the characters yaml.v3 calls printable, without tabs, carriage
 // returns, byte order marks or the line breaks YAML knows besides '\n';
 // and no line that starts with a directive or a document marker.
-func fastCharsOK(src []byte) bool {
+func fastCharsOK(src string) bool {
 	for i := 0; i < len(src); i++ { // i is at a line's start
 		if c := src[i]; c == '%' || ((c == '-' || c == '.') && len(src) >= i+3 && src[i+1] == c && src[i+2] == c && (len(src) == i+3 || src[i+3] == ' ' || src[i+3] == '\n')) {
 			return false
@@ -77,7 +77,7 @@ func fastCharsOK(src []byte) bool {
 			if c < utf8.RuneSelf {
 				return false
 			}
-			r, size := utf8.DecodeRune(src[i:])
+			r, size := utf8.DecodeRuneInString(src[i:])
 			if r == utf8.RuneError || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
 				return false
 			}
@@ -98,32 +98,32 @@ type fastParser struct {
 	// colPos and col are the last column worked out, kept so that placing
 	// the values of a long line costs one pass over it, not one each.
 	colPos, col int
-	depth       int         // how many collections pos is in
-	nodes       []yaml.Node // nodes are cut from here, a slab at a time
-	made        int         // how many nodes the slabs so far held
+	depth       int    // how many collections pos is in
+	nodes       []Node // nodes are cut from here, a slab at a time
+	made        int    // how many nodes the slabs so far held
 	// open holds the children read so far of the collections being read,
 	// innermost last: a collection's list is made once, its length known,
 	// when it closes, rather than grown as its children come.
-	open []*yaml.Node
+	open []*Node
 	// lists are the collections' lists of children, cut from here a slab
 	// at a time; listsMade is how many the slabs so far held.
-	lists     []*yaml.Node
+	lists     []*Node
 	listsMade int
 }
 
 // children returns the children of the collection whose first child went
 // to p.open at from, in a list of its own, and takes them off p.open.
-func (p *fastParser) children(from int) []*yaml.Node {
+func (p *fastParser) children(from int) []*Node {
 	n := len(p.open) - from
-	var list []*yaml.Node
+	var list []*Node
 	switch {
 	case n == 0:
 		return nil
 	case n > 64:
-		list = make([]*yaml.Node, n)
+		list = make([]*Node, n)
 	default:
 		if n > len(p.lists) {
-			p.lists = make([]*yaml.Node, min(max(32, p.listsMade), 1024))
+			p.lists = make([]*Node, min(max(32, p.listsMade), 1024))
 			p.listsMade += len(p.lists)
 		}
 		// The capacity is the length, so that appending to a list copies it
@@ -152,17 +152,17 @@ func (p *fastParser) leave() { p.depth-- }
 
 // node makes a node of the given kind at byte offset at of the current
 // line.
-func (p *fastParser) node(kind yaml.Kind, tag, value string, style yaml.Style, at int) *yaml.Node {
+func (p *fastParser) node(kind Kind, tag Tag, value string, style Style, at int) *Node {
 	if len(p.nodes) == 0 {
 		// Slabs grow with the text read, so a small file does not pay
 		// for a large slab.
-		p.nodes = make([]yaml.Node, min(max(8, p.made), 256))
+		p.nodes = make([]Node, min(max(8, p.made), 256))
 		p.made += len(p.nodes)
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
 	n.Kind, n.Tag, n.Value, n.Style = kind, tag, value, style
-	n.Line, n.Column = p.line, p.column(at)
+	n.Line, n.Column = int32(p.line), int32(p.column(at))
 	return n
 }
 
@@ -261,12 +261,12 @@ const maxKeyBytes = 1000
 // blockMapping reads the block mapping whose first key is at pos, its keys
 // at indentation indent. It returns with pos at the start of the first
 // line after the mapping.
-func (p *fastParser) blockMapping(indent int) *yaml.Node {
+func (p *fastParser) blockMapping(indent int) *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
 	}
-	m := p.node(yaml.MappingNode, "!!map", "", 0, p.pos)
+	m := p.node(MappingNode, MapTag, "", 0, p.pos)
 	from := len(p.open)
 	for {
 		key := p.blockKey()
@@ -293,9 +293,9 @@ func (p *fastParser) blockMapping(indent int) *yaml.Node {
 
 // blockKey reads a key of a block mapping: a plain or quoted scalar on one
 // line, followed on that line by its ':', at pos on return.
-func (p *fastParser) blockKey() *yaml.Node {
+func (p *fastParser) blockKey() *Node {
 	start := p.pos
-	var key *yaml.Node
+	var key *Node
 	if c := p.src[p.pos]; c == '"' || c == '\'' {
 		key = p.quoted()
 	} else {
@@ -315,7 +315,7 @@ func (p *fastParser) blockKey() *yaml.Node {
 // sequence's '-', at pos, in a collection at indentation indent; inMapping
 // says which of the two it is. It returns with pos at the start of the
 // line after the value.
-func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
+func (p *fastParser) blockValue(indent int, inMapping bool) *Node {
 	p.skipSpaces()
 	if p.atEOL() || p.src[p.pos] == '#' {
 		// The value is on the lines below.
@@ -338,7 +338,7 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 		return nil // an empty value
 	}
 	start := p.pos
-	var value *yaml.Node
+	var value *Node
 	switch c := p.src[p.pos]; c {
 	case '[', '{':
 		value = p.flowCollection()
@@ -352,7 +352,7 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 	if value == nil {
 		return nil
 	}
-	if value.Kind == yaml.ScalarNode && !inMapping {
+	if value.Kind == ScalarNode && !inMapping {
 		// "- key: value" opens a mapping in the sequence item.
 		at := p.pos
 		p.skipSpaces()
@@ -373,12 +373,12 @@ func (p *fastParser) blockValue(indent int, inMapping bool) *yaml.Node {
 // indentation of the mapping it is a value of, and ends at that mapping's
 // next key. It returns with pos at the start of the first line after the
 // sequence.
-func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
+func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
 	}
-	s := p.node(yaml.SequenceNode, "!!seq", "", 0, p.pos)
+	s := p.node(SequenceNode, SeqTag, "", 0, p.pos)
 	from := len(p.open)
 	for {
 		p.pos++ // the '-'
@@ -410,13 +410,13 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *yaml.Node {
 // pos, in a collection at indentation parentIndent, as yaml.v3's scanner
 // does (yaml_parser_scan_block_scalar). It returns with pos at the start of
 // the first line after the scalar.
-func (p *fastParser) blockScalar(parentIndent int) *yaml.Node {
+func (p *fastParser) blockScalar(parentIndent int) *Node {
 	literal := p.src[p.pos] == '|'
-	style := yaml.FoldedStyle
+	style := FoldedStyle
 	if literal {
-		style = yaml.LiteralStyle
+		style = LiteralStyle
 	}
-	n := p.node(yaml.ScalarNode, "!!str", "", style, p.pos)
+	n := p.node(ScalarNode, StrTag, "", style, p.pos)
 	p.pos++
 	chomping := 0
 	switch {
@@ -507,17 +507,17 @@ func (p *fastParser) blockScalar(parentIndent int) *yaml.Node {
 // flowCollection reads the flow mapping or sequence that opens at pos, over
 // as many lines as it takes. It returns with pos after its closing
 // bracket.
-func (p *fastParser) flowCollection() *yaml.Node {
+func (p *fastParser) flowCollection() *Node {
 	defer p.leave()
 	if !p.enter() {
 		return nil
 	}
 	isMapping := p.src[p.pos] == '{'
-	kind, tag, closing := yaml.SequenceNode, "!!seq", byte(']')
+	kind, tag, closing := SequenceNode, SeqTag, byte(']')
 	if isMapping {
-		kind, tag, closing = yaml.MappingNode, "!!map", '}'
+		kind, tag, closing = MappingNode, MapTag, '}'
 	}
-	n := p.node(kind, tag, "", yaml.FlowStyle, p.pos)
+	n := p.node(kind, tag, "", FlowStyle, p.pos)
 	from := len(p.open)
 	p.pos++
 	for {
@@ -527,7 +527,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 		if p.src[p.pos] == closing {
 			break
 		}
-		var value *yaml.Node
+		var value *Node
 		if isMapping {
 			key, hasValue := p.flowKey()
 			if key == nil || !p.flowSpace() {
@@ -537,7 +537,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 			if !hasValue {
 				// A key alone ("{a, b: 1}") has a null value, placed
 				// where the entry ends.
-				value = p.node(yaml.ScalarNode, "!!null", "", 0, p.pos)
+				value = p.node(ScalarNode, NullTag, "", 0, p.pos)
 			}
 		}
 		if value == nil {
@@ -564,7 +564,7 @@ func (p *fastParser) flowCollection() *yaml.Node {
 // scalar and, on its line, the ':' that ends it, when it has a value.
 // hasValue is false for a key alone, which the entry's ',' or the
 // mapping's '}' follows.
-func (p *fastParser) flowKey() (key *yaml.Node, hasValue bool) {
+func (p *fastParser) flowKey() (key *Node, hasValue bool) {
 	start := p.pos
 	if c := p.src[p.pos]; c == '"' || c == '\'' {
 		key = p.quoted()
@@ -590,7 +590,7 @@ func (p *fastParser) flowKey() (key *yaml.Node, hasValue bool) {
 
 // flowValue reads a value in a flow collection at pos: a collection or a
 // scalar.
-func (p *fastParser) flowValue() *yaml.Node {
+func (p *fastParser) flowValue() *Node {
 	switch p.src[p.pos] {
 	case '[', '{':
 		return p.flowCollection()
@@ -628,7 +628,7 @@ func (p *fastParser) flowSpace() bool {
 // yaml.v3's scanner does (yaml_parser_scan_plain_scalar), but on one line:
 // one that goes on to the next is left to yaml.v3. It returns with pos
 // right after the scalar's last character.
-func (p *fastParser) plain(inFlow bool) *yaml.Node {
+func (p *fastParser) plain(inFlow bool) *Node {
 	start := p.pos
 	switch c := p.src[start]; c {
 	case ' ', '\n', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
@@ -661,7 +661,7 @@ func (p *fastParser) plain(inFlow bool) *yaml.Node {
 	}
 	p.pos = end
 	value := p.src[start:end]
-	return p.node(yaml.ScalarNode, plainTag(value), value, 0, start)
+	return p.node(ScalarNode, plainTag(value), value, 0, start)
 }
 
 // plainEndsAtLineEnd says, for a plain scalar that reaches the end of its
@@ -689,12 +689,12 @@ func (p *fastParser) plainEndsAtLineEnd(inFlow bool) bool {
 
 // quoted reads a single- or double-quoted scalar at pos that closes on its
 // line. It returns with pos after the closing quote.
-func (p *fastParser) quoted() *yaml.Node {
+func (p *fastParser) quoted() *Node {
 	start := p.pos
 	quote := p.src[start]
-	style := yaml.DoubleQuotedStyle
+	style := DoubleQuotedStyle
 	if quote == '\'' {
-		style = yaml.SingleQuotedStyle
+		style = SingleQuotedStyle
 	}
 	p.pos++
 	// Most quoted scalars hold no escape: their value is a slice of the
@@ -735,7 +735,7 @@ func (p *fastParser) quoted() *yaml.Node {
 		text = value.String()
 	}
 	p.pos++
-	return p.node(yaml.ScalarNode, "!!str", text, style, start)
+	return p.node(ScalarNode, StrTag, text, style, start)
 }
 
 // simpleEscapes are the escapes of double-quoted scalars that stand for

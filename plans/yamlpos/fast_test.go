@@ -70,7 +70,7 @@ func treeDifference(a, b *yaml.Node, path string) string {
 // accepted it.
 func checkAgainstYAMLv3(t *testing.T, name string, src []byte) bool {
 	t.Helper()
-	fast, ok := fastParse(src)
+	fast, ok := fastParse(string(src))
 	if !ok {
 		return false
 	}
@@ -78,8 +78,12 @@ func checkAgainstYAMLv3(t *testing.T, name string, src []byte) bool {
 	if err != nil {
 		t.Fatalf("%s: the fast reader accepts what yaml.v3 refuses (%v):\n%s", name, err, src)
 	}
-	if d := treeDifference(fast, want, ""); d != "" {
+	if d := treeDifference(toYAML(fast), want, ""); d != "" {
 		t.Fatalf("%s: the fast reader's tree differs from yaml.v3's at %s\n%s", name, d, src)
+	}
+	// The same text left to yaml.v3 gives the decoder the same Nodes.
+	if d := treeDifference(toYAML(fromYAML(want)), want, ""); d != "" {
+		t.Fatalf("%s: yaml.v3's tree copied into Nodes differs from it at %s\n%s", name, d, src)
 	}
 	return true
 }
@@ -249,13 +253,13 @@ func FuzzFastParse(f *testing.F) {
 // TestFastParseDepth checks that the fast reader takes text nested as deep
 // as fastMaxDepth and leaves deeper text to the depth scan.
 func TestFastParseDepth(t *testing.T) {
-	if _, ok := fastParse(append([]byte("a: "), deepFlow(fastMaxDepth-1)...)); !ok {
+	if _, ok := fastParse("a: " + string(deepFlow(fastMaxDepth-1))); !ok {
 		t.Errorf("refused %d levels", fastMaxDepth)
 	}
-	if _, ok := fastParse(append([]byte("a: "), deepFlow(fastMaxDepth)...)); ok {
+	if _, ok := fastParse("a: " + string(deepFlow(fastMaxDepth))); ok {
 		t.Errorf("accepted %d levels", fastMaxDepth+1)
 	}
-	if _, ok := fastParse(deepBlock(fastMaxDepth + 1)); ok {
+	if _, ok := fastParse(string(deepBlock(fastMaxDepth + 1))); ok {
 		t.Errorf("accepted %d block levels", fastMaxDepth+1)
 	}
 }

@@ -20,20 +20,38 @@ var (
 	yaml12Directive = regexp.MustCompile(`(?m)^%YAML 1\.2\b`)
 )
 
-// Parse reads the YAML text of file, which holds one document. root is the
-// document's top value, nil when the text holds none (it is empty, or only
-// comments). second is the top of a second document when the text goes on
-// to one, for the caller to report in its own words. problem is set when
-// the text is not YAML, or nests deeper than MaxDepth; root may still be
-// set then, when only a later document is broken. The nodes carry no
-// comments: nothing reads them, and the fast reader does not keep them.
-func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	// Most files are read by the fast reader, which nests no deeper than
-	// half the limit and gives up on anything deeper.
+// Read reads the YAML text of file, which holds one document, into Nodes.
+// root is the document's top value, nil when the text holds none (it is
+// empty, or only comments). second is the top of a second document when
+// the text goes on to one, for the caller to report in its own words.
+// problem is set when the text is not YAML, or nests deeper than MaxDepth;
+// root may still be set then, when only a later document is broken. The
+// scalars' values are slices of src, which the caller passes as a string,
+// so that one copy of the text serves both.
+func Read(file string, src string) (root, second *Node, problem *Diagnostic) {
 	if root, ok := fastParse(src); ok {
 		return root, nil, nil
 	}
-	// For the rest, the depth is checked before any other parser runs:
+	yamlRoot, yamlSecond, problem := parseYAMLv3(file, []byte(src))
+	return fromYAML(yamlRoot), fromYAML(yamlSecond), problem
+}
+
+// Parse reads the YAML text of file as Read does, into yaml.v3's tree, for
+// the callers that edit a file or read it through yaml.v3's decoder. The
+// nodes carry no comments: nothing reads them, and the fast reader does
+// not keep them.
+func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
+	if root, ok := fastParse(string(src)); ok {
+		return toYAML(root), nil, nil
+	}
+	return parseYAMLv3(file, src)
+}
+
+// parseYAMLv3 reads with yaml.v3 a text the fast reader does not take, as
+// Parse says.
+func parseYAMLv3(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
+	// The fast reader, which nests no deeper than half the limit, gave
+	// the text up; the depth is checked before any other parser runs:
 	// parsers recurse (or worse) on nesting, so a small file of brackets
 	// would otherwise cost far more than its size.
 	if d := scanDepth(src, MaxDepth); d.over >= 0 {

@@ -12,66 +12,66 @@ import (
 // timestamp, a merge key or a string. It follows yaml.v3 step by step,
 // YAML 1.1 leftovers included (0777 is an octal integer), so that the
 // fast reader's tree is yaml.v3's.
-func plainTag(value string) string {
+func plainTag(value string) Tag {
 	if tag, ok := plainWords[value]; ok {
 		return tag
 	}
 	if value == "" {
-		return "!!null"
+		return NullTag
 	}
 	switch c := value[0]; {
 	case c == '.':
 		if _, err := strconv.ParseFloat(value, 64); err == nil {
-			return "!!float"
+			return FloatTag
 		}
 	case c == '+' || c == '-' || c >= '0' && c <= '9':
 		if isTimestamp(value) {
-			return "!!timestamp"
+			return TimestampTag
 		}
 		plain := strings.ReplaceAll(value, "_", "")
 		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return "!!int"
+			return IntTag
 		}
 		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
-			return "!!int"
+			return IntTag
 		}
 		if yamlFloat.MatchString(plain) {
 			if _, err := strconv.ParseFloat(plain, 64); err == nil {
-				return "!!float"
+				return FloatTag
 			}
 		}
 		switch {
 		case strings.HasPrefix(plain, "0b"):
 			if isInt(plain[2:], 2) {
-				return "!!int"
+				return IntTag
 			}
 		case strings.HasPrefix(plain, "-0b"):
 			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
-				return "!!int"
+				return IntTag
 			}
 		case strings.HasPrefix(plain, "0o"):
 			if isInt(plain[2:], 8) {
-				return "!!int"
+				return IntTag
 			}
 		case strings.HasPrefix(plain, "-0o"):
 			if _, err := strconv.ParseInt("-"+plain[3:], 8, 64); err == nil {
-				return "!!int"
+				return IntTag
 			}
 		}
 	}
-	return "!!str"
+	return StrTag
 }
 
 // plainWords are the plain scalars yaml.v3 looks up by their text.
-var plainWords = map[string]string{
-	"true": "!!bool", "True": "!!bool", "TRUE": "!!bool",
-	"false": "!!bool", "False": "!!bool", "FALSE": "!!bool",
-	"~": "!!null", "null": "!!null", "Null": "!!null", "NULL": "!!null",
-	".nan": "!!float", ".NaN": "!!float", ".NAN": "!!float",
-	".inf": "!!float", ".Inf": "!!float", ".INF": "!!float",
-	"+.inf": "!!float", "+.Inf": "!!float", "+.INF": "!!float",
-	"-.inf": "!!float", "-.Inf": "!!float", "-.INF": "!!float",
-	"<<": "!!merge",
+var plainWords = map[string]Tag{
+	"true": BoolTag, "True": BoolTag, "TRUE": BoolTag,
+	"false": BoolTag, "False": BoolTag, "FALSE": BoolTag,
+	"~": NullTag, "null": NullTag, "Null": NullTag, "NULL": NullTag,
+	".nan": FloatTag, ".NaN": FloatTag, ".NAN": FloatTag,
+	".inf": FloatTag, ".Inf": FloatTag, ".INF": FloatTag,
+	"+.inf": FloatTag, "+.Inf": FloatTag, "+.INF": FloatTag,
+	"-.inf": FloatTag, "-.Inf": FloatTag, "-.INF": FloatTag,
+	"<<": MergeTag,
 }
 
 var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)

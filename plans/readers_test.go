@@ -1,0 +1,183 @@
+package plans
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// yamlv3Only is a comment that sends a text to yaml.v3 without changing
+// what it says: the fast reader takes no tab anywhere, yaml.v3 takes one in
+// a comment.
+const yamlv3Only = "#\t\n"
+
+// checkReadersDecodeAlike fails t when src, decoded as a plan and as a tool
+// file from the fast reader's Nodes, gives other values or problems than
+// the same text read by yaml.v3 and copied into Nodes. A text with a YAML
+// syntax problem is left out: both of its loads went to yaml.v3, and the
+// appended comment may move where it reports the end of the text.
+func checkReadersDecodeAlike(t *testing.T, name string, src []byte) {
+	t.Helper()
+	if !bytes.HasSuffix(src, []byte("\n")) {
+		src = append(bytes.Clone(src), '\n')
+	}
+	slow := append(bytes.Clone(src), yamlv3Only...)
+	plan, report := Load("plan.yaml", src, Stepwise)
+	if hasYAMLSyntaxProblem(report) {
+		return
+	}
+	slowPlan, slowReport := Load("plan.yaml", slow, Stepwise)
+	if !reflect.DeepEqual(report, slowReport) {
+		t.Fatalf("%s: the readers' plans report differently:\nfast reader: %v\nyaml.v3:     %v\n%s", name, report, slowReport, src)
+	}
+	if d := decodingDifference(reflect.ValueOf(plan), reflect.ValueOf(slowPlan), "plan"); d != "" {
+		t.Fatalf("%s: the readers' plans differ at %s\n%s", name, d, src)
+	}
+	tool, report := LoadToolFile("tool.yaml", src, Stepwise)
+	slowTool, slowReport := LoadToolFile("tool.yaml", slow, Stepwise)
+	if !reflect.DeepEqual(report, slowReport) {
+		t.Fatalf("%s: the readers' tool files report differently:\nfast reader: %v\nyaml.v3:     %v\n%s", name, report, slowReport, src)
+	}
+	if d := decodingDifference(reflect.ValueOf(tool), reflect.ValueOf(slowTool), "tool"); d != "" {
+		t.Fatalf("%s: the readers' tool files differ at %s\n%s", name, d, src)
+	}
+}
+
+// compiledSchema is the type decodingDifference does not look into: a
+// compiled schema is made from its schema's value, which it compares, and
+// keys its patterns by pointer.
+var compiledSchema = reflect.TypeFor[*jsonschema.Schema]()
+
+// decodingDifference describes the first place where a and b, what two
+// loads decoded, differ, or is "" when they are the same, as
+// reflect.DeepEqual would have them but for compiled schemas.
+func decodingDifference(a, b reflect.Value, path string) string {
+	if a.Type() == compiledSchema {
+		return ""
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		switch {
+		case a.IsNil() && b.IsNil():
+			return ""
+		case a.IsNil() || b.IsNil():
+			return path + ": nil against not"
+		case a.Kind() == reflect.Interface && a.Elem().Type() != b.Elem().Type():
+			return path + ": " + a.Elem().Type().String() + " against " + b.Elem().Type().String()
+		}
+		return decodingDifference(a.Elem(), b.Elem(), path)
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if d := decodingDifference(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
+				return d
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: %d items against %d", path, a.Len(), b.Len())
+		}
+		for i := range a.Len() {
+			if d := decodingDifference(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: %d keys against %d", path, a.Len(), b.Len())
+		}
+		for _, k := range a.MapKeys() {
+			if !b.MapIndex(k).IsValid() {
+				return fmt.Sprintf("%s[%v]: missing", path, k)
+			}
+			if d := decodingDifference(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); d != "" {
+				return d
+			}
+		}
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		if !a.IsNil() || !b.IsNil() {
+			return path + ": a " + a.Kind().String() + ", which cannot be compared"
+		}
+	default:
+		if !a.Equal(b) {
+			return fmt.Sprintf("%s: %v against %v", path, a, b)
+		}
+	}
+	return ""
+}
+
+func hasYAMLSyntaxProblem(r Report) bool {
+	for _, p := range r.Problems {
+		if p.Code == CodeYAMLSyntax {
+			return true
+		}
+	}
+	return false
+}
+
+// readerSources are the texts the readers are held alike on: every YAML
+// file of the repository (all of which the fast reader takes, as
+// yamlpos's TestFastParseMatchesYAMLv3 holds), and the plans of this
+// package's tests, valid and broken.
+func readerSources(t testing.TB) map[string][]byte {
+	t.Helper()
+	out := corpus(t)
+	err := filepath.WalkDir("..", func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && e.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(path); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			src, err := os.ReadFile(path)
+			out[path] = src
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range invalidCases {
+		out["invalid: "+tc.name] = []byte(tc.src)
+	}
+	for _, tc := range noteCases {
+		out["note: "+tc.name] = []byte(tc.src)
+	}
+	for _, tc := range allowedCases {
+		out["allowed: "+tc.name] = []byte(tc.src)
+	}
+	for _, tc := range resolveCases {
+		out["resolve: "+tc.name] = []byte(tc.src)
+	}
+	return out
+}
+
+// TestReadersDecodeAlike holds the two readers of package yamlpos to one
+// decoding: a plan or tool file decodes to the same values and problems,
+// at the same file:line:col, whichever reader read it.
+func TestReadersDecodeAlike(t *testing.T) {
+	sources := readerSources(t)
+	if len(sources) < 100 {
+		t.Fatalf("only %d sources", len(sources))
+	}
+	for name, src := range sources {
+		checkReadersDecodeAlike(t, name, src)
+	}
+}
+
+// FuzzReadersDecodeAlike holds the readers to one decoding on any text.
+func FuzzReadersDecodeAlike(f *testing.F) {
+	for _, src := range readerSources(f) {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkReadersDecodeAlike(t, "fuzz", src)
+	})
+}
