@@ -606,7 +606,6 @@ func conversationBlocks(msgs []model.Message) []conversationBlock {
 // tool result's error mark goes with its text, so only the text counts.
 func sameBlock(e, g conversationBlock) bool {
 	eb, gb := e.block, g.block
-	eb.Cache, gb.Cache = false, false
 	if eb.Type == model.BlockToolResult && gb.Type == model.BlockToolResult {
 		return eb.ID == gb.ID && (eb.Text == gb.Text || gb.Text == quoteJSON(eb.Text))
 	}

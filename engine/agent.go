@@ -213,7 +213,12 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if last {
 			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, lastTurnNote))
 		}
-		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: cacheBreakpoints(a.msgs, 0, history-1), Timeout: timeout, Format: format}
+		// The request holds the history itself, not a copy: later rounds
+		// only append to it, past what this request sees, and its
+		// capacity ends where it does, so that whoever appends to the
+		// request's messages (a record is written after the round that
+		// made it) gets a copy rather than a later round's slots.
+		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: a.msgs[:len(a.msgs):len(a.msgs)], CacheAt: []int{0, history - 1}, Timeout: timeout, Format: format}
 		if len(a.tools) > 0 && rounds > 1 {
 			// Tools stay in every round's request, so that the cached
 			// prefix (which they begin) still matches; when no call may
@@ -285,23 +290,6 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, refusalMessage(problems, a.refusals, threshold)))
 	}
 	return a.result(map[string]any{}, rounds, false, false), nil
-}
-
-// cacheBreakpoints is msgs with a cache breakpoint on the last block of each
-// message at the given indexes (those out of range are passed over). The
-// blocks it marks are copies: msgs is the loop's history and stays as the
-// model said it.
-func cacheBreakpoints(msgs []model.Message, at ...int) []model.Message {
-	out := slices.Clone(msgs)
-	for _, i := range at {
-		if i < 0 || i >= len(out) || len(out[i].Blocks) == 0 {
-			continue
-		}
-		blocks := slices.Clone(out[i].Blocks)
-		blocks[len(blocks)-1].Cache = true
-		out[i].Blocks = blocks
-	}
-	return out
 }
 
 // ask makes one round's model call between the round and reply stops.

@@ -103,30 +103,6 @@ func thinkingOf(m model.Message) string {
 	return b.String()
 }
 
-// cacheBreakpointsOf lists the messages whose blocks carry a cache
-// breakpoint.
-func cacheBreakpointsOf(msgs []model.Message) []int {
-	var out []int
-	for i, m := range msgs {
-		if slices.ContainsFunc(m.Blocks, func(b model.Block) bool { return b.Cache }) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// withoutCacheBreakpoints is msgs with every block's breakpoint cleared.
-func withoutCacheBreakpoints(msgs []model.Message) []model.Message {
-	out := make([]model.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = model.Message{Role: m.Role, Blocks: slices.Clone(m.Blocks)}
-		for j := range out[i].Blocks {
-			out[i].Blocks[j].Cache = false
-		}
-	}
-	return out
-}
-
 // requests returns the requests of the agent's rounds (not repairs), in
 // order.
 func requests(o outcome) []model.Request {
@@ -185,13 +161,13 @@ replies:
 	}
 	// The cache breakpoint at the end of the history moves on with it;
 	// everything else of round 1 is the start of round 2, byte for byte.
-	first, _ := json.Marshal(withoutCacheBreakpoints(reqs[0].Messages))
-	second, _ := json.Marshal(withoutCacheBreakpoints(reqs[1].Messages))
+	first, _ := json.Marshal(reqs[0].Messages)
+	second, _ := json.Marshal(reqs[1].Messages)
 	if !strings.HasPrefix(string(second), strings.TrimSuffix(string(first), "]")) {
 		t.Errorf("round 2 does not extend round 1:\n%s\n%s", first, second)
 	}
 	for round, want := range [][]int{{0, 1}, {0, 3}} {
-		if got := cacheBreakpointsOf(reqs[round].Messages); !slices.Equal(got, want) {
+		if got := reqs[round].CacheAt; !slices.Equal(got, want) {
 			t.Errorf("round %d has cache breakpoints at the ends of messages %v, want %v", round+1, got, want)
 		}
 	}
@@ -261,7 +237,7 @@ func TestAgentLastRound(t *testing.T) {
 		if last.MayCallTools() || !slices.EqualFunc(last.Tools, reqs[0].Tools, func(a, b model.ToolDef) bool { return a.Name == b.Name }) || last.Format == nil || last.Format.Schema == nil {
 			t.Errorf("the last round has tools %v (choice %q), format %+v; want the first round's tools with choice none", last.Tools, last.ToolChoice, last.Format)
 		}
-		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Text(), "last turn") || note.Blocks[0].Cache {
+		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Text(), "last turn") || last.CacheBreakpoint(len(last.Messages)-1) {
 			t.Errorf("the last message is %+v", note)
 		}
 		var names []string

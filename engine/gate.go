@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -217,16 +218,16 @@ func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// jsonText is a value as compact JSON, for messages and text contexts;
-// <, > and & stay as they are, since nothing here is HTML.
+// JSONText is a value as compact JSON, for messages and text contexts;
+// <, > and & stay as they are, since nothing here is HTML. It is written
+// by hand, for an agent writes every tool result it reads with it.
 func JSONText(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	enc := jsonenc.Encoder{LeaveHTML: true}
+	b, err := enc.AppendValue(nil, v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // short is a value's JSON cut to a length fit for an error message.

@@ -25,8 +25,8 @@ import (
 //
 // Messages go as Anthropic's content blocks: thinking with its signature and
 // redacted thinking go back verbatim, a tool message becomes a user message
-// of tool_result blocks, and a block marked Cache carries a cache_control
-// breakpoint. The model entry's max_tokens, thinking and effort come with
+// of tool_result blocks, and the last block of a message in the request's
+// CacheAt carries a cache_control breakpoint. The model entry's max_tokens, thinking and effort come with
 // each request (Request.MaxTokens, Thinking, Effort). A temperature is never
 // sent: the API version the SDK speaks refuses sampling parameters.
 type anthropicProvider struct {
@@ -294,7 +294,7 @@ var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
 	b = append(b, `{"max_tokens":`...)
 	b = strconv.AppendInt(b, anthropicMaxTokens(req), 10)
-	b, err := appendAnthropicMessages(b, req.Messages)
+	b, err := appendAnthropicMessages(b, req)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutpu
 		}
 		b = append(b, '}')
 	}
-	b = appendAnthropicSystem(b, req.Messages)
+	b = appendAnthropicSystem(b, req)
 	if t := req.Thinking; t != nil {
 		// Summarized thinking is what there is to show in the inspector;
 		// some models omit it unless asked.
@@ -352,18 +352,19 @@ func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutpu
 	return append(b, `,"stream":true}`...), nil
 }
 
-// cacheControl is the cache breakpoint of a block marked Cache.
+// cacheControl is the cache breakpoint of a block that ends a cached prefix.
 const cacheControl = `,"cache_control":{"type":"ephemeral"}`
 
 // appendAnthropicSystem appends the system messages' text blocks as the
 // request's system blocks, if there are any.
-func appendAnthropicSystem(b []byte, msgs []Message) []byte {
+func appendAnthropicSystem(b []byte, req Request) []byte {
 	n := 0
-	for _, m := range msgs {
+	for i, m := range req.Messages {
 		if m.Role != RoleSystem {
 			continue
 		}
-		for _, bl := range m.Blocks {
+		cached := req.CacheBreakpoint(i)
+		for j, bl := range m.Blocks {
 			if bl.Type != BlockText || bl.Text == "" {
 				continue
 			}
@@ -375,7 +376,7 @@ func appendAnthropicSystem(b []byte, msgs []Message) []byte {
 			n++
 			b = append(b, `{"text":`...)
 			b = jsonenc.AppendString(b, bl.Text)
-			if bl.Cache {
+			if cached && j == len(m.Blocks)-1 {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"text"}`...)
@@ -392,9 +393,9 @@ func appendAnthropicSystem(b []byte, msgs []Message) []byte {
 // message of tool_result blocks. Neighbours of one role merge into one
 // message, as the API wants tool results right after the call and roles
 // taking turns.
-func appendAnthropicMessages(b []byte, msgs []Message) ([]byte, error) {
+func appendAnthropicMessages(b []byte, req Request) ([]byte, error) {
 	open, openAssistant := false, false // a message is open, and whose
-	for i, m := range msgs {
+	for i, m := range req.Messages {
 		var assistant bool
 		switch m.Role {
 		case RoleSystem:
@@ -417,7 +418,7 @@ func appendAnthropicMessages(b []byte, msgs []Message) ([]byte, error) {
 		}
 		var n int
 		var err error
-		if b, n, err = appendAnthropicBlocks(b, m, merge); err != nil {
+		if b, n, err = appendAnthropicBlocks(b, m, req.CacheBreakpoint(i), merge); err != nil {
 			return nil, fmt.Errorf("message %d (%s): %w", i, m.Role, err)
 		}
 		if n == 0 {
@@ -444,14 +445,15 @@ func appendRoleEnd(b []byte, assistant bool) []byte {
 
 // appendAnthropicBlocks appends a message's blocks, each after a comma but
 // the first unless more (the blocks go on a merged neighbour's), and says
-// how many it appended. Empty text blocks, which the API refuses, are left
-// out, and so is thinking without a signature: reasoning another provider
-// returned, which the API cannot check. Thinking blocks cannot carry a
-// cache breakpoint; the agent marks the last block of a message, which is
-// never thinking.
-func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) {
+// how many it appended; cached puts a cache breakpoint on the message's
+// last block. Empty text blocks, which the API refuses, are left out, and
+// so is thinking without a signature: reasoning another provider returned,
+// which the API cannot check. Thinking blocks cannot carry a cache
+// breakpoint; the agent marks messages whose last block is never thinking.
+func appendAnthropicBlocks(b []byte, m Message, cached, more bool) ([]byte, int, error) {
 	n := 0
-	for _, bl := range m.Blocks {
+	for j, bl := range m.Blocks {
+		cache := cached && j == len(m.Blocks)-1
 		switch bl.Type {
 		case BlockText:
 			if bl.Text == "" {
@@ -473,7 +475,7 @@ func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) 
 		case BlockText:
 			b = append(b, `{"text":`...)
 			b = jsonenc.AppendString(b, bl.Text)
-			if bl.Cache {
+			if cache {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"text"}`...)
@@ -497,7 +499,7 @@ func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) 
 			}
 			b = append(b, `,"name":`...)
 			b = jsonenc.AppendString(b, bl.Name)
-			if bl.Cache {
+			if cache {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"tool_use"}`...)
@@ -507,7 +509,7 @@ func appendAnthropicBlocks(b []byte, m Message, more bool) ([]byte, int, error) 
 			if bl.IsError {
 				b = append(b, `,"is_error":true`...)
 			}
-			if bl.Cache {
+			if cache {
 				b = append(b, cacheControl...)
 			}
 			if bl.Text != "" {

@@ -22,14 +22,15 @@ func BenchmarkAnthropicRound(b *testing.B) {
 		"properties": map[string]any{"id": map[string]any{"type": "string", "description": "the issue key"}}}
 	req := Request{
 		Messages: []Message{
-			{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "You are an agent. Answer with JSON that matches the schema.", Cache: true}}},
+			{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "You are an agent. Answer with JSON that matches the schema."}}},
 			TextMessage(RoleUser, "Summarise the open issues of the tracker and count them."),
 			{Role: RoleAssistant, Blocks: []Block{
 				{Type: BlockThinking, Text: "I should list the issues first, then fetch each.", Signature: "EqQBCkYIARgCIkD1bm9uY2UK"},
 				{Type: BlockToolUse, ID: "toolu_01", Name: "tracker__list_issues", Input: json.RawMessage(`{"state":"open"}`)},
 			}},
-			{Role: RoleTool, Blocks: []Block{{Type: BlockToolResult, ID: "toolu_01", Text: `[{"id":"A-1","title":"Crash on start"},{"id":"A-2","title":"Slow search"}]`, Cache: true}}},
+			{Role: RoleTool, Blocks: []Block{{Type: BlockToolResult, ID: "toolu_01", Text: `[{"id":"A-1","title":"Crash on start"},{"id":"A-2","title":"Slow search"}]`}}},
 		},
+		CacheAt: []int{0, 3},
 		Tools: []ToolDef{
 			{Name: "tracker__list_issues", Description: "List issues.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"state": map[string]any{"type": "string"}}}},
 			{Name: "tracker__get_issue", Description: "Get one issue.", InputSchema: schema},

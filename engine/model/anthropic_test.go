@@ -154,7 +154,7 @@ func TestAnthropicRequest(t *testing.T) {
 	toolSchema := map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []any{"id"}, "additionalProperties": false}
 	temp := 0.3
 	conversation := []Message{
-		{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "You are careful.", Cache: true}}},
+		TextMessage(RoleSystem, "You are careful."),
 		TextMessage(RoleUser, "Summarise A-1."),
 		{Role: RoleAssistant, Blocks: []Block{
 			{Type: BlockThinking, Text: "I need the issue.", Signature: "sig-1"},
@@ -168,7 +168,7 @@ func TestAnthropicRequest(t *testing.T) {
 		}},
 		{Role: RoleTool, Blocks: []Block{
 			ToolResultBlock("toolu_1", `{"title":"Crash"}`, false),
-			{Type: BlockToolResult, ID: "toolu_2", Text: "Error: no such issue", IsError: true, Cache: true},
+			{Type: BlockToolResult, ID: "toolu_2", Text: "Error: no such issue", IsError: true},
 		}},
 		TextMessage(RoleUser, "This is your last turn."),
 	}
@@ -179,7 +179,7 @@ func TestAnthropicRequest(t *testing.T) {
 	}{
 		{
 			name: "a round with history, tools and thinking",
-			req: Request{Messages: conversation, MaxTokens: 16000, Temperature: &temp,
+			req: Request{Messages: conversation, CacheAt: []int{0, 3}, MaxTokens: 16000, Temperature: &temp,
 				Tools:    []ToolDef{{Name: "get", Description: "Get an issue.", InputSchema: toolSchema}},
 				Thinking: &config.Thinking{Type: config.ThinkingEnabled, BudgetTokens: 4000}, Effort: "high"},
 			want: map[string]string{
@@ -612,10 +612,10 @@ default = { provider = "claude", model = "claude-test", max_tokens = 12000, thin
 	m := New(cfg, Options{Backoff: noBackoff})
 	tools := []ToolDef{{Name: "get", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}}}}
 	history := []Message{
-		{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "Answer with JSON.", Cache: true}}},
+		TextMessage(RoleSystem, "Answer with JSON."),
 		TextMessage(RoleUser, "Count the issues."),
 	}
-	r1, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: history, Tools: tools}, nil)
+	r1, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: history, CacheAt: []int{0, 1}, Tools: tools}, nil)
 	if err != nil {
 		t.Fatalf("round 1: %v", err)
 	}
@@ -626,9 +626,8 @@ default = { provider = "claude", model = "claude-test", max_tokens = 12000, thin
 		ToolResultBlock("toolu_a", `{"id":"A-1"}`, false), ToolResultBlock("toolu_b", `{"id":"A-2"}`, false)}})
 	// As the agent does: the last message of the history carries the
 	// breakpoint, and the last round adds its note after it.
-	round2 := append(cloneMessages(history), TextMessage(RoleUser, "Last turn: answer now."))
-	round2[len(history)-1].Blocks[len(round2[len(history)-1].Blocks)-1].Cache = true
-	r2, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: round2, Tools: tools, ToolChoice: ToolChoiceNone}, nil)
+	round2 := append(history, TextMessage(RoleUser, "Last turn: answer now."))
+	r2, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: round2, CacheAt: []int{0, len(history) - 1}, Tools: tools, ToolChoice: ToolChoiceNone}, nil)
 	if err != nil {
 		t.Fatalf("round 2: %v", err)
 	}
@@ -700,14 +699,6 @@ func TestAnthropicKeyNeverInErrors(t *testing.T) {
 			t.Errorf("call %d: the key is in the error: %v", i+1, err)
 		}
 	}
-}
-
-func cloneMessages(msgs []Message) []Message {
-	out := make([]Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = Message{Role: m.Role, Blocks: append([]Block(nil), m.Blocks...)}
-	}
-	return out
 }
 
 // rawMessages returns the messages of a request body as the bytes sent.

@@ -58,9 +58,9 @@ type Block struct {
 	Input json.RawMessage `json:"input,omitempty"`
 	// IsError marks a tool_result that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
-	// Cache marks the end of a prefix the provider should cache: the
-	// request up to and including this block is sent again, byte for byte,
-	// by the next round.
+	// Cache is a cache breakpoint as a recorded request writes it. A
+	// request in memory never has it set: Request.MarshalJSON writes it from the
+	// request's CacheAt and Request.UnmarshalJSON takes it back there.
 	Cache bool `json:"cache,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +99,54 @@ func TestAssistantMessage(t *testing.T) {
 	}
 	if got.Text() != "hi" || !reflect.DeepEqual(got.ToolCalls(), []ToolCall{call}) || !reflect.DeepEqual(got.Thinking(), thinking) {
 		t.Errorf("accessors: %q %v %v", got.Text(), got.ToolCalls(), got.Thinking())
+	}
+}
+
+// TestRequestJSON holds a request's record to the bytes runs recorded when
+// cache breakpoints were flags on blocks: each breakpoint in CacheAt is
+// "cache": true on the last block of its message, the messages themselves
+// are left unmarked, and reading the record gives CacheAt back. An index
+// past the messages marks nothing.
+func TestRequestJSON(t *testing.T) {
+	call := ToolCall{ID: "c1", Name: "get", Arguments: json.RawMessage(`{"q":"<a&b>"}`)}
+	history := []Message{
+		TextMessage(RoleSystem, "Answer <b>in JSON</b> & briefly."),
+		TextMessage(RoleUser, "Count."),
+		AssistantMessage(Reply{Thinking: []Block{{Type: BlockThinking, Text: "hm", Signature: "s"}}, ToolCalls: []ToolCall{call}}),
+		{Role: RoleTool, Blocks: []Block{ToolResultBlock("c1", "1 & 2", false)}},
+	}
+	req := Request{Step: "E1", Role: RoleChat, Messages: history, CacheAt: []int{0, 2, 9}, ToolChoice: ToolChoiceNone}
+	recorded := `{"step":"E1","role":"chat","messages":[` +
+		`{"role":"system","content":[{"type":"text","text":"Answer <b>in JSON</b> & briefly.","cache":true}]},` +
+		`{"role":"user","content":[{"type":"text","text":"Count."}]},` +
+		`{"role":"assistant","content":[{"type":"thinking","text":"hm","signature":"s"},{"type":"tool_use","id":"c1","name":"get","input":{"q":"<a&b>"},"cache":true}]},` +
+		`{"role":"tool","content":[{"type":"tool_result","text":"1 & 2","id":"c1"}]}],"tool_choice":"none"}`
+	escaped := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(recorded)
+
+	if got, err := json.Marshal(req); err != nil || string(got) != escaped {
+		t.Errorf("json.Marshal wrote\n%s (%v)\nwant\n%s", got, err, escaped)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(req); err != nil || b.String() != recorded+"\n" {
+		t.Errorf("an encoder that leaves HTML alone wrote\n%s (%v)\nwant\n%s", b.String(), err, recorded)
+	}
+	for i, m := range history {
+		for _, bl := range m.Blocks {
+			if bl.Cache {
+				t.Errorf("writing the request marked message %d of the history", i)
+			}
+		}
+	}
+
+	var read Request
+	if err := json.Unmarshal([]byte(recorded), &read); err != nil {
+		t.Fatal(err)
+	}
+	want := req
+	want.CacheAt = []int{0, 2}
+	if !reflect.DeepEqual(read, want) {
+		t.Errorf("read back\n%+v\nwant\n%+v", read, want)
 	}
 }

@@ -8,9 +8,11 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
@@ -56,7 +58,14 @@ type Request struct {
 	// Role is the role the call is made in; a script reply's role must fit.
 	Role     string    `json:"role"`
 	Messages []Message `json:"messages"`
-	Tools    []ToolDef `json:"tools,omitempty"`
+	// CacheAt are the indexes of the messages whose last block ends a
+	// prefix the provider should cache: the request up to there is sent
+	// again, byte for byte, by a later one. They are kept beside the
+	// messages, not on their blocks, so that an agent passes its history
+	// as it is each round instead of copying it to mark it. Recorded, each
+	// is written as "cache": true on the block it ends (see MarshalJSON).
+	CacheAt []int     `json:"-"`
+	Tools   []ToolDef `json:"tools,omitempty"`
 	// ToolChoice is ToolChoiceAuto (the model may call Tools) or
 	// ToolChoiceNone (Tools are offered for the request's shape only: the
 	// model must answer). An agent's last round sends its tools with
@@ -73,6 +82,60 @@ type Request struct {
 	Effort    string           `json:"effort,omitempty"`
 	// Timeout bounds each attempt; zero leaves it to the context.
 	Timeout time.Duration `json:"-"`
+}
+
+// CacheBreakpoint reports whether message i ends in a cache breakpoint.
+func (req Request) CacheBreakpoint(i int) bool {
+	return slices.Contains(req.CacheAt, i) && i < len(req.Messages) && len(req.Messages[i].Blocks) > 0
+}
+
+// MarshalJSON writes req as runs have always recorded it: each cache
+// breakpoint as "cache": true on the last block of its message. The
+// marked blocks are copies; req's messages are the caller's history.
+// <, > and & are written as they are, for the encoder that calls this
+// escapes them or not as it was told to.
+func (req Request) MarshalJSON() ([]byte, error) {
+	type plain Request // without these methods
+	p := plain(req)
+	if len(req.CacheAt) > 0 {
+		p.Messages = slices.Clone(req.Messages)
+		for i := range p.Messages {
+			if !req.CacheBreakpoint(i) {
+				continue
+			}
+			blocks := slices.Clone(p.Messages[i].Blocks)
+			blocks[len(blocks)-1].Cache = true
+			p.Messages[i].Blocks = blocks
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads a recorded request, taking the blocks marked
+// "cache": true back into CacheAt.
+func (req *Request) UnmarshalJSON(data []byte) error {
+	type plain Request // without these methods
+	if err := json.Unmarshal(data, (*plain)(req)); err != nil {
+		return err
+	}
+	req.CacheAt = nil
+	for i, m := range req.Messages {
+		marked := false
+		for j := range m.Blocks {
+			marked = marked || m.Blocks[j].Cache
+			m.Blocks[j].Cache = false
+		}
+		if marked {
+			req.CacheAt = append(req.CacheAt, i)
+		}
+	}
+	return nil
 }
 
 // MayCallTools reports whether the model may answer req with tool calls.

@@ -186,12 +186,12 @@ func (c *content) request(r *model.Request, reply *model.Reply) {
 	c.heading("Messages", seg{"  " + strconv.Itoa(len(r.Messages)), c.p.muted})
 	for i, msg := range r.Messages {
 		head := []seg{{msg.Role, c.p.strong}}
-		if n := len(msg.Blocks); n > 0 && msg.Blocks[n-1].Cache {
+		if r.CacheBreakpoint(i) {
 			head = append(head, seg{"  cache breakpoint at its end", c.p.muted})
 		}
 		c.add(2, head...)
 		for j, b := range msg.Blocks {
-			c.block("msg"+strconv.Itoa(i)+"."+strconv.Itoa(j), b, j == len(msg.Blocks)-1)
+			c.block("msg"+strconv.Itoa(i)+"."+strconv.Itoa(j), b)
 		}
 	}
 	if len(r.Tools) == 0 {
@@ -230,9 +230,9 @@ func strictMode(f *model.ResponseFormat, reply *model.Reply) string {
 }
 
 // block lays out one block of a request's message, in the order the
-// message holds it; name keys its JSON's folds. A cache breakpoint on the
-// message's last block is shown on the message's line.
-func (c *content) block(name string, b model.Block, last bool) {
+// message holds it; name keys its JSON's folds. A cache breakpoint, which
+// ends a message, is shown on the message's line.
+func (c *content) block(name string, b model.Block) {
 	switch b.Type {
 	case model.BlockText:
 		c.text(4, b.Text, c.p.text)
@@ -261,9 +261,6 @@ func (c *content) block(name string, b model.Block, last bool) {
 		} else {
 			c.text(6, b.Text, c.p.text)
 		}
-	}
-	if b.Cache && !last {
-		c.note(4, "cache breakpoint")
 	}
 }
 

@@ -8,6 +8,7 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -23,7 +24,11 @@ const maxDepth = 64
 // keeps the scratch it sorts map keys in. It is not safe for concurrent
 // use.
 type Encoder struct {
-	keys []string // scratch for sorting map keys, shared by nested maps
+	// LeaveHTML writes <, > and & as they are, as an encoding/json
+	// Encoder told SetEscapeHTML(false) does: for text a model or a
+	// person reads, never put into HTML.
+	LeaveHTML bool
+	keys      []string // scratch for sorting map keys, shared by nested maps
 }
 
 // AppendValue appends v's JSON to b. On an error (a value encoding/json
@@ -36,14 +41,14 @@ func (e *Encoder) AppendValue(b []byte, v any) ([]byte, error) {
 
 func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 	if depth > maxDepth {
-		return appendMarshalled(b, v)
+		return e.appendMarshalled(b, v)
 	}
 	var err error
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return AppendString(b, x), nil
+		return appendString(b, x, !e.LeaveHTML), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case float64:
@@ -74,7 +79,7 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendString(b, k)
+			b = appendString(b, k, !e.LeaveHTML)
 			b = append(b, ':')
 			if b, err = e.appendValue(b, x[k], depth+1); err != nil {
 				break
@@ -101,7 +106,22 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	return appendMarshalled(b, v)
+	return e.appendMarshalled(b, v)
+}
+
+// appendMarshalled appends v through encoding/json, escaping HTML as e
+// does.
+func (e *Encoder) appendMarshalled(b []byte, v any) ([]byte, error) {
+	if !e.LeaveHTML {
+		return appendMarshalled(b, v)
+	}
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // appendMarshalled appends v through encoding/json.
@@ -152,11 +172,17 @@ const hexDigits = "0123456789abcdef"
 // by default: HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped,
 // and invalid UTF-8 made U+FFFD.
 func AppendString(b []byte, s string) []byte {
+	return appendString(b, s, true)
+}
+
+// appendString appends s as a JSON string, with <, > and & escaped if
+// html.
+func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}

@@ -10,7 +10,8 @@ import (
 // FuzzAppendJSON holds AppendString and AppendValue to the bytes
 // encoding/json writes: the fuzz input as a string, a map of ints as a
 // schema written in Go holds, and the input decoded as JSON both ways
-// (float64 and json.Number numbers), and the key scratch to empty after
+// (float64 and json.Number numbers), also as an encoding/json Encoder
+// that leaves HTML alone writes it, and the key scratch to empty after
 // each value.
 func FuzzAppendJSON(f *testing.F) {
 	for _, s := range []string{
@@ -50,6 +51,16 @@ func FuzzAppendJSON(f *testing.F) {
 			}
 			if len(e.keys) != 0 {
 				t.Fatalf("%s: key scratch left with %d keys", data, len(e.keys))
+			}
+			var plain bytes.Buffer
+			enc := json.NewEncoder(&plain)
+			enc.SetEscapeHTML(false)
+			wantErr = enc.Encode(doc)
+			want = bytes.TrimSuffix(plain.Bytes(), []byte("\n"))
+			leave := Encoder{LeaveHTML: true}
+			got, err = leave.AppendValue([]byte("x"), doc)
+			if (err == nil) != (wantErr == nil) || err == nil && (string(got[1:]) != string(want) || got[0] != 'x') {
+				t.Fatalf("%s (UseNumber %v, HTML left alone): %s, %v; encoding/json writes %s, %v", data, useNumber, got, err, want, wantErr)
 			}
 		}
 	})
