@@ -148,15 +148,74 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// Byte masks for scanning eight bytes of a string at once.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// wordNeedsCare reports whether any of the eight bytes in w is one
+// AppendString cannot copy as it is: a control byte, '"', '\\', '<', '>',
+// '&', or a byte of a multi-byte (or invalid) UTF-8 sequence. A byte
+// equal to c makes w^(lowBits*c) have a zero byte, and (v-lowBits)&^v has
+// the high bit set in some byte exactly when v has a zero byte; a byte
+// under 0x20 shows the same way in (w-lowBits*0x20)&^w. The borrows can
+// mark the wrong byte, but never a clean word.
+func wordNeedsCare(w uint64) bool {
+	q := w ^ (lowBits * '"')
+	bs := w ^ (lowBits * '\\')
+	lt := w ^ (lowBits * '<')
+	gt := w ^ (lowBits * '>')
+	amp := w ^ (lowBits * '&')
+	return ((w-lowBits*0x20)&^w|
+		(q-lowBits)&^q|
+		(bs-lowBits)&^bs|
+		(lt-lowBits)&^lt|
+		(gt-lowBits)&^gt|
+		(amp-lowBits)&^amp|
+		w)&highBits != 0
+}
+
+// loadWord reads s's first eight bytes as a little-endian word; the
+// compiler makes the shifts one load.
+func loadWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// asciiSafe marks the ASCII bytes AppendString copies as they are.
+var asciiSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // AppendString appends s as a JSON string the way encoding/json writes it
 // by default: HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped,
-// and invalid UTF-8 made U+FFFD.
+// and invalid UTF-8 made U+FFFD. It looks at eight bytes at a time and
+// appends each run of bytes that need no escaping whole, since most
+// strings it is given have nothing to escape.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
+	// Bytes before scanned are gone through one at a time: they are in
+	// the word that needed care, and scanning them again as words would
+	// cost more than it saves.
+	scanned := 0
 	for i := 0; i < len(s); {
+		if i >= scanned {
+			for i+8 <= len(s) && !wordNeedsCare(loadWord(s[i:])) {
+				i += 8
+			}
+			if i == len(s) {
+				break
+			}
+			scanned = i + 8
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if asciiSafe[c] {
 				i++
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +73,54 @@ func TestAppendValueErrors(t *testing.T) {
 		if len(e.keys) != 0 {
 			t.Errorf("%#v: key scratch left with %d keys", v, len(e.keys))
 		}
+	}
+}
+
+// TestAppendStringMatchesEncodingJSON holds AppendString to encoding/json
+// on every byte that needs care placed at every offset of a word and
+// between clean runs of every length up to two words, so that each is
+// seen by both the eight-byte scan and the byte loop after it.
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	specials := []string{
+		"\x00", "\x01", "\x1f", "\x7f", "\"", "\\", "/", "<", ">", "&", "\b", "\f", "\n", "\r", "\t",
+		"é", "😀", "\u2028", "\u2029", "\u2027", "\u202a", "\ufffd",
+		"\xff", "\x80", "\xc3", "\xc3(", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x98",
+	}
+	const clean = "abcdefghijklmnopqrstuvwxyz 0123456789"
+	var cases []string
+	for _, sp := range specials {
+		for before := 0; before <= 17; before++ {
+			for _, after := range []int{0, 1, 7, 8, 9, 16} {
+				cases = append(cases, clean[:before]+sp+clean[:after], clean[:before]+sp+sp+clean[:after])
+			}
+		}
+	}
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "12345678"+string([]byte{byte(c)})+"9")
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := AppendString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
+			t.Errorf("%q: %s, encoding/json writes %s", s, got[1:], want)
+		}
+	}
+}
+
+// BenchmarkAppendString appends strings like those of a map run's
+// payloads, clean ones, and a long one with a quote near its end.
+func BenchmarkAppendString(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"short", "CHK-1234"},
+		{"title", "#1234 checkout times out"},
+		{"long", strings.Repeat("a plain sentence of text. ", 40) + `"quoted"`},
+		{"accented", strings.Repeat("café crème ", 20)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2048)
+			b.SetBytes(int64(len(c.s)))
+			for b.Loop() {
+				buf = AppendString(buf[:0], c.s)
+			}
+		})
 	}
 }
