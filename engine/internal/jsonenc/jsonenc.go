@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -23,7 +24,16 @@ const maxDepth = 64
 // keeps the scratch it sorts map keys in. It is not safe for concurrent
 // use.
 type Encoder struct {
-	keys []string // scratch for sorting map keys, shared by nested maps
+	// fields is scratch for sorting a map's entries by key, shared by
+	// nested maps, each using the part past its parent's. Keeping each
+	// value beside its key spares looking it up again.
+	fields []field
+}
+
+// field is one entry of a map being written.
+type field struct {
+	key   string
+	value any
 }
 
 // AppendValue appends v's JSON to b. On an error (a value encoding/json
@@ -62,26 +72,30 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		base := len(e.keys)
-		e.keys = slices.Grow(e.keys, len(x))
-		for k := range x {
-			e.keys = append(e.keys, k)
+		base := len(e.fields)
+		e.fields = slices.Grow(e.fields, len(x))
+		for k, v := range x {
+			e.fields = append(e.fields, field{k, v})
 		}
-		keys := e.keys[base:]
-		slices.Sort(keys)
+		// A nested map may grow e.fields into a new array; this map's
+		// entries are read from the array they were sorted in.
+		fields := e.fields[base:]
+		slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
 		b = append(b, '{')
-		for i, k := range keys {
+		for i := range fields {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendString(b, k)
+			b = AppendString(b, fields[i].key)
 			b = append(b, ':')
-			if b, err = e.appendValue(b, x[k], depth+1); err != nil {
+			if b, err = e.appendValue(b, fields[i].value, depth+1); err != nil {
 				break
 			}
 		}
-		clear(keys)
-		e.keys = e.keys[:base]
+		// Cleared in the array e.fields holds now, so that no value
+		// written is kept alive by the scratch.
+		clear(e.fields[base:])
+		e.fields = e.fields[:base]
 		if err != nil {
 			return b, err
 		}

@@ -49,8 +49,13 @@ func FuzzAppendJSON(f *testing.F) {
 			if (err == nil) != (wantErr == nil) || err == nil && (string(got[1:]) != string(want) || got[0] != 'x') {
 				t.Fatalf("%s (UseNumber %v): %s, %v; encoding/json writes %s, %v", data, useNumber, got, err, want, wantErr)
 			}
-			if len(e.keys) != 0 {
-				t.Fatalf("%s: key scratch left with %d keys", data, len(e.keys))
+			if len(e.fields) != 0 {
+				t.Fatalf("%s: key scratch left with %d keys", data, len(e.fields))
+			}
+			for _, f := range e.fields[:cap(e.fields)] {
+				if f.key != "" || f.value != nil {
+					t.Fatalf("%s: key scratch keeps %q", data, f.key)
+				}
 			}
 		}
 	})
@@ -70,8 +75,8 @@ func TestAppendValueErrors(t *testing.T) {
 		if _, err := e.AppendValue(nil, v); err == nil || err.Error() != want.Error() {
 			t.Errorf("%#v: error %v, want %v", v, err, want)
 		}
-		if len(e.keys) != 0 {
-			t.Errorf("%#v: key scratch left with %d keys", v, len(e.keys))
+		if len(e.fields) != 0 {
+			t.Errorf("%#v: key scratch left with %d keys", v, len(e.fields))
 		}
 	}
 }
