@@ -216,19 +216,29 @@ func AppendString(b []byte, s string) []byte {
 	start := 0
 	// Bytes before scanned are gone through one at a time: they are in
 	// the word that needed care, and scanning them again as words would
-	// cost more than it saves.
-	scanned := 0
+	// cost more than it saves. In text where every word needs care
+	// (accented or non-Latin text) the words are not worth scanning, so
+	// each scan that finds no clean word doubles how far the next is put
+	// off, up to 64 bytes.
+	scanned, putOff := 0, 8
 	for i := 0; i < len(s); {
 		if i >= scanned {
+			from := i
 			for i+8 <= len(s) && !wordNeedsCare(loadWord(s[i:])) {
 				i += 8
 			}
 			if i == len(s) {
 				break
 			}
-			scanned = i + 8
+			if i == from {
+				putOff = min(2*putOff, 64)
+			} else {
+				putOff = 8
+			}
+			scanned = i + putOff
 		}
-		if c := s[i]; c < utf8.RuneSelf {
+		c := s[i]
+		if c < utf8.RuneSelf {
 			if asciiSafe[c] {
 				i++
 				continue
@@ -252,6 +262,13 @@ func AppendString(b []byte, s string) []byte {
 			}
 			i++
 			start = i
+			continue
+		}
+		// A two-byte sequence (a lead byte of C2 to DF and a continuation
+		// byte) is always valid and never U+2028 or U+2029: the accented
+		// letters of most text, copied without decoding them.
+		if c >= 0xC2 && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])

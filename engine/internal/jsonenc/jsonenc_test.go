@@ -100,6 +100,11 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 			}
 		}
 	}
+	// A long run of words that need care puts the scanning off; what
+	// follows it must still be seen byte by byte where it needs care.
+	for n := 1; n <= 80; n++ {
+		cases = append(cases, strings.Repeat("é", n)+clean+"<"+clean+"\u2028\x01", strings.Repeat("\n", n)+clean[:n%17]+"\xff\"")
+	}
 	for c := range 256 {
 		cases = append(cases, string([]byte{byte(c)}), "12345678"+string([]byte{byte(c)})+"9")
 	}
@@ -127,5 +132,17 @@ func BenchmarkAppendString(b *testing.B) {
 				buf = AppendString(buf[:0], c.s)
 			}
 		})
+	}
+}
+
+// BenchmarkAppendValue appends the input of one item of a map run, a map
+// within a map, as the run store writes it in a step's and a call's
+// events.
+func BenchmarkAppendValue(b *testing.B) {
+	v := map[string]any{"shape": map[string]any{"id": "CHK-1234", "title": "#1234 checkout times out"}}
+	var e Encoder
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf, _ = e.AppendValue(buf[:0], v)
 	}
 }
