@@ -102,12 +102,15 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 	}
 	r.emit(path, c.unit, EventStepEnd, func() any {
 		end := StepEnded{Tool: tool, Status: StepOK, Result: result, Ms: ms(time.Since(start))}
-		var exit *exitSignal
-		switch {
-		case errors.As(err, &exit):
-			end.Status = StepExited
-		case err != nil:
-			end.Status, end.Error = StepFailed, err.Error()
+		if err != nil {
+			// exit is declared only here: errors.As puts it on the heap,
+			// an allocation a step that succeeded should not pay.
+			var exit *exitSignal
+			if errors.As(err, &exit) {
+				end.Status = StepExited
+			} else {
+				end.Status, end.Error = StepFailed, err.Error()
+			}
 		}
 		return end
 	})
@@ -159,9 +162,13 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 		}
 		return end
 	})
-	var abort *AbortError
-	if errors.As(err, &abort) {
-		return nil, err
+	if err != nil {
+		// abort is declared only here: errors.As puts it on the heap, an
+		// allocation a call that succeeded should not pay.
+		var abort *AbortError
+		if errors.As(err, &abort) {
+			return nil, err
+		}
 	}
 	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -28,7 +29,16 @@ type Encoder struct {
 	// Encoder told SetEscapeHTML(false) does: for text a model or a
 	// person reads, never put into HTML.
 	LeaveHTML bool
-	keys      []string // scratch for sorting map keys, shared by nested maps
+	// fields is scratch for sorting a map's entries by key, shared by
+	// nested maps, each using the part past its parent's. Keeping each
+	// value beside its key spares looking it up again.
+	fields []field
+}
+
+// field is one entry of a map being written.
+type field struct {
+	key   string
+	value any
 }
 
 // AppendValue appends v's JSON to b. On an error (a value encoding/json
@@ -67,26 +77,30 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		base := len(e.keys)
-		e.keys = slices.Grow(e.keys, len(x))
-		for k := range x {
-			e.keys = append(e.keys, k)
+		base := len(e.fields)
+		e.fields = slices.Grow(e.fields, len(x))
+		for k, v := range x {
+			e.fields = append(e.fields, field{k, v})
 		}
-		keys := e.keys[base:]
-		slices.Sort(keys)
+		// A nested map may grow e.fields into a new array; this map's
+		// entries are read from the array they were sorted in.
+		fields := e.fields[base:]
+		slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
 		b = append(b, '{')
-		for i, k := range keys {
+		for i := range fields {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k, !e.LeaveHTML)
+			b = appendString(b, fields[i].key, !e.LeaveHTML)
 			b = append(b, ':')
-			if b, err = e.appendValue(b, x[k], depth+1); err != nil {
+			if b, err = e.appendValue(b, fields[i].value, depth+1); err != nil {
 				break
 			}
 		}
-		clear(keys)
-		e.keys = e.keys[:base]
+		// Cleared in the array e.fields holds now, so that no value
+		// written is kept alive by the scratch.
+		clear(e.fields[base:])
+		e.fields = e.fields[:base]
 		if err != nil {
 			return b, err
 		}
@@ -168,21 +182,91 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// Byte masks for scanning eight bytes of a string at once.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// wordNeedsCare reports whether any of the eight bytes in w is one
+// AppendString cannot copy as it is: a control byte, '"', '\\', '<', '>',
+// '&', or a byte of a multi-byte (or invalid) UTF-8 sequence. A byte
+// equal to c makes w^(lowBits*c) have a zero byte, and (v-lowBits)&^v has
+// the high bit set in some byte exactly when v has a zero byte; a byte
+// under 0x20 shows the same way in (w-lowBits*0x20)&^w. The borrows can
+// mark the wrong byte, but never a clean word.
+func wordNeedsCare(w uint64) bool {
+	q := w ^ (lowBits * '"')
+	bs := w ^ (lowBits * '\\')
+	lt := w ^ (lowBits * '<')
+	gt := w ^ (lowBits * '>')
+	amp := w ^ (lowBits * '&')
+	return ((w-lowBits*0x20)&^w|
+		(q-lowBits)&^q|
+		(bs-lowBits)&^bs|
+		(lt-lowBits)&^lt|
+		(gt-lowBits)&^gt|
+		(amp-lowBits)&^amp|
+		w)&highBits != 0
+}
+
+// loadWord reads s's first eight bytes as a little-endian word; the
+// compiler makes the shifts one load.
+func loadWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// asciiSafe marks the ASCII bytes AppendString copies as they are.
+var asciiSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // AppendString appends s as a JSON string the way encoding/json writes it
 // by default: HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped,
-// and invalid UTF-8 made U+FFFD.
+// and invalid UTF-8 made U+FFFD. It looks at eight bytes at a time and
+// appends each run of bytes that need no escaping whole, since most
+// strings it is given have nothing to escape.
 func AppendString(b []byte, s string) []byte {
 	return appendString(b, s, true)
 }
 
 // appendString appends s as a JSON string, with <, > and & escaped if
-// html.
+// html. The word scan treats <, > and & as needing care either way; a
+// word holding one is then gone through a byte at a time.
 func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
+	// Bytes before scanned are gone through one at a time: they are in
+	// the word that needed care, and scanning them again as words would
+	// cost more than it saves. In text where every word needs care
+	// (accented or non-Latin text) the words are not worth scanning, so
+	// each scan that finds no clean word doubles how far the next is put
+	// off, up to 64 bytes.
+	scanned, putOff := 0, 8
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
+		if i >= scanned {
+			from := i
+			for i+8 <= len(s) && !wordNeedsCare(loadWord(s[i:])) {
+				i += 8
+			}
+			if i == len(s) {
+				break
+			}
+			if i == from {
+				putOff = min(2*putOff, 64)
+			} else {
+				putOff = 8
+			}
+			scanned = i + putOff
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSafe[c] || !html && (c == '<' || c == '>' || c == '&') {
 				i++
 				continue
 			}
@@ -205,6 +289,13 @@ func appendString(b []byte, s string, html bool) []byte {
 			}
 			i++
 			start = i
+			continue
+		}
+		// A two-byte sequence (a lead byte of C2 to DF and a continuation
+		// byte) is always valid and never U+2028 or U+2029: the accented
+		// letters of most text, copied without decoding them.
+		if c >= 0xC2 && c < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -49,8 +50,13 @@ func FuzzAppendJSON(f *testing.F) {
 			if (err == nil) != (wantErr == nil) || err == nil && (string(got[1:]) != string(want) || got[0] != 'x') {
 				t.Fatalf("%s (UseNumber %v): %s, %v; encoding/json writes %s, %v", data, useNumber, got, err, want, wantErr)
 			}
-			if len(e.keys) != 0 {
-				t.Fatalf("%s: key scratch left with %d keys", data, len(e.keys))
+			if len(e.fields) != 0 {
+				t.Fatalf("%s: key scratch left with %d keys", data, len(e.fields))
+			}
+			for _, f := range e.fields[:cap(e.fields)] {
+				if f.key != "" || f.value != nil {
+					t.Fatalf("%s: key scratch keeps %q", data, f.key)
+				}
 			}
 			var plain bytes.Buffer
 			enc := json.NewEncoder(&plain)
@@ -80,8 +86,74 @@ func TestAppendValueErrors(t *testing.T) {
 		if _, err := e.AppendValue(nil, v); err == nil || err.Error() != want.Error() {
 			t.Errorf("%#v: error %v, want %v", v, err, want)
 		}
-		if len(e.keys) != 0 {
-			t.Errorf("%#v: key scratch left with %d keys", v, len(e.keys))
+		if len(e.fields) != 0 {
+			t.Errorf("%#v: key scratch left with %d keys", v, len(e.fields))
 		}
+	}
+}
+
+// TestAppendStringMatchesEncodingJSON holds AppendString to encoding/json
+// on every byte that needs care placed at every offset of a word and
+// between clean runs of every length up to two words, so that each is
+// seen by both the eight-byte scan and the byte loop after it.
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	specials := []string{
+		"\x00", "\x01", "\x1f", "\x7f", "\"", "\\", "/", "<", ">", "&", "\b", "\f", "\n", "\r", "\t",
+		"é", "😀", "\u2028", "\u2029", "\u2027", "\u202a", "\ufffd",
+		"\xff", "\x80", "\xc3", "\xc3(", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x98",
+	}
+	const clean = "abcdefghijklmnopqrstuvwxyz 0123456789"
+	var cases []string
+	for _, sp := range specials {
+		for before := 0; before <= 17; before++ {
+			for _, after := range []int{0, 1, 7, 8, 9, 16} {
+				cases = append(cases, clean[:before]+sp+clean[:after], clean[:before]+sp+sp+clean[:after])
+			}
+		}
+	}
+	// A long run of words that need care puts the scanning off; what
+	// follows it must still be seen byte by byte where it needs care.
+	for n := 1; n <= 80; n++ {
+		cases = append(cases, strings.Repeat("é", n)+clean+"<"+clean+"\u2028\x01", strings.Repeat("\n", n)+clean[:n%17]+"\xff\"")
+	}
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "12345678"+string([]byte{byte(c)})+"9")
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := AppendString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
+			t.Errorf("%q: %s, encoding/json writes %s", s, got[1:], want)
+		}
+	}
+}
+
+// BenchmarkAppendString appends strings like those of a map run's
+// payloads, clean ones, and a long one with a quote near its end.
+func BenchmarkAppendString(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"short", "CHK-1234"},
+		{"title", "#1234 checkout times out"},
+		{"long", strings.Repeat("a plain sentence of text. ", 40) + `"quoted"`},
+		{"accented", strings.Repeat("café crème ", 20)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2048)
+			b.SetBytes(int64(len(c.s)))
+			for b.Loop() {
+				buf = AppendString(buf[:0], c.s)
+			}
+		})
+	}
+}
+
+// BenchmarkAppendValue appends the input of one item of a map run, a map
+// within a map, as the run store writes it in a step's and a call's
+// events.
+func BenchmarkAppendValue(b *testing.B) {
+	v := map[string]any{"shape": map[string]any{"id": "CHK-1234", "title": "#1234 checkout times out"}}
+	var e Encoder
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf, _ = e.AppendValue(buf[:0], v)
 	}
 }
