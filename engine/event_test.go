@@ -2,41 +2,19 @@ package engine_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // runWithSinks runs the plan named file (relative to .stepwise/) with the
 // given sinks and no hook.
 func (p *project) runWithSinks(t *testing.T, file string, sinks ...engine.Sink) *engine.Result {
 	t.Helper()
-	cfg, _, err := config.Load(config.Options{Dir: p.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := tools.Load(cfg)
-	path := filepath.Join(p.dir, ".stepwise", file)
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, report := plans.Load(path, src, plans.Stepwise)
-	if !report.OK() {
-		t.Fatalf("plan does not load: %v", report.Problems)
-	}
-	rt := tools.NewRuntime(cfg, cat)
-	defer rt.Close()
-	eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Backoff: noBackoff}), Sinks: sinks})
-	res, err := eng.Run(context.Background(), plan, nil)
+	res, err := p.runWith(t, context.Background(), file, nil, nil, sinks...)
 	if err != nil || res.Status != engine.StatusOK {
 		t.Fatalf("run: %v %+v", err, res)
 	}

@@ -113,6 +113,15 @@ func (p *project) run(t *testing.T, file string, inputs map[string]any, hook eng
 // runContext is run under ctx.
 func (p *project) runContext(t *testing.T, ctx context.Context, file string, inputs map[string]any, hook engine.Hook) outcome {
 	t.Helper()
+	ev := &recorded{}
+	res, err := p.runWith(t, ctx, file, inputs, hook, ev)
+	return outcome{res: res, err: err, events: ev}
+}
+
+// runWith loads the plan named file (relative to .stepwise/) and runs it
+// under ctx with the given inputs, hook and sinks.
+func (p *project) runWith(t *testing.T, ctx context.Context, file string, inputs map[string]any, hook engine.Hook, sinks ...engine.Sink) (*engine.Result, error) {
+	t.Helper()
 	cfg, _, err := config.Load(config.Options{Dir: p.dir})
 	if err != nil {
 		t.Fatal(err)
@@ -129,11 +138,9 @@ func (p *project) runContext(t *testing.T, ctx context.Context, file string, inp
 	}
 	rt := tools.NewRuntime(cfg, cat)
 	defer rt.Close()
-	ev := &recorded{}
 	eng := engine.New(engine.Options{Config: cfg, Catalog: cat, Tools: rt,
-		Models: model.New(cfg, model.Options{Backoff: noBackoff}), Hook: hook, Sinks: []engine.Sink{ev}})
-	res, err := eng.Run(ctx, plan, inputs)
-	return outcome{res: res, err: err, events: ev}
+		Models: model.New(cfg, model.Options{Backoff: noBackoff}), Hook: hook, Sinks: sinks})
+	return eng.Run(ctx, plan, inputs)
 }
 
 func noBackoff(int) time.Duration { return 0 }
