@@ -3,13 +3,12 @@ package plans
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"maps"
 	"reflect"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stepwise-dev/stepwise/plans/internal/repoyaml"
 )
 
 // yamlv3Only is a comment that sends a text to yaml.v3 without changing
@@ -127,23 +126,7 @@ func hasYAMLSyntaxProblem(r Report) bool {
 func readerSources(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := corpus(t)
-	err := filepath.WalkDir("..", func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && e.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if ext := filepath.Ext(path); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
-			src, err := os.ReadFile(path)
-			out[path] = src
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	maps.Copy(out, repoyaml.Files(t, ".."))
 	for _, tc := range invalidCases {
 		out["invalid: "+tc.name] = []byte(tc.src)
 	}

@@ -7,13 +7,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/plans/internal/repoyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -88,33 +87,6 @@ func checkAgainstYAMLv3(t *testing.T, name string, src []byte) bool {
 	return true
 }
 
-// repoYAML is every YAML file of the repository, by path.
-func repoYAML(t testing.TB) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && e.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if ext := filepath.Ext(path); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
-			src, err := os.ReadFile(path)
-			files[path] = src
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 30 {
-		t.Fatalf("found only %d YAML files", len(files))
-	}
-	return files
-}
-
 // goTestStrings is every string constant of more than one line in the Go
 // tests of the plans package and the command: the plans, tool files and
 // broken files the tests are made of.
@@ -153,7 +125,7 @@ func goTestStrings(t testing.TB) map[string][]byte {
 // fast reader must also accept every YAML file of the repository that
 // yaml.v3 reads, or it would speed nothing up.
 func TestFastParseMatchesYAMLv3(t *testing.T) {
-	for path, src := range repoYAML(t) {
+	for path, src := range repoyaml.Files(t, "../..") {
 		if _, err := yamlv3Tree(src); !checkAgainstYAMLv3(t, path, src) && err == nil {
 			t.Errorf("%s: the fast reader refuses it", path)
 		}
@@ -235,7 +207,7 @@ func TestParseDropsComments(t *testing.T) {
 // seeds are the repository's YAML files, the plan tests' strings, and text
 // nested as deep as the fast reader goes, and a level deeper.
 func FuzzFastParse(f *testing.F) {
-	for _, src := range repoYAML(f) {
+	for _, src := range repoyaml.Files(f, "../..") {
 		f.Add(src)
 	}
 	for _, src := range goTestStrings(f) {
