@@ -14,8 +14,9 @@ import (
 
 // Breakpoint is a logical breakpoint: a pattern over paths, optionally
 // narrowed to some stop kinds and to a condition. It fires at every stop
-// whose path it matches; Hits counts the stops its pattern and kinds
-// matched, its condition aside.
+// whose path it matches. A Breakpoint is a value a table hands out; Hits
+// and ConditionError are a run's, filled in by the session that counts
+// them.
 type Breakpoint struct {
 	ID      int               `json:"id"`
 	Pattern string            `json:"pattern"`
@@ -24,8 +25,10 @@ type Breakpoint struct {
 	// scope at the stop plus a stop root ({{stop.round}}, {{stop.tool}},
 	// {{stop.kind}}, {{stop.hits}}); nil fires always.
 	Condition *Condition `json:"condition,omitempty"`
-	Hits      int        `json:"hits"`
-	Enabled   bool       `json:"enabled"`
+	// Hits counts the stops of the run whose path and kind the breakpoint
+	// matched, its condition aside.
+	Hits    int  `json:"hits"`
+	Enabled bool `json:"enabled"`
 	// ConditionError is why the condition could not be evaluated at the
 	// last stop it was tried at; empty once it evaluates.
 	ConditionError string `json:"condition_error,omitempty"`
@@ -135,7 +138,7 @@ type stopScope struct {
 
 func (s stopScope) Lookup(root string) (any, bool) {
 	if root == "stop" {
-		return map[string]any{"kind": string(s.Kind), "path": s.Path, "tool": s.Tool, "round": roundOf(s.Path), "hits": s.hits}, true
+		return stopRoot(s.Kind, s.Path, s.Tool, s.hits), true
 	}
 	if s.Scope == nil {
 		return nil, false
@@ -149,6 +152,13 @@ func (s stopScope) Roots() []string {
 		roots = append(roots, s.Scope.Roots()...)
 	}
 	return roots
+}
+
+// stopRoot is the stop root of a breakpoint condition and of print: the
+// stop's kind, path and tool, the agent round it is in, and the hits of
+// the breakpoint (that stopped the run, for print).
+func stopRoot(kind engine.StopKind, p, tool string, hits int) map[string]any {
+	return map[string]any{"kind": string(kind), "path": p, "tool": tool, "round": roundOf(p), "hits": hits}
 }
 
 // roundOf is the agent round a path is in (E1/agent.2/tool: 2), 0 outside

@@ -192,7 +192,7 @@ func TestInstructionCommand(t *testing.T) {
 	}
 
 	s := newSession(t, chainPlan, "")
-	s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E0", []engine.StopKind{engine.StopStep}, nil)
 	s.Start(context.Background(), nil)
 	in, err := ParseCommand(`inject {"n": 42}`)
 	if err != nil {
@@ -211,7 +211,7 @@ func TestInstructionCommand(t *testing.T) {
 	}
 
 	s = newSession(t, chainPlan, "")
-	s.Break("E1/do.0/A", nil, nil)
+	s.Table().Set("E1/do.0/A", nil, nil)
 	s.Start(context.Background(), nil)
 	in, _ = ParseCommand("abort")
 	cmd, _ = in.Command()
@@ -229,7 +229,7 @@ func TestBreakSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := s.Break(in.Pattern, in.Kinds, in.Condition)
+		b, err := s.Table().Set(in.Pattern, in.Kinds, in.Condition)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,12 +27,16 @@ type Session struct {
 	catalog *tools.Catalog
 	refs    map[string][]plans.Reference // who reads each step's result
 
-	mu           sync.Mutex
-	wake         *sync.Cond // held threads wait on it
-	breakpoints  []*Breakpoint
-	nextID       int
-	breakOnError bool
-	pause        bool
+	// bps is the plan's breakpoint table, which the session matches its
+	// stops against; hits and conditionErrors are this run's, by
+	// breakpoint id.
+	bps             *Breakpoints
+	hits            map[int]int
+	conditionErrors map[int]string
+
+	mu    sync.Mutex
+	wake  *sync.Cond // held threads wait on it
+	pause bool
 
 	// The stop the run is held at, nil while it runs.
 	current *held
@@ -80,120 +84,36 @@ const (
 	StepOut
 )
 
-// New returns a session that will run plan on the engine parts in opts; the
-// session installs itself as the hook, composed after opts.Hook.
-func New(plan *plans.Plan, opts engine.Options) *Session {
-	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), breakOnError: true, states: make(chan State, 1)}
+// New returns a session that will run plan on the engine parts in opts,
+// stopping where the breakpoints of bps say (nil: a table of its own, with
+// none set and break on error on); the session installs itself as the
+// hook, composed after opts.Hook.
+func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
+	if bps == nil {
+		bps = NewBreakpoints()
+	}
+	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), bps: bps,
+		hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(opts.Hook, s.hook)
 	s.eng = engine.New(opts)
 	return s
 }
 
-// Break sets a breakpoint and returns it. Setting one that is already set
-// (the same pattern, kinds and condition) returns that one.
-func (s *Session) Break(pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {
-	return s.breakAs(0, pattern, kinds, cond)
+// Table is the breakpoint table the session stops by.
+func (s *Session) Table() *Breakpoints {
+	return s.bps
 }
 
-// breakAs sets a breakpoint under id, or the next free id when id is 0 or
-// taken.
-func (s *Session) breakAs(id int, pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, b := range s.breakpoints {
-		if b.Pattern == pattern && slices.Equal(b.Kinds, kinds) && sameCondition(b.Condition, cond) {
-			return b, nil
-		}
-	}
-	if id <= 0 || s.find(id) != nil {
-		id = s.nextID + 1
-	}
-	b, err := newBreakpoint(id, pattern, kinds, cond)
-	if err != nil {
-		return nil, err
-	}
-	s.nextID = max(s.nextID, id)
-	s.breakpoints = append(s.breakpoints, b)
-	return b, nil
-}
-
-func sameCondition(a, b *Condition) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Value == b.Value && a.Op == b.Op && fmt.Sprint(a.To) == fmt.Sprint(b.To)
-}
-
-// Clear removes a breakpoint.
-func (s *Session) Clear(id int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.breakpoints, func(b *Breakpoint) bool { return b.ID == id })
-	if i < 0 {
-		return fmt.Errorf("there is no breakpoint %d", id)
-	}
-	s.breakpoints = slices.Delete(s.breakpoints, i, i+1)
-	return nil
-}
-
-// SetCondition changes a breakpoint's condition; nil removes it.
-func (s *Session) SetCondition(id int, cond *Condition) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.find(id)
-	if b == nil {
-		return fmt.Errorf("there is no breakpoint %d", id)
-	}
-	b.Condition = cond
-	return nil
-}
-
-// Enable turns a breakpoint on or off.
-func (s *Session) Enable(id int, on bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.find(id)
-	if b == nil {
-		return fmt.Errorf("there is no breakpoint %d", id)
-	}
-	b.Enabled = on
-	return nil
-}
-
-func (s *Session) find(id int) *Breakpoint {
-	for _, b := range s.breakpoints {
-		if b.ID == id {
-			return b
-		}
-	}
-	return nil
-}
-
-// Breakpoints returns copies of the breakpoints.
+// Breakpoints lists the table's breakpoints with this run's hit counts.
 func (s *Session) Breakpoints() []Breakpoint {
+	list := s.bps.List()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Breakpoint, len(s.breakpoints))
-	for i, b := range s.breakpoints {
-		out[i] = *b
+	for i := range list {
+		list[i].Hits, list[i].ConditionError = s.hits[list[i].ID], s.conditionErrors[list[i].ID]
 	}
-	return out
-}
-
-// BreakOnError sets whether a failure about to propagate stops the run. It
-// is on by default.
-func (s *Session) BreakOnError(on bool) {
-	s.mu.Lock()
-	s.breakOnError = on
-	s.mu.Unlock()
-}
-
-// BreaksOnError reports whether break on error is on.
-func (s *Session) BreaksOnError() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.breakOnError
+	return list
 }
 
 // Pause asks the run to stop at its next stop, whatever it is.
@@ -350,31 +270,31 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // with break on error, an ask, a pause, or the movement of the last
 // command. It is called with s.mu held.
 func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
-	for _, b := range s.breakpoints {
-		if !b.matches(st) {
-			continue
-		}
+	fired := s.bps.match(st, func(b *Breakpoint) bool {
 		// Hits counts the stops the breakpoint's pattern and kinds match,
 		// so that a condition on {{stop.hits}} can pick the third of them.
-		b.Hits++
-		if b.Condition != nil {
-			ok, err := b.Condition.holds(st, b.Hits)
-			b.ConditionError = ""
-			if err != nil {
-				b.ConditionError = err.Error()
-			}
-			if !ok {
-				continue
-			}
+		s.hits[b.ID]++
+		if b.Condition == nil {
+			return true
 		}
-		return breakpointReason(b), b
+		ok, err := b.Condition.holds(st, s.hits[b.ID])
+		delete(s.conditionErrors, b.ID)
+		if err != nil {
+			s.conditionErrors[b.ID] = err.Error()
+		}
+		return ok
+	})
+	if fired != nil {
+		b := *fired
+		b.Hits, b.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
+		return breakpointReason(&b), &b
 	}
 	switch {
 	case (st.Kind == engine.StopRound || st.Kind == engine.StopError) && errors.As(st.Err, new(*engine.SpendCapError)):
 		// The cap is the user's decision to make, with or without break
 		// on error: a reply or a value given here spends nothing.
 		return ReasonSpendCap, nil
-	case st.Kind == engine.StopError && s.breakOnError:
+	case st.Kind == engine.StopError && s.bps.BreaksOnError():
 		return ReasonError, nil
 	case st.Kind == engine.StopAsk:
 		return ReasonAsk, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func newSessionWith(t *testing.T, plan, replies string, extra map[string]string)
 	}
 	rt := tools.NewRuntime(cfg, cat)
 	t.Cleanup(func() { rt.Close() })
-	return New(p, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }})})
+	return New(p, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }})}, nil)
 }
 
 func do(t *testing.T, s *Session, cmd Command) State {
@@ -119,7 +120,7 @@ func TestMovements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSession(t, chainPlan, "")
-			s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+			s.Table().Set("E0", []engine.StopKind{engine.StopStep}, nil)
 			got := []string{where(s.Start(context.Background(), nil))}
 			for _, m := range tt.moves {
 				got = append(got, where(do(t, s, Command{Move: m})))
@@ -133,7 +134,7 @@ func TestMovements(t *testing.T) {
 
 func TestStepOut(t *testing.T) {
 	s := newSession(t, chainPlan, "")
-	s.Break("E1/do.0/A", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E1/do.0/A", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if where(st) != "step E1/do.0/A" || st.Stop.Thread != "E1/do.0" {
 		t.Fatalf("first stop %s in %s", where(st), st.Stop.Thread)
@@ -168,7 +169,7 @@ steps:
           tools: ["builtin__reshape"]
           output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
 `, replies.String())
-	bp, err := s.Break("E1/do.3/agent.2", nil, nil)
+	bp, err := s.Table().Set("E1/do.3/agent.2", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestConditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, cond)
+	s.Table().Set("E1/do.*/A", []engine.StopKind{engine.StopStep}, cond)
 	st := s.Start(context.Background(), nil)
 	if where(st) != "step E1/do.1/A" || st.Stop.Scope["item"] != "b" {
 		t.Fatalf("stopped at %s with item %v", where(st), st.Stop.Scope["item"])
@@ -209,7 +210,7 @@ func TestConditions(t *testing.T) {
 	}
 	round, _ := ParseCondition("{{stop.hits}} gte 2")
 	s2 := newSession(t, chainPlan, "")
-	s2.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, round)
+	s2.Table().Set("E1/do.*/A", []engine.StopKind{engine.StopStep}, round)
 	if st := s2.Start(context.Background(), nil); where(st) != "step E1/do.1/A" {
 		t.Errorf("the hits condition stopped at %s", where(st))
 	}
@@ -219,7 +220,7 @@ func TestConditions(t *testing.T) {
 // a tool's result is what downstream steps see.
 func TestInjectAndReplace(t *testing.T) {
 	s := newSession(t, chainPlan, "")
-	s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E0", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if len(st.Stop.Readers) == 0 || !strings.Contains(strings.Join(st.Stop.Readers, " "), "E2: E0.n") {
 		t.Errorf("readers of E0: %v", st.Stop.Readers)
@@ -230,7 +231,7 @@ func TestInjectAndReplace(t *testing.T) {
 	}
 
 	s = newSession(t, chainPlan, "")
-	s.Break("E2", []engine.StopKind{engine.StopResult}, nil)
+	s.Table().Set("E2", []engine.StopKind{engine.StopResult}, nil)
 	s.Start(context.Background(), nil)
 	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7, "items": 0}}, Move: Continue})
 	if got := resultJSON(t, st); got != `{"items":0,"n":7}` {
@@ -251,7 +252,7 @@ func TestBreakOnError(t *testing.T) {
 	}
 
 	s = newSession(t, plan, "")
-	s.BreakOnError(false)
+	s.Table().BreakOnError(false)
 	if st := s.Start(context.Background(), nil); !st.Finished || st.Status != engine.StatusFailed {
 		t.Errorf("without break on error: %s %s", where(st), st.Status)
 	}
@@ -273,7 +274,7 @@ steps:
         input: { shape: { v: "{{item}}" } }
 output: { count: "{{E1.count}}" }
 `, "")
-	s.Break("E1/do.2", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E1/do.2", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if where(st) != "step E1/do.2" {
 		t.Fatalf("stopped at %s", where(st))
@@ -296,7 +297,7 @@ output: { count: "{{E1.count}}" }
 
 func TestAbortAndAsk(t *testing.T) {
 	s := newSession(t, chainPlan, "")
-	s.Break("E1", nil, nil)
+	s.Table().Set("E1", nil, nil)
 	s.Start(context.Background(), nil)
 	st := do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
 	if !st.Finished || st.Status != engine.StatusAborted {
@@ -326,14 +327,11 @@ output: { answer: "{{Q.answer.go}}" }
 // BenchmarkStopWithMissingBreakpoints is the cost the debugger adds to a
 // stop that none of 100 breakpoints matches.
 func BenchmarkStopWithMissingBreakpoints(b *testing.B) {
-	s := &Session{breakOnError: true, states: make(chan State, 1)}
-	s.wake = nil
+	s := &Session{bps: NewBreakpoints(), hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	for i := 0; i < 100; i++ {
-		bp, err := newBreakpoint(i+1, "E"+strings.Repeat("9", i%5+1)+"/do.*/agent.2", nil, nil)
-		if err != nil {
+		if _, err := s.bps.Set("E9"+strconv.Itoa(i)+"/do.*/agent.2", nil, nil); err != nil {
 			b.Fatal(err)
 		}
-		s.breakpoints = append(s.breakpoints, bp)
 	}
 	st := &engine.Stop{Kind: engine.StopStep, Path: "E1/do.3/agent.2/tracker__get_issue", Stack: []engine.Frame{{Kind: path.KindPlan}, {Path: "E1", Kind: path.KindStep}, {Path: "E1/do.3", Kind: path.KindItem}}}
 	ctx := context.Background()
@@ -376,7 +374,7 @@ output: { answer: "{{Q.answer.go}}" }
 // abort too instead of stopping, and the run ends.
 func TestAbortReachesHeldThreads(t *testing.T) {
 	s := newSession(t, strings.Replace(chainPlan, "over: [a, b]", "over: [a, b, c, d]\n      concurrency: 4", 1), "")
-	s.Break("E1/do.*/A", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E1/do.*/A", []engine.StopKind{engine.StopStep}, nil)
 	s.Start(context.Background(), nil)
 	st := do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
 	if !st.Finished || st.Status != engine.StatusAborted {
@@ -388,7 +386,7 @@ func TestAbortReachesHeldThreads(t *testing.T) {
 // stop: the run ends as aborted and nothing hangs.
 func TestCancelWhileHeld(t *testing.T) {
 	s := newSession(t, chainPlan, "")
-	s.Break("E1", nil, nil)
+	s.Table().Set("E1", nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.Start(ctx, nil)
 	cancel()
@@ -429,14 +427,14 @@ output: { n: "{{E2.n}}" }
 	replies := "  - match: E1\n    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: {} } } ] }\n" +
 		"  - match: E1\n    reply: { json: { n: wrong } }\n  - match: E1\n    role: repair\n    reply: { json: { n: 5 } }\n"
 	s := newSession(t, plan, replies)
-	s.Break("E1", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E1", []engine.StopKind{engine.StopStep}, nil)
 	s.Start(context.Background(), nil)
 	if got := where(do(t, s, Command{Move: Next})); got != "step E2" {
 		t.Errorf("next over the agent went to %s", got)
 	}
 
 	s = newSession(t, plan, replies)
-	s.Break("E1/agent.1/builtin__reshape", []engine.StopKind{engine.StopTool}, nil)
+	s.Table().Set("E1/agent.1/builtin__reshape", []engine.StopKind{engine.StopTool}, nil)
 	st := s.Start(context.Background(), nil)
 	var kinds []string
 	for _, f := range st.Stop.Stack {
@@ -474,7 +472,7 @@ output: { n: "{{E1.n}}" }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Break("E1", []engine.StopKind{engine.StopStep}, cond); err != nil {
+	if _, err := s.Table().Set("E1", []engine.StopKind{engine.StopStep}, cond); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Start(context.Background(), nil); !st.Finished {
@@ -502,7 +500,7 @@ steps:
     input: { shape: { n: "{{E1.output.n}}" } }
 output: { n: "{{E2.n}}" }
 `, "")
-	s.Break("E1", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E1", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if st.Stop == nil || st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"final":false,"iterations":0,"output":{"n":0},"tools_called":[]}` {
 		t.Fatalf("at the agent: schema %v, prefill %s", st.Stop.Schema, asJSON(st.Stop.Prefill))
@@ -540,7 +538,7 @@ output_schema:
     id: { type: string }
     severity: { enum: [sev1, sev2, sev3] }
 `})
-	s.Break("E0", []engine.StopKind{engine.StopStep}, nil)
+	s.Table().Set("E0", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"id":"","severity":"sev1"}` {
 		t.Errorf("schema %v, prefill %s", st.Stop.Schema, asJSON(st.Stop.Prefill))
@@ -593,7 +591,7 @@ output: { n: "{{E2.output.n}}", last: "{{E3.text}}" }
 		"[storage]\nbackend = \"memory\"\n[pricing.m]\ninput = 1.0\noutput = 1.0\n[limits]\ncost_usd = 0.5\n"}
 
 	s := newSessionWith(t, plan, replies, config)
-	s.BreakOnError(false)
+	s.Table().BreakOnError(false)
 	st := s.Start(context.Background(), nil)
 	if st.Reason != "spend cap" || where(st) != "round E2/agent.1" || !strings.Contains(st.Stop.Error, "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000") {
 		t.Fatalf("held at %s (%s): %s", where(st), st.Reason, st.Stop.Error)

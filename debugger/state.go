@@ -149,14 +149,19 @@ func (s *Session) endState() State {
 	return state
 }
 
-// Eval reads a template path (item.id, E0.issues.0, stop.kind) against
-// the scope at the stop, as a template in the plan would.
+// Eval reads a template path (item.id, E0.issues.0, stop.round) against
+// the scope at the stop, as a template in the plan would, with the stop
+// root a breakpoint condition reads.
 func (s *Snapshot) Eval(path string) (any, error) {
 	t, err := template.Parse("{{" + strings.Trim(path, "{} ") + "}}")
 	if err != nil {
 		return nil, err
 	}
-	scope := template.MapScope{"stop": map[string]any{"kind": string(s.Kind), "path": s.Path, "tool": s.Tool}}
+	hits := 0
+	if s.Breakpoint != nil {
+		hits = s.Breakpoint.Hits
+	}
+	scope := template.MapScope{"stop": stopRoot(s.Kind, s.Path, s.Tool, hits)}
 	for k, v := range s.Scope {
 		scope[k] = v
 	}

@@ -69,7 +69,7 @@ func (m *model) reload(doc int, why string) {
 	m.watched[doc] = stampOf(d.Path)
 	m.tree.Replace(doc, nd)
 	m.detail.Forget()
-	delete(m.books, doc) // the book is read again for the new plan
+	delete(m.tables, doc) // the table is opened again for the new plan
 	if doc == m.tree.DocumentIndex() {
 		m.problems.SetReport(nd.Report)
 		m.syncBreakpointMarks()

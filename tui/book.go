@@ -5,37 +5,29 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/debugger"
-	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 )
 
-// book returns the session that holds a plan's breakpoints: the running
-// session while a debug run of the plan goes on, so that a breakpoint set
-// mid-run takes effect at once; else a session that never runs, loaded
-// from the kept file on first use. Breakpoints are checked and numbered
-// by the debugger in both cases, the same way the line driver's are.
-func (m *model) book(doc int) *debugger.Session {
-	if r := m.run; r.active() && r.debug && r.doc == doc {
-		return r.session
+// breakpoints returns a plan's breakpoint table, opened from the kept file
+// on first use. A debug run of the plan stops by the same table, so that a
+// breakpoint set mid-run takes effect at once, and a stepwise debug of the
+// same plan merges its changes with the workbench's through the file.
+func (m *model) breakpoints(doc int) *debugger.Breakpoints {
+	if t, ok := m.tables[doc]; ok {
+		return t
 	}
-	if b, ok := m.books[doc]; ok {
-		return b
-	}
-	d := m.tree.DocumentAt(doc)
-	var opts engine.Options
-	if m.project != nil {
-		opts.Catalog = m.project.Engine.Catalog
-	}
-	b := debugger.New(d.Plan, opts)
+	t := debugger.NewBreakpoints()
 	if file := m.breakpointFile(doc); file != "" {
-		if err := b.LoadBreakpoints(file); err != nil {
+		kept, err := debugger.OpenBreakpoints(file)
+		if err != nil {
 			m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 		}
+		t = kept
 	}
-	m.books[doc] = b
-	return b
+	m.tables[doc] = t
+	return t
 }
 
 // breakpointFile is where the plan's breakpoints are kept, or "".
@@ -47,14 +39,60 @@ func (m *model) breakpointFile(doc int) string {
 	return debugger.BreakpointFile(m.project.BreakpointDir, d.Name())
 }
 
-// breakpointsChanged keeps the book on disk, and the marks and the panel
-// in step with it.
-func (m *model) breakpointsChanged() {
+// listBreakpoints lists a plan's breakpoints with the hits of its last
+// debug run, until the next one counts afresh.
+func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
+	if r := m.run; r != nil && r.debug && r.doc == doc {
+		return r.session.Breakpoints()
+	}
+	return m.breakpoints(doc).List()
+}
+
+// execBreakpoints carries out a breakpoint verb on the current plan's
+// table, through the debug run of the plan when one goes on (its answer
+// then counts the run's hits), and says what it did.
+func (m *model) execBreakpoints(in debugger.Instruction) {
 	doc := m.tree.DocumentIndex()
-	if file := m.breakpointFile(doc); file != "" {
-		if err := m.book(doc).SaveBreakpoints(file); err != nil {
-			m.notify(noticeError, "the breakpoints could not be kept: "+err.Error())
+	d := m.tree.Document()
+	if d.Plan == nil {
+		m.notify(noticeError, "the plan does not load; fix it first")
+		return
+	}
+	var a debugger.Answer
+	var err error
+	if r := m.run; r.active() && r.debug && r.doc == doc {
+		a, err = r.session.Exec(in)
+	} else {
+		var catalog *tools.Catalog
+		if m.project != nil {
+			catalog = m.project.Engine.Catalog
 		}
+		a, err = m.breakpoints(doc).Exec(in, d.Plan, catalog)
+	}
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	id := itoa(in.ID)
+	switch in.Verb {
+	case debugger.VerbBreak:
+		id = itoa(a.Breakpoint.ID)
+		m.notify(noticeInfo, "breakpoint "+id+" at "+a.Breakpoint.Spec())
+	case debugger.VerbClear:
+		m.notify(noticeInfo, "breakpoint "+id+" at "+a.Breakpoint.Spec()+" cleared")
+	case debugger.VerbCond:
+		if in.Condition == nil {
+			m.notify(noticeInfo, "breakpoint "+id+" has no condition now")
+		} else {
+			m.notify(noticeInfo, "breakpoint "+id+" stops if "+in.Condition.String())
+		}
+	case debugger.VerbEnable, debugger.VerbDisable:
+		m.notify(noticeInfo, "breakpoint "+id+" "+string(in.Verb)+"d")
+	case debugger.VerbErrors:
+		m.notify(noticeInfo, "break on error is "+map[bool]string{true: "on", false: "off"}[a.BreakOnError])
+	}
+	for _, w := range a.Warnings {
+		m.notify(noticeError, "breakpoint "+id+": "+w)
 	}
 	m.syncBreakpointMarks()
 }
@@ -68,9 +106,9 @@ func (m *model) syncBreakpointMarks() {
 		m.runTree.SetBreakpoints(nil)
 		return
 	}
-	b := m.book(doc)
+	list := m.listBreakpoints(doc)
 	var patterns []path.Pattern
-	for _, bp := range b.Breakpoints() {
+	for _, bp := range list {
 		if !bp.Enabled {
 			continue
 		}
@@ -85,7 +123,7 @@ func (m *model) syncBreakpointMarks() {
 	}
 	m.tree.SetBreakpoints(match)
 	m.runTree.SetBreakpoints(match)
-	m.breakPanel.SetBreakpoints(b.Breakpoints(), b.BreaksOnError())
+	m.breakPanel.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
 
 // toggleBreakpoint sets a breakpoint on the selected row's path, or
@@ -96,35 +134,57 @@ func (m *model) toggleBreakpoint() {
 		m.notify(noticeError, "select a step (or, in a run, any row) to break at")
 		return
 	}
-	doc := m.tree.DocumentIndex()
+	if m.tree.Document().Plan != nil {
+		for _, bp := range m.breakpoints(m.tree.DocumentIndex()).List() {
+			if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
+				m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
+				return
+			}
+		}
+	}
+	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbBreak, Pattern: p})
+}
+
+// selectedPath is the path of the selected row of the tree on show.
+func (m *model) selectedPath() string {
+	if m.runView {
+		return m.selectedRunPath()
+	}
+	return m.tree.Selected().Path
+}
+
+func (m *model) toggleBreakOnError() {
+	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: !m.breakpoints(m.tree.DocumentIndex()).BreaksOnError()})
+}
+
+func (m *model) openBreakpoints() {
 	if m.tree.Document().Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return
 	}
-	b := m.book(doc)
-	for _, bp := range b.Breakpoints() {
-		if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
-			b.Clear(bp.ID)
-			m.notify(noticeInfo, "breakpoint "+itoa(bp.ID)+" at "+p+" cleared")
-			m.breakpointsChanged()
-			return
-		}
+	// Take in what a stepwise debug of the same plan kept meanwhile.
+	if err := m.breakpoints(m.tree.DocumentIndex()).Refresh(); err != nil {
+		m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 	}
-	m.setBreakpoint(p, nil, nil)
+	m.syncBreakpointMarks()
+	m.overlay = overlayBreakpoints
+	m.breakPanel.Focus()
 }
 
-// setBreakpoint sets a breakpoint on the current plan.
-func (m *model) setBreakpoint(pattern string, kinds []engine.StopKind, cond *debugger.Condition) {
-	bp, err := m.book(m.tree.DocumentIndex()).Break(pattern, kinds, cond)
-	if err != nil {
-		m.notify(noticeError, err.Error())
-		return
+// onBreakpointAction carries out what the panel asked for.
+func (m *model) onBreakpointAction(a breakpoints.Action) {
+	switch {
+	case a.Delete:
+		m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: a.ID})
+	case a.Enable != nil:
+		verb := debugger.VerbDisable
+		if *a.Enable {
+			verb = debugger.VerbEnable
+		}
+		m.execBreakpoints(debugger.Instruction{Verb: verb, ID: a.ID})
+	case a.BreakOnError != nil:
+		m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: *a.BreakOnError})
 	}
-	m.notify(noticeInfo, "breakpoint "+itoa(bp.ID)+" at "+bp.Spec())
-	if stepOnly(kinds) && !m.patternReachesStep(pattern) {
-		m.notify(noticeError, "breakpoint "+itoa(bp.ID)+" at "+bp.Spec()+": no step of the plan is at that path, so it may never stop (the steps of a list body are PATH/do.*/ID)")
-	}
-	m.breakpointsChanged()
 }
 
 // stepPart is the part of a pattern that names a step, before a round, a
@@ -138,77 +198,4 @@ func stepPart(pattern string) string {
 		}
 	}
 	return ""
-}
-
-// stepOnly reports whether breakpoint kinds stop at steps alone (none
-// given counts: a pattern without kinds is usually meant for steps).
-func stepOnly(kinds []engine.StopKind) bool {
-	for _, k := range kinds {
-		if k != engine.StopStep && k != engine.StopResult && k != engine.StopError {
-			return false
-		}
-	}
-	return true
-}
-
-// patternReachesStep reports whether a pattern could stop at a step of
-// the plan on show: it names one of its steps, or reaches below steps
-// (** or a round, tool call or repair pass) where no list of steps says.
-func (m *model) patternReachesStep(pattern string) bool {
-	if strings.Contains(pattern, "**") || strings.Contains(pattern, "agent.") || strings.HasSuffix(pattern, "/repair") {
-		return true
-	}
-	var catalog *tools.Catalog
-	if m.project != nil {
-		catalog = m.project.Engine.Catalog
-	}
-	return debugger.HasStep(m.tree.Document().Plan, catalog, pattern)
-}
-
-// selectedPath is the path of the selected row of the tree on show.
-func (m *model) selectedPath() string {
-	if m.runView {
-		return m.selectedRunPath()
-	}
-	return m.tree.Selected().Path
-}
-
-func (m *model) toggleBreakOnError() {
-	b := m.book(m.tree.DocumentIndex())
-	on := !b.BreaksOnError()
-	b.BreakOnError(on)
-	if on {
-		m.notify(noticeInfo, "break on error is on")
-	} else {
-		m.notify(noticeInfo, "break on error is off")
-	}
-	m.syncBreakpointMarks()
-}
-
-func (m *model) openBreakpoints() {
-	if m.tree.Document().Plan == nil {
-		m.notify(noticeError, "the plan does not load; fix it first")
-		return
-	}
-	m.syncBreakpointMarks()
-	m.overlay = overlayBreakpoints
-	m.breakPanel.Focus()
-}
-
-// onBreakpointAction applies what the panel asked for to the book.
-func (m *model) onBreakpointAction(a breakpoints.Action) {
-	b := m.book(m.tree.DocumentIndex())
-	var err error
-	switch {
-	case a.Delete:
-		err = b.Clear(a.ID)
-	case a.Enable != nil:
-		err = b.Enable(a.ID, *a.Enable)
-	case a.BreakOnError != nil:
-		b.BreakOnError(*a.BreakOnError)
-	}
-	if err != nil {
-		m.notify(noticeError, err.Error())
-	}
-	m.breakpointsChanged()
 }

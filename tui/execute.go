@@ -20,30 +20,14 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		return m.command(cmd.Decision, cmd.Move)
 	}
 	switch in.Verb {
-	case debugger.VerbBreak:
-		if m.tree.Document().Plan == nil {
-			m.notify(noticeError, "the plan does not load; fix it first")
-			return nil
-		}
-		m.setBreakpoint(in.Pattern, in.Kinds, in.Condition)
-	case debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable:
-		m.editBreakpoint(in)
+	case debugger.VerbBreak, debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbErrors:
+		m.execBreakpoints(in)
 	case debugger.VerbBreakpoints:
 		m.openBreakpoints()
-	case debugger.VerbErrors:
-		if m.book(m.tree.DocumentIndex()).BreaksOnError() != in.On {
-			m.toggleBreakOnError()
-		}
 	case debugger.VerbPause:
 		m.pauseRun()
-	case debugger.VerbPrint:
-		m.print(in.Path)
-	case debugger.VerbStack:
-		m.stack()
-	case debugger.VerbThreads:
-		m.listThreads()
-	case debugger.VerbWhere:
-		m.where()
+	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:
+		m.readStop(in)
 	case debugger.VerbRun, debugger.VerbDebug:
 		debug := in.Verb == debugger.VerbDebug
 		if in.Inputs == nil {
@@ -85,96 +69,51 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	return nil
 }
 
-// editBreakpoint carries out clear, cond, enable and disable.
-func (m *model) editBreakpoint(in debugger.Instruction) {
-	b := m.book(m.tree.DocumentIndex())
-	var err error
-	switch in.Verb {
-	case debugger.VerbClear:
-		err = b.Clear(in.ID)
-	case debugger.VerbCond:
-		err = b.SetCondition(in.ID, in.Condition)
-	case debugger.VerbEnable, debugger.VerbDisable:
-		err = b.Enable(in.ID, in.Verb == debugger.VerbEnable)
-	}
-	if err != nil {
-		m.notify(noticeError, err.Error())
-		return
-	}
-	switch in.Verb {
-	case debugger.VerbClear:
-		m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" cleared")
-	case debugger.VerbCond:
-		if in.Condition == nil {
-			m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" has no condition now")
+// readStop carries out print, stack, threads and where on the held run,
+// and says the answer on the status line in short; the inspector's tabs
+// and the threads pane have it whole.
+func (m *model) readStop(in debugger.Instruction) {
+	if !m.run.held() {
+		if in.Verb == debugger.VerbPrint {
+			m.notify(noticeError, "print reads the scope of a held run; no run is held")
 		} else {
-			m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" stops if "+in.Condition.String())
+			m.notify(noticeError, "no run is held")
 		}
-	default:
-		m.notify(noticeInfo, "breakpoint "+itoa(in.ID)+" "+string(in.Verb)+"d")
-	}
-	m.breakpointsChanged()
-}
-
-// print says a value in scope at the stop on the status line, in short;
-// the inspector's Scope tab has it whole.
-func (m *model) print(path string) {
-	if !m.run.held() {
-		m.notify(noticeError, "print reads the scope of a held run; no run is held")
 		return
 	}
-	v, err := m.run.state.Stop.Eval(path)
+	a, err := m.run.session.Exec(in)
 	if err != nil {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	b, _ := json.Marshal(v)
-	m.notify(noticeInfo, path+" = "+string(b))
-}
-
-// stack says the frames of the stop, innermost first.
-func (m *model) stack() {
-	if !m.run.held() {
-		m.notify(noticeError, "no run is held")
-		return
-	}
-	var frames []string
-	for _, f := range slices.Backward(m.run.state.Stop.Stack) {
-		frames = append(frames, f.Path+" ("+f.Kind.String()+")")
-	}
-	m.notify(noticeInfo, strings.Join(frames, " ← "))
-}
-
-// where says where the run is held and why, and which threads wait.
-func (m *model) where() {
-	if !m.run.held() {
-		m.notify(noticeError, "no run is held")
-		return
-	}
-	st := m.run.state
-	msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.run))
-	if n := len(st.Threads); n > 1 {
-		msg += fmt.Sprintf("; %d threads held", n)
-	}
-	m.notify(noticeInfo, msg)
-}
-
-// listThreads says which threads are held, the one the commands act on
-// first; the bottom pane lists them too while more than one is.
-func (m *model) listThreads() {
-	if !m.run.held() {
-		m.notify(noticeError, "no run is held")
-		return
-	}
-	var ths []string
-	for _, th := range m.run.state.Threads {
-		s := th.Path + " (" + string(th.Kind) + ")"
-		if th.Stopped {
-			s = "▶ " + s
+	switch in.Verb {
+	case debugger.VerbPrint:
+		b, _ := json.Marshal(a.Value)
+		m.notify(noticeInfo, a.Path+" = "+string(b))
+	case debugger.VerbStack:
+		var frames []string
+		for _, f := range slices.Backward(a.Stack) {
+			frames = append(frames, f.Path+" ("+f.Kind.String()+")")
 		}
-		ths = append(ths, s)
+		m.notify(noticeInfo, strings.Join(frames, " ← "))
+	case debugger.VerbThreads:
+		var ths []string
+		for _, th := range a.Threads {
+			s := th.Path + " (" + string(th.Kind) + ")"
+			if th.Stopped {
+				s = "▶ " + s
+			}
+			ths = append(ths, s)
+		}
+		m.notify(noticeInfo, "threads held: "+strings.Join(ths, ", "))
+	case debugger.VerbWhere:
+		st := a.State
+		msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.run))
+		if n := len(st.Threads); n > 1 {
+			msg += fmt.Sprintf("; %d threads held", n)
+		}
+		m.notify(noticeInfo, msg)
 	}
-	m.notify(noticeInfo, "threads held: "+strings.Join(ths, ", "))
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.

@@ -84,10 +84,10 @@ type model struct {
 	diff       runs.DiffModel
 	breakPanel breakpoints.Model
 	overlay    overlay
-	formDebug  bool                      // the form's inputs start a debug run
-	books      map[int]*debugger.Session // each plan's breakpoints between runs
-	watched    map[int]fileStamp         // each plan file as last read
-	lastInputs map[string]map[string]any // each plan file's last inputs, to fill its form with
+	formDebug  bool                          // the form's inputs start a debug run
+	tables     map[int]*debugger.Breakpoints // each plan's breakpoints
+	watched    map[int]fileStamp             // each plan file as last read
+	lastInputs map[string]map[string]any     // each plan file's last inputs, to fill its form with
 	notice     notice
 	quitArmed  bool // q was pressed while a run goes on
 	focus      pane
@@ -120,7 +120,7 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		runsPanel:  runs.New(c),
 		diff:       runs.NewDiff(c),
 		breakPanel: breakpoints.New(c),
-		books:      map[int]*debugger.Session{},
+		tables:     map[int]*debugger.Breakpoints{},
 		watched:    map[int]fileStamp{},
 		lastInputs: map[string]map[string]any{},
 	}

@@ -114,20 +114,18 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		plan.File = d.Path
 	}
 	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
-	r.session = debugger.New(&plan, r.engineOptions(m.project))
-	session := r.session
-	book := m.book(doc)
+	// A debug run stops by the plan's breakpoints; a plain run only where
+	// the plan asks a question.
+	table := debugger.NewBreakpoints()
+	table.BreakOnError(false)
 	if debug {
-		if err := session.Restore(book.Breakpoints()); err != nil {
-			m.notify(noticeError, "breakpoints: "+err.Error())
-		}
-		session.BreakOnError(book.BreaksOnError())
-		if !hasEnabled(book.Breakpoints()) {
-			session.Pause()
-			r.firstPause = true
-		}
-	} else {
-		session.BreakOnError(false)
+		table = m.breakpoints(doc)
+	}
+	r.session = debugger.New(&plan, r.engineOptions(m.project), table)
+	session := r.session
+	if debug && !hasEnabled(table.List()) {
+		session.Pause()
+		r.firstPause = true
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	r.cancel = cancel
@@ -233,13 +231,11 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 	return nil
 }
 
-// runEnded makes the finished run's session the plan's book, so that the
-// panel shows the run's hits until the next run counts afresh, and says
-// how the run ended.
+// runEnded says how the run ended; the breakpoints panel goes on showing
+// a debug run's hits until the next run counts afresh.
 func (m *model) runEnded(r *run) tea.Cmd {
 	m.runTree.SetStop("")
 	if r.debug {
-		m.books[r.doc] = r.session
 		m.syncBreakpointMarks()
 	}
 	st := r.state

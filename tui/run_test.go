@@ -533,15 +533,15 @@ func TestInjectKey(t *testing.T) {
 }
 
 // TestHitsAfterTheRun checks the breakpoints panel still counts a
-// breakpoint's hits once the run has ended: the run's session becomes
-// the plan's book.
+// breakpoint's hits once the run has ended, until the next run counts
+// afresh.
 func TestHitsAfterTheRun(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.debugTo(docSimple, "S1")
 	b.press(keyContinue, keyContinue, keyBreakPanel)
 	wantEnded(t, b, "ok")
-	if bps := b.m.book(docSimple).Breakpoints(); len(bps) != 1 || bps[0].Hits != 2 {
-		t.Fatalf("after the run the book's breakpoint has %d hits, want 2", bps[0].Hits)
+	if bps := b.m.listBreakpoints(docSimple); len(bps) != 1 || bps[0].Hits != 2 {
+		t.Fatalf("after the run the breakpoint has %d hits, want 2", bps[0].Hits)
 	}
 	wantScreen(t, b, "2 hits")
 }
@@ -613,7 +613,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 func TestBreakpointKeys(t *testing.T) {
 	book := func(b *bench) []string {
 		var out []string
-		for _, bp := range b.m.book(b.m.tree.DocumentIndex()).Breakpoints() {
+		for _, bp := range b.m.breakpoints(b.m.tree.DocumentIndex()).List() {
 			s := bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"
@@ -703,8 +703,8 @@ func TestBreakpointKeys(t *testing.T) {
 		}},
 		{"x turns break on error off", func(b *bench) { b.toDoc(docFailing) }, seq(keyBreakErr, keyDebug, keyContinue), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "failed")
-			if b.m.book(docFailing).BreaksOnError() {
-				t.Error("break on error is still on in the book")
+			if b.m.breakpoints(docFailing).BreaksOnError() {
+				t.Error("break on error is still on in the table")
 			}
 		}},
 		{"x twice turns it on again", func(b *bench) { b.toDoc(docFailing) }, seq(keyBreakErr, keyBreakErr), func(t *testing.T, b *bench) {
@@ -744,7 +744,7 @@ func TestBreakpointKeys(t *testing.T) {
 			}},
 		{"x in the panel turns break on error off", func(b *bench) { b.toDoc(docFailing) }, seq(keyBreakPanel, keyBreakErr), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "break on error: off (x)")
-			if b.m.book(docFailing).BreaksOnError() {
+			if b.m.breakpoints(docFailing).BreaksOnError() {
 				t.Error("break on error is still on")
 			}
 		}},
@@ -1055,7 +1055,7 @@ func TestShiftTabInRunView(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	book := func(b *bench) string {
 		var out []string
-		for _, bp := range b.m.book(b.m.tree.DocumentIndex()).Breakpoints() {
+		for _, bp := range b.m.breakpoints(b.m.tree.DocumentIndex()).List() {
 			s := itoa(bp.ID) + " " + bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"

@@ -184,7 +184,7 @@ func TestRunScreens(t *testing.T) {
 			r.await("a breakpoint on E0", breakpointsSet(3), keyDown, keyBreak)
 			r.await("breakpoint 2 off", func(m model) bool { return !m.breakPanel.Breakpoints()[1].Enabled }, command("disable 2"))
 			return normalise(r.await("the panel", func(m model) bool {
-				return m.overlay == overlayBreakpoints && !m.book(docFlow).BreaksOnError()
+				return m.overlay == overlayBreakpoints && !m.breakpoints(docFlow).BreaksOnError()
 			}, keyBreakErr, keyBreakPanel))
 		}},
 		{"runs_panel_120x30", 120, 30, func(r *screenRun) string {

@@ -15,7 +15,6 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 )
 
@@ -88,20 +87,22 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if recorder != nil {
 		sinks = append(sinks, recorder)
 	}
-	session := debugger.New(v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
-		Models: model.New(proj.cfg, model.Options{ScriptFile: script, Scripts: scripts}), Sinks: sinks})
-
-	d := &driver{s: s, session: session, asJSON: asJSON}
+	table := debugger.NewBreakpoints()
 	if proj.cfg.Project != nil {
-		d.keep = debugger.BreakpointFile(proj.cfg.Project.Dir, planName(v))
-		if err := session.LoadBreakpoints(d.keep); err != nil {
+		kept, err := debugger.OpenBreakpoints(debugger.BreakpointFile(proj.cfg.Project.Dir, planName(v)))
+		if err != nil {
 			fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 		}
-		// The kept breakpoints are said, as if set now, so that a front
-		// end knows their ids.
-		for _, b := range session.Breakpoints() {
-			d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec()) })
-		}
+		table = kept
+	}
+	session := debugger.New(v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
+		Models: model.New(proj.cfg, model.Options{ScriptFile: script, Scripts: scripts}), Sinks: sinks}, table)
+
+	d := &driver{s: s, session: session, asJSON: asJSON}
+	// The kept breakpoints are said, as if set now, so that a front end
+	// knows their ids.
+	for _, b := range table.List() {
+		d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec()) })
 	}
 	for _, b := range breaks {
 		d.command("break " + b)
@@ -130,7 +131,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		case line, open := <-lines:
 			if !open {
 				fmt.Fprintln(s.err, "stepwise: stdin closed: the run is aborted")
-				state = d.resume(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue})
+				state, _ = d.command("abort")
 				break
 			}
 			if next, moved := d.command(line); moved {
@@ -168,7 +169,6 @@ type driver struct {
 	s       *streams
 	session *debugger.Session
 	asJSON  bool
-	keep    string // the file the plan's breakpoints are kept in
 	last    debugger.State
 }
 
@@ -178,8 +178,9 @@ type driver struct {
 var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
-// command carries out one line. moved is set, with the new state, when the
-// run went on.
+// command carries out one line: the session carries out its verbs, and
+// the driver says what it answered. moved is set, with the new state, when
+// the run went on.
 func (d *driver) command(line string) (debugger.State, bool) {
 	in, err := debugger.ParseCommand(line)
 	switch {
@@ -188,47 +189,67 @@ func (d *driver) command(line string) (debugger.State, bool) {
 	case err != nil:
 		d.fail(err)
 		return debugger.State{}, false
+	case in.Verb == debugger.VerbHelp:
+		d.help(in.Topic)
+		return debugger.State{}, false
+	case in.Verb == debugger.VerbQuit:
+		// Leaving a held run aborts it.
+		in = debugger.Instruction{Verb: debugger.VerbAbort}
+	case slices.Contains(workbenchOnly, in.Verb):
+		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
+		return debugger.State{}, false
 	}
-	if cmd, ok := in.Command(); ok {
-		return d.resume(cmd), true
+	a, err := d.session.Exec(in)
+	if err != nil {
+		d.fail(err)
+		return debugger.State{}, false
 	}
+	for _, w := range a.Warnings {
+		fmt.Fprintln(d.s.err, "warning:", w)
+	}
+	if a.State != nil && in.Verb != debugger.VerbWhere {
+		return *a.State, true
+	}
+	d.say(in, a)
+	return debugger.State{}, false
+}
+
+// say writes what the session answered to a verb that did not move the
+// run.
+func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	switch in.Verb {
 	case debugger.VerbBreak:
-		d.setBreak(in)
-	case debugger.VerbClear:
-		d.withID(in.ID, d.session.Clear, "cleared")
-	case debugger.VerbEnable, debugger.VerbDisable:
-		on := in.Verb == debugger.VerbEnable
-		d.withID(in.ID, func(id int) error { return d.session.Enable(id, on) }, string(in.Verb)+"d")
-	case debugger.VerbCond:
-		d.withID(in.ID, func(id int) error { return d.session.SetCondition(id, in.Condition) }, "condition set")
+		b := a.Breakpoint
+		d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
+	case debugger.VerbClear, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbCond:
+		done := map[debugger.Verb]string{debugger.VerbClear: "cleared", debugger.VerbEnable: "enabled",
+			debugger.VerbDisable: "disabled", debugger.VerbCond: "condition set"}[in.Verb]
+		d.answer(map[string]any{"ok": true, "breakpoint": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
-		d.session.BreakOnError(in.On)
-		d.answer(map[string]any{"break_on_error": in.On}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", in.On) })
+		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", a.BreakOnError) })
 	case debugger.VerbBreakpoints:
-		d.answer(map[string]any{"breakpoints": d.session.Breakpoints()}, func(w io.Writer) {
-			for _, b := range d.session.Breakpoints() {
+		d.answer(map[string]any{"breakpoints": a.Breakpoints}, func(w io.Writer) {
+			for _, b := range a.Breakpoints {
 				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
 				}
 			}
 		})
-	case debugger.VerbQuit:
-		return d.resume(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue}), true
 	case debugger.VerbPrint:
-		d.print(in.Path)
+		d.answer(map[string]any{"path": a.Path, "value": a.Value}, func(w io.Writer) {
+			b, _ := json.MarshalIndent(a.Value, "", "  ")
+			fmt.Fprintf(w, "%s = %s\n", a.Path, b)
+		})
 	case debugger.VerbStack:
-		d.answer(map[string]any{"stack": d.stop().Stack}, func(w io.Writer) {
-			for i := len(d.stop().Stack) - 1; i >= 0; i-- {
-				f := d.stop().Stack[i]
-				fmt.Fprintf(w, "%d  %-6s %s %s\n", len(d.stop().Stack)-1-i, f.Kind, f.Path, f.Tool)
+		d.answer(map[string]any{"stack": a.Stack}, func(w io.Writer) {
+			for i, f := range slices.Backward(a.Stack) {
+				fmt.Fprintf(w, "%d  %-6s %s %s\n", len(a.Stack)-1-i, f.Kind, f.Path, f.Tool)
 			}
 		})
 	case debugger.VerbThreads:
-		threads := d.session.Threads()
-		d.answer(map[string]any{"threads": threads}, func(w io.Writer) {
-			for _, t := range threads {
+		d.answer(map[string]any{"threads": a.Threads}, func(w io.Writer) {
+			for _, t := range a.Threads {
 				mark := " "
 				if t.Stopped {
 					mark = "*"
@@ -237,13 +258,8 @@ func (d *driver) command(line string) (debugger.State, bool) {
 			}
 		})
 	case debugger.VerbWhere:
-		d.show(d.last)
-	case debugger.VerbHelp:
-		d.help(in.Topic)
-	default:
-		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
+		d.show(*a.State)
 	}
-	return debugger.State{}, false
 }
 
 // lineCommands are the commands of the shared language this driver
@@ -289,74 +305,6 @@ func writeCommands(w io.Writer, list []debugger.Syntax) {
 	for i, s := range list {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, usages[i], s.Does)
 	}
-}
-
-func (d *driver) stop() *debugger.Snapshot {
-	if d.last.Stop == nil {
-		return &debugger.Snapshot{}
-	}
-	return d.last.Stop
-}
-
-func (d *driver) resume(cmd debugger.Command) debugger.State {
-	st, err := d.session.Do(cmd)
-	if err != nil {
-		d.fail(err)
-		return d.last
-	}
-	return st
-}
-
-// setBreak sets the breakpoint of a break line.
-func (d *driver) setBreak(in debugger.Instruction) {
-	b, err := d.session.Break(in.Pattern, in.Kinds, in.Condition)
-	if err != nil {
-		d.fail(err)
-		return
-	}
-	last := path.Last(in.Pattern)
-	for _, k := range in.Kinds {
-		roundKind := k == engine.StopRound || k == engine.StopReply
-		if roundKind && path.SegmentKind("", last) != path.KindRound && !strings.Contains(last, "*") {
-			// A common slip: rounds sit one level below the agent step.
-			fmt.Fprintf(d.s.err, "warning: %s stops are at an agent's rounds, %s/agent.N; this pattern names none\n", k, in.Pattern)
-			break
-		}
-	}
-	d.keepBreakpoints()
-	d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
-}
-
-func (d *driver) withID(id int, fn func(int) error, done string) {
-	if err := fn(id); err != nil {
-		d.fail(err)
-		return
-	}
-	d.keepBreakpoints()
-	d.answer(map[string]any{"ok": true, "breakpoint": id}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", id, done) })
-}
-
-func (d *driver) keepBreakpoints() {
-	if d.keep == "" {
-		return
-	}
-	if err := d.session.SaveBreakpoints(d.keep); err != nil {
-		fmt.Fprintln(d.s.err, "warning: the breakpoints could not be kept:", err)
-	}
-}
-
-// print evaluates a template path (item.id, E0.issues.0) against the
-// scope at the stop.
-func (d *driver) print(path string) {
-	v, err := d.stop().Eval(path)
-	if err != nil {
-		d.fail(err)
-		return
-	}
-	d.answer(map[string]any{"path": path, "value": v}, func(w io.Writer) {
-		b, _ := json.MarshalIndent(v, "", "  ")
-		fmt.Fprintf(w, "%s = %s\n", path, b)
-	})
 }
 
 // show prints a state: where the run stopped and why, or how it ended.

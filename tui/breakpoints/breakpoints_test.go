@@ -35,7 +35,7 @@ output: { count: "{{E2.count}}" }
 func newSession(t *testing.T) *debugger.Session {
 	t.Helper()
 	dir, opts := livetest.Project(t, map[string]string{"plans/loop.yaml": plan})
-	return debugger.New(livetest.Plan(t, dir, "plans/loop.yaml"), opts)
+	return debugger.New(livetest.Plan(t, dir, "plans/loop.yaml"), opts, nil)
 }
 
 // setBreaks sets breakpoints from break lines, as both front ends do.
@@ -46,7 +46,7 @@ func setBreaks(t *testing.T, s *debugger.Session, lines ...string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Break(in.Pattern, in.Kinds, in.Condition); err != nil {
+		if _, err := s.Table().Set(in.Pattern, in.Kinds, in.Condition); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ var (
 func TestRows(t *testing.T) {
 	s := newSession(t)
 	setBreaks(t, s, "break E1/do.*/A step if {{item}} eq c", "break E2 result", "break E1/do.0/A")
-	s.Enable(2, false)
+	s.Table().Enable(2, false)
 	st := s.Start(context.Background(), nil)
 	for !st.Finished {
 		var err error
@@ -96,7 +96,7 @@ func TestRows(t *testing.T) {
 		}
 	}
 	m := newPanel(64, 7)
-	m.SetBreakpoints(s.Breakpoints(), s.BreaksOnError())
+	m.SetBreakpoints(s.Breakpoints(), s.Table().BreaksOnError())
 	view := ansi.Strip(m.View())
 	want := []string{
 		"┏━ Breakpoints 3 ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
@@ -139,7 +139,7 @@ func TestKeys(t *testing.T) {
 	s := newSession(t)
 	setBreaks(t, s, "break E1", "break E2", "break E1/do.1/A step")
 	m := newPanel(60, 8)
-	sync := func() { m.SetBreakpoints(s.Breakpoints(), s.BreaksOnError()) }
+	sync := func() { m.SetBreakpoints(s.Breakpoints(), s.Table().BreaksOnError()) }
 	sync()
 	apply := func(a *Action) {
 		t.Helper()
@@ -149,11 +149,11 @@ func TestKeys(t *testing.T) {
 		var err error
 		switch {
 		case a.Delete:
-			err = s.Clear(a.ID)
+			err = s.Table().Clear(a.ID)
 		case a.Enable != nil:
-			err = s.Enable(a.ID, *a.Enable)
+			err = s.Table().Enable(a.ID, *a.Enable)
 		case a.BreakOnError != nil:
-			s.BreakOnError(*a.BreakOnError)
+			s.Table().BreakOnError(*a.BreakOnError)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -271,7 +271,7 @@ func TestScrollAndClick(t *testing.T) {
 		t.Errorf("the wheel left the cursor at %d", m.Cursor())
 	}
 	// A new list keeps the selection on the same breakpoint.
-	s.Clear(1)
+	s.Table().Clear(1)
 	m.SetBreakpoints(s.Breakpoints(), true)
 	if b, _ := m.Selected(); b.ID != 4 {
 		t.Errorf("after clearing 1 the selection is on %d", b.ID)

@@ -83,8 +83,8 @@ func run(t testing.TB, plan, replies string) *live.Tree {
 func held(t testing.TB, plan, replies, pattern string, kinds ...engine.StopKind) (*live.Tree, *debugger.Snapshot) {
 	t.Helper()
 	p, opts, rec := project(t, plan, replies)
-	s := debugger.New(p, opts)
-	if _, err := s.Break(pattern, kinds, nil); err != nil {
+	s := debugger.New(p, opts, nil)
+	if _, err := s.Table().Set(pattern, kinds, nil); err != nil {
 		t.Fatal(err)
 	}
 	st := s.Start(context.Background(), nil)

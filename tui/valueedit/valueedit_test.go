@@ -51,12 +51,12 @@ output: { card: "{{E0}}", id: "{{E1.id}}" }
 func stopAt(t *testing.T, breakLine string) (*debugger.Session, debugger.State) {
 	t.Helper()
 	dir, opts := livetest.Project(t, project)
-	s := debugger.New(livetest.Plan(t, dir, "plans/p.yaml"), opts)
+	s := debugger.New(livetest.Plan(t, dir, "plans/p.yaml"), opts, nil)
 	in, err := debugger.ParseCommand(breakLine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Break(in.Pattern, in.Kinds, in.Condition); err != nil {
+	if _, err := s.Table().Set(in.Pattern, in.Kinds, in.Condition); err != nil {
 		t.Fatal(err)
 	}
 	// The run ends with the test, held or not.

@@ -1,0 +1,207 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// Answer is what carrying out an instruction found, as data: a front end
+// renders it (the line driver as text or JSON, the workbench on its status
+// line and panes) and adds nothing of its own to what a verb does.
+type Answer struct {
+	Verb Verb
+	// State is where the run is after a movement or a decision, or, for
+	// where, where it is held.
+	State *State
+	// Breakpoint is the breakpoint break set or clear, cond, enable and
+	// disable acted on, as it is now (as it was, for clear).
+	Breakpoint *Breakpoint
+	// Breakpoints lists the table, for breakpoints.
+	Breakpoints []Breakpoint
+	// BreakOnError is errors' setting, as it is now.
+	BreakOnError bool
+	// Path and Value are what print read.
+	Path  string
+	Value any
+	// Stack and Threads are the stop's, for stack and threads.
+	Stack   []engine.Frame
+	Threads []Thread
+	// Warnings say what the user may not have meant: a breakpoint that no
+	// stop of the plan can reach, a change that holds but was not kept.
+	Warnings []string
+}
+
+// ErrNotSessionVerb is Exec's answer to a verb only a front end carries
+// out: help, quit, and the workbench's own (run, goto, open...).
+var ErrNotSessionVerb = errors.New("not a verb of the session")
+
+// breakpointVerbs are the verbs a breakpoint table carries out.
+var breakpointVerbs = []Verb{VerbBreak, VerbClear, VerbCond, VerbEnable, VerbDisable, VerbBreakpoints, VerbErrors}
+
+// Exec carries out one instruction on a session: every verb that edits
+// its breakpoints, moves or decides at the stop, or reads the stop. A
+// verb a front end carries out itself is refused with ErrNotSessionVerb.
+func (s *Session) Exec(in Instruction) (Answer, error) {
+	if slices.Contains(breakpointVerbs, in.Verb) {
+		a, err := s.bps.Exec(in, s.plan, s.catalog)
+		if err != nil {
+			return a, err
+		}
+		// The table's breakpoints, with this run's hits.
+		hits := s.Breakpoints()
+		withHits := func(b *Breakpoint) {
+			if i := slices.IndexFunc(hits, func(h Breakpoint) bool { return h.ID == b.ID }); i >= 0 {
+				*b = hits[i]
+			}
+		}
+		if a.Breakpoint != nil && in.Verb != VerbClear {
+			withHits(a.Breakpoint)
+		}
+		for i := range a.Breakpoints {
+			withHits(&a.Breakpoints[i])
+		}
+		return a, nil
+	}
+	a := Answer{Verb: in.Verb}
+	if cmd, ok := in.Command(); ok {
+		st, err := s.Do(cmd)
+		if err != nil {
+			return a, err
+		}
+		a.State = &st
+		return a, nil
+	}
+	switch in.Verb {
+	case VerbPause:
+		s.Pause()
+		return a, nil
+	}
+	st, err := s.held()
+	switch {
+	case in.Verb != VerbPrint && in.Verb != VerbStack && in.Verb != VerbThreads && in.Verb != VerbWhere:
+		return a, ErrNotSessionVerb
+	case err != nil:
+		return a, err
+	}
+	switch in.Verb {
+	case VerbPrint:
+		a.Path = in.Path
+		a.Value, err = st.Stop.Eval(in.Path)
+	case VerbStack:
+		a.Stack = st.Stop.Stack
+	case VerbThreads:
+		a.Threads = st.Threads
+	case VerbWhere:
+		a.State = &st
+	}
+	return a, err
+}
+
+// held is the State of the stop the run is held at, or an error saying
+// why there is none.
+func (s *Session) held() (State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.current != nil:
+		return s.stateLocked(), nil
+	case s.finished:
+		return State{}, errors.New("the run has finished")
+	default:
+		return State{}, errors.New("the run is not held at a stop (pause holds it)")
+	}
+}
+
+// Exec carries out a breakpoint verb on the table (break, clear, cond,
+// enable, disable, breakpoints, errors) for plan, whose steps say whether
+// a pattern can be reached. A change that holds but could not be kept in
+// the table's file is answered with a warning, not an error.
+func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Catalog) (Answer, error) {
+	a := Answer{Verb: in.Verb}
+	var err error
+	switch in.Verb {
+	case VerbBreak:
+		var b Breakpoint
+		b, err = t.Set(in.Pattern, in.Kinds, in.Condition)
+		if b.ID != 0 {
+			a.Breakpoint = &b
+			a.Warnings = reachWarnings(plan, catalog, in.Pattern, in.Kinds)
+		}
+	case VerbClear:
+		if b := t.get(in.ID); b != nil {
+			a.Breakpoint = b
+		}
+		err = t.Clear(in.ID)
+	case VerbCond:
+		err = t.SetCondition(in.ID, in.Condition)
+		a.Breakpoint = t.get(in.ID)
+	case VerbEnable, VerbDisable:
+		err = t.Enable(in.ID, in.Verb == VerbEnable)
+		a.Breakpoint = t.get(in.ID)
+	case VerbBreakpoints:
+		a.Breakpoints = t.List()
+	case VerbErrors:
+		t.BreakOnError(in.On)
+	default:
+		return a, ErrNotSessionVerb
+	}
+	a.BreakOnError = t.BreaksOnError()
+	if keep := (*KeepError)(nil); errors.As(err, &keep) {
+		a.Warnings = append(a.Warnings, keep.Error())
+		err = nil
+	}
+	return a, err
+}
+
+// get returns a copy of breakpoint id, or nil.
+func (t *Breakpoints) get(id int) *Breakpoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b := t.find(id); b != nil {
+		c := *b
+		return &c
+	}
+	return nil
+}
+
+// reachWarnings says why a breakpoint may never stop the run: round and
+// reply stops asked of a pattern that names no agent round, or a pattern
+// for steps that no step of the plan is at.
+func reachWarnings(plan *plans.Plan, catalog *tools.Catalog, pattern string, kinds []engine.StopKind) []string {
+	var out []string
+	last := path.Last(pattern)
+	for _, k := range kinds {
+		if (k == engine.StopRound || k == engine.StopReply) && path.SegmentKind("", last) != path.KindRound && !strings.Contains(last, "*") {
+			out = append(out, fmt.Sprintf("%s stops are at an agent's rounds, %s/agent.N; this pattern names none", k, pattern))
+			break
+		}
+	}
+	if plan != nil && stopsAtSteps(kinds) && !reachesBelowSteps(pattern) && !HasStep(plan, catalog, pattern) {
+		out = append(out, "no step of the plan is at "+pattern+", so it may never stop (the steps of a list body are PATH/do.*/ID)")
+	}
+	return out
+}
+
+// stopsAtSteps reports whether breakpoint kinds stop at steps alone (none
+// given counts: a pattern without kinds is usually meant for steps).
+func stopsAtSteps(kinds []engine.StopKind) bool {
+	for _, k := range kinds {
+		if k != engine.StopStep && k != engine.StopResult && k != engine.StopError {
+			return false
+		}
+	}
+	return true
+}
+
+// reachesBelowSteps reports whether a pattern may stop below the steps a
+// plan lists: anywhere (**), at a round, its tool calls or a repair pass.
+func reachesBelowSteps(pattern string) bool {
+	return strings.Contains(pattern, "**") || strings.Contains(pattern, "agent.") || strings.HasSuffix(pattern, "/repair")
+}
