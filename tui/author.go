@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
@@ -62,10 +63,10 @@ func (m *model) onWatch() tea.Cmd {
 // problems; why says what prompted it.
 func (m *model) reload(doc int, why string) {
 	d := m.tree.DocumentAt(doc)
-	if m.project == nil || m.project.Load == nil || d.Path == "" {
+	if m.ws == nil || d.Path == "" {
 		return
 	}
-	nd := m.project.Load(d.Path)
+	nd := LoadDocument(m.ws, d.Path)
 	m.watched[doc] = stampOf(d.Path)
 	m.tree.Replace(doc, nd)
 	m.detail.Forget()
@@ -98,7 +99,7 @@ func reportSummary(r plans.Report) string {
 // validate checks the plan on show again, from the file on disk.
 func (m *model) validate() {
 	doc := m.tree.DocumentIndex()
-	if m.tree.Document().Path == "" || m.project == nil {
+	if m.tree.Document().Path == "" || m.ws == nil {
 		m.notify(reportKind(m.tree.Document().Report), reportSummary(m.tree.Document().Report))
 		return
 	}
@@ -171,20 +172,21 @@ func (m *model) onEdited(msg editedMsg) {
 // newPlan writes a plan file from the skeleton into the project's plan
 // directory and opens it, refusing to write over a file.
 func (m *model) newPlan(identifier string) {
-	if m.project == nil || m.project.PlanDir == "" || m.project.Load == nil {
+	if m.ws == nil || len(m.ws.Project().PlanPaths) == 0 {
 		m.notify(noticeError, "new plans need a project with a plan directory")
 		return
 	}
+	planDir := m.ws.Project().PlanPaths[0]
 	if !plans.ValidIdentifier(identifier) {
 		m.notify(noticeError, "'"+identifier+"' is not a plan identifier: use letters, digits, '_' and '-'")
 		return
 	}
-	file := filepath.Join(m.project.PlanDir, identifier+".yaml")
+	file := filepath.Join(planDir, identifier+".yaml")
 	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
 		m.notify(noticeError, file+" exists already; open it instead")
 		return
 	}
-	if err := os.MkdirAll(m.project.PlanDir, 0o755); err != nil {
+	if err := os.MkdirAll(planDir, 0o755); err != nil {
 		m.notify(noticeError, err.Error())
 		return
 	}
@@ -192,7 +194,7 @@ func (m *model) newPlan(identifier string) {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	doc := m.tree.Add(m.project.Load(file))
+	doc := m.tree.Add(LoadDocument(m.ws, file))
 	m.watched[doc] = stampOf(file)
 	m.tree.SetDocument(doc)
 	m.showRun(false)
@@ -214,23 +216,22 @@ const serverListTimeout = 10 * time.Second
 // user and plan tools at once, and each MCP server's tools as the servers
 // answer, in the background.
 func (m *model) openCatalog() tea.Cmd {
-	if m.project == nil || m.project.Engine.Catalog == nil {
+	if m.ws == nil {
 		m.notify(noticeError, "no tool catalog: the workbench was opened without a project")
 		return nil
 	}
-	cat := m.project.Engine.Catalog
-	m.catalog.SetTools(cat.Listing())
+	ws := m.ws
+	m.catalog.SetTools(ws.Tools())
 	m.overlay = overlayCatalog
-	lister := m.project.Engine.Tools
-	if lister == nil || len(cat.Servers()) == 0 {
+	if len(ws.Servers()) == 0 {
 		return nil
 	}
-	ctx, servers := m.ctx, cat.Servers()
+	ctx, servers := m.ctx, ws.Servers()
 	return func() tea.Msg {
 		var msg serverToolsMsg
 		for _, s := range servers {
 			sctx, cancel := context.WithTimeout(ctx, serverListTimeout)
-			list, err := lister.ServerTools(sctx, s)
+			list, err := ws.ServerTools(sctx, s)
 			cancel()
 			if err != nil {
 				msg.failures = append(msg.failures, s+": "+err.Error())
@@ -244,7 +245,7 @@ func (m *model) openCatalog() tea.Cmd {
 
 // onServerTools adds the servers' tools to the catalog.
 func (m *model) onServerTools(msg serverToolsMsg) {
-	m.catalog.SetTools(append(m.project.Engine.Catalog.Listing(), msg.tools...))
+	m.catalog.SetTools(append(m.ws.Tools(), msg.tools...))
 	if len(msg.failures) > 0 {
 		m.notify(noticeError, "MCP servers not listed: "+strings.Join(msg.failures, "; "))
 	}
@@ -281,4 +282,17 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 	m.showRun(false)
 	m.tree.SelectPath(id)
 	m.setFocus(paneTree)
+}
+
+// LoadDocument loads and checks a plan file; a file that cannot be read
+// is a document whose one problem says why, so that the workbench keeps
+// going.
+func LoadDocument(ws *workspace.Workspace, path string) Document {
+	d, err := ws.Load(path)
+	if err != nil {
+		return Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
+			{Code: plans.CodeUnreadable, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
+		}}}
+	}
+	return Document(d)
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine/path"
-	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 )
 
@@ -19,24 +19,14 @@ func (m *model) breakpoints(doc int) *debugger.Breakpoints {
 		return t
 	}
 	t := debugger.NewBreakpoints()
-	if file := m.breakpointFile(doc); file != "" {
-		kept, err := debugger.OpenBreakpoints(file)
-		if err != nil {
+	if d := m.tree.DocumentAt(doc); m.ws != nil && d.Plan != nil {
+		var err error
+		if t, err = m.ws.Breakpoints(workspace.Document(d)); err != nil {
 			m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 		}
-		t = kept
 	}
 	m.tables[doc] = t
 	return t
-}
-
-// breakpointFile is where the plan's breakpoints are kept, or "".
-func (m *model) breakpointFile(doc int) string {
-	d := m.tree.DocumentAt(doc)
-	if m.project == nil || m.project.BreakpointDir == "" || d.Plan == nil {
-		return ""
-	}
-	return debugger.BreakpointFile(m.project.BreakpointDir, d.Name())
 }
 
 // listBreakpoints lists a plan's breakpoints with the hits of its last
@@ -62,12 +52,10 @@ func (m *model) execBreakpoints(in debugger.Instruction) {
 	var err error
 	if r := m.run; r.active() && r.debug && r.doc == doc {
 		a, err = r.session.Exec(in)
+	} else if m.ws != nil {
+		a, err = m.ws.ExecBreakpoints(d.Plan, m.breakpoints(doc), in)
 	} else {
-		var catalog *tools.Catalog
-		if m.project != nil {
-			catalog = m.project.Engine.Catalog
-		}
-		a, err = m.breakpoints(doc).Exec(in, d.Plan, catalog)
+		a, err = m.breakpoints(doc).Exec(in, d.Plan, nil)
 	}
 	if err != nil {
 		m.notify(noticeError, err.Error())

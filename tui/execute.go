@@ -37,7 +37,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:
-		if m.project == nil || m.project.Store == nil {
+		if !m.recorded() {
 			m.notify(noticeError, "no run store to open runs from")
 			return nil
 		}

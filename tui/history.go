@@ -2,13 +2,14 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -45,7 +46,7 @@ const runsLimit = 200
 
 // openRuns shows the earlier runs of the plan on show.
 func (m *model) openRuns() tea.Cmd {
-	if m.project == nil || m.project.Store == nil {
+	if !m.recorded() {
 		m.notify(noticeError, "no run store: runs are not recorded (see [storage] in the configuration)")
 		return nil
 	}
@@ -56,36 +57,38 @@ func (m *model) openRuns() tea.Cmd {
 	return nil
 }
 
+// recorded reports whether the workbench's runs are recorded in a run
+// store.
+func (m *model) recorded() bool {
+	return m.ws != nil && m.ws.Project().Recorded
+}
+
 // runsFlushedMsg says the recorder has written what a run emitted.
 type runsFlushedMsg struct{}
-
-// flusher is a sink that can wait for what it was given to be written:
-// the run store's recorder.
-type flusher interface{ Flush() }
 
 // flushRuns waits, in the background, for the recorder to write the run
 // that just ended, then has the runs panel read the store again.
 func (m *model) flushRuns() tea.Cmd {
-	if m.project == nil || m.project.Store == nil {
+	if !m.recorded() {
 		return nil
 	}
-	sinks := m.project.Engine.Sinks
+	ws := m.ws
 	return func() tea.Msg {
-		for _, s := range sinks {
-			if f, ok := s.(flusher); ok {
-				f.Flush()
-			}
-		}
+		ws.Flush()
 		return runsFlushedMsg{}
 	}
 }
 
 // refreshRuns reads the plan's runs from the store into the panel.
 func (m *model) refreshRuns() {
-	if m.project == nil || m.project.Store == nil {
+	if !m.recorded() {
 		return
 	}
-	list, err := m.project.Store.Runs(m.ctx, store.RunFilter{Plan: m.tree.Document().Name(), Project: m.project.Root, Limit: runsLimit})
+	list, err := m.ws.Runs(m.ctx, store.RunFilter{Plan: m.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	var none *workspace.NoStoreError
+	if errors.As(err, &none) {
+		list, err = nil, nil // nothing recorded yet
+	}
 	if err != nil {
 		m.notify(noticeError, "the run store: "+err.Error())
 		return
@@ -101,11 +104,14 @@ func (m *model) openStored(id string) tea.Cmd {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
 		return nil
 	}
-	st, ctx, doc := m.project.Store, m.ctx, m.tree.DocumentIndex()
+	ws, ctx, doc := m.ws, m.ctx, m.tree.DocumentIndex()
 	plan := m.tree.Document().Plan
 	return func() tea.Msg {
-		tree, detail, err := runs.Load(ctx, st, id, plan)
-		return storedMsg{id: id, doc: doc, tree: tree, detail: detail, err: err}
+		detail, events, err := ws.RunEvents(ctx, id)
+		if err != nil {
+			return storedMsg{id: id, doc: doc, err: err}
+		}
+		return storedMsg{id: id, doc: doc, tree: runs.Build(plan, events), detail: detail}
 	}
 }
 
@@ -126,7 +132,7 @@ func (m *model) onStored(msg storedMsg) {
 // called, into the run view.
 func (m *model) replay(id string) tea.Cmd {
 	return m.rerun(id, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
-		res, err := debugger.Replay(ctx, rec, r.plan, r.engineOptions(m.project))
+		res, err := m.ws.Replay(ctx, rec, r.plan, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 		switch {
 		case err != nil:
 			return replayedMsg{r, "the replay could not run: " + err.Error(), true}
@@ -151,7 +157,7 @@ func (m *model) fork(from string) tea.Cmd {
 	id := m.run.stored
 	from = m.enclosingStep(from)
 	return m.rerun(id, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
-		res, err := debugger.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, r.engineOptions(m.project))
+		res, err := m.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 		if err != nil {
 			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
 		}
@@ -163,7 +169,7 @@ func (m *model) fork(from string) tea.Cmd {
 // rerun starts a replay or a fork of a recorded run in the background,
 // streaming into a run view of its own.
 func (m *model) rerun(id, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
-	if m.project == nil || m.project.Store == nil {
+	if !m.recorded() {
 		m.notify(noticeError, "no run store to "+what+" from")
 		return nil
 	}
@@ -181,10 +187,10 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 	m.run = r
 	m.showRun(true)
 	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
-	st := m.project.Store
+	ws := m.ws
 	work := func() tea.Msg {
 		defer r.feed.Close()
-		rec, err := debugger.LoadRecording(ctx, st, id)
+		rec, err := ws.Recording(ctx, id)
 		if err != nil {
 			return replayedMsg{r, err.Error(), true}
 		}
@@ -227,26 +233,11 @@ func (m *model) settleRerun(r *run) tea.Cmd {
 	return m.flushRuns()
 }
 
-// engineOptions are the project's engine parts for one run: models of its
-// own, and the run's feed added as a sink.
-func (r *run) engineOptions(p *Project) engine.Options {
-	opts := p.Engine
-	if p.NewModels != nil {
-		opts.Models = p.NewModels()
-	}
-	opts.Sinks = append(slices.Clone(opts.Sinks), r.feed)
-	return opts
-}
-
 // diffRuns compares two earlier runs step by step.
 func (m *model) diffRuns(base, other string) tea.Cmd {
-	st, ctx := m.project.Store, m.ctx
+	ws, ctx := m.ws, m.ctx
 	return func() tea.Msg {
-		a, err := st.Run(ctx, base)
-		if err != nil {
-			return diffMsg{err: err}
-		}
-		b, err := st.Run(ctx, other)
+		a, b, _, err := ws.Diff(ctx, base, other)
 		return diffMsg{base: a, other: b, err: err}
 	}
 }

@@ -203,11 +203,7 @@ func TestRunsKey(t *testing.T) {
 	})
 	t.Run("R with no run store says so", func(t *testing.T) {
 		t.Parallel()
-		p := newTestProject(t)
-		noStore := *p.project
-		noStore.Store = nil
-		p.project = &noStore
-		b := newBenchOn(t, p, 120, 40)
+		b := newBenchOn(t, openTestProject(t, "memory"), 120, 40)
 		b.press(keyRuns)
 		wantOverlay(t, b, overlayNone)
 		wantNotice(t, b, "no run store: runs are not recorded")

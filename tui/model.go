@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/catalog"
@@ -56,7 +57,7 @@ type model struct {
 	common.Common // the window's size, the theme and the keymap
 	ctx           context.Context
 	title         string
-	project       *Project
+	ws            *workspace.Workspace
 	log           *slog.Logger
 	logPath       string
 	// now is the clock; tests set it so screens do not move.
@@ -104,7 +105,7 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		Common:     c,
 		ctx:        ctx,
 		title:      opts.Title,
-		project:    opts.Project,
+		ws:         opts.Workspace,
 		log:        log,
 		logPath:    opts.LogPath,
 		now:        time.Now,
@@ -477,7 +478,7 @@ func (m *model) onValue(v any) tea.Cmd {
 // declares any.
 func (m *model) askInputs(debug bool) tea.Cmd {
 	d := m.tree.Document()
-	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.project != nil && !m.run.active() {
+	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.run.active() {
 		m.formDebug = debug
 		m.overlay = overlayForm
 		cmd := m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)

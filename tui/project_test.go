@@ -17,12 +17,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // The project the run tests open: a real directory with a config that
@@ -48,7 +46,7 @@ output = 2.0
 data_dir = %q
 
 [storage]
-backend = "sqlite"
+backend = %q
 `
 
 // projectReplies answer the flow plan's agent (E2): a round that calls a
@@ -209,15 +207,14 @@ const (
 // planNames are the plan files, in tab order.
 var planNames = []string{"flow", "simple", "failing", "asking", "slow"}
 
-// testProject is a project directory on disk and the Project the
+// testProject is a project directory on disk and the workspace the
 // workbench gets for it.
 type testProject struct {
 	dir     string // the project root
 	planDir string
-	gate    string // the file the slow plan waits for
-	store   *store.Store
+	gate    string      // the file the slow plan waits for
 	emitted *eventCount // every event of every run in the project
-	project *Project
+	ws      *workspace.Workspace
 	docs    []Document
 }
 
@@ -228,14 +225,18 @@ type eventCount struct{ n atomic.Int64 }
 func (c *eventCount) Event(engine.Event) { c.n.Add(1) }
 
 // newTestProject writes the project into a temporary directory and opens
-// it: config and catalog, tools runtime, models, and the run store with
-// its recorder as a sink, as the binary does.
+// its workspace, recording runs in a run store, as the binary does.
 func newTestProject(t testing.TB) *testProject {
+	return openTestProject(t, "sqlite")
+}
+
+// openTestProject is newTestProject with the storage backend given.
+func openTestProject(t testing.TB, backend string) *testProject {
 	t.Helper()
 	dir := t.TempDir()
-	p := &testProject{dir: dir, planDir: filepath.Join(dir, ".stepwise", "plans"), gate: filepath.Join(dir, "gate")}
+	p := &testProject{dir: dir, planDir: filepath.Join(dir, ".stepwise", "plans"), gate: filepath.Join(dir, "gate"), emitted: &eventCount{}}
 	files := map[string]string{
-		".stepwise/config.toml":        fmt.Sprintf(projectConfig, filepath.Join(dir, "data")),
+		".stepwise/config.toml":        fmt.Sprintf(projectConfig, filepath.Join(dir, "data"), backend),
 		"replies.yaml":                 projectReplies,
 		".stepwise/tools/lookup.yaml":  lookupTool,
 		".stepwise/tools/fail.yaml":    failTool,
@@ -249,54 +250,22 @@ func newTestProject(t testing.TB) *testProject {
 	for name, text := range files {
 		writeTestFile(t, filepath.Join(dir, name), text)
 	}
-	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "xdg-config"), "XDG_DATA_HOME": filepath.Join(dir, "xdg-data")}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: livetest.IsolatedEnv(dir), Sinks: []engine.Sink{p.emitted}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Project == nil {
+	// The recorder flushes before the store closes.
+	t.Cleanup(func() { ws.Close() })
+	if ws.Project().Root == "" {
 		t.Fatal("the test project is not found as a project")
 	}
-	cat := tools.Load(cfg)
-	st, err := store.Open(store.DefaultPath(cfg.Settings.DataDir))
-	if err != nil {
+	ws.ShowPathsFrom(dir)
+	if err := ws.OpenStore(); err != nil {
 		t.Fatal(err)
 	}
-	rt := tools.NewRuntime(cfg, cat)
-	rec := st.Recorder()
-	p.store = st
-	p.emitted = &eventCount{}
-	// Cleanups run last first: the recorder flushes before the store
-	// closes.
-	t.Cleanup(func() { st.Close() })
-	t.Cleanup(func() { rec.Close() })
-	t.Cleanup(func() { rt.Close() })
-	load := func(path string) Document {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeYAMLSyntax, Message: err.Error()}}}}
-		}
-		file, _ := filepath.Rel(dir, path)
-		pl, r := plans.Load(file, src, plans.Stepwise)
-		if pl != nil {
-			r.Merge(plans.Resolve(pl, cat))
-			r.Sort()
-		}
-		return Document{File: file, Path: path, Plan: pl, Report: r}
-	}
-	p.project = &Project{
-		Engine: engine.Options{Config: cfg, Catalog: cat, Tools: rt, Sinks: []engine.Sink{rec, p.emitted}},
-		NewModels: func() *enginemodel.Models {
-			return enginemodel.New(cfg, enginemodel.Options{Backoff: func(int) time.Duration { return 0 }})
-		},
-		Store:         st,
-		Root:          cfg.Project.Root,
-		BreakpointDir: cfg.Project.Dir,
-		PlanDir:       p.planDir,
-		Load:          load,
-	}
+	p.ws = ws
 	for _, name := range planNames {
-		d := load(p.planFile(name))
+		d := LoadDocument(ws, p.planFile(name))
 		if d.Plan == nil || !d.Report.OK() {
 			t.Fatalf("plan %s does not load: %v", name, d.Report.Problems)
 		}
@@ -316,7 +285,7 @@ func (p *testProject) open(t testing.TB) {
 // runs lists the plan's recorded runs, newest first.
 func (p *testProject) runs(t testing.TB, plan string) []store.RunSummary {
 	t.Helper()
-	list, err := p.store.Runs(context.Background(), store.RunFilter{Plan: plan, Project: p.project.Root, Limit: 100})
+	list, err := p.ws.Runs(context.Background(), store.RunFilter{Plan: plan, Project: p.ws.Project().Root, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +374,7 @@ func newBench(t testing.TB, w, h int) *bench {
 func newBenchOn(t testing.TB, p *testProject, w, h int) *bench {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := newModel(ctx, Options{Title: "test project", Documents: p.docs, Project: p.project}, false)
+	m := newModel(ctx, Options{Title: "test project", Documents: p.docs, Workspace: p.ws}, false)
 	m.now = func() time.Time { return fixedNow }
 	b := &bench{t: t, p: p, m: m, w: w, h: h, results: make(chan result, 64), done: make(chan struct{})}
 	t.Cleanup(func() {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -95,7 +96,7 @@ func (r *run) waitEvents() tea.Cmd {
 // handed to the run's session.
 func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 	d := m.tree.DocumentAt(doc)
-	if m.project == nil {
+	if m.ws == nil {
 		m.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
 		return nil
 	}
@@ -116,13 +117,16 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
 	// A debug run stops by the plan's breakpoints; a plain run only where
 	// the plan asks a question.
-	table := debugger.NewBreakpoints()
-	table.BreakOnError(false)
+	var table *debugger.Breakpoints
 	if debug {
 		table = m.breakpoints(doc)
 	}
-	r.session = debugger.New(&plan, r.engineOptions(m.project), table)
-	session := r.session
+	session, err := m.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	if err != nil {
+		m.notify(noticeError, "the run cannot start: "+err.Error())
+		return nil
+	}
+	r.session = session
 	if debug && !hasEnabled(table.List()) {
 		session.Pause()
 		r.firstPause = true

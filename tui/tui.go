@@ -17,9 +17,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/stepwise-dev/stepwise/engine"
-	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -33,36 +31,14 @@ type Options struct {
 	Title string
 	// Documents are the plans to show, in tab order.
 	Documents []Document
-	// Project is what running plans needs; without it the workbench only
-	// shows them.
-	Project *Project
+	// Workspace is the project the plans belong to, which runs, debugs,
+	// reloads and records them; without one the workbench only shows
+	// them.
+	Workspace *workspace.Workspace
 	// Log receives the workbench's own diagnostics; LogPath says where
 	// they go, for the help overlay. Nil discards them.
 	Log     *slog.Logger
 	LogPath string
-}
-
-// Project is the project the plans belong to, as the workbench needs it to
-// run, debug, reload and extend them.
-type Project struct {
-	// Engine holds the parts every run shares: configuration, catalog,
-	// tools runtime and the run store's recorder. Each run adds its own
-	// models, sink and hook.
-	Engine engine.Options
-	// NewModels makes the models of one run: a script provider's replies
-	// are used up as a run takes them, so no two runs share them.
-	NewModels func() *enginemodel.Models
-	// Store is the run store, for the runs panel; nil when it is off.
-	Store *store.Store
-	// Root is the project's root directory, as the store records it.
-	Root string
-	// BreakpointDir is where breakpoints are kept per plan between
-	// sessions (debugger.BreakpointFile); empty keeps none.
-	BreakpointDir string
-	// PlanDir is where a new plan is written.
-	PlanDir string
-	// Load reads and checks a plan file again, after an edit.
-	Load func(path string) Document
 }
 
 // New returns the workbench as a Bubble Tea model. Colour follows NO_COLOR;

@@ -13,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/tools"
 )
 
 func newDebugCommand(s *streams) *cobra.Command {
@@ -60,43 +59,24 @@ func newDebugCommand(s *streams) *cobra.Command {
 // debugPlan runs one plan under a debugger session driven by the lines of
 // stdin.
 func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks []string, script string, asJSON bool) error {
-	projects := projectsByDir{w: s.err}
-	proj, file, err := projects.locate(planArg)
+	projects := workspaces{warnings: s.err}
+	defer projects.close()
+	ws, v, err := projects.load(planArg)
 	if err != nil {
 		return err
 	}
-	v, err := validatePlan(proj, file)
-	if err != nil {
-		return err
-	}
-	if !v.report.OK() {
+	if !v.Report.OK() {
 		printValidation(s.err, v, false)
-		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and debug again", v.file)}
+		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and debug again", v.File)}
 	}
-	scripts, err := loadScripts(proj.cfg, script)
+	table, err := ws.Breakpoints(v)
 	if err != nil {
-		return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
+		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
-	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
-	defer runtime.Close()
-	recorder, closeStore, err := openRecorder(proj.cfg)
+	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script})
 	if err != nil {
-		return err
+		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
-	var sinks []engine.Sink
-	if recorder != nil {
-		sinks = append(sinks, recorder)
-	}
-	table := debugger.NewBreakpoints()
-	if proj.cfg.Project != nil {
-		kept, err := debugger.OpenBreakpoints(debugger.BreakpointFile(proj.cfg.Project.Dir, planName(v)))
-		if err != nil {
-			fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
-		}
-		table = kept
-	}
-	session := debugger.New(v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime,
-		Models: model.New(proj.cfg, model.Options{ScriptFile: script, Scripts: scripts}), Sinks: sinks}, table)
 
 	d := &driver{s: s, session: session, asJSON: asJSON}
 	// The kept breakpoints are said, as if set now, so that a front end
@@ -142,7 +122,10 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 			d.show(state)
 		}
 	}
-	closeStore()
+	closeErr := projects.close()
+	if closeErr != nil {
+		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	}
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}
@@ -151,17 +134,10 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	}
 	if asJSON {
 		// The end state carried the output; a summary is for people.
-		printSummary(s.err, v.plan, state.Result, recorder != nil)
+		printSummary(s.err, v.Plan, state.Result, ws.Project().Recorded)
 		return runExit(state.Result)
 	}
-	return reportRun(s, v.plan, state.Result, runRequest{}, recorder != nil)
-}
-
-func planName(v *validation) string {
-	if v.plan.Identifier.Value != "" {
-		return v.plan.Identifier.Value
-	}
-	return strings.TrimSuffix(v.file, ".yaml")
+	return reportRun(s, v.Plan, state.Result, runRequest{}, ws.Project().Recorded)
 }
 
 // driver reads the line commands of one session.

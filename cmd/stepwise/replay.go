@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
-	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
@@ -96,22 +96,19 @@ func newDiffCommand(s *streams) *cobra.Command {
 			"canonical JSON), and how B's time and tokens differ from A's. A step a run did not run shows -.",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openRecordedRuns(s, args[0])
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
-				return err
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			defer st.Close()
-			var runs [2]*store.RunDetail
-			for i, id := range args {
-				if runs[i], err = st.Run(cmd.Context(), id); err != nil {
-					return &exitCode{code: exitFailure, msg: err.Error()}
-				}
+			defer ws.Close()
+			a, b, steps, err := ws.Diff(cmd.Context(), args[0], args[1])
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			steps := debugger.Diff(runs[0], runs[1])
 			if asJSON {
 				return writeJSON(s.out, diffJSON{Steps: steps, Count: len(steps)})
 			}
-			printDiff(s.out, runs[0], runs[1], steps)
+			printDiff(s.out, a, b, steps)
 			return nil
 		},
 	}
@@ -120,30 +117,23 @@ func newDiffCommand(s *streams) *cobra.Command {
 }
 
 // recordedRun is a recorded run and the plan it ran, as its file reads now,
-// with the project that file belongs to.
+// with the workspace of the project that file belongs to.
 type recordedRun struct {
 	rec  *debugger.Recording
-	proj *project
-	v    *validation
+	ws   *workspace.Workspace
+	doc  workspace.Document
 	name string
 }
 
-// loadRecorded reads the run id names from the run store, and loads and
-// validates its plan file as it reads now.
-func loadRecorded(ctx context.Context, s *streams, id string) (*recordedRun, error) {
-	here, err := openProject("", s.err)
+// loadRecorded reads the run id names from the run store of the working
+// directory's project, and loads and validates its plan file as it reads
+// now.
+func loadRecorded(ctx context.Context, projects *workspaces, id string) (*recordedRun, error) {
+	here, err := projects.at("")
 	if err != nil {
 		return nil, err
 	}
-	st, note, err := openRunStore(here.cfg)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return nil, fmt.Errorf("no run '%s': %s", id, note)
-	}
-	rec, err := debugger.LoadRecording(ctx, st, id)
-	st.Close()
+	rec, err := here.Recording(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -154,22 +144,17 @@ func loadRecorded(ctx context.Context, s *streams, id string) (*recordedRun, err
 	if _, err := os.Stat(file); err != nil {
 		return nil, fmt.Errorf("run %s ran %s, which cannot be read now: %v", rec.Run.ID, file, err)
 	}
-	projects := projectsByDir{w: s.err}
-	proj, file, err := projects.locate(file)
+	ws, d, err := projects.load(file)
 	if err != nil {
 		return nil, err
 	}
-	v, err := validatePlan(proj, file)
-	if err != nil {
-		return nil, err
-	}
-	r := &recordedRun{rec: rec, proj: proj, v: v, name: rec.Run.Plan}
-	if !v.report.OK() {
-		problems := make([]string, len(v.report.Problems))
-		for i, p := range v.report.Problems {
+	r := &recordedRun{rec: rec, ws: ws, doc: d, name: rec.Run.Plan}
+	if !d.Report.OK() {
+		problems := make([]string, len(d.Report.Problems))
+		for i, p := range d.Report.Problems {
 			problems[i] = p.String()
 		}
-		return r, fmt.Errorf("%s has problems; fix them and try again:\n  - %s", v.file, strings.Join(problems, "\n  - "))
+		return r, fmt.Errorf("%s has problems; fix them and try again:\n  - %s", d.File, strings.Join(problems, "\n  - "))
 	}
 	return r, nil
 }
@@ -200,30 +185,21 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 		}
 		return &exitCode{code: code, msg: msg}
 	}
-	r, err := loadRecorded(ctx, s, id)
+	projects := workspaces{warnings: s.err}
+	defer projects.close()
+	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
 		env.ReplayOf, env.Plan = r.rec.Run.ID, r.name
 	}
 	if err != nil {
 		return fail(exitFailure, err.Error())
 	}
-	proj := r.proj
-	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
-	defer runtime.Close()
 	// No progress: a replay calls nothing that takes time, and every step
 	// it answers from the record would read as skipped.
-	var sinks []engine.Sink
-	recorder, closeStore, err := openRecorder(proj.cfg)
+	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, workspace.RunOptions{})
+	closeErr := projects.close()
 	if err != nil {
-		return fail(exitFailure, err.Error())
-	}
-	if recorder != nil {
-		sinks = append(sinks, recorder)
-	}
-	out, err := debugger.Replay(ctx, r.rec, r.v.plan, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Sinks: sinks})
-	closeErr := closeStore()
-	if err != nil {
-		return fail(exitFailure, "the replay could not start: "+proj.displayText(err.Error()))
+		return fail(exitFailure, "the replay could not start: "+r.ws.DisplayText(err.Error()))
 	}
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -241,7 +217,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 	} else {
 		printReplay(s.out, r, out)
 	}
-	if recorder != nil {
+	if r.ws.Project().Recorded {
 		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, format.ShortID(out.Run.RunID))
 	}
 	if !out.Identical() {
@@ -285,40 +261,27 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 // run.
 func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
 	req.plan = id
-	r, err := loadRecorded(ctx, s, id)
+	projects := workspaces{warnings: s.err}
+	defer projects.close()
+	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
 		req.plan = r.name
 	}
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
-	proj := r.proj
-	scripts, err := loadScripts(proj.cfg, req.script)
-	if err != nil {
-		return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
-	}
-	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
-	defer runtime.Close()
 	progressOut := newLineBatcher(s.err)
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
-		fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
-	}})
-	sinks := []engine.Sink{progressSink(progressOut)}
-	recorder, closeStore, err := openRecorder(proj.cfg)
-	if err != nil {
-		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
-	}
-	if recorder != nil {
-		sinks = append(sinks, recorder)
-	}
-	plan := r.v.plan
-	answerStream := !req.asJSON && plan.FinishMode() == "solver"
+	o := req.runOptions(progressOut)
+	o.Sinks = []engine.Sink{progressSink(progressOut)}
+	o.Hook = terminalAsk(s, progressOut)
+	plan := r.doc.Plan
+	answerStream := !req.asJSON && plan.FinishMode() == plans.FinishSolver
 	if answerStream {
-		sinks = append(sinks, answerSink(s.out, progressOut))
+		o.Sinks = append(o.Sinks, answerSink(s.out, progressOut))
 	}
-	out, err := debugger.Fork(ctx, r.rec, plan, spec, engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: terminalAsk(s, progressOut), Sinks: sinks})
+	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
 	progressOut.Flush()
-	closeErr := closeStore()
+	closeErr := projects.close()
 	if err != nil {
 		var specErr *debugger.ForkSpecError
 		var inputErr *engine.InputError
@@ -328,7 +291,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		case errors.As(err, &inputErr):
 			return req.refuse(s, req.plan, exitNeedsInput, fmt.Sprintf("the inputs of run %s no longer fit plan '%s'", r.rec.Run.ID, inputErr.Plan), strings.Split(inputErr.Error(), "\n")[1:], inputErr.Schema)
 		}
-		return req.refuse(s, req.plan, exitFailure, proj.displayText(err.Error()), nil, nil)
+		return req.refuse(s, req.plan, exitFailure, r.ws.DisplayText(err.Error()), nil, nil)
 	}
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -337,7 +300,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		fmt.Fprintln(s.out)
 	}
 	printFork(s.err, out)
-	err = reportRun(s, plan, out.Run, req, recorder != nil)
+	err = reportRun(s, plan, out.Run, req, r.ws.Project().Recorded)
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}

@@ -9,15 +9,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/store"
-	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -198,77 +195,41 @@ type runRequest struct {
 
 // runPlan loads, runs and reports one plan.
 func runPlan(ctx context.Context, s *streams, req runRequest) error {
-	projects := projectsByDir{w: s.err}
-	proj, file, err := projects.locate(req.plan)
+	projects := workspaces{warnings: s.err}
+	defer projects.close()
+	ws, v, err := projects.load(req.plan)
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
-	v, err := validatePlan(proj, file)
-	if err != nil {
-		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
+	name := v.File
+	if v.Plan != nil && v.Plan.Identifier.Value != "" {
+		name = v.Plan.Identifier.Value
 	}
-	if req.maxCost > 0 {
-		proj.cfg.Limits.CostUSD = req.maxCost
-	}
-	if req.strictBaseURL {
-		for name, p := range proj.cfg.Providers {
-			p.StrictBaseURL = true
-			proj.cfg.Providers[name] = p
-		}
-	}
-	name := v.file
-	if v.plan != nil && v.plan.Identifier.Value != "" {
-		name = v.plan.Identifier.Value
-	}
-	if !v.report.OK() {
+	if !v.Report.OK() {
 		var problems []string
-		for _, p := range v.report.Problems {
+		for _, p := range v.Report.Problems {
 			problems = append(problems, p.String())
 		}
-		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.file), problems, nil)
+		return req.refuse(s, name, exitFailure, fmt.Sprintf("%s has problems; fix them and run again", v.File), problems, nil)
 	}
-	scripts, err := loadScripts(proj.cfg, req.script)
-	if err != nil {
-		return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
-	}
-
-	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
-	defer runtime.Close()
 	// What the run tells as it goes is written in batches; once it has
 	// ended, the batch is flushed and the rest goes straight to stderr.
 	progressOut := newLineBatcher(s.err)
-	models := model.New(proj.cfg, model.Options{ScriptFile: req.script, Scripts: scripts, OnFailover: func(from, to string, err error) {
-		if req.events != "jsonl" {
-			fmt.Fprintf(progressOut, "warning: %s failed (%v); falling over to %s\n", from, err, to)
-		}
-	}})
-
-	var sinks []engine.Sink
-	recorder, closeStore, err := openRecorder(proj.cfg)
-	if err != nil {
-		return req.refuse(s, name, exitFailure, err.Error(), nil, nil)
-	}
-	if recorder != nil {
-		sinks = append(sinks, recorder)
-	}
+	o := req.runOptions(progressOut)
 	if req.events == "jsonl" {
-		sinks = append(sinks, jsonlSink(progressOut))
+		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
 	} else {
-		sinks = append(sinks, progressSink(progressOut))
+		o.Sinks = append(o.Sinks, progressSink(progressOut))
+		o.Hook = terminalAsk(s, progressOut)
 	}
-	answerStream := !req.asJSON && v.plan.FinishMode() == "solver"
+	answerStream := !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver
 	if answerStream {
-		sinks = append(sinks, answerSink(s.out, progressOut))
+		o.Sinks = append(o.Sinks, answerSink(s.out, progressOut))
 	}
-	var hook engine.Hook
-	if req.events != "jsonl" {
-		hook = terminalAsk(s, progressOut)
-	}
-	eng := engine.New(engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime, Models: models, Hook: hook, Sinks: sinks})
-
-	res, err := eng.Run(ctx, v.plan, asSchemaSays(v.plan.InputSchema, req.inputs, req.flagText))
+	recorded := ws.Project().Recorded
+	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
 	progressOut.Flush()
-	closeErr := closeStore()
+	closeErr := projects.close()
 	if err != nil {
 		var inputErr *engine.InputError
 		if errors.As(err, &inputErr) {
@@ -282,11 +243,11 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		if errors.As(err, &resolveErr) {
 			var problems []string
 			for _, p := range resolveErr.Problems {
-				problems = append(problems, proj.displayText(p.String()))
+				problems = append(problems, ws.DisplayText(p.String()))
 			}
 			return req.refuse(s, name, exitFailure, fmt.Sprintf("plan '%s' cannot run here", resolveErr.Plan), problems, nil)
 		}
-		return req.refuse(s, name, exitFailure, proj.displayText(err.Error()), nil, nil)
+		return req.refuse(s, name, exitFailure, ws.DisplayText(err.Error()), nil, nil)
 	}
 	if closeErr != nil && req.events != "jsonl" {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -297,10 +258,21 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
-		reportRun(s, v.plan, res, req, recorder != nil)
+		reportRun(s, v.Plan, res, req, recorded)
 		return &exitCode{code: exitInterrupted}
 	}
-	return reportRun(s, v.plan, res, req, recorder != nil)
+	return reportRun(s, v.Plan, res, req, recorded)
+}
+
+// runOptions are what the command line adds to a run: a replies file,
+// a spend cap, strict mode at the base URLs, and failovers told on out.
+func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
+	return workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL,
+		OnFailover: func(from, to string, err error) {
+			if req.events != "jsonl" {
+				fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+			}
+		}}
 }
 
 // refuse reports a run that could not start, the way the run would have
@@ -337,70 +309,6 @@ func (req runRequest) refuse(s *streams, plan string, code int, message string, 
 		}
 	}
 	return &exitCode{code: code}
-}
-
-// loadScripts loads the replies files a run may read, by file name: the
-// --script file alone when there is one, else those of the configured
-// script providers. They are read up front, because a broken one found at
-// the first model call would fail the run after earlier steps had done
-// their work, and handed to the run's models (model.Options.Scripts), so
-// that each is read once.
-func loadScripts(cfg *config.Config, script string) (map[string]*model.Script, error) {
-	files := []string{script}
-	if script == "" {
-		files = nil
-		for _, name := range cfg.ProviderNames() {
-			if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
-				files = append(files, p.File)
-			}
-		}
-	}
-	scripts := map[string]*model.Script{}
-	for _, file := range files {
-		s, err := model.LoadScript(file)
-		if err != nil {
-			return nil, err
-		}
-		scripts[file] = s
-	}
-	return scripts, nil
-}
-
-// openRecorder opens the run store of the configuration, unless the
-// storage backend is memory. The returned function closes both.
-func openRecorder(cfg *config.Config) (*store.Recorder, func() error, error) {
-	if cfg.Storage.Backend == config.BackendMemory {
-		return nil, func() error { return nil }, nil
-	}
-	st, err := store.Open(store.DefaultPath(cfg.Settings.DataDir))
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := pruneOld(cfg, st); err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	rec := st.Recorder()
-	return rec, func() error {
-		err := rec.Close()
-		if cerr := st.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}, nil
-}
-
-// pruneOld deletes the runs older than [storage] keep_days, if it is set,
-// before a command records another.
-func pruneOld(cfg *config.Config, st *store.Store) error {
-	if cfg.Storage.KeepDays <= 0 {
-		return nil
-	}
-	_, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -cfg.Storage.KeepDays), 0, "")
-	if err != nil {
-		return fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", cfg.Storage.KeepDays, err)
-	}
-	return nil
 }
 
 // envelope is the --json answer of a run: the scripting contract's

@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -43,31 +43,31 @@ func newRunsCommand(s *streams) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit takes 0 (every run) or more, not %d", limit)}
 			}
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			st, note, err := openRunStore(proj.cfg)
-			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
-			}
+			defer ws.Close()
 			// Outside a project there is no project to keep to: every
 			// project's runs are listed, as with --all.
 			f := store.RunFilter{Plan: plan}
-			if !all && proj.cfg.Project != nil {
-				f.Project = proj.cfg.Project.Root
+			if !all {
+				f.Project = ws.Project().Root
 			}
 			everyProject := f.Project == ""
-			list := []store.RunSummary{}
-			if st != nil {
-				defer st.Close()
-				// One more than shown says whether older runs were left out.
-				if limit > 0 {
-					f.Limit = limit + 1
-				}
-				if list, err = st.Runs(cmd.Context(), f); err != nil {
-					return &exitCode{code: exitFailure, msg: err.Error()}
-				}
+			// One more than shown says whether older runs were left out.
+			if limit > 0 {
+				f.Limit = limit + 1
+			}
+			list, err := ws.Runs(cmd.Context(), f)
+			var none *workspace.NoStoreError
+			note := ""
+			switch {
+			case errors.As(err, &none):
+				list, note = []store.RunSummary{}, none.Reason
+			case err != nil:
+				return &exitCode{code: exitFailure, msg: err.Error()}
+			default:
 				switch {
 				case limit > 0 && len(list) > limit:
 					list = list[:limit]
@@ -119,12 +119,12 @@ func newRunsRmCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStoreToChange(s)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
-				return err
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			defer st.Close()
-			removed, err := st.Remove(cmd.Context(), args...)
+			defer ws.Close()
+			removed, err := ws.RemoveRuns(cmd.Context(), args...)
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
@@ -157,20 +157,12 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep takes 0 or more, not %d", keep)}
 			}
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			project := ""
-			if !all && proj.cfg.Project != nil {
-				project = proj.cfg.Project.Root
-			}
-			st, err := openStoreToChange(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			removed, err := st.Prune(cmd.Context(), time.Now().Add(-olderThan), keep, project)
+			defer ws.Close()
+			removed, err := ws.PruneRuns(cmd.Context(), time.Now().Add(-olderThan), keep, all)
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
@@ -182,55 +174,6 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep this many of the newest runs of each project, however old")
 	cmd.Flags().BoolVar(&all, "all", false, "prune the runs of every project, not only this one's")
 	return cmd
-}
-
-// openStoreToChange opens the configuration's run store to delete from it.
-func openStoreToChange(s *streams) (*store.Store, error) {
-	proj, err := openProject("", s.err)
-	if err != nil {
-		return nil, &exitCode{code: exitFailure, msg: err.Error()}
-	}
-	st, note, err := openRunStore(proj.cfg)
-	switch {
-	case err != nil:
-		return nil, &exitCode{code: exitFailure, msg: err.Error()}
-	case st == nil:
-		return nil, &exitCode{code: exitFailure, msg: note}
-	}
-	return st, nil
-}
-
-// openRunStore opens the configuration's run store to read it. No store
-// (the memory backend, or nothing recorded yet) is no error: the store is
-// nil and note says why.
-func openRunStore(cfg *config.Config) (*store.Store, string, error) {
-	if cfg.Storage.Backend == config.BackendMemory {
-		return nil, "runs are not recorded: the storage backend is memory (set by " + cfg.Storage.BackendFrom + ")", nil
-	}
-	path := store.DefaultPath(cfg.Settings.DataDir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Sprintf("no runs are recorded yet (no run store at %s)", path), nil
-	}
-	st, err := store.Open(path)
-	return st, "", err
-}
-
-// openRecordedRuns opens the run store of the working directory's project
-// for a command about a recorded run (named by runArg, for the message when
-// there is no store).
-func openRecordedRuns(s *streams, runArg string) (*store.Store, error) {
-	proj, err := openProject("", s.err)
-	if err != nil {
-		return nil, &exitCode{code: exitFailure, msg: err.Error()}
-	}
-	st, note, err := openRunStore(proj.cfg)
-	if err != nil {
-		return nil, &exitCode{code: exitFailure, msg: err.Error()}
-	}
-	if st == nil {
-		return nil, &exitCode{code: exitFailure, msg: fmt.Sprintf("no run '%s': %s", runArg, note)}
-	}
-	return st, nil
 }
 
 type runListJSON struct {
@@ -353,12 +296,12 @@ func newInspectCommand(s *streams) *cobra.Command {
 			"long values short; --json gives them whole.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openRecordedRuns(s, args[0])
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
-				return err
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			defer st.Close()
-			d, err := st.Run(cmd.Context(), args[0])
+			defer ws.Close()
+			d, err := ws.OpenRun(cmd.Context(), args[0])
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
@@ -30,16 +30,17 @@ func newValidateCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			projects := projectsByDir{w: s.err}
+			projects := workspaces{warnings: s.err}
+			defer projects.close()
 			failed := false
 			for _, arg := range args {
-				v, err := projects.validate(arg)
+				_, v, err := projects.load(arg)
 				if err != nil {
 					fmt.Fprintln(s.err, "stepwise:", err)
 					failed = true
 					continue
 				}
-				if !v.report.OK() {
+				if !v.Report.OK() {
 					failed = true
 				}
 				if asJSON {
@@ -60,163 +61,91 @@ func newValidateCommand(s *streams) *cobra.Command {
 	return cmd
 }
 
-// validation is the outcome of validating one plan.
-type validation struct {
-	file   string
-	plan   *plans.Plan // nil when the file does not parse
-	report plans.Report
+// workspaces opens each project's workspace once, for the plans a command
+// names: a plan file belongs to the project it sits in (the working
+// directory's when it sits in none), an identifier to the working
+// directory's project. Configuration warnings go to warnings, once per
+// project.
+type workspaces struct {
+	warnings io.Writer
+	open     map[string]*workspace.Workspace
 }
 
-// projectsByDir opens each project once: a plan file is checked against the
-// project it sits in (the working directory's when it sits in none), an
-// identifier against the project of the working directory.
-type projectsByDir struct {
-	w    io.Writer
-	open map[string]*project
-}
-
-func (ps *projectsByDir) project(dir string) (*project, error) {
-	if p, ok := ps.open[dir]; ok {
-		return p, nil
-	}
-	p, err := openProject(dir, ps.w)
-	if err != nil {
-		return nil, err
-	}
-	if ps.open == nil {
-		ps.open = map[string]*project{}
-	}
-	ps.open[dir] = p
-	return p, nil
-}
-
-// validate validates one plan, named by file or by identifier.
-func (ps *projectsByDir) validate(arg string) (*validation, error) {
-	proj, file, err := ps.locate(arg)
-	if err != nil {
-		return nil, err
-	}
-	return validatePlan(proj, file)
-}
-
-// locate finds a plan, named by file or by identifier, and the project it
-// belongs to. A plan the catalog skipped or hid is found from its file all
-// the same: it is exactly the plan that needs looking at.
-func (ps *projectsByDir) locate(arg string) (*project, string, error) {
+// forPlan finds a plan, named by file or by identifier, and the workspace
+// of the project it belongs to.
+func (ws *workspaces) forPlan(arg string) (*workspace.Workspace, string, error) {
 	info, statErr := os.Stat(arg)
 	if statErr == nil && info.IsDir() {
 		return nil, "", fmt.Errorf("%s is a directory; give the plan files in it (%s)", arg, filepath.Join(arg, "*.yaml"))
 	}
+	dir := ""
 	if statErr == nil {
-		// A file inside a project belongs to that project; a file outside
-		// any, to the project of the working directory.
-		dir := ""
-		if _, inProject := config.FindProject(filepath.Dir(arg)); inProject {
-			dir = filepath.Dir(arg)
-		}
-		proj, err := ps.project(dir)
-		if err != nil {
-			return nil, "", err
-		}
-		return proj, arg, nil
+		dir = workspace.ProjectDirOf(arg)
 	}
-	proj, err := ps.project("")
-	if err != nil {
-		return nil, "", err
+	w, err := ws.at(dir)
+	if err != nil || statErr == nil {
+		return w, arg, err
 	}
-	if e, ok := proj.catalog.Plan(arg); ok {
-		return proj, e.File, nil
-	}
-	if file, ok := proj.catalog.SkippedPlan(arg); ok {
-		return proj, file, nil
-	}
-	return nil, "", fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", arg)
+	file, err := w.Locate(arg)
+	return w, file, err
 }
 
-// validatePlan runs both layers of validation on one plan file.
-func validatePlan(proj *project, file string) (*validation, error) {
-	src, err := os.ReadFile(file)
+// at is the workspace of the project found from dir ("" for the working
+// directory).
+func (ws *workspaces) at(dir string) (*workspace.Workspace, error) {
+	if w, ok := ws.open[dir]; ok {
+		return w, nil
+	}
+	w, err := workspace.Open(dir, workspace.Options{Warnings: ws.warnings})
 	if err != nil {
 		return nil, err
 	}
-	real := file
-	file = proj.displayPath(file)
-	p, r := plans.Load(file, src, proj.catalog.Dialect)
-	if p != nil {
-		resolved := proj.catalog.Resolve(p)
-		for i := range resolved.Problems {
-			resolved.Problems[i].Message = proj.displayText(resolved.Problems[i].Message)
-		}
-		r.Merge(resolved)
-		r.Notes = append(r.Notes, catalogNotes(proj, p, real)...)
-		r.Sort()
+	if ws.open == nil {
+		ws.open = map[string]*workspace.Workspace{}
 	}
-	return &validation{file: file, plan: p, report: r}, nil
+	ws.open[dir] = w
+	return w, nil
 }
 
-// catalogNotes are what the catalog knows about a plan beyond its tools:
-// that another file defines the same identifier first, that its plan__
-// calls lead back to it, and the notes of the user tools' files it calls
-// (placed in those files). file is the plan's path as the file system knows
-// it, not as it is shown: the workbench shows paths relative to the
-// project, which need not be the working directory.
-func catalogNotes(proj *project, p *plans.Plan, file string) []plans.Problem {
-	var notes []plans.Problem
-	id := p.Identifier.Value
-	if e, ok := proj.catalog.Plan(id); ok && !sameFile(e.File, file) {
-		notes = append(notes, plans.Problem{Code: plans.CodeShadowedPlan, Pos: p.Identifier.Pos,
-			Message: fmt.Sprintf("plan '%s' is also defined by %s, which comes first on the plan paths: plan__%s runs that one, not this file", id, proj.displayPath(e.File), id)})
+// load finds a plan and loads and validates it.
+func (ws *workspaces) load(arg string) (*workspace.Workspace, workspace.Document, error) {
+	w, file, err := ws.forPlan(arg)
+	if err != nil {
+		return nil, workspace.Document{}, err
 	}
-	if chain := proj.catalog.CallCycle(p); chain != nil {
-		n := plans.Problem{Code: plans.CodePlanCycle, Pos: p.Pos,
-			Message: fmt.Sprintf("plan calls lead back to this plan: %s; such a call fails when a run reaches it", strings.Join(chain, " → "))}
-		plans.WalkSteps(p, func(s *plans.Step) {
-			if n.Path == "" && s.ToolName.Value == "plan__"+chain[1] {
-				n.Path, n.Pos = s.Path, s.ToolName.Pos
-			}
-		})
-		notes = append(notes, n)
-	}
-	seen := map[string]bool{}
-	plans.WalkSteps(p, func(s *plans.Step) {
-		name := s.ToolName.Value
-		if seen[name] {
-			return
-		}
-		seen[name] = true
-		for _, n := range proj.catalog.ToolNotes(name) {
-			n.Pos.File = proj.displayPath(n.Pos.File)
-			notes = append(notes, n)
-		}
-	})
-	return notes
+	d, err := w.Load(file)
+	return w, d, err
 }
 
-// sameFile reports whether two paths name the same file.
-func sameFile(a, b string) bool {
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
+// close closes every workspace opened, and returns the first error, which
+// says the run store did not record everything.
+func (ws *workspaces) close() error {
+	var errs []error
+	for _, w := range ws.open {
+		errs = append(errs, w.Close())
+	}
+	ws.open = nil
+	return errors.Join(errs...)
 }
 
 // printValidation writes the human report: one compiler-style line per
 // problem and note, then the strict-output explanation when asked.
-func printValidation(w io.Writer, v *validation, explain bool) {
-	for _, p := range v.report.Problems {
+func printValidation(w io.Writer, v workspace.Document, explain bool) {
+	for _, p := range v.Report.Problems {
 		fmt.Fprintln(w, p.String())
 	}
-	for _, n := range v.report.Notes {
+	for _, n := range v.Report.Notes {
 		fmt.Fprintln(w, n.NoteString())
 	}
-	if explain && v.plan != nil {
+	if explain && v.Plan != nil {
 		printExplanation(w, v)
 	}
 }
 
-func printExplanation(w io.Writer, v *validation) {
-	ex := plans.ExplainStrict(v.plan)
+func printExplanation(w io.Writer, v workspace.Document) {
+	ex := plans.ExplainStrict(v.Plan)
 	if len(ex) == 0 {
-		fmt.Fprintf(w, "%s: no agent steps, so structured_output does not apply\n", v.file)
+		fmt.Fprintf(w, "%s: no agent steps, so structured_output does not apply\n", v.File)
 		return
 	}
 	for _, e := range ex {
@@ -305,19 +234,19 @@ func toProblemsJSON(ps []plans.Problem) []problemJSON {
 	return out
 }
 
-func writeValidation(w io.Writer, v *validation, explain bool) error {
+func writeValidation(w io.Writer, v workspace.Document, explain bool) error {
 	env := validationJSON{
-		File:     v.file,
-		OK:       v.report.OK(),
-		Problems: toProblemsJSON(v.report.Problems),
-		Notes:    toProblemsJSON(v.report.Notes),
+		File:     v.File,
+		OK:       v.Report.OK(),
+		Problems: toProblemsJSON(v.Report.Problems),
+		Notes:    toProblemsJSON(v.Report.Notes),
 	}
-	if v.plan != nil {
-		env.Plan = v.plan.Identifier.Value
-		env.Steps = len(v.plan.Steps)
+	if v.Plan != nil {
+		env.Plan = v.Plan.Identifier.Value
+		env.Steps = len(v.Plan.Steps)
 		if explain {
 			env.Strict = []explanationJSON{}
-			for _, e := range plans.ExplainStrict(v.plan) {
+			for _, e := range plans.ExplainStrict(v.Plan) {
 				ej := explanationJSON{Path: e.Path, Requested: e.Requested}
 				for _, rv := range e.Verdicts {
 					rj := ruleVerdictJSON{Rules: rv.Rules.String(), Usable: rv.Verdict.Usable, Notes: []noteJSON{}}

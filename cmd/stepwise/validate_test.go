@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -183,7 +184,7 @@ func TestWorkbenchReloadOfAGoneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone := filepath.Join(t.TempDir(), "gone.yaml")
-	d := w.opts.Project.Load(gone)
+	d := tui.LoadDocument(w.opts.Workspace, gone)
 	if d.Plan != nil || len(d.Report.Problems) != 1 || d.Report.Problems[0].Code != plans.CodeUnreadable || d.Path != gone {
 		t.Errorf("a gone file loads as %+v", d)
 	}

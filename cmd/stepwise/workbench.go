@@ -9,12 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/store"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui"
 )
@@ -86,30 +81,25 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 			dir, file = filepath.Dir(args[0]), args[0]
 		}
 	}
-	proj, err := openProject(dir, s.err)
+	ws, err := workspace.Open(dir, workspace.Options{Warnings: s.err})
 	if err != nil {
 		return w, err
 	}
+	// The workspace closes (its recorder flushing into the store) before
+	// the demo project it may record into is removed.
+	w.closers = append([]func() error{ws.Close}, w.closers...)
+	proj := ws.Project()
 	w.opts.Title = dir
 	if len(args) == 0 {
 		w.opts.Title = "demo project"
 	}
-	if proj.cfg.Project != nil {
-		proj.base = proj.cfg.Project.Root
+	if proj.Root != "" {
+		ws.ShowPathsFrom(proj.Root)
 		if len(args) > 0 && file == "" {
-			w.opts.Title = proj.cfg.Project.Root
+			w.opts.Title = proj.Root
 		}
 	}
-	load := func(path string) tui.Document {
-		v, err := validatePlan(proj, path)
-		if err != nil {
-			// The file went away or cannot be read: say so as the
-			// document's one problem, so the workbench keeps going.
-			return documentError(path, err)
-		}
-		return tui.Document{File: v.file, Path: path, Plan: v.plan, Report: v.report}
-	}
-	files := proj.catalog.PlanFiles()
+	files := ws.PlanFiles()
 	if file != "" {
 		abs, err := filepath.Abs(file)
 		if err != nil {
@@ -119,65 +109,26 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		w.opts.Title = file
 	}
 	for _, f := range files {
-		w.opts.Documents = append(w.opts.Documents, load(f))
+		w.opts.Documents = append(w.opts.Documents, tui.LoadDocument(ws, f))
 	}
 	if len(w.opts.Documents) == 0 {
-		return w, fmt.Errorf("no plans found in %s (plan paths: %v); stepwise demo DIR writes a project to start from", dir, proj.cfg.Plans.Paths)
+		return w, fmt.Errorf("no plans found in %s (plan paths: %v); stepwise demo DIR writes a project to start from", dir, proj.PlanPaths)
 	}
 
-	logger, logPath, closeLog, err := openWorkbenchLog(proj.cfg.Workbench.LogPath, proj.cfg.LogLevel)
+	logger, logPath, closeLog, err := openWorkbenchLog(proj.LogPath, ws.LogLevel())
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the workbench log cannot be written:", err)
 	} else {
 		w.closers = append(w.closers, closeLog)
 		w.opts.Log, w.opts.LogPath = logger, logPath
 	}
-
-	runtime := tools.NewRuntime(proj.cfg, proj.catalog)
-	w.closers = append([]func() error{func() error { runtime.Close(); return nil }}, w.closers...)
-	p := &tui.Project{
-		Engine: engine.Options{Config: proj.cfg, Catalog: proj.catalog, Tools: runtime},
-		// Each run gets models of its own, as each stepwise run does: a
-		// script provider's replies are used up as a run takes them.
-		NewModels: func() *model.Models { return model.New(proj.cfg, model.Options{}) },
-		Load:      load,
+	// The workbench records its runs as stepwise run does, creating the
+	// store on the first run of a fresh data directory.
+	if err := ws.OpenStore(); err != nil {
+		fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
 	}
-	if len(proj.cfg.Plans.Paths) > 0 {
-		p.PlanDir = proj.cfg.Plans.Paths[0]
-	}
-	if proj.cfg.Project != nil {
-		p.Root = proj.cfg.Project.Root
-		p.BreakpointDir = proj.cfg.Project.Dir
-	}
-	if proj.cfg.Storage.Backend != config.BackendMemory {
-		// The workbench records its runs as stepwise run does, creating
-		// the store on the first run of a fresh data directory.
-		st, err := store.Open(store.DefaultPath(proj.cfg.Settings.DataDir))
-		if err == nil {
-			if err = pruneOld(proj.cfg, st); err != nil {
-				st.Close()
-			}
-		}
-		if err != nil {
-			fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
-		} else {
-			rec := st.Recorder()
-			p.Store = st
-			p.Engine.Sinks = []engine.Sink{rec}
-			// The recorder flushes before the store closes.
-			w.closers = append([]func() error{rec.Close, st.Close}, w.closers...)
-		}
-	}
-	w.opts.Project = p
+	w.opts.Workspace = ws
 	return w, nil
-}
-
-// documentError is a plan file that cannot be read, as a document whose
-// one problem says why.
-func documentError(path string, err error) tui.Document {
-	return tui.Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
-		{Code: plans.CodeUnreadable, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
-	}}}
 }
 
 // openWorkbenchLog opens the workbench's log at path, the configuration's

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -34,8 +35,12 @@ output: { count: "{{E2.count}}" }
 // newSession is a debugger session over plan in a fresh project.
 func newSession(t *testing.T) *debugger.Session {
 	t.Helper()
-	dir, opts := livetest.Project(t, map[string]string{"plans/loop.yaml": plan})
-	return debugger.New(livetest.Plan(t, dir, "plans/loop.yaml"), opts, nil)
+	dir, ws := livetest.Project(t, map[string]string{"plans/loop.yaml": plan})
+	s, err := ws.Debug(livetest.Plan(t, dir, "plans/loop.yaml"), debugger.NewBreakpoints(), workspace.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // setBreaks sets breakpoints from break lines, as both front ends do.

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -55,14 +56,11 @@ replies:
 `
 
 // project writes a project with plans/p.yaml and replies.yaml and returns
-// the loaded plan and engine options whose events go to the Events
-// returned.
-func project(t testing.TB, plan, replies string) (*plans.Plan, engine.Options, *livetest.Events) {
+// the loaded plan and its workspace.
+func project(t testing.TB, plan, replies string) (*plans.Plan, *workspace.Workspace) {
 	t.Helper()
-	dir, opts := livetest.Project(t, map[string]string{"plans/p.yaml": plan, "replies.yaml": replies})
-	rec := &livetest.Events{}
-	opts.Sinks = []engine.Sink{rec}
-	return livetest.Plan(t, dir, "plans/p.yaml"), opts, rec
+	dir, ws := livetest.Project(t, map[string]string{"plans/p.yaml": plan, "replies.yaml": replies})
+	return livetest.Plan(t, dir, "plans/p.yaml"), ws
 }
 
 // run runs a plan to its end through a real engine and returns the tree
@@ -82,9 +80,13 @@ func run(t testing.TB, plan, replies string) *live.Tree {
 // stop. The run is aborted when the test ends.
 func held(t testing.TB, plan, replies, pattern string, kinds ...engine.StopKind) (*live.Tree, *debugger.Snapshot) {
 	t.Helper()
-	p, opts, rec := project(t, plan, replies)
-	s := debugger.New(p, opts, nil)
-	if _, err := s.Table().Set(pattern, kinds, nil); err != nil {
+	p, ws := project(t, plan, replies)
+	table, rec := debugger.NewBreakpoints(), &livetest.Events{}
+	if _, err := table.Set(pattern, kinds, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ws.Debug(p, table, workspace.RunOptions{Sinks: []engine.Sink{rec}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	st := s.Start(context.Background(), nil)

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // longReply is prose long enough to wrap many times, with what breaks
@@ -39,8 +41,9 @@ replies:
 // incrementally is the page laid out from scratch, and the cursor follows
 // the reply's end until the user moves it.
 func TestStreaming(t *testing.T) {
-	p, opts, rec := project(t, agentPlan, streamingReplies())
-	if _, err := engine.New(opts).Run(t.Context(), p, nil); err != nil {
+	p, ws := project(t, agentPlan, streamingReplies())
+	rec := &livetest.Events{}
+	if _, err := ws.Run(t.Context(), p, nil, workspace.RunOptions{Sinks: []engine.Sink{rec}}); err != nil {
 		t.Fatal(err)
 	}
 	tr := live.New(p)

@@ -17,11 +17,11 @@ func details(t *testing.T) (a, b *store.RunDetail) {
 	t.Helper()
 	p := newProject(t)
 	okID, failedID := p.recordBoth(t)
-	a, err := p.store.Run(context.Background(), okID)
+	a, err := p.ws.OpenRun(context.Background(), okID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err = p.store.Run(context.Background(), failedID)
+	b, err = p.ws.OpenRun(context.Background(), failedID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package runs_test
 
 import (
 	"context"
-	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -39,14 +39,18 @@ steps:
 // project is a project on disk with a script provider, a failing tool and
 // a run store in a real SQLite file.
 type project struct {
-	opts  engine.Options
-	plan  *plans.Plan
-	store *store.Store
+	ws   *workspace.Workspace
+	plan *plans.Plan
 }
+
+// storedConfig is livetest's configuration with runs recorded in a store,
+// in the data directory inside the test's isolated home.
+var storedConfig = strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1)
 
 func newProject(t *testing.T) *project {
 	t.Helper()
-	dir, opts := livetest.Project(t, map[string]string{
+	dir, ws := livetest.Project(t, map[string]string{
+		"config.toml": storedConfig,
 		"replies.yaml": `replies:
   - match: E1
     reply: { text: "hello", usage: { input_tokens: 40, output_tokens: 4 } }
@@ -61,27 +65,16 @@ output: text
 input_schema: { type: object, properties: {} }
 `,
 	})
-	st, err := store.Open(filepath.Join(dir, "runs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return &project{opts: opts, plan: livetest.Plan(t, dir, "plans/small.yaml"), store: st}
+	return &project{ws: ws, plan: livetest.Plan(t, dir, "plans/small.yaml")}
 }
 
 // record runs the plan for real with inputs, recorded into the store, and
 // returns the run's id and the events a sink saw live.
 func (p *project) record(t *testing.T, inputs map[string]any) (string, []engine.Event) {
 	t.Helper()
-	rec, seen := p.store.Recorder(), &livetest.Events{}
-	opts := p.opts
-	opts.Models = livetest.Models(opts.Config)
-	opts.Sinks = []engine.Sink{rec, seen}
-	res, err := engine.New(opts).Run(context.Background(), p.plan, inputs)
+	seen := &livetest.Events{}
+	res, err := p.ws.Run(context.Background(), p.plan, inputs, workspace.RunOptions{Sinks: []engine.Sink{seen}})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return res.RunID, seen.All()

@@ -54,10 +54,11 @@ E2 step decide failed
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tr, d, err := runs.Load(context.Background(), p.store, tc.id, tc.plan)
+			d, events, err := p.ws.RunEvents(context.Background(), tc.id)
 			if err != nil {
 				t.Fatal(err)
 			}
+			tr := runs.Build(tc.plan, events)
 			if d.ID != tc.id || d.Status != tc.status {
 				t.Errorf("detail of run %s %s, want %s %s", d.ID, d.Status, tc.id, tc.status)
 			}
@@ -115,7 +116,7 @@ func asJSON(t *testing.T, v any) string {
 func TestLoadUnknownRun(t *testing.T) {
 	p := newProject(t)
 	p.record(t, nil)
-	_, _, err := runs.Load(context.Background(), p.store, "no-such-run", p.plan)
+	_, _, err := p.ws.RunEvents(context.Background(), "no-such-run")
 	var nf *store.NotFoundError
 	if !errors.As(err, &nf) || len(nf.Recent) != 1 {
 		t.Errorf("error %v, want the store's not found, offering the one run", err)

@@ -52,7 +52,7 @@ func press(m runs.Model, keys ...tea.KeyPressMsg) (runs.Model, tea.Msg) {
 func TestPanelKeys(t *testing.T) {
 	p := newProject(t)
 	okID, failedID := p.recordBoth(t)
-	list, err := p.store.Runs(context.Background(), store.RunFilter{Plan: "small"})
+	list, err := p.ws.Runs(context.Background(), store.RunFilter{Plan: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestPanelKeys(t *testing.T) {
 	// new run comes first.
 	m, _ := press(newPanel(false, 90, 8, list), down, dKey)
 	newer, _ := p.record(t, nil)
-	list, err = p.store.Runs(context.Background(), store.RunFilter{Plan: "small"})
+	list, err = p.ws.Runs(context.Background(), store.RunFilter{Plan: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestPanelMouseAndScroll(t *testing.T) {
 func TestPanelSizes(t *testing.T) {
 	p := newProject(t)
 	p.recordBoth(t)
-	list, err := p.store.Runs(context.Background(), store.RunFilter{})
+	list, err := p.ws.Runs(context.Background(), store.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

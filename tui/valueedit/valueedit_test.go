@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -50,8 +51,11 @@ output: { card: "{{E0}}", id: "{{E1.id}}" }
 // the break line names.
 func stopAt(t *testing.T, breakLine string) (*debugger.Session, debugger.State) {
 	t.Helper()
-	dir, opts := livetest.Project(t, project)
-	s := debugger.New(livetest.Plan(t, dir, "plans/p.yaml"), opts, nil)
+	dir, ws := livetest.Project(t, project)
+	s, err := ws.Debug(livetest.Plan(t, dir, "plans/p.yaml"), debugger.NewBreakpoints(), workspace.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	in, err := debugger.ParseCommand(breakLine)
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
-	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -60,13 +57,12 @@ func (r *Events) All() []engine.Event {
 }
 
 // Project writes files (paths relative to .stepwise/) into a fresh
-// project and returns its directory and the engine's real parts for it:
-// the loaded config, the tool catalog, a tool runtime closed when the test
-// ends, and Models. The options have no sinks. config.toml defaults to Config and replies.yaml to no replies; a
-// plan under plans/ without a name gets one. The config is loaded with
+// project and opens its workspace, closed when the test ends.
+// config.toml defaults to Config and replies.yaml to no replies; a plan
+// under plans/ without a name gets one. The configuration is read with
 // HOME and the XDG directories inside the project, so that nothing of the
 // machine's own configuration reaches the test.
-func Project(t testing.TB, files map[string]string) (dir string, opts engine.Options) {
+func Project(t testing.TB, files map[string]string) (dir string, ws *workspace.Workspace) {
 	t.Helper()
 	dir = t.TempDir()
 	all := map[string]string{"config.toml": Config, "replies.yaml": "replies: []\n"}
@@ -85,26 +81,23 @@ func Project(t testing.TB, files map[string]string) (dir string, opts engine.Opt
 			t.Fatal(err)
 		}
 	}
+	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: IsolatedEnv(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return dir, ws
+}
+
+// IsolatedEnv is an environment with HOME and the XDG directories inside
+// dir and nothing else, for a test's configuration to read.
+func IsolatedEnv(dir string) func(string) (string, bool) {
 	env := map[string]string{
 		"HOME":            filepath.Join(dir, "home"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "xdg-config"),
 		"XDG_DATA_HOME":   filepath.Join(dir, "xdg-data"),
 	}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := tools.Load(cfg)
-	rt := tools.NewRuntime(cfg, cat)
-	t.Cleanup(func() { rt.Close() })
-	return dir, engine.Options{Config: cfg, Catalog: cat, Tools: rt, Models: Models(cfg)}
-}
-
-// Models are the models of a test project, which retry without waiting.
-// A script provider hands each reply out once, so a test that runs a plan
-// again gives each run fresh Models.
-func Models(cfg *config.Config) *model.Models {
-	return model.New(cfg, model.Options{Backoff: func(int) time.Duration { return 0 }})
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 }
 
 // Plan loads the plan file name (relative to .stepwise/) of the project in
@@ -128,11 +121,10 @@ func Plan(t testing.TB, dir, name string) *plans.Plan {
 // returns the plan and the events the run emitted.
 func Run(t testing.TB, files map[string]string) (*plans.Plan, []engine.Event) {
 	t.Helper()
-	dir, opts := Project(t, files)
+	dir, ws := Project(t, files)
 	plan := Plan(t, dir, "plans/p.yaml")
 	ev := &Events{}
-	opts.Sinks = []engine.Sink{ev}
-	if _, err := engine.New(opts).Run(context.Background(), plan, nil); err != nil {
+	if _, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{ev}}); err != nil {
 		t.Fatalf("run did not start: %v", err)
 	}
 	return plan, ev.All()

@@ -1,0 +1,241 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// RunOptions are what one run adds to the workspace's shared parts. Each
+// run gets models of its own: a script provider's replies are used up as a
+// run takes them.
+type RunOptions struct {
+	// Sinks receive the run's events, after the run store's recorder.
+	Sinks []engine.Sink
+	// Hook is consulted at every stop; a debug session's own comes after.
+	Hook engine.Hook
+	// Script answers every model call from this replies file instead of
+	// the configured providers.
+	Script string
+	// OnFailover is told when a model call falls over to the next model.
+	OnFailover func(from, to string, err error)
+	// MaxCost stops the run before its next model call once its priced
+	// calls cost this many USD, over [limits] cost_usd; 0 keeps that.
+	MaxCost float64
+	// StrictBaseURL states that the servers at every provider's base_url
+	// enforce strict structured output, so strict mode is sent to them.
+	StrictBaseURL bool
+}
+
+// Run runs plan with inputs to its end, recorded in the run store unless
+// the configuration keeps runs in memory.
+func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string]any, o RunOptions) (*engine.Result, error) {
+	opts, err := w.engineOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := engine.New(opts).Run(ctx, plan, inputs)
+	w.Flush()
+	return res, err
+}
+
+// Debug returns a session that will run plan stopping where the
+// breakpoints of table say (nil: none, and no break on error), recorded as
+// Run records.
+func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, error) {
+	opts, err := w.engineOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	if table == nil {
+		table = debugger.NewBreakpoints()
+		table.BreakOnError(false)
+	}
+	return debugger.New(plan, opts, table), nil
+}
+
+// Replay runs a recorded run again from its record, no model or tool
+// called, with plan as its file reads now.
+func (w *Workspace) Replay(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, o RunOptions) (*debugger.ReplayResult, error) {
+	opts, err := w.engineOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := debugger.Replay(ctx, rec, plan, opts)
+	w.Flush()
+	return res, err
+}
+
+// Fork runs plan again from a step of a recorded run: the steps before it
+// keep their recorded results, the rest run for real.
+func (w *Workspace) Fork(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, o RunOptions) (*debugger.ForkResult, error) {
+	opts, err := w.engineOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := debugger.Fork(ctx, rec, plan, spec, opts)
+	w.Flush()
+	return res, err
+}
+
+// ExecBreakpoints carries out a breakpoint verb (break, clear, cond,
+// enable, disable, breakpoints, errors) on the table of plan while no
+// session runs it.
+func (w *Workspace) ExecBreakpoints(plan *plans.Plan, table *debugger.Breakpoints, in debugger.Instruction) (debugger.Answer, error) {
+	return table.Exec(in, plan, w.catalog)
+}
+
+// engineOptions assembles the engine's parts for one run.
+func (w *Workspace) engineOptions(o RunOptions) (engine.Options, error) {
+	cfg := w.runConfig(o)
+	scripts, err := w.loadScripts(cfg, o.Script)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	rec, err := w.openRecorder()
+	if err != nil {
+		return engine.Options{}, err
+	}
+	var sinks []engine.Sink
+	if rec != nil {
+		sinks = append(sinks, rec)
+	}
+	sinks = append(append(sinks, w.sinks...), o.Sinks...)
+	models := model.New(cfg, model.Options{ScriptFile: o.Script, Scripts: scripts, OnFailover: o.OnFailover})
+	return engine.Options{Config: cfg, Catalog: w.catalog, Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks}, nil
+}
+
+// runConfig is the configuration with what a run's options say over it.
+func (w *Workspace) runConfig(o RunOptions) *config.Config {
+	if o.MaxCost <= 0 && !o.StrictBaseURL {
+		return w.cfg
+	}
+	cfg := *w.cfg
+	if o.MaxCost > 0 {
+		cfg.Limits.CostUSD = o.MaxCost
+	}
+	if o.StrictBaseURL {
+		cfg.Providers = maps.Clone(cfg.Providers)
+		for name, p := range cfg.Providers {
+			p.StrictBaseURL = true
+			cfg.Providers[name] = p
+		}
+	}
+	return &cfg
+}
+
+// toolRuntime is the tool runtime every run shares, started on first use.
+func (w *Workspace) toolRuntime() *tools.Runtime {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.runtime == nil {
+		w.runtime = tools.NewRuntime(w.cfg, w.catalog)
+	}
+	return w.runtime
+}
+
+// loadScripts loads the replies files a run may read, by file name: the
+// script file alone when there is one, else those of the configured
+// script providers. They are read before the run, because a broken one
+// found at the first model call would fail the run after earlier steps
+// had done their work, and each once.
+func (w *Workspace) loadScripts(cfg *config.Config, script string) (map[string]*model.Script, error) {
+	files := []string{script}
+	if script == "" {
+		files = nil
+		for _, name := range cfg.ProviderNames() {
+			if p := cfg.Providers[name]; p.Type == config.ProviderScript && p.File != "" {
+				files = append(files, p.File)
+			}
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, file := range files {
+		if _, ok := w.scripts[file]; ok {
+			continue
+		}
+		s, err := model.LoadScript(file)
+		if err != nil {
+			return nil, fmt.Errorf("%s", w.DisplayText(err.Error()))
+		}
+		w.scripts[file] = s
+	}
+	scripts := make(map[string]*model.Script, len(files))
+	for _, file := range slices.Compact(slices.Sorted(slices.Values(files))) {
+		scripts[file] = w.scripts[file]
+	}
+	return scripts, nil
+}
+
+// OpenStore opens the run store runs are recorded in, creating it in a
+// fresh data directory, and deletes the runs older than [storage]
+// keep_days. It is tried once: its error is returned by this call or the
+// first run, and later runs go unrecorded. With the memory backend it does
+// nothing.
+func (w *Workspace) OpenStore() error {
+	_, err := w.openRecorder()
+	return err
+}
+
+// openRecorder is the recorder of the run store, opened on first use; nil
+// when runs are not recorded.
+func (w *Workspace) openRecorder() (*store.Recorder, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.recorder != nil || w.storeTried || w.cfg.Storage.Backend == config.BackendMemory {
+		return w.recorder, nil
+	}
+	w.storeTried = true
+	st := w.store
+	if st == nil {
+		var err error
+		if st, err = store.Open(store.DefaultPath(w.cfg.Settings.DataDir)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.pruneOld(st); err != nil {
+		if w.store == nil {
+			st.Close()
+		}
+		return nil, err
+	}
+	w.store, w.recorder = st, st.Recorder()
+	return w.recorder, nil
+}
+
+// pruneOld deletes the runs older than [storage] keep_days, if it is set,
+// before the workspace records another.
+func (w *Workspace) pruneOld(st *store.Store) error {
+	days := w.cfg.Storage.KeepDays
+	if days <= 0 {
+		return nil
+	}
+	if _, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, ""); err != nil {
+		return fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", days, err)
+	}
+	return nil
+}
+
+// Flush waits for the recorder to write what runs gave it, so that a
+// reader of the store sees a run as soon as it has ended; Run, Replay and
+// Fork flush before they return, a debug session's front end when the
+// session ends.
+func (w *Workspace) Flush() {
+	w.mu.Lock()
+	rec := w.recorder
+	w.mu.Unlock()
+	if rec != nil {
+		rec.Flush()
+	}
+}

@@ -1,0 +1,222 @@
+// Package workspace is the one door a front end opens onto a project: Open
+// assembles its configuration, tool catalog, tool runtime, run store and
+// recorder, models and breakpoint tables once, and offers what every front
+// end needs of them: the project's plans, loading and validating one,
+// running, debugging, replaying and forking a plan, and the recorded runs.
+// The command line, the workbench and the DAP server are its clients, and
+// nothing else assembles an engine (delve's service/debugger plays this
+// part for its front ends).
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/tools"
+)
+
+// Options are how a front end opens a workspace.
+type Options struct {
+	// Warnings receives the configuration's warnings, one line each,
+	// paths shown relative to the working directory; nil drops them.
+	Warnings io.Writer
+	// LookupEnv is how the configuration reads the environment (HOME, the
+	// XDG directories, STEPWISE_*); os.LookupEnv when nil. Tests keep the
+	// machine's own configuration out with it.
+	LookupEnv func(key string) (string, bool)
+	// Sinks receive the events of every run the workspace starts, after
+	// the run store's recorder and before the run's own sinks.
+	Sinks []engine.Sink
+}
+
+// Workspace is one project opened for a front end. Its parts are made
+// once and shared by every run; the tool runtime starts on the first run
+// and the run store opens on first use. It is safe for concurrent use.
+type Workspace struct {
+	cfg     *config.Config
+	catalog *tools.Catalog
+	// base is the directory paths are shown relative to: the working
+	// directory, or the project's root for a workbench.
+	base string
+
+	mu       sync.Mutex
+	runtime  *tools.Runtime
+	store    *store.Store
+	recorder *store.Recorder
+	// storeTried is set once opening the store to record in was tried.
+	storeTried bool
+	sinks      []engine.Sink
+	// scripts are the replies files runs read, each read once, by file.
+	scripts map[string]*model.Script
+	tables  map[string]*debugger.Breakpoints
+	closed  bool
+}
+
+// Open opens the project found from dir (the working directory when
+// empty): its configuration and tool catalog. What fails the load is the
+// error, with the secrets the configuration expanded hidden.
+func Open(dir string, opts Options) (*Workspace, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = wd
+	}
+	w := &Workspace{base: wd, sinks: opts.Sinks, scripts: map[string]*model.Script{}, tables: map[string]*debugger.Breakpoints{}}
+	cfg, diags, err := config.Load(config.Options{Dir: dir, LookupEnv: opts.LookupEnv})
+	// Load's diagnostics are warnings: what fails the load comes back as
+	// the error.
+	if opts.Warnings != nil {
+		for _, d := range diags {
+			d.File = w.DisplayPath(d.File)
+			if d.Key != "" {
+				d.Key = "warning: " + d.Key
+			} else {
+				d.Message = "warning: " + d.Message
+			}
+			fmt.Fprintln(opts.Warnings, d.String())
+		}
+	}
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), wd+string(filepath.Separator), ""))
+	}
+	w.cfg, w.catalog = cfg, tools.Load(cfg)
+	return w, nil
+}
+
+// ProjectDirOf is the directory to open the workspace of a plan file
+// from: the file's own, when it sits in a project, else "" (the working
+// directory's).
+func ProjectDirOf(file string) string {
+	if _, inProject := config.FindProject(filepath.Dir(file)); inProject {
+		return filepath.Dir(file)
+	}
+	return ""
+}
+
+// Locate finds the file of a plan named by identifier on the plan paths,
+// the plans the catalog skipped or hid included.
+func (w *Workspace) Locate(identifier string) (string, error) {
+	if e, ok := w.catalog.Plan(identifier); ok {
+		return e.File, nil
+	}
+	if file, ok := w.catalog.SkippedPlan(identifier); ok {
+		return file, nil
+	}
+	return "", fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", identifier)
+}
+
+// ShowPathsFrom makes paths show relative to dir (a workbench shows them
+// relative to the project's root) instead of the working directory.
+func (w *Workspace) ShowPathsFrom(dir string) {
+	w.base = dir
+}
+
+// Close stops the tool runtime, writes what the recorder still holds and
+// closes the run store. Its error is the first a part met: a recorder's
+// says the store did not record everything.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var errs []error
+	if w.runtime != nil {
+		w.runtime.Close()
+	}
+	if w.recorder != nil {
+		errs = append(errs, w.recorder.Close())
+	}
+	if w.store != nil {
+		errs = append(errs, w.store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Project is what a front end shows of the project.
+type Project struct {
+	// Root is the project's root directory, "" outside a project.
+	Root string
+	// Dir is its .stepwise directory, "" outside a project.
+	Dir string
+	// PlanPaths are the directories plans are found in, first first.
+	PlanPaths []string
+	// LogPath is the workbench's log file.
+	LogPath string
+	// Recorded says whether runs are recorded in a run store.
+	Recorded bool
+}
+
+// Project describes the project.
+func (w *Workspace) Project() Project {
+	p := Project{PlanPaths: w.cfg.Plans.Paths, LogPath: w.cfg.Workbench.LogPath, Recorded: w.cfg.Storage.Backend != config.BackendMemory}
+	if w.cfg.Project != nil {
+		p.Root, p.Dir = w.cfg.Project.Root, w.cfg.Project.Dir
+	}
+	return p
+}
+
+// LogLevel is the level the configuration logs at (STEPWISE_LOG).
+func (w *Workspace) LogLevel() slog.Level {
+	return w.cfg.LogLevel
+}
+
+// PlanFiles lists the plan files on the plan paths.
+func (w *Workspace) PlanFiles() []string {
+	return w.catalog.PlanFiles()
+}
+
+// DisplayPath shortens an absolute path near the base directory to a
+// relative one, the way a user would have typed it; a path far from it
+// (more than two levels up) stays absolute, which is then the clearer.
+func (w *Workspace) DisplayPath(path string) string {
+	if !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(w.base, path)
+	if err != nil || strings.HasPrefix(rel, strings.Repeat(".."+string(filepath.Separator), 3)) {
+		return path
+	}
+	return rel
+}
+
+// DisplayText shortens every absolute path under the base directory in a
+// message (the catalog's reasons carry the files they are about), and
+// hides the secrets the configuration expanded.
+func (w *Workspace) DisplayText(s string) string {
+	return w.cfg.Redact(strings.ReplaceAll(s, w.base+string(filepath.Separator), ""))
+}
+
+// Breakpoints is the breakpoint table of a plan, kept in the project
+// between sessions; outside a project it is kept nowhere. A table whose
+// file cannot be read is returned empty with the error, and is then kept
+// nowhere.
+func (w *Workspace) Breakpoints(d Document) (*debugger.Breakpoints, error) {
+	plan := d.Name()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t, ok := w.tables[plan]; ok {
+		return t, nil
+	}
+	t := debugger.NewBreakpoints()
+	var err error
+	if w.cfg.Project != nil {
+		t, err = debugger.OpenBreakpoints(debugger.BreakpointFile(w.cfg.Project.Dir, plan))
+	}
+	w.tables[plan] = t
+	return t, err
+}
