@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
@@ -520,7 +521,7 @@ func answerSink(w io.Writer, notes *lineBatcher) engine.Sink {
 		if e.Path != "solver" {
 			return
 		}
-		d, _ := e.Payload.(model.Delta)
+		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
 			io.WriteString(w, "\n")
 			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // RunFilter selects the runs Runs lists.
@@ -402,7 +402,7 @@ type (
 		Role             string           `json:"role"`
 		Provider         string           `json:"provider"`
 		Model            string           `json:"model"`
-		Usage            model.Usage      `json:"usage"`
+		Usage            chat.Usage       `json:"usage"`
 		CostUSD          *float64         `json:"cost_usd"`
 		Ms               float64          `json:"ms"`
 		Error            string           `json:"error"`
