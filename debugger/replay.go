@@ -14,6 +14,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -24,13 +25,13 @@ import (
 // several replays.
 type Recording struct {
 	// Run is the run's record as the store gives it.
-	Run *store.RunDetail
+	Run *record.RunDetail
 
 	inputs map[string]any
 	steps  map[string]*recordedStep
 	// order lists the step paths in the order they started.
 	order []string
-	tools map[string]store.ToolCall
+	tools map[string]record.ToolCall
 	// llm holds the model calls by the path they were made at (a round
 	// E1/agent.2, a repair pass, a verdict E1/judge, the solver).
 	llm   map[string]engine.ModelCalled
@@ -41,7 +42,7 @@ type Recording struct {
 // recordedStep is a step of the record with the sequence numbers of its
 // start and end (0 when it has none), which say what ran before what.
 type recordedStep struct {
-	store.StepRecord
+	record.StepRecord
 	startSeq, endSeq uint64
 }
 
@@ -61,8 +62,8 @@ func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording,
 
 // NewRecording indexes a run's record and its events (Store.Run and
 // Store.Events).
-func NewRecording(d *store.RunDetail, events []store.StoredEvent) (*Recording, error) {
-	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]store.ToolCall{},
+func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording, error) {
+	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]record.ToolCall{},
 		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
 	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
 		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {

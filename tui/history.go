@@ -10,7 +10,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -24,7 +24,7 @@ type (
 		id     string
 		doc    int
 		tree   *live.Tree
-		detail *store.RunDetail
+		detail *record.RunDetail
 		err    error
 	}
 	// replayedMsg ends a replay or a fork: what it found, for the
@@ -35,7 +35,7 @@ type (
 		failed  bool
 	}
 	diffMsg struct {
-		base, other *store.RunDetail
+		base, other *record.RunDetail
 		err         error
 	}
 )
@@ -85,7 +85,7 @@ func (m *model) refreshRuns() {
 	if m.project == nil || m.project.Store == nil {
 		return
 	}
-	list, err := m.project.Store.Runs(m.ctx, store.RunFilter{Plan: m.tree.Document().Name(), Project: m.project.Root, Limit: runsLimit})
+	list, err := m.project.Store.Runs(m.ctx, record.RunFilter{Plan: m.tree.Document().Name(), Project: m.project.Root, Limit: runsLimit})
 	if err != nil {
 		m.notify(noticeError, "the run store: "+err.Error())
 		return

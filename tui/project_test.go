@@ -20,6 +20,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -314,9 +315,9 @@ func (p *testProject) open(t testing.TB) {
 }
 
 // runs lists the plan's recorded runs, newest first.
-func (p *testProject) runs(t testing.TB, plan string) []store.RunSummary {
+func (p *testProject) runs(t testing.TB, plan string) []record.RunSummary {
 	t.Helper()
-	list, err := p.store.Runs(context.Background(), store.RunFilter{Plan: plan, Project: p.project.Root, Limit: 100})
+	list, err := p.store.Runs(context.Background(), record.RunFilter{Plan: plan, Project: p.project.Root, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func (p *testProject) runs(t testing.TB, plan string) []store.RunSummary {
 
 // waitRecorded waits until the store has n finished runs of the plan: the
 // recorder writes in the background, a moment after the run ends.
-func (p *testProject) waitRecorded(t testing.TB, plan string, n int) []store.RunSummary {
+func (p *testProject) waitRecorded(t testing.TB, plan string, n int) []record.RunSummary {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

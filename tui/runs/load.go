@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -22,10 +23,10 @@ import (
 // in order, as the live run's sink applied them. It returns the run's
 // record too, for what the tree does not hold (inputs, output, exit).
 //
-// An unknown id is the store's *store.NotFoundError, an ambiguous prefix
-// its *store.AmbiguousError. A run still being recorded is read as far as
+// An unknown id is a *record.NotFoundError, an ambiguous prefix
+// a *record.AmbiguousError. A run still being recorded is read as far as
 // its events go when Load reads them.
-func Load(ctx context.Context, st *store.Store, id string, plan *plans.Plan) (*live.Tree, *store.RunDetail, error) {
+func Load(ctx context.Context, st *store.Store, id string, plan *plans.Plan) (*live.Tree, *record.RunDetail, error) {
 	d, err := st.Run(ctx, id)
 	if err != nil {
 		return nil, nil, err
