@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 )
 
 // StepDiff compares one step of two runs. A side that did not run the
@@ -37,7 +37,7 @@ func (d StepDiff) Same() bool {
 // Diff compares two runs step by step: every path either run has, in the
 // order the steps first appear (A's order, each step only B ran placed
 // where B ran it).
-func Diff(a, b *store.RunDetail) []StepDiff {
+func Diff(a, b *record.RunDetail) []StepDiff {
 	stepsA, stepsB := stepsByPath(a), stepsByPath(b)
 	tokensA, tokensB := tokensByStep(a), tokensByStep(b)
 	out := []StepDiff{}
@@ -83,8 +83,8 @@ func Diff(a, b *store.RunDetail) []StepDiff {
 	return out
 }
 
-func stepsByPath(d *store.RunDetail) map[string]store.StepRecord {
-	out := make(map[string]store.StepRecord, len(d.Steps))
+func stepsByPath(d *record.RunDetail) map[string]record.StepRecord {
+	out := make(map[string]record.StepRecord, len(d.Steps))
 	for _, s := range d.Steps {
 		out[s.Path] = s
 	}
@@ -92,7 +92,7 @@ func stepsByPath(d *store.RunDetail) map[string]store.StepRecord {
 }
 
 // tokensByStep reads the tokens of each step off the run's usage by_step.
-func tokensByStep(d *store.RunDetail) map[string]int {
+func tokensByStep(d *record.RunDetail) map[string]int {
 	out := map[string]int{}
 	for _, l := range d.UsageReport.ByStep {
 		out[l.Path] += l.InputTokens + l.OutputTokens + l.CacheCreationInputTokens + l.CacheReadInputTokens

@@ -11,8 +11,10 @@ import (
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -23,13 +25,13 @@ import (
 // several replays.
 type Recording struct {
 	// Run is the run's record as the store gives it.
-	Run *store.RunDetail
+	Run *record.RunDetail
 
 	inputs map[string]any
 	steps  map[string]*recordedStep
 	// order lists the step paths in the order they started.
 	order []string
-	tools map[string]store.ToolCall
+	tools map[string]record.ToolCall
 	// llm holds the model calls by the path they were made at (a round
 	// E1/agent.2, a repair pass, a verdict E1/judge, the solver).
 	llm   map[string]engine.ModelCalled
@@ -40,7 +42,7 @@ type Recording struct {
 // recordedStep is a step of the record with the sequence numbers of its
 // start and end (0 when it has none), which say what ran before what.
 type recordedStep struct {
-	store.StepRecord
+	record.StepRecord
 	startSeq, endSeq uint64
 }
 
@@ -60,8 +62,8 @@ func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording,
 
 // NewRecording indexes a run's record and its events (Store.Run and
 // Store.Events).
-func NewRecording(d *store.RunDetail, events []store.StoredEvent) (*Recording, error) {
-	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]store.ToolCall{},
+func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording, error) {
+	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]record.ToolCall{},
 		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
 	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
 		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {
@@ -343,7 +345,7 @@ func (r *replayer) round(st *engine.Stop) *Divergence {
 		return &Divergence{Path: st.Path, What: "round",
 			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %d)", roundOf(st.Path))}
 	}
-	req, ok := st.Input.(model.Request)
+	req, ok := st.Input.(chat.Request)
 	if !ok {
 		return nil
 	}
@@ -523,7 +525,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 	if !ok {
 		return nil, nil, false, nil
 	}
-	var call *model.ToolCall
+	var call *chat.ToolCall
 	for i, p := range path.Calls(roundPath, len(round.Reply.ToolCalls), func(i int) string { return round.Reply.ToolCalls[i].Name }) {
 		if p == callPath {
 			call = &round.Reply.ToolCalls[i]
@@ -538,7 +540,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 	}
 	for _, m := range next.Request.Messages {
 		for _, b := range m.Blocks {
-			if b.Type != model.BlockToolResult || b.ID != call.ID {
+			if b.Type != chat.BlockToolResult || b.ID != call.ID {
 				continue
 			}
 			// The model read the result as JSON text, or as the error's
@@ -562,7 +564,7 @@ func (rec *Recording) toolCall(callPath string) (args, result any, ok bool, err 
 // recorded text is the error's words ("Error: ...") is read by the replay
 // as that text in JSON quotes, since a stop injects values, not words;
 // both say the same.
-func requestDiff(path string, recorded, got model.Request) *Divergence {
+func requestDiff(path string, recorded, got chat.Request) *Divergence {
 	differs := func(what string, expected, got any) *Divergence {
 		return &Divergence{Path: path, What: "request", Expected: plainData(expected), Got: plainData(got),
 			Message: "the round's request to the model differs from the recorded one: " + what}
@@ -589,10 +591,10 @@ func requestDiff(path string, recorded, got model.Request) *Divergence {
 type conversationBlock struct {
 	role    string
 	message int
-	block   model.Block
+	block   chat.Block
 }
 
-func conversationBlocks(msgs []model.Message) []conversationBlock {
+func conversationBlocks(msgs []chat.Message) []conversationBlock {
 	var out []conversationBlock
 	for i, m := range msgs {
 		for _, b := range m.Blocks {
@@ -606,7 +608,7 @@ func conversationBlocks(msgs []model.Message) []conversationBlock {
 // tool result's error mark goes with its text, so only the text counts.
 func sameBlock(e, g conversationBlock) bool {
 	eb, gb := e.block, g.block
-	if eb.Type == model.BlockToolResult && gb.Type == model.BlockToolResult {
+	if eb.Type == chat.BlockToolResult && gb.Type == chat.BlockToolResult {
 		return eb.ID == gb.ID && (eb.Text == gb.Text || gb.Text == quoteJSON(eb.Text))
 	}
 	return e.role == g.role && eb.Type == gb.Type && eb.Text == gb.Text && eb.Signature == gb.Signature &&
@@ -616,14 +618,14 @@ func sameBlock(e, g conversationBlock) bool {
 // callableTools are the tools a request lets the model call: none when its
 // tool choice is none, which is how a run recorded when the last round
 // withdrew its tools compares with one that keeps them.
-func callableTools(req model.Request) []model.ToolDef {
+func callableTools(req chat.Request) []chat.ToolDef {
 	if !req.MayCallTools() {
 		return nil
 	}
 	return req.Tools
 }
 
-func toolNames(defs []model.ToolDef) []string {
+func toolNames(defs []chat.ToolDef) []string {
 	out := make([]string, len(defs))
 	for i, d := range defs {
 		out[i] = d.Name

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
@@ -177,7 +178,7 @@ steps:
 	if where(st) != "round E1/do.3/agent.2" || st.Reason != "breakpoint 1 (E1/do.3/agent.2)" {
 		t.Fatalf("stopped at %s (%s) %s %s", where(st), st.Reason, st.Status, st.Error)
 	}
-	req := st.Stop.Input.(model.Request)
+	req := st.Stop.Input.(chat.Request)
 	if req.Messages[1].Text() != "item 3" {
 		t.Errorf("the request of the stopped round is %q", req.Messages[1].Text())
 	}

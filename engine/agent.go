@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -40,9 +41,9 @@ type agentLoop struct {
 	in     *plans.AgentInput
 	path   string
 	model  string
-	tools  []model.ToolDef
+	tools  []chat.ToolDef
 	allow  map[string]bool
-	msgs   []model.Message
+	msgs   []chat.Message
 	called []any // tools_called: {tool, round}
 
 	toolCalls int
@@ -78,7 +79,7 @@ func (c cursor) runAgent(ctx context.Context, s *plans.Step, in *plans.AgentInpu
 		return nil, err
 	}
 	a := &agentLoop{c: c, step: s, in: in, path: path, model: model.RoleChat, tools: tools, allow: map[string]bool{},
-		msgs: []model.Message{model.TextMessage(model.RoleSystem, system), model.TextMessage(model.RoleUser, r.forModel(prompt))}, called: []any{}}
+		msgs: []chat.Message{chat.TextMessage(chat.RoleSystem, system), chat.TextMessage(chat.RoleUser, r.forModel(prompt))}, called: []any{}}
 	if in.Model.Value != "" {
 		a.model = in.Model.Value
 	}
@@ -102,7 +103,7 @@ func (c cursor) agentText(v *plans.Value) (string, error) {
 // into what the model is offered, sorted by name so that the request is
 // the same bytes every time. A pattern that matches nothing is an error
 // naming it: a typo would otherwise shrink the tools without a word.
-func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]model.ToolDef, error) {
+func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]chat.ToolDef, error) {
 	r := c.f.run
 	var patterns []paths.Pattern
 	var written []string
@@ -155,13 +156,13 @@ func (c cursor) agentTools(ctx context.Context, in *plans.AgentInput) ([]model.T
 		}
 	}
 	slices.SortFunc(infos, func(a, b plans.ToolInfo) int { return strings.Compare(a.Name, b.Name) })
-	defs := make([]model.ToolDef, len(infos))
+	defs := make([]chat.ToolDef, len(infos))
 	for i, t := range infos {
 		schema := t.InputSchema
 		if schema == nil {
 			schema = map[string]any{"type": "object"}
 		}
-		defs[i] = model.ToolDef{Name: t.Name, Description: t.Description, InputSchema: schema}
+		defs[i] = chat.ToolDef{Name: t.Name, Description: t.Description, InputSchema: schema}
 	}
 	return defs, nil
 }
@@ -201,7 +202,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	}
 	// Every round asks for the same answer; the request's format is never
 	// changed, so the rounds share one.
-	format := &model.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}
+	format := &chat.ResponseFormat{Name: "answer", Schema: in.OutputSchema.Raw, Strict: in.StructuredOutput.Value == "strict"}
 	for round := 1; round <= rounds; round++ {
 		last := round == rounds
 		roundPath := paths.Round(a.path, round)
@@ -211,14 +212,14 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		// breakpoint, before anything only this round says.
 		history := len(a.msgs)
 		if last {
-			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, lastTurnNote))
+			a.msgs = append(a.msgs, chat.TextMessage(chat.RoleUser, lastTurnNote))
 		}
 		// The request holds the history itself, not a copy: later rounds
 		// only append to it, past what this request sees, and its
 		// capacity ends where it does, so that whoever appends to the
 		// request's messages (a record is written after the round that
 		// made it) gets a copy rather than a later round's slots.
-		req := model.Request{Step: a.path, Role: model.RoleChat, Messages: a.msgs[:len(a.msgs):len(a.msgs)], CacheAt: []int{0, history - 1}, Timeout: timeout, Format: format}
+		req := chat.Request{Step: a.path, Role: model.RoleChat, Messages: a.msgs[:len(a.msgs):len(a.msgs)], CacheAt: []int{0, history - 1}, Timeout: timeout, Format: format}
 		if len(a.tools) > 0 && rounds > 1 {
 			// Tools stay in every round's request, so that the cached
 			// prefix (which they begin) still matches; when no call may
@@ -226,7 +227,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 			// of one round has no prefix to share and is offered none.
 			req.Tools = a.tools
 			if last || a.spent() {
-				req.ToolChoice = model.ToolChoiceNone
+				req.ToolChoice = chat.ToolChoiceNone
 			}
 		}
 		reply, err := a.ask(ctx, roundPath, req)
@@ -238,10 +239,10 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 			// without them, for the rest of the step. The thinking of the
 			// turns made while they were on was made with another tool
 			// list, so it leaves the conversation (seeds/002).
-			a.msgs = model.WithoutThinking(a.msgs)
+			a.msgs = chat.WithoutThinking(a.msgs)
 		}
 		if len(reply.ToolCalls) > 0 && req.MayCallTools() {
-			a.msgs = append(a.msgs, model.AssistantMessage(reply))
+			a.msgs = append(a.msgs, chat.AssistantMessage(reply))
 			results, err := a.callTools(ctx, round, roundPath, reply.ToolCalls)
 			if err != nil {
 				return nil, err
@@ -251,7 +252,7 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		}
 		// Tool calls that could not be made are no part of the
 		// conversation: a call must be followed by its result.
-		said := model.AssistantMessage(model.Reply{Text: reply.Text, Thinking: reply.Thinking})
+		said := chat.AssistantMessage(chat.Reply{Text: reply.Text, Thinking: reply.Thinking})
 		if strings.TrimSpace(reply.Text) == "" {
 			// A message without content is refused by some providers
 			// (Anthropic's); an empty reply that showed no thinking
@@ -259,13 +260,13 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 			if len(said.Blocks) > 0 {
 				a.msgs = append(a.msgs, said)
 			}
-			a.msgs = append(a.msgs, model.TextMessage(model.RoleUser, emptyReplyNote))
+			a.msgs = append(a.msgs, chat.TextMessage(chat.RoleUser, emptyReplyNote))
 			continue
 		}
 		if reply.FinishReason == "refusal" {
 			// A refusal is no answer to repair; it costs its round, and
 			// the model hears that the task still wants one.
-			a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, refusalNote))
+			a.msgs = append(a.msgs, said, chat.TextMessage(chat.RoleUser, refusalNote))
 			continue
 		}
 		value, problems := model.CheckAnswer(reply.Text, in.OutputSchema)
@@ -287,13 +288,13 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 		if out, done, err := a.refused(ctx, round, threshold, problems); done || err != nil {
 			return out, err
 		}
-		a.msgs = append(a.msgs, said, model.TextMessage(model.RoleUser, refusalMessage(problems, a.refusals, threshold)))
+		a.msgs = append(a.msgs, said, chat.TextMessage(chat.RoleUser, refusalMessage(problems, a.refusals, threshold)))
 	}
 	return a.result(map[string]any{}, rounds, false, false), nil
 }
 
 // ask makes one round's model call between the round and reply stops.
-func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request) (model.Reply, error) {
+func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request) (chat.Reply, error) {
 	r := a.c.f.run
 	c := a.rc
 	// The stops box the request and the reply, a copy each, so they are
@@ -306,13 +307,13 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
 		switch d.Action {
 		case Abort:
-			return model.Reply{}, &AbortError{Path: roundPath}
+			return chat.Reply{}, &AbortError{Path: roundPath}
 		case Replace, Inject:
 			return asReply(d.Value)
 		}
 	}
 	if overBudget != nil {
-		return model.Reply{}, overBudget
+		return chat.Reply{}, overBudget
 	}
 	onCall, onDelta := r.callHooks(a.path, roundPath, paths.KindRound)
 	start := time.Now()
@@ -320,7 +321,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	onCall(model.CallRecord{Name: a.model, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
 	if err != nil {
 		round, _ := paths.RoundNumber(paths.Last(roundPath))
-		return model.Reply{}, fmt.Errorf("round %d: %w", round, timeoutFigures(err, req.Timeout))
+		return chat.Reply{}, fmt.Errorf("round %d: %w", round, timeoutFigures(err, req.Timeout))
 	}
 	if !hooked {
 		return reply, nil
@@ -328,7 +329,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req model.Request
 	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return model.Reply{}, &AbortError{Path: roundPath}
+		return chat.Reply{}, &AbortError{Path: roundPath}
 	case Replace, Inject:
 		return asReply(d.Value)
 	}
@@ -347,34 +348,34 @@ func timeoutFigures(err error, declared time.Duration) error {
 	return fmt.Errorf("%w (declared %dms) (ceiling %dms)", err, declared.Milliseconds(), ceiling.Milliseconds())
 }
 
-// asReply reads a hook's replacement for a model reply: a model.Reply,
+// asReply reads a hook's replacement for a model reply: a chat.Reply,
 // data in its form ({"text": ...}, {"tool_calls": [...]}), a string (the
 // reply's text), or any other value, taken as the answer itself.
-func asReply(v any) (model.Reply, error) {
+func asReply(v any) (chat.Reply, error) {
 	switch x := v.(type) {
-	case model.Reply:
+	case chat.Reply:
 		return x, nil
-	case *model.Reply:
+	case *chat.Reply:
 		return *x, nil
 	case string:
-		return model.Reply{Text: x}, nil
+		return chat.Reply{Text: x}, nil
 	case map[string]any:
 		_, text := x["text"]
 		_, calls := x["tool_calls"]
 		_, reasoning := x["reasoning"]
 		if !text && !calls && !reasoning {
-			return model.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
+			return chat.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
 		}
 	default:
-		return model.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
+		return chat.Reply{Text: JSONText(x), FinishReason: "stop"}, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return model.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
+		return chat.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
 	}
-	var reply model.Reply
+	var reply chat.Reply
 	if err := json.Unmarshal(b, &reply); err != nil {
-		return model.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
+		return chat.Reply{}, fmt.Errorf("a replacement reply must be a model reply: %w", err)
 	}
 	return reply, nil
 }
@@ -442,8 +443,8 @@ func (a *agentLoop) result(output any, rounds int, final, defaulted bool) map[st
 // tool message with their results in the order the model made the calls. A
 // tool that fails, is refused or runs out of time answers with an error
 // the model reads; it never fails the step. Only an abort does.
-func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []model.ToolCall) (model.Message, error) {
-	results := make([]model.Block, len(calls))
+func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, calls []chat.ToolCall) (chat.Message, error) {
+	results := make([]chat.Block, len(calls))
 	if len(calls) == 1 {
 		// A lone call has nothing to run beside; a goroutine (and the
 		// closure and error list it would share) would only add to the
@@ -452,11 +453,11 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		a.called = append(a.called, map[string]any{"tool": call.Name, "round": round})
 		block, err := a.callTool(ctx, paths.Call(roundPath, call.Name, 1), call, a.admit(call.Name))
 		if err != nil {
-			return model.Message{}, err
+			return chat.Message{}, err
 		}
 		block.Text = a.c.f.run.forModel(block.Text)
 		results[0] = block
-		return model.Message{Role: model.RoleTool, Blocks: results}, nil
+		return chat.Message{Role: chat.RoleTool, Blocks: results}, nil
 	}
 	callPaths := paths.Calls(roundPath, len(calls), func(i int) string { return calls[i].Name })
 	errs := make([]error, len(calls))
@@ -474,10 +475,10 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return model.Message{}, err
+			return chat.Message{}, err
 		}
 	}
-	return model.Message{Role: model.RoleTool, Blocks: results}, nil
+	return chat.Message{Role: chat.RoleTool, Blocks: results}, nil
 }
 
 // forModel cuts a text longer than [limits] model_input_bytes (a tool
@@ -501,7 +502,7 @@ func (r *run) forModel(text string) string {
 // between the tool and result stops, or, for a call admit refused, tells
 // the model why. It returns what the model reads: the result as JSON, or
 // "Error: ..." marked as an error.
-func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.ToolCall, refusal string) (model.Block, error) {
+func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.ToolCall, refusal string) (chat.Block, error) {
 	r := a.c.f.run
 	args, problem := toolArguments(call.Arguments)
 	if refusal == "" && problem != "" {
@@ -510,19 +511,19 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	if refusal != "" {
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
-		return model.ToolResultBlock(call.ID, refusal, true), nil
+		return chat.ToolResultBlock(call.ID, refusal, true), nil
 	}
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return model.Block{}, &AbortError{Path: callPath}
+		return chat.Block{}, &AbortError{Path: callPath}
 	case Inject:
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
-		return model.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
+		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
 	if a.in.ToolTimeout.Set {
@@ -546,19 +547,19 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call model.To
 	})
 	var abort *AbortError
 	if errors.As(err, &abort) {
-		return model.Block{}, err
+		return chat.Block{}, err
 	}
 	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return model.Block{}, &AbortError{Path: callPath, Cause: err}
+		return chat.Block{}, &AbortError{Path: callPath, Cause: err}
 	case Replace:
-		return model.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
+		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}
 	if err != nil {
-		return model.ToolResultBlock(call.ID, "Error: "+err.Error(), true), nil
+		return chat.ToolResultBlock(call.ID, "Error: "+err.Error(), true), nil
 	}
-	return model.ToolResultBlock(call.ID, JSONText(result), false), nil
+	return chat.ToolResultBlock(call.ID, JSONText(result), false), nil
 }
 
 // toolArguments reads a tool call's arguments, which must be one JSON

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/path"
 )
@@ -84,10 +85,10 @@ func runAgent(t *testing.T, extra, replies string, hook engine.Hook) (outcome, m
 }
 
 // toolResults are the texts of a tool message's results, in order.
-func toolResults(m model.Message) []string {
+func toolResults(m chat.Message) []string {
 	var out []string
 	for _, b := range m.Blocks {
-		if b.Type == model.BlockToolResult {
+		if b.Type == chat.BlockToolResult {
 			out = append(out, b.Text)
 		}
 	}
@@ -95,7 +96,7 @@ func toolResults(m model.Message) []string {
 }
 
 // thinkingOf is the text of a message's thinking blocks.
-func thinkingOf(m model.Message) string {
+func thinkingOf(m chat.Message) string {
 	var b strings.Builder
 	for _, t := range m.Thinking() {
 		b.WriteString(t.Text)
@@ -105,8 +106,8 @@ func thinkingOf(m model.Message) string {
 
 // requests returns the requests of the agent's rounds (not repairs), in
 // order.
-func requests(o outcome) []model.Request {
-	var out []model.Request
+func requests(o outcome) []chat.Request {
+	var out []chat.Request
 	for _, e := range o.events.of(engine.EventModelCall) {
 		if call := e.Payload.(engine.ModelCalled); call.Role == model.RoleChat {
 			out = append(out, call.Request)
@@ -234,7 +235,7 @@ func TestAgentLastRound(t *testing.T) {
 		}
 		reqs := requests(o)
 		last := reqs[2]
-		if last.MayCallTools() || !slices.EqualFunc(last.Tools, reqs[0].Tools, func(a, b model.ToolDef) bool { return a.Name == b.Name }) || last.Format == nil || last.Format.Schema == nil {
+		if last.MayCallTools() || !slices.EqualFunc(last.Tools, reqs[0].Tools, func(a, b chat.ToolDef) bool { return a.Name == b.Name }) || last.Format == nil || last.Format.Schema == nil {
 			t.Errorf("the last round has tools %v (choice %q), format %+v; want the first round's tools with choice none", last.Tools, last.ToolChoice, last.Format)
 		}
 		if note := last.Messages[len(last.Messages)-1]; note.Role != "user" || !strings.Contains(note.Text(), "last turn") || last.CacheBreakpoint(len(last.Messages)-1) {
@@ -553,7 +554,7 @@ replies:
 `, func(_ context.Context, s *engine.Stop) engine.Decision {
 		// The reply as a provider would give it: arguments cut short.
 		if s.Kind == engine.StopReply && s.Path == "E1/agent.1" {
-			reply := s.Output.(model.Reply)
+			reply := s.Output.(chat.Reply)
 			reply.ToolCalls[0].Arguments = json.RawMessage(`{"shape": {"n`)
 			return engine.Decision{Action: engine.Replace, Value: reply}
 		}

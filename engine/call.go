@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -111,9 +112,9 @@ func (c cursor) callInfer(ctx context.Context, path string, input map[string]any
 			return nil, fmt.Errorf("builtin__infer's output_schema: %w", err)
 		}
 	}
-	return c.structured(ctx, path, name, model.RoleChat, []model.Message{
-		model.TextMessage(model.RoleSystem, inferPrompt),
-		model.TextMessage(model.RoleUser, c.f.run.forModel(instruction)),
+	return c.structured(ctx, path, name, model.RoleChat, []chat.Message{
+		chat.TextMessage(chat.RoleSystem, inferPrompt),
+		chat.TextMessage(chat.RoleUser, c.f.run.forModel(instruction)),
 	}, schema)
 }
 
@@ -183,11 +184,11 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 			return nil, fmt.Errorf("%s's 'output_schema' input: %w", t.ToolName(), err)
 		}
 	}
-	var msgs []model.Message
+	var msgs []chat.Message
 	if t.System.Value != "" {
-		msgs = append(msgs, model.TextMessage(model.RoleSystem, t.System.Value))
+		msgs = append(msgs, chat.TextMessage(chat.RoleSystem, t.System.Value))
 	}
-	msgs = append(msgs, model.TextMessage(model.RoleUser, c.f.run.forModel(text)))
+	msgs = append(msgs, chat.TextMessage(chat.RoleUser, c.f.run.forModel(text)))
 	return c.structured(ctx, path, name, model.RoleChat, msgs, schema)
 }
 
@@ -201,7 +202,7 @@ func joinViolations(vs []plans.Violation) string {
 
 // structured makes the shared structured-output call for a step at path:
 // validated JSON with one repair pass, or {"text": ...} without a schema.
-func (c cursor) structured(ctx context.Context, path, name, role string, msgs []model.Message, schema *plans.Schema) (any, error) {
+func (c cursor) structured(ctx context.Context, path, name, role string, msgs []chat.Message, schema *plans.Schema) (any, error) {
 	r := c.f.run
 	if r.models == nil {
 		return nil, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
@@ -209,7 +210,7 @@ func (c cursor) structured(ctx context.Context, path, name, role string, msgs []
 	if err := r.ledger.overBudget(); err != nil {
 		return nil, err
 	}
-	return r.models.Structured(ctx, name, model.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path, c.unit))
+	return r.models.Structured(ctx, name, chat.Request{Step: path, Role: role, Messages: msgs}, schema, c.modelHooks(ctx, path, path, c.unit))
 }
 
 // modelHooks returns the hooks of a step's structured calls: each call goes
@@ -239,7 +240,7 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit path
 
 // callHooks returns the callbacks that put model calls on the ledger and
 // into events.
-func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.CallRecord), func(model.Delta)) {
+func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.CallRecord), func(chat.Delta)) {
 	onCall := func(rec model.CallRecord) {
 		path, pathUnit := callPath, unit
 		if rec.Repair {
@@ -265,20 +266,20 @@ func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.Call
 			return ev
 		})
 	}
-	var onDelta func(model.Delta)
+	var onDelta func(chat.Delta)
 	if r.reads(EventModelDelta) {
-		onDelta = func(d model.Delta) { r.emit(callPath, unit, EventModelDelta, func() any { return d }) }
+		onDelta = func(d chat.Delta) { r.emit(callPath, unit, EventModelDelta, func() any { return d }) }
 	}
 	return onCall, onDelta
 }
 
 // complete makes one plain model call for a step at path (the solver).
-func (r *run) complete(ctx context.Context, path, name string, req model.Request) (model.Reply, error) {
+func (r *run) complete(ctx context.Context, path, name string, req chat.Request) (chat.Reply, error) {
 	if r.models == nil {
-		return model.Reply{}, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
+		return chat.Reply{}, errors.New("no models are configured; add [models] to the config, or pass --script FILE")
 	}
 	if err := r.ledger.overBudget(); err != nil {
-		return model.Reply{}, err
+		return chat.Reply{}, err
 	}
 	onCall, onDelta := r.callHooks(path, path, paths.KindStep)
 	start := time.Now()

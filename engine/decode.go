@@ -4,20 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // DecodePayload reads an event's payload back from the JSON it was written
 // as (the run store's payload column, a line of --events jsonl) into the
 // value the engine emitted for kind: a RunStarted for run_start, a
-// model.Delta for model_delta, and so on, by value as the engine emits
+// chat.Delta for model_delta, and so on, by value as the engine emits
 // them. A front end that shows an earlier run can then take the same
 // switch over payload types it takes for a live one.
 //
 // What JSON does not carry comes back as JSON reads it: a value held in an
 // any field (a step's input or result, a tool's arguments) as plain data
 // (map[string]any, []any, float64, ...), and fields written without JSON
-// (Exit.Output, model.Request.Timeout) empty. An empty payload, which the
+// (Exit.Output, chat.Request.Timeout) empty. An empty payload, which the
 // store keeps as NULL, is the kind's zero value. An unknown kind is an
 // error that names it.
 func DecodePayload(kind EventKind, raw json.RawMessage) (any, error) {
@@ -37,7 +37,7 @@ func DecodePayload(kind EventKind, raw json.RawMessage) (any, error) {
 	case EventModelCall:
 		return decodeAs[ModelCalled](kind, raw)
 	case EventModelDelta:
-		return decodeAs[model.Delta](kind, raw)
+		return decodeAs[chat.Delta](kind, raw)
 	case EventRepair:
 		return decodeAs[Repairing](kind, raw)
 	case EventGate:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/engine/store"
@@ -167,7 +168,7 @@ func TestDecodePayloadRefuses(t *testing.T) {
 		{name: "wrong shape", kind: engine.EventStepEnd, raw: `{"status": 7}`, want: "step_end payload"},
 		{name: "not JSON", kind: engine.EventGate, raw: `{verdict`, want: "gate payload"},
 		{name: "empty", kind: engine.EventWarning, raw: ``, zero: engine.Warning{}},
-		{name: "null", kind: engine.EventModelDelta, raw: `null`, zero: model.Delta{}},
+		{name: "null", kind: engine.EventModelDelta, raw: `null`, zero: chat.Delta{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
@@ -21,7 +21,7 @@ const (
 	EventToolStart  EventKind = "tool_start"  // ToolStarted
 	EventToolEnd    EventKind = "tool_end"    // ToolEnded
 	EventModelCall  EventKind = "llm_call"    // ModelCalled: one billable model call completed
-	EventModelDelta EventKind = "model_delta" // model.Delta: a piece of a reply as it streams
+	EventModelDelta EventKind = "model_delta" // chat.Delta: a piece of a reply as it streams
 	EventRepair     EventKind = "repair"      // Repairing: a structured answer failed its schema
 	EventGate       EventKind = "gate"        // GateEvaluated
 	EventAsk        EventKind = "ask"         // Asked
@@ -217,13 +217,13 @@ type ToolEnded struct {
 // ModelCalled reports one completed model call. Site is the path of the
 // step that made it (or "solver"), the key usage.by_step groups on.
 type ModelCalled struct {
-	Site     string      `json:"site"`
-	Role     string      `json:"role"`
-	Provider string      `json:"provider"`
-	Model    string      `json:"model"`
-	Usage    model.Usage `json:"usage"`
-	CostUSD  *float64    `json:"cost_usd,omitempty"`
-	Ms       float64     `json:"ms"`
+	Site     string     `json:"site"`
+	Role     string     `json:"role"`
+	Provider string     `json:"provider"`
+	Model    string     `json:"model"`
+	Usage    chat.Usage `json:"usage"`
+	CostUSD  *float64   `json:"cost_usd,omitempty"`
+	Ms       float64    `json:"ms"`
 	// Error is why the call failed; a failed call spent nothing.
 	Error string `json:"error,omitempty"`
 	// StructuredOutput records, for a call that asked for strict
@@ -231,8 +231,8 @@ type ModelCalled struct {
 	StructuredOutput *StrictRecord `json:"structured_output,omitempty"`
 	// Request and Reply are kept whole, so a run can be inspected and
 	// replayed without the model.
-	Request model.Request `json:"request"`
-	Reply   model.Reply   `json:"reply"`
+	Request chat.Request `json:"request"`
+	Reply   chat.Reply   `json:"reply"`
 }
 
 // StrictRecord is seeds/002's record of one attempt at strict structured

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 )
 
@@ -77,7 +77,7 @@ steps:
 	if !slices.Equal(keys(alone.events), keys(want)) {
 		t.Errorf("alone, the selective sink got\n%v\nwant\n%v", keys(alone.events), keys(want))
 	}
-	if got := alone.of(engine.EventModelDelta); len(got) == 0 || got[0].Payload.(model.Delta).Text != "hi" {
+	if got := alone.of(engine.EventModelDelta); len(got) == 0 || got[0].Payload.(chat.Delta).Text != "hi" {
 		t.Errorf("model deltas: %+v", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -109,9 +110,9 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		return text, nil
 	}
-	req := model.Request{Step: path, Role: model.RoleSolver, Messages: []model.Message{
-		model.TextMessage(model.RoleSystem, system),
-		model.TextMessage(model.RoleUser, r.forModel(solverMessage(query, data, missing))),
+	req := chat.Request{Step: path, Role: model.RoleSolver, Messages: []chat.Message{
+		chat.TextMessage(chat.RoleSystem, system),
+		chat.TextMessage(chat.RoleUser, r.forModel(solverMessage(query, data, missing))),
 	}}
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given.

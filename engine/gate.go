@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
@@ -52,12 +53,12 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 			return verdict{}, fmt.Errorf("model: %w", err)
 		}
 	}
-	req := model.Request{
+	req := chat.Request{
 		Step: path,
 		Role: model.RoleJudge,
-		Messages: []model.Message{
-			model.TextMessage(model.RoleSystem, judgePrompt),
-			model.TextMessage(model.RoleUser, c.f.run.forModel(question)),
+		Messages: []chat.Message{
+			chat.TextMessage(chat.RoleSystem, judgePrompt),
+			chat.TextMessage(chat.RoleUser, c.f.run.forModel(question)),
 		},
 	}
 	if err := c.f.run.ledger.overBudget(); err != nil {

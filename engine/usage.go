@@ -6,8 +6,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/model"
 )
 
 // UsageLine is the spend of one step or one model.
@@ -16,7 +16,7 @@ type UsageLine struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Calls    int    `json:"calls"`
-	model.Usage
+	chat.Usage
 	// CostUSD is nil, and absent from JSON, when no price is configured
 	// for a model the line includes: never estimated.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
@@ -25,7 +25,7 @@ type UsageLine struct {
 // UsageReport is what a run spent: the scripting contract's usage object.
 type UsageReport struct {
 	Calls int `json:"calls"`
-	model.Usage
+	chat.Usage
 	CostUSD *float64    `json:"cost_usd,omitempty"`
 	ByStep  []UsageLine `json:"by_step"`
 	ByModel []UsageLine `json:"by_model"`
@@ -51,7 +51,7 @@ func NewTally() *Tally {
 
 // Add records one call made at site (a step path, or "solver"); cost is
 // nil when the model is not priced.
-func (t *Tally) Add(site, provider, modelID string, u model.Usage, cost *float64) {
+func (t *Tally) Add(site, provider, modelID string, u chat.Usage, cost *float64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	step, ok := t.byStep[site]
@@ -74,7 +74,7 @@ func (t *Tally) Add(site, provider, modelID string, u model.Usage, cost *float64
 // addLine adds a call to a line. A line's cost is known only while every
 // call in it is priced: one unpriced call makes the sum unknown, and an
 // unknown cost is absent rather than understated.
-func addLine(line *UsageLine, u model.Usage, c *float64) {
+func addLine(line *UsageLine, u chat.Usage, c *float64) {
 	first := line.Calls == 0
 	line.Calls++
 	line.Usage = line.Usage.Add(u)
@@ -135,7 +135,7 @@ func newLedger(cfg *config.Config) *ledger {
 
 // add records one call at site, priced, and returns its cost (nil when the
 // model has no price).
-func (l *ledger) add(site, provider, modelID string, u model.Usage) *float64 {
+func (l *ledger) add(site, provider, modelID string, u chat.Usage) *float64 {
 	c := l.cost(modelID, u)
 	l.Add(site, provider, modelID, u, c)
 	if c != nil {
@@ -179,7 +179,7 @@ func (l *ledger) overBudget() error {
 }
 
 // cost prices one call, or returns nil when the model has no price.
-func (l *ledger) cost(modelID string, u model.Usage) *float64 {
+func (l *ledger) cost(modelID string, u chat.Usage) *float64 {
 	if l.cfg == nil {
 		return nil
 	}
@@ -211,7 +211,7 @@ func costOf(l UsageLine) float64 {
 	return *l.CostUSD
 }
 
-func tokens(u model.Usage) int {
+func tokens(u chat.Usage) int {
 	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	enginemodel "github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -86,7 +86,7 @@ func BenchmarkRunDelta(b *testing.B) {
 	m := bigRunModel(b)
 	r := m.run
 	delta := live.Batch{Events: []engine.Event{{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r",
-		Path: "E1/do.9999/agent.1", Kind: engine.EventModelDelta, Payload: enginemodel.Delta{Text: "x"}}}}
+		Path: "E1/do.9999/agent.1", Kind: engine.EventModelDelta, Payload: chat.Delta{Text: "x"}}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		next, _ := m.Update(batchMsg{run: r, batch: delta})

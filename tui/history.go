@@ -11,7 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -25,7 +25,7 @@ type (
 		id     string
 		doc    int
 		tree   *live.Tree
-		detail *store.RunDetail
+		detail *record.RunDetail
 		err    error
 	}
 	// replayedMsg ends a replay or a fork: what it found, for the
@@ -36,7 +36,7 @@ type (
 		failed  bool
 	}
 	diffMsg struct {
-		base, other *store.RunDetail
+		base, other *record.RunDetail
 		err         error
 	}
 )
@@ -84,7 +84,7 @@ func (m *model) refreshRuns() {
 	if !m.recorded() {
 		return
 	}
-	list, err := m.ws.Runs(m.ctx, store.RunFilter{Plan: m.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
 	var none *workspace.NoStoreError
 	if errors.As(err, &none) {
 		list, err = nil, nil // nothing recorded yet

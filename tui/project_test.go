@@ -19,7 +19,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
@@ -283,9 +283,9 @@ func (p *testProject) open(t testing.TB) {
 }
 
 // runs lists the plan's recorded runs, newest first.
-func (p *testProject) runs(t testing.TB, plan string) []store.RunSummary {
+func (p *testProject) runs(t testing.TB, plan string) []record.RunSummary {
 	t.Helper()
-	list, err := p.ws.Runs(context.Background(), store.RunFilter{Plan: plan, Project: p.ws.Project().Root, Limit: 100})
+	list, err := p.ws.Runs(context.Background(), record.RunFilter{Plan: plan, Project: p.ws.Project().Root, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func (p *testProject) runs(t testing.TB, plan string) []store.RunSummary {
 
 // waitRecorded waits until the store has n finished runs of the plan: the
 // recorder writes in the background, a moment after the run ends.
-func (p *testProject) waitRecorded(t testing.TB, plan string, n int) []store.RunSummary {
+func (p *testProject) waitRecorded(t testing.TB, plan string, n int) []record.RunSummary {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

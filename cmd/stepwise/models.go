@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -136,7 +137,7 @@ type modelTestJSON struct {
 	Failovers  []failoverJSON `json:"failovers"`
 	ElapsedMS  int64          `json:"elapsed_ms"`
 	Answer     string         `json:"answer,omitempty"`
-	Usage      *model.Usage   `json:"usage"`
+	Usage      *chat.Usage    `json:"usage"`
 	Strict     *strictJSON    `json:"strict"`
 	Thinking   *thinkingJSON  `json:"thinking"`
 	Caching    string         `json:"caching"`
@@ -203,10 +204,10 @@ func testModel(ctx context.Context, proj *project, ref config.ModelRef) modelTes
 	}})
 	ctx, cancel := context.WithTimeout(ctx, modelTestTimeout)
 	defer cancel()
-	req := model.Request{Step: "models test", Format: &model.ResponseFormat{Name: "check", Schema: checkSchema, Strict: true},
-		Messages: []model.Message{
-			model.TextMessage(model.RoleSystem, `You check that a connection works. Answer with the JSON object {"ok": true} and nothing else.`),
-			model.TextMessage(model.RoleUser, "Is this connection working?"),
+	req := chat.Request{Step: "models test", Format: &chat.ResponseFormat{Name: "check", Schema: checkSchema, Strict: true},
+		Messages: []chat.Message{
+			chat.TextMessage(chat.RoleSystem, `You check that a connection works. Answer with the JSON object {"ok": true} and nothing else.`),
+			chat.TextMessage(chat.RoleUser, "Is this connection working?"),
 		}}
 	start := time.Now()
 	reply, err := models.Call(ctx, ref.Name, req, nil)

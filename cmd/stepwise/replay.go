@@ -15,7 +15,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -331,7 +331,7 @@ type diffJSON struct {
 
 // printDiff prints one line per step: the statuses, the result hashes
 // (once when they agree), and B's time and tokens against A's.
-func printDiff(w io.Writer, a, b *store.RunDetail, steps []debugger.StepDiff) {
+func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", format.ShortID(a.ID), a.Plan, runStatus(a.RunSummary), format.ShortID(b.ID), b.Plan, runStatus(b.RunSummary))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -428,7 +428,7 @@ func answerSink(w io.Writer, notes *lineBatcher) engine.Sink {
 		if e.Path != "solver" {
 			return
 		}
-		d, _ := e.Payload.(model.Delta)
+		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
 			io.WriteString(w, "\n")
 			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")

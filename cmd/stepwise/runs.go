@@ -18,7 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -50,7 +50,7 @@ func newRunsCommand(s *streams) *cobra.Command {
 			defer ws.Close()
 			// Outside a project there is no project to keep to: every
 			// project's runs are listed, as with --all.
-			f := store.RunFilter{Plan: plan}
+			f := record.RunFilter{Plan: plan}
 			if !all {
 				f.Project = ws.Project().Root
 			}
@@ -64,7 +64,7 @@ func newRunsCommand(s *streams) *cobra.Command {
 			note := ""
 			switch {
 			case errors.As(err, &none):
-				list, note = []store.RunSummary{}, none.Reason
+				list, note = []record.RunSummary{}, none.Reason
 			case err != nil:
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			default:
@@ -204,7 +204,7 @@ type runJSON struct {
 
 // toRunJSON is a run as the listing envelope shows it, with its project
 // when withProject is set.
-func toRunJSON(r store.RunSummary, withProject bool) runJSON {
+func toRunJSON(r record.RunSummary, withProject bool) runJSON {
 	j := runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
 		DurationMs: r.Duration.Milliseconds(), Steps: r.StepsExecuted, Calls: r.Usage.Calls, Tokens: r.Usage.Tokens,
 		CostUSD: r.Usage.CostUSD, Error: r.Error}
@@ -223,7 +223,7 @@ func timeOrNil(t time.Time) *time.Time {
 
 // runStatus is the status a front end shows: the recorded one, except that
 // a run nobody records any longer and that never ended is interrupted.
-func runStatus(r store.RunSummary) string {
+func runStatus(r record.RunSummary) string {
 	if r.Interrupted {
 		return "interrupted"
 	}
@@ -232,7 +232,7 @@ func runStatus(r store.RunSummary) string {
 
 // printRuns prints one line per run under a header, with a last PROJECT
 // column when withProject is set ("-" for a run of no project).
-func printRuns(w io.Writer, list []store.RunSummary, withProject bool) {
+func printRuns(w io.Writer, list []record.RunSummary, withProject bool) {
 	if len(list) == 0 {
 		return
 	}
@@ -277,7 +277,7 @@ func homePath(p string) string {
 // planFile is the run's plan file as a path that says where it is: a
 // relative one resolved against the root of the run's project, which is
 // where a run is normally started from.
-func planFile(d *store.RunDetail) string {
+func planFile(d *record.RunDetail) string {
 	if d.File == "" || d.Project == "" || filepath.IsAbs(d.File) {
 		return d.File
 	}
@@ -325,22 +325,22 @@ func newInspectCommand(s *streams) *cobra.Command {
 // onlyPaths keeps the steps, tool calls, errors and warnings of a run
 // whose path matches pattern: a run of thousands of map items is read one
 // item, or one kind of step, at a time.
-func onlyPaths(d *store.RunDetail, pattern string) error {
+func onlyPaths(d *record.RunDetail, pattern string) error {
 	pat, err := path.Compile(pattern)
 	if err != nil {
 		return fmt.Errorf("--step: %w", err)
 	}
-	d.Steps = slices.DeleteFunc(d.Steps, func(s store.StepRecord) bool { return !pat.Match(s.Path) })
-	d.ToolCalls = slices.DeleteFunc(d.ToolCalls, func(c store.ToolCall) bool { return !pat.Match(c.Path) })
-	d.Errors = slices.DeleteFunc(d.Errors, func(n store.Notice) bool { return !pat.Match(n.Path) })
-	d.Warnings = slices.DeleteFunc(d.Warnings, func(n store.Notice) bool { return !pat.Match(n.Path) })
-	d.ModelCalls = slices.DeleteFunc(d.ModelCalls, func(c store.ModelCall) bool { return !pat.Match(c.Path) })
+	d.Steps = slices.DeleteFunc(d.Steps, func(s record.StepRecord) bool { return !pat.Match(s.Path) })
+	d.ToolCalls = slices.DeleteFunc(d.ToolCalls, func(c record.ToolCall) bool { return !pat.Match(c.Path) })
+	d.Errors = slices.DeleteFunc(d.Errors, func(n record.Notice) bool { return !pat.Match(n.Path) })
+	d.Warnings = slices.DeleteFunc(d.Warnings, func(n record.Notice) bool { return !pat.Match(n.Path) })
+	d.ModelCalls = slices.DeleteFunc(d.ModelCalls, func(c record.ModelCall) bool { return !pat.Match(c.Path) })
 	return nil
 }
 
 // phase says how a run ended, and cause why: the error, or the exit's
 // message.
-func phase(d *store.RunDetail) (phase, cause string) {
+func phase(d *record.RunDetail) (phase, cause string) {
 	switch d.Status {
 	case engine.StatusOK:
 		return "finished ok", ""
@@ -396,7 +396,7 @@ func cut(s string, width int) string {
 // valueWidth is how much of an input or a result a line of text shows.
 const valueWidth = 120
 
-func printRun(w io.Writer, d *store.RunDetail) {
+func printRun(w io.Writer, d *record.RunDetail) {
 	ph, cause := phase(d)
 	fmt.Fprintf(w, "run      %s\n", d.ID)
 	if d.Project != "" {
@@ -467,7 +467,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 	}
 	for _, list := range []struct {
 		name    string
-		notices []store.Notice
+		notices []record.Notice
 	}{{"errors", d.Errors}, {"warnings", d.Warnings}} {
 		if len(list.notices) == 0 {
 			continue
@@ -507,7 +507,7 @@ func printRun(w io.Writer, d *store.RunDetail) {
 // findings are what a run's record shows went less well than its status
 // says: steps that went without the strict output they asked for, and
 // agent steps that ended without an answer.
-func findings(d *store.RunDetail) []string {
+func findings(d *record.RunDetail) []string {
 	var out []string
 	for _, f := range []string{downgradeFinding(d.Downgrades), notFinalFinding(d.Steps)} {
 		if f != "" {
@@ -521,7 +521,7 @@ func findings(d *store.RunDetail) []string {
 // valid answer: they succeed, by design (seeds/000), with final: false and
 // output {}, which a plan reading output.x finds empty. Empty when there
 // are none.
-func notFinalFinding(steps []store.StepRecord) string {
+func notFinalFinding(steps []record.StepRecord) string {
 	var paths []string
 	for _, s := range steps {
 		if s.Tool != plans.ControlAgent || s.Status != engine.StepOK {
@@ -545,7 +545,7 @@ func notFinalFinding(steps []store.StepRecord) string {
 // downgradeFinding is seeds/002's structured_output_downgraded finding:
 // the steps that asked for strict structured output and ran without it,
 // each with its reasons. Empty when there are none.
-func downgradeFinding(downgrades []store.Notice) string {
+func downgradeFinding(downgrades []record.Notice) string {
 	var steps []string
 	reasons := map[string][]string{}
 	for _, n := range downgrades {
@@ -645,7 +645,7 @@ type inspectJSON struct {
 	Errors     []noticeJSON       `json:"errors"`
 	Warnings   []noticeJSON       `json:"warnings"`
 	Findings   []string           `json:"findings"`
-	ModelCalls []store.ModelCall  `json:"model_calls"`
+	ModelCalls []record.ModelCall `json:"model_calls"`
 	Usage      engine.UsageReport `json:"usage"`
 	// UsageComplete is false for a run without an end, whose usage is
 	// added up from the model calls recorded.
@@ -688,7 +688,7 @@ type lastEventJSON struct {
 	Time *time.Time       `json:"time"`
 }
 
-func toInspectJSON(d *store.RunDetail) inspectJSON {
+func toInspectJSON(d *record.RunDetail) inspectJSON {
 	ph, cause := phase(d)
 	inputs := d.Inputs
 	if inputs == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
@@ -46,7 +47,7 @@ func (w *Workspace) readStore() (*store.Store, error) {
 
 // Runs lists recorded runs, newest first. Runs of this project only
 // unless the filter names another or AllProjects is set.
-func (w *Workspace) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, error) {
+func (w *Workspace) Runs(ctx context.Context, f record.RunFilter) ([]record.RunSummary, error) {
 	st, err := w.readStore()
 	if err != nil {
 		return nil, err
@@ -55,9 +56,9 @@ func (w *Workspace) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSum
 }
 
 // OpenRun reads the record of the run id names (its id, or a prefix only
-// it has): an unknown id is a *store.NotFoundError, an ambiguous prefix a
-// *store.AmbiguousError.
-func (w *Workspace) OpenRun(ctx context.Context, id string) (*store.RunDetail, error) {
+// it has): an unknown id is a *record.NotFoundError, an ambiguous prefix a
+// *record.AmbiguousError.
+func (w *Workspace) OpenRun(ctx context.Context, id string) (*record.RunDetail, error) {
 	st, err := w.readStore()
 	if err != nil {
 		return nil, noRun(id, err)
@@ -68,7 +69,7 @@ func (w *Workspace) OpenRun(ctx context.Context, id string) (*store.RunDetail, e
 // RunEvents reads a run's record and its events, in order, as the engine
 // emitted them. A run still being recorded is read as far as its events
 // go.
-func (w *Workspace) RunEvents(ctx context.Context, id string) (*store.RunDetail, []engine.Event, error) {
+func (w *Workspace) RunEvents(ctx context.Context, id string) (*record.RunDetail, []engine.Event, error) {
 	d, err := w.OpenRun(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -99,7 +100,7 @@ func (w *Workspace) Recording(ctx context.Context, id string) (*debugger.Recordi
 }
 
 // Diff reads two runs and compares them step by step.
-func (w *Workspace) Diff(ctx context.Context, a, b string) (*store.RunDetail, *store.RunDetail, []debugger.StepDiff, error) {
+func (w *Workspace) Diff(ctx context.Context, a, b string) (*record.RunDetail, *record.RunDetail, []debugger.StepDiff, error) {
 	ra, err := w.OpenRun(ctx, a)
 	if err != nil {
 		return nil, nil, nil, err

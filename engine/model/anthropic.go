@@ -15,6 +15,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
 	"github.com/stepwise-dev/stepwise/plans/strict"
@@ -77,10 +78,10 @@ func newAnthropicProvider(name string, pc config.Provider) (Provider, error) {
 // reply says so in StrictToolsRefused. A strict answer format that meets
 // an overloaded server is sent again without it, keeping the tools as they
 // were: overload says nothing about the schema.
-func (p *anthropicProvider) Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error) {
+func (p *anthropicProvider) Complete(ctx context.Context, model string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	out, err := p.output(model, req)
 	if err != nil {
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
 	reply, err := p.send(ctx, model, req, out, onDelta)
 	switch reason := strictRefusal(err); {
@@ -92,13 +93,13 @@ func (p *anthropicProvider) Complete(ctx context.Context, model string, req Requ
 		toolsRefused := out.strictTools
 		out = out.withoutStrict(reason)
 		if toolsRefused {
-			req.Messages = WithoutThinking(req.Messages)
+			req.Messages = chat.WithoutThinking(req.Messages)
 		}
 		reply, err = p.send(ctx, model, req, out, onDelta)
 		reply.StrictToolsRefused = toolsRefused
 	}
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	reply.StrictRequested = out.requested
 	reply.StrictSent = out.strict
@@ -107,10 +108,10 @@ func (p *anthropicProvider) Complete(ctx context.Context, model string, req Requ
 }
 
 // send builds the request for out and streams it.
-func (p *anthropicProvider) send(ctx context.Context, model string, req Request, out anthropicOutput, onDelta func(Delta)) (Reply, error) {
+func (p *anthropicProvider) send(ctx context.Context, model string, req chat.Request, out anthropicOutput, onDelta func(chat.Delta)) (chat.Reply, error) {
 	body, err := anthropicBody(model, req, out)
 	if err != nil {
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
 	return p.stream(ctx, model, body, anthropicMaxTokens(req), onDelta)
 }
@@ -182,7 +183,7 @@ func (p *anthropicProvider) remember(out anthropicOutput) {
 // the request has tools. A request whose tools the model may call leaves
 // its answer unrestricted (seeds/002: strict applies to the tool inputs
 // there).
-func (p *anthropicProvider) output(model string, req Request) (anthropicOutput, error) {
+func (p *anthropicProvider) output(model string, req chat.Request) (anthropicOutput, error) {
 	f := req.Format
 	if f == nil {
 		return anthropicOutput{}, nil
@@ -235,7 +236,7 @@ func (p *anthropicProvider) output(model string, req Request) (anthropicOutput, 
 // toolSchema is t's input schema as a JSON object: as it is when it is
 // one already (tools' schemas are decoded JSON, and a round sends every
 // tool), else through JSON; an empty object schema when there is none.
-func toolSchema(t ToolDef) (map[string]any, error) {
+func toolSchema(t chat.ToolDef) (map[string]any, error) {
 	switch s := t.InputSchema.(type) {
 	case nil:
 		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
@@ -254,7 +255,7 @@ func toolSchema(t ToolDef) (map[string]any, error) {
 }
 
 // anthropicMaxTokens is the max_tokens a request for req carries.
-func anthropicMaxTokens(req Request) int64 {
+func anthropicMaxTokens(req chat.Request) int64 {
 	if req.MaxTokens > 0 {
 		return int64(req.MaxTokens)
 	}
@@ -265,7 +266,7 @@ func anthropicMaxTokens(req Request) int64 {
 // written in a buffer kept for the next request and copied out at its
 // size: growing a fresh buffer to a request's size cost more than all the
 // rest of writing it.
-func anthropicBody(model string, req Request, out anthropicOutput) ([]byte, error) {
+func anthropicBody(model string, req chat.Request, out anthropicOutput) ([]byte, error) {
 	buf := bodyBuffers.Get().(*[]byte)
 	defer bodyBuffers.Put(buf)
 	b, err := appendAnthropicBody((*buf)[:0], model, req, out)
@@ -291,7 +292,7 @@ var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // SDK's went in map order, so a tool list is the same bytes from one
 // round to the next; and a json.Number (a schema built from Go values,
 // see plainJSON) goes as a number, where the SDK's encoder wrote a string.
-func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutput) ([]byte, error) {
+func appendAnthropicBody(b []byte, model string, req chat.Request, out anthropicOutput) ([]byte, error) {
 	b = append(b, `{"max_tokens":`...)
 	b = strconv.AppendInt(b, anthropicMaxTokens(req), 10)
 	b, err := appendAnthropicMessages(b, req)
@@ -335,7 +336,7 @@ func appendAnthropicBody(b []byte, model string, req Request, out anthropicOutpu
 		}
 	}
 	if len(req.Tools) > 0 {
-		if req.ToolChoice == ToolChoiceNone {
+		if req.ToolChoice == chat.ToolChoiceNone {
 			b = append(b, `,"tool_choice":{"type":"none"}`...)
 		}
 		b = append(b, `,"tools":[`...)
@@ -357,15 +358,15 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}`
 
 // appendAnthropicSystem appends the system messages' text blocks as the
 // request's system blocks, if there are any.
-func appendAnthropicSystem(b []byte, req Request) []byte {
+func appendAnthropicSystem(b []byte, req chat.Request) []byte {
 	n := 0
 	for i, m := range req.Messages {
-		if m.Role != RoleSystem {
+		if m.Role != chat.RoleSystem {
 			continue
 		}
 		cached := req.CacheBreakpoint(i)
 		for j, bl := range m.Blocks {
-			if bl.Type != BlockText || bl.Text == "" {
+			if bl.Type != chat.BlockText || bl.Text == "" {
 				continue
 			}
 			if n == 0 {
@@ -393,15 +394,15 @@ func appendAnthropicSystem(b []byte, req Request) []byte {
 // message of tool_result blocks. Neighbours of one role merge into one
 // message, as the API wants tool results right after the call and roles
 // taking turns.
-func appendAnthropicMessages(b []byte, req Request) ([]byte, error) {
+func appendAnthropicMessages(b []byte, req chat.Request) ([]byte, error) {
 	open, openAssistant := false, false // a message is open, and whose
 	for i, m := range req.Messages {
 		var assistant bool
 		switch m.Role {
-		case RoleSystem:
+		case chat.RoleSystem:
 			continue
-		case RoleUser, RoleTool:
-		case RoleAssistant:
+		case chat.RoleUser, chat.RoleTool:
+		case chat.RoleAssistant:
 			assistant = true
 		default:
 			return nil, fmt.Errorf("message %d: role %q is not system, user, assistant or tool", i, m.Role)
@@ -450,20 +451,20 @@ func appendRoleEnd(b []byte, assistant bool) []byte {
 // so is thinking without a signature: reasoning another provider returned,
 // which the API cannot check. Thinking blocks cannot carry a cache
 // breakpoint; the agent marks messages whose last block is never thinking.
-func appendAnthropicBlocks(b []byte, m Message, cached, more bool) ([]byte, int, error) {
+func appendAnthropicBlocks(b []byte, m chat.Message, cached, more bool) ([]byte, int, error) {
 	n := 0
 	for j, bl := range m.Blocks {
 		cache := cached && j == len(m.Blocks)-1
 		switch bl.Type {
-		case BlockText:
+		case chat.BlockText:
 			if bl.Text == "" {
 				continue
 			}
-		case BlockThinking:
+		case chat.BlockThinking:
 			if bl.Signature == "" {
 				continue
 			}
-		case BlockRedactedThinking, BlockToolUse, BlockToolResult:
+		case chat.BlockRedactedThinking, chat.BlockToolUse, chat.BlockToolResult:
 		default:
 			return nil, 0, fmt.Errorf("block type %q is not text, thinking, redacted_thinking, tool_use or tool_result", bl.Type)
 		}
@@ -472,24 +473,24 @@ func appendAnthropicBlocks(b []byte, m Message, cached, more bool) ([]byte, int,
 		}
 		n++
 		switch bl.Type {
-		case BlockText:
+		case chat.BlockText:
 			b = append(b, `{"text":`...)
 			b = jsonenc.AppendString(b, bl.Text)
 			if cache {
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"text"}`...)
-		case BlockThinking:
+		case chat.BlockThinking:
 			b = append(b, `{"signature":`...)
 			b = jsonenc.AppendString(b, bl.Signature)
 			b = append(b, `,"thinking":`...)
 			b = jsonenc.AppendString(b, bl.Text)
 			b = append(b, `,"type":"thinking"}`...)
-		case BlockRedactedThinking:
+		case chat.BlockRedactedThinking:
 			b = append(b, `{"data":`...)
 			b = jsonenc.AppendString(b, bl.Data)
 			b = append(b, `,"type":"redacted_thinking"}`...)
-		case BlockToolUse:
+		case chat.BlockToolUse:
 			b = append(b, `{"id":`...)
 			b = jsonenc.AppendString(b, bl.ID)
 			b = append(b, `,"input":`...)
@@ -503,7 +504,7 @@ func appendAnthropicBlocks(b []byte, m Message, cached, more bool) ([]byte, int,
 				b = append(b, cacheControl...)
 			}
 			b = append(b, `,"type":"tool_use"}`...)
-		case BlockToolResult:
+		case chat.BlockToolResult:
 			b = append(b, `{"tool_use_id":`...)
 			b = jsonenc.AppendString(b, bl.ID)
 			if bl.IsError {
@@ -551,7 +552,7 @@ func appendToolInput(b []byte, input json.RawMessage) ([]byte, error) {
 // strict when strictTools and the schema passes Anthropic's rules. The
 // input schema goes as the SDK sent it: properties, required, type
 // "object", then the schema's other keywords.
-func appendAnthropicTool(b []byte, t ToolDef, strictTools bool) ([]byte, error) {
+func appendAnthropicTool(b []byte, t chat.ToolDef, strictTools bool) ([]byte, error) {
 	schema, err := toolSchema(t)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -20,23 +21,23 @@ import (
 func BenchmarkAnthropicRound(b *testing.B) {
 	schema := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"id"},
 		"properties": map[string]any{"id": map[string]any{"type": "string", "description": "the issue key"}}}
-	req := Request{
-		Messages: []Message{
-			{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: "You are an agent. Answer with JSON that matches the schema."}}},
-			TextMessage(RoleUser, "Summarise the open issues of the tracker and count them."),
-			{Role: RoleAssistant, Blocks: []Block{
-				{Type: BlockThinking, Text: "I should list the issues first, then fetch each.", Signature: "EqQBCkYIARgCIkD1bm9uY2UK"},
-				{Type: BlockToolUse, ID: "toolu_01", Name: "tracker__list_issues", Input: json.RawMessage(`{"state":"open"}`)},
+	req := chat.Request{
+		Messages: []chat.Message{
+			{Role: chat.RoleSystem, Blocks: []chat.Block{{Type: chat.BlockText, Text: "You are an agent. Answer with JSON that matches the schema."}}},
+			chat.TextMessage(chat.RoleUser, "Summarise the open issues of the tracker and count them."),
+			{Role: chat.RoleAssistant, Blocks: []chat.Block{
+				{Type: chat.BlockThinking, Text: "I should list the issues first, then fetch each.", Signature: "EqQBCkYIARgCIkD1bm9uY2UK"},
+				{Type: chat.BlockToolUse, ID: "toolu_01", Name: "tracker__list_issues", Input: json.RawMessage(`{"state":"open"}`)},
 			}},
-			{Role: RoleTool, Blocks: []Block{{Type: BlockToolResult, ID: "toolu_01", Text: `[{"id":"A-1","title":"Crash on start"},{"id":"A-2","title":"Slow search"}]`}}},
+			{Role: chat.RoleTool, Blocks: []chat.Block{{Type: chat.BlockToolResult, ID: "toolu_01", Text: `[{"id":"A-1","title":"Crash on start"},{"id":"A-2","title":"Slow search"}]`}}},
 		},
 		CacheAt: []int{0, 3},
-		Tools: []ToolDef{
+		Tools: []chat.ToolDef{
 			{Name: "tracker__list_issues", Description: "List issues.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"state": map[string]any{"type": "string"}}}},
 			{Name: "tracker__get_issue", Description: "Get one issue.", InputSchema: schema},
 			{Name: "tracker__search", Description: "Search issues.", InputSchema: schema},
 		},
-		Format:    &ResponseFormat{Name: "answer", Schema: map[string]any{"type": "object", "properties": map[string]any{"count": map[string]any{"type": "integer"}}}},
+		Format:    &chat.ResponseFormat{Name: "answer", Schema: map[string]any{"type": "object", "properties": map[string]any{"count": map[string]any{"type": "integer"}}}},
 		MaxTokens: 16000,
 		Thinking:  &config.Thinking{Type: config.ThinkingEnabled, BudgetTokens: 4000},
 	}
@@ -47,7 +48,7 @@ func BenchmarkAnthropicRound(b *testing.B) {
 		toolUseBlock("toolu_03", "tracker__get_issue", `{"id": `, `"A-2"}`))))
 	p := &anthropicProvider{name: "claude", strictEndpoint: true}
 	var deltas int
-	onDelta := func(Delta) { deltas++ }
+	onDelta := func(chat.Delta) { deltas++ }
 
 	b.ReportAllocs()
 	for b.Loop() {

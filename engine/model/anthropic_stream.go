@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // stream sends the request body and reads the streamed message, telling
@@ -27,21 +28,21 @@ import (
 // within its time budget (BenchmarkAnthropicRound); and NewStreaming
 // writes a deprecation warning to the process's stderr for some models,
 // which would land in the middle of the workbench's screen.
-func (p *anthropicProvider) stream(ctx context.Context, model string, body []byte, maxTokens int64, onDelta func(Delta)) (Reply, error) {
+func (p *anthropicProvider) stream(ctx context.Context, model string, body []byte, maxTokens int64, onDelta func(chat.Delta)) (chat.Reply, error) {
 	var res *http.Response
 	if err := p.client.Post(ctx, "v1/messages", body, &res); err != nil {
-		return Reply{}, p.failure(ctx, model, err)
+		return chat.Reply{}, p.failure(ctx, model, err)
 	}
 	defer res.Body.Close()
 	m, damaged, err := readMessage(res, func(m *streamedMessage) error { return overReplyLimit(ctx, p.name, model, m.size) }, onDelta)
 	switch {
 	case damaged != nil:
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: damaged.Error(), Transient: true}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: damaged.Error(), Transient: true}
 	case errors.As(err, new(*Error)):
 		// The reply passed [limits] model_reply_bytes: the error says so.
-		return Reply{}, err
+		return chat.Reply{}, err
 	case err != nil:
-		return Reply{}, p.failure(ctx, model, err)
+		return chat.Reply{}, p.failure(ctx, model, err)
 	}
 	return m.reply(p.name, model, maxTokens)
 }
@@ -51,7 +52,7 @@ func (p *anthropicProvider) stream(ctx context.Context, model string, body []byt
 // sent an error event, or check, called after each event, refused the
 // message so far) or turns out damaged (an event out of order, malformed
 // tool input).
-func readMessage(res *http.Response, check func(*streamedMessage) error, onDelta func(Delta)) (m *streamedMessage, damaged, err error) {
+func readMessage(res *http.Response, check func(*streamedMessage) error, onDelta func(chat.Delta)) (m *streamedMessage, damaged, err error) {
 	m = &streamedMessage{}
 	buf := sseBuffers.Get().(*[]byte)
 	defer sseBuffers.Put(buf)
@@ -204,7 +205,7 @@ type eventUsage struct {
 type streamedMessage struct {
 	blocks  []*streamedBlock // by index
 	stop    anthropic.StopReason
-	usage   Usage
+	usage   chat.Usage
 	started bool  // message_start arrived
 	stopped bool  // message_stop arrived
 	size    int64 // the bytes of the blocks' text, thinking, signatures and tool calls so far
@@ -222,15 +223,15 @@ type streamedBlock struct {
 // add takes in one event and returns what of it is to be streamed. An
 // event out of order (a block index the stream has not started, a second
 // start of one) is an error: the stream is damaged.
-func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
+func (m *streamedMessage) add(e *streamEvent) (chat.Delta, error) {
 	switch e.Type {
 	case "message_start":
 		m.started = true
-		m.usage = Usage{OutputTokens: int(e.Message.Usage.OutputTokens)}
+		m.usage = chat.Usage{OutputTokens: int(e.Message.Usage.OutputTokens)}
 		m.addUsage(e.Message.Usage)
 	case "content_block_start":
 		if e.Index != int64(len(m.blocks)) {
-			return Delta{}, fmt.Errorf("malformed stream: content block %d started after %d blocks", e.Index, len(m.blocks))
+			return chat.Delta{}, fmt.Errorf("malformed stream: content block %d started after %d blocks", e.Index, len(m.blocks))
 		}
 		cb := &e.ContentBlock
 		m.size += int64(len(cb.Text) + len(cb.Thinking) + len(cb.Signature) + len(cb.Data) + len(cb.ID) + len(cb.Name))
@@ -240,7 +241,7 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 		m.blocks = append(m.blocks, b)
 	case "content_block_delta":
 		if e.Index < 0 || e.Index >= int64(len(m.blocks)) {
-			return Delta{}, fmt.Errorf("malformed stream: a delta for content block %d, of %d started", e.Index, len(m.blocks))
+			return chat.Delta{}, fmt.Errorf("malformed stream: a delta for content block %d, of %d started", e.Index, len(m.blocks))
 		}
 		b := m.blocks[e.Index]
 		d := &e.Delta
@@ -248,10 +249,10 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 		switch d.Type {
 		case "text_delta":
 			b.text.WriteString(d.Text)
-			return Delta{Text: d.Text}, nil
+			return chat.Delta{Text: d.Text}, nil
 		case "thinking_delta":
 			b.text.WriteString(d.Thinking)
-			return Delta{Reasoning: d.Thinking}, nil
+			return chat.Delta{Reasoning: d.Thinking}, nil
 		case "signature_delta":
 			b.signature.WriteString(d.Signature)
 		case "input_json_delta":
@@ -259,14 +260,14 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 		}
 	case "content_block_stop":
 		if e.Index < 0 || e.Index >= int64(len(m.blocks)) {
-			return Delta{}, fmt.Errorf("malformed stream: content block %d stopped, of %d started", e.Index, len(m.blocks))
+			return chat.Delta{}, fmt.Errorf("malformed stream: content block %d stopped, of %d started", e.Index, len(m.blocks))
 		}
 		if b := m.blocks[e.Index]; b.typ == "tool_use" && b.input.Len() > 0 && !json.Valid([]byte(b.input.String())) {
 			// A corrupted stream, not the model's word: the API holds
 			// tool input to JSON. It cannot go back to the model as it is
 			// (the API takes tool input only as an object), so the
 			// attempt fails, as a transient fault another may not have.
-			return Delta{}, fmt.Errorf("malformed stream: the input of tool call %s (%s) is not JSON: %.120s", b.id, b.name, b.input.String())
+			return chat.Delta{}, fmt.Errorf("malformed stream: the input of tool call %s (%s) is not JSON: %.120s", b.id, b.name, b.input.String())
 		}
 	case "message_delta":
 		m.stop = e.Delta.StopReason
@@ -276,7 +277,7 @@ func (m *streamedMessage) add(e *streamEvent) (Delta, error) {
 	case "message_stop":
 		m.stopped = true
 	}
-	return Delta{}, nil
+	return chat.Delta{}, nil
 }
 
 // addUsage takes the input figures u has.
@@ -295,9 +296,9 @@ func (m *streamedMessage) addUsage(u eventUsage) {
 // reply is the accumulated message, or the error its stop reason is: a
 // stream without message_stop is no answer, and neither is a message cut
 // off at max_tokens.
-func (m *streamedMessage) reply(provider, model string, maxTokens int64) (Reply, error) {
-	fail := func(transient bool, format string, args ...any) (Reply, error) {
-		return Reply{}, &Error{Provider: provider, Model: model, Message: fmt.Sprintf(format, args...), Transient: transient}
+func (m *streamedMessage) reply(provider, model string, maxTokens int64) (chat.Reply, error) {
+	fail := func(transient bool, format string, args ...any) (chat.Reply, error) {
+		return chat.Reply{}, &Error{Provider: provider, Model: model, Message: fmt.Sprintf(format, args...), Transient: transient}
 	}
 	switch {
 	case !m.started:
@@ -313,22 +314,22 @@ func (m *streamedMessage) reply(provider, model string, maxTokens int64) (Reply,
 	case anthropic.StopReasonModelContextWindowExceeded:
 		return fail(false, "the conversation no longer fits the model's context window")
 	}
-	r := Reply{Usage: m.usage}
+	r := chat.Reply{Usage: m.usage}
 	var text strings.Builder
 	for _, b := range m.blocks {
 		switch b.typ {
 		case "text":
 			text.WriteString(b.text.String())
 		case "thinking":
-			r.Thinking = append(r.Thinking, Block{Type: BlockThinking, Text: b.text.String(), Signature: b.signature.String()})
+			r.Thinking = append(r.Thinking, chat.Block{Type: chat.BlockThinking, Text: b.text.String(), Signature: b.signature.String()})
 		case "redacted_thinking":
-			r.Thinking = append(r.Thinking, Block{Type: BlockRedactedThinking, Data: b.data})
+			r.Thinking = append(r.Thinking, chat.Block{Type: chat.BlockRedactedThinking, Data: b.data})
 		case "tool_use":
 			input := json.RawMessage(b.input.String())
 			if len(input) == 0 {
 				input = json.RawMessage("{}")
 			}
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: input})
+			r.ToolCalls = append(r.ToolCalls, chat.ToolCall{ID: b.id, Name: b.name, Arguments: input})
 		}
 	}
 	r.Text = text.String()

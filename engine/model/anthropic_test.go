@@ -14,6 +14,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -53,9 +54,9 @@ func field(body map[string]any, key string) string {
 }
 
 // collect returns an onDelta that gathers the streamed text and thinking.
-func collect() (func(Delta), *strings.Builder, *strings.Builder) {
+func collect() (func(chat.Delta), *strings.Builder, *strings.Builder) {
 	var text, thinking strings.Builder
-	return func(d Delta) {
+	return func(d chat.Delta) {
 		text.WriteString(d.Text)
 		thinking.WriteString(d.Reasoning)
 	}, &text, &thinking
@@ -66,17 +67,17 @@ func TestAnthropicComplete(t *testing.T) {
 		name         string
 		turn         serverTurn
 		wantText     string
-		wantThinking []Block
+		wantThinking []chat.Block
 		wantCalls    string // the tool calls as JSON
 		wantFinish   string
-		wantUsage    Usage
+		wantUsage    chat.Usage
 		wantStreamed string // text deltas, then "|", then thinking deltas
 	}{
 		{
 			name:       "a text answer",
 			turn:       streamedTurn("end_turn", streamUsage{input: 20, output: 5}, textBlock(`{"ok"`, `: true}`)),
 			wantText:   `{"ok": true}`,
-			wantFinish: "stop", wantUsage: Usage{InputTokens: 20, OutputTokens: 5},
+			wantFinish: "stop", wantUsage: chat.Usage{InputTokens: 20, OutputTokens: 5},
 			wantStreamed: `{"ok": true}|`,
 		},
 		{
@@ -86,12 +87,12 @@ func TestAnthropicComplete(t *testing.T) {
 				redactedThinkingBlock("EncRypTed=="),
 				textBlock("done")),
 			wantText: "done",
-			wantThinking: []Block{
-				{Type: BlockThinking, Text: "First, the facts.", Signature: "c2lnbmF0dXJl"},
-				{Type: BlockRedactedThinking, Data: "EncRypTed=="},
+			wantThinking: []chat.Block{
+				{Type: chat.BlockThinking, Text: "First, the facts.", Signature: "c2lnbmF0dXJl"},
+				{Type: chat.BlockRedactedThinking, Data: "EncRypTed=="},
 			},
 			wantFinish:   "stop",
-			wantUsage:    Usage{InputTokens: 30, OutputTokens: 90, CacheCreationInputTokens: 1200, CacheReadInputTokens: 800},
+			wantUsage:    chat.Usage{InputTokens: 30, OutputTokens: 90, CacheCreationInputTokens: 1200, CacheReadInputTokens: 800},
 			wantStreamed: "done|First, the facts.",
 		},
 		{
@@ -104,14 +105,14 @@ func TestAnthropicComplete(t *testing.T) {
 			wantText:     "Looking.",
 			wantCalls:    `[{"id":"toolu_a","name":"tracker__get_issue","arguments":{"id":"A-1"}},{"id":"toolu_b","name":"tracker__get_issue","arguments":{"id":"A-2"}},{"id":"toolu_c","name":"tracker__list_issues","arguments":{}}]`,
 			wantFinish:   "tool_calls",
-			wantUsage:    Usage{InputTokens: 10, OutputTokens: 30},
+			wantUsage:    chat.Usage{InputTokens: 10, OutputTokens: 30},
 			wantStreamed: "Looking.|",
 		},
 		{
 			name:       "a refusal",
 			turn:       streamedTurn("refusal", streamUsage{input: 10, output: 3}, textBlock("I can't help with that.")),
 			wantText:   "I can't help with that.",
-			wantFinish: "refusal", wantUsage: Usage{InputTokens: 10, OutputTokens: 3},
+			wantFinish: "refusal", wantUsage: chat.Usage{InputTokens: 10, OutputTokens: 3},
 			wantStreamed: "I can't help with that.|",
 		},
 	}
@@ -120,7 +121,7 @@ func TestAnthropicComplete(t *testing.T) {
 			srv := newMessagesServer(t, tt.turn)
 			p := openAnthropic(t, srv, config.Provider{})
 			onDelta, text, thinking := collect()
-			r, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go")}, onDelta)
+			r, err := p.Complete(context.Background(), "claude-test", chat.Request{Messages: user("go")}, onDelta)
 			if err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
@@ -153,34 +154,34 @@ func TestAnthropicComplete(t *testing.T) {
 func TestAnthropicRequest(t *testing.T) {
 	toolSchema := map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []any{"id"}, "additionalProperties": false}
 	temp := 0.3
-	conversation := []Message{
-		TextMessage(RoleSystem, "You are careful."),
-		TextMessage(RoleUser, "Summarise A-1."),
-		{Role: RoleAssistant, Blocks: []Block{
-			{Type: BlockThinking, Text: "I need the issue.", Signature: "sig-1"},
-			{Type: BlockRedactedThinking, Data: "opaque"},
+	conversation := []chat.Message{
+		chat.TextMessage(chat.RoleSystem, "You are careful."),
+		chat.TextMessage(chat.RoleUser, "Summarise A-1."),
+		{Role: chat.RoleAssistant, Blocks: []chat.Block{
+			{Type: chat.BlockThinking, Text: "I need the issue.", Signature: "sig-1"},
+			{Type: chat.BlockRedactedThinking, Data: "opaque"},
 			// Reasoning another provider returned has no signature and
 			// cannot be checked: it is left out.
-			{Type: BlockThinking, Text: "unsigned"},
-			TextBlock(""),
-			{Type: BlockToolUse, ID: "toolu_1", Name: "get", Input: json.RawMessage(`{"id":"A-1"}`)},
-			{Type: BlockToolUse, ID: "toolu_2", Name: "get", Input: json.RawMessage(`{"id":"A-2"}`)},
+			{Type: chat.BlockThinking, Text: "unsigned"},
+			chat.TextBlock(""),
+			{Type: chat.BlockToolUse, ID: "toolu_1", Name: "get", Input: json.RawMessage(`{"id":"A-1"}`)},
+			{Type: chat.BlockToolUse, ID: "toolu_2", Name: "get", Input: json.RawMessage(`{"id":"A-2"}`)},
 		}},
-		{Role: RoleTool, Blocks: []Block{
-			ToolResultBlock("toolu_1", `{"title":"Crash"}`, false),
-			{Type: BlockToolResult, ID: "toolu_2", Text: "Error: no such issue", IsError: true},
+		{Role: chat.RoleTool, Blocks: []chat.Block{
+			chat.ToolResultBlock("toolu_1", `{"title":"Crash"}`, false),
+			{Type: chat.BlockToolResult, ID: "toolu_2", Text: "Error: no such issue", IsError: true},
 		}},
-		TextMessage(RoleUser, "This is your last turn."),
+		chat.TextMessage(chat.RoleUser, "This is your last turn."),
 	}
 	tests := []struct {
 		name string
-		req  Request
+		req  chat.Request
 		want map[string]string // body field: compact JSON; "" for absent
 	}{
 		{
 			name: "a round with history, tools and thinking",
-			req: Request{Messages: conversation, CacheAt: []int{0, 3}, MaxTokens: 16000, Temperature: &temp,
-				Tools:    []ToolDef{{Name: "get", Description: "Get an issue.", InputSchema: toolSchema}},
+			req: chat.Request{Messages: conversation, CacheAt: []int{0, 3}, MaxTokens: 16000, Temperature: &temp,
+				Tools:    []chat.ToolDef{{Name: "get", Description: "Get an issue.", InputSchema: toolSchema}},
 				Thinking: &config.Thinking{Type: config.ThinkingEnabled, BudgetTokens: 4000}, Effort: "high"},
 			want: map[string]string{
 				"system": `[{"cache_control":{"type":"ephemeral"},"text":"You are careful.","type":"text"}]`,
@@ -202,8 +203,8 @@ func TestAnthropicRequest(t *testing.T) {
 		},
 		{
 			name: "the last round keeps its tools and chooses none",
-			req: Request{Messages: user("go"), ToolChoice: ToolChoiceNone,
-				Tools:    []ToolDef{{Name: "get", InputSchema: toolSchema}, {Name: "list"}},
+			req: chat.Request{Messages: user("go"), ToolChoice: chat.ToolChoiceNone,
+				Tools:    []chat.ToolDef{{Name: "get", InputSchema: toolSchema}, {Name: "list"}},
 				Thinking: &config.Thinking{Type: config.ThinkingAdaptive}},
 			want: map[string]string{
 				"tools":       `[{"input_schema":{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"},"name":"get"},{"input_schema":{"properties":{},"type":"object"},"name":"list"}]`,
@@ -242,12 +243,12 @@ func TestAnthropicRequest(t *testing.T) {
 			Defs       map[string]any `json:"$defs"`
 			Comment    string         `json:"$comment"`
 		}
-		tool := ToolDef{Name: "count", InputSchema: schema{Type: "object", Properties: map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}},
+		tool := chat.ToolDef{Name: "count", InputSchema: schema{Type: "object", Properties: map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}},
 			MinProps: 1, MaxProps: 3, Defs: map[string]any{}, Comment: "<counts> & more"}}
 		srv := newMessagesServer(t, streamedTurn("end_turn", streamUsage{}, textBlock("ok")), streamedTurn("end_turn", streamUsage{}, textBlock("ok")))
 		p := openAnthropic(t, srv, config.Provider{})
 		for range 2 {
-			if _, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go"), Tools: []ToolDef{tool}}, nil); err != nil {
+			if _, err := p.Complete(context.Background(), "claude-test", chat.Request{Messages: user("go"), Tools: []chat.ToolDef{tool}}, nil); err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
 		}
@@ -263,13 +264,13 @@ func TestAnthropicRequest(t *testing.T) {
 		srv := newMessagesServer(t)
 		p := openAnthropic(t, srv, config.Provider{})
 		for _, tc := range []struct {
-			req  Request
+			req  chat.Request
 			want string
 		}{
-			{Request{Messages: []Message{{Role: "critic", Blocks: []Block{TextBlock("x")}}}}, `message 0: role "critic" is not system, user, assistant or tool`},
-			{Request{Messages: []Message{{Role: RoleAssistant, Blocks: []Block{{Type: BlockToolUse, ID: "t1", Name: "get", Input: json.RawMessage(`"A-1"`)}}}}}, `message 0 (assistant): tool_use t1 (get): input is not a JSON object: "A-1"`},
-			{Request{Messages: []Message{{Role: RoleUser, Blocks: []Block{{Type: "image"}}}}}, `block type "image" is not text`},
-			{Request{Messages: user("go"), Tools: []ToolDef{{Name: "get", InputSchema: []any{1}}}}, "tool get: input schema is not a JSON object"},
+			{chat.Request{Messages: []chat.Message{{Role: "critic", Blocks: []chat.Block{chat.TextBlock("x")}}}}, `message 0: role "critic" is not system, user, assistant or tool`},
+			{chat.Request{Messages: []chat.Message{{Role: chat.RoleAssistant, Blocks: []chat.Block{{Type: chat.BlockToolUse, ID: "t1", Name: "get", Input: json.RawMessage(`"A-1"`)}}}}}, `message 0 (assistant): tool_use t1 (get): input is not a JSON object: "A-1"`},
+			{chat.Request{Messages: []chat.Message{{Role: chat.RoleUser, Blocks: []chat.Block{{Type: "image"}}}}}, `block type "image" is not text`},
+			{chat.Request{Messages: user("go"), Tools: []chat.ToolDef{{Name: "get", InputSchema: []any{1}}}}, "tool get: input schema is not a JSON object"},
 		} {
 			_, err := p.Complete(context.Background(), "claude-test", tc.req, nil)
 			wantError(t, err, "model claude/claude-test: ", tc.want)
@@ -347,7 +348,7 @@ func TestAnthropicErrors(t *testing.T) {
 			srv := newMessagesServer(t, tt.turn)
 			p := openAnthropic(t, srv, config.Provider{})
 			streamed := false
-			_, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go")}, func(Delta) { streamed = true })
+			_, err := p.Complete(context.Background(), "claude-test", chat.Request{Messages: user("go")}, func(chat.Delta) { streamed = true })
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v (%T) is not an *Error", err, err)
@@ -369,7 +370,7 @@ func TestAnthropicErrors(t *testing.T) {
 		srv := newMessagesServer(t)
 		p := openAnthropic(t, srv, config.Provider{})
 		srv.Close()
-		_, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go")}, nil)
+		_, err := p.Complete(context.Background(), "claude-test", chat.Request{Messages: user("go")}, nil)
 		if !IsTransient(err) {
 			t.Errorf("error %v: want transient", err)
 		}
@@ -379,7 +380,7 @@ func TestAnthropicErrors(t *testing.T) {
 		p := openAnthropic(t, srv, config.Provider{})
 		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 		defer cancel()
-		_, err := p.Complete(ctx, "claude-test", Request{Messages: user("go")}, nil)
+		_, err := p.Complete(ctx, "claude-test", chat.Request{Messages: user("go")}, nil)
 		wantError(t, err, "model claude/claude-test: request timed out")
 		if !IsTransient(err) {
 			t.Errorf("error %v: want transient", err)
@@ -392,7 +393,7 @@ func TestAnthropicErrors(t *testing.T) {
 		p := openAnthropic(t, srv, config.Provider{})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		_, err := p.Complete(ctx, "claude-test", Request{Messages: user("go")}, nil)
+		_, err := p.Complete(ctx, "claude-test", chat.Request{Messages: user("go")}, nil)
 		wantError(t, err, "model claude/claude-test: request timed out")
 		if !IsTransient(err) {
 			t.Errorf("error %v: want transient", err)
@@ -407,8 +408,8 @@ func TestAnthropicErrors(t *testing.T) {
 func TestAnthropicStrict(t *testing.T) {
 	eligible := map[string]any{"type": "object", "additionalProperties": false, "required": []any{"n"}, "properties": map[string]any{"n": map[string]any{"type": "integer"}}}
 	ineligible := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}}
-	tool := ToolDef{Name: "get", InputSchema: eligible}
-	looseTool := ToolDef{Name: "list", InputSchema: ineligible}
+	tool := chat.ToolDef{Name: "get", InputSchema: eligible}
+	looseTool := chat.ToolDef{Name: "list", InputSchema: ineligible}
 	ok := streamedTurn("end_turn", streamUsage{}, textBlock(`{"n": 1}`))
 	tests := []struct {
 		name string
@@ -416,7 +417,7 @@ func TestAnthropicStrict(t *testing.T) {
 		// custom base_url, which the other cases say enforces strict.
 		compat   bool
 		turns    []serverTurn
-		req      Request
+		req      chat.Request
 		sent     bool
 		reason   string
 		format   []bool // per request: whether output_config.format was sent
@@ -426,70 +427,70 @@ func TestAnthropicStrict(t *testing.T) {
 	}{
 		{
 			name: "eligible: sent natively", turns: []serverTurn{ok},
-			req:  Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
+			req:  chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			sent: true, format: []bool{true},
 		},
 		{
 			name: "not asked for: nothing sent", turns: []serverTurn{ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible}},
 			format: []bool{false},
 		},
 		{
 			name: "a schema Anthropic's rules refuse", turns: []serverTurn{ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: ineligible, Strict: true}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: ineligible, Strict: true}},
 			reason: DowngradeGateIneligible, format: []bool{false},
 		},
 		{
 			name: "a custom base_url", compat: true, turns: []serverTurn{ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeCompatEndpoint, format: []bool{false},
 		},
 		{
 			name: "tools the model may call: strict goes on the eligible tools", turns: []serverTurn{ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool, looseTool}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []chat.ToolDef{tool, looseTool}},
 			reason: DowngradeContextTools, format: []bool{false}, strictOn: []string{"get"},
 		},
 		{
 			name: "the last round, tools chosen none: the answer is strict too", turns: []serverTurn{ok},
-			req:  Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool}, ToolChoice: ToolChoiceNone},
+			req:  chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []chat.ToolDef{tool}, ToolChoice: chat.ToolChoiceNone},
 			sent: true, format: []bool{true}, strictOn: []string{"get"},
 		},
 		{
 			name:   "the schema refused: sent again without strict",
 			turns:  []serverTurn{errorTurn(400, "invalid_request_error", "output_config.format.schema: Invalid schema: The compiled grammar is too large", nil), ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeAPIRejectedSchema, format: []bool{true, false},
 		},
 		{
 			name:   "the grammar not ready in time",
 			turns:  []serverTurn{errorTurn(400, "invalid_request_error", "Grammar compilation timed out", nil), ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeGrammarUnavailable, format: []bool{true, false},
 		},
 		{
 			name:   "overloaded",
 			turns:  []serverTurn{errorTurn(529, "overloaded_error", "Overloaded", nil), ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}},
 			reason: DowngradeServiceUnavailable, format: []bool{true, false},
 		},
 		{
 			name:  "overloaded with strict tools only: no second request, a transient error for Models to retry",
 			turns: []serverTurn{errorTurn(529, "overloaded_error", "Overloaded", nil)},
-			req:   Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool}},
+			req:   chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []chat.ToolDef{tool}},
 			fails: true, format: []bool{false}, strictOn: []string{"get"},
 		},
 		{
 			name:   "overloaded on the last round: the answer goes without strict, the tools stay strict",
 			turns:  []serverTurn{errorTurn(529, "overloaded_error", "Overloaded", nil), ok},
-			req:    Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool}, ToolChoice: ToolChoiceNone},
+			req:    chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []chat.ToolDef{tool}, ToolChoice: chat.ToolChoiceNone},
 			reason: DowngradeServiceUnavailable, format: []bool{true, false}, strictOn: []string{"get"},
 		},
 		{
 			name:  "strict tools refused: sent again without them and without the earlier thinking",
 			turns: []serverTurn{errorTurn(400, "invalid_request_error", "tools.0.input_schema: The compiled grammar is too large", nil), ok},
-			req: Request{Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []ToolDef{tool},
-				Messages: []Message{TextMessage(RoleUser, "go"), {Role: RoleAssistant, Blocks: []Block{{Type: BlockThinking, Text: "hm", Signature: "s"}, {Type: BlockToolUse, ID: "t1", Name: "get", Input: json.RawMessage(`{"n":1}`)}}},
-					{Role: RoleTool, Blocks: []Block{ToolResultBlock("t1", "1", false)}}}},
+			req: chat.Request{Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}, Tools: []chat.ToolDef{tool},
+				Messages: []chat.Message{chat.TextMessage(chat.RoleUser, "go"), {Role: chat.RoleAssistant, Blocks: []chat.Block{{Type: chat.BlockThinking, Text: "hm", Signature: "s"}, {Type: chat.BlockToolUse, ID: "t1", Name: "get", Input: json.RawMessage(`{"n":1}`)}}},
+					{Role: chat.RoleTool, Blocks: []chat.Block{chat.ToolResultBlock("t1", "1", false)}}}},
 			reason: DowngradeContextTools, format: []bool{false, false}, strictOn: []string{"get"}, refused: true,
 		},
 	}
@@ -556,10 +557,10 @@ func TestAnthropicStrict(t *testing.T) {
 			errorTurn(400, "invalid_request_error", "The compiled grammar is too large", nil), ok, ok,
 			errorTurn(400, "invalid_request_error", "The compiled grammar is too large", nil), ok, ok)
 		p := openAnthropic(t, srv, config.Provider{StrictBaseURL: true})
-		answer := Request{Messages: user("go"), Format: &ResponseFormat{Name: "answer", Schema: eligible, Strict: true}}
+		answer := chat.Request{Messages: user("go"), Format: &chat.ResponseFormat{Name: "answer", Schema: eligible, Strict: true}}
 		withTools := answer
-		withTools.Tools = []ToolDef{tool}
-		for i, req := range []Request{answer, answer, withTools, withTools} {
+		withTools.Tools = []chat.ToolDef{tool}
+		for i, req := range []chat.Request{answer, answer, withTools, withTools} {
 			r, err := p.Complete(context.Background(), "claude-test", req, nil)
 			if err != nil {
 				t.Fatalf("call %d: %v", i+1, err)
@@ -610,24 +611,24 @@ api_key = %q
 default = { provider = "claude", model = "claude-test", max_tokens = 12000, thinking = { budget_tokens = 2048 } }
 `, srv.URL, key), nil)
 	m := New(cfg, Options{Backoff: noBackoff})
-	tools := []ToolDef{{Name: "get", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}}}}
-	history := []Message{
-		TextMessage(RoleSystem, "Answer with JSON."),
-		TextMessage(RoleUser, "Count the issues."),
+	tools := []chat.ToolDef{{Name: "get", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}}}}
+	history := []chat.Message{
+		chat.TextMessage(chat.RoleSystem, "Answer with JSON."),
+		chat.TextMessage(chat.RoleUser, "Count the issues."),
 	}
-	r1, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: history, CacheAt: []int{0, 1}, Tools: tools}, nil)
+	r1, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: history, CacheAt: []int{0, 1}, Tools: tools}, nil)
 	if err != nil {
 		t.Fatalf("round 1: %v", err)
 	}
 	if len(r1.ToolCalls) != 2 || r1.Usage.CacheCreationInputTokens != 850 || r1.Provider != "claude" || r1.Model != "claude-test" {
 		t.Fatalf("round 1 reply %+v", r1)
 	}
-	history = append(history, AssistantMessage(r1), Message{Role: RoleTool, Blocks: []Block{
-		ToolResultBlock("toolu_a", `{"id":"A-1"}`, false), ToolResultBlock("toolu_b", `{"id":"A-2"}`, false)}})
+	history = append(history, chat.AssistantMessage(r1), chat.Message{Role: chat.RoleTool, Blocks: []chat.Block{
+		chat.ToolResultBlock("toolu_a", `{"id":"A-1"}`, false), chat.ToolResultBlock("toolu_b", `{"id":"A-2"}`, false)}})
 	// As the agent does: the last message of the history carries the
 	// breakpoint, and the last round adds its note after it.
-	round2 := append(history, TextMessage(RoleUser, "Last turn: answer now."))
-	r2, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: round2, CacheAt: []int{0, len(history) - 1}, Tools: tools, ToolChoice: ToolChoiceNone}, nil)
+	round2 := append(history, chat.TextMessage(chat.RoleUser, "Last turn: answer now."))
+	r2, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: round2, CacheAt: []int{0, len(history) - 1}, Tools: tools, ToolChoice: chat.ToolChoiceNone}, nil)
 	if err != nil {
 		t.Fatalf("round 2: %v", err)
 	}
@@ -671,7 +672,7 @@ default = { provider = "claude", model = "claude-test", max_tokens = 12000, thin
 			t.Errorf("request %d: the key is in the body", i+1)
 		}
 	}
-	for _, r := range []Reply{r1, r2} {
+	for _, r := range []chat.Reply{r1, r2} {
 		if b, _ := json.Marshal(r); bytes.Contains(b, []byte(key)) {
 			t.Errorf("the key is in a reply: %s", b)
 		}
@@ -691,7 +692,7 @@ func TestAnthropicKeyNeverInErrors(t *testing.T) {
 		if i == 4 {
 			srv.Close()
 		}
-		_, err := p.Complete(context.Background(), "claude-test", Request{Messages: user("go")}, nil)
+		_, err := p.Complete(context.Background(), "claude-test", chat.Request{Messages: user("go")}, nil)
 		if err == nil {
 			t.Fatalf("call %d: no error", i+1)
 		}
@@ -736,7 +737,7 @@ func TestAnthropicDefaultEndpoint(t *testing.T) {
 		seen = r.URL.String()
 		return nil, r.Context().Err()
 	}))
-	_, err = ap.Complete(ctx, "claude-test", Request{Messages: user("go")}, nil)
+	_, err = ap.Complete(ctx, "claude-test", chat.Request{Messages: user("go")}, nil)
 	if seen != "https://api.anthropic.com/v1/messages" || !ap.strictEndpoint || err == nil {
 		t.Errorf("request to %q, strict endpoint %v, error %v", seen, ap.strictEndpoint, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -102,7 +103,7 @@ func TestErrorBodyBounded(t *testing.T) {
 			t.Run(pt.name+"/"+bt.name, func(t *testing.T) {
 				srv := newErrorServer(t, bt.status, bt.size, bt.header)
 				p := pt.open(t, srv.URL)
-				_, err := p.Complete(context.Background(), "m", Request{Messages: user("go")}, nil)
+				_, err := p.Complete(context.Background(), "m", chat.Request{Messages: user("go")}, nil)
 				var e *Error
 				if !errors.As(err, &e) {
 					t.Fatalf("error %v (%T) is not an *Error", err, err)

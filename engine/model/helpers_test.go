@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -66,12 +67,12 @@ func project(t *testing.T, configTOML string, files map[string]string) *config.C
 }
 
 // user is a one-message conversation.
-func user(text string) []Message { return []Message{TextMessage("user", text)} }
+func user(text string) []chat.Message { return []chat.Message{chat.TextMessage("user", text)} }
 
 // call makes a call for step in role and returns the reply's text, or the
 // error's text prefixed with "error: ".
 func call(m *Models, step, role string) string {
-	r, err := m.Call(context.Background(), "", Request{Step: step, Role: role, Messages: user("go")}, nil)
+	r, err := m.Call(context.Background(), "", chat.Request{Step: step, Role: role, Messages: user("go")}, nil)
 	if err != nil {
 		return "error: " + err.Error()
 	}

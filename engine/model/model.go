@@ -1,21 +1,18 @@
 // Package model is how the engine talks to language models: one provider
 // interface, the providers that implement it (script; openai for the openai
 // and openai_compat types; anthropic, over the Messages API; replay,
-// answering from a recorded run), messages as typed content blocks, role and
-// named-model resolution with retries and failover, and the
-// structured-output call that every schema-bound site shares
+// answering from a recorded run) over the conversation values of
+// engine/chat, role and named-model resolution with retries and failover,
+// and the structured-output call that every schema-bound site shares
 // (builtin__infer, prompt tools, infer gates, the solver).
 package model
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // The roles an inference site calls a model in. Each resolves through
@@ -28,186 +25,12 @@ const (
 	RolePlanner = "planner"
 )
 
-// ToolCall is one tool call a model asked for.
-type ToolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// ToolDef is a tool offered to a model.
-type ToolDef struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	InputSchema any    `json:"input_schema,omitempty"`
-}
-
-// ResponseFormat asks for an answer in JSON conforming to Schema.
-type ResponseFormat struct {
-	Name   string `json:"name"`
-	Schema any    `json:"schema"`
-	// Strict asks the provider to enforce the schema where it can.
-	Strict bool `json:"strict,omitempty"`
-}
-
-// Request is one model call.
-type Request struct {
-	// Step is the path of the step making the call ("E1", "E3/do.2",
-	// "solver" for a plan's finish). Script replies match on it.
-	Step string `json:"step"`
-	// Role is the role the call is made in; a script reply's role must fit.
-	Role     string    `json:"role"`
-	Messages []Message `json:"messages"`
-	// CacheAt are the indexes of the messages whose last block ends a
-	// prefix the provider should cache: the request up to there is sent
-	// again, byte for byte, by a later one. They are kept beside the
-	// messages, not on their blocks, so that an agent passes its history
-	// as it is each round instead of copying it to mark it. Recorded, each
-	// is written as "cache": true on the block it ends (see MarshalJSON).
-	CacheAt []int     `json:"-"`
-	Tools   []ToolDef `json:"tools,omitempty"`
-	// ToolChoice is ToolChoiceAuto (the model may call Tools) or
-	// ToolChoiceNone (Tools are offered for the request's shape only: the
-	// model must answer). An agent's last round sends its tools with
-	// ToolChoiceNone rather than withdrawing them, so that the request
-	// keeps the prefix a provider cached (tools come first in it).
-	ToolChoice  string          `json:"tool_choice,omitempty"`
-	Format      *ResponseFormat `json:"format,omitempty"`
-	Temperature *float64        `json:"temperature,omitempty"`
-	// MaxTokens, Thinking and Effort are the settings of the model entry
-	// that serves the call, set per candidate by Models.Call. The
-	// anthropic provider sends them; the others do not.
-	MaxTokens int              `json:"max_tokens,omitempty"`
-	Thinking  *config.Thinking `json:"thinking,omitempty"`
-	Effort    string           `json:"effort,omitempty"`
-	// Timeout bounds each attempt; zero leaves it to the context.
-	Timeout time.Duration `json:"-"`
-}
-
-// CacheBreakpoint reports whether message i ends in a cache breakpoint.
-func (req Request) CacheBreakpoint(i int) bool {
-	return slices.Contains(req.CacheAt, i) && i < len(req.Messages) && len(req.Messages[i].Blocks) > 0
-}
-
-// MarshalJSON writes req as runs have always recorded it: each cache
-// breakpoint as "cache": true on the last block of its message. The
-// marked blocks are copies; req's messages are the caller's history.
-// <, > and & are written as they are, for the encoder that calls this
-// escapes them or not as it was told to.
-func (req Request) MarshalJSON() ([]byte, error) {
-	type plain Request // without these methods
-	p := plain(req)
-	if len(req.CacheAt) > 0 {
-		p.Messages = slices.Clone(req.Messages)
-		for i := range p.Messages {
-			if !req.CacheBreakpoint(i) {
-				continue
-			}
-			blocks := slices.Clone(p.Messages[i].Blocks)
-			blocks[len(blocks)-1].Cache = true
-			p.Messages[i].Blocks = blocks
-		}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// UnmarshalJSON reads a recorded request, taking the blocks marked
-// "cache": true back into CacheAt.
-func (req *Request) UnmarshalJSON(data []byte) error {
-	type plain Request // without these methods
-	if err := json.Unmarshal(data, (*plain)(req)); err != nil {
-		return err
-	}
-	req.CacheAt = nil
-	for i, m := range req.Messages {
-		marked := false
-		for j := range m.Blocks {
-			marked = marked || m.Blocks[j].Cache
-			m.Blocks[j].Cache = false
-		}
-		if marked {
-			req.CacheAt = append(req.CacheAt, i)
-		}
-	}
-	return nil
-}
-
-// MayCallTools reports whether the model may answer req with tool calls.
-func (req Request) MayCallTools() bool {
-	return len(req.Tools) > 0 && req.ToolChoice != ToolChoiceNone
-}
-
-// Usage is the token count of one call. The three input figures are
-// disjoint: the prompt's real size is their sum.
-type Usage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-}
-
-// Add returns u plus v.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{
-		InputTokens:              u.InputTokens + v.InputTokens,
-		OutputTokens:             u.OutputTokens + v.OutputTokens,
-		CacheCreationInputTokens: u.CacheCreationInputTokens + v.CacheCreationInputTokens,
-		CacheReadInputTokens:     u.CacheReadInputTokens + v.CacheReadInputTokens,
-	}
-}
-
-// Reply is what a model answered.
-type Reply struct {
-	Text      string     `json:"text,omitempty"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// Thinking is the reasoning the model showed before its answer, as the
-	// provider returned it: thinking blocks with their signatures and
-	// redacted thinking. It goes back verbatim in later rounds.
-	Thinking []Block `json:"thinking,omitempty"`
-	Usage    Usage   `json:"usage"`
-	// FinishReason is stop, tool_calls, length or refusal.
-	FinishReason string `json:"finish_reason,omitempty"`
-	// Provider and Model name what actually answered, after any failover.
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	// StrictRequested says whether the request asked for strict
-	// structured output (Format.Strict), StrictSent whether it was sent,
-	// and DowngradeReason why not when it was asked for and not sent.
-	StrictRequested bool   `json:"strict_requested,omitempty"`
-	StrictSent      bool   `json:"strict_sent,omitempty"`
-	DowngradeReason string `json:"downgrade_reason,omitempty"`
-	// StrictToolsRefused says that the server refused the request's
-	// strict tool schemas and it was sent again without them, leaving out
-	// the thinking of the earlier turns, which were made with the strict
-	// tool list. The caller leaves that thinking out of its conversation
-	// from then on (seeds/002).
-	StrictToolsRefused bool `json:"strict_tools_refused,omitempty"`
-}
-
-// Reasoning is the text of the reply's thinking, for display.
-func (r Reply) Reasoning() string { return thinkingText(r.Thinking) }
-
-// Delta is a piece of a reply as it streams in.
-type Delta struct {
-	Text      string `json:"text,omitempty"`
-	Reasoning string `json:"reasoning,omitempty"`
-	// Reset says that what streamed so far is void: its attempt ran out
-	// of time and the request is being sent again.
-	Reset bool `json:"reset,omitempty"`
-}
-
 // Provider serves the models of one [providers.<name>] entry.
 type Provider interface {
 	// Complete makes one attempt at a call to the named model, streaming
 	// deltas to onDelta (which may be nil) as they arrive. Errors that a
 	// retry might cure are *Error with Transient set.
-	Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error)
+	Complete(ctx context.Context, model string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error)
 }
 
 // Error is a failed model call.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -160,17 +161,17 @@ func (m *Models) Resolve(name string) (provider, model string, err error) {
 // ends the call: the caller has shown part of an answer, and another model
 // would start a different one.
 // Reply.Provider and Reply.Model name what answered.
-func (m *Models) Call(ctx context.Context, name string, req Request, onDelta func(Delta)) (Reply, error) {
+func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	name, req = callDefaults(name, req)
 	if req.Timeout == 0 {
 		req.Timeout = m.settingSeconds(func(s config.Settings) int { return s.LLMTimeoutSeconds }, defaultLLMTimeout)
 	}
 	cands, err := m.candidates(name)
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	asked := req.Temperature
-	var reply Reply
+	var reply chat.Reply
 	for i, c := range cands {
 		p, err := m.provider(c.provider)
 		if err != nil {
@@ -178,7 +179,7 @@ func (m *Models) Call(ctx context.Context, name string, req Request, onDelta fun
 			if i > 0 {
 				err = fmt.Errorf("falling over from %s: %w", cands[i-1], err)
 			}
-			return Reply{}, err
+			return chat.Reply{}, err
 		}
 		req.Temperature = asked
 		if req.Temperature == nil {
@@ -196,7 +197,7 @@ func (m *Models) Call(ctx context.Context, name string, req Request, onDelta fun
 			break
 		}
 		if !IsTransient(err) || streamed || ctx.Err() != nil || i == len(cands)-1 {
-			return Reply{}, err
+			return chat.Reply{}, err
 		}
 		if m.opts.OnFailover != nil {
 			m.opts.OnFailover(c.String(), cands[i+1].String(), err)
@@ -211,7 +212,7 @@ var modelRoles = []string{RoleChat, RoleRepair, RoleJudge, RoleSolver, RolePlann
 // callDefaults fills in the name and role of a call: an empty name is the
 // request's role, and an empty role is the name when that is a role, chat
 // otherwise (a prompt tool calling a named model).
-func callDefaults(name string, req Request) (string, Request) {
+func callDefaults(name string, req chat.Request) (string, chat.Request) {
 	if name == "" {
 		name = req.Role
 	}
@@ -229,7 +230,7 @@ func callDefaults(name string, req Request) (string, Request) {
 
 // attempt tries one candidate up to maxAttempts times. streamed reports
 // whether the failing attempt had sent a delta.
-func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Request, onDelta func(Delta)) (Reply, bool, error) {
+func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, bool, error) {
 	var retried error // the transient failure behind the latest retry
 	// A transient failure after part of a reply has streamed (a request
 	// that ran out of its time, which seeds/002 abandons and sends again,
@@ -240,7 +241,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 	var streamed atomic.Bool
 	relay := onDelta
 	if onDelta != nil {
-		relay = func(d Delta) {
+		relay = func(d chat.Delta) {
 			streamed.Store(true)
 			onDelta(d)
 		}
@@ -276,24 +277,24 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req Reque
 				// a missing reply alone.
 				err = fmt.Errorf("%w (while retrying after: %v)", err, retried)
 			}
-			return Reply{}, streamed.Load(), err
+			return chat.Reply{}, streamed.Load(), err
 		}
 		if limit := m.settingSeconds(func(s config.Settings) int { return s.RetryAfterCapSeconds }, defaultRetryAfterCap); e.RetryAfter > limit {
 			// An hour's wait is no retry: the call fails, saying what the
 			// server asked, and a fallback may answer instead.
-			return Reply{}, streamed.Load(), fmt.Errorf("%w (the server asked to wait %s before a retry, more than [settings] retry_after_cap_seconds = %d)",
+			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (the server asked to wait %s before a retry, more than [settings] retry_after_cap_seconds = %d)",
 				err, e.RetryAfter, int(limit/time.Second))
 		}
 		retried = err
 		if n == maxAttempts {
-			return Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
+			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
 		if streamed.Swap(false) {
-			onDelta(Delta{Reset: true})
+			onDelta(chat.Delta{Reset: true})
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {
-			return Reply{}, streamed.Load(), err
+			return chat.Reply{}, streamed.Load(), err
 		}
 	}
 }

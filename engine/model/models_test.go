@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -79,7 +80,7 @@ func TestRetries(t *testing.T) {
 				asked = append(asked, n)
 				return 0
 			}})
-			r, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: user("go")}, nil)
+			r, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("go")}, nil)
 			if want, ok := strings.CutPrefix(tt.want, "error: "); ok {
 				wantError(t, err, want)
 				var e *Error
@@ -121,7 +122,7 @@ func TestAttemptTimeout(t *testing.T) {
   - {match: E1, reply: {text: slow, delay_ms: 5000}}
   - {match: E1, reply: {text: slow, delay_ms: 5000}}
 `, Options{})
-	req := Request{Step: "E1", Messages: user("go"), Timeout: 30 * time.Millisecond}
+	req := chat.Request{Step: "E1", Messages: user("go"), Timeout: 30 * time.Millisecond}
 	r, err := m.Call(context.Background(), "chat", req, nil)
 	if err != nil || r.Text != "fast" {
 		t.Fatalf("reply %q, error %v", r.Text, err)
@@ -208,12 +209,12 @@ func TestFailover(t *testing.T) {
 			m := New(cfg, Options{Backoff: noBackoff, OnFailover: func(from, to string, err error) {
 				failovers = append(failovers, from+" -> "+to+": "+err.Error())
 			}})
-			var onDelta func(Delta)
+			var onDelta func(chat.Delta)
 			deltas := 0
 			if tt.onDelta {
-				onDelta = func(Delta) { deltas++ }
+				onDelta = func(chat.Delta) { deltas++ }
 			}
-			r, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: user("go"), Timeout: tt.timeout}, onDelta)
+			r, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("go"), Timeout: tt.timeout}, onDelta)
 			if want, ok := strings.CutPrefix(tt.want, "error: "); ok {
 				wantError(t, err, want)
 				if strings.Contains(err.Error(), "gave up") {
@@ -231,7 +232,7 @@ func TestFailover(t *testing.T) {
 			if tt.want != "from b" {
 				// The fallback's one reply is still there: nano answers
 				// from b.
-				if r, err := m.Call(context.Background(), "nano", Request{Step: "E1", Messages: user("go")}, nil); err != nil || r.Text != "from b" {
+				if r, err := m.Call(context.Background(), "nano", chat.Request{Step: "E1", Messages: user("go")}, nil); err != nil || r.Text != "from b" {
 					t.Errorf("the fallback's reply was used: %q, %v", r.Text, err)
 				}
 			}
@@ -286,7 +287,7 @@ region = "us-east-1"
 default = { provider = "aws", model = "claude-sonnet-5" }
 `, nil)
 	m := New(cfg, Options{})
-	_, err := m.Call(context.Background(), "judge", Request{Step: "E1", Messages: user("go")}, nil)
+	_, err := m.Call(context.Background(), "judge", chat.Request{Step: "E1", Messages: user("go")}, nil)
 	wantError(t, err, "model aws/claude-sonnet-5: ", "does not support provider type bedrock")
 	if !errors.Is(err, config.ErrNotUsable) || IsTransient(err) {
 		t.Errorf("error %v: want config.ErrNotUsable, permanent", err)
@@ -299,7 +300,7 @@ func TestBrokenScriptProvider(t *testing.T) {
 	cfg := project(t, failoverConfig, map[string]string{"a.yaml": "replies:\n  - {match: E1, reply: {txt: hi}}\n", "b.yaml": "replies: []\n"})
 	m := New(cfg, Options{})
 	for range 2 {
-		_, err := m.Call(context.Background(), "chat", Request{Step: "E1"}, nil)
+		_, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1"}, nil)
 		wantError(t, err, "model a/big: ", `a.yaml:2:25: unknown key "txt" in reply; did you mean 'text'?`)
 		var le *ScriptLoadError
 		if !errors.As(err, &le) {
@@ -322,7 +323,7 @@ func TestConcurrentCalls(t *testing.T) {
 	errs := make(chan error, items)
 	for i := range items {
 		wg.Go(func() {
-			_, err := m.Call(context.Background(), "chat", Request{Step: "E1/do." + string(rune('a'+i))}, nil)
+			_, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1/do." + string(rune('a'+i))}, nil)
 			errs <- err
 		})
 	}
@@ -343,7 +344,7 @@ func TestRetryKeepsItsCause(t *testing.T) {
   - match: E1
     error: {status: 429, message: rate limited}
 `, Options{})
-	_, err := m.Call(context.Background(), "chat", Request{Step: "E1", Role: "chat", Messages: []Message{TextMessage("user", "hi")}}, nil)
+	_, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Role: "chat", Messages: []chat.Message{chat.TextMessage("user", "hi")}}, nil)
 	var nr *NoReplyError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "(while retrying after: model script/script: 429 rate limited)") {
 		t.Errorf("err %v", err)
@@ -360,9 +361,9 @@ func TestTimedOutStreamStartsAgain(t *testing.T) {
   - match: E1
     reply: { text: "short" }
 `, Options{})
-	var deltas []Delta
-	reply, err := m.Call(context.Background(), "chat", Request{Step: "E1", Role: "chat", Messages: user("go"), Timeout: 500 * time.Millisecond},
-		func(d Delta) { deltas = append(deltas, d) })
+	var deltas []chat.Delta
+	reply, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Role: "chat", Messages: user("go"), Timeout: 500 * time.Millisecond},
+		func(d chat.Delta) { deltas = append(deltas, d) })
 	if err != nil || reply.Text != "short" {
 		t.Fatalf("reply %q, err %v", reply.Text, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
@@ -142,10 +143,10 @@ func newOpenAIProvider(name string, pc config.Provider) (Provider, error) {
 // response format the server refuses (400 or 422) is sent again at once,
 // within this attempt, asking for a JSON object and giving the schema in
 // the system message.
-func (p *openAIProvider) Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error) {
+func (p *openAIProvider) Complete(ctx context.Context, model string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	out, err := p.output(model, req)
 	if err != nil {
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
 	reply, err := p.send(ctx, model, req, out, onDelta)
 	if out.kind == outputSchema && refusesSchema(err) {
@@ -154,7 +155,7 @@ func (p *openAIProvider) Complete(ctx context.Context, model string, req Request
 		reply, err = p.send(ctx, model, req, out, onDelta)
 	}
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	reply.StrictRequested = out.requested
 	reply.StrictSent = out.strict
@@ -163,10 +164,10 @@ func (p *openAIProvider) Complete(ctx context.Context, model string, req Request
 }
 
 // send builds the request for out and streams it.
-func (p *openAIProvider) send(ctx context.Context, model string, req Request, out output, onDelta func(Delta)) (Reply, error) {
+func (p *openAIProvider) send(ctx context.Context, model string, req chat.Request, out output, onDelta func(chat.Delta)) (chat.Reply, error) {
 	params, err := p.params(model, req, out)
 	if err != nil {
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: err.Error()}
 	}
 	return p.stream(ctx, model, params, onDelta)
 }
@@ -219,7 +220,7 @@ func (out output) asObject() output {
 // json_schema, strict when it was asked for and the schema, the request
 // and the endpoint allow it; json_object when the server has refused this
 // schema for this model before.
-func (p *openAIProvider) output(model string, req Request) (output, error) {
+func (p *openAIProvider) output(model string, req chat.Request) (output, error) {
 	f := req.Format
 	if f == nil {
 		return output{kind: outputText}, nil
@@ -319,7 +320,7 @@ func (out output) objectInstruction() string {
 }
 
 // params builds the Chat Completions request for req.
-func (p *openAIProvider) params(model string, req Request, out output) (openai.ChatCompletionNewParams, error) {
+func (p *openAIProvider) params(model string, req chat.Request, out output) (openai.ChatCompletionNewParams, error) {
 	messages, err := p.messages(req.Messages, out)
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
@@ -340,7 +341,7 @@ func (p *openAIProvider) params(model string, req Request, out output) (openai.C
 		}
 		params.Tools = append(params.Tools, tool)
 	}
-	if len(req.Tools) > 0 && req.ToolChoice == ToolChoiceNone {
+	if len(req.Tools) > 0 && req.ToolChoice == chat.ToolChoiceNone {
 		params.ToolChoice.OfAuto = openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))
 	}
 	switch out.kind {
@@ -360,7 +361,7 @@ func (p *openAIProvider) params(model string, req Request, out output) (openai.C
 // asked for strict output, strict mode could be sent to this endpoint, and
 // the tool's own schema passes OpenAI's rules: on a request with tools,
 // that is where strict mode applies.
-func (p *openAIProvider) tool(t ToolDef, out output) (openai.ChatCompletionToolUnionParam, error) {
+func (p *openAIProvider) tool(t chat.ToolDef, out output) (openai.ChatCompletionToolUnionParam, error) {
 	params := map[string]any{"type": "object", "properties": map[string]any{}}
 	if t.InputSchema != nil {
 		doc, err := plainJSON(t.InputSchema)
@@ -388,25 +389,25 @@ func (p *openAIProvider) tool(t ToolDef, out output) (openai.ChatCompletionToolU
 // system message, or in a system message of its own in front when there
 // is none. A tool message's results become one tool message each, the
 // shape Chat Completions takes them in.
-func (p *openAIProvider) messages(msgs []Message, out output) ([]openai.ChatCompletionMessageParamUnion, error) {
+func (p *openAIProvider) messages(msgs []chat.Message, out output) ([]openai.ChatCompletionMessageParamUnion, error) {
 	instructed := out.kind != outputObject
 	var params []openai.ChatCompletionMessageParamUnion
 	for _, m := range msgs {
 		switch m.Role {
-		case RoleSystem:
+		case chat.RoleSystem:
 			content := m.Text()
 			if !instructed {
 				content += "\n\n" + out.objectInstruction()
 				instructed = true
 			}
 			params = append(params, openai.SystemMessage(content))
-		case RoleUser:
+		case chat.RoleUser:
 			params = append(params, openai.UserMessage(m.Text()))
-		case RoleAssistant:
+		case chat.RoleAssistant:
 			params = append(params, p.assistant(m))
-		case RoleTool:
+		case chat.RoleTool:
 			for _, b := range m.Blocks {
-				if b.Type == BlockToolResult {
+				if b.Type == chat.BlockToolResult {
 					params = append(params, openai.ToolMessage(b.Text, b.ID))
 				}
 			}
@@ -422,7 +423,7 @@ func (p *openAIProvider) messages(msgs []Message, out output) ([]openai.ChatComp
 
 // assistant converts an assistant message with its tool calls, and its
 // reasoning for a compat server.
-func (p *openAIProvider) assistant(m Message) openai.ChatCompletionMessageParamUnion {
+func (p *openAIProvider) assistant(m chat.Message) openai.ChatCompletionMessageParamUnion {
 	var a openai.ChatCompletionAssistantMessageParam
 	text, calls := m.Text(), m.ToolCalls()
 	if text != "" || len(calls) == 0 {
@@ -440,7 +441,7 @@ func (p *openAIProvider) assistant(m Message) openai.ChatCompletionMessageParamU
 			},
 		})
 	}
-	if reasoning := thinkingText(m.Thinking()); p.compat && reasoning != "" {
+	if reasoning := m.Reasoning(); p.compat && reasoning != "" {
 		a.SetExtraFields(map[string]any{"reasoning_content": reasoning})
 	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}

@@ -19,11 +19,12 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // stream sends params and reads the streamed answer, telling onDelta of
 // each piece of text and reasoning as it arrives.
-func (p *openAIProvider) stream(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(Delta)) (Reply, error) {
+func (p *openAIProvider) stream(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(chat.Delta)) (chat.Reply, error) {
 	resp := new(response)
 	ctx = context.WithValue(ctx, responseKey{}, resp)
 	s := p.chat.NewStreaming(ctx, params)
@@ -34,24 +35,24 @@ func (p *openAIProvider) stream(ctx context.Context, model string, params openai
 		chunks++
 		d := a.add(s.Current())
 		if err := overReplyLimit(ctx, p.name, model, a.size); err != nil {
-			return Reply{}, err
+			return chat.Reply{}, err
 		}
 		if onDelta != nil && (d.Text != "" || d.Reasoning != "") {
 			onDelta(d)
 		}
 	}
 	if err := s.Err(); err != nil {
-		return Reply{}, p.failure(ctx, model, err, resp.status)
+		return chat.Reply{}, p.failure(ctx, model, err, resp.status)
 	}
 	if chunks == 0 {
 		// A server that ignored stream: true, or broke off before its
 		// first chunk: there is no answer to give.
-		return Reply{}, &Error{Provider: p.name, Model: model, Message: "the server sent no streamed answer", Transient: true}
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Message: "the server sent no streamed answer", Transient: true}
 	}
 	if a.finish == "" && !resp.terminated.Load() {
 		// The connection ended mid-answer: what streamed is a part,
 		// and another attempt may get the whole.
-		return Reply{}, &Error{Provider: p.name, Model: model, Transient: true,
+		return chat.Reply{}, &Error{Provider: p.name, Model: model, Transient: true,
 			Message: "the stream ended before the answer was complete (no finish reason, and no [DONE])"}
 	}
 	return a.reply(), nil
@@ -67,7 +68,7 @@ type answer struct {
 	// start a new call at an index already seen.
 	latest map[int64]int
 	finish string
-	usage  Usage
+	usage  chat.Usage
 	size   int64 // the bytes of text, refusal, reasoning and tool calls so far
 }
 
@@ -78,17 +79,17 @@ type toolCallParts struct {
 }
 
 // add takes in one chunk and returns what of it is to be streamed.
-func (a *answer) add(chunk openai.ChatCompletionChunk) Delta {
+func (a *answer) add(chunk openai.ChatCompletionChunk) chat.Delta {
 	if chunk.JSON.Usage.Valid() {
 		u := chunk.Usage
 		cached := u.PromptTokensDetails.CachedTokens
-		a.usage = Usage{
+		a.usage = chat.Usage{
 			InputTokens:          int(max(u.PromptTokens-cached, 0)),
 			OutputTokens:         int(u.CompletionTokens),
 			CacheReadInputTokens: int(cached),
 		}
 	}
-	var d Delta
+	var d chat.Delta
 	for _, c := range chunk.Choices {
 		if c.Index != 0 {
 			continue
@@ -152,10 +153,10 @@ func (a *answer) addToolCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
 }
 
 // reply is the accumulated answer.
-func (a *answer) reply() Reply {
-	r := Reply{Text: a.text.String() + a.refusal.String(), Usage: a.usage}
+func (a *answer) reply() chat.Reply {
+	r := chat.Reply{Text: a.text.String() + a.refusal.String(), Usage: a.usage}
 	if a.reasoning.Len() > 0 {
-		r.Thinking = []Block{{Type: BlockThinking, Text: a.reasoning.String()}}
+		r.Thinking = []chat.Block{{Type: chat.BlockThinking, Text: a.reasoning.String()}}
 	}
 	for i, c := range a.calls {
 		id := c.id
@@ -163,7 +164,7 @@ func (a *answer) reply() Reply {
 			// A tool message must name the call it answers.
 			id = "call_" + strconv.Itoa(i)
 		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: toolArguments(c.args.String())})
+		r.ToolCalls = append(r.ToolCalls, chat.ToolCall{ID: id, Name: c.name, Arguments: toolArguments(c.args.String())})
 	}
 	r.FinishReason = finishReason(a.finish, a.refusal.Len() > 0, len(r.ToolCalls) > 0)
 	return r

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
@@ -254,16 +255,16 @@ func openTestProvider(t *testing.T, pc config.Provider) *openAIProvider {
 
 func TestOpenAIComplete(t *testing.T) {
 	temp := 0.3
-	conversation := []Message{
-		TextMessage("system", "Be brief."),
-		TextMessage("user", "Look it up."),
-		AssistantMessage(Reply{ToolCalls: []ToolCall{
+	conversation := []chat.Message{
+		chat.TextMessage("system", "Be brief."),
+		chat.TextMessage("user", "Look it up."),
+		chat.AssistantMessage(chat.Reply{ToolCalls: []chat.ToolCall{
 			{ID: "call_0", Name: "lookup", Arguments: json.RawMessage(`{"q":"first"}`)},
 			{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{"q":"second"}`)},
-		}, Thinking: []Block{{Type: BlockThinking, Text: "I should look."}}}),
+		}, Thinking: []chat.Block{{Type: chat.BlockThinking, Text: "I should look."}}}),
 		// One tool message answers both calls; Chat Completions takes a
 		// message for each.
-		{Role: "tool", Blocks: []Block{ToolResultBlock("call_0", "nothing", false), ToolResultBlock("call_1", "Error: down", true)}},
+		{Role: "tool", Blocks: []chat.Block{chat.ToolResultBlock("call_0", "nothing", false), chat.ToolResultBlock("call_1", "Error: down", true)}},
 	}
 	conversationJSON := `[
 		{"role":"system","content":"Be brief."},
@@ -273,7 +274,7 @@ func TestOpenAIComplete(t *testing.T) {
 			{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"second\"}"}}]%s},
 		{"role":"tool","tool_call_id":"call_0","content":"nothing"},
 		{"role":"tool","tool_call_id":"call_1","content":"Error: down"}]`
-	tools := []ToolDef{
+	tools := []chat.ToolDef{
 		{Name: "lookup", Description: "Look a word up.", InputSchema: strictSchema},
 		{Name: "fetch", InputSchema: looseSchema},
 	}
@@ -283,17 +284,17 @@ func TestOpenAIComplete(t *testing.T) {
 	tests := []struct {
 		name      string
 		provider  config.Provider // BaseURL is filled in with the server's
-		req       Request
+		req       chat.Request
 		responses []chatResponse
-		want      Reply
-		deltas    []Delta
+		want      chat.Reply
+		deltas    []chat.Delta
 		bodies    []map[string]string // per request, keys to check
 	}{
 		{
 			name:     "text streams in deltas, with usage",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req: Request{
-				Messages:    []Message{TextMessage("system", "Be brief."), TextMessage("user", "Greet.")},
+			req: chat.Request{
+				Messages:    []chat.Message{chat.TextMessage("system", "Be brief."), chat.TextMessage("user", "Greet.")},
 				Temperature: &temp,
 			},
 			responses: []chatResponse{{chunks: []string{
@@ -304,8 +305,8 @@ func TestOpenAIComplete(t *testing.T) {
 				finish("stop"),
 				usageChunk(100, 7, 40),
 			}}},
-			want:   Reply{Text: "Hello, world", FinishReason: "stop", Usage: Usage{InputTokens: 60, OutputTokens: 7, CacheReadInputTokens: 40}},
-			deltas: []Delta{{Text: "Hel"}, {Text: "lo, "}, {Text: "world"}},
+			want:   chat.Reply{Text: "Hello, world", FinishReason: "stop", Usage: chat.Usage{InputTokens: 60, OutputTokens: 7, CacheReadInputTokens: 40}},
+			deltas: []chat.Delta{{Text: "Hel"}, {Text: "lo, "}, {Text: "world"}},
 			bodies: []map[string]string{{
 				"messages":        `[{"role":"system","content":"Be brief."},{"role":"user","content":"Greet."}]`,
 				"temperature":     "0.3",
@@ -316,7 +317,7 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:     "two parallel tool calls split across chunks",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req:      Request{Messages: conversation, Tools: tools},
+			req:      chat.Request{Messages: conversation, Tools: tools},
 			responses: []chatResponse{{chunks: []string{
 				chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"lookup","arguments":""}}]}`),
 				chunk(`{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"fetch","arguments":"{\"an"}}]}`),
@@ -326,13 +327,13 @@ func TestOpenAIComplete(t *testing.T) {
 				finish("tool_calls"),
 				usageChunk(50, 20, 0),
 			}}},
-			want: Reply{
-				ToolCalls: []ToolCall{
+			want: chat.Reply{
+				ToolCalls: []chat.ToolCall{
 					{ID: "call_a", Name: "lookup", Arguments: json.RawMessage(`{"q":"go"}`)},
 					{ID: "call_b", Name: "fetch", Arguments: json.RawMessage(`{"answer":"x"}`)},
 				},
 				FinishReason: "tool_calls",
-				Usage:        Usage{InputTokens: 50, OutputTokens: 20},
+				Usage:        chat.Usage{InputTokens: 50, OutputTokens: 20},
 			},
 			bodies: []map[string]string{{
 				// A compat server gets the reasoning back.
@@ -347,16 +348,16 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "openai gets no reasoning back",
 			provider:  config.Provider{Type: config.ProviderOpenAI, APIKey: "sk-test"},
-			req:       Request{Messages: conversation},
+			req:       chat.Request{Messages: conversation},
 			responses: []chatResponse{text("done")},
-			want:      Reply{Text: "done", FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}},
-			deltas:    []Delta{{Text: "done"}},
+			want:      chat.Reply{Text: "done", FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}},
+			deltas:    []chat.Delta{{Text: "done"}},
 			bodies:    []map[string]string{{"messages": fmt.Sprintf(conversationJSON, ""), "temperature": "-"}},
 		},
 		{
 			name:     "reasoning deltas stream before the text",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req:      Request{Messages: user("6 times 7?")},
+			req:      chat.Request{Messages: user("6 times 7?")},
 			responses: []chatResponse{{chunks: []string{
 				chunk(`{"role":"assistant","content":null,"reasoning_content":"Six "}`),
 				chunk(`{"content":null,"reasoning_content":"sevens."}`),
@@ -365,13 +366,13 @@ func TestOpenAIComplete(t *testing.T) {
 				finish("stop"),
 				usageChunk(12, 9, 0),
 			}}},
-			want:   Reply{Text: "42", Thinking: []Block{{Type: BlockThinking, Text: "Six sevens.Easy."}}, FinishReason: "stop", Usage: Usage{InputTokens: 12, OutputTokens: 9}},
-			deltas: []Delta{{Reasoning: "Six "}, {Reasoning: "sevens."}, {Reasoning: "Easy."}, {Text: "42"}},
+			want:   chat.Reply{Text: "42", Thinking: []chat.Block{{Type: chat.BlockThinking, Text: "Six sevens.Easy."}}, FinishReason: "stop", Usage: chat.Usage{InputTokens: 12, OutputTokens: 9}},
+			deltas: []chat.Delta{{Reasoning: "Six "}, {Reasoning: "sevens."}, {Reasoning: "Easy."}, {Text: "42"}},
 		},
 		{
 			name:     "a refusal is the text, and the finish reason",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req:      Request{Messages: user("Do harm.")},
+			req:      chat.Request{Messages: user("Do harm.")},
 			responses: []chatResponse{{chunks: []string{
 				chunk(`{"role":"assistant","content":null,"refusal":""}`),
 				chunk(`{"refusal":"I can't "}`),
@@ -379,39 +380,39 @@ func TestOpenAIComplete(t *testing.T) {
 				finish("stop"),
 				usageChunk(5, 4, 0),
 			}}},
-			want:   Reply{Text: "I can't help with that.", FinishReason: "refusal", Usage: Usage{InputTokens: 5, OutputTokens: 4}},
-			deltas: []Delta{{Text: "I can't "}, {Text: "help with that."}},
+			want:   chat.Reply{Text: "I can't help with that.", FinishReason: "refusal", Usage: chat.Usage{InputTokens: 5, OutputTokens: 4}},
+			deltas: []chat.Delta{{Text: "I can't "}, {Text: "help with that."}},
 		},
 		{
 			name:     "finish reason length",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req:      Request{Messages: user("Go on.")},
+			req:      chat.Request{Messages: user("Go on.")},
 			responses: []chatResponse{{chunks: []string{
 				chunk(`{"role":"assistant","content":"and on"}`),
 				finish("length"),
 				usageChunk(5, 100, 0),
 			}}},
-			want:   Reply{Text: "and on", FinishReason: "length", Usage: Usage{InputTokens: 5, OutputTokens: 100}},
-			deltas: []Delta{{Text: "and on"}},
+			want:   chat.Reply{Text: "and on", FinishReason: "length", Usage: chat.Usage{InputTokens: 5, OutputTokens: 100}},
+			deltas: []chat.Delta{{Text: "and on"}},
 		},
 		{
 			name:     "content_filter is a refusal",
 			provider: config.Provider{Type: config.ProviderOpenAICompat},
-			req:      Request{Messages: user("Go on.")},
+			req:      chat.Request{Messages: user("Go on.")},
 			responses: []chatResponse{{chunks: []string{
 				chunk(`{"role":"assistant","content":"par"}`),
 				finish("content_filter"),
 			}}},
-			want:   Reply{Text: "par", FinishReason: "refusal"},
-			deltas: []Delta{{Text: "par"}},
+			want:   chat.Reply{Text: "par", FinishReason: "refusal"},
+			deltas: []chat.Delta{{Text: "par"}},
 		},
 		{
 			name:      "strict json_schema to an openai endpoint said to enforce it",
 			provider:  config.Provider{Type: config.ProviderOpenAI, APIKey: "sk-test", StrictBaseURL: true},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Name: "verdict", Schema: strictSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Name: "verdict", Schema: strictSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, StrictSent: true},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, StrictSent: true},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"verdict","schema":` + schemaJSON + `,"strict":true}}`,
 			}},
@@ -419,16 +420,16 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:     "a refused json_schema is sent again as json_object",
 			provider: config.Provider{Type: config.ProviderOpenAICompat, StrictBaseURL: true},
-			req: Request{
-				Messages: []Message{TextMessage("system", "Judge."), TextMessage("user", "Answer.")},
-				Format:   &ResponseFormat{Name: "verdict", Schema: strictSchema, Strict: true},
+			req: chat.Request{
+				Messages: []chat.Message{chat.TextMessage("system", "Judge."), chat.TextMessage("user", "Answer.")},
+				Format:   &chat.ResponseFormat{Name: "verdict", Schema: strictSchema, Strict: true},
 			},
 			responses: []chatResponse{
 				failing(400, "response_format json_schema is not supported", nil),
 				text(`{"answer":"yes"}`),
 			},
-			want:   Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "api_rejected_schema"},
-			deltas: []Delta{{Text: `{"answer":"yes"}`}},
+			want:   chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "api_rejected_schema"},
+			deltas: []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{
 				{
 					"messages":        `[{"role":"system","content":"Judge."},{"role":"user","content":"Answer."}]`,
@@ -445,10 +446,10 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "compat endpoint: json_schema without strict",
 			provider:  config.Provider{Type: config.ProviderOpenAICompat},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Schema: strictSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Schema: strictSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "compat_endpoint"},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "compat_endpoint"},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"answer","schema":` + schemaJSON + `}}`,
 			}},
@@ -456,18 +457,18 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "openai with a base_url is a compat endpoint too",
 			provider:  config.Provider{Type: config.ProviderOpenAI, APIKey: "sk-test"},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Schema: strictSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Schema: strictSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "compat_endpoint"},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "compat_endpoint"},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 		},
 		{
 			name:      "strict_base_url sends strict to a compat endpoint",
 			provider:  config.Provider{Type: config.ProviderOpenAICompat, StrictBaseURL: true},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Schema: strictSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Schema: strictSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, StrictSent: true},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, StrictSent: true},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"answer","schema":` + schemaJSON + `,"strict":true}}`,
 			}},
@@ -475,10 +476,10 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "an ineligible schema goes without strict",
 			provider:  config.Provider{Type: config.ProviderOpenAICompat, StrictBaseURL: true},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Schema: looseSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Schema: looseSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "gate_ineligible"},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "gate_ineligible"},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"answer","schema":` + looseJSON + `}}`,
 			}},
@@ -486,10 +487,10 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "with tools the answer goes without strict, and eligible tools get it",
 			provider:  config.Provider{Type: config.ProviderOpenAICompat, StrictBaseURL: true},
-			req:       Request{Messages: user("Answer."), Tools: tools, Format: &ResponseFormat{Schema: strictSchema, Strict: true}},
+			req:       chat.Request{Messages: user("Answer."), Tools: tools, Format: &chat.ResponseFormat{Schema: strictSchema, Strict: true}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "unsupported_context_tools"},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}, StrictRequested: true, DowngradeReason: "unsupported_context_tools"},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"answer","schema":` + schemaJSON + `}}`,
 				"tools": `[
@@ -500,10 +501,10 @@ func TestOpenAIComplete(t *testing.T) {
 		{
 			name:      "json_schema without strict when strict is not asked for",
 			provider:  config.Provider{Type: config.ProviderOpenAI, APIKey: "sk-test"},
-			req:       Request{Messages: user("Answer."), Format: &ResponseFormat{Name: "my answer!", Schema: looseSchema}},
+			req:       chat.Request{Messages: user("Answer."), Format: &chat.ResponseFormat{Name: "my answer!", Schema: looseSchema}},
 			responses: []chatResponse{text(`{"answer":"yes"}`)},
-			want:      Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: Usage{InputTokens: 10, OutputTokens: 2}},
-			deltas:    []Delta{{Text: `{"answer":"yes"}`}},
+			want:      chat.Reply{Text: `{"answer":"yes"}`, FinishReason: "stop", Usage: chat.Usage{InputTokens: 10, OutputTokens: 2}},
+			deltas:    []chat.Delta{{Text: `{"answer":"yes"}`}},
 			bodies: []map[string]string{{
 				"response_format": `{"type":"json_schema","json_schema":{"name":"my_answer_","schema":` + looseJSON + `}}`,
 			}},
@@ -514,8 +515,8 @@ func TestOpenAIComplete(t *testing.T) {
 			srv := newChatServer(t, tt.responses...)
 			tt.provider.BaseURL = srv.URL + "/v1"
 			p := openTestProvider(t, tt.provider)
-			var deltas []Delta
-			got, err := p.Complete(context.Background(), "test-model", tt.req, func(d Delta) { deltas = append(deltas, d) })
+			var deltas []chat.Delta
+			got, err := p.Complete(context.Background(), "test-model", tt.req, func(d chat.Delta) { deltas = append(deltas, d) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -612,7 +613,7 @@ func TestOpenAIErrors(t *testing.T) {
 			srv := newChatServer(t, tt.response)
 			p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL})
 			streamed := false
-			_, err := p.Complete(context.Background(), "test-model", Request{Messages: user("go")}, func(Delta) { streamed = true })
+			_, err := p.Complete(context.Background(), "test-model", chat.Request{Messages: user("go")}, func(chat.Delta) { streamed = true })
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v (%T) is not an *Error", err, err)
@@ -646,7 +647,7 @@ func TestOpenAIStreamEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newChatServer(t, tt.response)
 			p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL})
-			reply, err := p.Complete(context.Background(), "test-model", Request{Messages: user("go")}, nil)
+			reply, err := p.Complete(context.Background(), "test-model", chat.Request{Messages: user("go")}, nil)
 			if err != nil || reply.Text != "42" {
 				t.Errorf("reply %q, %v", reply.Text, err)
 			}
@@ -659,7 +660,7 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: url})
-	_, err := p.Complete(context.Background(), "test-model", Request{Messages: user("go")}, nil)
+	_, err := p.Complete(context.Background(), "test-model", chat.Request{Messages: user("go")}, nil)
 	if !IsTransient(err) {
 		t.Errorf("error %v: want transient", err)
 	}
@@ -674,7 +675,7 @@ func TestOpenAIHang(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := p.Complete(ctx, "test-model", Request{Messages: user("go")}, nil)
+	_, err := p.Complete(ctx, "test-model", chat.Request{Messages: user("go")}, nil)
 	wantError(t, err, "model local/test-model: request timed out")
 	if !IsTransient(err) {
 		t.Errorf("error %v: want transient", err)
@@ -697,7 +698,7 @@ func TestOpenAICancel(t *testing.T) {
 	p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := p.Complete(ctx, "test-model", Request{Messages: user("go")}, nil)
+	_, err := p.Complete(ctx, "test-model", chat.Request{Messages: user("go")}, nil)
 	if !errors.Is(err, context.Canceled) || IsTransient(err) {
 		t.Errorf("error %v: want context.Canceled, permanent", err)
 	}
@@ -715,7 +716,7 @@ func TestOpenAIStreamsAsItArrives(t *testing.T) {
 	}})
 	p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL})
 	var once sync.Once
-	r, err := p.Complete(context.Background(), "test-model", Request{Messages: user("go")}, func(Delta) { once.Do(func() { close(first) }) })
+	r, err := p.Complete(context.Background(), "test-model", chat.Request{Messages: user("go")}, func(chat.Delta) { once.Do(func() { close(first) }) })
 	if err != nil || r.Text != "one two" {
 		t.Fatalf("reply %q, error %v", r.Text, err)
 	}
@@ -731,7 +732,7 @@ func TestOpenAIRejectedSchemaIsRemembered(t *testing.T) {
 		text(`{"answer":"c"}`),
 	)
 	p := openTestProvider(t, config.Provider{Type: config.ProviderOpenAICompat, BaseURL: srv.URL, StrictBaseURL: true})
-	req := Request{Messages: user("go"), Format: &ResponseFormat{Schema: strictSchema, Strict: true}}
+	req := chat.Request{Messages: user("go"), Format: &chat.ResponseFormat{Schema: strictSchema, Strict: true}}
 	for _, want := range []string{`{"answer":"a"}`, `{"answer":"b"}`} {
 		r, err := p.Complete(context.Background(), "test-model", req, nil)
 		if err != nil || r.Text != want || r.DowngradeReason != DowngradeAPIRejectedSchema || r.StrictSent {
@@ -761,7 +762,7 @@ func TestOpenAIAPIKey(t *testing.T) {
 		{Type: config.ProviderOpenAI, BaseURL: srv.URL, APIKey: "sk-secret"},
 	} {
 		p := openTestProvider(t, pc)
-		if _, err := p.Complete(context.Background(), "m", Request{Messages: user("go")}, nil); err != nil {
+		if _, err := p.Complete(context.Background(), "m", chat.Request{Messages: user("go")}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -858,7 +859,7 @@ default = { provider = "a", model = "model-a", fallbacks = [{ provider = "b", mo
 `, a.URL, b.URL), nil)
 			failovers := 0
 			m := New(cfg, Options{Backoff: noBackoff, OnFailover: func(string, string, error) { failovers++ }})
-			r, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: user("hi")}, nil)
+			r, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("hi")}, nil)
 			if want, ok := strings.CutPrefix(tt.want, "error: "); ok {
 				wantError(t, err, want)
 			} else if err != nil || r.Text != tt.want || r.Provider+"/"+r.Model != tt.provider {
@@ -901,7 +902,7 @@ api_key = "${STEPWISE_TEST_UNSET_KEY}"
 [models]
 default = { provider = "remote", model = "gpt-5" }
 `, nil)
-	_, err := New(cfg, Options{}).Call(context.Background(), "chat", Request{Messages: user("hi")}, nil)
+	_, err := New(cfg, Options{}).Call(context.Background(), "chat", chat.Request{Messages: user("hi")}, nil)
 	wantError(t, err, "model remote/gpt-5: ", "STEPWISE_TEST_UNSET_KEY")
 	if IsTransient(err) {
 		t.Errorf("error %v is transient", err)
@@ -946,7 +947,7 @@ func TestModelCallBounds(t *testing.T) {
 			cfg := project(t, fmt.Sprintf("[settings]\n%s\n[providers.a]\ntype = \"openai_compat\"\nbase_url = \"%s/v1\"\n[models]\ndefault = { provider = \"a\", model = \"model-a\" }\n",
 				tt.settings, srv.URL), nil)
 			m := New(cfg, Options{Backoff: noBackoff})
-			_, err := m.Call(context.Background(), "chat", Request{Step: "E1", Messages: user("hi")}, nil)
+			_, err := m.Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("hi")}, nil)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v\nwant  %s", err, tt.want)
 			}

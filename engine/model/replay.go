@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // ReplayProviderName is the provider that answers every call when
@@ -23,7 +25,7 @@ type RecordedCall struct {
 	Role string
 	// Reply is what the model answered; its Model names the model that
 	// did.
-	Reply Reply
+	Reply chat.Reply
 	// Err is why the call failed, empty when it answered. A replay fails
 	// the call again with this message.
 	Err string
@@ -63,9 +65,9 @@ func newReplayProvider(calls []RecordedCall) *replayProvider {
 // Complete answers with the next recorded call of the request's step and
 // role. A call the record has no reply left for is a permanent *Error: the
 // plan asks for something the recorded run never did.
-func (p *replayProvider) Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error) {
+func (p *replayProvider) Complete(ctx context.Context, model string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	role := req.Role
 	if role == "" {
@@ -76,21 +78,21 @@ func (p *replayProvider) Complete(ctx context.Context, model string, req Request
 	queue := p.calls[k]
 	if len(queue) == 0 {
 		p.mu.Unlock()
-		return Reply{}, &Error{Provider: ReplayProviderName, Model: model,
+		return chat.Reply{}, &Error{Provider: ReplayProviderName, Model: model,
 			Message: fmt.Sprintf("no recorded reply for step %q in role %s: the plan asks for a call the recorded run did not make", req.Step, role)}
 	}
 	rec := queue[0]
 	p.calls[k] = queue[1:]
 	p.mu.Unlock()
 	if rec.Err != "" {
-		return Reply{}, &replayedFailure{msg: rec.Err}
+		return chat.Reply{}, &replayedFailure{msg: rec.Err}
 	}
 	reply := rec.Reply
 	reply.ToolCalls = slices.Clone(rec.Reply.ToolCalls)
 	reply.Thinking = slices.Clone(rec.Reply.Thinking)
-	reply.Usage = Usage{}
+	reply.Usage = chat.Usage{}
 	if reasoning := reply.Reasoning(); onDelta != nil && (reply.Text != "" || reasoning != "") {
-		onDelta(Delta{Text: reply.Text, Reasoning: reasoning})
+		onDelta(chat.Delta{Text: reply.Text, Reasoning: reasoning})
 	}
 	return reply, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // TestReplayAnswersFromTheRecord plays calls against recorded calls: each
@@ -15,11 +17,11 @@ import (
 // for good, naming the step and the role.
 func TestReplayAnswersFromTheRecord(t *testing.T) {
 	recorded := []RecordedCall{
-		{Step: "E1", Role: RoleChat, Reply: Reply{Text: "one", Model: "gpt-x", Provider: "openai", Usage: Usage{InputTokens: 100, OutputTokens: 10}}},
-		{Step: "E2", Role: RoleJudge, Reply: Reply{Text: `{"verdict":true,"reason":"yes"}`, Model: "judge-y"}},
-		{Step: "E1", Role: RoleChat, Reply: Reply{Text: "two", Model: "gpt-x"}},
+		{Step: "E1", Role: RoleChat, Reply: chat.Reply{Text: "one", Model: "gpt-x", Provider: "openai", Usage: chat.Usage{InputTokens: 100, OutputTokens: 10}}},
+		{Step: "E2", Role: RoleJudge, Reply: chat.Reply{Text: `{"verdict":true,"reason":"yes"}`, Model: "judge-y"}},
+		{Step: "E1", Role: RoleChat, Reply: chat.Reply{Text: "two", Model: "gpt-x"}},
 		{Step: "E1", Role: RoleRepair, Err: "model openai/gpt-x: 400 bad request"},
-		{Step: "solver", Role: RoleSolver, Reply: Reply{Text: "report", Model: "gpt-x"}},
+		{Step: "solver", Role: RoleSolver, Reply: chat.Reply{Text: "report", Model: "gpt-x"}},
 	}
 	type call struct{ name, step, role, want string }
 	tests := []struct {
@@ -63,7 +65,7 @@ default = { provider = "script", model = "scripted" }
 `, map[string]string{"replies.yaml": "replies: []\n"})
 			m := New(cfg, Options{Replay: recorded, Backoff: noBackoff})
 			for i, c := range tc.calls {
-				reply, err := m.Call(context.Background(), c.name, Request{Step: c.step, Role: c.role, Messages: []Message{TextMessage("user", "go")}}, nil)
+				reply, err := m.Call(context.Background(), c.name, chat.Request{Step: c.step, Role: c.role, Messages: []chat.Message{chat.TextMessage("user", "go")}}, nil)
 				if want, isErr := strings.CutPrefix(c.want, "error: "); isErr {
 					if err == nil || !strings.Contains(err.Error(), want) {
 						t.Fatalf("call %d: err = %v, want one containing %q", i, err, want)
@@ -82,7 +84,7 @@ default = { provider = "script", model = "scripted" }
 				if reply.Provider != ReplayProviderName || reply.Model == "" || reply.Model == replayModel {
 					t.Errorf("call %d: answered by %s/%s, want replay and the recorded model", i, reply.Provider, reply.Model)
 				}
-				if reply.Usage != (Usage{}) {
+				if reply.Usage != (chat.Usage{}) {
 					t.Errorf("call %d: usage %+v; a replayed call spends nothing", i, reply.Usage)
 				}
 			}
@@ -99,7 +101,7 @@ func TestReplayWithNothingRecorded(t *testing.T) {
 	if err != nil || provider != ReplayProviderName || model != replayModel {
 		t.Fatalf("Resolve = %s/%s, %v; want replay/recorded", provider, model, err)
 	}
-	_, err = m.Call(context.Background(), "", Request{Step: "E1", Role: RoleChat}, nil)
+	_, err = m.Call(context.Background(), "", chat.Request{Step: "E1", Role: RoleChat}, nil)
 	var me *Error
 	if !errors.As(err, &me) || me.Provider != ReplayProviderName || me.Transient {
 		t.Fatalf("err = %#v, want a permanent *Error from the replay provider", err)
@@ -111,11 +113,11 @@ func TestReplayWithNothingRecorded(t *testing.T) {
 func TestReplayStructured(t *testing.T) {
 	schema := schemaOf(t, `{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}`)
 	m := New(nil, Options{Replay: []RecordedCall{
-		{Step: "E1", Role: RoleChat, Reply: Reply{Text: "not json", Model: "m"}},
-		{Step: "E1", Role: RoleRepair, Reply: Reply{Text: `{"n": 3}`, Model: "m"}},
+		{Step: "E1", Role: RoleChat, Reply: chat.Reply{Text: "not json", Model: "m"}},
+		{Step: "E1", Role: RoleRepair, Reply: chat.Reply{Text: `{"n": 3}`, Model: "m"}},
 	}})
 	var calls []string
-	v, err := m.Structured(context.Background(), RoleChat, Request{Step: "E1", Messages: []Message{TextMessage("user", "count")}}, schema,
+	v, err := m.Structured(context.Background(), RoleChat, chat.Request{Step: "E1", Messages: []chat.Message{chat.TextMessage("user", "count")}}, schema,
 		Hooks{OnCall: func(r CallRecord) { calls = append(calls, r.Role+"/"+r.Reply.Provider) }})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +136,7 @@ func TestReplayConcurrent(t *testing.T) {
 	var recorded []RecordedCall
 	for i := range 20 {
 		step := "E1/do." + string(rune('a'+i))
-		recorded = append(recorded, RecordedCall{Step: step, Reply: Reply{Text: step + " 1"}}, RecordedCall{Step: step, Reply: Reply{Text: step + " 2"}})
+		recorded = append(recorded, RecordedCall{Step: step, Reply: chat.Reply{Text: step + " 1"}}, RecordedCall{Step: step, Reply: chat.Reply{Text: step + " 2"}})
 	}
 	m := New(nil, Options{Replay: recorded})
 	var wg sync.WaitGroup
@@ -142,7 +144,7 @@ func TestReplayConcurrent(t *testing.T) {
 		step := "E1/do." + string(rune('a'+i))
 		wg.Go(func() {
 			for n := 1; n <= 2; n++ {
-				reply, err := m.Call(context.Background(), "", Request{Step: step}, nil)
+				reply, err := m.Call(context.Background(), "", chat.Request{Step: step}, nil)
 				if err != nil || reply.Text != step+" "+string(rune('0'+n)) {
 					t.Errorf("%s call %d: %q, %v", step, n, reply.Text, err)
 				}

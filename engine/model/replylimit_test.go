@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // TestModelReplyLimit checks that [limits] model_reply_bytes stops a reply
@@ -66,7 +68,7 @@ func TestModelReplyLimit(t *testing.T) {
 			cfg := project(t, fmt.Sprintf("[limits]\nmodel_reply_bytes = %d\n[providers.a]\n%s\n[models]\ndefault = { provider = \"a\", model = \"m\" }\n",
 				limit, provider), nil)
 			onDelta, streamed, thinking := collect()
-			r, err := New(cfg, Options{Backoff: noBackoff}).Call(context.Background(), "chat", Request{Step: "E1", Messages: user("hi")}, onDelta)
+			r, err := New(cfg, Options{Backoff: noBackoff}).Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("hi")}, onDelta)
 			if !tt.fails {
 				if err != nil || r.Text != strings.Repeat(piece, 9) {
 					t.Fatalf("reply %q, error %v; want the whole text", r.Text, err)

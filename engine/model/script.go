@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -120,9 +121,9 @@ type scriptReply struct {
 // scriptAnswer is a reply's reply: what the model says.
 type scriptAnswer struct {
 	text      string
-	toolCalls []ToolCall // ids assigned at load, in file order
+	toolCalls []chat.ToolCall // ids assigned at load, in file order
 	reasoning string
-	usage     *Usage // nil: estimated per call
+	usage     *chat.Usage // nil: estimated per call
 	delay     time.Duration
 	finish    string // "" for the default
 }
@@ -367,15 +368,15 @@ func (l *scriptLoader) answer(n *yaml.Node) *scriptAnswer {
 	return a
 }
 
-func (l *scriptLoader) toolCall(n *yaml.Node) (ToolCall, bool) {
+func (l *scriptLoader) toolCall(n *yaml.Node) (chat.ToolCall, bool) {
 	o := l.object(n, "a tool call", scriptToolCallKeys)
 	if o == nil {
-		return ToolCall{}, false
+		return chat.ToolCall{}, false
 	}
 	// Every call gets its id even when it has a problem, so that ids do
 	// not shift as an author fixes the file.
 	l.toolCalls++
-	c := ToolCall{ID: "call_" + strconv.Itoa(l.toolCalls), Arguments: json.RawMessage("{}")}
+	c := chat.ToolCall{ID: "call_" + strconv.Itoa(l.toolCalls), Arguments: json.RawMessage("{}")}
 	ok := true
 	switch nn := o.get("name"); {
 	case nn == nil:
@@ -403,12 +404,12 @@ func (l *scriptLoader) toolCall(n *yaml.Node) (ToolCall, bool) {
 	return c, ok
 }
 
-func (l *scriptLoader) usage(n *yaml.Node) *Usage {
+func (l *scriptLoader) usage(n *yaml.Node) *chat.Usage {
 	o := l.object(n, "usage", scriptUsageKeys)
 	if o == nil {
 		return nil
 	}
-	u := &Usage{}
+	u := &chat.Usage{}
 	for i, dst := range []*int{&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens} {
 		key := scriptUsageKeys[i]
 		if vn := o.get(key); vn != nil {
@@ -706,7 +707,7 @@ func describe(n *yaml.Node) string {
 // scriptStrict decides, the way a provider enforcing OpenAI's rules would,
 // whether strict structured output is sent for req, so that the record of
 // strict mode and its downgrades can be tried offline.
-func scriptStrict(req Request) (sent bool, downgrade string) {
+func scriptStrict(req chat.Request) (sent bool, downgrade string) {
 	v := strict.Check(req.Format.Schema, strict.OpenAI, strict.Context{HasTools: req.MayCallTools(), Runtime: true})
 	switch {
 	case v.Usable:
@@ -749,9 +750,9 @@ func newScriptProvider(name string, s *Script) *scriptProvider {
 }
 
 // Complete answers with the first unused reply that fits the call.
-func (p *scriptProvider) Complete(ctx context.Context, model string, req Request, onDelta func(Delta)) (Reply, error) {
+func (p *scriptProvider) Complete(ctx context.Context, model string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	role := req.Role
 	if role == "" {
@@ -759,15 +760,15 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req Request
 	}
 	r, ok := p.take(req.Step, role)
 	if !ok {
-		return Reply{}, &NoReplyError{File: p.script.File, Step: req.Step, Role: role, LastMessage: lastMessage(req.Messages)}
+		return chat.Reply{}, &NoReplyError{File: p.script.File, Step: req.Step, Role: role, LastMessage: lastMessage(req.Messages)}
 	}
 	if f := r.failure; f != nil {
-		return Reply{}, f.err(p.name, model)
+		return chat.Reply{}, f.err(p.name, model)
 	}
 	a := r.answer
-	reply := Reply{Text: a.text, ToolCalls: slices.Clone(a.toolCalls), FinishReason: a.finish}
+	reply := chat.Reply{Text: a.text, ToolCalls: slices.Clone(a.toolCalls), FinishReason: a.finish}
 	if a.reasoning != "" {
-		reply.Thinking = []Block{{Type: BlockThinking, Text: a.reasoning}}
+		reply.Thinking = []chat.Block{{Type: chat.BlockThinking, Text: a.reasoning}}
 	}
 	if reply.FinishReason == "" {
 		reply.FinishReason = "stop"
@@ -785,7 +786,7 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req Request
 		reply.StrictSent, reply.DowngradeReason = scriptStrict(req)
 	}
 	if err := stream(ctx, a.delay, reply, onDelta); err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	return reply, nil
 }
@@ -844,7 +845,7 @@ func (f *scriptFailure) err(provider, model string) *Error {
 
 // lastMessage is the content of a conversation's last message, cut short
 // for an error message.
-func lastMessage(msgs []Message) string {
+func lastMessage(msgs []chat.Message) string {
 	if len(msgs) == 0 {
 		return ""
 	}
@@ -854,14 +855,14 @@ func lastMessage(msgs []Message) string {
 		var names []string
 		for _, b := range m.Blocks {
 			switch b.Type {
-			case BlockToolUse:
+			case chat.BlockToolUse:
 				names = append(names, b.Name)
-			case BlockToolResult:
+			case chat.BlockToolResult:
 				names = append(names, "result of "+b.ID)
 			}
 		}
 		s = strings.Join(names, ", ")
-		if m.Role == RoleAssistant {
+		if m.Role == chat.RoleAssistant {
 			s = "tool calls: " + s
 		}
 	}
@@ -875,7 +876,7 @@ func lastMessage(msgs []Message) string {
 // estimateUsage guesses the tokens of a call whose reply gives none, at
 // the usual four characters a token, so that usage reports and budgets see
 // plausible figures in a scripted run.
-func estimateUsage(req Request, reply Reply) Usage {
+func estimateUsage(req chat.Request, reply chat.Reply) chat.Usage {
 	in := 0
 	for _, m := range req.Messages {
 		for _, b := range m.Blocks {
@@ -891,7 +892,7 @@ func estimateUsage(req Request, reply Reply) Usage {
 	for _, c := range reply.ToolCalls {
 		out += utf8.RuneCount(c.Arguments)
 	}
-	return Usage{InputTokens: max(1, in/4), OutputTokens: max(1, out/4)}
+	return chat.Usage{InputTokens: max(1, in/4), OutputTokens: max(1, out/4)}
 }
 
 // streamChunks is how many pieces a delayed reply's text (and, apart, its
@@ -902,20 +903,20 @@ const streamChunks = 5
 // with one, the reasoning and then the text go in pieces spread over it,
 // the way a real model's tokens trickle in. The delay passes even without
 // onDelta, so that a scripted slow reply can run into a timeout.
-func stream(ctx context.Context, delay time.Duration, reply Reply, onDelta func(Delta)) error {
+func stream(ctx context.Context, delay time.Duration, reply chat.Reply, onDelta func(chat.Delta)) error {
 	if delay <= 0 {
 		if reasoning := reply.Reasoning(); onDelta != nil && (reply.Text != "" || reasoning != "") {
-			onDelta(Delta{Text: reply.Text, Reasoning: reasoning})
+			onDelta(chat.Delta{Text: reply.Text, Reasoning: reasoning})
 		}
 		return nil
 	}
-	var deltas []Delta
+	var deltas []chat.Delta
 	if onDelta != nil {
 		for _, s := range chunks(reply.Reasoning(), streamChunks) {
-			deltas = append(deltas, Delta{Reasoning: s})
+			deltas = append(deltas, chat.Delta{Reasoning: s})
 		}
 		for _, s := range chunks(reply.Text, streamChunks) {
-			deltas = append(deltas, Delta{Text: s})
+			deltas = append(deltas, chat.Delta{Text: s})
 		}
 	}
 	if len(deltas) == 0 {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // TestScriptMatching plays calls against replies files: each call is a
@@ -157,9 +159,9 @@ func TestLoadedScripts(t *testing.T) {
 func TestNoReplyError(t *testing.T) {
 	m := scriptModels(t, "replies: []\n", Options{})
 	long := strings.Repeat("é", 300)
-	_, err := m.Call(context.Background(), "judge", Request{Step: "E3", Messages: []Message{
-		TextMessage("system", "be brief"),
-		TextMessage("user", long),
+	_, err := m.Call(context.Background(), "judge", chat.Request{Step: "E3", Messages: []chat.Message{
+		chat.TextMessage("system", "be brief"),
+		chat.TextMessage("user", long),
 	}}, nil)
 	var nr *NoReplyError
 	if !errors.As(err, &nr) {
@@ -196,7 +198,7 @@ func TestScriptReplyContents(t *testing.T) {
         - {name: tracker__search}
 `, Options{})
 	ctx := context.Background()
-	req := Request{Step: "E1", Messages: user("go")}
+	req := chat.Request{Step: "E1", Messages: user("go")}
 
 	r, err := m.Call(ctx, "chat", req, nil)
 	if err != nil {
@@ -209,7 +211,7 @@ func TestScriptReplyContents(t *testing.T) {
 		string(r.ToolCalls[0].Arguments) != `{"limit":5,"state":"open"}` || r.ToolCalls[1].Name != "tracker__get_issue" {
 		t.Errorf("tool calls %+v", r.ToolCalls)
 	}
-	if want := (Usage{InputTokens: 1200, OutputTokens: 80, CacheReadInputTokens: 1000}); r.Usage != want {
+	if want := (chat.Usage{InputTokens: 1200, OutputTokens: 80, CacheReadInputTokens: 1000}); r.Usage != want {
 		t.Errorf("usage %+v, want %+v", r.Usage, want)
 	}
 
@@ -241,20 +243,20 @@ func TestUsageEstimate(t *testing.T) {
   - {match: E1, reply: {tool_calls: [{name: t__x, arguments: {k: "`+strings.Repeat("v", 30)+`"}}]}}
   - {match: E1, reply: {text: ""}}
 `, Options{})
-	tools := []ToolDef{{Name: "t__x", InputSchema: map[string]any{"type": "object"}}}
+	tools := []chat.ToolDef{{Name: "t__x", InputSchema: map[string]any{"type": "object"}}}
 	toolsJSON, _ := json.Marshal(tools)
-	req := Request{Step: "E1", Messages: []Message{
-		TextMessage("system", strings.Repeat("s", 100)),
-		TextMessage("user", strings.Repeat("u", 300)),
+	req := chat.Request{Step: "E1", Messages: []chat.Message{
+		chat.TextMessage("system", strings.Repeat("s", 100)),
+		chat.TextMessage("user", strings.Repeat("u", 300)),
 	}, Tools: tools}
 	in := (400 + len(toolsJSON)) / 4
 	tests := []struct {
 		name string
-		want Usage
+		want chat.Usage
 	}{
-		{"text", Usage{InputTokens: in, OutputTokens: 10}},
-		{"arguments", Usage{InputTokens: in, OutputTokens: (len(`{"k":""}`) + 30) / 4}},
-		{"nothing said is still a token", Usage{InputTokens: in, OutputTokens: 1}},
+		{"text", chat.Usage{InputTokens: in, OutputTokens: 10}},
+		{"arguments", chat.Usage{InputTokens: in, OutputTokens: (len(`{"k":""}`) + 30) / 4}},
+		{"nothing said is still a token", chat.Usage{InputTokens: in, OutputTokens: 1}},
 	}
 	for _, tt := range tests {
 		r, err := m.Call(context.Background(), "chat", req, nil)
@@ -275,12 +277,12 @@ func TestScriptStreaming(t *testing.T) {
   - {match: E1, reply: {text: quick}}
 `
 	m := scriptModels(t, replies, Options{})
-	req := Request{Step: "E1", Messages: user("go")}
+	req := chat.Request{Step: "E1", Messages: user("go")}
 
 	t.Run("delay spreads deltas over it", func(t *testing.T) {
-		var deltas []Delta
+		var deltas []chat.Delta
 		start := time.Now()
-		r, err := m.Call(context.Background(), "chat", req, func(d Delta) { deltas = append(deltas, d) })
+		r, err := m.Call(context.Background(), "chat", req, func(d chat.Delta) { deltas = append(deltas, d) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +314,7 @@ func TestScriptStreaming(t *testing.T) {
 		defer cancel()
 		got := 0
 		start := time.Now()
-		_, err := m.Call(ctx, "chat", req, func(Delta) { got++; cancel() })
+		_, err := m.Call(ctx, "chat", req, func(chat.Delta) { got++; cancel() })
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("error %v, want context.Canceled", err)
 		}
@@ -322,8 +324,8 @@ func TestScriptStreaming(t *testing.T) {
 	})
 
 	t.Run("no delay, one delta", func(t *testing.T) {
-		var deltas []Delta
-		if _, err := m.Call(context.Background(), "chat", req, func(d Delta) { deltas = append(deltas, d) }); err != nil {
+		var deltas []chat.Delta
+		if _, err := m.Call(context.Background(), "chat", req, func(d chat.Delta) { deltas = append(deltas, d) }); err != nil {
 			t.Fatal(err)
 		}
 		if len(deltas) != 1 || deltas[0].Text != "quick" {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -24,9 +25,9 @@ type CallRecord struct {
 	Role string
 	// Repair marks the repair pass.
 	Repair  bool
-	Request Request
+	Request chat.Request
 	// Reply is zero when the call failed.
-	Reply   Reply
+	Reply   chat.Reply
 	Err     error
 	Elapsed time.Duration
 }
@@ -59,7 +60,7 @@ type Hooks struct {
 	// OnCall hears of every model call, failed ones included.
 	OnCall func(CallRecord)
 	// OnDelta is passed to each call.
-	OnDelta func(Delta)
+	OnDelta func(chat.Delta)
 	// BeforeRepair is told of a refused answer before the repair pass,
 	// with what is wrong with it. It may let the pass run (replaced
 	// false), supply the repaired answer itself (replaced true; the value
@@ -81,7 +82,7 @@ const answerFormatName = "answer"
 // {"text": ...}, with no parsing and no repair.
 //
 // hooks.OnCall hears of every call before Structured returns.
-func (m *Models) Structured(ctx context.Context, name string, req Request, schema *plans.Schema, hooks Hooks) (any, error) {
+func (m *Models) Structured(ctx context.Context, name string, req chat.Request, schema *plans.Schema, hooks Hooks) (any, error) {
 	if schema == nil {
 		reply, err := m.record(ctx, name, req, false, hooks)
 		if err != nil {
@@ -89,7 +90,7 @@ func (m *Models) Structured(ctx context.Context, name string, req Request, schem
 		}
 		return map[string]any{"text": reply.Text}, nil
 	}
-	format := ResponseFormat{Name: answerFormatName}
+	format := chat.ResponseFormat{Name: answerFormatName}
 	if req.Format != nil && req.Format.Name != "" {
 		format.Name = req.Format.Name
 	}
@@ -114,7 +115,7 @@ func (m *Models) Structured(ctx context.Context, name string, req Request, schem
 // refused is the request that got the answer; the pass keeps its step,
 // response format name and timeout. It returns the repaired value, or a
 // *StructuredError saying what is still wrong.
-func (m *Models) Repair(ctx context.Context, refused Request, schema *plans.Schema, answer string, problems []string, hooks Hooks) (any, error) {
+func (m *Models) Repair(ctx context.Context, refused chat.Request, schema *plans.Schema, answer string, problems []string, hooks Hooks) (any, error) {
 	if hooks.BeforeRepair != nil {
 		replacement, replaced, err := hooks.BeforeRepair(answer, problems)
 		if err != nil {
@@ -127,11 +128,11 @@ func (m *Models) Repair(ctx context.Context, refused Request, schema *plans.Sche
 			return replacement, nil
 		}
 	}
-	format := ResponseFormat{Name: answerFormatName, Schema: schema.Raw}
+	format := chat.ResponseFormat{Name: answerFormatName, Schema: schema.Raw}
 	if refused.Format != nil && refused.Format.Name != "" {
 		format.Name = refused.Format.Name
 	}
-	repair := Request{
+	repair := chat.Request{
 		Step:     refused.Step,
 		Role:     RoleRepair,
 		Messages: repairMessages(schema, answer, problems),
@@ -150,7 +151,7 @@ func (m *Models) Repair(ctx context.Context, refused Request, schema *plans.Sche
 }
 
 // record makes one call and tells onCall about it.
-func (m *Models) record(ctx context.Context, name string, req Request, repair bool, hooks Hooks) (Reply, error) {
+func (m *Models) record(ctx context.Context, name string, req chat.Request, repair bool, hooks Hooks) (chat.Reply, error) {
 	name, req = callDefaults(name, req)
 	start := time.Now()
 	reply, err := m.Call(ctx, name, req, hooks.OnDelta)
@@ -221,7 +222,7 @@ const repairSystemPrompt = "You repair answers that were meant to be JSON matchi
 
 // repairMessages builds the repair pass's conversation: the schema, the
 // refused answer and what is wrong with it.
-func repairMessages(schema *plans.Schema, answer string, problems []string) []Message {
+func repairMessages(schema *plans.Schema, answer string, problems []string) []chat.Message {
 	var b bytes.Buffer
 	b.WriteString("The schema:\n")
 	raw, err := json.MarshalIndent(schema.Raw, "", "  ")
@@ -237,7 +238,7 @@ func repairMessages(schema *plans.Schema, answer string, problems []string) []Me
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	return []Message{TextMessage(RoleSystem, repairSystemPrompt), TextMessage(RoleUser, b.String())}
+	return []chat.Message{chat.TextMessage(chat.RoleSystem, repairSystemPrompt), chat.TextMessage(chat.RoleUser, b.String())}
 }
 
 // verdictSchema is the forced schema of an infer gate's verdict.
@@ -261,7 +262,7 @@ var verdictSchema = sync.OnceValues(func() (*plans.Schema, error) {
 // Verdict asks for an infer gate's yes or no, with the model's reason,
 // through Structured with the verdict schema forced. An empty name, and an
 // empty req.Role, mean the judge role.
-func (m *Models) Verdict(ctx context.Context, name string, req Request, hooks Hooks) (verdict bool, reason string, err error) {
+func (m *Models) Verdict(ctx context.Context, name string, req chat.Request, hooks Hooks) (verdict bool, reason string, err error) {
 	if name == "" {
 		name = RoleJudge
 	}

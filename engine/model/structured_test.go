@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -95,7 +96,7 @@ func TestStructured(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := scriptModels(t, tt.replies, Options{})
 			var calls []CallRecord
-			v, err := m.Structured(context.Background(), "", Request{Step: "E1", Role: "chat", Messages: user("triage it")},
+			v, err := m.Structured(context.Background(), "", chat.Request{Step: "E1", Role: "chat", Messages: user("triage it")},
 				schemaOf(t, triageSchema), Hooks{OnCall: func(c CallRecord) { calls = append(calls, c) }})
 			if want, ok := strings.CutPrefix(tt.want, "error: "); ok {
 				var se *StructuredError
@@ -140,7 +141,7 @@ func TestRepairRequest(t *testing.T) {
   - {match: E1, role: repair, reply: {json: {severity: sev1, count: 0}}}
 `, Options{})
 	var calls []CallRecord
-	_, err := m.Structured(context.Background(), "chat", Request{Step: "E1", Messages: user("x"), Format: &ResponseFormat{Name: "triage"}},
+	_, err := m.Structured(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("x"), Format: &chat.ResponseFormat{Name: "triage"}},
 		schemaOf(t, triageSchema), Hooks{OnCall: func(c CallRecord) { calls = append(calls, c) }})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestRepairRequest(t *testing.T) {
 func TestStructuredPlainText(t *testing.T) {
 	m := scriptModels(t, "replies:\n  - {match: E1, role: solver, reply: {text: \"not { json\"}}\n", Options{})
 	calls := 0
-	v, err := m.Structured(context.Background(), "solver", Request{Step: "E1", Messages: user("x")}, nil, Hooks{OnCall: func(CallRecord) { calls++ }})
+	v, err := m.Structured(context.Background(), "solver", chat.Request{Step: "E1", Messages: user("x")}, nil, Hooks{OnCall: func(CallRecord) { calls++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestStructuredPlainText(t *testing.T) {
 func TestStructuredCallError(t *testing.T) {
 	m := scriptModels(t, "replies: []\n", Options{})
 	var calls []CallRecord
-	_, err := m.Structured(context.Background(), "judge", Request{Step: "E2", Messages: user("x")}, schemaOf(t, triageSchema),
+	_, err := m.Structured(context.Background(), "judge", chat.Request{Step: "E2", Messages: user("x")}, schemaOf(t, triageSchema),
 		Hooks{OnCall: func(c CallRecord) { calls = append(calls, c) }})
 	var nr *NoReplyError
 	if !errors.As(err, &nr) {
@@ -234,7 +235,7 @@ func TestVerdict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := scriptModels(t, tt.replies, Options{})
 			calls := 0
-			verdict, reason, err := m.Verdict(context.Background(), "", Request{Step: "E1", Messages: user("is it done?")}, Hooks{OnCall: func(CallRecord) { calls++ }})
+			verdict, reason, err := m.Verdict(context.Background(), "", chat.Request{Step: "E1", Messages: user("is it done?")}, Hooks{OnCall: func(CallRecord) { calls++ }})
 			if tt.err != "" {
 				wantError(t, err, tt.err)
 			} else if err != nil || verdict != tt.verdict || reason != tt.reason {
@@ -301,7 +302,7 @@ replies:
 			m := scriptModels(t, replies, Options{})
 			calls := 0
 			var seen []string
-			v, err := m.Structured(context.Background(), "", Request{Step: "E1", Role: "chat", Messages: user("x")}, schemaOf(t, triageSchema), Hooks{
+			v, err := m.Structured(context.Background(), "", chat.Request{Step: "E1", Role: "chat", Messages: user("x")}, schemaOf(t, triageSchema), Hooks{
 				OnCall: func(CallRecord) { calls++ },
 				BeforeRepair: func(answer string, problems []string) (any, bool, error) {
 					seen = problems

@@ -12,191 +12,19 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/record"
 )
-
-// RunFilter selects the runs Runs lists.
-type RunFilter struct {
-	// Project keeps the runs of the project with this root directory only
-	// (as RunStarted.Project gives it, matched exactly); empty keeps the
-	// runs of every project, and those of none.
-	Project string
-	// Plan keeps the runs of this plan identifier only; empty keeps all.
-	Plan string
-	// Limit is the most runs listed; 0 lists every one.
-	Limit int
-}
-
-// Spend is what a run spent on models.
-type Spend struct {
-	Calls int
-	// Tokens counts every token: input, output and both cache figures.
-	Tokens int
-	// CostUSD is nil when any call was unpriced: never estimated.
-	CostUSD *float64
-}
-
-// RunSummary is one run as a listing shows it.
-type RunSummary struct {
-	ID   string
-	Plan string
-	// Project is the root directory of the project the run belongs to,
-	// empty for a run outside a project or recorded before the store kept
-	// projects.
-	Project string
-	// Status is engine.StatusRunning until the run_end is recorded
-	// (see Interrupted), then RunEnded's.
-	Status engine.RunStatus
-	// Interrupted is set on a running run whose recording process is known
-	// to be gone (it died, or closed its Recorder without a run_end): its
-	// events stopped, and it will never finish.
-	Interrupted bool
-	StartedAt   time.Time
-	// EndedAt is zero until the run_end is recorded.
-	EndedAt time.Time
-	// LastEventAt is the time of the last event recorded.
-	LastEventAt time.Time
-	// Duration runs to EndedAt, or for a run without an end to its last
-	// event.
-	Duration time.Duration
-	// StepsExecuted is the run_end's count; for a run without an end, the
-	// steps recorded as ended.
-	StepsExecuted int
-	Usage         Spend
-	Error         string
-}
-
-// RunDetail is everything recorded about one run.
-type RunDetail struct {
-	RunSummary
-	// File is the plan file as the run was given it: a relative path is
-	// relative to the directory the run was started from.
-	File   string
-	Hash   string
-	Parent string
-	Inputs json.RawMessage
-	Exit   *engine.Exit
-	Output json.RawMessage
-	Answer string
-	// EmptyData is the run_end's flag: a template read empty data.
-	EmptyData   bool
-	UsageReport engine.UsageReport
-	// UsageFromCalls is set when the run has no run_end, and UsageReport
-	// was added up from the model calls recorded before its events stopped.
-	UsageFromCalls bool
-	// Steps are in the order they started.
-	Steps     []StepRecord
-	ToolCalls []ToolCall
-	// Errors are the steps that failed, in the order they failed: the
-	// first is where the failure began.
-	Errors   []Notice
-	Warnings []Notice
-	// ModelCalls are the run's model calls in the order they ended: each
-	// agent round, repair pass, verdict, prompt tool and solver.
-	ModelCalls []ModelCall
-	// Downgrades are the model calls that asked for strict structured
-	// output and went without it: Path is the step, Message the
-	// downgrade reason.
-	Downgrades []Notice
-	// LastEvent is the last event recorded, its Payload left out.
-	LastEvent StoredEvent
-	// Recorder is "host:pid" of the process recording the run while it
-	// records it, empty once it ended or its Recorder closed.
-	Recorder string
-}
 
 // stepStatusUnknown is the status of a step whose end was recorded
 // without one.
 const stepStatusUnknown engine.StepStatus = "unknown"
 
-// StepRecord is one step, body call or body step of a run.
-type StepRecord struct {
-	Path string
-	Tool string
-	// Status is engine.StepRunning (started, no end recorded), or
-	// StepEnded's.
-	Status engine.StepStatus
-	Input  json.RawMessage
-	Result json.RawMessage
-	Error  string
-	// StartedAt is zero for a step whose start was not recorded.
-	StartedAt time.Time
-	EndedAt   time.Time
-	Ms        float64
-}
-
-// ToolCall is one dispatch to a tool, from its tool_start and tool_end.
-type ToolCall struct {
-	Path string
-	Tool string
-	Args json.RawMessage
-	// Ended is false when no tool_end was recorded.
-	Ended     bool
-	IsError   bool
-	Result    json.RawMessage
-	Error     string
-	StartedAt time.Time
-	Ms        float64
-}
-
-// Notice is an error or a warning a run reported at a path.
-type Notice struct {
-	Path    string
-	Message string
-}
-
-// StoredEvent is an event as the store keeps it, its payload as JSON.
-type StoredEvent struct {
-	Seq     uint64
-	Time    time.Time
-	Path    string
-	Kind    engine.EventKind
-	Payload json.RawMessage
-}
-
-// NotFoundError is a run id that matches no run. Recent are the newest
-// runs, for the message to offer.
-type NotFoundError struct {
-	ID     string
-	Recent []RunSummary
-}
-
-func (e *NotFoundError) Error() string {
-	if len(e.Recent) == 0 {
-		return fmt.Sprintf("no run '%s': no runs are recorded", e.ID)
-	}
-	return fmt.Sprintf("no run '%s'; the most recent: %s", e.ID, listRuns(e.Recent))
-}
-
-// AmbiguousError is a run id prefix that several runs begin with.
-type AmbiguousError struct {
-	Prefix     string
-	Candidates []RunSummary
-	// More is set when there are more candidates than listed.
-	More bool
-}
-
-func (e *AmbiguousError) Error() string {
-	more := ""
-	if e.More {
-		more = ", ..."
-	}
-	return fmt.Sprintf("run id '%s' is ambiguous; it begins %s%s", e.Prefix, listRuns(e.Candidates), more)
-}
-
-func listRuns(runs []RunSummary) string {
-	parts := make([]string, len(runs))
-	for i, r := range runs {
-		parts[i] = fmt.Sprintf("%s (%s)", r.ID, r.Plan)
-	}
-	return strings.Join(parts, ", ")
-}
-
 const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
 	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END`
 
 // Runs lists runs, newest first.
-func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunSummary, error) {
+func (s *Store) Runs(ctx context.Context, f record.RunFilter) ([]record.RunSummary, error) {
 	return s.runs(ctx, s.db, f)
 }
 
@@ -205,7 +33,7 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func (s *Store) runs(ctx context.Context, q querier, f RunFilter) ([]RunSummary, error) {
+func (s *Store) runs(ctx context.Context, q querier, f record.RunFilter) ([]record.RunSummary, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = -1
@@ -230,7 +58,7 @@ func (s *Store) runs(ctx context.Context, q querier, f RunFilter) ([]RunSummary,
 		return nil, err
 	}
 	defer rows.Close()
-	list := []RunSummary{}
+	list := []record.RunSummary{}
 	for rows.Next() {
 		r, _, err := s.scanSummary(rows)
 		if err != nil {
@@ -243,8 +71,8 @@ func (s *Store) runs(ctx context.Context, q querier, f RunFilter) ([]RunSummary,
 
 // scanSummary reads the summaryColumns, then the extra columns a query
 // selected after them into extra, and returns the recorder column too.
-func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (RunSummary, string, error) {
-	var r RunSummary
+func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (record.RunSummary, string, error) {
+	var r record.RunSummary
 	var started, ended, last sql.NullInt64
 	var recorder sql.NullString
 	var cost sql.NullFloat64
@@ -313,7 +141,7 @@ func (s *Store) resolve(ctx context.Context, q querier, id string) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	var found []RunSummary
+	var found []record.RunSummary
 	for rows.Next() {
 		r, _, err := s.scanSummary(rows)
 		if err != nil {
@@ -330,19 +158,19 @@ func (s *Store) resolve(ctx context.Context, q querier, id string) (int64, error
 	case len(found) == 1:
 		return s.resolve(ctx, q, found[0].ID)
 	case len(found) > 1:
-		return 0, &AmbiguousError{Prefix: id, Candidates: found[:min(len(found), most)], More: len(found) > most}
+		return 0, &record.AmbiguousError{Prefix: id, Candidates: found[:min(len(found), most)], More: len(found) > most}
 	}
-	recent, err := s.runs(ctx, q, RunFilter{Limit: 5})
+	recent, err := s.runs(ctx, q, record.RunFilter{Limit: 5})
 	if err != nil {
 		return 0, err
 	}
-	return 0, &NotFoundError{ID: id, Recent: recent}
+	return 0, &record.NotFoundError{ID: id, Recent: recent}
 }
 
 // Run returns everything recorded about the run that id names: its full
 // id, or a prefix only one run begins with. An unknown id is a
 // *NotFoundError, an ambiguous prefix an *AmbiguousError.
-func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
+func (s *Store) Run(ctx context.Context, id string) (*record.RunDetail, error) {
 	// One read transaction: one snapshot, even while a Recorder writes.
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -353,7 +181,7 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &RunDetail{}
+	d := &record.RunDetail{}
 	var lastSeq int64
 	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, parent, last_seq FROM runs WHERE key = ?`, key)
 	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &d.Parent, &lastSeq)
@@ -364,7 +192,7 @@ func (s *Store) Run(ctx context.Context, id string) (*RunDetail, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", d.ID, err)
 	}
-	if err := d.build(events, uint64(lastSeq)); err != nil {
+	if err := buildDetail(d, events, uint64(lastSeq)); err != nil {
 		return nil, fmt.Errorf("run %s: %w", d.ID, err)
 	}
 	return d, nil
@@ -402,7 +230,7 @@ type (
 		Role             string           `json:"role"`
 		Provider         string           `json:"provider"`
 		Model            string           `json:"model"`
-		Usage            model.Usage      `json:"usage"`
+		Usage            chat.Usage       `json:"usage"`
 		CostUSD          *float64         `json:"cost_usd"`
 		Ms               float64          `json:"ms"`
 		Error            string           `json:"error"`
@@ -415,7 +243,7 @@ type (
 
 // members reads the members of an event's payload that its record keeps;
 // an event without a payload has none.
-func members[T any](e *StoredEvent) (T, error) {
+func members[T any](e *record.StoredEvent) (T, error) {
 	var m T
 	if e.Payload == nil {
 		return m, nil
@@ -446,7 +274,7 @@ type spans struct {
 	open map[string]*span
 }
 
-func (s *spans) start(e *StoredEvent, m *spanMembers) {
+func (s *spans) start(e *record.StoredEvent, m *spanMembers) {
 	sp := &span{seq: e.Seq, path: e.Path, start: m, startedAt: e.Time}
 	s.list = append(s.list, sp)
 	if s.open == nil {
@@ -455,7 +283,7 @@ func (s *spans) start(e *StoredEvent, m *spanMembers) {
 	s.open[e.Path] = sp
 }
 
-func (s *spans) end(e *StoredEvent, m *spanMembers) *span {
+func (s *spans) end(e *record.StoredEvent, m *spanMembers) *span {
 	sp := s.open[e.Path]
 	if sp == nil {
 		sp = &span{seq: e.Seq, path: e.Path}
@@ -478,19 +306,19 @@ func (sp *span) tool() string {
 	return ""
 }
 
-// build fills in the record of a run from its events, in sequence order:
-// its inputs, outcome and usage (its run_start's and run_end's), its
-// steps, tool calls, failures, warnings and model calls.
-func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
+// buildDetail fills in d, the record of a run, from its events, in
+// sequence order: its inputs, outcome and usage (its run_start's and
+// run_end's), its steps, tool calls, failures, warnings and model calls.
+func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint64) error {
 	var steps, calls spans
 	var failed []*span
 	var tally *engine.Tally
-	var runEnd *StoredEvent
-	d.Errors, d.Warnings, d.ModelCalls, d.Downgrades = []Notice{}, []Notice{}, []ModelCall{}, []Notice{}
+	var runEnd *record.StoredEvent
+	d.Errors, d.Warnings, d.ModelCalls, d.Downgrades = []record.Notice{}, []record.Notice{}, []record.ModelCall{}, []record.Notice{}
 	for i := range events {
 		e := &events[i]
 		if e.Seq == lastSeq {
-			d.LastEvent = StoredEvent{Seq: e.Seq, Time: e.Time, Path: e.Path, Kind: e.Kind}
+			d.LastEvent = record.StoredEvent{Seq: e.Seq, Time: e.Time, Path: e.Path, Kind: e.Kind}
 		}
 		switch e.Kind {
 		case engine.EventRunStart:
@@ -526,7 +354,7 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 			if err != nil {
 				return err
 			}
-			d.Warnings = append(d.Warnings, Notice{Path: e.Path, Message: m.Message})
+			d.Warnings = append(d.Warnings, record.Notice{Path: e.Path, Message: m.Message})
 		case engine.EventModelCall:
 			m, err := members[modelCallMembers](e)
 			if err != nil {
@@ -535,14 +363,14 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 			if tally == nil {
 				tally = engine.NewTally()
 			}
-			if err := d.addModelCall(e, &m, tally); err != nil {
+			if err := addModelCall(d, e, &m, tally); err != nil {
 				return err
 			}
 		}
 	}
-	d.Steps = make([]StepRecord, len(steps.list))
+	d.Steps = make([]record.StepRecord, len(steps.list))
 	for i, sp := range steps.list {
-		r := StepRecord{Path: sp.path, Tool: sp.tool(), Status: engine.StepRunning, StartedAt: sp.startedAt, EndedAt: sp.endedAt}
+		r := record.StepRecord{Path: sp.path, Tool: sp.tool(), Status: engine.StepRunning, StartedAt: sp.startedAt, EndedAt: sp.endedAt}
 		if sp.start != nil {
 			r.Input = sp.start.Input
 		}
@@ -555,11 +383,11 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 		d.Steps[i] = r
 	}
 	for _, sp := range failed {
-		d.Errors = append(d.Errors, Notice{Path: sp.path, Message: sp.end.Error})
+		d.Errors = append(d.Errors, record.Notice{Path: sp.path, Message: sp.end.Error})
 	}
-	d.ToolCalls = make([]ToolCall, len(calls.list))
+	d.ToolCalls = make([]record.ToolCall, len(calls.list))
 	for i, sp := range calls.list {
-		c := ToolCall{Path: sp.path, Tool: sp.tool(), StartedAt: sp.startedAt}
+		c := record.ToolCall{Path: sp.path, Tool: sp.tool(), StartedAt: sp.startedAt}
 		if sp.start != nil {
 			c.Args = sp.start.Args
 		}
@@ -596,34 +424,17 @@ func (d *RunDetail) build(events []StoredEvent, lastSeq uint64) error {
 	return nil
 }
 
-// ModelCall is one model call as inspect lists it; the request and reply
-// stay in the event.
-type ModelCall struct {
-	Path         string  `json:"path"`
-	Role         string  `json:"role"`
-	Provider     string  `json:"provider"`
-	Model        string  `json:"model"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	CachedTokens int     `json:"cached_tokens"` // cache reads and writes
-	Ms           float64 `json:"ms"`
-	Error        string  `json:"error,omitempty"`
-	// Strict is the strict structured output record, empty when the call
-	// did not ask for it: "sent", or the downgrade reason.
-	Strict string `json:"strict,omitempty"`
-}
-
 // strictMembers are a model call's strict structured output record.
 type strictMembers struct {
 	Sent            *bool   `json:"sent"`
 	DowngradeReason *string `json:"downgrade_reason"`
 }
 
-// addModelCall lists one model call, adds it to the tally of a run
+// addModelCall lists one model call in d, adds it to the tally of a run
 // without a run_end, and lists it among the downgrades when it asked for
 // strict structured output and went without it.
-func (d *RunDetail) addModelCall(e *StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
-	c := ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
+func addModelCall(d *record.RunDetail, e *record.StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
+	c := record.ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
 		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.CacheReadInputTokens + m.Usage.CacheCreationInputTokens, Ms: m.Ms, Error: m.Error}
 	site := e.Path
 	if m.Site != nil {
@@ -647,7 +458,7 @@ func (d *RunDetail) addModelCall(e *StoredEvent, m *modelCallMembers, tally *eng
 			c.Strict = "not sent"
 		}
 		if so.Sent != nil && !*so.Sent {
-			d.Downgrades = append(d.Downgrades, Notice{Path: site, Message: reason})
+			d.Downgrades = append(d.Downgrades, record.Notice{Path: site, Message: reason})
 		}
 	}
 	d.ModelCalls = append(d.ModelCalls, c)
@@ -661,13 +472,13 @@ func (d *RunDetail) addModelCall(e *StoredEvent, m *modelCallMembers, tally *eng
 
 // runEvents reads every event of run key from its segments, in sequence
 // order, the payloads kept in blobs read back whole.
-func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error) {
+func runEvents(ctx context.Context, q querier, key int64) ([]record.StoredEvent, error) {
 	rows, err := q.QueryContext(ctx, "SELECT data FROM segments WHERE run = ? ORDER BY first_seq", key)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	list := []StoredEvent{}
+	list := []record.StoredEvent{}
 	var pieced []piecedPayload
 	for rows.Next() {
 		var data []byte
@@ -700,7 +511,7 @@ func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error)
 	}
 	// The engine emits a run's events in sequence order; events given to
 	// a Recorder out of order are put back in it here.
-	bySeq := func(a, b StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) }
+	bySeq := func(a, b record.StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) }
 	if !slices.IsSortedFunc(list, bySeq) {
 		slices.SortStableFunc(list, bySeq)
 	}
@@ -709,7 +520,7 @@ func runEvents(ctx context.Context, q querier, key int64) ([]StoredEvent, error)
 
 // Events returns every event of the run that id names (as Run resolves
 // it), in sequence order.
-func (s *Store) Events(ctx context.Context, id string) ([]StoredEvent, error) {
+func (s *Store) Events(ctx context.Context, id string) ([]record.StoredEvent, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err

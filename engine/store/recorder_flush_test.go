@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
@@ -24,7 +25,7 @@ func TestFlush(t *testing.T) {
 	rec.Event(engine.Event{Seq: 1, Time: now, RunID: "r1", Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
 	rec.Event(engine.Event{Seq: 2, Time: now, RunID: "r1", Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: "ok"}})
 	rec.Flush()
-	runs, err := st.Runs(context.Background(), store.RunFilter{})
+	runs, err := st.Runs(context.Background(), record.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

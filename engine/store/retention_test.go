@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
@@ -17,12 +18,12 @@ import (
 func TestRemove(t *testing.T) {
 	s := openStore(t)
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	record(t, s, "run-a-0001", t0, storetest.Finished)
-	record(t, s, "run-b-0002", t0.Add(time.Minute), storetest.Failed)
-	record(t, s, "run-c-0003", t0.Add(2*time.Minute), storetest.Finished)
+	recordRun(t, s, "run-a-0001", t0, storetest.Finished)
+	recordRun(t, s, "run-b-0002", t0.Add(time.Minute), storetest.Failed)
+	recordRun(t, s, "run-c-0003", t0.Add(2*time.Minute), storetest.Finished)
 	ctx := context.Background()
 
-	var nf *store.NotFoundError
+	var nf *record.NotFoundError
 	if _, err := s.Remove(ctx, "run-a", "nope"); !errors.As(err, &nf) {
 		t.Fatalf("an unknown id: %v", err)
 	}
@@ -47,7 +48,7 @@ func TestPrune(t *testing.T) {
 	s := openStore(t)
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	for i := range 6 {
-		record(t, s, "run-"+string(rune('a'+i)), t0.Add(time.Duration(i)*time.Hour), func(r *storetest.Run) {
+		recordRun(t, s, "run-"+string(rune('a'+i)), t0.Add(time.Duration(i)*time.Hour), func(r *storetest.Run) {
 			for range 200 {
 				r.Step("E1", "builtin__reshape", map[string]any{"pad": string(make([]byte, 2000))}, "ok", 1)
 			}
@@ -76,7 +77,7 @@ func TestPrune(t *testing.T) {
 
 func runIDs(t *testing.T, s *store.Store) []string {
 	t.Helper()
-	runs, err := s.Runs(context.Background(), store.RunFilter{})
+	runs, err := s.Runs(context.Background(), record.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
 
@@ -209,7 +210,7 @@ func TestLargePayloadInBlobs(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	list, err := s.Runs(ctx, RunFilter{})
+	list, err := s.Runs(ctx, record.RunFilter{})
 	if err != nil || len(list) != 2 || list[1].ID != "big" || list[1].Status != "ok" || list[1].StepsExecuted != 1 {
 		t.Errorf("runs: %+v, %v", list, err)
 	}

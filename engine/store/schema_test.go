@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
 
@@ -81,7 +82,7 @@ func TestMigrateVersion1(t *testing.T) {
 		t.Fatalf("user_version %d (%v), want %d", version, err, schemaVersion)
 	}
 
-	list, err := s.Runs(ctx, RunFilter{})
+	list, err := s.Runs(ctx, record.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestMigrateVersion1(t *testing.T) {
 		len(d.Steps) != 1 || d.Steps[0].Status != "ok" || string(d.Steps[0].Result) != `{"issues":[]}` || d.Duration != 30*time.Millisecond {
 		t.Errorf("a finished run of version 1: %+v", d)
 	}
-	if list, err := s.Runs(ctx, RunFilter{Project: "/src/a"}); err != nil || len(list) != 0 {
+	if list, err := s.Runs(ctx, record.RunFilter{Project: "/src/a"}); err != nil || len(list) != 0 {
 		t.Errorf("runs of version 1 belong to no project: %+v, %v", list, err)
 	}
 
@@ -106,7 +107,7 @@ func TestMigrateVersion1(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := s.Runs(ctx, RunFilter{Project: "/src/a"}); err != nil || len(list) != 1 || list[0].ID != "new" || list[0].Project != "/src/a" {
+	if list, err := s.Runs(ctx, record.RunFilter{Project: "/src/a"}); err != nil || len(list) != 1 || list[0].ID != "new" || list[0].Project != "/src/a" {
 		t.Errorf("a run recorded after the migration: %+v, %v", list, err)
 	}
 	s.Close()
@@ -116,7 +117,7 @@ func TestMigrateVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list, err := s.Runs(ctx, RunFilter{}); err != nil || len(list) != 3 {
+	if list, err := s.Runs(ctx, record.RunFilter{}); err != nil || len(list) != 3 {
 		t.Errorf("reopened: %+v, %v", list, err)
 	}
 	s.Close()
@@ -149,7 +150,7 @@ func TestMigrateVersion2(t *testing.T) {
 			[]any{at(20), at(30)}},
 	})
 	ctx := context.Background()
-	list, err := s.Runs(ctx, RunFilter{Project: "/src/a"})
+	list, err := s.Runs(ctx, record.RunFilter{Project: "/src/a"})
 	if err != nil || len(list) != 1 || list[0].ID != "old" || list[0].Status != "ok" || list[0].StepsExecuted != 1 {
 		t.Fatalf("the run of version 2: %+v, %v", list, err)
 	}
@@ -332,7 +333,7 @@ func TestMigrateVersion4(t *testing.T) {
 	got := map[string]any{}
 	for id := range runs {
 		if id == "runs" {
-			list, err := s.Runs(ctx, RunFilter{})
+			list, err := s.Runs(ctx, record.RunFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 )
 
 // A segment is one row of segments: consecutive events of one run, as many
@@ -250,7 +251,7 @@ func (r *segmentReader) hash() string {
 // decodeSegment appends the events of one segment's BLOB to list, and
 // their payloads kept in pieces to pieced. The payloads are slices of
 // data, which the caller owns.
-func decodeSegment(data []byte, list []StoredEvent, pieced []piecedPayload) ([]StoredEvent, []piecedPayload, error) {
+func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayload) ([]record.StoredEvent, []piecedPayload, error) {
 	if len(data) == 0 || data[0] != segmentFormat {
 		return list, pieced, fmt.Errorf("segment of an unknown format (%d bytes); a newer stepwise wrote it", len(data))
 	}
@@ -261,7 +262,7 @@ func decodeSegment(data []byte, list []StoredEvent, pieced []piecedPayload) ([]S
 	for len(r.d) > 0 {
 		head := r.d[0]
 		r.d = r.d[1:]
-		var e StoredEvent
+		var e record.StoredEvent
 		seq += r.uvarint()
 		e.Seq = seq
 		if head&headTime != 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 )
 
 // TestSegmentRoundTrip encodes events of every shape a segment keeps
@@ -17,7 +18,7 @@ import (
 func TestSegmentRoundTrip(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 15, 0, 0, time.UTC)
 	big := `{"tool":"t","result":"` + strings.Repeat("x", blobBytes) + `","ms":1}`
-	events := []StoredEvent{
+	events := []record.StoredEvent{
 		{Seq: 1, Time: t0, Path: "", Kind: engine.EventRunStart, Payload: []byte(`{"plan":"p"}`)},
 		{Seq: 2, Time: t0.Add(time.Microsecond), Path: "E1/do.10", Kind: engine.EventStepStart, Payload: []byte(`{"tool":"map"}`)},
 		{Seq: 3, Path: "E1/do.10/E10", Kind: "custom_kind"},

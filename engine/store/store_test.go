@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 )
@@ -29,9 +30,9 @@ func openStore(t *testing.T) *store.Store {
 	return s
 }
 
-// record emits one run through its own Recorder and closes it, as a
+// recordRun emits one run through its own Recorder and closes it, as a
 // command that runs a plan does.
-func record(t *testing.T, s *store.Store, id string, start time.Time, emit func(*storetest.Run)) {
+func recordRun(t *testing.T, s *store.Store, id string, start time.Time, emit func(*storetest.Run)) {
 	t.Helper()
 	rec := s.Recorder()
 	emit(&storetest.Run{ID: id, Sink: rec, Start: start})
@@ -119,13 +120,13 @@ func TestOpen(t *testing.T) {
 
 func TestRecordedRuns(t *testing.T) {
 	s := openStore(t)
-	record(t, s, "run-finished-0001", t0, storetest.Finished)
-	record(t, s, "run-exited-0002", t0.Add(time.Minute), storetest.Exited)
-	record(t, s, "run-failed-0003", t0.Add(2*time.Minute), storetest.Failed)
-	record(t, s, "run-unfinished-0004", t0.Add(3*time.Minute), storetest.Unfinished)
+	recordRun(t, s, "run-finished-0001", t0, storetest.Finished)
+	recordRun(t, s, "run-exited-0002", t0.Add(time.Minute), storetest.Exited)
+	recordRun(t, s, "run-failed-0003", t0.Add(2*time.Minute), storetest.Failed)
+	recordRun(t, s, "run-unfinished-0004", t0.Add(3*time.Minute), storetest.Unfinished)
 	ctx := context.Background()
 
-	list, err := s.Runs(ctx, store.RunFilter{})
+	list, err := s.Runs(ctx, record.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,15 +141,15 @@ func TestRecordedRuns(t *testing.T) {
 	if !list[0].Interrupted || list[1].Interrupted {
 		t.Errorf("interrupted: %v, %v; want only the run without an end, whose recorder closed", list[0].Interrupted, list[1].Interrupted)
 	}
-	if list, _ := s.Runs(ctx, store.RunFilter{Plan: "triage", Limit: 2}); len(list) != 2 || list[0].ID != "run-unfinished-0004" || list[1].ID != "run-exited-0002" {
+	if list, _ := s.Runs(ctx, record.RunFilter{Plan: "triage", Limit: 2}); len(list) != 2 || list[0].ID != "run-unfinished-0004" || list[1].ID != "run-exited-0002" {
 		t.Errorf("plan triage, limit 2: %+v", list)
 	}
 
 	tests := []struct {
 		id    string
-		check func(t *testing.T, d *store.RunDetail)
+		check func(t *testing.T, d *record.RunDetail)
 	}{
-		{"run-finished-0001", func(t *testing.T, d *store.RunDetail) {
+		{"run-finished-0001", func(t *testing.T, d *record.RunDetail) {
 			if d.Plan != "triage" || d.File != ".stepwise/plans/triage.yaml" || len(d.Hash) != 64 {
 				t.Errorf("plan %q file %q hash %q", d.Plan, d.File, d.Hash)
 			}
@@ -181,7 +182,7 @@ func TestRecordedRuns(t *testing.T) {
 				t.Errorf("duration %v ended %v recorder %q", d.Duration, d.EndedAt, d.Recorder)
 			}
 		}},
-		{"run-exited-0002", func(t *testing.T, d *store.RunDetail) {
+		{"run-exited-0002", func(t *testing.T, d *record.RunDetail) {
 			if d.Exit == nil || d.Exit.Step != "E2" || d.Exit.Message != "nothing to triage" || d.Answer != "nothing to triage" {
 				t.Errorf("exit %+v answer %q", d.Exit, d.Answer)
 			}
@@ -189,7 +190,7 @@ func TestRecordedRuns(t *testing.T) {
 				t.Errorf("an exit step with no result: %s", d.Steps[1].Result)
 			}
 		}},
-		{"run-failed-0003", func(t *testing.T, d *store.RunDetail) {
+		{"run-failed-0003", func(t *testing.T, d *record.RunDetail) {
 			if paths := stepPaths(d.Steps); paths != "E1 E1/do.0 E1/do.0/E10 E1/do.1 E1/do.1/E10" {
 				t.Errorf("steps %s", paths)
 			}
@@ -210,7 +211,7 @@ func TestRecordedRuns(t *testing.T) {
 				t.Errorf("error %q", d.Error)
 			}
 		}},
-		{"run-unfinished-0004", func(t *testing.T, d *store.RunDetail) {
+		{"run-unfinished-0004", func(t *testing.T, d *record.RunDetail) {
 			if d.Status != engine.StatusRunning || !d.Interrupted || !d.EndedAt.IsZero() {
 				t.Errorf("status %s interrupted %v ended %v", d.Status, d.Interrupted, d.EndedAt)
 			}
@@ -249,7 +250,7 @@ func TestRecordedRuns(t *testing.T) {
 	}
 }
 
-func stepPaths(steps []store.StepRecord) string {
+func stepPaths(steps []record.StepRecord) string {
 	var paths []string
 	for _, s := range steps {
 		paths = append(paths, s.Path)
@@ -260,7 +261,7 @@ func stepPaths(steps []store.StepRecord) string {
 func TestRunIDs(t *testing.T) {
 	s := openStore(t)
 	for i, id := range []string{"a1b2c3", "a1b2d4", "b7", "b77"} {
-		record(t, s, id, t0.Add(time.Duration(i)*time.Minute), storetest.Exited)
+		recordRun(t, s, id, t0.Add(time.Duration(i)*time.Minute), storetest.Exited)
 	}
 	ctx := context.Background()
 	tests := []struct {
@@ -290,11 +291,11 @@ func TestRunIDs(t *testing.T) {
 			}
 		})
 	}
-	var nf *store.NotFoundError
+	var nf *record.NotFoundError
 	if _, err := s.Events(ctx, "nothing"); !errors.As(err, &nf) || len(nf.Recent) != 4 {
 		t.Errorf("Events of an unknown run: %v", err)
 	}
-	var amb *store.AmbiguousError
+	var amb *record.AmbiguousError
 	if _, err := s.Run(ctx, "a"); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
 		t.Errorf("ambiguous: %v", err)
 	}
@@ -323,18 +324,18 @@ func TestRunsByProject(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		filter store.RunFilter
+		filter record.RunFilter
 		want   string
 	}{
-		{"every project", store.RunFilter{}, "ab-exited:/src/a b nowhere: a-exited:/src/a b-failed:/src/b a-finished:/src/a"},
-		{"one project", store.RunFilter{Project: "/src/a"}, "a-exited:/src/a a-finished:/src/a"},
-		{"another project", store.RunFilter{Project: "/src/b"}, "b-failed:/src/b"},
-		{"a project without runs", store.RunFilter{Project: "/src/c"}, ""},
-		{"a prefix of a project's root is not that project", store.RunFilter{Project: "/src"}, ""},
-		{"one project and plan", store.RunFilter{Project: "/src/a", Plan: "triage"}, "a-exited:/src/a a-finished:/src/a"},
-		{"one project and a plan it did not run", store.RunFilter{Project: "/src/a", Plan: "summarize_all"}, ""},
-		{"one project, limited", store.RunFilter{Project: "/src/a", Limit: 1}, "a-exited:/src/a"},
-		{"a plan in every project", store.RunFilter{Plan: "triage", Limit: 3}, "ab-exited:/src/a b nowhere: a-exited:/src/a"},
+		{"every project", record.RunFilter{}, "ab-exited:/src/a b nowhere: a-exited:/src/a b-failed:/src/b a-finished:/src/a"},
+		{"one project", record.RunFilter{Project: "/src/a"}, "a-exited:/src/a a-finished:/src/a"},
+		{"another project", record.RunFilter{Project: "/src/b"}, "b-failed:/src/b"},
+		{"a project without runs", record.RunFilter{Project: "/src/c"}, ""},
+		{"a prefix of a project's root is not that project", record.RunFilter{Project: "/src"}, ""},
+		{"one project and plan", record.RunFilter{Project: "/src/a", Plan: "triage"}, "a-exited:/src/a a-finished:/src/a"},
+		{"one project and a plan it did not run", record.RunFilter{Project: "/src/a", Plan: "summarize_all"}, ""},
+		{"one project, limited", record.RunFilter{Project: "/src/a", Limit: 1}, "a-exited:/src/a"},
+		{"a plan in every project", record.RunFilter{Plan: "triage", Limit: 3}, "ab-exited:/src/a b nowhere: a-exited:/src/a"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -355,7 +356,7 @@ func TestRunsByProject(t *testing.T) {
 	if err != nil || d.Project != "/src/b" || d.File != ".stepwise/plans/summarize_all.yaml" {
 		t.Errorf("a run of another project, by a prefix of its id: %+v, %v", d, err)
 	}
-	var amb *store.AmbiguousError
+	var amb *record.AmbiguousError
 	if _, err := s.Run(ctx, "a"); !errors.As(err, &amb) || len(amb.Candidates) != 3 {
 		t.Errorf("a prefix that runs of two projects begin with: %v", err)
 	}

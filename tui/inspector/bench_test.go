@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -32,12 +32,12 @@ func streamingRound(size int) (*live.Tree, func() engine.Event) {
 			w += "\n\n"
 		}
 		i++
-		return ev("E1/agent.1", engine.EventModelDelta, model.Delta{Text: w})
+		return ev("E1/agent.1", engine.EventModelDelta, chat.Delta{Text: w})
 	}
 	for streamed := 0; streamed < size; {
 		e := delta()
 		tr.Apply(e)
-		streamed += len(e.Payload.(model.Delta).Text)
+		streamed += len(e.Payload.(chat.Delta).Text)
 	}
 	return tr, delta
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -77,8 +77,8 @@ func (c *content) input() {
 // ended, or when the run is held at the round before the call.
 func (c *content) model() {
 	n := c.n
-	var req *model.Request
-	var reply *model.Reply
+	var req *chat.Request
+	var reply *chat.Reply
 	if s := c.stop; s != nil && (s.Kind == engine.StopRound || s.Kind == engine.StopReply) {
 		req = asRequest(s.Input)
 		reply = asReply(s.Output)
@@ -138,7 +138,7 @@ func (c *content) streamed(reasoning, text string) {
 	}
 }
 
-func (c *content) reply(r *model.Reply) {
+func (c *content) reply(r *chat.Reply) {
 	var extra []seg
 	if r.FinishReason != "" {
 		extra = append(extra, seg{"  finish " + r.FinishReason, c.p.muted})
@@ -172,7 +172,7 @@ func (c *content) reply(r *model.Reply) {
 // request lays out what was sent: the response format, the messages with
 // their roles, the tools offered. The reply, nil until there is one, says
 // whether strict output that was asked for was sent.
-func (c *content) request(r *model.Request, reply *model.Reply) {
+func (c *content) request(r *chat.Request, reply *chat.Reply) {
 	c.heading("Request", seg{"  role " + r.Role, c.p.muted})
 	if f := r.Format; f != nil {
 		c.field(2, "format", f.Name+" ("+strictMode(f, reply)+")", c.p.text)
@@ -217,7 +217,7 @@ func (c *content) request(r *model.Request, reply *model.Reply) {
 // strictMode says how an answer in format f is held to its schema: by the
 // provider (strict output sent) or by validation after the answer, and, for
 // strict output asked for and not sent, the run record's reason.
-func strictMode(f *model.ResponseFormat, reply *model.Reply) string {
+func strictMode(f *chat.ResponseFormat, reply *chat.Reply) string {
 	switch {
 	case !f.Strict:
 		return "validated after"
@@ -232,23 +232,23 @@ func strictMode(f *model.ResponseFormat, reply *model.Reply) string {
 // block lays out one block of a request's message, in the order the
 // message holds it; name keys its JSON's folds. A cache breakpoint, which
 // ends a message, is shown on the message's line.
-func (c *content) block(name string, b model.Block) {
+func (c *content) block(name string, b chat.Block) {
 	switch b.Type {
-	case model.BlockText:
+	case chat.BlockText:
 		c.text(4, b.Text, c.p.text)
-	case model.BlockThinking:
+	case chat.BlockThinking:
 		label := "thinking"
 		if b.Signature != "" {
 			label += " (signed)"
 		}
 		c.note(4, label)
 		c.text(6, b.Text, c.p.muted)
-	case model.BlockRedactedThinking:
+	case chat.BlockRedactedThinking:
 		c.note(4, "redacted thinking: encrypted by the provider, sent back as it came")
-	case model.BlockToolUse:
+	case chat.BlockToolUse:
 		c.add(4, seg{"→ ", c.p.muted}, seg{b.Name, c.p.strong}, seg{"  " + b.ID, c.p.muted})
 		c.json(name, b.Input, 6, 1)
-	case model.BlockToolResult:
+	case chat.BlockToolResult:
 		head := []seg{{"← ", c.p.muted}, {"answers " + b.ID, c.p.muted}}
 		if b.IsError {
 			head = append(head, seg{"  error", c.p.problem})
@@ -265,10 +265,10 @@ func (c *content) block(name string, b model.Block) {
 }
 
 // redactedBlocks counts the redacted thinking among blocks.
-func redactedBlocks(blocks []model.Block) int {
+func redactedBlocks(blocks []chat.Block) int {
 	n := 0
 	for _, b := range blocks {
-		if b.Type == model.BlockRedactedThinking {
+		if b.Type == chat.BlockRedactedThinking {
 			n++
 		}
 	}
@@ -552,22 +552,22 @@ func (c *content) stopTab() {
 
 // asRequest reads a stop's model request, which the engine passes as a
 // value.
-func asRequest(v any) *model.Request {
+func asRequest(v any) *chat.Request {
 	switch r := v.(type) {
-	case model.Request:
+	case chat.Request:
 		return &r
-	case *model.Request:
+	case *chat.Request:
 		return r
 	}
 	return nil
 }
 
 // asReply reads a stop's model reply.
-func asReply(v any) *model.Reply {
+func asReply(v any) *chat.Reply {
 	switch r := v.(type) {
-	case model.Reply:
+	case chat.Reply:
 		return &r
-	case *model.Reply:
+	case *chat.Reply:
 		return r
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -57,7 +57,7 @@ func TestStreaming(t *testing.T) {
 		if e.Path != "E1/agent.1" {
 			continue
 		}
-		if _, ok := e.Payload.(model.Delta); ok {
+		if _, ok := e.Payload.(chat.Delta); ok {
 			deltas++
 		}
 		n, _ := tr.Node("E1/agent.1")

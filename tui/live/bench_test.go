@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -30,7 +30,7 @@ func loaded(b *testing.B) *live.Tree {
 // of 10,000 map items and 50,000 events.
 func BenchmarkApplyDelta(b *testing.B) {
 	tr := loaded(b)
-	e := engine.Event{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r", Path: "E1/do.9998/agent.1", Kind: engine.EventModelDelta, Payload: model.Delta{Text: "x"}}
+	e := engine.Event{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r", Path: "E1/do.9998/agent.1", Kind: engine.EventModelDelta, Payload: chat.Delta{Text: "x"}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -24,7 +24,7 @@ func TestExpectedRoundRuns(t *testing.T) {
 	if n, _ := tr.Node("E1/agent.1"); n.Status != live.Pending || n.Kind != live.KindRound {
 		t.Fatalf("expected round: %s %s", n.Kind, n.Status)
 	}
-	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Path: "E1/agent.1", Kind: engine.EventModelDelta, Payload: model.Delta{Text: "{"}})
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Path: "E1/agent.1", Kind: engine.EventModelDelta, Payload: chat.Delta{Text: "{"}})
 	if n, _ := tr.Node("E1/agent.1"); n.Status != live.Running {
 		t.Fatalf("after its first event the round is %s", n.Status)
 	}
@@ -47,7 +47,7 @@ func TestToolCallsInReplyOrder(t *testing.T) {
 	}
 	apply("", engine.EventRunStart, engine.RunStarted{Plan: "p"})
 	apply("E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"})
-	apply("E1/agent.1", engine.EventModelCall, engine.ModelCalled{Reply: model.Reply{ToolCalls: []model.ToolCall{
+	apply("E1/agent.1", engine.EventModelCall, engine.ModelCalled{Reply: chat.Reply{ToolCalls: []chat.ToolCall{
 		{Name: "search"}, {Name: "get"}, {Name: "get"}}}})
 	for _, call := range []string{"get.2", "get", "search"} {
 		apply("E1/agent.1/"+call, engine.EventToolStart, engine.ToolStarted{Tool: "x"})

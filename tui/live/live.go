@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -70,7 +70,7 @@ func (s Status) Done() bool { return s != Pending && s != Running }
 type Spend struct {
 	// Calls counts the completed (billable) model calls.
 	Calls int
-	Usage model.Usage
+	Usage chat.Usage
 	// priced counts the calls that came with a price; cost sums them.
 	priced int
 	cost   float64
@@ -95,7 +95,7 @@ func (s Spend) Tokens() int {
 	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
-func (s *Spend) add(u model.Usage, cost *float64) {
+func (s *Spend) add(u chat.Usage, cost *float64) {
 	s.Calls++
 	s.Usage = s.Usage.Add(u)
 	if cost != nil {
@@ -362,7 +362,7 @@ func (t *Tree) Apply(e engine.Event) {
 		case KindCall:
 			t.setStatus(n, OK, e.Time)
 		}
-	case model.Delta:
+	case chat.Delta:
 		n := t.at(e.Path, KindCall, e.Time)
 		if n.repairing != nil {
 			n = n.repairing

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -236,7 +236,7 @@ replies:
 	for _, e := range events {
 		tr.Apply(e)
 	}
-	for path, want := range map[string]model.Usage{
+	for path, want := range map[string]chat.Usage{
 		"E1":                {InputTokens: 107, OutputTokens: 13, CacheReadInputTokens: 40},
 		"E1/agent.1":        {InputTokens: 107, OutputTokens: 13, CacheReadInputTokens: 40},
 		"E1/agent.1/repair": {InputTokens: 7, OutputTokens: 3},
@@ -301,10 +301,10 @@ func TestResetDelta(t *testing.T) {
 	for _, e := range []engine.Event{
 		at(1, "", engine.EventRunStart, engine.RunStarted{Plan: "p"}),
 		at(2, "E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"}),
-		at(3, "E1/agent.1", engine.EventModelDelta, model.Delta{Text: "abandoned "}),
-		at(4, "E1/agent.1", engine.EventModelDelta, model.Delta{Reset: true}),
-		at(5, "E1/agent.1", engine.EventModelDelta, model.Delta{Text: "kept "}),
-		at(6, "E1/agent.1", engine.EventModelDelta, model.Delta{Text: "reply"}),
+		at(3, "E1/agent.1", engine.EventModelDelta, chat.Delta{Text: "abandoned "}),
+		at(4, "E1/agent.1", engine.EventModelDelta, chat.Delta{Reset: true}),
+		at(5, "E1/agent.1", engine.EventModelDelta, chat.Delta{Text: "kept "}),
+		at(6, "E1/agent.1", engine.EventModelDelta, chat.Delta{Text: "reply"}),
 	} {
 		tr.Apply(e)
 	}

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -22,7 +22,7 @@ type DiffModel struct {
 	common.Common
 	focused bool
 
-	a, b *store.RunDetail
+	a, b *record.RunDetail
 	// all is every step compared, in debugger.Diff's order; differ and
 	// same count its two kinds.
 	all          []debugger.StepDiff
@@ -41,7 +41,7 @@ func NewDiff(c common.Common) DiffModel {
 
 // SetRuns compares run b against run a, from the top, the same steps
 // hidden.
-func (m *DiffModel) SetRuns(a, b *store.RunDetail) {
+func (m *DiffModel) SetRuns(a, b *record.RunDetail) {
 	m.a, m.b = a, b
 	m.all = debugger.Diff(a, b)
 	m.showSame, m.scroll = false, common.Scroll{}
@@ -169,7 +169,7 @@ func (m DiffModel) View() string {
 
 // runLine sums one run up: which, its id, how it ended, its steps, time,
 // tokens and cost.
-func (m DiffModel) runLine(which string, d *store.RunDetail) string {
+func (m DiffModel) runLine(which string, d *record.RunDetail) string {
 	t := m.Theme
 	glyph, word, style := outcome(t, d.Status, d.Interrupted)
 	return t.Strong.Render(" "+which+" "+format.ShortID(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +

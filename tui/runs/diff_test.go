@@ -8,12 +8,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
 // details records the ok run and the failed one and reads both back.
-func details(t *testing.T) (a, b *store.RunDetail) {
+func details(t *testing.T) (a, b *record.RunDetail) {
 	t.Helper()
 	p := newProject(t)
 	okID, failedID := p.recordBoth(t)
@@ -28,7 +28,7 @@ func details(t *testing.T) (a, b *store.RunDetail) {
 	return a, b
 }
 
-func newDiff(color bool, w, h int, a, b *store.RunDetail) runs.DiffModel {
+func newDiff(color bool, w, h int, a, b *record.RunDetail) runs.DiffModel {
 	m := runs.NewDiff(newCommon(color))
 	m.SetSize(w, h)
 	m.SetRuns(a, b)

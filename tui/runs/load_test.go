@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -117,7 +117,7 @@ func TestLoadUnknownRun(t *testing.T) {
 	p := newProject(t)
 	p.record(t, nil)
 	_, _, err := p.ws.RunEvents(context.Background(), "no-such-run")
-	var nf *store.NotFoundError
+	var nf *record.NotFoundError
 	if !errors.As(err, &nf) || len(nf.Recent) != 1 {
 		t.Errorf("error %v, want the store's not found, offering the one run", err)
 	}

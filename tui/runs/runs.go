@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -37,7 +37,7 @@ type Model struct {
 	Now time.Time
 
 	focused bool
-	common.ListPane[store.RunSummary]
+	common.ListPane[record.RunSummary]
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
 	marked string
@@ -45,13 +45,13 @@ type Model struct {
 
 // New returns an empty panel.
 func New(c common.Common) Model {
-	return Model{Common: c, ListPane: common.NewListPane[store.RunSummary](2, 3)}
+	return Model{Common: c, ListPane: common.NewListPane[record.RunSummary](2, 3)}
 }
 
 // SetRuns shows a fresh listing, as store.Runs gives it. The selection and
 // the diff mark stay on the runs they were on when those are still listed,
 // so that a refresh after a run ends moves nothing under the user.
-func (m *Model) SetRuns(list []store.RunSummary) {
+func (m *Model) SetRuns(list []record.RunSummary) {
 	selected := ""
 	if r, ok := m.Selected(); ok {
 		selected = r.ID
@@ -180,7 +180,7 @@ func (m Model) header() string {
 
 // renderRun draws one run: gutter, diff mark, id, start, outcome, time,
 // steps, tokens and cost, cut to width.
-func (m Model) renderRun(r store.RunSummary, width int, selected bool) string {
+func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	t := m.Theme
 	base := t.RowStyle(selected, m.focused)
 	gutter := " "

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
@@ -24,7 +24,7 @@ var (
 	end   = tea.KeyPressMsg{Code: tea.KeyEnd}
 )
 
-func newPanel(color bool, w, h int, list []store.RunSummary) runs.Model {
+func newPanel(color bool, w, h int, list []record.RunSummary) runs.Model {
 	m := runs.New(newCommon(color))
 	m.SetSize(w, h)
 	m.SetRuns(list)
@@ -52,7 +52,7 @@ func press(m runs.Model, keys ...tea.KeyPressMsg) (runs.Model, tea.Msg) {
 func TestPanelKeys(t *testing.T) {
 	p := newProject(t)
 	okID, failedID := p.recordBoth(t)
-	list, err := p.ws.Runs(context.Background(), store.RunFilter{Plan: "small"})
+	list, err := p.ws.Runs(context.Background(), record.RunFilter{Plan: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestPanelKeys(t *testing.T) {
 	// new run comes first.
 	m, _ := press(newPanel(false, 90, 8, list), down, dKey)
 	newer, _ := p.record(t, nil)
-	list, err = p.ws.Runs(context.Background(), store.RunFilter{Plan: "small"})
+	list, err = p.ws.Runs(context.Background(), record.RunFilter{Plan: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +113,14 @@ func TestPanelRows(t *testing.T) {
 	now := time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
 	cost := 0.0123
 	tiny := 0.00004
-	list := []store.RunSummary{
+	list := []record.RunSummary{
 		{ID: "0123456789abcdef", Status: "ok", StartedAt: time.Date(2026, 11, 29, 14, 3, 22, 0, time.UTC), Duration: 2200 * time.Millisecond,
-			StepsExecuted: 3, Usage: store.Spend{Calls: 2, Tokens: 1240, CostUSD: &cost}},
+			StepsExecuted: 3, Usage: record.Spend{Calls: 2, Tokens: 1240, CostUSD: &cost}},
 		{ID: "fedcba9876543210", Status: "failed", StartedAt: time.Date(2026, 11, 27, 14, 3, 0, 0, time.UTC), Duration: 185 * time.Second,
-			StepsExecuted: 12, Usage: store.Spend{Calls: 9, Tokens: 45600}},
+			StepsExecuted: 12, Usage: record.Spend{Calls: 9, Tokens: 45600}},
 		{ID: "short", Status: "running", Interrupted: true, StartedAt: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC), Duration: 840 * time.Millisecond},
 		{ID: "aaaaaaaaaaaaaaaa", Status: "running", StartedAt: time.Date(2026, 11, 29, 14, 59, 0, 0, time.UTC), Duration: time.Minute,
-			Usage: store.Spend{Calls: 1, Tokens: 310_500, CostUSD: &tiny}},
+			Usage: record.Spend{Calls: 1, Tokens: 310_500, CostUSD: &tiny}},
 		{ID: "bbbbbbbbbbbbbbbb", Status: "exited", StartedAt: time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC), Duration: 3725 * time.Second},
 		{ID: "cccccccccccccccc", Status: "aborted", StartedAt: time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)},
 	}
@@ -164,9 +164,9 @@ func TestPanelEmpty(t *testing.T) {
 // TestPanelMouseAndScroll checks clicks by line (the header takes the
 // first) and the wheel, which takes the selection along.
 func TestPanelMouseAndScroll(t *testing.T) {
-	var list []store.RunSummary
+	var list []record.RunSummary
 	for i := range 20 {
-		list = append(list, store.RunSummary{ID: string(rune('a'+i)) + "0000", Status: "ok"})
+		list = append(list, record.RunSummary{ID: string(rune('a'+i)) + "0000", Status: "ok"})
 	}
 	m := newPanel(false, 60, 7, list) // four runs in view
 	m.ClickAt(4)
@@ -198,7 +198,7 @@ func TestPanelMouseAndScroll(t *testing.T) {
 func TestPanelSizes(t *testing.T) {
 	p := newProject(t)
 	p.recordBoth(t)
-	list, err := p.ws.Runs(context.Background(), store.RunFilter{})
+	list, err := p.ws.Runs(context.Background(), record.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -53,7 +53,7 @@ func BenchmarkFrame10kItems(b *testing.B) {
 // of a single event.
 func BenchmarkDeltaFrame(b *testing.B) {
 	m, tr := bigPane(b)
-	e := engine.Event{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r", Path: "E1/do.9998/agent.1", Kind: engine.EventModelDelta, Payload: model.Delta{Text: "x"}}
+	e := engine.Event{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r", Path: "E1/do.9998/agent.1", Kind: engine.EventModelDelta, Payload: chat.Delta{Text: "x"}}
 	b.ReportAllocs()
 	for b.Loop() {
 		tr.Apply(e)

@@ -2,7 +2,7 @@ package storetest
 
 import (
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // The example runs below are one of each way a run ends, with the steps,
@@ -16,7 +16,7 @@ func Finished(r *Run) {
 	r.Step("E1", "tracker__list_issues", map[string]any{"limit": 2},
 		map[string]any{"issues": []any{map[string]any{"id": 7, "title": "TestUpload times out on CI"}, map[string]any{"id": 9, "title": "Race in the cache warmer"}}}, 12)
 	r.StepStart("E2", "agent", map[string]any{"task": "Pick the issue most likely to be a flaky test and say why."})
-	u := model.Usage{InputTokens: 900, OutputTokens: 60, CacheReadInputTokens: 400}
+	u := chat.Usage{InputTokens: 900, OutputTokens: 60, CacheReadInputTokens: 400}
 	r.ModelCall("E2", "openai", "gpt-5-mini", u, Cost(0.00031))
 	r.ToolCall("E2/agent.1/tracker__get_issue", "tracker__get_issue", map[string]any{"id": 7}, map[string]any{"id": 7, "body": "Times out about one run in ten since the retry change."}, "", 8)
 	r.ModelCall("E2", "openai", "gpt-5-mini", u, Cost(0.00031))
@@ -28,7 +28,7 @@ func Finished(r *Run) {
 		r.Step(path, "builtin__reshape", map[string]any{"id": id}, map[string]any{"label": "flaky"}, 1.5)
 	}
 	r.StepEnd("E3", "map", []any{map[string]any{"label": "flaky"}, map[string]any{"label": "flaky"}}, "", 4)
-	total := model.Usage{InputTokens: 1800, OutputTokens: 120, CacheReadInputTokens: 800}
+	total := chat.Usage{InputTokens: 1800, OutputTokens: 120, CacheReadInputTokens: 800}
 	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 3, Output: map[string]any{"issue": 7, "labels": []any{"flaky", "flaky"}},
 		Usage: Usage("E2", "openai", "gpt-5-mini", 2, total, Cost(0.00062))})
 }
@@ -51,7 +51,7 @@ func Exited(r *Run) {
 func Failed(r *Run) {
 	r.Begin("summarize_all", ".stepwise/plans/summarize_all.yaml", map[string]any{"ids": []any{3, 4}})
 	r.StepStart("E1", "map", map[string]any{"over": []any{3, 4}})
-	u := model.Usage{InputTokens: 300, OutputTokens: 40}
+	u := chat.Usage{InputTokens: 300, OutputTokens: 40}
 	for i, id := range []int{3, 4} {
 		item := "E1/do." + string(rune('0'+i))
 		r.StepStart(item, "map", map[string]any{"id": id})
@@ -79,6 +79,6 @@ func Unfinished(r *Run) {
 	r.Begin("triage", ".stepwise/plans/triage.yaml", map[string]any{"topic": "timeouts", "limit": 5})
 	r.Step("E1", "tracker__list_issues", map[string]any{"limit": 5}, map[string]any{"issues": []any{map[string]any{"id": 11, "title": "Deploy hangs"}}}, 10)
 	r.StepStart("E2", "agent", map[string]any{"task": "Pick the issue most likely to be a flaky test and say why."})
-	r.ModelCall("E2", "openai", "gpt-5-mini", model.Usage{InputTokens: 700, OutputTokens: 30}, Cost(0.0002))
+	r.ModelCall("E2", "openai", "gpt-5-mini", chat.Usage{InputTokens: 700, OutputTokens: 30}, Cost(0.0002))
 	r.Emit("E2/agent.1/tracker__get_issue", engine.EventToolStart, engine.ToolStarted{Tool: "tracker__get_issue", Args: map[string]any{"id": 11}})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/model"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
@@ -85,11 +86,11 @@ func (r *Run) ToolCall(path, tool string, args, result any, errMsg string, ms fl
 
 // ModelCall emits one billable model call made at site; cost nil is an
 // unpriced model.
-func (r *Run) ModelCall(site, provider, modelID string, u model.Usage, cost *float64) {
+func (r *Run) ModelCall(site, provider, modelID string, u chat.Usage, cost *float64) {
 	r.Emit(site, engine.EventModelCall, engine.ModelCalled{Site: site, Role: model.RoleChat, Provider: provider, Model: modelID,
 		Usage: u, CostUSD: cost, Ms: 120,
-		Request: model.Request{Step: site, Role: model.RoleChat, Messages: []model.Message{model.TextMessage(model.RoleUser, "go")}},
-		Reply:   model.Reply{Text: `{"ok":true}`, Usage: u, Provider: provider, Model: modelID, FinishReason: "stop"}})
+		Request: chat.Request{Step: site, Role: model.RoleChat, Messages: []chat.Message{chat.TextMessage(chat.RoleUser, "go")}},
+		Reply:   chat.Reply{Text: `{"ok":true}`, Usage: u, Provider: provider, Model: modelID, FinishReason: "stop"}})
 }
 
 // End emits the usage event and run_end.
@@ -100,7 +101,7 @@ func (r *Run) End(end engine.RunEnded) {
 
 // Usage is a report of calls model calls at one site, with a cost when
 // cost is not nil.
-func Usage(site, provider, modelID string, calls int, u model.Usage, cost *float64) engine.UsageReport {
+func Usage(site, provider, modelID string, calls int, u chat.Usage, cost *float64) engine.UsageReport {
 	line := engine.UsageLine{Calls: calls, Usage: u, CostUSD: cost}
 	step, byModel := line, line
 	step.Path = site

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/model"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
@@ -31,9 +31,9 @@ func BigRun(items int) []engine.Event {
 	for i := range items {
 		item := paths.Item("E1", i)
 		add(item, engine.EventStepStart, engine.StepStarted{Tool: "agent", Input: map[string]any{"prompt": "item"}})
-		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: `{"count": `})
-		add(paths.Round(item, 1), engine.EventModelDelta, model.Delta{Text: strconv.Itoa(i) + `}`})
-		add(paths.Round(item, 1), engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: model.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
+		add(paths.Round(item, 1), engine.EventModelDelta, chat.Delta{Text: `{"count": `})
+		add(paths.Round(item, 1), engine.EventModelDelta, chat.Delta{Text: strconv.Itoa(i) + `}`})
+		add(paths.Round(item, 1), engine.EventModelCall, engine.ModelCalled{Site: item, Role: "chat", Usage: chat.Usage{InputTokens: 200, OutputTokens: 8}, CostUSD: &cost})
 		add(item, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok", Result: map[string]any{"count": i}})
 	}
 	return out

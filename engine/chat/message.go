@@ -1,4 +1,4 @@
-package model
+package chat
 
 import (
 	"encoding/json"
@@ -138,6 +138,10 @@ func (m Message) Thinking() []Block {
 	}
 	return out
 }
+
+// Reasoning is the text of the message's thinking, for providers that
+// take reasoning back as one string.
+func (m Message) Reasoning() string { return thinkingText(m.Blocks) }
 
 // WithoutThinking is msgs with the thinking and redacted thinking blocks of
 // its assistant messages left out. The blocks are copied: msgs is the

@@ -1,4 +1,4 @@
-package model
+package chat
 
 import (
 	"encoding/json"
@@ -115,7 +115,7 @@ func TestRequestJSON(t *testing.T) {
 		AssistantMessage(Reply{Thinking: []Block{{Type: BlockThinking, Text: "hm", Signature: "s"}}, ToolCalls: []ToolCall{call}}),
 		{Role: RoleTool, Blocks: []Block{ToolResultBlock("c1", "1 & 2", false)}},
 	}
-	req := Request{Step: "E1", Role: RoleChat, Messages: history, CacheAt: []int{0, 2, 9}, ToolChoice: ToolChoiceNone}
+	req := Request{Step: "E1", Role: "chat", Messages: history, CacheAt: []int{0, 2, 9}, ToolChoice: ToolChoiceNone}
 	recorded := `{"step":"E1","role":"chat","messages":[` +
 		`{"role":"system","content":[{"type":"text","text":"Answer <b>in JSON</b> & briefly.","cache":true}]},` +
 		`{"role":"user","content":[{"type":"text","text":"Count."}]},` +
