@@ -21,7 +21,7 @@ func (s *slab[T]) take(n int) []T {
 		if n > maxBlock/4 {
 			return make([]T, n)
 		}
-		s.free = make([]T, min(max(16, s.made), maxBlock))
+		s.free = make([]T, min(max(16, s.made, n), maxBlock))
 		s.made += len(s.free)
 	}
 	out := s.free[:n:n]
