@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 )
 
 // messagesServer answers POST /v1/messages with the Messages API's
@@ -123,7 +125,7 @@ func TestModelsTest(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var env modelTestJSON
+		var env workspace.ModelTest
 		if err := json.Unmarshal([]byte(out), &env); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -163,7 +165,7 @@ func TestModelsTest(t *testing.T) {
 		srv := newMessagesServer(t, "401")
 		claudeProject(t, srv, "")
 		out, errOut, code := runCLI(t, "models", "test", "--json", "chat")
-		var env modelTestJSON
+		var env workspace.ModelTest
 		json.Unmarshal([]byte(out), &env)
 		if code != 1 || env.OK || env.Error == nil || !strings.Contains(*env.Error, "model claude/claude-test: 401 authentication_error: invalid x-api-key") {
 			t.Errorf("exit %d, envelope %s, stderr %s", code, out, errOut)

@@ -1,29 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
-	"github.com/stepwise-dev/stepwise/plans/suggest"
-)
-
-const (
-	// listConnectTimeout bounds each server's connection when a listing
-	// connects to every configured server at once: one slow server must not
-	// hold the listing of the others.
-	listConnectTimeout = 10 * time.Second
-	// serverConnectTimeout bounds the connection to the one server a
-	// command names; a first `npx -y` start may download the server.
-	serverConnectTimeout = 30 * time.Second
 )
 
 func newMCPCommand(s *streams) *cobra.Command {
@@ -41,26 +26,13 @@ func newMCPCommand(s *streams) *cobra.Command {
 		Short: "List the configured MCP servers and how each is reached",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			env := mcpListJSON{Servers: []mcpServerJSON{}}
-			for _, name := range proj.cfg.MCPServerNames() {
-				srv := proj.cfg.MCP[name]
-				args := make([]string, len(srv.Args))
-				for i, a := range srv.Args {
-					args[i] = proj.cfg.Redact(a)
-				}
-				entry := mcpServerJSON{Name: name, Transport: srv.Transport(), Command: srv.Command, Args: args, URL: proj.cfg.Redact(srv.URL),
-					IncludeTools: orEmpty(srv.IncludeTools), ExcludeTools: orEmpty(srv.ExcludeTools)}
-				if _, err := proj.cfg.MCPServer(name); err != nil {
-					why := proj.displayText(err.Error())
-					entry.Unusable = &why
-				}
-				env.Servers = append(env.Servers, entry)
-			}
-			env.Count = len(env.Servers)
+			defer ws.Close()
+			servers := ws.MCPServers()
+			env := mcpListJSON{Servers: servers, Count: len(servers)}
 			if env.Count == 0 {
 				env.Note = noServersNote
 			}
@@ -81,38 +53,24 @@ func newMCPCommand(s *streams) *cobra.Command {
 		Short: "Connect to a server and count its tools and declared output schemas",
 		Args:  exactArgs(1, "one server NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			defer ws.Close()
 			name := args[0]
-			srv, err := knownServer(proj, name)
+			env, err := ws.TestMCPServer(cmd.Context(), name)
 			if err != nil {
-				return err
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			rt := tools.NewRuntime(proj.cfg, proj.catalog)
-			defer rt.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), serverConnectTimeout)
-			defer cancel()
-			list, err := rt.ServerTools(ctx, name)
-			env := mcpTestJSON{Server: name, Transport: srv.Transport(), OK: err == nil}
-			if err != nil {
-				why := proj.displayText(err.Error())
-				env.Error = &why
+			if !env.OK {
 				if testJSON {
 					if werr := writeJSON(s.out, env); werr != nil {
 						return werr
 					}
 				}
-				return &exitCode{code: exitFailure, msg: why}
+				return &exitCode{code: exitFailure, msg: *env.Error}
 			}
-			env.Tools = len(list)
-			for _, t := range list {
-				if t.OutputSchema != nil {
-					env.WithOutputSchema++
-				}
-			}
-			env.Warnings, _ = rt.Unmatched(ctx, name)
 			if testJSON {
 				return writeJSON(s.out, env)
 			}
@@ -139,40 +97,34 @@ func newMCPCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			rt := tools.NewRuntime(proj.cfg, proj.catalog)
-			defer rt.Close()
+			defer ws.Close()
 			var list []plans.ToolInfo
-			var skipped []skippedJSON
+			var skipped []workspace.Skipped
 			if len(args) == 1 {
-				if _, err := knownServer(proj, args[0]); err != nil {
-					return err
-				}
-				ctx, cancel := context.WithTimeout(cmd.Context(), serverConnectTimeout)
-				defer cancel()
-				if list, err = rt.ServerTools(ctx, args[0]); err != nil {
-					return &exitCode{code: exitFailure, msg: proj.displayText(err.Error())}
+				if list, err = ws.MCPTools(cmd.Context(), args[0]); err != nil {
+					return &exitCode{code: exitFailure, msg: err.Error()}
 				}
 			} else {
-				list, skipped = serverTools(cmd.Context(), rt, proj)
+				list, skipped = ws.EveryServerTools(cmd.Context())
 				reportSkippedServers(s.err, skipped)
 			}
 			note := ""
-			if len(proj.cfg.MCPServerNames()) == 0 {
+			if len(ws.Servers()) == 0 {
 				note = noServersNote
 			}
 			if toolsJSON {
-				env := toolListing(list, skipped, proj)
+				env := toolListing(list, skipped, ws)
 				env.Note = note
 				return writeJSON(s.out, env)
 			}
 			if note != "" {
 				fmt.Fprintln(s.err, note)
 			}
-			printToolList(s.out, list, proj, true)
+			printToolList(s.out, list, ws, true)
 			return nil
 		},
 	}
@@ -185,57 +137,14 @@ func newMCPCommand(s *streams) *cobra.Command {
 const noServersNote = "no MCP servers are configured; add an [mcp.NAME] section with a command or a url to the project's config.toml"
 
 type mcpListJSON struct {
-	Servers []mcpServerJSON `json:"servers"`
-	Count   int             `json:"count"`
-	Note    string          `json:"note,omitempty"`
-}
-
-// mcpServerJSON is one configured server. Env and headers are left out:
-// they are where secrets live.
-type mcpServerJSON struct {
-	Name         string   `json:"name"`
-	Transport    string   `json:"transport"`
-	Command      string   `json:"command,omitempty"`
-	Args         []string `json:"args,omitempty"`
-	URL          string   `json:"url,omitempty"`
-	IncludeTools []string `json:"include_tools"`
-	ExcludeTools []string `json:"exclude_tools"`
-	Unusable     *string  `json:"unusable"` // why it cannot connect; null when it can try
-}
-
-type mcpTestJSON struct {
-	Server           string  `json:"server"`
-	Transport        string  `json:"transport"`
-	OK               bool    `json:"ok"`
-	Tools            int     `json:"tools"`
-	WithOutputSchema int     `json:"withOutputSchema"`
-	Error            *string `json:"error"`
-	// Warnings name the include_tools, exclude_tools and tool_overrides
-	// entries that match no tool of the server.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// knownServer returns a configured server's settings, or the exit-1 error
-// for a name that is not configured, with the closest configured name.
-func knownServer(proj *project, name string) (config.MCPServer, error) {
-	srv, ok := proj.cfg.MCP[name]
-	if !ok {
-		_, err := proj.cfg.MCPServer(name)
-		return srv, &exitCode{code: exitFailure, msg: err.Error() + suggest.DidYouMean(name, proj.cfg.MCPServerNames())}
-	}
-	return srv, nil
+	Servers []workspace.MCPServer `json:"servers"`
+	Count   int                   `json:"count"`
+	Note    string                `json:"note,omitempty"`
 }
 
 // printServerList prints one line per server: its name, transport and how
 // it is reached, and why it cannot be used when it cannot.
-func printServerList(w io.Writer, servers []mcpServerJSON) {
+func printServerList(w io.Writer, servers []workspace.MCPServer) {
 	for _, srv := range servers {
 		how := srv.URL
 		if srv.Transport == "stdio" {
@@ -254,36 +163,8 @@ func printServerList(w io.Writer, servers []mcpServerJSON) {
 	}
 }
 
-// serverTools connects to every configured server at once, each within
-// listConnectTimeout, and returns their tools in server order; a server
-// that cannot be reached is skipped with its reason.
-func serverTools(ctx context.Context, rt *tools.Runtime, proj *project) ([]plans.ToolInfo, []skippedJSON) {
-	names := proj.cfg.MCPServerNames()
-	lists := make([][]plans.ToolInfo, len(names))
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, listConnectTimeout)
-			defer cancel()
-			lists[i], errs[i] = rt.ServerTools(ctx, name)
-		})
-	}
-	wg.Wait()
-	var all []plans.ToolInfo
-	var skipped []skippedJSON
-	for i, name := range names {
-		if errs[i] != nil {
-			skipped = append(skipped, skippedJSON{Server: name, Reason: proj.displayText(errs[i].Error())})
-			continue
-		}
-		all = append(all, lists[i]...)
-	}
-	return all, skipped
-}
-
 // reportSkippedServers notes on stderr each server a listing left out.
-func reportSkippedServers(w io.Writer, skipped []skippedJSON) {
+func reportSkippedServers(w io.Writer, skipped []workspace.Skipped) {
 	for _, sk := range skipped {
 		if sk.Server != "" {
 			fmt.Fprintf(w, "skipped MCP server %s: %s\n", sk.Server, sk.Reason)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 )
 
 // modelsConfig has a role that falls back to default, a named model behind
@@ -91,7 +93,7 @@ func TestModelsTestScript(t *testing.T) {
 func TestModelsTestUnknownJSON(t *testing.T) {
 	scratchProject(t, "[providers.demo]\ntype = \"script\"\nfile = \"r.yaml\"\n[models]\ndefault = { provider = \"demo\", model = \"m\" }\n")
 	out, _, code := runCLI(t, "models", "test", "--json", "chta")
-	var env modelTestJSON
+	var env workspace.ModelTest
 	if err := json.Unmarshal([]byte(out), &env); err != nil || code != 1 || env.OK || env.Error == nil || !strings.Contains(*env.Error, "did you mean 'chat'?") {
 		t.Errorf("exit %d, envelope %s (%v)", code, out, err)
 	}

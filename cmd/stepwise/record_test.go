@@ -6,12 +6,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
 // runChild runs the built stepwise, which has no race detector to weigh
@@ -138,7 +134,7 @@ steps:
 		runs = append(runs, env.RunID)
 	}
 
-	db, err := sql.Open("sqlite", store.DefaultPath(filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise")))
+	db, err := sql.Open("sqlite", dataStore())
 	if err != nil {
 		t.Fatal(err)
 	}

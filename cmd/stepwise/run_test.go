@@ -851,7 +851,7 @@ func TestRunsRetention(t *testing.T) {
 	}
 
 	// keep_days: a run older than that goes before the next is recorded.
-	st, err := store.Open(store.DefaultPath(filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise")))
+	st, err := store.Open(dataStore())
 	if err != nil {
 		t.Fatal(err)
 	}

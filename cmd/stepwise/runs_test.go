@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +35,12 @@ var (
 // otherProject is the root of the project of otherRun, under $HOME.
 func otherProject() string { return filepath.Join(os.Getenv("HOME"), "src", "other") }
 
+// dataStore is the path of the run store in the data directory isolate
+// has set up.
+func dataStore() string {
+	return store.DefaultPath(filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise"))
+}
+
 // recordRuns records the example runs into the run store of the data
 // directory (which isolate has set up), through the Recorder a run would
 // use, and returns the store's path. Times are shown in UTC so that the
@@ -45,11 +50,7 @@ func recordRuns(t *testing.T) string {
 	local := time.Local
 	time.Local = time.UTC
 	t.Cleanup(func() { time.Local = local })
-	proj, err := openProject("", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := store.DefaultPath(proj.cfg.Settings.DataDir)
+	path := dataStore()
 	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -174,11 +175,7 @@ func TestRunsReadsWhileRecording(t *testing.T) {
 
 func TestRunStoreThatIsNotOne(t *testing.T) {
 	isolate(t, "testdata/runsproject")
-	proj, err := openProject("", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := store.DefaultPath(proj.cfg.Settings.DataDir)
+	path := dataStore()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
-	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 func newToolsCommand(s *streams) *cobra.Command {
@@ -31,22 +27,21 @@ func newToolsCommand(s *streams) *cobra.Command {
 		Short: "List every tool and control step a plan step may name",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			rt := tools.NewRuntime(proj.cfg, proj.catalog)
-			defer rt.Close()
-			serverList, skippedServers := serverTools(cmd.Context(), rt, proj)
-			listing := withServerTools(proj.catalog.Listing(), serverList)
-			for _, sk := range proj.catalog.Skipped {
-				fmt.Fprintf(s.err, "skipped %s: %s\n", proj.displayPath(sk.File), proj.displayText(sk.Reason))
+			defer ws.Close()
+			listing, skippedServers := ws.AllTools(cmd.Context())
+			skippedFiles := ws.SkippedFiles()
+			for _, sk := range skippedFiles {
+				fmt.Fprintf(s.err, "skipped %s: %s\n", sk.File, sk.Reason)
 			}
 			reportSkippedServers(s.err, skippedServers)
 			if listJSON {
-				return writeJSON(s.out, toolListing(listing, append(skippedFiles(proj), skippedServers...), proj))
+				return writeJSON(s.out, toolListing(listing, append(skippedFiles, skippedServers...), ws))
 			}
-			printToolList(s.out, listing, proj, false)
+			printToolList(s.out, listing, ws, false)
 			return nil
 		},
 	}
@@ -56,30 +51,25 @@ func newToolsCommand(s *streams) *cobra.Command {
 		Short: "Show one tool's description and schemas",
 		Args:  exactArgs(1, "one tool NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := openProject("", s.err)
+			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			t, ok := proj.catalog.Tool(args[0])
-			if server, _, _ := strings.Cut(args[0], "__"); !ok && slices.Contains(proj.catalog.Servers(), server) {
-				if t, err = serverTool(cmd.Context(), proj, server, args[0]); err != nil {
-					return err
-				}
-				ok = true
-			}
-			if !ok {
-				return &exitCode{code: exitFailure, msg: unknownToolMessage(proj, args[0])}
+			defer ws.Close()
+			t, err := ws.Tool(cmd.Context(), args[0])
+			if err != nil {
+				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			if showJSON {
 				env := toolShowJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly,
 					InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, OutputExample: t.OutputExample}
 				if t.Unusable != "" {
-					why := proj.displayText(t.Unusable)
+					why := ws.DisplayText(t.Unusable)
 					env.Unusable = &why
 				}
 				return writeJSON(s.out, env)
 			}
-			printTool(s.out, t, proj)
+			printTool(s.out, t, ws)
 			return nil
 		},
 	}
@@ -89,11 +79,11 @@ func newToolsCommand(s *streams) *cobra.Command {
 }
 
 type toolListJSON struct {
-	Tools   []toolEntryJSON   `json:"tools"`
-	Count   int               `json:"count"`
-	Sources []sourceCountJSON `json:"sources"`
-	Skipped []skippedJSON     `json:"skipped"`
-	Note    string            `json:"note,omitempty"`
+	Tools   []toolEntryJSON     `json:"tools"`
+	Count   int                 `json:"count"`
+	Sources []sourceCountJSON   `json:"sources"`
+	Skipped []workspace.Skipped `json:"skipped"`
+	Note    string              `json:"note,omitempty"`
 }
 
 type toolEntryJSON struct {
@@ -110,13 +100,6 @@ type sourceCountJSON struct {
 	Count  int    `json:"count"`
 }
 
-// skippedJSON is a file or an MCP server that a listing left out, with why.
-type skippedJSON struct {
-	File   string `json:"file,omitempty"`
-	Server string `json:"server,omitempty"`
-	Reason string `json:"reason"`
-}
-
 type toolShowJSON struct {
 	Name          string  `json:"name"`
 	Source        string  `json:"source"`
@@ -128,12 +111,12 @@ type toolShowJSON struct {
 	Unusable      *string `json:"unusable"` // why the tool cannot run here; null when it can
 }
 
-func toolListing(list []plans.ToolInfo, skipped []skippedJSON, proj *project) toolListJSON {
-	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []skippedJSON{}}
+func toolListing(list []plans.ToolInfo, skipped []workspace.Skipped, ws *workspace.Workspace) toolListJSON {
+	env := toolListJSON{Tools: []toolEntryJSON{}, Sources: []sourceCountJSON{}, Skipped: []workspace.Skipped{}}
 	for _, t := range list {
 		entry := toolEntryJSON{Name: t.Name, Source: t.Source, Description: t.Description, ReadOnly: t.ReadOnly, HasOutputSchema: t.OutputSchema != nil}
 		if t.Unusable != "" {
-			why := proj.displayText(t.Unusable)
+			why := ws.DisplayText(t.Unusable)
 			entry.Unusable = &why
 		}
 		env.Tools = append(env.Tools, entry)
@@ -148,55 +131,11 @@ func toolListing(list []plans.ToolInfo, skipped []skippedJSON, proj *project) to
 	return env
 }
 
-// skippedFiles lists the files the catalog left out.
-func skippedFiles(proj *project) []skippedJSON {
-	var out []skippedJSON
-	for _, sk := range proj.catalog.Skipped {
-		out = append(out, skippedJSON{File: proj.displayPath(sk.File), Reason: proj.displayText(sk.Reason)})
-	}
-	return out
-}
-
-// withServerTools adds the MCP servers' tools to the catalog listing: the
-// control steps stay first, and the tools follow by name, which keeps each
-// source's tools together since every name starts with its namespace.
-func withServerTools(listing, server []plans.ToolInfo) []plans.ToolInfo {
-	control := len(tools.ControlTools())
-	out := append(slices.Clone(listing), server...)
-	sort.SliceStable(out[control:], func(i, j int) bool { return out[control+i].Name < out[control+j].Name })
-	return out
-}
-
-// serverTool connects to one MCP server and returns one of its tools by
-// catalog name.
-func serverTool(ctx context.Context, proj *project, server, name string) (plans.ToolInfo, error) {
-	rt := tools.NewRuntime(proj.cfg, proj.catalog)
-	defer rt.Close()
-	ctx, cancel := context.WithTimeout(ctx, serverConnectTimeout)
-	defer cancel()
-	list, err := rt.ServerTools(ctx, server)
-	if err != nil {
-		return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("'%s' would be a tool of MCP server '%s', which cannot be reached: %s", name, server, proj.displayText(err.Error()))}
-	}
-	var names []string
-	for _, t := range list {
-		if t.Name == name {
-			return t, nil
-		}
-		names = append(names, t.Name)
-	}
-	cfg, tool := proj.cfg.MCP[server], strings.TrimPrefix(name, server+"__")
-	if slices.Contains(cfg.ExcludeTools, tool) || len(cfg.IncludeTools) > 0 && !slices.Contains(cfg.IncludeTools, tool) {
-		return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("[mcp.%s] leaves '%s' out (include_tools/exclude_tools)", server, tool)}
-	}
-	return plans.ToolInfo{}, &exitCode{code: exitFailure, msg: fmt.Sprintf("mcp server '%s' has no tool '%s' (stepwise mcp tools %s lists its tools)%s", server, name, server, suggest.DidYouMean(name, names))}
-}
-
 // printToolList prints one section per source: a header with the count,
 // then each tool's name (marked read-only where it says so) over the first
 // line of its description. bare leaves the namespace off the names, for a
 // listing whose sections are all MCP servers.
-func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project, bare bool) {
+func printToolList(w io.Writer, tools []plans.ToolInfo, ws *workspace.Workspace, bare bool) {
 	for i := 0; i < len(tools); {
 		j := i
 		for j < len(tools) && tools[j].Source == tools[i].Source {
@@ -216,7 +155,7 @@ func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project, bare bool
 			}
 			first, _, _ := strings.Cut(t.Description, "\n")
 			if first == "" && t.Unusable != "" {
-				first = "cannot run: " + proj.displayText(t.Unusable)
+				first = "cannot run: " + ws.DisplayText(t.Unusable)
 			}
 			fmt.Fprintf(w, "  %s\n  %s\n", name, first)
 		}
@@ -224,17 +163,17 @@ func printToolList(w io.Writer, tools []plans.ToolInfo, proj *project, bare bool
 	}
 }
 
-func printTool(w io.Writer, t plans.ToolInfo, proj *project) {
+func printTool(w io.Writer, t plans.ToolInfo, ws *workspace.Workspace) {
 	source := t.Source
 	if !strings.HasPrefix(source, "(") {
 		source = "(" + source + ")"
 	}
 	fmt.Fprintf(w, "%s %s\n", t.Name, source)
 	if t.File != "" {
-		fmt.Fprintf(w, "defined in %s\n", proj.displayPath(t.File))
+		fmt.Fprintf(w, "defined in %s\n", ws.DisplayPath(t.File))
 	}
 	if t.Unusable != "" {
-		fmt.Fprintf(w, "cannot run: %s\n", proj.displayText(t.Unusable))
+		fmt.Fprintf(w, "cannot run: %s\n", ws.DisplayText(t.Unusable))
 	}
 	fmt.Fprintf(w, "\n%s\n", t.Description)
 	for _, s := range []struct {
@@ -271,32 +210,4 @@ func writeJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// unknownToolMessage says that the catalog has no tool name, and what may
-// have been meant: a tool of a pack that is not enabled, a close name, or a
-// tool that name is the short form of (git_log for builtin__git_log).
-func unknownToolMessage(proj *project, name string) string {
-	msg := fmt.Sprintf("no tool named '%s'", name)
-	if hint := proj.catalog.UnlistedToolHint(name); hint != "" {
-		return msg + ": it " + hint
-	}
-	if !strings.Contains(name, "__") {
-		for _, prefix := range []string{"builtin__", "user__", "plan__"} {
-			if _, ok := proj.catalog.Tool(prefix + name); ok {
-				return msg + "; did you mean '" + prefix + name + "'?"
-			}
-			if hint := proj.catalog.UnlistedToolHint(prefix + name); hint != "" {
-				return msg + ": " + prefix + name + " " + hint
-			}
-		}
-	}
-	var names []string
-	for _, t := range proj.catalog.Tools() {
-		names = append(names, t.Name)
-	}
-	if hint := suggest.DidYouMean(name, names); hint != "" {
-		return msg + hint
-	}
-	return msg + " (stepwise tools list shows the catalog)"
 }

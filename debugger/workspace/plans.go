@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -94,21 +93,4 @@ func sameFile(a, b string) bool {
 	ia, errA := os.Stat(a)
 	ib, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(ia, ib)
-}
-
-// Tools lists the tools plans can call without asking a server: the
-// control steps and the built-in, user and plan tools.
-func (w *Workspace) Tools() []plans.ToolInfo {
-	return w.catalog.Listing()
-}
-
-// Servers names the configured MCP servers, whose tools ServerTools lists.
-func (w *Workspace) Servers() []string {
-	return w.catalog.Servers()
-}
-
-// ServerTools asks an MCP server for its tools, starting it if it is not
-// running yet.
-func (w *Workspace) ServerTools(ctx context.Context, server string) ([]plans.ToolInfo, error) {
-	return w.toolRuntime().ServerTools(ctx, server)
 }

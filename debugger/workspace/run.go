@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -167,7 +168,7 @@ func (w *Workspace) loadScripts(cfg *config.Config, script string) (map[string]*
 		}
 		s, err := model.LoadScript(file)
 		if err != nil {
-			return nil, fmt.Errorf("%s", w.DisplayText(err.Error()))
+			return nil, errors.New(w.DisplayText(err.Error()))
 		}
 		w.scripts[file] = s
 	}
