@@ -12,11 +12,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // serveEnv makes the test binary the demo's tracker: the demo project's
@@ -61,19 +61,16 @@ func demoTools(t *testing.T, withTracker bool) []plans.ToolInfo {
 			t.Fatal(err)
 		}
 	}
-	env := map[string]string{"HOME": filepath.Join(tmp, "home"), "XDG_CONFIG_HOME": filepath.Join(tmp, "config"), "XDG_DATA_HOME": filepath.Join(tmp, "data")}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: livetest.IsolatedEnv(tmp)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := tools.Load(cfg)
-	list := cat.Listing()
+	t.Cleanup(func() { ws.Close() })
+	list := ws.Tools()
 	if withTracker {
 		t.Setenv(serveEnv, "1")
 		t.Setenv("GORACE", "atexit_sleep_ms=0")
-		rt := tools.NewRuntime(cfg, cat)
-		t.Cleanup(func() { rt.Close() })
-		server, err := rt.ServerTools(context.Background(), "tracker")
+		server, err := ws.ServerTools(context.Background(), "tracker")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,11 +11,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/stepwise-dev/stepwise/engine/config"
-	"github.com/stepwise-dev/stepwise/engine/tools"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // demoPlans loads the demo project's plans through the real configuration
@@ -27,14 +27,18 @@ func demoPlans(t *testing.T) map[string]*plans.Plan {
 	if err := examples.WriteProject(dir, "/usr/local/bin/stepwise"); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"HOME": filepath.Join(tmp, "home"), "XDG_CONFIG_HOME": filepath.Join(tmp, "config"), "XDG_DATA_HOME": filepath.Join(tmp, "data")}
-	cfg, _, err := config.Load(config.Options{Dir: dir, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: livetest.IsolatedEnv(tmp)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ws.Close()
 	out := map[string]*plans.Plan{}
-	for _, e := range tools.Load(cfg).PlanEntries() {
-		out[e.Plan.Identifier.Value] = e.Plan
+	for _, file := range ws.PlanFiles() {
+		d, err := ws.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[d.Plan.Identifier.Value] = d.Plan
 	}
 	if len(out) < 4 {
 		t.Fatalf("the demo has %d plans", len(out))
