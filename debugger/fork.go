@@ -26,7 +26,8 @@ type ForkSpec struct {
 	Sets []ForkSet
 }
 
-// ForkSet is one --set PATH=JSON: the result of the steps Path matches.
+// ForkSet is a result the caller gives: the result of the steps Path
+// matches.
 type ForkSet struct {
 	Path  string
 	Value any
@@ -52,10 +53,23 @@ type ForkResult struct {
 }
 
 // ForkSpecError is a fork that cannot start: From names no step of the
-// record, or a set names no step of the plan.
-type ForkSpecError struct{ Reason string }
+// record, or a set names no step of the plan. A front end says which of
+// its own inputs that was (the command line's --from and --set).
+type ForkSpecError struct {
+	// Set is false for the spec's From, true for one of its Sets.
+	Set bool
+	// Pattern is the path pattern that does not fit.
+	Pattern string
+	Reason  string
+}
 
-func (e *ForkSpecError) Error() string { return e.Reason }
+func (e *ForkSpecError) Error() string {
+	what := "the fork's start"
+	if e.Set {
+		what = "the result set at"
+	}
+	return strings.TrimSpace(what+" "+e.Pattern) + ": " + e.Reason
+}
 
 // Fork runs plan p again from a step of a recorded run: the steps that had
 // finished before that step started reuse their recorded results (they do
@@ -80,10 +94,10 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 	for _, s := range spec.Sets {
 		pat, err := path.Compile(s.Path)
 		if err != nil {
-			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: %v", s.Path, err)}
+			return nil, &ForkSpecError{Set: true, Pattern: s.Path, Reason: err.Error()}
 		}
 		if !HasStep(p, opts.Catalog, s.Path) {
-			return nil, &ForkSpecError{Reason: fmt.Sprintf("--set %s: the plan has no step there", s.Path)}
+			return nil, &ForkSpecError{Set: true, Pattern: s.Path, Reason: "the plan has no step there"}
 		}
 		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
 	}
@@ -108,11 +122,11 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 // forkPoint is the first recorded step whose path pattern matches.
 func (rec *Recording) forkPoint(pattern string) (string, error) {
 	if pattern == "" {
-		return "", &ForkSpecError{Reason: "--from needs the path of a step of the recorded run"}
+		return "", &ForkSpecError{Reason: "give the path of a step of the recorded run"}
 	}
 	pat, err := path.Compile(pattern)
 	if err != nil {
-		return "", &ForkSpecError{Reason: fmt.Sprintf("--from %s: %v", pattern, err)}
+		return "", &ForkSpecError{Pattern: pattern, Reason: err.Error()}
 	}
 	for _, p := range rec.order {
 		if pat.Match(p) {
@@ -125,7 +139,7 @@ func (rec *Recording) forkPoint(pattern string) (string, error) {
 			top = append(top, p)
 		}
 	}
-	return "", &ForkSpecError{Reason: fmt.Sprintf("--from %s matches no step of run %s; its steps: %s", pattern, rec.Run.ID, strings.Join(top, ", "))}
+	return "", &ForkSpecError{Pattern: pattern, Reason: fmt.Sprintf("no step of run %s matches it; its steps: %s", rec.Run.ID, strings.Join(top, ", "))}
 }
 
 // finishedBefore lists the recorded steps that ended well before step from

@@ -108,10 +108,10 @@ func TestForkSpecs(t *testing.T) {
 		spec debugger.ForkSpec
 		want string // the error, or "" for a fork that runs
 	}{
-		{name: "no from", spec: debugger.ForkSpec{}, want: "--from needs the path of a step"},
-		{name: "from nothing recorded", spec: debugger.ForkSpec{From: "E9"}, want: "--from E9 matches no step of run " + rec.Run.ID + "; its steps: E0, E1, E2, E3, E4, E5"},
-		{name: "a set the plan does not have", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E3/maybe", Value: 1}}}, want: "--set E3/maybe: the plan has no step there"},
-		{name: "a bad pattern", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E4//x", Value: 1}}}, want: "--set E4//x: path pattern"},
+		{name: "no from", spec: debugger.ForkSpec{}, want: "the fork's start: give the path of a step"},
+		{name: "from nothing recorded", spec: debugger.ForkSpec{From: "E9"}, want: "the fork's start E9: no step of run " + rec.Run.ID + " matches it; its steps: E0, E1, E2, E3, E4, E5"},
+		{name: "a set the plan does not have", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E3/maybe", Value: 1}}}, want: "the result set at E3/maybe: the plan has no step there"},
+		{name: "a bad pattern", spec: debugger.ForkSpec{From: "E4", Sets: []debugger.ForkSet{{Path: "E4//x", Value: 1}}}, want: "the result set at E4//x: path pattern"},
 		{name: "from a map item, an item set, a pattern", spec: debugger.ForkSpec{From: "E4/do.*", Sets: []debugger.ForkSet{{Path: "E4/do.2", Value: "set"}, {Path: "E3/else", Value: "never"}}}},
 	}
 	for _, tc := range tests {

@@ -287,7 +287,11 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		var inputErr *engine.InputError
 		switch {
 		case errors.As(err, &specErr):
-			return req.refuse(s, req.plan, exitUsage, err.Error(), nil, nil)
+			flag := "--from"
+			if specErr.Set {
+				flag = "--set"
+			}
+			return req.refuse(s, req.plan, exitUsage, strings.TrimSpace(flag+" "+specErr.Pattern)+": "+specErr.Reason, nil, nil)
 		case errors.As(err, &inputErr):
 			return req.refuse(s, req.plan, exitNeedsInput, fmt.Sprintf("the inputs of run %s no longer fit plan '%s'", r.rec.Run.ID, inputErr.Plan), strings.Split(inputErr.Error(), "\n")[1:], inputErr.Schema)
 		}

@@ -233,7 +233,7 @@ func TestReplayForkDiff(t *testing.T) {
 			msg  string
 		}{
 			{[]string{"fork", run.RunID}, 2, "fork needs --from PATH"},
-			{[]string{"fork", run.RunID, "--from", "E9"}, 2, "--from E9 matches no step of run " + run.RunID},
+			{[]string{"fork", run.RunID, "--from", "E9"}, 2, "--from E9: no step of run " + run.RunID + " matches it"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E7=1"}, 2, "--set E7: the plan has no step there"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "=1"}, 2, "--set takes PATH=JSON"},
 			{[]string{"replay", "0000"}, 1, "no run '0000'"},
