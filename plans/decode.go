@@ -204,7 +204,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 		if len(n.Value) >= indexedLength {
 			v.layout.index = newRuneIndex(n.Value)
 		}
-		t, err := template.Parse(n.Value)
+		t, err := d.slabs.templates.Parse(n.Value)
 		if err != nil {
 			offset := 0
 			if se, ok := err.(*template.SyntaxError); ok {
