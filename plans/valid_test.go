@@ -637,7 +637,10 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	src := head +
 		agent("A", "{type: object, properties: {x: {type: string}}}") +
 		agent("B", "{properties: {x: {type: string}}, type: object}") +
-		agent("C", "{type: object, properties: {y: {type: string}}}")
+		agent("C", "{type: object, properties: {y: {type: string}}}") +
+		agent("D", "{type: object, properties: {x: {type: string, enum: [a, b]}, y: {description: why, type: integer}}, required: [x]}") +
+		agent("E", "{required: [x], properties: {y: {type: integer, description: why}, x: {enum: [a, b], type: string}}, type: object}") +
+		agent("F", "{required: [x], properties: {y: {type: integer, description: why}, x: {enum: [b, a], type: string}}, type: object}")
 	p, r := Load("plan.yaml", []byte(src), Stepwise)
 	if !r.OK() {
 		t.Fatalf("problems:%s", formatProblems(r.Problems))
@@ -649,6 +652,9 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	if c.loaded == a.loaded {
 		t.Error("C's schema differs from A's and shares its compiled form")
+	}
+	if d, e, f := schema(3), schema(4), schema(5); d.loaded != e.loaded || f.loaded == d.loaded {
+		t.Errorf("D and E write one schema, their keys in other orders at every level, and F another: D %p, E %p, F %p", d.loaded, e.loaded, f.loaded)
 	}
 	if got := c.Check(map[string]any{"y": 1}); len(got) != 1 {
 		t.Errorf("C's compiled schema checks %v, want one violation", got)
