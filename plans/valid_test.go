@@ -672,3 +672,51 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 		t.Errorf("the broken schema is reported at lines %v, want two places:%s", lines, formatProblems(r.Problems))
 	}
 }
+
+// TestControlInputSharesItsParts checks that a control step's input as
+// written holds the values its grammar decoded, down to the inputs of its
+// body's steps, rather than copies of them, and that it reads as written
+// all the same.
+func TestControlInputSharesItsParts(t *testing.T) {
+	src := head + `  - id: M
+    tool_name: map
+    input:
+      over: "{{input.items}}"
+      do:
+        - id: L
+          tool_name: user__log
+          input: {entry: "big {{item.n}}", tags: [a, b]}
+  - id: D
+    tool_name: decide
+    input:
+      if: {value: "{{M.0}}", op: gt, to: 3}
+      then: {tool_name: user__log, input: {entry: "{{M}}"}}
+`
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
+	if !r.OK() {
+		t.Fatalf("problems:%s", formatProblems(r.Problems))
+	}
+	m, d := p.Steps[0], p.Steps[1]
+	mi, di := m.Control.(*MapInput), d.Control.(*DecideInput)
+	if got := m.Input.Get("over"); got != mi.Over {
+		t.Errorf("the map's input holds over at %p, its grammar's is %p", got, mi.Over)
+	}
+	l := mi.Do.Steps[0]
+	if got := m.Input.Get("do").List[0].Get("input"); got != l.Input || l.Input.Get("entry").Template == nil {
+		t.Errorf("the map's input holds its body step's input at %p, the step's is %p, its template %v", got, l.Input, l.Input.Get("entry").Template)
+	}
+	if got := d.Input.Get("if").Get("value"); got != di.Gate.Value {
+		t.Errorf("the decide's input holds the condition's value at %p, its grammar's is %p", got, di.Gate.Value)
+	}
+	if got := d.Input.Get("then").Get("input"); got != di.Then.Steps[0].Input {
+		t.Errorf("the decide's input holds its call's input at %p, the call's is %p", got, di.Then.Steps[0].Input)
+	}
+	want := map[string]any{
+		"over": "{{input.items}}",
+		"do": []any{map[string]any{"id": "L", "tool_name": "user__log", "input": map[string]any{
+			"entry": "big {{item.n}}", "tags": []any{"a", "b"}}}},
+	}
+	if got := m.Input.Literal(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the map's input as written reads\n%#v\nwant\n%#v", got, want)
+	}
+}
