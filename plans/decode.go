@@ -49,6 +49,20 @@ type controlParts struct {
 	byNode    map[*yamlpos.Node]*Value
 }
 
+// maxKeptParts is the most parts whose map is cleared for the next control
+// step rather than dropped: clearing costs what the map grew to, and one
+// step of many parts must not make every later step pay for them.
+const maxKeptParts = 256
+
+// reset forgets the parts of the control step just decoded.
+func (p *controlParts) reset() {
+	if len(p.byNode) > maxKeptParts {
+		p.byNode = nil
+		return
+	}
+	clear(p.byNode)
+}
+
 func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
 	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
 }

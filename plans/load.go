@@ -358,7 +358,7 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 	s.Input = asWritten.value(in, s.Path, false)
 	if outermost {
 		d.parts.recording = false
-		clear(d.parts.byNode)
+		d.parts.reset()
 	}
 }
 

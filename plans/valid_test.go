@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // corpus loads every plan under testdata/valid.
@@ -718,5 +720,26 @@ func TestControlInputSharesItsParts(t *testing.T) {
 	}
 	if got := m.Input.Literal(); !reflect.DeepEqual(got, want) {
 		t.Errorf("the map's input as written reads\n%#v\nwant\n%#v", got, want)
+	}
+}
+
+// TestControlPartsReset checks that the parts of a control step of many
+// parts are dropped rather than cleared, so that the steps after it do not
+// each pay for clearing a map that large, and that a small map is kept.
+func TestControlPartsReset(t *testing.T) {
+	nodes := make([]yamlpos.Node, maxKeptParts+1)
+	p := controlParts{byNode: map[*yamlpos.Node]*Value{}}
+	p.byNode[&nodes[0]] = &Value{}
+	small := p.byNode
+	p.reset()
+	if len(p.byNode) != 0 || reflect.ValueOf(p.byNode).UnsafePointer() != reflect.ValueOf(small).UnsafePointer() {
+		t.Errorf("a map of one part is not cleared and kept: %v", p.byNode)
+	}
+	for i := range nodes {
+		p.byNode[&nodes[i]] = &Value{}
+	}
+	p.reset()
+	if p.byNode != nil {
+		t.Errorf("a map of %d parts is kept for the next step", len(nodes))
 	}
 }
