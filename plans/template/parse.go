@@ -333,6 +333,12 @@ func (p *parser) path(s string, offset int) (pathKind, error) {
 	firstDot := -1
 	segStart := 0
 	for i := 0; i < len(s); {
+		// Letters, digits, '_', '-' and '$' in ASCII, which are most of
+		// every path, are taken without decoding a rune.
+		if c := s[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '$' {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == '.':
