@@ -112,7 +112,7 @@ func (t *Template) parse(src string) error {
 	}
 	t.src, t.nodes, t.segs = src, p.nodes, p.segs
 	if first, last := &t.nodes[0], &t.nodes[len(t.nodes)-1]; len(t.nodes) == 2 && first.kind == varNode && first.tag == 0 && last.text == last.tag {
-		t.spliced, t.splice = true, t.pathOf(first, last)
+		t.spliced = true
 	}
 	return nil
 }
