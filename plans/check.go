@@ -108,7 +108,9 @@ type scope struct {
 }
 
 func (c *checker) references() {
-	visible := map[string]bool{}
+	// Sized for every top-level id, so that it is not grown and copied
+	// step by step as they are added.
+	visible := make(map[string]bool, len(c.p.Steps))
 	for _, s := range c.p.Steps {
 		c.stepRefs(s, visible, nil, nil)
 		if s.ID.Set {

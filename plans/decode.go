@@ -29,12 +29,42 @@ type decoder struct {
 	// schemas are the schemas compiled so far, by canonical JSON text: a
 	// plan repeats a schema across steps (one output schema for every
 	// review agent), and compiling is most of what a schema costs.
-	schemas map[string]*loadedSchema
-	slabs   *slabs // shared with the quiet decoders made from this one
+	schemas    map[string]*loadedSchema
+	schemaKeys *schemaKeys
+	slabs      *slabs // shared with the quiet decoders made from this one
+	parts      *controlParts
+	// asWritten is set on the quiet decoder that decodes a control step's
+	// input as written, which takes the values of the parts its grammar
+	// decoded rather than decoding them again.
+	asWritten bool
+}
+
+// controlParts are the values decoded, while a control step is decoded, from
+// the nodes of its input: its grammar decodes its parts (a map's over, the
+// inputs of its body's steps) first, and the input as written, which the
+// step keeps for showing, takes their values instead of decoding the half of
+// a plan that control steps hold a second time.
+type controlParts struct {
+	recording bool
+	byNode    map[*yamlpos.Node]*Value
+}
+
+// maxKeptParts is the most parts whose map is cleared for the next control
+// step rather than dropped: clearing costs what the map grew to, and one
+// step of many parts must not make every later step pay for them.
+const maxKeptParts = 256
+
+// reset forgets the parts of the control step just decoded.
+func (p *controlParts) reset() {
+	if len(p.byNode) > maxKeptParts {
+		p.byNode = nil
+		return
+	}
+	clear(p.byNode)
 }
 
 func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, slabs: &slabs{}}
+	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -42,7 +72,7 @@ func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, slabs: d.slabs}
+	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
 }
 
 func (d *decoder) pos(n *yamlpos.Node) Pos {
@@ -101,7 +131,23 @@ const smallMapping = 8
 
 // value decodes any node into a Value. With templates set, strings that hold
 // template tags are parsed; their syntax errors are problems at the tag.
+// While a control step is decoded, the value is recorded as a part of its
+// input (see controlParts).
 func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
+	v := d.decodeValue(n, path, templates)
+	if d.parts.recording && v != nil {
+		d.parts.byNode[n] = v
+	}
+	return v
+}
+
+// decodeValue decodes a node and what it holds into a Value.
+func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Value {
+	if d.asWritten {
+		if v, ok := d.parts.byNode[n]; ok {
+			return v
+		}
+	}
 	n = resolve(n)
 	if n == nil {
 		return nil
@@ -136,7 +182,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 				if seen != nil {
 					seen[k.Value] = true
 				}
-				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.value(val, path, templates)})
+				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.decodeValue(val, path, templates)})
 				v.Map = append(v.Map, &entries[len(entries)-1])
 			}
 		}
@@ -146,7 +192,7 @@ func (d *decoder) value(n *yamlpos.Node, path string, templates bool) *Value {
 			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
 		}
 		for _, c := range n.Content {
-			v.List = append(v.List, d.value(c, path, templates))
+			v.List = append(v.List, d.decodeValue(c, path, templates))
 		}
 	case yamlpos.ScalarNode:
 		d.scalar(n, v, path, templates)
@@ -204,7 +250,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 		if len(n.Value) >= indexedLength {
 			v.layout.index = newRuneIndex(n.Value)
 		}
-		t, err := template.Parse(n.Value)
+		t, err := d.slabs.templates.Parse(n.Value)
 		if err != nil {
 			offset := 0
 			if se, ok := err.(*template.SyntaxError); ok {
@@ -331,11 +377,16 @@ type sourceLines struct {
 // count is the number of lines, the last one after the last '\n' included.
 func (l *sourceLines) count() int {
 	if l.starts == nil {
+		// IndexByte scans a word or more at a time, where a loop over the
+		// bytes took a twentieth of a large plan's load.
 		l.starts = make([]int, 1, strings.Count(l.text, "\n")+1)
-		for i := 0; i < len(l.text); i++ {
-			if l.text[i] == '\n' {
-				l.starts = append(l.starts, i+1)
+		for at := 0; ; {
+			i := strings.IndexByte(l.text[at:], '\n')
+			if i < 0 {
+				break
 			}
+			at += i + 1
+			l.starts = append(l.starts, at)
 		}
 	}
 	return len(l.starts)

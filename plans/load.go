@@ -342,10 +342,24 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 		s.Input = d.value(in, s.Path, true)
 		return
 	}
-	// The input as written is kept for showing; its problems are the
-	// grammar's to report, once, by control below.
-	s.Input = d.quiet().value(in, s.Path, false)
+	// The grammar decodes the input's parts first, and the input as
+	// written, kept for showing, takes their values; its problems are the
+	// grammar's to report, once.
+	outermost := !d.parts.recording
+	if outermost {
+		d.parts.recording = true
+		if d.parts.byNode == nil {
+			d.parts.byNode = map[*yamlpos.Node]*Value{}
+		}
+	}
 	s.Control = d.control(in, s, c)
+	asWritten := d.quiet()
+	asWritten.asWritten = true
+	s.Input = asWritten.value(in, s.Path, false)
+	if outermost {
+		d.parts.recording = false
+		d.parts.reset()
+	}
 }
 
 // checkToolName checks the form of a tool name and where control steps may

@@ -228,11 +228,14 @@ func schemaError(err error) *SchemaError {
 // compiles, and the error compiling it gave.
 func (d *decoder) loadSchema(v *Value, raw any) (*loadedSchema, error) {
 	l := &loadedSchema{raw: raw}
-	key := schemaKey(nil, v)
-	if shared, ok := d.schemas[string(key)]; ok {
+	k := d.schemaKeys
+	k.text = k.appendKey(k.text[:0], v)
+	// Looking the text up as a string(bytes) conversion copies nothing;
+	// only a new schema's key is copied, to be kept.
+	if shared, ok := d.schemas[string(k.text)]; ok {
 		l = shared
 	} else {
-		d.schemas[string(key)] = l
+		d.schemas[string(k.text)] = l
 	}
 	if compilesSurely(raw) {
 		return l, nil
@@ -243,12 +246,19 @@ func (d *decoder) loadSchema(v *Value, raw any) (*loadedSchema, error) {
 	return l, nil
 }
 
-// schemaKey appends to b a text of the schema v that equal schemas share
+// schemaKeys writes the keys of a file's schemas in buffers kept from one
+// schema to the next, so that a key costs an allocation only when it is new.
+type schemaKeys struct {
+	text    []byte
+	entries []*Entry // the sorted entries of the mappings being written, innermost last
+}
+
+// appendKey appends to b a text of the schema v that equal schemas share
 // and different ones do not: mapping keys in order, strings quoted, numbers
 // as written. It is a key rather than JSON, so that it is written from the
 // Value without encoding/json's reflection, which cost more than the rest
 // of loading a schema the compiler need not see.
-func schemaKey(b []byte, v *Value) []byte {
+func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 	switch v.Kind {
 	case Bool:
 		if v.Bool {
@@ -262,14 +272,23 @@ func schemaKey(b []byte, v *Value) []byte {
 	case List:
 		b = append(b, '[')
 		for _, item := range v.List {
-			b = append(schemaKey(b, item), ',')
+			b = append(k.appendKey(b, item), ',')
 		}
 		return append(b, ']')
 	case Map:
+		// The entries are sorted on the stack past those of the mappings
+		// this one is inside, and read by index, since writing a value
+		// inside may grow the stack into a new array.
+		from := len(k.entries)
+		k.entries = append(k.entries, v.Map...)
+		slices.SortFunc(k.entries[from:], func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) })
 		b = append(b, '{')
-		for _, e := range slices.SortedFunc(slices.Values(v.Map), func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) }) {
-			b = append(schemaKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
+		for i := range len(v.Map) {
+			e := k.entries[from+i]
+			b = append(k.appendKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
 		}
+		clear(k.entries[from:])
+		k.entries = k.entries[:from]
 		return append(b, '}')
 	}
 	return append(b, 'n')

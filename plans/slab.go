@@ -1,5 +1,7 @@
 package plans
 
+import "github.com/stepwise-dev/stepwise/plans/template"
+
 // slab hands out slices of T cut from blocks, so that decoding a plan makes
 // one allocation per block rather than one per value, entry or list: the
 // values of a plan live as long as the plan, and a separate allocation
@@ -41,4 +43,7 @@ type slabs struct {
 	// live only while their file is decoded, and their fields.
 	objects slab[object]
 	fields  slab[objectField]
+	// templates parses the file's template strings into blocks of their
+	// own, which live as long as its values.
+	templates template.Parser
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // corpus loads every plan under testdata/valid.
@@ -637,7 +639,10 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	src := head +
 		agent("A", "{type: object, properties: {x: {type: string}}}") +
 		agent("B", "{properties: {x: {type: string}}, type: object}") +
-		agent("C", "{type: object, properties: {y: {type: string}}}")
+		agent("C", "{type: object, properties: {y: {type: string}}}") +
+		agent("D", "{type: object, properties: {x: {type: string, enum: [a, b]}, y: {description: why, type: integer}}, required: [x]}") +
+		agent("E", "{required: [x], properties: {y: {type: integer, description: why}, x: {enum: [a, b], type: string}}, type: object}") +
+		agent("F", "{required: [x], properties: {y: {type: integer, description: why}, x: {enum: [b, a], type: string}}, type: object}")
 	p, r := Load("plan.yaml", []byte(src), Stepwise)
 	if !r.OK() {
 		t.Fatalf("problems:%s", formatProblems(r.Problems))
@@ -649,6 +654,9 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	if c.loaded == a.loaded {
 		t.Error("C's schema differs from A's and shares its compiled form")
+	}
+	if d, e, f := schema(3), schema(4), schema(5); d.loaded != e.loaded || f.loaded == d.loaded {
+		t.Errorf("D and E write one schema, their keys in other orders at every level, and F another: D %p, E %p, F %p", d.loaded, e.loaded, f.loaded)
 	}
 	if got := c.Check(map[string]any{"y": 1}); len(got) != 1 {
 		t.Errorf("C's compiled schema checks %v, want one violation", got)
@@ -664,5 +672,74 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	if len(lines) != 2 || lines[0] == lines[1] {
 		t.Errorf("the broken schema is reported at lines %v, want two places:%s", lines, formatProblems(r.Problems))
+	}
+}
+
+// TestControlInputSharesItsParts checks that a control step's input as
+// written holds the values its grammar decoded, down to the inputs of its
+// body's steps, rather than copies of them, and that it reads as written
+// all the same.
+func TestControlInputSharesItsParts(t *testing.T) {
+	src := head + `  - id: M
+    tool_name: map
+    input:
+      over: "{{input.items}}"
+      do:
+        - id: L
+          tool_name: user__log
+          input: {entry: "big {{item.n}}", tags: [a, b]}
+  - id: D
+    tool_name: decide
+    input:
+      if: {value: "{{M.0}}", op: gt, to: 3}
+      then: {tool_name: user__log, input: {entry: "{{M}}"}}
+`
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
+	if !r.OK() {
+		t.Fatalf("problems:%s", formatProblems(r.Problems))
+	}
+	m, d := p.Steps[0], p.Steps[1]
+	mi, di := m.Control.(*MapInput), d.Control.(*DecideInput)
+	if got := m.Input.Get("over"); got != mi.Over {
+		t.Errorf("the map's input holds over at %p, its grammar's is %p", got, mi.Over)
+	}
+	l := mi.Do.Steps[0]
+	if got := m.Input.Get("do").List[0].Get("input"); got != l.Input || l.Input.Get("entry").Template == nil {
+		t.Errorf("the map's input holds its body step's input at %p, the step's is %p, its template %v", got, l.Input, l.Input.Get("entry").Template)
+	}
+	if got := d.Input.Get("if").Get("value"); got != di.Gate.Value {
+		t.Errorf("the decide's input holds the condition's value at %p, its grammar's is %p", got, di.Gate.Value)
+	}
+	if got := d.Input.Get("then").Get("input"); got != di.Then.Steps[0].Input {
+		t.Errorf("the decide's input holds its call's input at %p, the call's is %p", got, di.Then.Steps[0].Input)
+	}
+	want := map[string]any{
+		"over": "{{input.items}}",
+		"do": []any{map[string]any{"id": "L", "tool_name": "user__log", "input": map[string]any{
+			"entry": "big {{item.n}}", "tags": []any{"a", "b"}}}},
+	}
+	if got := m.Input.Literal(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the map's input as written reads\n%#v\nwant\n%#v", got, want)
+	}
+}
+
+// TestControlPartsReset checks that the parts of a control step of many
+// parts are dropped rather than cleared, so that the steps after it do not
+// each pay for clearing a map that large, and that a small map is kept.
+func TestControlPartsReset(t *testing.T) {
+	nodes := make([]yamlpos.Node, maxKeptParts+1)
+	p := controlParts{byNode: map[*yamlpos.Node]*Value{}}
+	p.byNode[&nodes[0]] = &Value{}
+	small := p.byNode
+	p.reset()
+	if len(p.byNode) != 0 || reflect.ValueOf(p.byNode).UnsafePointer() != reflect.ValueOf(small).UnsafePointer() {
+		t.Errorf("a map of one part is not cleared and kept: %v", p.byNode)
+	}
+	for i := range nodes {
+		p.byNode[&nodes[i]] = &Value{}
+	}
+	p.reset()
+	if p.byNode != nil {
+		t.Errorf("a map of %d parts is kept for the next step", len(nodes))
 	}
 }

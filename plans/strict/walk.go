@@ -15,6 +15,7 @@ type walker struct {
 	rules *ruleSet
 	root  map[string]any
 	notes []Note
+	keys  []string // the keys of the schemas being walked, innermost last (see sortedKeys)
 	// open holds the JSON pointers of the schemas being walked, each an
 	// ancestor of the current one; a $ref to one of them is recursive.
 	open map[string]bool
@@ -92,9 +93,11 @@ func (w *walker) walk(v any, ptr string) int {
 // schema checks one schema object: its keywords, its object rules, then its
 // subschemas in walk order. It returns the object levels from node down.
 func (w *walker) schema(node map[string]any, ptr string) int {
-	for _, key := range sortedKeys(node) {
+	keys := w.sortedKeys(node)
+	for _, key := range keys {
 		w.keyword(node, key, ptr)
 	}
+	w.release(keys)
 	if w.rules.notesNullUnions && allowsNull(node) {
 		w.caveat(NullUnionEmission, ptr, fmt.Sprintf(
 			"the value at '%s' allows null — under strict mode a model may answer null more often",
@@ -113,7 +116,7 @@ func (w *walker) schema(node map[string]any, ptr string) int {
 	for _, key := range []string{"anyOf", "oneOf", "allOf"} {
 		branches, _ := node[key].([]any)
 		for i, branch := range branches {
-			below = max(below, w.walk(branch, join(join(ptr, key), strconv.Itoa(i))))
+			below = max(below, w.walk(branch, join(ptr, key, strconv.Itoa(i))))
 		}
 	}
 	if ref, has := node["$ref"]; has {
@@ -121,11 +124,13 @@ func (w *walker) schema(node map[string]any, ptr string) int {
 	}
 	for _, key := range []string{"$defs", "definitions"} {
 		defs, _ := node[key].(map[string]any)
-		for _, name := range sortedKeys(defs) {
+		names := w.sortedKeys(defs)
+		for _, name := range names {
 			w.chars += utf8.RuneCountInString(name)
 			// A definition adds depth only where a $ref uses it.
-			w.walk(defs[name], join(join(ptr, key), name))
+			w.walk(defs[name], join(ptr, key, name))
 		}
+		w.release(names)
 	}
 	if object {
 		return below + 1
@@ -225,8 +230,10 @@ func (w *walker) object(node map[string]any, ptr string) int {
 	props, _ := node["properties"].(map[string]any)
 	required, _ := node["required"].([]any)
 	below := 0
-	for _, name := range sortedKeys(props) {
-		child := join(join(ptr, "properties"), name)
+	names := w.sortedKeys(props)
+	defer w.release(names)
+	for _, name := range names {
+		child := join(ptr, "properties", name)
 		w.properties++
 		w.chars += utf8.RuneCountInString(name)
 		if !slices.Contains(required, any(name)) {
@@ -475,22 +482,45 @@ func unescapeSegment(s string) string {
 
 // sortedKeys returns the keys of m in order: the walk visits keywords,
 // properties and definitions by name so that its notes are the same on every
-// call.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
+// call. The keys are cut from the walker's stack of them, past those of the
+// schemas being walked, so that a walk does not allocate a list per schema;
+// release hands them back once they are read, innermost first.
+func (w *walker) sortedKeys(m map[string]any) []string {
+	from := len(w.keys)
 	for k := range m {
-		keys = append(keys, k)
+		w.keys = append(w.keys, k)
 	}
+	keys := w.keys[from:len(w.keys):len(w.keys)]
 	slices.Sort(keys)
 	return keys
 }
 
-// join appends one segment to a JSON pointer, escaping it.
-func join(ptr, segment string) string {
-	if strings.ContainsAny(segment, "~/") {
-		segment = escape.Replace(segment)
+// release hands back the keys sortedKeys returned last. A walk below them
+// may have moved the stack to a larger array; the keys still lie at the
+// same length in it.
+func (w *walker) release(keys []string) {
+	from := len(w.keys) - len(keys)
+	clear(w.keys[from:])
+	w.keys = w.keys[:from]
+}
+
+// join appends segments to a JSON pointer, escaping each, in one string.
+func join(ptr string, segments ...string) string {
+	size := len(ptr)
+	for i, s := range segments {
+		if strings.ContainsAny(s, "~/") {
+			segments[i] = escape.Replace(s)
+		}
+		size += 1 + len(segments[i])
 	}
-	return ptr + "/" + segment
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(ptr)
+	for _, s := range segments {
+		b.WriteByte('/')
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // location renders a JSON pointer as notes name places: "the schema root",

@@ -2,6 +2,10 @@ package template
 
 import (
 	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -113,3 +117,66 @@ func TestParseShape(t *testing.T) {
 		})
 	}
 }
+
+// TestParserMatchesParse parses every test source through one Parser, enough
+// times that its blocks fill and new ones start, with a template of more
+// tags than a block's quarter among them, and then, once every template is
+// cut, holds each to what Parse makes of its source: the same error, refs
+// and rendering. A template cut over its neighbour's lists would differ.
+func TestParserMatchesParse(t *testing.T) {
+	var sources []string
+	for _, tt := range parseErrorTests {
+		sources = append(sources, tt.src)
+	}
+	for _, tt := range parseShapeTests {
+		sources = append(sources, tt.src)
+	}
+	for _, tt := range spliceTests {
+		sources = append(sources, tt.src)
+	}
+	for _, tt := range textTests {
+		sources = append(sources, tt.src)
+	}
+	for _, tt := range refTests {
+		sources = append(sources, tt.src)
+	}
+	sources = append(sources, "plain text", strings.Repeat("{{input.team}} and {{E0.count}}, ", 300))
+	var p Parser
+	type parsed struct {
+		src string
+		tpl *Template
+		err error
+	}
+	var all []parsed
+	for range 20 {
+		for _, src := range sources {
+			tpl, err := p.Parse(src)
+			all = append(all, parsed{src, tpl, err})
+		}
+	}
+	s := testScope()
+	for _, got := range all {
+		want, wantErr := Parse(got.src)
+		if fmt.Sprint(got.err) != fmt.Sprint(wantErr) {
+			t.Fatalf("Parser.Parse(%q) error %v, Parse's %v", got.src, got.err, wantErr)
+		}
+		if wantErr != nil {
+			continue
+		}
+		if got.tpl.Source() != got.src || got.tpl.IsLiteral() != want.IsLiteral() || got.tpl.IsSplice() != want.IsSplice() {
+			t.Fatalf("Parser.Parse(%q) = source %q, literal %v, splice %v; Parse's literal %v, splice %v",
+				got.src, got.tpl.Source(), got.tpl.IsLiteral(), got.tpl.IsSplice(), want.IsLiteral(), want.IsSplice())
+		}
+		if g, w := slices.Collect(seqOf(got.tpl.Refs)), slices.Collect(seqOf(want.Refs)); !slices.Equal(g, w) {
+			t.Fatalf("Parser.Parse(%q) refs %+v, Parse's %+v", got.src, g, w)
+		}
+		gv, gerr := got.tpl.Render(s)
+		wv, werr := want.Render(s)
+		if fmt.Sprint(gv, gerr) != fmt.Sprint(wv, werr) {
+			t.Fatalf("Parser.Parse(%q) renders %v, %v; Parse's %v, %v", got.src, gv, gerr, wv, werr)
+		}
+	}
+}
+
+// seqOf turns a Template's Refs method into an iter.Seq for slices.Collect.
+func seqOf(refs func(func(Ref) bool)) iter.Seq[Ref] { return refs }

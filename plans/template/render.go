@@ -42,7 +42,8 @@ func (t *Template) RenderString(s Scope) (string, error) {
 			return str, nil
 		}
 		var b strings.Builder
-		if err := write(&b, v, &t.splice); err != nil {
+		splice := t.splice()
+		if err := write(&b, v, &splice); err != nil {
 			return "", err
 		}
 		return b.String(), nil
@@ -57,12 +58,13 @@ func (t *Template) RenderString(s Scope) (string, error) {
 // variable alone, which static checks reject) read from an empty section
 // stack like any other tag.
 func (t *Template) value(s Scope) (any, bool, error) {
-	if t.splice.kind == rootPath {
-		v, err := resolve(s, &t.splice)
+	splice := t.splice()
+	if splice.kind == rootPath {
+		v, err := resolve(s, &splice)
 		return v, err == nil, err
 	}
 	st := state{t: t, scope: s}
-	return st.lookup(&t.splice)
+	return st.lookup(&splice)
 }
 
 // text renders a template that is neither literal nor a splice.

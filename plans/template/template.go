@@ -9,8 +9,7 @@ type Template struct {
 	nodes   []node   // in source order; nil for a literal
 	segs    []string // the segments of every path, in source order: substrings of src
 	literal bool
-	spliced bool // the template is a typed splice, of the variable splice
-	splice  path // the one variable of a typed splice, made once
+	spliced bool // the template is a typed splice: its one variable is splice()
 	boxed   any  // a literal's src converted to any once, so that its Render does not allocate
 }
 
@@ -176,6 +175,11 @@ type path struct {
 	kind pathKind
 	segs []string // none for {{.}}
 }
+
+// splice is the one variable of a typed splice, the path of its first
+// node: it is made when rendered rather than kept, which spares each
+// template of a plan a path's room.
+func (t *Template) splice() path { return t.pathOf(&t.nodes[0], &t.nodes[1]) }
 
 // pathOf returns the path of the tag of n, which next follows: a tag is
 // never a last node, since a closer or the text after the last tag is.

@@ -235,3 +235,29 @@ func TestFastParseDepth(t *testing.T) {
 		t.Errorf("accepted %d block levels", fastMaxDepth+1)
 	}
 }
+
+// TestPlainTagMatchesYAML holds plainTag to yaml.v3's resolution on every
+// word it knows by its text, on near misses of them, and on numbers and
+// timestamps of each form: the fast reader's tags must be yaml.v3's.
+func TestPlainTagMatchesYAML(t *testing.T) {
+	words := []string{
+		"true", "True", "TRUE", "false", "False", "FALSE", "tRue", "truE", "fals", "yes", "on", "Y",
+		"~", "null", "Null", "NULL", "nulL", "nul", "~~",
+		".nan", ".NaN", ".NAN", ".nAn", ".inf", ".Inf", ".INF", ".iNf", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "-.inF", ".nan1",
+		"<<", "<", "<<<",
+		"0", "-0", "+1", "0777", "1_000", "0x1F", "0b101", "-0b1", "0o17", "-0o17", "1e3", "-.5", ".5", "1.", "9223372036854775808", "2001-12-14", "2001-12-14 21:59:43.10",
+		"S1", "tool_name", "a b",
+	}
+	for _, w := range words {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte("k: "+w), &doc); err != nil {
+			t.Fatalf("yaml.v3 reads %q: %v", w, err)
+		}
+		if got, want := plainTag(w), TagOf(doc.Content[0].Content[1].Tag); got != want {
+			t.Errorf("plainTag(%q) = %v, yaml.v3 says %v", w, got, want)
+		}
+	}
+	if got := plainTag(""); got != NullTag {
+		t.Errorf("plainTag(\"\") = %v, want !!null", got)
+	}
+}

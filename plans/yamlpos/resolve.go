@@ -13,11 +13,18 @@ import (
 // YAML 1.1 leftovers included (0777 is an octal integer), so that the
 // fast reader's tree is yaml.v3's.
 func plainTag(value string) Tag {
-	if tag, ok := plainWords[value]; ok {
-		return tag
-	}
-	if value == "" {
+	// The words yaml.v3 looks up by their text, in a switch, which the
+	// compiler sorts by length and bytes: a map lookup hashed every plain
+	// scalar of a plan, most of them ids and names that are none of these.
+	switch value {
+	case "true", "True", "TRUE", "false", "False", "FALSE":
+		return BoolTag
+	case "", "~", "null", "Null", "NULL":
 		return NullTag
+	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return FloatTag
+	case "<<":
+		return MergeTag
 	}
 	switch c := value[0]; {
 	case c == '.':
@@ -60,18 +67,6 @@ func plainTag(value string) Tag {
 		}
 	}
 	return StrTag
-}
-
-// plainWords are the plain scalars yaml.v3 looks up by their text.
-var plainWords = map[string]Tag{
-	"true": BoolTag, "True": BoolTag, "TRUE": BoolTag,
-	"false": BoolTag, "False": BoolTag, "FALSE": BoolTag,
-	"~": NullTag, "null": NullTag, "Null": NullTag, "NULL": NullTag,
-	".nan": FloatTag, ".NaN": FloatTag, ".NAN": FloatTag,
-	".inf": FloatTag, ".Inf": FloatTag, ".INF": FloatTag,
-	"+.inf": FloatTag, "+.Inf": FloatTag, "+.INF": FloatTag,
-	"-.inf": FloatTag, "-.Inf": FloatTag, "-.INF": FloatTag,
-	"<<": MergeTag,
 }
 
 var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
