@@ -95,7 +95,7 @@ func stepsByPath(d *record.RunDetail) map[string]record.StepRecord {
 func tokensByStep(d *record.RunDetail) map[string]int {
 	out := map[string]int{}
 	for _, l := range d.UsageReport.ByStep {
-		out[l.Path] += l.InputTokens + l.OutputTokens + l.CacheCreationInputTokens + l.CacheReadInputTokens
+		out[l.Path] += l.Total()
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package debugger
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -206,20 +205,12 @@ func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	return engine.Decision{Action: engine.Inject, Value: result}
 }
 
-// itemSegment is a map, reduce or filter item's segment of a run-time
-// path; the plan's static paths write every item as do.*.
-var itemSegment = regexp.MustCompile(`(^|/)do\.[0-9]+(/|$)`)
-
 // HasStep reports whether pattern names a step of plan p, or of a plan it
 // calls through plan__ steps (found in catalog), or its solver. A run-time
 // path (E2/do.3/E20) names the body step its static path (E2/do.*/E20)
 // does.
 func HasStep(p *plans.Plan, catalog *tools.Catalog, pattern string) bool {
-	static := itemSegment.ReplaceAllString(pattern, "${1}do.*${2}")
-	// ReplaceAll does not see a match that overlaps the one before it
-	// (do.1/do.2); a second pass does.
-	static = itemSegment.ReplaceAllString(static, "${1}do.*${2}")
-	pat, err := path.Compile(static)
+	pat, err := path.Compile(path.Static(pattern))
 	if err != nil {
 		return false
 	}

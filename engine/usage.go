@@ -197,7 +197,7 @@ func moreExpensive(a, b UsageLine) bool {
 	if ca != cb {
 		return ca > cb
 	}
-	if ta, tb := tokens(a.Usage), tokens(b.Usage); ta != tb {
+	if ta, tb := a.Usage.Total(), b.Usage.Total(); ta != tb {
 		return ta > tb
 	}
 	// Ties in path order, not in the order concurrent items finished.
@@ -209,10 +209,6 @@ func costOf(l UsageLine) float64 {
 		return 0
 	}
 	return *l.CostUSD
-}
-
-func tokens(u chat.Usage) int {
-	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
 func copyCost(c *float64) *float64 {

@@ -399,7 +399,7 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded bool)
 func usageLine(u engine.UsageReport) string {
 	line := "usage: " + countNoun(u.Calls, "model call", "model calls") + ", " +
 		format.Tokens(u.InputTokens) + " input + " + format.Tokens(u.OutputTokens) + " output tokens"
-	if cached := u.CacheReadInputTokens + u.CacheCreationInputTokens; cached > 0 {
+	if cached := u.Cached(); cached > 0 {
 		line += " (+" + format.Tokens(cached) + " cached)"
 	}
 	if u.CostUSD != nil {

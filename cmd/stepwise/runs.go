@@ -611,7 +611,7 @@ func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
 // where every call was priced.
 func usageSummary(l engine.UsageLine) string {
 	s := countNoun(l.Calls, "call", "calls") + ", " +
-		format.Tokens(l.InputTokens+l.OutputTokens+l.CacheCreationInputTokens+l.CacheReadInputTokens) + " tokens"
+		format.Tokens(l.Total()) + " tokens"
 	if l.CostUSD != nil {
 		s += ", " + format.Spend(l.Calls, l.CostUSD)
 	}

@@ -140,6 +140,17 @@ type Usage struct {
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
+// Total counts every token: input, output and both cache figures, as a
+// run's tokens are counted wherever they are shown.
+func (u Usage) Total() int {
+	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
+// Cached counts the input tokens a prompt cache wrote or read.
+func (u Usage) Cached() int {
+	return u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{

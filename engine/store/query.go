@@ -435,7 +435,7 @@ type strictMembers struct {
 // strict structured output and went without it.
 func addModelCall(d *record.RunDetail, e *record.StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
 	c := record.ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
-		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.CacheReadInputTokens + m.Usage.CacheCreationInputTokens, Ms: m.Ms, Error: m.Error}
+		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.Cached(), Ms: m.Ms, Error: m.Error}
 	site := e.Path
 	if m.Site != nil {
 		site = *m.Site

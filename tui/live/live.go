@@ -91,8 +91,7 @@ func (s Spend) Cost() *float64 {
 // figures, as the run store counts a run's tokens, so that a run shows the
 // same count live and in the list of runs.
 func (s Spend) Tokens() int {
-	u := s.Usage
-	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+	return s.Usage.Total()
 }
 
 func (s *Spend) add(u chat.Usage, cost *float64) {
