@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	paths "github.com/stepwise-dev/stepwise/engine/path"
+
 	"github.com/stepwise-dev/stepwise/plans/strict"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
@@ -283,9 +285,11 @@ func (c *checker) hiddenInBody(target *placed, sc *scope) bool {
 	return !strings.HasPrefix(sc.self.Path, prefix)
 }
 
+// bodySegment is the segment of a body's steps under their step: its
+// field (then, else), or for do the segment that stands for every item.
 func bodySegment(field string) string {
 	if field == "do" {
-		return "do.*"
+		return paths.AnyItem
 	}
 	return field
 }

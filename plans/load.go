@@ -397,11 +397,7 @@ func (d *decoder) checkToolName(s *Step, c container) {
 func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	n = resolve(n)
 	c := container{owner: owner, field: field}
-	segment := field
-	if field == "do" {
-		segment = "do.*"
-	}
-	path := owner.Path + "/" + segment
+	path := owner.Path + "/" + bodySegment(field)
 	c.prefix = path + "/"
 	b := &Body{Pos: d.pos(n)}
 	switch {
