@@ -4,18 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
 
-// Recorder is the engine.Sink that records runs into a Store. Event only
-// queues: a writer goroutine of the Recorder's own marshals the payloads
-// and commits everything queued in one transaction, as soon as it is
+// Recorder is the engine.Sink that records runs into a Store. Event
+// encodes the payload as JSON, on the engine's goroutine, into the queue,
+// and returns: a writer goroutine of the Recorder's own frames everything
+// queued into segments and commits it in one transaction, as soon as it is
 // queued, so that the engine rarely waits on the database and a killed
-// process loses at most the events of the batch it was writing. The queue
-// is bounded (maxQueuedBlocks): an engine that outruns the disk waits in
-// Event for the writer to take what is queued, so that the payloads held
-// for writing never outgrow a batch.
+// process loses at most the events of the batch it was writing. Encoding
+// in Event shares the work of recording between the engine's goroutines
+// and the writer, which alone was the bottleneck of a large map, and lets
+// the payload values go at once. The queue is bounded (maxQueuedBlocks
+// blocks of up to blockEvents events or blockBytes of JSON): an engine
+// that outruns the disk waits in Event for the writer to take what is
+// queued.
 //
 // A Recorder is meant for one run, whose row the run_start event creates;
 // events of other runs are recorded all the same. It is safe for
@@ -25,12 +30,17 @@ type Recorder struct {
 	store *Store
 
 	mu sync.Mutex
-	// queue holds the events not yet taken by the writer, in blocks of
-	// blockEvents, so that a long queue grows without copying what it
-	// holds; the writer hands drained blocks back through free.
-	queue  [][]engine.Event
-	free   [][]engine.Event
+	// queue holds the events not yet taken by the writer, in blocks, so
+	// that a long queue grows without copying what it holds; the writer
+	// hands drained blocks back to blockPool.
+	queue  []*block
 	closed bool
+	enc    payloadEncoder // Event's, under mu
+	// scratch is where Event encodes a payload, under mu. A payload over
+	// apartBytes takes it along, and the writer gives back the largest it
+	// wrote, so that a run's large payloads grow one buffer, as large as
+	// the largest of them, instead of each growing its own.
+	scratch []byte
 	// room is signaled when the writer takes the queue, for Event calls
 	// waiting for room.
 	room sync.Cond
@@ -44,20 +54,69 @@ type Recorder struct {
 	err       error // the first write error; the writer's until done is closed
 }
 
-// blockEvents is the size of a queue block.
-const blockEvents = 256
+// block is a block of the queue: events, their payloads' JSON one after
+// the other in data, so that queuing an event allocates nothing, but for
+// a payload over apartBytes, kept apart.
+type block struct {
+	events []queuedEvent
+	data   []byte
+	bytes  int // the JSON of its events, in data and apart
+}
+
+// queuedEvent is an event as the queue holds it.
+type queuedEvent struct {
+	seq    uint64
+	time   time.Time
+	runID  string
+	path   string
+	kind   engine.EventKind
+	lo, hi int // the payload's JSON is data[lo:hi]; none when they are equal
+	// apart is the JSON of a payload over apartBytes, instead.
+	apart []byte
+	// payload is the payload itself, kept only for the kinds whose
+	// payload the writer reads into their run's row (run_start, run_end,
+	// model_call).
+	payload any
+}
+
+// payload is e's payload JSON, nil for none.
+func (b *block) payload(e *queuedEvent) []byte {
+	switch {
+	case e.apart != nil:
+		return e.apart
+	case e.lo == e.hi:
+		return nil
+	}
+	return b.data[e.lo:e.hi]
+}
+
+// full reports whether b takes no more events.
+func (b *block) full() bool {
+	return len(b.events) == blockEvents || b.bytes >= blockBytes
+}
+
+// blockEvents and blockBytes cap a queue block: its JSON goes past
+// blockBytes by its last payload at most, and its data, of blockBytes and
+// apartBytes, never grows.
+const (
+	blockEvents = 256
+	blockBytes  = 64 << 10
+	apartBytes  = 16 << 10
+)
 
 // maxQueuedBlocks bounds the queue: an Event that finds it full waits
-// for the writer to take it. 16 blocks (4,096 events) are a batch the
-// writer commits in a few milliseconds, and bound the events (and the
-// results their payloads keep alive) to two such batches, the one queued
-// and the one being written: recording a 100,000-item map with 64 raised
-// the peak RSS as much again as with 16 (TestRecordingMemory).
+// for the writer to take it. 16 blocks (4,096 events, 1 MiB of JSON and
+// a payload over it at most each) are
+// a batch the writer commits in a few milliseconds, and bound what is
+// queued to two such batches, the one queued and the one being written:
+// recording a 100,000-item map with 64 raised the peak RSS as much again
+// as with 16 (TestRecordingMemory).
 const maxQueuedBlocks = 16
 
-// maxFreeBlocks bounds the blocks kept for reuse: enough for a full queue
-// while the writer writes another.
-const maxFreeBlocks = 2 * maxQueuedBlocks
+// blockPool holds the queue blocks drained and kept for reuse, by every
+// Recorder: a Recorder records one run, and a block's arrays are worth
+// reusing in the next.
+var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
 
 // errStoreClosed is what a Recorder of a closed Store reports.
 var errStoreClosed = errors.New("run store is closed")
@@ -79,13 +138,14 @@ func (s *Store) Recorder() *Recorder {
 	return r
 }
 
-// Event queues e for the writer and returns, at once unless the queue is
-// full (then once the writer has taken it). Events given after Close are
-// dropped. The payload is marshaled later, on the writer's goroutine: the
-// engine does not change a payload once it has emitted it.
+// Event encodes e's payload into the queue for the writer and returns, at
+// once unless the queue is full (then once the writer has taken it).
+// Events given after Close are dropped. The engine does not change a
+// payload once it has emitted it, and the payload encoder counts on it:
+// a map or slice two payloads share is encoded once.
 func (r *Recorder) Event(e engine.Event) {
 	r.mu.Lock()
-	for !r.closed && len(r.queue) >= maxQueuedBlocks && len(r.queue[len(r.queue)-1]) == blockEvents {
+	for !r.closed && len(r.queue) >= maxQueuedBlocks && r.queue[len(r.queue)-1].full() {
 		r.room.Wait()
 	}
 	if r.closed {
@@ -93,17 +153,26 @@ func (r *Recorder) Event(e engine.Event) {
 		return
 	}
 	n := len(r.queue)
-	if n == 0 || len(r.queue[n-1]) == cap(r.queue[n-1]) {
-		var b []engine.Event
-		if k := len(r.free); k > 0 {
-			b, r.free = r.free[k-1], r.free[:k-1]
-		} else {
-			b = make([]engine.Event, 0, blockEvents)
-		}
-		r.queue = append(r.queue, b)
+	if n == 0 || r.queue[n-1].full() {
+		r.queue = append(r.queue, blockPool.Get().(*block))
 		n++
 	}
-	r.queue[n-1] = append(r.queue[n-1], e)
+	b := r.queue[n-1]
+	q := queuedEvent{seq: e.Seq, time: e.Time, runID: e.RunID, path: e.Path, kind: e.Kind}
+	r.scratch = encodePayload(&r.enc, r.scratch[:0], e.Payload)
+	if len(r.scratch) > apartBytes {
+		q.apart, r.scratch = r.scratch, nil
+	} else {
+		q.lo = len(b.data)
+		b.data = append(b.data, r.scratch...)
+		q.hi = len(b.data)
+	}
+	b.bytes += len(r.scratch) + len(q.apart)
+	switch e.Kind {
+	case engine.EventRunStart, engine.EventRunEnd, engine.EventModelCall:
+		q.payload = e.Payload
+	}
+	b.events = append(b.events, q)
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
@@ -157,28 +226,35 @@ func (r *Recorder) Close() error {
 func (r *Recorder) run() {
 	defer close(r.done)
 	w := newWriter(r.store)
-	var taken, drained [][]engine.Event
+	var taken []*block
+	var spare []byte // the largest payload kept apart that was written
 	for {
 		<-r.wake
 		r.mu.Lock()
 		taken, r.queue = r.queue, taken[:0]
+		if cap(spare) > cap(r.scratch) {
+			r.scratch = spare[:0]
+		}
+		spare = nil
 		flushed := r.flushed
 		r.flushed = nil
-		for _, b := range drained {
-			if len(r.free) < maxFreeBlocks {
-				r.free = append(r.free, b[:0])
-			}
-		}
 		closing := r.closed
 		r.room.Broadcast()
 		r.mu.Unlock()
 		if err := w.write(taken); err != nil && r.err == nil {
 			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 		}
-		for _, b := range taken {
-			clear(b) // let the payloads go
+		for i, b := range taken {
+			for _, e := range b.events {
+				if cap(e.apart) > cap(spare) {
+					spare = e.apart
+				}
+			}
+			clear(b.events) // let the payloads go
+			b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
+			blockPool.Put(b)
+			taken[i] = nil
 		}
-		drained = append(drained[:0], taken...)
 		for _, ch := range flushed {
 			close(ch)
 		}
