@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,12 +13,13 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 )
 
-// TestQueueBoundedInBytes holds the writer up on the database's write
-// lock, which another connection takes, and gives the Recorder events
-// whose payloads fill a block each: Event stops taking them once the queue
-// is full, with a batch in the writer's hands, and once the lock is let go
-// every event is written.
-func TestQueueBoundedInBytes(t *testing.T) {
+// TestQueueBounded holds the writer up on the database's write lock,
+// which another connection takes, and gives the Recorder events whose
+// payloads are kept apart, as large ones are: Event stops taking them once
+// the queue is full, behind a batch being encoded and one being written,
+// and the JSON encoded meanwhile is a batch's maxBatchBytes, not that of
+// every event taken. Once the lock is let go every event is written.
+func TestQueueBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	s, err := Open(path)
 	if err != nil {
@@ -39,8 +41,12 @@ func TestQueueBoundedInBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const events = 4 * maxQueuedBlocks
-	big := strings.Repeat("x", blockBytes)
+	const batchEvents = maxQueuedBlocks * blockEvents
+	const events = 3*batchEvents + 1
+	big := strings.Repeat("x", apartBytes+1) // one value, shared: only its JSON costs memory
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	rec := s.Recorder()
 	var given atomic.Int64
 	fed := make(chan struct{})
@@ -52,11 +58,18 @@ func TestQueueBoundedInBytes(t *testing.T) {
 			given.Add(1)
 		}
 	}()
-	time.Sleep(300 * time.Millisecond)
-	// A full queue of a block an event, and the batch the writer took
-	// before it met the lock, as large at most.
-	if n := given.Load(); n > 2*maxQueuedBlocks {
-		t.Errorf("Event took %d events of %d bytes while the writer was held up, want at most %d", n, len(big), 2*maxQueuedBlocks)
+	time.Sleep(500 * time.Millisecond)
+	var held runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&held)
+	if n := given.Load(); n >= events {
+		t.Errorf("Event took all %d events while the writer was held up, want at most %d", n, 3*batchEvents)
+	}
+	// The writer's batch and the encoder's are maxBatchBytes and a
+	// payload each; the queue holds no JSON. Encoding all the encoder
+	// took would be batchEvents times a payload, 64 MiB.
+	if grown := int64(held.HeapAlloc) - int64(before.HeapAlloc); grown > 16<<20 {
+		t.Errorf("the heap grew by %d MiB while the writer was held up, want the JSON of two batches of %d MiB at most", grown>>20, maxBatchBytes>>20)
 	}
 	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
