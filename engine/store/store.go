@@ -5,11 +5,11 @@
 //
 // A Recorder is the engine.Sink that writes a run as it happens. The engine
 // waits on the disk only when it outruns it: events are queued in memory
-// (a bounded queue) and a writer goroutine commits them in batches as soon
-// as they arrive, so a process that dies mid-run (even by SIGKILL) leaves
-// every committed event readable. Such a run has no end: it shows as
-// running, and as interrupted once the process that recorded it is known
-// to be gone. A run's events are kept in segments, a row for each few
+// (a bounded queue), an encoder goroutine encodes their payloads and a
+// writer goroutine commits them in batches as soon as they arrive, so a
+// process that dies mid-run (even by SIGKILL) leaves every committed
+// event readable. Such a run has no end: it shows as running, and as
+// interrupted once the process that recorded it is known to be gone. A run's events are kept in segments, a row for each few
 // hundred, and large values once per content in a table of their own.
 package store
 

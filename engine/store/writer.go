@@ -72,7 +72,7 @@ func payloadAs[T any](p any) (T, bool) {
 	return zero, false
 }
 
-// write commits one batch, the queue blocks the writer took, in one
+// write commits one batch, the blocks the encoder handed on, in one
 // transaction: its events in segments, and what they change about their
 // runs' rows.
 func (w *writer) write(blocks []*block) error {
