@@ -1,7 +1,9 @@
 package store
 
 import (
+	"reflect"
 	"strconv"
+	"unsafe"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/internal/jsonenc"
@@ -14,8 +16,34 @@ import (
 // strings, numbers) are written without reflection, in a third of the time;
 // any other value goes through encoding/json. TestPayloadEncoder holds it
 // to encoding/json's output, and to the payload types' fields.
+//
+// A value two events share is encoded once: the engine gives the same map
+// as a step's input and its call's arguments, and the same result to the
+// call's end and the step's end, and never changes a payload once emitted
+// (engine.Event.Payload), so the JSON of a map or slice is remembered by
+// the value's identity until the next payload that holds it.
 type payloadEncoder struct {
-	enc jsonenc.Encoder
+	enc  jsonenc.Encoder
+	memo [memoSlots]memoEntry
+}
+
+// memoSlots is the number of values remembered, direct-mapped by their
+// address: enough for the other items of a map at concurrency 64 that
+// emit between a value's first event and its second.
+const memoSlots = 256
+
+// memoMaxBytes is the largest JSON remembered, and the most of a slot's
+// buffer kept for the next value: a larger value is encoded each time, so
+// that the memo holds no large value alive for long.
+const memoMaxBytes = 4 << 10
+
+// memoEntry is a value's JSON under its identity: a map's pointer, or a
+// slice's array and length. ptr keeps the value alive while it is
+// remembered, so that its address cannot be another value's meanwhile.
+type memoEntry struct {
+	ptr  unsafe.Pointer
+	n    int
+	json []byte
 }
 
 // append appends p's JSON to b. ok is false when p needs encoding/json
@@ -147,8 +175,32 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 // encoding/json refuses it (NaN, a channel), and the caller then hands the
 // whole payload to encoding/json to report why.
 func (pe *payloadEncoder) value(b []byte, v any) ([]byte, bool) {
+	var ptr unsafe.Pointer
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		ptr, n = reflect.ValueOf(x).UnsafePointer(), len(x)
+	case []any:
+		ptr, n = unsafe.Pointer(unsafe.SliceData(x)), len(x)
+	}
+	if ptr == nil {
+		b, err := pe.enc.AppendValue(b, v)
+		return b, err == nil
+	}
+	m := &pe.memo[(uintptr(ptr)>>4^uintptr(n))%memoSlots]
+	if m.ptr == ptr && m.n == n {
+		// A value is shared by two payloads: once found, it is let go.
+		m.ptr = nil
+		return append(b, m.json...), true
+	}
+	start := len(b)
 	b, err := pe.enc.AppendValue(b, v)
-	return b, err == nil
+	if err != nil || len(b)-start > memoMaxBytes {
+		return b, err == nil
+	}
+	m.ptr, m.n = ptr, n
+	m.json = append(m.json[:0], b[start:]...)
+	return b, true
 }
 
 // valueMembers are the members of a payload that carry a run's data

@@ -134,3 +134,35 @@ func FuzzPayloadEncoder(f *testing.F) {
 		}
 	})
 }
+
+// TestPayloadEncoderSharedValues gives values to two payloads each, as the
+// engine gives a step's input to its call and its call's result to the
+// step, with the payloads of other values between them and slots of the
+// memo shared: each payload is still encoding/json's.
+func TestPayloadEncoderSharedValues(t *testing.T) {
+	var values []any
+	for i := range 3 * memoSlots {
+		values = append(values,
+			map[string]any{"id": i, "title": strings.Repeat("t", i)},
+			[]any{i, "x"}, []any{}, map[string]any{},
+			map[string]any{"big": strings.Repeat("b", memoMaxBytes+i)})
+	}
+	var payloads []any
+	for _, v := range values {
+		payloads = append(payloads, engine.StepStarted{Tool: "t", Input: v})
+	}
+	for i := range values {
+		v := values[len(values)-1-i]
+		payloads = append(payloads, engine.ToolStarted{Tool: "t", Args: v}, &engine.StepEnded{Tool: "t", Status: "ok", Result: v})
+	}
+	var enc payloadEncoder
+	for _, p := range payloads {
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := enc.append(nil, p); !ok || string(got) != string(want) {
+			t.Fatalf("%#v:\n got %s\nwant %s", p, got, want)
+		}
+	}
+}

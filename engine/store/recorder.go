@@ -3,19 +3,28 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // Recorder is the engine.Sink that records runs into a Store. Event only
-// queues: a writer goroutine of the Recorder's own marshals the payloads
-// and commits everything queued in one transaction, as soon as it is
-// queued, so that the engine rarely waits on the database and a killed
-// process loses at most the events of the batch it was writing. The queue
-// is bounded (maxQueuedBlocks): an engine that outruns the disk waits in
-// Event for the writer to take what is queued, so that the payloads held
-// for writing never outgrow a batch.
+// queues, and two goroutines of the Recorder's own take it from there: an
+// encoder takes everything queued and encodes the payloads as JSON, and a
+// writer frames what the encoder hands it into segments and commits it in
+// one transaction, so that the engine rarely waits on the database, a
+// killed process loses at most the events of the batch being written,
+// and encoding a batch overlaps writing the one before it. Neither holds
+// up the engine's goroutines, which call Event under the run's lock that
+// orders events: encoding there kept a map's items waiting on each other.
+//
+// What is in flight is bounded: the queue holds maxQueuedBlocks blocks
+// of blockEvents events (an engine that outruns the disk waits in Event
+// for the encoder to take them), and the encoder hands on a batch as soon
+// as it holds maxBatchBytes of JSON, a block as soon as it holds
+// blockBytes, and waits for the writer to take it.
 //
 // A Recorder is meant for one run, whose row the run_start event creates;
 // events of other runs are recorded all the same. It is safe for
@@ -25,39 +34,131 @@ type Recorder struct {
 	store *Store
 
 	mu sync.Mutex
-	// queue holds the events not yet taken by the writer, in blocks of
-	// blockEvents, so that a long queue grows without copying what it
-	// holds; the writer hands drained blocks back through free.
-	queue  [][]engine.Event
-	free   [][]engine.Event
+	// queue holds the events not yet taken by the encoder, in blocks, so
+	// that a long queue grows without copying what it holds; the writer
+	// hands written blocks back to blockPool.
+	queue  []*block
 	closed bool
-	// room is signaled when the writer takes the queue, for Event calls
+	// room is signaled when the encoder takes the queue, for Event calls
 	// waiting for room.
 	room sync.Cond
 	// flushed holds a channel per Flush waiting for the queue as it was
-	// to be written; the writer closes them after its next write.
+	// to be written; the writer closes them after writing it.
 	flushed []chan struct{}
 
-	wake      chan struct{} // holds one token when the writer has work
+	wake      chan struct{} // holds one token when the encoder has work
 	done      chan struct{} // closed when the writer has stopped
 	closeOnce sync.Once
 	err       error // the first write error; the writer's until done is closed
 }
 
-// blockEvents is the size of a queue block.
-const blockEvents = 256
+// block is a block of the queue: events, and once the encoder is done
+// with it their payloads' JSON one after the other in data, so that
+// queuing an event allocates nothing, but for a payload over apartBytes,
+// kept apart.
+type block struct {
+	events []queuedEvent
+	data   []byte
+	bytes  int // the JSON of its events, in data and apart
+}
+
+// queuedEvent is an event as the queue holds it.
+type queuedEvent struct {
+	seq   uint64
+	time  time.Time
+	runID string
+	path  string
+	kind  engine.EventKind
+	// payload is the payload itself until the encoder has encoded it, and
+	// then only for the kinds whose payload the writer reads into their
+	// run's row (run_start, run_end, model_call).
+	payload any
+	lo, hi  int // the payload's JSON is data[lo:hi]; none when they are equal
+	// apart is the JSON of a payload over apartBytes, instead.
+	apart []byte
+}
+
+// payload is e's payload JSON, nil for none.
+func (b *block) payload(e *queuedEvent) []byte {
+	switch {
+	case e.apart != nil:
+		return e.apart
+	case e.lo == e.hi:
+		return nil
+	}
+	return b.data[e.lo:e.hi]
+}
+
+// full reports whether b, being queued, takes no more events.
+func (b *block) full() bool {
+	return len(b.events) == blockEvents
+}
+
+// encode encodes the payloads of b's events, through enc and scratch,
+// until b holds blockBytes of JSON; the events left, if any, it moves to
+// a block of their own, which it returns.
+func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
+	for i := range b.events {
+		if b.bytes >= blockBytes {
+			rest = blockPool.Get().(*block)
+			rest.events = append(rest.events, b.events[i:]...)
+			clear(b.events[i:])
+			b.events = b.events[:i]
+			return rest
+		}
+		e := &b.events[i]
+		*scratch = encodePayload(enc, (*scratch)[:0], e.payload)
+		if len(*scratch) > apartBytes {
+			e.apart, *scratch = *scratch, nil
+		} else {
+			e.lo = len(b.data)
+			b.data = append(b.data, *scratch...)
+			e.hi = len(b.data)
+		}
+		b.bytes += len(*scratch) + len(e.apart)
+		switch e.kind {
+		case engine.EventRunStart, engine.EventRunEnd, engine.EventModelCall:
+		default:
+			e.payload = nil // let it go
+		}
+	}
+	return nil
+}
+
+// blockEvents caps a queue block; blockBytes caps its JSON, which goes
+// past it by its last payload at most; a payload over apartBytes is kept
+// apart from a block's data, which thus never grows past blockBytes and
+// apartBytes.
+const (
+	blockEvents = 256
+	blockBytes  = 64 << 10
+	apartBytes  = 16 << 10
+)
 
 // maxQueuedBlocks bounds the queue: an Event that finds it full waits
-// for the writer to take it. 16 blocks (4,096 events) are a batch the
-// writer commits in a few milliseconds, and bound the events (and the
-// results their payloads keep alive) to two such batches, the one queued
-// and the one being written: recording a 100,000-item map with 64 raised
-// the peak RSS as much again as with 16 (TestRecordingMemory).
+// for the encoder to take it. 16 blocks (4,096 events) are a batch the
+// writer commits in a few milliseconds, and bound what is in flight to
+// three such batches, the one queued, the one being encoded and the one
+// being written: recording a 100,000-item map with 64 raised the peak RSS
+// as much again as with 16 (TestRecordingMemory).
 const maxQueuedBlocks = 16
 
-// maxFreeBlocks bounds the blocks kept for reuse: enough for a full queue
-// while the writer writes another.
-const maxFreeBlocks = 2 * maxQueuedBlocks
+// maxBatchBytes is the JSON of a batch the encoder hands on before it has
+// encoded all it took, so that large payloads are written a few at a
+// time.
+const maxBatchBytes = 1 << 20
+
+// blockPool holds the queue blocks written and kept for reuse, by every
+// Recorder: a Recorder records one run, and a block's arrays are worth
+// reusing in the next.
+var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
+
+// batch is what the encoder hands the writer: blocks encoded, and the
+// Flush calls waiting for them to be written.
+type batch struct {
+	blocks  []*block
+	flushed []chan struct{}
+}
 
 // errStoreClosed is what a Recorder of a closed Store reports.
 var errStoreClosed = errors.New("run store is closed")
@@ -75,17 +176,26 @@ func (s *Store) Recorder() *Recorder {
 		return r
 	}
 	s.recorders[r] = struct{}{}
-	go r.run()
+	batches := make(chan batch)
+	// spares carries the largest payload kept apart that the writer
+	// wrote back to the encoder, whose scratch it becomes, so that a
+	// run's large payloads grow one buffer, as large as the largest of
+	// them, instead of each growing its own.
+	spares := make(chan []byte, 1)
+	go r.encode(batches, spares)
+	go r.write(batches, spares)
 	return r
 }
 
-// Event queues e for the writer and returns, at once unless the queue is
-// full (then once the writer has taken it). Events given after Close are
-// dropped. The payload is marshaled later, on the writer's goroutine: the
-// engine does not change a payload once it has emitted it.
+// Event queues e for the encoder and returns, at once unless the queue
+// is full (then once the encoder has taken it). Events given after Close
+// are dropped. The payload is encoded later, on the encoder's goroutine:
+// the engine does not change a payload once it has emitted it, and the
+// payload encoder counts on it, encoding a map or slice two payloads
+// share once.
 func (r *Recorder) Event(e engine.Event) {
 	r.mu.Lock()
-	for !r.closed && len(r.queue) >= maxQueuedBlocks && len(r.queue[len(r.queue)-1]) == blockEvents {
+	for !r.closed && len(r.queue) >= maxQueuedBlocks && r.queue[len(r.queue)-1].full() {
 		r.room.Wait()
 	}
 	if r.closed {
@@ -93,21 +203,16 @@ func (r *Recorder) Event(e engine.Event) {
 		return
 	}
 	n := len(r.queue)
-	if n == 0 || len(r.queue[n-1]) == cap(r.queue[n-1]) {
-		var b []engine.Event
-		if k := len(r.free); k > 0 {
-			b, r.free = r.free[k-1], r.free[:k-1]
-		} else {
-			b = make([]engine.Event, 0, blockEvents)
-		}
-		r.queue = append(r.queue, b)
+	if n == 0 || r.queue[n-1].full() {
+		r.queue = append(r.queue, blockPool.Get().(*block))
 		n++
 	}
-	r.queue[n-1] = append(r.queue[n-1], e)
+	b := r.queue[n-1]
+	b.events = append(b.events, queuedEvent{seq: e.Seq, time: e.Time, runID: e.RunID, path: e.Path, kind: e.Kind, payload: e.Payload})
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
-	default: // the writer already has a token, and will find e
+	default: // the encoder already has a token, and will find e
 	}
 }
 
@@ -152,41 +257,80 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
-// run is the writer goroutine. It takes the whole queue under the lock, so
-// Event is never held up by a write, and writes what it took as one batch.
-func (r *Recorder) run() {
-	defer close(r.done)
-	w := newWriter(r.store)
-	var taken, drained [][]engine.Event
+// encode is the encoder goroutine. It takes the whole queue under the
+// lock, so Event is never held up by encoding, encodes it and hands it to
+// the writer, in batches of up to maxBatchBytes of JSON; after Close, it
+// hands on what was queued and stops.
+func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
+	defer close(batches)
+	var enc payloadEncoder
+	var scratch []byte
 	for {
 		<-r.wake
 		r.mu.Lock()
-		taken, r.queue = r.queue, taken[:0]
+		taken := r.queue
+		r.queue = nil
 		flushed := r.flushed
 		r.flushed = nil
-		for _, b := range drained {
-			if len(r.free) < maxFreeBlocks {
-				r.free = append(r.free, b[:0])
-			}
-		}
 		closing := r.closed
 		r.room.Broadcast()
 		r.mu.Unlock()
-		if err := w.write(taken); err != nil && r.err == nil {
-			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
-		}
-		for _, b := range taken {
-			clear(b) // let the payloads go
-		}
-		drained = append(drained[:0], taken...)
-		for _, ch := range flushed {
-			close(ch)
-		}
-		if closing {
-			if err := w.finish(); err != nil && r.err == nil {
-				r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
+		start, bytes := 0, 0
+		for i := 0; i < len(taken); i++ {
+			select {
+			case s := <-spares:
+				if cap(s) > cap(scratch) {
+					scratch = s[:0]
+				}
+			default:
 			}
+			if rest := taken[i].encode(&enc, &scratch); rest != nil {
+				taken = slices.Insert(taken, i+1, rest)
+			}
+			if bytes += taken[i].bytes; bytes >= maxBatchBytes && i+1 < len(taken) {
+				batches <- batch{blocks: taken[start : i+1]}
+				start, bytes = i+1, 0
+			}
+		}
+		batches <- batch{blocks: taken[start:], flushed: flushed}
+		if closing {
 			return
 		}
+	}
+}
+
+// write is the writer goroutine: it writes each batch the encoder hands
+// it in one transaction, and once the encoder has stopped, lets go of
+// the runs it recorded.
+func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
+	defer close(r.done)
+	w := newWriter(r.store)
+	for bt := range batches {
+		if err := w.write(bt.blocks); err != nil && r.err == nil {
+			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
+		}
+		var spare []byte
+		for _, b := range bt.blocks {
+			for _, e := range b.events {
+				if cap(e.apart) > cap(spare) {
+					spare = e.apart
+				}
+			}
+			clear(b.events) // let the payloads go
+			b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
+			blockPool.Put(b)
+		}
+		if spare != nil {
+			select {
+			case spares <- spare:
+			default: // the encoder has not taken the last one yet
+			}
+		}
+		for _, ch := range bt.flushed {
+			close(ch)
+		}
+	}
+	if err := w.finish(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 	}
 }

@@ -364,3 +364,50 @@ func TestMigrateVersion4(t *testing.T) {
 		t.Fatalf("the runs read after the migration are %d lines of JSON, schema 4 read %d", len(gotLines), len(wantLines))
 	}
 }
+
+// TestPageSize opens a new store, whose pages are the size dsn sets, and a
+// store made with 8 KiB pages, which keeps them and records a run.
+func TestPageSize(t *testing.T) {
+	pageSize := func(s *Store) int {
+		t.Helper()
+		var n int
+		if err := s.db.QueryRow("PRAGMA page_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s, err := Open(filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := pageSize(s); n != 16384 {
+		t.Errorf("a new store has pages of %d bytes, want 16384", n)
+	}
+
+	data, err := os.ReadFile(filepath.Join("testdata", "version4.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if n := pageSize(old); n != 8192 {
+		t.Errorf("a store made with 8 KiB pages has pages of %d bytes after Open, want 8192", n)
+	}
+	rec := old.Recorder()
+	rec.Event(engine.Event{Seq: 1, Time: time.Now(), RunID: "paged", Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	rec.Event(engine.Event{Seq: 2, Time: time.Now(), RunID: "paged", Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusOK}})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := old.Run(context.Background(), "paged"); err != nil || d.Status != engine.StatusOK {
+		t.Fatalf("the run recorded into it reads as %+v, %v", d, err)
+	}
+}

@@ -23,11 +23,9 @@ type writer struct {
 	insertSegment, insertBlob, insertRunBlob *sql.Stmt
 	runs                                     map[string]*runState
 
-	enc     payloadEncoder
 	seg     segment
-	payload []byte // one event's payload JSON, before it goes into seg or blobs
 	touched []*runState
-	sorted  []engine.Event // a batch put in order, when it came out of order
+	sorted  block // a batch put in order, when it came out of order
 }
 
 func newWriter(s *Store) *writer {
@@ -74,10 +72,10 @@ func payloadAs[T any](p any) (T, bool) {
 	return zero, false
 }
 
-// write commits one batch, the queue blocks the writer took, in one
+// write commits one batch, the blocks the encoder handed on, in one
 // transaction: its events in segments, and what they change about their
 // runs' rows.
-func (w *writer) write(blocks [][]engine.Event) error {
+func (w *writer) write(blocks []*block) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -144,32 +142,51 @@ func (w *writer) open(ctx context.Context) error {
 // inOrder returns the blocks as they are when their events are grouped by
 // run and in sequence order, as the engine gives them; otherwise one block
 // put in that order (callers that interleave runs, or race each other).
-func (w *writer) inOrder(blocks [][]engine.Event) [][]engine.Event {
-	var prev *engine.Event
+func (w *writer) inOrder(blocks []*block) []*block {
+	var prev *queuedEvent
 	for _, b := range blocks {
-		for i := range b {
-			if prev != nil && eventOrder(*prev, b[i]) > 0 {
-				w.sorted = w.sorted[:0]
-				for _, b := range blocks {
-					w.sorted = append(w.sorted, b...)
-				}
-				slices.SortStableFunc(w.sorted, eventOrder)
-				return [][]engine.Event{w.sorted}
+		for i := range b.events {
+			if prev != nil && eventOrder(prev, &b.events[i]) > 0 {
+				return []*block{w.sort(blocks)}
 			}
-			prev = &b[i]
+			prev = &b.events[i]
 		}
 	}
 	return blocks
 }
 
-func eventOrder(a, b engine.Event) int {
-	if c := strings.Compare(a.RunID, b.RunID); c != 0 {
+// sort puts the events of blocks in order into w.sorted.
+func (w *writer) sort(blocks []*block) *block {
+	type ref struct {
+		b *block
+		e *queuedEvent
+	}
+	var refs []ref
+	for _, b := range blocks {
+		for i := range b.events {
+			refs = append(refs, ref{b, &b.events[i]})
+		}
+	}
+	slices.SortStableFunc(refs, func(x, y ref) int { return eventOrder(x.e, y.e) })
+	s := &w.sorted
+	for _, r := range refs {
+		e := *r.e
+		e.lo = len(s.data)
+		s.data = append(s.data, r.b.payload(r.e)...)
+		e.hi = len(s.data)
+		s.events = append(s.events, e)
+	}
+	return s
+}
+
+func eventOrder(a, b *queuedEvent) int {
+	if c := strings.Compare(a.runID, b.runID); c != 0 {
 		return c
 	}
 	switch {
-	case a.Seq < b.Seq:
+	case a.seq < b.seq:
 		return -1
-	case a.Seq > b.Seq:
+	case a.seq > b.seq:
 		return 1
 	}
 	return 0
@@ -181,8 +198,8 @@ func (w *writer) reset() {
 		rs.touched, rs.start, rs.end = false, nil, nil
 	}
 	w.touched = w.touched[:0]
-	clear(w.sorted)
-	w.sorted = w.sorted[:0]
+	clear(w.sorted.events)
+	w.sorted.events, w.sorted.data = w.sorted.events[:0], w.sorted.data[:0]
 	w.seg.reset()
 }
 
@@ -201,27 +218,27 @@ func (w *writer) run(id string) *runState {
 
 // readRuns reads what a batch says about its runs, which the run rows
 // written before and after its segments hold.
-func (w *writer) readRuns(blocks [][]engine.Event) {
+func (w *writer) readRuns(blocks []*block) {
 	for _, b := range blocks {
-		for i := range b {
-			e := &b[i]
-			rs := w.run(e.RunID)
-			if e.Seq > rs.lastSeq {
-				rs.lastSeq, rs.lastTime = e.Seq, e.Time
+		for i := range b.events {
+			e := &b.events[i]
+			rs := w.run(e.runID)
+			if e.seq > rs.lastSeq {
+				rs.lastSeq, rs.lastTime = e.seq, e.time
 			}
-			switch e.Kind {
+			switch e.kind {
 			case engine.EventStepEnd:
 				rs.stepsEnded++
 			case engine.EventRunStart:
-				if p, ok := payloadAs[engine.RunStarted](e.Payload); ok {
-					rs.start, rs.startedAt = &p, e.Time
+				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
+					rs.start, rs.startedAt = &p, e.time
 				}
 			case engine.EventRunEnd:
-				if p, ok := payloadAs[engine.RunEnded](e.Payload); ok {
-					rs.end, rs.endedAt = &p, e.Time
+				if p, ok := payloadAs[engine.RunEnded](e.payload); ok {
+					rs.end, rs.endedAt = &p, e.time
 				}
 			case engine.EventModelCall:
-				if p, ok := payloadAs[engine.ModelCalled](e.Payload); ok {
+				if p, ok := payloadAs[engine.ModelCalled](e.payload); ok {
 					rs.calls++
 					rs.tokens += tokens(p.Usage.InputTokens, p.Usage.OutputTokens, p.Usage.CacheCreationInputTokens, p.Usage.CacheReadInputTokens)
 					if p.CostUSD == nil {
@@ -246,24 +263,23 @@ func tokens(counts ...int) int {
 // apply writes a batch inside the open transaction: the run rows first
 // (the segments refer to them), then the segments, then what the batch
 // changed about each run.
-func (w *writer) apply(ctx context.Context, blocks [][]engine.Event) error {
+func (w *writer) apply(ctx context.Context, blocks []*block) error {
 	for _, rs := range w.touched {
 		if err := w.writeRunStart(ctx, rs); err != nil {
 			return err
 		}
 	}
 	for _, b := range blocks {
-		for i := range b {
-			e := &b[i]
-			rs := w.runs[e.RunID]
+		for i := range b.events {
+			e := &b.events[i]
+			rs := w.runs[e.runID]
 			if w.seg.run != rs || w.seg.full() {
 				if err := w.flushSegment(ctx); err != nil {
 					return err
 				}
 				w.seg.run = rs
 			}
-			w.payload = encodePayload(&w.enc, w.payload[:0], e.Payload)
-			w.seg.appendEvent(e.Seq, e.Time, e.Kind, e.Path, w.payload)
+			w.seg.appendEvent(e.seq, e.time, e.kind, e.path, b.payload(e))
 			for _, b := range w.seg.blobs {
 				if err := w.storeBlob(ctx, rs.key, b); err != nil {
 					return err
