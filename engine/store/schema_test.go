@@ -301,12 +301,10 @@ func TestMigrateVersion3(t *testing.T) {
 	}
 }
 
-// TestMigrateVersion4 opens testdata/version4.db, a store as schema 4's
-// Recorder wrote it (the storetest runs, and a run of steps that call
-// their tool, each way schema 4 kept such a call, with a result kept in
-// blobs), and reads every run of it as schema 4's reader read it, kept in
-// testdata/version4.json: the listing, each run's record and every event.
-func TestMigrateVersion4(t *testing.T) {
+// openVersion4 opens a copy of testdata/version4.db, a store schema 4's
+// Recorder wrote with 8 KiB pages, migrating it.
+func openVersion4(t *testing.T) *Store {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "version4.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -319,6 +317,16 @@ func TestMigrateVersion4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestMigrateVersion4 opens testdata/version4.db, a store as schema 4's
+// Recorder wrote it (the storetest runs, and a run of steps that call
+// their tool, each way schema 4 kept such a call, with a result kept in
+// blobs), and reads every run of it as schema 4's reader read it, kept in
+// testdata/version4.json: the listing, each run's record and every event.
+func TestMigrateVersion4(t *testing.T) {
+	s := openVersion4(t)
 	defer s.Close()
 	oldTablesGone(t, s)
 	want, err := os.ReadFile(filepath.Join("testdata", "version4.json"))
@@ -385,18 +393,7 @@ func TestPageSize(t *testing.T) {
 		t.Errorf("a new store has pages of %d bytes, want 16384", n)
 	}
 
-	data, err := os.ReadFile(filepath.Join("testdata", "version4.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), FileName)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := openVersion4(t)
 	defer old.Close()
 	if n := pageSize(old); n != 8192 {
 		t.Errorf("a store made with 8 KiB pages has pages of %d bytes after Open, want 8192", n)
