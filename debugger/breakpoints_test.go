@@ -43,6 +43,10 @@ func TestBreakpointsKept(t *testing.T) {
 	cond, _ := ParseCondition("{{item.id}} eq CHK-103")
 	b, _ := a.Set("E2", nil, cond)
 	a.Enable(b.ID, false)
+	// A condition set on the first keeps the order by id.
+	a.SetCondition(1, nil)
+	a.SetCondition(1, cond)
+	a.SetCondition(1, nil)
 	want := []string{"1 E1/do.*/agent.2 round", "2 E2 if {{item.id}} eq CHK-103 (off)"}
 	if got := specs(openTable(t, file)); !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)

@@ -184,6 +184,9 @@ func mergeKept(base, mine, disk []keptBreakpoint) []keptBreakpoint {
 		used[m.ID] = true
 		merged = append(merged, m)
 	}
+	// A breakpoint whose condition changed is a removal and an addition
+	// to the merge; the table still lists by id.
+	slices.SortFunc(merged, func(a, b keptBreakpoint) int { return a.ID - b.ID })
 	return merged
 }
 

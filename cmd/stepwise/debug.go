@@ -47,6 +47,11 @@ func newDebugCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			for _, b := range breaks {
+				if _, err := debugger.ParseCommand("break " + b); err != nil {
+					return usageError{fmt.Errorf("--break %s: %w", b, err)}
+				}
+			}
 			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, scriptFile, asJSON)
 		},
 	}
@@ -183,7 +188,12 @@ func (d *driver) command(line string) (debugger.State, bool) {
 	for _, w := range a.Warnings {
 		fmt.Fprintln(d.s.err, "warning:", w)
 	}
-	if a.State != nil && in.Verb != debugger.VerbWhere {
+	if a.State != nil {
+		// where shows the state it answered; the loop takes it as the
+		// state on show, so that it is not shown again.
+		if in.Verb == debugger.VerbWhere {
+			d.show(*a.State)
+		}
 		return *a.State, true
 	}
 	d.say(in, a)
@@ -200,6 +210,9 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	case debugger.VerbClear, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbCond:
 		done := map[debugger.Verb]string{debugger.VerbClear: "cleared", debugger.VerbEnable: "enabled",
 			debugger.VerbDisable: "disabled", debugger.VerbCond: "condition set"}[in.Verb]
+		if in.Verb == debugger.VerbCond && in.Condition == nil {
+			done = "condition removed"
+		}
 		d.answer(map[string]any{"ok": true, "breakpoint": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
 		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", a.BreakOnError) })
@@ -233,8 +246,6 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				fmt.Fprintf(w, "%s %s  at %s %s\n", mark, t.ID, t.Kind, t.Path)
 			}
 		})
-	case debugger.VerbWhere:
-		d.show(*a.State)
 	}
 }
 

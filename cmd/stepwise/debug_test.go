@@ -63,6 +63,7 @@ output: { last: "{{E2.last}}", count: "{{E2.count}}" }
 		`print item`,
 		`continue`,
 		`print item`,
+		`where`,
 		`inject {"v": "zzz"}`,
 		`continue`,
 	}, "\n") + "\n"
@@ -89,13 +90,18 @@ output: { last: "{{E2.last}}", count: "{{E2.count}}" }
 	}
 	// inject decides at the stop, then goes on to the next stop at the
 	// same depth or shallower: the step after the map.
-	want := "breakpoint, stop E1/do.0/A, breakpoint, value a, stop E1/do.2/A, value c, stop E2, stop "
+	// where says the stop once.
+	want := "breakpoint, stop E1/do.0/A, breakpoint, value a, stop E1/do.2/A, value c, stop E1/do.2/A, stop E2, stop "
 	if got := strings.Join(kinds, ", "); got != want {
 		t.Errorf("session lines\n got %s\nwant %s", got, want)
 	}
 	end := lines[len(lines)-1]
 	if b, _ := json.Marshal(end["output"]); end["finished"] != true || string(b) != `{"count":3,"last":"zzz"}` {
 		t.Errorf("the last line: %v", end)
+	}
+	// A --break that does not parse refuses the session before it runs.
+	if _, errOut, code := debugCLI(t, "", "loop", "--break", "E1 nonsense"); code != exitUsage || !strings.Contains(errOut, "--break E1 nonsense: 'nonsense' is not a stop kind") {
+		t.Errorf("a bad --break: exit %d\n%s", code, errOut)
 	}
 	// The breakpoints are kept for the next session.
 	kept, err := os.ReadFile(filepath.Join(dir, ".stepwise", "breakpoints", "loop.json"))
