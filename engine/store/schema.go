@@ -299,7 +299,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if version > 0 {
+		// A migration rewrites the runs it keeps (version 5 put every
+		// run's events into segments), and the pages the old rows held
+		// would stay in the file until a prune reclaimed them. Giving
+		// them back is worth an open's time once; a store another process
+		// holds open cannot be vacuumed now, and keeps them until then.
+		s.reclaim(ctx)
+	}
+	return nil
 }
 
 // userTables lists the tables of a database, SQLite's own left out.

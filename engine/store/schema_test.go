@@ -329,6 +329,11 @@ func TestMigrateVersion4(t *testing.T) {
 	s := openVersion4(t)
 	defer s.Close()
 	oldTablesGone(t, s)
+	// The pages of the rows the migration rewrote are given back.
+	var free int
+	if err := s.db.QueryRow("PRAGMA freelist_count").Scan(&free); err != nil || free != 0 {
+		t.Errorf("%d free pages after the migration (%v)", free, err)
+	}
 	want, err := os.ReadFile(filepath.Join("testdata", "version4.json"))
 	if err != nil {
 		t.Fatal(err)
