@@ -34,7 +34,7 @@ const Empty = "no breakpoints: b on a row of the tree, or :break PATTERN [KIND..
 // Model is the breakpoints panel.
 type Model struct {
 	common.Common
-	focused      bool
+	common.Focusable
 	breakOnError bool
 	common.ListPane[debugger.Breakpoint]
 }
@@ -71,15 +71,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.SetListHeight(height)
 }
-
-// Focus marks the panel focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the panel unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the panel has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // Update moves the selection on the movement keys and turns Toggle,
 // Delete and BreakError into Actions.
@@ -133,17 +124,17 @@ func (m Model) View() string {
 		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
 
-	title := t.PaneTitle("Breakpoints", m.focused)
+	title := t.PaneTitle("Breakpoints", m.Focused())
 	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + strconv.Itoa(n))
 	}
 	footer := ""
 	if m.Overflows() {
 		footer = common.Position(m.Cursor(), m.Len())
-	} else if m.focused && m.Len() > 0 {
+	} else if m.Focused() && m.Len() > 0 {
 		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // columns are the widths rows align to: the widest id, and the widest
@@ -172,7 +163,7 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 	gutter := " "
 	if selected {
 		gutter = "▸"
-		base = t.RowStyle(true, m.focused)
+		base = t.RowStyle(true, m.Focused())
 		text, muted, strong = text.Inherit(base), muted.Inherit(base), strong.Inherit(base)
 	}
 	mark := "●"

@@ -31,8 +31,8 @@ import (
 // Model is the inspector pane.
 type Model struct {
 	common.Common
-	focused bool
-	p       *paints
+	common.Focusable
+	p *paints
 
 	node  live.Node
 	stop  *debugger.Snapshot
@@ -131,15 +131,6 @@ func (m *Model) SetSize(width, height int) {
 	}
 	m.follow()
 }
-
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // Capturing reports whether the search box is open: the root then sends
 // every key here, global ones included, since they are being typed.
@@ -586,7 +577,7 @@ func (m Model) View() string {
 			marks = append(marks, [2]int{m.hits[h].from, m.hits[h].to})
 		}
 		margin := " "
-		if i == at.cursor && m.focused {
+		if i == at.cursor && m.Focused() {
 			margin = m.p.marker.Render("›")
 		}
 		body = append(body, margin+m.page[i].render(marks, m.p.hit))
@@ -597,12 +588,12 @@ func (m Model) View() string {
 		}
 		body = append(body, " "+m.input.View())
 	}
-	return common.Frame(m.Theme, m.Width, m.Height, m.title(), m.footer(), m.focused, body)
+	return common.Frame(m.Theme, m.Width, m.Height, m.title(), m.footer(), m.Focused(), body)
 }
 
 // title names the pane and the node: its path, status and time.
 func (m Model) title() string {
-	t := m.Theme.PaneTitle("Inspector", m.focused)
+	t := m.Theme.PaneTitle("Inspector", m.Focused())
 	if !m.shown {
 		return t
 	}

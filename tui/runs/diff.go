@@ -20,7 +20,7 @@ import (
 // same), so that nothing is told by colour alone.
 type DiffModel struct {
 	common.Common
-	focused bool
+	common.Focusable
 
 	a, b *record.RunDetail
 	// all is every step compared, in debugger.Diff's order; differ and
@@ -84,15 +84,6 @@ func (m *DiffModel) SetSize(width, height int) {
 	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
 }
 
-// Focus marks the view focused.
-func (m *DiffModel) Focus() { m.focused = true }
-
-// Blur marks the view unfocused.
-func (m *DiffModel) Blur() { m.focused = false }
-
-// Focused reports whether the view has focus.
-func (m DiffModel) Focused() bool { return m.focused }
-
 // diffHead is how many lines stand above the rows: a line per run and the
 // columns' header.
 const diffHead = 3
@@ -134,9 +125,9 @@ func (m DiffModel) Update(msg tea.KeyPressMsg) (DiffModel, tea.Cmd) {
 // View draws the view, border included, at exactly its size.
 func (m DiffModel) View() string {
 	t := m.Theme
-	title := t.PaneTitle("Diff", m.focused)
+	title := t.PaneTitle("Diff", m.Focused())
 	if m.a == nil || m.b == nil {
-		return common.Frame(t, m.Width, m.Height, title, "", m.focused, []string{t.Muted.Render(" no runs to compare")})
+		return common.Frame(t, m.Width, m.Height, title, "", m.Focused(), []string{t.Muted.Render(" no runs to compare")})
 	}
 	title += t.Muted.Render(" A " + format.ShortID(m.a.ID) + " · B " + format.ShortID(m.b.ID))
 	inner := max(m.Width-2, 0)
@@ -164,7 +155,7 @@ func (m DiffModel) View() string {
 	case m.same > 0:
 		footer += " · " + toggle + " shows them"
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // runLine sums one run up: which, its id, how it ended, its steps, time,

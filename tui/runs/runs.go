@@ -36,7 +36,7 @@ type Model struct {
 	// the view stays a function of the model.
 	Now time.Time
 
-	focused bool
+	common.Focusable
 	common.ListPane[record.RunSummary]
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
@@ -80,15 +80,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.SetListHeight(height)
 }
-
-// Focus marks the panel focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the panel unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the panel has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // Update answers a key: the movement keys move the selection; Jump opens
 // the selected run (Open), Replay replays it (Replay); Diff marks it as a
@@ -153,7 +144,7 @@ func (m Model) View() string {
 			lines = append(lines, m.renderRun(m.Items()[i], inner, i == m.Cursor()))
 		}
 	}
-	title := t.PaneTitle("Runs", m.focused)
+	title := t.PaneTitle("Runs", m.Focused())
 	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + common.Count(n, "run"))
 	}
@@ -168,7 +159,7 @@ func (m Model) View() string {
 			footer = common.Position(m.Cursor(), m.Len()) + " · " + footer
 		}
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // header names the columns, aligned as renderRun aligns them.
@@ -182,7 +173,7 @@ func (m Model) header() string {
 // steps, tokens and cost, cut to width.
 func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	gutter := " "
 	if selected {
 		gutter = "▸"

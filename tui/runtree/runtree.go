@@ -22,8 +22,8 @@ import (
 // Model is the run tree pane.
 type Model struct {
 	common.Common
-	tree    *live.Tree
-	focused bool
+	tree *live.Tree
+	common.Focusable
 	// path is the selected node; empty selects the first row.
 	path string
 	// line is the line of the body the selected row is drawn on.
@@ -54,15 +54,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.settle()
 }
-
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // SetStop marks the row of the node the run is held at and selects it,
 // opening its collapsed ancestors. An empty path clears the mark.

@@ -30,7 +30,7 @@ type Model struct {
 	common.Common
 	docs    []document
 	current int
-	focused bool
+	common.Focusable
 	// broken says whether a breakpoint matches a row's path, for the ●
 	// in the gutter; nil when none is set.
 	broken func(path string) bool
@@ -56,15 +56,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.follow()
 }
-
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // DocumentAt returns document i.
 func (m Model) DocumentAt(i int) common.Document { return m.docs[i].doc }
@@ -213,8 +204,8 @@ func (m Model) View() string {
 		}
 		lines = append(lines, m.renderRow(d, d.rows[i], inner, st))
 	}
-	title := m.Theme.PaneTitle("Steps", m.focused)
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(d.cursor, len(d.rows)), m.focused, lines)
+	title := m.Theme.PaneTitle("Steps", m.Focused())
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(d.cursor, len(d.rows)), m.Focused(), lines)
 }
 
 // rowStyles are the styles a row is drawn with, worked out once a frame for
@@ -228,7 +219,7 @@ type rowStyles struct {
 
 func (m Model) rowStyles(selected bool) rowStyles {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
 	rs := rowStyles{selected: selected, text: in(t.Text), strong: in(t.Strong), muted: in(t.Muted), problem: in(t.Problem)}
 	for tn := range rs.tones {
