@@ -221,8 +221,8 @@ func (m *model) openCatalog() tea.Cmd {
 		return nil
 	}
 	ws := m.ws
-	m.catalog.SetTools(ws.Tools())
-	m.overlay = overlayCatalog
+	m.panels.catalog.SetTools(ws.Tools())
+	m.overlays.push(&m.panels.catalog, false)
 	if len(ws.Servers()) == 0 {
 		return nil
 	}
@@ -245,7 +245,7 @@ func (m *model) openCatalog() tea.Cmd {
 
 // onServerTools adds the servers' tools to the catalog.
 func (m *model) onServerTools(msg serverToolsMsg) {
-	m.catalog.SetTools(append(m.ws.Tools(), msg.tools...))
+	m.panels.catalog.SetTools(append(m.ws.Tools(), msg.tools...))
 	if len(msg.failures) > 0 {
 		m.notify(noticeError, "MCP servers not listed: "+strings.Join(msg.failures, "; "))
 	}

@@ -231,8 +231,8 @@ func TestToolsKey(t *testing.T) {
 		}},
 		{"q typed in the filter is text", nil, seq(keyTools, keySearch, keyQuit), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayCatalog)
-			if b.m.catalog.Filter() != "q" {
-				t.Errorf("filter %q", b.m.catalog.Filter())
+			if b.m.panels.catalog.Filter() != "q" {
+				t.Errorf("filter %q", b.m.panels.catalog.Filter())
 			}
 		}},
 	}

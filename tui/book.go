@@ -111,7 +111,7 @@ func (m *model) syncBreakpointMarks() {
 	}
 	m.tree.SetBreakpoints(match)
 	m.runTree.SetBreakpoints(match)
-	m.breakPanel.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
+	m.panels.breakpoints.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
 
 // toggleBreakpoint sets a breakpoint on the selected row's path, or
@@ -155,8 +155,8 @@ func (m *model) openBreakpoints() {
 		m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 	}
 	m.syncBreakpointMarks()
-	m.overlay = overlayBreakpoints
-	m.breakPanel.Focus()
+	m.overlays.push(&m.panels.breakpoints, true)
+	m.panels.breakpoints.Focus()
 }
 
 // onBreakpointAction carries out what the panel asked for.

@@ -59,7 +59,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbRuns:
 		return m.openRuns()
 	case debugger.VerbHelp:
-		m.overlay = overlayHelp
+		m.overlays.push(&m.panels.help, false)
 	case debugger.VerbNew:
 		m.newPlan(in.Path)
 	case debugger.VerbQuit:

@@ -51,9 +51,9 @@ func (m *model) openRuns() tea.Cmd {
 		return nil
 	}
 	m.refreshRuns()
-	m.runsPanel.Select(0) // the newest
-	m.overlay = overlayRuns
-	m.runsPanel.Focus()
+	m.panels.runs.Select(0) // the newest
+	m.overlays.push(&m.panels.runs, true)
+	m.panels.runs.Focus()
 	return nil
 }
 
@@ -93,8 +93,8 @@ func (m *model) refreshRuns() {
 		m.notify(noticeError, "the run store: "+err.Error())
 		return
 	}
-	m.runsPanel.Now = m.now()
-	m.runsPanel.SetRuns(list)
+	m.panels.runs.Now = m.now()
+	m.panels.runs.SetRuns(list)
 }
 
 // openStored reads an earlier run back from the store, to show it in the
@@ -247,8 +247,8 @@ func (m *model) onDiff(msg diffMsg) {
 		m.notify(noticeError, msg.err.Error())
 		return
 	}
-	m.diff.SetRuns(msg.base, msg.other)
-	m.overlay = overlayDiff
+	m.panels.diff.SetRuns(msg.base, msg.other)
+	m.overlays.push(&m.panels.diff, true)
 }
 
 // enclosingStep is the step a row belongs to: the row itself for a step or

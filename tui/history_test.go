@@ -29,8 +29,8 @@ func TestRunsKey(t *testing.T) {
 		newest, older := b.twoRuns()
 		b.press(keyRuns)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Len() != 2 {
-			t.Fatalf("the panel lists %d runs, want 2", b.m.runsPanel.Len())
+		if b.m.panels.runs.Len() != 2 {
+			t.Fatalf("the panel lists %d runs, want 2", b.m.panels.runs.Len())
 		}
 		wantScreen(t, b, "Runs 2 runs", newest[:12], older[:12], "✓ ok")
 		// Another plan's runs are not listed.
@@ -101,13 +101,13 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		newest, older := b.twoRuns()
 		b.press(keyRuns, keyHome, keyDiff)
-		if b.m.runsPanel.Marked() != newest {
-			t.Fatalf("marked %q, want the newest run", b.m.runsPanel.Marked())
+		if b.m.panels.runs.Marked() != newest {
+			t.Fatalf("marked %q, want the newest run", b.m.panels.runs.Marked())
 		}
 		b.press(keyDown, keyDiff)
 		wantOverlay(t, b, overlayDiff)
 		wantScreen(t, b, "Diff A "+newest[:12]+" · B "+older[:12], "0 differ · 2 same")
-		if n := len(b.m.diff.Steps()); n != 2 {
+		if n := len(b.m.panels.diff.Steps()); n != 2 {
 			t.Errorf("the diff compares %d steps, want 2", n)
 		}
 		b.press(keyEsc)
@@ -118,12 +118,12 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		b.twoRuns()
 		b.press(keyRuns, keyDiff, keyDiff)
-		if b.m.runsPanel.Marked() != "" {
+		if b.m.panels.runs.Marked() != "" {
 			t.Error("d twice left a mark")
 		}
 		b.press(keyDiff, keyEsc)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Marked() != "" {
+		if b.m.panels.runs.Marked() != "" {
 			t.Error("esc left the mark")
 		}
 		b.press(keyEsc)
@@ -193,7 +193,7 @@ func TestRunsKey(t *testing.T) {
 		b.p.waitRecorded(t, "simple", 1)
 		b.press(keyDebug, keyRuns)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Len() < 1 {
+		if b.m.panels.runs.Len() < 1 {
 			t.Fatal("no runs listed")
 		}
 		b.press(keyHome)
@@ -251,10 +251,10 @@ func TestRunsPanelAfterRunEnds(t *testing.T) {
 		b.press(keyRuns, keyContinue)
 		wantEnded(t, b, "ok")
 		wantOverlay(t, b, overlayRuns)
-		if r, _ := b.m.runsPanel.Selected(); b.m.runsPanel.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
+		if r, _ := b.m.panels.runs.Selected(); b.m.panels.runs.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
 			b.p.waitRecorded(t, "simple", 1)
 			t.Fatalf("try %d: once the run ended the open runs panel lists %d runs (the first %q) though the store has it ended ok a moment later",
-				i+1, b.m.runsPanel.Len(), r.Status)
+				i+1, b.m.panels.runs.Len(), r.Status)
 		}
 	}
 }

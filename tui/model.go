@@ -18,7 +18,6 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/detail"
 	"github.com/stepwise-dev/stepwise/tui/form"
-	"github.com/stepwise-dev/stepwise/tui/help"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/problems"
@@ -36,20 +35,6 @@ const (
 	paneDetail
 	paneBottom // the problems in the plan view, the threads in the run view
 	paneCount
-)
-
-// overlay names what is drawn over the panes and takes the keys.
-type overlay int
-
-const (
-	overlayNone overlay = iota
-	overlayHelp
-	overlayEditor      // the value to inject, replace or answer
-	overlayForm        // the plan's inputs before a run
-	overlayCatalog     // the tool catalog
-	overlayRuns        // earlier runs
-	overlayBreakpoints // the breakpoints panel
-	overlayDiff        // two runs compared
 )
 
 // model is the root of the workbench.
@@ -73,19 +58,12 @@ type model struct {
 	runView   bool
 	run       *run
 
-	help help.Model
-	// The components with text fields are large (a textarea is kilobytes);
-	// they are held by pointer so that the model, copied on every message,
-	// stays small.
+	// The command line and the overlays hold text fields, which are
+	// large (a textarea is kilobytes); they are held by pointer so that
+	// the model, copied on every message, stays small.
 	cmdline    *cmdline.Model
-	editor     *valueedit.Model
-	form       form.Model
-	catalog    *catalog.Model
-	runsPanel  runs.Model
-	diff       runs.DiffModel
-	breakPanel breakpoints.Model
-	overlay    overlay
-	formDebug  bool                          // the form's inputs start a debug run
+	panels     *panels
+	overlays   overlays
 	tables     map[int]*debugger.Breakpoints // each plan's breakpoints
 	watched    map[int]fileStamp             // each plan file as last read
 	lastInputs map[string]map[string]any     // each plan file's last inputs, to fill its form with
@@ -113,14 +91,8 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		detail:     detail.New(c),
 		runTree:    runtree.New(c),
 		inspector:  ptr(inspector.New(c)),
-		help:       help.New(c, opts.LogPath),
 		cmdline:    ptr(cmdline.New(c)),
-		editor:     ptr(valueedit.New(c)),
-		form:       form.New(c),
-		catalog:    ptr(catalog.New(c)),
-		runsPanel:  runs.New(c),
-		diff:       runs.NewDiff(c),
-		breakPanel: breakpoints.New(c),
+		panels:     newPanels(c, opts.LogPath),
 		tables:     map[int]*debugger.Breakpoints{},
 		watched:    map[int]fileStamp{},
 		lastInputs: map[string]map[string]any{},
@@ -159,9 +131,9 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
-		m.click(msg.Mouse())
+		cmd = m.click(msg)
 	case tea.MouseWheelMsg:
-		m.wheel(msg.Mouse())
+		cmd = m.wheel(msg)
 	case stateMsg:
 		cmd = m.onState(msg)
 	case batchMsg:
@@ -174,33 +146,24 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onEdited(msg)
 	case cmdline.Submitted:
 		cmd = m.execute(msg.Instruction)
+	case common.CloseOverlay:
+		m.overlays.remove(msg.Overlay)
 	case valueedit.Submitted:
 		cmd = m.onValue(msg.Value)
-	case valueedit.Cancelled:
-		m.overlay = overlayNone
 	case form.Submitted:
-		m.overlay = overlayNone
 		m.lastInputs[m.tree.Document().Path] = msg.Inputs
-		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.formDebug)
-	case form.Cancelled:
-		m.overlay = overlayNone
+		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.panels.formDebug)
 	case catalog.Insert:
-		m.overlay = overlayNone
 		m.insertStep(msg.Tool)
-	case catalog.Closed:
-		m.overlay = overlayNone
 	case serverToolsMsg:
 		m.onServerTools(msg)
 	case breakpoints.Action:
 		m.onBreakpointAction(msg)
 	case runs.Open:
-		m.overlay = overlayNone
 		cmd = m.openStored(msg.ID)
 	case runs.Replay:
-		m.overlay = overlayNone
 		cmd = m.replay(msg.ID)
 	case runs.Diff:
-		m.overlay = overlayNone
 		cmd = m.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
 		m.onStored(msg)
@@ -218,18 +181,13 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // forwardToOverlay passes other messages (a paste, a cursor's blink) to
-// the overlay that has a text field.
+// the command line while it is open, else to the overlay on top.
 func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	switch {
-	case m.cmdline.Active():
+	if m.cmdline.Active() {
 		*m.cmdline, cmd = m.cmdline.Update(msg)
-	case m.overlay == overlayEditor:
-		*m.editor, cmd = m.editor.Update(msg)
-	case m.overlay == overlayForm:
-		m.form, cmd = m.form.Update(msg)
-	case m.overlay == overlayCatalog:
-		*m.catalog, cmd = m.catalog.Update(msg)
+	} else if top, ok := m.overlays.top(); ok {
+		_, cmd = top.Update(msg)
 	}
 	return cmd
 }
@@ -255,7 +213,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Quit):
 		cmd = m.quit()
 	case key.Matches(k, keys.Help):
-		m.overlay = overlayHelp
+		m.overlays.push(&m.panels.help, false)
 	case key.Matches(k, keys.Command):
 		m.cmdline.SetCompletions(m.completions())
 		cmd = m.cmdline.Open()
@@ -319,11 +277,10 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// overlayKey gives the key to the open overlay or text field, and reports
-// whether it took it. List overlays let the run keys through, so a held
-// run can be moved on with the runs or breakpoints panel open.
+// overlayKey gives the key to the open text field or overlay, and reports
+// whether it took it. Panels let the run keys through, so a held run can
+// be moved on with the runs or breakpoints panel open.
 func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
-	keys := m.Keys
 	var cmd tea.Cmd
 	switch {
 	case m.cmdline.Active():
@@ -341,51 +298,16 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		*m.inspector, cmd = m.inspector.Update(k)
 		return true, cmd
 	}
-	switch m.overlay {
-	case overlayNone:
-		return false, nil
-	case overlayHelp:
-		if key.Matches(k, keys.Help, keys.Close, keys.Quit) {
-			m.overlay = overlayNone
-		} else {
-			m.help.Update(k)
-		}
-		return true, nil
-	case overlayEditor:
-		*m.editor, cmd = m.editor.Update(k)
-		return true, cmd
-	case overlayForm:
-		m.form, cmd = m.form.Update(k)
-		return true, cmd
-	case overlayCatalog:
-		if !m.catalog.Capturing() && key.Matches(k, keys.Quit) {
-			m.overlay = overlayNone
-			return true, nil
-		}
-		*m.catalog, cmd = m.catalog.Update(k)
-		return true, cmd
-	}
-	// The list overlays.
-	if key.Matches(k, keys.Quit, keys.Close) && !(m.overlay == overlayRuns && key.Matches(k, keys.Close) && m.runsPanel.Marked() != "") {
-		m.overlay = overlayNone
-		return true, nil
-	}
-	if m.runKey(k) {
+	top, ok := m.overlays.top()
+	if !ok || top.panel && m.runKey(k) {
 		return false, nil
 	}
-	switch m.overlay {
-	case overlayRuns:
-		m.runsPanel, cmd = m.runsPanel.Update(k)
-	case overlayBreakpoints:
-		m.breakPanel, cmd = m.breakPanel.Update(k)
-	case overlayDiff:
-		m.diff, cmd = m.diff.Update(k)
-	}
+	_, cmd = top.Update(k)
 	return true, cmd
 }
 
-// runKey reports whether a key moves a run on: those act with a list
-// overlay open.
+// runKey reports whether a key moves a run on: those act with a panel
+// open.
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
 	return m.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
@@ -454,14 +376,13 @@ func (m *model) openValueEditor() tea.Cmd {
 		return nil
 	}
 	snap := m.run.state.Stop
-	m.overlay = overlayEditor
-	return m.editor.Open(editTitle(snap), snap)
+	m.overlays.push(&m.panels.editor, false)
+	return m.panels.editor.Open(editTitle(snap), snap)
 }
 
 // onValue sends the edited value as the stop's decision; the run then
 // goes on as next does.
 func (m *model) onValue(v any) tea.Cmd {
-	m.overlay = overlayNone
 	if !m.run.held() {
 		return nil
 	}
@@ -479,10 +400,10 @@ func (m *model) onValue(v any) tea.Cmd {
 func (m *model) askInputs(debug bool) tea.Cmd {
 	d := m.tree.Document()
 	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.run.active() {
-		m.formDebug = debug
-		m.overlay = overlayForm
-		cmd := m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
-		m.form.Fill(m.lastInputs[d.Path])
+		m.panels.formDebug = debug
+		m.overlays.push(&m.panels.form, false)
+		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		m.panels.form.Fill(m.lastInputs[d.Path])
 		return cmd
 	}
 	return m.startRun(m.tree.DocumentIndex(), nil, debug)

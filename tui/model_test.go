@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
 )
 
@@ -176,17 +177,17 @@ func TestKeys(t *testing.T) {
 			wantRow(t, m, 2, "E1")
 		}},
 		{"? opens help", []Document{fx.prReview}, 80, 24, seq(keyHelp), func(t *testing.T, m model, _ bool) {
-			if m.overlay != overlayHelp || !strings.Contains(ansi.Strip(m.render()), "Keys") {
+			if !overlayIs(m, overlayHelp) || !strings.Contains(ansi.Strip(m.render()), "Keys") {
 				t.Error("help not shown")
 			}
 		}},
 		{"? again closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyHelp), func(t *testing.T, m model, _ bool) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
 		{"esc closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyEsc), func(t *testing.T, m model, _ bool) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
@@ -205,8 +206,8 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"q closes the help overlay", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, m model, quit bool) {
-			if quit || m.overlay != overlayNone {
-				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlay)
+			if quit || !overlayIs(m, overlayNone) {
+				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlays)
 			}
 		}},
 		{"enter then j moves from the jumped-to step", []Document{fx.triage}, 80, 24, seq(keyShiftTab, keyDown, keyEnter, keyDown), func(t *testing.T, m model, _ bool) {
@@ -336,8 +337,8 @@ func TestMouse(t *testing.T) {
 			wantDocument(t, m, 1)
 		}},
 		{"wheel scrolls the tree and keeps the selection visible", []Document{fx.large}, seq(repeat(wheel(10, 5, tea.MouseWheelDown), 4)), func(t *testing.T, m model) {
-			if m.tree.Offset() != 4*wheelStep {
-				t.Errorf("offset %d, want %d", m.tree.Offset(), 4*wheelStep)
+			if m.tree.Offset() != 4*common.WheelStep {
+				t.Errorf("offset %d, want %d", m.tree.Offset(), 4*common.WheelStep)
 			}
 			if !selectionVisible(m) {
 				t.Error("selection scrolled out of view")
@@ -351,12 +352,12 @@ func TestMouse(t *testing.T) {
 		{"wheel scrolls the pane under the pointer, not the focused one", []Document{fx.prReview}, seq(repeat(keyDown, 6), wheel(50, 5, tea.MouseWheelDown)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneTree)
 			wantRow(t, m, 6, "E4")
-			if m.detail.Offset() != wheelStep {
-				t.Errorf("detail offset %d, want %d", m.detail.Offset(), wheelStep)
+			if m.detail.Offset() != common.WheelStep {
+				t.Errorf("detail offset %d, want %d", m.detail.Offset(), common.WheelStep)
 			}
 		}},
 		{"a click closes help", []Document{fx.prReview}, seq(keyHelp, click(10, 6)), func(t *testing.T, m model) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 			wantRow(t, m, 0, "")

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -178,11 +179,34 @@ func wantNoScreen(t *testing.T, b *bench, texts ...string) {
 	}
 }
 
+// overlay names one of the workbench's overlays, for a test to say which
+// it wants on top.
+type overlay func(*panels) common.Component
+
+var (
+	overlayNone        overlay = func(*panels) common.Component { return nil }
+	overlayHelp        overlay = func(p *panels) common.Component { return &p.help }
+	overlayEditor      overlay = func(p *panels) common.Component { return &p.editor }
+	overlayForm        overlay = func(p *panels) common.Component { return &p.form }
+	overlayCatalog     overlay = func(p *panels) common.Component { return &p.catalog }
+	overlayRuns        overlay = func(p *panels) common.Component { return &p.runs }
+	overlayDiff        overlay = func(p *panels) common.Component { return &p.diff }
+	overlayBreakpoints overlay = func(p *panels) common.Component { return &p.breakpoints }
+)
+
+// overlayIs reports whether o is the overlay on top, or, for overlayNone,
+// whether none is open.
+func overlayIs(m model, o overlay) bool {
+	top, _ := m.overlays.top()
+	return top.Component == o(m.panels)
+}
+
 // wantOverlay checks which overlay is open.
 func wantOverlay(t *testing.T, b *bench, o overlay) {
 	t.Helper()
-	if b.m.overlay != o {
-		t.Errorf("overlay %d open, want %d", b.m.overlay, o)
+	if !overlayIs(b.m, o) {
+		top, _ := b.m.overlays.top()
+		t.Errorf("overlay %T open, want %T", top.Component, o(b.m.panels))
 	}
 }
 

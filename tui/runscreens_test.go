@@ -128,11 +128,11 @@ func heldAt(path string) func(m model) bool {
 }
 
 func overlayOpen(o overlay) func(m model) bool {
-	return func(m model) bool { return m.overlay == o }
+	return func(m model) bool { return overlayIs(m, o) }
 }
 
 func breakpointsSet(n int) func(m model) bool {
-	return func(m model) bool { return len(m.breakPanel.Breakpoints()) == n }
+	return func(m model) bool { return len(m.panels.breakpoints.Breakpoints()) == n }
 }
 
 // breakAt sets a breakpoint at the command line and waits until it is
@@ -172,7 +172,7 @@ func TestRunScreens(t *testing.T) {
 			r.breakAt("E1/do.0", 1)
 			r.await("the run to be held", heldAt("E1/do.0"), keyDebug, keySubmit)
 			return normalise(r.await("the editor", func(m model) bool {
-				return m.overlay == overlayEditor && m.editor.Text() == `{"name": 5}`
+				return overlayIs(m, overlayEditor) && m.panels.editor.Text() == `{"name": 5}`
 			}, keySkip, replaceText(`{"name": 5}`)))
 		}},
 		{"answer_editor_100x30", 100, 30, func(r *screenRun) string {
@@ -182,9 +182,9 @@ func TestRunScreens(t *testing.T) {
 			r.breakAt("E1/do.* step if {{item}} eq b", 1)
 			r.breakAt("E2 round repair", 2)
 			r.await("a breakpoint on E0", breakpointsSet(3), keyDown, keyBreak)
-			r.await("breakpoint 2 off", func(m model) bool { return !m.breakPanel.Breakpoints()[1].Enabled }, command("disable 2"))
+			r.await("breakpoint 2 off", func(m model) bool { return !m.panels.breakpoints.Breakpoints()[1].Enabled }, command("disable 2"))
 			return normalise(r.await("the panel", func(m model) bool {
-				return m.overlay == overlayBreakpoints && !m.breakpoints(docFlow).BreaksOnError()
+				return overlayIs(m, overlayBreakpoints) && !m.breakpoints(docFlow).BreaksOnError()
 			}, keyBreakErr, keyBreakPanel))
 		}},
 		{"runs_panel_120x30", 120, 30, func(r *screenRun) string {
@@ -196,7 +196,7 @@ func TestRunScreens(t *testing.T) {
 			// filled, which depends on when the recorder wrote; home
 			// takes it to the newest run.
 			screen := r.await("the runs panel", func(m model) bool {
-				return m.overlay == overlayRuns && m.runsPanel.Len() == 2 && m.runsPanel.Cursor() == 0
+				return overlayIs(m, overlayRuns) && m.panels.runs.Len() == 2 && m.panels.runs.Cursor() == 0
 			}, keyRuns, keyHome)
 			return normalise(screen, runs[0].ID, runs[1].ID)
 		}},

@@ -19,23 +19,8 @@ func (m *model) relayout() {
 	m.detail.SetSize(l.detail.w, l.detail.h)
 	m.inspector.SetSize(l.detail.w, l.detail.h)
 	m.problems.SetSize(l.bottom.w, l.bottom.h)
-	m.help.SetSize(m.Width, m.Height)
 	m.cmdline.SetSize(m.Width, 1)
-	// The overlays take most of the window, leaving the header and the
-	// status line in view.
-	ow, oh := overlaySize(m.Width, m.Height)
-	m.editor.SetSize(ow, oh)
-	m.form.SetSize(ow, oh)
-	m.catalog.SetSize(ow, oh)
-	m.runsPanel.SetSize(ow, oh)
-	m.diff.SetSize(ow, oh)
-	m.breakPanel.SetSize(ow, oh)
-}
-
-// overlaySize is the box of a panel drawn over the panes: nearly the whole
-// window on a small terminal, at most 120 by 40 on a large one.
-func overlaySize(width, height int) (int, int) {
-	return min(max(width-4, 0), 120), min(max(height-4, 0), 40)
+	m.panels.setSize(m.Width, m.Height)
 }
 
 func (m model) layout() layout {
@@ -74,39 +59,24 @@ func (m model) headerLead() string {
 	return lead + "  "
 }
 
-// click selects what is under the pointer and focuses its pane; a click
-// outside an open overlay closes it.
-func (m *model) click(ms tea.Mouse) {
-	if ms.Button != tea.MouseLeft {
-		return
+// click selects what is under the pointer and focuses its pane. An open
+// overlay takes the click, at coordinates relative to its box: most close
+// when it falls outside.
+func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if msg.Button != tea.MouseLeft {
+		return nil
 	}
-	if m.overlay != overlayNone {
-		if m.overlay == overlayHelp {
-			m.overlay = overlayNone
-			return
-		}
+	if top, ok := m.overlays.top(); ok {
 		ow, oh := overlaySize(m.Width, m.Height)
-		ox, oy := (m.Width-ow)/2, (m.Height-oh)/2
-		in := rect{ox, oy, ow, oh}
-		if !in.contains(ms.X, ms.Y) {
-			if m.overlay != overlayEditor && m.overlay != overlayForm {
-				m.overlay = overlayNone
-			}
-			return
-		}
-		switch m.overlay {
-		case overlayRuns:
-			m.runsPanel.ClickAt(ms.Y - oy)
-		case overlayBreakpoints:
-			m.breakPanel.ClickAt(ms.Y - oy)
-		case overlayCatalog:
-			m.catalog.ClickAt(ms.X-ox, ms.Y-oy)
-		}
-		return
+		msg.X -= (m.Width - ow) / 2
+		msg.Y -= (m.Height - oh) / 2
+		_, cmd := top.Update(msg)
+		return cmd
 	}
+	ms := msg.Mouse()
 	l := m.layout()
 	if l.tooSmall {
-		return
+		return nil
 	}
 	switch {
 	case l.header.contains(ms.X, ms.Y):
@@ -134,41 +104,20 @@ func (m *model) click(ms tea.Mouse) {
 			m.problems.ClickAt(ms.Y - l.bottom.y)
 		}
 	}
+	return nil
 }
 
-// wheelStep is how many lines one notch of the wheel scrolls.
-const wheelStep = 3
-
-// wheel scrolls the pane or overlay under the pointer, focused or not.
-func (m *model) wheel(ms tea.Mouse) {
-	var delta int
-	switch ms.Button {
-	case tea.MouseWheelUp:
-		delta = -wheelStep
-	case tea.MouseWheelDown:
-		delta = wheelStep
-	default:
-		return
+// wheel scrolls the open overlay, or the pane under the pointer, focused
+// or not.
+func (m *model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
+	if top, ok := m.overlays.top(); ok {
+		_, cmd := top.Update(msg)
+		return cmd
 	}
-	switch m.overlay {
-	case overlayNone:
-	case overlayHelp:
-		m.help.Scroll(delta)
-		return
-	case overlayRuns:
-		m.runsPanel.Scroll(delta)
-		return
-	case overlayBreakpoints:
-		m.breakPanel.Scroll(delta)
-		return
-	case overlayCatalog:
-		m.catalog.Scroll(delta)
-		return
-	case overlayDiff:
-		m.diff.Scroll(delta)
-		return
-	default:
-		return
+	ms := msg.Mouse()
+	delta := common.WheelDelta(msg)
+	if delta == 0 {
+		return nil
 	}
 	l := m.layout()
 	switch {
@@ -187,6 +136,7 @@ func (m *model) wheel(ms tea.Mouse) {
 	case l.bottom.contains(ms.X, ms.Y) && !m.runView:
 		m.problems.Scroll(delta)
 	}
+	return nil
 }
 
 // View draws the workbench.
@@ -233,35 +183,10 @@ func (m model) render() string {
 	}
 	rows = append(rows, m.statusLine(), m.footer())
 	screen := strings.Join(rows, "\n")
-	if box := m.overlayView(); box != "" {
-		screen = overlayOn(screen, box, m.Width, m.Height)
+	if top, ok := m.overlays.top(); ok {
+		screen = overlayOn(screen, top.View(), m.Width, m.Height)
 	}
 	return common.Screen(screen, m.Height)
-}
-
-// overlayView is the open overlay, drawn at its size; "" when none is.
-func (m model) overlayView() string {
-	switch m.overlay {
-	case overlayHelp:
-		return m.help.View()
-	case overlayEditor:
-		return m.editor.View()
-	case overlayForm:
-		// The form's box fits its fields, up to the overlay's size.
-		f := m.form
-		w, h := overlaySize(m.Width, m.Height)
-		f.SetSize(w, min(h, f.NeededHeight(w)))
-		return f.View()
-	case overlayCatalog:
-		return m.catalog.View()
-	case overlayRuns:
-		return m.runsPanel.View()
-	case overlayBreakpoints:
-		return m.breakPanel.View()
-	case overlayDiff:
-		return m.diff.View()
-	}
-	return ""
 }
 
 // header is the top line: the application, what is open, and the plan tabs.
@@ -286,10 +211,11 @@ func (m model) footer() string {
 	}
 	h.SetWidth(m.Width - 1)
 	var bindings []key.Binding
+	if top, ok := m.overlays.top(); ok {
+		bindings = top.ShortHelp()
+	}
 	switch {
-	case m.overlay == overlayEditor || m.overlay == overlayForm:
-		// Keys go to the editor or form: the stop's keys would type.
-		bindings = m.Keys.EditHelp()
+	case bindings != nil:
 	case m.run.held():
 		bindings = m.Keys.StopHelp()
 	default:

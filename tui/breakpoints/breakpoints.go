@@ -72,32 +72,50 @@ func (m *Model) SetSize(width, height int) {
 	m.SetListHeight(height)
 }
 
-// Update moves the selection on the movement keys and turns Toggle,
-// Delete and BreakError into Actions.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.Move(m.Keys, msg) {
-		return m, nil
-	}
-	switch {
-	case key.Matches(msg, m.Keys.BreakError):
-		on := !m.breakOnError
-		return m, send(Action{BreakOnError: &on})
-	case key.Matches(msg, m.Keys.Toggle):
-		if b, ok := m.Selected(); ok {
-			on := !b.Enabled
-			return m, send(Action{ID: b.ID, Enable: &on})
+// Update moves the selection on the movement keys and the wheel, selects
+// the breakpoint clicked, turns Toggle, Delete and BreakError into
+// Actions, and closes on Quit, Close or a click outside.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
 		}
-	case key.Matches(msg, m.Keys.Delete):
-		if b, ok := m.Selected(); ok {
-			return m, send(Action{ID: b.ID, Delete: true})
-		}
+		m.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
 	return m, nil
 }
 
-func send(a Action) tea.Cmd {
-	return func() tea.Msg { return a }
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.Move(m.Keys, msg) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
+		return common.Close(m)
+	case key.Matches(msg, m.Keys.BreakError):
+		on := !m.breakOnError
+		return common.Send(Action{BreakOnError: &on})
+	case key.Matches(msg, m.Keys.Toggle):
+		if b, ok := m.Selected(); ok {
+			on := !b.Enabled
+			return common.Send(Action{ID: b.ID, Enable: &on})
+		}
+	case key.Matches(msg, m.Keys.Delete):
+		if b, ok := m.Selected(); ok {
+			return common.Send(Action{ID: b.ID, Delete: true})
+		}
+	}
+	return nil
 }
+
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// panel open.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // View draws the panel, border included, at exactly its size.
 func (m Model) View() string {

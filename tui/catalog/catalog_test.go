@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/common/commontest"
 )
 
 // serveEnv makes the test binary the demo's tracker: the demo project's
@@ -114,14 +116,14 @@ func typed(text string) []tea.KeyPressMsg {
 	return out
 }
 
-// press sends keys and returns the messages their commands produce.
+// press sends keys and returns the messages their commands produce, but
+// for the common.CloseOverlay that comes with an insert.
 func press(m *Model, keys ...tea.KeyPressMsg) []tea.Msg {
 	var msgs []tea.Msg
 	for _, k := range keys {
-		var cmd tea.Cmd
-		*m, cmd = m.Update(k)
-		if cmd != nil {
-			if msg := cmd(); msg != nil {
+		_, cmd := m.Update(k)
+		for _, msg := range commontest.Messages(cmd) {
+			if _, closed := msg.(common.CloseOverlay); !closed {
 				msgs = append(msgs, msg)
 			}
 		}
@@ -219,8 +221,8 @@ func TestInsertAndClose(t *testing.T) {
 	if ins.Tool.Name != "plan__triage_queue" || ins.Tool.Source != "plan" || ins.Tool.InputSchema == nil {
 		t.Errorf("Insert %+v, want plan__triage_queue with its schema", ins.Tool)
 	}
-	if msgs := press(&m, keyEsc); len(msgs) != 1 || msgs[0] != (Closed{}) {
-		t.Errorf("esc emitted %v, want Closed", msgs)
+	if _, cmd := m.Update(keyEsc); !reflect.DeepEqual(commontest.Messages(cmd), []tea.Msg{common.CloseOverlay{Overlay: &m}}) {
+		t.Errorf("esc emitted %v, want the catalog closed", commontest.Messages(cmd))
 	}
 
 	empty := newCatalog(t, nil, 120, 40, false)
@@ -298,7 +300,7 @@ func TestFilter(t *testing.T) {
 
 	// A paste goes into the box.
 	press(&m, keySlash)
-	m, _ = m.Update(tea.PasteMsg{Content: "reshape"})
+	m.Update(tea.PasteMsg{Content: "reshape"})
 	if m.Filter() != "reshape" || selected(t, m) != "builtin__reshape" {
 		t.Errorf("paste: filter %q, selected %s", m.Filter(), selected(t, m))
 	}

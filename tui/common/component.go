@@ -25,11 +25,15 @@ type Component interface {
 }
 
 // CloseOverlay is the message an overlay sends to be taken off the
-// screen: the root pops it from its stack.
-type CloseOverlay struct{}
+// screen: the root takes Overlay off its stack, wherever it stands, so
+// that a close arriving after another overlay was pushed closes the right
+// one.
+type CloseOverlay struct{ Overlay Component }
 
 // Close is the command an overlay returns to close itself.
-func Close() tea.Msg { return CloseOverlay{} }
+func Close(overlay Component) tea.Cmd {
+	return func() tea.Msg { return CloseOverlay{overlay} }
+}
 
 // Send is a command that delivers msg as it is.
 func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
@@ -48,3 +52,25 @@ func (f *Focusable) Blur() { f.focused = false }
 
 // Focused reports whether the pane has the keys.
 func (f Focusable) Focused() bool { return f.focused }
+
+// WheelStep is how many lines one notch of the mouse wheel scrolls.
+const WheelStep = 3
+
+// WheelDelta is how many lines a turn of the wheel scrolls: up is
+// negative; a sideways turn scrolls nothing.
+func WheelDelta(msg tea.MouseWheelMsg) int {
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		return -WheelStep
+	case tea.MouseWheelDown:
+		return WheelStep
+	}
+	return 0
+}
+
+// Inside reports whether the pointer is within a box of width by height
+// at the origin: the root hands a component the mouse at coordinates
+// relative to the component's box.
+func Inside(ms tea.Mouse, width, height int) bool {
+	return ms.X >= 0 && ms.X < width && ms.Y >= 0 && ms.Y < height
+}

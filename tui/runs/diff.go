@@ -107,20 +107,36 @@ func (m *DiffModel) Scroll(delta int) {
 	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
 }
 
-// Update scrolls on the movement keys and shows or hides the same steps on
-// Toggle.
-func (m DiffModel) Update(msg tea.KeyPressMsg) (DiffModel, tea.Cmd) {
-	h := m.listHeight()
-	if delta, ok := m.Keys.Movement(msg, max(h-1, 1), m.lines()); ok {
-		m.Scroll(delta)
-		return m, nil
-	}
-	if key.Matches(msg, m.Keys.Toggle) && m.same > 0 {
-		m.showSame = !m.showSame
-		m.layout()
+// Update scrolls on the movement keys and the wheel, shows or hides the
+// same steps on Toggle, and closes on Quit, Close or a click outside.
+func (m *DiffModel) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.Keys.Quit, m.Keys.Close) {
+			return m, common.Close(m)
+		}
+		h := m.listHeight()
+		if delta, ok := m.Keys.Movement(msg, max(h-1, 1), m.lines()); ok {
+			m.Scroll(delta)
+			return m, nil
+		}
+		if key.Matches(msg, m.Keys.Toggle) && m.same > 0 {
+			m.showSame = !m.showSame
+			m.layout()
+		}
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
+		}
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
 	return m, nil
 }
+
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// diff open.
+func (m *DiffModel) ShortHelp() []key.Binding { return nil }
 
 // View draws the view, border included, at exactly its size.
 func (m DiffModel) View() string {

@@ -77,7 +77,7 @@ func TestDiffView(t *testing.T) {
 		t.Errorf("footer %q", lines[len(lines)-1])
 	}
 
-	m, _ = m.Update(space)
+	m.Update(space)
 	lines = strings.Split(ansi.Strip(m.View()), "\n")
 	if got := strings.Fields(strings.Trim(lines[8], "┃")); len(got) < 4 || strings.Join(got[:4], " ") != "= E1 ok same" {
 		t.Errorf("after space, line 8 is %q, want E1 shown the same", lines[8])
@@ -111,11 +111,11 @@ func TestDiffScroll(t *testing.T) {
 	if row(m, 0) != "≠ E0" {
 		t.Fatalf("first row %q", row(m, 0))
 	}
-	m, _ = m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	if row(m, 0) != "≠ E2" {
 		t.Errorf("after j the first row is %q", row(m, 0))
 	}
-	m, _ = m.Update(end)
+	m.Update(end)
 	if row(m, 0) != "+ E2/else" || row(m, 1) != "= 1" {
 		t.Errorf("at the end the rows are %q and %q", row(m, 0), row(m, 1))
 	}
@@ -133,9 +133,9 @@ func TestDiffSizes(t *testing.T) {
 			for _, same := range []bool{false, true} {
 				m := newDiff(color, size[0], size[1], a, b)
 				if same {
-					m, _ = m.Update(space)
+					m.Update(space)
 				}
-				m, _ = m.Update(end)
+				m.Update(end)
 				checkSize(t, m.View(), size[0], size[1])
 			}
 			checkSize(t, runs.NewDiff(newCommon(color)).View(), 0, 0)

@@ -84,24 +84,45 @@ func (m *Model) SetSize(width, height int) {
 // Update answers a key: the movement keys move the selection; Jump opens
 // the selected run (Open), Replay replays it (Replay); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
-// clears the mark, or on the marked run clears it; Close clears a mark.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.Move(m.Keys, msg) {
-		return m, nil
+// clears the mark, or on the marked run clears it; Close clears a mark,
+// or with none closes the panel, as Quit does. Open, Replay and Diff
+// close it too. A click selects the run under it, or closes the panel
+// when it falls outside; the wheel scrolls.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
+		}
+		m.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
-	if key.Matches(msg, m.Keys.Close) {
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.Move(m.Keys, msg) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.Close) && m.marked != "":
 		m.marked = ""
-		return m, nil
+		return nil
+	case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
+		return common.Close(m)
 	}
 	r, ok := m.Selected()
 	if !ok {
-		return m, nil
+		return nil
 	}
 	switch {
 	case key.Matches(msg, m.Keys.Jump):
-		return m, send(Open{ID: r.ID})
+		return m.closeWith(Open{ID: r.ID})
 	case key.Matches(msg, m.Keys.Replay):
-		return m, send(Replay{ID: r.ID})
+		return m.closeWith(Replay{ID: r.ID})
 	case key.Matches(msg, m.Keys.Diff):
 		switch m.marked {
 		case "":
@@ -111,13 +132,20 @@ func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		default:
 			base := m.marked
 			m.marked = ""
-			return m, send(Diff{Base: base, Other: r.ID})
+			return m.closeWith(Diff{Base: base, Other: r.ID})
 		}
 	}
-	return m, nil
+	return nil
 }
 
-func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+// closeWith closes the panel and asks the root for what was chosen.
+func (m *Model) closeWith(msg tea.Msg) tea.Cmd {
+	return tea.Batch(common.Close(m), common.Send(msg))
+}
+
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// panel open.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // The columns of a row, in cells, after the gutter and the mark.
 const (
