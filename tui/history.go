@@ -84,7 +84,7 @@ func (m *model) refreshRuns() {
 	if !m.recorded() {
 		return
 	}
-	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.planPage.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
 	var none *workspace.NoStoreError
 	if errors.As(err, &none) {
 		list, err = nil, nil // nothing recorded yet
@@ -100,12 +100,12 @@ func (m *model) refreshRuns() {
 // openStored reads an earlier run back from the store, to show it in the
 // run view, read-only.
 func (m *model) openStored(id string) tea.Cmd {
-	if m.run.active() {
+	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
 		return nil
 	}
-	ws, ctx, doc := m.ws, m.ctx, m.tree.DocumentIndex()
-	plan := m.tree.Document().Plan
+	ws, ctx, doc := m.ws, m.ctx, m.planPage.tree.DocumentIndex()
+	plan := m.planPage.tree.Document().Plan
 	return func() tea.Msg {
 		detail, events, err := ws.RunEvents(ctx, id)
 		if err != nil {
@@ -121,10 +121,10 @@ func (m *model) onStored(msg storedMsg) {
 		return
 	}
 	tot := msg.tree.Totals()
-	m.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
+	m.runPage.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
 		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}
 	m.showRun(true)
-	m.setFocus(paneTree)
+	m.page.setFocus(paneTree)
 	m.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
 }
 
@@ -146,7 +146,7 @@ func (m *model) replay(id string) tea.Cmd {
 // fork runs the run on show again from a step: the steps before it keep
 // their recorded results, the rest run for real.
 func (m *model) fork(from string) tea.Cmd {
-	if m.run == nil || m.run.stored == "" {
+	if m.runPage.run == nil || m.runPage.run.stored == "" {
 		m.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
 		return nil
 	}
@@ -154,7 +154,7 @@ func (m *model) fork(from string) tea.Cmd {
 		m.notify(noticeError, "select the step to fork from")
 		return nil
 	}
-	id := m.run.stored
+	id := m.runPage.run.stored
 	from = m.enclosingStep(from)
 	return m.rerun(id, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
 		res, err := m.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
@@ -173,18 +173,18 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 		m.notify(noticeError, "no run store to "+what+" from")
 		return nil
 	}
-	if m.run.active() {
+	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) first")
 		return nil
 	}
-	d := m.tree.Document()
+	d := m.planPage.tree.Document()
 	if d.Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.run}
-	m.run = r
+	r := &run{doc: m.planPage.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.runPage.run}
+	m.runPage.run = r
 	m.showRun(true)
 	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := m.ws
@@ -218,10 +218,10 @@ func (m *model) settleRerun(r *run) tea.Cmd {
 	r.busy = false
 	r.state.Finished = true
 	r.state.Status = r.tree.Totals().RunStatus
-	if r.tree.Totals().Status == live.Pending && r == m.run && r.before != nil {
+	if r.tree.Totals().Status == live.Pending && r == m.runPage.run && r.before != nil {
 		// It never started (a fork from a step the record does not
 		// have): the run the user was looking at comes back.
-		m.run = r.before
+		m.runPage.run = r.before
 		m.showRun(true)
 	}
 	r.before = nil
@@ -256,7 +256,7 @@ func (m *model) onDiff(msg diffMsg) {
 // pass. A fork starts at a step.
 func (m *model) enclosingStep(p string) string {
 	for q := p; q != ""; q = parentPath(q) {
-		if n, ok := m.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
+		if n, ok := m.runPage.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
 			return q
 		}
 	}

@@ -43,9 +43,9 @@ func TestRunsKey(t *testing.T) {
 		newest, _ := b.twoRuns()
 		b.press(keyRuns, keyHome, keyEnter)
 		wantOverlay(t, b, overlayNone)
-		r := b.m.run
-		if r.stored != newest || r.session != nil || r.active() || !b.m.runView {
-			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runView)
+		r := b.m.runPage.run
+		if r.stored != newest || r.session != nil || r.active() || !b.m.runShown() {
+			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runShown())
 		}
 		wantNotice(t, b, "f forks it from the selected step · y replays it · P shows the plan")
 		wantScreen(t, b, "run "+format.ShortID(newest)+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
@@ -62,15 +62,15 @@ func TestRunsKey(t *testing.T) {
 		b.runToEnd(docFlow)
 		id := b.p.waitRecorded(t, "flow", 1)[0].ID
 		b.press(keyPlanView, keyRuns, keyEnter)
-		if b.m.run.stored != id {
-			t.Fatalf("showing %q", b.m.run.stored)
+		if b.m.runPage.run.stored != id {
+			t.Fatalf("showing %q", b.m.runPage.run.stored)
 		}
 		for _, p := range []string{"E1/do.2", "E2/agent.1/builtin__reshape", "E2/agent.2/repair"} {
 			if n := node(t, b, p); n.Status != live.OK {
 				t.Errorf("%s is %s", p, n.Status)
 			}
 		}
-		if tot := b.m.run.tree.Totals(); tot.Spend.Calls != 3 {
+		if tot := b.m.runPage.run.tree.Totals(); tot.Spend.Calls != 3 {
 			t.Errorf("%d model calls, want 3", tot.Spend.Calls)
 		}
 		wantScreen(t, b, "E2  agent", "290 tok")
@@ -83,7 +83,7 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyRuns, keyReplay)
 		wantOverlay(t, b, overlayNone)
 		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record (3 model calls answered from it)")
-		if r := b.m.run; !r.state.Finished || r.busy || r.active() {
+		if r := b.m.runPage.run; !r.state.Finished || r.busy || r.active() {
 			t.Fatalf("finished %v busy %v", r.state.Finished, r.busy)
 		}
 		// The replay is recorded as a run of its own.
@@ -139,8 +139,8 @@ func TestRunsKey(t *testing.T) {
 		// The fork is recorded as a run of its own, with the result of
 		// the step it ran again.
 		b.press(keyRuns, keyHome, keyEnter)
-		if b.m.run.stored != runs[0].ID {
-			t.Fatalf("showing %q, want the fork %q", b.m.run.stored, runs[0].ID)
+		if b.m.runPage.run.stored != runs[0].ID {
+			t.Fatalf("showing %q, want the fork %q", b.m.runPage.run.stored, runs[0].ID)
 		}
 		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
 	})
@@ -234,7 +234,7 @@ func TestReplayOnShow(t *testing.T) {
 		b.p.waitRecorded(t, "simple", 1)
 		b.press(keyRuns, keyReplay)
 		wantNotice(t, b, "matches the record")
-		if r := b.m.run; r.rerun != "replay" {
+		if r := b.m.runPage.run; r.rerun != "replay" {
 			t.Fatalf("try %d: after a replay that matched its record the workbench shows the run from before it (rerun %q, stored %q)",
 				i+1, r.rerun, r.stored)
 		}

@@ -16,25 +16,9 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/catalog"
 	"github.com/stepwise-dev/stepwise/tui/cmdline"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/detail"
 	"github.com/stepwise-dev/stepwise/tui/form"
-	"github.com/stepwise-dev/stepwise/tui/inspector"
-	"github.com/stepwise-dev/stepwise/tui/live"
-	"github.com/stepwise-dev/stepwise/tui/problems"
 	"github.com/stepwise-dev/stepwise/tui/runs"
-	"github.com/stepwise-dev/stepwise/tui/runtree"
-	"github.com/stepwise-dev/stepwise/tui/tree"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
-)
-
-// pane names a focusable pane, in Tab order.
-type pane int
-
-const (
-	paneTree pane = iota
-	paneDetail
-	paneBottom // the problems in the plan view, the threads in the run view
-	paneCount
 )
 
 // model is the root of the workbench.
@@ -48,15 +32,10 @@ type model struct {
 	// now is the clock; tests set it so screens do not move.
 	now func() time.Time
 
-	// The plan view: the plan's tree, the step detail, the problems.
-	tree     tree.Model
-	detail   detail.Model
-	problems problems.Model
-	// The run view: the live tree of the run on show and its inspector.
-	runTree   runtree.Model
-	inspector *inspector.Model
-	runView   bool
-	run       *run
+	// The two pages, and the one on show.
+	planPage *planPage
+	runPage  *runPage
+	page     page
 
 	// The command line and the overlays hold text fields, which are
 	// large (a textarea is kilobytes); they are held by pointer so that
@@ -69,8 +48,6 @@ type model struct {
 	lastInputs map[string]map[string]any     // each plan file's last inputs, to fill its form with
 	notice     notice
 	quitArmed  bool // q was pressed while a run goes on
-	focus      pane
-	threadsSel int
 }
 
 func newModel(ctx context.Context, opts Options, withColor bool) model {
@@ -87,22 +64,19 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		log:        log,
 		logPath:    opts.LogPath,
 		now:        time.Now,
-		tree:       tree.New(c, opts.Documents),
-		detail:     detail.New(c),
-		runTree:    runtree.New(c),
-		inspector:  ptr(inspector.New(c)),
+		planPage:   newPlanPage(c, opts.Documents),
+		runPage:    newRunPage(c),
 		cmdline:    ptr(cmdline.New(c)),
 		panels:     newPanels(c, opts.LogPath),
 		tables:     map[int]*debugger.Breakpoints{},
 		watched:    map[int]fileStamp{},
 		lastInputs: map[string]map[string]any{},
 	}
-	m.problems = problems.New(c, m.tree.Document().Report)
-	for i := range m.tree.Len() {
-		m.watched[i] = stampOf(m.tree.DocumentAt(i).Path)
+	m.page = m.planPage
+	for i := range m.planPage.tree.Len() {
+		m.watched[i] = stampOf(m.planPage.tree.DocumentAt(i).Path)
 	}
 	m.syncBreakpointMarks()
-	m.setFocus(paneTree)
 	m.sync()
 	return m
 }
@@ -124,8 +98,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.relayout()
 	case tea.BackgroundColorMsg:
 		*m.Theme = *common.NewTheme(msg.IsDark(), m.Theme.Color)
-		m.detail.Refresh()
-		m.inspector.Refresh()
+		m.planPage.detail.Refresh()
+		m.runPage.inspector.Refresh()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
@@ -151,8 +125,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case valueedit.Submitted:
 		cmd = m.onValue(msg.Value)
 	case form.Submitted:
-		m.lastInputs[m.tree.Document().Path] = msg.Inputs
-		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.panels.formDebug)
+		m.lastInputs[m.planPage.tree.Document().Path] = msg.Inputs
+		cmd = m.startRun(m.planPage.tree.DocumentIndex(), msg.Inputs, m.panels.formDebug)
 	case catalog.Insert:
 		m.insertStep(msg.Tool)
 	case serverToolsMsg:
@@ -163,6 +137,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.openStored(msg.ID)
 	case runs.Replay:
 		cmd = m.replay(msg.ID)
+	case forkFrom:
+		cmd = m.fork(msg.path)
 	case runs.Diff:
 		cmd = m.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
@@ -217,10 +193,6 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Command):
 		m.cmdline.SetCompletions(m.completions())
 		cmd = m.cmdline.Open()
-	case key.Matches(k, keys.NextPane):
-		m.cycleFocus(1)
-	case key.Matches(k, keys.PrevPane):
-		m.cycleFocus(-1)
 	case key.Matches(k, keys.NextPlan):
 		m.switchDocument(1)
 	case key.Matches(k, keys.PrevPlan):
@@ -233,7 +205,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.askInputs(true)
 	case key.Matches(k, keys.Validate):
 		m.validate()
-	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.run.held() && m.focus != paneBottom:
+	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.held() && m.page.focused() != paneBottom:
 		cmd = m.next()
 	case key.Matches(k, keys.StepIn):
 		cmd = m.command(engine.Decision{}, debugger.StepIn)
@@ -262,16 +234,8 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.openCatalog()
 	case key.Matches(k, keys.Runs):
 		cmd = m.openRuns()
-	case key.Matches(k, keys.Fork) && m.runView:
-		cmd = m.fork(m.selectedRunPath())
-	case key.Matches(k, keys.Replay) && m.runView && m.run.stored != "":
-		cmd = m.replay(m.run.stored)
-	case key.Matches(k, keys.PrevTab, keys.NextTab) && m.runView:
-		// The inspector's tabs turn from any pane: the tree keeps the
-		// selection, the inspector shows another side of it.
-		*m.inspector, cmd = m.inspector.Update(k)
 	default:
-		cmd = m.paneKey(k)
+		_, cmd = m.page.Update(k)
 	}
 	m.sync()
 	return m, cmd
@@ -294,8 +258,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 			}
 		}
 		return true, cmd
-	case m.inspector.Capturing():
-		*m.inspector, cmd = m.inspector.Update(k)
+	case m.page.capturing():
+		_, cmd = m.page.Update(k)
 		return true, cmd
 	}
 	top, ok := m.overlays.top()
@@ -310,47 +274,19 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 // open.
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
-	return m.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
-}
-
-// paneKey gives a key to the focused pane.
-func (m *model) paneKey(k tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.focus {
-	case paneTree:
-		if m.runView {
-			m.runTree, cmd = m.runTree.Update(k)
-		} else {
-			m.tree, cmd = m.tree.Update(k)
-		}
-	case paneDetail:
-		if m.runView {
-			*m.inspector, cmd = m.inspector.Update(k)
-		} else {
-			m.detail, cmd = m.detail.Update(k)
-		}
-	case paneBottom:
-		if m.runView {
-			m.threadKey(k)
-		} else if key.Matches(k, m.Keys.Jump) {
-			m.jump()
-		} else {
-			m.problems, cmd = m.problems.Update(k)
-		}
-	}
-	return cmd
+	return m.runPage.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
 }
 
 // quit leaves the workbench; with a run going on, the first press says
 // that quitting aborts it and the second does.
 func (m *model) quit() tea.Cmd {
-	if m.run.active() && !m.quitArmed {
+	if m.runPage.run.active() && !m.quitArmed {
 		m.quitArmed = true
 		m.notify(noticeError, "a run is going: q again aborts it and quits")
 		return nil
 	}
-	if m.run.active() {
-		m.run.cancel()
+	if m.runPage.run.active() {
+		m.runPage.run.cancel()
 	}
 	return tea.Quit
 }
@@ -358,9 +294,9 @@ func (m *model) quit() tea.Cmd {
 // next moves a held run over its stop; at a question it declines to
 // answer, which is what moving on without an answer means there.
 func (m *model) next() tea.Cmd {
-	if m.run.held() && m.run.state.Stop.Kind == engine.StopAsk {
+	if m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk {
 		move := debugger.Continue
-		if m.run.debug {
+		if m.runPage.run.debug {
 			move = debugger.Next
 		}
 		return m.command(engine.Decision{Action: engine.Decline}, move)
@@ -371,11 +307,11 @@ func (m *model) next() tea.Cmd {
 // openValueEditor opens the editor for the value to inject, replace or
 // answer at the stop the run is held at.
 func (m *model) openValueEditor() tea.Cmd {
-	if !m.run.held() {
+	if !m.runPage.run.held() {
 		m.notify(noticeError, "s injects a value where a run is held; no run is held")
 		return nil
 	}
-	snap := m.run.state.Stop
+	snap := m.runPage.run.state.Stop
 	m.overlays.push(&m.panels.editor, false)
 	return m.panels.editor.Open(editTitle(snap), snap)
 }
@@ -383,55 +319,44 @@ func (m *model) openValueEditor() tea.Cmd {
 // onValue sends the edited value as the stop's decision; the run then
 // goes on as next does.
 func (m *model) onValue(v any) tea.Cmd {
-	if !m.run.held() {
+	if !m.runPage.run.held() {
 		return nil
 	}
 	// A debug run goes on to the next stop; a plain run, held only
 	// because its plan asked, goes on to its end.
 	move := debugger.Continue
-	if m.run.debug {
+	if m.runPage.run.debug {
 		move = debugger.Next
 	}
-	return m.command(decisionFor(m.run.state.Stop.Kind, v), move)
+	return m.command(decisionFor(m.runPage.run.state.Stop.Kind, v), move)
 }
 
 // askInputs starts a run, asking for the plan's inputs first when it
 // declares any.
 func (m *model) askInputs(debug bool) tea.Cmd {
-	d := m.tree.Document()
-	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.run.active() {
+	d := m.planPage.tree.Document()
+	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.runPage.run.active() {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
 		m.panels.form.Fill(m.lastInputs[d.Path])
 		return cmd
 	}
-	return m.startRun(m.tree.DocumentIndex(), nil, debug)
-}
-
-// jump takes the tree to the step of the selected problem and focuses it.
-// It happens within the key press, not through a command, so a key typed
-// right after Enter already acts on the tree.
-func (m *model) jump() {
-	if p, ok := m.problems.Selected(); ok {
-		m.showRun(false)
-		m.tree.SelectProblem(p)
-		m.setFocus(paneTree)
-	}
+	return m.startRun(m.planPage.tree.DocumentIndex(), nil, debug)
 }
 
 // switchDocument shows the next or previous plan in every pane.
 func (m *model) switchDocument(delta int) {
-	if m.tree.Len() < 2 {
+	if m.planPage.tree.Len() < 2 {
 		return
 	}
-	m.tree.CycleDocument(delta)
+	m.planPage.tree.CycleDocument(delta)
 	m.documentChanged()
 }
 
 func (m *model) documentChanged() {
-	m.problems.SetReport(m.tree.Document().Report)
-	if m.run != nil && m.run.doc != m.tree.DocumentIndex() {
+	m.planPage.problems.SetReport(m.planPage.tree.Document().Report)
+	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.tree.DocumentIndex() {
 		m.showRun(false)
 	}
 	m.syncBreakpointMarks()
@@ -439,91 +364,40 @@ func (m *model) documentChanged() {
 	m.relayout()
 }
 
-// showRun switches the tree and detail panes between the plan and the run
-// on show.
+// showRun shows the run page (on) or the plan page. The focus stays on
+// the same pane, where the other page lays it out.
 func (m *model) showRun(on bool) {
-	if on && m.run == nil {
+	run := m.runPage.run
+	if on && run == nil {
 		return
 	}
+	var next page = m.planPage
 	if on {
-		if m.run.doc != m.tree.DocumentIndex() {
-			m.tree.SetDocument(m.run.doc)
-			m.problems.SetReport(m.tree.Document().Report)
+		if run.doc != m.planPage.tree.DocumentIndex() {
+			m.planPage.tree.SetDocument(run.doc)
+			m.planPage.problems.SetReport(m.planPage.tree.Document().Report)
 		}
-		m.runTree.SetTree(m.run.tree)
+		m.runPage.tree.SetTree(run.tree)
+		next = m.runPage
 	}
-	m.runView = on
+	focus := m.page.focused()
+	m.page = next
 	m.relayout()
+	next.setFocus(focus)
 }
 
+// runShown reports whether the run page is on show.
+func (m *model) runShown() bool { return m.page == page(m.runPage) }
+
 func (m *model) togglePlanView() {
-	if m.run == nil {
+	if m.runPage.run == nil {
 		m.notify(noticeError, "no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
-	m.showRun(!m.runView)
+	m.showRun(!m.runShown())
 }
 
-// sync points the detail pane or the inspector at the selection, and the
-// other panes at what the run and the book hold now.
-func (m *model) sync() {
-	if !m.runView {
-		m.detail.Show(m.tree.Document(), m.tree.DocumentIndex(), m.tree.Selected())
-		return
-	}
-	row, ok := m.runTree.Selected()
-	if !ok {
-		m.inspector.Show(live.Node{}, nil)
-		return
-	}
-	node, _ := m.run.tree.Node(row.Path)
-	var snap *debugger.Snapshot
-	if m.run.held() && m.run.state.Stop.Path == row.Path {
-		snap = m.run.state.Stop
-	}
-	m.inspector.Show(node, snap)
-}
-
-func (m *model) selectedRunPath() string {
-	if row, ok := m.runTree.Selected(); ok {
-		return row.Path
-	}
-	return ""
-}
-
-// cycleFocus moves the focus to the next (1) or previous (-1) pane on
-// screen.
-func (m *model) cycleFocus(delta pane) {
-	p := m.focus
-	for range paneCount {
-		p = (p + delta + paneCount) % paneCount
-		if p != paneBottom || m.bottomShown() {
-			break
-		}
-	}
-	m.setFocus(p)
-}
-
-func (m *model) setFocus(p pane) {
-	if p == paneBottom && !m.bottomShown() {
-		p = paneTree
-	}
-	m.focus = p
-	m.tree.Blur()
-	m.detail.Blur()
-	m.problems.Blur()
-	m.runTree.Blur()
-	m.inspector.Blur()
-	switch p {
-	case paneTree:
-		m.tree.Focus()
-		m.runTree.Focus()
-	case paneDetail:
-		m.detail.Focus()
-		m.inspector.Focus()
-	case paneBottom:
-		m.problems.Focus()
-	}
-}
+// sync points the detail pane of the page on show at its selection.
+func (m *model) sync() { m.page.sync() }
 
 func ptr[T any](v T) *T { return &v }

@@ -50,8 +50,8 @@ func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := p.model.Update(msg)
 	p.model = next.(model)
-	if p.model.run != p.s.last {
-		p.s.last = p.model.run
+	if p.model.runPage.run != p.s.last {
+		p.s.last = p.model.runPage.run
 		p.s.runs++
 	}
 	p.s.mu.Lock()
@@ -120,11 +120,11 @@ func (r *screenRun) quit() {
 // The states the screens are taken in.
 
 func ended(m model) bool {
-	return m.run != nil && m.run.state.Finished && !m.run.busy && m.run.tree.Totals().RunStatus != ""
+	return m.runPage.run != nil && m.runPage.run.state.Finished && !m.runPage.run.busy && m.runPage.run.tree.Totals().RunStatus != ""
 }
 
 func heldAt(path string) func(m model) bool {
-	return func(m model) bool { return m.run.held() && m.run.state.Stop.Path == path }
+	return func(m model) bool { return m.runPage.run.held() && m.runPage.run.state.Stop.Path == path }
 }
 
 func overlayOpen(o overlay) func(m model) bool {
@@ -159,13 +159,13 @@ func TestRunScreens(t *testing.T) {
 		}},
 		{"finished_agent_selected_120x40", 120, 40, func(r *screenRun) string {
 			r.await("the run to end", ended, keyRun, keySubmit)
-			return normalise(r.await("E2 selected", func(m model) bool { return m.selectedRunPath() == "E2/agent.2/repair" }, repeat(keyDown, 9)))
+			return normalise(r.await("E2 selected", func(m model) bool { return m.runPage.selectedPath() == "E2/agent.2/repair" }, repeat(keyDown, 9)))
 		}},
 		{"held_stop_tab_120x40", 120, 40, func(r *screenRun) string {
 			r.breakAt("E1/do.1", 1)
 			r.await("the run to be held", heldAt("E1/do.1"), keyDebug, keySubmit)
 			return normalise(r.await("the Stop tab", func(m model) bool {
-				return m.inspector.Tab() == inspector.TabStop && m.focus == paneDetail
+				return m.runPage.inspector.Tab() == inspector.TabStop && m.page.focused() == paneDetail
 			}, keyTab, repeat(keyNextTab, int(inspector.TabStop)+1)))
 		}},
 		{"inject_editor_120x40", 120, 40, func(r *screenRun) string {
@@ -226,7 +226,7 @@ func TestEditInProgram(t *testing.T) {
 	t.Setenv("EDITOR", testEditor(t))
 	r := startScreens(t, 120, 30)
 	screen := r.await("the edited plan", func(m model) bool {
-		d := m.tree.Document()
+		d := m.planPage.tree.Document()
 		return d.Plan != nil && d.Plan.Identifier.Value == "simple" && len(d.Plan.Steps) == 3
 	}, keyNextPlan, keyEdit)
 	r.quit()
