@@ -50,9 +50,9 @@ func watch() tea.Cmd {
 
 // onWatch reloads every plan file that changed on disk.
 func (m *model) onWatch() tea.Cmd {
-	for i := range m.planPage.tree.Len() {
-		p := m.planPage.tree.DocumentAt(i).Path
-		if st := stampOf(p); p != "" && st != m.watched[i] {
+	for i := range m.planPage.count() {
+		p := m.planPage.documentAt(i).Path
+		if st := stampOf(p); p != "" && st != m.planPage.open[i].stamp {
 			m.reload(i, "changed on disk")
 		}
 	}
@@ -62,17 +62,13 @@ func (m *model) onWatch() tea.Cmd {
 // reload reads a plan file again and checks it, showing the new tree and
 // problems; why says what prompted it.
 func (m *model) reload(doc int, why string) {
-	d := m.planPage.tree.DocumentAt(doc)
+	d := m.planPage.documentAt(doc)
 	if m.ws == nil || d.Path == "" {
 		return
 	}
 	nd := LoadDocument(m.ws, d.Path)
-	m.watched[doc] = stampOf(d.Path)
-	m.planPage.tree.Replace(doc, nd)
-	m.planPage.detail.Forget()
-	delete(m.tables, doc) // the table is opened again for the new plan
-	if doc == m.planPage.tree.DocumentIndex() {
-		m.planPage.problems.SetReport(nd.Report)
+	m.planPage.replace(doc, nd)
+	if doc == m.planPage.current {
 		m.syncBreakpointMarks()
 		m.relayout()
 	}
@@ -98,9 +94,9 @@ func reportSummary(r plans.Report) string {
 
 // validate checks the plan on show again, from the file on disk.
 func (m *model) validate() {
-	doc := m.planPage.tree.DocumentIndex()
-	if m.planPage.tree.Document().Path == "" || m.ws == nil {
-		m.notify(reportKind(m.planPage.tree.Document().Report), reportSummary(m.planPage.tree.Document().Report))
+	doc := m.planPage.current
+	if m.planPage.document().Path == "" || m.ws == nil {
+		m.notify(reportKind(m.planPage.document().Report), reportSummary(m.planPage.document().Report))
 		return
 	}
 	m.reload(doc, "checked")
@@ -117,8 +113,8 @@ type editedMsg struct {
 // one; the workbench takes the terminal back, and reloads the file, when
 // the editor exits.
 func (m *model) edit() tea.Cmd {
-	doc := m.planPage.tree.DocumentIndex()
-	p := m.planPage.tree.Document().Path
+	doc := m.planPage.current
+	p := m.planPage.document().Path
 	if p == "" {
 		m.notify(noticeError, "this plan has no file to edit")
 		return nil
@@ -129,7 +125,7 @@ func (m *model) edit() tea.Cmd {
 		return nil
 	}
 	args := argv[1:]
-	if line := m.planPage.tree.Selected().Line; line > 0 && !m.runShown() && takesLine(argv[0]) {
+	if line := m.planPage.tree().Selected().Line; line > 0 && !m.runShown() && takesLine(argv[0]) {
 		args = append(args, "+"+itoa(line))
 	}
 	c := exec.Command(argv[0], append(args, p)...)
@@ -194,12 +190,11 @@ func (m *model) newPlan(identifier string) {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	doc := m.planPage.tree.Add(LoadDocument(m.ws, file))
-	m.watched[doc] = stampOf(file)
-	m.planPage.tree.SetDocument(doc)
+	doc := m.planPage.add(LoadDocument(m.ws, file))
+	m.planPage.show(doc)
 	m.showRun(false)
 	m.documentChanged()
-	m.notify(noticeInfo, "created "+m.planPage.tree.Document().File+"; e edits it, t adds a step for a tool")
+	m.notify(noticeInfo, "created "+m.planPage.document().File+"; e edits it, t adds a step for a tool")
 }
 
 // serverToolsMsg brings the MCP servers' tools to the catalog, and what
@@ -254,8 +249,8 @@ func (m *model) onServerTools(msg serverToolsMsg) {
 // insertStep appends a step calling tool to the plan on show, in its file,
 // and reloads it with the new step selected.
 func (m *model) insertStep(tool plans.ToolInfo) {
-	doc := m.planPage.tree.DocumentIndex()
-	d := m.planPage.tree.Document()
+	doc := m.planPage.current
+	d := m.planPage.document()
 	if d.Path == "" || d.Plan == nil {
 		m.notify(noticeError, "steps are added to a plan that loads from a file; fix or open one first")
 		return
@@ -280,7 +275,7 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 	}
 	m.reload(doc, "has a new step "+id+" calling "+tool.Name)
 	m.showRun(false)
-	m.planPage.tree.SelectPath(id)
+	m.planPage.tree().SelectPath(id)
 	m.page.setFocus(paneTree)
 }
 

@@ -22,7 +22,7 @@ func BenchmarkViewLargePlan(b *testing.B) {
 	}{{"200x60", 200, 60}, {"80x24", 80, 24}} {
 		b.Run(size.name, func(b *testing.B) {
 			m, _ := drive(b, newTestModel(doc), size.w, size.h, keyPgDown)
-			m.planPage.tree.Select(len(m.planPage.tree.Rows()) / 2)
+			m.planPage.tree().Select(len(m.planPage.tree().Rows()) / 2)
 			m.sync()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -40,8 +40,8 @@ func BenchmarkMoveLargePlan(b *testing.B) {
 	for b.Loop() {
 		next, _ := m.Update(keyDown)
 		m = next.(model)
-		if m.planPage.tree.Selected().Index == len(m.planPage.tree.Rows())-1 {
-			m.planPage.tree.Select(0)
+		if m.planPage.tree().Selected().Index == len(m.planPage.tree().Rows())-1 {
+			m.planPage.tree().Select(0)
 		}
 	}
 }

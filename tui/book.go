@@ -15,17 +15,17 @@ import (
 // breakpoint set mid-run takes effect at once, and a stepwise debug of the
 // same plan merges its changes with the workbench's through the file.
 func (m *model) breakpoints(doc int) *debugger.Breakpoints {
-	if t, ok := m.tables[doc]; ok {
+	if t := m.planPage.open[doc].breakpoints; t != nil {
 		return t
 	}
 	t := debugger.NewBreakpoints()
-	if d := m.planPage.tree.DocumentAt(doc); m.ws != nil && d.Plan != nil {
+	if d := m.planPage.documentAt(doc); m.ws != nil && d.Plan != nil {
 		var err error
 		if t, err = m.ws.Breakpoints(workspace.Document(d)); err != nil {
 			m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 		}
 	}
-	m.tables[doc] = t
+	m.planPage.open[doc].breakpoints = t
 	return t
 }
 
@@ -42,8 +42,8 @@ func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
 // table, through the debug run of the plan when one goes on (its answer
 // then counts the run's hits), and says what it did.
 func (m *model) execBreakpoints(in debugger.Instruction) {
-	doc := m.planPage.tree.DocumentIndex()
-	d := m.planPage.tree.Document()
+	doc := m.planPage.current
+	d := m.planPage.document()
 	if d.Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return
@@ -88,9 +88,9 @@ func (m *model) execBreakpoints(in debugger.Instruction) {
 // syncBreakpointMarks shows the current plan's enabled breakpoints as
 // marks on the rows of both trees, and in the panel.
 func (m *model) syncBreakpointMarks() {
-	doc := m.planPage.tree.DocumentIndex()
-	if m.planPage.tree.Document().Plan == nil {
-		m.planPage.tree.SetBreakpoints(nil)
+	doc := m.planPage.current
+	if m.planPage.document().Plan == nil {
+		m.planPage.tree().SetBreakpoints(nil)
 		m.runPage.tree.SetBreakpoints(nil)
 		return
 	}
@@ -109,7 +109,7 @@ func (m *model) syncBreakpointMarks() {
 	match := func(p string) bool {
 		return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
 	}
-	m.planPage.tree.SetBreakpoints(match)
+	m.planPage.tree().SetBreakpoints(match)
 	m.runPage.tree.SetBreakpoints(match)
 	m.panels.breakpoints.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
@@ -122,8 +122,8 @@ func (m *model) toggleBreakpoint() {
 		m.notify(noticeError, "select a step (or, in a run, any row) to break at")
 		return
 	}
-	if m.planPage.tree.Document().Plan != nil {
-		for _, bp := range m.breakpoints(m.planPage.tree.DocumentIndex()).List() {
+	if m.planPage.document().Plan != nil {
+		for _, bp := range m.breakpoints(m.planPage.current).List() {
 			if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
 				m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
 				return
@@ -134,16 +134,16 @@ func (m *model) toggleBreakpoint() {
 }
 
 func (m *model) toggleBreakOnError() {
-	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: !m.breakpoints(m.planPage.tree.DocumentIndex()).BreaksOnError()})
+	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: !m.breakpoints(m.planPage.current).BreaksOnError()})
 }
 
 func (m *model) openBreakpoints() {
-	if m.planPage.tree.Document().Plan == nil {
+	if m.planPage.document().Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return
 	}
 	// Take in what a stepwise debug of the same plan kept meanwhile.
-	if err := m.breakpoints(m.planPage.tree.DocumentIndex()).Refresh(); err != nil {
+	if err := m.breakpoints(m.planPage.current).Refresh(); err != nil {
 		m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 	}
 	m.syncBreakpointMarks()

@@ -33,7 +33,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		if in.Inputs == nil {
 			return m.askInputs(debug)
 		}
-		return m.startRun(m.planPage.tree.DocumentIndex(), in.Inputs, debug)
+		return m.startRun(m.planPage.current, in.Inputs, debug)
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:
@@ -123,7 +123,7 @@ func (m *model) gotoPath(p string) {
 		return
 	}
 	m.showRun(false)
-	if !m.planPage.tree.SelectPath(p) {
+	if !m.planPage.tree().SelectPath(p) {
 		m.notify(noticeError, "no step at "+p)
 		return
 	}
@@ -143,7 +143,7 @@ func (m *model) completions() []string {
 			out = append(out, r.Path)
 		}
 	}
-	for _, r := range m.planPage.tree.Rows() {
+	for _, r := range m.planPage.tree().Rows() {
 		if r.Path != "" {
 			out = append(out, r.Path)
 		}

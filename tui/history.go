@@ -84,7 +84,7 @@ func (m *model) refreshRuns() {
 	if !m.recorded() {
 		return
 	}
-	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.planPage.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.planPage.document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
 	var none *workspace.NoStoreError
 	if errors.As(err, &none) {
 		list, err = nil, nil // nothing recorded yet
@@ -104,8 +104,8 @@ func (m *model) openStored(id string) tea.Cmd {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
 		return nil
 	}
-	ws, ctx, doc := m.ws, m.ctx, m.planPage.tree.DocumentIndex()
-	plan := m.planPage.tree.Document().Plan
+	ws, ctx, doc := m.ws, m.ctx, m.planPage.current
+	plan := m.planPage.document().Plan
 	return func() tea.Msg {
 		detail, events, err := ws.RunEvents(ctx, id)
 		if err != nil {
@@ -177,13 +177,13 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 		m.notify(noticeError, "a run is going; it must end (a aborts it) first")
 		return nil
 	}
-	d := m.planPage.tree.Document()
+	d := m.planPage.document()
 	if d.Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: m.planPage.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.runPage.run}
+	r := &run{doc: m.planPage.current, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.runPage.run}
 	m.runPage.run = r
 	m.showRun(true)
 	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")

@@ -21,14 +21,17 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
-// model is the root of the workbench.
+// model is the root of the workbench. It routes messages: keys to the
+// command line, the overlay on top or the page on show, after the
+// workbench's own; the mouse to what is under it; and what runs, editors
+// and panels send back to the actions they ask for. It lays out the
+// header, the page, the overlay and the status line, nothing more.
 type model struct {
 	common.Common // the window's size, the theme and the keymap
 	ctx           context.Context
 	title         string
 	ws            *workspace.Workspace
 	log           *slog.Logger
-	logPath       string
 	// now is the clock; tests set it so screens do not move.
 	now func() time.Time
 
@@ -40,14 +43,12 @@ type model struct {
 	// The command line and the overlays hold text fields, which are
 	// large (a textarea is kilobytes); they are held by pointer so that
 	// the model, copied on every message, stays small.
-	cmdline    *cmdline.Model
-	panels     *panels
-	overlays   overlays
-	tables     map[int]*debugger.Breakpoints // each plan's breakpoints
-	watched    map[int]fileStamp             // each plan file as last read
-	lastInputs map[string]map[string]any     // each plan file's last inputs, to fill its form with
-	notice     notice
-	quitArmed  bool // q was pressed while a run goes on
+	cmdline  *cmdline.Model
+	panels   *panels
+	overlays overlays
+
+	notice    notice
+	quitArmed bool // q was pressed while a run goes on
 }
 
 func newModel(ctx context.Context, opts Options, withColor bool) model {
@@ -57,25 +58,18 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	m := model{
-		Common:     c,
-		ctx:        ctx,
-		title:      opts.Title,
-		ws:         opts.Workspace,
-		log:        log,
-		logPath:    opts.LogPath,
-		now:        time.Now,
-		planPage:   newPlanPage(c, opts.Documents),
-		runPage:    newRunPage(c),
-		cmdline:    ptr(cmdline.New(c)),
-		panels:     newPanels(c, opts.LogPath),
-		tables:     map[int]*debugger.Breakpoints{},
-		watched:    map[int]fileStamp{},
-		lastInputs: map[string]map[string]any{},
+		Common:   c,
+		ctx:      ctx,
+		title:    opts.Title,
+		ws:       opts.Workspace,
+		log:      log,
+		now:      time.Now,
+		planPage: newPlanPage(c, opts.Documents),
+		runPage:  newRunPage(c),
+		cmdline:  ptr(cmdline.New(c)),
+		panels:   newPanels(c, opts.LogPath),
 	}
 	m.page = m.planPage
-	for i := range m.planPage.tree.Len() {
-		m.watched[i] = stampOf(m.planPage.tree.DocumentAt(i).Path)
-	}
 	m.syncBreakpointMarks()
 	m.sync()
 	return m
@@ -125,8 +119,8 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case valueedit.Submitted:
 		cmd = m.onValue(msg.Value)
 	case form.Submitted:
-		m.lastInputs[m.planPage.tree.Document().Path] = msg.Inputs
-		cmd = m.startRun(m.planPage.tree.DocumentIndex(), msg.Inputs, m.panels.formDebug)
+		m.planPage.open[m.planPage.current].inputs = msg.Inputs
+		cmd = m.startRun(m.planPage.current, msg.Inputs, m.panels.formDebug)
 	case catalog.Insert:
 		m.insertStep(msg.Tool)
 	case serverToolsMsg:
@@ -334,29 +328,29 @@ func (m *model) onValue(v any) tea.Cmd {
 // askInputs starts a run, asking for the plan's inputs first when it
 // declares any.
 func (m *model) askInputs(debug bool) tea.Cmd {
-	d := m.planPage.tree.Document()
+	d := m.planPage.document()
 	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.runPage.run.active() {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
-		m.panels.form.Fill(m.lastInputs[d.Path])
+		m.panels.form.Fill(m.planPage.open[m.planPage.current].inputs)
 		return cmd
 	}
-	return m.startRun(m.planPage.tree.DocumentIndex(), nil, debug)
+	return m.startRun(m.planPage.current, nil, debug)
 }
 
 // switchDocument shows the next or previous plan in every pane.
 func (m *model) switchDocument(delta int) {
-	if m.planPage.tree.Len() < 2 {
+	if m.planPage.count() < 2 {
 		return
 	}
-	m.planPage.tree.CycleDocument(delta)
+	m.planPage.cycle(delta)
 	m.documentChanged()
 }
 
 func (m *model) documentChanged() {
-	m.planPage.problems.SetReport(m.planPage.tree.Document().Report)
-	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.tree.DocumentIndex() {
+	m.planPage.problems.SetReport(m.planPage.document().Report)
+	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.current {
 		m.showRun(false)
 	}
 	m.syncBreakpointMarks()
@@ -373,9 +367,9 @@ func (m *model) showRun(on bool) {
 	}
 	var next page = m.planPage
 	if on {
-		if run.doc != m.planPage.tree.DocumentIndex() {
-			m.planPage.tree.SetDocument(run.doc)
-			m.planPage.problems.SetReport(m.planPage.tree.Document().Report)
+		if run.doc != m.planPage.current {
+			m.planPage.show(run.doc)
+			m.planPage.problems.SetReport(m.planPage.document().Report)
 		}
 		m.runPage.tree.SetTree(run.tree)
 		next = m.runPage

@@ -64,13 +64,13 @@ func newTestModel(docs ...Document) model {
 // visible reports whether the tree's selection is drawn.
 func selectionVisible(m model) bool {
 	h := m.planPage.layout().tree.h - 2
-	cur := m.planPage.tree.Selected().Index
-	return cur >= m.planPage.tree.Offset() && cur < m.planPage.tree.Offset()+h
+	cur := m.planPage.tree().Selected().Index
+	return cur >= m.planPage.tree().Offset() && cur < m.planPage.tree().Offset()+h
 }
 
 func TestKeys(t *testing.T) {
 	fx := loadFixture(t)
-	rowsOf := func(d Document) []tree.Row { return newTestModel(d).planPage.tree.Rows() }
+	rowsOf := func(d Document) []tree.Row { return newTestModel(d).planPage.tree().Rows() }
 	prRows := rowsOf(fx.prReview)
 	largeRows := rowsOf(fx.large)
 
@@ -110,8 +110,8 @@ func TestKeys(t *testing.T) {
 		}},
 		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
-			if m.planPage.tree.Offset() != 0 {
-				t.Errorf("offset %d after g, want 0", m.planPage.tree.Offset())
+			if m.planPage.tree().Offset() != 0 {
+				t.Errorf("offset %d after g, want 0", m.planPage.tree().Offset())
 			}
 		}},
 		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
@@ -133,8 +133,8 @@ func TestKeys(t *testing.T) {
 		}},
 		{"j past the view scrolls it", []Document{fx.large}, 80, 24, repeat(keyDown, 100), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 100, largeRows[100].Path)
-			if !selectionVisible(m) || m.planPage.tree.Offset() == 0 {
-				t.Errorf("offset %d: selection not followed", m.planPage.tree.Offset())
+			if !selectionVisible(m) || m.planPage.tree().Offset() == 0 {
+				t.Errorf("offset %d: selection not followed", m.planPage.tree().Offset())
 			}
 		}},
 		{"tab focuses the detail pane", []Document{fx.prReview}, 80, 24, seq(keyTab), func(t *testing.T, m model, _ bool) {
@@ -258,7 +258,7 @@ func TestJumpToProblem(t *testing.T) {
 			msgs := seq(keyTab, keyTab, repeat(keyDown, tc.at), keyEnter)
 			m, _ := drive(t, newTestModel(fx.triage), 80, 24, msgs...)
 			wantFocus(t, m, paneTree)
-			got := m.planPage.tree.Selected()
+			got := m.planPage.tree().Selected()
 			if got.Path != tc.want.path || got.Line != tc.want.line {
 				t.Errorf("jumped to %s (line %d), want %s (line %d)", got.Path, got.Line, tc.want.path, tc.want.line)
 			}
@@ -290,7 +290,7 @@ func TestProblemFallsBackToLine(t *testing.T) {
 			doc := fx.prReview
 			doc.Report = plans.Report{Problems: []plans.Problem{tc.p}}
 			m, _ := drive(t, newTestModel(doc), 80, 24, keyShiftTab, keyEnter)
-			if got := m.planPage.tree.Selected().Path; got != tc.want {
+			if got := m.planPage.tree().Selected().Path; got != tc.want {
 				t.Errorf("selected %q, want %q", got, tc.want)
 			}
 		})
@@ -336,16 +336,16 @@ func TestMouse(t *testing.T) {
 			wantDocument(t, m, 1)
 		}},
 		{"wheel scrolls the tree and keeps the selection visible", []Document{fx.large}, seq(repeat(wheel(10, 5, tea.MouseWheelDown), 4)), func(t *testing.T, m model) {
-			if m.planPage.tree.Offset() != 4*common.WheelStep {
-				t.Errorf("offset %d, want %d", m.planPage.tree.Offset(), 4*common.WheelStep)
+			if m.planPage.tree().Offset() != 4*common.WheelStep {
+				t.Errorf("offset %d, want %d", m.planPage.tree().Offset(), 4*common.WheelStep)
 			}
 			if !selectionVisible(m) {
 				t.Error("selection scrolled out of view")
 			}
 		}},
 		{"wheel up stops at the top", []Document{fx.large}, seq(wheel(10, 5, tea.MouseWheelDown), repeat(wheel(10, 5, tea.MouseWheelUp), 3)), func(t *testing.T, m model) {
-			if m.planPage.tree.Offset() != 0 {
-				t.Errorf("offset %d, want 0", m.planPage.tree.Offset())
+			if m.planPage.tree().Offset() != 0 {
+				t.Errorf("offset %d, want 0", m.planPage.tree().Offset())
 			}
 		}},
 		{"wheel scrolls the pane under the pointer, not the focused one", []Document{fx.prReview}, seq(repeat(keyDown, 6), wheel(50, 5, tea.MouseWheelDown)), func(t *testing.T, m model) {
@@ -423,7 +423,7 @@ func TestBackgroundColor(t *testing.T) {
 	if m.Theme.Dark {
 		t.Error("theme still dark on a white background")
 	}
-	if m.planPage.tree.Theme != m.Theme || m.planPage.detail.Theme != m.Theme {
+	if m.planPage.tree().Theme != m.Theme || m.planPage.detail.Theme != m.Theme {
 		t.Error("components do not share the root's theme")
 	}
 	m, _ = drive(t, m, 80, 24, tea.BackgroundColorMsg{Color: color.Black})
@@ -471,7 +471,7 @@ func colourParams(s string) []string {
 
 func wantRow(t *testing.T, m model, index int, path string) {
 	t.Helper()
-	got := m.planPage.tree.Selected()
+	got := m.planPage.tree().Selected()
 	if got.Index != index || got.Path != path {
 		t.Errorf("selected row %d %q, want %d %q", got.Index, got.Path, index, path)
 	}
@@ -485,15 +485,15 @@ func wantFocus(t *testing.T, m model, p pane) {
 	if m.page.focused() != p {
 		t.Errorf("focus on pane %d, want %d", m.page.focused(), p)
 	}
-	if m.planPage.tree.Focused() != (p == paneTree) || m.planPage.detail.Focused() != (p == paneDetail) || m.planPage.problems.Focused() != (p == paneBottom) {
+	if m.planPage.tree().Focused() != (p == paneTree) || m.planPage.detail.Focused() != (p == paneDetail) || m.planPage.problems.Focused() != (p == paneBottom) {
 		t.Error("components disagree about focus")
 	}
 }
 
 func wantDocument(t *testing.T, m model, i int) {
 	t.Helper()
-	if m.planPage.tree.DocumentIndex() != i {
-		t.Errorf("document %d shown, want %d", m.planPage.tree.DocumentIndex(), i)
+	if m.planPage.current != i {
+		t.Errorf("document %d shown, want %d", m.planPage.current, i)
 	}
 }
 

@@ -95,7 +95,7 @@ func (r *run) waitEvents() tea.Cmd {
 // the plan asks a question. Breakpoints are kept on the plan's book and
 // handed to the run's session.
 func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
-	d := m.planPage.tree.DocumentAt(doc)
+	d := m.planPage.documentAt(doc)
 	if m.ws == nil {
 		m.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
 		return nil

@@ -380,7 +380,7 @@ func TestValidateKey(t *testing.T) {
 			writeTestFile(b.t, b.p.planFile("simple"), strings.Replace(simplePlan, "S0.greeting", "S7.greeting", 1))
 		}, seq(keyValidate), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "checked: 1 problem")
-			if d := b.m.planPage.tree.Document(); b.m.planPage.problems.Len() == 0 || d.Report.OK() {
+			if d := b.m.planPage.document(); b.m.planPage.problems.Len() == 0 || d.Report.OK() {
 				t.Error("the problems pane lists nothing")
 			}
 			wantScreen(t, b, "S7")
@@ -637,7 +637,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 func TestBreakpointKeys(t *testing.T) {
 	book := func(b *bench) []string {
 		var out []string
-		for _, bp := range b.m.breakpoints(b.m.planPage.tree.DocumentIndex()).List() {
+		for _, bp := range b.m.breakpoints(b.m.planPage.current).List() {
 			s := bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"
@@ -656,17 +656,17 @@ func TestBreakpointKeys(t *testing.T) {
 		{"b on a plan row sets a breakpoint and marks the row", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyDown, keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b, "S1")
 			wantNotice(t, b, "breakpoint 1 at S1")
-			if !breakMarked(treeLine(t, b.m.planPage.tree.View(), "S1  builtin__reshape")) {
+			if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("S1 is not marked ●")
 			}
-			if breakMarked(treeLine(t, b.m.planPage.tree.View(), "S0  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
 				t.Error("S0 is marked ●")
 			}
 		}},
 		{"b again clears it", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyDown, keyBreak, keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
 			wantNotice(t, b, "breakpoint 1 at S1 cleared")
-			if breakMarked(treeLine(t, b.m.planPage.tree.View(), "S1  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("S1 is still marked ●")
 			}
 		}},
@@ -708,7 +708,7 @@ func TestBreakpointKeys(t *testing.T) {
 				if b.m.runShown() {
 					t.Fatal("P did not show the plan")
 				}
-				if !breakMarked(treeLine(t, b.m.planPage.tree.View(), "S1  builtin__reshape")) {
+				if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 					t.Error("the plan row S1 is not marked ●")
 				}
 				b.press(keyDebug)
@@ -751,7 +751,7 @@ func TestBreakpointKeys(t *testing.T) {
 				wantBook(t, b, "S0 (off)")
 				wantScreen(t, b, "○ 1  S0")
 				b.press(keyEsc)
-				if breakMarked(treeLine(t, b.m.planPage.tree.View(), "S0  builtin__reshape")) {
+				if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
 					t.Error("a disabled breakpoint still marks its row")
 				}
 				b.press(keyDebug)
@@ -978,7 +978,7 @@ func TestViewKeys(t *testing.T) {
 		}},
 		{"h, l and space change nothing in the plan tree, which does not fold", nil, seq(keyDown, keyDown, keyFold, keyUnfold, keySpace), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 2, "E1")
-			treeLine(t, b.m.planPage.tree.View(), "do  user__lookup")
+			treeLine(t, b.m.planPage.tree().View(), "do  user__lookup")
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
@@ -1079,7 +1079,7 @@ func TestShiftTabInRunView(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	book := func(b *bench) string {
 		var out []string
-		for _, bp := range b.m.breakpoints(b.m.planPage.tree.DocumentIndex()).List() {
+		for _, bp := range b.m.breakpoints(b.m.planPage.current).List() {
 			s := itoa(bp.ID) + " " + bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"
@@ -1150,12 +1150,12 @@ func TestCommandLine(t *testing.T) {
 		}},
 		{"disable and enable turn a breakpoint off and on", func(b *bench) { b.toDoc(docSimple) }, seq(command("break S1"), command("disable 1")), func(t *testing.T, b *bench) {
 			wantBook(t, b, "1 S1 (off)")
-			if breakMarked(treeLine(t, b.m.planPage.tree.View(), "S1  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("a disabled breakpoint marks its row")
 			}
 			b.press(command("enable 1")...)
 			wantBook(t, b, "1 S1")
-			if !breakMarked(treeLine(t, b.m.planPage.tree.View(), "S1  builtin__reshape")) {
+			if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("an enabled breakpoint does not mark its row")
 			}
 		}},
@@ -1269,17 +1269,17 @@ func TestCommandLine(t *testing.T) {
 		}},
 		{"new writes a plan from the skeleton and shows it", nil, command("new fresh"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "created .stepwise/plans/fresh.yaml")
-			if b.m.planPage.tree.Len() != len(planNames)+1 || b.m.planPage.tree.Document().Name() != "fresh" {
-				t.Fatalf("%d plans, showing %s", b.m.planPage.tree.Len(), b.m.planPage.tree.Document().Name())
+			if b.m.planPage.count() != len(planNames)+1 || b.m.planPage.document().Name() != "fresh" {
+				t.Fatalf("%d plans, showing %s", b.m.planPage.count(), b.m.planPage.document().Name())
 			}
-			if d := b.m.planPage.tree.Document(); !d.Report.OK() {
+			if d := b.m.planPage.document(); !d.Report.OK() {
 				t.Errorf("the skeleton has problems: %v", d.Report.Problems)
 			}
 			wantScreen(t, b, "[fresh ✓]")
 		}},
 		{"new will not write over a plan", nil, command("new simple"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "exists already; open it instead")
-			if b.m.planPage.tree.Len() != len(planNames) {
+			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}
 		}},
@@ -1287,7 +1287,7 @@ func TestCommandLine(t *testing.T) {
 			if b.m.cmdline.Err() == nil || !strings.Contains(b.m.cmdline.Err().Error(), "is not a plan identifier") {
 				t.Errorf("err %v", b.m.cmdline.Err())
 			}
-			if b.m.planPage.tree.Len() != len(planNames) {
+			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}
 		}},

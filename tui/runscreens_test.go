@@ -226,7 +226,7 @@ func TestEditInProgram(t *testing.T) {
 	t.Setenv("EDITOR", testEditor(t))
 	r := startScreens(t, 120, 30)
 	screen := r.await("the edited plan", func(m model) bool {
-		d := m.planPage.tree.Document()
+		d := m.planPage.document()
 		return d.Plan != nil && d.Plan.Identifier.Value == "simple" && len(d.Plan.Steps) == 3
 	}, keyNextPlan, keyEdit)
 	r.quit()

@@ -55,8 +55,8 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 	l := m.layout()
 	switch {
 	case l.header.contains(msg.X, msg.Y):
-		if i, ok := m.planPage.tree.TabAt(msg.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.planPage.tree.DocumentIndex() {
-			m.planPage.tree.SetDocument(i)
+		if i, ok := m.planPage.tabs().At(msg.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.planPage.current {
+			m.planPage.show(i)
 			m.documentChanged()
 		}
 	case l.body.contains(msg.X, msg.Y):
@@ -113,7 +113,7 @@ func (m model) render() string {
 
 // header is the top line: the application, what is open, and the plan tabs.
 func (m model) header(l layout) string {
-	return common.Fit(m.headerLead()+m.planPage.tree.Tabs(max(m.Width-l.tabsX, 0)), m.Width)
+	return common.Fit(m.headerLead()+m.planPage.tabs().View(m.Theme, max(m.Width-l.tabsX, 0)), m.Width)
 }
 
 // footer is the bottom line: the command line while it is open, else the
