@@ -249,6 +249,7 @@ func (m *model) onDiff(msg diffMsg) {
 	}
 	m.panels.diff.SetRuns(msg.base, msg.other)
 	m.overlays.push(&m.panels.diff, true)
+	m.panels.diff.Focus()
 }
 
 // enclosingStep is the step a row belongs to: the row itself for a step or
