@@ -98,7 +98,7 @@ func (m *model) refreshRuns() {
 }
 
 // openStored reads an earlier run back from the store, to show it in the
-// run view, read-only.
+// run page, read-only.
 func (m *model) openStored(id string) tea.Cmd {
 	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
@@ -129,7 +129,7 @@ func (m *model) onStored(msg storedMsg) {
 }
 
 // replay runs a recorded run again from its record, no model or tool
-// called, into the run view.
+// called, onto the run page.
 func (m *model) replay(id string) tea.Cmd {
 	return m.rerun(id, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
 		res, err := m.ws.Replay(ctx, rec, r.plan, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
@@ -167,7 +167,7 @@ func (m *model) fork(from string) tea.Cmd {
 }
 
 // rerun starts a replay or a fork of a recorded run in the background,
-// streaming into a run view of its own.
+// streaming onto the run page as a run of its own.
 func (m *model) rerun(id, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
 	if !m.recorded() {
 		m.notify(noticeError, "no run store to "+what+" from")
@@ -199,7 +199,7 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 	return tea.Batch(work, r.waitEvents(), r.tick())
 }
 
-// onReplayed takes a replay's or fork's outcome; the run view settles
+// onReplayed takes a replay's or fork's outcome; the run page settles
 // once the last of its events has arrived too.
 func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run

@@ -81,9 +81,9 @@ func (m model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, watch())
 }
 
-// Update handles a message: window and theme changes for everyone, keys for
-// the overlay or the focused pane, mouse events for the pane under the
-// pointer, and what runs, editors and forms send back.
+// Update handles a message: window and theme changes for everyone, keys
+// for the overlay on top or the page, mouse events for what is under the
+// pointer, and what runs, editors, forms and panels send back.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
@@ -162,10 +162,11 @@ func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// key handles a key press. An overlay or a text field takes it first;
-// then the global keys (quitting, help, panes, runs and debugging, which
-// work from every pane, so a held run can be moved on from anywhere); then
-// the focused pane.
+// key handles a key press. A text field or the overlay on top takes it
+// first; then the workbench's own keys (quitting, help, plans, runs and
+// debugging, which work from every pane, so a held run can be moved on
+// from anywhere); then the page on show, which gives it to its focused
+// pane.
 func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	keys := m.Keys
 	if k.String() == "ctrl+c" {

@@ -95,29 +95,33 @@ func layoutPanes(width, height, bottom int) paneLayout {
 	return l
 }
 
-// drawPanes puts a page's pane views where l places them.
+// drawPanes puts a page's pane views where l places them. The views are
+// exactly their panes' sizes, so lines are simply joined, into one string
+// sized once: the root copies it into the screen, and a frame should
+// cost no other copy of it.
 func drawPanes(l paneLayout, tree, detail, bottom string) string {
-	var rows []string
+	var b strings.Builder
+	b.Grow(len(tree) + len(detail) + len(bottom) + 2)
 	if l.stacked {
-		rows = append(rows, tree)
+		b.WriteString(tree)
 		if l.detail.h > 0 {
-			rows = append(rows, detail)
+			b.WriteByte('\n')
+			b.WriteString(detail)
 		}
 	} else {
-		rows = append(rows, joinColumns(tree, detail))
+		writeColumns(&b, tree, detail)
 	}
 	if l.bottom.h > 0 {
-		rows = append(rows, bottom)
+		b.WriteByte('\n')
+		b.WriteString(bottom)
 	}
-	return strings.Join(rows, "\n")
+	return b.String()
 }
 
-// joinColumns puts two blocks side by side. Both are exactly their pane's
-// size, so lines are simply joined; lipgloss.JoinHorizontal would measure
-// every line again.
-func joinColumns(left, right string) string {
+// writeColumns puts two blocks side by side; lipgloss.JoinHorizontal
+// would measure every line again.
+func writeColumns(b *strings.Builder, left, right string) {
 	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
-	var b strings.Builder
 	for i := range max(len(ls), len(rs)) {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -129,7 +133,6 @@ func joinColumns(left, right string) string {
 			b.WriteString(rs[i])
 		}
 	}
-	return b.String()
 }
 
 // wheelAt is the pane a wheel turn at ms scrolls, and by how much; ok is

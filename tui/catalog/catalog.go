@@ -2,7 +2,7 @@
 // grouped by where it comes from, beside the selected tool's description
 // and schemas. Enter asks the root to add a step calling the selected tool
 // to the plan on show (Insert); / opens a filter box, and while it is open
-// every key is the box's (Capturing). Page up and down scroll the tool's
+// every key is the box's, Quit included. Page up and down scroll the tool's
 // description; the mouse wheel scrolls the half last clicked.
 package catalog
 
@@ -92,10 +92,6 @@ func (m *Model) fitFilter() {
 
 // ShortHelp leaves the footer to the page.
 func (m *Model) ShortHelp() []key.Binding { return nil }
-
-// Capturing reports whether the filter box is open: the root then sends
-// every key here, its own global keys included.
-func (m Model) Capturing() bool { return m.editing }
 
 // Filter returns the words the list is filtered by.
 func (m Model) Filter() string { return m.filter.Value() }

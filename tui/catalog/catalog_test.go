@@ -237,7 +237,7 @@ func TestInsertAndClose(t *testing.T) {
 func TestFilter(t *testing.T) {
 	m := newCatalog(t, demoTools(t, true), 120, 40, false)
 	press(&m, keySlash)
-	if !m.Capturing() {
+	if !m.editing {
 		t.Fatal("/ did not open the filter box")
 	}
 	// Letters that are movement keys elsewhere are text here; the arrows
@@ -255,8 +255,8 @@ func TestFilter(t *testing.T) {
 		t.Errorf("issue matches %v, want %v", names, want)
 	}
 	press(&m, keyDown)
-	if got := selected(t, m); got != "tracker__add_comment" || !m.Capturing() {
-		t.Errorf("down while filtering: %s, capturing %v", got, m.Capturing())
+	if got := selected(t, m); got != "tracker__add_comment" || !m.editing {
+		t.Errorf("down while filtering: %s, capturing %v", got, m.editing)
 	}
 	press(&m, typed(" time")...)
 	if got := selected(t, m); got != "plan__issue_timeline" || len(m.shown) != 1 {
@@ -268,8 +268,8 @@ func TestFilter(t *testing.T) {
 	}
 	// Enter keeps the filter and hands the keys back; esc then clears it
 	// before it closes anything.
-	if msgs := press(&m, keyEnter); len(msgs) != 0 || m.Capturing() || m.Filter() != "issue time" {
-		t.Errorf("enter in the box: %v, capturing %v, filter %q", msgs, m.Capturing(), m.Filter())
+	if msgs := press(&m, keyEnter); len(msgs) != 0 || m.editing || m.Filter() != "issue time" {
+		t.Errorf("enter in the box: %v, capturing %v, filter %q", msgs, m.editing, m.Filter())
 	}
 	if msgs := press(&m, keyEnter); len(msgs) != 1 || msgs[0].(Insert).Tool.Name != "plan__issue_timeline" {
 		t.Errorf("enter on the filtered list emitted %v", msgs)
@@ -294,8 +294,8 @@ func TestFilter(t *testing.T) {
 	if m.Filter() != "z" {
 		t.Errorf("backspace: filter %q", m.Filter())
 	}
-	if msgs := press(&m, keyEsc); len(msgs) != 0 || m.Capturing() || m.Filter() != "" {
-		t.Errorf("esc in the box: %v, capturing %v, filter %q", msgs, m.Capturing(), m.Filter())
+	if msgs := press(&m, keyEsc); len(msgs) != 0 || m.editing || m.Filter() != "" {
+		t.Errorf("esc in the box: %v, capturing %v, filter %q", msgs, m.editing, m.Filter())
 	}
 
 	// A paste goes into the box.
@@ -307,8 +307,8 @@ func TestFilter(t *testing.T) {
 
 	// New tools start unfiltered.
 	m.SetTools(m.tools)
-	if m.Capturing() || m.Filter() != "" || selected(t, m) != "builtin__reshape" {
-		t.Errorf("SetTools: capturing %v, filter %q, selected %s", m.Capturing(), m.Filter(), selected(t, m))
+	if m.editing || m.Filter() != "" || selected(t, m) != "builtin__reshape" {
+		t.Errorf("SetTools: capturing %v, filter %q, selected %s", m.editing, m.Filter(), selected(t, m))
 	}
 }
 

@@ -101,7 +101,7 @@ func (m *Model) rebuild() {
 	m.lines = b.lines
 }
 
-// Update scrolls on the movement keys; the root sends it keys only while
+// Update scrolls on the movement keys; the page sends it keys only while
 // the pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)

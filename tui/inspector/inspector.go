@@ -132,8 +132,9 @@ func (m *Model) SetSize(width, height int) {
 	m.follow()
 }
 
-// Capturing reports whether the search box is open: the root then sends
-// every key here, global ones included, since they are being typed.
+// Capturing reports whether the search box is open: the run page then
+// sends every key here, the workbench's own included, since they are
+// being typed.
 func (m Model) Capturing() bool { return m.searching }
 
 // Node returns the node on show.
@@ -384,7 +385,7 @@ func (m *Model) ClickAt(x, y int) {
 	}
 }
 
-// Update answers a key; the root sends keys only while the pane has
+// Update answers a key; the run page sends keys only while the pane has
 // focus, and every key while Capturing.
 func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if m.searching {

@@ -72,7 +72,7 @@ func (m *Model) SetRuns(list []record.RunSummary) {
 }
 
 // Marked returns the id of the run marked as a diff's base, empty when
-// none is. Close clears a mark; with none it is the root's to handle.
+// none is. Close clears a mark; with none it closes the panel.
 func (m Model) Marked() string { return m.marked }
 
 // SetSize sets the panel's outer size, border included.

@@ -121,7 +121,7 @@ func (m *Model) Scroll(delta int) {
 	}
 }
 
-// Update answers the movement and folding keys; the root sends it keys
+// Update answers the movement and folding keys; the page sends it keys
 // only while the pane has focus. Collapse on a row that is already folded,
 // or has nothing to fold, goes to its parent; Expand on an unfolded row
 // goes to its first child.

@@ -136,7 +136,7 @@ func (m *Model) follow() {
 	d.scroll = d.scroll.Follow(d.cursor, m.bodyHeight(), len(d.rows))
 }
 
-// Update moves the selection on the movement keys; the root sends it keys
+// Update moves the selection on the movement keys; the page sends it keys
 // only while the pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
