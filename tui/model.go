@@ -200,7 +200,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.askInputs(true)
 	case key.Matches(k, keys.Validate):
 		m.validate()
-	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.held() && m.page.focused() != paneBottom:
+	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.run.held() && m.page.focused() != paneBottom:
 		cmd = m.next()
 	case key.Matches(k, keys.StepIn):
 		cmd = m.command(engine.Decision{}, debugger.StepIn)
@@ -269,7 +269,7 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 // open.
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
-	return m.runPage.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
+	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
 }
 
 // quit leaves the workbench; with a run going on, the first press says

@@ -38,9 +38,6 @@ func newRunPage(c common.Common) *runPage {
 	return p
 }
 
-// held reports whether the run on show waits at a stop for a command.
-func (p *runPage) held() bool { return p.run.held() }
-
 // threads are the threads held at the stop, when the run is held.
 func (p *runPage) threads() []debugger.Thread {
 	if !p.run.held() {
@@ -196,14 +193,9 @@ func (p *runPage) threadsView(width, height int) string {
 	return common.Frame(t, width, height, title, "", focused, lines)
 }
 
-// ShortHelp is the keys of a stop while the run is held, else the
-// workbench's.
-func (p *runPage) ShortHelp() []key.Binding {
-	if p.held() {
-		return p.Keys.StopHelp()
-	}
-	return p.Keys.ShortHelp()
-}
+// ShortHelp is the workbench's keys; the root shows a stop's while the
+// run is held, on either page.
+func (p *runPage) ShortHelp() []key.Binding { return p.Keys.ShortHelp() }
 
 // sync points the inspector at the selected row, with the stop when the
 // run is held there.

@@ -133,14 +133,18 @@ func (m model) footer() string {
 	}
 	h.SetWidth(m.Width - 1)
 	// An overlay that takes every key shows its own; the others leave
-	// the footer to what is under them. A held run's keys act from
-	// either page.
+	// the footer to what is under them.
 	var bindings []key.Binding
 	if top, ok := m.overlays.top(); ok {
 		bindings = top.ShortHelp()
 	}
-	if bindings == nil {
-		bindings = m.runPage.ShortHelp()
+	switch {
+	case bindings != nil:
+	case m.runPage.run.held():
+		// A held run's keys act from either page.
+		bindings = m.Keys.StopHelp()
+	default:
+		bindings = m.page.ShortHelp()
 	}
 	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)
 }

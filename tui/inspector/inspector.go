@@ -386,8 +386,16 @@ func (m *Model) ClickAt(x, y int) {
 }
 
 // Update answers a key; the run page sends keys only while the pane has
-// focus, and every key while Capturing.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+// focus, and every key while Capturing. Other messages do nothing.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return m, nil
+	}
+	return m.key(k)
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if m.searching {
 		return m.updateSearch(msg)
 	}
