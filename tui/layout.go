@@ -9,15 +9,14 @@ func (r rect) contains(x, y int) bool {
 	return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
 }
 
-// layout is where the root puts things for one window size: the header,
-// the page, the status line and the key hints.
+// layout is where the root puts things for one window size: the header
+// and the page under it; the status line and the key hints take the last
+// two lines.
 type layout struct {
 	tooSmall bool
 	header   rect
 	tabsX    int  // the column the plan tabs start at, after the header's lead
 	body     rect // the page on show
-	status   rect
-	footer   rect
 }
 
 // The smallest window the workbench lays out; below it, it says so.
@@ -42,8 +41,6 @@ func computeLayout(width, height int) layout {
 	return layout{
 		header: rect{0, 0, width, 1},
 		body:   rect{0, 1, width, height - 3},
-		status: rect{0, height - 2, width, 1},
-		footer: rect{0, height - 1, width, 1},
 	}
 }
 

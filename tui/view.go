@@ -102,9 +102,7 @@ func (m model) render() string {
 		msg := "stepwise: the window is too small (" + itoa(m.Width) + "×" + itoa(m.Height) + ")"
 		return strings.Join(common.Block([]string{msg}, m.Width, m.Height), "\n")
 	}
-	rows := []string{m.header(l), m.page.View()}
-	rows = append(rows, m.statusLine(), m.footer())
-	screen := strings.Join(rows, "\n")
+	screen := strings.Join([]string{m.header(l), m.page.View(), m.statusLine(), m.footer()}, "\n")
 	if top, ok := m.overlays.top(); ok {
 		screen = overlayOn(screen, top.View(), m.Width, m.Height)
 	}
