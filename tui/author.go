@@ -50,9 +50,9 @@ func watch() tea.Cmd {
 
 // onWatch reloads every plan file that changed on disk.
 func (m *model) onWatch() tea.Cmd {
-	for i := range m.tree.Len() {
-		p := m.tree.DocumentAt(i).Path
-		if st := stampOf(p); p != "" && st != m.watched[i] {
+	for i := range m.planPage.count() {
+		p := m.planPage.documentAt(i).Path
+		if st := stampOf(p); p != "" && st != m.planPage.open[i].stamp {
 			m.reload(i, "changed on disk")
 		}
 	}
@@ -62,17 +62,13 @@ func (m *model) onWatch() tea.Cmd {
 // reload reads a plan file again and checks it, showing the new tree and
 // problems; why says what prompted it.
 func (m *model) reload(doc int, why string) {
-	d := m.tree.DocumentAt(doc)
+	d := m.planPage.documentAt(doc)
 	if m.ws == nil || d.Path == "" {
 		return
 	}
 	nd := LoadDocument(m.ws, d.Path)
-	m.watched[doc] = stampOf(d.Path)
-	m.tree.Replace(doc, nd)
-	m.detail.Forget()
-	delete(m.tables, doc) // the table is opened again for the new plan
-	if doc == m.tree.DocumentIndex() {
-		m.problems.SetReport(nd.Report)
+	m.planPage.replace(doc, nd)
+	if doc == m.planPage.current {
 		m.syncBreakpointMarks()
 		m.relayout()
 	}
@@ -98,9 +94,9 @@ func reportSummary(r plans.Report) string {
 
 // validate checks the plan on show again, from the file on disk.
 func (m *model) validate() {
-	doc := m.tree.DocumentIndex()
-	if m.tree.Document().Path == "" || m.ws == nil {
-		m.notify(reportKind(m.tree.Document().Report), reportSummary(m.tree.Document().Report))
+	doc := m.planPage.current
+	if m.planPage.document().Path == "" || m.ws == nil {
+		m.notify(reportKind(m.planPage.document().Report), reportSummary(m.planPage.document().Report))
 		return
 	}
 	m.reload(doc, "checked")
@@ -117,8 +113,8 @@ type editedMsg struct {
 // one; the workbench takes the terminal back, and reloads the file, when
 // the editor exits.
 func (m *model) edit() tea.Cmd {
-	doc := m.tree.DocumentIndex()
-	p := m.tree.Document().Path
+	doc := m.planPage.current
+	p := m.planPage.document().Path
 	if p == "" {
 		m.notify(noticeError, "this plan has no file to edit")
 		return nil
@@ -129,7 +125,7 @@ func (m *model) edit() tea.Cmd {
 		return nil
 	}
 	args := argv[1:]
-	if line := m.tree.Selected().Line; line > 0 && !m.runView && takesLine(argv[0]) {
+	if line := m.planPage.tree().Selected().Line; line > 0 && !m.runShown() && takesLine(argv[0]) {
 		args = append(args, "+"+itoa(line))
 	}
 	c := exec.Command(argv[0], append(args, p)...)
@@ -194,12 +190,11 @@ func (m *model) newPlan(identifier string) {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	doc := m.tree.Add(LoadDocument(m.ws, file))
-	m.watched[doc] = stampOf(file)
-	m.tree.SetDocument(doc)
+	doc := m.planPage.add(LoadDocument(m.ws, file))
+	m.planPage.show(doc)
 	m.showRun(false)
 	m.documentChanged()
-	m.notify(noticeInfo, "created "+m.tree.Document().File+"; e edits it, t adds a step for a tool")
+	m.notify(noticeInfo, "created "+m.planPage.document().File+"; e edits it, t adds a step for a tool")
 }
 
 // serverToolsMsg brings the MCP servers' tools to the catalog, and what
@@ -221,8 +216,8 @@ func (m *model) openCatalog() tea.Cmd {
 		return nil
 	}
 	ws := m.ws
-	m.catalog.SetTools(ws.Tools())
-	m.overlay = overlayCatalog
+	m.panels.catalog.SetTools(ws.Tools())
+	m.overlays.push(&m.panels.catalog, false)
 	if len(ws.Servers()) == 0 {
 		return nil
 	}
@@ -245,7 +240,7 @@ func (m *model) openCatalog() tea.Cmd {
 
 // onServerTools adds the servers' tools to the catalog.
 func (m *model) onServerTools(msg serverToolsMsg) {
-	m.catalog.SetTools(append(m.ws.Tools(), msg.tools...))
+	m.panels.catalog.SetTools(append(m.ws.Tools(), msg.tools...))
 	if len(msg.failures) > 0 {
 		m.notify(noticeError, "MCP servers not listed: "+strings.Join(msg.failures, "; "))
 	}
@@ -254,8 +249,8 @@ func (m *model) onServerTools(msg serverToolsMsg) {
 // insertStep appends a step calling tool to the plan on show, in its file,
 // and reloads it with the new step selected.
 func (m *model) insertStep(tool plans.ToolInfo) {
-	doc := m.tree.DocumentIndex()
-	d := m.tree.Document()
+	doc := m.planPage.current
+	d := m.planPage.document()
 	if d.Path == "" || d.Plan == nil {
 		m.notify(noticeError, "steps are added to a plan that loads from a file; fix or open one first")
 		return
@@ -280,8 +275,8 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 	}
 	m.reload(doc, "has a new step "+id+" calling "+tool.Name)
 	m.showRun(false)
-	m.tree.SelectPath(id)
-	m.setFocus(paneTree)
+	m.planPage.tree().SelectPath(id)
+	m.page.setFocus(paneTree)
 }
 
 // LoadDocument loads and checks a plan file; a file that cannot be read

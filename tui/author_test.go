@@ -48,8 +48,8 @@ func TestEditKey(t *testing.T) {
 	}
 	b.press(editedMsg{doc: docSimple})
 	wantNotice(t, b, ".stepwise/plans/simple.yaml edited: valid")
-	treeLine(t, b.m.tree.View(), "S9  builtin__reshape")
-	if n := len(b.m.tree.Document().Plan.Steps); n != 3 {
+	treeLine(t, b.m.planPage.tree().View(), "S9  builtin__reshape")
+	if n := len(b.m.planPage.document().Plan.Steps); n != 3 {
 		t.Errorf("%d steps after the edit, want 3", n)
 	}
 	// The new step runs.
@@ -111,13 +111,13 @@ func TestWatch(t *testing.T) {
 	writeTestFile(t, b.p.planFile("simple"), simplePlan+appendedStep)
 	b.press(watchMsg{})
 	wantNotice(t, b, ".stepwise/plans/simple.yaml changed on disk: valid")
-	treeLine(t, b.m.tree.View(), "S9  builtin__reshape")
+	treeLine(t, b.m.planPage.tree().View(), "S9  builtin__reshape")
 
 	// A plan not on show is reloaded too, and says so.
 	writeTestFile(t, b.p.planFile("failing"), strings.Replace(failingPlan, "F1.x", "", 1)+"  - id: F9\n    tool_name: nosuch__tool\n    input: {}\n")
 	b.press(watchMsg{})
 	wantNotice(t, b, "failing.yaml changed on disk: ")
-	if d := b.m.tree.DocumentAt(docFailing); d.Report.OK() {
+	if d := b.m.planPage.documentAt(docFailing); d.Report.OK() {
 		t.Error("the broken plan has no problems")
 	}
 	wantDocument(t, b.m, docSimple)
@@ -127,7 +127,7 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.press(watchMsg{})
-	if d := b.m.tree.DocumentAt(docAsking); d.Plan != nil || d.Report.OK() {
+	if d := b.m.planPage.documentAt(docAsking); d.Plan != nil || d.Report.OK() {
 		t.Error("a removed plan still loads")
 	}
 }
@@ -142,7 +142,7 @@ func TestDetailAfterReload(t *testing.T) {
 	writeTestFile(t, b.p.planFile("simple"), strings.Replace(simplePlan, "    tool_name: builtin__reshape\n    input: { shape: { echo: \"{{S0.greeting}}\" } }", "    tool_name: user__lookup\n    input: { name: \"{{S0.other}}\" }", 1))
 	b.press(keyValidate)
 	wantNotice(t, b, "checked: valid")
-	treeLine(t, b.m.tree.View(), "S1  user__lookup")
+	treeLine(t, b.m.planPage.tree().View(), "S1  user__lookup")
 	wantScreen(t, b, "tool        user__lookup")
 	// Who reads a step's result is worked out again too.
 	b.press(keyUp)
@@ -162,8 +162,8 @@ func TestNewPlanKey(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Fatal(err)
 	}
-	if b.m.tree.Document().Name() != "triage_two" || b.m.runView {
-		t.Fatalf("showing %s", b.m.tree.Document().Name())
+	if b.m.planPage.document().Name() != "triage_two" || b.m.runShown() {
+		t.Fatalf("showing %s", b.m.planPage.document().Name())
 	}
 	wantNotice(t, b, "created .stepwise/plans/triage_two.yaml; e edits it, t adds a step for a tool")
 	// The new plan has an input_schema: r asks for it, and it runs.
@@ -179,8 +179,8 @@ func TestNewPlanKey(t *testing.T) {
 	b2.press(keyNewPlan)
 	b2.press(typeText("other")...)
 	b2.press(keyEnter)
-	if b2.m.tree.Document().Name() != "other" || b2.m.runView {
-		t.Errorf("showing %s, run view %v", b2.m.tree.Document().Name(), b2.m.runView)
+	if b2.m.planPage.document().Name() != "other" || b2.m.runShown() {
+		t.Errorf("showing %s, run view %v", b2.m.planPage.document().Name(), b2.m.runShown())
 	}
 	b2.press(keyNext)
 	wantHeld(t, b2, "S0", "result", "next")
@@ -206,7 +206,7 @@ func TestToolsKey(t *testing.T) {
 				wantNotice(t, b, "has a new step S2 calling user__lookup: valid")
 				wantRow(t, b.m, 3, "S2")
 				wantFocus(t, b.m, paneTree)
-				treeLine(t, b.m.tree.View(), "S2  user__lookup")
+				treeLine(t, b.m.planPage.tree().View(), "S2  user__lookup")
 			}},
 		{"the filter narrows the list", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools, keySearch, typeText("user__")), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "Tools · 3 of 17", "user__fail", "user__gate", "user__lookup")
@@ -214,7 +214,7 @@ func TestToolsKey(t *testing.T) {
 		}},
 		{"t from the run view inserts into the plan and shows it", func(b *bench) { b.runToEnd(docSimple) },
 			seq(keyTools, keyEnter), func(t *testing.T, b *bench) {
-				if b.m.runView {
+				if b.m.runShown() {
 					t.Error("still in the run view")
 				}
 				// The first tool listed is the exit control step.
@@ -231,8 +231,8 @@ func TestToolsKey(t *testing.T) {
 		}},
 		{"q typed in the filter is text", nil, seq(keyTools, keySearch, keyQuit), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayCatalog)
-			if b.m.catalog.Filter() != "q" {
-				t.Errorf("filter %q", b.m.catalog.Filter())
+			if b.m.panels.catalog.Filter() != "q" {
+				t.Errorf("filter %q", b.m.panels.catalog.Filter())
 			}
 		}},
 	}

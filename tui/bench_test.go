@@ -22,7 +22,7 @@ func BenchmarkViewLargePlan(b *testing.B) {
 	}{{"200x60", 200, 60}, {"80x24", 80, 24}} {
 		b.Run(size.name, func(b *testing.B) {
 			m, _ := drive(b, newTestModel(doc), size.w, size.h, keyPgDown)
-			m.tree.Select(len(m.tree.Rows()) / 2)
+			m.planPage.tree().Select(len(m.planPage.tree().Rows()) / 2)
 			m.sync()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -40,8 +40,8 @@ func BenchmarkMoveLargePlan(b *testing.B) {
 	for b.Loop() {
 		next, _ := m.Update(keyDown)
 		m = next.(model)
-		if m.tree.Selected().Index == len(m.tree.Rows())-1 {
-			m.tree.Select(0)
+		if m.planPage.tree().Selected().Index == len(m.planPage.tree().Rows())-1 {
+			m.planPage.tree().Select(0)
 		}
 	}
 }
@@ -58,9 +58,9 @@ func bigRunModel(b *testing.B) model {
 		tr.Apply(e)
 	}
 	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 160, 48)
-	m.run = &run{tree: tr, feed: live.NewFeed(), busy: true}
+	m.runPage.run = &run{tree: tr, feed: live.NewFeed(), busy: true}
 	m.showRun(true)
-	m.runTree.SelectPath("E1/do.5000")
+	m.runPage.tree.SelectPath("E1/do.5000")
 	m.sync()
 	return m
 }
@@ -84,7 +84,7 @@ func BenchmarkRunFrame10kItems(b *testing.B) {
 // without the redraw (BenchmarkRunFrame10kItems times that).
 func BenchmarkRunDelta(b *testing.B) {
 	m := bigRunModel(b)
-	r := m.run
+	r := m.runPage.run
 	delta := live.Batch{Events: []engine.Event{{Seq: 50_001, Time: time.Unix(1_700_000_100, 0), RunID: "r",
 		Path: "E1/do.9999/agent.1", Kind: engine.EventModelDelta, Payload: chat.Delta{Text: "x"}}}}
 	b.ReportAllocs()

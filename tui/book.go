@@ -15,24 +15,24 @@ import (
 // breakpoint set mid-run takes effect at once, and a stepwise debug of the
 // same plan merges its changes with the workbench's through the file.
 func (m *model) breakpoints(doc int) *debugger.Breakpoints {
-	if t, ok := m.tables[doc]; ok {
+	if t := m.planPage.open[doc].breakpoints; t != nil {
 		return t
 	}
 	t := debugger.NewBreakpoints()
-	if d := m.tree.DocumentAt(doc); m.ws != nil && d.Plan != nil {
+	if d := m.planPage.documentAt(doc); m.ws != nil && d.Plan != nil {
 		var err error
 		if t, err = m.ws.Breakpoints(workspace.Document(d)); err != nil {
 			m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 		}
 	}
-	m.tables[doc] = t
+	m.planPage.open[doc].breakpoints = t
 	return t
 }
 
 // listBreakpoints lists a plan's breakpoints with the hits of its last
 // debug run, until the next one counts afresh.
 func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
-	if r := m.run; r != nil && r.debug && r.doc == doc {
+	if r := m.runPage.run; r != nil && r.debug && r.doc == doc {
 		return r.session.Breakpoints()
 	}
 	return m.breakpoints(doc).List()
@@ -42,15 +42,15 @@ func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
 // table, through the debug run of the plan when one goes on (its answer
 // then counts the run's hits), and says what it did.
 func (m *model) execBreakpoints(in debugger.Instruction) {
-	doc := m.tree.DocumentIndex()
-	d := m.tree.Document()
+	doc := m.planPage.current
+	d := m.planPage.document()
 	if d.Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return
 	}
 	var a debugger.Answer
 	var err error
-	if r := m.run; r.active() && r.debug && r.doc == doc {
+	if r := m.runPage.run; r.active() && r.debug && r.doc == doc {
 		a, err = r.session.Exec(in)
 	} else if m.ws != nil {
 		a, err = m.ws.ExecBreakpoints(d.Plan, m.breakpoints(doc), in)
@@ -88,10 +88,10 @@ func (m *model) execBreakpoints(in debugger.Instruction) {
 // syncBreakpointMarks shows the current plan's enabled breakpoints as
 // marks on the rows of both trees, and in the panel.
 func (m *model) syncBreakpointMarks() {
-	doc := m.tree.DocumentIndex()
-	if m.tree.Document().Plan == nil {
-		m.tree.SetBreakpoints(nil)
-		m.runTree.SetBreakpoints(nil)
+	doc := m.planPage.current
+	if m.planPage.document().Plan == nil {
+		m.planPage.tree().SetBreakpoints(nil)
+		m.runPage.tree.SetBreakpoints(nil)
 		return
 	}
 	list := m.listBreakpoints(doc)
@@ -109,21 +109,21 @@ func (m *model) syncBreakpointMarks() {
 	match := func(p string) bool {
 		return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
 	}
-	m.tree.SetBreakpoints(match)
-	m.runTree.SetBreakpoints(match)
-	m.breakPanel.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
+	m.planPage.tree().SetBreakpoints(match)
+	m.runPage.tree.SetBreakpoints(match)
+	m.panels.breakpoints.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
 
 // toggleBreakpoint sets a breakpoint on the selected row's path, or
 // clears the one set on exactly that path.
 func (m *model) toggleBreakpoint() {
-	p := m.selectedPath()
+	p := m.page.selectedPath()
 	if p == "" {
 		m.notify(noticeError, "select a step (or, in a run, any row) to break at")
 		return
 	}
-	if m.tree.Document().Plan != nil {
-		for _, bp := range m.breakpoints(m.tree.DocumentIndex()).List() {
+	if m.planPage.document().Plan != nil {
+		for _, bp := range m.breakpoints(m.planPage.current).List() {
 			if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
 				m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
 				return
@@ -133,30 +133,22 @@ func (m *model) toggleBreakpoint() {
 	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbBreak, Pattern: p})
 }
 
-// selectedPath is the path of the selected row of the tree on show.
-func (m *model) selectedPath() string {
-	if m.runView {
-		return m.selectedRunPath()
-	}
-	return m.tree.Selected().Path
-}
-
 func (m *model) toggleBreakOnError() {
-	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: !m.breakpoints(m.tree.DocumentIndex()).BreaksOnError()})
+	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbErrors, On: !m.breakpoints(m.planPage.current).BreaksOnError()})
 }
 
 func (m *model) openBreakpoints() {
-	if m.tree.Document().Plan == nil {
+	if m.planPage.document().Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return
 	}
 	// Take in what a stepwise debug of the same plan kept meanwhile.
-	if err := m.breakpoints(m.tree.DocumentIndex()).Refresh(); err != nil {
+	if err := m.breakpoints(m.planPage.current).Refresh(); err != nil {
 		m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 	}
 	m.syncBreakpointMarks()
-	m.overlay = overlayBreakpoints
-	m.breakPanel.Focus()
+	m.overlays.push(&m.panels.breakpoints, true)
+	m.panels.breakpoints.Focus()
 }
 
 // onBreakpointAction carries out what the panel asked for.

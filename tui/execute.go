@@ -33,7 +33,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		if in.Inputs == nil {
 			return m.askInputs(debug)
 		}
-		return m.startRun(m.tree.DocumentIndex(), in.Inputs, debug)
+		return m.startRun(m.planPage.current, in.Inputs, debug)
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:
@@ -45,21 +45,21 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbFork:
 		p := in.Path
 		if p == "" {
-			p = m.selectedRunPath()
+			p = m.runPage.selectedPath()
 		}
 		return m.fork(p)
 	case debugger.VerbDiff:
-		if m.run == nil || m.run.stored == "" {
+		if m.runPage.run == nil || m.runPage.run.stored == "" {
 			m.notify(noticeError, "diff compares the earlier run on show with another: R opens one")
 			return nil
 		}
-		return m.diffRuns(m.run.stored, in.Run)
+		return m.diffRuns(m.runPage.run.stored, in.Run)
 	case debugger.VerbTools:
 		return m.openCatalog()
 	case debugger.VerbRuns:
 		return m.openRuns()
 	case debugger.VerbHelp:
-		m.overlay = overlayHelp
+		m.overlays.push(&m.panels.help, false)
 	case debugger.VerbNew:
 		m.newPlan(in.Path)
 	case debugger.VerbQuit:
@@ -73,7 +73,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 // and says the answer on the status line in short; the inspector's tabs
 // and the threads pane have it whole.
 func (m *model) readStop(in debugger.Instruction) {
-	if !m.run.held() {
+	if !m.runPage.run.held() {
 		if in.Verb == debugger.VerbPrint {
 			m.notify(noticeError, "print reads the scope of a held run; no run is held")
 		} else {
@@ -81,7 +81,7 @@ func (m *model) readStop(in debugger.Instruction) {
 		}
 		return
 	}
-	a, err := m.run.session.Exec(in)
+	a, err := m.runPage.run.session.Exec(in)
 	if err != nil {
 		m.notify(noticeError, err.Error())
 		return
@@ -108,7 +108,7 @@ func (m *model) readStop(in debugger.Instruction) {
 		m.notify(noticeInfo, "threads held: "+strings.Join(ths, ", "))
 	case debugger.VerbWhere:
 		st := a.State
-		msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.run))
+		msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.runPage.run))
 		if n := len(st.Threads); n > 1 {
 			msg += fmt.Sprintf("; %d threads held", n)
 		}
@@ -118,16 +118,16 @@ func (m *model) readStop(in debugger.Instruction) {
 
 // gotoPath selects a row by its path, in the run when one is on show.
 func (m *model) gotoPath(p string) {
-	if m.runView && m.runTree.SelectPath(p) {
-		m.setFocus(paneTree)
+	if m.runShown() && m.runPage.tree.SelectPath(p) {
+		m.page.setFocus(paneTree)
 		return
 	}
 	m.showRun(false)
-	if !m.tree.SelectPath(p) {
+	if !m.planPage.tree().SelectPath(p) {
 		m.notify(noticeError, "no step at "+p)
 		return
 	}
-	m.setFocus(paneTree)
+	m.page.setFocus(paneTree)
 }
 
 // completionRows bounds how many rows of a run's tree are offered for
@@ -138,12 +138,12 @@ const completionRows = 2000
 // the run on show (its visible rows), then of the plan.
 func (m *model) completions() []string {
 	var out []string
-	if m.run != nil {
-		for _, r := range m.run.tree.Rows(0, completionRows) {
+	if m.runPage.run != nil {
+		for _, r := range m.runPage.run.tree.Rows(0, completionRows) {
 			out = append(out, r.Path)
 		}
 	}
-	for _, r := range m.tree.Rows() {
+	for _, r := range m.planPage.tree().Rows() {
 		if r.Path != "" {
 			out = append(out, r.Path)
 		}

@@ -51,9 +51,9 @@ func (m *model) openRuns() tea.Cmd {
 		return nil
 	}
 	m.refreshRuns()
-	m.runsPanel.Select(0) // the newest
-	m.overlay = overlayRuns
-	m.runsPanel.Focus()
+	m.panels.runs.Select(0) // the newest
+	m.overlays.push(&m.panels.runs, true)
+	m.panels.runs.Focus()
 	return nil
 }
 
@@ -84,7 +84,7 @@ func (m *model) refreshRuns() {
 	if !m.recorded() {
 		return
 	}
-	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.tree.Document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.planPage.document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
 	var none *workspace.NoStoreError
 	if errors.As(err, &none) {
 		list, err = nil, nil // nothing recorded yet
@@ -93,19 +93,19 @@ func (m *model) refreshRuns() {
 		m.notify(noticeError, "the run store: "+err.Error())
 		return
 	}
-	m.runsPanel.Now = m.now()
-	m.runsPanel.SetRuns(list)
+	m.panels.runs.Now = m.now()
+	m.panels.runs.SetRuns(list)
 }
 
 // openStored reads an earlier run back from the store, to show it in the
-// run view, read-only.
+// run page, read-only.
 func (m *model) openStored(id string) tea.Cmd {
-	if m.run.active() {
+	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
 		return nil
 	}
-	ws, ctx, doc := m.ws, m.ctx, m.tree.DocumentIndex()
-	plan := m.tree.Document().Plan
+	ws, ctx, doc := m.ws, m.ctx, m.planPage.current
+	plan := m.planPage.document().Plan
 	return func() tea.Msg {
 		detail, events, err := ws.RunEvents(ctx, id)
 		if err != nil {
@@ -121,15 +121,15 @@ func (m *model) onStored(msg storedMsg) {
 		return
 	}
 	tot := msg.tree.Totals()
-	m.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
+	m.runPage.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
 		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}
 	m.showRun(true)
-	m.setFocus(paneTree)
+	m.page.setFocus(paneTree)
 	m.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
 }
 
 // replay runs a recorded run again from its record, no model or tool
-// called, into the run view.
+// called, onto the run page.
 func (m *model) replay(id string) tea.Cmd {
 	return m.rerun(id, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
 		res, err := m.ws.Replay(ctx, rec, r.plan, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
@@ -146,7 +146,7 @@ func (m *model) replay(id string) tea.Cmd {
 // fork runs the run on show again from a step: the steps before it keep
 // their recorded results, the rest run for real.
 func (m *model) fork(from string) tea.Cmd {
-	if m.run == nil || m.run.stored == "" {
+	if m.runPage.run == nil || m.runPage.run.stored == "" {
 		m.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
 		return nil
 	}
@@ -154,7 +154,7 @@ func (m *model) fork(from string) tea.Cmd {
 		m.notify(noticeError, "select the step to fork from")
 		return nil
 	}
-	id := m.run.stored
+	id := m.runPage.run.stored
 	from = m.enclosingStep(from)
 	return m.rerun(id, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
 		res, err := m.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
@@ -167,24 +167,24 @@ func (m *model) fork(from string) tea.Cmd {
 }
 
 // rerun starts a replay or a fork of a recorded run in the background,
-// streaming into a run view of its own.
+// streaming onto the run page as a run of its own.
 func (m *model) rerun(id, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
 	if !m.recorded() {
 		m.notify(noticeError, "no run store to "+what+" from")
 		return nil
 	}
-	if m.run.active() {
+	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is going; it must end (a aborts it) first")
 		return nil
 	}
-	d := m.tree.Document()
+	d := m.planPage.document()
 	if d.Plan == nil {
 		m.notify(noticeError, "the plan does not load; fix it first")
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: m.tree.DocumentIndex(), plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.run}
-	m.run = r
+	r := &run{doc: m.planPage.current, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.runPage.run}
+	m.runPage.run = r
 	m.showRun(true)
 	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := m.ws
@@ -199,7 +199,7 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 	return tea.Batch(work, r.waitEvents(), r.tick())
 }
 
-// onReplayed takes a replay's or fork's outcome; the run view settles
+// onReplayed takes a replay's or fork's outcome; the run page settles
 // once the last of its events has arrived too.
 func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run
@@ -218,10 +218,10 @@ func (m *model) settleRerun(r *run) tea.Cmd {
 	r.busy = false
 	r.state.Finished = true
 	r.state.Status = r.tree.Totals().RunStatus
-	if r.tree.Totals().Status == live.Pending && r == m.run && r.before != nil {
+	if r.tree.Totals().Status == live.Pending && r == m.runPage.run && r.before != nil {
 		// It never started (a fork from a step the record does not
 		// have): the run the user was looking at comes back.
-		m.run = r.before
+		m.runPage.run = r.before
 		m.showRun(true)
 	}
 	r.before = nil
@@ -247,8 +247,9 @@ func (m *model) onDiff(msg diffMsg) {
 		m.notify(noticeError, msg.err.Error())
 		return
 	}
-	m.diff.SetRuns(msg.base, msg.other)
-	m.overlay = overlayDiff
+	m.panels.diff.SetRuns(msg.base, msg.other)
+	m.overlays.push(&m.panels.diff, true)
+	m.panels.diff.Focus()
 }
 
 // enclosingStep is the step a row belongs to: the row itself for a step or
@@ -256,7 +257,7 @@ func (m *model) onDiff(msg diffMsg) {
 // pass. A fork starts at a step.
 func (m *model) enclosingStep(p string) string {
 	for q := p; q != ""; q = parentPath(q) {
-		if n, ok := m.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
+		if n, ok := m.runPage.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
 			return q
 		}
 	}

@@ -29,8 +29,8 @@ func TestRunsKey(t *testing.T) {
 		newest, older := b.twoRuns()
 		b.press(keyRuns)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Len() != 2 {
-			t.Fatalf("the panel lists %d runs, want 2", b.m.runsPanel.Len())
+		if b.m.panels.runs.Len() != 2 {
+			t.Fatalf("the panel lists %d runs, want 2", b.m.panels.runs.Len())
 		}
 		wantScreen(t, b, "Runs 2 runs", newest[:12], older[:12], "✓ ok")
 		// Another plan's runs are not listed.
@@ -43,9 +43,9 @@ func TestRunsKey(t *testing.T) {
 		newest, _ := b.twoRuns()
 		b.press(keyRuns, keyHome, keyEnter)
 		wantOverlay(t, b, overlayNone)
-		r := b.m.run
-		if r.stored != newest || r.session != nil || r.active() || !b.m.runView {
-			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runView)
+		r := b.m.runPage.run
+		if r.stored != newest || r.session != nil || r.active() || !b.m.runShown() {
+			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runShown())
 		}
 		wantNotice(t, b, "f forks it from the selected step · y replays it · P shows the plan")
 		wantScreen(t, b, "run "+format.ShortID(newest)+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
@@ -62,15 +62,15 @@ func TestRunsKey(t *testing.T) {
 		b.runToEnd(docFlow)
 		id := b.p.waitRecorded(t, "flow", 1)[0].ID
 		b.press(keyPlanView, keyRuns, keyEnter)
-		if b.m.run.stored != id {
-			t.Fatalf("showing %q", b.m.run.stored)
+		if b.m.runPage.run.stored != id {
+			t.Fatalf("showing %q", b.m.runPage.run.stored)
 		}
 		for _, p := range []string{"E1/do.2", "E2/agent.1/builtin__reshape", "E2/agent.2/repair"} {
 			if n := node(t, b, p); n.Status != live.OK {
 				t.Errorf("%s is %s", p, n.Status)
 			}
 		}
-		if tot := b.m.run.tree.Totals(); tot.Spend.Calls != 3 {
+		if tot := b.m.runPage.run.tree.Totals(); tot.Spend.Calls != 3 {
 			t.Errorf("%d model calls, want 3", tot.Spend.Calls)
 		}
 		wantScreen(t, b, "E2  agent", "290 tok")
@@ -83,7 +83,7 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyRuns, keyReplay)
 		wantOverlay(t, b, overlayNone)
 		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record (3 model calls answered from it)")
-		if r := b.m.run; !r.state.Finished || r.busy || r.active() {
+		if r := b.m.runPage.run; !r.state.Finished || r.busy || r.active() {
 			t.Fatalf("finished %v busy %v", r.state.Finished, r.busy)
 		}
 		// The replay is recorded as a run of its own.
@@ -101,13 +101,13 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		newest, older := b.twoRuns()
 		b.press(keyRuns, keyHome, keyDiff)
-		if b.m.runsPanel.Marked() != newest {
-			t.Fatalf("marked %q, want the newest run", b.m.runsPanel.Marked())
+		if b.m.panels.runs.Marked() != newest {
+			t.Fatalf("marked %q, want the newest run", b.m.panels.runs.Marked())
 		}
 		b.press(keyDown, keyDiff)
 		wantOverlay(t, b, overlayDiff)
 		wantScreen(t, b, "Diff A "+newest[:12]+" · B "+older[:12], "0 differ · 2 same")
-		if n := len(b.m.diff.Steps()); n != 2 {
+		if n := len(b.m.panels.diff.Steps()); n != 2 {
 			t.Errorf("the diff compares %d steps, want 2", n)
 		}
 		b.press(keyEsc)
@@ -118,12 +118,12 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		b.twoRuns()
 		b.press(keyRuns, keyDiff, keyDiff)
-		if b.m.runsPanel.Marked() != "" {
+		if b.m.panels.runs.Marked() != "" {
 			t.Error("d twice left a mark")
 		}
 		b.press(keyDiff, keyEsc)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Marked() != "" {
+		if b.m.panels.runs.Marked() != "" {
 			t.Error("esc left the mark")
 		}
 		b.press(keyEsc)
@@ -139,8 +139,8 @@ func TestRunsKey(t *testing.T) {
 		// The fork is recorded as a run of its own, with the result of
 		// the step it ran again.
 		b.press(keyRuns, keyHome, keyEnter)
-		if b.m.run.stored != runs[0].ID {
-			t.Fatalf("showing %q, want the fork %q", b.m.run.stored, runs[0].ID)
+		if b.m.runPage.run.stored != runs[0].ID {
+			t.Fatalf("showing %q, want the fork %q", b.m.runPage.run.stored, runs[0].ID)
 		}
 		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
 	})
@@ -193,7 +193,7 @@ func TestRunsKey(t *testing.T) {
 		b.p.waitRecorded(t, "simple", 1)
 		b.press(keyDebug, keyRuns)
 		wantOverlay(t, b, overlayRuns)
-		if b.m.runsPanel.Len() < 1 {
+		if b.m.panels.runs.Len() < 1 {
 			t.Fatal("no runs listed")
 		}
 		b.press(keyHome)
@@ -234,7 +234,7 @@ func TestReplayOnShow(t *testing.T) {
 		b.p.waitRecorded(t, "simple", 1)
 		b.press(keyRuns, keyReplay)
 		wantNotice(t, b, "matches the record")
-		if r := b.m.run; r.rerun != "replay" {
+		if r := b.m.runPage.run; r.rerun != "replay" {
 			t.Fatalf("try %d: after a replay that matched its record the workbench shows the run from before it (rerun %q, stored %q)",
 				i+1, r.rerun, r.stored)
 		}
@@ -251,10 +251,10 @@ func TestRunsPanelAfterRunEnds(t *testing.T) {
 		b.press(keyRuns, keyContinue)
 		wantEnded(t, b, "ok")
 		wantOverlay(t, b, overlayRuns)
-		if r, _ := b.m.runsPanel.Selected(); b.m.runsPanel.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
+		if r, _ := b.m.panels.runs.Selected(); b.m.panels.runs.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
 			b.p.waitRecorded(t, "simple", 1)
 			t.Fatalf("try %d: once the run ended the open runs panel lists %d runs (the first %q) though the store has it ended ok a moment later",
-				i+1, b.m.runsPanel.Len(), r.Status)
+				i+1, b.m.panels.runs.Len(), r.Status)
 		}
 	}
 }

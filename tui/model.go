@@ -16,83 +16,39 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/catalog"
 	"github.com/stepwise-dev/stepwise/tui/cmdline"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/detail"
 	"github.com/stepwise-dev/stepwise/tui/form"
-	"github.com/stepwise-dev/stepwise/tui/help"
-	"github.com/stepwise-dev/stepwise/tui/inspector"
-	"github.com/stepwise-dev/stepwise/tui/live"
-	"github.com/stepwise-dev/stepwise/tui/problems"
 	"github.com/stepwise-dev/stepwise/tui/runs"
-	"github.com/stepwise-dev/stepwise/tui/runtree"
-	"github.com/stepwise-dev/stepwise/tui/tree"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
-// pane names a focusable pane, in Tab order.
-type pane int
-
-const (
-	paneTree pane = iota
-	paneDetail
-	paneBottom // the problems in the plan view, the threads in the run view
-	paneCount
-)
-
-// overlay names what is drawn over the panes and takes the keys.
-type overlay int
-
-const (
-	overlayNone overlay = iota
-	overlayHelp
-	overlayEditor      // the value to inject, replace or answer
-	overlayForm        // the plan's inputs before a run
-	overlayCatalog     // the tool catalog
-	overlayRuns        // earlier runs
-	overlayBreakpoints // the breakpoints panel
-	overlayDiff        // two runs compared
-)
-
-// model is the root of the workbench.
+// model is the root of the workbench. It routes messages: keys to the
+// command line, the overlay on top or the page on show, after the
+// workbench's own; the mouse to what is under it; and what runs, editors
+// and panels send back to the actions they ask for. It lays out the
+// header, the page, the overlay and the status line, nothing more.
 type model struct {
 	common.Common // the window's size, the theme and the keymap
 	ctx           context.Context
 	title         string
 	ws            *workspace.Workspace
 	log           *slog.Logger
-	logPath       string
 	// now is the clock; tests set it so screens do not move.
 	now func() time.Time
 
-	// The plan view: the plan's tree, the step detail, the problems.
-	tree     tree.Model
-	detail   detail.Model
-	problems problems.Model
-	// The run view: the live tree of the run on show and its inspector.
-	runTree   runtree.Model
-	inspector *inspector.Model
-	runView   bool
-	run       *run
+	// The two pages, and the one on show.
+	planPage *planPage
+	runPage  *runPage
+	page     page
 
-	help help.Model
-	// The components with text fields are large (a textarea is kilobytes);
-	// they are held by pointer so that the model, copied on every message,
-	// stays small.
-	cmdline    *cmdline.Model
-	editor     *valueedit.Model
-	form       form.Model
-	catalog    *catalog.Model
-	runsPanel  runs.Model
-	diff       runs.DiffModel
-	breakPanel breakpoints.Model
-	overlay    overlay
-	formDebug  bool                          // the form's inputs start a debug run
-	tables     map[int]*debugger.Breakpoints // each plan's breakpoints
-	watched    map[int]fileStamp             // each plan file as last read
-	lastInputs map[string]map[string]any     // each plan file's last inputs, to fill its form with
-	notice     notice
-	quitArmed  bool // q was pressed while a run goes on
-	focus      pane
-	threadsSel int
+	// The command line and the overlays hold text fields, which are
+	// large (a textarea is kilobytes); they are held by pointer so that
+	// the model, copied on every message, stays small.
+	cmdline  *cmdline.Model
+	panels   *panels
+	overlays overlays
+
+	notice    notice
+	quitArmed bool // q was pressed while a run goes on
 }
 
 func newModel(ctx context.Context, opts Options, withColor bool) model {
@@ -102,35 +58,19 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	m := model{
-		Common:     c,
-		ctx:        ctx,
-		title:      opts.Title,
-		ws:         opts.Workspace,
-		log:        log,
-		logPath:    opts.LogPath,
-		now:        time.Now,
-		tree:       tree.New(c, opts.Documents),
-		detail:     detail.New(c),
-		runTree:    runtree.New(c),
-		inspector:  ptr(inspector.New(c)),
-		help:       help.New(c, opts.LogPath),
-		cmdline:    ptr(cmdline.New(c)),
-		editor:     ptr(valueedit.New(c)),
-		form:       form.New(c),
-		catalog:    ptr(catalog.New(c)),
-		runsPanel:  runs.New(c),
-		diff:       runs.NewDiff(c),
-		breakPanel: breakpoints.New(c),
-		tables:     map[int]*debugger.Breakpoints{},
-		watched:    map[int]fileStamp{},
-		lastInputs: map[string]map[string]any{},
+		Common:   c,
+		ctx:      ctx,
+		title:    opts.Title,
+		ws:       opts.Workspace,
+		log:      log,
+		now:      time.Now,
+		planPage: newPlanPage(c, opts.Documents),
+		runPage:  newRunPage(c),
+		cmdline:  ptr(cmdline.New(c)),
+		panels:   newPanels(c, opts.LogPath),
 	}
-	m.problems = problems.New(c, m.tree.Document().Report)
-	for i := range m.tree.Len() {
-		m.watched[i] = stampOf(m.tree.DocumentAt(i).Path)
-	}
+	m.page = m.planPage
 	m.syncBreakpointMarks()
-	m.setFocus(paneTree)
 	m.sync()
 	return m
 }
@@ -141,9 +81,9 @@ func (m model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, watch())
 }
 
-// Update handles a message: window and theme changes for everyone, keys for
-// the overlay or the focused pane, mouse events for the pane under the
-// pointer, and what runs, editors and forms send back.
+// Update handles a message: window and theme changes for everyone, keys
+// for the overlay on top or the page, mouse events for what is under the
+// pointer, and what runs, editors, forms and panels send back.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
@@ -152,16 +92,16 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.relayout()
 	case tea.BackgroundColorMsg:
 		*m.Theme = *common.NewTheme(msg.IsDark(), m.Theme.Color)
-		m.detail.Refresh()
-		m.inspector.Refresh()
+		m.planPage.detail.Refresh()
+		m.runPage.inspector.Refresh()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
 		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
-		m.click(msg.Mouse())
+		cmd = m.click(msg)
 	case tea.MouseWheelMsg:
-		m.wheel(msg.Mouse())
+		cmd = m.wheel(msg)
 	case stateMsg:
 		cmd = m.onState(msg)
 	case batchMsg:
@@ -174,33 +114,26 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onEdited(msg)
 	case cmdline.Submitted:
 		cmd = m.execute(msg.Instruction)
+	case common.CloseOverlay:
+		m.overlays.remove(msg.Overlay)
 	case valueedit.Submitted:
 		cmd = m.onValue(msg.Value)
-	case valueedit.Cancelled:
-		m.overlay = overlayNone
 	case form.Submitted:
-		m.overlay = overlayNone
-		m.lastInputs[m.tree.Document().Path] = msg.Inputs
-		cmd = m.startRun(m.tree.DocumentIndex(), msg.Inputs, m.formDebug)
-	case form.Cancelled:
-		m.overlay = overlayNone
+		m.planPage.open[m.planPage.current].inputs = msg.Inputs
+		cmd = m.startRun(m.planPage.current, msg.Inputs, m.panels.formDebug)
 	case catalog.Insert:
-		m.overlay = overlayNone
 		m.insertStep(msg.Tool)
-	case catalog.Closed:
-		m.overlay = overlayNone
 	case serverToolsMsg:
 		m.onServerTools(msg)
 	case breakpoints.Action:
 		m.onBreakpointAction(msg)
 	case runs.Open:
-		m.overlay = overlayNone
 		cmd = m.openStored(msg.ID)
 	case runs.Replay:
-		m.overlay = overlayNone
 		cmd = m.replay(msg.ID)
+	case forkFrom:
+		cmd = m.fork(msg.path)
 	case runs.Diff:
-		m.overlay = overlayNone
 		cmd = m.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
 		m.onStored(msg)
@@ -218,26 +151,22 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // forwardToOverlay passes other messages (a paste, a cursor's blink) to
-// the overlay that has a text field.
+// the command line while it is open, else to the overlay on top.
 func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	switch {
-	case m.cmdline.Active():
+	if m.cmdline.Active() {
 		*m.cmdline, cmd = m.cmdline.Update(msg)
-	case m.overlay == overlayEditor:
-		*m.editor, cmd = m.editor.Update(msg)
-	case m.overlay == overlayForm:
-		m.form, cmd = m.form.Update(msg)
-	case m.overlay == overlayCatalog:
-		*m.catalog, cmd = m.catalog.Update(msg)
+	} else if top, ok := m.overlays.top(); ok {
+		_, cmd = top.Update(msg)
 	}
 	return cmd
 }
 
-// key handles a key press. An overlay or a text field takes it first;
-// then the global keys (quitting, help, panes, runs and debugging, which
-// work from every pane, so a held run can be moved on from anywhere); then
-// the focused pane.
+// key handles a key press. A text field or the overlay on top takes it
+// first; then the workbench's own keys (quitting, help, plans, runs and
+// debugging, which work from every pane, so a held run can be moved on
+// from anywhere); then the page on show, which gives it to its focused
+// pane.
 func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	keys := m.Keys
 	if k.String() == "ctrl+c" {
@@ -255,14 +184,10 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Quit):
 		cmd = m.quit()
 	case key.Matches(k, keys.Help):
-		m.overlay = overlayHelp
+		m.overlays.push(&m.panels.help, false)
 	case key.Matches(k, keys.Command):
 		m.cmdline.SetCompletions(m.completions())
 		cmd = m.cmdline.Open()
-	case key.Matches(k, keys.NextPane):
-		m.cycleFocus(1)
-	case key.Matches(k, keys.PrevPane):
-		m.cycleFocus(-1)
 	case key.Matches(k, keys.NextPlan):
 		m.switchDocument(1)
 	case key.Matches(k, keys.PrevPlan):
@@ -275,7 +200,7 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.askInputs(true)
 	case key.Matches(k, keys.Validate):
 		m.validate()
-	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.run.held() && m.focus != paneBottom:
+	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.run.held() && m.page.focused() != paneBottom:
 		cmd = m.next()
 	case key.Matches(k, keys.StepIn):
 		cmd = m.command(engine.Decision{}, debugger.StepIn)
@@ -304,26 +229,17 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cmd = m.openCatalog()
 	case key.Matches(k, keys.Runs):
 		cmd = m.openRuns()
-	case key.Matches(k, keys.Fork) && m.runView:
-		cmd = m.fork(m.selectedRunPath())
-	case key.Matches(k, keys.Replay) && m.runView && m.run.stored != "":
-		cmd = m.replay(m.run.stored)
-	case key.Matches(k, keys.PrevTab, keys.NextTab) && m.runView:
-		// The inspector's tabs turn from any pane: the tree keeps the
-		// selection, the inspector shows another side of it.
-		*m.inspector, cmd = m.inspector.Update(k)
 	default:
-		cmd = m.paneKey(k)
+		_, cmd = m.page.Update(k)
 	}
 	m.sync()
 	return m, cmd
 }
 
-// overlayKey gives the key to the open overlay or text field, and reports
-// whether it took it. List overlays let the run keys through, so a held
-// run can be moved on with the runs or breakpoints panel open.
+// overlayKey gives the key to the open text field or overlay, and reports
+// whether it took it. Panels let the run keys through, so a held run can
+// be moved on with the runs or breakpoints panel open.
 func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
-	keys := m.Keys
 	var cmd tea.Cmd
 	switch {
 	case m.cmdline.Active():
@@ -337,98 +253,35 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 			}
 		}
 		return true, cmd
-	case m.inspector.Capturing():
-		*m.inspector, cmd = m.inspector.Update(k)
+	case m.page.capturing():
+		_, cmd = m.page.Update(k)
 		return true, cmd
 	}
-	switch m.overlay {
-	case overlayNone:
-		return false, nil
-	case overlayHelp:
-		if key.Matches(k, keys.Help, keys.Close, keys.Quit) {
-			m.overlay = overlayNone
-		} else {
-			m.help.Update(k)
-		}
-		return true, nil
-	case overlayEditor:
-		*m.editor, cmd = m.editor.Update(k)
-		return true, cmd
-	case overlayForm:
-		m.form, cmd = m.form.Update(k)
-		return true, cmd
-	case overlayCatalog:
-		if !m.catalog.Capturing() && key.Matches(k, keys.Quit) {
-			m.overlay = overlayNone
-			return true, nil
-		}
-		*m.catalog, cmd = m.catalog.Update(k)
-		return true, cmd
-	}
-	// The list overlays.
-	if key.Matches(k, keys.Quit, keys.Close) && !(m.overlay == overlayRuns && key.Matches(k, keys.Close) && m.runsPanel.Marked() != "") {
-		m.overlay = overlayNone
-		return true, nil
-	}
-	if m.runKey(k) {
+	top, ok := m.overlays.top()
+	if !ok || top.panel && m.runKey(k) {
 		return false, nil
 	}
-	switch m.overlay {
-	case overlayRuns:
-		m.runsPanel, cmd = m.runsPanel.Update(k)
-	case overlayBreakpoints:
-		m.breakPanel, cmd = m.breakPanel.Update(k)
-	case overlayDiff:
-		m.diff, cmd = m.diff.Update(k)
-	}
+	_, cmd = top.Update(k)
 	return true, cmd
 }
 
-// runKey reports whether a key moves a run on: those act with a list
-// overlay open.
+// runKey reports whether a key moves a run on: those act with a panel
+// open.
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
-	return m.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
-}
-
-// paneKey gives a key to the focused pane.
-func (m *model) paneKey(k tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.focus {
-	case paneTree:
-		if m.runView {
-			m.runTree, cmd = m.runTree.Update(k)
-		} else {
-			m.tree, cmd = m.tree.Update(k)
-		}
-	case paneDetail:
-		if m.runView {
-			*m.inspector, cmd = m.inspector.Update(k)
-		} else {
-			m.detail, cmd = m.detail.Update(k)
-		}
-	case paneBottom:
-		if m.runView {
-			m.threadKey(k)
-		} else if key.Matches(k, m.Keys.Jump) {
-			m.jump()
-		} else {
-			m.problems, cmd = m.problems.Update(k)
-		}
-	}
-	return cmd
+	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
 }
 
 // quit leaves the workbench; with a run going on, the first press says
 // that quitting aborts it and the second does.
 func (m *model) quit() tea.Cmd {
-	if m.run.active() && !m.quitArmed {
+	if m.runPage.run.active() && !m.quitArmed {
 		m.quitArmed = true
 		m.notify(noticeError, "a run is going: q again aborts it and quits")
 		return nil
 	}
-	if m.run.active() {
-		m.run.cancel()
+	if m.runPage.run.active() {
+		m.runPage.run.cancel()
 	}
 	return tea.Quit
 }
@@ -436,9 +289,9 @@ func (m *model) quit() tea.Cmd {
 // next moves a held run over its stop; at a question it declines to
 // answer, which is what moving on without an answer means there.
 func (m *model) next() tea.Cmd {
-	if m.run.held() && m.run.state.Stop.Kind == engine.StopAsk {
+	if m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk {
 		move := debugger.Continue
-		if m.run.debug {
+		if m.runPage.run.debug {
 			move = debugger.Next
 		}
 		return m.command(engine.Decision{Action: engine.Decline}, move)
@@ -449,68 +302,56 @@ func (m *model) next() tea.Cmd {
 // openValueEditor opens the editor for the value to inject, replace or
 // answer at the stop the run is held at.
 func (m *model) openValueEditor() tea.Cmd {
-	if !m.run.held() {
+	if !m.runPage.run.held() {
 		m.notify(noticeError, "s injects a value where a run is held; no run is held")
 		return nil
 	}
-	snap := m.run.state.Stop
-	m.overlay = overlayEditor
-	return m.editor.Open(editTitle(snap), snap)
+	snap := m.runPage.run.state.Stop
+	m.overlays.push(&m.panels.editor, false)
+	return m.panels.editor.Open(editTitle(snap), snap)
 }
 
 // onValue sends the edited value as the stop's decision; the run then
 // goes on as next does.
 func (m *model) onValue(v any) tea.Cmd {
-	m.overlay = overlayNone
-	if !m.run.held() {
+	if !m.runPage.run.held() {
 		return nil
 	}
 	// A debug run goes on to the next stop; a plain run, held only
 	// because its plan asked, goes on to its end.
 	move := debugger.Continue
-	if m.run.debug {
+	if m.runPage.run.debug {
 		move = debugger.Next
 	}
-	return m.command(decisionFor(m.run.state.Stop.Kind, v), move)
+	return m.command(decisionFor(m.runPage.run.state.Stop.Kind, v), move)
 }
 
 // askInputs starts a run, asking for the plan's inputs first when it
 // declares any.
 func (m *model) askInputs(debug bool) tea.Cmd {
-	d := m.tree.Document()
-	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.run.active() {
-		m.formDebug = debug
-		m.overlay = overlayForm
-		cmd := m.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
-		m.form.Fill(m.lastInputs[d.Path])
+	d := m.planPage.document()
+	if d.Plan != nil && d.Plan.InputSchema != nil && d.Report.OK() && m.ws != nil && !m.runPage.run.active() {
+		m.panels.formDebug = debug
+		m.overlays.push(&m.panels.form, false)
+		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		m.panels.form.Fill(m.planPage.open[m.planPage.current].inputs)
 		return cmd
 	}
-	return m.startRun(m.tree.DocumentIndex(), nil, debug)
-}
-
-// jump takes the tree to the step of the selected problem and focuses it.
-// It happens within the key press, not through a command, so a key typed
-// right after Enter already acts on the tree.
-func (m *model) jump() {
-	if p, ok := m.problems.Selected(); ok {
-		m.showRun(false)
-		m.tree.SelectProblem(p)
-		m.setFocus(paneTree)
-	}
+	return m.startRun(m.planPage.current, nil, debug)
 }
 
 // switchDocument shows the next or previous plan in every pane.
 func (m *model) switchDocument(delta int) {
-	if m.tree.Len() < 2 {
+	if m.planPage.count() < 2 {
 		return
 	}
-	m.tree.CycleDocument(delta)
+	m.planPage.cycle(delta)
 	m.documentChanged()
 }
 
 func (m *model) documentChanged() {
-	m.problems.SetReport(m.tree.Document().Report)
-	if m.run != nil && m.run.doc != m.tree.DocumentIndex() {
+	m.planPage.problems.SetReport(m.planPage.document().Report)
+	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.current {
 		m.showRun(false)
 	}
 	m.syncBreakpointMarks()
@@ -518,91 +359,40 @@ func (m *model) documentChanged() {
 	m.relayout()
 }
 
-// showRun switches the tree and detail panes between the plan and the run
-// on show.
+// showRun shows the run page (on) or the plan page. The focus stays on
+// the same pane, where the other page lays it out.
 func (m *model) showRun(on bool) {
-	if on && m.run == nil {
+	run := m.runPage.run
+	if on && run == nil {
 		return
 	}
+	var next page = m.planPage
 	if on {
-		if m.run.doc != m.tree.DocumentIndex() {
-			m.tree.SetDocument(m.run.doc)
-			m.problems.SetReport(m.tree.Document().Report)
+		if run.doc != m.planPage.current {
+			m.planPage.show(run.doc)
+			m.planPage.problems.SetReport(m.planPage.document().Report)
 		}
-		m.runTree.SetTree(m.run.tree)
+		m.runPage.tree.SetTree(run.tree)
+		next = m.runPage
 	}
-	m.runView = on
+	focus := m.page.focused()
+	m.page = next
 	m.relayout()
+	next.setFocus(focus)
 }
 
+// runShown reports whether the run page is on show.
+func (m *model) runShown() bool { return m.page == page(m.runPage) }
+
 func (m *model) togglePlanView() {
-	if m.run == nil {
+	if m.runPage.run == nil {
 		m.notify(noticeError, "no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
-	m.showRun(!m.runView)
+	m.showRun(!m.runShown())
 }
 
-// sync points the detail pane or the inspector at the selection, and the
-// other panes at what the run and the book hold now.
-func (m *model) sync() {
-	if !m.runView {
-		m.detail.Show(m.tree.Document(), m.tree.DocumentIndex(), m.tree.Selected())
-		return
-	}
-	row, ok := m.runTree.Selected()
-	if !ok {
-		m.inspector.Show(live.Node{}, nil)
-		return
-	}
-	node, _ := m.run.tree.Node(row.Path)
-	var snap *debugger.Snapshot
-	if m.run.held() && m.run.state.Stop.Path == row.Path {
-		snap = m.run.state.Stop
-	}
-	m.inspector.Show(node, snap)
-}
-
-func (m *model) selectedRunPath() string {
-	if row, ok := m.runTree.Selected(); ok {
-		return row.Path
-	}
-	return ""
-}
-
-// cycleFocus moves the focus to the next (1) or previous (-1) pane on
-// screen.
-func (m *model) cycleFocus(delta pane) {
-	p := m.focus
-	for range paneCount {
-		p = (p + delta + paneCount) % paneCount
-		if p != paneBottom || m.bottomShown() {
-			break
-		}
-	}
-	m.setFocus(p)
-}
-
-func (m *model) setFocus(p pane) {
-	if p == paneBottom && !m.bottomShown() {
-		p = paneTree
-	}
-	m.focus = p
-	m.tree.Blur()
-	m.detail.Blur()
-	m.problems.Blur()
-	m.runTree.Blur()
-	m.inspector.Blur()
-	switch p {
-	case paneTree:
-		m.tree.Focus()
-		m.runTree.Focus()
-	case paneDetail:
-		m.detail.Focus()
-		m.inspector.Focus()
-	case paneBottom:
-		m.problems.Focus()
-	}
-}
+// sync points the detail pane of the page on show at its selection.
+func (m *model) sync() { m.page.sync() }
 
 func ptr[T any](v T) *T { return &v }

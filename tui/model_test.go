@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
 )
 
@@ -62,15 +63,14 @@ func newTestModel(docs ...Document) model {
 
 // visible reports whether the tree's selection is drawn.
 func selectionVisible(m model) bool {
-	l := m.layout()
-	h := l.tree.h - 2
-	cur := m.tree.Selected().Index
-	return cur >= m.tree.Offset() && cur < m.tree.Offset()+h
+	h := m.planPage.layout().tree.h - 2
+	cur := m.planPage.tree().Selected().Index
+	return cur >= m.planPage.tree().Offset() && cur < m.planPage.tree().Offset()+h
 }
 
 func TestKeys(t *testing.T) {
 	fx := loadFixture(t)
-	rowsOf := func(d Document) []tree.Row { return newTestModel(d).tree.Rows() }
+	rowsOf := func(d Document) []tree.Row { return newTestModel(d).planPage.tree().Rows() }
 	prRows := rowsOf(fx.prReview)
 	largeRows := rowsOf(fx.large)
 
@@ -110,22 +110,22 @@ func TestKeys(t *testing.T) {
 		}},
 		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
-			if m.tree.Offset() != 0 {
-				t.Errorf("offset %d after g, want 0", m.tree.Offset())
+			if m.planPage.tree().Offset() != 0 {
+				t.Errorf("offset %d after g, want 0", m.planPage.tree().Offset())
 			}
 		}},
 		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 		}},
 		{"pgdown pages and keeps the selection in view", []Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown), func(t *testing.T, m model, _ bool) {
-			page := m.layout().tree.h - 3
+			page := m.planPage.layout().tree.h - 3
 			wantRow(t, m, 2*page, largeRows[2*page].Path)
 			if !selectionVisible(m) {
 				t.Error("selection out of view after pgdown")
 			}
 		}},
 		{"pgup pages back", []Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown, keyPgUp), func(t *testing.T, m model, _ bool) {
-			page := m.layout().tree.h - 3
+			page := m.planPage.layout().tree.h - 3
 			wantRow(t, m, page, largeRows[page].Path)
 			if !selectionVisible(m) {
 				t.Error("selection out of view after pgup")
@@ -133,8 +133,8 @@ func TestKeys(t *testing.T) {
 		}},
 		{"j past the view scrolls it", []Document{fx.large}, 80, 24, repeat(keyDown, 100), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 100, largeRows[100].Path)
-			if !selectionVisible(m) || m.tree.Offset() == 0 {
-				t.Errorf("offset %d: selection not followed", m.tree.Offset())
+			if !selectionVisible(m) || m.planPage.tree().Offset() == 0 {
+				t.Errorf("offset %d: selection not followed", m.planPage.tree().Offset())
 			}
 		}},
 		{"tab focuses the detail pane", []Document{fx.prReview}, 80, 24, seq(keyTab), func(t *testing.T, m model, _ bool) {
@@ -151,21 +151,21 @@ func TestKeys(t *testing.T) {
 		}},
 		{"keys go to the focused pane", []Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyDown, keyDown), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 6, "E4") // the tree kept its selection
-			if m.detail.Offset() != 2 {
-				t.Errorf("detail offset %d, want 2", m.detail.Offset())
+			if m.planPage.detail.Offset() != 2 {
+				t.Errorf("detail offset %d, want 2", m.planPage.detail.Offset())
 			}
 		}},
 		{"detail pages and jumps", []Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyPgDown, keyBottom, keyPgUp), func(t *testing.T, m model, _ bool) {
-			h := m.layout().detail.h - 2
-			want := len(m.detail.Lines()) - h - (h - 1)
-			if m.detail.Offset() != want {
-				t.Errorf("detail offset %d, want %d", m.detail.Offset(), want)
+			h := m.planPage.layout().detail.h - 2
+			want := len(m.planPage.detail.Lines()) - h - (h - 1)
+			if m.planPage.detail.Offset() != want {
+				t.Errorf("detail offset %d, want %d", m.planPage.detail.Offset(), want)
 			}
 		}},
 		{"] shows the next plan", []Document{fx.prReview, fx.triage}, 80, 24, seq(keyNextPlan), func(t *testing.T, m model, _ bool) {
 			wantDocument(t, m, 1)
-			if m.problems.Len() != len(fx.triage.Report.Problems)+len(fx.triage.Report.Notes) {
-				t.Errorf("problems pane lists %d, want the triage report", m.problems.Len())
+			if m.planPage.problems.Len() != len(fx.triage.Report.Problems)+len(fx.triage.Report.Notes) {
+				t.Errorf("problems pane lists %d, want the triage report", m.planPage.problems.Len())
 			}
 		}},
 		{"[ wraps to the last plan", []Document{fx.prReview, fx.triage, fx.large}, 80, 24, seq(keyPrevPlan), func(t *testing.T, m model, _ bool) {
@@ -176,17 +176,17 @@ func TestKeys(t *testing.T) {
 			wantRow(t, m, 2, "E1")
 		}},
 		{"? opens help", []Document{fx.prReview}, 80, 24, seq(keyHelp), func(t *testing.T, m model, _ bool) {
-			if m.overlay != overlayHelp || !strings.Contains(ansi.Strip(m.render()), "Keys") {
+			if !overlayIs(m, overlayHelp) || !strings.Contains(ansi.Strip(m.render()), "Keys") {
 				t.Error("help not shown")
 			}
 		}},
 		{"? again closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyHelp), func(t *testing.T, m model, _ bool) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
 		{"esc closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyEsc), func(t *testing.T, m model, _ bool) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
@@ -205,8 +205,8 @@ func TestKeys(t *testing.T) {
 			}
 		}},
 		{"q closes the help overlay", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, m model, quit bool) {
-			if quit || m.overlay != overlayNone {
-				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlay)
+			if quit || !overlayIs(m, overlayNone) {
+				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlays)
 			}
 		}},
 		{"enter then j moves from the jumped-to step", []Document{fx.triage}, 80, 24, seq(keyShiftTab, keyDown, keyEnter, keyDown), func(t *testing.T, m model, _ bool) {
@@ -258,11 +258,11 @@ func TestJumpToProblem(t *testing.T) {
 			msgs := seq(keyTab, keyTab, repeat(keyDown, tc.at), keyEnter)
 			m, _ := drive(t, newTestModel(fx.triage), 80, 24, msgs...)
 			wantFocus(t, m, paneTree)
-			got := m.tree.Selected()
+			got := m.planPage.tree().Selected()
 			if got.Path != tc.want.path || got.Line != tc.want.line {
 				t.Errorf("jumped to %s (line %d), want %s (line %d)", got.Path, got.Line, tc.want.path, tc.want.line)
 			}
-			if m.detail.Row().Index != got.Index {
+			if m.planPage.detail.Row().Index != got.Index {
 				t.Error("detail pane does not show the selected row")
 			}
 		})
@@ -290,7 +290,7 @@ func TestProblemFallsBackToLine(t *testing.T) {
 			doc := fx.prReview
 			doc.Report = plans.Report{Problems: []plans.Problem{tc.p}}
 			m, _ := drive(t, newTestModel(doc), 80, 24, keyShiftTab, keyEnter)
-			if got := m.tree.Selected().Path; got != tc.want {
+			if got := m.planPage.tree().Selected().Path; got != tc.want {
 				t.Errorf("selected %q, want %q", got, tc.want)
 			}
 		})
@@ -328,35 +328,35 @@ func TestMouse(t *testing.T) {
 		}},
 		{"click a problem selects it", []Document{fx.triage}, seq(click(20, 19)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneBottom)
-			if m.problems.Cursor() != 1 {
-				t.Errorf("problem %d selected, want 1", m.problems.Cursor())
+			if m.planPage.problems.Cursor() != 1 {
+				t.Errorf("problem %d selected, want 1", m.planPage.problems.Cursor())
 			}
 		}},
 		{"click a plan tab shows it", []Document{fx.prReview, fx.triage}, seq(click(33, 0)), func(t *testing.T, m model) {
 			wantDocument(t, m, 1)
 		}},
 		{"wheel scrolls the tree and keeps the selection visible", []Document{fx.large}, seq(repeat(wheel(10, 5, tea.MouseWheelDown), 4)), func(t *testing.T, m model) {
-			if m.tree.Offset() != 4*wheelStep {
-				t.Errorf("offset %d, want %d", m.tree.Offset(), 4*wheelStep)
+			if m.planPage.tree().Offset() != 4*common.WheelStep {
+				t.Errorf("offset %d, want %d", m.planPage.tree().Offset(), 4*common.WheelStep)
 			}
 			if !selectionVisible(m) {
 				t.Error("selection scrolled out of view")
 			}
 		}},
 		{"wheel up stops at the top", []Document{fx.large}, seq(wheel(10, 5, tea.MouseWheelDown), repeat(wheel(10, 5, tea.MouseWheelUp), 3)), func(t *testing.T, m model) {
-			if m.tree.Offset() != 0 {
-				t.Errorf("offset %d, want 0", m.tree.Offset())
+			if m.planPage.tree().Offset() != 0 {
+				t.Errorf("offset %d, want 0", m.planPage.tree().Offset())
 			}
 		}},
 		{"wheel scrolls the pane under the pointer, not the focused one", []Document{fx.prReview}, seq(repeat(keyDown, 6), wheel(50, 5, tea.MouseWheelDown)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneTree)
 			wantRow(t, m, 6, "E4")
-			if m.detail.Offset() != wheelStep {
-				t.Errorf("detail offset %d, want %d", m.detail.Offset(), wheelStep)
+			if m.planPage.detail.Offset() != common.WheelStep {
+				t.Errorf("detail offset %d, want %d", m.planPage.detail.Offset(), common.WheelStep)
 			}
 		}},
 		{"a click closes help", []Document{fx.prReview}, seq(keyHelp, click(10, 6)), func(t *testing.T, m model) {
-			if m.overlay == overlayHelp {
+			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 			wantRow(t, m, 0, "")
@@ -423,7 +423,7 @@ func TestBackgroundColor(t *testing.T) {
 	if m.Theme.Dark {
 		t.Error("theme still dark on a white background")
 	}
-	if m.tree.Theme != m.Theme || m.detail.Theme != m.Theme {
+	if m.planPage.tree().Theme != m.Theme || m.planPage.detail.Theme != m.Theme {
 		t.Error("components do not share the root's theme")
 	}
 	m, _ = drive(t, m, 80, 24, tea.BackgroundColorMsg{Color: color.Black})
@@ -471,29 +471,29 @@ func colourParams(s string) []string {
 
 func wantRow(t *testing.T, m model, index int, path string) {
 	t.Helper()
-	got := m.tree.Selected()
+	got := m.planPage.tree().Selected()
 	if got.Index != index || got.Path != path {
 		t.Errorf("selected row %d %q, want %d %q", got.Index, got.Path, index, path)
 	}
-	if m.detail.Row().Index != got.Index {
-		t.Errorf("detail shows row %d, tree selects %d", m.detail.Row().Index, got.Index)
+	if m.planPage.detail.Row().Index != got.Index {
+		t.Errorf("detail shows row %d, tree selects %d", m.planPage.detail.Row().Index, got.Index)
 	}
 }
 
 func wantFocus(t *testing.T, m model, p pane) {
 	t.Helper()
-	if m.focus != p {
-		t.Errorf("focus on pane %d, want %d", m.focus, p)
+	if m.page.focused() != p {
+		t.Errorf("focus on pane %d, want %d", m.page.focused(), p)
 	}
-	if m.tree.Focused() != (p == paneTree) || m.detail.Focused() != (p == paneDetail) || m.problems.Focused() != (p == paneBottom) {
+	if m.planPage.tree().Focused() != (p == paneTree) || m.planPage.detail.Focused() != (p == paneDetail) || m.planPage.problems.Focused() != (p == paneBottom) {
 		t.Error("components disagree about focus")
 	}
 }
 
 func wantDocument(t *testing.T, m model, i int) {
 	t.Helper()
-	if m.tree.DocumentIndex() != i {
-		t.Errorf("document %d shown, want %d", m.tree.DocumentIndex(), i)
+	if m.planPage.current != i {
+		t.Errorf("document %d shown, want %d", m.planPage.current, i)
 	}
 }
 

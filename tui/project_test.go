@@ -382,7 +382,7 @@ func newBenchOn(t testing.TB, p *testProject, w, h int) *bench {
 		// feeds' waits go; the project's cleanups then flush the
 		// recorder and close the store.
 		cancel()
-		b.release(b.m.run)
+		b.release(b.m.runPage.run)
 		for _, r := range b.seen {
 			if r.feed != nil {
 				r.feed.Close()
@@ -454,7 +454,7 @@ func (b *bench) launch(c tea.Cmd) {
 func (b *bench) update(msg tea.Msg) {
 	next, cmd := b.m.Update(msg)
 	b.m = next.(model)
-	if r := b.m.run; r != nil && !slices.Contains(b.seen, r) {
+	if r := b.m.runPage.run; r != nil && !slices.Contains(b.seen, r) {
 		b.seen = append(b.seen, r)
 	}
 	b.launch(cmd)
@@ -506,7 +506,7 @@ func (b *bench) take(deadline <-chan time.Time, why string) {
 func (b *bench) quiet() bool {
 	// A replay's or fork's outcome waits for the batch that ends its
 	// events, which a background wait brings.
-	settling := b.m.run != nil && b.m.run.outcome != nil && !b.m.run.eventsDone
+	settling := b.m.runPage.run != nil && b.m.runPage.run.outcome != nil && !b.m.runPage.run.eventsDone
 	return b.working == 0 && b.applied() == b.p.emitted.n.Load() && !settling
 }
 

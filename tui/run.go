@@ -95,7 +95,7 @@ func (r *run) waitEvents() tea.Cmd {
 // the plan asks a question. Breakpoints are kept on the plan's book and
 // handed to the run's session.
 func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
-	d := m.tree.DocumentAt(doc)
+	d := m.planPage.documentAt(doc)
 	if m.ws == nil {
 		m.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
 		return nil
@@ -104,7 +104,7 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		m.notify(noticeError, d.File+" has problems; fix them (v validates again) before running it")
 		return nil
 	}
-	if m.run.active() {
+	if m.runPage.run.active() {
 		m.notify(noticeError, "a run is already going; a aborts it")
 		return nil
 	}
@@ -133,7 +133,7 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	r.cancel = cancel
-	m.run = r
+	m.runPage.run = r
 	m.showRun(true)
 	m.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
 	start := func() tea.Msg {
@@ -150,7 +150,7 @@ func hasEnabled(bps []debugger.Breakpoint) bool {
 // command sends the held run a decision and a movement. It is refused
 // (with a notice) when the run is not held.
 func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
-	r := m.run
+	r := m.runPage.run
 	if !r.held() {
 		switch {
 		case r.active():
@@ -175,7 +175,7 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 // abortRun aborts the run: through the stop when it is held, else by
 // cancelling its context, which the engine hears at once.
 func (m *model) abortRun() tea.Cmd {
-	r := m.run
+	r := m.runPage.run
 	switch {
 	case r.held():
 		return m.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
@@ -190,7 +190,7 @@ func (m *model) abortRun() tea.Cmd {
 
 // pauseRun asks a going run to stop at its next stop.
 func (m *model) pauseRun() {
-	r := m.run
+	r := m.runPage.run
 	if !r.active() || r.held() {
 		m.notify(noticeError, "no run is going to pause")
 		return
@@ -203,7 +203,7 @@ func (m *model) pauseRun() {
 // selects it, the inspector shows it) or has finished.
 func (m *model) onState(msg stateMsg) tea.Cmd {
 	r := msg.run
-	if r != m.run {
+	if r != m.runPage.run {
 		return nil
 	}
 	r.busy = false
@@ -225,8 +225,8 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
 		m.showRun(true)
 		r.tree.Expect(st.Stop.Path, st.Stop.Tool)
-		m.runTree.SetStop(st.Stop.Path)
-		m.setFocus(paneTree)
+		m.runPage.tree.SetStop(st.Stop.Path)
+		m.page.setFocus(paneTree)
 		if st.Stop.Kind == engine.StopAsk {
 			// The plan asks: the answer editor opens at once.
 			return m.openValueEditor()
@@ -238,7 +238,7 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 // runEnded says how the run ended; the breakpoints panel goes on showing
 // a debug run's hits until the next run counts afresh.
 func (m *model) runEnded(r *run) tea.Cmd {
-	m.runTree.SetStop("")
+	m.runPage.tree.SetStop("")
 	if r.debug {
 		m.syncBreakpointMarks()
 	}
@@ -285,7 +285,7 @@ func (r *run) apply(events []engine.Event) {
 // onTick moves the run's clock while it goes on.
 func (m *model) onTick(msg tickMsg) tea.Cmd {
 	r := msg.run
-	if r != m.run || r.eventsDone || r.state.Finished {
+	if r != m.runPage.run || r.eventsDone || r.state.Finished {
 		return nil
 	}
 	r.tree.Tick(m.now())

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -94,7 +95,7 @@ func (b *bench) goSlow() {
 	b.toDoc(docSlow)
 	b.send(keyRun)
 	b.until("W0 to wait at its gate", func(m model) bool {
-		n, ok := m.run.tree.Node("W0")
+		n, ok := m.runPage.run.tree.Node("W0")
 		return ok && n.Status == live.Running
 	})
 }
@@ -112,7 +113,7 @@ func (b *bench) finish() {
 // reason that says reason, and that the screen says so.
 func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason string) {
 	t.Helper()
-	r := b.m.run
+	r := b.m.runPage.run
 	if !r.held() {
 		state := "no run"
 		if r != nil {
@@ -124,7 +125,7 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 	if st.Stop.Path != path || st.Stop.Kind != kind || !strings.Contains(st.Reason.String(), reason) {
 		t.Fatalf("held at %s (%s) for %q, want %s (%s) for %q", st.Stop.Path, st.Stop.Kind, st.Reason, path, kind, reason)
 	}
-	if !b.m.runView {
+	if !b.m.runShown() {
 		t.Error("a held run is not on show")
 	}
 	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")", "n next · i in · o out · c continue · s inject · a abort")
@@ -134,7 +135,7 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 // and by its tree's.
 func wantEnded(t *testing.T, b *bench, status string) {
 	t.Helper()
-	r := b.m.run
+	r := b.m.runPage.run
 	if r == nil || !r.state.Finished || r.busy {
 		t.Fatalf("the run has not ended; notice %q", b.m.notice.text)
 	}
@@ -178,26 +179,49 @@ func wantNoScreen(t *testing.T, b *bench, texts ...string) {
 	}
 }
 
+// overlay names one of the workbench's overlays, for a test to say which
+// it wants on top.
+type overlay func(*panels) common.Component
+
+var (
+	overlayNone        overlay = func(*panels) common.Component { return nil }
+	overlayHelp        overlay = func(p *panels) common.Component { return &p.help }
+	overlayEditor      overlay = func(p *panels) common.Component { return &p.editor }
+	overlayForm        overlay = func(p *panels) common.Component { return &p.form }
+	overlayCatalog     overlay = func(p *panels) common.Component { return &p.catalog }
+	overlayRuns        overlay = func(p *panels) common.Component { return &p.runs }
+	overlayDiff        overlay = func(p *panels) common.Component { return &p.diff }
+	overlayBreakpoints overlay = func(p *panels) common.Component { return &p.breakpoints }
+)
+
+// overlayIs reports whether o is the overlay on top, or, for overlayNone,
+// whether none is open.
+func overlayIs(m model, o overlay) bool {
+	top, _ := m.overlays.top()
+	return top.Component == o(m.panels)
+}
+
 // wantOverlay checks which overlay is open.
 func wantOverlay(t *testing.T, b *bench, o overlay) {
 	t.Helper()
-	if b.m.overlay != o {
-		t.Errorf("overlay %d open, want %d", b.m.overlay, o)
+	if !overlayIs(b.m, o) {
+		top, _ := b.m.overlays.top()
+		t.Errorf("overlay %T open, want %T", top.Component, o(b.m.panels))
 	}
 }
 
 // wantNoRun checks no run was started or opened.
 func wantNoRun(t *testing.T, b *bench) {
 	t.Helper()
-	if b.m.run != nil {
-		t.Errorf("a run started (status %q)", b.m.run.state.Status)
+	if b.m.runPage.run != nil {
+		t.Errorf("a run started (status %q)", b.m.runPage.run.state.Status)
 	}
 }
 
 // node is the run tree's node at path, which must exist.
 func node(t *testing.T, b *bench, path string) live.Node {
 	t.Helper()
-	n, ok := b.m.run.tree.Node(path)
+	n, ok := b.m.runPage.run.tree.Node(path)
 	if !ok {
 		t.Fatalf("the run tree has no %s", path)
 	}
@@ -248,8 +272,8 @@ func TestRunKey(t *testing.T) {
 		{"r then ctrl+s runs the plan to its end", nil, seq(keyRun, keySubmit), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
 			wantEnded(t, b, "ok")
-			if b.m.run.debug || !b.m.runView {
-				t.Errorf("debug %v, run view %v: want a plain run on show", b.m.run.debug, b.m.runView)
+			if b.m.runPage.run.debug || !b.m.runShown() {
+				t.Errorf("debug %v, run view %v: want a plain run on show", b.m.runPage.run.debug, b.m.runShown())
 			}
 			for _, p := range []string{"E0", "E1/do.0", "E1/do.1", "E1/do.2", "E2/agent.1/builtin__reshape", "E2/agent.2/repair"} {
 				if n := node(t, b, p); n.Status != live.OK {
@@ -267,7 +291,7 @@ func TestRunKey(t *testing.T) {
 		}},
 		{"r in the run view runs the plan again", func(b *bench) { b.runToEnd(docSimple) }, seq(keyRun), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "ok")
-			if len(b.seen) != 2 || b.m.run != b.seen[1] {
+			if len(b.seen) != 2 || b.m.runPage.run != b.seen[1] {
 				t.Errorf("%d runs, want the second on show", len(b.seen))
 			}
 			b.p.waitRecorded(t, "simple", 2)
@@ -309,11 +333,11 @@ func TestDebugKey(t *testing.T) {
 	runCases(t, []benchCase{
 		{"g stops at the first stop when no breakpoint is set", func(b *bench) { b.toDoc(docSimple) }, seq(keyDebug), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "S0", engine.StopStep, "pause")
-			if !b.m.run.debug {
+			if !b.m.runPage.run.debug {
 				t.Error("g started a plain run")
 			}
 			wantFocus(t, b.m, paneTree)
-			if l := treeLine(t, b.m.runTree.View(), "S0  builtin__reshape"); !strings.Contains(l, "▶") {
+			if l := treeLine(t, b.m.runPage.tree.View(), "S0  builtin__reshape"); !strings.Contains(l, "▶") {
 				t.Errorf("the stop is not marked on its row: %q", l)
 			}
 		}},
@@ -356,7 +380,7 @@ func TestValidateKey(t *testing.T) {
 			writeTestFile(b.t, b.p.planFile("simple"), strings.Replace(simplePlan, "S0.greeting", "S7.greeting", 1))
 		}, seq(keyValidate), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "checked: 1 problem")
-			if d := b.m.tree.Document(); b.m.problems.Len() == 0 || d.Report.OK() {
+			if d := b.m.planPage.document(); b.m.planPage.problems.Len() == 0 || d.Report.OK() {
 				t.Error("the problems pane lists nothing")
 			}
 			wantScreen(t, b, "S7")
@@ -366,7 +390,7 @@ func TestValidateKey(t *testing.T) {
 		}},
 		{"v in the run view checks the plan and keeps the run on show", func(b *bench) { b.runToEnd(docSimple) }, seq(keyValidate), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "checked: valid")
-			if !b.m.runView {
+			if !b.m.runShown() {
 				t.Error("v left the run view")
 			}
 		}},
@@ -451,7 +475,7 @@ func TestInjectKey(t *testing.T) {
 		{"s opens the editor on the value the stop suggests", func(b *bench) { b.debugTo(docFlow, "E1/do.0") }, seq(keySkip), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
 			wantScreen(t, b, "inject a result for E1/do.0: it will not run", `"name": ""`, "✓ matches the schema")
-			jsonEqual(t, b.m.run.state.Stop.Prefill, `{"name": ""}`)
+			jsonEqual(t, b.m.runPage.run.state.Stop.Prefill, `{"name": ""}`)
 		}},
 		{"ctrl+s injects a valid value and the tree shows it", func(b *bench) { b.debugTo(docFlow, "E1/do.0") },
 			seq(keySkip, replaceText(`{"name": "zed", "count": 9}`), keySubmit), func(t *testing.T, b *bench) {
@@ -462,7 +486,7 @@ func TestInjectKey(t *testing.T) {
 					t.Errorf("E1/do.0 is %s, want skipped", n.Status)
 				}
 				jsonEqual(t, n.Result, `{"name": "zed", "count": 9}`)
-				if l := treeLine(t, b.m.runTree.View(), "do.0"); !strings.Contains(l, "↷") {
+				if l := treeLine(t, b.m.runPage.tree.View(), "do.0"); !strings.Contains(l, "↷") {
 					t.Errorf("the injected item is not drawn skipped: %q", l)
 				}
 				// The injected value is what the next step reads.
@@ -475,7 +499,7 @@ func TestInjectKey(t *testing.T) {
 			seq(keySkip, replaceText(`{"name": 5}`), keySubmit), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
 				wantScreen(t, b, "fix the problems above first", "/name")
-				if !b.m.run.held() || b.m.run.state.Stop.Path != "E1/do.0" {
+				if !b.m.runPage.run.held() || b.m.runPage.run.state.Stop.Path != "E1/do.0" {
 					t.Fatal("the run moved on")
 				}
 				if n := node(t, b, "E1/do.0"); n.Status == live.Skipped {
@@ -506,7 +530,7 @@ func TestInjectKey(t *testing.T) {
 		{"an ask opens the answer editor by itself", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
 			wantScreen(t, b, "A0 asks: Ship it?", `"ship": false`, "read by: A1 (A0.answer.ship)")
-			if r := b.m.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
+			if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
 				t.Fatal("not held at the ask")
 			}
 		}},
@@ -521,7 +545,7 @@ func TestInjectKey(t *testing.T) {
 			seq(keyNext, replaceText(`{"ship": "yes"}`), keySubmit), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
 				wantScreen(t, b, "fix the problems above first")
-				if r := b.m.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
+				if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
 					t.Fatal("the run moved on")
 				}
 			}},
@@ -557,9 +581,9 @@ func TestAnswerInPlainRun(t *testing.T) {
 	wantScreen(t, b, "A0 asks: Ship it?")
 	b.press(replaceText(`{"ship": true}`)...)
 	b.press(keySubmit)
-	if b.m.run.held() {
+	if b.m.runPage.run.held() {
 		t.Fatalf("after the answer a plain run (r) is held at %s (%s, reason %q): a plain run goes on to its end",
-			b.m.run.state.Stop.Path, b.m.run.state.Stop.Kind, b.m.run.state.Reason)
+			b.m.runPage.run.state.Stop.Path, b.m.runPage.run.state.Stop.Kind, b.m.runPage.run.state.Reason)
 	}
 	wantEnded(t, b, "ok")
 	jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
@@ -613,7 +637,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 func TestBreakpointKeys(t *testing.T) {
 	book := func(b *bench) []string {
 		var out []string
-		for _, bp := range b.m.breakpoints(b.m.tree.DocumentIndex()).List() {
+		for _, bp := range b.m.breakpoints(b.m.planPage.current).List() {
 			s := bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"
@@ -632,17 +656,17 @@ func TestBreakpointKeys(t *testing.T) {
 		{"b on a plan row sets a breakpoint and marks the row", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyDown, keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b, "S1")
 			wantNotice(t, b, "breakpoint 1 at S1")
-			if !breakMarked(treeLine(t, b.m.tree.View(), "S1  builtin__reshape")) {
+			if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("S1 is not marked ●")
 			}
-			if breakMarked(treeLine(t, b.m.tree.View(), "S0  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
 				t.Error("S0 is marked ●")
 			}
 		}},
 		{"b again clears it", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyDown, keyBreak, keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
 			wantNotice(t, b, "breakpoint 1 at S1 cleared")
-			if breakMarked(treeLine(t, b.m.tree.View(), "S1  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("S1 is still marked ●")
 			}
 		}},
@@ -651,12 +675,12 @@ func TestBreakpointKeys(t *testing.T) {
 			wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint 1 (E1/do.*)")
 			// The items after the first have no rows yet: a row is marked
 			// as it comes.
-			if !breakMarked(treeLine(t, b.m.runTree.View(), "do.0")) {
+			if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "do.0")) {
 				t.Error("the run row do.0 is not marked ●")
 			}
 			b.press(keyContinue, keyContinue)
 			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint 1 (E1/do.*)")
-			if !breakMarked(treeLine(t, b.m.runTree.View(), "do.1")) {
+			if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "do.1")) {
 				t.Error("the run row do.1 is not marked ●")
 			}
 		}},
@@ -668,23 +692,23 @@ func TestBreakpointKeys(t *testing.T) {
 			seq(keyDown, keyBreak, keyContinue), func(t *testing.T, b *bench) {
 				wantBook(t, b, "E1/do.0 step", "E2")
 				wantHeld(t, b, "E2", engine.StopStep, "breakpoint 2 (E2)")
-				if !breakMarked(treeLine(t, b.m.runTree.View(), "E2  agent")) {
+				if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "E2  agent")) {
 					t.Error("E2 is not marked ●")
 				}
-				if !breakMarked(treeLine(t, b.m.runTree.View(), "do.0  user__lookup")) {
+				if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "do.0  user__lookup")) {
 					t.Error("do.0 is not marked ●")
 				}
-				if breakMarked(treeLine(t, b.m.runTree.View(), "do.1  user__lookup")) {
+				if breakMarked(treeLine(t, b.m.runPage.tree.View(), "do.1  user__lookup")) {
 					t.Error("do.1 is marked ●")
 				}
 			}},
 		{"b on a finished run's row is kept for the next run", func(b *bench) { b.runToEnd(docSimple) },
 			seq(keyDown, keyBreak, keyPlanView), func(t *testing.T, b *bench) {
 				wantBook(t, b, "S1")
-				if b.m.runView {
+				if b.m.runShown() {
 					t.Fatal("P did not show the plan")
 				}
-				if !breakMarked(treeLine(t, b.m.tree.View(), "S1  builtin__reshape")) {
+				if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 					t.Error("the plan row S1 is not marked ●")
 				}
 				b.press(keyDebug)
@@ -697,8 +721,8 @@ func TestBreakpointKeys(t *testing.T) {
 		}},
 		{"x: a failing step holds a debug run at an error stop", func(b *bench) { b.toDoc(docFailing) }, seq(keyDebug, keyContinue), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "F1", engine.StopError, "error")
-			if !strings.Contains(b.m.run.state.Stop.Error, "exited with status 3") {
-				t.Errorf("stop error %q", b.m.run.state.Stop.Error)
+			if !strings.Contains(b.m.runPage.run.state.Stop.Error, "exited with status 3") {
+				t.Errorf("stop error %q", b.m.runPage.run.state.Stop.Error)
 			}
 		}},
 		{"x turns break on error off", func(b *bench) { b.toDoc(docFailing) }, seq(keyBreakErr, keyDebug, keyContinue), func(t *testing.T, b *bench) {
@@ -727,7 +751,7 @@ func TestBreakpointKeys(t *testing.T) {
 				wantBook(t, b, "S0 (off)")
 				wantScreen(t, b, "○ 1  S0")
 				b.press(keyEsc)
-				if breakMarked(treeLine(t, b.m.tree.View(), "S0  builtin__reshape")) {
+				if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
 					t.Error("a disabled breakpoint still marks its row")
 				}
 				b.press(keyDebug)
@@ -765,17 +789,17 @@ func TestViewKeys(t *testing.T) {
 	runCases(t, []benchCase{
 		{"P with no run says how to get one", nil, seq(keyPlanView), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run to show yet")
-			if b.m.runView {
+			if b.m.runShown() {
 				t.Error("run view without a run")
 			}
 		}},
 		{"P shows the plan, and P again the run", func(b *bench) { b.runToEnd(docSimple) }, seq(keyPlanView), func(t *testing.T, b *bench) {
-			if b.m.runView {
+			if b.m.runShown() {
 				t.Fatal("P did not show the plan")
 			}
 			wantScreen(t, b, "Steps", "Problems")
 			b.press(keyPlanView)
-			if !b.m.runView {
+			if !b.m.runShown() {
 				t.Fatal("P did not show the run again")
 			}
 			wantScreen(t, b, "Run simple ✓ ok")
@@ -784,25 +808,25 @@ func TestViewKeys(t *testing.T) {
 			wantHeld(t, b, "S0", engine.StopResult, "next")
 		}},
 		{"tab in the run view goes to the inspector and back: no bottom pane", func(b *bench) { b.runToEnd(docSimple) }, seq(keyTab), func(t *testing.T, b *bench) {
-			if b.m.focus != paneDetail || !b.m.inspector.Focused() {
-				t.Fatalf("focus %d, want the inspector", b.m.focus)
+			if b.m.page.focused() != paneDetail || !b.m.runPage.inspector.Focused() {
+				t.Fatalf("focus %d, want the inspector", b.m.page.focused())
 			}
 			b.press(keyTab)
-			if b.m.focus != paneTree || !b.m.runTree.Focused() {
-				t.Fatalf("focus %d, want the run tree", b.m.focus)
+			if b.m.page.focused() != paneTree || !b.m.runPage.tree.Focused() {
+				t.Fatalf("focus %d, want the run tree", b.m.page.focused())
 			}
 			b.press(keyTab, keyShiftTab)
-			if b.m.focus != paneTree {
-				t.Fatalf("shift+tab from the inspector: focus %d, want the tree", b.m.focus)
+			if b.m.page.focused() != paneTree {
+				t.Fatalf("shift+tab from the inspector: focus %d, want the tree", b.m.page.focused())
 			}
 		}},
 		{"] shows the next plan and leaves the run view", func(b *bench) { b.runToEnd(docSimple) }, seq(keyNextPlan), func(t *testing.T, b *bench) {
 			wantDocument(t, b.m, docFailing)
-			if b.m.runView {
+			if b.m.runShown() {
 				t.Error("the run of another plan is still on show")
 			}
 			b.press(keyPrevPlan, keyPlanView)
-			if !b.m.runView {
+			if !b.m.runShown() {
 				t.Error("P does not bring back the run of the plan")
 			}
 		}},
@@ -813,38 +837,38 @@ func TestViewKeys(t *testing.T) {
 			wantHeld(t, b, "S0", engine.StopStep, "pause")
 		}},
 		{"> and < cycle the inspector's tabs", func(b *bench) { b.runToEnd(docSimple) }, seq(keyTab), func(t *testing.T, b *bench) {
-			tabs := b.m.inspector.Tabs()
+			tabs := b.m.runPage.inspector.Tabs()
 			if len(tabs) < 2 {
 				t.Fatalf("tabs %v", tabs)
 			}
-			first := b.m.inspector.Tab()
+			first := b.m.runPage.inspector.Tab()
 			b.press(keyNextTab)
-			if b.m.inspector.Tab() == first {
+			if b.m.runPage.inspector.Tab() == first {
 				t.Errorf("> stayed on %v", first)
 			}
 			b.press(keyPrevTab)
-			if b.m.inspector.Tab() != first {
-				t.Errorf("< went to %v, want %v", b.m.inspector.Tab(), first)
+			if b.m.runPage.inspector.Tab() != first {
+				t.Errorf("< went to %v, want %v", b.m.runPage.inspector.Tab(), first)
 			}
 		}},
 		{"< and > turn the inspector's tabs from the tree too; , and . are the same keys", func(b *bench) { b.runToEnd(docSimple) }, nil, func(t *testing.T, b *bench) {
-			first := b.m.inspector.Tab()
+			first := b.m.runPage.inspector.Tab()
 			b.press(keyNextTab)
-			if b.m.inspector.Tab() == first {
+			if b.m.runPage.inspector.Tab() == first {
 				t.Errorf("> from the tree stayed on %v", first)
 			}
 			wantFocus(t, b.m, paneTree)
 			b.press(tea.KeyPressMsg{Code: ',', Text: ","})
-			if b.m.inspector.Tab() != first {
-				t.Errorf(", went to %v, want %v", b.m.inspector.Tab(), first)
+			if b.m.runPage.inspector.Tab() != first {
+				t.Errorf(", went to %v, want %v", b.m.runPage.inspector.Tab(), first)
 			}
 			b.press(tea.KeyPressMsg{Code: '.', Text: "."})
-			if b.m.inspector.Tab() == first {
+			if b.m.runPage.inspector.Tab() == first {
 				t.Error(". did not turn the tab")
 			}
 		}},
 		{"the movement keys move through the run tree", func(b *bench) { b.runToEnd(docFlow) }, nil, func(t *testing.T, b *bench) {
-			sel := func() string { r, _ := b.m.runTree.Selected(); return r.Path }
+			sel := func() string { r, _ := b.m.runPage.tree.Selected(); return r.Path }
 			steps := []struct {
 				key  tea.Msg
 				want string
@@ -863,59 +887,59 @@ func TestViewKeys(t *testing.T) {
 			wantScreen(t, b, "Inspector output")
 		}},
 		{"the movement keys scroll the inspector when it has the focus", func(b *bench) { b.runToEnd(docFlow) }, seq(repeat(keyDown, 5), keyTab), func(t *testing.T, b *bench) {
-			if b.m.inspector.Len() < 10 {
-				t.Fatalf("the inspector has %d lines", b.m.inspector.Len())
+			if b.m.runPage.inspector.Len() < 10 {
+				t.Fatalf("the inspector has %d lines", b.m.runPage.inspector.Len())
 			}
 			b.press(keyDown, keyDown)
-			if c := b.m.inspector.Cursor(); c != 2 {
+			if c := b.m.runPage.inspector.Cursor(); c != 2 {
 				t.Errorf("cursor %d after j j, want 2", c)
 			}
 			b.press(keyBottom)
-			if c := b.m.inspector.Cursor(); c != b.m.inspector.Len()-1 {
-				t.Errorf("cursor %d after G, want the last line %d", c, b.m.inspector.Len()-1)
+			if c := b.m.runPage.inspector.Cursor(); c != b.m.runPage.inspector.Len()-1 {
+				t.Errorf("cursor %d after G, want the last line %d", c, b.m.runPage.inspector.Len()-1)
 			}
 			b.press(keyHome)
-			if c := b.m.inspector.Cursor(); c != 0 {
+			if c := b.m.runPage.inspector.Cursor(); c != 0 {
 				t.Errorf("cursor %d after home", c)
 			}
-			if r, _ := b.m.runTree.Selected(); r.Path != "E2" {
+			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E2" {
 				t.Errorf("the tree's selection moved to %s", r.Path)
 			}
 		}},
 		{"the inspector has a Stop tab at a held stop", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyTab), func(t *testing.T, b *bench) {
-			if !b.m.inspector.SelectTab(inspector.TabStop) {
-				t.Fatalf("no Stop tab in %v", b.m.inspector.Tabs())
+			if !b.m.runPage.inspector.SelectTab(inspector.TabStop) {
+				t.Fatalf("no Stop tab in %v", b.m.runPage.inspector.Tabs())
 			}
-			for range len(b.m.inspector.Tabs()) {
-				if b.m.inspector.Tab() == inspector.TabStop {
+			for range len(b.m.runPage.inspector.Tabs()) {
+				if b.m.runPage.inspector.Tab() == inspector.TabStop {
 					break
 				}
 				b.press(keyNextTab)
 			}
-			if b.m.inspector.Tab() != inspector.TabStop {
+			if b.m.runPage.inspector.Tab() != inspector.TabStop {
 				t.Fatal("> never reaches the Stop tab")
 			}
 			wantScreen(t, b, "[Stop]", "breakpoint 1 (E1/do.1)")
 		}},
 		{"/ searches the inspector; ctrl+n and ctrl+p move between matches", func(b *bench) { b.runToEnd(docFlow) },
 			seq(repeat(keyDown, 5), keyTab, keySearch, typeText("count")), func(t *testing.T, b *bench) {
-				if !b.m.inspector.Capturing() {
+				if !b.m.runPage.inspector.Capturing() {
 					t.Fatal("the search box is not open")
 				}
-				n, cur := b.m.inspector.Hits()
+				n, cur := b.m.runPage.inspector.Hits()
 				if n < 1 || cur != 0 {
 					t.Fatalf("%d hits, current %d", n, cur)
 				}
 				b.press(keyEsc)
-				if b.m.inspector.Capturing() {
+				if b.m.runPage.inspector.Capturing() {
 					t.Fatal("esc left the search box open")
 				}
 				b.press(keyNextHit)
-				if _, c := b.m.inspector.Hits(); n > 1 && c != 1 {
+				if _, c := b.m.runPage.inspector.Hits(); n > 1 && c != 1 {
 					t.Errorf("ctrl+n: current %d, want 1", c)
 				}
 				b.press(keyPrevHit)
-				if _, c := b.m.inspector.Hits(); c != 0 {
+				if _, c := b.m.runPage.inspector.Hits(); c != 0 {
 					t.Errorf("ctrl+p: current %d, want 0", c)
 				}
 			}},
@@ -926,35 +950,35 @@ func TestViewKeys(t *testing.T) {
 				}
 			}},
 		{"h folds a run row, l unfolds it, space toggles", func(b *bench) { b.runToEnd(docFlow) }, seq(keyDown), func(t *testing.T, b *bench) {
-			rows := b.m.run.tree.Len()
-			if r, _ := b.m.runTree.Selected(); r.Path != "E1" {
+			rows := b.m.runPage.run.tree.Len()
+			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1" {
 				t.Fatalf("selected %s, want E1", r.Path)
 			}
 			b.press(keyFold)
-			if got := b.m.run.tree.Len(); got != rows-3 {
+			if got := b.m.runPage.run.tree.Len(); got != rows-3 {
 				t.Errorf("h: %d rows, want %d", got, rows-3)
 			}
 			wantNoScreen(t, b, "do.0  user__lookup")
 			b.press(keyUnfold)
-			if got := b.m.run.tree.Len(); got != rows {
+			if got := b.m.runPage.run.tree.Len(); got != rows {
 				t.Errorf("l: %d rows, want %d", got, rows)
 			}
 			b.press(keySpace)
-			if got := b.m.run.tree.Len(); got != rows-3 {
+			if got := b.m.runPage.run.tree.Len(); got != rows-3 {
 				t.Errorf("space: %d rows, want %d", got, rows-3)
 			}
 			b.press(keySpace, keyUnfold)
-			if r, _ := b.m.runTree.Selected(); r.Path != "E1/do.0" {
+			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1/do.0" {
 				t.Errorf("l on an open row selected %s, want its first child", r.Path)
 			}
 			b.press(keyFold)
-			if r, _ := b.m.runTree.Selected(); r.Path != "E1" {
+			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1" {
 				t.Errorf("h on a leaf selected %s, want its parent", r.Path)
 			}
 		}},
 		{"h, l and space change nothing in the plan tree, which does not fold", nil, seq(keyDown, keyDown, keyFold, keyUnfold, keySpace), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 2, "E1")
-			treeLine(t, b.m.tree.View(), "do  user__lookup")
+			treeLine(t, b.m.planPage.tree().View(), "do  user__lookup")
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
@@ -965,7 +989,7 @@ func TestViewKeys(t *testing.T) {
 		}},
 		{"esc with nothing open changes nothing", func(b *bench) { b.runToEnd(docSimple) }, seq(keyEsc), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
-			if !b.m.runView || b.quit {
+			if !b.m.runShown() || b.quit {
 				t.Error("esc left the run view or quit")
 			}
 		}},
@@ -998,7 +1022,7 @@ func TestQuitKeys(t *testing.T) {
 					t.Fatal("the second press did not quit")
 				}
 				// Quitting cancels the run.
-				if r := b.m.run; r.session.Wait().Status != "aborted" {
+				if r := b.m.runPage.run; r.session.Wait().Status != "aborted" {
 					t.Error("the run was not aborted")
 				}
 			}},
@@ -1028,7 +1052,7 @@ func TestQuitKeys(t *testing.T) {
 func TestStatusLineKeepsOneLine(t *testing.T) {
 	b := newBench(t, 100, 24)
 	b.press(command(`run {"topic": 3}`)...)
-	if st := b.m.run.state; !st.Finished || st.Status != "refused" {
+	if st := b.m.runPage.run.state; !st.Finished || st.Status != "refused" {
 		t.Fatalf("the run %s, want refused", st.Status)
 	}
 	lines := strings.Split(b.screen(), "\n")
@@ -1045,8 +1069,8 @@ func TestShiftTabInRunView(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.runToEnd(docSimple)
 	b.press(keyShiftTab)
-	if b.m.focus != paneDetail {
-		t.Fatalf("shift+tab from the run tree leaves the focus on pane %d, not on the inspector", b.m.focus)
+	if b.m.page.focused() != paneDetail {
+		t.Fatalf("shift+tab from the run tree leaves the focus on pane %d, not on the inspector", b.m.page.focused())
 	}
 }
 
@@ -1055,7 +1079,7 @@ func TestShiftTabInRunView(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	book := func(b *bench) string {
 		var out []string
-		for _, bp := range b.m.breakpoints(b.m.tree.DocumentIndex()).List() {
+		for _, bp := range b.m.breakpoints(b.m.planPage.current).List() {
 			s := itoa(bp.ID) + " " + bp.Spec()
 			if !bp.Enabled {
 				s += " (off)"
@@ -1126,12 +1150,12 @@ func TestCommandLine(t *testing.T) {
 		}},
 		{"disable and enable turn a breakpoint off and on", func(b *bench) { b.toDoc(docSimple) }, seq(command("break S1"), command("disable 1")), func(t *testing.T, b *bench) {
 			wantBook(t, b, "1 S1 (off)")
-			if breakMarked(treeLine(t, b.m.tree.View(), "S1  builtin__reshape")) {
+			if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("a disabled breakpoint marks its row")
 			}
 			b.press(command("enable 1")...)
 			wantBook(t, b, "1 S1")
-			if !breakMarked(treeLine(t, b.m.tree.View(), "S1  builtin__reshape")) {
+			if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S1  builtin__reshape")) {
 				t.Error("an enabled breakpoint does not mark its row")
 			}
 		}},
@@ -1149,7 +1173,7 @@ func TestCommandLine(t *testing.T) {
 			wantRow(t, b.m, 4, "E2")
 		}},
 		{"goto selects a row of the run on show", func(b *bench) { b.runToEnd(docFlow) }, command("goto E1/do.1"), func(t *testing.T, b *bench) {
-			if r, _ := b.m.runTree.Selected(); r.Path != "E1/do.1" {
+			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1/do.1" {
 				t.Errorf("selected %s", r.Path)
 			}
 			wantScreen(t, b, "Inspector E1/do.1")
@@ -1187,7 +1211,7 @@ func TestCommandLine(t *testing.T) {
 			wantOverlay(t, b, overlayForm)
 		}},
 		{"run with inputs the plan refuses says why", nil, command(`run {"topic": 3}`), func(t *testing.T, b *bench) {
-			if st := b.m.run.state; st.Status != "refused" {
+			if st := b.m.runPage.run.state; st.Status != "refused" {
 				t.Errorf("status %q", st.Status)
 			}
 			wantNotice(t, b, `"topic": got number, want string`)
@@ -1245,17 +1269,17 @@ func TestCommandLine(t *testing.T) {
 		}},
 		{"new writes a plan from the skeleton and shows it", nil, command("new fresh"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "created .stepwise/plans/fresh.yaml")
-			if b.m.tree.Len() != len(planNames)+1 || b.m.tree.Document().Name() != "fresh" {
-				t.Fatalf("%d plans, showing %s", b.m.tree.Len(), b.m.tree.Document().Name())
+			if b.m.planPage.count() != len(planNames)+1 || b.m.planPage.document().Name() != "fresh" {
+				t.Fatalf("%d plans, showing %s", b.m.planPage.count(), b.m.planPage.document().Name())
 			}
-			if d := b.m.tree.Document(); !d.Report.OK() {
+			if d := b.m.planPage.document(); !d.Report.OK() {
 				t.Errorf("the skeleton has problems: %v", d.Report.Problems)
 			}
 			wantScreen(t, b, "[fresh ✓]")
 		}},
 		{"new will not write over a plan", nil, command("new simple"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "exists already; open it instead")
-			if b.m.tree.Len() != len(planNames) {
+			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}
 		}},
@@ -1263,7 +1287,7 @@ func TestCommandLine(t *testing.T) {
 			if b.m.cmdline.Err() == nil || !strings.Contains(b.m.cmdline.Err().Error(), "is not a plan identifier") {
 				t.Errorf("err %v", b.m.cmdline.Err())
 			}
-			if b.m.tree.Len() != len(planNames) {
+			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}
 		}},
@@ -1271,8 +1295,8 @@ func TestCommandLine(t *testing.T) {
 			id := b.p.waitRecorded(t, "simple", 1)[0].ID
 			b.press(keyPlanView)
 			b.press(command("open " + id)...)
-			if b.m.run.stored != id || !b.m.runView {
-				t.Fatalf("showing %q, run view %v", b.m.run.stored, b.m.runView)
+			if b.m.runPage.run.stored != id || !b.m.runShown() {
+				t.Fatalf("showing %q, run view %v", b.m.runPage.run.stored, b.m.runShown())
 			}
 			wantScreen(t, b, "run "+format.ShortID(id)+" (earlier, read-only) ✓ ok")
 		}},
@@ -1299,7 +1323,7 @@ func TestCommandLine(t *testing.T) {
 			if !b.quit {
 				t.Fatal("did not quit")
 			}
-			if st := b.m.run.session.Wait(); st.Status != "aborted" {
+			if st := b.m.runPage.run.session.Wait(); st.Status != "aborted" {
 				t.Errorf("the run %s", st.Status)
 			}
 		}},
@@ -1315,7 +1339,7 @@ func TestKeyAfterCommandLine(t *testing.T) {
 	b.send(command("break S1"))
 	b.send(keyDebug)
 	b.settle()
-	if r := b.m.run; r.held() && r.state.Stop.Path == "S0" {
+	if r := b.m.runPage.run; r.held() && r.state.Stop.Path == "S0" {
 		t.Fatalf("':break S1' then enter then g started the debug run before the breakpoint was set, so it is held at S0 (%s) instead of S1",
 			r.state.Reason)
 	}

@@ -50,8 +50,8 @@ func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := p.model.Update(msg)
 	p.model = next.(model)
-	if p.model.run != p.s.last {
-		p.s.last = p.model.run
+	if p.model.runPage.run != p.s.last {
+		p.s.last = p.model.runPage.run
 		p.s.runs++
 	}
 	p.s.mu.Lock()
@@ -120,19 +120,19 @@ func (r *screenRun) quit() {
 // The states the screens are taken in.
 
 func ended(m model) bool {
-	return m.run != nil && m.run.state.Finished && !m.run.busy && m.run.tree.Totals().RunStatus != ""
+	return m.runPage.run != nil && m.runPage.run.state.Finished && !m.runPage.run.busy && m.runPage.run.tree.Totals().RunStatus != ""
 }
 
 func heldAt(path string) func(m model) bool {
-	return func(m model) bool { return m.run.held() && m.run.state.Stop.Path == path }
+	return func(m model) bool { return m.runPage.run.held() && m.runPage.run.state.Stop.Path == path }
 }
 
 func overlayOpen(o overlay) func(m model) bool {
-	return func(m model) bool { return m.overlay == o }
+	return func(m model) bool { return overlayIs(m, o) }
 }
 
 func breakpointsSet(n int) func(m model) bool {
-	return func(m model) bool { return len(m.breakPanel.Breakpoints()) == n }
+	return func(m model) bool { return len(m.panels.breakpoints.Breakpoints()) == n }
 }
 
 // breakAt sets a breakpoint at the command line and waits until it is
@@ -159,20 +159,20 @@ func TestRunScreens(t *testing.T) {
 		}},
 		{"finished_agent_selected_120x40", 120, 40, func(r *screenRun) string {
 			r.await("the run to end", ended, keyRun, keySubmit)
-			return normalise(r.await("E2 selected", func(m model) bool { return m.selectedRunPath() == "E2/agent.2/repair" }, repeat(keyDown, 9)))
+			return normalise(r.await("E2 selected", func(m model) bool { return m.runPage.selectedPath() == "E2/agent.2/repair" }, repeat(keyDown, 9)))
 		}},
 		{"held_stop_tab_120x40", 120, 40, func(r *screenRun) string {
 			r.breakAt("E1/do.1", 1)
 			r.await("the run to be held", heldAt("E1/do.1"), keyDebug, keySubmit)
 			return normalise(r.await("the Stop tab", func(m model) bool {
-				return m.inspector.Tab() == inspector.TabStop && m.focus == paneDetail
+				return m.runPage.inspector.Tab() == inspector.TabStop && m.page.focused() == paneDetail
 			}, keyTab, repeat(keyNextTab, int(inspector.TabStop)+1)))
 		}},
 		{"inject_editor_120x40", 120, 40, func(r *screenRun) string {
 			r.breakAt("E1/do.0", 1)
 			r.await("the run to be held", heldAt("E1/do.0"), keyDebug, keySubmit)
 			return normalise(r.await("the editor", func(m model) bool {
-				return m.overlay == overlayEditor && m.editor.Text() == `{"name": 5}`
+				return overlayIs(m, overlayEditor) && m.panels.editor.Text() == `{"name": 5}`
 			}, keySkip, replaceText(`{"name": 5}`)))
 		}},
 		{"answer_editor_100x30", 100, 30, func(r *screenRun) string {
@@ -182,9 +182,9 @@ func TestRunScreens(t *testing.T) {
 			r.breakAt("E1/do.* step if {{item}} eq b", 1)
 			r.breakAt("E2 round repair", 2)
 			r.await("a breakpoint on E0", breakpointsSet(3), keyDown, keyBreak)
-			r.await("breakpoint 2 off", func(m model) bool { return !m.breakPanel.Breakpoints()[1].Enabled }, command("disable 2"))
+			r.await("breakpoint 2 off", func(m model) bool { return !m.panels.breakpoints.Breakpoints()[1].Enabled }, command("disable 2"))
 			return normalise(r.await("the panel", func(m model) bool {
-				return m.overlay == overlayBreakpoints && !m.breakpoints(docFlow).BreaksOnError()
+				return overlayIs(m, overlayBreakpoints) && !m.breakpoints(docFlow).BreaksOnError()
 			}, keyBreakErr, keyBreakPanel))
 		}},
 		{"runs_panel_120x30", 120, 30, func(r *screenRun) string {
@@ -196,7 +196,7 @@ func TestRunScreens(t *testing.T) {
 			// filled, which depends on when the recorder wrote; home
 			// takes it to the newest run.
 			screen := r.await("the runs panel", func(m model) bool {
-				return m.overlay == overlayRuns && m.runsPanel.Len() == 2 && m.runsPanel.Cursor() == 0
+				return overlayIs(m, overlayRuns) && m.panels.runs.Len() == 2 && m.panels.runs.Cursor() == 0
 			}, keyRuns, keyHome)
 			return normalise(screen, runs[0].ID, runs[1].ID)
 		}},
@@ -226,7 +226,7 @@ func TestEditInProgram(t *testing.T) {
 	t.Setenv("EDITOR", testEditor(t))
 	r := startScreens(t, 120, 30)
 	screen := r.await("the edited plan", func(m model) bool {
-		d := m.tree.Document()
+		d := m.planPage.document()
 		return d.Plan != nil && d.Plan.Identifier.Value == "simple" && len(d.Plan.Steps) == 3
 	}, keyNextPlan, keyEdit)
 	r.quit()

@@ -1,10 +1,20 @@
-// Package tui is the Stepwise workbench in the terminal: the root model that
-// lays out the components (the step tree, the detail pane, the problems
-// list, the help overlay), routes keys to the focused one and mouse events
-// to the one under the pointer, and batches what they ask for.
+// Package tui is the Stepwise workbench in the terminal. Its root model
+// routes messages and lays out what is on screen, nothing more: the header
+// with the plan tabs, one of two pages, the overlay on top of a stack, and
+// the status line with the key hints or the command line.
 //
-// Each component lives in its own package with a Model, sharing the context
-// of tui/common (size, theme, keymap), the way soft-serve and gh-dash are
+// The plan page holds the open plans and shows one: its step tree, the
+// detail of the selected step and the problems list. The run page shows
+// the run on show: its live tree, the inspector and the threads held. A
+// page lays out its panes, routes keys to the focused one and the mouse to
+// the one under the pointer. The overlays (help, the value editor, the
+// inputs form, the tool catalog, the runs panel, the runs diff and the
+// breakpoints panel) are pushed on a stack; the top one takes the keys and
+// the mouse, and each closes itself with a message (common.CloseOverlay).
+// Pages and overlays are common.Components, as crush builds its screens.
+//
+// Each pane and overlay lives in its own package, sharing the context of
+// tui/common (size, theme, keymap), the way soft-serve and gh-dash are
 // built. Every view is a pure function of the model's state, so screens can
 // be pinned by golden tests.
 package tui

@@ -11,56 +11,20 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-// relayout gives every component its box for the current window.
+// relayout gives every component its box for the current window. A
+// window too small to lay out gives the pages none.
 func (m *model) relayout() {
 	l := m.layout()
-	m.tree.SetSize(l.tree.w, l.tree.h)
-	m.runTree.SetSize(l.tree.w, l.tree.h)
-	m.detail.SetSize(l.detail.w, l.detail.h)
-	m.inspector.SetSize(l.detail.w, l.detail.h)
-	m.problems.SetSize(l.bottom.w, l.bottom.h)
-	m.help.SetSize(m.Width, m.Height)
+	m.planPage.SetSize(l.body.w, l.body.h)
+	m.runPage.SetSize(l.body.w, l.body.h)
 	m.cmdline.SetSize(m.Width, 1)
-	// The overlays take most of the window, leaving the header and the
-	// status line in view.
-	ow, oh := overlaySize(m.Width, m.Height)
-	m.editor.SetSize(ow, oh)
-	m.form.SetSize(ow, oh)
-	m.catalog.SetSize(ow, oh)
-	m.runsPanel.SetSize(ow, oh)
-	m.diff.SetSize(ow, oh)
-	m.breakPanel.SetSize(ow, oh)
-}
-
-// overlaySize is the box of a panel drawn over the panes: nearly the whole
-// window on a small terminal, at most 120 by 40 on a large one.
-func overlaySize(width, height int) (int, int) {
-	return min(max(width-4, 0), 120), min(max(height-4, 0), 40)
+	m.panels.setSize(m.Width, m.Height)
 }
 
 func (m model) layout() layout {
-	l := computeLayout(m.Width, m.Height, m.bottomLines())
+	l := computeLayout(m.Width, m.Height)
 	l.tabsX = lipgloss.Width(m.headerLead())
 	return l
-}
-
-// bottomShown reports whether the bottom pane is laid out: the problems
-// always in the plan view; the threads in the run view while a held run
-// has more than one.
-func (m model) bottomShown() bool {
-	return !m.runView || len(m.threads()) > 1
-}
-
-// bottomLines is how many lines the bottom pane would like; zero leaves
-// it out.
-func (m model) bottomLines() int {
-	switch {
-	case !m.runView:
-		return max(m.problems.Len(), 1)
-	case len(m.threads()) > 1:
-		return len(m.threads())
-	}
-	return 0
 }
 
 // headerLead is the header before the plan tabs: the application and what
@@ -74,119 +38,47 @@ func (m model) headerLead() string {
 	return lead + "  "
 }
 
-// click selects what is under the pointer and focuses its pane; a click
-// outside an open overlay closes it.
-func (m *model) click(ms tea.Mouse) {
-	if ms.Button != tea.MouseLeft {
-		return
+// click selects what is under the pointer and focuses its pane. An open
+// overlay takes the click, at coordinates relative to its box: most close
+// when it falls outside.
+func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if msg.Button != tea.MouseLeft {
+		return nil
 	}
-	if m.overlay != overlayNone {
-		if m.overlay == overlayHelp {
-			m.overlay = overlayNone
-			return
-		}
+	if top, ok := m.overlays.top(); ok {
 		ow, oh := overlaySize(m.Width, m.Height)
-		ox, oy := (m.Width-ow)/2, (m.Height-oh)/2
-		in := rect{ox, oy, ow, oh}
-		if !in.contains(ms.X, ms.Y) {
-			if m.overlay != overlayEditor && m.overlay != overlayForm {
-				m.overlay = overlayNone
-			}
-			return
-		}
-		switch m.overlay {
-		case overlayRuns:
-			m.runsPanel.ClickAt(ms.Y - oy)
-		case overlayBreakpoints:
-			m.breakPanel.ClickAt(ms.Y - oy)
-		case overlayCatalog:
-			m.catalog.ClickAt(ms.X-ox, ms.Y-oy)
-		}
-		return
+		msg.X -= (m.Width - ow) / 2
+		msg.Y -= (m.Height - oh) / 2
+		_, cmd := top.Update(msg)
+		return cmd
 	}
 	l := m.layout()
-	if l.tooSmall {
-		return
-	}
 	switch {
-	case l.header.contains(ms.X, ms.Y):
-		if i, ok := m.tree.TabAt(ms.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.tree.DocumentIndex() {
-			m.tree.SetDocument(i)
+	case l.header.contains(msg.X, msg.Y):
+		if i, ok := m.planPage.tabs().At(msg.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.planPage.current {
+			m.planPage.show(i)
 			m.documentChanged()
 		}
-	case l.tree.contains(ms.X, ms.Y):
-		m.setFocus(paneTree)
-		if m.runView {
-			m.runTree.ClickAt(ms.Y - l.tree.y)
-		} else {
-			m.tree.ClickAt(ms.Y - l.tree.y)
-		}
-	case l.detail.contains(ms.X, ms.Y):
-		m.setFocus(paneDetail)
-		if m.runView {
-			m.inspector.ClickAt(ms.X-l.detail.x, ms.Y-l.detail.y)
-		}
-	case l.bottom.contains(ms.X, ms.Y):
-		m.setFocus(paneBottom)
-		if m.runView {
-			m.threadsSel = min(max(ms.Y-l.bottom.y-1, 0), max(len(m.threads())-1, 0))
-		} else {
-			m.problems.ClickAt(ms.Y - l.bottom.y)
-		}
+	case l.body.contains(msg.X, msg.Y):
+		msg.Y -= l.body.y
+		_, cmd := m.page.Update(msg)
+		return cmd
 	}
+	return nil
 }
 
-// wheelStep is how many lines one notch of the wheel scrolls.
-const wheelStep = 3
-
-// wheel scrolls the pane or overlay under the pointer, focused or not.
-func (m *model) wheel(ms tea.Mouse) {
-	var delta int
-	switch ms.Button {
-	case tea.MouseWheelUp:
-		delta = -wheelStep
-	case tea.MouseWheelDown:
-		delta = wheelStep
-	default:
-		return
+// wheel scrolls the open overlay, or the page under the pointer.
+func (m *model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
+	if top, ok := m.overlays.top(); ok {
+		_, cmd := top.Update(msg)
+		return cmd
 	}
-	switch m.overlay {
-	case overlayNone:
-	case overlayHelp:
-		m.help.Scroll(delta)
-		return
-	case overlayRuns:
-		m.runsPanel.Scroll(delta)
-		return
-	case overlayBreakpoints:
-		m.breakPanel.Scroll(delta)
-		return
-	case overlayCatalog:
-		m.catalog.Scroll(delta)
-		return
-	case overlayDiff:
-		m.diff.Scroll(delta)
-		return
-	default:
-		return
+	if l := m.layout(); l.body.contains(msg.X, msg.Y) {
+		msg.Y -= l.body.y
+		_, cmd := m.page.Update(msg)
+		return cmd
 	}
-	l := m.layout()
-	switch {
-	case l.tree.contains(ms.X, ms.Y):
-		if m.runView {
-			m.runTree.Scroll(delta)
-		} else {
-			m.tree.Scroll(delta)
-		}
-	case l.detail.contains(ms.X, ms.Y):
-		if m.runView {
-			m.inspector.Scroll(delta)
-		} else {
-			m.detail.Scroll(delta)
-		}
-	case l.bottom.contains(ms.X, ms.Y) && !m.runView:
-		m.problems.Scroll(delta)
-	}
+	return nil
 }
 
 // View draws the workbench.
@@ -199,8 +91,8 @@ func (m model) View() tea.View {
 }
 
 // render is the screen as a string, exactly the window's size: header, the
-// tree and detail panes, the bottom pane, the status line and the key
-// hints (or the command line); an overlay on top when one is open.
+// page on show, the status line and the key hints (or the command line);
+// the overlay on top of the stack over them.
 func (m model) render() string {
 	if m.Width <= 0 || m.Height <= 0 {
 		return ""
@@ -210,63 +102,16 @@ func (m model) render() string {
 		msg := "stepwise: the window is too small (" + itoa(m.Width) + "×" + itoa(m.Height) + ")"
 		return strings.Join(common.Block([]string{msg}, m.Width, m.Height), "\n")
 	}
-	treeView, detailView := m.tree.View(), m.detail.View()
-	if m.runView {
-		treeView, detailView = m.runTree.View(), m.inspector.View()
-	}
-	var rows []string
-	rows = append(rows, m.header(l))
-	if l.stacked {
-		rows = append(rows, treeView)
-		if l.detail.h > 0 {
-			rows = append(rows, detailView)
-		}
-	} else {
-		rows = append(rows, joinColumns(treeView, detailView))
-	}
-	if l.bottom.h > 0 {
-		if m.runView {
-			rows = append(rows, m.threadsView(l.bottom.w, l.bottom.h))
-		} else {
-			rows = append(rows, m.problems.View())
-		}
-	}
-	rows = append(rows, m.statusLine(), m.footer())
-	screen := strings.Join(rows, "\n")
-	if box := m.overlayView(); box != "" {
-		screen = overlayOn(screen, box, m.Width, m.Height)
+	screen := strings.Join([]string{m.header(l), m.page.View(), m.statusLine(), m.footer()}, "\n")
+	if top, ok := m.overlays.top(); ok {
+		screen = overlayOn(screen, top.View(), m.Width, m.Height)
 	}
 	return common.Screen(screen, m.Height)
 }
 
-// overlayView is the open overlay, drawn at its size; "" when none is.
-func (m model) overlayView() string {
-	switch m.overlay {
-	case overlayHelp:
-		return m.help.View()
-	case overlayEditor:
-		return m.editor.View()
-	case overlayForm:
-		// The form's box fits its fields, up to the overlay's size.
-		f := m.form
-		w, h := overlaySize(m.Width, m.Height)
-		f.SetSize(w, min(h, f.NeededHeight(w)))
-		return f.View()
-	case overlayCatalog:
-		return m.catalog.View()
-	case overlayRuns:
-		return m.runsPanel.View()
-	case overlayBreakpoints:
-		return m.breakPanel.View()
-	case overlayDiff:
-		return m.diff.View()
-	}
-	return ""
-}
-
 // header is the top line: the application, what is open, and the plan tabs.
 func (m model) header(l layout) string {
-	return common.Fit(m.headerLead()+m.tree.Tabs(max(m.Width-l.tabsX, 0)), m.Width)
+	return common.Fit(m.headerLead()+m.planPage.tabs().View(m.Theme, max(m.Width-l.tabsX, 0)), m.Width)
 }
 
 // footer is the bottom line: the command line while it is open, else the
@@ -285,37 +130,21 @@ func (m model) footer() string {
 		Ellipsis:       t.Muted,
 	}
 	h.SetWidth(m.Width - 1)
+	// An overlay that takes every key shows its own; the others leave
+	// the footer to what is under them.
 	var bindings []key.Binding
+	if top, ok := m.overlays.top(); ok {
+		bindings = top.ShortHelp()
+	}
 	switch {
-	case m.overlay == overlayEditor || m.overlay == overlayForm:
-		// Keys go to the editor or form: the stop's keys would type.
-		bindings = m.Keys.EditHelp()
-	case m.run.held():
+	case bindings != nil:
+	case m.runPage.run.held():
+		// A held run's keys act from either page.
 		bindings = m.Keys.StopHelp()
 	default:
-		bindings = m.Keys.ShortHelp()
+		bindings = m.page.ShortHelp()
 	}
 	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)
-}
-
-// joinColumns puts two blocks side by side. Both are exactly their pane's
-// size, so lines are simply joined; lipgloss.JoinHorizontal would measure
-// every line again.
-func joinColumns(left, right string) string {
-	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
-	var b strings.Builder
-	for i := range max(len(ls), len(rs)) {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i < len(ls) {
-			b.WriteString(ls[i])
-		}
-		if i < len(rs) {
-			b.WriteString(rs[i])
-		}
-	}
-	return b.String()
 }
 
 // overlayOn draws box centred on top of screen.

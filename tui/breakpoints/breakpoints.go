@@ -34,7 +34,7 @@ const Empty = "no breakpoints: b on a row of the tree, or :break PATTERN [KIND..
 // Model is the breakpoints panel.
 type Model struct {
 	common.Common
-	focused      bool
+	common.Focusable
 	breakOnError bool
 	common.ListPane[debugger.Breakpoint]
 }
@@ -72,41 +72,50 @@ func (m *Model) SetSize(width, height int) {
 	m.SetListHeight(height)
 }
 
-// Focus marks the panel focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the panel unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the panel has focus.
-func (m Model) Focused() bool { return m.focused }
-
-// Update moves the selection on the movement keys and turns Toggle,
-// Delete and BreakError into Actions.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.Move(m.Keys, msg) {
-		return m, nil
-	}
-	switch {
-	case key.Matches(msg, m.Keys.BreakError):
-		on := !m.breakOnError
-		return m, send(Action{BreakOnError: &on})
-	case key.Matches(msg, m.Keys.Toggle):
-		if b, ok := m.Selected(); ok {
-			on := !b.Enabled
-			return m, send(Action{ID: b.ID, Enable: &on})
+// Update moves the selection on the movement keys and the wheel, selects
+// the breakpoint clicked, turns Toggle, Delete and BreakError into
+// Actions, and closes on Quit, Close or a click outside.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
 		}
-	case key.Matches(msg, m.Keys.Delete):
-		if b, ok := m.Selected(); ok {
-			return m, send(Action{ID: b.ID, Delete: true})
-		}
+		m.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
 	return m, nil
 }
 
-func send(a Action) tea.Cmd {
-	return func() tea.Msg { return a }
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.Move(m.Keys, msg) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
+		return common.Close(m)
+	case key.Matches(msg, m.Keys.BreakError):
+		on := !m.breakOnError
+		return common.Send(Action{BreakOnError: &on})
+	case key.Matches(msg, m.Keys.Toggle):
+		if b, ok := m.Selected(); ok {
+			on := !b.Enabled
+			return common.Send(Action{ID: b.ID, Enable: &on})
+		}
+	case key.Matches(msg, m.Keys.Delete):
+		if b, ok := m.Selected(); ok {
+			return common.Send(Action{ID: b.ID, Delete: true})
+		}
+	}
+	return nil
 }
+
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// panel open.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // View draws the panel, border included, at exactly its size.
 func (m Model) View() string {
@@ -133,17 +142,17 @@ func (m Model) View() string {
 		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
 
-	title := t.PaneTitle("Breakpoints", m.focused)
+	title := t.PaneTitle("Breakpoints", m.Focused())
 	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + strconv.Itoa(n))
 	}
 	footer := ""
 	if m.Overflows() {
 		footer = common.Position(m.Cursor(), m.Len())
-	} else if m.focused && m.Len() > 0 {
+	} else if m.Focused() && m.Len() > 0 {
 		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // columns are the widths rows align to: the widest id, and the widest
@@ -172,7 +181,7 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 	gutter := " "
 	if selected {
 		gutter = "▸"
-		base = t.RowStyle(true, m.focused)
+		base = t.RowStyle(true, m.Focused())
 		text, muted, strong = text.Inherit(base), muted.Inherit(base), strong.Inherit(base)
 	}
 	mark := "●"

@@ -65,7 +65,7 @@ func newPanel(w, h int) Model {
 }
 
 func press(m Model, k tea.KeyPressMsg) (Model, *Action) {
-	m, cmd := m.Update(k)
+	_, cmd := m.Update(k)
 	if cmd == nil {
 		return m, nil
 	}

@@ -2,7 +2,7 @@
 // grouped by where it comes from, beside the selected tool's description
 // and schemas. Enter asks the root to add a step calling the selected tool
 // to the plan on show (Insert); / opens a filter box, and while it is open
-// every key is the box's (Capturing). Page up and down scroll the tool's
+// every key is the box's, Quit included. Page up and down scroll the tool's
 // description; the mouse wheel scrolls the half last clicked.
 package catalog
 
@@ -20,9 +20,6 @@ import (
 
 // Insert asks the root to append a step calling Tool to the plan on show.
 type Insert struct{ Tool plans.ToolInfo }
-
-// Closed says the catalog was closed without choosing a tool.
-type Closed struct{}
 
 // row is one line of the list: a group's heading, or a tool (an index into
 // Model.tools).
@@ -93,9 +90,8 @@ func (m *Model) fitFilter() {
 	m.filter.SetWidth(max(m.layout().listW-common.TextWidth(m.filter.Prompt)-1, 1))
 }
 
-// Capturing reports whether the filter box is open: the root then sends
-// every key here, its own global keys included.
-func (m Model) Capturing() bool { return m.editing }
+// ShortHelp leaves the footer to the page.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // Filter returns the words the list is filtered by.
 func (m Model) Filter() string { return m.filter.Value() }
@@ -108,14 +104,27 @@ func (m Model) Selected() (plans.ToolInfo, bool) {
 	return m.tools[m.rows[m.shown[m.sel]].tool], true
 }
 
-// Update handles a key: movement, / to filter, enter to insert a step, esc
-// to clear the filter or close. Other messages (a paste) go to the filter
-// box while it is open.
-func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+// Update handles a key: movement, / to filter, enter to insert a step and
+// close, esc to clear the filter or close, Quit to close. A click selects
+// a tool or closes the catalog when it falls outside; the wheel scrolls.
+// Other messages (a paste) go to the filter box while it is open.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	var k tea.KeyPressMsg
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k = msg
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
+		}
+		m.ClickAt(msg.X, msg.Y)
+		return m, nil
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
+		return m, nil
+	default:
 		if m.editing {
-			return m.edit(msg)
+			return m, m.edit(msg)
 		}
 		return m, nil
 	}
@@ -135,19 +144,21 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.move(k)
 			return m, nil
 		}
-		return m.edit(k)
+		return m, m.edit(k)
 	}
 	switch {
+	case key.Matches(k, keys.Quit):
+		return m, common.Close(m)
 	case key.Matches(k, keys.Close):
 		if m.filter.Value() != "" {
 			m.filter.SetValue("")
 			m.refilter()
 			return m, nil
 		}
-		return m, func() tea.Msg { return Closed{} }
+		return m, common.Close(m)
 	case key.Matches(k, keys.Jump):
 		if t, ok := m.Selected(); ok {
-			return m, func() tea.Msg { return Insert{Tool: t} }
+			return m, tea.Batch(common.Close(m), common.Send(Insert{Tool: t}))
 		}
 	case key.Matches(k, keys.Search):
 		m.editing = true
@@ -164,14 +175,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // edit hands a message to the filter box and filters by what it then holds.
-func (m Model) edit(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) edit(msg tea.Msg) tea.Cmd {
 	before := m.filter.Value()
 	var cmd tea.Cmd
 	m.filter, cmd = m.filter.Update(msg)
 	if m.filter.Value() != before {
 		m.refilter()
 	}
-	return m, cmd
+	return cmd
 }
 
 func (m *Model) stopEditing() {

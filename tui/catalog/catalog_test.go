@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
+	"github.com/stepwise-dev/stepwise/tui/common/commontest"
 )
 
 // serveEnv makes the test binary the demo's tracker: the demo project's
@@ -111,14 +113,14 @@ func typed(text string) []tea.KeyPressMsg {
 	return out
 }
 
-// press sends keys and returns the messages their commands produce.
+// press sends keys and returns the messages their commands produce, but
+// for the common.CloseOverlay that comes with an insert.
 func press(m *Model, keys ...tea.KeyPressMsg) []tea.Msg {
 	var msgs []tea.Msg
 	for _, k := range keys {
-		var cmd tea.Cmd
-		*m, cmd = m.Update(k)
-		if cmd != nil {
-			if msg := cmd(); msg != nil {
+		_, cmd := m.Update(k)
+		for _, msg := range commontest.Messages(cmd) {
+			if _, closed := msg.(common.CloseOverlay); !closed {
 				msgs = append(msgs, msg)
 			}
 		}
@@ -216,8 +218,8 @@ func TestInsertAndClose(t *testing.T) {
 	if ins.Tool.Name != "plan__triage_queue" || ins.Tool.Source != "plan" || ins.Tool.InputSchema == nil {
 		t.Errorf("Insert %+v, want plan__triage_queue with its schema", ins.Tool)
 	}
-	if msgs := press(&m, keyEsc); len(msgs) != 1 || msgs[0] != (Closed{}) {
-		t.Errorf("esc emitted %v, want Closed", msgs)
+	if _, cmd := m.Update(keyEsc); !reflect.DeepEqual(commontest.Messages(cmd), []tea.Msg{common.CloseOverlay{Overlay: &m}}) {
+		t.Errorf("esc emitted %v, want the catalog closed", commontest.Messages(cmd))
 	}
 
 	empty := newCatalog(t, nil, 120, 40, false)
@@ -232,7 +234,7 @@ func TestInsertAndClose(t *testing.T) {
 func TestFilter(t *testing.T) {
 	m := newCatalog(t, demoTools(t, true), 120, 40, false)
 	press(&m, keySlash)
-	if !m.Capturing() {
+	if !m.editing {
 		t.Fatal("/ did not open the filter box")
 	}
 	// Letters that are movement keys elsewhere are text here; the arrows
@@ -250,8 +252,8 @@ func TestFilter(t *testing.T) {
 		t.Errorf("issue matches %v, want %v", names, want)
 	}
 	press(&m, keyDown)
-	if got := selected(t, m); got != "tracker__add_comment" || !m.Capturing() {
-		t.Errorf("down while filtering: %s, capturing %v", got, m.Capturing())
+	if got := selected(t, m); got != "tracker__add_comment" || !m.editing {
+		t.Errorf("down while filtering: %s, capturing %v", got, m.editing)
 	}
 	press(&m, typed(" time")...)
 	if got := selected(t, m); got != "plan__issue_timeline" || len(m.shown) != 1 {
@@ -263,8 +265,8 @@ func TestFilter(t *testing.T) {
 	}
 	// Enter keeps the filter and hands the keys back; esc then clears it
 	// before it closes anything.
-	if msgs := press(&m, keyEnter); len(msgs) != 0 || m.Capturing() || m.Filter() != "issue time" {
-		t.Errorf("enter in the box: %v, capturing %v, filter %q", msgs, m.Capturing(), m.Filter())
+	if msgs := press(&m, keyEnter); len(msgs) != 0 || m.editing || m.Filter() != "issue time" {
+		t.Errorf("enter in the box: %v, capturing %v, filter %q", msgs, m.editing, m.Filter())
 	}
 	if msgs := press(&m, keyEnter); len(msgs) != 1 || msgs[0].(Insert).Tool.Name != "plan__issue_timeline" {
 		t.Errorf("enter on the filtered list emitted %v", msgs)
@@ -289,21 +291,21 @@ func TestFilter(t *testing.T) {
 	if m.Filter() != "z" {
 		t.Errorf("backspace: filter %q", m.Filter())
 	}
-	if msgs := press(&m, keyEsc); len(msgs) != 0 || m.Capturing() || m.Filter() != "" {
-		t.Errorf("esc in the box: %v, capturing %v, filter %q", msgs, m.Capturing(), m.Filter())
+	if msgs := press(&m, keyEsc); len(msgs) != 0 || m.editing || m.Filter() != "" {
+		t.Errorf("esc in the box: %v, capturing %v, filter %q", msgs, m.editing, m.Filter())
 	}
 
 	// A paste goes into the box.
 	press(&m, keySlash)
-	m, _ = m.Update(tea.PasteMsg{Content: "reshape"})
+	m.Update(tea.PasteMsg{Content: "reshape"})
 	if m.Filter() != "reshape" || selected(t, m) != "builtin__reshape" {
 		t.Errorf("paste: filter %q, selected %s", m.Filter(), selected(t, m))
 	}
 
 	// New tools start unfiltered.
 	m.SetTools(m.tools)
-	if m.Capturing() || m.Filter() != "" || selected(t, m) != "builtin__reshape" {
-		t.Errorf("SetTools: capturing %v, filter %q, selected %s", m.Capturing(), m.Filter(), selected(t, m))
+	if m.editing || m.Filter() != "" || selected(t, m) != "builtin__reshape" {
+		t.Errorf("SetTools: capturing %v, filter %q, selected %s", m.editing, m.Filter(), selected(t, m))
 	}
 }
 

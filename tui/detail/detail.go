@@ -14,7 +14,7 @@ import (
 // Model is the detail pane.
 type Model struct {
 	common.Common
-	focused bool
+	common.Focusable
 
 	doc      common.Document
 	docIndex int
@@ -73,15 +73,6 @@ func (m *Model) SetSize(width, height int) {
 // Refresh lays the content out again, after the theme changed.
 func (m *Model) Refresh() { m.rebuild() }
 
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
-
 // Lines returns the laid-out content, all of it, styled.
 func (m Model) Lines() []string { return m.lines }
 
@@ -110,7 +101,7 @@ func (m *Model) rebuild() {
 	m.lines = b.lines
 }
 
-// Update scrolls on the movement keys; the root sends it keys only while
+// Update scrolls on the movement keys; the page sends it keys only while
 // the pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -137,6 +128,6 @@ func (m Model) View() string {
 		// of all of them.
 		footer = common.Position(end-1, len(m.lines))
 	}
-	title := m.Theme.PaneTitle("Detail", m.focused)
-	return common.Frame(m.Theme, m.Width, m.Height, title, footer, m.focused, body)
+	title := m.Theme.PaneTitle("Detail", m.Focused())
+	return common.Frame(m.Theme, m.Width, m.Height, title, footer, m.Focused(), body)
 }

@@ -28,7 +28,7 @@ func load(t *testing.T, file string) common.Document {
 func show(t *testing.T, doc common.Document, path string, width int, withColor bool) (Model, string) {
 	t.Helper()
 	c := common.New(common.NewTheme(true, withColor), common.DefaultKeyMap())
-	tr := tree.New(c, []common.Document{doc})
+	tr := tree.New(c, doc)
 	if path != "" && !tr.SelectPath(path) {
 		t.Fatalf("no row %q", path)
 	}

@@ -30,9 +30,6 @@ import (
 // schema it was opened with. Numbers are json.Number, as in plan files.
 type Submitted struct{ Inputs map[string]any }
 
-// Cancelled says the form was closed without running anything.
-type Cancelled struct{}
-
 // kind is how a field is entered.
 type kind int
 
@@ -315,7 +312,11 @@ func (m Model) Inputs() map[string]any {
 	return out
 }
 
-// SetSize sets the overlay's size, border included.
+// ShortHelp is the keys of the form: the stop's keys would type.
+func (m *Model) ShortHelp() []key.Binding { return m.Keys.EditHelp() }
+
+// SetSize sets the most the overlay may take, border included; the form
+// draws at the height its fields need within it.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.layout()
@@ -350,21 +351,27 @@ func (m *Model) setFocus(i int) tea.Cmd {
 
 // Update handles a key (and, for the focused text field, a paste): moving
 // between fields, typing, toggling, choosing, submitting and cancelling.
-func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	if !m.active {
 		return m, nil
 	}
-	k, isKey := msg.(tea.KeyPressMsg)
-	if !isKey {
-		return m.enter(msg)
+	var k tea.KeyPressMsg
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		// A stray click must not lose what was typed.
+		return m, nil
+	case tea.KeyPressMsg:
+		k = msg
+	default:
+		return m, m.enter(msg)
 	}
 	keys := m.Keys
 	switch {
 	case key.Matches(k, keys.Close):
 		m.active = false
-		return m, func() tea.Msg { return Cancelled{} }
+		return m, common.Close(m)
 	case key.Matches(k, keys.Submit):
-		return m.submit()
+		return m, m.submit()
 	case key.Matches(k, keys.NextPane):
 		return m, m.setFocus(m.focus + 1)
 	case key.Matches(k, keys.PrevPane):
@@ -397,7 +404,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		f.choice = (f.choice+1+step)%n - 1
 		f.problems = nil
 	case typed:
-		return m.enter(k)
+		return m, m.enter(k)
 	}
 	m.follow()
 	return m, nil
@@ -405,13 +412,13 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 // enter hands a message to the focused text field and checks what it then
 // holds.
-func (m Model) enter(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) enter(msg tea.Msg) tea.Cmd {
 	if len(m.fields) == 0 {
-		return m, nil
+		return nil
 	}
 	f := &m.fields[m.focus]
 	if f.kind == kindBool || f.kind == kindEnum {
-		return m, nil
+		return nil
 	}
 	before := f.input.Value()
 	var cmd tea.Cmd
@@ -421,12 +428,12 @@ func (m Model) enter(msg tea.Msg) (Model, tea.Cmd) {
 		f.problems = nil
 	}
 	m.follow()
-	return m, cmd
+	return cmd
 }
 
 // submit checks the inputs and emits them, or shows what is wrong and
-// focuses the first field at fault.
-func (m Model) submit() (Model, tea.Cmd) {
+// focuses the first field at fault; the form closes with them.
+func (m *Model) submit() tea.Cmd {
 	m.general = nil
 	for i := range m.fields {
 		m.fields[i].problems = nil
@@ -442,14 +449,14 @@ func (m Model) submit() (Model, tea.Cmd) {
 		m.place(v)
 	}
 	if i := slices.IndexFunc(m.fields, func(f field) bool { return f.entryErr != "" || len(f.problems) > 0 }); i >= 0 {
-		return m, m.setFocus(i)
+		return m.setFocus(i)
 	}
 	if len(m.general) > 0 {
 		m.scroll = common.Scroll{}
-		return m, nil
+		return nil
 	}
 	m.active = false
-	return m, func() tea.Msg { return Submitted{Inputs: inputs} }
+	return tea.Batch(common.Close(m), common.Send(Submitted{Inputs: inputs}))
 }
 
 // quoted finds the property names a violation's message quotes.

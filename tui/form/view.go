@@ -87,17 +87,21 @@ func (m Model) entry(f field, focused bool, width int) string {
 	return common.Clip(t.Text.Render(text), width)
 }
 
-// NeededHeight is how many lines the form needs at width, its frame included:
-// a root can give a short form a short box.
+// NeededHeight is how many lines the form needs at width, its frame
+// included: a short form draws in a short box.
 func (m Model) NeededHeight(width int) int {
 	lines, _ := m.lines(max(width-2, 0))
 	return len(lines) + 2
 }
 
-// View draws the form at exactly its size: the fields, scrolled to keep
-// the focused one in view, in a frame titled with the form's title and the
-// keys that act here at its foot.
+// View draws the form at its width and the height its fields need, up to
+// its size: the fields, scrolled to keep the focused one in view, in a
+// frame titled with the form's title and the keys that act here at its
+// foot.
 func (m Model) View() string {
+	if need := m.NeededHeight(m.Width); need < m.Height {
+		m.SetSize(m.Width, need)
+	}
 	t := m.Theme
 	lines, _ := m.lines(m.innerWidth())
 	lines = lines[min(m.scroll.Offset, len(lines)):]

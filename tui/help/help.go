@@ -28,14 +28,28 @@ func New(c common.Common, logPath string) Model { return Model{Common: c, logPat
 // SetSize sets the space the overlay may take.
 func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
 
-// Update scrolls the overlay on the movement keys, for windows too small
-// to show every key at once.
-func (m *Model) Update(k tea.KeyPressMsg) {
-	lines := m.body()
-	if d, ok := m.Keys.Movement(k, max(m.Height-3, 1), len(lines)); ok {
-		m.Scroll(d)
+// Update scrolls the overlay on the movement keys and the wheel, for
+// windows too small to show every key at once; the help key, Close, Quit
+// and a click anywhere close it.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.Keys.Help, m.Keys.Close, m.Keys.Quit) {
+			return m, common.Close(m)
+		}
+		if d, ok := m.Keys.Movement(msg, max(m.Height-3, 1), len(m.body())); ok {
+			m.Scroll(d)
+		}
+	case tea.MouseClickMsg:
+		return m, common.Close(m)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
+	return m, nil
 }
+
+// ShortHelp leaves the footer to the page: the help lists every key.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // Scroll moves the overlay's content by delta lines.
 func (m *Model) Scroll(delta int) {

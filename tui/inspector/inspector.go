@@ -31,8 +31,8 @@ import (
 // Model is the inspector pane.
 type Model struct {
 	common.Common
-	focused bool
-	p       *paints
+	common.Focusable
+	p *paints
 
 	node  live.Node
 	stop  *debugger.Snapshot
@@ -132,17 +132,9 @@ func (m *Model) SetSize(width, height int) {
 	m.follow()
 }
 
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
-
-// Capturing reports whether the search box is open: the root then sends
-// every key here, global ones included, since they are being typed.
+// Capturing reports whether the search box is open: the run page then
+// sends every key here, the workbench's own included, since they are
+// being typed.
 func (m Model) Capturing() bool { return m.searching }
 
 // Node returns the node on show.
@@ -393,9 +385,17 @@ func (m *Model) ClickAt(x, y int) {
 	}
 }
 
-// Update answers a key; the root sends keys only while the pane has
-// focus, and every key while Capturing.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+// Update answers a key; the run page sends keys only while the pane has
+// focus, and every key while Capturing. Other messages do nothing.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return m, nil
+	}
+	return m.key(k)
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if m.searching {
 		return m.updateSearch(msg)
 	}
@@ -586,7 +586,7 @@ func (m Model) View() string {
 			marks = append(marks, [2]int{m.hits[h].from, m.hits[h].to})
 		}
 		margin := " "
-		if i == at.cursor && m.focused {
+		if i == at.cursor && m.Focused() {
 			margin = m.p.marker.Render("›")
 		}
 		body = append(body, margin+m.page[i].render(marks, m.p.hit))
@@ -597,12 +597,12 @@ func (m Model) View() string {
 		}
 		body = append(body, " "+m.input.View())
 	}
-	return common.Frame(m.Theme, m.Width, m.Height, m.title(), m.footer(), m.focused, body)
+	return common.Frame(m.Theme, m.Width, m.Height, m.title(), m.footer(), m.Focused(), body)
 }
 
 // title names the pane and the node: its path, status and time.
 func (m Model) title() string {
-	t := m.Theme.PaneTitle("Inspector", m.focused)
+	t := m.Theme.PaneTitle("Inspector", m.Focused())
 	if !m.shown {
 		return t
 	}

@@ -24,8 +24,8 @@ type item struct {
 // Model is the problems pane.
 type Model struct {
 	common.Common
-	focused bool
-	report  plans.Report
+	common.Focusable
+	report plans.Report
 	common.ListPane[item]
 }
 
@@ -61,15 +61,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.SetListHeight(height)
 }
-
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // Update moves the selection on the movement keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -109,18 +100,18 @@ func (m Model) View() string {
 	for i := first; i < end; i++ {
 		lines = append(lines, m.renderItem(m.Items()[i], inner, i == m.Cursor()))
 	}
-	title := t.PaneTitle("Problems", m.focused) + " " + m.Summary()
+	title := t.PaneTitle("Problems", m.Focused()) + " " + m.Summary()
 	footer := ""
 	if m.Overflows() {
 		footer = common.Position(m.Cursor(), m.Len())
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // renderItem draws "✗ line:col step PATH: message" on one line, cut to width.
 func (m Model) renderItem(it item, width int, selected bool) string {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	gutter := " "
 	if selected {
 		gutter = "▸"

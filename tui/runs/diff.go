@@ -2,9 +2,11 @@ package runs
 
 import (
 	"strconv"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine/record"
@@ -17,26 +19,36 @@ import (
 // status, the result (by its hash), the tokens and the time. The steps
 // both runs ran alike are counted at the end, and shown dimmed on Toggle.
 // Each row carries a mark (≠ differs, + only B ran it, − only A did, = the
-// same), so that nothing is told by colour alone.
+// same), so that nothing is told by colour alone. The rows are a list,
+// selected, clicked and scrolled as the runs panel's are.
 type DiffModel struct {
 	common.Common
-	focused bool
+	common.Focusable
+	common.ListPane[diffRow]
 
 	a, b *record.RunDetail
 	// all is every step compared, in debugger.Diff's order; differ and
 	// same count its two kinds.
 	all          []debugger.StepDiff
 	differ, same int
-	// steps are the rows: the differing steps, then (when showSame) the
-	// same ones, each group in debugger.Diff's order.
-	steps    []debugger.StepDiff
-	showSame bool
-	scroll   common.Scroll
+	showSame     bool
 }
+
+// diffRow is a row of the list: a step compared, or, last, the line that
+// counts the steps hidden because they ran alike (or says there is no
+// step to compare).
+type diffRow struct {
+	step    debugger.StepDiff
+	summary bool
+}
+
+// diffHead is how many lines stand above the rows: a line per run and the
+// columns' header.
+const diffHead = 3
 
 // NewDiff returns a diff view with no runs yet.
 func NewDiff(c common.Common) DiffModel {
-	return DiffModel{Common: c}
+	return DiffModel{Common: c, ListPane: common.NewListPane[diffRow](1+diffHead, 2+diffHead)}
 }
 
 // SetRuns compares run b against run a, from the top, the same steps
@@ -44,7 +56,7 @@ func NewDiff(c common.Common) DiffModel {
 func (m *DiffModel) SetRuns(a, b *record.RunDetail) {
 	m.a, m.b = a, b
 	m.all = debugger.Diff(a, b)
-	m.showSame, m.scroll = false, common.Scroll{}
+	m.showSame = false
 	m.differ, m.same = 0, 0
 	for _, d := range m.all {
 		if d.Same() {
@@ -54,25 +66,29 @@ func (m *DiffModel) SetRuns(a, b *record.RunDetail) {
 		}
 	}
 	m.layout()
+	m.Select(0)
 }
 
 // layout picks the rows to show: the differing steps first, so that a
 // long run's few differences are where the view opens.
 func (m *DiffModel) layout() {
-	m.steps = m.steps[:0:0]
+	var rows []diffRow
 	for _, d := range m.all {
 		if !d.Same() {
-			m.steps = append(m.steps, d)
+			rows = append(rows, diffRow{step: d})
 		}
 	}
 	if m.showSame {
 		for _, d := range m.all {
 			if d.Same() {
-				m.steps = append(m.steps, d)
+				rows = append(rows, diffRow{step: d})
 			}
 		}
 	}
-	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
+	if m.same > 0 && !m.showSame || len(m.all) == 0 {
+		rows = append(rows, diffRow{summary: true})
+	}
+	m.SetItems(rows)
 }
 
 // Steps returns the steps compared, in debugger.Diff's order.
@@ -81,81 +97,52 @@ func (m DiffModel) Steps() []debugger.StepDiff { return m.all }
 // SetSize sets the view's outer size, border included.
 func (m *DiffModel) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
-	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
+	m.SetListHeight(height)
 }
 
-// Focus marks the view focused.
-func (m *DiffModel) Focus() { m.focused = true }
-
-// Blur marks the view unfocused.
-func (m *DiffModel) Blur() { m.focused = false }
-
-// Focused reports whether the view has focus.
-func (m DiffModel) Focused() bool { return m.focused }
-
-// diffHead is how many lines stand above the rows: a line per run and the
-// columns' header.
-const diffHead = 3
-
-// listHeight is how many lines of rows fit under the head.
-func (m DiffModel) listHeight() int { return max(m.Height-2-diffHead, 0) }
-
-// lines is how many lines scroll: the rows, and the line counting the
-// hidden same steps.
-func (m DiffModel) lines() int {
-	n := len(m.steps)
-	if m.same > 0 && !m.showSame || len(m.all) == 0 {
-		n++
-	}
-	return n
-}
-
-// Scroll moves the view by delta lines.
-func (m *DiffModel) Scroll(delta int) {
-	m.scroll.Offset += delta
-	m.scroll = m.scroll.Clamp(m.listHeight(), m.lines())
-}
-
-// Update scrolls on the movement keys and shows or hides the same steps on
-// Toggle.
-func (m DiffModel) Update(msg tea.KeyPressMsg) (DiffModel, tea.Cmd) {
-	h := m.listHeight()
-	if delta, ok := m.Keys.Movement(msg, max(h-1, 1), m.lines()); ok {
-		m.Scroll(delta)
-		return m, nil
-	}
-	if key.Matches(msg, m.Keys.Toggle) && m.same > 0 {
-		m.showSame = !m.showSame
-		m.layout()
+// Update moves the selection on the movement keys, selects the row
+// clicked, scrolls on the wheel, shows or hides the same steps on Toggle,
+// and closes on Quit, Close or a click outside.
+func (m *DiffModel) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
+			return m, common.Close(m)
+		case m.Move(m.Keys, msg):
+		case key.Matches(msg, m.Keys.Toggle) && m.same > 0:
+			m.showSame = !m.showSame
+			m.layout()
+		}
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
+		}
+		m.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
 	return m, nil
 }
 
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// diff open.
+func (m *DiffModel) ShortHelp() []key.Binding { return nil }
+
 // View draws the view, border included, at exactly its size.
 func (m DiffModel) View() string {
 	t := m.Theme
-	title := t.PaneTitle("Diff", m.focused)
+	title := t.PaneTitle("Diff", m.Focused())
 	if m.a == nil || m.b == nil {
-		return common.Frame(t, m.Width, m.Height, title, "", m.focused, []string{t.Muted.Render(" no runs to compare")})
+		return common.Frame(t, m.Width, m.Height, title, "", m.Focused(), []string{t.Muted.Render(" no runs to compare")})
 	}
 	title += t.Muted.Render(" A " + format.ShortID(m.a.ID) + " · B " + format.ShortID(m.b.ID))
 	inner := max(m.Width-2, 0)
 	cols := m.columns(inner)
 	lines := []string{m.runLine("A", m.a), m.runLine("B", m.b), t.Muted.Render(cols.header())}
-	end := min(m.scroll.Offset+m.listHeight(), m.lines())
-	for i := m.scroll.Offset; i < end; i++ {
-		if i < len(m.steps) {
-			lines = append(lines, m.renderStep(m.steps[i], cols))
-			continue
-		}
-		switch {
-		case len(m.all) == 0:
-			lines = append(lines, t.Muted.Render(" neither run ran a step"))
-		case m.differ == 0:
-			lines = append(lines, t.Valid.Render(" = ")+t.Text.Render("all "+common.Count(m.same, "step")+" ran alike"))
-		default:
-			lines = append(lines, t.Muted.Render(" = "+common.Count(m.same, "more step")+" ran alike"))
-		}
+	first, end := m.Visible()
+	for i := first; i < end; i++ {
+		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
 	footer := strconv.Itoa(m.differ) + " differ · " + strconv.Itoa(m.same) + " same"
 	switch toggle := m.Keys.Toggle.Help().Key; {
@@ -164,7 +151,7 @@ func (m DiffModel) View() string {
 	case m.same > 0:
 		footer += " · " + toggle + " shows them"
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // runLine sums one run up: which, its id, how it ended, its steps, time,
@@ -191,7 +178,8 @@ const (
 // hold, the path column giving way to the others in a narrow view.
 func (m DiffModel) columns(inner int) diffColumns {
 	c := diffColumns{path: 4, status: 6, result: 6}
-	for _, d := range m.steps {
+	for _, r := range m.Items() {
+		d := r.step
 		c.path = max(c.path, common.TextWidth(d.Path))
 		c.status = max(c.status, common.TextWidth(statusChange(d)))
 		c.result = max(c.result, common.TextWidth(resultChange(d)))
@@ -206,31 +194,56 @@ func (c diffColumns) header() string {
 		padRight("result", c.result) + colGap + pad("tokens", diffTokens) + colGap + pad("time", diffTime)
 }
 
-// renderStep draws one step's row: its mark, path, status change, result
-// change and the token and time deltas. A step both runs ran alike is
-// drawn dimmed whole.
-func (m DiffModel) renderStep(d debugger.StepDiff, c diffColumns) string {
+// renderRow draws one row, cut to width: the gutter marking the
+// selection, then a step's mark, path, status change, result change and
+// the token and time deltas, or the count of the steps that ran alike. A
+// step both runs ran alike is drawn dimmed whole.
+func (m DiffModel) renderRow(r diffRow, c diffColumns, width int, selected bool) string {
 	t := m.Theme
-	mark, markStyle := "≠", t.Problem
+	base := t.RowStyle(selected, m.Focused())
+	st := func(s lipgloss.Style) lipgloss.Style { return s.Inherit(base) }
+	gutter := " "
+	if selected {
+		gutter = "▸"
+	}
+	d := r.step
+	var line string
 	switch {
-	case d.Same():
-		mark = "="
-	case d.StatusA == "":
-		mark, markStyle = "+", t.Valid
-	case d.StatusB == "":
-		mark, markStyle = "−", t.Problem
+	case r.summary && len(m.all) == 0:
+		line = st(t.Muted).Render(gutter + "neither run ran a step")
+	case r.summary && m.differ == 0:
+		line = st(t.Valid).Render(gutter+"= ") + st(t.Text).Render("all "+common.Count(m.same, "step")+" ran alike")
+	case r.summary:
+		line = st(t.Muted).Render(gutter + "= " + common.Count(m.same, "more step") + " ran alike")
+	default:
+		mark, markStyle := "≠", t.Problem
+		switch {
+		case d.Same():
+			mark = "="
+		case d.StatusA == "":
+			mark, markStyle = "+", t.Valid
+		case d.StatusB == "":
+			mark, markStyle = "−", t.Problem
+		}
+		tokensText := ""
+		if d.TokensDelta != 0 {
+			tokensText = format.Delta(d.TokensDelta)
+		}
+		rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
+			pad(tokensText, diffTokens) + colGap + pad(format.MillisDelta(d.MsDelta), diffTime)
+		if d.Same() {
+			line = st(t.Muted).Render(gutter + mark + " " + common.Fit(d.Path, c.path) + rest)
+		} else {
+			line = st(t.Text).Render(gutter) + st(markStyle).Render(mark) + st(t.Text).Render(" ") +
+				st(t.Strong).Render(common.Fit(d.Path, c.path)) + st(t.Text).Render(rest)
+		}
 	}
-	tokensText := ""
-	if d.TokensDelta != 0 {
-		tokensText = format.Delta(d.TokensDelta)
+	line = common.Clip(line, width)
+	if selected {
+		// Carry the selection's background to the edge of the view.
+		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
 	}
-	rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
-		pad(tokensText, diffTokens) + colGap + pad(format.MillisDelta(d.MsDelta), diffTime)
-	if d.Same() {
-		return t.Muted.Render(" " + mark + " " + common.Fit(d.Path, c.path) + rest)
-	}
-	return t.Text.Render(" ") + markStyle.Render(mark) + t.Text.Render(" ") + t.Strong.Render(common.Fit(d.Path, c.path)) +
-		t.Text.Render(rest)
+	return line
 }
 
 // absent stands for a side that did not run a step, or has no result.

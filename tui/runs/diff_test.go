@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/common/commontest"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
@@ -65,7 +67,7 @@ func TestDiffView(t *testing.T) {
 	for i, w := range want {
 		// Each row ends in the time delta, which the runs' timing
 		// decides: only what comes before it is pinned.
-		got := strings.Fields(strings.Trim(lines[3+i], "┃"))
+		got := strings.Fields(strings.TrimPrefix(strings.Trim(lines[3+i], "┃"), "▸"))
 		if i > 0 && i < len(want)-1 {
 			got = got[:len(got)-1]
 		}
@@ -73,13 +75,16 @@ func TestDiffView(t *testing.T) {
 			t.Errorf("line %d: %q, want %q", 3+i, strings.Join(got, " "), strings.Join(w, " "))
 		}
 	}
+	if !strings.HasPrefix(lines[4], "┃▸≠ E0") {
+		t.Errorf("the first step is not selected: %q", lines[4])
+	}
 	if !strings.HasSuffix(lines[len(lines)-1], " 4 differ · 1 same · space shows them ━┛") {
 		t.Errorf("footer %q", lines[len(lines)-1])
 	}
 
-	m, _ = m.Update(space)
+	m.Update(space)
 	lines = strings.Split(ansi.Strip(m.View()), "\n")
-	if got := strings.Fields(strings.Trim(lines[8], "┃")); len(got) < 4 || strings.Join(got[:4], " ") != "= E1 ok same" {
+	if got := strings.Fields(strings.TrimPrefix(strings.Trim(lines[8], "┃"), "▸")); len(got) < 4 || strings.Join(got[:4], " ") != "= E1 ok same" {
 		t.Errorf("after space, line 8 is %q, want E1 shown the same", lines[8])
 	}
 	if strings.Contains(ansi.Strip(m.View()), "ran alike") || !strings.Contains(lines[len(lines)-1], "space hides them") {
@@ -92,7 +97,7 @@ func TestDiffAlike(t *testing.T) {
 	a, _ := details(t)
 	m := newDiff(false, 80, 8, a, a)
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
-	if !strings.HasPrefix(lines[4], "┃ = all 4 steps ran alike") || !strings.Contains(lines[7], " 0 differ · 4 same · space shows them ") {
+	if !strings.HasPrefix(lines[4], "┃▸= all 4 steps ran alike") || !strings.Contains(lines[7], " 0 differ · 4 same · space shows them ") {
 		t.Errorf("a run against itself:\n%s", strings.Join(lines, "\n"))
 	}
 	if v := ansi.Strip(runs.NewDiff(newCommon(false)).View()); v != "" {
@@ -100,7 +105,8 @@ func TestDiffAlike(t *testing.T) {
 	}
 }
 
-// TestDiffScroll scrolls a view that shows two rows at a time.
+// TestDiffScroll moves through a view that shows two rows at a time: the
+// selection moves, and the view follows it.
 func TestDiffScroll(t *testing.T) {
 	a, b := details(t)
 	m := newDiff(false, 90, 7, a, b) // two rows under the head
@@ -108,15 +114,20 @@ func TestDiffScroll(t *testing.T) {
 		f := strings.Fields(strings.Trim(strings.Split(ansi.Strip(m.View()), "\n")[4+i], "┃"))
 		return f[0] + " " + f[1]
 	}
-	if row(m, 0) != "≠ E0" {
+	j := tea.KeyPressMsg{Code: 'j', Text: "j"}
+	if row(m, 0) != "▸≠ E0" {
 		t.Fatalf("first row %q", row(m, 0))
 	}
-	m, _ = m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
-	if row(m, 0) != "≠ E2" {
-		t.Errorf("after j the first row is %q", row(m, 0))
+	m.Update(j)
+	if row(m, 0) != "≠ E0" || row(m, 1) != "▸≠ E2" {
+		t.Errorf("after j the rows are %q and %q", row(m, 0), row(m, 1))
 	}
-	m, _ = m.Update(end)
-	if row(m, 0) != "+ E2/else" || row(m, 1) != "= 1" {
+	m.Update(j)
+	if row(m, 0) != "≠ E2" || row(m, 1) != "▸− E2/then" {
+		t.Errorf("after j j the rows are %q and %q", row(m, 0), row(m, 1))
+	}
+	m.Update(end)
+	if row(m, 0) != "+ E2/else" || row(m, 1) != "▸= 1" {
 		t.Errorf("at the end the rows are %q and %q", row(m, 0), row(m, 1))
 	}
 	m.Scroll(-10)
@@ -133,9 +144,9 @@ func TestDiffSizes(t *testing.T) {
 			for _, same := range []bool{false, true} {
 				m := newDiff(color, size[0], size[1], a, b)
 				if same {
-					m, _ = m.Update(space)
+					m.Update(space)
 				}
-				m, _ = m.Update(end)
+				m.Update(end)
 				checkSize(t, m.View(), size[0], size[1])
 			}
 			checkSize(t, runs.NewDiff(newCommon(color)).View(), 0, 0)
@@ -143,5 +154,20 @@ func TestDiffSizes(t *testing.T) {
 			empty.SetSize(size[0], size[1])
 			checkSize(t, empty.View(), size[0], size[1])
 		}
+	}
+}
+
+// TestDiffMouse clicks a row, which selects it, and outside the view,
+// which closes it.
+func TestDiffMouse(t *testing.T) {
+	a, b := details(t)
+	m := newDiff(false, 90, 10, a, b)
+	m.Update(tea.MouseClickMsg{X: 5, Y: 5, Button: tea.MouseLeft}) // the second row, under the border and the head
+	if line := strings.Split(ansi.Strip(m.View()), "\n")[5]; !strings.HasPrefix(line, "┃▸≠ E2 ") {
+		t.Errorf("the click did not select E2: %q", line)
+	}
+	_, cmd := m.Update(tea.MouseClickMsg{X: 95, Y: 5, Button: tea.MouseLeft})
+	if msgs := commontest.Messages(cmd); len(msgs) != 1 || msgs[0] != (common.CloseOverlay{Overlay: &m}) {
+		t.Errorf("a click outside sent %v, want the diff closed", msgs)
 	}
 }

@@ -36,7 +36,7 @@ type Model struct {
 	// the view stays a function of the model.
 	Now time.Time
 
-	focused bool
+	common.Focusable
 	common.ListPane[record.RunSummary]
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
@@ -72,7 +72,7 @@ func (m *Model) SetRuns(list []record.RunSummary) {
 }
 
 // Marked returns the id of the run marked as a diff's base, empty when
-// none is. Close clears a mark; with none it is the root's to handle.
+// none is. Close clears a mark; with none it closes the panel.
 func (m Model) Marked() string { return m.marked }
 
 // SetSize sets the panel's outer size, border included.
@@ -81,36 +81,48 @@ func (m *Model) SetSize(width, height int) {
 	m.SetListHeight(height)
 }
 
-// Focus marks the panel focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the panel unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the panel has focus.
-func (m Model) Focused() bool { return m.focused }
-
 // Update answers a key: the movement keys move the selection; Jump opens
 // the selected run (Open), Replay replays it (Replay); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
-// clears the mark, or on the marked run clears it; Close clears a mark.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	if m.Move(m.Keys, msg) {
-		return m, nil
+// clears the mark, or on the marked run clears it; Close clears a mark,
+// or with none closes the panel, as Quit does. Open, Replay and Diff
+// close it too. A click selects the run under it, or closes the panel
+// when it falls outside; the wheel scrolls.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
+			return m, common.Close(m)
+		}
+		m.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		m.Scroll(common.WheelDelta(msg))
 	}
-	if key.Matches(msg, m.Keys.Close) {
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.Move(m.Keys, msg) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.Keys.Close) && m.marked != "":
 		m.marked = ""
-		return m, nil
+		return nil
+	case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
+		return common.Close(m)
 	}
 	r, ok := m.Selected()
 	if !ok {
-		return m, nil
+		return nil
 	}
 	switch {
 	case key.Matches(msg, m.Keys.Jump):
-		return m, send(Open{ID: r.ID})
+		return m.closeWith(Open{ID: r.ID})
 	case key.Matches(msg, m.Keys.Replay):
-		return m, send(Replay{ID: r.ID})
+		return m.closeWith(Replay{ID: r.ID})
 	case key.Matches(msg, m.Keys.Diff):
 		switch m.marked {
 		case "":
@@ -120,13 +132,20 @@ func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		default:
 			base := m.marked
 			m.marked = ""
-			return m, send(Diff{Base: base, Other: r.ID})
+			return m.closeWith(Diff{Base: base, Other: r.ID})
 		}
 	}
-	return m, nil
+	return nil
 }
 
-func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+// closeWith closes the panel and asks the root for what was chosen.
+func (m *Model) closeWith(msg tea.Msg) tea.Cmd {
+	return tea.Batch(common.Close(m), common.Send(msg))
+}
+
+// ShortHelp leaves the footer to the page: the run's keys work with the
+// panel open.
+func (m *Model) ShortHelp() []key.Binding { return nil }
 
 // The columns of a row, in cells, after the gutter and the mark.
 const (
@@ -153,7 +172,7 @@ func (m Model) View() string {
 			lines = append(lines, m.renderRun(m.Items()[i], inner, i == m.Cursor()))
 		}
 	}
-	title := t.PaneTitle("Runs", m.focused)
+	title := t.PaneTitle("Runs", m.Focused())
 	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + common.Count(n, "run"))
 	}
@@ -168,7 +187,7 @@ func (m Model) View() string {
 			footer = common.Position(m.Cursor(), m.Len()) + " · " + footer
 		}
 	}
-	return common.Frame(t, m.Width, m.Height, title, footer, m.focused, lines)
+	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }
 
 // header names the columns, aligned as renderRun aligns them.
@@ -182,7 +201,7 @@ func (m Model) header() string {
 // steps, tokens and cost, cut to width.
 func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	gutter := " "
 	if selected {
 		gutter = "▸"

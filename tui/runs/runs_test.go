@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/common/commontest"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
@@ -20,6 +22,7 @@ var (
 	up    = tea.KeyPressMsg{Code: 'k', Text: "k"}
 	yKey  = tea.KeyPressMsg{Code: 'y', Text: "y"}
 	dKey  = tea.KeyPressMsg{Code: 'd', Text: "d"}
+	qKey  = tea.KeyPressMsg{Code: 'q', Text: "q"}
 	space = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	end   = tea.KeyPressMsg{Code: tea.KeyEnd}
 )
@@ -32,19 +35,23 @@ func newPanel(color bool, w, h int, list []record.RunSummary) runs.Model {
 	return m
 }
 
-// press sends keys in turn and returns the model and the message of the
-// last key's command, nil when it has none.
-func press(m runs.Model, keys ...tea.KeyPressMsg) (runs.Model, tea.Msg) {
+// press sends keys in turn and returns the model, the message of the last
+// key's command (nil when it has none) and whether that closed the panel.
+func press(m runs.Model, keys ...tea.KeyPressMsg) (runs.Model, tea.Msg, bool) {
 	var msg tea.Msg
+	closed := false
 	for _, k := range keys {
-		var cmd tea.Cmd
-		m, cmd = m.Update(k)
-		msg = nil
-		if cmd != nil {
-			msg = cmd()
+		_, cmd := m.Update(k)
+		msg, closed = nil, false
+		for _, out := range commontest.Messages(cmd) {
+			if _, ok := out.(common.CloseOverlay); ok {
+				closed = true
+			} else {
+				msg = out
+			}
 		}
 	}
-	return m, msg
+	return m, msg, closed
 }
 
 // TestPanelKeys lists two real runs (the failed one is the newer, so it is
@@ -63,22 +70,24 @@ func TestPanelKeys(t *testing.T) {
 		name   string
 		keys   []tea.KeyPressMsg
 		want   tea.Msg
+		closes bool
 		marked string
 	}{
-		{name: "enter opens the selected run", keys: []tea.KeyPressMsg{enter}, want: runs.Open{ID: failedID}},
-		{name: "y replays it", keys: []tea.KeyPressMsg{down, yKey}, want: runs.Replay{ID: okID}},
+		{name: "enter opens the selected run", keys: []tea.KeyPressMsg{enter}, want: runs.Open{ID: failedID}, closes: true},
+		{name: "y replays it", keys: []tea.KeyPressMsg{down, yKey}, want: runs.Replay{ID: okID}, closes: true},
 		{name: "d marks it", keys: []tea.KeyPressMsg{down, dKey}, marked: okID},
-		{name: "d on another diffs it against the mark", keys: []tea.KeyPressMsg{down, dKey, up, dKey}, want: runs.Diff{Base: okID, Other: failedID}},
+		{name: "d on another diffs it against the mark", keys: []tea.KeyPressMsg{down, dKey, up, dKey}, want: runs.Diff{Base: okID, Other: failedID}, closes: true},
 		{name: "d on the marked run unmarks it", keys: []tea.KeyPressMsg{dKey, dKey}},
 		{name: "esc unmarks", keys: []tea.KeyPressMsg{dKey, esc}},
 		{name: "the mark outlives moving", keys: []tea.KeyPressMsg{dKey, down, up, down}, marked: failedID},
-		{name: "esc without a mark does nothing", keys: []tea.KeyPressMsg{esc}},
+		{name: "esc without a mark closes the panel", keys: []tea.KeyPressMsg{esc}, closes: true},
+		{name: "q closes it, mark or not", keys: []tea.KeyPressMsg{dKey, qKey}, marked: failedID, closes: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, msg := press(newPanel(false, 90, 8, list), tc.keys...)
-			if msg != tc.want {
-				t.Errorf("message %#v, want %#v", msg, tc.want)
+			m, msg, closed := press(newPanel(false, 90, 8, list), tc.keys...)
+			if msg != tc.want || closed != tc.closes {
+				t.Errorf("message %#v, closed %v; want %#v, closed %v", msg, closed, tc.want, tc.closes)
 			}
 			if m.Marked() != tc.marked {
 				t.Errorf("marked %q, want %q", m.Marked(), tc.marked)
@@ -92,7 +101,7 @@ func TestPanelKeys(t *testing.T) {
 
 	// A refresh keeps the selection and the mark on their runs, though a
 	// new run comes first.
-	m, _ := press(newPanel(false, 90, 8, list), down, dKey)
+	m, _, _ := press(newPanel(false, 90, 8, list), down, dKey)
 	newer, _ := p.record(t, nil)
 	list, err = p.ws.Runs(context.Background(), record.RunFilter{Plan: "small"})
 	if err != nil {
@@ -155,7 +164,7 @@ func TestPanelEmpty(t *testing.T) {
 		t.Errorf("empty panel:\n%s", strings.Join(lines, "\n"))
 	}
 	for _, k := range []tea.KeyPressMsg{enter, yKey, dKey, down} {
-		if m, msg := press(m, k); msg != nil || m.Marked() != "" {
+		if m, msg, _ := press(m, k); msg != nil || m.Marked() != "" {
 			t.Errorf("%s on no runs sent %#v, marked %q", k, msg, m.Marked())
 		}
 	}
@@ -186,7 +195,7 @@ func TestPanelMouseAndScroll(t *testing.T) {
 	if r, _ := m.Selected(); r.ID != "k0000" {
 		t.Errorf("a click after scrolling selected %s", r.ID)
 	}
-	m, _ = press(m, end)
+	m, _, _ = press(m, end)
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
 	if !strings.Contains(lines[5], "▸  t0000") || !strings.Contains(lines[6], " 20/20 · enter open") {
 		t.Errorf("at the end:\n%s", strings.Join(lines, "\n"))
@@ -206,7 +215,7 @@ func TestPanelSizes(t *testing.T) {
 		for _, size := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {10, 3}, {30, 4}, {81, 10}, {140, 40}} {
 			m := newPanel(color, size[0], size[1], list)
 			m.Now = time.Now()
-			m, _ = press(m, dKey, down)
+			m, _, _ = press(m, dKey, down)
 			checkSize(t, m.View(), size[0], size[1])
 			checkSize(t, newPanel(color, size[0], size[1], nil).View(), size[0], size[1])
 		}

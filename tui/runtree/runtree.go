@@ -22,8 +22,8 @@ import (
 // Model is the run tree pane.
 type Model struct {
 	common.Common
-	tree    *live.Tree
-	focused bool
+	tree *live.Tree
+	common.Focusable
 	// path is the selected node; empty selects the first row.
 	path string
 	// line is the line of the body the selected row is drawn on.
@@ -54,15 +54,6 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.settle()
 }
-
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
 
 // SetStop marks the row of the node the run is held at and selects it,
 // opening its collapsed ancestors. An empty path clears the mark.
@@ -130,37 +121,38 @@ func (m *Model) Scroll(delta int) {
 	}
 }
 
-// Update answers the movement and folding keys; the root sends it keys
+// Update answers the movement and folding keys; the page sends it keys
 // only while the pane has focus. Collapse on a row that is already folded,
 // or has nothing to fold, goes to its parent; Expand on an unfolded row
-// goes to its first child.
-func (m Model) Update(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+// goes to its first child. Other messages do nothing.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	kp, isKey := msg.(tea.KeyPressMsg)
 	i, ok := m.cursor()
-	if !ok {
+	if !isKey || !ok {
 		return m, nil
 	}
 	k := m.Keys
-	if delta, ok := k.Movement(msg, max(m.bodyHeight()-1, 1), m.tree.Len()); ok {
+	if delta, ok := k.Movement(kp, max(m.bodyHeight()-1, 1), m.tree.Len()); ok {
 		m.selectIndex(i + delta)
 		return m, nil
 	}
 	r := m.tree.Rows(i, 1)[0]
 	switch {
-	case key.Matches(msg, k.Collapse):
+	case key.Matches(kp, k.Collapse):
 		switch {
 		case r.HasChildren && !r.Collapsed:
 			m.fold(r.Path, true)
 		case r.Depth > 0:
 			m.SelectPath(parentOf(r.Path))
 		}
-	case key.Matches(msg, k.Expand):
+	case key.Matches(kp, k.Expand):
 		switch {
 		case r.HasChildren && r.Collapsed:
 			m.fold(r.Path, false)
 		case r.HasChildren:
 			m.selectIndex(i + 1)
 		}
-	case key.Matches(msg, k.Toggle):
+	case key.Matches(kp, k.Toggle):
 		if r.HasChildren {
 			m.fold(r.Path, !r.Collapsed)
 		}

@@ -88,11 +88,11 @@ func (m Model) View() string {
 	title := m.title()
 	if m.tree == nil {
 		hint := " no run yet: " + m.Keys.Run.Help().Key + " runs the plan, " + m.Keys.Debug.Help().Key + " debugs it"
-		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.focused, []string{m.Theme.Muted.Render(hint)})
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(hint)})
 	}
 	cur, ok := m.cursor()
 	if !ok {
-		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.focused, []string{m.Theme.Muted.Render(" no steps yet")})
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(" no steps yet")})
 	}
 	off := m.offset(cur)
 	rows := m.tree.Rows(off, h)
@@ -107,13 +107,13 @@ func (m Model) View() string {
 		}
 		lines[i] = m.renderRow(&prefix, r, inner, cols, st)
 	}
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.tree.Len()), m.focused, lines)
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.tree.Len()), m.Focused(), lines)
 }
 
 // title is "Run", the plan and how the run stands.
 func (m Model) title() string {
 	t := m.Theme
-	s := t.PaneTitle("Run", m.focused)
+	s := t.PaneTitle("Run", m.Focused())
 	if m.tree == nil {
 		return s
 	}
@@ -157,7 +157,7 @@ type styles struct {
 
 func (m Model) styles(selected bool) styles {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
 	st := styles{
 		selected: selected,

@@ -1,8 +1,7 @@
 // Package tree is the step tree of the workbench: the plan identifier as the
 // root, steps forking off a trunk with box-drawing junctions, control steps
 // carrying their glyph in the junction, bodies nested under then/else/do
-// heads, and the finish row last. It also owns the choice of plan when the
-// workbench holds several, shown as tabs in the header.
+// heads, and the finish row last.
 package tree
 
 import (
@@ -15,8 +14,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-// document is one plan with its rows and where the user left the selection
-// in it, so switching plans and back keeps the place.
+// document is the plan shown, with its rows and the selection in it.
 type document struct {
 	doc    common.Document
 	rows   []Row
@@ -25,30 +23,23 @@ type document struct {
 	scroll common.Scroll
 }
 
-// Model is the tree pane.
+// Model is the tree pane of one plan. A workbench with several plans open
+// holds one for each, so that switching plans and back keeps the place.
 type Model struct {
 	common.Common
-	docs    []document
-	current int
-	focused bool
+	d document
+	common.Focusable
 	// broken says whether a breakpoint matches a row's path, for the ●
 	// in the gutter; nil when none is set.
 	broken func(path string) bool
 }
 
-// New lays out every document's tree once; rendering then only draws the
-// rows in view, so a plan of thousands of steps costs no more per frame than
-// a small one.
-func New(c common.Common, docs []common.Document) Model {
-	m := Model{Common: c}
-	for _, d := range docs {
-		rows := buildRows(d)
-		m.docs = append(m.docs, document{doc: d, rows: rows, byPath: indexPaths(rows)})
-	}
-	if len(m.docs) == 0 {
-		m.docs = []document{{rows: buildRows(common.Document{})}}
-	}
-	return m
+// New lays out the document's tree once; rendering then only draws the
+// rows in view, so a plan of thousands of steps costs no more per frame
+// than a small one.
+func New(c common.Common, doc common.Document) Model {
+	rows := buildRows(doc)
+	return Model{Common: c, d: document{doc: doc, rows: rows, byPath: indexPaths(rows)}}
 }
 
 // SetSize sets the pane's outer size, border included.
@@ -57,22 +48,10 @@ func (m *Model) SetSize(width, height int) {
 	m.follow()
 }
 
-// Focus marks the pane focused.
-func (m *Model) Focus() { m.focused = true }
-
-// Blur marks the pane unfocused.
-func (m *Model) Blur() { m.focused = false }
-
-// Focused reports whether the pane has focus.
-func (m Model) Focused() bool { return m.focused }
-
-// DocumentAt returns document i.
-func (m Model) DocumentAt(i int) common.Document { return m.docs[i].doc }
-
-// Replace puts a document read again in place of document i, keeping the
-// selection on the same path where the new plan still has it.
-func (m *Model) Replace(i int, doc common.Document) {
-	old := m.docs[i]
+// Replace shows the document read again, keeping the selection on the
+// same path where the new plan still has it.
+func (m *Model) Replace(doc common.Document) {
+	old := m.d
 	rows := buildRows(doc)
 	d := document{doc: doc, rows: rows, byPath: indexPaths(rows), scroll: old.scroll}
 	if at := d.byPath[old.rows[old.cursor].Path]; len(at) > 0 {
@@ -80,61 +59,32 @@ func (m *Model) Replace(i int, doc common.Document) {
 	} else {
 		d.cursor = min(old.cursor, len(rows)-1)
 	}
-	m.docs[i] = d
+	m.d = d
 	m.follow()
-}
-
-// Add appends a document and returns its index.
-func (m *Model) Add(doc common.Document) int {
-	rows := buildRows(doc)
-	m.docs = append(m.docs, document{doc: doc, rows: rows, byPath: indexPaths(rows)})
-	return len(m.docs) - 1
 }
 
 // SetBreakpoints sets what says whether a breakpoint matches a row.
 func (m *Model) SetBreakpoints(match func(path string) bool) { m.broken = match }
 
-// Document returns the document on show.
-func (m Model) Document() common.Document { return m.docs[m.current].doc }
+// Document returns the document shown.
+func (m Model) Document() common.Document { return m.d.doc }
 
-// DocumentIndex returns the index of the document on show.
-func (m Model) DocumentIndex() int { return m.current }
-
-// Len returns how many documents the tree holds.
-func (m Model) Len() int { return len(m.docs) }
-
-// Rows returns the rows of the document on show. The slice is shared; do
+// Rows returns the rows of the document. The slice is shared; do
 // not modify it.
-func (m Model) Rows() []Row { return m.docs[m.current].rows }
+func (m Model) Rows() []Row { return m.d.rows }
 
 // Selected returns the selected row.
 func (m Model) Selected() Row {
-	d := m.docs[m.current]
+	d := m.d
 	return d.rows[d.cursor]
 }
 
 // Offset returns the index of the first row in view.
-func (m Model) Offset() int { return m.docs[m.current].scroll.Offset }
-
-// SetDocument shows document i, where its selection was left.
-func (m *Model) SetDocument(i int) {
-	if i < 0 || i >= len(m.docs) {
-		return
-	}
-	m.current = i
-	m.follow()
-}
-
-// CycleDocument shows the next (delta 1) or previous (delta -1) document,
-// wrapping around.
-func (m *Model) CycleDocument(delta int) {
-	n := len(m.docs)
-	m.SetDocument(((m.current+delta)%n + n) % n)
-}
+func (m Model) Offset() int { return m.d.scroll.Offset }
 
 // Select moves the selection to row i, clamped, and scrolls it into view.
 func (m *Model) Select(i int) {
-	d := &m.docs[m.current]
+	d := &m.d
 	d.cursor = min(max(i, 0), len(d.rows)-1)
 	m.follow()
 }
@@ -142,7 +92,7 @@ func (m *Model) Select(i int) {
 // SelectPath selects the first row with the given path and reports whether
 // there is one.
 func (m *Model) SelectPath(path string) bool {
-	if rows := m.docs[m.current].byPath[path]; len(rows) > 0 {
+	if rows := m.d.byPath[path]; len(rows) > 0 {
 		m.Select(rows[0])
 		return true
 	}
@@ -152,7 +102,7 @@ func (m *Model) SelectPath(path string) bool {
 // SelectProblem selects the row a problem belongs to: the row with its path,
 // else the row whose line is nearest at or before the problem's line.
 func (m *Model) SelectProblem(p plans.Problem) {
-	d := m.docs[m.current]
+	d := m.d
 	m.Select(locate(d.rows, d.byPath, p))
 }
 
@@ -170,7 +120,7 @@ func (m *Model) ClickAt(y int) {
 // Scroll moves the view by delta rows (the mouse wheel), taking the
 // selection along when it would leave the view, so it stays visible.
 func (m *Model) Scroll(delta int) {
-	d := &m.docs[m.current]
+	d := &m.d
 	h := m.bodyHeight()
 	d.scroll.Offset += delta
 	d.scroll = d.scroll.Clamp(h, len(d.rows))
@@ -182,11 +132,11 @@ func (m *Model) Scroll(delta int) {
 func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
 
 func (m *Model) follow() {
-	d := &m.docs[m.current]
+	d := &m.d
 	d.scroll = d.scroll.Follow(d.cursor, m.bodyHeight(), len(d.rows))
 }
 
-// Update moves the selection on the movement keys; the root sends it keys
+// Update moves the selection on the movement keys; the page sends it keys
 // only while the pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -194,14 +144,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.Rows())); ok {
-		m.Select(m.docs[m.current].cursor + delta)
+		m.Select(m.d.cursor + delta)
 	}
 	return m, nil
 }
 
 // View draws the pane, border included, at exactly its size.
 func (m Model) View() string {
-	d := m.docs[m.current]
+	d := m.d
 	h, inner := m.bodyHeight(), max(m.Width-2, 0)
 	end := min(d.scroll.Offset+h, len(d.rows))
 	lines := make([]string, 0, h)
@@ -213,8 +163,8 @@ func (m Model) View() string {
 		}
 		lines = append(lines, m.renderRow(d, d.rows[i], inner, st))
 	}
-	title := m.Theme.PaneTitle("Steps", m.focused)
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(d.cursor, len(d.rows)), m.focused, lines)
+	title := m.Theme.PaneTitle("Steps", m.Focused())
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(d.cursor, len(d.rows)), m.Focused(), lines)
 }
 
 // rowStyles are the styles a row is drawn with, worked out once a frame for
@@ -228,7 +178,7 @@ type rowStyles struct {
 
 func (m Model) rowStyles(selected bool) rowStyles {
 	t := m.Theme
-	base := t.RowStyle(selected, m.focused)
+	base := t.RowStyle(selected, m.Focused())
 	in := func(s lipgloss.Style) common.Paint { return common.PaintOf(s.Inherit(base)) }
 	rs := rowStyles{selected: selected, text: in(t.Text), strong: in(t.Strong), muted: in(t.Muted), problem: in(t.Problem)}
 	for tn := range rs.tones {

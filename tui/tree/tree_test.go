@@ -21,8 +21,8 @@ func load(t *testing.T, file string) common.Document {
 	return common.Document{File: file, Plan: p, Report: r}
 }
 
-func newTree(docs ...common.Document) Model {
-	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), docs)
+func newTree(doc common.Document) Model {
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), doc)
 	m.SetSize(60, 30)
 	return m
 }
@@ -53,7 +53,7 @@ func TestRows(t *testing.T) {
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
 	}
-	d := m.docs[0]
+	d := m.d
 	for i, w := range want {
 		r := rows[i]
 		drawn := strings.TrimRight(ansi.Strip(m.renderRow(d, r, 58, m.rowStyles(false))), " ")[1:]
@@ -74,7 +74,7 @@ func TestProblemMarkers(t *testing.T) {
 	for _, r := range m.Rows() {
 		if n := len(r.Problems); n > 0 {
 			counts[r.Line] = n
-			drawn := strings.TrimRight(ansi.Strip(m.renderRow(m.docs[0], r, 58, m.rowStyles(false))), " ")
+			drawn := strings.TrimRight(ansi.Strip(m.renderRow(m.d, r, 58, m.rowStyles(false))), " ")
 			if !strings.HasSuffix(drawn, "✗"+string(rune('0'+n))) || ansi.StringWidth(drawn) != 58 {
 				t.Errorf("row %s: marker not flush right: %q", r.Path, drawn)
 			}
@@ -96,33 +96,6 @@ func TestGlyph(t *testing.T) {
 	for tool, want := range cases {
 		if got := Glyph(tool); got != want {
 			t.Errorf("Glyph(%q) = %q, want %q", tool, got, want)
-		}
-	}
-}
-
-// TestTabs checks the tab strip keeps the current plan in view however
-// narrow it is, and that clicks land on what is drawn.
-func TestTabs(t *testing.T) {
-	pr := load(t, "../testdata/pr_review.yaml")
-	tr := load(t, "../testdata/triage.yaml")
-	docs := []common.Document{pr, tr, pr, tr, pr, tr}
-	for _, width := range []int{20, 30, 45, 80, 200} {
-		for cur := range docs {
-			m := newTree(docs...)
-			m.SetDocument(cur)
-			strip := ansi.Strip(m.Tabs(width))
-			name := "[" + docs[cur].Name()
-			x := strings.Index(strip, name)
-			if x < 0 {
-				t.Fatalf("width %d, plan %d: current tab missing from %q", width, cur, strip)
-			}
-			if ansi.StringWidth(strip) > width && width >= 20 {
-				t.Errorf("width %d: strip %q too wide", width, strip)
-			}
-			col := ansi.StringWidth(strip[:x])
-			if got, ok := m.TabAt(col+1, width); !ok || got != cur {
-				t.Errorf("width %d: click on the current tab at %d gave %d %v, want %d", width, col+1, got, ok, cur)
-			}
 		}
 	}
 }

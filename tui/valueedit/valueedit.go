@@ -28,9 +28,6 @@ type Submitted struct {
 	Value any
 }
 
-// Cancelled says the user closed the editor without a value.
-type Cancelled struct{}
-
 // Refused is what the editor says when Submit is pressed while the text
 // has problems.
 const Refused = "fix the problems above first"
@@ -125,6 +122,9 @@ func (m *Model) Close() {
 // Active reports whether the editor is open.
 func (m Model) Active() bool { return m.active }
 
+// ShortHelp is the editing keys: the stop's keys would type.
+func (m *Model) ShortHelp() []key.Binding { return m.Keys.EditHelp() }
+
 // Text returns the text being edited.
 func (m Model) Text() string { return m.area.Value() }
 
@@ -139,26 +139,29 @@ func (m *Model) SetSize(width, height int) {
 }
 
 // Update handles a key, a paste or the cursor's own messages while the
-// editor is open. Submit (ctrl+s) accepts a valid value; Close (esc)
-// cancels; every other key edits the text.
-func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+// editor is open. Submit (ctrl+s) accepts a valid value and closes the
+// overlay; Close (esc) only closes it; every other key edits the text.
+// The mouse does nothing here: a stray click must not lose the value.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	if !m.active {
 		return m, nil
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok {
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m, nil
+	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(k, m.Keys.Submit):
+		case key.Matches(msg, m.Keys.Submit):
 			if len(m.problems) > 0 {
 				m.refused = true
 				m.layout()
 				return m, nil
 			}
 			m.Close()
-			v := m.value
-			return m, func() tea.Msg { return Submitted{Value: v} }
-		case key.Matches(k, m.Keys.Close):
+			return m, tea.Batch(common.Close(m), common.Send(Submitted{Value: m.value}))
+		case key.Matches(msg, m.Keys.Close):
 			m.Close()
-			return m, func() tea.Msg { return Cancelled{} }
+			return m, common.Close(m)
 		}
 	}
 	var cmd tea.Cmd

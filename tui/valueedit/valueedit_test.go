@@ -13,6 +13,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/common/commontest"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
@@ -89,17 +90,19 @@ var (
 
 // send hands the editor a message and returns the message its command
 // produced, if any.
+// A submit also closes the overlay; the value is what matters then.
 func send(m Model, msg tea.Msg) (Model, tea.Msg) {
-	m, cmd := m.Update(msg)
-	if cmd == nil {
-		return m, nil
+	_, cmd := m.Update(msg)
+	var closed tea.Msg
+	for _, out := range commontest.Messages(cmd) {
+		switch out.(type) {
+		case Submitted:
+			return m, out
+		case common.CloseOverlay:
+			closed = out
+		}
 	}
-	out := cmd()
-	switch out.(type) {
-	case Submitted, Cancelled:
-		return m, out
-	}
-	return m, nil // the cursor's own messages
+	return m, closed // nil for the cursor's own messages
 }
 
 // replaceText clears the text with keys and pastes text in its place.
@@ -228,7 +231,7 @@ func TestNoSchema(t *testing.T) {
 		t.Errorf("without a schema:\n%s", v)
 	}
 	m, msg := send(m, esc)
-	if _, ok := msg.(Cancelled); !ok || m.Active() {
+	if _, ok := msg.(common.CloseOverlay); !ok || m.Active() {
 		t.Errorf("esc: %#v, active %v", msg, m.Active())
 	}
 	// A closed editor takes nothing.

@@ -1,11 +1,23 @@
-package tree
+// Package tabs is the strip of plan tabs in the workbench's header: a tab
+// for each open plan, the current one in brackets, each with ✓ or its
+// problem count. When they do not all fit, the strip shows a window of
+// them that holds the current one.
+package tabs
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/tui/common"
 )
+
+// Strip is the open plans and which of them is on show.
+type Strip struct {
+	Docs    []common.Document
+	Current int
+}
 
 // tabCell is where one plan tab sits in the tab strip.
 type tabCell struct {
@@ -15,9 +27,9 @@ type tabCell struct {
 }
 
 // tabMark is a tab's validity mark: ✓, or ✗ and the problem count.
-func (m Model) tabMark(i int) (string, bool) {
-	n := len(m.docs[i].doc.Report.Problems)
-	if n == 0 && m.docs[i].doc.Plan != nil {
+func (m Strip) tabMark(i int) (string, bool) {
+	n := len(m.Docs[i].Report.Problems)
+	if n == 0 && m.Docs[i].Plan != nil {
 		return "✓", true
 	}
 	return "✗" + strconv.Itoa(n), false
@@ -25,9 +37,9 @@ func (m Model) tabMark(i int) (string, bool) {
 
 // tabWidth is the width of tab i: a space or bracket each side, the name, a
 // space and the mark.
-func (m Model) tabWidth(i int) int {
+func (m Strip) tabWidth(i int) int {
 	mark, _ := m.tabMark(i)
-	return ansi.StringWidth(m.docs[i].doc.Name()) + 1 + ansi.StringWidth(mark) + 2
+	return ansi.StringWidth(m.Docs[i].Name()) + 1 + ansi.StringWidth(mark) + 2
 }
 
 const (
@@ -38,8 +50,8 @@ const (
 // tabLayout places the tabs in a strip width columns wide. When they do not
 // all fit, the strip shows a window of them that holds the current one, with
 // ‹ and › saying more lie either side.
-func (m Model) tabLayout(width int) (cells []tabCell, left, right bool) {
-	n := len(m.docs)
+func (m Strip) tabLayout(width int) (cells []tabCell, left, right bool) {
+	n := len(m.Docs)
 	widths := make([]int, n)
 	for i := range widths {
 		widths[i] = m.tabWidth(i)
@@ -62,10 +74,10 @@ func (m Model) tabLayout(width int) (cells []tabCell, left, right bool) {
 		return w
 	}
 	start := 0
-	for start < m.current && sum(start, m.current+1)+marks(start, m.current+1) > width {
+	for start < m.Current && sum(start, m.Current+1)+marks(start, m.Current+1) > width {
 		start++
 	}
-	end := m.current + 1
+	end := m.Current + 1
 	for end < n && sum(start, end+1)+marks(start, end+1) <= width {
 		end++
 	}
@@ -80,10 +92,8 @@ func (m Model) tabLayout(width int) (cells []tabCell, left, right bool) {
 	return cells, start > 0, end < n
 }
 
-// Tabs draws the plan tabs in a strip at most width columns wide: the
-// current plan in brackets, each with ✓ or its problem count.
-func (m Model) Tabs(width int) string {
-	t := m.Theme
+// View draws the tabs in a strip at most width columns wide.
+func (m Strip) View(t *common.Theme, width int) string {
 	cells, left, right := m.tabLayout(width)
 	var b strings.Builder
 	if left {
@@ -95,8 +105,8 @@ func (m Model) Tabs(width int) string {
 		if ok {
 			markStyle = t.Valid
 		}
-		name := m.docs[c.index].doc.Name()
-		if c.index == m.current {
+		name := m.Docs[c.index].Name()
+		if c.index == m.Current {
 			b.WriteString(t.TabOn.Render("["+name) + " " + markStyle.Render(mark) + t.TabOn.Render("]"))
 		} else {
 			b.WriteString(" " + t.Tab.Render(name) + " " + markStyle.Render(mark) + " ")
@@ -108,9 +118,9 @@ func (m Model) Tabs(width int) string {
 	return b.String()
 }
 
-// TabAt returns the document whose tab is drawn at column x of a strip
-// width columns wide.
-func (m Model) TabAt(x, width int) (int, bool) {
+// At returns the index of the plan whose tab is drawn at column x of a
+// strip width columns wide.
+func (m Strip) At(x, width int) (int, bool) {
 	cells, _, _ := m.tabLayout(width)
 	for _, c := range cells {
 		if x >= c.x && x < c.x+c.width {

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"slices"
+
+	"github.com/stepwise-dev/stepwise/tui/breakpoints"
+	"github.com/stepwise-dev/stepwise/tui/catalog"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/form"
+	"github.com/stepwise-dev/stepwise/tui/help"
+	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/valueedit"
+)
+
+// layer is an overlay on the stack.
+type layer struct {
+	common.Component
+	// panel says the overlay lists things beside a run (the runs, the
+	// breakpoints, a diff): the keys that move a held run on pass it by,
+	// so that a run can go on with it open. The others (help, editors,
+	// forms, the catalog) take every key.
+	panel bool
+}
+
+// overlays is the stack of what is drawn over the page. The top one is
+// drawn and takes the keys and the mouse; each closes itself with a
+// common.CloseOverlay, which takes it off wherever it stands.
+type overlays []layer
+
+// top returns the overlay on top, if any is open.
+func (s overlays) top() (layer, bool) {
+	if len(s) == 0 {
+		return layer{}, false
+	}
+	return s[len(s)-1], true
+}
+
+// push puts an overlay on top; one already open moves there.
+func (s *overlays) push(c common.Component, panel bool) {
+	s.remove(c)
+	*s = append(*s, layer{c, panel})
+}
+
+// remove takes an overlay off the stack, wherever it stands.
+func (s *overlays) remove(c common.Component) {
+	*s = slices.DeleteFunc(*s, func(l layer) bool { return l.Component == c })
+}
+
+// panels are the overlays the workbench opens, kept while they are
+// closed: the runs panel keeps its list and its diff mark, the
+// breakpoints panel follows the plan's table, the catalog its filter.
+// They are held by pointer, as the stack holds them.
+type panels struct {
+	help   help.Model
+	editor valueedit.Model // the value to inject, replace or answer
+	form   form.Model      // the plan's inputs before a run
+	// formDebug says the form's inputs start a debug run.
+	formDebug   bool
+	catalog     catalog.Model
+	runs        runs.Model // earlier runs
+	diff        runs.DiffModel
+	breakpoints breakpoints.Model
+}
+
+func newPanels(c common.Common, logPath string) *panels {
+	return &panels{
+		help:        help.New(c, logPath),
+		editor:      valueedit.New(c),
+		form:        form.New(c),
+		catalog:     catalog.New(c),
+		runs:        runs.New(c),
+		diff:        runs.NewDiff(c),
+		breakpoints: breakpoints.New(c),
+	}
+}
+
+// setSize sizes the overlays for a window: the help may take it all; the
+// others take most of it, leaving the header and the status line in
+// view.
+func (p *panels) setSize(width, height int) {
+	p.help.SetSize(width, height)
+	ow, oh := overlaySize(width, height)
+	p.editor.SetSize(ow, oh)
+	p.form.SetSize(ow, oh)
+	p.catalog.SetSize(ow, oh)
+	p.runs.SetSize(ow, oh)
+	p.diff.SetSize(ow, oh)
+	p.breakpoints.SetSize(ow, oh)
+}
+
+// overlaySize is the box of a panel drawn over the panes: nearly the whole
+// window on a small terminal, at most 120 by 40 on a large one.
+func overlaySize(width, height int) (int, int) {
+	return min(max(width-4, 0), 120), min(max(height-4, 0), 40)
+}

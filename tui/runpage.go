@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
+	"github.com/stepwise-dev/stepwise/tui/inspector"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
+)
+
+// runPage is the run on show: its live tree, the inspector on the
+// selected row beside it, and below them the threads a held run has when
+// it has more than one.
+type runPage struct {
+	common.Common
+	tree      runtree.Model
+	inspector inspector.Model
+	// run is the run on show: nil until one is started or opened.
+	run        *run
+	focus      pane
+	threadsSel int // the selected held thread
+}
+
+// forkFrom asks the workbench to fork the earlier run on show from the
+// step at path.
+type forkFrom struct{ path string }
+
+func newRunPage(c common.Common) *runPage {
+	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c)}
+	p.setFocus(paneTree)
+	return p
+}
+
+// threads are the threads held at the stop, when the run is held.
+func (p *runPage) threads() []debugger.Thread {
+	if !p.run.held() {
+		return nil
+	}
+	return p.run.state.Threads
+}
+
+// bottomShown reports whether the threads pane is laid out: while a held
+// run has more than one.
+func (p *runPage) bottomShown() bool { return len(p.threads()) > 1 }
+
+func (p *runPage) layout() paneLayout {
+	bottom := 0
+	if p.bottomShown() {
+		bottom = len(p.threads())
+	}
+	return layoutPanes(p.Width, p.Height, bottom)
+}
+
+// SetSize gives the page its box and each pane its part of it. The
+// threads pane comes and goes with the stops, so a new stop is laid out
+// again through here too.
+func (p *runPage) SetSize(width, height int) {
+	p.Common.SetSize(width, height)
+	l := p.layout()
+	p.tree.SetSize(l.tree.w, l.tree.h)
+	p.inspector.SetSize(l.detail.w, l.detail.h)
+}
+
+// Update takes a key for the focused pane (Tab moves the focus; the
+// inspector's tabs turn from any pane; f and y fork and replay an earlier
+// run), or the mouse for the pane under the pointer.
+func (p *runPage) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	case tea.MouseClickMsg:
+		p.click(msg.Mouse())
+	case tea.MouseWheelMsg:
+		p.wheel(msg)
+	}
+	return p, nil
+}
+
+func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
+	keys := p.Keys
+	var cmd tea.Cmd
+	switch {
+	case p.inspector.Capturing():
+		p.inspector, cmd = p.inspector.Update(k)
+	case key.Matches(k, keys.NextPane):
+		p.setFocus(nextPane(p.focus, 1, p.bottomShown()))
+	case key.Matches(k, keys.PrevPane):
+		p.setFocus(nextPane(p.focus, -1, p.bottomShown()))
+	case key.Matches(k, keys.Fork):
+		cmd = common.Send(forkFrom{p.selectedPath()})
+	case key.Matches(k, keys.Replay) && p.run.stored != "":
+		cmd = common.Send(runs.Replay{ID: p.run.stored})
+	case key.Matches(k, keys.PrevTab, keys.NextTab):
+		// The inspector's tabs turn from any pane: the tree keeps the
+		// selection, the inspector shows another side of it.
+		p.inspector, cmd = p.inspector.Update(k)
+	case p.focus == paneTree:
+		p.tree, cmd = p.tree.Update(k)
+	case p.focus == paneDetail:
+		p.inspector, cmd = p.inspector.Update(k)
+	default:
+		p.threadKey(k)
+	}
+	return cmd
+}
+
+// threadKey moves through the thread list; enter selects the thread's
+// path in the tree.
+func (p *runPage) threadKey(k tea.KeyPressMsg) {
+	ths := p.threads()
+	if len(ths) == 0 {
+		return
+	}
+	if d, ok := p.Keys.Movement(k, 1, len(ths)); ok {
+		p.threadsSel = min(max(p.threadsSel+d, 0), len(ths)-1)
+		return
+	}
+	if key.Matches(k, p.Keys.Jump) {
+		p.tree.SelectPath(ths[p.threadsSel].Path)
+		p.setFocus(paneTree)
+	}
+}
+
+// click selects what is under the pointer and focuses its pane.
+func (p *runPage) click(ms tea.Mouse) {
+	l := p.layout()
+	at, ok := clickAt(l, ms)
+	if !ok {
+		return
+	}
+	p.setFocus(at)
+	switch at {
+	case paneTree:
+		p.tree.ClickAt(ms.Y - l.tree.y)
+	case paneDetail:
+		p.inspector.ClickAt(ms.X-l.detail.x, ms.Y-l.detail.y)
+	case paneBottom:
+		p.threadsSel = min(max(ms.Y-l.bottom.y-1, 0), max(len(p.threads())-1, 0))
+	}
+}
+
+// wheel scrolls the tree or the inspector under the pointer, focused or
+// not; the threads pane shows all it has.
+func (p *runPage) wheel(msg tea.MouseWheelMsg) {
+	at, delta, ok := wheelAt(p.layout(), msg)
+	if !ok {
+		return
+	}
+	switch at {
+	case paneTree:
+		p.tree.Scroll(delta)
+	case paneDetail:
+		p.inspector.Scroll(delta)
+	}
+}
+
+// View draws the run tree and the inspector side by side (or stacked),
+// the threads held under them.
+func (p *runPage) View() string {
+	l := p.layout()
+	threads := ""
+	if l.bottom.h > 0 {
+		threads = p.threadsView(l.bottom.w, l.bottom.h)
+	}
+	return drawPanes(l, p.tree.View(), p.inspector.View(), threads)
+}
+
+// threadsView lists the held threads: the stopped one, which the commands
+// act on, first and marked.
+func (p *runPage) threadsView(width, height int) string {
+	t := p.Theme
+	focused := p.focus == paneBottom
+	var lines []string
+	for i, th := range p.threads() {
+		mark := "  "
+		if th.Stopped {
+			mark = "▶ "
+		}
+		line := mark + th.ID + "  " + th.Path + "  " + string(th.Kind)
+		if i == p.threadsSel && focused {
+			line = t.Selected.Render(common.Fit(line, max(width-2, 0)))
+		}
+		lines = append(lines, line)
+	}
+	title := t.PaneTitle("Threads held", focused)
+	return common.Frame(t, width, height, title, "", focused, lines)
+}
+
+// ShortHelp is the workbench's keys; the root shows a stop's while the
+// run is held, on either page.
+func (p *runPage) ShortHelp() []key.Binding { return p.Keys.ShortHelp() }
+
+// sync points the inspector at the selected row, with the stop when the
+// run is held there.
+func (p *runPage) sync() {
+	row, ok := p.tree.Selected()
+	if !ok {
+		p.inspector.Show(live.Node{}, nil)
+		return
+	}
+	node, _ := p.run.tree.Node(row.Path)
+	var snap *debugger.Snapshot
+	if p.run.held() && p.run.state.Stop.Path == row.Path {
+		snap = p.run.state.Stop
+	}
+	p.inspector.Show(node, snap)
+}
+
+func (p *runPage) focused() pane { return p.focus }
+
+func (p *runPage) setFocus(f pane) {
+	if f == paneBottom && !p.bottomShown() {
+		f = paneTree
+	}
+	p.focus = f
+	p.tree.Blur()
+	p.inspector.Blur()
+	switch f {
+	case paneTree:
+		p.tree.Focus()
+	case paneDetail:
+		p.inspector.Focus()
+	}
+}
+
+func (p *runPage) capturing() bool { return p.inspector.Capturing() }
+
+func (p *runPage) selectedPath() string {
+	if row, ok := p.tree.Selected(); ok {
+		return row.Path
+	}
+	return ""
+}
+
+// status is where the run stands, on the left, and what it has spent, on
+// the right.
+func (p *runPage) status() (string, string) {
+	if p.run == nil {
+		return "", ""
+	}
+	return p.runStatus(), p.spendStatus()
+}
+
+// runStatus says where the run on show stands: held where and why, going
+// on, or how it ended.
+func (p *runPage) runStatus() string {
+	t, r := p.Theme, p.run
+	tot := r.tree.Totals()
+	switch {
+	case r.stored != "":
+		return t.Strong.Render("run "+format.ShortID(r.stored)) + t.Muted.Render(" (earlier, read-only) ") + endWord(t, tot.RunStatus)
+	case r.held():
+		st := r.state.Stop
+		s := t.Glyph.Render("⏸ held") + " at " + t.Strong.Render(st.Path) + t.Muted.Render(" ("+string(st.Kind)+")")
+		if reason := reasonWords(r); reason != "" {
+			s += t.Muted.Render(" · " + reason)
+		}
+		return s
+	case r.active():
+		s := t.Valid.Render("● running")
+		if tot.Running > 0 {
+			s += t.Muted.Render(" " + common.Count(tot.Running, "step"))
+		}
+		if r.debug {
+			s += t.Muted.Render(" · debug")
+		}
+		return s
+	}
+	return endWord(t, r.state.Status)
+}
+
+// spendStatus is the run's elapsed time, calls, tokens and cost.
+func (p *runPage) spendStatus() string {
+	tot := p.run.tree.Totals()
+	parts := []string{format.Duration(tot.Elapsed)}
+	if tot.Spend.Calls > 0 {
+		parts = append(parts, common.Count(tot.Spend.Calls, "call"),
+			format.Tokens(tot.Spend.Tokens())+" tok")
+		if c := tot.Spend.Cost(); c != nil {
+			parts = append(parts, format.Cost(*c))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
