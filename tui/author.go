@@ -282,12 +282,12 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 // LoadDocument loads and checks a plan file; a file that cannot be read
 // is a document whose one problem says why, so that the workbench keeps
 // going.
-func LoadDocument(ws *workspace.Workspace, path string) Document {
+func LoadDocument(ws *workspace.Workspace, path string) workspace.Document {
 	d, err := ws.Load(path)
 	if err != nil {
-		return Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
+		return workspace.Document{File: path, Path: path, Report: plans.Report{Problems: []plans.Problem{
 			{Code: plans.CodeUnreadable, Message: err.Error() + "; the workbench reads it again when it changes", Pos: plans.Pos{File: path}},
 		}}}
 	}
-	return Document(d)
+	return d
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -30,14 +31,14 @@ func updating() bool {
 }
 
 // loadDocument reads and loads a plan file the way the CLI will.
-func loadDocument(tb testing.TB, file string) Document {
+func loadDocument(tb testing.TB, file string) workspace.Document {
 	tb.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	p, r := plans.Load(file, src, plans.Stepwise)
-	return Document{File: file, Plan: p, Report: r}
+	return workspace.Document{File: file, Plan: p, Report: r}
 }
 
 // largePlanYAML generates a plan of n top-level steps that cycles through

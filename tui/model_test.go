@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
@@ -18,7 +19,7 @@ import (
 
 // fixture loads the test documents once per test binary.
 type fixture struct {
-	prReview, triage, large, broken Document
+	prReview, triage, large, broken workspace.Document
 }
 
 func loadFixture(t testing.TB) fixture {
@@ -57,7 +58,7 @@ func drive(t testing.TB, m model, w, h int, msgs ...tea.Msg) (model, bool) {
 	return m, quit
 }
 
-func newTestModel(docs ...Document) model {
+func newTestModel(docs ...workspace.Document) model {
 	return newModel(context.Background(), Options{Title: "test", Documents: docs}, true)
 }
 
@@ -70,150 +71,150 @@ func selectionVisible(m model) bool {
 
 func TestKeys(t *testing.T) {
 	fx := loadFixture(t)
-	rowsOf := func(d Document) []tree.Row { return newTestModel(d).planPage.tree().Rows() }
+	rowsOf := func(d workspace.Document) []tree.Row { return newTestModel(d).planPage.tree().Rows() }
 	prRows := rowsOf(fx.prReview)
 	largeRows := rowsOf(fx.large)
 
 	cases := []struct {
 		name  string
-		docs  []Document
+		docs  []workspace.Document
 		w, h  int
 		msgs  []tea.Msg
 		check func(t *testing.T, m model, quit bool)
 	}{
-		{"j moves down", []Document{fx.prReview}, 80, 24, seq(keyDown), func(t *testing.T, m model, _ bool) {
+		{"j moves down", []workspace.Document{fx.prReview}, 80, 24, seq(keyDown), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 1, "E0")
 		}},
-		{"down arrow moves down", []Document{fx.prReview}, 80, 24, seq(keyArrowDn, keyArrowDn), func(t *testing.T, m model, _ bool) {
+		{"down arrow moves down", []workspace.Document{fx.prReview}, 80, 24, seq(keyArrowDn, keyArrowDn), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 2, "E1")
 		}},
-		{"k moves up", []Document{fx.prReview}, 80, 24, seq(keyDown, keyDown, keyUp), func(t *testing.T, m model, _ bool) {
+		{"k moves up", []workspace.Document{fx.prReview}, 80, 24, seq(keyDown, keyDown, keyUp), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 1, "E0")
 		}},
-		{"up arrow moves up", []Document{fx.prReview}, 80, 24, seq(keyDown, keyArrowUp), func(t *testing.T, m model, _ bool) {
+		{"up arrow moves up", []workspace.Document{fx.prReview}, 80, 24, seq(keyDown, keyArrowUp), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 		}},
-		{"k stops at the top", []Document{fx.prReview}, 80, 24, seq(keyUp, keyUp), func(t *testing.T, m model, _ bool) {
+		{"k stops at the top", []workspace.Document{fx.prReview}, 80, 24, seq(keyUp, keyUp), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 		}},
-		{"j stops at the bottom", []Document{fx.prReview}, 80, 24, repeat(keyDown, 40), func(t *testing.T, m model, _ bool) {
+		{"j stops at the bottom", []workspace.Document{fx.prReview}, 80, 24, repeat(keyDown, 40), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, len(prRows)-1, "output")
 		}},
-		{"G jumps to the end", []Document{fx.prReview}, 80, 24, seq(keyBottom), func(t *testing.T, m model, _ bool) {
+		{"G jumps to the end", []workspace.Document{fx.prReview}, 80, 24, seq(keyBottom), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, len(prRows)-1, "output")
 		}},
-		{"end jumps to the end", []Document{fx.large}, 80, 24, seq(keyEnd), func(t *testing.T, m model, _ bool) {
+		{"end jumps to the end", []workspace.Document{fx.large}, 80, 24, seq(keyEnd), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, len(largeRows)-1, "output")
 			if !selectionVisible(m) {
 				t.Error("selection out of view after end")
 			}
 		}},
-		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
+		{"home jumps to the top", []workspace.Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 			if m.planPage.tree().Offset() != 0 {
 				t.Errorf("offset %d after g, want 0", m.planPage.tree().Offset())
 			}
 		}},
-		{"home jumps to the top", []Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
+		{"home jumps to the top", []workspace.Document{fx.large}, 80, 24, seq(keyBottom, keyHome), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 		}},
-		{"pgdown pages and keeps the selection in view", []Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown), func(t *testing.T, m model, _ bool) {
+		{"pgdown pages and keeps the selection in view", []workspace.Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown), func(t *testing.T, m model, _ bool) {
 			page := m.planPage.layout().tree.h - 3
 			wantRow(t, m, 2*page, largeRows[2*page].Path)
 			if !selectionVisible(m) {
 				t.Error("selection out of view after pgdown")
 			}
 		}},
-		{"pgup pages back", []Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown, keyPgUp), func(t *testing.T, m model, _ bool) {
+		{"pgup pages back", []workspace.Document{fx.large}, 80, 24, seq(keyPgDown, keyPgDown, keyPgUp), func(t *testing.T, m model, _ bool) {
 			page := m.planPage.layout().tree.h - 3
 			wantRow(t, m, page, largeRows[page].Path)
 			if !selectionVisible(m) {
 				t.Error("selection out of view after pgup")
 			}
 		}},
-		{"j past the view scrolls it", []Document{fx.large}, 80, 24, repeat(keyDown, 100), func(t *testing.T, m model, _ bool) {
+		{"j past the view scrolls it", []workspace.Document{fx.large}, 80, 24, repeat(keyDown, 100), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 100, largeRows[100].Path)
 			if !selectionVisible(m) || m.planPage.tree().Offset() == 0 {
 				t.Errorf("offset %d: selection not followed", m.planPage.tree().Offset())
 			}
 		}},
-		{"tab focuses the detail pane", []Document{fx.prReview}, 80, 24, seq(keyTab), func(t *testing.T, m model, _ bool) {
+		{"tab focuses the detail pane", []workspace.Document{fx.prReview}, 80, 24, seq(keyTab), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneDetail)
 		}},
-		{"tab twice focuses problems", []Document{fx.prReview}, 80, 24, seq(keyTab, keyTab), func(t *testing.T, m model, _ bool) {
+		{"tab twice focuses problems", []workspace.Document{fx.prReview}, 80, 24, seq(keyTab, keyTab), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneBottom)
 		}},
-		{"tab cycles back to the tree", []Document{fx.prReview}, 80, 24, seq(keyTab, keyTab, keyTab), func(t *testing.T, m model, _ bool) {
+		{"tab cycles back to the tree", []workspace.Document{fx.prReview}, 80, 24, seq(keyTab, keyTab, keyTab), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneTree)
 		}},
-		{"shift+tab goes backwards", []Document{fx.prReview}, 80, 24, seq(keyShiftTab), func(t *testing.T, m model, _ bool) {
+		{"shift+tab goes backwards", []workspace.Document{fx.prReview}, 80, 24, seq(keyShiftTab), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneBottom)
 		}},
-		{"keys go to the focused pane", []Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyDown, keyDown), func(t *testing.T, m model, _ bool) {
+		{"keys go to the focused pane", []workspace.Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyDown, keyDown), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 6, "E4") // the tree kept its selection
 			if m.planPage.detail.Offset() != 2 {
 				t.Errorf("detail offset %d, want 2", m.planPage.detail.Offset())
 			}
 		}},
-		{"detail pages and jumps", []Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyPgDown, keyBottom, keyPgUp), func(t *testing.T, m model, _ bool) {
+		{"detail pages and jumps", []workspace.Document{fx.prReview}, 80, 24, seq(repeat(keyDown, 6), keyTab, keyPgDown, keyBottom, keyPgUp), func(t *testing.T, m model, _ bool) {
 			h := m.planPage.layout().detail.h - 2
 			want := len(m.planPage.detail.Lines()) - h - (h - 1)
 			if m.planPage.detail.Offset() != want {
 				t.Errorf("detail offset %d, want %d", m.planPage.detail.Offset(), want)
 			}
 		}},
-		{"] shows the next plan", []Document{fx.prReview, fx.triage}, 80, 24, seq(keyNextPlan), func(t *testing.T, m model, _ bool) {
+		{"] shows the next plan", []workspace.Document{fx.prReview, fx.triage}, 80, 24, seq(keyNextPlan), func(t *testing.T, m model, _ bool) {
 			wantDocument(t, m, 1)
 			if m.planPage.problems.Len() != len(fx.triage.Report.Problems)+len(fx.triage.Report.Notes) {
 				t.Errorf("problems pane lists %d, want the triage report", m.planPage.problems.Len())
 			}
 		}},
-		{"[ wraps to the last plan", []Document{fx.prReview, fx.triage, fx.large}, 80, 24, seq(keyPrevPlan), func(t *testing.T, m model, _ bool) {
+		{"[ wraps to the last plan", []workspace.Document{fx.prReview, fx.triage, fx.large}, 80, 24, seq(keyPrevPlan), func(t *testing.T, m model, _ bool) {
 			wantDocument(t, m, 2)
 		}},
-		{"switching plans keeps each plan's selection", []Document{fx.prReview, fx.triage}, 80, 24, seq(keyDown, keyDown, keyNextPlan, keyDown, keyPrevPlan), func(t *testing.T, m model, _ bool) {
+		{"switching plans keeps each plan's selection", []workspace.Document{fx.prReview, fx.triage}, 80, 24, seq(keyDown, keyDown, keyNextPlan, keyDown, keyPrevPlan), func(t *testing.T, m model, _ bool) {
 			wantDocument(t, m, 0)
 			wantRow(t, m, 2, "E1")
 		}},
-		{"? opens help", []Document{fx.prReview}, 80, 24, seq(keyHelp), func(t *testing.T, m model, _ bool) {
+		{"? opens help", []workspace.Document{fx.prReview}, 80, 24, seq(keyHelp), func(t *testing.T, m model, _ bool) {
 			if !overlayIs(m, overlayHelp) || !strings.Contains(ansi.Strip(m.render()), "Keys") {
 				t.Error("help not shown")
 			}
 		}},
-		{"? again closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyHelp), func(t *testing.T, m model, _ bool) {
+		{"? again closes help", []workspace.Document{fx.prReview}, 80, 24, seq(keyHelp, keyHelp), func(t *testing.T, m model, _ bool) {
 			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
-		{"esc closes help", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyEsc), func(t *testing.T, m model, _ bool) {
+		{"esc closes help", []workspace.Document{fx.prReview}, 80, 24, seq(keyHelp, keyEsc), func(t *testing.T, m model, _ bool) {
 			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
 		}},
-		{"help swallows movement", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyDown, keyTab), func(t *testing.T, m model, _ bool) {
+		{"help swallows movement", []workspace.Document{fx.prReview}, 80, 24, seq(keyHelp, keyDown, keyTab), func(t *testing.T, m model, _ bool) {
 			wantRow(t, m, 0, "")
 			wantFocus(t, m, paneTree)
 		}},
-		{"q quits", []Document{fx.prReview}, 80, 24, seq(keyQuit), func(t *testing.T, _ model, quit bool) {
+		{"q quits", []workspace.Document{fx.prReview}, 80, 24, seq(keyQuit), func(t *testing.T, _ model, quit bool) {
 			if !quit {
 				t.Error("q did not quit")
 			}
 		}},
-		{"ctrl+c quits", []Document{fx.prReview}, 80, 24, seq(keyCtrlC), func(t *testing.T, _ model, quit bool) {
+		{"ctrl+c quits", []workspace.Document{fx.prReview}, 80, 24, seq(keyCtrlC), func(t *testing.T, _ model, quit bool) {
 			if !quit {
 				t.Error("ctrl+c did not quit")
 			}
 		}},
-		{"q closes the help overlay", []Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, m model, quit bool) {
+		{"q closes the help overlay", []workspace.Document{fx.prReview}, 80, 24, seq(keyHelp, keyQuit), func(t *testing.T, m model, quit bool) {
 			if quit || !overlayIs(m, overlayNone) {
 				t.Errorf("q quit (%v) or left the overlay open (%v)", quit, m.overlays)
 			}
 		}},
-		{"enter then j moves from the jumped-to step", []Document{fx.triage}, 80, 24, seq(keyShiftTab, keyDown, keyEnter, keyDown), func(t *testing.T, m model, _ bool) {
+		{"enter then j moves from the jumped-to step", []workspace.Document{fx.triage}, 80, 24, seq(keyShiftTab, keyDown, keyEnter, keyDown), func(t *testing.T, m model, _ bool) {
 			wantFocus(t, m, paneTree)
 			wantRow(t, m, 6, "E1/do.*/E11/then")
 		}},
-		{"enter in the tree does nothing", []Document{fx.prReview}, 80, 24, seq(keyDown, keyEnter), func(t *testing.T, m model, quit bool) {
+		{"enter in the tree does nothing", []workspace.Document{fx.prReview}, 80, 24, seq(keyDown, keyEnter), func(t *testing.T, m model, quit bool) {
 			wantRow(t, m, 1, "E0")
 			wantFocus(t, m, paneTree)
 		}},
@@ -305,37 +306,37 @@ func TestMouse(t *testing.T) {
 	// on line 2; the tree is 36 columns wide, the detail pane right of it.
 	cases := []struct {
 		name  string
-		docs  []Document
+		docs  []workspace.Document
 		msgs  []tea.Msg
 		check func(t *testing.T, m model)
 	}{
-		{"click a tree row selects it", []Document{fx.prReview}, seq(click(10, 2+4)), func(t *testing.T, m model) {
+		{"click a tree row selects it", []workspace.Document{fx.prReview}, seq(click(10, 2+4)), func(t *testing.T, m model) {
 			wantRow(t, m, 4, "E3")
 			wantFocus(t, m, paneTree)
 		}},
-		{"click a tree row from another pane focuses the tree", []Document{fx.prReview}, seq(keyTab, click(5, 2+7)), func(t *testing.T, m model) {
+		{"click a tree row from another pane focuses the tree", []workspace.Document{fx.prReview}, seq(keyTab, click(5, 2+7)), func(t *testing.T, m model) {
 			wantRow(t, m, 7, "E5")
 			wantFocus(t, m, paneTree)
 		}},
-		{"click below the last row changes nothing", []Document{fx.prReview}, seq(keyDown, click(5, 2+17)), func(t *testing.T, m model) {
+		{"click below the last row changes nothing", []workspace.Document{fx.prReview}, seq(keyDown, click(5, 2+17)), func(t *testing.T, m model) {
 			wantRow(t, m, 1, "E0")
 		}},
-		{"click the border changes nothing", []Document{fx.prReview}, seq(keyDown, click(5, 1)), func(t *testing.T, m model) {
+		{"click the border changes nothing", []workspace.Document{fx.prReview}, seq(keyDown, click(5, 1)), func(t *testing.T, m model) {
 			wantRow(t, m, 1, "E0")
 		}},
-		{"click the detail pane focuses it", []Document{fx.prReview}, seq(click(50, 5)), func(t *testing.T, m model) {
+		{"click the detail pane focuses it", []workspace.Document{fx.prReview}, seq(click(50, 5)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneDetail)
 		}},
-		{"click a problem selects it", []Document{fx.triage}, seq(click(20, 19)), func(t *testing.T, m model) {
+		{"click a problem selects it", []workspace.Document{fx.triage}, seq(click(20, 19)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneBottom)
 			if m.planPage.problems.Cursor() != 1 {
 				t.Errorf("problem %d selected, want 1", m.planPage.problems.Cursor())
 			}
 		}},
-		{"click a plan tab shows it", []Document{fx.prReview, fx.triage}, seq(click(33, 0)), func(t *testing.T, m model) {
+		{"click a plan tab shows it", []workspace.Document{fx.prReview, fx.triage}, seq(click(33, 0)), func(t *testing.T, m model) {
 			wantDocument(t, m, 1)
 		}},
-		{"wheel scrolls the tree and keeps the selection visible", []Document{fx.large}, seq(repeat(wheel(10, 5, tea.MouseWheelDown), 4)), func(t *testing.T, m model) {
+		{"wheel scrolls the tree and keeps the selection visible", []workspace.Document{fx.large}, seq(repeat(wheel(10, 5, tea.MouseWheelDown), 4)), func(t *testing.T, m model) {
 			if m.planPage.tree().Offset() != 4*common.WheelStep {
 				t.Errorf("offset %d, want %d", m.planPage.tree().Offset(), 4*common.WheelStep)
 			}
@@ -343,19 +344,19 @@ func TestMouse(t *testing.T) {
 				t.Error("selection scrolled out of view")
 			}
 		}},
-		{"wheel up stops at the top", []Document{fx.large}, seq(wheel(10, 5, tea.MouseWheelDown), repeat(wheel(10, 5, tea.MouseWheelUp), 3)), func(t *testing.T, m model) {
+		{"wheel up stops at the top", []workspace.Document{fx.large}, seq(wheel(10, 5, tea.MouseWheelDown), repeat(wheel(10, 5, tea.MouseWheelUp), 3)), func(t *testing.T, m model) {
 			if m.planPage.tree().Offset() != 0 {
 				t.Errorf("offset %d, want 0", m.planPage.tree().Offset())
 			}
 		}},
-		{"wheel scrolls the pane under the pointer, not the focused one", []Document{fx.prReview}, seq(repeat(keyDown, 6), wheel(50, 5, tea.MouseWheelDown)), func(t *testing.T, m model) {
+		{"wheel scrolls the pane under the pointer, not the focused one", []workspace.Document{fx.prReview}, seq(repeat(keyDown, 6), wheel(50, 5, tea.MouseWheelDown)), func(t *testing.T, m model) {
 			wantFocus(t, m, paneTree)
 			wantRow(t, m, 6, "E4")
 			if m.planPage.detail.Offset() != common.WheelStep {
 				t.Errorf("detail offset %d, want %d", m.planPage.detail.Offset(), common.WheelStep)
 			}
 		}},
-		{"a click closes help", []Document{fx.prReview}, seq(keyHelp, click(10, 6)), func(t *testing.T, m model) {
+		{"a click closes help", []workspace.Document{fx.prReview}, seq(keyHelp, click(10, 6)), func(t *testing.T, m model) {
 			if overlayIs(m, overlayHelp) {
 				t.Error("help still shown")
 			}
@@ -377,7 +378,7 @@ func TestMouse(t *testing.T) {
 func TestResize(t *testing.T) {
 	fx := loadFixture(t)
 	sizes := [][2]int{{80, 24}, {200, 60}, {1, 1}, {10, 5}, {24, 8}, {59, 20}, {60, 20}, {80, 24}, {120, 40}, {300, 100}, {33, 9}, {80, 24}}
-	for _, docs := range [][]Document{{fx.prReview, fx.triage, fx.large, fx.broken}, {fx.large}} {
+	for _, docs := range [][]workspace.Document{{fx.prReview, fx.triage, fx.large, fx.broken}, {fx.large}} {
 		m := newTestModel(docs...)
 		m, _ = drive(t, m, 80, 24, repeat(keyDown, 30)...)
 		for _, s := range sizes {
@@ -394,7 +395,7 @@ func TestResize(t *testing.T) {
 // and the selection still show.
 func TestNoColor(t *testing.T) {
 	fx := loadFixture(t)
-	m := newModel(context.Background(), Options{Title: "test", Documents: []Document{fx.triage}}, false)
+	m := newModel(context.Background(), Options{Title: "test", Documents: []workspace.Document{fx.triage}}, false)
 	m, _ = drive(t, m, 80, 24, keyDown)
 	screen := m.render()
 	if c := colourParams(screen); len(c) > 0 {

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/detail"
 	"github.com/stepwise-dev/stepwise/tui/problems"
@@ -42,9 +43,9 @@ type openPlan struct {
 
 // newPlanPage opens docs; with none it shows an empty plan, so that there
 // is always one on show.
-func newPlanPage(c common.Common, docs []Document) *planPage {
+func newPlanPage(c common.Common, docs []workspace.Document) *planPage {
 	if len(docs) == 0 {
-		docs = []Document{{}}
+		docs = []workspace.Document{{}}
 	}
 	p := &planPage{Common: c, detail: detail.New(c)}
 	for _, d := range docs {
@@ -59,10 +60,10 @@ func newPlanPage(c common.Common, docs []Document) *planPage {
 func (p *planPage) tree() *tree.Model { return &p.open[p.current].tree }
 
 // document is the plan on show.
-func (p *planPage) document() Document { return p.documentAt(p.current) }
+func (p *planPage) document() workspace.Document { return p.documentAt(p.current) }
 
 // documentAt is open plan i.
-func (p *planPage) documentAt(i int) Document { return p.open[i].tree.Document() }
+func (p *planPage) documentAt(i int) workspace.Document { return p.open[i].tree.Document() }
 
 // count is how many plans are open.
 func (p *planPage) count() int { return len(p.open) }
@@ -89,7 +90,7 @@ func (p *planPage) cycle(delta int) {
 // replace puts plan i read again in place, keeping the selection on the
 // same path where the new plan still has it. Its breakpoint table is
 // opened again for the new plan.
-func (p *planPage) replace(i int, doc Document) {
+func (p *planPage) replace(i int, doc workspace.Document) {
 	o := &p.open[i]
 	path := o.tree.Document().Path
 	o.tree.Replace(doc)
@@ -102,7 +103,7 @@ func (p *planPage) replace(i int, doc Document) {
 }
 
 // add opens another plan and returns its index.
-func (p *planPage) add(doc Document) int {
+func (p *planPage) add(doc workspace.Document) int {
 	t := tree.New(p.Common, doc)
 	l := p.layout()
 	t.SetSize(l.tree.w, l.tree.h)
@@ -112,7 +113,7 @@ func (p *planPage) add(doc Document) int {
 
 // tabs is the open plans as the header's tabs.
 func (p *planPage) tabs() tabs.Strip {
-	docs := make([]Document, len(p.open))
+	docs := make([]workspace.Document, len(p.open))
 	for i := range p.open {
 		docs[i] = p.documentAt(i)
 	}

@@ -215,7 +215,7 @@ type testProject struct {
 	gate    string      // the file the slow plan waits for
 	emitted *eventCount // every event of every run in the project
 	ws      *workspace.Workspace
-	docs    []Document
+	docs    []workspace.Document
 }
 
 // eventCount is a sink that counts events, so that a test knows when the

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 )
 
 // Keys as the terminal sends them.
@@ -63,7 +64,7 @@ func seq(parts ...any) []tea.Msg {
 // forced to the ASCII profile so its own output is the same everywhere.
 func TestScreens(t *testing.T) {
 	demo := func(t *testing.T) Options {
-		return Options{Title: "demo project", Documents: []Document{
+		return Options{Title: "demo project", Documents: []workspace.Document{
 			loadDocument(t, prReviewFile),
 			loadDocument(t, triageFile),
 			loadDocument(t, largeFile),

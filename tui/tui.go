@@ -31,16 +31,12 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-// Document is one plan file the workbench shows: the loaded plan (nil when
-// the file does not parse) and the report of checking it.
-type Document = common.Document
-
 // Options says what the workbench opens.
 type Options struct {
 	// Title names what is open, in the header: "demo project", a directory.
 	Title string
 	// Documents are the plans to show, in tab order.
-	Documents []Document
+	Documents []workspace.Document
 	// Workspace is the project the plans belong to, which runs, debugs,
 	// reloads and records them; without one the workbench only shows
 	// them.

@@ -19,12 +19,13 @@ type Document struct {
 	Report plans.Report
 }
 
-// Name is the plan's identifier, or its file name when it has none.
+// Name is how a front end names the document: the plan's identifier, or
+// its file as shown when it has none.
 func (d Document) Name() string {
 	if d.Plan != nil && d.Plan.Identifier.Value != "" {
 		return d.Plan.Identifier.Value
 	}
-	return strings.TrimSuffix(d.File, ".yaml")
+	return d.File
 }
 
 // Load reads a plan file and runs both layers of validation on it: the

@@ -206,7 +206,7 @@ func (w *Workspace) DisplayText(s string) string {
 // file cannot be read is returned empty with the error, and is then kept
 // nowhere.
 func (w *Workspace) Breakpoints(d Document) (*debugger.Breakpoints, error) {
-	plan := d.Name()
+	plan := strings.TrimSuffix(d.Name(), ".yaml")
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if t, ok := w.tables[plan]; ok {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
@@ -70,7 +71,7 @@ func (b *builder) muted(s string) seg  { return seg{s, b.t.Muted} }
 func (b *builder) strong(s string) seg { return seg{s, b.t.Strong} }
 
 // describe writes the detail of row.
-func (b *builder) describe(doc common.Document, row tree.Row, readers map[string][]plans.Reference) {
+func (b *builder) describe(doc workspace.Document, row tree.Row, readers map[string][]plans.Reference) {
 	switch row.Kind {
 	case tree.KindPlan:
 		b.plan(doc, row)
@@ -84,7 +85,7 @@ func (b *builder) describe(doc common.Document, row tree.Row, readers map[string
 }
 
 // plan describes the root row: the plan as a whole.
-func (b *builder) plan(doc common.Document, row tree.Row) {
+func (b *builder) plan(doc workspace.Document, row tree.Row) {
 	p := doc.Plan
 	if p == nil {
 		b.add([]seg{b.strong(doc.File), b.text("  "), {"does not load", b.t.Problem}}, "", "")

@@ -6,6 +6,7 @@ package detail
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
@@ -16,7 +17,7 @@ type Model struct {
 	common.Common
 	common.Focusable
 
-	doc      common.Document
+	doc      workspace.Document
 	docIndex int
 	row      tree.Row
 	shown    bool
@@ -37,7 +38,7 @@ func New(c common.Common) Model {
 // Show makes the pane describe row of document doc (index docIndex). It does
 // nothing when that row is already shown, so the scroll position survives
 // messages that leave the selection where it is.
-func (m *Model) Show(doc common.Document, docIndex int, row tree.Row) {
+func (m *Model) Show(doc workspace.Document, docIndex int, row tree.Row) {
 	if m.shown && m.docIndex == docIndex && m.row.Index == row.Index {
 		return
 	}

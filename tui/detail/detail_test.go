@@ -8,24 +8,25 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/tree"
 )
 
-func load(t *testing.T, file string) common.Document {
+func load(t *testing.T, file string) workspace.Document {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, r := plans.Load(file, src, plans.Stepwise)
-	return common.Document{File: file, Plan: p, Report: r}
+	return workspace.Document{File: file, Plan: p, Report: r}
 }
 
 // show returns the detail of the row with path, laid out width wide, as
 // plain text.
-func show(t *testing.T, doc common.Document, path string, width int, withColor bool) (Model, string) {
+func show(t *testing.T, doc workspace.Document, path string, width int, withColor bool) (Model, string) {
 	t.Helper()
 	c := common.New(common.NewTheme(true, withColor), common.DefaultKeyMap())
 	tr := tree.New(c, doc)
@@ -43,7 +44,7 @@ func TestDetail(t *testing.T) {
 	triage := load(t, "../testdata/triage.yaml")
 	cases := []struct {
 		name  string
-		doc   common.Document
+		doc   workspace.Document
 		path  string
 		width int
 		want  []string

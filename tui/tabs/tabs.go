@@ -10,12 +10,13 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // Strip is the open plans and which of them is on show.
 type Strip struct {
-	Docs    []common.Document
+	Docs    []workspace.Document
 	Current int
 }
 

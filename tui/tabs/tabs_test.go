@@ -7,18 +7,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-func load(t *testing.T, file string) common.Document {
+func load(t *testing.T, file string) workspace.Document {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, r := plans.Load(file, src, plans.Stepwise)
-	return common.Document{File: file, Plan: p, Report: r}
+	return workspace.Document{File: file, Plan: p, Report: r}
 }
 
 // TestTabs checks the tab strip keeps the current plan in view however
@@ -27,7 +28,7 @@ func TestTabs(t *testing.T) {
 	pr := load(t, "../testdata/pr_review.yaml")
 	tr := load(t, "../testdata/triage.yaml")
 	theme := common.NewTheme(true, false)
-	docs := []common.Document{pr, tr, pr, tr, pr, tr}
+	docs := []workspace.Document{pr, tr, pr, tr, pr, tr}
 	for _, width := range []int{20, 30, 45, 80, 200} {
 		for cur := range docs {
 			m := Strip{Docs: docs, Current: cur}

@@ -3,6 +3,7 @@ package tree
 import (
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -137,7 +138,7 @@ func segment(field string) string {
 }
 
 // buildRows lays out a document as tree rows and places its problems.
-func buildRows(doc common.Document) []Row {
+func buildRows(doc workspace.Document) []Row {
 	root := node{row: Row{Kind: KindPlan, Line: 1}, childTone: toneTrunk}
 	if p := doc.Plan; p != nil {
 		if p.Pos.Line > 0 {

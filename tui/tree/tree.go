@@ -10,13 +10,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // document is the plan shown, with its rows and the selection in it.
 type document struct {
-	doc    common.Document
+	doc    workspace.Document
 	rows   []Row
 	byPath map[string][]int
 	cursor int
@@ -37,7 +38,7 @@ type Model struct {
 // New lays out the document's tree once; rendering then only draws the
 // rows in view, so a plan of thousands of steps costs no more per frame
 // than a small one.
-func New(c common.Common, doc common.Document) Model {
+func New(c common.Common, doc workspace.Document) Model {
 	rows := buildRows(doc)
 	return Model{Common: c, d: document{doc: doc, rows: rows, byPath: indexPaths(rows)}}
 }
@@ -50,7 +51,7 @@ func (m *Model) SetSize(width, height int) {
 
 // Replace shows the document read again, keeping the selection on the
 // same path where the new plan still has it.
-func (m *Model) Replace(doc common.Document) {
+func (m *Model) Replace(doc workspace.Document) {
 	old := m.d
 	rows := buildRows(doc)
 	d := document{doc: doc, rows: rows, byPath: indexPaths(rows), scroll: old.scroll}
@@ -67,7 +68,7 @@ func (m *Model) Replace(doc common.Document) {
 func (m *Model) SetBreakpoints(match func(path string) bool) { m.broken = match }
 
 // Document returns the document shown.
-func (m Model) Document() common.Document { return m.d.doc }
+func (m Model) Document() workspace.Document { return m.d.doc }
 
 // Rows returns the rows of the document. The slice is shared; do
 // not modify it.

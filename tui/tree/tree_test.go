@@ -7,21 +7,22 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-func load(t *testing.T, file string) common.Document {
+func load(t *testing.T, file string) workspace.Document {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, r := plans.Load(file, src, plans.Stepwise)
-	return common.Document{File: file, Plan: p, Report: r}
+	return workspace.Document{File: file, Plan: p, Report: r}
 }
 
-func newTree(doc common.Document) Model {
+func newTree(doc workspace.Document) Model {
 	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), doc)
 	m.SetSize(60, 30)
 	return m
