@@ -79,13 +79,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
-	case tea.MouseClickMsg:
-		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
-			return m, common.Close(m)
-		}
-		m.ClickAt(msg.Y)
-	case tea.MouseWheelMsg:
-		m.Scroll(common.WheelDelta(msg))
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m, m.PanelMouse(msg, m, m.Width, m.Height)
 	}
 	return m, nil
 }

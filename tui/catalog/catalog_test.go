@@ -17,8 +17,8 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/common/commontest"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // serveEnv makes the test binary the demo's tracker: the demo project's

@@ -80,3 +80,19 @@ func (p ListPane[T]) Overflows() bool { return len(p.items) > p.rows() }
 
 // rows is how many items fit.
 func (p ListPane[T]) rows() int { return max(p.height-p.chrome, 0) }
+
+// PanelMouse takes the mouse for a list shown as an overlay panel of width
+// by height: a click outside the panel closes it (overlay is the panel), a
+// click inside selects the row under it, and the wheel scrolls.
+func (p *ListPane[T]) PanelMouse(msg tea.Msg, overlay Component, width, height int) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg:
+		if !Inside(msg.Mouse(), width, height) {
+			return Close(overlay)
+		}
+		p.ClickAt(msg.Y)
+	case tea.MouseWheelMsg:
+		p.Scroll(WheelDelta(msg))
+	}
+	return nil
+}

@@ -15,8 +15,8 @@ import (
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui/common"
-	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/common/commontest"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // demoPlans loads the demo project's plans through the real configuration

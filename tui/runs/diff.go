@@ -114,13 +114,8 @@ func (m *DiffModel) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.showSame = !m.showSame
 			m.layout()
 		}
-	case tea.MouseClickMsg:
-		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
-			return m, common.Close(m)
-		}
-		m.ClickAt(msg.Y)
-	case tea.MouseWheelMsg:
-		m.Scroll(common.WheelDelta(msg))
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m, m.PanelMouse(msg, m, m.Width, m.Height)
 	}
 	return m, nil
 }
