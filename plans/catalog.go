@@ -165,7 +165,7 @@ func (res *resolver) timeout(t ToolInfo, s *Step) {
 }
 
 func (res *resolver) conditionModel(c Condition, path string) {
-	if m := c.Model; m != nil && m.Kind == String && m.Template == nil && c.Infer != nil {
+	if m := c.Model; m != nil && m.Kind == String && m.Template() == nil && c.Infer != nil {
 		res.model(m.String, m.Pos, path)
 	}
 }

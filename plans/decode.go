@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
@@ -223,32 +222,32 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 		}
 	case yamlpos.IntTag:
 		if plainDecimal(n.Value) {
-			v.Kind, v.Number = Number, json.Number(n.Value)
+			v.Kind, v.String = Number, n.Value
 			return
 		}
 		var i int64
 		if n.Decode(&i) == nil {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatInt(i, 10))
+			v.Kind, v.String = Number, strconv.FormatInt(i, 10)
 			return
 		}
 		var u uint64
 		if n.Decode(&u) == nil {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatUint(u, 10))
+			v.Kind, v.String = Number, strconv.FormatUint(u, 10)
 			return
 		}
 	case yamlpos.FloatTag:
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+			v.Kind, v.String = Number, strconv.FormatFloat(f, 'g', -1, 64)
 			return
 		}
 	}
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
-		v.layout = &d.slabs.layouts.take(1)[0]
-		*v.layout = d.layout(n)
+		v.templated = &d.slabs.templated.take(1)[0]
+		v.templated.layout = d.layout(n)
 		if len(n.Value) >= indexedLength {
-			v.layout.index = newRuneIndex(n.Value)
+			v.templated.layout.index = newRuneIndex(n.Value)
 		}
 		t, err := d.slabs.templates.Parse(n.Value)
 		if err != nil {
@@ -260,7 +259,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 			return
 		}
 		if !t.IsLiteral() {
-			v.Template = t
+			v.templated.template = t
 		}
 	}
 }

@@ -266,7 +266,7 @@ func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 		}
 		return append(b, 'f')
 	case Number:
-		return append(append(b, '#'), v.Number...)
+		return append(append(b, '#'), v.String...)
 	case String:
 		return strconv.AppendQuote(b, v.String)
 	case List:

@@ -38,7 +38,7 @@ type slabs struct {
 	entries   slab[Entry]
 	valueRefs slab[*Value]
 	entryRefs slab[*Entry]
-	layouts   slab[scalarLayout]
+	templated slab[templateString]
 	// objects and fields are the mappings decoded against a grammar, which
 	// live only while their file is decoded, and their fields.
 	objects slab[object]

@@ -212,7 +212,7 @@ func (o *object) uncheckedSchema(name, why string) *Schema {
 // inputOnly reports templates in a tool file that read anything but input.
 func (d *decoder) inputOnly(v *Value) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs {
+		for ref := range tv.Template().Refs {
 			if ref.ItemRead || ref.LoopVar || ref.Root() == "input" {
 				continue
 			}

@@ -43,19 +43,35 @@ func (k Kind) String() string {
 // Template; rendering a Value against a scope gives the JSON value a step
 // receives.
 type Value struct {
-	Pos      Pos
-	Kind     Kind
-	Bool     bool
-	Number   json.Number
-	String   string
-	Template *template.Template // non-nil for a string with tags
-	List     []*Value
-	Map      []*Entry // in the order written
+	Pos  Pos
+	Kind Kind
+	Bool bool
+	// String is a string's text, and a number's as JSON writes it: one
+	// field for both keeps a Value 16 bytes smaller, and a plan holds
+	// thousands. Read it for a Number only after checking Kind.
+	String string
+	List   []*Value
+	Map    []*Entry // in the order written
 
-	// layout is where a template string's characters sit in the file; nil
-	// for any other value, which is most of them, and which PosAt places at
-	// its start.
-	layout *scalarLayout
+	// templated is set for a string that holds "{{" (decoded with
+	// templates), nil for any other value, which is most of them: its
+	// template and layout behind one pointer keep a Value a word smaller.
+	templated *templateString
+}
+
+// templateString is what a string that holds "{{" carries beyond its text.
+type templateString struct {
+	template *template.Template // nil for a string whose tags are all literal, or do not parse
+	layout   scalarLayout
+}
+
+// Template is the parsed template of a string with tags; nil for any other
+// value.
+func (v *Value) Template() *template.Template {
+	if v == nil || v.templated == nil {
+		return nil
+	}
+	return v.templated.template
 }
 
 // scalarLayout records how a string was written, so that a byte offset
@@ -101,10 +117,10 @@ func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
 	}
-	layout := v.layout
-	if layout == nil {
+	if v.templated == nil {
 		return v.Pos
 	}
+	layout := &v.templated.layout
 	x := layout.index
 	if x == nil {
 		x = &runeIndex{s: v.String}
@@ -198,7 +214,7 @@ func (v *Value) HasTemplates() bool {
 	}
 	switch v.Kind {
 	case String:
-		return v.Template != nil
+		return v.Template() != nil
 	case List:
 		for _, x := range v.List {
 			if x.HasTemplates() {
@@ -225,7 +241,7 @@ func (v *Value) Literal() any {
 	case Bool:
 		return v.Bool
 	case Number:
-		return v.Number
+		return json.Number(v.String)
 	case String:
 		return v.String
 	case List:
@@ -253,10 +269,11 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 	}
 	switch v.Kind {
 	case String:
-		if v.Template == nil {
+		t := v.Template()
+		if t == nil {
 			return v.String, nil
 		}
-		r, err := v.Template.Render(scope)
+		r, err := t.Render(scope)
 		if err != nil {
 			return nil, &RenderError{Pos: v.Pos, Err: err}
 		}
@@ -305,7 +322,7 @@ func (v *Value) walkTemplates(fn func(*Value)) {
 	}
 	switch v.Kind {
 	case String:
-		if v.Template != nil {
+		if v.Template() != nil {
 			fn(v)
 		}
 	case List:

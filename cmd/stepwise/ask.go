@@ -28,7 +28,9 @@ func askFields(s *plans.Schema) []askField {
 	var required []string
 	if req := s.Value.Get("required"); req != nil {
 		for _, r := range req.List {
-			required = append(required, r.String)
+			if r.Kind == plans.String {
+				required = append(required, r.String)
+			}
 		}
 	}
 	var out []askField
@@ -38,10 +40,10 @@ func askFields(s *plans.Schema) []askField {
 	}
 	for _, e := range props.Map {
 		f := askField{name: e.Key, label: e.Key, required: slices.Contains(required, e.Key)}
-		if d := e.Value.Get("description"); d != nil && d.String != "" {
+		if d := e.Value.Get("description"); d != nil && d.Kind == plans.String && d.String != "" {
 			f.label = e.Key + " — " + d.String
 		}
-		if t := e.Value.Get("type"); t != nil {
+		if t := e.Value.Get("type"); t != nil && t.Kind == plans.String {
 			f.typ = t.String
 		}
 		if en := e.Value.Get("enum"); en != nil {

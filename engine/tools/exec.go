@@ -159,8 +159,8 @@ func toolEnv(withheld []string, env *plans.Value, scope template.Scope) ([]strin
 		v := e.Value
 		var text string
 		switch {
-		case v.Kind == plans.String && v.Template != nil:
-			src, err := expandEnv(v.Template.Source(), "env."+e.Key)
+		case v.Kind == plans.String && v.Template() != nil:
+			src, err := expandEnv(v.Template().Source(), "env."+e.Key)
 			if err != nil {
 				return nil, err
 			}

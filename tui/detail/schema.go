@@ -155,7 +155,7 @@ func scalarText(v *plans.Value) string {
 	case plans.String:
 		return v.String
 	case plans.Number:
-		return v.Number.String()
+		return v.String
 	case plans.Bool:
 		if v.Bool {
 			return "true"

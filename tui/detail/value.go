@@ -96,7 +96,7 @@ func (b *builder) inline(v *plans.Value) []seg {
 	case plans.Bool:
 		return []seg{{strconv.FormatBool(v.Bool), b.t.Literal}}
 	case plans.Number:
-		return []seg{{v.Number.String(), b.t.Literal}}
+		return []seg{{v.String, b.t.Literal}}
 	case plans.String:
 		return b.scalar(v.String)
 	case plans.List:
