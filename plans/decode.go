@@ -90,7 +90,7 @@ func nodePos(file string, n *yamlpos.Node) Pos {
 // anchored text were written out.
 func resolve(n *yamlpos.Node) *yamlpos.Node {
 	for n != nil && n.Kind == yamlpos.AliasNode {
-		n = n.Alias
+		n = n.Alias()
 	}
 	return n
 }

@@ -130,7 +130,7 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 		target := n
 		if n.Kind == yamlpos.AliasNode {
 			aliases++
-			if target = n.Alias; target == nil {
+			if target = n.Alias(); target == nil {
 				return 1
 			}
 		}
