@@ -135,7 +135,7 @@ func (res *resolver) inputKeys(t ToolInfo, s *Step) {
 		}
 	}
 	if closed, _ := schema["additionalProperties"].(bool); schema["additionalProperties"] != nil && !closed {
-		for _, e := range s.Input.Map {
+		for _, e := range s.Input.Map() {
 			if _, known := props[e.Key]; !known {
 				res.r.problem(CodeUnknownField, e.KeyPos, s.Path, "tool '%s' takes no input '%s'%s (inputs: %s)", t.Name, e.Key, suggest.DidYouMean(e.Key, names), strings.Join(names, ", "))
 			}

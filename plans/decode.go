@@ -162,10 +162,10 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		// set: most mappings of a plan are small, and a set apiece is most
 		// of what decoding them allocates.
 		size := len(m.Content) / 2
-		var entries []Entry
-		if size > 0 {
-			entries, v.Map = d.slabs.entries.take(size)[:0], d.slabs.entryRefs.take(size)[:0]
+		if size == 0 {
+			break
 		}
+		entries := d.slabs.entries.take(size)[:0]
 		var seen map[string]bool
 		if size > smallMapping {
 			seen = make(map[string]bool, size)
@@ -182,17 +182,21 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 					seen[k.Value] = true
 				}
 				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.decodeValue(val, path, templates)})
-				v.Map = append(v.Map, &entries[len(entries)-1])
 			}
 		}
+		v.collection = &d.slabs.collections.take(1)[0]
+		v.collection.entries = entries
 	case yamlpos.SequenceNode:
 		v.Kind = List
-		if len(n.Content) > 0 {
-			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
+		if len(n.Content) == 0 {
+			break
 		}
-		for _, c := range n.Content {
-			v.List = append(v.List, d.decodeValue(c, path, templates))
+		items := d.slabs.valueRefs.take(len(n.Content))
+		for i, c := range n.Content {
+			items[i] = d.decodeValue(c, path, templates)
 		}
+		v.collection = &d.slabs.collections.take(1)[0]
+		v.collection.list = items
 	case yamlpos.ScalarNode:
 		d.scalar(n, v, path, templates)
 	}

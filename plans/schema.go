@@ -271,7 +271,7 @@ func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 		return strconv.AppendQuote(b, v.String)
 	case List:
 		b = append(b, '[')
-		for _, item := range v.List {
+		for _, item := range v.List() {
 			b = append(k.appendKey(b, item), ',')
 		}
 		return append(b, ']')
@@ -279,11 +279,14 @@ func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 		// The entries are sorted on the stack past those of the mappings
 		// this one is inside, and read by index, since writing a value
 		// inside may grow the stack into a new array.
+		entries := v.Map()
 		from := len(k.entries)
-		k.entries = append(k.entries, v.Map...)
+		for i := range entries {
+			k.entries = append(k.entries, &entries[i])
+		}
 		slices.SortFunc(k.entries[from:], func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) })
 		b = append(b, '{')
-		for i := range len(v.Map) {
+		for i := range len(entries) {
 			e := k.entries[from+i]
 			b = append(k.appendKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
 		}

@@ -34,11 +34,11 @@ func (s *slab[T]) take(n int) []T {
 // slabs are the slabs a decoder and the quiet decoders it makes cut what
 // they decode from.
 type slabs struct {
-	values    slab[Value]
-	entries   slab[Entry]
-	valueRefs slab[*Value]
-	entryRefs slab[*Entry]
-	templated slab[templateString]
+	values      slab[Value]
+	entries     slab[Entry]
+	valueRefs   slab[*Value]
+	collections slab[collection]
+	templated   slab[templateString]
 	// objects and fields are the mappings decoded against a grammar, which
 	// live only while their file is decoded, and their fields.
 	objects slab[object]

@@ -704,7 +704,7 @@ func TestControlInputSharesItsParts(t *testing.T) {
 		t.Errorf("the map's input holds over at %p, its grammar's is %p", got, mi.Over)
 	}
 	l := mi.Do.Steps[0]
-	if got := m.Input.Get("do").List[0].Get("input"); got != l.Input || l.Input.Get("entry").Template() == nil {
+	if got := m.Input.Get("do").List()[0].Get("input"); got != l.Input || l.Input.Get("entry").Template() == nil {
 		t.Errorf("the map's input holds its body step's input at %p, the step's is %p, its template %v", got, l.Input, l.Input.Get("entry").Template())
 	}
 	if got := d.Input.Get("if").Get("value"); got != di.Gate.Value {

@@ -50,13 +50,39 @@ type Value struct {
 	// field for both keeps a Value 16 bytes smaller, and a plan holds
 	// thousands. Read it for a Number only after checking Kind.
 	String string
-	List   []*Value
-	Map    []*Entry // in the order written
+
+	// collection is a list's items or a mapping's entries; nil for a
+	// scalar and an empty collection. Most values are scalars, and the two
+	// slices behind one pointer keep a Value 40 bytes smaller.
+	collection *collection
 
 	// templated is set for a string that holds "{{" (decoded with
 	// templates), nil for any other value, which is most of them: its
 	// template and layout behind one pointer keep a Value a word smaller.
 	templated *templateString
+}
+
+// collection is what a list or a mapping holds.
+type collection struct {
+	list    []*Value
+	entries []Entry // in the order written
+}
+
+// List is a list's items; nil for any other value.
+func (v *Value) List() []*Value {
+	if v == nil || v.collection == nil {
+		return nil
+	}
+	return v.collection.list
+}
+
+// Map is a mapping's entries, in the order written; nil for any other
+// value.
+func (v *Value) Map() []Entry {
+	if v == nil || v.collection == nil {
+		return nil
+	}
+	return v.collection.entries
 }
 
 // templateString is what a string that holds "{{" carries beyond its text.
@@ -172,7 +198,7 @@ func (v *Value) Get(key string) *Value {
 	if v == nil || v.Kind != Map {
 		return nil
 	}
-	for _, e := range v.Map {
+	for _, e := range v.Map() {
 		if e.Key == key {
 			return e.Value
 		}
@@ -195,8 +221,8 @@ func (v *Value) At(pointer string) *Value {
 		case Map:
 			next = at.Get(seg)
 		case List:
-			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(at.List) {
-				next = at.List[i]
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(at.List()) {
+				next = at.List()[i]
 			}
 		}
 		if next == nil {
@@ -216,13 +242,13 @@ func (v *Value) HasTemplates() bool {
 	case String:
 		return v.Template() != nil
 	case List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			if x.HasTemplates() {
 				return true
 			}
 		}
 	case Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			if e.Value.HasTemplates() {
 				return true
 			}
@@ -245,14 +271,14 @@ func (v *Value) Literal() any {
 	case String:
 		return v.String
 	case List:
-		out := make([]any, len(v.List))
-		for i, x := range v.List {
+		out := make([]any, len(v.List()))
+		for i, x := range v.List() {
 			out[i] = x.Literal()
 		}
 		return out
 	case Map:
-		out := make(map[string]any, len(v.Map))
-		for _, e := range v.Map {
+		out := make(map[string]any, len(v.Map()))
+		for _, e := range v.Map() {
 			out[e.Key] = e.Value.Literal()
 		}
 		return out
@@ -279,8 +305,8 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 		}
 		return r, nil
 	case List:
-		out := make([]any, len(v.List))
-		for i, x := range v.List {
+		out := make([]any, len(v.List()))
+		for i, x := range v.List() {
 			r, err := x.Render(scope)
 			if err != nil {
 				return nil, err
@@ -289,8 +315,8 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 		}
 		return out, nil
 	case Map:
-		out := make(map[string]any, len(v.Map))
-		for _, e := range v.Map {
+		out := make(map[string]any, len(v.Map()))
+		for _, e := range v.Map() {
 			r, err := e.Value.Render(scope)
 			if err != nil {
 				return nil, err
@@ -326,11 +352,11 @@ func (v *Value) walkTemplates(fn func(*Value)) {
 			fn(v)
 		}
 	case List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			x.walkTemplates(fn)
 		}
 	case Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			e.Value.walkTemplates(fn)
 		}
 	}

@@ -27,7 +27,7 @@ func askFields(s *plans.Schema) []askField {
 	}
 	var required []string
 	if req := s.Value.Get("required"); req != nil {
-		for _, r := range req.List {
+		for _, r := range req.List() {
 			if r.Kind == plans.String {
 				required = append(required, r.String)
 			}
@@ -38,7 +38,7 @@ func askFields(s *plans.Schema) []askField {
 	if props == nil {
 		return nil
 	}
-	for _, e := range props.Map {
+	for _, e := range props.Map() {
 		f := askField{name: e.Key, label: e.Key, required: slices.Contains(required, e.Key)}
 		if d := e.Value.Get("description"); d != nil && d.Kind == plans.String && d.String != "" {
 			f.label = e.Key + " — " + d.String

@@ -155,7 +155,7 @@ func toolEnv(withheld []string, env *plans.Value, scope template.Scope) ([]strin
 	if env == nil || env.Kind != plans.Map {
 		return out, nil
 	}
-	for _, e := range env.Map {
+	for _, e := range env.Map() {
 		v := e.Value
 		var text string
 		switch {

@@ -414,11 +414,11 @@ func forTemplates(v *plans.Value, fn func(*plans.Value)) {
 			fn(v)
 		}
 	case plans.List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			forTemplates(x, fn)
 		}
 	case plans.Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			forTemplates(e.Value, fn)
 		}
 	}
