@@ -249,10 +249,14 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
 		v.templated = &d.slabs.templated.take(1)[0]
-		v.templated.layout = d.layout(n)
+		layout := d.layout(n)
 		if len(n.Value) >= indexedLength {
-			v.templated.layout.index = newRuneIndex(n.Value)
+			if layout.placing == nil {
+				layout.placing = &d.slabs.placings.take(1)[0]
+			}
+			layout.placing.index = newRuneIndex(n.Value)
 		}
+		v.templated.layout = layout
 		t, err := d.slabs.templates.Parse(n.Value)
 		if err != nil {
 			offset := 0
@@ -311,7 +315,9 @@ func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
 			return scalarLayout{kind: layoutPlain}
 		}
 	}
-	return scalarLayout{tags: d.findTags(n, strings.Count(n.Value, "{{"))}
+	p := &d.slabs.placings.take(1)[0]
+	p.tags = d.findTags(n, strings.Count(n.Value, "{{"))
+	return scalarLayout{placing: p}
 }
 
 // startsWith reports whether s starts with open, text and closing in turn,
@@ -364,7 +370,7 @@ func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 		if !strings.HasSuffix(line, l) {
 			break
 		}
-		return scalarLayout{kind: layoutBlock, indent: utf8.RuneCountInString(line) - utf8.RuneCountInString(l)}
+		return scalarLayout{kind: layoutBlock, indent: int32(utf8.RuneCountInString(line) - utf8.RuneCountInString(l))}
 	}
 	return scalarLayout{}
 }

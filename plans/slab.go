@@ -39,6 +39,7 @@ type slabs struct {
 	valueRefs   slab[*Value]
 	collections slab[collection]
 	templated   slab[templateString]
+	placings    slab[placing]
 	// objects and fields are the mappings decoded against a grammar, which
 	// live only while their file is decoded, and their fields.
 	objects slab[object]

@@ -104,8 +104,16 @@ func (v *Value) Template() *template.Template {
 // inside the string (a template tag) maps back to a line and column.
 type scalarLayout struct {
 	kind   layoutKind
-	indent int // a literal block's indentation, in columns
+	indent int32 // a literal block's indentation, in columns
+	// placing is what places the characters of a long string, or of one
+	// whose layout is unknown; nil for the rest, which are most template
+	// strings, and which it would make three times the size.
+	placing *placing
+}
 
+// placing is what PosAt reads, beyond a string's layout, to place an offset
+// in a long string or in one whose layout is unknown.
+type placing struct {
 	// tags places each "{{" of a string whose layout is unknown (folded,
 	// spanning lines, escaped), in order: the i-th "{{" of the text is the
 	// i-th "{{" of the file from where the string starts, since no escape
@@ -147,7 +155,11 @@ func (v *Value) PosAt(offset int) Pos {
 		return v.Pos
 	}
 	layout := &v.templated.layout
-	x := layout.index
+	var x *runeIndex
+	var tags []linePos
+	if p := layout.placing; p != nil {
+		x, tags = p.index, p.tags
+	}
 	if x == nil {
 		x = &runeIndex{s: v.String}
 	}
@@ -155,7 +167,7 @@ func (v *Value) PosAt(offset int) Pos {
 	switch layout.kind {
 	case layoutBlock:
 		lineStart := x.lastNewlineBefore(offset) + 1
-		return at(v.Pos.Line+1+x.newlinesBefore(offset), layout.indent+1+x.runesBefore(offset)-x.runesBefore(lineStart))
+		return at(v.Pos.Line+1+x.newlinesBefore(offset), int(layout.indent)+1+x.runesBefore(offset)-x.runesBefore(lineStart))
 	case layoutPlain:
 		return at(v.Pos.Line, v.Pos.Col+x.runesBefore(offset))
 	case layoutSingle:
@@ -172,8 +184,8 @@ func (v *Value) PosAt(offset int) Pos {
 	if tag < 0 {
 		return v.Pos
 	}
-	if i := x.tagsBefore(tag); i < len(layout.tags) {
-		p := layout.tags[i]
+	if i := x.tagsBefore(tag); i < len(tags) {
+		p := tags[i]
 		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
 	return v.Pos

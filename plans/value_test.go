@@ -58,4 +58,8 @@ func TestValueSize(t *testing.T) {
 	if got := unsafe.Sizeof(Value{}); got != 72 {
 		t.Errorf("a Value takes %d bytes, not 72", got)
 	}
+	// A plan's template strings are as many as half its values.
+	if got := unsafe.Sizeof(templateString{}); got != 24 {
+		t.Errorf("a template string's template and layout take %d bytes, not 24", got)
+	}
 }
