@@ -20,8 +20,8 @@ var (
 // is checked at load time, and the rules and types of the seeds/002
 // controls.
 func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
-	o := d.object(in, "the agent input", s.Path, agentFields)
-	if o == nil {
+	o, ok := d.object(in, "the agent input", s.Path, agentFields)
+	if !ok {
 		return nil
 	}
 	a := &AgentInput{}
@@ -29,7 +29,7 @@ func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
 		a.Prompt = o.stringValue("prompt")
 	}
 	if o.require("output_schema") {
-		a.OutputSchema = d.objectSchema(o, "output_schema")
+		a.OutputSchema = d.objectSchema(&o, "output_schema")
 	}
 	if n := o.get("tools"); n != nil {
 		a.Tools = &ToolPatterns{Pos: d.pos(n)}
@@ -119,8 +119,8 @@ func (d *decoder) objectSchema(o *object, name string) *Schema {
 // exhaustion decodes validation_exhaustion with the rules of seeds/002,
 // whose messages it keeps.
 func (d *decoder) exhaustion(n *yamlpos.Node, s *Step, a *AgentInput) *ValidationExhaustion {
-	o := d.object(n, "validation_exhaustion", s.Path, exhaustionFields)
-	if o == nil {
+	o, ok := d.object(n, "validation_exhaustion", s.Path, exhaustionFields)
+	if !ok {
 		return nil
 	}
 	e := &ValidationExhaustion{Pos: d.pos(n)}
@@ -180,8 +180,8 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 
 // ask decodes and checks an ask step's input.
 func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
-	o := d.object(in, "the ask input", s.Path, askFields)
-	if o == nil {
+	o, ok := d.object(in, "the ask input", s.Path, askFields)
+	if !ok {
 		return nil
 	}
 	a := &AskInput{}
@@ -189,7 +189,7 @@ func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
 		a.Prompt = o.stringValue("prompt")
 	}
 	if o.require("output_schema") {
-		a.OutputSchema = d.objectSchema(o, "output_schema")
+		a.OutputSchema = d.objectSchema(&o, "output_schema")
 		if a.OutputSchema != nil && a.OutputSchema.compiles() {
 			d.flatAnswerSchema(a.OutputSchema, s.Path)
 		}

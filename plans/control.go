@@ -22,11 +22,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 	what := "the " + s.ToolName.Value + " input"
 	switch s.ToolName.Value {
 	case ControlExit:
-		o := d.object(in, what, s.Path, exitFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, exitFields)
+		if !ok {
 			return nil
 		}
-		x := &ExitInput{Condition: d.condition(o, "when", false)}
+		x := &ExitInput{Condition: d.condition(&o, "when", false)}
 		if o.require("status") {
 			x.Status = o.str("status")
 			if x.Status.Set && x.Status.Value != "success" && x.Status.Value != "error" {
@@ -37,11 +37,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		x.Output = o.mapping("output")
 		return x
 	case ControlDecide:
-		o := d.object(in, what, s.Path, decideFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, decideFields)
+		if !ok {
 			return nil
 		}
-		x := &DecideInput{Condition: d.condition(o, "if", true)}
+		x := &DecideInput{Condition: d.condition(&o, "if", true)}
 		if o.require("then") {
 			x.Then = d.body(o.get("then"), s, "then")
 		}
@@ -50,11 +50,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		}
 		return x
 	case ControlFilter:
-		o := d.object(in, what, s.Path, filterFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, filterFields)
+		if !ok {
 			return nil
 		}
-		x := &FilterInput{Condition: d.condition(o, "where", true)}
+		x := &FilterInput{Condition: d.condition(&o, "where", true)}
 		if o.require("over") {
 			x.Over = o.value("over")
 		}
@@ -64,8 +64,8 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		}
 		return x
 	case ControlMap:
-		o := d.object(in, what, s.Path, mapFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, mapFields)
+		if !ok {
 			return nil
 		}
 		x := &MapInput{}
@@ -85,8 +85,8 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 				}
 			}
 		}
-		o := d.object(stripKey(in, "concurrency"), what, s.Path, reduceFields)
-		if o == nil {
+		o, ok := d.object(stripKey(in, "concurrency"), what, s.Path, reduceFields)
+		if !ok {
 			return nil
 		}
 		x := &ReduceInput{}
@@ -142,8 +142,8 @@ func (d *decoder) condition(o *object, gateName string, required bool) Condition
 
 // gate decodes {value, op, to}.
 func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
-	o := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
-	if o == nil {
+	o, ok := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
+	if !ok {
 		return nil
 	}
 	g := &Gate{Pos: d.pos(n)}

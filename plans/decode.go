@@ -511,17 +511,26 @@ func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 
 // object is a mapping being decoded against a fixed set of field names.
 // Creating one reports unknown fields (with a did-you-mean), camelCase
-// spellings (a note) and fields written in both spellings.
+// spellings (a note) and fields written in both spellings. It is a value
+// its decoding function keeps on its stack, fields and all, since it lives
+// only while that function runs: a plan's objects and their fields, cut
+// from slabs, were a sixteenth of what loading it allocated.
 type object struct {
 	d    *decoder
 	node *yamlpos.Node
 	what string // "step", "the map input", ... for messages
 	path string
-	// fields are the fields written, by canonical snake_case name. A
-	// grammar has a handful of fields, so a list searched in order costs
-	// less than the maps it replaces, and stays bounded by the grammar.
-	fields []objectField
+	// fields are the fields written, by canonical snake_case name, the
+	// first written of their grammar's names: a grammar has a handful, so
+	// a list searched in order costs less than a map, and one no longer
+	// than the largest grammar holds them all (TestObjectHoldsEveryGrammar).
+	fields  [maxObjectFields]objectField
+	written int
 }
+
+// maxObjectFields is the most fields of any grammar: a tool file's, which
+// may hold the fields of every kind of tool.
+const maxObjectFields = 20
 
 // objectField is one field of an object: its key and value nodes.
 type objectField struct {
@@ -531,7 +540,7 @@ type objectField struct {
 
 // field returns the field of the canonical name, or nil.
 func (o *object) field(name string) *objectField {
-	for i := range o.fields {
+	for i := range o.written {
 		if o.fields[i].name == name {
 			return &o.fields[i]
 		}
@@ -546,10 +555,10 @@ func snakeCase(s string) string {
 	return camelHump.ReplaceAllStringFunc(s, func(m string) string { return "_" + strings.ToLower(m) })
 }
 
-// object decodes node as a mapping with the given fields. It returns nil,
+// object decodes node as a mapping with the given fields. ok is false,
 // after reporting, when node is not a mapping. An unknown field is a
 // problem.
-func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) *object {
+func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) (o object, ok bool) {
 	return d.decodeObject(node, what, path, fields, false)
 }
 
@@ -557,7 +566,7 @@ func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string)
 // a body call, the solver, a tool file): graph ignores a field it does not
 // know there, so in a graph project an unknown field is a note, while in a
 // stepwise project it stays a problem, so that a typo cannot pass silently.
-func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) *object {
+func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) (o object, ok bool) {
 	return d.decodeObject(node, what, path, fields, true)
 }
 
@@ -572,15 +581,14 @@ func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...
 	d.r.problem(CodeUnknownField, pos, path, format, args...)
 }
 
-func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) *object {
+func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) (o object, ok bool) {
 	node = resolve(node)
 	if node == nil || node.Kind != yamlpos.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
-		return nil
+		return object{}, false
 	}
 	fieldsNode := d.expandMerges(node, path)
-	o := &d.slabs.objects.take(1)[0]
-	*o = object{d: d, node: node, what: what, path: path, fields: d.slabs.fields.take(len(fieldsNode.Content) / 2)[:0]}
+	o = object{d: d, node: node, what: what, path: path}
 	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
 		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
 		name := k.Value
@@ -607,9 +615,10 @@ func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []s
 			}
 			continue
 		}
-		o.fields = append(o.fields, objectField{canonical, k, v})
+		o.fields[o.written] = objectField{canonical, k, v}
+		o.written++
 	}
-	return o
+	return o, true
 }
 
 // fieldHint is the tail of an unknown-field message: a did-you-mean when a

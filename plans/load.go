@@ -162,8 +162,8 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 }
 
 func (d *decoder) plan(root *yamlpos.Node) *Plan {
-	o := d.openObject(root, "a plan", "", planFields)
-	if o == nil {
+	o, ok := d.openObject(root, "a plan", "", planFields)
+	if !ok {
 		return nil
 	}
 	p := &Plan{File: d.file, Pos: d.pos(root)}
@@ -205,7 +205,7 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 		d.r.problem(CodeExclusiveFields, o.keyPos("output"), "", "'solver' and 'output' are mutually exclusive: a plan finishes with a report or with structured output, not both")
 	}
 	if n := o.get("solver"); n != nil {
-		if so := d.openObject(n, "the solver", "", solverFields); so != nil {
+		if so, ok := d.openObject(n, "the solver", "", solverFields); ok {
 			// Graph's reference marks both query_to_answer and data
 			// required, but its code takes a solver without either (see
 			// Solver), and so does stepwise, so its plans open unchanged.
@@ -251,8 +251,8 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	if id := mappingScalar(n, "id"); id != "" {
 		path = c.prefix + id
 	}
-	o := d.openObject(n, "a step", path, stepFields)
-	if o == nil {
+	o, ok := d.openObject(n, "a step", path, stepFields)
+	if !ok {
 		return nil
 	}
 	s := &Step{Pos: d.pos(resolve(n)), Path: path}
@@ -260,7 +260,7 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	if !o.has("id") {
 		d.r.problem(CodeMissingField, s.Pos, path, "a step needs 'id' (letters, digits and '_', not starting with a digit)")
 	}
-	d.stepBody(o, s, c)
+	d.stepBody(&o, s, c)
 	return s
 }
 
@@ -291,12 +291,12 @@ func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 			}
 		}
 	}
-	o := d.openObject(stripKey(n, "id"), "a body call", path, callFields)
-	if o == nil {
+	o, ok := d.openObject(stripKey(n, "id"), "a body call", path, callFields)
+	if !ok {
 		return nil
 	}
 	s := &Step{Pos: d.pos(n), Path: path}
-	d.stepBody(o, s, c)
+	d.stepBody(&o, s, c)
 	return s
 }
 

@@ -40,10 +40,6 @@ type slabs struct {
 	collections slab[collection]
 	templated   slab[templateString]
 	placings    slab[placing]
-	// objects and fields are the mappings decoded against a grammar, which
-	// live only while their file is decoded, and their fields.
-	objects slab[object]
-	fields  slab[objectField]
 	// templates parses the file's template strings into blocks of their
 	// own, which live as long as its values.
 	templates template.Parser

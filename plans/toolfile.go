@@ -98,8 +98,8 @@ func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) 
 }
 
 func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
-	o := d.openObject(root, "a tool file", "", toolFileAnyKind)
-	if o == nil {
+	o, ok := d.openObject(root, "a tool file", "", toolFileAnyKind)
+	if !ok {
 		return nil
 	}
 	t := &ToolFile{File: d.file, Pos: d.pos(root)}
