@@ -173,7 +173,7 @@ func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
 			v    *Value
 		}{{"value", g.Value}, {"to", g.To}} {
 			if v := side.v; v != nil && v.Template() == nil && v.Kind != Number {
-				d.r.problem(CodeWrongType, v.Pos, path, "op %s orders numbers, but '%s' is %s", op, side.name, v.Kind)
+				d.r.problem(CodeWrongType, v.Pos(), path, "op %s orders numbers, but '%s' is %s", op, side.name, v.Kind)
 			}
 		}
 	}

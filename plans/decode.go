@@ -16,10 +16,13 @@ import (
 // decoder turns yamlpos.Nodes into plan values, reporting every shape problem
 // with its position instead of stopping at the first.
 type decoder struct {
-	file    string
-	lines   *sourceLines // the source, for placing template tags inside strings
-	r       *Report
-	dialect Dialect
+	file string
+	// fileName is file, which every Value of the file points to rather
+	// than holding a copy of its string header.
+	fileName *string
+	lines    *sourceLines // the source, for placing template tags inside strings
+	r        *Report
+	dialect  Dialect
 	// runeStarts holds, for each long line a value was placed on, the byte
 	// offset of every lineStep-th character, so that placing the values of
 	// a plan written on one line costs no count from the line's start each,
@@ -63,7 +66,7 @@ func (p *controlParts) reset() {
 }
 
 func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
+	return &decoder{file: file, fileName: &file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -71,7 +74,7 @@ func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
+	return &decoder{file: d.file, fileName: d.fileName, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
 }
 
 func (d *decoder) pos(n *yamlpos.Node) Pos {
@@ -152,7 +155,7 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		return nil
 	}
 	v := &d.slabs.values.take(1)[0]
-	v.Pos = d.pos(n)
+	v.file, v.line, v.col = d.fileName, n.Line, n.Column
 	switch n.Kind {
 	case yamlpos.MappingNode:
 		v.Kind = Map
@@ -181,7 +184,7 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 				if seen != nil {
 					seen[k.Value] = true
 				}
-				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.decodeValue(val, path, templates)})
+				entries = append(entries, Entry{Key: k.Value, file: d.fileName, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
 			}
 		}
 		v.collection = &d.slabs.collections.take(1)[0]

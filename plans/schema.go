@@ -309,16 +309,16 @@ func (o *object) schema(name string) *Schema {
 		return nil
 	}
 	v := o.d.value(n, o.path, false)
-	s := &Schema{Pos: v.Pos, Value: v, Raw: v.Literal()}
+	s := &Schema{Pos: v.Pos(), Value: v, Raw: v.Literal()}
 	if v.Kind != Map && v.Kind != Bool {
-		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
+		o.d.r.problem(CodeInvalidSchema, v.Pos(), o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
 		return s
 	}
 	loaded, err := o.d.loadSchema(v, s.Raw)
 	if err != nil {
 		se := err.(*SchemaError)
 		if len(se.Violations) == 0 {
-			o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' is %v", name, se)
+			o.d.r.problem(CodeInvalidSchema, v.Pos(), o.path, "'%s' is %v", name, se)
 		}
 		for _, viol := range se.Violations {
 			at := v.At(viol.Location)
@@ -330,7 +330,7 @@ func (o *object) schema(name string) *Schema {
 			if strings.HasSuffix(viol.Location, "/type") && at.Kind == String {
 				msg = fmt.Sprintf("'%s' is not a JSON Schema type (%s)%s", at.String, strings.Join(jsonTypes, ", "), suggest.DidYouMean(at.String, jsonTypes))
 			}
-			o.d.r.problem(CodeInvalidSchema, at.Pos, o.path, "'%s' is not a valid JSON Schema at '%s': %s", name, where, msg)
+			o.d.r.problem(CodeInvalidSchema, at.Pos(), o.path, "'%s' is not a valid JSON Schema at '%s': %s", name, where, msg)
 		}
 		return s
 	}

@@ -43,9 +43,13 @@ func (k Kind) String() string {
 // Template; rendering a Value against a scope gives the JSON value a step
 // receives.
 type Value struct {
-	Pos  Pos
-	Kind Kind
-	Bool bool
+	// file, line and col are where the value starts, read with Pos: the
+	// name of its file, shared by every value of the file, and a line and
+	// column in int32s as a yamlpos.Node holds them, half a Pos's size.
+	file      *string
+	line, col int32
+	Kind      Kind
+	Bool      bool
 	// String is a string's text, and a number's as JSON writes it: one
 	// field for both keeps a Value 16 bytes smaller, and a plan holds
 	// thousands. Read it for a Number only after checking Kind.
@@ -60,6 +64,14 @@ type Value struct {
 	// templates), nil for any other value, which is most of them: its
 	// template and layout behind one pointer keep a Value a word smaller.
 	templated *templateString
+}
+
+// Pos is where the value starts in its file.
+func (v *Value) Pos() Pos {
+	if v.file == nil {
+		return Pos{Line: int(v.line), Col: int(v.col)}
+	}
+	return Pos{File: *v.file, Line: int(v.line), Col: int(v.col)}
 }
 
 // collection is what a list or a mapping holds.
@@ -151,8 +163,9 @@ func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
 		return v.posOrZero()
 	}
+	start := v.Pos()
 	if v.templated == nil {
-		return v.Pos
+		return start
 	}
 	layout := &v.templated.layout
 	var x *runeIndex
@@ -163,17 +176,17 @@ func (v *Value) PosAt(offset int) Pos {
 	if x == nil {
 		x = &runeIndex{s: v.String}
 	}
-	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
+	at := func(line, col int) Pos { return Pos{File: start.File, Line: line, Col: col} }
 	switch layout.kind {
 	case layoutBlock:
 		lineStart := x.lastNewlineBefore(offset) + 1
-		return at(v.Pos.Line+1+x.newlinesBefore(offset), int(layout.indent)+1+x.runesBefore(offset)-x.runesBefore(lineStart))
+		return at(start.Line+1+x.newlinesBefore(offset), int(layout.indent)+1+x.runesBefore(offset)-x.runesBefore(lineStart))
 	case layoutPlain:
-		return at(v.Pos.Line, v.Pos.Col+x.runesBefore(offset))
+		return at(start.Line, start.Col+x.runesBefore(offset))
 	case layoutSingle:
-		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset)+x.quotesBefore(offset))
+		return at(start.Line, start.Col+1+x.runesBefore(offset)+x.quotesBefore(offset))
 	case layoutDouble:
-		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset))
+		return at(start.Line, start.Col+1+x.runesBefore(offset))
 	}
 	// Place the offset from the tag it is in or after, when the tags are
 	// placed; else the start of the string is the best there is.
@@ -182,27 +195,38 @@ func (v *Value) PosAt(offset int) Pos {
 		tag = x.lastTagBefore(offset)
 	}
 	if tag < 0 {
-		return v.Pos
+		return start
 	}
 	if i := x.tagsBefore(tag); i < len(tags) {
 		p := tags[i]
 		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
-	return v.Pos
+	return start
 }
 
 func (v *Value) posOrZero() Pos {
 	if v == nil {
 		return Pos{}
 	}
-	return v.Pos
+	return v.Pos()
 }
 
 // Entry is one key of a mapping Value.
 type Entry struct {
-	Key    string
-	KeyPos Pos
-	Value  *Value
+	Key string
+	// file, line and col are where the key is written, read with KeyPos,
+	// held as a Value holds its position.
+	file      *string
+	line, col int32
+	Value     *Value
+}
+
+// KeyPos is where the entry's key is written.
+func (e *Entry) KeyPos() Pos {
+	if e.file == nil {
+		return Pos{Line: int(e.line), Col: int(e.col)}
+	}
+	return Pos{File: *e.file, Line: int(e.line), Col: int(e.col)}
 }
 
 // Get returns the value under key in a mapping, or nil.
@@ -313,7 +337,7 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 		}
 		r, err := t.Render(scope)
 		if err != nil {
-			return nil, &RenderError{Pos: v.Pos, Err: err}
+			return nil, &RenderError{Pos: v.Pos(), Err: err}
 		}
 		return r, nil
 	case List:

@@ -50,13 +50,17 @@ func TestPlainDecimal(t *testing.T) {
 // TestValueSize holds a Value to the size its fields add up to on 64-bit
 // machines: a 1,000-step plan's load makes some 10,000 of them, and a
 // number's text in String, a template and its layout behind one pointer,
-// and a collection's items or entries behind another are what keep it there.
+// a collection's items or entries behind another, and its position as a
+// pointer to its file's name and two int32s are what keep it there.
 func TestValueSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("the sizes are a 64-bit machine's")
 	}
-	if got := unsafe.Sizeof(Value{}); got != 72 {
-		t.Errorf("a Value takes %d bytes, not 72", got)
+	if got := unsafe.Sizeof(Value{}); got != 56 {
+		t.Errorf("a Value takes %d bytes, not 56", got)
+	}
+	if got := unsafe.Sizeof(Entry{}); got != 40 {
+		t.Errorf("an Entry takes %d bytes, not 40", got)
 	}
 	// A plan's template strings are as many as half its values.
 	if got := unsafe.Sizeof(templateString{}); got != 24 {
