@@ -34,7 +34,7 @@ func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
 	if n := o.get("tools"); n != nil {
 		a.Tools = &ToolPatterns{Pos: d.pos(n)}
 		a.Tools.Patterns, _ = o.stringList("tools")
-		if n.Kind == yamlpos.SequenceNode && len(n.Content) == 0 {
+		if n.Kind == yamlpos.SequenceNode && len(n.Content()) == 0 {
 			d.r.problem(CodeInvalidValue, d.pos(n), s.Path, "'tools' is empty: [] is not \"no tools\"; omit 'tools' to give the agent the whole catalog, or list the tools it needs")
 		}
 		for _, p := range a.Tools.Patterns {

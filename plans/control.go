@@ -79,8 +79,9 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		return x
 	case ControlReduce:
 		if in.Kind == yamlpos.MappingNode {
-			for i := 0; i+1 < len(in.Content); i += 2 {
-				if k := resolve(in.Content[i]); k.Value == "concurrency" {
+			content := in.Content()
+			for i := 0; i+1 < len(content); i += 2 {
+				if k := resolve(content[i]); k.Value == "concurrency" {
 					d.r.problem(CodeUnknownField, d.pos(k), s.Path, "reduce has no 'concurrency': every item reads the accumulator the previous one produced, so a fold is sequential; map concurrently first, then reduce over its results")
 				}
 			}

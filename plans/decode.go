@@ -164,7 +164,8 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		// is searched for a repeated key in order rather than through a
 		// set: most mappings of a plan are small, and a set apiece is most
 		// of what decoding them allocates.
-		size := len(m.Content) / 2
+		content := m.Content()
+		size := len(content) / 2
 		if size == 0 {
 			break
 		}
@@ -173,8 +174,8 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		if size > smallMapping {
 			seen = make(map[string]bool, size)
 		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, val := resolve(m.Content[i]), m.Content[i+1]
+		for i := 0; i+1 < len(content); i += 2 {
+			k, val := resolve(content[i]), content[i+1]
 			switch {
 			case k.Kind != yamlpos.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
@@ -191,11 +192,12 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		v.collection.entries = entries
 	case yamlpos.SequenceNode:
 		v.Kind = List
-		if len(n.Content) == 0 {
+		content := n.Content()
+		if len(content) == 0 {
 			break
 		}
-		items := d.slabs.valueRefs.take(len(n.Content))
-		for i, c := range n.Content {
+		items := d.slabs.valueRefs.take(len(content))
+		for i, c := range content {
 			items[i] = d.decodeValue(c, path, templates)
 		}
 		v.collection = &d.slabs.collections.take(1)[0]
@@ -465,32 +467,32 @@ func (d *decoder) expandMerges(n *yamlpos.Node, path string) *yamlpos.Node {
 // written ones. bad lists the merge values that are not mappings. n itself
 // is not changed: an anchored mapping may be merged in many places.
 func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
+	content := n.Content()
 	hasMerge := false
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag == yamlpos.MergeTag {
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Tag == yamlpos.MergeTag {
 			hasMerge = true
 		}
 	}
 	if !hasMerge {
 		return n, nil
 	}
-	out := *n
-	out.Content = nil
+	var out []*yamlpos.Node
 	present := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := resolve(n.Content[i]); k.Tag != yamlpos.MergeTag {
-			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+	for i := 0; i+1 < len(content); i += 2 {
+		if k := resolve(content[i]); k.Tag != yamlpos.MergeTag {
+			out = append(out, content[i], content[i+1])
 			present[k.Value] = true
 		}
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag != yamlpos.MergeTag {
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Tag != yamlpos.MergeTag {
 			continue
 		}
-		sources := []*yamlpos.Node{resolve(n.Content[i+1])}
+		sources := []*yamlpos.Node{resolve(content[i+1])}
 		if sources[0].Kind == yamlpos.SequenceNode {
 			sources = nil
-			for _, c := range resolve(n.Content[i+1]).Content {
+			for _, c := range resolve(content[i+1]).Content() {
 				sources = append(sources, resolve(c))
 			}
 		}
@@ -501,15 +503,19 @@ func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 			}
 			srcMerged, srcBad := expandMerges(src)
 			bad = append(bad, srcBad...)
-			for j := 0; j+1 < len(srcMerged.Content); j += 2 {
-				if k := resolve(srcMerged.Content[j]); !present[k.Value] {
+			srcContent := srcMerged.Content()
+			for j := 0; j+1 < len(srcContent); j += 2 {
+				if k := resolve(srcContent[j]); !present[k.Value] {
 					present[k.Value] = true
-					out.Content = append(out.Content, srcMerged.Content[j], srcMerged.Content[j+1])
+					out = append(out, srcContent[j], srcContent[j+1])
 				}
 			}
 		}
 	}
-	return &out, bad
+	merged = new(yamlpos.Node)
+	*merged = *n
+	merged.SetContent(out)
+	return merged, bad
 }
 
 // object is a mapping being decoded against a fixed set of field names.
@@ -592,8 +598,9 @@ func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []s
 	}
 	fieldsNode := d.expandMerges(node, path)
 	o = object{d: d, node: node, what: what, path: path}
-	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
-		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
+	content := fieldsNode.Content()
+	for i := 0; i+1 < len(content); i += 2 {
+		k, v := resolve(content[i]), content[i+1]
 		name := k.Value
 		if k.Kind != yamlpos.ScalarNode {
 			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
@@ -760,7 +767,7 @@ func (o *object) stringList(name string) ([]Field[string], bool) {
 		return nil, false
 	}
 	var out []Field[string]
-	for _, c := range n.Content {
+	for _, c := range n.Content() {
 		c = resolve(c)
 		if c.Kind != yamlpos.ScalarNode || c.Tag != yamlpos.StrTag {
 			o.d.r.problem(CodeWrongType, o.d.pos(c), o.path, "'%s' must be a list of strings; this item is %s", name, describeScalar(c))

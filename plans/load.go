@@ -95,7 +95,7 @@ func hasAlias(n *yamlpos.Node) bool {
 	if n.Kind == yamlpos.AliasNode {
 		return true
 	}
-	for _, c := range n.Content {
+	for _, c := range n.Content() {
 		if hasAlias(c) {
 			return true
 		}
@@ -143,7 +143,7 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 		}
 		sizes[target] = inProgress
 		total := 1
-		for _, c := range target.Content {
+		for _, c := range target.Content() {
 			total = min(total+walk(c), math.MaxInt32)
 		}
 		sizes[target] = total
@@ -190,11 +190,11 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 	if n := o.get("steps"); n != nil {
 		if n.Kind != yamlpos.SequenceNode {
 			d.r.problem(CodeWrongType, d.pos(n), "", "'steps' must be a list of steps, not %s", kindOf(n))
-		} else if len(n.Content) == 0 {
+		} else if len(n.Content()) == 0 {
 			d.r.problem(CodeNoSteps, d.pos(n), "", "plan has no steps")
 		}
 		if n.Kind == yamlpos.SequenceNode {
-			for _, sn := range n.Content {
+			for _, sn := range n.Content() {
 				if s := d.step(sn, topLevel); s != nil {
 					p.Steps = append(p.Steps, s)
 				}
@@ -271,9 +271,10 @@ func mappingScalar(n *yamlpos.Node, key string) string {
 		return ""
 	}
 	n, _ = expandMerges(n)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Value == key {
-			if v := resolve(n.Content[i+1]); v.Kind == yamlpos.ScalarNode {
+	content := n.Content()
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Value == key {
+			if v := resolve(content[i+1]); v.Kind == yamlpos.ScalarNode {
 				return v.Value
 			}
 		}
@@ -285,9 +286,10 @@ func mappingScalar(n *yamlpos.Node, key string) string {
 func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	n = resolve(n)
 	if n != nil && n.Kind == yamlpos.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if resolve(n.Content[i]).Value == "id" {
-				d.r.problem(CodeUnknownField, d.pos(n.Content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
+		content := n.Content()
+		for i := 0; i+1 < len(content); i += 2 {
+			if resolve(content[i]).Value == "id" {
+				d.r.problem(CodeUnknownField, d.pos(content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
 			}
 		}
 	}
@@ -306,13 +308,15 @@ func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
 	if n == nil || n.Kind != yamlpos.MappingNode {
 		return n
 	}
-	cp := *n
-	cp.Content = nil
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Value != key {
-			cp.Content = append(cp.Content, n.Content[i], n.Content[i+1])
+	content := n.Content()
+	var kept []*yamlpos.Node
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Value != key {
+			kept = append(kept, content[i], content[i+1])
 		}
 	}
+	cp := *n
+	cp.SetContent(kept)
 	return &cp
 }
 
@@ -413,10 +417,10 @@ func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 			b.Steps = []*Step{s}
 		}
 	case n.Kind == yamlpos.SequenceNode:
-		if len(n.Content) == 0 {
+		if len(n.Content()) == 0 {
 			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
 		}
-		for _, sn := range n.Content {
+		for _, sn := range n.Content() {
 			if s := d.step(sn, c); s != nil {
 				b.Steps = append(b.Steps, s)
 			}

@@ -150,7 +150,7 @@ func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
 			if n.Kind != yamlpos.SequenceNode {
 				d.r.problem(CodeWrongType, d.pos(n), "", "'args' must be a list, not %s", kindOf(n))
 			} else {
-				for _, a := range n.Content {
+				for _, a := range n.Content() {
 					t.Args = append(t.Args, d.value(a, "", true))
 				}
 			}
