@@ -66,9 +66,12 @@ type Value struct {
 	templated *templateString
 }
 
-// Pos is where the value starts in its file.
+// Pos is where the value starts in its file; the zero Pos for nil.
 func (v *Value) Pos() Pos {
-	if v.file == nil {
+	switch {
+	case v == nil:
+		return Pos{}
+	case v.file == nil:
 		return Pos{Line: int(v.line), Col: int(v.col)}
 	}
 	return Pos{File: *v.file, Line: int(v.line), Col: int(v.col)}
@@ -161,7 +164,7 @@ const (
 // and falls back to the start of the string before the first tag.
 func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
-		return v.posOrZero()
+		return v.Pos()
 	}
 	start := v.Pos()
 	if v.templated == nil {
@@ -202,13 +205,6 @@ func (v *Value) PosAt(offset int) Pos {
 		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
 	return start
-}
-
-func (v *Value) posOrZero() Pos {
-	if v == nil {
-		return Pos{}
-	}
-	return v.Pos()
 }
 
 // Entry is one key of a mapping Value.
