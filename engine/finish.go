@@ -68,12 +68,12 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		missing = append(missing, fmt.Sprintf("query_to_answer: %v", err))
 	}
 	data := map[string]any{}
-	if s.Data == nil || len(s.Data.Map) == 0 {
+	if s.Data == nil || len(s.Data.Map()) == 0 {
 		// Graph's solver, given no data, sees the plan's results as they
 		// stand: its input and every top-level step's result, by id.
 		data = c.sc.Values()
 	} else {
-		for _, e := range s.Data.Map {
+		for _, e := range s.Data.Map() {
 			v, err := e.Value.Render(c.sc)
 			switch {
 			case isEmptyData(err):

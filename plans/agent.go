@@ -20,8 +20,8 @@ var (
 // is checked at load time, and the rules and types of the seeds/002
 // controls.
 func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
-	o := d.object(in, "the agent input", s.Path, agentFields)
-	if o == nil {
+	o, ok := d.object(in, "the agent input", s.Path, agentFields)
+	if !ok {
 		return nil
 	}
 	a := &AgentInput{}
@@ -29,12 +29,12 @@ func (d *decoder) agent(in *yamlpos.Node, s *Step) *AgentInput {
 		a.Prompt = o.stringValue("prompt")
 	}
 	if o.require("output_schema") {
-		a.OutputSchema = d.objectSchema(o, "output_schema")
+		a.OutputSchema = d.objectSchema(&o, "output_schema")
 	}
 	if n := o.get("tools"); n != nil {
 		a.Tools = &ToolPatterns{Pos: d.pos(n)}
 		a.Tools.Patterns, _ = o.stringList("tools")
-		if n.Kind == yamlpos.SequenceNode && len(n.Content) == 0 {
+		if n.Kind == yamlpos.SequenceNode && len(n.Content()) == 0 {
 			d.r.problem(CodeInvalidValue, d.pos(n), s.Path, "'tools' is empty: [] is not \"no tools\"; omit 'tools' to give the agent the whole catalog, or list the tools it needs")
 		}
 		for _, p := range a.Tools.Patterns {
@@ -119,8 +119,8 @@ func (d *decoder) objectSchema(o *object, name string) *Schema {
 // exhaustion decodes validation_exhaustion with the rules of seeds/002,
 // whose messages it keeps.
 func (d *decoder) exhaustion(n *yamlpos.Node, s *Step, a *AgentInput) *ValidationExhaustion {
-	o := d.object(n, "validation_exhaustion", s.Path, exhaustionFields)
-	if o == nil {
+	o, ok := d.object(n, "validation_exhaustion", s.Path, exhaustionFields)
+	if !ok {
 		return nil
 	}
 	e := &ValidationExhaustion{Pos: d.pos(n)}
@@ -137,15 +137,15 @@ func (d *decoder) exhaustion(n *yamlpos.Node, s *Step, a *AgentInput) *Validatio
 	case isDefault && e.DefaultOutput == nil:
 		d.r.problem(CodeMissingField, e.Mode.Pos, s.Path, "'validation_exhaustion.mode: default' requires 'default_output' (nothing to substitute on exhaustion)")
 	case e.DefaultOutput != nil && !isDefault:
-		d.r.note(CodeIgnoredField, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' is ignored without 'mode: default'")
+		d.r.note(CodeIgnoredField, e.DefaultOutput.Pos(), s.Path, "'validation_exhaustion.default_output' is ignored without 'mode: default'")
 	}
 	if e.DefaultOutput != nil && isDefault {
 		switch sc := a.OutputSchema; {
 		case sc == nil:
-			d.r.problem(CodeMissingField, e.DefaultOutput.Pos, s.Path, "'validation_exhaustion.default_output' requires the step to declare 'output_schema' (an undeclared schema makes the default unvalidatable)")
+			d.r.problem(CodeMissingField, e.DefaultOutput.Pos(), s.Path, "'validation_exhaustion.default_output' requires the step to declare 'output_schema' (an undeclared schema makes the default unvalidatable)")
 		case sc.compiles():
 			if vs := sc.Check(e.DefaultOutput.Literal()); len(vs) > 0 {
-				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.At(vs[0].Location).Pos, s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
+				d.r.problem(CodeDefaultMismatch, e.DefaultOutput.At(vs[0].Location).Pos(), s.Path, "'validation_exhaustion.default_output' does not validate against the step's own 'output_schema': %s", joinViolations(vs))
 			}
 		}
 	}
@@ -168,7 +168,7 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 	for _, n := range v.Notes {
 		at := pos
 		if a.OutputSchema != nil && n.Location != "" && n.Location != "the schema root" {
-			at = a.OutputSchema.Value.At("/" + strings.ReplaceAll(n.Location, ".", "/")).Pos
+			at = a.OutputSchema.Value.At("/" + strings.ReplaceAll(n.Location, ".", "/")).Pos()
 		}
 		if n.Refusal {
 			d.r.problem(string(n.Code), at, s.Path, "'structured_output: strict' is not eligible for this step's schema — %s", n.Message)
@@ -180,8 +180,8 @@ func (d *decoder) strictAtLoad(s *Step, a *AgentInput) {
 
 // ask decodes and checks an ask step's input.
 func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
-	o := d.object(in, "the ask input", s.Path, askFields)
-	if o == nil {
+	o, ok := d.object(in, "the ask input", s.Path, askFields)
+	if !ok {
 		return nil
 	}
 	a := &AskInput{}
@@ -189,7 +189,7 @@ func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
 		a.Prompt = o.stringValue("prompt")
 	}
 	if o.require("output_schema") {
-		a.OutputSchema = d.objectSchema(o, "output_schema")
+		a.OutputSchema = d.objectSchema(&o, "output_schema")
 		if a.OutputSchema != nil && a.OutputSchema.compiles() {
 			d.flatAnswerSchema(a.OutputSchema, s.Path)
 		}
@@ -204,13 +204,13 @@ func (d *decoder) ask(in *yamlpos.Node, s *Step) *AskInput {
 	case isDefault && a.Default == nil:
 		d.r.problem(CodeMissingField, a.WhenUnanswered.Pos, s.Path, "'when_unanswered: default' requires 'default', the answer used when nobody can be asked")
 	case a.Default != nil && !isDefault:
-		d.r.note(CodeIgnoredField, a.Default.Pos, s.Path, "'default' is ignored without 'when_unanswered: default'")
+		d.r.note(CodeIgnoredField, a.Default.Pos(), s.Path, "'default' is ignored without 'when_unanswered: default'")
 	}
 	// A default with templates is checked after rendering, at run time: its
 	// types are not known until the templates resolve.
 	if a.Default != nil && !a.Default.HasTemplates() && a.OutputSchema != nil && a.OutputSchema.compiles() {
 		if vs := a.OutputSchema.Check(a.Default.Literal()); len(vs) > 0 {
-			d.r.problem(CodeDefaultMismatch, a.Default.At(vs[0].Location).Pos, s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
+			d.r.problem(CodeDefaultMismatch, a.Default.At(vs[0].Location).Pos(), s.Path, "'default' does not conform to 'output_schema': %s", joinViolations(vs))
 		}
 	}
 	return a
@@ -239,7 +239,7 @@ func (d *decoder) flatAnswerSchema(sc *Schema, path string) {
 		if why := nonPrimitive(props[name]); why != "" {
 			pos := sc.Pos
 			if pv := sc.Value.Get("properties").Get(name); pv != nil {
-				pos = pv.Pos
+				pos = pv.Pos()
 			}
 			d.r.problem(CodeInvalidSchema, pos, path, "ask answers are flat forms: property '%s' %s; use string, number, integer, boolean or an enum (nested data belongs in a tool result)", name, why)
 		}

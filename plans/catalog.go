@@ -131,13 +131,13 @@ func (res *resolver) inputKeys(t ToolInfo, s *Step) {
 	required, _ := schema["required"].([]any)
 	for _, r := range required {
 		if key, ok := r.(string); ok && s.Input.Get(key) == nil {
-			res.r.problem(CodeMissingField, s.Input.Pos, s.Path, "tool '%s' needs input '%s' (its input_schema requires it)", t.Name, key)
+			res.r.problem(CodeMissingField, s.Input.Pos(), s.Path, "tool '%s' needs input '%s' (its input_schema requires it)", t.Name, key)
 		}
 	}
 	if closed, _ := schema["additionalProperties"].(bool); schema["additionalProperties"] != nil && !closed {
-		for _, e := range s.Input.Map {
+		for _, e := range s.Input.Map() {
 			if _, known := props[e.Key]; !known {
-				res.r.problem(CodeUnknownField, e.KeyPos, s.Path, "tool '%s' takes no input '%s'%s (inputs: %s)", t.Name, e.Key, suggest.DidYouMean(e.Key, names), strings.Join(names, ", "))
+				res.r.problem(CodeUnknownField, e.KeyPos(), s.Path, "tool '%s' takes no input '%s'%s (inputs: %s)", t.Name, e.Key, suggest.DidYouMean(e.Key, names), strings.Join(names, ", "))
 			}
 		}
 	}
@@ -165,8 +165,8 @@ func (res *resolver) timeout(t ToolInfo, s *Step) {
 }
 
 func (res *resolver) conditionModel(c Condition, path string) {
-	if m := c.Model; m != nil && m.Kind == String && m.Template == nil && c.Infer != nil {
-		res.model(m.String, m.Pos, path)
+	if m := c.Model; m != nil && m.Kind == String && m.Template() == nil && c.Infer != nil {
+		res.model(m.String, m.Pos(), path)
 	}
 }
 

@@ -204,7 +204,7 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 
 func (c *checker) valueRefs(v *Value, path string, sc *scope) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs {
+		for ref := range tv.Template().Refs {
 			c.ref(ref, tv, path, sc)
 		}
 	})

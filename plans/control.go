@@ -22,11 +22,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 	what := "the " + s.ToolName.Value + " input"
 	switch s.ToolName.Value {
 	case ControlExit:
-		o := d.object(in, what, s.Path, exitFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, exitFields)
+		if !ok {
 			return nil
 		}
-		x := &ExitInput{Condition: d.condition(o, "when", false)}
+		x := &ExitInput{Condition: d.condition(&o, "when", false)}
 		if o.require("status") {
 			x.Status = o.str("status")
 			if x.Status.Set && x.Status.Value != "success" && x.Status.Value != "error" {
@@ -37,11 +37,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		x.Output = o.mapping("output")
 		return x
 	case ControlDecide:
-		o := d.object(in, what, s.Path, decideFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, decideFields)
+		if !ok {
 			return nil
 		}
-		x := &DecideInput{Condition: d.condition(o, "if", true)}
+		x := &DecideInput{Condition: d.condition(&o, "if", true)}
 		if o.require("then") {
 			x.Then = d.body(o.get("then"), s, "then")
 		}
@@ -50,11 +50,11 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		}
 		return x
 	case ControlFilter:
-		o := d.object(in, what, s.Path, filterFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, filterFields)
+		if !ok {
 			return nil
 		}
-		x := &FilterInput{Condition: d.condition(o, "where", true)}
+		x := &FilterInput{Condition: d.condition(&o, "where", true)}
 		if o.require("over") {
 			x.Over = o.value("over")
 		}
@@ -64,8 +64,8 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		}
 		return x
 	case ControlMap:
-		o := d.object(in, what, s.Path, mapFields)
-		if o == nil {
+		o, ok := d.object(in, what, s.Path, mapFields)
+		if !ok {
 			return nil
 		}
 		x := &MapInput{}
@@ -79,14 +79,15 @@ func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
 		return x
 	case ControlReduce:
 		if in.Kind == yamlpos.MappingNode {
-			for i := 0; i+1 < len(in.Content); i += 2 {
-				if k := resolve(in.Content[i]); k.Value == "concurrency" {
+			content := in.Content()
+			for i := 0; i+1 < len(content); i += 2 {
+				if k := resolve(content[i]); k.Value == "concurrency" {
 					d.r.problem(CodeUnknownField, d.pos(k), s.Path, "reduce has no 'concurrency': every item reads the accumulator the previous one produced, so a fold is sequential; map concurrently first, then reduce over its results")
 				}
 			}
 		}
-		o := d.object(stripKey(in, "concurrency"), what, s.Path, reduceFields)
-		if o == nil {
+		o, ok := d.object(stripKey(in, "concurrency"), what, s.Path, reduceFields)
+		if !ok {
 			return nil
 		}
 		x := &ReduceInput{}
@@ -142,8 +143,8 @@ func (d *decoder) condition(o *object, gateName string, required bool) Condition
 
 // gate decodes {value, op, to}.
 func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
-	o := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
-	if o == nil {
+	o, ok := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
+	if !ok {
 		return nil
 	}
 	g := &Gate{Pos: d.pos(n)}
@@ -172,8 +173,8 @@ func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
 			name string
 			v    *Value
 		}{{"value", g.Value}, {"to", g.To}} {
-			if v := side.v; v != nil && v.Template == nil && v.Kind != Number {
-				d.r.problem(CodeWrongType, v.Pos, path, "op %s orders numbers, but '%s' is %s", op, side.name, v.Kind)
+			if v := side.v; v != nil && v.Template() == nil && v.Kind != Number {
+				d.r.problem(CodeWrongType, v.Pos(), path, "op %s orders numbers, but '%s' is %s", op, side.name, v.Kind)
 			}
 		}
 	}

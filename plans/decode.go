@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
@@ -17,10 +16,13 @@ import (
 // decoder turns yamlpos.Nodes into plan values, reporting every shape problem
 // with its position instead of stopping at the first.
 type decoder struct {
-	file    string
-	lines   *sourceLines // the source, for placing template tags inside strings
-	r       *Report
-	dialect Dialect
+	file string
+	// fileName is file, which every Value of the file points to rather
+	// than holding a copy of its string header.
+	fileName *string
+	lines    *sourceLines // the source, for placing template tags inside strings
+	r        *Report
+	dialect  Dialect
 	// runeStarts holds, for each long line a value was placed on, the byte
 	// offset of every lineStep-th character, so that placing the values of
 	// a plan written on one line costs no count from the line's start each,
@@ -64,7 +66,7 @@ func (p *controlParts) reset() {
 }
 
 func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
-	return &decoder{file: file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
+	return &decoder{file: file, fileName: &file, lines: &sourceLines{text: src}, r: r, dialect: dialect, runeStarts: map[int][]int32{}, schemas: map[string]*loadedSchema{}, schemaKeys: &schemaKeys{}, slabs: &slabs{}, parts: &controlParts{}}
 }
 
 // quiet returns a decoder that reports to a report of its own: for reading
@@ -72,7 +74,7 @@ func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
 // twice (the report is dropped), or for sorting problems from notes before
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
-	return &decoder{file: d.file, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
+	return &decoder{file: d.file, fileName: d.fileName, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
 }
 
 func (d *decoder) pos(n *yamlpos.Node) Pos {
@@ -91,7 +93,7 @@ func nodePos(file string, n *yamlpos.Node) Pos {
 // anchored text were written out.
 func resolve(n *yamlpos.Node) *yamlpos.Node {
 	for n != nil && n.Kind == yamlpos.AliasNode {
-		n = n.Alias
+		n = n.Alias()
 	}
 	return n
 }
@@ -153,7 +155,7 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		return nil
 	}
 	v := &d.slabs.values.take(1)[0]
-	v.Pos = d.pos(n)
+	v.file, v.line, v.col = d.fileName, n.Line, n.Column
 	switch n.Kind {
 	case yamlpos.MappingNode:
 		v.Kind = Map
@@ -162,17 +164,18 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 		// is searched for a repeated key in order rather than through a
 		// set: most mappings of a plan are small, and a set apiece is most
 		// of what decoding them allocates.
-		size := len(m.Content) / 2
-		var entries []Entry
-		if size > 0 {
-			entries, v.Map = d.slabs.entries.take(size)[:0], d.slabs.entryRefs.take(size)[:0]
+		content := m.Content()
+		size := len(content) / 2
+		if size == 0 {
+			break
 		}
+		entries := d.slabs.entries.take(size)[:0]
 		var seen map[string]bool
 		if size > smallMapping {
 			seen = make(map[string]bool, size)
 		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, val := resolve(m.Content[i]), m.Content[i+1]
+		for i := 0; i+1 < len(content); i += 2 {
+			k, val := resolve(content[i]), content[i+1]
 			switch {
 			case k.Kind != yamlpos.ScalarNode:
 				d.r.problem(CodeWrongType, d.pos(k), path, "a key must be a string, not %s", kindOf(k))
@@ -182,18 +185,23 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 				if seen != nil {
 					seen[k.Value] = true
 				}
-				entries = append(entries, Entry{Key: k.Value, KeyPos: d.pos(k), Value: d.decodeValue(val, path, templates)})
-				v.Map = append(v.Map, &entries[len(entries)-1])
+				entries = append(entries, Entry{Key: k.Value, file: d.fileName, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
 			}
 		}
+		v.collection = &d.slabs.collections.take(1)[0]
+		v.collection.entries = entries
 	case yamlpos.SequenceNode:
 		v.Kind = List
-		if len(n.Content) > 0 {
-			v.List = d.slabs.valueRefs.take(len(n.Content))[:0]
+		content := n.Content()
+		if len(content) == 0 {
+			break
 		}
-		for _, c := range n.Content {
-			v.List = append(v.List, d.decodeValue(c, path, templates))
+		items := d.slabs.valueRefs.take(len(content))
+		for i, c := range content {
+			items[i] = d.decodeValue(c, path, templates)
 		}
+		v.collection = &d.slabs.collections.take(1)[0]
+		v.collection.list = items
 	case yamlpos.ScalarNode:
 		d.scalar(n, v, path, templates)
 	}
@@ -223,33 +231,37 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 		}
 	case yamlpos.IntTag:
 		if plainDecimal(n.Value) {
-			v.Kind, v.Number = Number, json.Number(n.Value)
+			v.Kind, v.String = Number, n.Value
 			return
 		}
 		var i int64
 		if n.Decode(&i) == nil {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatInt(i, 10))
+			v.Kind, v.String = Number, strconv.FormatInt(i, 10)
 			return
 		}
 		var u uint64
 		if n.Decode(&u) == nil {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatUint(u, 10))
+			v.Kind, v.String = Number, strconv.FormatUint(u, 10)
 			return
 		}
 	case yamlpos.FloatTag:
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			v.Kind, v.Number = Number, json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+			v.Kind, v.String = Number, strconv.FormatFloat(f, 'g', -1, 64)
 			return
 		}
 	}
 	v.Kind, v.String = String, n.Value
 	if templates && strings.Contains(n.Value, "{{") {
-		v.layout = &d.slabs.layouts.take(1)[0]
-		*v.layout = d.layout(n)
+		v.templated = &d.slabs.templated.take(1)[0]
+		layout := d.layout(n)
 		if len(n.Value) >= indexedLength {
-			v.layout.index = newRuneIndex(n.Value)
+			if layout.placing == nil {
+				layout.placing = &d.slabs.placings.take(1)[0]
+			}
+			layout.placing.index = newRuneIndex(n.Value)
 		}
+		v.templated.layout = layout
 		t, err := d.slabs.templates.Parse(n.Value)
 		if err != nil {
 			offset := 0
@@ -260,7 +272,7 @@ func (d *decoder) scalar(n *yamlpos.Node, v *Value, path string, templates bool)
 			return
 		}
 		if !t.IsLiteral() {
-			v.Template = t
+			v.templated.template = t
 		}
 	}
 }
@@ -308,7 +320,9 @@ func (d *decoder) layout(n *yamlpos.Node) scalarLayout {
 			return scalarLayout{kind: layoutPlain}
 		}
 	}
-	return scalarLayout{tags: d.findTags(n, strings.Count(n.Value, "{{"))}
+	p := &d.slabs.placings.take(1)[0]
+	p.tags = d.findTags(n, strings.Count(n.Value, "{{"))
+	return scalarLayout{placing: p}
 }
 
 // startsWith reports whether s starts with open, text and closing in turn,
@@ -361,7 +375,7 @@ func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
 		if !strings.HasSuffix(line, l) {
 			break
 		}
-		return scalarLayout{kind: layoutBlock, indent: utf8.RuneCountInString(line) - utf8.RuneCountInString(l)}
+		return scalarLayout{kind: layoutBlock, indent: int32(utf8.RuneCountInString(line) - utf8.RuneCountInString(l))}
 	}
 	return scalarLayout{}
 }
@@ -453,32 +467,32 @@ func (d *decoder) expandMerges(n *yamlpos.Node, path string) *yamlpos.Node {
 // written ones. bad lists the merge values that are not mappings. n itself
 // is not changed: an anchored mapping may be merged in many places.
 func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
+	content := n.Content()
 	hasMerge := false
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag == yamlpos.MergeTag {
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Tag == yamlpos.MergeTag {
 			hasMerge = true
 		}
 	}
 	if !hasMerge {
 		return n, nil
 	}
-	out := *n
-	out.Content = nil
+	var out []*yamlpos.Node
 	present := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := resolve(n.Content[i]); k.Tag != yamlpos.MergeTag {
-			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+	for i := 0; i+1 < len(content); i += 2 {
+		if k := resolve(content[i]); k.Tag != yamlpos.MergeTag {
+			out = append(out, content[i], content[i+1])
 			present[k.Value] = true
 		}
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Tag != yamlpos.MergeTag {
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Tag != yamlpos.MergeTag {
 			continue
 		}
-		sources := []*yamlpos.Node{resolve(n.Content[i+1])}
+		sources := []*yamlpos.Node{resolve(content[i+1])}
 		if sources[0].Kind == yamlpos.SequenceNode {
 			sources = nil
-			for _, c := range resolve(n.Content[i+1]).Content {
+			for _, c := range resolve(content[i+1]).Content() {
 				sources = append(sources, resolve(c))
 			}
 		}
@@ -489,30 +503,43 @@ func expandMerges(n *yamlpos.Node) (merged *yamlpos.Node, bad []*yamlpos.Node) {
 			}
 			srcMerged, srcBad := expandMerges(src)
 			bad = append(bad, srcBad...)
-			for j := 0; j+1 < len(srcMerged.Content); j += 2 {
-				if k := resolve(srcMerged.Content[j]); !present[k.Value] {
+			srcContent := srcMerged.Content()
+			for j := 0; j+1 < len(srcContent); j += 2 {
+				if k := resolve(srcContent[j]); !present[k.Value] {
 					present[k.Value] = true
-					out.Content = append(out.Content, srcMerged.Content[j], srcMerged.Content[j+1])
+					out = append(out, srcContent[j], srcContent[j+1])
 				}
 			}
 		}
 	}
-	return &out, bad
+	merged = new(yamlpos.Node)
+	*merged = *n
+	merged.SetContent(out)
+	return merged, bad
 }
 
 // object is a mapping being decoded against a fixed set of field names.
 // Creating one reports unknown fields (with a did-you-mean), camelCase
-// spellings (a note) and fields written in both spellings.
+// spellings (a note) and fields written in both spellings. It is a value
+// its decoding function keeps on its stack, fields and all, since it lives
+// only while that function runs: a plan's objects and their fields, cut
+// from slabs, were a sixteenth of what loading it allocated.
 type object struct {
 	d    *decoder
 	node *yamlpos.Node
 	what string // "step", "the map input", ... for messages
 	path string
-	// fields are the fields written, by canonical snake_case name. A
-	// grammar has a handful of fields, so a list searched in order costs
-	// less than the maps it replaces, and stays bounded by the grammar.
-	fields []objectField
+	// fields are the fields written, by canonical snake_case name, the
+	// first written of their grammar's names: a grammar has a handful, so
+	// a list searched in order costs less than a map, and one no longer
+	// than the largest grammar holds them all (TestObjectHoldsEveryGrammar).
+	fields  [maxObjectFields]objectField
+	written int
 }
+
+// maxObjectFields is the most fields of any grammar: a tool file's, which
+// may hold the fields of every kind of tool.
+const maxObjectFields = 20
 
 // objectField is one field of an object: its key and value nodes.
 type objectField struct {
@@ -522,7 +549,7 @@ type objectField struct {
 
 // field returns the field of the canonical name, or nil.
 func (o *object) field(name string) *objectField {
-	for i := range o.fields {
+	for i := range o.written {
 		if o.fields[i].name == name {
 			return &o.fields[i]
 		}
@@ -537,10 +564,10 @@ func snakeCase(s string) string {
 	return camelHump.ReplaceAllStringFunc(s, func(m string) string { return "_" + strings.ToLower(m) })
 }
 
-// object decodes node as a mapping with the given fields. It returns nil,
+// object decodes node as a mapping with the given fields. ok is false,
 // after reporting, when node is not a mapping. An unknown field is a
 // problem.
-func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) *object {
+func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string) (o object, ok bool) {
 	return d.decodeObject(node, what, path, fields, false)
 }
 
@@ -548,7 +575,7 @@ func (d *decoder) object(node *yamlpos.Node, what, path string, fields []string)
 // a body call, the solver, a tool file): graph ignores a field it does not
 // know there, so in a graph project an unknown field is a note, while in a
 // stepwise project it stays a problem, so that a typo cannot pass silently.
-func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) *object {
+func (d *decoder) openObject(node *yamlpos.Node, what, path string, fields []string) (o object, ok bool) {
 	return d.decodeObject(node, what, path, fields, true)
 }
 
@@ -563,17 +590,17 @@ func (d *decoder) unknownField(open bool, pos Pos, path, format string, args ...
 	d.r.problem(CodeUnknownField, pos, path, format, args...)
 }
 
-func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) *object {
+func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []string, open bool) (o object, ok bool) {
 	node = resolve(node)
 	if node == nil || node.Kind != yamlpos.MappingNode {
 		d.r.problem(CodeWrongType, d.pos(node), path, "%s must be a mapping, not %s", what, kindOf(node))
-		return nil
+		return object{}, false
 	}
 	fieldsNode := d.expandMerges(node, path)
-	o := &d.slabs.objects.take(1)[0]
-	*o = object{d: d, node: node, what: what, path: path, fields: d.slabs.fields.take(len(fieldsNode.Content) / 2)[:0]}
-	for i := 0; i+1 < len(fieldsNode.Content); i += 2 {
-		k, v := resolve(fieldsNode.Content[i]), fieldsNode.Content[i+1]
+	o = object{d: d, node: node, what: what, path: path}
+	content := fieldsNode.Content()
+	for i := 0; i+1 < len(content); i += 2 {
+		k, v := resolve(content[i]), content[i+1]
 		name := k.Value
 		if k.Kind != yamlpos.ScalarNode {
 			d.r.problem(CodeWrongType, d.pos(k), path, "a field name must be a string, not %s", kindOf(k))
@@ -598,9 +625,10 @@ func (d *decoder) decodeObject(node *yamlpos.Node, what, path string, fields []s
 			}
 			continue
 		}
-		o.fields = append(o.fields, objectField{canonical, k, v})
+		o.fields[o.written] = objectField{canonical, k, v}
+		o.written++
 	}
-	return o
+	return o, true
 }
 
 // fieldHint is the tail of an unknown-field message: a did-you-mean when a
@@ -739,7 +767,7 @@ func (o *object) stringList(name string) ([]Field[string], bool) {
 		return nil, false
 	}
 	var out []Field[string]
-	for _, c := range n.Content {
+	for _, c := range n.Content() {
 		c = resolve(c)
 		if c.Kind != yamlpos.ScalarNode || c.Tag != yamlpos.StrTag {
 			o.d.r.problem(CodeWrongType, o.d.pos(c), o.path, "'%s' must be a list of strings; this item is %s", name, describeScalar(c))

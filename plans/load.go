@@ -95,7 +95,7 @@ func hasAlias(n *yamlpos.Node) bool {
 	if n.Kind == yamlpos.AliasNode {
 		return true
 	}
-	for _, c := range n.Content {
+	for _, c := range n.Content() {
 		if hasAlias(c) {
 			return true
 		}
@@ -130,7 +130,7 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 		target := n
 		if n.Kind == yamlpos.AliasNode {
 			aliases++
-			if target = n.Alias; target == nil {
+			if target = n.Alias(); target == nil {
 				return 1
 			}
 		}
@@ -143,7 +143,7 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 		}
 		sizes[target] = inProgress
 		total := 1
-		for _, c := range target.Content {
+		for _, c := range target.Content() {
 			total = min(total+walk(c), math.MaxInt32)
 		}
 		sizes[target] = total
@@ -162,8 +162,8 @@ func checkAliases(file string, root *yamlpos.Node, r *Report) bool {
 }
 
 func (d *decoder) plan(root *yamlpos.Node) *Plan {
-	o := d.openObject(root, "a plan", "", planFields)
-	if o == nil {
+	o, ok := d.openObject(root, "a plan", "", planFields)
+	if !ok {
 		return nil
 	}
 	p := &Plan{File: d.file, Pos: d.pos(root)}
@@ -190,11 +190,11 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 	if n := o.get("steps"); n != nil {
 		if n.Kind != yamlpos.SequenceNode {
 			d.r.problem(CodeWrongType, d.pos(n), "", "'steps' must be a list of steps, not %s", kindOf(n))
-		} else if len(n.Content) == 0 {
+		} else if len(n.Content()) == 0 {
 			d.r.problem(CodeNoSteps, d.pos(n), "", "plan has no steps")
 		}
 		if n.Kind == yamlpos.SequenceNode {
-			for _, sn := range n.Content {
+			for _, sn := range n.Content() {
 				if s := d.step(sn, topLevel); s != nil {
 					p.Steps = append(p.Steps, s)
 				}
@@ -205,7 +205,7 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 		d.r.problem(CodeExclusiveFields, o.keyPos("output"), "", "'solver' and 'output' are mutually exclusive: a plan finishes with a report or with structured output, not both")
 	}
 	if n := o.get("solver"); n != nil {
-		if so := d.openObject(n, "the solver", "", solverFields); so != nil {
+		if so, ok := d.openObject(n, "the solver", "", solverFields); ok {
 			// Graph's reference marks both query_to_answer and data
 			// required, but its code takes a solver without either (see
 			// Solver), and so does stepwise, so its plans open unchanged.
@@ -251,8 +251,8 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	if id := mappingScalar(n, "id"); id != "" {
 		path = c.prefix + id
 	}
-	o := d.openObject(n, "a step", path, stepFields)
-	if o == nil {
+	o, ok := d.openObject(n, "a step", path, stepFields)
+	if !ok {
 		return nil
 	}
 	s := &Step{Pos: d.pos(resolve(n)), Path: path}
@@ -260,7 +260,7 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	if !o.has("id") {
 		d.r.problem(CodeMissingField, s.Pos, path, "a step needs 'id' (letters, digits and '_', not starting with a digit)")
 	}
-	d.stepBody(o, s, c)
+	d.stepBody(&o, s, c)
 	return s
 }
 
@@ -271,9 +271,10 @@ func mappingScalar(n *yamlpos.Node, key string) string {
 		return ""
 	}
 	n, _ = expandMerges(n)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Value == key {
-			if v := resolve(n.Content[i+1]); v.Kind == yamlpos.ScalarNode {
+	content := n.Content()
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Value == key {
+			if v := resolve(content[i+1]); v.Kind == yamlpos.ScalarNode {
 				return v.Value
 			}
 		}
@@ -285,18 +286,19 @@ func mappingScalar(n *yamlpos.Node, key string) string {
 func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	n = resolve(n)
 	if n != nil && n.Kind == yamlpos.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if resolve(n.Content[i]).Value == "id" {
-				d.r.problem(CodeUnknownField, d.pos(n.Content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
+		content := n.Content()
+		for i := 0; i+1 < len(content); i += 2 {
+			if resolve(content[i]).Value == "id" {
+				d.r.problem(CodeUnknownField, d.pos(content[i]), path, "a single-call body has no id; to name its step, write the body as a list of steps")
 			}
 		}
 	}
-	o := d.openObject(stripKey(n, "id"), "a body call", path, callFields)
-	if o == nil {
+	o, ok := d.openObject(stripKey(n, "id"), "a body call", path, callFields)
+	if !ok {
 		return nil
 	}
 	s := &Step{Pos: d.pos(n), Path: path}
-	d.stepBody(o, s, c)
+	d.stepBody(&o, s, c)
 	return s
 }
 
@@ -306,13 +308,15 @@ func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
 	if n == nil || n.Kind != yamlpos.MappingNode {
 		return n
 	}
-	cp := *n
-	cp.Content = nil
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if resolve(n.Content[i]).Value != key {
-			cp.Content = append(cp.Content, n.Content[i], n.Content[i+1])
+	content := n.Content()
+	var kept []*yamlpos.Node
+	for i := 0; i+1 < len(content); i += 2 {
+		if resolve(content[i]).Value != key {
+			kept = append(kept, content[i], content[i+1])
 		}
 	}
+	cp := *n
+	cp.SetContent(kept)
 	return &cp
 }
 
@@ -409,10 +413,10 @@ func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 			b.Steps = []*Step{s}
 		}
 	case n.Kind == yamlpos.SequenceNode:
-		if len(n.Content) == 0 {
+		if len(n.Content()) == 0 {
 			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
 		}
-		for _, sn := range n.Content {
+		for _, sn := range n.Content() {
 			if s := d.step(sn, c); s != nil {
 				b.Steps = append(b.Steps, s)
 			}

@@ -16,7 +16,7 @@ func References(p *Plan) []Reference {
 	var out []Reference
 	collect := func(from string, v *Value) {
 		v.walkTemplates(func(tv *Value) {
-			for ref := range tv.Template.Refs {
+			for ref := range tv.Template().Refs {
 				if ref.ItemRead || ref.LoopVar || ref.Root() == "" {
 					continue
 				}

@@ -266,12 +266,12 @@ func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 		}
 		return append(b, 'f')
 	case Number:
-		return append(append(b, '#'), v.Number...)
+		return append(append(b, '#'), v.String...)
 	case String:
 		return strconv.AppendQuote(b, v.String)
 	case List:
 		b = append(b, '[')
-		for _, item := range v.List {
+		for _, item := range v.List() {
 			b = append(k.appendKey(b, item), ',')
 		}
 		return append(b, ']')
@@ -279,11 +279,14 @@ func (k *schemaKeys) appendKey(b []byte, v *Value) []byte {
 		// The entries are sorted on the stack past those of the mappings
 		// this one is inside, and read by index, since writing a value
 		// inside may grow the stack into a new array.
+		entries := v.Map()
 		from := len(k.entries)
-		k.entries = append(k.entries, v.Map...)
+		for i := range entries {
+			k.entries = append(k.entries, &entries[i])
+		}
 		slices.SortFunc(k.entries[from:], func(x, y *Entry) int { return strings.Compare(x.Key, y.Key) })
 		b = append(b, '{')
-		for i := range len(v.Map) {
+		for i := range len(entries) {
 			e := k.entries[from+i]
 			b = append(k.appendKey(strconv.AppendQuote(b, e.Key), e.Value), ',')
 		}
@@ -306,16 +309,16 @@ func (o *object) schema(name string) *Schema {
 		return nil
 	}
 	v := o.d.value(n, o.path, false)
-	s := &Schema{Pos: v.Pos, Value: v, Raw: v.Literal()}
+	s := &Schema{Pos: v.Pos(), Value: v, Raw: v.Literal()}
 	if v.Kind != Map && v.Kind != Bool {
-		o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
+		o.d.r.problem(CodeInvalidSchema, v.Pos(), o.path, "'%s' must be a JSON Schema (a mapping), not %s", name, v.Kind)
 		return s
 	}
 	loaded, err := o.d.loadSchema(v, s.Raw)
 	if err != nil {
 		se := err.(*SchemaError)
 		if len(se.Violations) == 0 {
-			o.d.r.problem(CodeInvalidSchema, v.Pos, o.path, "'%s' is %v", name, se)
+			o.d.r.problem(CodeInvalidSchema, v.Pos(), o.path, "'%s' is %v", name, se)
 		}
 		for _, viol := range se.Violations {
 			at := v.At(viol.Location)
@@ -327,7 +330,7 @@ func (o *object) schema(name string) *Schema {
 			if strings.HasSuffix(viol.Location, "/type") && at.Kind == String {
 				msg = fmt.Sprintf("'%s' is not a JSON Schema type (%s)%s", at.String, strings.Join(jsonTypes, ", "), suggest.DidYouMean(at.String, jsonTypes))
 			}
-			o.d.r.problem(CodeInvalidSchema, at.Pos, o.path, "'%s' is not a valid JSON Schema at '%s': %s", name, where, msg)
+			o.d.r.problem(CodeInvalidSchema, at.Pos(), o.path, "'%s' is not a valid JSON Schema at '%s': %s", name, where, msg)
 		}
 		return s
 	}

@@ -34,15 +34,12 @@ func (s *slab[T]) take(n int) []T {
 // slabs are the slabs a decoder and the quiet decoders it makes cut what
 // they decode from.
 type slabs struct {
-	values    slab[Value]
-	entries   slab[Entry]
-	valueRefs slab[*Value]
-	entryRefs slab[*Entry]
-	layouts   slab[scalarLayout]
-	// objects and fields are the mappings decoded against a grammar, which
-	// live only while their file is decoded, and their fields.
-	objects slab[object]
-	fields  slab[objectField]
+	values      slab[Value]
+	entries     slab[Entry]
+	valueRefs   slab[*Value]
+	collections slab[collection]
+	templated   slab[templateString]
+	placings    slab[placing]
 	// templates parses the file's template strings into blocks of their
 	// own, which live as long as its values.
 	templates template.Parser

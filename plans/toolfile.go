@@ -98,8 +98,8 @@ func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) 
 }
 
 func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
-	o := d.openObject(root, "a tool file", "", toolFileAnyKind)
-	if o == nil {
+	o, ok := d.openObject(root, "a tool file", "", toolFileAnyKind)
+	if !ok {
 		return nil
 	}
 	t := &ToolFile{File: d.file, Pos: d.pos(root)}
@@ -150,7 +150,7 @@ func (d *decoder) toolFile(root *yamlpos.Node) *ToolFile {
 			if n.Kind != yamlpos.SequenceNode {
 				d.r.problem(CodeWrongType, d.pos(n), "", "'args' must be a list, not %s", kindOf(n))
 			} else {
-				for _, a := range n.Content {
+				for _, a := range n.Content() {
 					t.Args = append(t.Args, d.value(a, "", true))
 				}
 			}
@@ -212,7 +212,7 @@ func (o *object) uncheckedSchema(name, why string) *Schema {
 // inputOnly reports templates in a tool file that read anything but input.
 func (d *decoder) inputOnly(v *Value) {
 	v.walkTemplates(func(tv *Value) {
-		for ref := range tv.Template.Refs {
+		for ref := range tv.Template().Refs {
 			if ref.ItemRead || ref.LoopVar || ref.Root() == "input" {
 				continue
 			}

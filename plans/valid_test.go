@@ -82,7 +82,7 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 			mark("step " + name)
 			if s.Input != nil && s.Control == nil {
 				s.Input.walkTemplates(func(v *Value) {
-					if v.Template.IsSplice() {
+					if v.Template().IsSplice() {
 						mark("typed splice")
 					}
 				})
@@ -100,7 +100,7 @@ func TestLoadValidCorpusCoverage(t *testing.T) {
 					mark("op " + c.Gate.Op.Value)
 				}
 			case *DecideInput:
-				if c.Infer != nil && c.Model != nil && c.Model.Template != nil {
+				if c.Infer != nil && c.Model != nil && c.Model.Template() != nil {
 					mark("decide templated model")
 				}
 				if c.Gate != nil {
@@ -704,8 +704,8 @@ func TestControlInputSharesItsParts(t *testing.T) {
 		t.Errorf("the map's input holds over at %p, its grammar's is %p", got, mi.Over)
 	}
 	l := mi.Do.Steps[0]
-	if got := m.Input.Get("do").List[0].Get("input"); got != l.Input || l.Input.Get("entry").Template == nil {
-		t.Errorf("the map's input holds its body step's input at %p, the step's is %p, its template %v", got, l.Input, l.Input.Get("entry").Template)
+	if got := m.Input.Get("do").List()[0].Get("input"); got != l.Input || l.Input.Get("entry").Template() == nil {
+		t.Errorf("the map's input holds its body step's input at %p, the step's is %p, its template %v", got, l.Input, l.Input.Get("entry").Template())
 	}
 	if got := d.Input.Get("if").Get("value"); got != di.Gate.Value {
 		t.Errorf("the decide's input holds the condition's value at %p, its grammar's is %p", got, di.Gate.Value)

@@ -43,27 +43,92 @@ func (k Kind) String() string {
 // Template; rendering a Value against a scope gives the JSON value a step
 // receives.
 type Value struct {
-	Pos      Pos
-	Kind     Kind
-	Bool     bool
-	Number   json.Number
-	String   string
-	Template *template.Template // non-nil for a string with tags
-	List     []*Value
-	Map      []*Entry // in the order written
+	// file, line and col are where the value starts, read with Pos: the
+	// name of its file, shared by every value of the file, and a line and
+	// column in int32s as a yamlpos.Node holds them, half a Pos's size.
+	file      *string
+	line, col int32
+	Kind      Kind
+	Bool      bool
+	// String is a string's text, and a number's as JSON writes it: one
+	// field for both keeps a Value 16 bytes smaller, and a plan holds
+	// thousands. Read it for a Number only after checking Kind.
+	String string
 
-	// layout is where a template string's characters sit in the file; nil
-	// for any other value, which is most of them, and which PosAt places at
-	// its start.
-	layout *scalarLayout
+	// collection is a list's items or a mapping's entries; nil for a
+	// scalar and an empty collection. Most values are scalars, and the two
+	// slices behind one pointer keep a Value 40 bytes smaller.
+	collection *collection
+
+	// templated is set for a string that holds "{{" (decoded with
+	// templates), nil for any other value, which is most of them: its
+	// template and layout behind one pointer keep a Value a word smaller.
+	templated *templateString
+}
+
+// Pos is where the value starts in its file; the zero Pos for nil.
+func (v *Value) Pos() Pos {
+	switch {
+	case v == nil:
+		return Pos{}
+	case v.file == nil:
+		return Pos{Line: int(v.line), Col: int(v.col)}
+	}
+	return Pos{File: *v.file, Line: int(v.line), Col: int(v.col)}
+}
+
+// collection is what a list or a mapping holds.
+type collection struct {
+	list    []*Value
+	entries []Entry // in the order written
+}
+
+// List is a list's items; nil for any other value.
+func (v *Value) List() []*Value {
+	if v == nil || v.collection == nil {
+		return nil
+	}
+	return v.collection.list
+}
+
+// Map is a mapping's entries, in the order written; nil for any other
+// value.
+func (v *Value) Map() []Entry {
+	if v == nil || v.collection == nil {
+		return nil
+	}
+	return v.collection.entries
+}
+
+// templateString is what a string that holds "{{" carries beyond its text.
+type templateString struct {
+	template *template.Template // nil for a string whose tags are all literal, or do not parse
+	layout   scalarLayout
+}
+
+// Template is the parsed template of a string with tags; nil for any other
+// value.
+func (v *Value) Template() *template.Template {
+	if v == nil || v.templated == nil {
+		return nil
+	}
+	return v.templated.template
 }
 
 // scalarLayout records how a string was written, so that a byte offset
 // inside the string (a template tag) maps back to a line and column.
 type scalarLayout struct {
 	kind   layoutKind
-	indent int // a literal block's indentation, in columns
+	indent int32 // a literal block's indentation, in columns
+	// placing is what places the characters of a long string, or of one
+	// whose layout is unknown; nil for the rest, which are most template
+	// strings, and which it would make three times the size.
+	placing *placing
+}
 
+// placing is what PosAt reads, beyond a string's layout, to place an offset
+// in a long string or in one whose layout is unknown.
+type placing struct {
 	// tags places each "{{" of a string whose layout is unknown (folded,
 	// spanning lines, escaped), in order: the i-th "{{" of the text is the
 	// i-th "{{" of the file from where the string starts, since no escape
@@ -99,27 +164,32 @@ const (
 // and falls back to the start of the string before the first tag.
 func (v *Value) PosAt(offset int) Pos {
 	if v == nil || v.Kind != String || offset < 0 || offset > len(v.String) {
-		return v.posOrZero()
+		return v.Pos()
 	}
-	layout := v.layout
-	if layout == nil {
-		return v.Pos
+	start := v.Pos()
+	if v.templated == nil {
+		return start
 	}
-	x := layout.index
+	layout := &v.templated.layout
+	var x *runeIndex
+	var tags []linePos
+	if p := layout.placing; p != nil {
+		x, tags = p.index, p.tags
+	}
 	if x == nil {
 		x = &runeIndex{s: v.String}
 	}
-	at := func(line, col int) Pos { return Pos{File: v.Pos.File, Line: line, Col: col} }
+	at := func(line, col int) Pos { return Pos{File: start.File, Line: line, Col: col} }
 	switch layout.kind {
 	case layoutBlock:
 		lineStart := x.lastNewlineBefore(offset) + 1
-		return at(v.Pos.Line+1+x.newlinesBefore(offset), layout.indent+1+x.runesBefore(offset)-x.runesBefore(lineStart))
+		return at(start.Line+1+x.newlinesBefore(offset), int(layout.indent)+1+x.runesBefore(offset)-x.runesBefore(lineStart))
 	case layoutPlain:
-		return at(v.Pos.Line, v.Pos.Col+x.runesBefore(offset))
+		return at(start.Line, start.Col+x.runesBefore(offset))
 	case layoutSingle:
-		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset)+x.quotesBefore(offset))
+		return at(start.Line, start.Col+1+x.runesBefore(offset)+x.quotesBefore(offset))
 	case layoutDouble:
-		return at(v.Pos.Line, v.Pos.Col+1+x.runesBefore(offset))
+		return at(start.Line, start.Col+1+x.runesBefore(offset))
 	}
 	// Place the offset from the tag it is in or after, when the tags are
 	// placed; else the start of the string is the best there is.
@@ -128,27 +198,31 @@ func (v *Value) PosAt(offset int) Pos {
 		tag = x.lastTagBefore(offset)
 	}
 	if tag < 0 {
-		return v.Pos
+		return start
 	}
-	if i := x.tagsBefore(tag); i < len(layout.tags) {
-		p := layout.tags[i]
+	if i := x.tagsBefore(tag); i < len(tags) {
+		p := tags[i]
 		return at(int(p.line), int(p.col)+x.runesBefore(offset)-x.runesBefore(tag))
 	}
-	return v.Pos
-}
-
-func (v *Value) posOrZero() Pos {
-	if v == nil {
-		return Pos{}
-	}
-	return v.Pos
+	return start
 }
 
 // Entry is one key of a mapping Value.
 type Entry struct {
-	Key    string
-	KeyPos Pos
-	Value  *Value
+	Key string
+	// file, line and col are where the key is written, read with KeyPos,
+	// held as a Value holds its position.
+	file      *string
+	line, col int32
+	Value     *Value
+}
+
+// KeyPos is where the entry's key is written.
+func (e *Entry) KeyPos() Pos {
+	if e.file == nil {
+		return Pos{Line: int(e.line), Col: int(e.col)}
+	}
+	return Pos{File: *e.file, Line: int(e.line), Col: int(e.col)}
 }
 
 // Get returns the value under key in a mapping, or nil.
@@ -156,7 +230,7 @@ func (v *Value) Get(key string) *Value {
 	if v == nil || v.Kind != Map {
 		return nil
 	}
-	for _, e := range v.Map {
+	for _, e := range v.Map() {
 		if e.Key == key {
 			return e.Value
 		}
@@ -179,8 +253,8 @@ func (v *Value) At(pointer string) *Value {
 		case Map:
 			next = at.Get(seg)
 		case List:
-			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(at.List) {
-				next = at.List[i]
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(at.List()) {
+				next = at.List()[i]
 			}
 		}
 		if next == nil {
@@ -198,15 +272,15 @@ func (v *Value) HasTemplates() bool {
 	}
 	switch v.Kind {
 	case String:
-		return v.Template != nil
+		return v.Template() != nil
 	case List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			if x.HasTemplates() {
 				return true
 			}
 		}
 	case Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			if e.Value.HasTemplates() {
 				return true
 			}
@@ -225,18 +299,18 @@ func (v *Value) Literal() any {
 	case Bool:
 		return v.Bool
 	case Number:
-		return v.Number
+		return json.Number(v.String)
 	case String:
 		return v.String
 	case List:
-		out := make([]any, len(v.List))
-		for i, x := range v.List {
+		out := make([]any, len(v.List()))
+		for i, x := range v.List() {
 			out[i] = x.Literal()
 		}
 		return out
 	case Map:
-		out := make(map[string]any, len(v.Map))
-		for _, e := range v.Map {
+		out := make(map[string]any, len(v.Map()))
+		for _, e := range v.Map() {
 			out[e.Key] = e.Value.Literal()
 		}
 		return out
@@ -253,17 +327,18 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 	}
 	switch v.Kind {
 	case String:
-		if v.Template == nil {
+		t := v.Template()
+		if t == nil {
 			return v.String, nil
 		}
-		r, err := v.Template.Render(scope)
+		r, err := t.Render(scope)
 		if err != nil {
-			return nil, &RenderError{Pos: v.Pos, Err: err}
+			return nil, &RenderError{Pos: v.Pos(), Err: err}
 		}
 		return r, nil
 	case List:
-		out := make([]any, len(v.List))
-		for i, x := range v.List {
+		out := make([]any, len(v.List()))
+		for i, x := range v.List() {
 			r, err := x.Render(scope)
 			if err != nil {
 				return nil, err
@@ -272,8 +347,8 @@ func (v *Value) Render(scope template.Scope) (any, error) {
 		}
 		return out, nil
 	case Map:
-		out := make(map[string]any, len(v.Map))
-		for _, e := range v.Map {
+		out := make(map[string]any, len(v.Map()))
+		for _, e := range v.Map() {
 			r, err := e.Value.Render(scope)
 			if err != nil {
 				return nil, err
@@ -305,15 +380,15 @@ func (v *Value) walkTemplates(fn func(*Value)) {
 	}
 	switch v.Kind {
 	case String:
-		if v.Template != nil {
+		if v.Template() != nil {
 			fn(v)
 		}
 	case List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			x.walkTemplates(fn)
 		}
 	case Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			e.Value.walkTemplates(fn)
 		}
 	}

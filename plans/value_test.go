@@ -3,6 +3,7 @@ package plans
 import (
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // TestPosAtPlacedTags checks PosAt on a string whose characters cannot be
@@ -43,5 +44,26 @@ func TestPlainDecimal(t *testing.T) {
 		if plainDecimal(s) {
 			t.Errorf("plainDecimal(%q) = true, want false", s)
 		}
+	}
+}
+
+// TestValueSize holds a Value to the size its fields add up to on 64-bit
+// machines: a 1,000-step plan's load makes some 10,000 of them, and a
+// number's text in String, a template and its layout behind one pointer,
+// a collection's items or entries behind another, and its position as a
+// pointer to its file's name and two int32s are what keep it there.
+func TestValueSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the sizes are a 64-bit machine's")
+	}
+	if got := unsafe.Sizeof(Value{}); got != 56 {
+		t.Errorf("a Value takes %d bytes, not 56", got)
+	}
+	if got := unsafe.Sizeof(Entry{}); got != 40 {
+		t.Errorf("an Entry takes %d bytes, not 40", got)
+	}
+	// A plan's template strings are as many as half its values.
+	if got := unsafe.Sizeof(templateString{}); got != 24 {
+		t.Errorf("a template string's template and layout take %d bytes, not 24", got)
 	}
 }

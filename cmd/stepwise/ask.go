@@ -27,8 +27,10 @@ func askFields(s *plans.Schema) []askField {
 	}
 	var required []string
 	if req := s.Value.Get("required"); req != nil {
-		for _, r := range req.List {
-			required = append(required, r.String)
+		for _, r := range req.List() {
+			if r.Kind == plans.String {
+				required = append(required, r.String)
+			}
 		}
 	}
 	var out []askField
@@ -36,12 +38,12 @@ func askFields(s *plans.Schema) []askField {
 	if props == nil {
 		return nil
 	}
-	for _, e := range props.Map {
+	for _, e := range props.Map() {
 		f := askField{name: e.Key, label: e.Key, required: slices.Contains(required, e.Key)}
-		if d := e.Value.Get("description"); d != nil && d.String != "" {
+		if d := e.Value.Get("description"); d != nil && d.Kind == plans.String && d.String != "" {
 			f.label = e.Key + " — " + d.String
 		}
-		if t := e.Value.Get("type"); t != nil {
+		if t := e.Value.Get("type"); t != nil && t.Kind == plans.String {
 			f.typ = t.String
 		}
 		if en := e.Value.Get("enum"); en != nil {

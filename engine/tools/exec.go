@@ -155,12 +155,12 @@ func toolEnv(withheld []string, env *plans.Value, scope template.Scope) ([]strin
 	if env == nil || env.Kind != plans.Map {
 		return out, nil
 	}
-	for _, e := range env.Map {
+	for _, e := range env.Map() {
 		v := e.Value
 		var text string
 		switch {
-		case v.Kind == plans.String && v.Template != nil:
-			src, err := expandEnv(v.Template.Source(), "env."+e.Key)
+		case v.Kind == plans.String && v.Template() != nil:
+			src, err := expandEnv(v.Template().Source(), "env."+e.Key)
 			if err != nil {
 				return nil, err
 			}

@@ -279,7 +279,7 @@ func TestPlansCoverTheLanguage(t *testing.T) {
 			if inBody && strings.Contains(s.Path, "/do.*/") {
 				roots := map[string]bool{}
 				forTemplates(a.Prompt, func(v *plans.Value) {
-					for ref := range v.Template.Refs {
+					for ref := range v.Template().Refs {
 						roots[ref.Root()] = true
 					}
 				})
@@ -349,7 +349,7 @@ func markInputSchema(s *plans.Schema, mark func(string)) {
 
 // markTemplate records the template features one template string uses.
 func markTemplate(v *plans.Value, p *plans.Plan, mark func(string)) {
-	t := v.Template
+	t := v.Template()
 	for ref := range t.Refs {
 		if ref.LoopVar && ref.Kind != template.RefVariable {
 			mark("section " + ref.String())
@@ -410,15 +410,15 @@ func forTemplates(v *plans.Value, fn func(*plans.Value)) {
 	}
 	switch v.Kind {
 	case plans.String:
-		if v.Template != nil {
+		if v.Template() != nil {
 			fn(v)
 		}
 	case plans.List:
-		for _, x := range v.List {
+		for _, x := range v.List() {
 			forTemplates(x, fn)
 		}
 	case plans.Map:
-		for _, e := range v.Map {
+		for _, e := range v.Map() {
 			forTemplates(e.Value, fn)
 		}
 	}

@@ -109,11 +109,16 @@ type fastParser struct {
 	// at a time; listsMade is how many the slabs so far held.
 	lists     []*Node
 	listsMade int
+	// headers are the collections' headers for their lists, cut from here
+	// a slab at a time; headersMade is how many the slabs so far held.
+	headers     [][]*Node
+	headersMade int
 }
 
 // children returns the children of the collection whose first child went
-// to p.open at from, in a list of its own, and takes them off p.open.
-func (p *fastParser) children(from int) []*Node {
+// to p.open at from, in a list of its own behind a header, both cut from
+// slabs, and takes them off p.open.
+func (p *fastParser) children(from int) *[]*Node {
 	n := len(p.open) - from
 	var list []*Node
 	switch {
@@ -132,7 +137,14 @@ func (p *fastParser) children(from int) []*Node {
 	}
 	copy(list, p.open[from:])
 	p.open = p.open[:from]
-	return list
+	if len(p.headers) == 0 {
+		p.headers = make([][]*Node, min(max(8, p.headersMade), 256))
+		p.headersMade += len(p.headers)
+	}
+	header := &p.headers[0]
+	p.headers = p.headers[1:]
+	*header = list
+	return header
 }
 
 // fastMaxDepth is how deeply the collections of a text the fast reader
@@ -281,7 +293,7 @@ func (p *fastParser) blockMapping(indent int) *Node {
 		p.open = append(p.open, key, value)
 		next, more := p.nextContentLine()
 		if !more || next < indent {
-			m.Content = p.children(from)
+			m.content = p.children(from)
 			return m
 		}
 		if next > indent {
@@ -389,7 +401,7 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 		p.open = append(p.open, item)
 		next, more := p.nextContentLine()
 		if !more || next < indent {
-			s.Content = p.children(from)
+			s.content = p.children(from)
 			return s
 		}
 		if next > indent {
@@ -397,7 +409,7 @@ func (p *fastParser) blockSequence(indent int, indentless bool) *Node {
 		}
 		if !p.blockEntryAt(p.pos + next) {
 			if indentless {
-				s.Content = p.children(from)
+				s.content = p.children(from)
 				return s
 			}
 			return nil
@@ -556,7 +568,7 @@ func (p *fastParser) flowCollection() *Node {
 		p.pos++
 	}
 	p.pos++
-	n.Content = p.children(from)
+	n.content = p.children(from)
 	return n
 }
 

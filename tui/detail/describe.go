@@ -188,7 +188,7 @@ func (b *builder) finish(p *plans.Plan, row tree.Row) {
 			b.entry("data", p.Solver.Data, 0)
 		}
 	case p.Output != nil:
-		b.field("at", b.text("line "+strings.TrimSpace(lineCol(p.Output.Pos))))
+		b.field("at", b.text("line "+strings.TrimSpace(lineCol(p.Output.Pos()))))
 		b.problems(row.Problems, row.Notes)
 		b.heading("Output")
 		b.value(p.Output, 0)

@@ -85,14 +85,14 @@ func properties(v *plans.Value, depth int) []property {
 	}
 	var required []string
 	if r := v.Get("required"); r != nil && r.Kind == plans.List {
-		for _, x := range r.List {
+		for _, x := range r.List() {
 			if x.Kind == plans.String {
 				required = append(required, x.String)
 			}
 		}
 	}
 	var out []property
-	for _, e := range props.Map {
+	for _, e := range props.Map() {
 		p := property{depth: depth, name: e.Key, typ: typeOf(e.Value), required: slices.Contains(required, e.Key)}
 		if d := e.Value.Get("description"); d != nil && d.Kind == plans.String {
 			p.description = d.String
@@ -116,7 +116,7 @@ func typeOf(v *plans.Value) string {
 	}
 	if e := v.Get("enum"); e != nil && e.Kind == plans.List {
 		var opts []string
-		for _, x := range e.List {
+		for _, x := range e.List() {
 			opts = append(opts, scalarText(x))
 		}
 		return strings.Join(opts, "|")
@@ -135,7 +135,7 @@ func typeOf(v *plans.Value) string {
 		return t.String
 	case t != nil && t.Kind == plans.List:
 		var ts []string
-		for _, x := range t.List {
+		for _, x := range t.List() {
 			ts = append(ts, scalarText(x))
 		}
 		return strings.Join(ts, "|")
@@ -155,7 +155,7 @@ func scalarText(v *plans.Value) string {
 	case plans.String:
 		return v.String
 	case plans.Number:
-		return v.Number.String()
+		return v.String
 	case plans.Bool:
 		if v.Bool {
 			return "true"

@@ -15,12 +15,12 @@ func (b *builder) value(v *plans.Value, indent int) {
 	switch {
 	case v == nil:
 		return
-	case v.Kind == plans.Map && len(v.Map) > 0:
-		for _, e := range v.Map {
+	case v.Kind == plans.Map && len(v.Map()) > 0:
+		for _, e := range v.Map() {
 			b.entry(e.Key, e.Value, indent)
 		}
-	case v.Kind == plans.List && len(v.List) > 0:
-		for _, item := range v.List {
+	case v.Kind == plans.List && len(v.List()) > 0:
+		for _, item := range v.List() {
 			b.item(item, indent)
 		}
 	case v.Kind == plans.String && strings.Contains(v.String, "\n"):
@@ -37,7 +37,7 @@ func (b *builder) entry(key string, v *plans.Value, indent int) {
 	switch {
 	case v == nil:
 		b.add([]seg{k}, pad, pad)
-	case (v.Kind == plans.Map && len(v.Map) > 0) || (v.Kind == plans.List && len(v.List) > 0):
+	case (v.Kind == plans.Map && len(v.Map()) > 0) || (v.Kind == plans.List && len(v.List()) > 0):
 		b.add([]seg{k}, pad, pad)
 		b.value(v, indent+2)
 	case v.Kind == plans.String && strings.Contains(v.String, "\n"):
@@ -53,8 +53,8 @@ func (b *builder) entry(key string, v *plans.Value, indent int) {
 func (b *builder) item(v *plans.Value, indent int) {
 	pad := strings.Repeat(" ", indent)
 	dash := b.muted("- ")
-	if v.Kind == plans.Map && len(v.Map) > 0 {
-		first := v.Map[0]
+	if v.Kind == plans.Map && len(v.Map()) > 0 {
+		first := v.Map()[0]
 		sub := &builder{t: b.t, width: b.width}
 		sub.entry(first.Key, first.Value, indent+2)
 		if len(sub.lines) > 0 {
@@ -63,12 +63,12 @@ func (b *builder) item(v *plans.Value, indent int) {
 			sub.lines[0] = pad + dash.style.Render("- ") + strings.TrimPrefix(sub.lines[0], pad+"  ")
 		}
 		b.lines = append(b.lines, sub.lines...)
-		for _, e := range v.Map[1:] {
+		for _, e := range v.Map()[1:] {
 			b.entry(e.Key, e.Value, indent+2)
 		}
 		return
 	}
-	if v.Kind == plans.List && len(v.List) > 0 {
+	if v.Kind == plans.List && len(v.List()) > 0 {
 		b.add([]seg{dash}, pad, pad)
 		b.value(v, indent+2)
 		return
@@ -96,12 +96,12 @@ func (b *builder) inline(v *plans.Value) []seg {
 	case plans.Bool:
 		return []seg{{strconv.FormatBool(v.Bool), b.t.Literal}}
 	case plans.Number:
-		return []seg{{v.Number.String(), b.t.Literal}}
+		return []seg{{v.String, b.t.Literal}}
 	case plans.String:
 		return b.scalar(v.String)
 	case plans.List:
 		out := []seg{b.muted("[")}
-		for i, x := range v.List {
+		for i, x := range v.List() {
 			if i > 0 {
 				out = append(out, b.muted(", "))
 			}
@@ -110,7 +110,7 @@ func (b *builder) inline(v *plans.Value) []seg {
 		return append(out, b.muted("]"))
 	case plans.Map:
 		out := []seg{b.muted("{")}
-		for i, e := range v.Map {
+		for i, e := range v.Map() {
 			if i > 0 {
 				out = append(out, b.muted(", "))
 			}

@@ -96,7 +96,7 @@ func (m *Model) Open(title string, schema *plans.Schema) tea.Cmd {
 	}
 	// The order written in the file: plain JSON data keeps none.
 	if p := schema.Value.Get("properties"); p != nil && p.Kind == plans.Map {
-		for _, e := range p.Map {
+		for _, e := range p.Map() {
 			prop, _ := props[e.Key].(map[string]any)
 			m.fields = append(m.fields, m.newField(e.Key, prop, slices.Contains(required, e.Key)))
 		}

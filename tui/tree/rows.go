@@ -152,7 +152,7 @@ func buildRows(doc workspace.Document) []Row {
 			if p.Solver != nil {
 				line = p.Solver.Pos.Line
 			} else if p.Output != nil {
-				line = p.Output.Pos.Line
+				line = p.Output.Pos().Line
 			}
 			root.children = append(root.children, node{row: Row{Kind: KindFinish, Path: mode.String(), Line: line}})
 		}
