@@ -86,6 +86,12 @@ func (m *model) readStop(in debugger.Instruction) {
 		m.notify(noticeError, err.Error())
 		return
 	}
+	// Threads that reached a stop after the run was held are in the
+	// answer: the threads pane lists them too.
+	if threads := threadsOf(a); threads != nil && len(threads) != len(m.runPage.run.state.Threads) {
+		m.runPage.run.state.Threads = threads
+		m.relayout()
+	}
 	switch in.Verb {
 	case debugger.VerbPrint:
 		b, _ := json.Marshal(a.Value)
@@ -114,6 +120,15 @@ func (m *model) readStop(in debugger.Instruction) {
 		}
 		m.notify(noticeInfo, msg)
 	}
+}
+
+// threadsOf is the threads held that an answer lists, through where's
+// state or threads' own list; nil for the verbs that list none.
+func threadsOf(a debugger.Answer) []debugger.Thread {
+	if a.State != nil {
+		return a.State.Threads
+	}
+	return a.Threads
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.
