@@ -17,7 +17,7 @@ import (
 func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	m.log.Info("command line", "line", in.String())
 	if cmd, ok := in.Command(); ok {
-		return m.command(cmd.Decision, cmd.Move)
+		return m.runPage.command(cmd.Decision, cmd.Move)
 	}
 	switch in.Verb {
 	case debugger.VerbBreak, debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbErrors:
@@ -25,7 +25,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbBreakpoints:
 		m.openBreakpoints()
 	case debugger.VerbPause:
-		m.pauseRun()
+		m.runPage.pauseRun()
 	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:
 		m.readStop(in)
 	case debugger.VerbRun, debugger.VerbDebug:
@@ -33,31 +33,31 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		if in.Inputs == nil {
 			return m.askInputs(debug)
 		}
-		return m.startRun(m.planPage.current, in.Inputs, debug)
+		return m.startRun(in.Inputs, debug)
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:
-		if !m.recorded() {
+		if !m.runPage.recorded() {
 			m.notify(noticeError, "no run store to open runs from")
 			return nil
 		}
-		return m.openStored(in.Run)
+		return m.runPage.openStored(in.Run, m.planPage.current, m.planPage.document().Plan)
 	case debugger.VerbFork:
 		p := in.Path
 		if p == "" {
 			p = m.runPage.selectedPath()
 		}
-		return m.fork(p)
+		return m.runPage.fork(p, m.planPage.current, m.planPage.document())
 	case debugger.VerbDiff:
 		if m.runPage.run == nil || m.runPage.run.stored == "" {
 			m.notify(noticeError, "diff compares the earlier run on show with another: R opens one")
 			return nil
 		}
-		return m.diffRuns(m.runPage.run.stored, in.Run)
+		return m.runPage.diffRuns(m.runPage.run.stored, in.Run)
 	case debugger.VerbTools:
 		return m.openCatalog()
 	case debugger.VerbRuns:
-		return m.openRuns()
+		return m.runPage.openRuns(m.planPage.document().Name())
 	case debugger.VerbHelp:
 		m.overlays.push(&m.panels.help, false)
 	case debugger.VerbNew:

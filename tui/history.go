@@ -12,6 +12,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -45,22 +46,22 @@ type (
 const runsLimit = 200
 
 // openRuns shows the earlier runs of the plan on show.
-func (m *model) openRuns() tea.Cmd {
-	if !m.recorded() {
-		m.notify(noticeError, "no run store: runs are not recorded (see [storage] in the configuration)")
+func (p *runPage) openRuns(plan string) tea.Cmd {
+	if !p.recorded() {
+		p.notify(noticeError, "no run store: runs are not recorded (see [storage] in the configuration)")
 		return nil
 	}
-	m.refreshRuns()
-	m.panels.runs.Select(0) // the newest
-	m.overlays.push(&m.panels.runs, true)
-	m.panels.runs.Focus()
+	p.refreshRuns(plan)
+	p.runsPanel.Select(0) // the newest
+	p.post(pushOverlay{p.runsPanel, true})
+	p.runsPanel.Focus()
 	return nil
 }
 
 // recorded reports whether the workbench's runs are recorded in a run
 // store.
-func (m *model) recorded() bool {
-	return m.ws != nil && m.ws.Project().Recorded
+func (p *runPage) recorded() bool {
+	return p.ws != nil && p.ws.Project().Recorded
 }
 
 // runsFlushedMsg says the recorder has written what a run emitted.
@@ -68,11 +69,11 @@ type runsFlushedMsg struct{}
 
 // flushRuns waits, in the background, for the recorder to write the run
 // that just ended, then has the runs panel read the store again.
-func (m *model) flushRuns() tea.Cmd {
-	if !m.recorded() {
+func (p *runPage) flushRuns() tea.Cmd {
+	if !p.recorded() {
 		return nil
 	}
-	ws := m.ws
+	ws := p.ws
 	return func() tea.Msg {
 		ws.Flush()
 		return runsFlushedMsg{}
@@ -80,32 +81,31 @@ func (m *model) flushRuns() tea.Cmd {
 }
 
 // refreshRuns reads the plan's runs from the store into the panel.
-func (m *model) refreshRuns() {
-	if !m.recorded() {
+func (p *runPage) refreshRuns(plan string) {
+	if !p.recorded() {
 		return
 	}
-	list, err := m.ws.Runs(m.ctx, record.RunFilter{Plan: m.planPage.document().Name(), Project: m.ws.Project().Root, Limit: runsLimit})
+	list, err := p.ws.Runs(p.ctx, record.RunFilter{Plan: plan, Project: p.ws.Project().Root, Limit: runsLimit})
 	var none *workspace.NoStoreError
 	if errors.As(err, &none) {
 		list, err = nil, nil // nothing recorded yet
 	}
 	if err != nil {
-		m.notify(noticeError, "the run store: "+err.Error())
+		p.notify(noticeError, "the run store: "+err.Error())
 		return
 	}
-	m.panels.runs.Now = m.now()
-	m.panels.runs.SetRuns(list)
+	p.runsPanel.Now = p.now()
+	p.runsPanel.SetRuns(list)
 }
 
 // openStored reads an earlier run back from the store, to show it in the
-// run page, read-only.
-func (m *model) openStored(id string) tea.Cmd {
-	if m.runPage.run.active() {
-		m.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
+// run page, read-only, over the plan of document doc.
+func (p *runPage) openStored(id string, doc int, plan *plans.Plan) tea.Cmd {
+	if p.run.active() {
+		p.notify(noticeError, "a run is going; it must end (a aborts it) before another is shown")
 		return nil
 	}
-	ws, ctx, doc := m.ws, m.ctx, m.planPage.current
-	plan := m.planPage.document().Plan
+	ws, ctx := p.ws, p.ctx
 	return func() tea.Msg {
 		detail, events, err := ws.RunEvents(ctx, id)
 		if err != nil {
@@ -115,24 +115,22 @@ func (m *model) openStored(id string) tea.Cmd {
 	}
 }
 
-func (m *model) onStored(msg storedMsg) {
+func (p *runPage) onStored(msg storedMsg) {
 	if msg.err != nil {
-		m.notify(noticeError, msg.err.Error())
+		p.notify(noticeError, msg.err.Error())
 		return
 	}
 	tot := msg.tree.Totals()
-	m.runPage.run = &run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
-		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}
-	m.showRun(true)
-	m.page.setFocus(paneTree)
-	m.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
+	p.show(&run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
+		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}, true)
+	p.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
 }
 
 // replay runs a recorded run again from its record, no model or tool
-// called, onto the run page.
-func (m *model) replay(id string) tea.Cmd {
-	return m.rerun(id, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
-		res, err := m.ws.Replay(ctx, rec, r.plan, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+// called, onto the run page, over the plan of document doc.
+func (p *runPage) replay(id string, doc int, d workspace.Document) tea.Cmd {
+	return p.rerun(id, doc, d, "replay", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
+		res, err := p.ws.Replay(ctx, rec, r.plan, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 		switch {
 		case err != nil:
 			return replayedMsg{r, "the replay could not run: " + err.Error(), true}
@@ -144,20 +142,21 @@ func (m *model) replay(id string) tea.Cmd {
 }
 
 // fork runs the run on show again from a step: the steps before it keep
-// their recorded results, the rest run for real.
-func (m *model) fork(from string) tea.Cmd {
-	if m.runPage.run == nil || m.runPage.run.stored == "" {
-		m.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
+// their recorded results, the rest run for real, over the plan of
+// document doc.
+func (p *runPage) fork(from string, doc int, d workspace.Document) tea.Cmd {
+	if p.run == nil || p.run.stored == "" {
+		p.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
 		return nil
 	}
 	if from == "" {
-		m.notify(noticeError, "select the step to fork from")
+		p.notify(noticeError, "select the step to fork from")
 		return nil
 	}
-	id := m.runPage.run.stored
-	from = m.enclosingStep(from)
-	return m.rerun(id, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
-		res, err := m.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	id := p.run.stored
+	from = p.enclosingStep(from)
+	return p.rerun(id, doc, d, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
+		res, err := p.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 		if err != nil {
 			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
 		}
@@ -168,26 +167,24 @@ func (m *model) fork(from string) tea.Cmd {
 
 // rerun starts a replay or a fork of a recorded run in the background,
 // streaming onto the run page as a run of its own.
-func (m *model) rerun(id, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
-	if !m.recorded() {
-		m.notify(noticeError, "no run store to "+what+" from")
+func (p *runPage) rerun(id string, doc int, d workspace.Document, what string, do func(context.Context, *debugger.Recording, *run) replayedMsg) tea.Cmd {
+	if !p.recorded() {
+		p.notify(noticeError, "no run store to "+what+" from")
 		return nil
 	}
-	if m.runPage.run.active() {
-		m.notify(noticeError, "a run is going; it must end (a aborts it) first")
+	if p.run.active() {
+		p.notify(noticeError, "a run is going; it must end (a aborts it) first")
 		return nil
 	}
-	d := m.planPage.document()
 	if d.Plan == nil {
-		m.notify(noticeError, "the plan does not load; fix it first")
+		p.notify(noticeError, "the plan does not load; fix it first")
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	r := &run{doc: m.planPage.current, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: m.runPage.run}
-	m.runPage.run = r
-	m.showRun(true)
-	m.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
-	ws := m.ws
+	ctx, cancel := context.WithCancel(p.ctx)
+	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
+	p.show(r, false)
+	p.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
+	ws := p.ws
 	work := func() tea.Msg {
 		defer r.feed.Close()
 		rec, err := ws.Recording(ctx, id)
@@ -201,7 +198,7 @@ func (m *model) rerun(id, what string, do func(context.Context, *debugger.Record
 
 // onReplayed takes a replay's or fork's outcome; the run page settles
 // once the last of its events has arrived too.
-func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
+func (p *runPage) onReplayed(msg replayedMsg) tea.Cmd {
 	r := msg.run
 	r.outcome = &msg
 	if !r.eventsDone {
@@ -209,59 +206,58 @@ func (m *model) onReplayed(msg replayedMsg) tea.Cmd {
 		// says so is on its way, and settles the run.
 		return nil
 	}
-	return m.settleRerun(r)
+	return p.settleRerun(r)
 }
 
 // settleRerun ends a replay or a fork whose work and events are all in.
-func (m *model) settleRerun(r *run) tea.Cmd {
+func (p *runPage) settleRerun(r *run) tea.Cmd {
 	msg := *r.outcome
 	r.busy = false
 	r.state.Finished = true
 	r.state.Status = r.tree.Totals().RunStatus
-	if r.tree.Totals().Status == live.Pending && r == m.runPage.run && r.before != nil {
+	if r.tree.Totals().Status == live.Pending && r == p.run && r.before != nil {
 		// It never started (a fork from a step the record does not
 		// have): the run the user was looking at comes back.
-		m.runPage.run = r.before
-		m.showRun(true)
+		p.show(r.before, false)
 	}
 	r.before = nil
 	if msg.failed {
-		m.notify(noticeError, msg.summary)
+		p.notify(noticeError, msg.summary)
 	} else {
-		m.notify(noticeInfo, msg.summary)
+		p.notify(noticeInfo, msg.summary)
 	}
-	return m.flushRuns()
+	return p.flushRuns()
 }
 
 // diffRuns compares two earlier runs step by step.
-func (m *model) diffRuns(base, other string) tea.Cmd {
-	ws, ctx := m.ws, m.ctx
+func (p *runPage) diffRuns(base, other string) tea.Cmd {
+	ws, ctx := p.ws, p.ctx
 	return func() tea.Msg {
 		a, b, _, err := ws.Diff(ctx, base, other)
 		return diffMsg{base: a, other: b, err: err}
 	}
 }
 
-func (m *model) onDiff(msg diffMsg) {
+func (p *runPage) onDiff(msg diffMsg) {
 	if msg.err != nil {
-		m.notify(noticeError, msg.err.Error())
+		p.notify(noticeError, msg.err.Error())
 		return
 	}
-	m.panels.diff.SetRuns(msg.base, msg.other)
-	m.overlays.push(&m.panels.diff, true)
-	m.panels.diff.Focus()
+	p.diffPanel.SetRuns(msg.base, msg.other)
+	p.post(pushOverlay{p.diffPanel, true})
+	p.diffPanel.Focus()
 }
 
 // enclosingStep is the step a row belongs to: the row itself for a step or
 // a map item, else the nearest step above a round, tool call or repair
 // pass. A fork starts at a step.
-func (m *model) enclosingStep(p string) string {
-	for q := p; q != ""; q = parentPath(q) {
-		if n, ok := m.runPage.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
+func (p *runPage) enclosingStep(at string) string {
+	for q := at; q != ""; q = parentPath(q) {
+		if n, ok := p.run.tree.Node(q); ok && (n.Kind == live.KindStep || n.Kind == live.KindItem) {
 			return q
 		}
 	}
-	return p
+	return at
 }
 
 func parentPath(p string) string {

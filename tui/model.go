@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,8 +31,6 @@ type model struct {
 	title         string
 	ws            *workspace.Workspace
 	log           *slog.Logger
-	// now is the clock; tests set it so screens do not move.
-	now func() time.Time
 
 	// The two pages, and the one on show.
 	planPage *planPage
@@ -57,17 +54,17 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	panels := newPanels(c, opts.LogPath)
 	m := model{
 		Common:   c,
 		ctx:      ctx,
 		title:    opts.Title,
 		ws:       opts.Workspace,
 		log:      log,
-		now:      time.Now,
 		planPage: newPlanPage(c, opts.Documents),
-		runPage:  newRunPage(c),
+		runPage:  newRunPage(ctx, c, opts.Workspace, log, panels),
 		cmdline:  ptr(cmdline.New(c)),
-		panels:   newPanels(c, opts.LogPath),
+		panels:   panels,
 	}
 	m.page = m.planPage
 	m.syncBreakpointMarks()
@@ -81,10 +78,24 @@ func (m model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, watch())
 }
 
-// Update handles a message: window and theme changes for everyone, keys
-// for the overlay on top or the page, mouse events for what is under the
-// pointer, and what runs, editors, forms and panels send back.
+// Update handles a message, then what the run page posted while it took
+// it, within the same update.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.route(msg)
+	for posted := m.runPage.takePosted(); len(posted) > 0; posted = m.runPage.takePosted() {
+		for _, p := range posted {
+			cmd = tea.Batch(cmd, m.route(p))
+		}
+	}
+	m.sync()
+	return m, cmd
+}
+
+// route takes one message: window and theme changes for everyone, keys
+// for the overlay on top or the page, mouse events for what is under the
+// pointer, what runs, editors, forms and panels send back, and what the
+// run page asks of the root.
+func (m *model) route(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -95,19 +106,36 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.planPage.detail.Refresh()
 		m.runPage.inspector.Refresh()
 	case tea.KeyPressMsg:
-		return m.key(msg)
+		cmd = m.key(msg)
 	case tea.PasteMsg:
 		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
 		cmd = m.click(msg)
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg)
+	case notice:
+		if msg.text == "" {
+			m.notice = msg // a run that moved on clears what was said
+		} else {
+			m.notify(msg.kind, msg.text)
+		}
+	case showRunMsg:
+		m.showRun(true)
+		if msg.focusTree {
+			m.page.setFocus(paneTree)
+		}
+	case pushOverlay:
+		m.overlays.push(msg.overlay, msg.panel)
+	case editValueMsg:
+		cmd = m.openValueEditor()
+	case breakpointHitsMsg:
+		m.syncBreakpointMarks()
 	case stateMsg:
-		cmd = m.onState(msg)
+		cmd = m.runPage.onState(msg)
 	case batchMsg:
-		cmd = m.onBatch(msg)
+		cmd = m.runPage.onBatch(msg)
 	case tickMsg:
-		cmd = m.onTick(msg)
+		cmd = m.runPage.onTick(msg)
 	case watchMsg:
 		cmd = m.onWatch()
 	case editedMsg:
@@ -120,7 +148,7 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onValue(msg.Value)
 	case form.Submitted:
 		m.planPage.open[m.planPage.current].inputs = msg.Inputs
-		cmd = m.startRun(m.planPage.current, msg.Inputs, m.panels.formDebug)
+		cmd = m.startRun(msg.Inputs, m.panels.formDebug)
 	case catalog.Insert:
 		m.insertStep(msg.Tool)
 	case serverToolsMsg:
@@ -128,26 +156,25 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case breakpoints.Action:
 		m.onBreakpointAction(msg)
 	case runs.Open:
-		cmd = m.openStored(msg.ID)
+		cmd = m.runPage.openStored(msg.ID, m.planPage.current, m.planPage.document().Plan)
 	case runs.Replay:
-		cmd = m.replay(msg.ID)
+		cmd = m.runPage.replay(msg.ID, m.planPage.current, m.planPage.document())
 	case forkFrom:
-		cmd = m.fork(msg.path)
+		cmd = m.runPage.fork(msg.path, m.planPage.current, m.planPage.document())
 	case runs.Diff:
-		cmd = m.diffRuns(msg.Base, msg.Other)
+		cmd = m.runPage.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
-		m.onStored(msg)
+		m.runPage.onStored(msg)
 	case replayedMsg:
-		cmd = m.onReplayed(msg)
+		cmd = m.runPage.onReplayed(msg)
 	case runsFlushedMsg:
-		m.refreshRuns()
+		m.runPage.refreshRuns(m.planPage.document().Name())
 	case diffMsg:
-		m.onDiff(msg)
+		m.runPage.onDiff(msg)
 	default:
 		cmd = m.forwardToOverlay(msg)
 	}
-	m.sync()
-	return m, cmd
+	return cmd
 }
 
 // forwardToOverlay passes other messages (a paste, a cursor's blink) to
@@ -167,18 +194,17 @@ func (m *model) forwardToOverlay(msg tea.Msg) tea.Cmd {
 // debugging, which work from every pane, so a held run can be moved on
 // from anywhere); then the page on show, which gives it to its focused
 // pane.
-func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.Keys
 	if k.String() == "ctrl+c" {
-		return m, m.quit()
+		return m.quit()
 	}
 	if !key.Matches(k, keys.Quit) {
 		m.quitArmed = false
 	}
 	var cmd tea.Cmd
 	if handled, c := m.overlayKey(k); handled {
-		m.sync()
-		return m, c
+		return c
 	}
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -203,17 +229,17 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.run.held() && m.page.focused() != paneBottom:
 		cmd = m.next()
 	case key.Matches(k, keys.StepIn):
-		cmd = m.command(engine.Decision{}, debugger.StepIn)
+		cmd = m.runPage.command(engine.Decision{}, debugger.StepIn)
 	case key.Matches(k, keys.StepOut):
-		cmd = m.command(engine.Decision{}, debugger.StepOut)
+		cmd = m.runPage.command(engine.Decision{}, debugger.StepOut)
 	case key.Matches(k, keys.Continue):
-		cmd = m.command(engine.Decision{}, debugger.Continue)
+		cmd = m.runPage.command(engine.Decision{}, debugger.Continue)
 	case key.Matches(k, keys.Skip):
 		cmd = m.openValueEditor()
 	case key.Matches(k, keys.Abort):
-		cmd = m.abortRun()
+		cmd = m.runPage.abortRun()
 	case key.Matches(k, keys.Pause):
-		m.pauseRun()
+		m.runPage.pauseRun()
 	case key.Matches(k, keys.Breakpoint):
 		m.toggleBreakpoint()
 	case key.Matches(k, keys.BreakError):
@@ -228,12 +254,11 @@ func (m model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Tools):
 		cmd = m.openCatalog()
 	case key.Matches(k, keys.Runs):
-		cmd = m.openRuns()
+		cmd = m.runPage.openRuns(m.planPage.document().Name())
 	default:
 		_, cmd = m.page.Update(k)
 	}
-	m.sync()
-	return m, cmd
+	return cmd
 }
 
 // overlayKey gives the key to the open text field or overlay, and reports
@@ -294,9 +319,9 @@ func (m *model) next() tea.Cmd {
 		if m.runPage.run.debug {
 			move = debugger.Next
 		}
-		return m.command(engine.Decision{Action: engine.Decline}, move)
+		return m.runPage.command(engine.Decision{Action: engine.Decline}, move)
 	}
-	return m.command(engine.Decision{}, debugger.Next)
+	return m.runPage.command(engine.Decision{}, debugger.Next)
 }
 
 // openValueEditor opens the editor for the value to inject, replace or
@@ -323,7 +348,7 @@ func (m *model) onValue(v any) tea.Cmd {
 	if m.runPage.run.debug {
 		move = debugger.Next
 	}
-	return m.command(decisionFor(m.runPage.run.state.Stop.Kind, v), move)
+	return m.runPage.command(decisionFor(m.runPage.run.state.Stop.Kind, v), move)
 }
 
 // askInputs starts a run, asking for the plan's inputs first when it
@@ -337,7 +362,17 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 		m.panels.form.Fill(m.planPage.open[m.planPage.current].inputs)
 		return cmd
 	}
-	return m.startRun(m.planPage.current, nil, debug)
+	return m.startRun(nil, debug)
+}
+
+// startRun runs the plan on show with inputs on the run page; a debug run
+// stops by the plan's breakpoint table.
+func (m *model) startRun(inputs map[string]any, debug bool) tea.Cmd {
+	var table *debugger.Breakpoints
+	if debug {
+		table = m.breakpoints(m.planPage.current)
+	}
+	return m.runPage.startRun(m.planPage.current, m.planPage.document(), inputs, debug, table)
 }
 
 // switchDocument shows the next or previous plan in every pane.

@@ -375,7 +375,7 @@ func newBenchOn(t testing.TB, p *testProject, w, h int) *bench {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := newModel(ctx, Options{Title: "test project", Documents: p.docs, Workspace: p.ws}, false)
-	m.now = func() time.Time { return fixedNow }
+	m.runPage.now = func() time.Time { return fixedNow }
 	b := &bench{t: t, p: p, m: m, w: w, h: h, results: make(chan result, 64), done: make(chan struct{})}
 	t.Cleanup(func() {
 		// Abort whatever still runs and let the goroutines of the

@@ -91,21 +91,19 @@ func (r *run) waitEvents() tea.Cmd {
 }
 
 // startRun runs the document's plan with inputs: a debug run stops at the
-// breakpoints (at the first stop when none is set), a plain run only where
-// the plan asks a question. Breakpoints are kept on the plan's book and
-// handed to the run's session.
-func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
-	d := m.planPage.documentAt(doc)
-	if m.ws == nil {
-		m.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
+// breakpoints of table (at the first stop when none is enabled), a plain
+// run, given no table, only where the plan asks a question.
+func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any, debug bool, table *debugger.Breakpoints) tea.Cmd {
+	if p.ws == nil {
+		p.notify(noticeError, "this workbench cannot run plans: it was opened without a project")
 		return nil
 	}
 	if d.Plan == nil || !d.Report.OK() {
-		m.notify(noticeError, d.File+" has problems; fix them (v validates again) before running it")
+		p.notify(noticeError, d.File+" has problems; fix them (v validates again) before running it")
 		return nil
 	}
-	if m.runPage.run.active() {
-		m.notify(noticeError, "a run is already going; a aborts it")
+	if p.run.active() {
+		p.notify(noticeError, "a run is already going; a aborts it")
 		return nil
 	}
 	plan := *d.Plan
@@ -115,15 +113,9 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		plan.File = d.Path
 	}
 	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
-	// A debug run stops by the plan's breakpoints; a plain run only where
-	// the plan asks a question.
-	var table *debugger.Breakpoints
-	if debug {
-		table = m.breakpoints(doc)
-	}
-	session, err := m.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	session, err := p.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
-		m.notify(noticeError, "the run cannot start: "+err.Error())
+		p.notify(noticeError, "the run cannot start: "+err.Error())
 		return nil
 	}
 	r.session = session
@@ -131,11 +123,10 @@ func (m *model) startRun(doc int, inputs map[string]any, debug bool) tea.Cmd {
 		session.Pause()
 		r.firstPause = true
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(p.ctx)
 	r.cancel = cancel
-	m.runPage.run = r
-	m.showRun(true)
-	m.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
+	p.show(r, false)
+	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
 	start := func() tea.Msg {
 		st := session.Start(ctx, inputs)
 		return stateMsg{run: r, state: st}
@@ -149,19 +140,19 @@ func hasEnabled(bps []debugger.Breakpoint) bool {
 
 // command sends the held run a decision and a movement. It is refused
 // (with a notice) when the run is not held.
-func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
-	r := m.runPage.run
+func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
+	r := p.run
 	if !r.held() {
 		switch {
 		case r.active():
-			m.notify(noticeError, "the run is not held at a stop; p pauses it")
+			p.notify(noticeError, "the run is not held at a stop; p pauses it")
 		default:
-			m.notify(noticeError, "no run is held; g starts a debug run")
+			p.notify(noticeError, "no run is held; g starts a debug run")
 		}
 		return nil
 	}
 	r.busy, r.firstPause = true, false
-	m.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
+	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
 	}
@@ -174,62 +165,61 @@ func (m *model) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 
 // abortRun aborts the run: through the stop when it is held, else by
 // cancelling its context, which the engine hears at once.
-func (m *model) abortRun() tea.Cmd {
-	r := m.runPage.run
+func (p *runPage) abortRun() tea.Cmd {
+	r := p.run
 	switch {
 	case r.held():
-		return m.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
+		return p.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
 	case r.active():
 		r.cancel()
-		m.notify(noticeInfo, "aborting the run")
+		p.notify(noticeInfo, "aborting the run")
 	default:
-		m.notify(noticeError, "no run is going")
+		p.notify(noticeError, "no run is going")
 	}
 	return nil
 }
 
 // pauseRun asks a going run to stop at its next stop.
-func (m *model) pauseRun() {
-	r := m.runPage.run
+func (p *runPage) pauseRun() {
+	r := p.run
 	if !r.active() || r.held() {
-		m.notify(noticeError, "no run is going to pause")
+		p.notify(noticeError, "no run is going to pause")
 		return
 	}
 	r.session.Pause()
-	m.notify(noticeInfo, "pausing at the next stop")
+	p.notify(noticeInfo, "pausing at the next stop")
 }
 
 // onState takes the session's answer: the run is held at a stop (the tree
 // selects it, the inspector shows it) or has finished.
-func (m *model) onState(msg stateMsg) tea.Cmd {
+func (p *runPage) onState(msg stateMsg) tea.Cmd {
 	r := msg.run
-	if r != m.runPage.run {
+	if r != p.run {
 		return nil
 	}
 	r.busy = false
 	if msg.err != nil {
 		// A refused command: the run stays where it was.
-		m.notify(noticeError, msg.err.Error())
+		p.notify(noticeError, msg.err.Error())
 		return nil
 	}
 	r.state = msg.state
 	st := msg.state
-	m.notice = notice{}
+	p.post(notice{}) // what was said before the run moved is old
 	switch {
 	case st.Finished:
-		m.log.Info("run finished", "status", st.Status, "error", st.Error)
+		p.log.Info("run finished", "status", st.Status, "error", st.Error)
 		// The engine's Run has returned, so every event is in the feed.
 		r.feed.Close()
-		return m.runEnded(r)
+		return p.runEnded(r)
 	case st.Stop != nil:
-		m.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
-		m.showRun(true)
+		p.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
+		p.show(r, true)
 		r.tree.Expect(st.Stop.Path, st.Stop.Tool)
-		m.runPage.tree.SetStop(st.Stop.Path)
-		m.page.setFocus(paneTree)
+		p.tree.SetStop(st.Stop.Path)
 		if st.Stop.Kind == engine.StopAsk {
 			// The plan asks: the answer editor opens at once.
-			return m.openValueEditor()
+			p.post(editValueMsg{})
 		}
 	}
 	return nil
@@ -237,15 +227,15 @@ func (m *model) onState(msg stateMsg) tea.Cmd {
 
 // runEnded says how the run ended; the breakpoints panel goes on showing
 // a debug run's hits until the next run counts afresh.
-func (m *model) runEnded(r *run) tea.Cmd {
-	m.runPage.tree.SetStop("")
+func (p *runPage) runEnded(r *run) tea.Cmd {
+	p.tree.SetStop("")
 	if r.debug {
-		m.syncBreakpointMarks()
+		p.post(breakpointHitsMsg{})
 	}
 	st := r.state
 	switch st.Status {
 	case engine.StatusOK, engine.StatusExited:
-		m.notify(noticeInfo, "the run ended "+st.Status.String())
+		p.notify(noticeInfo, "the run ended "+st.Status.String())
 	default:
 		msg := "the run " + st.Status.String()
 		switch {
@@ -255,19 +245,19 @@ func (m *model) runEnded(r *run) tea.Cmd {
 		case st.Error != "":
 			msg += ": " + st.Error
 		}
-		m.notify(noticeError, msg)
+		p.notify(noticeError, msg)
 	}
-	return m.flushRuns()
+	return p.flushRuns()
 }
 
 // onBatch applies a batch of events to the run's tree.
-func (m *model) onBatch(msg batchMsg) tea.Cmd {
+func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 	r := msg.run
 	r.apply(msg.batch.Events)
 	if msg.batch.Done {
 		r.eventsDone = true
 		if r.outcome != nil {
-			return m.settleRerun(r)
+			return p.settleRerun(r)
 		}
 		return nil
 	}
@@ -283,12 +273,12 @@ func (r *run) apply(events []engine.Event) {
 }
 
 // onTick moves the run's clock while it goes on.
-func (m *model) onTick(msg tickMsg) tea.Cmd {
+func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 	r := msg.run
-	if r != m.runPage.run || r.eventsDone || r.state.Finished {
+	if r != p.run || r.eventsDone || r.state.Finished {
 		return nil
 	}
-	r.tree.Tick(m.now())
+	r.tree.Tick(p.now())
 	return r.tick()
 }
 

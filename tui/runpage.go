@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"context"
+	"log/slog"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
@@ -17,7 +21,8 @@ import (
 
 // runPage is the run on show: its live tree, the inspector on the
 // selected row beside it, and below them the threads a held run has when
-// it has more than one.
+// it has more than one. It owns the runs' lifecycle (run.go) and the
+// earlier runs (history.go), and posts what the root must do as messages.
 type runPage struct {
 	common.Common
 	tree      runtree.Model
@@ -26,16 +31,72 @@ type runPage struct {
 	run        *run
 	focus      pane
 	threadsSel int // the selected held thread
+
+	// What runs need of the workbench: the workspace they run in, the
+	// context that ends with it, its log and its clock (tests set it, so
+	// that screens do not move).
+	ctx context.Context
+	ws  *workspace.Workspace
+	log *slog.Logger
+	now func() time.Time
+	// The panels the earlier runs fill, which the root's overlay stack
+	// draws once the page posts them.
+	runsPanel *runs.Model
+	diffPanel *runs.DiffModel
+	// posted are the messages for the root (a notice, the page to show,
+	// an overlay to open), which it takes after each message it routes
+	// here, in order, so that they land within the same update.
+	posted []tea.Msg
 }
+
+// The messages the run page posts for the root, besides a notice.
+type (
+	// showRunMsg asks the root to show the run page, with the focus on
+	// the run tree when focusTree.
+	showRunMsg struct{ focusTree bool }
+	// pushOverlay asks the root to open an overlay on the stack; panel
+	// as the stack's layer says.
+	pushOverlay struct {
+		overlay common.Component
+		panel   bool
+	}
+	// editValueMsg asks the root to open the value editor at the stop
+	// the run is held at.
+	editValueMsg struct{}
+	// breakpointHitsMsg says a debug run ended: the plan page marks its
+	// breakpoints again, with the run's hits.
+	breakpointHitsMsg struct{}
+)
 
 // forkFrom asks the workbench to fork the earlier run on show from the
 // step at path.
 type forkFrom struct{ path string }
 
-func newRunPage(c common.Common) *runPage {
-	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c)}
+func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
+	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c),
+		ctx: ctx, ws: ws, log: log, now: time.Now, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
+}
+
+// post leaves a message for the root.
+func (p *runPage) post(msg tea.Msg) { p.posted = append(p.posted, msg) }
+
+// takePosted hands the root what the page posted, oldest first.
+func (p *runPage) takePosted() []tea.Msg {
+	posted := p.posted
+	p.posted = nil
+	return posted
+}
+
+// notify asks the root to say something on the status line.
+func (p *runPage) notify(kind noticeKind, text string) { p.post(notice{kind, text}) }
+
+// show makes r the run on show and asks the root to show the page.
+func (p *runPage) show(r *run, focusTree bool) {
+	p.run = r
+	p.tree.SetTree(r.tree)
+	p.post(showRunMsg{focusTree})
 }
 
 // threads are the threads held at the stop, when the run is held.

@@ -75,7 +75,7 @@ func startScreens(t *testing.T, w, h int) *screenRun {
 	t.Helper()
 	p := newTestProject(t)
 	m := newModel(context.Background(), Options{Title: "test project", Documents: p.docs, Workspace: p.ws}, false)
-	m.now = func() time.Time { return fixedNow }
+	m.runPage.now = func() time.Time { return fixedNow }
 	s := &probeState{screen: make(chan string, 1)}
 	tm := teatest.NewTestModel(t, probe{m, s},
 		teatest.WithInitialTermSize(w, h),

@@ -5,7 +5,10 @@
 //
 // The plan page holds the open plans and shows one: its step tree, the
 // detail of the selected step and the problems list. The run page shows
-// the run on show: its live tree, the inspector and the threads held. A
+// the run on show: its live tree, the inspector and the threads held; it
+// starts, drives and aborts runs, and opens, replays, forks and compares
+// earlier ones, posting what the root must do (a notice, the page to
+// show, an overlay to open) as messages the root routes. A
 // page lays out its panes, routes keys to the focused one and the mouse to
 // the one under the pointer. The overlays (help, the value editor, the
 // inputs form, the tool catalog, the runs panel, the runs diff and the
