@@ -126,8 +126,6 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		}
 	case pushOverlay:
 		m.overlays.push(msg.overlay, msg.panel)
-	case editValueMsg:
-		cmd = m.openValueEditor()
 	case breakpointHitsMsg:
 		m.syncBreakpointMarks()
 	case stateMsg:
@@ -145,7 +143,7 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 	case common.CloseOverlay:
 		m.overlays.remove(msg.Overlay)
 	case valueedit.Submitted:
-		cmd = m.onValue(msg.Value)
+		cmd = m.runPage.onValue(msg.Value)
 	case form.Submitted:
 		m.planPage.open[m.planPage.current].inputs = msg.Inputs
 		cmd = m.startRun(msg.Inputs, m.panels.formDebug)
@@ -227,7 +225,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Validate):
 		m.validate()
 	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.run.held() && m.page.focused() != paneBottom:
-		cmd = m.next()
+		cmd = m.runPage.next()
 	case key.Matches(k, keys.StepIn):
 		cmd = m.runPage.command(engine.Decision{}, debugger.StepIn)
 	case key.Matches(k, keys.StepOut):
@@ -235,7 +233,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Continue):
 		cmd = m.runPage.command(engine.Decision{}, debugger.Continue)
 	case key.Matches(k, keys.Skip):
-		cmd = m.openValueEditor()
+		cmd = m.runPage.openValueEditor()
 	case key.Matches(k, keys.Abort):
 		cmd = m.runPage.abortRun()
 	case key.Matches(k, keys.Pause):
@@ -309,46 +307,6 @@ func (m *model) quit() tea.Cmd {
 		m.runPage.run.cancel()
 	}
 	return tea.Quit
-}
-
-// next moves a held run over its stop; at a question it declines to
-// answer, which is what moving on without an answer means there.
-func (m *model) next() tea.Cmd {
-	if m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk {
-		move := debugger.Continue
-		if m.runPage.run.debug {
-			move = debugger.Next
-		}
-		return m.runPage.command(engine.Decision{Action: engine.Decline}, move)
-	}
-	return m.runPage.command(engine.Decision{}, debugger.Next)
-}
-
-// openValueEditor opens the editor for the value to inject, replace or
-// answer at the stop the run is held at.
-func (m *model) openValueEditor() tea.Cmd {
-	if !m.runPage.run.held() {
-		m.notify(noticeError, "s injects a value where a run is held; no run is held")
-		return nil
-	}
-	snap := m.runPage.run.state.Stop
-	m.overlays.push(&m.panels.editor, false)
-	return m.panels.editor.Open(editTitle(snap), snap)
-}
-
-// onValue sends the edited value as the stop's decision; the run then
-// goes on as next does.
-func (m *model) onValue(v any) tea.Cmd {
-	if !m.runPage.run.held() {
-		return nil
-	}
-	// A debug run goes on to the next stop; a plain run, held only
-	// because its plan asked, goes on to its end.
-	move := debugger.Continue
-	if m.runPage.run.debug {
-		move = debugger.Next
-	}
-	return m.runPage.command(decisionFor(m.runPage.run.state.Stop.Kind, v), move)
 }
 
 // askInputs starts a run, asking for the plan's inputs first when it

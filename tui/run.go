@@ -163,6 +163,46 @@ func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 	}
 }
 
+// next moves a held run over its stop; at a question it declines to
+// answer, which is what moving on without an answer means there.
+func (p *runPage) next() tea.Cmd {
+	if p.run.held() && p.run.state.Stop.Kind == engine.StopAsk {
+		move := debugger.Continue
+		if p.run.debug {
+			move = debugger.Next
+		}
+		return p.command(engine.Decision{Action: engine.Decline}, move)
+	}
+	return p.command(engine.Decision{}, debugger.Next)
+}
+
+// openValueEditor opens the editor for the value to inject, replace or
+// answer at the stop the run is held at.
+func (p *runPage) openValueEditor() tea.Cmd {
+	if !p.run.held() {
+		p.notify(noticeError, "s injects a value where a run is held; no run is held")
+		return nil
+	}
+	snap := p.run.state.Stop
+	p.post(pushOverlay{p.editor, false})
+	return p.editor.Open(editTitle(snap), snap)
+}
+
+// onValue sends the edited value as the stop's decision; the run then
+// goes on as next does.
+func (p *runPage) onValue(v any) tea.Cmd {
+	if !p.run.held() {
+		return nil
+	}
+	// A debug run goes on to the next stop; a plain run, held only
+	// because its plan asked, goes on to its end.
+	move := debugger.Continue
+	if p.run.debug {
+		move = debugger.Next
+	}
+	return p.command(decisionFor(p.run.state.Stop.Kind, v), move)
+}
+
 // abortRun aborts the run: through the stop when it is held, else by
 // cancelling its context, which the engine hears at once.
 func (p *runPage) abortRun() tea.Cmd {
@@ -219,7 +259,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		p.tree.SetStop(st.Stop.Path)
 		if st.Stop.Kind == engine.StopAsk {
 			// The plan asks: the answer editor opens at once.
-			p.post(editValueMsg{})
+			return p.openValueEditor()
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
+	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
 // runPage is the run on show: its live tree, the inspector on the
@@ -39,8 +40,10 @@ type runPage struct {
 	ws  *workspace.Workspace
 	log *slog.Logger
 	now func() time.Time
-	// The panels the earlier runs fill, which the root's overlay stack
-	// draws once the page posts them.
+	// The overlays the page fills, which the root's overlay stack draws
+	// once the page posts them: the value editor at a stop, the earlier
+	// runs and their diff.
+	editor    *valueedit.Model
 	runsPanel *runs.Model
 	diffPanel *runs.DiffModel
 	// posted are the messages for the root (a notice, the page to show,
@@ -60,9 +63,6 @@ type (
 		overlay common.Component
 		panel   bool
 	}
-	// editValueMsg asks the root to open the value editor at the stop
-	// the run is held at.
-	editValueMsg struct{}
 	// breakpointHitsMsg says a debug run ended: the plan page marks its
 	// breakpoints again, with the run's hits.
 	breakpointHitsMsg struct{}
@@ -74,7 +74,7 @@ type forkFrom struct{ path string }
 
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
 	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c),
-		ctx: ctx, ws: ws, log: log, now: time.Now, runsPanel: &panels.runs, diffPanel: &panels.diff}
+		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
 }
