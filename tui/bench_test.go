@@ -58,8 +58,10 @@ func bigRunModel(b *testing.B) model {
 		tr.Apply(e)
 	}
 	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 160, 48)
-	m.runPage.run = &run{tree: tr, feed: live.NewFeed(), busy: true}
-	m.showRun(true)
+	m.runPage.show(&run{tree: tr, feed: live.NewFeed(), busy: true}, false)
+	for _, msg := range m.runPage.takePosted() {
+		m.route(msg)
+	}
 	m.runPage.tree.SelectPath("E1/do.5000")
 	m.sync()
 	return m

@@ -353,7 +353,8 @@ func (m *model) documentChanged() {
 }
 
 // showRun shows the run page (on) or the plan page. The focus stays on
-// the same pane, where the other page lays it out.
+// the same pane, where the other page lays it out. The run page has its
+// run's tree already: it sets it when it takes a run on show.
 func (m *model) showRun(on bool) {
 	run := m.runPage.run
 	if on && run == nil {
@@ -365,7 +366,6 @@ func (m *model) showRun(on bool) {
 			m.planPage.show(run.doc)
 			m.planPage.problems.SetReport(m.planPage.document().Report)
 		}
-		m.runPage.tree.SetTree(run.tree)
 		next = m.runPage
 	}
 	focus := m.page.focused()
