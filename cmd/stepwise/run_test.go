@@ -699,6 +699,9 @@ steps:
 	if _, errOut, code := runCLI(t, "inspect", env.RunID, "--step", "E1//x"); code != 2 || !strings.Contains(errOut, "--step") {
 		t.Errorf("a bad pattern: exit %d: %s", code, errOut)
 	}
+	if _, errOut, code := runCLI(t, "inspect", env.RunID, "--step", "E9"); code != 2 || !strings.Contains(errOut, "--step E9 matches nothing recorded in run "+env.RunID+"; its steps: E1") {
+		t.Errorf("a pattern that matches nothing: exit %d: %s", code, errOut)
+	}
 }
 
 // TestRunAnAgent runs an agent step through stepwise run: its rounds in the

@@ -330,11 +330,20 @@ func onlyPaths(d *record.RunDetail, pattern string) error {
 	if err != nil {
 		return fmt.Errorf("--step: %w", err)
 	}
+	var top []string
+	for _, s := range d.Steps {
+		if !strings.Contains(s.Path, "/") {
+			top = append(top, s.Path)
+		}
+	}
 	d.Steps = slices.DeleteFunc(d.Steps, func(s record.StepRecord) bool { return !pat.Match(s.Path) })
 	d.ToolCalls = slices.DeleteFunc(d.ToolCalls, func(c record.ToolCall) bool { return !pat.Match(c.Path) })
 	d.Errors = slices.DeleteFunc(d.Errors, func(n record.Notice) bool { return !pat.Match(n.Path) })
 	d.Warnings = slices.DeleteFunc(d.Warnings, func(n record.Notice) bool { return !pat.Match(n.Path) })
 	d.ModelCalls = slices.DeleteFunc(d.ModelCalls, func(c record.ModelCall) bool { return !pat.Match(c.Path) })
+	if len(d.Steps)+len(d.ToolCalls)+len(d.Errors)+len(d.Warnings)+len(d.ModelCalls) == 0 {
+		return fmt.Errorf("--step %s matches nothing recorded in run %s; its steps: %s (* matches within a segment, ** across)", pattern, d.ID, strings.Join(top, ", "))
+	}
 	return nil
 }
 
