@@ -41,7 +41,7 @@ type RunOptions struct {
 // Run runs plan with inputs to its end, recorded in the run store unless
 // the configuration keeps runs in memory.
 func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string]any, o RunOptions) (*engine.Result, error) {
-	opts, err := w.engineOptions(o)
+	opts, err := w.engineOptions(o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string
 // breakpoints of table say (nil: none, and no break on error), recorded as
 // Run records.
 func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, error) {
-	opts, err := w.engineOptions(o)
+	opts, err := w.engineOptions(o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,9 @@ func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOp
 // Replay runs a recorded run again from its record, no model or tool
 // called, with plan as its file reads now.
 func (w *Workspace) Replay(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, o RunOptions) (*debugger.ReplayResult, error) {
-	opts, err := w.engineOptions(o)
+	// A replay's models answer from the record: no replies file is read
+	// and no provider built for it.
+	opts, err := w.engineOptions(o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func (w *Workspace) Replay(ctx context.Context, rec *debugger.Recording, plan *p
 // Fork runs plan again from a step of a recorded run: the steps before it
 // keep their recorded results, the rest run for real.
 func (w *Workspace) Fork(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, o RunOptions) (*debugger.ForkResult, error) {
-	opts, err := w.engineOptions(o)
+	opts, err := w.engineOptions(o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -96,12 +98,17 @@ func (w *Workspace) ExecBreakpoints(plan *plans.Plan, table *debugger.Breakpoint
 	return table.Exec(in, plan, w.catalog)
 }
 
-// engineOptions assembles the engine's parts for one run.
-func (w *Workspace) engineOptions(o RunOptions) (engine.Options, error) {
+// engineOptions assembles the engine's parts for one run, its models
+// among them when withModels is set.
+func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options, error) {
 	cfg := w.runConfig(o)
-	scripts, err := w.loadScripts(cfg, o.Script)
-	if err != nil {
-		return engine.Options{}, err
+	var models *model.Models
+	if withModels {
+		scripts, err := w.loadScripts(cfg, o.Script)
+		if err != nil {
+			return engine.Options{}, err
+		}
+		models = model.New(cfg, model.Options{ScriptFile: o.Script, Scripts: scripts, OnFailover: o.OnFailover})
 	}
 	rec, err := w.openRecorder()
 	if err != nil {
@@ -112,7 +119,6 @@ func (w *Workspace) engineOptions(o RunOptions) (engine.Options, error) {
 		sinks = append(sinks, rec)
 	}
 	sinks = append(append(sinks, w.sinks...), o.Sinks...)
-	models := model.New(cfg, model.Options{ScriptFile: o.Script, Scripts: scripts, OnFailover: o.OnFailover})
 	return engine.Options{Config: cfg, Catalog: w.catalog, Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks}, nil
 }
 

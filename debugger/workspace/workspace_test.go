@@ -66,6 +66,12 @@ func open(t *testing.T, backend string) (*workspace.Workspace, string) {
 			t.Fatal(err)
 		}
 	}
+	return reopen(t, dir), dir
+}
+
+// reopen opens the workspace of the project open wrote into dir.
+func reopen(t *testing.T, dir string) *workspace.Workspace {
+	t.Helper()
 	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "xdg-config"), "XDG_DATA_HOME": filepath.Join(dir, "xdg-data")}
 	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
@@ -73,7 +79,7 @@ func open(t *testing.T, backend string) (*workspace.Workspace, string) {
 	}
 	t.Cleanup(func() { ws.Close() })
 	ws.ShowPathsFrom(dir)
-	return ws, dir
+	return ws
 }
 
 func load(t *testing.T, ws *workspace.Workspace, dir, name string) workspace.Document {
@@ -142,6 +148,23 @@ func TestRunRecorded(t *testing.T) {
 	var nf *record.NotFoundError
 	if _, err := ws.OpenRun(ctx, "zzzz"); !errors.As(err, &nf) {
 		t.Errorf("an unknown run: %v", err)
+	}
+
+	// A replay answers from the record: the configured replies file is
+	// not read, so one broken since does not stop it.
+	if err := os.WriteFile(filepath.Join(dir, ".stepwise", "replies.yaml"), []byte("replies: ["), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := reopen(t, dir)
+	rec, err := later.Recording(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := later.Replay(ctx, rec, d.Plan, workspace.RunOptions{}); err != nil || !res.Identical() {
+		t.Errorf("the replay: %v %+v", err, res)
+	}
+	if _, err := later.Run(ctx, d.Plan, nil, workspace.RunOptions{}); err == nil {
+		t.Error("a run read the broken replies file without a word")
 	}
 }
 
