@@ -39,6 +39,9 @@ const (
 	VerbReplace     Verb = "replace"
 	VerbAnswer      Verb = "answer"
 	VerbDecline     Verb = "decline"
+	VerbEdit        Verb = "edit"
+	VerbApprove     Verb = "approve"
+	VerbDeny        Verb = "deny"
 	VerbAbort       Verb = "abort"
 	VerbPrint       Verb = "print"
 	VerbStack       Verb = "stack"
@@ -91,6 +94,9 @@ var grammar = []Syntax{
 	{VerbReplace, nil, "JSON", "replace the reply, result or error with this value, then next"},
 	{VerbAnswer, nil, "JSON", "answer the ask, then next"},
 	{VerbDecline, nil, "", "decline the ask, then next"},
+	{VerbEdit, nil, "JSON", "run the tool call with these arguments (checked against its input schema), then next"},
+	{VerbApprove, nil, "", "let the tool call held for approval run, then continue"},
+	{VerbDeny, nil, "", "refuse the tool call: the model reads 'Error: denied by the user', a step fails; then continue"},
 	{VerbAbort, nil, "", "abort the run"},
 	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, E0.issues.0)"},
 	{VerbStack, []string{"bt"}, "", "the frames of the stop, innermost first"},
@@ -137,7 +143,7 @@ type Instruction struct {
 	ID int
 	// On is errors' setting.
 	On bool
-	// Value is what inject, replace and answer decide with.
+	// Value is what inject, replace, answer and edit decide with.
 	Value any
 	// Inputs are run's and debug's inputs; nil when none were given.
 	Inputs map[string]any
@@ -193,7 +199,7 @@ func ParseCommand(line string) (Instruction, error) {
 			return in, fmt.Errorf("errors takes on or off, not '%s'", rest)
 		}
 		in.On = args[0] == "on"
-	case VerbInject, VerbReplace, VerbAnswer:
+	case VerbInject, VerbReplace, VerbAnswer, VerbEdit:
 		if rest == "" {
 			return in, argsError(syn, "a JSON value", `{"ok": true}`)
 		}
@@ -379,6 +385,12 @@ func (in Instruction) Command() (cmd Command, ok bool) {
 		return Command{Decision: engine.Decision{Action: engine.Answer, Value: in.Value}, Move: Next}, true
 	case VerbDecline:
 		return Command{Decision: engine.Decision{Action: engine.Decline}, Move: Next}, true
+	case VerbEdit:
+		return Command{Decision: engine.Decision{Action: engine.Edit, Value: in.Value}, Move: Next}, true
+	case VerbApprove:
+		return Command{Decision: engine.Decision{Action: engine.Approve}, Move: Continue}, true
+	case VerbDeny:
+		return Command{Decision: engine.Decision{Action: engine.Deny}, Move: Continue}, true
 	case VerbAbort:
 		return Command{Decision: engine.Decision{Action: engine.Abort}, Move: Continue}, true
 	}
@@ -402,7 +414,7 @@ func (in Instruction) String() string {
 		}
 	case VerbErrors:
 		words = append(words, map[bool]string{true: "on", false: "off"}[in.On])
-	case VerbInject, VerbReplace, VerbAnswer:
+	case VerbInject, VerbReplace, VerbAnswer, VerbEdit:
 		words = append(words, engine.JSONText(in.Value))
 	case VerbRun, VerbDebug:
 		if in.Inputs != nil {

@@ -42,6 +42,9 @@ func TestParseCommand(t *testing.T) {
 		{"replace null", "replace null"},
 		{`answer "yes <ok>"`, `answer "yes <ok>"`},
 		{"decline", "decline"},
+		{`edit {"query":  "x"}`, `edit {"query":"x"}`},
+		{"approve", "approve"},
+		{"deny", "deny"},
 		{"abort", "abort"},
 		{"p item.id", "print item.id"},
 		{"print {{E0.issues.0}}", "print {{E0.issues.0}}"},
@@ -257,7 +260,7 @@ func TestGrammar(t *testing.T) {
 			t.Errorf("help %s: %v %v", s.Verb, in, err)
 		}
 	}
-	if len(seen) != 32+9 {
+	if len(seen) != 35+9 {
 		t.Errorf("%d words; a verb was added or lost without this test knowing", len(seen))
 	}
 }
