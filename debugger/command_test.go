@@ -180,6 +180,9 @@ func TestInstructionCommand(t *testing.T) {
 		{`replace 1`, engine.Replace, Next},
 		{`answer 1`, engine.Answer, Next},
 		{"decline", engine.Decline, Next},
+		{`edit {}`, engine.Edit, Next},
+		{"approve", engine.Approve, Continue},
+		{"deny", engine.Deny, Continue},
 		{"abort", engine.Abort, Continue},
 	} {
 		in, _ := ParseCommand(tc.line)

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// gatedPlan is a plan whose tool calls an approval holds or not: E0 calls a
+// read-only builtin, E1 the exec tool user__nap (read-only it does not
+// say), and the agent E2 calls nap and reshape in its first round and nap
+// in its second.
+const gatedPlan = `
+identifier: gated
+name: Gated
+description: Tool calls for approvals.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E1
+    tool_name: user__nap
+    input: { seconds: 5 }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: "Nap twice."
+      tools: ["user__nap", "builtin__reshape"]
+      output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+output: { e1: "{{E1}}", calls: "{{E2.tools_called.length}}" }
+`
+
+const gatedReplies = `
+replies:
+  - match: E2
+    reply: { tool_calls: [ { name: user__nap, arguments: { seconds: 0 } }, { name: builtin__reshape, arguments: { shape: { m: 2 } } } ] }
+  - match: E2
+    reply: { tool_calls: [ { name: user__nap, arguments: { seconds: 0 } } ] }
+  - match: E2
+    reply: { json: { ok: true } }
+`
+
+// gatedProject writes the run project with the gated plan and its replies.
+func gatedProject(t *testing.T) string {
+	t.Helper()
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "gated.yaml"), []byte(gatedPlan), 0o644)
+	os.WriteFile(filepath.Join(dir, "gated.yaml"), []byte(gatedReplies), 0o644)
+	return dir
+}
+
+// sessionLines names each line --json printed: "stop PATH (REASON)" for a
+// stop, "error: ..." for a refusal, "end STATUS" for the end.
+func sessionLines(t *testing.T, out string) []string {
+	t.Helper()
+	var got []string
+	for _, l := range jsonLines(t, out) {
+		switch {
+		case l["finished"] == true:
+			got = append(got, "end "+l["status"].(string))
+		case l["reason"] != nil:
+			stop := l["stop"].(map[string]any)
+			line := "stop " + stop["path"].(string) + " " + stop["kind"].(string) + " (" + l["reason"].(string) + ")"
+			if stop["approval"] == true {
+				line += " approval"
+			}
+			got = append(got, line)
+		case l["error"] != nil:
+			got = append(got, "error: "+l["error"].(string))
+		}
+	}
+	return got
+}
+
+// TestDebugEdit edits a step's arguments at its stop through stepwise
+// debug --json: arguments the tool's input schema refuses are refused with
+// the schema's problem and the run stays held, an edit at a control step
+// is refused, and a good edit is what the tool runs with.
+func TestDebugEdit(t *testing.T) {
+	gatedProject(t)
+	stdin := strings.Join([]string{
+		`edit {"seconds": "five"}`,
+		`edit [1]`,
+		`edit {"seconds": 0}`,
+		`continue`,
+		`edit {"seconds": 0}`,
+		`continue`,
+		`continue`,
+	}, "\n") + "\n"
+	out, errOut, code := debugCLI(t, stdin, "gated", "--script", "gated.yaml", "--break", "E1 step", "--break", "E2 step", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := []string{
+		"stop E1 step (breakpoint 1 (E1))",
+		"error: the arguments do not fit user__nap's input schema: /seconds: got string, want integer",
+		`error: a tool call's arguments are a JSON object, as in {"query": "x"}, not [1]`,
+		// edit goes on as next does: to the step's result, at its depth.
+		"stop E1 result (next)",
+		"stop E2 step (breakpoint 2 (E2))",
+		"error: a tool stop, or the step stop of a step that calls a tool, is where a call is edited, approved or denied",
+		"end ok",
+	}
+	if got := sessionLines(t, out); !slices.Equal(got, want) {
+		t.Errorf("session lines\n got %q\nwant %q", got, want)
+	}
+	lines := jsonLines(t, out)
+	first := lines[slices.IndexFunc(lines, func(l map[string]any) bool { return l["stop"] != nil })]["stop"].(map[string]any)
+	if schema, _ := json.Marshal(first["input_schema"]); !strings.Contains(string(schema), `"seconds":{"type":"integer"}`) {
+		t.Errorf("the stop at E1 shows the input schema %s", schema)
+	}
+	end := lines[len(lines)-1]
+	if b, _ := json.Marshal(end["output"]); string(b) != `{"calls":3,"e1":{"slept":0}}` {
+		t.Errorf("the output %s: E1 did not run with the edited arguments", b)
+	}
+}
+
+// TestDebugApprove holds the calls of a tool that is not read-only through
+// stepwise debug --approve --json, with no breakpoint set: the read-only
+// calls run unheld, an approval stop says so, and deny, approve and edit
+// answer it.
+func TestDebugApprove(t *testing.T) {
+	gatedProject(t)
+	stdin := strings.Join([]string{
+		`edit {"seconds": 0}`,
+		`continue`,
+		`deny`,
+		`approve`,
+	}, "\n") + "\n"
+	out, errOut, code := debugCLI(t, stdin, "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := []string{
+		// A plain step is matched by PATH/TOOL too; E0's builtin is read-only.
+		"stop E1 step (approval) approval",
+		"stop E1 result (next)",
+		"stop E2/agent.1/user__nap tool (approval) approval",
+		"stop E2/agent.2/user__nap tool (approval) approval",
+		"end ok",
+	}
+	if got := sessionLines(t, out); !slices.Equal(got, want) {
+		t.Errorf("session lines\n got %q\nwant %q", got, want)
+	}
+	// A pattern that does not parse refuses the session before it runs.
+	if _, errOut, code := debugCLI(t, "", "gated", "--approve", "E1//x"); code != exitUsage || !strings.Contains(errOut, "--approve E1//x: ") {
+		t.Errorf("a bad --approve: exit %d\n%s", code, errOut)
+	}
+}
