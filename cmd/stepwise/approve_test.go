@@ -145,8 +145,52 @@ func TestDebugApprove(t *testing.T) {
 	if got := sessionLines(t, out); !slices.Equal(got, want) {
 		t.Errorf("session lines\n got %q\nwant %q", got, want)
 	}
+	// The record has the denied call as the model saw it, and the
+	// approved one as it ran.
+	calls := recordedCalls(t)
+	if c := calls["E2/agent.1/user__nap"]; c["error"] != "denied by the user" || c["result"] != nil {
+		t.Errorf("the denied call is recorded as %v", c)
+	}
+	if c := calls["E2/agent.2/user__nap"]; c["error"] != nil || c["result"] == nil {
+		t.Errorf("the approved call is recorded as %v", c)
+	}
 	// A pattern that does not parse refuses the session before it runs.
 	if _, errOut, code := debugCLI(t, "", "gated", "--approve", "E1//x"); code != exitUsage || !strings.Contains(errOut, "--approve E1//x: ") {
 		t.Errorf("a bad --approve: exit %d\n%s", code, errOut)
 	}
+}
+
+// recordedCalls reads the last run's tool calls from stepwise inspect
+// --json, by path.
+func recordedCalls(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	out, errOut, code := runCLI(t, "runs", "--json")
+	var listing struct{ Runs []struct{ ID string } }
+	if json.Unmarshal([]byte(out), &listing); code != 0 || len(listing.Runs) == 0 {
+		t.Fatalf("runs: exit %d: %s", code, errOut)
+	}
+	out, errOut, code = runCLI(t, "inspect", listing.Runs[0].ID, "--json")
+	var detail any
+	if err := json.Unmarshal([]byte(out), &detail); code != 0 || err != nil {
+		t.Fatalf("inspect: exit %d: %v %s", code, err, errOut)
+	}
+	calls := map[string]map[string]any{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if p, ok := x["path"].(string); ok && x["tool"] != nil && x["args"] != nil {
+				calls[p] = x
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(detail)
+	return calls
 }
