@@ -194,3 +194,63 @@ func recordedCalls(t *testing.T) map[string]map[string]any {
 	walk(detail)
 	return calls
 }
+
+// TestRunApproveNoTerminal: with stdin a pipe nobody can be asked, so run
+// --approve refuses to start, says why and what to do instead, and runs
+// nothing.
+func TestRunApproveNoTerminal(t *testing.T) {
+	gatedProject(t)
+	out, errOut, code := runCLI(t, "run", "gated", "--script", "gated.yaml", "--approve", "**/user__nap")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "--approve asks on the terminal") || !strings.Contains(errOut, "stepwise debug PLAN --approve PATTERN") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if listing, _, _ := runCLI(t, "runs", "--json"); strings.Contains(listing, `"plan": "gated"`) {
+		t.Errorf("the refused run ran:\n%s", listing)
+	}
+	_, errOut, code = runCLI(t, "run", "gated", "--approve", "E1//x")
+	if code != exitUsage || !strings.Contains(errOut, "--approve E1//x: ") {
+		t.Errorf("a bad pattern: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestRunApproveOnTerminal runs the real binary on a terminal (tmux) with
+// --approve: it asks before each call of user__nap, which is not read-only,
+// and not before the read-only builtin's; an edit that does not fit the
+// input schema is refused with the schema's problem and asked again; deny
+// and approve answer the agent's calls.
+func TestRunApproveOnTerminal(t *testing.T) {
+	dir := gatedProject(t)
+	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	argv := append(env, os.Args[0], "run", "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--json")
+	// The window stays open after the run, to be read.
+	script := "cd " + strings.Join(quoteAll([]string{dir}), "") + " && " + strings.Join(quoteAll(argv), " ") + "; echo \"exit $?\"; sleep 600"
+	s := startTmux(t, 200, 60, "sh", "-c", script)
+
+	s.waitFor(`? run user__nap at E1 with {"seconds":5}`)
+	s.typed("e")
+	s.keys("Enter")
+	s.waitFor("arguments (JSON on one line")
+	s.typed(`{"seconds": "five"}`)
+	s.keys("Enter")
+	s.waitFor("the arguments do not fit user__nap's input schema: /seconds: got string, want integer")
+	s.typed(`{"seconds": 0}`)
+	s.keys("Enter")
+	s.waitFor("? run user__nap at E2/agent.1/user__nap")
+	s.typed("d")
+	s.keys("Enter")
+	s.waitFor("? run user__nap at E2/agent.2/user__nap")
+	s.typed("a")
+	s.keys("Enter")
+	screen := s.waitFor("exit 0")
+	if !strings.Contains(screen, `"calls": 3`) || !strings.Contains(screen, `"slept": 0`) {
+		t.Errorf("the envelope does not show the edited E1 and the agent's three calls:\n%s", screen)
+	}
+	if strings.Contains(screen, "builtin__reshape at") {
+		t.Errorf("a read-only builtin was asked about:\n%s", screen)
+	}
+	calls := recordedCalls(t)
+	if c := calls["E2/agent.1/user__nap"]; c["error"] != "denied by the user" {
+		t.Errorf("the denied call is recorded as %v", c)
+	}
+}
