@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // gatedPlan is a plan whose tool calls an approval holds or not: E0 calls a
@@ -252,5 +254,61 @@ func TestRunApproveOnTerminal(t *testing.T) {
 	calls := recordedCalls(t)
 	if c := calls["E2/agent.1/user__nap"]; c["error"] != "denied by the user" {
 		t.Errorf("the denied call is recorded as %v", c)
+	}
+}
+
+// TestDebugApproveMCP holds an MCP server's calls by their readOnlyHint,
+// against the MCP project's reference server (see TestMCPEverything in
+// engine/tools): get-sum says it is read-only and runs unheld,
+// toggle-simulated-logging says it is not and is held; an edit at a call
+// is checked against the input schema the server declares.
+func TestDebugApproveMCP(t *testing.T) {
+	exe := os.Getenv("STEPWISE_MCP_EVERYTHING")
+	if exe == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("STEPWISE_MCP_EVERYTHING is not set; CI must install @modelcontextprotocol/server-everything and point it at mcp-server-everything")
+		}
+		t.Skip("STEPWISE_MCP_EVERYTHING is not set (the path of @modelcontextprotocol/server-everything's mcp-server-everything)")
+	}
+	dir := runProject(t)
+	config, _ := os.ReadFile(filepath.Join(dir, ".stepwise", "config.toml"))
+	config = append(config, []byte("\n[mcp.everything]\ncommand = "+strings.Join(quoteAll([]string{exe}), "")+"\nargs = [\"stdio\"]\n")...)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "config.toml"), config, 0o644)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "everything.yaml"), []byte(`
+identifier: everything
+name: Everything
+description: A read-only call and one that is not.
+requires_servers: [everything]
+steps:
+  - id: E0
+    tool_name: everything__get-sum
+    input: { a: 2, b: 3 }
+  - id: E1
+    tool_name: everything__toggle-simulated-logging
+    input: {}
+`), 0o644)
+	stdin := strings.Join([]string{
+		`edit {"a": "two", "b": 3}`,
+		`edit {"a": 20, "b": 3}`,
+		`continue`,
+		`approve`,
+	}, "\n") + "\n"
+	out, errOut, code := debugCLI(t, stdin, "everything", "--break", "E0 step", "--approve", "**/everything__*", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	got := sessionLines(t, out)
+	want := []string{
+		"stop E0 step (breakpoint 1 (E0))",
+		"error: the arguments do not fit everything__get-sum's input schema: /a: got string, want number",
+		"stop E0 result (next)",
+		"stop E1 step (approval) approval",
+		"end ok",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("session lines\n got %q\nwant %q", got, want)
+	}
+	if c := recordedCalls(t)["E0"]; c == nil || !strings.Contains(engine.JSONText(c["result"]), "23") {
+		t.Errorf("get-sum ran with %v, not the edited arguments", c)
 	}
 }
