@@ -49,6 +49,7 @@ const (
 	VerbWhere       Verb = "where"
 	VerbRun         Verb = "run"
 	VerbDebug       Verb = "debug"
+	VerbGate        Verb = "gate"
 	VerbGoto        Verb = "goto"
 	VerbOpen        Verb = "open"
 	VerbFork        Verb = "fork"
@@ -104,6 +105,7 @@ var grammar = []Syntax{
 	{VerbWhere, nil, "", "where the run is held, and why"},
 	{VerbRun, nil, "[JSON]", "run the plan with these inputs"},
 	{VerbDebug, nil, "[JSON]", "run the plan under the debugger, to its breakpoints (the first stop when none is set)"},
+	{VerbGate, nil, "PATTERN...|off", "hold the next runs' tool calls that match, unless read-only, for approve, deny or edit"},
 	{VerbGoto, nil, "PATH", "select a step"},
 	{VerbOpen, nil, "RUN", "open an earlier run"},
 	{VerbFork, nil, "[PATH]", "run again from a step of this run, reusing what came before"},
@@ -136,7 +138,9 @@ type Instruction struct {
 	Verb Verb
 	// Pattern, Kinds and Condition are a breakpoint (break); Condition
 	// alone is cond's, nil to remove one.
-	Pattern   string
+	Pattern string
+	// Patterns are gate's; none for gate off.
+	Patterns  []string
 	Kinds     []engine.StopKind
 	Condition *Condition
 	// ID is the breakpoint clear, cond, enable and disable act on.
@@ -208,6 +212,19 @@ func ParseCommand(line string) (Instruction, error) {
 		if rest != "" {
 			in.Inputs, err = parseInputs(syn, rest)
 		}
+	case VerbGate:
+		if len(args) == 0 {
+			return in, argsError(syn, "the patterns of the calls to hold, or off", "**/tracker__*")
+		}
+		if len(args) == 1 && args[0] == "off" {
+			break
+		}
+		for _, a := range args {
+			if _, err := path.Compile(a); err != nil {
+				return in, fmt.Errorf("%s: %w", syn.Verb, err)
+			}
+		}
+		in.Patterns = args
 	case VerbPrint:
 		if rest == "" {
 			return in, argsError(syn, "a path in scope", "item.id")
@@ -426,6 +443,11 @@ func (in Instruction) String() string {
 		}
 	case VerbOpen, VerbDiff:
 		words = append(words, in.Run)
+	case VerbGate:
+		if len(in.Patterns) == 0 {
+			words = append(words, "off")
+		}
+		words = append(words, in.Patterns...)
 	case VerbHelp:
 		if in.Topic != "" {
 			words = append(words, string(in.Topic))

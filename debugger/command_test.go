@@ -54,6 +54,8 @@ func TestParseCommand(t *testing.T) {
 		{"run", "run"},
 		{`run {"issue": 42}`, `run {"issue":42}`},
 		{`debug {}`, `debug {}`},
+		{"gate **/tracker__*  E1", "gate **/tracker__* E1"},
+		{"gate off", "gate off"},
 		{"goto E1/do.3/agent.2", "goto E1/do.3/agent.2"},
 		{"open 3f2a", "open 3f2a"},
 		{"fork", "fork"},
@@ -263,7 +265,7 @@ func TestGrammar(t *testing.T) {
 			t.Errorf("help %s: %v %v", s.Verb, in, err)
 		}
 	}
-	if len(seen) != 35+9 {
+	if len(seen) != 36+9 {
 		t.Errorf("%d words; a verb was added or lost without this test knowing", len(seen))
 	}
 }

@@ -171,7 +171,7 @@ type driver struct {
 // workbenchOnly are the commands of the shared language that only the
 // workbench carries out: they select, open or start things this driver has
 // no screen for.
-var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
+var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
 // command carries out one line: the session carries out its verbs, and
