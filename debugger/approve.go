@@ -64,8 +64,8 @@ func (a *Approvals) Holds(ctx context.Context, st *engine.Stop) bool {
 	if a == nil || !isToolCall(st) {
 		return false
 	}
-	info, _ := a.lookup.tool(ctx, st.Tool)
-	return a.holds(st, info)
+	info, listed := a.lookup.tool(ctx, st.Tool)
+	return a.holds(st, listedInfo(info, listed))
 }
 
 // holds is Holds with the called tool's entry looked up; a tool nobody
@@ -83,8 +83,8 @@ func (a *Approvals) holds(st *engine.Stop, info *plans.ToolInfo) bool {
 // CheckArguments checks arguments edited at a tool call's stop against
 // the called tool's input schema; the error says what does not fit.
 func (a *Approvals) CheckArguments(ctx context.Context, st *engine.Stop, args any) error {
-	info, _ := a.lookup.tool(ctx, st.Tool)
-	return checkArguments(st, info, args)
+	info, listed := a.lookup.tool(ctx, st.Tool)
+	return checkArguments(st, listedInfo(info, listed), args)
 }
 
 // Hook is the policy as an engine hook: at every call it holds, decide
@@ -114,28 +114,38 @@ func isToolCall(st *engine.Stop) bool {
 }
 
 // tool finds a tool's catalog entry, asking its MCP server for one of a
-// server's tools (connected already: the call is about to go to it); nil
-// when nothing lists the tool.
-func (l toolLookup) tool(ctx context.Context, name string) (*plans.ToolInfo, bool) {
+// server's tools (connected already: the call is about to go to it);
+// listed is false when nothing lists the tool. The entry is a value, so
+// that a stop that looks one up and goes on allocates nothing.
+func (l toolLookup) tool(ctx context.Context, name string) (info plans.ToolInfo, listed bool) {
 	if l.catalog == nil {
-		return nil, false
+		return plans.ToolInfo{}, false
 	}
 	if info, ok := l.catalog.Tool(name); ok {
-		return &info, true
+		return info, true
 	}
 	server, _, ok := strings.Cut(name, "__")
 	if !ok || l.runtime == nil || !slices.Contains(l.catalog.Servers(), server) {
-		return nil, false
+		return plans.ToolInfo{}, false
 	}
 	list, err := l.runtime.ServerTools(ctx, server)
 	if err != nil {
-		return nil, false
+		return plans.ToolInfo{}, false
 	}
 	i := slices.IndexFunc(list, func(t plans.ToolInfo) bool { return t.Name == name })
 	if i < 0 {
-		return nil, false
+		return plans.ToolInfo{}, false
 	}
-	return &list[i], true
+	return list[i], true
+}
+
+// listedInfo is a looked-up entry as the checks take it: nil when nothing
+// lists the tool.
+func listedInfo(info plans.ToolInfo, listed bool) *plans.ToolInfo {
+	if !listed {
+		return nil
+	}
+	return &info
 }
 
 // errNotToolCall refuses a decision about a tool call at a stop that is
@@ -181,7 +191,7 @@ func (s *Session) Approve(a *Approvals) {
 func acceptsCall(h *held, d engine.Decision) error {
 	switch d.Action {
 	case engine.Edit:
-		return checkArguments(h.stop, h.tool, d.Value)
+		return checkArguments(h.stop, listedInfo(h.tool, h.listed), d.Value)
 	case engine.Deny, engine.Approve:
 		if !isToolCall(h.stop) {
 			return errNotToolCall

@@ -86,9 +86,9 @@ func TestApprovalsHold(t *testing.T) {
 }
 
 // BenchmarkToolStop is what the session adds to a tool call's stop that
-// it does not hold: before, with no catalog to look the tool up in; with
-// a gate that matches the call of a read-only tool, which is looked up
-// and let through.
+// it does not hold, the called tool looked up in the catalog: with no
+// gate, and with a gate that matches the call of a read-only tool, which
+// it lets through. Neither may allocate.
 func BenchmarkToolStop(b *testing.B) {
 	cat := approvalCatalog(b)
 	st := &engine.Stop{Kind: engine.StopTool, Path: "E1/do.3/agent.2/user__peek", Tool: "user__peek"}

@@ -73,10 +73,12 @@ type held struct {
 	// gone is closed when the thread stops waiting for its decision (its
 	// run was cancelled), so that a command never blocks on it.
 	gone chan struct{}
-	// tool is the entry of the tool a call at the stop calls, nil at any
-	// other stop; gated is set when the approval policy holds the call.
-	tool  *plans.ToolInfo
-	gated bool
+	// tool is the entry of the tool a call at the stop calls, listed when
+	// a catalog or server lists it; gated is set when the approval policy
+	// holds the call.
+	tool   plans.ToolInfo
+	listed bool
+	gated  bool
 }
 
 // Movement says where the run next stops.
@@ -239,11 +241,12 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	thread := threadOf(st)
 	// The called tool is looked up before the lock: an MCP server's tool
 	// list comes from its connection.
-	var tool *plans.ToolInfo
+	var tool plans.ToolInfo
+	var listed bool
 	if isToolCall(st) {
-		tool, _ = s.tools.tool(ctx, st.Tool)
+		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
-	gated := s.approvals.holds(st, tool)
+	gated := s.approvals.holds(st, listedInfo(tool, listed))
 	s.mu.Lock()
 	// All-stop: while another thread is stopped, this one waits here.
 	for s.current != nil && !s.aborting {
@@ -265,7 +268,7 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		return engine.Decision{}
 	}
 	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision), gone: make(chan struct{}),
-		tool: tool, gated: gated}
+		tool: tool, listed: listed, gated: gated}
 	s.current = h
 	s.threads = append(s.threads, h)
 	state := s.stateLocked()

@@ -118,7 +118,7 @@ func (s *Session) stateLocked() State {
 		snap.Schema = e.schema.Raw
 	}
 	snap.Prefill = e.prefill
-	if cur.tool != nil {
+	if cur.listed {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
