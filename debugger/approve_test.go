@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/engine"
@@ -20,7 +22,7 @@ func approvalCatalog(tb testing.TB) *tools.Catalog {
 	dir := tb.TempDir()
 	files := map[string]string{
 		".stepwise/config.toml":      "[storage]\nbackend = \"memory\"\n",
-		".stepwise/tools/post.yaml":  "name: post\ndescription: Posts.\nkind: exec\ncommand: \"true\"\n",
+		".stepwise/tools/post.yaml":  "name: post\ndescription: Posts.\nkind: exec\ncommand: \"true\"\ninput_schema: {type: object, required: [text], properties: {text: {type: string}}}\n",
 		".stepwise/tools/peek.yaml":  "name: peek\ndescription: Reads.\nkind: exec\ncommand: \"true\"\nread_only: true\n",
 		".stepwise/plans/busy.yaml":  "identifier: busy\nname: busy\ndescription: b\nsteps:\n  - id: E0\n    tool_name: user__post\n    input: {}\n",
 		".stepwise/plans/quiet.yaml": "identifier: quiet\nname: quiet\ndescription: q\nread_only: true\nsteps:\n  - id: E0\n    tool_name: user__peek\n    input: {}\n",
@@ -113,5 +115,55 @@ func BenchmarkToolStop(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestApprovalStop holds a gated call as a session stop: the state says
+// so, with the tool's input schema; edits that do not fit the schema are
+// refused with the run held; going on from the stop approves the call.
+func TestApprovalStop(t *testing.T) {
+	cat := approvalCatalog(t)
+	s := &Session{bps: NewBreakpoints(), hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1), tools: toolLookup{catalog: cat}}
+	s.wake = sync.NewCond(&s.mu)
+	a, err := NewApprovals([]string{"**/builtin__*", "E1"}, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Approve(a)
+	ctx := context.Background()
+	// builtin__reshape is read-only: a gate lets it through.
+	if d := s.hook(ctx, &engine.Stop{Kind: engine.StopTool, Path: "E1/agent.1/builtin__reshape", Tool: "builtin__reshape"}); d.Action != engine.Proceed {
+		t.Fatalf("a read-only call was decided %v", d.Action)
+	}
+	decided := make(chan engine.Decision, 1)
+	go func() {
+		decided <- s.hook(ctx, &engine.Stop{Kind: engine.StopStep, Path: "E1", Tool: "user__post", Step: &plans.Step{}, Input: map[string]any{"text": "hi"}})
+	}()
+	st := <-s.states
+	if st.Reason != ReasonApproval || !st.Stop.Approval || st.Stop.InputSchema == nil {
+		t.Fatalf("held for %q, approval %v, input schema %v", st.Reason, st.Stop.Approval, st.Stop.InputSchema)
+	}
+	for _, bad := range []struct {
+		args any
+		want string
+	}{
+		{"x", "a tool call's arguments are a JSON object"},
+		{map[string]any{"text": 5}, "the arguments do not fit user__post's input schema: /text: got number, want string"},
+	} {
+		if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Edit, Value: bad.args}}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("edit %v: %v, want %q", bad.args, err, bad.want)
+		}
+	}
+	// The run would go on to its next stop; here it ends there.
+	done := make(chan engine.Decision, 1)
+	go func() {
+		done <- <-decided
+		s.states <- State{Reason: ReasonFinished, Finished: true}
+	}()
+	if _, err := s.Do(Command{Move: Continue}); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-done; d.Action != engine.Approve {
+		t.Errorf("continuing from a held call decided %v, want approve", d.Action)
 	}
 }

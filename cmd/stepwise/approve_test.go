@@ -312,3 +312,29 @@ steps:
 		t.Errorf("get-sum ran with %v, not the edited arguments", c)
 	}
 }
+
+// TestToolsShowPlanReadOnly: a plan__ tool is read-only only when its plan
+// says so, and tools show says which.
+func TestToolsShowPlanReadOnly(t *testing.T) {
+	dir := gatedProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "quiet.yaml"), []byte(`
+identifier: quiet
+name: Quiet
+description: Reads only.
+read_only: true
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+`), 0o644)
+	for name, want := range map[string]any{"plan__quiet": true, "plan__gated": nil} {
+		out, errOut, code := runCLI(t, "tools", "show", "--json", name)
+		var shown map[string]any
+		if err := json.Unmarshal([]byte(out), &shown); code != 0 || err != nil {
+			t.Fatalf("tools show %s: exit %d: %v %s", name, code, err, errOut)
+		}
+		if shown["readOnly"] != want {
+			t.Errorf("tools show %s: readOnly %v, want %v", name, shown["readOnly"], want)
+		}
+	}
+}
