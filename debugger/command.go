@@ -39,6 +39,9 @@ const (
 	VerbReplace     Verb = "replace"
 	VerbAnswer      Verb = "answer"
 	VerbDecline     Verb = "decline"
+	VerbEdit        Verb = "edit"
+	VerbApprove     Verb = "approve"
+	VerbDeny        Verb = "deny"
 	VerbAbort       Verb = "abort"
 	VerbPrint       Verb = "print"
 	VerbStack       Verb = "stack"
@@ -46,6 +49,7 @@ const (
 	VerbWhere       Verb = "where"
 	VerbRun         Verb = "run"
 	VerbDebug       Verb = "debug"
+	VerbGate        Verb = "gate"
 	VerbGoto        Verb = "goto"
 	VerbOpen        Verb = "open"
 	VerbFork        Verb = "fork"
@@ -91,6 +95,9 @@ var grammar = []Syntax{
 	{VerbReplace, nil, "JSON", "replace the reply, result or error with this value, then next"},
 	{VerbAnswer, nil, "JSON", "answer the ask, then next"},
 	{VerbDecline, nil, "", "decline the ask, then next"},
+	{VerbEdit, nil, "JSON", "run the tool call with these arguments (checked against its input schema), then next"},
+	{VerbApprove, nil, "", "let the tool call held for approval run, then continue"},
+	{VerbDeny, nil, "", "refuse the tool call: the model reads 'Error: denied by the user', a step fails; then continue"},
 	{VerbAbort, nil, "", "abort the run"},
 	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, E0.issues.0)"},
 	{VerbStack, []string{"bt"}, "", "the frames of the stop, innermost first"},
@@ -98,6 +105,7 @@ var grammar = []Syntax{
 	{VerbWhere, nil, "", "where the run is held, and why"},
 	{VerbRun, nil, "[JSON]", "run the plan with these inputs"},
 	{VerbDebug, nil, "[JSON]", "run the plan under the debugger, to its breakpoints (the first stop when none is set)"},
+	{VerbGate, nil, "PATTERN...|off", "hold the next runs' tool calls that match, unless read-only, for approve, deny or edit"},
 	{VerbGoto, nil, "PATH", "select a step"},
 	{VerbOpen, nil, "RUN", "open an earlier run"},
 	{VerbFork, nil, "[PATH]", "run again from a step of this run, reusing what came before"},
@@ -130,14 +138,16 @@ type Instruction struct {
 	Verb Verb
 	// Pattern, Kinds and Condition are a breakpoint (break); Condition
 	// alone is cond's, nil to remove one.
-	Pattern   string
+	Pattern string
+	// Patterns are gate's; none for gate off.
+	Patterns  []string
 	Kinds     []engine.StopKind
 	Condition *Condition
 	// ID is the breakpoint clear, cond, enable and disable act on.
 	ID int
 	// On is errors' setting.
 	On bool
-	// Value is what inject, replace and answer decide with.
+	// Value is what inject, replace, answer and edit decide with.
 	Value any
 	// Inputs are run's and debug's inputs; nil when none were given.
 	Inputs map[string]any
@@ -193,7 +203,7 @@ func ParseCommand(line string) (Instruction, error) {
 			return in, fmt.Errorf("errors takes on or off, not '%s'", rest)
 		}
 		in.On = args[0] == "on"
-	case VerbInject, VerbReplace, VerbAnswer:
+	case VerbInject, VerbReplace, VerbAnswer, VerbEdit:
 		if rest == "" {
 			return in, argsError(syn, "a JSON value", `{"ok": true}`)
 		}
@@ -202,6 +212,19 @@ func ParseCommand(line string) (Instruction, error) {
 		if rest != "" {
 			in.Inputs, err = parseInputs(syn, rest)
 		}
+	case VerbGate:
+		if len(args) == 0 {
+			return in, argsError(syn, "the patterns of the calls to hold, or off", "**/tracker__*")
+		}
+		if len(args) == 1 && args[0] == "off" {
+			break
+		}
+		for _, a := range args {
+			if _, err := path.Compile(a); err != nil {
+				return in, fmt.Errorf("%s: %w", syn.Verb, err)
+			}
+		}
+		in.Patterns = args
 	case VerbPrint:
 		if rest == "" {
 			return in, argsError(syn, "a path in scope", "item.id")
@@ -379,6 +402,12 @@ func (in Instruction) Command() (cmd Command, ok bool) {
 		return Command{Decision: engine.Decision{Action: engine.Answer, Value: in.Value}, Move: Next}, true
 	case VerbDecline:
 		return Command{Decision: engine.Decision{Action: engine.Decline}, Move: Next}, true
+	case VerbEdit:
+		return Command{Decision: engine.Decision{Action: engine.Edit, Value: in.Value}, Move: Next}, true
+	case VerbApprove:
+		return Command{Decision: engine.Decision{Action: engine.Approve}, Move: Continue}, true
+	case VerbDeny:
+		return Command{Decision: engine.Decision{Action: engine.Deny}, Move: Continue}, true
 	case VerbAbort:
 		return Command{Decision: engine.Decision{Action: engine.Abort}, Move: Continue}, true
 	}
@@ -402,7 +431,7 @@ func (in Instruction) String() string {
 		}
 	case VerbErrors:
 		words = append(words, map[bool]string{true: "on", false: "off"}[in.On])
-	case VerbInject, VerbReplace, VerbAnswer:
+	case VerbInject, VerbReplace, VerbAnswer, VerbEdit:
 		words = append(words, engine.JSONText(in.Value))
 	case VerbRun, VerbDebug:
 		if in.Inputs != nil {
@@ -414,6 +443,11 @@ func (in Instruction) String() string {
 		}
 	case VerbOpen, VerbDiff:
 		words = append(words, in.Run)
+	case VerbGate:
+		if len(in.Patterns) == 0 {
+			words = append(words, "off")
+		}
+		words = append(words, in.Patterns...)
 	case VerbHelp:
 		if in.Topic != "" {
 			words = append(words, string(in.Topic))

@@ -42,6 +42,9 @@ func TestParseCommand(t *testing.T) {
 		{"replace null", "replace null"},
 		{`answer "yes <ok>"`, `answer "yes <ok>"`},
 		{"decline", "decline"},
+		{`edit {"query":  "x"}`, `edit {"query":"x"}`},
+		{"approve", "approve"},
+		{"deny", "deny"},
 		{"abort", "abort"},
 		{"p item.id", "print item.id"},
 		{"print {{E0.issues.0}}", "print {{E0.issues.0}}"},
@@ -51,6 +54,8 @@ func TestParseCommand(t *testing.T) {
 		{"run", "run"},
 		{`run {"issue": 42}`, `run {"issue":42}`},
 		{`debug {}`, `debug {}`},
+		{"gate **/tracker__*  E1", "gate **/tracker__* E1"},
+		{"gate off", "gate off"},
 		{"goto E1/do.3/agent.2", "goto E1/do.3/agent.2"},
 		{"open 3f2a", "open 3f2a"},
 		{"fork", "fork"},
@@ -177,6 +182,9 @@ func TestInstructionCommand(t *testing.T) {
 		{`replace 1`, engine.Replace, Next},
 		{`answer 1`, engine.Answer, Next},
 		{"decline", engine.Decline, Next},
+		{`edit {}`, engine.Edit, Next},
+		{"approve", engine.Approve, Continue},
+		{"deny", engine.Deny, Continue},
 		{"abort", engine.Abort, Continue},
 	} {
 		in, _ := ParseCommand(tc.line)
@@ -257,7 +265,7 @@ func TestGrammar(t *testing.T) {
 			t.Errorf("help %s: %v %v", s.Verb, in, err)
 		}
 	}
-	if len(seen) != 32+9 {
+	if len(seen) != 36+9 {
 		t.Errorf("%d words; a verb was added or lost without this test knowing", len(seen))
 	}
 }

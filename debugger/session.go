@@ -26,6 +26,12 @@ type Session struct {
 	eng     *engine.Engine
 	catalog *tools.Catalog
 	refs    map[string][]plans.Reference // who reads each step's result
+	// tools finds the entry of the tool a call names, an MCP server's
+	// among them, for edit's schema check and the approval policy.
+	tools toolLookup
+	// approvals holds the calls it matches for a person; nil holds none.
+	// It is set before the run starts and not changed after.
+	approvals *Approvals
 
 	// bps is the plan's breakpoint table, which the session matches its
 	// stops against; hits and conditionErrors are this run's, by
@@ -67,6 +73,12 @@ type held struct {
 	// gone is closed when the thread stops waiting for its decision (its
 	// run was cancelled), so that a command never blocks on it.
 	gone chan struct{}
+	// tool is the entry of the tool a call at the stop calls, listed when
+	// a catalog or server lists it; gated is set when the approval policy
+	// holds the call.
+	tool   plans.ToolInfo
+	listed bool
+	gated  bool
 }
 
 // Movement says where the run next stops.
@@ -92,7 +104,7 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	if bps == nil {
 		bps = NewBreakpoints()
 	}
-	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), bps: bps,
+	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), bps: bps, tools: toolLookup{opts.Catalog, opts.Tools},
 		hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(opts.Hook, s.hook)
@@ -162,6 +174,14 @@ func (s *Session) Do(cmd Command) (State, error) {
 		s.mu.Unlock()
 		return State{}, err
 	}
+	if err := acceptsCall(cur, cmd.Decision); err != nil {
+		s.mu.Unlock()
+		return State{}, err
+	}
+	if cur.gated && cmd.Decision.Action == engine.Proceed {
+		// Going on from a call held for approval is approving it.
+		cmd.Decision.Action = engine.Approve
+	}
 	s.mode, s.modeThread, s.modeDepth = cmd.Move, cur.thread, len(cur.stop.Stack)
 	if cmd.Decision.Action == engine.Abort {
 		s.aborting = true
@@ -219,6 +239,14 @@ func actionNames(as []engine.Action) string {
 // here, and if so holds this thread until a command comes.
 func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	thread := threadOf(st)
+	// The called tool is looked up before the lock: an MCP server's tool
+	// list comes from its connection.
+	var tool plans.ToolInfo
+	var listed bool
+	if isToolCall(st) {
+		tool, listed = s.tools.tool(ctx, st.Tool)
+	}
+	gated := s.approvals.holds(st, listedInfo(tool, listed))
 	s.mu.Lock()
 	// All-stop: while another thread is stopped, this one waits here.
 	for s.current != nil && !s.aborting {
@@ -232,11 +260,15 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		return engine.Decision{Action: engine.Abort}
 	}
 	reason, bp := s.shouldStop(st, thread)
+	if reason == "" && gated {
+		reason = ReasonApproval
+	}
 	if reason == "" {
 		s.mu.Unlock()
 		return engine.Decision{}
 	}
-	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision), gone: make(chan struct{})}
+	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision), gone: make(chan struct{}),
+		tool: tool, listed: listed, gated: gated}
 	s.current = h
 	s.threads = append(s.threads, h)
 	state := s.stateLocked()

@@ -43,6 +43,7 @@ const (
 	ReasonSpendCap StopReason = "spend cap" // a model call would pass the spend cap
 	ReasonAsk      StopReason = "ask"       // an ask step wants an answer
 	ReasonPause    StopReason = "pause"     // a pause command
+	ReasonApproval StopReason = "approval"  // the approval policy holds a tool call
 	ReasonFinished StopReason = "finished"  // the run has ended; nothing is held
 )
 
@@ -80,6 +81,12 @@ type Snapshot struct {
 	// declared example, what the stop observed, or a skeleton).
 	Schema  any `json:"schema,omitempty"`
 	Prefill any `json:"prefill,omitempty"`
+	// InputSchema is what arguments edited at a tool call must match,
+	// when the tool declares one.
+	InputSchema any `json:"input_schema,omitempty"`
+	// Approval is set when the approval policy holds the call here: going
+	// on approves it, and deny and edit are the other answers.
+	Approval bool `json:"approval,omitempty"`
 }
 
 // Thread is one concurrent unit of work held at a stop.
@@ -111,6 +118,10 @@ func (s *Session) stateLocked() State {
 		snap.Schema = e.schema.Raw
 	}
 	snap.Prefill = e.prefill
+	if cur.listed {
+		snap.InputSchema = cur.tool.InputSchema
+	}
+	snap.Approval = cur.gated
 	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {

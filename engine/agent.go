@@ -524,6 +524,18 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
 		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
+	case Deny:
+		// Not made either; the model reads why, as it reads a call that
+		// failed, and may go on without it.
+		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
+		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
+			return ToolEnded{Tool: call.Name, IsError: true, Error: ErrDenied.Error()}
+		})
+		return chat.ToolResultBlock(call.ID, "Error: "+ErrDenied.Error(), true), nil
+	case Edit:
+		if edited, ok := d.Value.(map[string]any); ok {
+			args = edited
+		}
 	}
 	limit := time.Duration(plans.DefaultToolTimeoutSeconds) * time.Second
 	if a.in.ToolTimeout.Set {

@@ -217,6 +217,47 @@ replies:
 	}
 }
 
+// TestAgentEditedAndDeniedToolCalls edits one call's arguments and denies
+// another at their stops: the edited call runs with the new arguments, the
+// denied one is not made and the model reads that a person denied it.
+func TestAgentEditedAndDeniedToolCalls(t *testing.T) {
+	hook := func(_ context.Context, s *engine.Stop) engine.Decision {
+		switch {
+		case s.Kind == engine.StopTool && s.Path == "E1/agent.1/builtin__reshape":
+			return engine.Decision{Action: engine.Edit, Value: map[string]any{"shape": map[string]any{"n": 7}}}
+		case s.Kind == engine.StopTool && s.Path == "E1/agent.1/builtin__reshape.2":
+			return engine.Decision{Action: engine.Deny}
+		}
+		return engine.Decision{}
+	}
+	o, _ := runAgent(t, "", `
+replies:
+  - match: E1
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { n: 1 } } }, { name: builtin__reshape, arguments: { shape: { n: 2 } } } ] }
+  - match: E1
+    reply: { json: { count: 3 } }
+`, hook)
+	wantOK(t, o)
+	ends := map[string]engine.ToolEnded{}
+	for _, e := range o.events.of(engine.EventToolEnd) {
+		ends[e.Path] = e.Payload.(engine.ToolEnded)
+	}
+	if end := ends["E1/agent.1/builtin__reshape"]; end.IsError || asJSONValue(end.Result) != `{"n":7}` {
+		t.Errorf("the edited call ended %+v", end)
+	}
+	if end := ends["E1/agent.1/builtin__reshape.2"]; !end.IsError || end.Error != "denied by the user" || end.Result != nil {
+		t.Errorf("the denied call ended %+v", end)
+	}
+	for _, e := range o.events.of(engine.EventToolStart) {
+		if e.Path == "E1/agent.1/builtin__reshape" && asJSONValue(e.Payload.(engine.ToolStarted).Args) != `{"shape":{"n":7}}` {
+			t.Errorf("the edited call started with %s", asJSONValue(e.Payload.(engine.ToolStarted).Args))
+		}
+	}
+	if got := toolResults(requests(o)[1].Messages[3]); !slices.Equal(got, []string{`{"n":7}`, "Error: denied by the user"}) {
+		t.Errorf("the model got %q", got)
+	}
+}
+
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)

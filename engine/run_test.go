@@ -267,6 +267,19 @@ output: "{{E3}}"
 			t.Errorf("statuses %v, want %v", statuses, want)
 		}
 	})
+	t.Run("edit a step's input, deny a step", func(t *testing.T) {
+		edit := at(engine.StopStep, "E1", engine.Decision{Action: engine.Edit, Value: map[string]any{"shape": map[string]any{"missing": "edited"}}})
+		o := p.run(t, "plans/p.yaml", nil, edit)
+		wantOK(t, o)
+		if got := asJSON(t, o.res.Output); got != `{"all":{"e1":{"missing":"edited"},"e2":{"x":"edited"}}}` {
+			t.Errorf("output %s", got)
+		}
+		o = p.run(t, "plans/p.yaml", nil, at(engine.StopStep, "E1", engine.Decision{Action: engine.Deny}))
+		wantFailure(t, o, "plan failed at step E1 (builtin__reshape): denied by the user")
+		if tools := o.events.paths(engine.EventToolStart); slices.Contains(tools, "E1") {
+			t.Errorf("the denied step called its tool: %v", tools)
+		}
+	})
 	t.Run("replace a result", func(t *testing.T) {
 		hook := func(ctx context.Context, s *engine.Stop) engine.Decision {
 			if d := at(engine.StopResult, "E1", engine.Decision{Action: engine.Replace, Value: map[string]any{"missing": "here"}})(ctx, s); d.Action != engine.Proceed {

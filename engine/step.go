@@ -80,11 +80,20 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 				return StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
 			})
 			return d.Value, nil
+		case Edit:
+			if edited, ok := d.Value.(map[string]any); ok && !control {
+				input = edited
+			}
 		}
 		r.emit(path, c.unit, EventStepStart, started)
-		if control {
+		switch {
+		case d.Action == Deny && !control:
+			// The tool is not called; the step fails as a call that
+			// failed would, its error stop and all.
+			err = ErrDenied
+		case control:
 			result, err = c.runControl(ctx, s, path)
-		} else {
+		default:
 			result, err = c.dispatch(ctx, s, path, tool, input)
 		}
 	} else {

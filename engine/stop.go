@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -43,8 +44,8 @@ func (k StopKind) String() string { return string(k) }
 // besides Proceed and Abort, which every stop takes (DESIGN.md section
 // 2). The first is what a value given at the stop decides.
 var accepted = map[StopKind][]Action{
-	StopStep:   {Inject},
-	StopTool:   {Inject},
+	StopStep:   {Inject, Edit, Deny, Approve},
+	StopTool:   {Inject, Edit, Deny, Approve},
 	StopRound:  {Replace},
 	StopReply:  {Replace},
 	StopResult: {Replace},
@@ -91,9 +92,26 @@ const (
 	Answer
 	// Decline is a person choosing not to answer an ask.
 	Decline
+	// Edit runs the step or tool call with Decision.Value, a JSON object,
+	// as its arguments in place of the ones it was given.
+	Edit
+	// Deny is a person refusing a tool call: it is not made. An agent's
+	// call returns ErrDenied's text to the model as the call's error; a
+	// plan step fails with ErrDenied.
+	Deny
+	// Approve is a person letting a tool call run: the engine goes on as
+	// with Proceed, and the decision is recorded as approved. It is not
+	// Proceed so that Hooks passes it on and the record can tell a call a
+	// person approved from one nobody was asked about.
+	Approve
 )
 
-var actionNames = [...]string{Proceed: "proceed", Inject: "inject", Replace: "replace", Abort: "abort", Answer: "answer", Decline: "decline"}
+var actionNames = [...]string{Proceed: "proceed", Inject: "inject", Replace: "replace", Abort: "abort", Answer: "answer", Decline: "decline",
+	Edit: "edit", Deny: "deny", Approve: "approve"}
+
+// ErrDenied is the failure of a tool call a person denied: what the model
+// reads for an agent's call, and the error a plan step fails with.
+var ErrDenied = errors.New("denied by the user")
 
 // String returns the action's name, the debugger verb that decides it.
 func (a Action) String() string {

@@ -22,7 +22,7 @@ func TestUnknownFieldsByDialect(t *testing.T) {
 		{
 			name: "a plan's field",
 			src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nversion: 2\n",
-			want: prob(CodeUnknownField, 8, 1, "", "unknown field 'version' in a plan (fields: identifier, name, description, exemplars, requires_servers, input_schema, steps, solver, output)"),
+			want: prob(CodeUnknownField, 8, 1, "", "unknown field 'version' in a plan (fields: identifier, name, description, exemplars, requires_servers, read_only, input_schema, steps, solver, output)"),
 		},
 		{
 			name: "a step's field, with did-you-mean",

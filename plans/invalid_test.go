@@ -152,7 +152,7 @@ var invalidCases = []invalidCase{
 		name: "unknown top-level field without a close match",
 		src:  head + "  - id: E0\n    tool_name: user__x\n    input: {}\nversion: 2\n",
 		want: []Problem{
-			prob(CodeUnknownField, 8, 1, "", "unknown field 'version' in a plan (fields: identifier, name, description, exemplars, requires_servers, input_schema, steps, solver, output)"),
+			prob(CodeUnknownField, 8, 1, "", "unknown field 'version' in a plan (fields: identifier, name, description, exemplars, requires_servers, read_only, input_schema, steps, solver, output)"),
 		},
 	},
 	{
@@ -246,7 +246,7 @@ var invalidCases = []invalidCase{
 		name: "merge key at top level brings its fields",
 		src:  "base: &b {name: T}\n<<: *b\nidentifier: t\n",
 		want: []Problem{
-			prob(CodeUnknownField, 1, 1, "", "unknown field 'base' in a plan (fields: identifier, name, description, exemplars, requires_servers, input_schema, steps, solver, output)"),
+			prob(CodeUnknownField, 1, 1, "", "unknown field 'base' in a plan (fields: identifier, name, description, exemplars, requires_servers, read_only, input_schema, steps, solver, output)"),
 			prob(CodeMissingField, 1, 1, "", "a plan needs 'description'"),
 			prob(CodeMissingField, 1, 1, "", "a plan needs 'steps'"),
 		},

@@ -12,7 +12,7 @@ import (
 var ReservedRoots = []string{"input", "item", "index", "accumulator", "length"}
 
 var (
-	planFields   = []string{"identifier", "name", "description", "exemplars", "requires_servers", "input_schema", "steps", "solver", "output"}
+	planFields   = []string{"identifier", "name", "description", "exemplars", "requires_servers", "read_only", "input_schema", "steps", "solver", "output"}
 	stepFields   = []string{"id", "tool_name", "input", "reasoning", "timeout_secs"}
 	callFields   = []string{"tool_name", "input", "reasoning", "timeout_secs"}
 	solverFields = []string{"query_to_answer", "system_prompt", "data"}
@@ -178,6 +178,7 @@ func (d *decoder) plan(root *yamlpos.Node) *Plan {
 	p.Description = o.str("description")
 	p.Exemplars, _ = o.stringList("exemplars")
 	p.RequiresServers, _ = o.stringList("requires_servers")
+	p.ReadOnly = o.boolean("read_only")
 	p.InputSchema = o.schema("input_schema")
 	if s := p.InputSchema; s != nil && s.compiles() {
 		// A boolean schema (true accepts anything) has no type to check;

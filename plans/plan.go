@@ -39,10 +39,14 @@ type Plan struct {
 	Description     Field[string]
 	Exemplars       []Field[string]
 	RequiresServers []Field[string]
-	InputSchema     *Schema
-	Steps           []*Step
-	Solver          *Solver
-	Output          *Value // a template map; nil when the plan has none
+	// ReadOnly declares that calling the plan as plan__<identifier>
+	// changes nothing outside the run, so an approval does not hold it.
+	// Undeclared, it is not read-only: its steps may call anything.
+	ReadOnly    Field[bool]
+	InputSchema *Schema
+	Steps       []*Step
+	Solver      *Solver
+	Output      *Value // a template map; nil when the plan has none
 }
 
 // FinishMode is how a plan ends.

@@ -34,6 +34,8 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 			return m.askInputs(debug)
 		}
 		return m.startRun(in.Inputs, debug)
+	case debugger.VerbGate:
+		m.runPage.setGate(in.Patterns)
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:

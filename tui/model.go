@@ -11,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/approval"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/catalog"
 	"github.com/stepwise-dev/stepwise/tui/cmdline"
@@ -144,6 +145,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.overlays.remove(msg.Overlay)
 	case valueedit.Submitted:
 		cmd = m.runPage.onValue(msg.Value)
+	case approval.Chosen:
+		cmd = m.runPage.answerApproval(msg.Answer)
 	case form.Submitted:
 		m.planPage.open[m.planPage.current].inputs = msg.Inputs
 		cmd = m.startRun(msg.Inputs, m.panels.formDebug)

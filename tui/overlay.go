@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 
+	"github.com/stepwise-dev/stepwise/tui/approval"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/catalog"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -53,7 +54,9 @@ func (s *overlays) remove(c common.Component) {
 type panels struct {
 	help   help.Model
 	editor valueedit.Model // the value to inject, replace or answer
-	form   form.Model      // the plan's inputs before a run
+	// approval is the prompt at a tool call a gated run holds.
+	approval approval.Model
+	form     form.Model // the plan's inputs before a run
 	// formDebug says the form's inputs start a debug run.
 	formDebug   bool
 	catalog     catalog.Model
@@ -66,6 +69,7 @@ func newPanels(c common.Common, logPath string) *panels {
 	return &panels{
 		help:        help.New(c, logPath),
 		editor:      valueedit.New(c),
+		approval:    approval.New(c),
 		form:        form.New(c),
 		catalog:     catalog.New(c),
 		runs:        runs.New(c),
@@ -81,12 +85,17 @@ func (p *panels) setSize(width, height int) {
 	p.help.SetSize(width, height)
 	ow, oh := overlaySize(width, height)
 	p.editor.SetSize(ow, oh)
+	p.approval.SetSize(ow, min(oh, approvalHeight))
 	p.form.SetSize(ow, oh)
 	p.catalog.SetSize(ow, oh)
 	p.runs.SetSize(ow, oh)
 	p.diff.SetSize(ow, oh)
 	p.breakpoints.SetSize(ow, oh)
 }
+
+// approvalHeight is the most lines the approval prompt takes: a call's
+// arguments are usually short, and the run stays in view under it.
+const approvalHeight = 16
 
 // overlaySize is the box of a panel drawn over the panes: nearly the whole
 // window on a small terminal, at most 120 by 40 on a large one.

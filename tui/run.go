@@ -13,6 +13,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/approval"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -119,6 +120,14 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		return nil
 	}
 	r.session = session
+	if len(p.gate) > 0 {
+		approvals, err := p.ws.Approvals(p.gate)
+		if err != nil {
+			p.notify(noticeError, "the run cannot start: "+err.Error())
+			return nil
+		}
+		session.Approve(approvals)
+	}
 	if debug && !hasEnabled(table.List()) {
 		session.Pause()
 		r.firstPause = true
@@ -132,6 +141,17 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		return stateMsg{run: r, state: st}
 	}
 	return tea.Batch(start, r.waitEvents(), r.tick())
+}
+
+// setGate sets the patterns of the tool calls the next runs hold for
+// approval; none holds nothing.
+func (p *runPage) setGate(patterns []string) {
+	p.gate = patterns
+	if len(patterns) == 0 {
+		p.notify(noticeInfo, "the next runs hold no tool call for approval")
+		return
+	}
+	p.notify(noticeInfo, "the next runs hold the calls of "+strings.Join(patterns, ", ")+" for approval, read-only tools excepted")
 }
 
 func hasEnabled(bps []debugger.Breakpoint) bool {
@@ -184,8 +204,40 @@ func (p *runPage) openValueEditor() tea.Cmd {
 		return nil
 	}
 	snap := p.run.state.Stop
+	p.editingArgs = false
 	p.post(pushOverlay{p.editor, false})
 	return p.editor.Open(editTitle(snap), snap)
+}
+
+// openArgumentsEditor opens the value editor on the arguments of the tool
+// call the run is held before, checked against the tool's input schema.
+func (p *runPage) openArgumentsEditor() tea.Cmd {
+	if !p.run.held() {
+		return nil
+	}
+	snap := *p.run.state.Stop
+	snap.Prefill, snap.Schema, snap.Readers = snap.Input, snap.InputSchema, nil
+	p.editingArgs = true
+	p.post(pushOverlay{p.editor, false})
+	return p.editor.Open(fmt.Sprintf("edit the arguments of %s at %s: it runs with them", snap.Tool, snap.Path), &snap)
+}
+
+// answerApproval carries out the answer chosen at the approval prompt:
+// approve or deny the held call, or edit its arguments first. A gated
+// run then goes on as it went: a debug run to the next stop, a plain one
+// on.
+func (p *runPage) answerApproval(a approval.Answer) tea.Cmd {
+	move := debugger.Continue
+	if p.run.debug {
+		move = debugger.Next
+	}
+	switch a {
+	case approval.Approve:
+		return p.command(engine.Decision{Action: engine.Approve}, move)
+	case approval.Deny:
+		return p.command(engine.Decision{Action: engine.Deny}, move)
+	}
+	return p.openArgumentsEditor()
 }
 
 // onValue sends the edited value as the stop's decision; the run then
@@ -199,6 +251,10 @@ func (p *runPage) onValue(v any) tea.Cmd {
 	move := debugger.Continue
 	if p.run.debug {
 		move = debugger.Next
+	}
+	if p.editingArgs {
+		p.editingArgs = false
+		return p.command(engine.Decision{Action: engine.Edit, Value: v}, move)
 	}
 	return p.command(decisionFor(p.run.state.Stop.Kind, v), move)
 }
@@ -260,6 +316,11 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		if st.Stop.Kind == engine.StopAsk {
 			// The plan asks: the answer editor opens at once.
 			return p.openValueEditor()
+		}
+		if st.Stop.Approval {
+			// The gate holds a call: the prompt asks about it at once.
+			p.approval.Open(st.Stop)
+			p.post(pushOverlay{p.approval, false})
 		}
 	}
 	return nil

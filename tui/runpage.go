@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/tui/approval"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
@@ -44,8 +45,15 @@ type runPage struct {
 	// once the page posts them: the value editor at a stop, the earlier
 	// runs and their diff.
 	editor    *valueedit.Model
+	approval  *approval.Model
 	runsPanel *runs.Model
 	diffPanel *runs.DiffModel
+	// gate are the patterns of the tool calls the next runs hold for
+	// approval (gate PATTERN...); none holds nothing.
+	gate []string
+	// editingArgs says the value editor is open on a held call's
+	// arguments, so that what it gives is an edit, not an inject.
+	editingArgs bool
 	// posted are the messages for the root (a notice, the page to show,
 	// an overlay to open), which it takes after each message it routes
 	// here, in order, so that they land within the same update.
@@ -74,7 +82,7 @@ type forkFrom struct{ path string }
 
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
 	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c),
-		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, runsPanel: &panels.runs, diffPanel: &panels.diff}
+		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
 }

@@ -20,15 +20,17 @@ import (
 func newDebugCommand(s *streams) *cobra.Command {
 	var (
 		breaks     []string
+		approve    []string
 		scriptFile string
 		asJSON     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--script FILE] [--json]",
+		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--approve PATTERN]... [--script FILE] [--json]",
 		Short: "Run a plan under the debugger, driven by commands on stdin",
 		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
 			commandList() + "\n" +
-			"inject, replace, answer and decline decide at the stop, then go on as next does.\n" +
+			"inject, replace, answer, decline and edit decide at the stop, then go on as next does;\n" +
+			"approve and deny answer a call held for approval (--approve), then continue.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
 			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
 			"on stdout, for a program to drive the session.",
@@ -52,10 +54,16 @@ func newDebugCommand(s *streams) *cobra.Command {
 					return usageError{fmt.Errorf("--break %s: %w", b, err)}
 				}
 			}
-			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, scriptFile, asJSON)
+			for _, p := range approve {
+				if _, err := debugger.ParseCommand("break " + p); err != nil {
+					return usageError{fmt.Errorf("--approve %s: %w", p, err)}
+				}
+			}
+			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, scriptFile, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().StringArrayVar(&approve, "approve", nil, "hold every call of a tool that is not read-only whose path matches the pattern, for approve, deny or edit; repeatable")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
 	return cmd
@@ -63,7 +71,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 
 // debugPlan runs one plan under a debugger session driven by the lines of
 // stdin.
-func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks []string, script string, asJSON bool) error {
+func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, script string, asJSON bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
@@ -81,6 +89,13 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
+	}
+	if len(approve) > 0 {
+		approvals, err := ws.Approvals(approve)
+		if err != nil {
+			return usageError{err}
+		}
+		session.Approve(approvals)
 	}
 
 	d := &driver{s: s, session: session, asJSON: asJSON}
@@ -156,7 +171,7 @@ type driver struct {
 // workbenchOnly are the commands of the shared language that only the
 // workbench carries out: they select, open or start things this driver has
 // no screen for.
-var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
+var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
 // command carries out one line: the session carries out its verbs, and
@@ -320,6 +335,9 @@ func (d *driver) show(st debugger.State) {
 	}
 	if snap.Ask != nil {
 		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
+	}
+	if snap.Approval {
+		fmt.Fprintf(d.s.err, "  approve %s? (approve | deny | edit JSON)\n", snap.Tool)
 	}
 	if snap.Prefill != nil && snap.Schema != nil {
 		fmt.Fprintf(d.s.err, "  expects %s\n", cut(engine.JSONText(snap.Prefill), valueWidth))

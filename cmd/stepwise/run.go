@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
@@ -38,6 +38,7 @@ func newRunCommand(s *streams) *cobra.Command {
 		// strictBaseURL is the command line's say on strict_base_url.
 		strictBaseURL bool
 		maxCost       float64
+		approve       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run PLAN [INPUT_JSON | @FILE | -]",
@@ -67,7 +68,15 @@ func newRunCommand(s *streams) *cobra.Command {
 			if maxCost < 0 {
 				return usageError{fmt.Errorf("--max-cost takes a cost in USD above 0, not %g", maxCost)}
 			}
-			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost}
+			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve}
+			for _, p := range approve {
+				if _, err := debugger.ParseCommand("break " + p); err != nil {
+					return req.refuse(s, args[0], exitUsage, fmt.Sprintf("--approve %s: %v", p, err), nil, nil)
+				}
+			}
+			if len(approve) > 0 && (!isTerminal(s.in) || !isTerminal(s.err)) {
+				return req.refuse(s, args[0], exitUsage, noTerminalForApprovals, nil, nil)
+			}
 			inputs, err := readInputs(doc, inputFlags, s.in)
 			if err != nil {
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
@@ -81,6 +90,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
 	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
+	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	return cmd
 }
@@ -191,6 +201,9 @@ type runRequest struct {
 	strictBaseURL bool
 	// maxCost is --max-cost, [limits] cost_usd; 0 leaves the configuration's.
 	maxCost float64
+	// approve are the --approve patterns: the calls they match are asked
+	// about on the terminal.
+	approve []string
 }
 
 // runPlan loads, runs and reports one plan.
@@ -216,11 +229,19 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	// ended, the batch is flushed and the rest goes straight to stderr.
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
+	var approvals *debugger.Approvals
+	if len(req.approve) > 0 {
+		if approvals, err = ws.Approvals(req.approve); err != nil {
+			return req.refuse(s, name, exitUsage, err.Error(), nil, nil)
+		}
+	}
+	term := newTerminal(s, progressOut)
 	if req.events == "jsonl" {
 		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
+		o.Hook = term.hook(approvals, false)
 	} else {
 		o.Sinks = append(o.Sinks, progressSink(progressOut))
-		o.Hook = terminalAsk(s, progressOut)
+		o.Hook = term.hook(approvals, true)
 	}
 	answerStream := !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver
 	if answerStream {
@@ -476,19 +497,5 @@ func (p *progress) Event(e engine.Event) {
 // prompt on stderr, the answers from stdin. Off a terminal there is no one
 // to ask, and it is nil.
 func terminalAsk(s *streams, progressOut *lineBatcher) engine.Hook {
-	if !isTerminal(s.in) || !isTerminal(s.err) {
-		return nil
-	}
-	lines := bufio.NewScanner(s.in)
-	return func(ctx context.Context, st *engine.Stop) engine.Decision {
-		if st.Kind != engine.StopAsk {
-			return engine.Decision{}
-		}
-		progressOut.Flush()
-		answer, ok := askOnTerminal(lines, s.err, st.Path, st.Ask)
-		if !ok {
-			return engine.Decision{Action: engine.Decline}
-		}
-		return engine.Decision{Action: engine.Answer, Value: answer}
-	}
+	return newTerminal(s, progressOut).hook(nil, true)
 }

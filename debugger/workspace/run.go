@@ -246,3 +246,10 @@ func (w *Workspace) Flush() {
 		rec.Flush()
 	}
 }
+
+// Approvals is the approval policy that holds the tool calls patterns
+// match, the project's read-only tools (its MCP servers' among them)
+// excepted, for Session.Approve or as a run's hook.
+func (w *Workspace) Approvals(patterns []string) (*debugger.Approvals, error) {
+	return debugger.NewApprovals(patterns, w.catalog, w.toolRuntime())
+}

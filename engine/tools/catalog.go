@@ -288,6 +288,10 @@ func planToolInfo(e *PlanEntry) plans.ToolInfo {
 	if p.InputSchema != nil {
 		info.InputSchema = p.InputSchema.Raw
 	}
+	if p.ReadOnly.Set {
+		ro := p.ReadOnly.Value
+		info.ReadOnly = &ro
+	}
 	return info
 }
 

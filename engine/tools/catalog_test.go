@@ -82,6 +82,7 @@ func TestLoad(t *testing.T) {
 		".stepwise/tools/notes.txt":     "not a tool file",
 		".stepwise/plans/a_first.yaml":  plan("first", "input_schema: {type: object, properties: {q: {type: string}}}\n"+tinySteps),
 		".stepwise/plans/b_first.yaml":  plan("first", tinySteps),
+		".stepwise/plans/pure.yaml":     plan("pure", "read_only: true\n"+tinySteps),
 		".stepwise/plans/hidden.yaml":   plan("hidden", "requires_servers: [linear]\n"+tinySteps),
 		".stepwise/plans/caller.yaml":   plan("caller", "steps:\n  - id: E0\n    tool_name: plan__hidden\n    input: {}\n"),
 		".stepwise/plans/chain.yaml":    plan("chain", "steps:\n  - id: E0\n    tool_name: plan__caller\n    input: {}\n"),
@@ -96,7 +97,7 @@ func TestLoad(t *testing.T) {
 		}
 		return out
 	}
-	wantTools := []string{"builtin__infer", "builtin__reshape", "plan__broken", "plan__caller", "plan__chain", "plan__first", "plan__hidden", "plan__ok_tools", "user__broken", "user__shape", "user__stamp"}
+	wantTools := []string{"builtin__infer", "builtin__reshape", "plan__broken", "plan__caller", "plan__chain", "plan__first", "plan__hidden", "plan__ok_tools", "plan__pure", "user__broken", "user__shape", "user__stamp"}
 	if got := names(c.Tools()); !slices.Equal(got, wantTools) {
 		t.Errorf("Tools() = %v\nwant %v", got, wantTools)
 	}
@@ -116,6 +117,13 @@ func TestLoad(t *testing.T) {
 	}
 	if first, _ := c.Tool("plan__first"); first.InputSchema == nil {
 		t.Errorf("plan__first should be the first file's plan, with its input schema")
+	}
+	// A plan may call anything: read-only only when it says so.
+	if first, _ := c.Tool("plan__first"); first.ReadOnly != nil {
+		t.Errorf("plan__first declares nothing, yet has the read-only hint %v", *first.ReadOnly)
+	}
+	if pure, _ := c.Tool("plan__pure"); pure.ReadOnly == nil || !*pure.ReadOnly {
+		t.Errorf("plan__pure declares read_only: true, got %v", pure.ReadOnly)
 	}
 
 	unusable := map[string]string{
@@ -147,8 +155,8 @@ func TestLoad(t *testing.T) {
 	if file, ok := c.SkippedPlan("broken"); !ok || filepath.Base(file) != "broken.yaml" {
 		t.Errorf("SkippedPlan(broken) = %q, %v", file, ok)
 	}
-	if got := len(c.PlanFiles()); got != 7 {
-		t.Errorf("PlanFiles() has %d files, want the 7 plan files", got)
+	if got := len(c.PlanFiles()); got != 8 {
+		t.Errorf("PlanFiles() has %d files, want the 8 plan files", got)
 	}
 	if _, ok := c.Tool("map"); !ok {
 		t.Error("Tool(map) should describe the control step")

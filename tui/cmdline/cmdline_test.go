@@ -191,7 +191,7 @@ func TestComplete(t *testing.T) {
 		{"help thr", "help threads ", ""},
 		{"print E", "print E", ""},
 		{"zzz", "zzz", ""},
-		{"d", "d", "disable  decline  debug  diff"},
+		{"d", "d", "disable  decline  deny  debug  diff"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.typed, func(t *testing.T) {

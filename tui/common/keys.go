@@ -61,6 +61,11 @@ type KeyMap struct {
 
 	Submit key.Binding // accept an editor or a form
 
+	// The answers at a tool call a gated run holds for approval.
+	Approve  key.Binding
+	Deny     key.Binding
+	EditArgs key.Binding
+
 	Help  key.Binding
 	Close key.Binding
 	Quit  key.Binding
@@ -119,6 +124,10 @@ func DefaultKeyMap() *KeyMap {
 		Delete:      b("D", "delete the selected breakpoint", "D"),
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
+
+		Approve:  b("y", "approve the held call", "y"),
+		Deny:     b("d", "deny it", "d"),
+		EditArgs: b("e", "edit its arguments", "e"),
 
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
@@ -186,6 +195,7 @@ func (k KeyMap) Groups() []KeyGroup {
 			k.Skip, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
 		{"Author and look back", []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
 			k.Replay, k.Fork, k.Diff, k.Delete}},
+		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}
 }

@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+var (
+	overlayApproval overlay = func(p *panels) common.Component { return &p.approval }
+
+	keyApprove  = tea.KeyPressMsg{Code: 'y', Text: "y"}
+	keyDeny     = tea.KeyPressMsg{Code: 'd', Text: "d"}
+	keyEditArgs = tea.KeyPressMsg{Code: 'e', Text: "e"}
+)
+
+// TestGatedRun gates a plain run with :gate: the flow plan's map calls
+// user__lookup, which is not read-only, once per item, and its other steps
+// call read-only builtins. Each lookup is held with the approval prompt,
+// which approves one, edits the arguments of the next (an edit that does
+// not fit the input schema is refused first) and denies the last, which
+// fails the run.
+func TestGatedRun(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("gate **/user__lookup")...)
+	wantNotice(t, b, "the next runs hold the calls of **/user__lookup for approval, read-only tools excepted")
+	b.runToEnd(docFlow)
+
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "approve this tool call?", "run user__lookup at E1/do.0 with:", `"name": "a"`, "y approve the held call · d deny it · e edit its arguments")
+	if st := b.m.runPage.run.state; !st.Stop.Approval || st.Reason != "approval" || st.Stop.Kind != engine.StopStep {
+		t.Fatalf("held at %s (%s) for %q, approval %v", st.Stop.Path, st.Stop.Kind, st.Reason, st.Stop.Approval)
+	}
+	b.press(keyApprove)
+
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.1 with:")
+	b.press(keyEditArgs)
+	wantOverlay(t, b, overlayEditor)
+	wantScreen(t, b, "edit the arguments of user__lookup at E1/do.1: it runs with them", `"name": "b"`)
+	b.press(replaceText(`{"name": 5}`)...)
+	b.press(keySubmit)
+	wantScreen(t, b, "fix the problems above first", "/name")
+	b.press(replaceText(`{"name": "zed"}`)...)
+	b.press(keySubmit)
+
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.2 with:")
+	b.press(keyDeny)
+	wantEnded(t, b, "failed")
+	if st := b.m.runPage.run.state; !strings.Contains(st.Error, "denied by the user") {
+		t.Errorf("the run failed with %q, not the denial", st.Error)
+	}
+	jsonEqual(t, node(t, b, "E1/do.0").Result, `{"name": "a", "count": 1}`)
+	jsonEqual(t, node(t, b, "E1/do.1").Result, `{"name": "zed", "count": 1}`)
+
+	// gate off: the next run holds nothing.
+	b.press(command("gate off")...)
+	wantNotice(t, b, "the next runs hold no tool call for approval")
+	b.runToEnd(docFlow)
+	wantEnded(t, b, "ok")
+}
