@@ -25,6 +25,8 @@ type Session struct {
 	plan    *plans.Plan
 	eng     *engine.Engine
 	catalog *tools.Catalog
+	// shapes are the plan's, which say whether a breakpoint can match.
+	shapes *Shapes
 	refs    map[string][]plans.Reference // who reads each step's result
 
 	// bps is the plan's breakpoint table, which the session matches its
@@ -92,7 +94,7 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	if bps == nil {
 		bps = NewBreakpoints()
 	}
-	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), bps: bps,
+	s := &Session{plan: plan, catalog: opts.Catalog, shapes: PlanShapes(plan, opts.Catalog), refs: plans.Readers(plan), bps: bps,
 		hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(opts.Hook, s.hook)
@@ -105,9 +107,11 @@ func (s *Session) Table() *Breakpoints {
 	return s.bps
 }
 
-// Breakpoints lists the table's breakpoints with this run's hit counts.
+// Breakpoints lists the table's breakpoints with this run's hit counts,
+// each flagged when no path of the plan can match it.
 func (s *Session) Breakpoints() []Breakpoint {
 	list := s.bps.List()
+	s.shapes.Flag(list)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range list {

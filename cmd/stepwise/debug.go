@@ -85,9 +85,15 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 
 	d := &driver{s: s, session: session, asJSON: asJSON}
 	// The kept breakpoints are said, as if set now, so that a front end
-	// knows their ids.
-	for _, b := range table.List() {
-		d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec()) })
+	// knows their ids, and flagged as a break is when the plan cannot
+	// reach them.
+	for _, b := range session.Breakpoints() {
+		d.answer(breakAnswer(b, true), func(w io.Writer) {
+			fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec())
+			if b.Unmatched != "" {
+				fmt.Fprintln(w, "warning:", b.Unmatched)
+			}
+		})
 	}
 	for _, b := range breaks {
 		d.command("break " + b)
@@ -185,6 +191,10 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		d.fail(err)
 		return debugger.State{}, false
 	}
+	if a.State == nil {
+		d.say(in, a)
+	}
+	// A warning follows what it is about.
 	for _, w := range a.Warnings {
 		fmt.Fprintln(d.s.err, "warning:", w)
 	}
@@ -196,7 +206,6 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		}
 		return *a.State, true
 	}
-	d.say(in, a)
 	return debugger.State{}, false
 }
 
@@ -206,7 +215,7 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	switch in.Verb {
 	case debugger.VerbBreak:
 		b := a.Breakpoint
-		d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
+		d.answer(breakAnswer(*b, false), func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
 	case debugger.VerbClear, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbCond:
 		done := map[debugger.Verb]string{debugger.VerbClear: "cleared", debugger.VerbEnable: "enabled",
 			debugger.VerbDisable: "disabled", debugger.VerbCond: "condition set"}[in.Verb]
@@ -222,6 +231,9 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
+				}
+				if b.Unmatched != "" {
+					fmt.Fprintf(w, "   %s\n", b.Unmatched)
 				}
 			}
 		})
@@ -247,6 +259,20 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 			}
 		})
 	}
+}
+
+// breakAnswer is the --json answer that says a breakpoint is set (kept:
+// from an earlier session), with a warning when no path of the plan can
+// match it.
+func breakAnswer(b debugger.Breakpoint, kept bool) map[string]any {
+	out := map[string]any{"breakpoint": b}
+	if kept {
+		out["kept"] = true
+	}
+	if b.Unmatched != "" {
+		out["warning"] = b.Unmatched
+	}
+	return out
 }
 
 // lineCommands are the commands of the shared language this driver
