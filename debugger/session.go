@@ -27,7 +27,7 @@ type Session struct {
 	catalog *tools.Catalog
 	// shapes are the plan's, which say whether a breakpoint can match.
 	shapes *Shapes
-	refs    map[string][]plans.Reference // who reads each step's result
+	refs   map[string][]plans.Reference // who reads each step's result
 
 	// bps is the plan's breakpoint table, which the session matches its
 	// stops against; hits and conditionErrors are this run's, by
