@@ -684,6 +684,15 @@ func TestBreakpointKeys(t *testing.T) {
 				t.Error("the run row do.1 is not marked ●")
 			}
 		}},
+		{"a breakpoint no path can match is flagged on the status line and in the panel", func(b *bench) { b.toDoc(docSimple) },
+			append(command("break S1/agent.1"), keyBreakPanel), func(t *testing.T, b *bench) {
+				wantBook(t, b, "S1/agent.1")
+				const flag = "no path of the plan matches S1/agent.1, so it never stops; the nearest that would: S1"
+				wantNotice(t, b, "breakpoint 1: "+flag)
+				wantScreen(t, b, "✗ "+flag[:40])
+				b.press(keyEsc, command("break S1 result"))
+				wantNotice(t, b, "breakpoint 2 at S1 result")
+			}},
 		{"b on the plan's own row is refused", nil, seq(keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
 			wantNotice(t, b, "select a step (or, in a run, any row) to break at")
