@@ -3,6 +3,7 @@ package debugger
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,9 +15,8 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
 
-// demoShapes loads the demo project and returns the shapes of one of its
-// plans, with its catalog.
-func demoShapes(t *testing.T, plan string) *Shapes {
+// demoCatalog writes the demo project and returns its catalog.
+func demoCatalog(t *testing.T) *tools.Catalog {
 	t.Helper()
 	dir := t.TempDir()
 	if err := examples.WriteProject(dir, os.Args[0]); err != nil {
@@ -26,12 +26,122 @@ func demoShapes(t *testing.T, plan string) *Shapes {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := tools.Load(cfg)
+	return tools.Load(cfg)
+}
+
+// demoShapes returns the shapes of one of the demo's plans.
+func demoShapes(t *testing.T, plan string) *Shapes {
+	t.Helper()
+	cat := demoCatalog(t)
 	e, ok := cat.Plan(plan)
 	if !ok {
 		t.Fatalf("the demo has no plan %s", plan)
 	}
 	return PlanShapes(e.Plan, cat)
+}
+
+// readmeExample is a unit path or breakpoint the README shows: the text
+// after break or --break, or a path alone, and where it is.
+type readmeExample struct {
+	spec string
+	at   int // byte offset in the README
+}
+
+var (
+	fence         = regexp.MustCompile("(?ms)^```.*?^```")
+	codeSpan      = regexp.MustCompile("`([^`\n]+)`")
+	fencedBreak   = regexp.MustCompile(`--break '([^']+)'`)
+	fencedMatch   = regexp.MustCompile(`match: "([^"]+)"`)
+	pathLike      = regexp.MustCompile(`^[A-Za-z0-9_.*]+(/[A-Za-z0-9_.*]+)+$`)
+	readmeFile    = filepath.Join("..", "README.md")
+	repositoryDir = ".."
+)
+
+// readmeExamples finds the README's examples: in its prose, every code
+// span that is a break, a --break or a path of two segments or more that
+// is no file of the repository (engine/path is a package, not a unit);
+// in its code blocks, every --break and every replies match.
+func readmeExamples(readme string) []readmeExample {
+	var out []readmeExample
+	blocks := fence.FindAllStringIndex(readme, -1)
+	inBlock := func(at int) bool {
+		return slices.ContainsFunc(blocks, func(b []int) bool { return at >= b[0] && at < b[1] })
+	}
+	for _, m := range codeSpan.FindAllStringSubmatchIndex(readme, -1) {
+		if inBlock(m[0]) {
+			continue
+		}
+		fields := strings.Fields(readme[m[2]:m[3]])
+		spec := strings.Join(fields, " ")
+		if fields[0] == "break" || fields[0] == "--break" {
+			spec = strings.Trim(strings.Join(fields[1:], " "), "'")
+		} else if len(fields) > 1 {
+			continue
+		}
+		p, _, _ := strings.Cut(spec, " ")
+		if !pathLike.MatchString(p) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(repositoryDir, p)); err == nil {
+			continue
+		}
+		out = append(out, readmeExample{spec: spec, at: m[0]})
+	}
+	for _, b := range blocks {
+		for _, re := range []*regexp.Regexp{fencedBreak, fencedMatch} {
+			for _, m := range re.FindAllStringSubmatchIndex(readme[b[0]:b[1]], -1) {
+				out = append(out, readmeExample{spec: readme[b[0]+m[2] : b[0]+m[3]], at: b[0] + m[0]})
+			}
+		}
+	}
+	return out
+}
+
+// TestReadmePathsMatchTheDemo checks every unit path and breakpoint the
+// README shows against the demo project's plans: each must match a path
+// one of them can stop at, or the README must show, right after it, the
+// nearest pattern the debugger's warning names. A README edit that shows a
+// path the demo cannot produce fails here.
+func TestReadmePathsMatchTheDemo(t *testing.T) {
+	raw, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	cat := demoCatalog(t)
+	var all []*Shapes
+	for _, e := range cat.PlanEntries() {
+		all = append(all, PlanShapes(e.Plan, cat))
+	}
+	found := readmeExamples(readme)
+	// The README shows more than a dozen; finding fewer means the
+	// extraction broke, not that the README got shorter.
+	if len(found) < 12 {
+		t.Fatalf("found %d examples in the README: %v", len(found), found)
+	}
+	for _, ex := range found {
+		line := strings.Count(readme[:ex.at], "\n") + 1
+		in, err := ParseCommand("break " + ex.spec)
+		if err != nil {
+			t.Errorf("README.md:%d: `%s` does not parse as a breakpoint: %v", line, ex.spec, err)
+			continue
+		}
+		var flags []string
+		for _, s := range all {
+			flags = append(flags, s.Unmatched(in.Pattern, in.Kinds))
+		}
+		if slices.Contains(flags, "") {
+			continue
+		}
+		shown := false
+		for _, f := range flags {
+			_, nearest, _ := strings.Cut(f, "the nearest that would: ")
+			shown = shown || strings.Contains(readme[ex.at:min(ex.at+160, len(readme))], "`"+nearest+"`")
+		}
+		if !shown {
+			t.Errorf("README.md:%d: `%s` matches no path of the demo's plans, and the README does not show the nearest that would: %s", line, ex.spec, strings.Join(flags, "; "))
+		}
+	}
 }
 
 func TestShapesOfTheDemo(t *testing.T) {
