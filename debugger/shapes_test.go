@@ -57,10 +57,11 @@ var (
 	repositoryDir = ".."
 )
 
-// readmeExamples finds the README's examples: in its prose, every code
-// span that is a break, a --break or a path of two segments or more that
-// is no file of the repository (engine/path is a package, not a unit);
-// in its code blocks, every --break and every replies match.
+// readmeExamples finds the README's examples: in its prose (not its
+// tables), every code span that is a break, a --break or a path of two
+// segments or more that is no file of the repository (engine/path is a
+// package, not a unit); in its code blocks, every --break and every
+// replies match.
 func readmeExamples(readme string) []readmeExample {
 	var out []readmeExample
 	blocks := fence.FindAllStringIndex(readme, -1)
@@ -68,7 +69,10 @@ func readmeExamples(readme string) []readmeExample {
 		return slices.ContainsFunc(blocks, func(b []int) bool { return at >= b[0] && at < b[1] })
 	}
 	for _, m := range codeSpan.FindAllStringSubmatchIndex(readme, -1) {
-		if inBlock(m[0]) {
+		lineStart := strings.LastIndexByte(readme[:m[0]], '\n') + 1
+		if inBlock(m[0]) || strings.HasPrefix(readme[lineStart:], "| ") {
+			// A table's cells are keys and commands (n/enter), not
+			// paths.
 			continue
 		}
 		fields := strings.Fields(readme[m[2]:m[3]])
