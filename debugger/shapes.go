@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
@@ -44,6 +45,9 @@ const maxShapes = 20000
 type Shapes struct {
 	list      []Shape
 	truncated bool
+
+	mu   sync.Mutex
+	said map[string]string // Unmatched's answers, by pattern and kinds
 }
 
 // The stops of each kind of unit.
@@ -198,6 +202,12 @@ func (seg shapeSegment) meets(pat string) bool {
 // globsMeet reports whether some text matches both globs a and b, in
 // which * stands for any run of characters.
 func globsMeet(a, b string) bool {
+	switch {
+	case !strings.Contains(b, "*"):
+		return globMatch(a, b)
+	case !strings.Contains(a, "*"):
+		return globMatch(b, a)
+	}
 	// seen[i][j] marks the pair of rests already found not to meet.
 	seen := make([][]bool, len(a)+1)
 	for i := range seen {
@@ -225,21 +235,61 @@ func globsMeet(a, b string) bool {
 	return meet(0, 0)
 }
 
+// globMatch reports whether text matches glob, in which * stands for any
+// run of characters.
+func globMatch(glob, text string) bool {
+	head, rest, starred := strings.Cut(glob, "*")
+	if !starred {
+		return glob == text
+	}
+	if !strings.HasPrefix(text, head) {
+		return false
+	}
+	text = text[len(head):]
+	parts := strings.Split(rest, "*")
+	tail := parts[len(parts)-1]
+	for _, part := range parts[:len(parts)-1] {
+		i := strings.Index(text, part)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(part):]
+	}
+	return len(text) >= len(tail) && strings.HasSuffix(text, tail)
+}
+
 // Unmatched says why a breakpoint on pattern, for kinds (none: every
 // kind), can never stop a run of the plan, and names the nearest pattern
 // that would; it is "" when some shape of the plan matches. The pattern
-// must compile.
+// must compile. Answers are kept: a session flags its breakpoints each
+// time it lists them.
 func (s *Shapes) Unmatched(pattern string, kinds []engine.StopKind) string {
 	if s.truncated {
 		return ""
 	}
+	key := pattern + "\x00" + kindWords(kinds)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if said, ok := s.said[key]; ok {
+		return said
+	}
+	said := s.unmatched(pattern, kinds)
+	if s.said == nil {
+		s.said = map[string]string{}
+	}
+	s.said[key] = said
+	return said
+}
+
+func (s *Shapes) unmatched(pattern string, kinds []engine.StopKind) string {
 	pat := path.Segments(pattern)
 	var candidates []Shape
+	var buf []bool
 	for _, sh := range s.list {
 		if len(kinds) > 0 && !slices.ContainsFunc(kinds, func(k engine.StopKind) bool { return slices.Contains(sh.Kinds, k) }) {
 			continue
 		}
-		if reaches(pat, sh.segs) {
+		if reaches(pat, sh.segs, &buf) {
 			return ""
 		}
 		candidates = append(candidates, sh)
@@ -251,9 +301,10 @@ func (s *Shapes) Unmatched(pattern string, kinds []engine.StopKind) string {
 	if len(candidates) == 0 {
 		return where + ", so it never stops; the plan has no such stop anywhere"
 	}
+	replace := replaceCosts{}
 	best, bestCost := "", 0.0
 	for _, sh := range candidates {
-		if cost, near := nearest(pat, sh.segs); best == "" || cost < bestCost {
+		if cost, near := nearest(pat, sh.segs, replace); best == "" || cost < bestCost {
 			best, bestCost = near, cost
 		}
 	}
@@ -277,31 +328,28 @@ func kindWords(kinds []engine.StopKind) string {
 }
 
 // reaches reports whether some path of the shape matches the pattern's
-// segments.
-func reaches(pat []string, shape []shapeSegment) bool {
-	// failed[i][j] marks pattern rest i and shape rest j as not matching.
-	failed := make([][]bool, len(pat)+1)
-	for i := range failed {
-		failed[i] = make([]bool, len(shape)+1)
+// segments. buf is scratch space, reused from call to call.
+func reaches(pat []string, shape []shapeSegment, buf *[]bool) bool {
+	n, m := len(pat), len(shape)
+	w := m + 1
+	if cap(*buf) < (n+1)*w {
+		*buf = make([]bool, (n+1)*w)
 	}
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		if failed[i][j] {
-			return false
+	// ok[i*w+j]: pat[i:] matches some path of shape[j:].
+	ok := (*buf)[:(n+1)*w]
+	for i := n; i >= 0; i-- {
+		for j := m; j >= 0; j-- {
+			switch {
+			case i == n:
+				ok[i*w+j] = j == m
+			case pat[i] == "**":
+				ok[i*w+j] = ok[(i+1)*w+j] || (j < m && ok[i*w+j+1])
+			default:
+				ok[i*w+j] = j < m && ok[(i+1)*w+j+1] && shape[j].meets(pat[i])
+			}
 		}
-		var ok bool
-		switch {
-		case i == len(pat):
-			ok = j == len(shape)
-		case pat[i] == "**":
-			ok = match(i+1, j) || (j < len(shape) && match(i, j+1))
-		default:
-			ok = j < len(shape) && shape[j].meets(pat[i]) && match(i+1, j+1)
-		}
-		failed[i][j] = !ok
-		return ok
 	}
-	return match(0, 0)
+	return ok[0]
 }
 
 // The costs of nearest's edits. A segment written is the user's word for
@@ -319,7 +367,7 @@ const (
 // for nothing) and returns the cost and the pattern the alignment makes:
 // the pattern's own segment where it meets the shape's, so that the
 // numbers written stay (do.3), the shape's where it is added or replaced.
-func nearest(pat []string, shape []shapeSegment) (float64, string) {
+func nearest(pat []string, shape []shapeSegment, replace replaceCosts) (float64, string) {
 	n, m := len(pat), len(shape)
 	// cost[i][j] is the least cost of aligning pat[i:] with shape[j:].
 	cost := make([][]float64, n+1)
@@ -339,7 +387,7 @@ func nearest(pat []string, shape []shapeSegment) (float64, string) {
 			case j == m:
 				cost[i][j] = dropCost + cost[i+1][j]
 			default:
-				cost[i][j] = min(dropCost+cost[i+1][j], addCost+cost[i][j+1], replaceCost(pat[i], shape[j])+cost[i+1][j+1])
+				cost[i][j] = min(dropCost+cost[i+1][j], addCost+cost[i][j+1], replace.cost(pat[i], shape[j])+cost[i+1][j+1])
 			}
 		}
 	}
@@ -357,7 +405,7 @@ func nearest(pat []string, shape []shapeSegment) (float64, string) {
 			}
 			out = append(out, "**")
 			i++
-		case j < m && cost[i][j] == replaceCost(pat[i], shape[j])+cost[i+1][j+1]:
+		case j < m && cost[i][j] == replace.cost(pat[i], shape[j])+cost[i+1][j+1]:
 			if shape[j].meets(pat[i]) {
 				out = append(out, pat[i])
 			} else {
@@ -374,16 +422,28 @@ func nearest(pat []string, shape []shapeSegment) (float64, string) {
 	return cost[0][0], strings.Join(out, "/")
 }
 
-// replaceCost is what putting the shape's segment in the place of the
-// pattern's costs: nothing when they meet; for a typo (suggest's measure),
-// their edit distance over the longer one's length, less than adding a
+// replaceCosts keeps what replacing one pattern segment with one shape
+// segment costs, for one search of the nearest: the same few segments
+// meet again in every shape.
+type replaceCosts map[[2]string]float64
+
+// cost is what putting the shape's segment in the place of the pattern's
+// costs: nothing when they meet; for a typo (suggest's measure), their
+// edit distance over the longer one's length, less than adding a
 // segment; and otherwise as much as dropping one and adding the other.
-func replaceCost(pat string, seg shapeSegment) float64 {
+func (r replaceCosts) cost(pat string, seg shapeSegment) float64 {
+	key := [2]string{pat, seg.text}
+	if c, ok := r[key]; ok {
+		return c
+	}
+	var c float64
 	switch {
 	case seg.meets(pat):
-		return 0
 	case suggest.Closest(pat, []string{seg.text}) == "":
-		return replaceMost
+		c = replaceMost
+	default:
+		c = float64(suggest.Distance(pat, seg.text)) / float64(max(len(pat), len(seg.text)))
 	}
-	return float64(suggest.Distance(pat, seg.text)) / float64(max(len(pat), len(seg.text)))
+	r[key] = c
+	return c
 }

@@ -337,3 +337,34 @@ solver:
 		}
 	}
 }
+
+// BenchmarkShapes measures what flagging costs on the demo's
+// triage_queue: its shapes, built once per session and per break; one
+// breakpoint checked against them, one that matches late in the plan and
+// one that matches nothing (the nearest is then sought); and a check
+// asked again, as a session's listing asks it, which is kept.
+func BenchmarkShapes(b *testing.B) {
+	cat := demoCatalog(&testing.T{})
+	e, _ := cat.Plan("triage_queue")
+	b.Run("build", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			PlanShapes(e.Plan, cat)
+		}
+	})
+	s := PlanShapes(e.Plan, cat)
+	for _, pattern := range []string{"post/then/post_triage_notes/comments/do.*/posted", "assess/do.3/agent.2"} {
+		b.Run(pattern, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s.unmatched(pattern, nil)
+			}
+		})
+	}
+	b.Run("asked again", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Unmatched("assess/do.3/agent.2", nil)
+		}
+	})
+}
