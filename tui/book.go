@@ -26,6 +26,14 @@ func (m *model) breakpoints(doc int) *debugger.Breakpoints {
 		}
 	}
 	m.planPage.open[doc].breakpoints = t
+	// A kept breakpoint the plan can no longer reach (a step renamed
+	// since) is said as the table is read, as a break would say it.
+	for _, b := range m.listBreakpoints(doc) {
+		if b.Unmatched != "" {
+			m.notify(noticeError, "kept breakpoint "+itoa(b.ID)+": "+b.Unmatched)
+			break
+		}
+	}
 	return t
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -693,6 +694,11 @@ func TestBreakpointKeys(t *testing.T) {
 				b.press(keyEsc, command("break S1 result"))
 				wantNotice(t, b, "breakpoint 2 at S1 result")
 			}},
+		{"a kept breakpoint no path can match is flagged as the plan opens", func(b *bench) {
+			writeTestFile(b.t, filepath.Join(b.p.dir, ".stepwise", "breakpoints", "simple.json"), `[{"id": 1, "pattern": "S1/agent.1", "enabled": true}]`)
+		}, seq(keyNextPlan), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "kept breakpoint 1: no path of the plan matches S1/agent.1, so it never stops; the nearest that would: S1")
+		}},
 		{"b on the plan's own row is refused", nil, seq(keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
 			wantNotice(t, b, "select a step (or, in a run, any row) to break at")
