@@ -19,18 +19,17 @@ import (
 // pattern stays a pattern (tracker__*), and an agent offered the whole
 // catalog calls * tools. Kinds are the stops that happen there.
 type Shape struct {
-	Path  string            `json:"path"`
-	Kinds []engine.StopKind `json:"kinds"`
+	Path  string
+	Kinds []engine.StopKind
 
 	segs []shapeSegment
 }
 
-// shapeSegment is one segment of a shape: literal text, a numbered
-// segment (prefix then digits), or a glob.
+// shapeSegment is one segment of a shape: literal text, a glob, or a
+// numbered segment (its prefix, then digits).
 type shapeSegment struct {
 	text   string
 	prefix string // set for a numbered segment: "do.", "agent.", "tracker__search."
-	glob   bool
 }
 
 // maxShapes bounds the shapes of one plan. Called plans nest under every
@@ -114,7 +113,7 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 	case *plans.FilterInput:
 		s.verdict(c.Condition, path.Join(at, path.AnyItem))
 	case *plans.AgentInput:
-		round := path.Join(at, "agent.*")
+		round := path.Join(at, path.AnyRound)
 		s.add(round, roundStops)
 		s.add(path.Repair(round), repairStops)
 		for _, t := range agentTools(c) {
@@ -182,8 +181,6 @@ func parseShape(p string) []shapeSegment {
 		out[i] = shapeSegment{text: seg}
 		if base, ok := strings.CutSuffix(seg, ".*"); ok && !strings.Contains(base, "*") {
 			out[i].prefix = base + "."
-		} else if strings.Contains(seg, "*") {
-			out[i].glob = true
 		}
 	}
 	return out

@@ -30,7 +30,8 @@ func newDebugCommand(s *streams) *cobra.Command {
 			commandList() + "\n" +
 			"inject, replace, answer and decline decide at the stop, then go on as next does.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
-			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
+			"has them. A breakpoint no path of the plan can match is set with a warning naming the\n" +
+			"nearest pattern that would. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
 			"on stdout, for a program to drive the session.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
