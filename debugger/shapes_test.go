@@ -48,34 +48,43 @@ type readmeExample struct {
 }
 
 var (
-	fence         = regexp.MustCompile("(?ms)^```.*?^```")
-	codeSpan      = regexp.MustCompile("`([^`\n]+)`")
-	fencedBreak   = regexp.MustCompile(`--break '([^']+)'`)
-	fencedMatch   = regexp.MustCompile(`match: "([^"]+)"`)
-	pathLike      = regexp.MustCompile(`^[A-Za-z0-9_.*]+(/[A-Za-z0-9_.*]+)+$`)
-	readmeFile    = filepath.Join("..", "README.md")
-	repositoryDir = ".."
+	fence       = regexp.MustCompile("(?ms)^```.*?^```")
+	codeSpan    = regexp.MustCompile("`([^`\n]+)`")
+	quotedBreak = regexp.MustCompile(`--break '([^']+)'`)
+	fencedMatch = regexp.MustCompile(`match: "([^"]+)"`)
+	pathLike    = regexp.MustCompile(`^[A-Za-z0-9_.*]+(/[A-Za-z0-9_.*]+)+$`)
 )
 
-// readmeExamples finds the README's examples: in its prose (not its
-// tables), every code span that is a break, a --break or a path of two
-// segments or more that is no file of the repository (engine/path is a
-// package, not a unit); in its code blocks, every --break and every
-// replies match.
-func readmeExamples(readme string) []readmeExample {
+// readme is a README that shows the demo's paths, and the directory the
+// files it names are in (the demo's README names .stepwise/config.toml,
+// which is config.toml in the embedded project).
+type readme struct {
+	file, filesIn, trim string
+}
+
+var readmes = []readme{
+	{file: filepath.Join("..", "README.md"), filesIn: ".."},
+	{file: filepath.Join("..", "plans", "examples", "project", "README.md"), filesIn: filepath.Join("..", "plans", "examples", "project"), trim: ".stepwise/"},
+}
+
+// find finds the README's examples: in its prose (not its tables),
+// every code span that is a break, a --break or a path of two segments or
+// more that is no file (engine/path is a package, not a unit); anywhere,
+// every quoted --break; in its code blocks, every replies match.
+func (r readme) find(text string) []readmeExample {
 	var out []readmeExample
-	blocks := fence.FindAllStringIndex(readme, -1)
+	blocks := fence.FindAllStringIndex(text, -1)
 	inBlock := func(at int) bool {
 		return slices.ContainsFunc(blocks, func(b []int) bool { return at >= b[0] && at < b[1] })
 	}
-	for _, m := range codeSpan.FindAllStringSubmatchIndex(readme, -1) {
-		lineStart := strings.LastIndexByte(readme[:m[0]], '\n') + 1
-		if inBlock(m[0]) || strings.HasPrefix(readme[lineStart:], "| ") {
+	for _, m := range codeSpan.FindAllStringSubmatchIndex(text, -1) {
+		lineStart := strings.LastIndexByte(text[:m[0]], '\n') + 1
+		if inBlock(m[0]) || strings.HasPrefix(text[lineStart:], "| ") {
 			// A table's cells are keys and commands (n/enter), not
 			// paths.
 			continue
 		}
-		fields := strings.Fields(readme[m[2]:m[3]])
+		fields := strings.Fields(text[m[2]:m[3]])
 		spec := strings.Join(fields, " ")
 		if fields[0] == "break" || fields[0] == "--break" {
 			spec = strings.Trim(strings.Join(fields[1:], " "), "'")
@@ -86,64 +95,68 @@ func readmeExamples(readme string) []readmeExample {
 		if !pathLike.MatchString(p) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(repositoryDir, p)); err == nil {
+		if _, err := os.Stat(filepath.Join(r.filesIn, strings.TrimPrefix(p, r.trim))); err == nil {
 			continue
 		}
 		out = append(out, readmeExample{spec: spec, at: m[0]})
 	}
+	for _, m := range quotedBreak.FindAllStringSubmatchIndex(text, -1) {
+		out = append(out, readmeExample{spec: text[m[2]:m[3]], at: m[0]})
+	}
 	for _, b := range blocks {
-		for _, re := range []*regexp.Regexp{fencedBreak, fencedMatch} {
-			for _, m := range re.FindAllStringSubmatchIndex(readme[b[0]:b[1]], -1) {
-				out = append(out, readmeExample{spec: readme[b[0]+m[2] : b[0]+m[3]], at: b[0] + m[0]})
-			}
+		for _, m := range fencedMatch.FindAllStringSubmatchIndex(text[b[0]:b[1]], -1) {
+			out = append(out, readmeExample{spec: text[b[0]+m[2] : b[0]+m[3]], at: b[0] + m[0]})
 		}
 	}
 	return out
 }
 
 // TestReadmePathsMatchTheDemo checks every unit path and breakpoint the
-// README shows against the demo project's plans: each must match a path
-// one of them can stop at, or the README must show, right after it, the
-// nearest pattern the debugger's warning names. A README edit that shows a
-// path the demo cannot produce fails here.
+// READMEs (the repository's and the demo's) show against the demo
+// project's plans: each must match a path one of them can stop at, or the
+// README must show, right after it, the nearest pattern the debugger's
+// warning names. A README edit that shows a path the demo cannot produce
+// fails here.
 func TestReadmePathsMatchTheDemo(t *testing.T) {
-	raw, err := os.ReadFile(readmeFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(raw)
 	cat := demoCatalog(t)
 	var all []*Shapes
 	for _, e := range cat.PlanEntries() {
 		all = append(all, PlanShapes(e.Plan, cat))
 	}
-	found := readmeExamples(readme)
-	// The README shows more than a dozen; finding fewer means the
-	// extraction broke, not that the README got shorter.
-	if len(found) < 12 {
-		t.Fatalf("found %d examples in the README: %v", len(found), found)
-	}
-	for _, ex := range found {
-		line := strings.Count(readme[:ex.at], "\n") + 1
-		in, err := ParseCommand("break " + ex.spec)
+	// The READMEs show more than a dozen and one; finding fewer means the
+	// extraction broke, not that they got shorter.
+	for r, least := range map[readme]int{readmes[0]: 12, readmes[1]: 1} {
+		raw, err := os.ReadFile(r.file)
 		if err != nil {
-			t.Errorf("README.md:%d: `%s` does not parse as a breakpoint: %v", line, ex.spec, err)
-			continue
+			t.Fatal(err)
 		}
-		var flags []string
-		for _, s := range all {
-			flags = append(flags, s.Unmatched(in.Pattern, in.Kinds))
+		text := string(raw)
+		found := r.find(text)
+		if len(found) < least {
+			t.Fatalf("found %d examples in %s: %v", len(found), r.file, found)
 		}
-		if slices.Contains(flags, "") {
-			continue
-		}
-		shown := false
-		for _, f := range flags {
-			_, nearest, _ := strings.Cut(f, "the nearest that would: ")
-			shown = shown || strings.Contains(readme[ex.at:min(ex.at+160, len(readme))], "`"+nearest+"`")
-		}
-		if !shown {
-			t.Errorf("README.md:%d: `%s` matches no path of the demo's plans, and the README does not show the nearest that would: %s", line, ex.spec, strings.Join(flags, "; "))
+		for _, ex := range found {
+			line := strings.Count(text[:ex.at], "\n") + 1
+			in, err := ParseCommand("break " + ex.spec)
+			if err != nil {
+				t.Errorf("%s:%d: `%s` does not parse as a breakpoint: %v", r.file, line, ex.spec, err)
+				continue
+			}
+			var flags []string
+			for _, s := range all {
+				flags = append(flags, s.Unmatched(in.Pattern, in.Kinds))
+			}
+			if slices.Contains(flags, "") {
+				continue
+			}
+			shown := false
+			for _, f := range flags {
+				_, nearest, _ := strings.Cut(f, "the nearest that would: ")
+				shown = shown || strings.Contains(text[ex.at:min(ex.at+160, len(text))], "`"+nearest+"`")
+			}
+			if !shown {
+				t.Errorf("%s:%d: `%s` matches no path of the demo's plans, and the README does not show the nearest that would: %s", r.file, line, ex.spec, strings.Join(flags, "; "))
+			}
 		}
 	}
 }
