@@ -92,7 +92,7 @@ var grammar = []Syntax{
 	{VerbAnswer, nil, "JSON", "answer the ask, then next"},
 	{VerbDecline, nil, "", "decline the ask, then next"},
 	{VerbAbort, nil, "", "abort the run"},
-	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, E0.issues.0)"},
+	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, open_issues.issues.0)"},
 	{VerbStack, []string{"bt"}, "", "the frames of the stop, innermost first"},
 	{VerbThreads, nil, "", "the threads held at a stop"},
 	{VerbWhere, nil, "", "where the run is held, and why"},
