@@ -16,7 +16,7 @@ import (
 // narrowed to some stop kinds and to a condition. It fires at every stop
 // whose path it matches. A Breakpoint is a value a table hands out; Hits
 // and ConditionError are a run's, filled in by the session that counts
-// them.
+// them, and Unmatched is filled in by whoever lists it against the plan.
 type Breakpoint struct {
 	ID      int               `json:"id"`
 	Pattern string            `json:"pattern"`
@@ -32,6 +32,10 @@ type Breakpoint struct {
 	// ConditionError is why the condition could not be evaluated at the
 	// last stop it was tried at; empty once it evaluates.
 	ConditionError string `json:"condition_error,omitempty"`
+	// Unmatched says why no path of the plan can match the breakpoint, and
+	// names the nearest pattern that would (Shapes.Unmatched); empty when
+	// one can, or when it was listed without the plan.
+	Unmatched string `json:"unmatched,omitempty"`
 
 	compiled path.Pattern
 }

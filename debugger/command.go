@@ -99,7 +99,7 @@ var grammar = []Syntax{
 	{VerbApprove, nil, "", "let the tool call held for approval run, then continue"},
 	{VerbDeny, nil, "", "refuse the tool call: the model reads 'Error: denied by the user', a step fails; then continue"},
 	{VerbAbort, nil, "", "abort the run"},
-	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, E0.issues.0)"},
+	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, open_issues.issues.0)"},
 	{VerbStack, []string{"bt"}, "", "the frames of the stop, innermost first"},
 	{VerbThreads, nil, "", "the threads held at a stop"},
 	{VerbWhere, nil, "", "where the run is held, and why"},

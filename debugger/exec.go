@@ -2,12 +2,9 @@ package debugger
 
 import (
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -34,7 +31,8 @@ type Answer struct {
 	Stack   []engine.Frame
 	Threads []Thread
 	// Warnings say what the user may not have meant: a breakpoint that no
-	// stop of the plan can reach, a change that holds but was not kept.
+	// stop of the plan can reach (its Unmatched), a change that holds but
+	// was not kept.
 	Warnings []string
 }
 
@@ -120,8 +118,9 @@ func (s *Session) held() (State, error) {
 }
 
 // Exec carries out a breakpoint verb on the table (break, clear, cond,
-// enable, disable, breakpoints, errors) for plan, whose steps say whether
-// a pattern can be reached. A change that holds but could not be kept in
+// enable, disable, breakpoints, errors) for plan (nil: none known), whose
+// shapes say whether a pattern can match: a breakpoint that cannot is set,
+// and flagged with a warning naming the nearest pattern that would. A change that holds but could not be kept in
 // the table's file is answered with a warning, not an error.
 func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Catalog) (Answer, error) {
 	a := Answer{Verb: in.Verb}
@@ -131,8 +130,13 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 		var b Breakpoint
 		b, err = t.Set(in.Pattern, in.Kinds, in.Condition)
 		if b.ID != 0 {
+			if plan != nil {
+				b.Unmatched = PlanShapes(plan, catalog).Unmatched(b.Pattern, b.Kinds)
+			}
+			if b.Unmatched != "" {
+				a.Warnings = append(a.Warnings, b.Unmatched)
+			}
 			a.Breakpoint = &b
-			a.Warnings = reachWarnings(plan, catalog, in.Pattern, in.Kinds)
 		}
 	case VerbClear:
 		if b := t.get(in.ID); b != nil {
@@ -169,39 +173,4 @@ func (t *Breakpoints) get(id int) *Breakpoint {
 		return &c
 	}
 	return nil
-}
-
-// reachWarnings says why a breakpoint may never stop the run: round and
-// reply stops asked of a pattern that names no agent round, or a pattern
-// for steps that no step of the plan is at.
-func reachWarnings(plan *plans.Plan, catalog *tools.Catalog, pattern string, kinds []engine.StopKind) []string {
-	var out []string
-	last := path.Last(pattern)
-	for _, k := range kinds {
-		if (k == engine.StopRound || k == engine.StopReply) && path.SegmentKind("", last) != path.KindRound && !strings.Contains(last, "*") {
-			out = append(out, fmt.Sprintf("%s stops are at an agent's rounds, %s/agent.N; this pattern names none", k, pattern))
-			break
-		}
-	}
-	if plan != nil && stopsAtSteps(kinds) && !reachesBelowSteps(pattern) && !HasStep(plan, catalog, pattern) {
-		out = append(out, "no step of the plan is at "+pattern+", so it may never stop (the steps of a list body are PATH/do.*/ID)")
-	}
-	return out
-}
-
-// stopsAtSteps reports whether breakpoint kinds stop at steps alone (none
-// given counts: a pattern without kinds is usually meant for steps).
-func stopsAtSteps(kinds []engine.StopKind) bool {
-	for _, k := range kinds {
-		if k != engine.StopStep && k != engine.StopResult && k != engine.StopError {
-			return false
-		}
-	}
-	return true
-}
-
-// reachesBelowSteps reports whether a pattern may stop below the steps a
-// plan lists: anywhere (**), at a round, its tool calls or a repair pass.
-func reachesBelowSteps(pattern string) bool {
-	return strings.Contains(pattern, "**") || strings.Contains(pattern, "agent.") || strings.HasSuffix(pattern, "/repair")
 }

@@ -25,7 +25,9 @@ type Session struct {
 	plan    *plans.Plan
 	eng     *engine.Engine
 	catalog *tools.Catalog
-	refs    map[string][]plans.Reference // who reads each step's result
+	// shapes are the plan's, which say whether a breakpoint can match.
+	shapes *Shapes
+	refs   map[string][]plans.Reference // who reads each step's result
 	// tools finds the entry of the tool a call names, an MCP server's
 	// among them, for edit's schema check and the approval policy.
 	tools toolLookup
@@ -104,8 +106,9 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	if bps == nil {
 		bps = NewBreakpoints()
 	}
-	s := &Session{plan: plan, catalog: opts.Catalog, refs: plans.Readers(plan), bps: bps, tools: toolLookup{opts.Catalog, opts.Tools},
-		hits: map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
+	s := &Session{plan: plan, catalog: opts.Catalog, shapes: PlanShapes(plan, opts.Catalog), refs: plans.Readers(plan), bps: bps,
+		tools: toolLookup{opts.Catalog, opts.Tools},
+		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(opts.Hook, s.hook)
 	s.eng = engine.New(opts)
@@ -117,9 +120,11 @@ func (s *Session) Table() *Breakpoints {
 	return s.bps
 }
 
-// Breakpoints lists the table's breakpoints with this run's hit counts.
+// Breakpoints lists the table's breakpoints with this run's hit counts,
+// each flagged when no path of the plan can match it.
 func (s *Session) Breakpoints() []Breakpoint {
 	list := s.bps.List()
+	s.shapes.Flag(list)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range list {

@@ -26,16 +26,33 @@ func (m *model) breakpoints(doc int) *debugger.Breakpoints {
 		}
 	}
 	m.planPage.open[doc].breakpoints = t
+	// A kept breakpoint the plan can no longer reach (a step renamed
+	// since) is said as the table is read, as a break would say it.
+	for _, b := range m.listBreakpoints(doc) {
+		if b.Unmatched != "" {
+			m.notify(noticeError, "kept breakpoint "+itoa(b.ID)+": "+b.Unmatched)
+			break
+		}
+	}
 	return t
 }
 
 // listBreakpoints lists a plan's breakpoints with the hits of its last
-// debug run, until the next one counts afresh.
+// debug run, until the next one counts afresh, each flagged when no path
+// of the plan can match it.
 func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
 	if r := m.runPage.run; r != nil && r.debug && r.doc == doc {
 		return r.session.Breakpoints()
 	}
-	return m.breakpoints(doc).List()
+	list := m.breakpoints(doc).List()
+	if p := m.planPage.documentAt(doc).Plan; p != nil {
+		shapes := debugger.PlanShapes(p, nil)
+		if m.ws != nil {
+			shapes = m.ws.Shapes(p)
+		}
+		shapes.Flag(list)
+	}
+	return list
 }
 
 // execBreakpoints carries out a breakpoint verb on the current plan's

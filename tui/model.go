@@ -241,6 +241,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		cmd = m.runPage.abortRun()
 	case key.Matches(k, keys.Pause):
 		m.runPage.pauseRun()
+	case key.Matches(k, keys.Print):
+		m.cmdline.SetCompletions(m.completions())
+		cmd = m.cmdline.OpenWith("print ")
 	case key.Matches(k, keys.Breakpoint):
 		m.toggleBreakpoint()
 	case key.Matches(k, keys.BreakError):

@@ -596,12 +596,13 @@ var (
 	keyDebug      = tea.KeyPressMsg{Code: 'g', Text: "g"}
 	keyValidate   = tea.KeyPressMsg{Code: 'v', Text: "v"}
 	keyNext       = tea.KeyPressMsg{Code: 'n', Text: "n"}
-	keyStepIn     = tea.KeyPressMsg{Code: 'i', Text: "i"}
+	keyStepIn     = tea.KeyPressMsg{Code: 's', Text: "s"}
 	keyStepOut    = tea.KeyPressMsg{Code: 'o', Text: "o"}
 	keyContinue   = tea.KeyPressMsg{Code: 'c', Text: "c"}
-	keySkip       = tea.KeyPressMsg{Code: 's', Text: "s"}
+	keySkip       = tea.KeyPressMsg{Code: 'i', Text: "i"}
 	keyAbort      = tea.KeyPressMsg{Code: 'a', Text: "a"}
-	keyPause      = tea.KeyPressMsg{Code: 'p', Text: "p"}
+	keyPause      = tea.KeyPressMsg{Code: 'z', Text: "z"}
+	keyPrint      = tea.KeyPressMsg{Code: 'p', Text: "p"}
 	keyBreak      = tea.KeyPressMsg{Code: 'b', Text: "b"}
 	keyBreakErr   = tea.KeyPressMsg{Code: 'x', Text: "x"}
 	keyColon      = tea.KeyPressMsg{Code: ':', Text: ":"}

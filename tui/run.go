@@ -165,7 +165,7 @@ func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 	if !r.held() {
 		switch {
 		case r.active():
-			p.notify(noticeError, "the run is not held at a stop; p pauses it")
+			p.notify(noticeError, "the run is not held at a stop; "+p.Keys.Pause.Help().Key+" pauses it")
 		default:
 			p.notify(noticeError, "no run is held; g starts a debug run")
 		}
@@ -200,7 +200,7 @@ func (p *runPage) next() tea.Cmd {
 // answer at the stop the run is held at.
 func (p *runPage) openValueEditor() tea.Cmd {
 	if !p.run.held() {
-		p.notify(noticeError, "s injects a value where a run is held; no run is held")
+		p.notify(noticeError, p.Keys.Skip.Help().Key+" injects a value where a run is held; no run is held")
 		return nil
 	}
 	snap := p.run.state.Stop

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,7 +129,7 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 	if !b.m.runShown() {
 		t.Error("a held run is not on show")
 	}
-	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")", "n next · i in · o out · c continue · s inject · a abort")
+	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")", "n next · s in · o out · c continue · i inject · p print · a abort")
 }
 
 // wantEnded checks the run has ended with status, by the session's word
@@ -433,7 +434,7 @@ func TestStepKeys(t *testing.T) {
 		}},
 		{"n while the run goes on says it is not held", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
 			b.send(keyNext)
-			wantNotice(t, b, "the run is not held at a stop; p pauses it")
+			wantNotice(t, b, "the run is not held at a stop; z pauses it")
 			b.finish()
 			wantEnded(t, b, "ok")
 		}},
@@ -441,13 +442,13 @@ func TestStepKeys(t *testing.T) {
 			wantNoRun(t, b)
 			wantRow(t, b.m, 1, "S0")
 		}},
-		{"i steps into a map's first item", func(b *bench) { b.debugTo(docFlow, "E1") }, seq(keyStepIn), func(t *testing.T, b *bench) {
+		{"s steps into a map's first item", func(b *bench) { b.debugTo(docFlow, "E1") }, seq(keyStepIn), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "E1/do.0", engine.StopStep, "step")
 		}},
-		{"i steps into an agent's round and its tool call", func(b *bench) { b.debugTo(docFlow, "E2") }, seq(keyStepIn, keyStepIn, keyStepIn), func(t *testing.T, b *bench) {
+		{"s steps into an agent's round and its tool call", func(b *bench) { b.debugTo(docFlow, "E2") }, seq(keyStepIn, keyStepIn, keyStepIn), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "E2/agent.1/builtin__reshape", engine.StopTool, "step")
 		}},
-		{"i with no run held says so", nil, seq(keyStepIn), func(t *testing.T, b *bench) {
+		{"s with no run held says so", nil, seq(keyStepIn), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is held")
 		}},
 		{"o steps out of a map item", func(b *bench) { b.debugTo(docFlow, "E1/do.0 step") }, seq(keyStepOut), func(t *testing.T, b *bench) {
@@ -472,7 +473,7 @@ func TestStepKeys(t *testing.T) {
 // TestInjectKey opens the value editor with s at a stop and at an ask.
 func TestInjectKey(t *testing.T) {
 	runCases(t, []benchCase{
-		{"s opens the editor on the value the stop suggests", func(b *bench) { b.debugTo(docFlow, "E1/do.0") }, seq(keySkip), func(t *testing.T, b *bench) {
+		{"i opens the editor on the value the stop suggests", func(b *bench) { b.debugTo(docFlow, "E1/do.0") }, seq(keySkip), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
 			wantScreen(t, b, "inject a result for E1/do.0: it will not run", `"name": ""`, "✓ matches the schema")
 			jsonEqual(t, b.m.runPage.run.state.Stop.Prefill, `{"name": ""}`)
@@ -518,14 +519,14 @@ func TestInjectKey(t *testing.T) {
 			wantOverlay(t, b, overlayNone)
 			wantHeld(t, b, "S0", engine.StopStep, "pause")
 		}},
-		{"s at an error stop replaces the failure", func(b *bench) { b.debugTo(docFailing, "") },
+		{"i at an error stop replaces the failure", func(b *bench) { b.debugTo(docFailing, "") },
 			seq(keyContinue, keySkip, replaceText(`{"text": "mended"}`), keySubmit, keyContinue), func(t *testing.T, b *bench) {
 				wantEnded(t, b, "ok")
 				jsonEqual(t, node(t, b, "F1").Result, `{"text": "mended"}`)
 			}},
-		{"s with no run held says so", nil, seq(keySkip), func(t *testing.T, b *bench) {
+		{"i with no run held says so", nil, seq(keySkip), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
-			wantNotice(t, b, "s injects a value where a run is held; no run is held")
+			wantNotice(t, b, "i injects a value where a run is held; no run is held")
 		}},
 		{"an ask opens the answer editor by itself", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
@@ -613,7 +614,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 			wantNotice(t, b, "no run is going")
 			wantEnded(t, b, "ok")
 		}},
-		{"p pauses a run that goes on at its next stop", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
+		{"z pauses a run that goes on at its next stop", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
 			b.send(keyPause)
 			wantNotice(t, b, "pausing at the next stop")
 			wantScreen(t, b, "● running")
@@ -622,11 +623,11 @@ func TestAbortAndPauseKeys(t *testing.T) {
 			b.press(keyContinue)
 			wantEnded(t, b, "ok")
 		}},
-		{"p while held says there is nothing to pause", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyPause), func(t *testing.T, b *bench) {
+		{"z while held says there is nothing to pause", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyPause), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is going to pause")
 			wantHeld(t, b, "S0", engine.StopStep, "pause")
 		}},
-		{"p with no run says there is nothing to pause", nil, seq(keyPause), func(t *testing.T, b *bench) {
+		{"z with no run says there is nothing to pause", nil, seq(keyPause), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is going to pause")
 		}},
 	})
@@ -683,6 +684,20 @@ func TestBreakpointKeys(t *testing.T) {
 			if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "do.1")) {
 				t.Error("the run row do.1 is not marked ●")
 			}
+		}},
+		{"a breakpoint no path can match is flagged on the status line and in the panel", func(b *bench) { b.toDoc(docSimple) },
+			append(command("break S1/agent.1"), keyBreakPanel), func(t *testing.T, b *bench) {
+				wantBook(t, b, "S1/agent.1")
+				const flag = "no path of the plan matches S1/agent.1, so it never stops; the nearest that would: S1"
+				wantNotice(t, b, "breakpoint 1: "+flag)
+				wantScreen(t, b, "✗ "+flag[:40])
+				b.press(keyEsc, command("break S1 result"))
+				wantNotice(t, b, "breakpoint 2 at S1 result")
+			}},
+		{"a kept breakpoint no path can match is flagged as the plan opens", func(b *bench) {
+			writeTestFile(b.t, filepath.Join(b.p.dir, ".stepwise", "breakpoints", "simple.json"), `[{"id": 1, "pattern": "S1/agent.1", "enabled": true}]`)
+		}, seq(keyNextPlan), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "kept breakpoint 1: no path of the plan matches S1/agent.1, so it never stops; the nearest that would: S1")
 		}},
 		{"b on the plan's own row is refused", nil, seq(keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
@@ -982,7 +997,7 @@ func TestViewKeys(t *testing.T) {
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
-			wantScreen(t, b, "Keys", "Run and debug")
+			wantScreen(t, b, "Keys", "Keys and : commands")
 			b.press(keyEsc)
 			wantOverlay(t, b, overlayNone)
 			wantHeld(t, b, "S0", engine.StopStep, "pause")

@@ -32,7 +32,8 @@ func newDebugCommand(s *streams) *cobra.Command {
 			"inject, replace, answer, decline and edit decide at the stop, then go on as next does;\n" +
 			"approve and deny answer a call held for approval (--approve), then continue.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
-			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
+			"has them. A breakpoint no path of the plan can match is set with a warning naming the\n" +
+			"nearest pattern that would. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
 			"on stdout, for a program to drive the session.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
@@ -100,9 +101,15 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 
 	d := &driver{s: s, session: session, asJSON: asJSON}
 	// The kept breakpoints are said, as if set now, so that a front end
-	// knows their ids.
-	for _, b := range table.List() {
-		d.answer(map[string]any{"breakpoint": b, "kept": true}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec()) })
+	// knows their ids, and flagged as a break is when the plan cannot
+	// reach them.
+	for _, b := range session.Breakpoints() {
+		d.answer(breakAnswer(b, true), func(w io.Writer) {
+			fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec())
+			if b.Unmatched != "" {
+				fmt.Fprintln(w, "warning:", b.Unmatched)
+			}
+		})
 	}
 	for _, b := range breaks {
 		d.command("break " + b)
@@ -200,6 +207,10 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		d.fail(err)
 		return debugger.State{}, false
 	}
+	if a.State == nil {
+		d.say(in, a)
+	}
+	// A warning follows what it is about.
 	for _, w := range a.Warnings {
 		fmt.Fprintln(d.s.err, "warning:", w)
 	}
@@ -211,7 +222,6 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		}
 		return *a.State, true
 	}
-	d.say(in, a)
 	return debugger.State{}, false
 }
 
@@ -221,7 +231,7 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	switch in.Verb {
 	case debugger.VerbBreak:
 		b := a.Breakpoint
-		d.answer(map[string]any{"breakpoint": b}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
+		d.answer(breakAnswer(*b, false), func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d at %s\n", b.ID, b.Spec()) })
 	case debugger.VerbClear, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbCond:
 		done := map[debugger.Verb]string{debugger.VerbClear: "cleared", debugger.VerbEnable: "enabled",
 			debugger.VerbDisable: "disabled", debugger.VerbCond: "condition set"}[in.Verb]
@@ -237,6 +247,9 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
+				}
+				if b.Unmatched != "" {
+					fmt.Fprintf(w, "   %s\n", b.Unmatched)
 				}
 			}
 		})
@@ -262,6 +275,20 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 			}
 		})
 	}
+}
+
+// breakAnswer is the --json answer that says a breakpoint is set (kept:
+// from an earlier session), with a warning when no path of the plan can
+// match it.
+func breakAnswer(b debugger.Breakpoint, kept bool) map[string]any {
+	out := map[string]any{"breakpoint": b}
+	if kept {
+		out["kept"] = true
+	}
+	if b.Unmatched != "" {
+		out["warning"] = b.Unmatched
+	}
+	return out
 }
 
 // lineCommands are the commands of the shared language this driver

@@ -83,9 +83,10 @@ func quoteAll(argv []string) []string {
 
 // TestWorkbenchDebugSession drives the real binary in tmux through a debug
 // session on the demo project: a breakpoint on a nested path (every item
-// of a reduce), a debug run that reaches the first item, a value injected
-// there in place of its result, the breakpoint again at the second item,
-// continue, and the plan's output carrying the injected value.
+// of a reduce), a debug run that reaches the first item, p printing its
+// index, a value injected there in place of its result, the breakpoint
+// again at the second item, continue, and the plan's output carrying the
+// injected value.
 func TestWorkbenchDebugSession(t *testing.T) {
 	demoProject(t)
 	dir, _ := os.Getwd()
@@ -120,8 +121,16 @@ func TestWorkbenchDebugSession(t *testing.T) {
 		t.Errorf("the status line does not say which breakpoint held the run:\n%s", screen)
 	}
 
-	// s opens the inject editor, which says who reads the value.
-	s.keys("s")
+	// p opens the command line with print typed, as p is print in
+	// stepwise debug.
+	s.keys("p")
+	s.waitFor(":print ")
+	s.typed("index")
+	s.keys("Enter")
+	s.waitFor("index = 0")
+
+	// i opens the inject editor, which says who reads the value.
+	s.keys("i")
 	s.waitFor("inject a result for timeline/do.0")
 	s.keys("Escape")
 	// A key right after Escape would reach the terminal as alt+key.

@@ -98,6 +98,12 @@ func (w *Workspace) ExecBreakpoints(plan *plans.Plan, table *debugger.Breakpoint
 	return table.Exec(in, plan, w.catalog)
 }
 
+// Shapes are the paths plan's runs can stop at, the plans it calls in
+// the catalog included, which say whether a breakpoint can match.
+func (w *Workspace) Shapes(plan *plans.Plan) *debugger.Shapes {
+	return debugger.PlanShapes(plan, w.catalog)
+}
+
 // engineOptions assembles the engine's parts for one run, its models
 // among them when withModels is set.
 func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options, error) {

@@ -233,7 +233,7 @@ func TestBreakpointsPerPlan(t *testing.T) {
 		t.Error("the plan has two tables")
 	}
 	a, err := ws.ExecBreakpoints(d.Plan, table, debugger.Instruction{Verb: debugger.VerbBreak, Pattern: "E7"})
-	if err != nil || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "no step of the plan is at E7") {
+	if err != nil || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "no path of the plan matches E7") {
 		t.Errorf("break E7: %+v %v", a, err)
 	}
 	kept, err := os.ReadFile(debugger.BreakpointFile(filepath.Join(dir, ".stepwise"), "greet"))

@@ -19,6 +19,9 @@ const (
 	// or filter body: the plan writes its body's steps under it, and as a
 	// pattern it matches each do.N.
 	AnyItem = "do.*"
+	// AnyRound is the segment that stands for every round of an agent
+	// step: as a pattern it matches each agent.N.
+	AnyRound = "agent.*"
 )
 
 // Kind is the kind of unit of work a path names.

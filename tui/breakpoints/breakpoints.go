@@ -1,5 +1,6 @@
 // Package breakpoints is the breakpoints panel: every breakpoint of the
-// plan, one a row (on or off, id, pattern, kinds, condition, hits), under
+// plan, one a row (on or off, id, pattern, kinds, condition, hits, and
+// why it can never stop or its condition failed), under
 // a line saying whether the run breaks on error. The session owns the
 // breakpoints, so the panel changes nothing itself: a key sends an Action
 // that the root applies to the session, and the root hands the result
@@ -197,8 +198,10 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 		l.Add("  if ", common.PaintOf(muted))
 		l.Add(b.Condition.String(), common.PaintOf(text))
 	}
-	if b.ConditionError != "" {
-		l.Add("  ✗ "+b.ConditionError, common.PaintOf(m.Theme.Problem.Inherit(base)))
+	for _, problem := range []string{b.Unmatched, b.ConditionError} {
+		if problem != "" {
+			l.Add("  ✗ "+problem, common.PaintOf(m.Theme.Problem.Inherit(base)))
+		}
 	}
 	l.PadTo(width-common.TextWidth(hits), common.PaintOf(base))
 	return l.String() + muted.Render(hits)

@@ -1,8 +1,12 @@
 package common
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger"
 )
 
 // KeyMap is every key the workbench answers to. Components match against it
@@ -10,8 +14,10 @@ import (
 // and the help overlay lists exactly what the code handles.
 //
 // The run and debug keys are global: they act from any pane, so a run held
-// at a stop can be moved on while the user looks around elsewhere. They
-// follow graph's workbench where the two overlap (b, g, r, v, n, c, s, a).
+// at a stop can be moved on while the user looks around elsewhere. A letter
+// that is also a short form of a command of stepwise debug means what that
+// command does, as delve's letters do (s steps in, n next, c continue, o
+// out, p print, b break); Commands says which key does which command.
 type KeyMap struct {
 	Up       key.Binding
 	Down     key.Binding
@@ -44,6 +50,7 @@ type KeyMap struct {
 	Skip       key.Binding // inject or replace a value at the stop
 	Abort      key.Binding
 	Pause      key.Binding
+	Print      key.Binding // the command line, with print typed
 	Breakpoint key.Binding // toggle a breakpoint on the selected row
 	BreakError key.Binding // toggle break on error
 	Command    key.Binding // the command line
@@ -102,12 +109,13 @@ func DefaultKeyMap() *KeyMap {
 		Debug:      b("g", "debug run, to breakpoints or the first stop", "g"),
 		Validate:   b("v", "validate the plan again", "v"),
 		Next:       b("n/enter", "next: over the stop", "n"),
-		StepIn:     b("i", "step in", "i"),
+		StepIn:     b("s", "step in", "s"),
 		StepOut:    b("o", "step out", "o"),
 		Continue:   b("c", "continue to a breakpoint", "c"),
-		Skip:       b("s", "skip: inject or replace a value", "s"),
+		Skip:       b("i", "inject or replace a value", "i"),
 		Abort:      b("a", "abort the run", "a"),
-		Pause:      b("p", "pause at the next stop", "p"),
+		Pause:      b("z", "pause at the next stop", "z"),
+		Print:      b("p", "print a value at the stop", "p"),
 		Breakpoint: b("b", "breakpoint on the selected row", "b"),
 		BreakError: b("x", "break on error on or off", "x"),
 		Command:    b(":", "command line", ":"),
@@ -160,10 +168,11 @@ func short(b key.Binding, keys, desc string) key.Binding {
 func (k KeyMap) StopHelp() []key.Binding {
 	return []key.Binding{
 		short(k.Next, "n", "next"),
-		short(k.StepIn, "i", "in"),
+		short(k.StepIn, "s", "in"),
 		short(k.StepOut, "o", "out"),
 		short(k.Continue, "c", "continue"),
-		short(k.Skip, "s", "inject"),
+		short(k.Skip, "i", "inject"),
+		short(k.Print, "p", "print"),
 		short(k.Abort, "a", "abort"),
 		short(k.Command, ":", "command"),
 		short(k.Help, "?", "help"),
@@ -185,19 +194,111 @@ type KeyGroup struct {
 	Bindings []key.Binding
 }
 
+// The titles of the groups whose keys the table of keys and commands
+// lists.
+const (
+	groupRun    = "Run and debug"
+	groupAuthor = "Author and look back"
+)
+
 // Groups lists every binding, grouped the way the help overlay shows them.
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
 		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView}},
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
-		{"Run and debug", []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
-			k.Skip, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
-		{"Author and look back", []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
+		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
+			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
+		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
 			k.Replay, k.Fork, k.Diff, k.Delete}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}
+}
+
+// KeyCommand is a key that does what commands of stepwise debug's
+// language do: pressing it means what typing one of them means at the
+// same point (b on a row breaks at its path; i opens the editor whose
+// value inject, replace or answer take).
+type KeyCommand struct {
+	Key   key.Binding
+	Verbs []debugger.Verb
+}
+
+// Commands pairs the keys with the commands they do, the one place that
+// says so: the help overlay and the README's table of keys and commands
+// read it (Table).
+func (k KeyMap) Commands() []KeyCommand {
+	return []KeyCommand{
+		{k.Breakpoint, []debugger.Verb{debugger.VerbBreak}},
+		{k.Delete, []debugger.Verb{debugger.VerbClear}},
+		{k.Breakpoints, []debugger.Verb{debugger.VerbBreakpoints}},
+		{k.BreakError, []debugger.Verb{debugger.VerbErrors}},
+		{k.Continue, []debugger.Verb{debugger.VerbContinue}},
+		{k.Next, []debugger.Verb{debugger.VerbNext}},
+		{k.StepIn, []debugger.Verb{debugger.VerbStep}},
+		{k.StepOut, []debugger.Verb{debugger.VerbOut}},
+		{k.Pause, []debugger.Verb{debugger.VerbPause}},
+		{k.Skip, []debugger.Verb{debugger.VerbInject, debugger.VerbReplace, debugger.VerbAnswer}},
+		{k.Abort, []debugger.Verb{debugger.VerbAbort}},
+		{k.Print, []debugger.Verb{debugger.VerbPrint}},
+		{k.Run, []debugger.Verb{debugger.VerbRun}},
+		{k.Debug, []debugger.Verb{debugger.VerbDebug}},
+		{k.Runs, []debugger.Verb{debugger.VerbRuns}},
+		{k.Fork, []debugger.Verb{debugger.VerbFork}},
+		{k.Diff, []debugger.Verb{debugger.VerbDiff}},
+		{k.Tools, []debugger.Verb{debugger.VerbTools}},
+		{k.NewPlan, []debugger.Verb{debugger.VerbNew}},
+		{k.Help, []debugger.Verb{debugger.VerbHelp}},
+		{k.Quit, []debugger.Verb{debugger.VerbQuit}},
+	}
+}
+
+// TableRow is a row of the table of keys and commands: a command of the
+// shared language (Usage, with its short forms in stepwise debug) and the
+// workbench key that does it, or a workbench key that no command does
+// (Usage empty).
+type TableRow struct {
+	Usage   string
+	Aliases []string
+	Key     string
+	Does    string
+}
+
+// Table is the table of keys and commands: every command of
+// debugger.Grammar in its order, with the key that does it, then the run,
+// debug and authoring keys that no command does. The help overlay shows
+// it, and the README's table is it (a test holds the two together).
+func (k KeyMap) Table() []TableRow {
+	pairs := k.Commands()
+	var rows []TableRow
+	for _, syn := range debugger.Grammar() {
+		row := TableRow{Usage: syn.Usage(), Aliases: syn.Aliases, Does: syn.Does}
+		for _, p := range pairs {
+			if slices.Contains(p.Verbs, syn.Verb) {
+				row.Key = p.Key.Help().Key
+			}
+		}
+		rows = append(rows, row)
+	}
+	for _, g := range k.Groups() {
+		if g.Title != groupRun && g.Title != groupAuthor {
+			continue
+		}
+		for _, b := range g.Bindings {
+			paired := slices.ContainsFunc(pairs, func(p KeyCommand) bool { return p.Key.Help().Key == b.Help().Key })
+			if !paired && b.Enabled() {
+				rows = append(rows, TableRow{Key: b.Help().Key, Does: b.Help().Desc})
+			}
+		}
+	}
+	return rows
+}
+
+// InTable reports whether the table of keys and commands lists a group's
+// keys, so that the help overlay shows them there and not twice.
+func (k KeyMap) InTable(g KeyGroup) bool {
+	return g.Title == groupRun || g.Title == groupAuthor
 }
 
 // FullHelp satisfies bubbles' help.KeyMap: every binding, by group.

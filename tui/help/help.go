@@ -1,6 +1,8 @@
 // Package help is the help overlay: every key the workbench answers to,
 // read from the keymap itself so it can never list a key the code does not
-// handle, plus what the mouse does.
+// handle, plus what the mouse does. The run and authoring keys are shown
+// as the table of keys and commands (common.KeyMap.Table): each command
+// of stepwise debug's language beside the key that does the same.
 package help
 
 import (
@@ -10,7 +12,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -63,20 +64,48 @@ type group struct {
 	pairs [][2]string
 }
 
+// groups are the keymap's groups, those of the run and authoring keys
+// given as the table of keys and commands, which the README shows too.
 func (m Model) groups() []group {
 	var out []group
 	for _, g := range m.Keys.Groups() {
-		out = append(out, group{g.Title, pairs(g.Bindings)})
+		if !m.Keys.InTable(g) {
+			out = append(out, group{g.Title, pairs(g.Bindings)})
+		}
 	}
 	out = append(out, group{"Mouse", [][2]string{
 		{"click", "select a row, pane or tab"},
 		{"wheel", "scroll the pane under it"},
 	}})
-	var commands [][2]string
-	for _, syn := range debugger.Grammar() {
-		commands = append(commands, [2]string{":" + syn.Usage(), syn.Does})
+	return append(out, group{"Keys and : commands", tablePairs(m.Keys.Table())})
+}
+
+// tableWidth is the width the table's descriptions wrap at, which keeps
+// the overlay inside a 60-column terminal.
+const tableWidth = 44
+
+// tablePairs writes each row of the table as its key beside the command
+// (with its short forms in stepwise debug), then what they do under it,
+// wrapped: a row on one line would not fit an 80-column terminal.
+func tablePairs(rows []common.TableRow) [][2]string {
+	var out [][2]string
+	for _, r := range rows {
+		does := common.Wrap(r.Does, tableWidth, "")
+		first := does[0]
+		if r.Usage != "" {
+			first = ":" + r.Usage
+			if len(r.Aliases) > 0 {
+				first += " (" + strings.Join(r.Aliases, ", ") + ")"
+			}
+		} else {
+			does = does[1:]
+		}
+		out = append(out, [2]string{r.Key, first})
+		for _, l := range does {
+			out = append(out, [2]string{"", "  " + l})
+		}
 	}
-	return append(out, group{"Command line", commands})
+	return out
 }
 
 func pairs(bs []key.Binding) [][2]string {
