@@ -21,7 +21,10 @@ import (
 )
 
 func newReplayCommand(s *streams) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		debug  debugFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "replay RUN",
 		Short: "Run a recorded run again from its record: no model call, no tool side effect",
@@ -32,13 +35,23 @@ func newReplayCommand(s *streams) *cobra.Command {
 			"step, round or call the record does not have) is the divergence: the replay stops there and\n" +
 			"says what the record holds and what the plan does now. A replay that reaches its end compares\n" +
 			"every step's result. The replay is recorded as a run of its own. Exit 0 when it reproduces the\n" +
-			"record, 1 with a divergence (or a failure).",
+			"record, 1 with a divergence (or a failure).\n\n" +
+			"With --debug the replay runs under the debugger, driven by commands on stdin as stepwise debug\n" +
+			"is: it stops at the plan's breakpoints and those --break sets, and a stop let go on is answered\n" +
+			"from the record.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := debug.check(); err != nil {
+				return err
+			}
+			if debug.on {
+				return debugReplay(cmd.Context(), s, args[0], debug, asJSON)
+			}
 			return replayRun(cmd.Context(), s, args[0], asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout; with --debug, every stop and answer as one JSON object")
+	debug.add(cmd)
 	return cmd
 }
 
@@ -48,17 +61,21 @@ func newForkCommand(s *streams) *cobra.Command {
 		setFlags   []string
 		asJSON     bool
 		scriptFile string
+		debug      debugFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "fork RUN --from PATH [--set PATH=JSON]...",
+		Use:   "fork RUN --from PATH [--set PATH=JSON]... [--debug [--break PATTERN]...]",
 		Short: "Run a recorded run again from one of its steps",
 		Long: "Run the plan of the run RUN names again, as its file reads now, with the run's inputs, from the\n" +
 			"first step whose path matches --from (* within a segment, ** across): the steps that had\n" +
 			"finished before it started reuse their recorded results and do not run; it and everything\n" +
 			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
 			"them (the value parses as JSON when it can, and is text otherwise); PATH must name a step of\n" +
-			"the plan. The fork is recorded as a run of its own, and reported as stepwise run reports one,\n" +
-			"with the same exit codes.",
+			"the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
+			"the recorded results of the other items: only that item runs again, then what follows the map.\n" +
+			"The fork is recorded as a run of its own, and reported as stepwise run reports one, with the\n" +
+			"same exit codes. With --debug the fork runs under the debugger, driven by commands on stdin as\n" +
+			"stepwise debug is: it stops at the plan's breakpoints and those --break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if from == "" {
@@ -76,13 +93,21 @@ func newForkCommand(s *streams) *cobra.Command {
 				}
 				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
 			}
-			return forkRun(cmd.Context(), s, args[0], debugger.ForkSpec{From: from, Sets: sets}, runRequest{asJSON: asJSON, script: scriptFile})
+			if err := debug.check(); err != nil {
+				return err
+			}
+			spec := debugger.ForkSpec{From: from, Sets: sets}
+			if debug.on {
+				return debugFork(cmd.Context(), s, args[0], spec, scriptFile, debug, asJSON)
+			}
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	debug.add(cmd)
 	return cmd
 }
 
@@ -283,15 +308,11 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	progressOut.Flush()
 	closeErr := projects.close()
 	if err != nil {
-		var specErr *debugger.ForkSpecError
 		var inputErr *engine.InputError
+		if msg, ok := forkSpecRefusal(err); ok {
+			return req.refuse(s, req.plan, exitUsage, msg, nil, nil)
+		}
 		switch {
-		case errors.As(err, &specErr):
-			flag := "--from"
-			if specErr.Set {
-				flag = "--set"
-			}
-			return req.refuse(s, req.plan, exitUsage, strings.TrimSpace(flag+" "+specErr.Pattern)+": "+specErr.Reason, nil, nil)
 		case errors.As(err, &inputErr):
 			return req.refuse(s, req.plan, exitNeedsInput, fmt.Sprintf("the inputs of run %s no longer fit plan '%s'", r.rec.Run.ID, inputErr.Plan), strings.Split(inputErr.Error(), "\n")[1:], inputErr.Schema)
 		}
@@ -309,6 +330,20 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		return &exitCode{code: exitInterrupted}
 	}
 	return err
+}
+
+// forkSpecRefusal says which of fork's flags does not fit, for a
+// *debugger.ForkSpecError.
+func forkSpecRefusal(err error) (string, bool) {
+	var specErr *debugger.ForkSpecError
+	if !errors.As(err, &specErr) {
+		return "", false
+	}
+	flag := "--from"
+	if specErr.Set {
+		flag = "--set"
+	}
+	return strings.TrimSpace(flag+" "+specErr.Pattern) + ": " + specErr.Reason, true
 }
 
 // printFork tells on stderr where a fork started and what it took from
