@@ -95,28 +95,34 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 	if err != nil {
 		return nil, err
 	}
-	out := &ForkResult{Run: res, Of: rec.Run.ID, From: f.from}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out.Reused, out.Set = f.reused, f.set
-	for i, s := range f.sets {
-		if !f.hit[i] {
-			out.Unreached = append(out.Unreached, s.Path)
-		}
-	}
-	return out, nil
+	return f.result(res), nil
 }
 
 // DebugFork returns a session that runs the fork Fork would run under the
 // debugger, stopping where bps says; start it with rec.Inputs(). A stop
 // the session lets go on is the fork's: a reused step takes its recorded
-// result there.
-func DebugFork(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options, bps *Breakpoints) (*Session, error) {
-	_, opts, err := newForker(rec, p, spec, opts)
+// result there. forked tells how the fork went, given the run's result
+// once the session has ended.
+func DebugFork(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options, bps *Breakpoints) (s *Session, forked func(*engine.Result) *ForkResult, err error) {
+	f, opts, err := newForker(rec, p, spec, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return New(p, opts, bps), nil
+	return New(p, opts, bps), f.result, nil
+}
+
+// result is how the fork went, its run having ended with res.
+func (f *forker) result(res *engine.Result) *ForkResult {
+	out := &ForkResult{Run: res, Of: f.rec.Run.ID, From: f.from}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out.Reused, out.Set = slices.Clone(f.reused), slices.Clone(f.set)
+	for i, s := range f.sets {
+		if !f.hit[i] {
+			out.Unreached = append(out.Unreached, s.Path)
+		}
+	}
+	return out
 }
 
 // newForker checks spec against the record and the plan, and returns the

@@ -85,14 +85,22 @@ func TestFork(t *testing.T) {
 	if !sameSet(paths, want) || paths[0] != "E0" || slices.Index(paths, "E3/else") < slices.Index(paths, "E3") {
 		t.Errorf("diff paths %v, want %v in run order", paths, want)
 	}
-	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultHashA != d.ResultHashB || !d.Same() || d.ResultHashA == "" {
+	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultA == nil || !reflect.DeepEqual(d.ResultA, d.ResultB) || !d.Same() {
 		t.Errorf("E0: %+v, want the same result, reused", d)
 	}
-	if d := byPath["E1"]; d.Same() || d.TokensDelta != -44 {
-		t.Errorf("E1: %+v, want another result and 44 fewer tokens", d)
+	// The results differ at one key: both values are told there.
+	if d := byPath["E1"]; d.Same() || d.TokensDelta != -44 || d.TokensA != 44 || d.TokensB != 0 ||
+		!reflect.DeepEqual(d.Changes, []debugger.ValueChange{{At: "text", A: "three bugs", B: "one typo"}}) {
+		t.Errorf("E1: %+v, want another text and 44 fewer tokens", d)
 	}
-	if d := byPath["E3/then"]; d.StatusA != "ok" || d.StatusB != "" || d.ResultHashB != "" {
+	if d := byPath["E3/then"]; d.StatusA != "ok" || d.StatusB != "" || d.ResultB != nil || len(d.Changes) != 1 || d.Changes[0].Only != "a" || d.Changes[0].At != "" {
 		t.Errorf("E3/then: %+v, want it in A only", d)
+	}
+	// Each side of the diff counts what its run's end counted.
+	countA, countB := debugger.Count(diff)
+	if countA != (debugger.RunCounts{Steps: orig.StepsExecuted, Tokens: orig.Usage.Total()}) || countB != (debugger.RunCounts{Steps: res.StepsExecuted, Tokens: res.Usage.Total()}) {
+		t.Errorf("the diff counts A %+v, B %+v; the runs counted %d steps, %d tokens and %d steps, %d tokens",
+			countA, countB, orig.StepsExecuted, orig.Usage.Total(), res.StepsExecuted, res.Usage.Total())
 	}
 	if d := byPath["E4/do.1"]; !d.Same() || orig.Status != engine.StatusOK {
 		t.Errorf("E4/do.1: %+v, want the same", d)
@@ -249,7 +257,7 @@ func TestDiffOrder(t *testing.T) {
 	var paths []string
 	for _, d := range debugger.Diff(a.Run, b.Run) {
 		paths = append(paths, d.Path)
-		if d.Path == "E1" && (d.StatusA != "failed" || d.StatusB != "ok" || d.ResultHashA != "" || d.Same()) {
+		if d.Path == "E1" && (d.StatusA != "failed" || d.StatusB != "ok" || d.ResultA != nil || d.Same()) {
 			t.Errorf("E1: %+v", d)
 		}
 	}

@@ -117,8 +117,10 @@ func newDiffCommand(s *streams) *cobra.Command {
 		Use:   "diff RUN_A RUN_B",
 		Short: "Compare two recorded runs step by step",
 		Long: "Compare two recorded runs (ids, or prefixes only one run has) step by step: every path either\n" +
-			"run has, in run order, with each run's status, a short hash of each result (SHA-256 of its\n" +
-			"canonical JSON), and how B's time and tokens differ from A's. A step a run did not run shows -.",
+			"run has, in run order, with each run's status and how B's time and tokens differ from A's. Where\n" +
+			"the results differ, the places they differ follow the step, key by key and index by index, A's\n" +
+			"value beside B's. A step a run did not run shows -. Each run's steps and tokens are counted as\n" +
+			"its record counts them (stepwise runs, inspect).",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
@@ -130,14 +132,15 @@ func newDiffCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			countA, countB := debugger.Count(steps)
 			if asJSON {
-				return writeJSON(s.out, diffJSON{Steps: steps, Count: len(steps)})
+				return writeJSON(s.out, diffJSON{A: diffSide(a, countA), B: diffSide(b, countB), Steps: steps, Count: len(steps)})
 			}
 			printDiff(s.out, a, b, steps)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {steps: [{path, status_a, status_b, result_hash_a, result_hash_b, ms_delta, tokens_delta}], count}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {a, b: {id, plan, status, steps, tokens}, steps: [{path, status_a, status_b, result_a, result_b, changes: [{at, a, b, only}], ms_delta, tokens_a, tokens_b, tokens_delta}], count}")
 	return cmd
 }
 
@@ -364,28 +367,96 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 
 // diffJSON is diff's --json answer.
 type diffJSON struct {
+	A     diffRunJSON         `json:"a"`
+	B     diffRunJSON         `json:"b"`
 	Steps []debugger.StepDiff `json:"steps"`
 	Count int                 `json:"count"`
 }
 
-// printDiff prints one line per step: the statuses, the result hashes
-// (once when they agree), and B's time and tokens against A's.
+// diffRunJSON is one run of a diff: which, how it ended, and what it
+// counts.
+type diffRunJSON struct {
+	ID     string `json:"id"`
+	Plan   string `json:"plan"`
+	Status string `json:"status"`
+	debugger.RunCounts
+}
+
+func diffSide(d *record.RunDetail, c debugger.RunCounts) diffRunJSON {
+	return diffRunJSON{ID: d.ID, Plan: d.Plan, Status: runStatus(d.RunSummary), RunCounts: c}
+}
+
+// printDiff prints a line per run, then one line per step (the statuses,
+// whether the results differ, and B's time and tokens against A's), each
+// differing result followed by the places it differs, A's value beside
+// B's.
 func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
-	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", format.ShortID(a.ID), a.Plan, runStatus(a.RunSummary), format.ShortID(b.ID), b.Plan, runStatus(b.RunSummary))
+	countA, countB := debugger.Count(steps)
+	for _, side := range []struct {
+		which string
+		d     *record.RunDetail
+		c     debugger.RunCounts
+	}{{"A", a, countA}, {"B", b, countB}} {
+		fmt.Fprintf(w, "%s %s (%s, %s, %s, %s tokens)\n", side.which, format.ShortID(side.d.ID), side.d.Plan, runStatus(side.d.RunSummary),
+			countNoun(side.c.Steps, "step", "steps"), format.Tokens(side.c.Tokens))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
 	for _, d := range steps {
-		mark, result := " ", orDash(d.ResultHashA)
+		mark, result := " ", "same"
 		if !d.Same() {
 			mark = "≠"
 		}
-		if d.ResultHashA != d.ResultHashB {
-			result += " → " + orDash(d.ResultHashB)
+		switch {
+		case d.ResultA == nil && d.ResultB == nil:
+			result = "-"
+		case len(d.Changes) > 0:
+			result = countNoun(len(d.Changes), "change", "changes")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
 	tw.Flush()
+	var changed []debugger.StepDiff
+	for _, d := range steps {
+		if len(d.Changes) > 0 {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AT\tA\tB")
+	for _, d := range changed {
+		for _, c := range d.Changes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", changePlace(d.Path, c.At), changeValue(c.A, c.Only == "b"), changeValue(c.B, c.Only == "a"))
+		}
+	}
+	tw.Flush()
 }
+
+// changePlace names a place in a step's result as a template reads it:
+// E1.text, E1 for the whole result.
+func changePlace(step, at string) string {
+	if at == "" {
+		return step
+	}
+	return step + "." + at
+}
+
+// changeValue is one side of a change as JSON, cut to a column's width;
+// - where that side has no value.
+func changeValue(v any, absent bool) string {
+	if absent {
+		return "-"
+	}
+	return cut(engine.JSONText(v), diffValueWidth)
+}
+
+// diffValueWidth is how much of each side of a change a line shows.
+const diffValueWidth = 50
 
 func orDash(s string) string {
 	if s == "" {

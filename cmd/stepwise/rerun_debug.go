@@ -71,7 +71,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
 	table := keptBreakpoints(s, r)
-	session, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script})
+	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script})
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
 			return usageError{errors.New(msg)}
@@ -79,6 +79,9 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
 	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON)
+	if state.Result != nil {
+		printFork(s.err, forked(state.Result))
+	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON)
 }
 

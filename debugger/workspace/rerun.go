@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 )
 
@@ -19,13 +20,14 @@ func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table
 }
 
 // DebugFork returns a session that forks a recorded run under the
-// debugger, stopping where table says (nil: nowhere, as Debug). Start it
-// with rec.Inputs(). The error is a *debugger.ForkSpecError for a spec
+// debugger, stopping where table says (nil: nowhere, as Debug), and what
+// tells how the fork went once it has ended (debugger.DebugFork). Start
+// it with rec.Inputs(). The error is a *debugger.ForkSpecError for a spec
 // that does not fit the record or the plan.
-func (w *Workspace) DebugFork(rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, error) {
+func (w *Workspace) DebugFork(rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, func(*engine.Result) *debugger.ForkResult, error) {
 	opts, err := w.engineOptions(o, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return debugger.DebugFork(rec, plan, spec, opts, orQuiet(table))
 }
