@@ -194,3 +194,29 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestForkAsksOnTerminal forks a run from its ask in a real terminal: the
+// fork puts the question there, as stepwise run does, and the answer
+// typed is the ask's.
+func TestForkAsksOnTerminal(t *testing.T) {
+	writeProject(t, itemsProjectFiles)
+	stdout, stderr, code := runCLI(t, "run", "items", "--json")
+	var orig struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &orig); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	fork := strings.Join(quoteAll([]string{os.Args[0], "fork", orig.RunID, "--from", "E3", "--json"}), " ")
+	s := startTmux(t, 120, 40, "env", cliEnv+"=1", "HOME="+os.Getenv("HOME"), "XDG_CONFIG_HOME="+os.Getenv("XDG_CONFIG_HOME"),
+		"XDG_DATA_HOME="+os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color",
+		// The pane stays after the fork exits, so that what it wrote can be read.
+		"sh", "-c", fork+`; echo "exit $?"; sleep 60`)
+	s.waitFor("? Keep them? [E3]")
+	s.typed("y")
+	s.keys("Enter")
+	screen := s.waitFor("exit 0")
+	if !strings.Contains(screen, `"keep": true`) {
+		t.Errorf("the fork did not take the answer typed:\n%s", screen)
+	}
+}
