@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -190,6 +192,22 @@ func TestRunsKey(t *testing.T) {
 		wantOverlay(t, b, overlayDiff)
 		b.press(keyEsc)
 		wantOverlay(t, b, overlayNone)
+	})
+	t.Run("the status line, the runs panel and the diff count alike", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		wantEnded(t, b, "ok")
+		shown := b.m.runPage.run.tree.Totals().Spend.Tokens()
+		rec := b.p.waitRecorded(t, "flow", 1)[0]
+		b.press(keyRuns, keyEnter)
+		b.press(command("diff " + rec.ID)...)
+		wantOverlay(t, b, overlayDiff)
+		a, _ := debugger.Count(b.m.panels.diff.Steps())
+		if shown == 0 || rec.Usage.Tokens != shown || a.Tokens != shown || a.Steps != rec.StepsExecuted {
+			t.Errorf("tokens: status line %d, runs %d, diff %d; steps: runs %d, diff %d", shown, rec.Usage.Tokens, a.Tokens, rec.StepsExecuted, a.Steps)
+		}
+		wantScreen(t, b, format.Tokens(shown)+" tok", fmt.Sprintf("%d steps", rec.StepsExecuted), format.Tokens(shown)+" tokens")
 	})
 	t.Run("F forks under the debugger, Y replays under it", func(t *testing.T) {
 		t.Parallel()
