@@ -157,7 +157,8 @@ type forkDraft struct {
 // fork forks the run on show from a step, over the plan of document doc:
 // the editor opens on the step's recorded result first, and the fork
 // starts with the value given there (startFork). A step with no result
-// recorded forks at once. With a table the fork runs under the debugger.
+// recorded, or a row no value can be set at, forks at once. With a table
+// the fork runs under the debugger.
 func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
 	if p.run == nil || p.run.stored == "" {
 		p.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
@@ -169,8 +170,10 @@ func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugg
 	}
 	from = p.enclosingStep(from)
 	f := &forkDraft{id: p.run.stored, from: from, doc: doc, d: d, table: table}
+	// An item whose body is a list of steps has a result but no step to
+	// set it at: it forks as it is.
 	n, ok := p.run.tree.Node(from)
-	if !ok || n.Result == nil {
+	if !ok || n.Result == nil || d.Plan == nil || !p.ws.HasStep(d.Plan, from) {
 		return p.startFork(f, nil)
 	}
 	f.recorded = n.Result

@@ -40,3 +40,10 @@ func orQuiet(table *debugger.Breakpoints) *debugger.Breakpoints {
 	}
 	return table
 }
+
+// HasStep reports whether pattern names a step of plan or of a plan it
+// calls (debugger.HasStep over the workspace's catalog): a step a fork can
+// set a result at.
+func (w *Workspace) HasStep(plan *plans.Plan, pattern string) bool {
+	return debugger.HasStep(plan, w.catalog, pattern)
+}
