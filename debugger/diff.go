@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -97,13 +98,19 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -sa.Ms
 		}
 		sb, inB := stepsB[p]
+		sameText := inA && inB && bytes.Equal(sa.Result, sb.Result)
 		if inB {
-			d.StatusB, d.ResultB, ms = sb.Status, resultOf(sb), ms+sb.Ms
+			d.StatusB, ms = sb.Status, ms+sb.Ms
+			if d.ResultB = d.ResultA; !sameText {
+				d.ResultB = resultOf(sb)
+			}
 		}
 		// Recorded times are floats of milliseconds; their difference
 		// carries binary noise (0.30000000000000004) below a tenth.
 		d.MsDelta = math.Round(ms*10) / 10
-		d.Changes = valueChanges("", d.ResultA, d.ResultB, inA && d.ResultA != nil, inB && d.ResultB != nil)
+		if !sameText {
+			d.Changes = valueChanges("", d.ResultA, d.ResultB, inA && d.ResultA != nil, inB && d.ResultB != nil)
+		}
 		out = append(out, d)
 	}
 	i, j := 0, 0
@@ -187,7 +194,10 @@ func valueChanges(at string, a, b any, hasA, hasB bool) []ValueChange {
 		}
 		return out
 	}
-	if sameData(a, b) {
+	// Both are plain JSON data, read back from the record: a number, a
+	// string, a bool or null, or an object or a list the other is not,
+	// which compare by ==.
+	if a == b {
 		return nil
 	}
 	return []ValueChange{{At: at, A: a, B: b}}
