@@ -132,7 +132,7 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 	if err != nil {
 		return nil, opts, err
 	}
-	f := &forker{rec: rec, from: from, reuse: rec.finishedBefore(from)}
+	f := &forker{rec: rec, from: from, reuse: rec.reusable(from)}
 	for _, s := range spec.Sets {
 		pat, err := path.Compile(s.Path)
 		if err != nil {
@@ -196,12 +196,12 @@ func (rec *Recording) startOf(p string) uint64 {
 	return first
 }
 
-// finishedBefore lists the recorded steps the fork reuses: those that
+// reusable lists the recorded steps the fork reuses: those that
 // ended well before step from started, and every step of the sibling
 // items of a map or filter item that holds from (its items do not depend
 // on one another, so a sibling's record stands whenever it ran), leaving
 // out the steps that enclose from.
-func (rec *Recording) finishedBefore(from string) map[string]*recordedStep {
+func (rec *Recording) reusable(from string) map[string]*recordedStep {
 	start := rec.startOf(from)
 	siblings := rec.independentItems(from)
 	out := map[string]*recordedStep{}

@@ -24,7 +24,7 @@ type run struct {
 	doc     int // the document whose plan runs
 	plan    *plans.Plan
 	debug   bool
-	session *debugger.Session // nil for an earlier run, a replay or a fork
+	session *debugger.Session // nil for an earlier run and a replay (y)
 	tree    *live.Tree
 	feed    *live.Feed
 	cancel  context.CancelFunc
@@ -304,11 +304,11 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		if len(res.Set) > 0 {
 			msg += ", its value set at " + strings.Join(res.Set, ", ")
 		}
-		if ok := res.Run.Status == engine.StatusOK || res.Run.Status == engine.StatusExited; ok {
-			p.notify(noticeInfo, msg)
-		} else {
-			p.notify(noticeError, msg)
+		kind := noticeError
+		if res.Run.Status == engine.StatusOK || res.Run.Status == engine.StatusExited {
+			kind = noticeInfo
 		}
+		p.notify(kind, msg)
 	case st.Status == engine.StatusOK || st.Status == engine.StatusExited:
 		p.notify(noticeInfo, "the run ended "+st.Status.String())
 	default:
