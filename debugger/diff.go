@@ -1,37 +1,81 @@
 package debugger
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
 )
 
 // StepDiff compares one step of two runs. A side that did not run the
-// step has an empty status and hash, and no time or tokens.
+// step has an empty status and no result, time or tokens.
 type StepDiff struct {
 	Path    string            `json:"path"`
 	StatusA engine.StepStatus `json:"status_a"`
 	StatusB engine.StepStatus `json:"status_b"`
-	// ResultHashA and ResultHashB are the first 12 hex digits of the
-	// SHA-256 of the result's canonical JSON (object keys sorted); empty
-	// for a step without a result.
-	ResultHashA string `json:"result_hash_a"`
-	ResultHashB string `json:"result_hash_b"`
-	// MsDelta is B's time minus A's, in milliseconds.
+	// ResultA and ResultB are the step's results as each run recorded
+	// them; nil for a side without one.
+	ResultA any `json:"result_a"`
+	ResultB any `json:"result_b"`
+	// Changes says where the results differ, key by key and index by
+	// index; none when they are the same.
+	Changes []ValueChange `json:"changes,omitempty"`
+	// MsDelta is B's time minus A's, in milliseconds, to a tenth of one.
 	MsDelta float64 `json:"ms_delta"`
-	// TokensDelta is B's tokens minus A's: the model calls the step made,
-	// every input, output and cache figure counted.
+	// TokensA and TokensB are the tokens of the model calls the step made
+	// in each run, every input, output and cache figure counted;
+	// TokensDelta is B's minus A's.
+	TokensA     int `json:"tokens_a"`
+	TokensB     int `json:"tokens_b"`
 	TokensDelta int `json:"tokens_delta"`
+}
+
+// ValueChange is one place where two results differ.
+type ValueChange struct {
+	// At is where, as a template reads into a result: keys and indices
+	// joined by dots (found, items.2.v); empty for the whole result.
+	At string `json:"at"`
+	A  any    `json:"a"`
+	B  any    `json:"b"`
+	// Only names the run that alone has a value there, "a" or "b": a key
+	// or an index the other result lacks, or a result the other step did
+	// not give.
+	Only string `json:"only,omitempty"`
 }
 
 // Same reports whether both runs ran the step to the same status and
 // result. A result injected at a stop (skipped, as a fork reuses one)
 // counts as the step's own.
 func (d StepDiff) Same() bool {
-	return endedAs(d.StatusA) == endedAs(d.StatusB) && d.ResultHashA == d.ResultHashB
+	return endedAs(d.StatusA) == endedAs(d.StatusB) && len(d.Changes) == 0
+}
+
+// RunCounts are what one run of a diff counts: the steps it ran and the
+// tokens its model calls used.
+type RunCounts struct {
+	Steps  int `json:"steps"`
+	Tokens int `json:"tokens"`
+}
+
+// Count adds up each run's side of a diff: the steps it ran (every step
+// its record shows, as the engine's steps_executed counts them) and their
+// tokens (the run's usage, every figure counted). A diff's header, body
+// and footer, in every front end, count with it.
+func Count(steps []StepDiff) (a, b RunCounts) {
+	for _, d := range steps {
+		if d.StatusA != "" {
+			a.Steps++
+		}
+		if d.StatusB != "" {
+			b.Steps++
+		}
+		a.Tokens += d.TokensA
+		b.Tokens += d.TokensB
+	}
+	return a, b
 }
 
 // Diff compares two runs step by step: every path either run has, in the
@@ -47,12 +91,25 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 			return
 		}
 		done[p] = true
-		d := StepDiff{Path: p, TokensDelta: tokensB[p] - tokensA[p]}
-		if s, ok := stepsA[p]; ok {
-			d.StatusA, d.ResultHashA, d.MsDelta = s.Status, resultHash(s.Result), -s.Ms
+		d := StepDiff{Path: p, TokensA: tokensA[p], TokensB: tokensB[p], TokensDelta: tokensB[p] - tokensA[p]}
+		var ms float64
+		sa, inA := stepsA[p]
+		if inA {
+			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -sa.Ms
 		}
-		if s, ok := stepsB[p]; ok {
-			d.StatusB, d.ResultHashB, d.MsDelta = s.Status, resultHash(s.Result), d.MsDelta+s.Ms
+		sb, inB := stepsB[p]
+		sameText := inA && inB && bytes.Equal(sa.Result, sb.Result)
+		if inB {
+			d.StatusB, ms = sb.Status, ms+sb.Ms
+			if d.ResultB = d.ResultA; !sameText {
+				d.ResultB = resultOf(sb)
+			}
+		}
+		// Recorded times are floats of milliseconds; their difference
+		// carries binary noise (0.30000000000000004) below a tenth.
+		d.MsDelta = math.Round(ms*10) / 10
+		if !sameText {
+			d.Changes = valueChanges("", d.ResultA, d.ResultB, inA && d.ResultA != nil, inB && d.ResultB != nil)
 		}
 		out = append(out, d)
 	}
@@ -83,6 +140,76 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 	return out
 }
 
+// valueChanges lists where a and b differ, under the place at: the keys
+// of two objects one by one (in order), the indices of two lists, and
+// otherwise the two values whole. hasA and hasB say whether each side has
+// a value at all.
+func valueChanges(at string, a, b any, hasA, hasB bool) []ValueChange {
+	switch {
+	case !hasA && !hasB:
+		return nil
+	case !hasA:
+		return []ValueChange{{At: at, B: b, Only: "b"}}
+	case !hasB:
+		return []ValueChange{{At: at, A: a, Only: "a"}}
+	}
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(a)+len(b))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		for k := range b {
+			if _, ok := a[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		var out []ValueChange
+		for _, k := range keys {
+			va, inA := a[k]
+			vb, inB := b[k]
+			out = append(out, valueChanges(join(at, k), va, vb, inA, inB)...)
+		}
+		return out
+	case []any:
+		b, ok := b.([]any)
+		if !ok {
+			break
+		}
+		var out []ValueChange
+		for i := range max(len(a), len(b)) {
+			var va, vb any
+			if i < len(a) {
+				va = a[i]
+			}
+			if i < len(b) {
+				vb = b[i]
+			}
+			out = append(out, valueChanges(join(at, strconv.Itoa(i)), va, vb, i < len(a), i < len(b))...)
+		}
+		return out
+	}
+	// Both are plain JSON data, read back from the record: a number, a
+	// string, a bool or null, or an object or a list the other is not,
+	// which compare by ==.
+	if a == b {
+		return nil
+	}
+	return []ValueChange{{At: at, A: a, B: b}}
+}
+
+func join(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
+}
+
 func stepsByPath(d *record.RunDetail) map[string]record.StepRecord {
 	out := make(map[string]record.StepRecord, len(d.Steps))
 	for _, s := range d.Steps {
@@ -100,17 +227,12 @@ func tokensByStep(d *record.RunDetail) map[string]int {
 	return out
 }
 
-// resultHash is the short SHA-256 of a recorded result's canonical JSON,
-// empty for none.
-func resultHash(raw json.RawMessage) string {
-	v, err := recordedValue(raw)
-	if err != nil || v == nil {
-		return ""
-	}
-	canonical, err := json.Marshal(v)
+// resultOf is a recorded step's result as plain JSON data; nil for none,
+// or for one the record cannot read back.
+func resultOf(s record.StepRecord) any {
+	v, err := recordedValue(s.Result)
 	if err != nil {
-		return ""
+		return nil
 	}
-	sum := sha256.Sum256(canonical)
-	return hex.EncodeToString(sum[:])[:12]
+	return v
 }

@@ -80,45 +80,78 @@ func (e *ForkSpecError) Error() string {
 // there; its input is not compared, so a fork from E3 keeps E1's recorded
 // result even when E1 has been edited since. Steps that enclose the fork
 // point (the map whose item it is, the plan__ step whose plan holds it)
-// run live, and so do their gates.
+// run live, and so do their gates. A fork from an item of a map or filter,
+// or from a step inside one, reuses the recorded steps of the other items
+// too, whenever they ran: items do not read one another.
 //
 // The error is a *ForkSpecError for a spec that does not fit, or the
 // engine's when the run could not start.
 func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options) (*ForkResult, error) {
-	from, err := rec.forkPoint(spec.From)
+	f, opts, err := newForker(rec, p, spec, opts)
 	if err != nil {
 		return nil, err
 	}
-	f := &forker{rec: rec, reuse: rec.finishedBefore(from)}
-	for _, s := range spec.Sets {
-		pat, err := path.Compile(s.Path)
-		if err != nil {
-			return nil, &ForkSpecError{Set: true, Pattern: s.Path, Reason: err.Error()}
-		}
-		if !HasStep(p, opts.Catalog, s.Path) {
-			return nil, &ForkSpecError{Set: true, Pattern: s.Path, Reason: "the plan has no step there"}
-		}
-		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
-	}
-	opts.Hook = engine.Hooks(f.hook, opts.Hook)
-	opts.Parent = rec.Run.ID
 	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
 	if err != nil {
 		return nil, err
 	}
-	out := &ForkResult{Run: res, Of: rec.Run.ID, From: from}
+	return f.result(res), nil
+}
+
+// DebugFork returns a session that runs the fork Fork would run under the
+// debugger, stopping where bps says; start it with rec.Inputs(). A stop
+// the session lets go on is the fork's: a reused step takes its recorded
+// result there. forked tells how the fork went, given the run's result
+// once the session has ended.
+func DebugFork(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options, bps *Breakpoints) (s *Session, forked func(*engine.Result) *ForkResult, err error) {
+	f, opts, err := newForker(rec, p, spec, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return New(p, opts, bps), f.result, nil
+}
+
+// result is how the fork went, its run having ended with res.
+func (f *forker) result(res *engine.Result) *ForkResult {
+	out := &ForkResult{Run: res, Of: f.rec.Run.ID, From: f.from}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out.Reused, out.Set = f.reused, f.set
+	out.Reused, out.Set = slices.Clone(f.reused), slices.Clone(f.set)
 	for i, s := range f.sets {
 		if !f.hit[i] {
 			out.Unreached = append(out.Unreached, s.Path)
 		}
 	}
-	return out, nil
+	return out
 }
 
-// forkPoint is the first recorded step whose path pattern matches.
+// newForker checks spec against the record and the plan, and returns the
+// fork's hook and opts with it installed, its run the record's child.
+func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options) (*forker, engine.Options, error) {
+	from, err := rec.forkPoint(spec.From)
+	if err != nil {
+		return nil, opts, err
+	}
+	f := &forker{rec: rec, from: from, reuse: rec.reusable(from)}
+	for _, s := range spec.Sets {
+		pat, err := path.Compile(s.Path)
+		if err != nil {
+			return nil, opts, &ForkSpecError{Set: true, Pattern: s.Path, Reason: err.Error()}
+		}
+		if !HasStep(p, opts.Catalog, s.Path) {
+			return nil, opts, &ForkSpecError{Set: true, Pattern: s.Path, Reason: "the plan has no step there"}
+		}
+		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
+	}
+	opts.Hook = engine.Hooks(f.hook, opts.Hook)
+	opts.Parent = rec.Run.ID
+	return f, opts, nil
+}
+
+// forkPoint is the first recorded step whose path the pattern matches,
+// or else the first map, filter or reduce item it matches (an item whose
+// body is a list of steps is no step itself): the fork starts at the
+// item's first step.
 func (rec *Recording) forkPoint(pattern string) (string, error) {
 	if pattern == "" {
 		return "", &ForkSpecError{Reason: "give the path of a step of the recorded run"}
@@ -132,6 +165,13 @@ func (rec *Recording) forkPoint(pattern string) (string, error) {
 			return p, nil
 		}
 	}
+	for _, p := range rec.order {
+		for q := p; q != ""; q, _, _ = path.Parent(q) {
+			if path.KindOf(q) == path.KindItem && pat.Match(q) {
+				return q, nil
+			}
+		}
+	}
 	var top []string
 	for _, p := range rec.order {
 		if !strings.Contains(p, "/") {
@@ -141,19 +181,70 @@ func (rec *Recording) forkPoint(pattern string) (string, error) {
 	return "", &ForkSpecError{Pattern: pattern, Reason: fmt.Sprintf("no step of run %s matches it; its steps: %s", rec.Run.ID, strings.Join(top, ", "))}
 }
 
-// finishedBefore lists the recorded steps that ended well before step from
-// started, leaving out those that enclose it.
-func (rec *Recording) finishedBefore(from string) map[string]*recordedStep {
-	start := rec.steps[from].startSeq
+// startOf is the sequence number at which the recorded unit at p started:
+// its own start for a step, its first step's for an item.
+func (rec *Recording) startOf(p string) uint64 {
+	if s, ok := rec.steps[p]; ok {
+		return s.startSeq
+	}
+	var first uint64
+	for _, q := range rec.order {
+		if s := rec.steps[q]; strings.HasPrefix(q, p+"/") && s.startSeq != 0 && (first == 0 || s.startSeq < first) {
+			first = s.startSeq
+		}
+	}
+	return first
+}
+
+// reusable lists the recorded steps the fork reuses: those that
+// ended well before step from started, and every step of the sibling
+// items of a map or filter item that holds from (its items do not depend
+// on one another, so a sibling's record stands whenever it ran), leaving
+// out the steps that enclose from.
+func (rec *Recording) reusable(from string) map[string]*recordedStep {
+	start := rec.startOf(from)
+	siblings := rec.independentItems(from)
 	out := map[string]*recordedStep{}
 	for _, p := range rec.order {
 		s := rec.steps[p]
 		ok := s.Status == engine.StepOK || s.Status == engine.StepSkipped
-		if ok && s.endSeq != 0 && s.endSeq < start && !strings.HasPrefix(from, p+"/") {
+		if !ok || s.endSeq == 0 || strings.HasPrefix(from, p+"/") {
+			continue
+		}
+		if s.endSeq < start || slices.ContainsFunc(siblings, func(item string) bool { return siblingOf(item, p) }) {
 			out[p] = s
 		}
 	}
 	return out
+}
+
+// independentItems lists the items at or above from whose map or filter
+// runs each item on its own: the items of a reduce read the one before
+// them, so a reduce's are left out.
+func (rec *Recording) independentItems(from string) []string {
+	var out []string
+	for q := from; q != ""; q, _, _ = path.Parent(q) {
+		if path.KindOf(q) != path.KindItem {
+			continue
+		}
+		parent, _, _ := path.Parent(q)
+		if s, ok := rec.steps[parent]; ok && (s.Tool == "map" || s.Tool == "filter") {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// siblingOf reports whether p lies in another item of the body item
+// belongs to (E1/do.2/A is a sibling's step of E1/do.3).
+func siblingOf(item, p string) bool {
+	body, _, _ := path.Parent(item)
+	rest, ok := strings.CutPrefix(p, body+"/")
+	if !ok {
+		return false
+	}
+	seg, _, _ := strings.Cut(rest, "/")
+	return path.KindOf(body+"/"+seg) == path.KindItem && body+"/"+seg != item
 }
 
 type compiledSet struct {
@@ -164,6 +255,7 @@ type compiledSet struct {
 // forker is the hook of one fork.
 type forker struct {
 	rec   *Recording
+	from  string
 	reuse map[string]*recordedStep
 	sets  []compiledSet
 

@@ -85,14 +85,22 @@ func TestFork(t *testing.T) {
 	if !sameSet(paths, want) || paths[0] != "E0" || slices.Index(paths, "E3/else") < slices.Index(paths, "E3") {
 		t.Errorf("diff paths %v, want %v in run order", paths, want)
 	}
-	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultHashA != d.ResultHashB || !d.Same() || d.ResultHashA == "" {
+	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultA == nil || !reflect.DeepEqual(d.ResultA, d.ResultB) || !d.Same() {
 		t.Errorf("E0: %+v, want the same result, reused", d)
 	}
-	if d := byPath["E1"]; d.Same() || d.TokensDelta != -44 {
-		t.Errorf("E1: %+v, want another result and 44 fewer tokens", d)
+	// The results differ at one key: both values are told there.
+	if d := byPath["E1"]; d.Same() || d.TokensDelta != -44 || d.TokensA != 44 || d.TokensB != 0 ||
+		!reflect.DeepEqual(d.Changes, []debugger.ValueChange{{At: "text", A: "three bugs", B: "one typo"}}) {
+		t.Errorf("E1: %+v, want another text and 44 fewer tokens", d)
 	}
-	if d := byPath["E3/then"]; d.StatusA != "ok" || d.StatusB != "" || d.ResultHashB != "" {
+	if d := byPath["E3/then"]; d.StatusA != "ok" || d.StatusB != "" || d.ResultB != nil || len(d.Changes) != 1 || d.Changes[0].Only != "a" || d.Changes[0].At != "" {
 		t.Errorf("E3/then: %+v, want it in A only", d)
+	}
+	// Each side of the diff counts what its run's end counted.
+	countA, countB := debugger.Count(diff)
+	if countA != (debugger.RunCounts{Steps: orig.StepsExecuted, Tokens: orig.Usage.Total()}) || countB != (debugger.RunCounts{Steps: res.StepsExecuted, Tokens: res.Usage.Total()}) {
+		t.Errorf("the diff counts A %+v, B %+v; the runs counted %d steps, %d tokens and %d steps, %d tokens",
+			countA, countB, orig.StepsExecuted, orig.Usage.Total(), res.StepsExecuted, res.Usage.Total())
 	}
 	if d := byPath["E4/do.1"]; !d.Same() || orig.Status != engine.StatusOK {
 		t.Errorf("E4/do.1: %+v, want the same", d)
@@ -136,10 +144,10 @@ func TestForkSpecs(t *testing.T) {
 			if out.Run.Status != engine.StatusOK || out.From != "E4/do.0" && out.From != "E4/do.1" {
 				t.Fatalf("fork from %s ended %s: %v", out.From, out.Run.Status, out.Run.Err)
 			}
-			// An item that ended before the fork point started is reused
-			// too; with two at once, that is seldom.
-			reused := slices.DeleteFunc(slices.Clone(out.Reused), func(p string) bool { return p == "E4/do.0" && out.From == "E4/do.1" })
-			if !slices.Equal(reused, []string{"E0", "E1", "E2", "E3"}) || !slices.Equal(out.Set, []string{"E4/do.2"}) || !slices.Equal(out.Unreached, []string{"E3/else"}) {
+			// The other item of the two is a sibling: its recorded result
+			// is reused, whenever it ran.
+			sibling := map[string]string{"E4/do.0": "E4/do.1", "E4/do.1": "E4/do.0"}[out.From]
+			if !sameSet(out.Reused, []string{"E0", "E1", "E2", "E3", sibling}) || !slices.Equal(out.Set, []string{"E4/do.2"}) || !slices.Equal(out.Unreached, []string{"E3/else"}) {
 				t.Errorf("reused %v, set %v, unreached %v", out.Reused, out.Set, out.Unreached)
 			}
 			if calls := ev.modelCalls(); len(calls) != 0 {
@@ -152,6 +160,96 @@ func TestForkSpecs(t *testing.T) {
 	}
 }
 
+// itemsPlan maps five items through two note steps each, then notes the
+// count: every step that runs writes a line to notes.log.
+const itemsPlan = `identifier: items
+name: Items
+description: Notes five items, then the count.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2, 3, 4, 5]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__note
+          input: { text: "item {{item}}" }
+        - id: B
+          tool_name: user__note
+          input: { text: "then {{A.noted}}" }
+  - id: E2
+    tool_name: user__note
+    input: { text: "count {{E1.count}}" }
+output: { items: "{{E1.results}}", count: "{{E2.noted}}" }
+`
+
+func TestForkMapItem(t *testing.T) {
+	p := newTestProject(t)
+	pl := p.plan(t, "items", itemsPlan)
+	orig, rec := p.record(t, pl, nil)
+	tests := []struct {
+		name, from string
+		// ran lists the notes the fork writes, in no order; reused the
+		// steps it takes from the record.
+		ran    []string
+		reused []string
+	}{
+		{name: "an item", from: "E1/do.3", ran: []string{"item 4", "then item 4", "count 5"},
+			reused: []string{"E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B", "E1/do.2/A", "E1/do.2/B", "E1/do.4/A", "E1/do.4/B"}},
+		{name: "a step inside an item", from: "E1/do.3/B", ran: []string{"then item 4", "count 5"},
+			reused: []string{"E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B", "E1/do.2/A", "E1/do.2/B", "E1/do.3/A", "E1/do.4/A", "E1/do.4/B"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.notes(t)
+			opts, _, done := p.options(t, p.models(), nil)
+			out, err := debugger.Fork(context.Background(), rec, pl, debugger.ForkSpec{From: tc.from}, opts)
+			done()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Run.Status != engine.StatusOK || out.From != tc.from {
+				t.Fatalf("the fork from %s ended %s: %v", out.From, out.Run.Status, out.Run.Err)
+			}
+			added := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p.notes(t), before), "\n"), "\n")
+			if !sameSet(added, tc.ran) {
+				t.Errorf("the fork wrote %q, want %q: the other items ran again", added, tc.ran)
+			}
+			if !sameSet(out.Reused, tc.reused) {
+				t.Errorf("reused %v, want %v", out.Reused, tc.reused)
+			}
+			if !reflect.DeepEqual(plain(t, out.Run.Output), plain(t, orig.Output)) {
+				t.Errorf("output %v, want the original's %v", out.Run.Output, orig.Output)
+			}
+		})
+	}
+	t.Run("a reduce's items read one another", func(t *testing.T) {
+		pl := p.plan(t, "fold", `identifier: fold
+name: Fold
+description: Folds three items.
+steps:
+  - id: E1
+    tool_name: reduce
+    input:
+      over: [1, 2, 3]
+      initial: { noted: "" }
+      do: { tool_name: user__note, input: { text: "{{accumulator.noted}}+{{item}}" } }
+output: { folded: "{{E1.result.noted}}" }
+`)
+		_, rec := p.record(t, pl, nil)
+		opts, _, done := p.options(t, p.models(), nil)
+		out, err := debugger.Fork(context.Background(), rec, pl, debugger.ForkSpec{From: "E1/do.1"}, opts)
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Run.Status != engine.StatusOK || !slices.Equal(out.Reused, []string{"E1/do.0"}) {
+			t.Errorf("the fork ended %s (%v), reused %v; want the item before the fork point only", out.Run.Status, out.Run.Err, out.Reused)
+		}
+	})
+}
+
 func TestDiffOrder(t *testing.T) {
 	p := newTestProject(t)
 	_, a := p.record(t, p.plan(t, "broken", brokenPlan), nil)
@@ -159,7 +257,7 @@ func TestDiffOrder(t *testing.T) {
 	var paths []string
 	for _, d := range debugger.Diff(a.Run, b.Run) {
 		paths = append(paths, d.Path)
-		if d.Path == "E1" && (d.StatusA != "failed" || d.StatusB != "ok" || d.ResultHashA != "" || d.Same()) {
+		if d.Path == "E1" && (d.StatusA != "failed" || d.StatusB != "ok" || d.ResultA != nil || d.Same()) {
 			t.Errorf("E1: %+v", d)
 		}
 	}

@@ -195,12 +195,7 @@ func (r *ReplayResult) Identical() bool { return r.Divergence == nil }
 // opts.Models is not used. The error is the engine's when the run could
 // not start (an *engine.InputError, an *engine.ResolveError).
 func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Options) (*ReplayResult, error) {
-	r := &replayer{rec: rec}
-	seen := &runLog{ends: map[string]engine.StepEnded{}}
-	opts.Models = model.New(opts.Config, model.Options{Replay: rec.Calls()})
-	opts.Hook = engine.Hooks(r.hook, opts.Hook)
-	opts.Sinks = append(slices.Clip(opts.Sinks), seen)
-	opts.Parent = rec.Run.ID
+	r, seen, opts := newReplayer(rec, opts)
 	res, err := engine.New(opts).Run(ctx, p, rec.Inputs())
 	if err != nil {
 		return nil, err
@@ -213,6 +208,19 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 		out.Divergence, out.Steps = r.compare(res, seen)
 	}
 	return out, nil
+}
+
+// newReplayer returns a replay's hook, the log of what the replay ran, and
+// opts with both installed and models that answer from the record, its
+// run the record's child.
+func newReplayer(rec *Recording, opts engine.Options) (*replayer, *runLog, engine.Options) {
+	r := &replayer{rec: rec}
+	seen := &runLog{ends: map[string]engine.StepEnded{}}
+	opts.Models = model.New(opts.Config, model.Options{Replay: rec.Calls()})
+	opts.Hook = engine.Hooks(r.hook, opts.Hook)
+	opts.Sinks = append(slices.Clip(opts.Sinks), seen)
+	opts.Parent = rec.Run.ID
+	return r, seen, opts
 }
 
 // replayer is the hook of one replay.

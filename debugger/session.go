@@ -101,7 +101,8 @@ const (
 // New returns a session that will run plan on the engine parts in opts,
 // stopping where the breakpoints of bps say (nil: a table of its own, with
 // none set and break on error on); the session installs itself as the
-// hook, composed after opts.Hook.
+// hook, composed before opts.Hook: a stop the session lets go on is
+// opts.Hook's to answer (a replay's or a fork's record answers it there).
 func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	if bps == nil {
 		bps = NewBreakpoints()
@@ -110,7 +111,7 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 		tools: toolLookup{opts.Catalog, opts.Tools},
 		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
 	s.wake = sync.NewCond(&s.mu)
-	opts.Hook = engine.Hooks(opts.Hook, s.hook)
+	opts.Hook = engine.Hooks(s.hook, opts.Hook)
 	s.eng = engine.New(opts)
 	return s
 }

@@ -73,7 +73,8 @@ type Result struct {
 	// Answer is a solver-mode plan's report.
 	Answer string
 	Exit   *Exit
-	// StepsExecuted counts steps, body calls and body steps that ran.
+	// StepsExecuted counts steps, body calls, body steps and the finish
+	// that ran: every step a record of the run shows.
 	StepsExecuted int
 	Usage         UsageReport
 	// Err is why a failed or aborted run stopped.

@@ -115,7 +115,9 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		chat.TextMessage(chat.RoleUser, r.forModel(solverMessage(query, data, missing))),
 	}}
 	// The finish is a unit of work like a step, with its own start and
-	// end, so that a record of the run shows what the solver was given.
+	// end, so that a record of the run shows what the solver was given;
+	// it counts as a step run, as every step the record shows does.
+	r.steps.Add(1)
 	start := time.Now()
 	r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)

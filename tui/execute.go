@@ -49,7 +49,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		if p == "" {
 			p = m.runPage.selectedPath()
 		}
-		return m.runPage.fork(p, m.planPage.current, m.planPage.document())
+		return m.runPage.fork(p, m.planPage.current, m.planPage.document(), nil)
 	case debugger.VerbDiff:
 		if m.runPage.run == nil || m.runPage.run.stored == "" {
 			m.notify(noticeError, "diff compares the earlier run on show with another: R opens one")

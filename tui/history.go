@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
-	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
@@ -141,10 +141,25 @@ func (p *runPage) replay(id string, doc int, d workspace.Document) tea.Cmd {
 	})
 }
 
-// fork runs the run on show again from a step: the steps before it keep
-// their recorded results, the rest run for real, over the plan of
-// document doc.
-func (p *runPage) fork(from string, doc int, d workspace.Document) tea.Cmd {
+// forkDraft is a fork of the earlier run on show, waiting for the value
+// of its first step.
+type forkDraft struct {
+	id, from string
+	doc      int
+	d        workspace.Document
+	// table is the breakpoints a fork under the debugger stops at; nil
+	// for a plain fork, which stops only where its plan asks.
+	table *debugger.Breakpoints
+	// recorded is the step's recorded result, which the editor opens on.
+	recorded any
+}
+
+// fork forks the run on show from a step, over the plan of document doc:
+// the editor opens on the step's recorded result first, and the fork
+// starts with the value given there (startFork). A step with no result
+// recorded, or a row no value can be set at, forks at once. With a table
+// the fork runs under the debugger.
+func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
 	if p.run == nil || p.run.stored == "" {
 		p.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
 		return nil
@@ -153,16 +168,100 @@ func (p *runPage) fork(from string, doc int, d workspace.Document) tea.Cmd {
 		p.notify(noticeError, "select the step to fork from")
 		return nil
 	}
-	id := p.run.stored
 	from = p.enclosingStep(from)
-	return p.rerun(id, doc, d, "fork", func(ctx context.Context, rec *debugger.Recording, r *run) replayedMsg {
-		res, err := p.ws.Fork(ctx, rec, r.plan, debugger.ForkSpec{From: from}, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
-		if err != nil {
-			return replayedMsg{r, "the fork could not run: " + err.Error(), true}
-		}
-		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", format.ShortID(id), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
-		return replayedMsg{r, msg, res.Run.Status != engine.StatusOK && res.Run.Status != engine.StatusExited}
-	})
+	f := &forkDraft{id: p.run.stored, from: from, doc: doc, d: d, table: table}
+	// An item whose body is a list of steps has a result but no step to
+	// set it at: it forks as it is.
+	n, ok := p.run.tree.Node(from)
+	if !ok || n.Result == nil || d.Plan == nil || !p.ws.HasStep(d.Plan, from) {
+		return p.startFork(f, nil)
+	}
+	f.recorded = n.Result
+	p.forking = f
+	p.post(pushOverlay{p.editor, false})
+	return p.editor.Open("fork from "+from+": its result ("+p.Keys.Submit.Help().Key+" forks with it, as it is or changed)", &debugger.Snapshot{Path: from, Prefill: n.Result})
+}
+
+// startFork runs the fork f under a debugger session: the step forked
+// from runs again when value is its recorded result (or nil), and takes
+// value instead of running when it was changed; the steps before it keep
+// their recorded results, the rest run for real and ask their asks. A
+// plain fork stops nowhere else; one with a table stops at its
+// breakpoints, or at the first stop when none is enabled.
+func (p *runPage) startFork(f *forkDraft, value any) tea.Cmd {
+	spec := debugger.ForkSpec{From: f.from}
+	if value != nil && !sameJSON(value, f.recorded) {
+		spec.Sets = []debugger.ForkSet{{Path: f.from, Value: value}}
+	}
+	r, rec, ok := p.rerunUnderSession(f.id, f.doc, f.d, "fork", f.table != nil)
+	if !ok {
+		return nil
+	}
+	session, forked, err := p.ws.DebugFork(rec, r.plan, spec, f.table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	if err != nil {
+		p.notify(noticeError, "the fork cannot start: "+err.Error())
+		return nil
+	}
+	r.forked = forked
+	what := "fork of " + format.ShortID(f.id) + " from " + f.from
+	if len(spec.Sets) > 0 {
+		what += " with its value changed"
+	}
+	p.notify(noticeInfo, what+" started")
+	return p.begin(r, session, f.table, rec.Inputs())
+}
+
+// replayUnderDebugger replays the run on show under a debugger session
+// that stops at the breakpoints of table, or at the first stop when none
+// is enabled; a stop let go on is answered from the record.
+func (p *runPage) replayUnderDebugger(doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
+	if p.run == nil || p.run.stored == "" {
+		p.notify(noticeError, "Y replays an earlier run: R opens one")
+		return nil
+	}
+	id := p.run.stored
+	r, rec, ok := p.rerunUnderSession(id, doc, d, "replay", true)
+	if !ok {
+		return nil
+	}
+	session, diverged, err := p.ws.DebugReplay(rec, r.plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	if err != nil {
+		p.notify(noticeError, "the replay cannot start: "+err.Error())
+		return nil
+	}
+	r.diverged = diverged
+	p.notify(noticeInfo, "replay of "+format.ShortID(id)+" started under the debugger")
+	return p.begin(r, session, table, rec.Inputs())
+}
+
+// rerunUnderSession reads the recorded run id and lays out the run that
+// replays or forks it under a session, over the plan of document doc; ok
+// is false, with a notice said, where it cannot start.
+func (p *runPage) rerunUnderSession(id string, doc int, d workspace.Document, what string, debug bool) (*run, *debugger.Recording, bool) {
+	switch {
+	case !p.recorded():
+		p.notify(noticeError, "no run store to "+what+" from")
+		return nil, nil, false
+	case p.run.active():
+		p.notify(noticeError, "a run is going; it must end (a aborts it) first")
+		return nil, nil, false
+	case d.Plan == nil:
+		p.notify(noticeError, "the plan does not load; fix it first")
+		return nil, nil, false
+	}
+	rec, err := p.ws.Recording(p.ctx, id)
+	if err != nil {
+		p.notify(noticeError, err.Error())
+		return nil, nil, false
+	}
+	return &run{doc: doc, plan: d.Plan, debug: debug, tree: live.New(d.Plan), feed: live.NewFeed(), busy: true, rerun: what}, rec, true
+}
+
+// sameJSON reports whether a and b write the same JSON.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 // rerun starts a replay or a fork of a recorded run in the background,

@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -134,6 +136,11 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		newest, _ := b.twoRuns()
 		b.press(keyRuns, keyHome, keyEnter, keyDown, keyFork)
+		// The editor opens on S1's recorded result; kept as it is, S1
+		// runs again.
+		wantOverlay(t, b, overlayEditor)
+		wantScreen(t, b, "fork from S1", `"echo": "hello"`)
+		b.press(keySubmit)
 		wantNotice(t, b, "forked "+format.ShortID(newest)+" from S1: 1 step reused, the run ok")
 		runs := b.p.waitRecorded(t, "simple", 3)
 		// The fork is recorded as a run of its own, with the result of
@@ -149,16 +156,97 @@ func TestRunsKey(t *testing.T) {
 		b := newBench(t, 120, 40)
 		b.runToEnd(docFlow)
 		id := b.p.waitRecorded(t, "flow", 1)[0].ID
-		b.press(keyRuns, keyEnter, command("goto E1/do.1"), keyFork)
-		wantNotice(t, b, "forked "+format.ShortID(id)+" from E1/do.1: 2 steps reused, the run ok")
+		b.press(keyRuns, keyEnter, command("goto E1/do.1"), keyFork, keySubmit)
+		// The map's other items are reused as E0 is: only item 1 runs.
+		wantNotice(t, b, "forked "+format.ShortID(id)+" from E1/do.1: 3 steps reused, the run ok")
 	})
 	t.Run("f from a round's row forks from its step", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.runToEnd(docFlow)
 		b.p.waitRecorded(t, "flow", 1)
-		b.press(keyRuns, keyEnter, command("goto E2/agent.1"), keyFork)
+		b.press(keyRuns, keyEnter, command("goto E2/agent.1"), keyFork, keySubmit)
 		wantNotice(t, b, "from E2: ")
+	})
+	t.Run("f with the value changed forks with it; the diff opens the row into its values", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		id := b.p.waitRecorded(t, "simple", 1)[0].ID
+		b.press(keyRuns, keyEnter, command("goto S0"), keyFork)
+		b.press(replaceText(`{"greeting": "bye"}`)...)
+		b.press(keySubmit)
+		wantNotice(t, b, "forked "+format.ShortID(id)+" from S0: 0 steps reused, the run ok, its value set at S0")
+		fork := b.p.waitRecorded(t, "simple", 2)[0].ID
+		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "bye"}`)
+		b.press(command("open " + id)...)
+		b.press(command("diff " + fork)...)
+		wantOverlay(t, b, overlayDiff)
+		wantScreen(t, b, "2 differ · 0 same · enter shows the values")
+		b.press(keyEnter)
+		if d, ok := b.m.panels.diff.Opened(); !ok || d.Path != "S0" {
+			t.Fatalf("enter opened %v", d.Path)
+		}
+		wantScreen(t, b, "S0  ok → skipped", "greeting", `"hello"`, `"bye"`, "esc back to the steps")
+		b.press(keyEsc)
+		wantOverlay(t, b, overlayDiff)
+		b.press(keyEsc)
+		wantOverlay(t, b, overlayNone)
+	})
+	t.Run("the status line, the runs panel and the diff count alike", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		wantEnded(t, b, "ok")
+		shown := b.m.runPage.run.tree.Totals().Spend.Tokens()
+		rec := b.p.waitRecorded(t, "flow", 1)[0]
+		b.press(keyRuns, keyEnter)
+		b.press(command("diff " + rec.ID)...)
+		wantOverlay(t, b, overlayDiff)
+		a, _ := debugger.Count(b.m.panels.diff.Steps())
+		if shown == 0 || rec.Usage.Tokens != shown || a.Tokens != shown || a.Steps != rec.StepsExecuted {
+			t.Errorf("tokens: status line %d, runs %d, diff %d; steps: runs %d, diff %d", shown, rec.Usage.Tokens, a.Tokens, rec.StepsExecuted, a.Steps)
+		}
+		wantScreen(t, b, format.Tokens(shown)+" tok", fmt.Sprintf("%d steps", rec.StepsExecuted), format.Tokens(shown)+" tokens")
+	})
+	t.Run("F forks under the debugger, Y replays under it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		id := b.p.waitRecorded(t, "simple", 1)[0].ID
+		b.press(keyRuns, keyEnter, command("goto S1"), keyForkDebug, keySubmit)
+		// No breakpoint is set: the fork holds at its first stop.
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.state.Stop.Path != "S0" {
+			t.Fatalf("the fork is not held at S0: %+v", r.state)
+		}
+		b.press(keyContinue)
+		wantNotice(t, b, "forked "+format.ShortID(id)+" from S1: 1 step reused, the run ok")
+		b.press(command("open " + id)...)
+		b.press(keyReplayDbg)
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.state.Stop.Path != "S0" {
+			t.Fatalf("the replay is not held at S0: %+v", r.state)
+		}
+		b.press(keyContinue)
+		wantEnded(t, b, "ok")
+		b.p.waitRecorded(t, "simple", 3)
+	})
+	t.Run("a fork asks its asks", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docAsking)
+		wantOverlay(t, b, overlayEditor)
+		b.press(replaceText(`{"ship": true}`)...)
+		b.press(keySubmit)
+		wantEnded(t, b, "ok")
+		id := b.p.waitRecorded(t, "asking", 1)[0].ID
+		b.press(keyRuns, keyEnter, command("goto A0"), keyFork, keySubmit)
+		// A0 runs again: its question is put, as a run puts it.
+		wantOverlay(t, b, overlayEditor)
+		wantScreen(t, b, "Ship it?")
+		b.press(replaceText(`{"ship": false}`)...)
+		b.press(keySubmit)
+		wantNotice(t, b, "forked "+format.ShortID(id)+" from A0: 0 steps reused, the run ok")
+		jsonEqual(t, node(t, b, "A1").Result, `{"shipped": false}`)
 	})
 	t.Run("f on a live run says it forks earlier runs", func(t *testing.T) {
 		t.Parallel()

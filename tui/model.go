@@ -161,7 +161,13 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 	case runs.Replay:
 		cmd = m.runPage.replay(msg.ID, m.planPage.current, m.planPage.document())
 	case forkFrom:
-		cmd = m.runPage.fork(msg.path, m.planPage.current, m.planPage.document())
+		var table *debugger.Breakpoints
+		if msg.debug {
+			table = m.breakpoints(m.planPage.current)
+		}
+		cmd = m.runPage.fork(msg.path, m.planPage.current, m.planPage.document(), table)
+	case replayDebug:
+		cmd = m.runPage.replayUnderDebugger(m.planPage.current, m.planPage.document(), m.breakpoints(m.planPage.current))
 	case runs.Diff:
 		cmd = m.runPage.diffRuns(msg.Base, msg.Other)
 	case storedMsg:

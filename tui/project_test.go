@@ -614,6 +614,8 @@ var (
 	keyPlanView   = tea.KeyPressMsg{Code: 'p', Mod: tea.ModShift, Text: "P"}
 	keyReplay     = tea.KeyPressMsg{Code: 'y', Text: "y"}
 	keyFork       = tea.KeyPressMsg{Code: 'f', Text: "f"}
+	keyForkDebug  = tea.KeyPressMsg{Code: 'F', Text: "F"}
+	keyReplayDbg  = tea.KeyPressMsg{Code: 'Y', Text: "Y"}
 	keyDiff       = tea.KeyPressMsg{Code: 'd', Text: "d"}
 	keyDelete     = tea.KeyPressMsg{Code: 'd', Mod: tea.ModShift, Text: "D"}
 	keyPrevTab    = tea.KeyPressMsg{Code: '<', Text: "<"}

@@ -14,6 +14,8 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/approval"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -23,7 +25,7 @@ type run struct {
 	doc     int // the document whose plan runs
 	plan    *plans.Plan
 	debug   bool
-	session *debugger.Session // nil for an earlier run, a replay or a fork
+	session *debugger.Session // nil for an earlier run and a replay (y)
 	tree    *live.Tree
 	feed    *live.Feed
 	cancel  context.CancelFunc
@@ -48,6 +50,10 @@ type run struct {
 	// firstPause says the run was paused to stop at its first stop, and
 	// has not moved since.
 	firstPause bool
+	// diverged tells a replay's divergence under the debugger, and forked
+	// how a fork went, once it has ended; nil for every other run.
+	diverged func() *debugger.Divergence
+	forked   func(*engine.Result) *debugger.ForkResult
 }
 
 // held reports whether the run waits at a stop for a command.
@@ -119,7 +125,6 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		p.notify(noticeError, "the run cannot start: "+err.Error())
 		return nil
 	}
-	r.session = session
 	if len(p.gate) > 0 {
 		approvals, err := p.ws.Approvals(p.gate)
 		if err != nil {
@@ -128,14 +133,22 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		}
 		session.Approve(approvals)
 	}
-	if debug && !hasEnabled(table.List()) {
+	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
+	return p.begin(r, session, table, inputs)
+}
+
+// begin starts session, whose events go to r's feed, on the page with
+// inputs: a debug run with no breakpoint enabled in table stops at its
+// first stop.
+func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any) tea.Cmd {
+	r.session = session
+	if r.debug && !hasEnabled(table.List()) {
 		session.Pause()
 		r.firstPause = true
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	r.cancel = cancel
 	p.show(r, false)
-	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
 	start := func() tea.Msg {
 		st := session.Start(ctx, inputs)
 		return stateMsg{run: r, state: st}
@@ -203,6 +216,7 @@ func (p *runPage) openValueEditor() tea.Cmd {
 		p.notify(noticeError, p.Keys.Skip.Help().Key+" injects a value where a run is held; no run is held")
 		return nil
 	}
+	p.forking = nil
 	snap := p.run.state.Stop
 	p.editingArgs = false
 	p.post(pushOverlay{p.editor, false})
@@ -240,9 +254,14 @@ func (p *runPage) answerApproval(a approval.Answer) tea.Cmd {
 	return p.openArgumentsEditor()
 }
 
-// onValue sends the edited value as the stop's decision; the run then
-// goes on as next does.
+// onValue starts the fork whose value the editor had open with it, or
+// sends it as the stop's decision (an edit of a held call's arguments, or
+// an inject, replace or answer); the run then goes on as next does.
 func (p *runPage) onValue(v any) tea.Cmd {
+	if f := p.forking; f != nil {
+		p.forking = nil
+		return p.startFork(f, v)
+	}
 	if !p.run.held() {
 		return nil
 	}
@@ -334,8 +353,25 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		p.post(breakpointHitsMsg{})
 	}
 	st := r.state
-	switch st.Status {
-	case engine.StatusOK, engine.StatusExited:
+	var div *debugger.Divergence
+	if r.diverged != nil {
+		div = r.diverged()
+	}
+	switch {
+	case div != nil:
+		p.notify(noticeError, "the replay diverged: "+div.String())
+	case r.forked != nil && st.Result != nil:
+		res := r.forked(st.Result)
+		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", format.ShortID(res.Of), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
+		if len(res.Set) > 0 {
+			msg += ", its value set at " + strings.Join(res.Set, ", ")
+		}
+		kind := noticeError
+		if res.Run.Status == engine.StatusOK || res.Run.Status == engine.StatusExited {
+			kind = noticeInfo
+		}
+		p.notify(kind, msg)
+	case st.Status == engine.StatusOK || st.Status == engine.StatusExited:
 		p.notify(noticeInfo, "the run ended "+st.Status.String())
 	default:
 		msg := "the run " + st.Status.String()

@@ -1327,6 +1327,8 @@ func TestCommandLine(t *testing.T) {
 			wantScreen(t, b, "Diff A "+runs[1].ID[:12]+" · B "+runs[0].ID[:12], "0 differ · 2 same")
 			b.press(keyEsc)
 			b.press(command("fork S1")...)
+			wantOverlay(t, b, overlayEditor)
+			b.press(keySubmit)
 			wantNotice(t, b, "forked "+format.ShortID(runs[1].ID)+" from S1: 1 step reused, the run ok")
 		}},
 		{"fork and diff with no earlier run on show say so", nil, command("fork E1"), func(t *testing.T, b *bench) {

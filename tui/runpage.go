@@ -42,10 +42,13 @@ type runPage struct {
 	log *slog.Logger
 	now func() time.Time
 	// The overlays the page fills, which the root's overlay stack draws
-	// once the page posts them: the value editor at a stop, the earlier
-	// runs and their diff.
-	editor    *valueedit.Model
-	approval  *approval.Model
+	// once the page posts them: the value editor at a stop or for a fork,
+	// the approval prompt, the earlier runs and their diff.
+	editor   *valueedit.Model
+	approval *approval.Model
+	// forking is the fork whose value the editor has open; nil while the
+	// editor is a stop's, or closed.
+	forking   *forkDraft
 	runsPanel *runs.Model
 	diffPanel *runs.DiffModel
 	// gate are the patterns of the tool calls the next runs hold for
@@ -77,8 +80,15 @@ type (
 )
 
 // forkFrom asks the workbench to fork the earlier run on show from the
-// step at path.
-type forkFrom struct{ path string }
+// step at path, under the debugger when debug is set.
+type forkFrom struct {
+	path  string
+	debug bool
+}
+
+// replayDebug asks the workbench to replay the earlier run on show under
+// the debugger.
+type replayDebug struct{}
 
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
 	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c),
@@ -162,10 +172,12 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		p.setFocus(nextPane(p.focus, 1, p.bottomShown()))
 	case key.Matches(k, keys.PrevPane):
 		p.setFocus(nextPane(p.focus, -1, p.bottomShown()))
-	case key.Matches(k, keys.Fork):
-		cmd = common.Send(forkFrom{p.selectedPath()})
+	case key.Matches(k, keys.Fork, keys.ForkDebug):
+		cmd = common.Send(forkFrom{p.selectedPath(), key.Matches(k, keys.ForkDebug)})
 	case key.Matches(k, keys.Replay) && p.run.stored != "":
 		cmd = common.Send(runs.Replay{ID: p.run.stored})
+	case key.Matches(k, keys.ReplayDebug) && p.run.stored != "":
+		cmd = common.Send(replayDebug{})
 	case key.Matches(k, keys.PrevTab, keys.NextTab):
 		// The inspector's tabs turn from any pane: the tree keeps the
 		// selection, the inspector shows another side of it.

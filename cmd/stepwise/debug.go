@@ -15,6 +15,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 func newDebugCommand(s *streams) *cobra.Command {
@@ -99,6 +100,35 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		session.Approve(approvals)
 	}
 
+	state := drive(ctx, s, session, table, inputs, breaks, asJSON)
+	return reportDebugged(ctx, s, &projects, ws, v.Plan, state, asJSON)
+}
+
+// reportDebugged reports the end of a debugged run, once the projects are
+// closed (their run store has recorded it), as debug reports one.
+func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugger.State, asJSON bool) error {
+	if closeErr := projects.close(); closeErr != nil {
+		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	}
+	if ctx.Err() != nil {
+		return &exitCode{code: exitInterrupted}
+	}
+	if state.Result == nil {
+		return &exitCode{code: exitFailure, msg: state.Error}
+	}
+	if asJSON {
+		// The end state carried the output; a summary is for people.
+		printSummary(s.err, plan, state.Result, ws.Project().Recorded)
+		return runExit(state.Result)
+	}
+	return reportRun(s, plan, state.Result, runRequest{}, ws.Project().Recorded)
+}
+
+// drive runs session with inputs under the line driver: it says the kept
+// breakpoints of table, sets breaks, then carries out the lines of stdin
+// until the run ends, and returns the end. The plan's run, a replay's and
+// a fork's are driven alike.
+func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool) debugger.State {
 	d := &driver{s: s, session: session, asJSON: asJSON}
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
@@ -149,22 +179,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 			d.show(state)
 		}
 	}
-	closeErr := projects.close()
-	if closeErr != nil {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
-	if ctx.Err() != nil {
-		return &exitCode{code: exitInterrupted}
-	}
-	if state.Result == nil {
-		return &exitCode{code: exitFailure, msg: state.Error}
-	}
-	if asJSON {
-		// The end state carried the output; a summary is for people.
-		printSummary(s.err, v.Plan, state.Result, ws.Project().Recorded)
-		return runExit(state.Result)
-	}
-	return reportRun(s, v.Plan, state.Result, runRequest{}, ws.Project().Recorded)
+	return state
 }
 
 // driver reads the line commands of one session.

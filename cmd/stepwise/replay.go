@@ -21,7 +21,10 @@ import (
 )
 
 func newReplayCommand(s *streams) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		debug  debugFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "replay RUN",
 		Short: "Run a recorded run again from its record: no model call, no tool side effect",
@@ -32,13 +35,23 @@ func newReplayCommand(s *streams) *cobra.Command {
 			"step, round or call the record does not have) is the divergence: the replay stops there and\n" +
 			"says what the record holds and what the plan does now. A replay that reaches its end compares\n" +
 			"every step's result. The replay is recorded as a run of its own. Exit 0 when it reproduces the\n" +
-			"record, 1 with a divergence (or a failure).",
+			"record, 1 with a divergence (or a failure).\n\n" +
+			"With --debug the replay runs under the debugger, driven by commands on stdin as stepwise debug\n" +
+			"is: it stops at the plan's breakpoints and those --break sets, and a stop let go on is answered\n" +
+			"from the record.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := debug.check(); err != nil {
+				return err
+			}
+			if debug.on {
+				return debugReplay(cmd.Context(), s, args[0], debug, asJSON)
+			}
 			return replayRun(cmd.Context(), s, args[0], asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout; with --debug, every stop and answer as one JSON object")
+	debug.add(cmd)
 	return cmd
 }
 
@@ -48,17 +61,21 @@ func newForkCommand(s *streams) *cobra.Command {
 		setFlags   []string
 		asJSON     bool
 		scriptFile string
+		debug      debugFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "fork RUN --from PATH [--set PATH=JSON]...",
+		Use:   "fork RUN --from PATH [--set PATH=JSON]... [--debug [--break PATTERN]...]",
 		Short: "Run a recorded run again from one of its steps",
 		Long: "Run the plan of the run RUN names again, as its file reads now, with the run's inputs, from the\n" +
 			"first step whose path matches --from (* within a segment, ** across): the steps that had\n" +
 			"finished before it started reuse their recorded results and do not run; it and everything\n" +
 			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
 			"them (the value parses as JSON when it can, and is text otherwise); PATH must name a step of\n" +
-			"the plan. The fork is recorded as a run of its own, and reported as stepwise run reports one,\n" +
-			"with the same exit codes.",
+			"the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
+			"the recorded results of the other items: only that item runs again, then what follows the map.\n" +
+			"The fork is recorded as a run of its own, and reported as stepwise run reports one, with the\n" +
+			"same exit codes. With --debug the fork runs under the debugger, driven by commands on stdin as\n" +
+			"stepwise debug is: it stops at the plan's breakpoints and those --break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if from == "" {
@@ -76,13 +93,21 @@ func newForkCommand(s *streams) *cobra.Command {
 				}
 				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
 			}
-			return forkRun(cmd.Context(), s, args[0], debugger.ForkSpec{From: from, Sets: sets}, runRequest{asJSON: asJSON, script: scriptFile})
+			if err := debug.check(); err != nil {
+				return err
+			}
+			spec := debugger.ForkSpec{From: from, Sets: sets}
+			if debug.on {
+				return debugFork(cmd.Context(), s, args[0], spec, scriptFile, debug, asJSON)
+			}
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	debug.add(cmd)
 	return cmd
 }
 
@@ -92,8 +117,10 @@ func newDiffCommand(s *streams) *cobra.Command {
 		Use:   "diff RUN_A RUN_B",
 		Short: "Compare two recorded runs step by step",
 		Long: "Compare two recorded runs (ids, or prefixes only one run has) step by step: every path either\n" +
-			"run has, in run order, with each run's status, a short hash of each result (SHA-256 of its\n" +
-			"canonical JSON), and how B's time and tokens differ from A's. A step a run did not run shows -.",
+			"run has, in run order, with each run's status and how B's time and tokens differ from A's. Where\n" +
+			"the results differ, the places they differ follow the step, key by key and index by index, A's\n" +
+			"value beside B's. A step a run did not run shows -. Each run's steps and tokens are counted as\n" +
+			"its record counts them (stepwise runs, inspect).",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
@@ -105,14 +132,15 @@ func newDiffCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			countA, countB := debugger.Count(steps)
 			if asJSON {
-				return writeJSON(s.out, diffJSON{Steps: steps, Count: len(steps)})
+				return writeJSON(s.out, diffJSON{A: diffSide(a, countA), B: diffSide(b, countB), Steps: steps, Count: len(steps)})
 			}
 			printDiff(s.out, a, b, steps)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {steps: [{path, status_a, status_b, result_hash_a, result_hash_b, ms_delta, tokens_delta}], count}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {a, b: {id, plan, status, steps, tokens}, steps: [{path, status_a, status_b, result_a, result_b, changes: [{at, a, b, only}], ms_delta, tokens_a, tokens_b, tokens_delta}], count}")
 	return cmd
 }
 
@@ -283,15 +311,11 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	progressOut.Flush()
 	closeErr := projects.close()
 	if err != nil {
-		var specErr *debugger.ForkSpecError
 		var inputErr *engine.InputError
+		if msg, ok := forkSpecRefusal(err); ok {
+			return req.refuse(s, req.plan, exitUsage, msg, nil, nil)
+		}
 		switch {
-		case errors.As(err, &specErr):
-			flag := "--from"
-			if specErr.Set {
-				flag = "--set"
-			}
-			return req.refuse(s, req.plan, exitUsage, strings.TrimSpace(flag+" "+specErr.Pattern)+": "+specErr.Reason, nil, nil)
 		case errors.As(err, &inputErr):
 			return req.refuse(s, req.plan, exitNeedsInput, fmt.Sprintf("the inputs of run %s no longer fit plan '%s'", r.rec.Run.ID, inputErr.Plan), strings.Split(inputErr.Error(), "\n")[1:], inputErr.Schema)
 		}
@@ -309,6 +333,20 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		return &exitCode{code: exitInterrupted}
 	}
 	return err
+}
+
+// forkSpecRefusal says which of fork's flags does not fit, for a
+// *debugger.ForkSpecError.
+func forkSpecRefusal(err error) (string, bool) {
+	var specErr *debugger.ForkSpecError
+	if !errors.As(err, &specErr) {
+		return "", false
+	}
+	flag := "--from"
+	if specErr.Set {
+		flag = "--set"
+	}
+	return strings.TrimSpace(flag+" "+specErr.Pattern) + ": " + specErr.Reason, true
 }
 
 // printFork tells on stderr where a fork started and what it took from
@@ -329,28 +367,96 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 
 // diffJSON is diff's --json answer.
 type diffJSON struct {
+	A     diffRunJSON         `json:"a"`
+	B     diffRunJSON         `json:"b"`
 	Steps []debugger.StepDiff `json:"steps"`
 	Count int                 `json:"count"`
 }
 
-// printDiff prints one line per step: the statuses, the result hashes
-// (once when they agree), and B's time and tokens against A's.
+// diffRunJSON is one run of a diff: which, how it ended, and what it
+// counts.
+type diffRunJSON struct {
+	ID     string `json:"id"`
+	Plan   string `json:"plan"`
+	Status string `json:"status"`
+	debugger.RunCounts
+}
+
+func diffSide(d *record.RunDetail, c debugger.RunCounts) diffRunJSON {
+	return diffRunJSON{ID: d.ID, Plan: d.Plan, Status: runStatus(d.RunSummary), RunCounts: c}
+}
+
+// printDiff prints a line per run, then one line per step (the statuses,
+// whether the results differ, and B's time and tokens against A's), each
+// differing result followed by the places it differs, A's value beside
+// B's.
 func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
-	fmt.Fprintf(w, "A %s (%s, %s)\nB %s (%s, %s)\n\n", format.ShortID(a.ID), a.Plan, runStatus(a.RunSummary), format.ShortID(b.ID), b.Plan, runStatus(b.RunSummary))
+	countA, countB := debugger.Count(steps)
+	for _, side := range []struct {
+		which string
+		d     *record.RunDetail
+		c     debugger.RunCounts
+	}{{"A", a, countA}, {"B", b, countB}} {
+		fmt.Fprintf(w, "%s %s (%s, %s, %s, %s tokens)\n", side.which, format.ShortID(side.d.ID), side.d.Plan, runStatus(side.d.RunSummary),
+			countNoun(side.c.Steps, "step", "steps"), format.Tokens(side.c.Tokens))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
 	for _, d := range steps {
-		mark, result := " ", orDash(d.ResultHashA)
+		mark, result := " ", "same"
 		if !d.Same() {
 			mark = "≠"
 		}
-		if d.ResultHashA != d.ResultHashB {
-			result += " → " + orDash(d.ResultHashB)
+		switch {
+		case d.ResultA == nil && d.ResultB == nil:
+			result = "-"
+		case len(d.Changes) > 0:
+			result = countNoun(len(d.Changes), "change", "changes")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
 	tw.Flush()
+	var changed []debugger.StepDiff
+	for _, d := range steps {
+		if len(d.Changes) > 0 {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AT\tA\tB")
+	for _, d := range changed {
+		for _, c := range d.Changes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", changePlace(d.Path, c.At), changeValue(c.A, c.Only == "b"), changeValue(c.B, c.Only == "a"))
+		}
+	}
+	tw.Flush()
 }
+
+// changePlace names a place in a step's result as a template reads it:
+// E1.text, E1 for the whole result.
+func changePlace(step, at string) string {
+	if at == "" {
+		return step
+	}
+	return step + "." + at
+}
+
+// changeValue is one side of a change as JSON, cut to a column's width;
+// - where that side has no value.
+func changeValue(v any, absent bool) string {
+	if absent {
+		return "-"
+	}
+	return cut(engine.JSONText(v), diffValueWidth)
+}
+
+// diffValueWidth is how much of each side of a change a line shows.
+const diffValueWidth = 50
 
 func orDash(s string) string {
 	if s == "" {

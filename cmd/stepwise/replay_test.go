@@ -2,10 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // replayProjectFiles is a project whose plan notes to a file (a side
@@ -101,7 +108,9 @@ func TestReplayForkDiff(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
 	var run struct {
-		RunID string `json:"run_id"`
+		RunID         string     `json:"run_id"`
+		StepsExecuted int        `json:"steps_executed"`
+		Usage         chat.Usage `json:"usage"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &run); err != nil || run.RunID == "" {
 		t.Fatalf("run envelope %s: %v", stdout, err)
@@ -157,22 +166,25 @@ func TestReplayForkDiff(t *testing.T) {
 	})
 
 	var forkID string
+	var forkSteps, forkTokens int
 	t.Run("fork from a step with a result set", func(t *testing.T) {
 		stdout, stderr, code := runCLI(t, "fork", run.RunID, "--from", "E2", "--set", `E1={"text": "one typo"}`, "--script", "fork_replies.yaml", "--json")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
 		var env struct {
-			Output map[string]any `json:"output"`
-			RunID  string         `json:"run_id"`
-			Usage  struct {
+			Output        map[string]any `json:"output"`
+			RunID         string         `json:"run_id"`
+			StepsExecuted int            `json:"steps_executed"`
+			Usage         struct {
 				Calls int `json:"calls"`
+				chat.Usage
 			} `json:"usage"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
 			t.Fatal(err)
 		}
-		forkID = env.RunID
+		forkID, forkSteps, forkTokens = env.RunID, env.StepsExecuted, env.Usage.Total()
 		if env.Output["summary"] != "one typo" || env.Output["found"] != "a typo" || env.Usage.Calls != 1 {
 			t.Errorf("envelope %s", stdout)
 		}
@@ -192,14 +204,22 @@ func TestReplayForkDiff(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
+		type side struct {
+			ID     string `json:"id"`
+			Steps  int    `json:"steps"`
+			Tokens int    `json:"tokens"`
+		}
 		var env struct {
+			A, B  side
 			Steps []struct {
-				Path        string `json:"path"`
-				StatusA     string `json:"status_a"`
-				StatusB     string `json:"status_b"`
-				HashA       string `json:"result_hash_a"`
-				HashB       string `json:"result_hash_b"`
-				TokensDelta int    `json:"tokens_delta"`
+				Path        string                 `json:"path"`
+				StatusA     string                 `json:"status_a"`
+				StatusB     string                 `json:"status_b"`
+				ResultA     any                    `json:"result_a"`
+				ResultB     any                    `json:"result_b"`
+				Changes     []debugger.ValueChange `json:"changes"`
+				MsDelta     float64                `json:"ms_delta"`
+				TokensDelta int                    `json:"tokens_delta"`
 			} `json:"steps"`
 			Count int `json:"count"`
 		}
@@ -213,16 +233,32 @@ func TestReplayForkDiff(t *testing.T) {
 		if env.Count != 4 || strings.Join(paths, " ") != "E0 E1 E2 E3" {
 			t.Fatalf("diff %s", stdout)
 		}
-		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.HashA != s.HashB || len(s.HashA) != 12 {
+		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.ResultA == nil || !reflect.DeepEqual(s.ResultA, s.ResultB) || len(s.Changes) != 0 {
 			t.Errorf("E0 %+v", s)
 		}
-		if s := env.Steps[1]; s.HashA == s.HashB || s.TokensDelta != -44 {
+		// The results differ at one key, both values told; no float
+		// noise in the time.
+		if s := env.Steps[1]; !reflect.DeepEqual(s.Changes, []debugger.ValueChange{{At: "text", A: "three bugs", B: "one typo"}}) || s.TokensDelta != -44 || s.MsDelta != math.Round(s.MsDelta*10)/10 {
 			t.Errorf("E1 %+v", s)
 		}
+		// Each run counts in the diff what its envelope counted.
+		if env.A != (side{run.RunID, run.StepsExecuted, run.Usage.Total()}) || env.B != (side{forkID, forkSteps, forkTokens}) {
+			t.Errorf("diff counts A %+v B %+v; the envelopes said %d steps %d tokens, %d steps %d tokens",
+				env.A, env.B, run.StepsExecuted, run.Usage.Total(), forkSteps, forkTokens)
+		}
 		stdout, _, _ = runCLI(t, "diff", run.RunID, forkID)
+		want := []string{
+			fmt.Sprintf("A %s (probe, ok, 4 steps, %d tokens)", run.RunID[:12], run.Usage.Total()),
+			fmt.Sprintf("B %s (probe, ok, 4 steps, %d tokens)", forkID[:12], forkTokens),
+		}
 		lines := strings.Split(stdout, "\n")
-		if len(lines) < 8 || !strings.Contains(lines[3], "PATH") || !strings.HasPrefix(lines[4], "   E0 ") || !strings.HasPrefix(lines[5], "≠  E1 ") || !strings.Contains(lines[5], " -44") {
+		if len(lines) < 14 || lines[0] != want[0] || lines[1] != want[1] || !strings.Contains(lines[3], "PATH") || !strings.HasPrefix(lines[4], "   E0 ") ||
+			!strings.HasPrefix(lines[5], "≠  E1 ") || !strings.Contains(lines[5], " 1 change ") || !strings.Contains(lines[5], " -44") {
 			t.Errorf("diff table:\n%s", stdout)
+		}
+		// Below the table, each change: where, A's value, B's.
+		if !strings.Contains(stdout, "\nAT ") || !regexp.MustCompile(`\nE1\.text +"three bugs" +"one typo"\n`).MatchString(stdout) {
+			t.Errorf("the changes:\n%s", stdout)
 		}
 	})
 

@@ -198,7 +198,9 @@ func TestRunEnvelope(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if env.Answer == nil || *env.Answer != "Two issues, both fine." || env.Output != nil || env.Plan != "narrate" || env.StepsExecuted != 1 || len(env.RunID) != 16 {
+	// E0 and the solver ran: the finish counts as a step, as the run's
+	// record shows one.
+	if env.Answer == nil || *env.Answer != "Two issues, both fine." || env.Output != nil || env.Plan != "narrate" || env.StepsExecuted != 2 || len(env.RunID) != 16 {
 		t.Errorf("envelope %+v", env)
 	}
 	if env.Usage["calls"] != 1.0 || env.Usage["cost_usd"] != 1000*2.0/1e6+100*4.0/1e6 {

@@ -23,7 +23,7 @@ import (
 type RunOptions struct {
 	// Sinks receive the run's events, after the run store's recorder.
 	Sinks []engine.Sink
-	// Hook is consulted at every stop; a debug session's own comes after.
+	// Hook is consulted at every stop; a debug session's own comes first.
 	Hook engine.Hook
 	// Script answers every model call from this replies file instead of
 	// the configured providers.
@@ -58,11 +58,7 @@ func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOp
 	if err != nil {
 		return nil, err
 	}
-	if table == nil {
-		table = debugger.NewBreakpoints()
-		table.BreakOnError(false)
-	}
-	return debugger.New(plan, opts, table), nil
+	return debugger.New(plan, opts, orQuiet(table)), nil
 }
 
 // Replay runs a recorded run again from its record, no model or tool

@@ -63,6 +63,8 @@ type KeyMap struct {
 	PlanView    key.Binding // back from a run to the plan
 	Replay      key.Binding // replay the selected run
 	Fork        key.Binding // fork the run from the selected step
+	ForkDebug   key.Binding // the same, under the debugger
+	ReplayDebug key.Binding // replay the run under the debugger
 	Diff        key.Binding // mark a run, then diff another against it
 	Delete      key.Binding // remove the selected breakpoint
 
@@ -128,6 +130,8 @@ func DefaultKeyMap() *KeyMap {
 		PlanView:    b("P", "plan or run in the tree", "P"),
 		Replay:      b("y", "replay the run", "y"),
 		Fork:        b("f", "fork the run from the selected step", "f"),
+		ForkDebug:   b("F", "fork it under the debugger", "F"),
+		ReplayDebug: b("Y", "replay the run under the debugger", "Y"),
 		Diff:        b("d", "diff: mark a run, then compare", "d"),
 		Delete:      b("D", "delete the selected breakpoint", "D"),
 
@@ -210,7 +214,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
 		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
-			k.Replay, k.Fork, k.Diff, k.Delete}},
+			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}

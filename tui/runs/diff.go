@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -16,11 +17,13 @@ import (
 
 // DiffModel shows two runs compared step by step (debugger.Diff): a line
 // for each run, then one row per step path saying what differs: the
-// status, the result (by its hash), the tokens and the time. The steps
-// both runs ran alike are counted at the end, and shown dimmed on Toggle.
-// Each row carries a mark (≠ differs, + only B ran it, − only A did, = the
-// same), so that nothing is told by colour alone. The rows are a list,
-// selected, clicked and scrolled as the runs panel's are.
+// status, the result (how many places differ), the tokens and the time.
+// The steps both runs ran alike are counted at the end, and shown dimmed
+// on Toggle. Each row carries a mark (≠ differs, + only B ran it, − only A
+// did, = the same), so that nothing is told by colour alone. The rows are
+// a list, selected, clicked and scrolled as the runs panel's are; Jump
+// opens the selected step into its values, each place its results differ
+// with A's value beside B's, and Close goes back to the rows.
 type DiffModel struct {
 	common.Common
 	common.Focusable
@@ -29,9 +32,12 @@ type DiffModel struct {
 	a, b *record.RunDetail
 	// all is every step compared, in debugger.Diff's order; differ and
 	// same count its two kinds.
-	all          []debugger.StepDiff
-	differ, same int
-	showSame     bool
+	all            []debugger.StepDiff
+	differ, same   int
+	countA, countB debugger.RunCounts
+	showSame       bool
+	// opened is the step shown with its values; nil while the rows are.
+	opened *debugger.StepDiff
 }
 
 // diffRow is a row of the list: a step compared, or, last, the line that
@@ -56,7 +62,8 @@ func NewDiff(c common.Common) DiffModel {
 func (m *DiffModel) SetRuns(a, b *record.RunDetail) {
 	m.a, m.b = a, b
 	m.all = debugger.Diff(a, b)
-	m.showSame = false
+	m.countA, m.countB = debugger.Count(m.all)
+	m.showSame, m.opened = false, nil
 	m.differ, m.same = 0, 0
 	for _, d := range m.all {
 		if d.Same() {
@@ -94,6 +101,14 @@ func (m *DiffModel) layout() {
 // Steps returns the steps compared, in debugger.Diff's order.
 func (m DiffModel) Steps() []debugger.StepDiff { return m.all }
 
+// Opened is the step shown with its values, if one is.
+func (m DiffModel) Opened() (debugger.StepDiff, bool) {
+	if m.opened == nil {
+		return debugger.StepDiff{}, false
+	}
+	return *m.opened, true
+}
+
 // SetSize sets the view's outer size, border included.
 func (m *DiffModel) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
@@ -102,11 +117,21 @@ func (m *DiffModel) SetSize(width, height int) {
 
 // Update moves the selection on the movement keys, selects the row
 // clicked, scrolls on the wheel, shows or hides the same steps on Toggle,
-// and closes on Quit, Close or a click outside.
+// opens the selected step into its values on Jump (Close goes back), and
+// closes on Quit, Close or a click outside.
 func (m *DiffModel) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
+		case m.opened != nil && key.Matches(msg, m.Keys.Close):
+			m.opened = nil
+		case m.opened != nil:
+			// The values view has no list to move in.
+		case key.Matches(msg, m.Keys.Jump):
+			if r, ok := m.Selected(); ok && !r.summary {
+				step := r.step
+				m.opened = &step
+			}
 		case key.Matches(msg, m.Keys.Quit, m.Keys.Close):
 			return m, common.Close(m)
 		case m.Move(m.Keys, msg):
@@ -133,6 +158,9 @@ func (m DiffModel) View() string {
 	}
 	title += t.Muted.Render(" A " + format.ShortID(m.a.ID) + " · B " + format.ShortID(m.b.ID))
 	inner := max(m.Width-2, 0)
+	if m.opened != nil {
+		return common.Frame(t, m.Width, m.Height, title, m.Keys.Close.Help().Key+" back to the steps", m.Focused(), m.valueLines(inner))
+	}
 	cols := m.columns(inner)
 	lines := []string{m.runLine("A", m.a), m.runLine("B", m.b), t.Muted.Render(cols.header())}
 	first, end := m.Visible()
@@ -140,6 +168,9 @@ func (m DiffModel) View() string {
 		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
 	footer := strconv.Itoa(m.differ) + " differ · " + strconv.Itoa(m.same) + " same"
+	if m.differ > 0 {
+		footer += " · " + m.Keys.Jump.Help().Key + " shows the values"
+	}
 	switch toggle := m.Keys.Toggle.Help().Key; {
 	case m.same > 0 && m.showSame:
 		footer += " · " + toggle + " hides them"
@@ -150,13 +181,60 @@ func (m DiffModel) View() string {
 }
 
 // runLine sums one run up: which, its id, how it ended, its steps, time,
-// tokens and cost.
+// tokens and cost, the steps and tokens counted as the rows count them.
 func (m DiffModel) runLine(which string, d *record.RunDetail) string {
 	t := m.Theme
+	c := m.countA
+	if which == "B" {
+		c = m.countB
+	}
 	glyph, word, style := outcome(t, d.Status, d.Interrupted)
 	return t.Strong.Render(" "+which+" "+format.ShortID(d.ID)) + t.Text.Render("  ") + style.Render(glyph) +
-		t.Text.Render(" "+word+"  "+common.Count(d.StepsExecuted, "step")+"  "+format.RunTime(d.Duration)+"  "+
-			format.Tokens(d.Usage.Tokens)+" tokens  "+format.Spend(d.Usage.Calls, d.Usage.CostUSD))
+		t.Text.Render(" "+word+"  "+common.Count(c.Steps, "step")+"  "+format.RunTime(d.Duration)+"  "+
+			format.Tokens(c.Tokens)+" tokens  "+format.Spend(d.Usage.Calls, d.Usage.CostUSD))
+}
+
+// valueLines draws the opened step: the runs, the step and its statuses,
+// then a row per place its results differ, A's value beside B's, each
+// cut to its half of the width.
+func (m DiffModel) valueLines(inner int) []string {
+	t, d := m.Theme, m.opened
+	lines := []string{m.runLine("A", m.a), m.runLine("B", m.b),
+		t.Strong.Render(" "+d.Path) + t.Text.Render("  "+statusChange(*d))}
+	if len(d.Changes) == 0 {
+		return append(lines, t.Muted.Render(" the results are the same; the statuses differ"))
+	}
+	at := 2
+	for _, c := range d.Changes {
+		at = max(at, common.TextWidth(changePlace(c)))
+	}
+	at = min(at, inner/3)
+	side := max((inner-at-1-2*len(colGap))/2, 4)
+	lines = append(lines, t.Muted.Render(" "+padRight("at", at)+colGap+padRight("A", side)+colGap+"B"))
+	for _, c := range d.Changes {
+		place := changePlace(c)
+		lines = append(lines, common.Clip(t.Strong.Render(" "+common.Fit(place, at))+t.Text.Render(colGap)+
+			sideValue(t, c.A, c.Only == "b", side)+t.Text.Render(colGap)+sideValue(t, c.B, c.Only == "a", side), inner))
+	}
+	return lines
+}
+
+// changePlace names where in the results a change is: its keys and
+// indices, or (all) for the whole result.
+func changePlace(c debugger.ValueChange) string {
+	if c.At == "" {
+		return "(all)"
+	}
+	return c.At
+}
+
+// sideValue is one side of a change as JSON on one line, fitted to width;
+// a dimmed – where that side has no value.
+func sideValue(t *common.Theme, v any, none bool, width int) string {
+	if none {
+		return t.Muted.Render(padRight(absent, width))
+	}
+	return t.Text.Render(padRight(common.Fit(strings.Join(strings.Fields(engine.JSONText(v)), " "), width), width))
 }
 
 // diffColumns are the widths of a diff's columns, for one drawing.
@@ -253,23 +331,16 @@ func statusChange(d debugger.StepDiff) string {
 	return or(d.StatusA.String()) + " → " + or(d.StatusB.String())
 }
 
-// resultChange is "1a2b3c4d → 9f8e7d6c" where the results differ, "same"
-// where they do not.
+// resultChange is how many places the results differ at ("2 changes"),
+// "same" where they do not, – where neither step has a result.
 func resultChange(d debugger.StepDiff) string {
 	switch {
-	case d.ResultHashA == d.ResultHashB && d.ResultHashA == "":
+	case d.ResultA == nil && d.ResultB == nil:
 		return absent
-	case d.ResultHashA == d.ResultHashB:
+	case len(d.Changes) == 0:
 		return "same"
 	}
-	return or(hash8(d.ResultHashA)) + " → " + or(hash8(d.ResultHashB))
-}
-
-func hash8(h string) string {
-	if len(h) > 8 {
-		return h[:8]
-	}
-	return h
+	return common.Count(len(d.Changes), "change")
 }
 
 func or(s string) string {

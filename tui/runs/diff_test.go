@@ -45,10 +45,6 @@ func newDiff(color bool, w, h int, a, b *record.RunDetail) runs.DiffModel {
 func TestDiffView(t *testing.T) {
 	a, b := details(t)
 	m := newDiff(false, 100, 14, a, b)
-	hash := map[string][2]string{}
-	for _, d := range m.Steps() {
-		hash[d.Path] = [2]string{d.ResultHashA, d.ResultHashB}
-	}
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
 	if !strings.Contains(lines[0], "Diff A "+a.ID[:12]+" · B "+b.ID[:12]) {
 		t.Errorf("title %q", lines[0])
@@ -58,9 +54,9 @@ func TestDiffView(t *testing.T) {
 	}
 	want := [][]string{
 		{"step", "status", "result", "tokens", "time"},
-		{"≠", "E0", "ok", hash["E0"][0][:8], "→", hash["E0"][1][:8]},
-		{"≠", "E2", "ok", "→", "failed", hash["E2"][0][:8], "→", "–"},
-		{"−", "E2/then", "ok", "→", "–", hash["E2/then"][0][:8], "→", "–"},
+		{"≠", "E0", "ok", "1", "change"},
+		{"≠", "E2", "ok", "→", "failed", "1", "change"},
+		{"−", "E2/then", "ok", "→", "–", "1", "change"},
 		{"+", "E2/else", "–", "→", "failed", "–"},
 		{"=", "1", "more", "step", "ran", "alike"},
 	}
@@ -78,7 +74,7 @@ func TestDiffView(t *testing.T) {
 	if !strings.HasPrefix(lines[4], "┃▸≠ E0") {
 		t.Errorf("the first step is not selected: %q", lines[4])
 	}
-	if !strings.HasSuffix(lines[len(lines)-1], " 4 differ · 1 same · space shows them ━┛") {
+	if !strings.HasSuffix(lines[len(lines)-1], " 4 differ · 1 same · enter shows the values · space shows them ━┛") {
 		t.Errorf("footer %q", lines[len(lines)-1])
 	}
 
@@ -89,6 +85,37 @@ func TestDiffView(t *testing.T) {
 	}
 	if strings.Contains(ansi.Strip(m.View()), "ran alike") || !strings.Contains(lines[len(lines)-1], "space hides them") {
 		t.Errorf("after space the count stays:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestDiffValues opens differing rows into their values: E0's results
+// differ at one key, told with both values side by side; E2 failed in B,
+// which has no result; esc goes back to the rows.
+func TestDiffValues(t *testing.T) {
+	a, b := details(t)
+	m := newDiff(false, 100, 14, a, b)
+	enter := tea.KeyPressMsg{Code: tea.KeyEnter}
+	esc := tea.KeyPressMsg{Code: tea.KeyEscape}
+	m.Update(enter)
+	opened, ok := m.Opened()
+	if !ok || opened.Path != "E0" {
+		t.Fatalf("enter opened %v %v, want E0", opened.Path, ok)
+	}
+	fields := func(line int) string {
+		return strings.Join(strings.Fields(strings.Trim(strings.Split(ansi.Strip(m.View()), "\n")[line], "┃")), " ")
+	}
+	if fields(3) != "E0 ok" || fields(4) != "at A B" || fields(5) != "n 1 2" {
+		t.Errorf("E0's values:\n%s", ansi.Strip(m.View()))
+	}
+	m.Update(esc)
+	m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	m.Update(enter)
+	if opened, _ := m.Opened(); opened.Path != "E2" || fields(3) != "E2 ok → failed" || !strings.HasPrefix(fields(5), "(all) {") || !strings.HasSuffix(fields(5), " –") {
+		t.Errorf("E2's values:\n%s", ansi.Strip(m.View()))
+	}
+	m.Update(esc)
+	if _, ok := m.Opened(); ok || !strings.Contains(ansi.Strip(m.View()), "4 differ") {
+		t.Errorf("esc left the values open:\n%s", ansi.Strip(m.View()))
 	}
 }
 

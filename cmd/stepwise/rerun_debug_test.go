@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// itemsProjectFiles is a project whose plan notes five items in a map
+// (each note appends a line to notes.log), notes the count, then asks.
+var itemsProjectFiles = map[string]string{
+	"tools/note.yaml": `name: note
+description: Appends a line to notes.log and says what it noted.
+kind: exec
+command: sh
+args:
+  - "-c"
+  - 'printf "%s\n" "$1" >> notes.log && printf "{\"noted\": \"%s\"}" "$1"'
+  - note
+  - "{{input.text}}"
+output: json
+input_schema: { type: object, required: [text], properties: { text: { type: string } } }
+`,
+	"plans/items.yaml": `identifier: items
+name: Items
+description: Notes five items and their count, then asks.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2, 3, 4, 5]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__note
+          input: { text: "item {{item}}" }
+        - id: B
+          tool_name: user__note
+          input: { text: "then {{A.noted}}" }
+  - id: E2
+    tool_name: user__note
+    input: { text: "count {{E1.count}}" }
+  - id: E3
+    tool_name: ask
+    input:
+      prompt: "Keep them?"
+      output_schema: { type: object, required: [keep], properties: { keep: { type: boolean } } }
+      when_unanswered: default
+      default: { keep: false }
+output: { items: "{{E1.results}}", count: "{{E2.noted}}", keep: "{{E3.answer.keep}}" }
+`,
+}
+
+// rerunCLI runs the command line with stdin.
+func rerunCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// sessionLines sums up the lines of a --json session: each stop as "stop
+// PATH (KIND)", each printed value as "value JSON", the end as "end
+// STATUS".
+func sessionLines(t *testing.T, out string) ([]string, map[string]any) {
+	t.Helper()
+	var got []string
+	var end map[string]any
+	for _, l := range jsonLines(t, out) {
+		switch {
+		case l["finished"] == true:
+			got, end = append(got, "end "+l["status"].(string)), l
+		case l["stop"] != nil:
+			stop := l["stop"].(map[string]any)
+			got = append(got, "stop "+stop["path"].(string)+" ("+stop["kind"].(string)+")")
+		case l["value"] != nil:
+			b, _ := json.Marshal(l["value"])
+			got = append(got, "value "+string(b))
+		}
+	}
+	return got, end
+}
+
+// TestRerunUnderDebugger forks and replays a recorded run under the
+// debugger through fork --debug --json and replay --debug --json: the
+// fork from a map item reruns that item alone and asks its ask at a stop;
+// the replay stops at its breakpoint and runs no tool.
+func TestRerunUnderDebugger(t *testing.T) {
+	writeProject(t, itemsProjectFiles)
+	dir, _ := os.Getwd()
+	notes := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+		return string(b)
+	}
+	stdout, stderr, code := runCLI(t, "run", "items", "--json")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var orig struct {
+		RunID  string         `json:"run_id"`
+		Output map[string]any `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &orig); err != nil || orig.RunID == "" {
+		t.Fatalf("run envelope %s: %v", stdout, err)
+	}
+	if orig.Output["keep"] != false {
+		t.Fatalf("with no one there, the ask took its default: %v", orig.Output)
+	}
+
+	t.Run("fork from an item", func(t *testing.T) {
+		before := notes()
+		stdin := strings.Join([]string{`print A`, `inject {"noted": "changed"}`, `continue`, `answer {"keep": true}`}, "\n") + "\n"
+		out, errOut, code := rerunCLI(t, stdin, "fork", orig.RunID, "--from", "E1/do.3", "--debug", "--break", "E1/do.3/B", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, out, errOut)
+		}
+		got, end := sessionLines(t, out)
+		// inject goes on as next does: to the step after the map.
+		want := []string{"stop E1/do.3/B (step)", `value {"noted":"item 4"}`, "stop E2 (step)", "stop E3 (ask)", "end ok"}
+		if !slices.Equal(got, want) {
+			t.Errorf("session\n got %q\nwant %q", got, want)
+		}
+		// Item 3 (the fourth) ran again, its B injected; the other items
+		// were reused, not run.
+		if added := strings.TrimPrefix(notes(), before); added != "item 4\ncount 5\n" {
+			t.Errorf("the fork wrote %q, want item 4's A and the count only", added)
+		}
+		wantOut := map[string]any{"items": slices.Clone(orig.Output["items"].([]any)), "count": "count 5", "keep": true}
+		wantOut["items"].([]any)[3] = map[string]any{"noted": "changed"}
+		if b, w := mustJSON(t, end["output"]), mustJSON(t, wantOut); b != w {
+			t.Errorf("output %s, want %s", b, w)
+		}
+	})
+
+	t.Run("a fork without a person takes the ask's default", func(t *testing.T) {
+		out, errOut, code := rerunCLI(t, "", "fork", orig.RunID, "--from", "E3", "--json")
+		var env struct {
+			Output map[string]any `json:"output"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil || env.Output["keep"] != false {
+			t.Errorf("exit %d, output %s\n%s", code, out, errOut)
+		}
+	})
+
+	t.Run("replay", func(t *testing.T) {
+		before := notes()
+		out, errOut, code := rerunCLI(t, "continue\nprint E1.count\ncontinue\ncontinue\n", "replay", orig.RunID, "--debug", "--break", "E2", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, out, errOut)
+		}
+		// The kept breakpoint of the fork's session stops the replay too;
+		// the ask stops it, and going on lets the record answer it.
+		got, end := sessionLines(t, out)
+		want := []string{"stop E1/do.3/B (step)", "stop E2 (step)", "value 5", "stop E3 (ask)", "end ok"}
+		if !slices.Equal(got, want) {
+			t.Errorf("session\n got %q\nwant %q", got, want)
+		}
+		if mustJSON(t, end["output"]) != mustJSON(t, orig.Output) {
+			t.Errorf("output %v, want the record's %v", end["output"], orig.Output)
+		}
+		if notes() != before {
+			t.Errorf("the replay ran a tool: it wrote %q", strings.TrimPrefix(notes(), before))
+		}
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			code int
+			msg  string
+		}{
+			{[]string{"replay", orig.RunID, "--break", "E2"}, exitUsage, "--break sets a breakpoint of the debugger; add --debug"},
+			{[]string{"fork", orig.RunID, "--from", "E1", "--debug", "--break", "E1 nonsense"}, exitUsage, "--break E1 nonsense: 'nonsense' is not a stop kind"},
+			{[]string{"fork", orig.RunID, "--from", "E9", "--debug"}, exitUsage, "--from E9: no step of run " + orig.RunID + " matches it; its steps: E1, E2, E3"},
+		} {
+			_, stderr, code := rerunCLI(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.msg)
+			}
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestForkAsksOnTerminal forks a run from its ask in a real terminal: the
+// fork puts the question there, as stepwise run does, and the answer
+// typed is the ask's.
+func TestForkAsksOnTerminal(t *testing.T) {
+	writeProject(t, itemsProjectFiles)
+	stdout, stderr, code := runCLI(t, "run", "items", "--json")
+	var orig struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &orig); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	fork := strings.Join(quoteAll([]string{os.Args[0], "fork", orig.RunID, "--from", "E3", "--json"}), " ")
+	s := startTmux(t, 120, 40, "env", cliEnv+"=1", "HOME="+os.Getenv("HOME"), "XDG_CONFIG_HOME="+os.Getenv("XDG_CONFIG_HOME"),
+		"XDG_DATA_HOME="+os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color",
+		// The pane stays after the fork exits, so that what it wrote can be read.
+		"sh", "-c", fork+`; echo "exit $?"; sleep 60`)
+	s.waitFor("? Keep them? [E3]")
+	s.typed("y")
+	s.keys("Enter")
+	screen := s.waitFor("exit 0")
+	if !strings.Contains(screen, `"keep": true`) {
+		t.Errorf("the fork did not take the answer typed:\n%s", screen)
+	}
+}
