@@ -25,6 +25,13 @@ type StepDiff struct {
 	// TokensDelta is B's tokens minus A's: the model calls the step made,
 	// every input, output and cache figure counted.
 	TokensDelta int `json:"tokens_delta"`
+	// DecidedA and DecidedB are the actions by which a person gave the
+	// step its result in each run; ReusedA and ReusedB say a replay or a
+	// fork reused a recorded one (record.StepRecord's).
+	DecidedA string `json:"decided_a,omitempty"`
+	DecidedB string `json:"decided_b,omitempty"`
+	ReusedA  string `json:"reused_a,omitempty"`
+	ReusedB  string `json:"reused_b,omitempty"`
 }
 
 // Same reports whether both runs ran the step to the same status and
@@ -50,9 +57,11 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 		d := StepDiff{Path: p, TokensDelta: tokensB[p] - tokensA[p]}
 		if s, ok := stepsA[p]; ok {
 			d.StatusA, d.ResultHashA, d.MsDelta = s.Status, resultHash(s.Result), -s.Ms
+			d.DecidedA, d.ReusedA = s.Decided, s.Reused
 		}
 		if s, ok := stepsB[p]; ok {
 			d.StatusB, d.ResultHashB, d.MsDelta = s.Status, resultHash(s.Result), d.MsDelta+s.Ms
+			d.DecidedB, d.ReusedB = s.Decided, s.Reused
 		}
 		out = append(out, d)
 	}
