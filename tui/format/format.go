@@ -185,10 +185,12 @@ func HeldTime(wall, held time.Duration) string {
 // The marks of a unit whose result did not come from running it, each
 // its own shape: a person decided it (inject, replace, answer, ...), a
 // replay gave it from its record, a fork reused the recorded result.
+// A record made before units were marked says only that a step was
+// skipped, which its status's own glyph shows.
 const (
 	MarkDecided  = "✎"
 	MarkReplayed = "↺"
-	MarkReused   = "↷"
+	MarkReused   = "↪"
 )
 
 // Mark is the mark of a unit that the record says was decided by hand
