@@ -190,7 +190,7 @@ func HeldTime(wall, held time.Duration) string {
 const (
 	MarkDecided  = "✎"
 	MarkReplayed = "↺"
-	MarkReused   = "↪"
+	MarkReused   = "⇢"
 )
 
 // Mark is the mark of a unit that the record says was decided by hand

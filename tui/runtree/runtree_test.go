@@ -695,7 +695,7 @@ func TestMarks(t *testing.T) {
 	}
 	apply(6000, "E6/agent.1", engine.Decided{Stop: engine.StopReply, Action: "replace"})
 	m := newPane(tr, 100, tr.Len()+2, false)
-	for path, want := range map[string]string{"E1": "✎", "E2": "↺", "E3": "↪", "E4": "↷", "E5": "✓", "agent.1": "✎"} {
+	for path, want := range map[string]string{"E1": "✎", "E2": "↺", "E3": "⇢", "E4": "↷", "E5": "✓", "agent.1": "✎"} {
 		i, ok := tr.Index(path)
 		if !ok {
 			i, _ = tr.Index("E6/" + path)
