@@ -44,6 +44,20 @@ steps:
     tool_name: user__fail
     input: {}
 `,
+	".stepwise/plans/asking.yaml": `identifier: asking
+name: Asking
+description: Asks whether to go on.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Go?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
+output: { go: "{{Q.answer.go}}" }
+`,
 	".stepwise/plans/items.yaml": `identifier: items
 name: Items
 description: Two items that nap side by side.
@@ -190,6 +204,29 @@ func TestDebugMarksDecisions(t *testing.T) {
 	out, errOut, code = runCLI(t, "diff", id, rep.RunID)
 	if code != 0 || !regexp.MustCompile(`E0\s+skipped ✎\s+skipped ↺`).MatchString(out) {
 		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestDebugMarksAnAnswer answers an ask through stepwise debug --json:
+// the ask step is marked decided by the answer, and the run replays.
+func TestDebugMarksAnAnswer(t *testing.T) {
+	marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\nanswer {\"go\": true}\ncontinue\n", "asking", "--break", "E0 step", "--json")
+	if code != 0 || !strings.Contains(out, `"output":{"go":true}`) {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	env := inspectJSONOf(t, id)
+	if s := stepOf(t, env, "Q"); s.Decided != "answer" {
+		t.Errorf("the ask step is marked decided %q, want answer", s.Decided)
+	}
+	if s := stepOf(t, env, "E0"); s.Decided != "" {
+		t.Errorf("E0 ran, but is marked decided %q", s.Decided)
+	}
+	out, errOut, code = runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical {
+		t.Fatalf("replay: exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
 }
 

@@ -412,6 +412,7 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 		}
 		d.ToolCalls[i] = c
 	}
+	markDecided(d)
 	if runEnd == nil {
 		// The report its run_end would have carried, from the model calls
 		// recorded before its events stopped.
@@ -438,6 +439,31 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 		}
 	}
 	return nil
+}
+
+// markDecided marks the steps and tool calls a person decided at their
+// own path whose end event does not say so: an ask answered, a call
+// whose result was replaced after it ended, a step a decision changed
+// without giving its result. A decision at a unit's own path is always
+// about that unit, so a new kind of decision is marked without more.
+func markDecided(d *record.RunDetail) {
+	if len(d.Decisions) == 0 {
+		return
+	}
+	at := make(map[string]string, len(d.Decisions))
+	for _, dec := range d.Decisions {
+		at[dec.Path] = dec.Action
+	}
+	for i := range d.Steps {
+		if s := &d.Steps[i]; s.Decided == "" && s.Reused == "" {
+			s.Decided = at[s.Path]
+		}
+	}
+	for i := range d.ToolCalls {
+		if c := &d.ToolCalls[i]; c.Decided == "" && c.Reused == "" {
+			c.Decided = at[c.Path]
+		}
+	}
 }
 
 // strictMembers are a model call's strict structured output record.
