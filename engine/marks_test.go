@@ -120,7 +120,7 @@ steps:
           input: {}
 `,
 	})
-	const hold = 200 * time.Millisecond
+	const hold = 400 * time.Millisecond
 	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
 		if st.Kind == engine.StopStep && st.Path == "E1/do.0/A" {
 			time.Sleep(hold)

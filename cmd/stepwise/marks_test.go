@@ -280,7 +280,7 @@ func runOut(t *testing.T, args ...string) string {
 // time held beside it.
 func TestDebugHeldTime(t *testing.T) {
 	marksProject(t)
-	const hold = 300 * time.Millisecond
+	const hold = 400 * time.Millisecond
 	in, feed := io.Pipe()
 	go func() {
 		// The first stop is the map's step stop; the next the item's.
