@@ -31,6 +31,13 @@ type StepDiff struct {
 	TokensA     int `json:"tokens_a"`
 	TokensB     int `json:"tokens_b"`
 	TokensDelta int `json:"tokens_delta"`
+	// DecidedA and DecidedB are the actions by which a person gave the
+	// step its result in each run; ReusedA and ReusedB say a replay or a
+	// fork reused a recorded one (record.StepRecord's).
+	DecidedA string `json:"decided_a,omitempty"`
+	DecidedB string `json:"decided_b,omitempty"`
+	ReusedA  string `json:"reused_a,omitempty"`
+	ReusedB  string `json:"reused_b,omitempty"`
 }
 
 // ValueChange is one place where two results differ.
@@ -96,11 +103,13 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 		sa, inA := stepsA[p]
 		if inA {
 			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -sa.Ms
+			d.DecidedA, d.ReusedA = sa.Decided, sa.Reused
 		}
 		sb, inB := stepsB[p]
 		sameText := inA && inB && bytes.Equal(sa.Result, sb.Result)
 		if inB {
 			d.StatusB, ms = sb.Status, ms+sb.Ms
+			d.DecidedB, d.ReusedB = sb.Decided, sb.Reused
 			if d.ResultB = d.ResultA; !sameText {
 				d.ResultB = resultOf(sb)
 			}

@@ -294,7 +294,7 @@ func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	f.mu.Lock()
 	f.reused = append(f.reused, st.Path)
 	f.mu.Unlock()
-	return engine.Decision{Action: engine.Inject, Value: result}
+	return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromFork}
 }
 
 // HasStep reports whether pattern names a step of plan p, or of a plan it

@@ -37,6 +37,16 @@ type Recording struct {
 	llm   map[string]engine.ModelCalled
 	calls []model.RecordedCall
 	asks  map[string]engine.Asked
+	// decided holds the decisions a person made, by path and stop: a
+	// replay makes the ones no other record carries (a round's reply
+	// replaced) again.
+	decided map[decisionAt]engine.Decided
+}
+
+// decisionAt is where a decision was made: a path and the kind of stop.
+type decisionAt struct {
+	path string
+	stop engine.StopKind
 }
 
 // recordedStep is a step of the record with the sequence numbers of its
@@ -64,7 +74,7 @@ func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording,
 // Store.Events).
 func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording, error) {
 	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]record.ToolCall{},
-		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}}
+		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}, decided: map[decisionAt]engine.Decided{}}
 	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
 		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {
 			return nil, fmt.Errorf("run %s: its inputs: %w", d.ID, err)
@@ -101,6 +111,13 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 				return nil, fmt.Errorf("run %s: the ask at %s: %w", d.ID, e.Path, err)
 			}
 			rec.asks[e.Path] = p.(engine.Asked)
+		case engine.EventDecided:
+			p, err := engine.DecodePayload(e.Kind, e.Payload)
+			if err != nil {
+				return nil, fmt.Errorf("run %s: the decision at %s: %w", d.ID, e.Path, err)
+			}
+			dec := p.(engine.Decided)
+			rec.decided[decisionAt{e.Path, dec.Stop}] = dec
 		}
 	}
 	return rec, nil
@@ -160,8 +177,9 @@ type ReplayResult struct {
 	// replay reproduced it.
 	Divergence *Divergence
 	// FailedAt is the step where the recorded run failed when the replay
-	// reproduced that failure. A step's failure cannot be injected, so the
-	// replay stops there: its own run is aborted at FailedAt.
+	// reproduced that failure: the step fails with the recorded error,
+	// its tool not run again, and the replay's run fails as the recorded
+	// one did.
 	FailedAt string
 	// Steps counts the recorded steps the replay reproduced.
 	Steps int
@@ -248,7 +266,9 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	case engine.StopStep:
 		d, div = r.step(st)
 	case engine.StopRound:
-		div = r.round(st)
+		d, div = r.round(st)
+	case engine.StopReply:
+		d = r.reply(st)
 	case engine.StopTool:
 		d, div = r.tool(st)
 	case engine.StopAsk:
@@ -314,17 +334,17 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
-		return engine.Decision{Action: engine.Inject, Value: result}, nil
+		return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
 	case engine.StepFailed:
-		// A stop can skip a step with a value, not with a failure, and
-		// running the tool would repeat its side effects: the replay ends
-		// here, as the recorded run did.
+		// Running the tool would repeat its side effects: the step fails
+		// with the recorded error, as it failed in the recorded run, and
+		// the run goes on from there as it did.
 		r.mu.Lock()
 		if r.failedAt == "" {
 			r.failedAt = st.Path
 		}
 		r.mu.Unlock()
-		return engine.Decision{Action: engine.Abort}, nil
+		return engine.Decision{Action: engine.Fail, Value: rs.Error, Origin: engine.FromReplay}, nil
 	}
 	return engine.Decision{}, unfinished(st.Path, "step")
 }
@@ -346,18 +366,38 @@ func withoutBodies(v any) any {
 }
 
 // round checks an agent round's request against the recorded one. The
-// reply comes from the record through the replay provider.
-func (r *replayer) round(st *engine.Stop) *Divergence {
+// reply comes from the record through the replay provider, or, for a
+// round whose reply a person gave before the call, from their decision.
+func (r *replayer) round(st *engine.Stop) (engine.Decision, *Divergence) {
+	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopRound}]; ok {
+		return again(d), nil
+	}
 	call, ok := r.rec.llm[st.Path]
 	if !ok {
-		return &Divergence{Path: st.Path, What: "round",
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "round",
 			Message: fmt.Sprintf("the plan asks for a model call the recorded run did not make (round %d)", roundOf(st.Path))}
 	}
 	req, ok := st.Input.(chat.Request)
 	if !ok {
-		return nil
+		return engine.Decision{}, nil
 	}
-	return requestDiff(st.Path, call.Request, req)
+	return engine.Decision{}, requestDiff(st.Path, call.Request, req)
+}
+
+// reply replaces a round's reply as a person replaced it in the recorded
+// run: the record of its model call holds what the model said.
+func (r *replayer) reply(st *engine.Stop) engine.Decision {
+	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopReply}]; ok {
+		return again(d)
+	}
+	return engine.Decision{}
+}
+
+// again is a person's recorded decision made again. It stays theirs: the
+// replay's record marks it as the recorded run's does, and holds its value
+// for a replay of the replay.
+func again(d engine.Decided) engine.Decision {
+	return engine.Decision{Action: engine.Replace, Value: d.Value}
 }
 
 // tool answers an agent's tool call with what the call gave the model in
@@ -378,7 +418,11 @@ func (r *replayer) tool(st *engine.Stop) (engine.Decision, *Divergence) {
 		// the call's path, and are answered there.
 		return engine.Decision{}, nil
 	}
-	return engine.Decision{Action: engine.Inject, Value: result}, nil
+	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopResult}]; ok {
+		// A person replaced what the call gave: the model read that.
+		result = d.Value
+	}
+	return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
 }
 
 // ask answers as the recorded run's ask was answered.
@@ -388,9 +432,9 @@ func (r *replayer) ask(st *engine.Stop) (engine.Decision, *Divergence) {
 	case !ok:
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "ask", Message: "the plan asks a question the recorded run did not ask"}
 	case a.Answered:
-		return engine.Decision{Action: engine.Answer, Value: a.Answer}, nil
+		return engine.Decision{Action: engine.Answer, Value: a.Answer, Origin: engine.FromReplay}, nil
 	case a.Reason == engine.AskDeclined:
-		return engine.Decision{Action: engine.Decline}, nil
+		return engine.Decision{Action: engine.Decline, Origin: engine.FromReplay}, nil
 	}
 	return engine.Decision{}, nil
 }
@@ -426,10 +470,11 @@ func (r *replayer) failure(st *engine.Stop) *Divergence {
 func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) {
 	rec := r.rec
 	failedAt := r.failedAt
-	// Once the replay stopped at a recorded failure, the steps that
-	// enclose it end aborted rather than failed, and items in flight
-	// beside it may not have started: only the steps both ran compare.
-	encloses := func(p string) bool { return failedAt != "" && (p == failedAt || strings.HasPrefix(failedAt, p+"/")) }
+	// Past a recorded failure, items in flight beside it may not have
+	// started, and the steps that enclose it may fail with words of
+	// their siblings' cancelling: only the failure itself and the steps
+	// both ran before it compare.
+	encloses := func(p string) bool { return failedAt != "" && strings.HasPrefix(failedAt, p+"/") }
 	count := 0
 	for _, p := range rec.order {
 		rs := rec.steps[p]
@@ -463,11 +508,11 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 	}
 	d := rec.Run
 	switch {
-	case failedAt != "":
-		return nil, count
 	case d.Status != res.Status:
 		return &Divergence{What: "outcome", Expected: d.Status, Got: res.Status,
 			Message: fmt.Sprintf("the replay ended %s; the recorded run ended %s", res.Status, d.Status)}, count
+	case failedAt != "":
+		return nil, count
 	}
 	output, err := recordedValue(d.Output)
 	if err != nil {

@@ -418,9 +418,14 @@ func TestReplayReproducesAFailure(t *testing.T) {
 	if got := p.notes(t); got != notes {
 		t.Errorf("the replay ran the failing tool: notes.log went from %q to %q", notes, got)
 	}
-	var abort *engine.AbortError
-	if out.Run.Status != engine.StatusAborted || !errors.As(out.Run.Err, &abort) || abort.Path != "E1" {
-		t.Errorf("the replay ended %s (%v), want aborted at E1", out.Run.Status, out.Run.Err)
+	// The replay fails as the recorded run failed, with its words, and
+	// its record says the failure was the recorded one's.
+	if out.Run.Status != engine.StatusFailed || out.Run.Err == nil || out.Run.Err.Error() != res.Err.Error() {
+		t.Errorf("the replay ended %s (%v), want failed as recorded (%v)", out.Run.Status, out.Run.Err, res.Err)
+	}
+	steps := p.recording(t, out.Run.RunID).Run.Steps
+	if s := steps[len(steps)-1]; s.Path != "E1" || s.Status != engine.StepFailed || s.Reused != "replay" || s.Error != rec.Run.Errors[0].Message {
+		t.Errorf("the replay's record of E1: %s %q reused %q, want failed as recorded, reused from the replay", s.Status, s.Error, s.Reused)
 	}
 }
 

@@ -233,10 +233,14 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	return nil
 }
 
+// actionNames lists the actions a person can give, for a refusal: fail is
+// a replay's, which no command gives.
 func actionNames(as []engine.Action) string {
 	var out []string
 	for _, a := range as {
-		out = append(out, a.String())
+		if a != engine.Fail {
+			out = append(out, a.String())
+		}
 	}
 	return strings.Join(out, " or ")
 }

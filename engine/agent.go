@@ -304,7 +304,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	// debugger holds there and a reply given by hand spends nothing.
 	overBudget := r.ledger.overBudget()
 	if hooked {
-		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
 			return chat.Reply{}, &AbortError{Path: roundPath}
@@ -326,7 +326,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	if !hooked {
 		return reply, nil
 	}
-	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
 		return chat.Reply{}, &AbortError{Path: roundPath}
@@ -514,7 +514,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		return chat.ToolResultBlock(call.ID, refusal, true), nil
 	}
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
-	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
 		return chat.Block{}, &AbortError{Path: callPath}
@@ -522,7 +522,11 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
-		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, Result: d.Value, Injected: true} })
+		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
+			end := ToolEnded{Tool: call.Name, Result: d.Value, Injected: true}
+			end.Decided, end.Reused = d.marks()
+			return end
+		})
 		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	case Deny:
 		// Not made either; the model reads why, as it reads a call that
@@ -543,6 +547,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	start := time.Now()
+	heldBefore := c.held.heldBy(start)
 	r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 	result, err := c.call(tctx, callPath, call.Name, args)
 	timedOut := err != nil && ctx.Err() == nil && tctx.Err() != nil
@@ -551,7 +556,8 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
 	}
 	r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
-		end := ToolEnded{Tool: call.Name, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
+		now := time.Now()
+		end := ToolEnded{Tool: call.Name, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
 		}
@@ -561,7 +567,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	if errors.As(err, &abort) {
 		return chat.Block{}, err
 	}
-	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
 		return chat.Block{}, &AbortError{Path: callPath, Cause: err}

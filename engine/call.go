@@ -65,7 +65,7 @@ func (c cursor) callPlan(ctx context.Context, path, id string, input map[string]
 	if vs := e.Plan.InputSchema.Check(input); len(vs) > 0 {
 		return nil, &InputError{Plan: id, Violations: vs, Schema: schemaRaw(e.Plan.InputSchema)}
 	}
-	sub := &frame{run: r, plan: e.Plan, prefix: paths.Join(path, id) + "/", calls: chain, stack: c.stack}
+	sub := &frame{run: r, plan: e.Plan, prefix: paths.Join(path, id) + "/", calls: chain, stack: c.stack, held: c.held}
 	res := sub.execute(ctx, input)
 	switch res.Status {
 	case StatusOK:
@@ -227,7 +227,7 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit path
 		path := paths.Repair(callPath)
 		r.emit(path, paths.KindRepair, EventRepair, func() any { return Repairing{Answer: answer, Violations: problems} })
 		rc := c.push(Frame{Path: path, Kind: paths.KindRepair})
-		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Unit: rc.unit, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack})
+		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Unit: rc.unit, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack, held: rc.held})
 		switch d.Action {
 		case Abort:
 			return nil, false, &AbortError{Path: path}

@@ -118,7 +118,7 @@ func (c cursor) runDecide(ctx context.Context, in *plans.DecideInput, path strin
 // call at path itself, or an inline list whose steps sit under path. The
 // last step's result is the body's.
 func (c cursor) runBody(ctx context.Context, body *plans.Body, path string, sc *scope, where string) (any, error) {
-	bc := cursor{f: c.f, sc: sc, stack: c.stack}
+	bc := cursor{f: c.f, sc: sc, stack: c.stack, held: c.held}
 	if body.Single {
 		s := body.Steps[0]
 		out, err := bc.runStep(ctx, s, path, c.unit)

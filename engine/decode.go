@@ -48,6 +48,8 @@ func DecodePayload(kind EventKind, raw json.RawMessage) (any, error) {
 		return decodeAs[Warning](kind, raw)
 	case EventUsage:
 		return decodeAs[UsageReport](kind, raw)
+	case EventDecided:
+		return decodeAs[Decided](kind, raw)
 	}
 	return nil, fmt.Errorf("event kind %q is not one the engine emits", kind)
 }

@@ -222,7 +222,10 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		}
 		return start
 	})
-	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}}
+	if e.hook != nil {
+		r.held = &holdClock{}
+	}
+	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}, held: r.held}
 	res := f.execute(ctx, inputs)
 	if res.Status == StatusFailed && res.Exit == nil && ctx.Err() != nil {
 		// Stopped from outside (ctrl-c, a deadline): nothing failed, and
@@ -240,7 +243,8 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 	res.Usage = r.ledger.Report()
 	r.emit("", paths.KindRun, EventUsage, func() any { return res.Usage })
 	r.emit("", paths.KindRun, EventRunEnd, func() any {
-		end := RunEnded{Status: res.Status, Exit: res.Exit, StepsExecuted: res.StepsExecuted, Output: res.Output, Answer: res.Answer, EmptyData: res.EmptyData, Usage: res.Usage}
+		end := RunEnded{Status: res.Status, Exit: res.Exit, StepsExecuted: res.StepsExecuted, Output: res.Output, Answer: res.Answer, EmptyData: res.EmptyData, Usage: res.Usage,
+			HeldMs: ms(r.held.heldBy(time.Now()))}
 		if res.Err != nil {
 			end.Error = res.Err.Error()
 		}
@@ -370,6 +374,9 @@ type run struct {
 
 	// askMu serializes questions: two prompts at once are unanswerable.
 	askMu sync.Mutex
+
+	// held is the run's hold clock, nil without a hook.
+	held *holdClock
 }
 
 // emit delivers an event to the sinks that read its kind, in sequence
@@ -402,7 +409,15 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	}
 	held := st
 	held.RunID = r.id
-	return r.hook(ctx, &held)
+	st.held.hold(time.Now())
+	d := r.hook(ctx, &held)
+	st.held.release(time.Now())
+	if d.Origin == ByHand && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
+		// A person's decision is a fact of the run: its record says what
+		// was decided where, and with what, so that a replay reproduces it.
+		r.emit(st.Path, st.Unit, EventDecided, func() any { return Decided{Stop: st.Kind, Action: d.Action.String(), Value: d.Value} })
+	}
+	return d
 }
 
 // frame is one plan being run: the top-level plan, or one called as
@@ -418,6 +433,9 @@ type frame struct {
 	calls []string
 	// stack is the call stack above this plan, for stops.
 	stack []Frame
+	// held is the hold clock of the unit that runs this plan: the run's,
+	// or the calling step's.
+	held *holdClock
 }
 
 // cursor is where a step runs: its plan, its scope and the frames above
@@ -429,6 +447,8 @@ type cursor struct {
 	// cursor emits are about; kept when no hook wants the stack.
 	unit  paths.Kind
 	stack []Frame
+	// held is the hold clock of the innermost unit; nil without a hook.
+	held *holdClock
 }
 
 func (c cursor) push(fr Frame) cursor {
@@ -437,6 +457,7 @@ func (c cursor) push(fr Frame) cursor {
 		return c
 	}
 	c.stack = append(c.stack[:len(c.stack):len(c.stack)], fr)
+	c.held = &holdClock{parent: c.held}
 	return c
 }
 
@@ -448,7 +469,7 @@ func (e *exitSignal) Error() string { return "exit gate " + e.exit.Step + " fire
 // execute runs the plan's steps and its finish.
 func (f *frame) execute(ctx context.Context, inputs map[string]any) *Result {
 	res := &Result{}
-	c := cursor{f: f, sc: planScope(inputs, f.run.cfg), stack: f.stack}
+	c := cursor{f: f, sc: planScope(inputs, f.run.cfg), stack: f.stack, held: f.held}
 	c = c.push(Frame{Path: strings.TrimSuffix(f.prefix, "/"), Kind: paths.KindPlan, Tool: planName(f.plan)})
 	emptyData, ended := f.runSteps(ctx, c, res)
 	if ended {

@@ -27,6 +27,7 @@ const (
 	EventAsk        EventKind = "ask"         // Asked
 	EventWarning    EventKind = "warning"     // Warning
 	EventUsage      EventKind = "usage"       // UsageReport, once, when the run ends
+	EventDecided    EventKind = "decided"     // Decided: a person decided at a stop
 )
 
 // Event is a fact about a run: something that happened, at a path. Events
@@ -175,6 +176,8 @@ type RunEnded struct {
 	Answer        string      `json:"answer,omitempty"`
 	EmptyData     bool        `json:"empty_data,omitempty"`
 	Usage         UsageReport `json:"usage"`
+	// HeldMs is how long some thread of the run was held at a stop.
+	HeldMs float64 `json:"held_ms,omitempty"`
 }
 
 // StepStarted opens a step, a body call or a body step. Input is the
@@ -193,7 +196,17 @@ type StepEnded struct {
 	Status StepStatus `json:"status"`
 	Result any        `json:"result,omitempty"`
 	Error  string     `json:"error,omitempty"`
-	Ms     float64    `json:"ms"`
+	// Ms is the step's wall time, from its step stop to its end.
+	Ms float64 `json:"ms"`
+	// HeldMs is how much of Ms the step's threads (its own, its items')
+	// were held at stops: Ms less HeldMs is the step's own time when it
+	// ran on one thread.
+	HeldMs float64 `json:"held_ms,omitempty"`
+	// Decided is the action by which a person decided the step (inject,
+	// replace, ...): its result is theirs. Reused says instead that it is
+	// a recorded run's, reused by a replay or a fork.
+	Decided string `json:"decided,omitempty"`
+	Reused  string `json:"reused,omitempty"`
 }
 
 // ToolStarted opens a dispatch to a tool.
@@ -212,6 +225,12 @@ type ToolEnded struct {
 	Result   any     `json:"result,omitempty"`
 	Error    string  `json:"error,omitempty"`
 	Injected bool    `json:"injected,omitempty"`
+	// HeldMs is how much of Ms the call was held at stops (a called
+	// plan's).
+	HeldMs float64 `json:"held_ms,omitempty"`
+	// Decided and Reused say who gave an injected result, as StepEnded's.
+	Decided string `json:"decided,omitempty"`
+	Reused  string `json:"reused,omitempty"`
 }
 
 // ModelCalled reports one completed model call. Site is the path of the
@@ -264,6 +283,16 @@ type Asked struct {
 	Answered bool      `json:"answered"`
 	Reason   AskReason `json:"reason,omitempty"`
 	Answer   any       `json:"answer"`
+}
+
+// Decided reports a decision a person made at a stop: the stop's kind,
+// the action (inject, replace, answer, ...) and the value it gave. It is
+// emitted at the stop's path as the decision is applied; the end event of
+// a step or tool call it decided carries the action too.
+type Decided struct {
+	Stop   StopKind `json:"stop"`
+	Action string   `json:"action"`
+	Value  any      `json:"value,omitempty"`
 }
 
 // Warning is something a user should know that did not fail the run.

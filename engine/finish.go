@@ -99,7 +99,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		system += "\n\n" + extra
 	}
-	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
 		return "", &AbortError{Path: path}
@@ -108,6 +108,14 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		if !ok {
 			text = JSONText(d.Value)
 		}
+		// The finish did not run, and its events say with what it ended,
+		// as a step's do.
+		r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
+		r.emit(path, paths.KindStep, EventStepEnd, func() any {
+			end := StepEnded{Tool: "solver", Status: StepSkipped, Result: map[string]any{"answer": text}}
+			end.Decided, end.Reused = d.marks()
+			return end
+		})
 		return text, nil
 	}
 	req := chat.Request{Step: path, Role: model.RoleSolver, Messages: []chat.Message{
@@ -186,7 +194,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	}
 	// Questions are serialized: two prompts at once are unanswerable.
 	r.askMu.Lock()
-	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Unit: c.unit, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack,
+	d := r.stop(ctx, Stop{Kind: StopAsk, Path: path, Unit: c.unit, Tool: plans.ControlAsk, Step: s, Scope: c.sc, Stack: c.stack, held: c.held,
 		Ask: &Question{Prompt: prompt, Schema: in.OutputSchema, Default: def}})
 	r.askMu.Unlock()
 	reason := AskUnavailable

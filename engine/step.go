@@ -50,6 +50,8 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 	var input map[string]any
 	var result any
 	var err error
+	// applied is the decision that gave the step its result, if one did.
+	var applied Decision
 	control := plans.IsControl(tool)
 	if !control {
 		input, err = renderInput(s, c.sc)
@@ -70,14 +72,17 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		if control {
 			stopInput = s.Input.Literal()
 		}
-		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
 			return nil, &AbortError{Path: path}
 		case Inject:
 			r.emit(path, c.unit, EventStepStart, started)
 			r.emit(path, c.unit, EventStepEnd, func() any {
-				return StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value, Ms: ms(time.Since(start))}
+				end := StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value}
+				end.Ms, end.HeldMs = c.times(start)
+				end.Decided, end.Reused = d.marks()
+				return end
 			})
 			return d.Value, nil
 		case Edit:
@@ -87,30 +92,38 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		}
 		r.emit(path, c.unit, EventStepStart, started)
 		switch {
+		case d.Action == Fail:
+			err, applied = failure(d.Value), d
 		case d.Action == Deny && !control:
 			// The tool is not called; the step fails as a call that
 			// failed would, its error stop and all.
-			err = ErrDenied
+			err, applied = ErrDenied, d
 		case control:
 			result, err = c.runControl(ctx, s, path)
 		default:
-			result, err = c.dispatch(ctx, s, path, tool, input)
+			result, applied, err = c.dispatch(ctx, s, path, tool, input)
+			if applied.Action == Proceed && (d.Action == Edit || d.Action == Approve) {
+				// The call ran as a person let it, its result its own.
+				applied = d
+			}
 		}
 	} else {
 		r.emit(path, c.unit, EventStepStart, func() any { return StepStarted{Tool: tool} })
 	}
 
 	if err != nil && ownFailure(err) {
-		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack})
+		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
 			err = &AbortError{Path: path, Cause: err}
 		case Replace:
-			result, err = d.Value, nil
+			result, err, applied = d.Value, nil, d
 		}
 	}
 	r.emit(path, c.unit, EventStepEnd, func() any {
-		end := StepEnded{Tool: tool, Status: StepOK, Result: result, Ms: ms(time.Since(start))}
+		end := StepEnded{Tool: tool, Status: StepOK, Result: result}
+		end.Ms, end.HeldMs = c.times(start)
+		end.Decided, end.Reused = applied.marks()
 		if err != nil {
 			// exit is declared only here: errors.As puts it on the heap,
 			// an allocation a step that succeeded should not pay.
@@ -124,6 +137,18 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		return end
 	})
 	return result, err
+}
+
+// failure is the error a Fail decision fails a step with: its value, an
+// error or the error's words.
+func failure(v any) error {
+	switch x := v.(type) {
+	case error:
+		return x
+	case string:
+		return errors.New(x)
+	}
+	return errors.New(JSONText(v))
 }
 
 // ownFailure reports whether err failed the step itself, rather than
@@ -154,18 +179,21 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 }
 
 // dispatch calls the step's tool, between the tool events, and offers the
-// result to the hook.
-func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (any, error) {
+// result to the hook; applied is the decision that replaced the result,
+// if one did.
+func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (result any, applied Decision, err error) {
 	r := c.f.run
 	start := time.Now()
+	heldBefore := c.held.heldBy(start)
 	r.emit(path, c.unit, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
 	callCtx := ctx
 	if s != nil && s.TimeoutSecs.Set {
 		callCtx = tools.WithStepTimeout(ctx, s.TimeoutSecs.Value)
 	}
-	result, err := c.call(callCtx, path, tool, input)
+	result, err = c.call(callCtx, path, tool, input)
 	r.emit(path, c.unit, EventToolEnd, func() any {
-		end := ToolEnded{Tool: tool, Ms: ms(time.Since(start)), IsError: err != nil, Result: result}
+		now := time.Now()
+		end := ToolEnded{Tool: tool, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
 		}
@@ -176,17 +204,24 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 		// allocation a call that succeeded should not pay.
 		var abort *AbortError
 		if errors.As(err, &abort) {
-			return nil, err
+			return nil, Decision{}, err
 		}
 	}
-	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return nil, &AbortError{Path: path, Cause: err}
+		return nil, Decision{}, &AbortError{Path: path, Cause: err}
 	case Replace:
-		return d.Value, nil
+		return d.Value, d, nil
 	}
-	return result, err
+	return result, Decision{}, err
+}
+
+// times is the wall time of the cursor's unit since start, and how much
+// of it the unit's threads were held at stops, in milliseconds.
+func (c cursor) times(start time.Time) (wall, held float64) {
+	now := time.Now()
+	return ms(now.Sub(start)), ms(c.held.heldBy(now))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

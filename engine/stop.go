@@ -44,7 +44,7 @@ func (k StopKind) String() string { return string(k) }
 // besides Proceed and Abort, which every stop takes (DESIGN.md section
 // 2). The first is what a value given at the stop decides.
 var accepted = map[StopKind][]Action{
-	StopStep:   {Inject, Edit, Deny, Approve},
+	StopStep:   {Inject, Edit, Deny, Approve, Fail},
 	StopTool:   {Inject, Edit, Deny, Approve},
 	StopRound:  {Replace},
 	StopReply:  {Replace},
@@ -104,10 +104,14 @@ const (
 	// Proceed so that Hooks passes it on and the record can tell a call a
 	// person approved from one nobody was asked about.
 	Approve
+	// Fail skips the step and fails it with Decision.Value, an error or
+	// its words: how a replay reproduces a recorded failure without
+	// running the tool again. No command gives it.
+	Fail
 )
 
 var actionNames = [...]string{Proceed: "proceed", Inject: "inject", Replace: "replace", Abort: "abort", Answer: "answer", Decline: "decline",
-	Edit: "edit", Deny: "deny", Approve: "approve"}
+	Edit: "edit", Deny: "deny", Approve: "approve", Fail: "fail"}
 
 // ErrDenied is the failure of a tool call a person denied: what the model
 // reads for an agent's call, and the error a plan step fails with.
@@ -125,6 +129,46 @@ func (a Action) String() string {
 type Decision struct {
 	Action Action
 	Value  any
+	// Origin says who decided: a person unless a recorded run's value is
+	// reused. The record of the run marks each unit decided by hand with
+	// the action, and each reused one with where it came from.
+	Origin Origin
+}
+
+// Origin is who made a decision.
+type Origin uint8
+
+// The origins of a decision.
+const (
+	// ByHand is a person at the stop, or a policy acting for one.
+	ByHand Origin = iota
+	// FromReplay is a replay answering the stop from its record.
+	FromReplay
+	// FromFork is a fork reusing the recorded result of the run it forks.
+	FromFork
+)
+
+var originNames = [...]string{ByHand: "hand", FromReplay: "replay", FromFork: "fork"}
+
+// String returns the origin as the record writes it.
+func (o Origin) String() string {
+	if int(o) < len(originNames) {
+		return originNames[o]
+	}
+	return "origin(" + strconv.Itoa(int(o)) + ")"
+}
+
+// marks is what the end event of a unit says of decision d applied to
+// it: the action of a decision by hand, or where a reused value came
+// from; both empty for Proceed and Abort.
+func (d Decision) marks() (decided, reused string) {
+	switch {
+	case d.Action == Proceed || d.Action == Abort:
+		return "", ""
+	case d.Origin == ByHand:
+		return d.Action.String(), ""
+	}
+	return "", d.Origin.String()
 }
 
 // Frame is one level of the call stack at a stop: the plan run, each step,
@@ -165,6 +209,10 @@ type Stop struct {
 	Stack []Frame
 	// Ask is the question at an ask stop.
 	Ask *Question
+
+	// held is the hold clock of the unit the stop is in, which measures
+	// how long the hook holds it.
+	held *holdClock
 }
 
 // Scope is the template scope at a stop: plan input, earlier results and a

@@ -14,7 +14,7 @@ func TestStopAccepts(t *testing.T) {
 		kind    engine.StopKind
 		accepts []engine.Action
 	}{
-		{engine.StopStep, []engine.Action{engine.Inject, engine.Edit, engine.Deny, engine.Approve}},
+		{engine.StopStep, []engine.Action{engine.Inject, engine.Edit, engine.Deny, engine.Approve, engine.Fail}},
 		{engine.StopTool, []engine.Action{engine.Inject, engine.Edit, engine.Deny, engine.Approve}},
 		{engine.StopRound, []engine.Action{engine.Replace}},
 		{engine.StopReply, []engine.Action{engine.Replace}},
@@ -29,7 +29,7 @@ func TestStopAccepts(t *testing.T) {
 		if got := c.kind.ValueAction(); got != c.accepts[0] {
 			t.Errorf("a value at a %s stop decides %v, want %v", c.kind, got, c.accepts[0])
 		}
-		for a := engine.Proceed; a <= engine.Approve; a++ {
+		for a := engine.Proceed; a <= engine.Fail; a++ {
 			want := a == engine.Proceed || a == engine.Abort || slices.Contains(c.accepts, a)
 			if c.kind.Takes(a) != want {
 				t.Errorf("%s stop takes %v: %v, want %v", c.kind, a, c.kind.Takes(a), want)

@@ -487,8 +487,13 @@ func TestInjectKey(t *testing.T) {
 					t.Errorf("E1/do.0 is %s, want skipped", n.Status)
 				}
 				jsonEqual(t, n.Result, `{"name": "zed", "count": 9}`)
-				if l := treeLine(t, b.m.runPage.tree.View(), "do.0"); !strings.Contains(l, "↷") {
-					t.Errorf("the injected item is not drawn skipped: %q", l)
+				// Decided by hand, with a glyph of its own; held for as
+				// long as the editor was open.
+				if l := treeLine(t, b.m.runPage.tree.View(), "do.0"); !strings.Contains(l, "✎ do.0") {
+					t.Errorf("the injected item is not drawn decided by hand: %q", l)
+				}
+				if n.Decided != "inject" || n.Held <= 0 {
+					t.Errorf("E1/do.0 decided %q, held %v; want decided by inject, held", n.Decided, n.Held)
 				}
 				// The injected value is what the next step reads.
 				b.press(command("print E1.results.0.name")...)

@@ -54,15 +54,18 @@ func gatedProject(t *testing.T) string {
 	return dir
 }
 
-// sessionLines names each line --json printed: "stop PATH (REASON)" for a
-// stop, "error: ..." for a refusal, "end STATUS" for the end.
-func sessionLines(t *testing.T, out string) []string {
+// sessionLines names each line --json printed: "stop PATH KIND (REASON)"
+// for a stop ("... approval" for one held for approval), "value JSON" for
+// a printed value, "error: ..." for a refusal, "end STATUS" for the end,
+// which it also returns.
+func sessionLines(t *testing.T, out string) ([]string, map[string]any) {
 	t.Helper()
 	var got []string
+	var end map[string]any
 	for _, l := range jsonLines(t, out) {
 		switch {
 		case l["finished"] == true:
-			got = append(got, "end "+l["status"].(string))
+			got, end = append(got, "end "+l["status"].(string)), l
 		case l["reason"] != nil:
 			stop := l["stop"].(map[string]any)
 			line := "stop " + stop["path"].(string) + " " + stop["kind"].(string) + " (" + l["reason"].(string) + ")"
@@ -70,11 +73,14 @@ func sessionLines(t *testing.T, out string) []string {
 				line += " approval"
 			}
 			got = append(got, line)
+		case l["value"] != nil:
+			b, _ := json.Marshal(l["value"])
+			got = append(got, "value "+string(b))
 		case l["error"] != nil:
 			got = append(got, "error: "+l["error"].(string))
 		}
 	}
-	return got
+	return got, end
 }
 
 // TestDebugEdit edits a step's arguments at its stop through stepwise
@@ -106,7 +112,7 @@ func TestDebugEdit(t *testing.T) {
 		"error: a tool stop, or the step stop of a step that calls a tool, is where a call is edited, approved or denied",
 		"end ok",
 	}
-	if got := sessionLines(t, out); !slices.Equal(got, want) {
+	if got, _ := sessionLines(t, out); !slices.Equal(got, want) {
 		t.Errorf("session lines\n got %q\nwant %q", got, want)
 	}
 	lines := jsonLines(t, out)
@@ -144,7 +150,7 @@ func TestDebugApprove(t *testing.T) {
 		"stop E2/agent.2/user__nap tool (approval) approval",
 		"end ok",
 	}
-	if got := sessionLines(t, out); !slices.Equal(got, want) {
+	if got, _ := sessionLines(t, out); !slices.Equal(got, want) {
 		t.Errorf("session lines\n got %q\nwant %q", got, want)
 	}
 	// The record has the denied call as the model saw it, and the
@@ -297,7 +303,7 @@ steps:
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	got := sessionLines(t, out)
+	got, _ := sessionLines(t, out)
 	want := []string{
 		"stop E0 step (breakpoint 1 (E0))",
 		"error: the arguments do not fit everything__get-sum's input schema: /a: got string, want number",

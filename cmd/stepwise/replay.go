@@ -414,7 +414,8 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 		case len(d.Changes) > 0:
 			result = countNoun(len(d.Changes), "change", "changes")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, orDash(d.StatusA.String()), orDash(d.StatusB.String()), result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
+			result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
 	tw.Flush()
 	var changed []debugger.StepDiff
@@ -457,6 +458,15 @@ func changeValue(v any, absent bool) string {
 
 // diffValueWidth is how much of each side of a change a line shows.
 const diffValueWidth = 50
+
+// marked is a step's status in one run of a diff, with the mark of who
+// gave its result when it did not run: "skipped ✎".
+func marked(status engine.StepStatus, decided, reused string) string {
+	if m := format.Mark(decided, reused); m != "" {
+		return status.String() + " " + m
+	}
+	return orDash(status.String())
+}
 
 func orDash(s string) string {
 	if s == "" {

@@ -64,28 +64,6 @@ func rerunCLI(t *testing.T, stdin string, args ...string) (string, string, int) 
 	return out.String(), errOut.String(), code
 }
 
-// sessionLines sums up the lines of a --json session: each stop as "stop
-// PATH (KIND)", each printed value as "value JSON", the end as "end
-// STATUS".
-func sessionLines(t *testing.T, out string) ([]string, map[string]any) {
-	t.Helper()
-	var got []string
-	var end map[string]any
-	for _, l := range jsonLines(t, out) {
-		switch {
-		case l["finished"] == true:
-			got, end = append(got, "end "+l["status"].(string)), l
-		case l["stop"] != nil:
-			stop := l["stop"].(map[string]any)
-			got = append(got, "stop "+stop["path"].(string)+" ("+stop["kind"].(string)+")")
-		case l["value"] != nil:
-			b, _ := json.Marshal(l["value"])
-			got = append(got, "value "+string(b))
-		}
-	}
-	return got, end
-}
-
 // TestRerunUnderDebugger forks and replays a recorded run under the
 // debugger through fork --debug --json and replay --debug --json: the
 // fork from a map item reruns that item alone and asks its ask at a stop;
@@ -121,7 +99,7 @@ func TestRerunUnderDebugger(t *testing.T) {
 		}
 		got, end := sessionLines(t, out)
 		// inject goes on as next does: to the step after the map.
-		want := []string{"stop E1/do.3/B (step)", `value {"noted":"item 4"}`, "stop E2 (step)", "stop E3 (ask)", "end ok"}
+		want := []string{"stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", `value {"noted":"item 4"}`, "stop E2 step (next)", "stop E3 ask (ask)", "end ok"}
 		if !slices.Equal(got, want) {
 			t.Errorf("session\n got %q\nwant %q", got, want)
 		}
@@ -156,7 +134,7 @@ func TestRerunUnderDebugger(t *testing.T) {
 		// The kept breakpoint of the fork's session stops the replay too;
 		// the ask stops it, and going on lets the record answer it.
 		got, end := sessionLines(t, out)
-		want := []string{"stop E1/do.3/B (step)", "stop E2 (step)", "value 5", "stop E3 (ask)", "end ok"}
+		want := []string{"stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", "stop E2 step (breakpoint 2 (E2))", "value 5", "stop E3 ask (ask)", "end ok"}
 		if !slices.Equal(got, want) {
 			t.Errorf("session\n got %q\nwant %q", got, want)
 		}

@@ -200,6 +200,10 @@ type runJSON struct {
 	Tokens     int        `json:"tokens"`
 	CostUSD    *float64   `json:"cost_usd,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	// HeldMs is how much of the duration some thread of the run was held
+	// at a stop; Decided counts the decisions a person made at its stops.
+	HeldMs  int64 `json:"held_ms,omitempty"`
+	Decided int   `json:"decided,omitempty"`
 }
 
 // toRunJSON is a run as the listing envelope shows it, with its project
@@ -207,7 +211,7 @@ type runJSON struct {
 func toRunJSON(r record.RunSummary, withProject bool) runJSON {
 	j := runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
 		DurationMs: r.Duration.Milliseconds(), Steps: r.StepsExecuted, Calls: r.Usage.Calls, Tokens: r.Usage.Tokens,
-		CostUSD: r.Usage.CostUSD, Error: r.Error}
+		CostUSD: r.Usage.CostUSD, Error: r.Error, HeldMs: r.Held.Milliseconds(), Decided: r.Decided}
 	if withProject {
 		j.Project = &r.Project
 	}
@@ -243,8 +247,15 @@ func printRuns(w io.Writer, list []record.RunSummary, withProject bool) {
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", format.ShortID(r.ID), r.Plan, runStatus(r), format.Timestamp(r.StartedAt),
-			format.RunTime(r.Duration), r.StepsExecuted, format.Tokens(r.Usage.Tokens), format.Spend(r.Usage.Calls, r.Usage.CostUSD))
+		status, took := runStatus(r), format.RunTime(r.Duration)
+		if r.Decided > 0 {
+			status += " " + format.MarkDecided
+		}
+		if r.Held >= time.Millisecond {
+			took += " (" + format.Duration(r.Held) + " held)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", format.ShortID(r.ID), r.Plan, status, format.Timestamp(r.StartedAt),
+			took, r.StepsExecuted, format.Tokens(r.Usage.Tokens), format.Spend(r.Usage.Calls, r.Usage.CostUSD))
 		if withProject {
 			project := "-"
 			if r.Project != "" {
@@ -423,7 +434,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 	if d.EndedAt.IsZero() {
 		took = "events for"
 	}
-	fmt.Fprintf(w, "started  %s, %s %s\n", format.Timestamp(d.StartedAt), took, format.Duration(d.Duration))
+	fmt.Fprintf(w, "started  %s, %s %s\n", format.Timestamp(d.StartedAt), took, format.HeldTime(d.Duration, d.Held))
 	fmt.Fprintf(w, "phase    %s\n", ph)
 	if cause != "" {
 		fmt.Fprintf(w, "cause    %s\n", cause)
@@ -448,7 +459,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		if st.Status == engine.StepRunning {
 			took = "-"
 		}
-		fmt.Fprintf(w, "  %-*s  %-7s  %6s  %s\n", width, st.Path, st.Status, took, st.Tool)
+		fmt.Fprintf(w, "  %-*s  %-7s  %6s  %s%s\n", width, st.Path, st.Status, took, st.Tool, unitNotes(st.HeldMs, st.Decided, st.Reused))
 		detail(w, "in", st.Input)
 		detail(w, "out", st.Result)
 		if st.Error != "" {
@@ -466,12 +477,18 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			case c.IsError:
 				status = "error"
 			}
-			fmt.Fprintf(w, "  %s  %s  %s  %s\n", c.Path, c.Tool, status, took)
+			fmt.Fprintf(w, "  %s  %s  %s  %s%s\n", c.Path, c.Tool, status, took, unitNotes(c.HeldMs, c.Decided, c.Reused))
 			detail(w, "args", c.Args)
 			detail(w, "out", c.Result)
 			if c.Error != "" {
 				fmt.Fprintf(w, "      error  %s\n", cut(c.Error, valueWidth))
 			}
+		}
+	}
+	if len(d.Decisions) > 0 {
+		fmt.Fprintf(w, "\ndecided by hand (%d)\n", len(d.Decisions))
+		for _, dec := range d.Decisions {
+			fmt.Fprintf(w, "  %s %s  %s at its %s stop\n", format.MarkDecided, dec.Path, dec.Action, dec.Stop)
 		}
 	}
 	for _, list := range []struct {
@@ -511,6 +528,20 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 	}
 	printUsage(w, d.UsageReport, d.UsageFromCalls)
+}
+
+// unitNotes is what a step's or a tool call's line adds to its duration:
+// how much of it was held at stops, and who gave its result when it did
+// not run.
+func unitNotes(heldMs float64, decided, reused string) string {
+	var out string
+	if heldMs >= 1 {
+		out += "  (" + format.Millis(heldMs) + " of it held)"
+	}
+	if m := format.MarkText(decided, reused); m != "" {
+		out += "  " + m
+	}
+	return out
 }
 
 // findings are what a run's record shows went less well than its status
@@ -634,26 +665,30 @@ type inspectJSON struct {
 	// run outside a project (or recorded before the store kept projects).
 	Project string `json:"project,omitempty"`
 	// File is the plan file, resolved against Project when relative.
-	File       string             `json:"file"`
-	Hash       string             `json:"hash"`
-	Parent     string             `json:"parent,omitempty"`
-	Status     string             `json:"status"`
-	Phase      string             `json:"phase"`
-	Cause      string             `json:"cause,omitempty"`
-	StartedAt  *time.Time         `json:"started_at"`
-	EndedAt    *time.Time         `json:"ended_at,omitempty"`
-	DurationMs int64              `json:"duration_ms"`
-	Steps      int                `json:"steps_executed"`
-	Inputs     json.RawMessage    `json:"inputs"`
-	Output     json.RawMessage    `json:"output,omitempty"`
-	Answer     string             `json:"answer,omitempty"`
-	Exit       *engine.Exit       `json:"exit,omitempty"`
-	EmptyData  bool               `json:"empty_data,omitempty"`
-	StepList   []stepJSON         `json:"steps"`
-	ToolCalls  []toolCallJSON     `json:"tool_calls"`
-	Errors     []noticeJSON       `json:"errors"`
-	Warnings   []noticeJSON       `json:"warnings"`
-	Findings   []string           `json:"findings"`
+	File       string          `json:"file"`
+	Hash       string          `json:"hash"`
+	Parent     string          `json:"parent,omitempty"`
+	Status     string          `json:"status"`
+	Phase      string          `json:"phase"`
+	Cause      string          `json:"cause,omitempty"`
+	StartedAt  *time.Time      `json:"started_at"`
+	EndedAt    *time.Time      `json:"ended_at,omitempty"`
+	DurationMs int64           `json:"duration_ms"`
+	Steps      int             `json:"steps_executed"`
+	Inputs     json.RawMessage `json:"inputs"`
+	Output     json.RawMessage `json:"output,omitempty"`
+	Answer     string          `json:"answer,omitempty"`
+	Exit       *engine.Exit    `json:"exit,omitempty"`
+	EmptyData  bool            `json:"empty_data,omitempty"`
+	StepList   []stepJSON      `json:"steps"`
+	ToolCalls  []toolCallJSON  `json:"tool_calls"`
+	Errors     []noticeJSON    `json:"errors"`
+	Warnings   []noticeJSON    `json:"warnings"`
+	Findings   []string        `json:"findings"`
+	// HeldMs is how much of the duration some thread of the run was held
+	// at a stop; Decisions are the decisions a person made at its stops.
+	HeldMs     int64              `json:"held_ms"`
+	Decisions  []decisionJSON     `json:"decisions"`
 	ModelCalls []record.ModelCall `json:"model_calls"`
 	Usage      engine.UsageReport `json:"usage"`
 	// UsageComplete is false for a run without an end, whose usage is
@@ -668,9 +703,15 @@ type stepJSON struct {
 	Status    engine.StepStatus `json:"status"`
 	StartedAt *time.Time        `json:"started_at"`
 	Ms        float64           `json:"ms"`
-	Input     json.RawMessage   `json:"input,omitempty"`
-	Result    json.RawMessage   `json:"result,omitempty"`
-	Error     string            `json:"error,omitempty"`
+	// HeldMs is how much of Ms the step's threads were held at stops.
+	HeldMs float64         `json:"held_ms"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Decided is the action by which a person gave the step its result;
+	// Reused says a replay or a fork reused a recorded one instead.
+	Decided string `json:"decided,omitempty"`
+	Reused  string `json:"reused,omitempty"`
 }
 
 type toolCallJSON struct {
@@ -680,9 +721,18 @@ type toolCallJSON struct {
 	IsError   bool            `json:"is_error"`
 	StartedAt *time.Time      `json:"started_at"`
 	Ms        float64         `json:"ms"`
+	HeldMs    float64         `json:"held_ms"`
 	Args      json.RawMessage `json:"args,omitempty"`
 	Result    json.RawMessage `json:"result,omitempty"`
 	Error     string          `json:"error,omitempty"`
+	Decided   string          `json:"decided,omitempty"`
+	Reused    string          `json:"reused,omitempty"`
+}
+
+type decisionJSON struct {
+	Path   string          `json:"path"`
+	Stop   engine.StopKind `json:"stop"`
+	Action string          `json:"action"`
 }
 
 type noticeJSON struct {
@@ -707,15 +757,18 @@ func toInspectJSON(d *record.RunDetail) inspectJSON {
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},
-		Warnings: []noticeJSON{}, Findings: []string{}, ModelCalls: d.ModelCalls, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
+		Warnings: []noticeJSON{}, Findings: []string{}, HeldMs: d.Held.Milliseconds(), Decisions: []decisionJSON{}, ModelCalls: d.ModelCalls, Usage: d.UsageReport, UsageComplete: !d.UsageFromCalls,
 		LastEvent: lastEventJSON{Seq: d.LastEvent.Seq, Kind: d.LastEvent.Kind, Path: d.LastEvent.Path, Time: timeOrNil(d.LastEvent.Time)}}
 	for _, st := range d.Steps {
 		env.StepList = append(env.StepList, stepJSON{Path: st.Path, Tool: st.Tool, Status: st.Status, StartedAt: timeOrNil(st.StartedAt),
-			Ms: st.Ms, Input: st.Input, Result: st.Result, Error: st.Error})
+			Ms: st.Ms, HeldMs: st.HeldMs, Input: st.Input, Result: st.Result, Error: st.Error, Decided: st.Decided, Reused: st.Reused})
 	}
 	for _, c := range d.ToolCalls {
 		env.ToolCalls = append(env.ToolCalls, toolCallJSON{Path: c.Path, Tool: c.Tool, Ended: c.Ended, IsError: c.IsError,
-			StartedAt: timeOrNil(c.StartedAt), Ms: c.Ms, Args: c.Args, Result: c.Result, Error: c.Error})
+			StartedAt: timeOrNil(c.StartedAt), Ms: c.Ms, HeldMs: c.HeldMs, Args: c.Args, Result: c.Result, Error: c.Error, Decided: c.Decided, Reused: c.Reused})
+	}
+	for _, dec := range d.Decisions {
+		env.Decisions = append(env.Decisions, decisionJSON(dec))
 	}
 	for _, n := range d.Errors {
 		env.Errors = append(env.Errors, noticeJSON(n))

@@ -63,6 +63,11 @@ type RunSummary struct {
 	StepsExecuted int
 	Usage         Spend
 	Error         string
+	// Decided counts the decisions a person made at the run's stops.
+	Decided int
+	// Held is how long some thread of the run was held at a stop, part
+	// of Duration; recorded when the run ended.
+	Held time.Duration
 }
 
 // RunDetail is everything recorded about one run.
@@ -93,6 +98,9 @@ type RunDetail struct {
 	// ModelCalls are the run's model calls in the order they ended: each
 	// agent round, repair pass, verdict, prompt tool and solver.
 	ModelCalls []ModelCall
+	// Decisions are the decisions a person made at the run's stops, in
+	// the order they were made.
+	Decisions []Decision
 	// Downgrades are the model calls that asked for strict structured
 	// output and went without it: Path is the step, Message the
 	// downgrade reason.
@@ -117,7 +125,14 @@ type StepRecord struct {
 	// StartedAt is zero for a step whose start was not recorded.
 	StartedAt time.Time
 	EndedAt   time.Time
-	Ms        float64
+	// Ms is the step's wall time; HeldMs how much of it its threads were
+	// held at stops.
+	Ms     float64
+	HeldMs float64
+	// Decided is the action by which a person decided the step's result
+	// (engine.StepEnded's); Reused says it is a recorded run's instead.
+	Decided string
+	Reused  string
 }
 
 // ToolCall is one dispatch to a tool, from its tool_start and tool_end.
@@ -132,6 +147,18 @@ type ToolCall struct {
 	Error     string
 	StartedAt time.Time
 	Ms        float64
+	HeldMs    float64
+	// Decided and Reused say who gave an injected result, as StepRecord's.
+	Decided string
+	Reused  string
+}
+
+// Decision is one decision a person made at a stop: engine.Decided at
+// Path, its value left out.
+type Decision struct {
+	Path   string
+	Stop   engine.StopKind
+	Action string
 }
 
 // Notice is an error or a warning a run reported at a path.

@@ -136,7 +136,27 @@ func (pe *payloadEncoder) stepEnded(b []byte, p *engine.StepEnded) ([]byte, bool
 	}
 	b = append(b, `,"ms":`...)
 	b, err := jsonenc.AppendFloat64(b, p.Ms)
-	return append(b, '}'), ok && err == nil
+	ok = ok && err == nil
+	if p.HeldMs != 0 {
+		b = append(b, `,"held_ms":`...)
+		b, err = jsonenc.AppendFloat64(b, p.HeldMs)
+		ok = ok && err == nil
+	}
+	b = appendMarks(b, p.Decided, p.Reused)
+	return append(b, '}'), ok
+}
+
+// appendMarks appends the decided and reused members of an end event.
+func appendMarks(b []byte, decided, reused string) []byte {
+	if decided != "" {
+		b = append(b, `,"decided":`...)
+		b = jsonenc.AppendString(b, decided)
+	}
+	if reused != "" {
+		b = append(b, `,"reused":`...)
+		b = jsonenc.AppendString(b, reused)
+	}
+	return b
 }
 
 func (pe *payloadEncoder) toolStarted(b []byte, p *engine.ToolStarted) ([]byte, bool) {
@@ -168,6 +188,12 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 	if p.Injected {
 		b = append(b, `,"injected":true`...)
 	}
+	if p.HeldMs != 0 {
+		b = append(b, `,"held_ms":`...)
+		b, err = jsonenc.AppendFloat64(b, p.HeldMs)
+		ok = ok && err == nil
+	}
+	b = appendMarks(b, p.Decided, p.Reused)
 	return append(b, '}'), ok
 }
 

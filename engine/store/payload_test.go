@@ -38,6 +38,9 @@ func TestPayloadEncoder(t *testing.T) {
 			engine.ToolEnded{Tool: "tracker__get", Ms: 12, IsError: true, Result: v, Error: "e"},
 			&engine.ToolEnded{Tool: "tracker__get", Ms: 0, Result: v},
 			engine.ToolEnded{Tool: "tracker__get", Result: v, Injected: true},
+			engine.StepEnded{Tool: "t", Status: "skipped", Result: v, Ms: 300.5, HeldMs: 299.75, Decided: "inject"},
+			engine.StepEnded{Tool: "t", Status: "skipped", Result: v, Reused: "replay"},
+			engine.ToolEnded{Tool: "tracker__get", Result: v, Injected: true, HeldMs: 1.5, Decided: "edit", Reused: "fork"},
 			engine.RunStarted{Plan: "p", File: "f.yaml", Hash: "ab", Inputs: map[string]any{"v": v}},
 			engine.RunStarted{Plan: "p", File: ".stepwise/plans/f.yaml", Project: "/home/me/<proj> & co", Hash: "ab", Inputs: map[string]any{"v": v}},
 			&engine.RunStarted{Plan: "p", Inputs: map[string]any{"v": v}, Parent: "0123"},
@@ -81,9 +84,9 @@ func TestPayloadFields(t *testing.T) {
 		want string
 	}{
 		{engine.StepStarted{}, `Tool json:"tool"; Input json:"input,omitempty"`},
-		{engine.StepEnded{}, `Tool json:"tool"; Status json:"status"; Result json:"result,omitempty"; Error json:"error,omitempty"; Ms json:"ms"`},
+		{engine.StepEnded{}, `Tool json:"tool"; Status json:"status"; Result json:"result,omitempty"; Error json:"error,omitempty"; Ms json:"ms"; HeldMs json:"held_ms,omitempty"; Decided json:"decided,omitempty"; Reused json:"reused,omitempty"`},
 		{engine.ToolStarted{}, `Tool json:"tool"; Args json:"args"`},
-		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"; Injected json:"injected,omitempty"`},
+		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"; Injected json:"injected,omitempty"; HeldMs json:"held_ms,omitempty"; Decided json:"decided,omitempty"; Reused json:"reused,omitempty"`},
 		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Project json:"project,omitempty"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"`},
 	} {
 		typ := reflect.TypeOf(tc.v)
@@ -115,9 +118,9 @@ func FuzzPayloadEncoder(f *testing.F) {
 		var enc payloadEncoder
 		for _, p := range []any{
 			engine.StepStarted{Tool: s, Input: v},
-			engine.StepEnded{Tool: s, Status: engine.StepStatus(s), Result: v, Error: s, Ms: fl},
+			engine.StepEnded{Tool: s, Status: engine.StepStatus(s), Result: v, Error: s, Ms: fl, HeldMs: fl, Decided: s, Reused: s},
 			engine.ToolStarted{Tool: s, Args: v},
-			engine.ToolEnded{Tool: s, Ms: fl, Result: v, Error: s},
+			engine.ToolEnded{Tool: s, Ms: fl, Result: v, Error: s, HeldMs: fl, Decided: s, Reused: s},
 			engine.RunStarted{Plan: s, File: s, Project: s, Inputs: map[string]any{s: v}, Parent: s},
 		} {
 			want, err := json.Marshal(p)

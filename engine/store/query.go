@@ -21,7 +21,7 @@ import (
 const stepStatusUnknown engine.StepStatus = "unknown"
 
 const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
-	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END`
+	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END, decided, held_ms`
 
 // Runs lists runs, newest first.
 func (s *Store) Runs(ctx context.Context, f record.RunFilter) ([]record.RunSummary, error) {
@@ -75,9 +75,9 @@ func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (
 	var r record.RunSummary
 	var started, ended, last sql.NullInt64
 	var recorder sql.NullString
-	var cost sql.NullFloat64
+	var cost, held sql.NullFloat64
 	dest := append([]any{&r.ID, &r.Plan, &r.Project, &r.Status, &r.Error, &started, &ended, &last, &recorder,
-		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted}, extra...)
+		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted, &r.Decided, &held}, extra...)
 	err := row.Scan(dest...)
 	if err != nil {
 		return r, "", err
@@ -86,6 +86,7 @@ func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (
 	if cost.Valid {
 		r.Usage.CostUSD = &cost.Float64
 	}
+	r.Held = time.Duration(held.Float64 * float64(time.Millisecond))
 	end := r.EndedAt
 	if end.IsZero() {
 		end = r.LastEventAt
@@ -224,6 +225,13 @@ type (
 		Error   string             `json:"error"`
 		Ms      float64            `json:"ms"`
 		IsError bool               `json:"is_error"`
+		HeldMs  float64            `json:"held_ms"`
+		Decided string             `json:"decided"`
+		Reused  string             `json:"reused"`
+	}
+	decidedMembers struct {
+		Stop   engine.StopKind `json:"stop"`
+		Action string          `json:"action"`
 	}
 	modelCallMembers struct {
 		Site             *string          `json:"site"`
@@ -314,7 +322,7 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 	var failed []*span
 	var tally *engine.Tally
 	var runEnd *record.StoredEvent
-	d.Errors, d.Warnings, d.ModelCalls, d.Downgrades = []record.Notice{}, []record.Notice{}, []record.ModelCall{}, []record.Notice{}
+	d.Errors, d.Warnings, d.ModelCalls, d.Downgrades, d.Decisions = []record.Notice{}, []record.Notice{}, []record.ModelCall{}, []record.Notice{}, []record.Decision{}
 	for i := range events {
 		e := &events[i]
 		if e.Seq == lastSeq {
@@ -349,6 +357,12 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			} else if sp := steps.end(e, &m); m.Status != nil && *m.Status == engine.StepFailed {
 				failed = append(failed, sp)
 			}
+		case engine.EventDecided:
+			m, err := members[decidedMembers](e)
+			if err != nil {
+				return err
+			}
+			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action})
 		case engine.EventWarning:
 			m, err := members[warningMembers](e)
 			if err != nil {
@@ -375,7 +389,8 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			r.Input = sp.start.Input
 		}
 		if sp.end != nil {
-			r.Status, r.Result, r.Error, r.Ms = stepStatusUnknown, sp.end.Result, sp.end.Error, sp.end.Ms
+			r.Status, r.Result, r.Error, r.Ms, r.HeldMs = stepStatusUnknown, sp.end.Result, sp.end.Error, sp.end.Ms, sp.end.HeldMs
+			r.Decided, r.Reused = sp.end.Decided, sp.end.Reused
 			if sp.end.Status != nil {
 				r.Status = *sp.end.Status
 			}
@@ -392,10 +407,12 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			c.Args = sp.start.Args
 		}
 		if sp.end != nil {
-			c.Ended, c.IsError, c.Result, c.Error, c.Ms = true, sp.end.IsError, sp.end.Result, sp.end.Error, sp.end.Ms
+			c.Ended, c.IsError, c.Result, c.Error, c.Ms, c.HeldMs = true, sp.end.IsError, sp.end.Result, sp.end.Error, sp.end.Ms, sp.end.HeldMs
+			c.Decided, c.Reused = sp.end.Decided, sp.end.Reused
 		}
 		d.ToolCalls[i] = c
 	}
+	markDecided(d)
 	if runEnd == nil {
 		// The report its run_end would have carried, from the model calls
 		// recorded before its events stopped.
@@ -422,6 +439,31 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 		}
 	}
 	return nil
+}
+
+// markDecided marks the steps and tool calls a person decided at their
+// own path whose end event does not say so: an ask answered, a call
+// whose result was replaced after it ended, a step a decision changed
+// without giving its result. A decision at a unit's own path is always
+// about that unit, so a new kind of decision is marked without more.
+func markDecided(d *record.RunDetail) {
+	if len(d.Decisions) == 0 {
+		return
+	}
+	at := make(map[string]string, len(d.Decisions))
+	for _, dec := range d.Decisions {
+		at[dec.Path] = dec.Action
+	}
+	for i := range d.Steps {
+		if s := &d.Steps[i]; s.Decided == "" && s.Reused == "" {
+			s.Decided = at[s.Path]
+		}
+	}
+	for i := range d.ToolCalls {
+		if c := &d.ToolCalls[i]; c.Decided == "" && c.Reused == "" {
+			c.Decided = at[c.Path]
+		}
+	}
 }
 
 // strictMembers are a model call's strict structured output record.

@@ -224,6 +224,12 @@ var migrations = []migration{
 	ALTER TABLE runs ADD COLUMN steps_ended INTEGER NOT NULL DEFAULT 0;
 	UPDATE runs SET steps_ended = (SELECT count(*) FROM steps WHERE steps.run = runs.key AND end_seq IS NOT NULL);`,
 		convert: version4Segments},
+	// 6: what listing marks a run with: how many decisions a person made
+	// at its stops (its decided events), and how long some thread of it
+	// was held at a stop (its run_end's held_ms). Runs recorded before
+	// have neither: their records did not say.
+	{sql: `ALTER TABLE runs ADD COLUMN decided INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE runs ADD COLUMN held_ms REAL;`},
 }
 
 // migration is one step of the schema: its SQL, then, when set, convert,

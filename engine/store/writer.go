@@ -52,7 +52,9 @@ type runState struct {
 	// The running totals of the steps ended and the model calls seen, so
 	// that a run that never ends still lists its progress and what it
 	// spent.
-	stepsEnded    int
+	stepsEnded int
+	// decided counts the run's decided events.
+	decided       int
 	calls, tokens int
 	cost          float64
 	unpriced      bool
@@ -229,6 +231,8 @@ func (w *writer) readRuns(blocks []*block) {
 			switch e.kind {
 			case engine.EventStepEnd:
 				rs.stepsEnded++
+			case engine.EventDecided:
+				rs.decided++
 			case engine.EventRunStart:
 				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
 					rs.start, rs.startedAt = &p, e.time
@@ -373,17 +377,17 @@ func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 	if rs.ended {
 		// The run_end's report has the last word on what the run spent.
-		_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ? WHERE key = ?`,
-			int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.key)
+		_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ? WHERE key = ?`,
+			int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.key)
 		return err
 	}
 	var cost any
 	if rs.calls > 0 && !rs.unpriced {
 		cost = rs.cost
 	}
-	_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?,
+	_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ?,
 		calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`,
-		int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.calls, rs.tokens, cost, rs.key)
+		int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.calls, rs.tokens, cost, rs.key)
 	if err != nil || rs.end == nil {
 		return err
 	}
@@ -394,9 +398,9 @@ func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 		usageCost = *u.CostUSD
 	}
 	_, err = w.conn.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, steps_executed = ?, calls = ?, tokens = ?, cost_usd = ?,
-		ended_at = ?, recorder = NULL WHERE key = ?`,
+		ended_at = ?, held_ms = ?, recorder = NULL WHERE key = ?`,
 		p.Status, p.Error, p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
-		usageCost, nanos(rs.endedAt), rs.key)
+		usageCost, nanos(rs.endedAt), p.HeldMs, rs.key)
 	return err
 }
 

@@ -171,3 +171,53 @@ func twoDigits(n int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// HeldTime is a unit's wall time with how much of it its threads were
+// held at stops beside it: "1m40s, 40s of it held", or the wall time
+// alone when nothing was held.
+func HeldTime(wall, held time.Duration) string {
+	if held < time.Millisecond {
+		return Duration(wall)
+	}
+	return Duration(wall) + ", " + Duration(held) + " of it held"
+}
+
+// The marks of a unit whose result did not come from running it, each
+// its own shape: a person decided it (inject, replace, answer, ...), a
+// replay gave it from its record, a fork reused the recorded result.
+// A record made before units were marked says only that a step was
+// skipped, which its status's own glyph shows.
+const (
+	MarkDecided  = "✎"
+	MarkReplayed = "↺"
+	MarkReused   = "⇢"
+)
+
+// Mark is the mark of a unit that the record says was decided by hand
+// (decided names the action) or reused (reused is "replay" or "fork"),
+// "" for one that ran.
+func Mark(decided, reused string) string {
+	switch {
+	case decided != "":
+		return MarkDecided
+	case reused == "replay":
+		return MarkReplayed
+	case reused != "":
+		return MarkReused
+	}
+	return ""
+}
+
+// MarkText is the mark with what it means, for a line of text:
+// "✎ inject", "↺ replayed", "↷ reused by the fork"; "" for a unit that ran.
+func MarkText(decided, reused string) string {
+	switch m := Mark(decided, reused); {
+	case decided != "":
+		return m + " " + decided
+	case reused == "replay":
+		return m + " replayed"
+	case reused != "":
+		return m + " reused by the fork"
+	}
+	return ""
+}

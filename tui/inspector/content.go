@@ -461,7 +461,10 @@ func (c *content) usage() {
 		c.field(2, "cost       ", "unknown: a call had no price", c.p.muted)
 	}
 	if n.Status.Done() {
-		c.field(2, "duration   ", format.Duration(n.Duration), c.p.literal)
+		c.field(2, "duration   ", format.HeldTime(n.Duration, n.Held), c.p.literal)
+		if m := format.MarkText(n.Decided, n.Reused); m != "" {
+			c.field(2, "given      ", m, c.p.literal)
+		}
 	} else {
 		c.field(2, "duration   ", "running", c.p.muted)
 	}

@@ -132,6 +132,13 @@ type node struct {
 	// expected says Expect laid the node out at a stop, before any event
 	// of its own: the first one starts it.
 	expected bool
+	// decided is the action by which a person decided the node (its
+	// result, its reply, its answer); reused says a replay or a fork gave
+	// it a recorded result instead ("replay", "fork").
+	decided, reused string
+	// held is how much of the node's time its threads were held at
+	// stops, as its end event says.
+	held time.Duration
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -297,6 +304,8 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.StepEnded:
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
+		n.held = millis(p.HeldMs)
+		n.mark(p.Decided, p.Reused)
 		st := stepNodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
@@ -324,6 +333,8 @@ func (t *Tree) Apply(e engine.Event) {
 			break
 		}
 		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
+		n.held = millis(p.HeldMs)
+		n.mark(p.Decided, p.Reused)
 		st := OK
 		switch {
 		case p.IsError:
@@ -394,6 +405,10 @@ func (t *Tree) Apply(e engine.Event) {
 		n := t.at(e.Path, KindStep, e.Time)
 		a := p
 		n.ask = &a
+	case engine.Decided:
+		// Before the unit's own events, if any come: it is not started.
+		n := t.at(e.Path, KindStep, e.Time)
+		n.decided = p.Action
 	case engine.Warning:
 		t.totals.Warnings++
 		if e.Path != "" {
@@ -430,6 +445,17 @@ func (t *Tree) Totals() Totals {
 	tt.Running = t.runningSteps
 	return tt
 }
+
+// mark records who gave the node its result, as its end event says; an
+// end that says nothing leaves a decision the node already had.
+func (n *node) mark(decided, reused string) {
+	if decided != "" || reused != "" {
+		n.decided, n.reused = decided, reused
+	}
+}
+
+// millis is a duration an event gives in milliseconds.
+func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // stepNodeStatus maps the engine's step statuses onto a node's.
 func stepNodeStatus(s engine.StepStatus) Status {

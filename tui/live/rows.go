@@ -19,7 +19,14 @@ type Row struct {
 	// Duration is end minus start, or for a running node the time since
 	// it started, by the tree's clock; zero before it starts.
 	Duration time.Duration
-	Spend    Spend // the node's model calls and its subtree's
+	// Held is how much of Duration the node's threads were held at
+	// stops, once it ended.
+	Held  time.Duration
+	Spend Spend // the node's model calls and its subtree's
+	// Decided is the action by which a person decided the node; Reused
+	// says a replay or a fork gave it a recorded result ("replay",
+	// "fork"). Both are empty for a node that ran.
+	Decided, Reused string
 	// HasChildren says the node has rows under it; Collapsed that they
 	// are hidden.
 	HasChildren bool
@@ -82,7 +89,7 @@ func (t *Tree) collect(nodes []*node, skip, depth, n int, rails uint64, out *[]R
 func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	return Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
-		Status: n.effectiveStatus(), Duration: t.duration(n), Spend: n.spend,
+		Status: n.effectiveStatus(), Duration: t.duration(n), Held: n.held, Spend: n.spend, Decided: n.decided, Reused: n.reused,
 		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
 }
@@ -118,10 +125,10 @@ func (n *node) childFailed() bool {
 }
 
 // duration is how long the node ran: from its start to its end, or while
-// it runs to the tree's clock. It is wall time, time the run was held at
-// stops included: leaving that out per node needs to know which work
-// waited on the held thread and which went on (a concurrent item's model
-// call does), which the events do not say.
+// it runs to the tree's clock. It is wall time, time held at stops
+// included; the end event says how much of it the node's own threads
+// were held (Row.Held), which a concurrent item's model call, going on
+// meanwhile, never is.
 func (t *Tree) duration(n *node) time.Duration {
 	st := n.effectiveStatus()
 	switch {
@@ -207,7 +214,10 @@ type Node struct {
 	Start    time.Time
 	End      time.Time // zero while it runs
 	Duration time.Duration
-	Spend    Spend
+	// Held, Decided and Reused are Row's.
+	Held            time.Duration
+	Decided, Reused string
+	Spend           Spend
 	// Input is the rendered input of a step, the arguments of a tool
 	// call, or the refused answer a repair pass is given.
 	Input  any
@@ -247,7 +257,7 @@ func (t *Tree) Node(path string) (Node, bool) {
 	}
 	out := Node{
 		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
-		Duration: t.duration(n), Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
+		Duration: t.duration(n), Held: n.held, Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
 		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, CallError: n.callErr, Call: n.call, Version: n.version,
 	}

@@ -207,6 +207,9 @@ func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 		mark = "◆"
 	}
 	glyph, word, outcomeStyle := outcome(t, r.Status, r.Interrupted)
+	if r.Decided > 0 {
+		word += " " + format.MarkDecided
+	}
 	var b strings.Builder
 	b.WriteString(st(t.Text).Render(gutter))
 	b.WriteString(st(t.Glyph).Render(mark) + st(t.Text).Render(" "))

@@ -124,7 +124,7 @@ func TestPanelRows(t *testing.T) {
 	tiny := 0.00004
 	list := []record.RunSummary{
 		{ID: "0123456789abcdef", Status: "ok", StartedAt: time.Date(2026, 11, 29, 14, 3, 22, 0, time.UTC), Duration: 2200 * time.Millisecond,
-			StepsExecuted: 3, Usage: record.Spend{Calls: 2, Tokens: 1240, CostUSD: &cost}},
+			StepsExecuted: 3, Usage: record.Spend{Calls: 2, Tokens: 1240, CostUSD: &cost}, Decided: 1},
 		{ID: "fedcba9876543210", Status: "failed", StartedAt: time.Date(2026, 11, 27, 14, 3, 0, 0, time.UTC), Duration: 185 * time.Second,
 			StepsExecuted: 12, Usage: record.Spend{Calls: 9, Tokens: 45600}},
 		{ID: "short", Status: "running", Interrupted: true, StartedAt: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC), Duration: 840 * time.Millisecond},
@@ -138,7 +138,7 @@ func TestPanelRows(t *testing.T) {
 	want := []string{
 		"┏━ Runs 6 runs ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
 		"┃   run           started       status           time  steps  tokens      cost   ┃",
-		"┃▸  0123456789ab  14:03:22      ✓ ok             2.2s      3    1.2k   $0.0123   ┃",
+		"┃▸  0123456789ab  14:03:22      ✓ ok ✎           2.2s      3    1.2k   $0.0123   ┃",
 		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s     12   45.6k         -   ┃",
 		"┃   short         2025-03-01    ○ interrupted   840ms      0       0         -   ┃",
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001   ┃",

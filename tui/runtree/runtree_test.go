@@ -1,6 +1,7 @@
 package runtree_test
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -665,5 +666,53 @@ func TestStatusGlyphs(t *testing.T) {
 				t.Errorf("%s and %s share a glyph", s, o)
 			}
 		}
+	}
+}
+
+// TestMarks draws each way a unit came by its result with a glyph of its
+// own (decided by hand, replayed, reused by a fork, a record that does
+// not say), and marks the duration of a unit that was held at a stop.
+func TestMarks(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tr := live.New(nil)
+	seq := uint64(0)
+	apply := func(ms int, path string, p any) {
+		seq++
+		tr.Apply(engine.Event{Seq: seq, Time: at(ms), Path: path, Payload: p})
+	}
+	apply(0, "", engine.RunStarted{Plan: "p"})
+	for i, end := range []engine.StepEnded{
+		{Tool: "t", Status: engine.StepSkipped, Decided: "inject"},
+		{Tool: "t", Status: engine.StepSkipped, Reused: "replay"},
+		{Tool: "t", Status: engine.StepSkipped, Reused: "fork"},
+		{Tool: "t", Status: engine.StepSkipped},
+		{Tool: "t", Status: engine.StepOK, Ms: 1000, HeldMs: 400},
+	} {
+		path := fmt.Sprintf("E%d", i+1)
+		apply(i*1000, path, engine.StepStarted{Tool: "t"})
+		apply(i*1000+int(end.Ms), path, end)
+	}
+	apply(6000, "E6/agent.1", engine.Decided{Stop: engine.StopReply, Action: "replace"})
+	m := newPane(tr, 100, tr.Len()+2, false)
+	for path, want := range map[string]string{"E1": "✎", "E2": "↺", "E3": "⇢", "E4": "↷", "E5": "✓", "agent.1": "✎"} {
+		i, ok := tr.Index(path)
+		if !ok {
+			i, _ = tr.Index("E6/" + path)
+		}
+		if line := row(m, i); !strings.Contains(line, want+" "+path) {
+			t.Errorf("%s: no %s in %q", path, want, line)
+		}
+	}
+	i, _ := tr.Index("E5")
+	if line := row(m, i); !strings.Contains(line, "1.0s⏸") {
+		t.Errorf("E5 was held 400ms of its 1s, which its row does not mark: %q", line)
+	}
+	i, _ = tr.Index("E1")
+	if line := row(m, i); strings.Contains(line, "⏸") {
+		t.Errorf("E1 was never held, but its row says so: %q", line)
+	}
+	if n, _ := tr.Node("E5"); n.Held != 400*time.Millisecond {
+		t.Errorf("E5 held %v, want 400ms", n.Held)
 	}
 }

@@ -2,6 +2,7 @@ package runtree
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -19,6 +20,10 @@ const (
 	markStop   = "▶"
 	markCursor = "›"
 )
+
+// heldMark follows the duration of a row whose threads were held at
+// stops for part of it.
+const heldMark = "⏸"
 
 // The fold markers, drawn in a row's junction.
 const (
@@ -225,7 +230,11 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	}
 	l.AddWidth(" ", 1, st.text)
 
-	l.AddWidth(StatusGlyph(r.Status), 1, st.status[r.Status])
+	glyph := StatusGlyph(r.Status)
+	if m := format.Mark(r.Decided, r.Reused); m != "" {
+		glyph = m
+	}
+	l.AddWidth(glyph, 1, st.status[r.Status])
 	l.AddWidth(" ", 1, st.text)
 	if g := tree.Glyph(r.Tool); g != "" {
 		l.Add(g, st.glyph)
@@ -243,6 +252,11 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		dur := ""
 		if r.Status != live.Pending {
 			dur = format.Duration(r.Duration)
+		}
+		if r.Held >= time.Millisecond {
+			// Six cells hold no more than the wall time: a mark says
+			// some of it was held, the inspector says how much.
+			dur = format.Duration(r.Duration) + heldMark
 		}
 		column(&b, dur, durationWidth, st.text)
 	}
@@ -271,10 +285,10 @@ func rail(r live.Row, d int) bool {
 // column writes text right-aligned in a column of width cells, after the
 // gap. Every column's text is ASCII, so its length is its width.
 func column(b *strings.Builder, text string, width int, p common.Paint) {
-	if len(text) > width {
+	if len(text) > width && lipgloss.Width(text) > width {
 		text = text[:width]
 	}
-	b.WriteString(p.Render(strings.Repeat(" ", columnGap+width-len(text)) + text))
+	b.WriteString(p.Render(strings.Repeat(" ", columnGap+width-lipgloss.Width(text)) + text))
 }
 
 // writeLabel writes the label, in the style of its kind, and the tool

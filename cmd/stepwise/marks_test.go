@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// marksProjectFiles is the replay project with a tool that fails, and
+// plans that fail and that hold a map item.
+var marksProjectFiles = map[string]string{
+	".stepwise/tools/fail.yaml": `name: fail
+description: Notes that it ran to ran.log, then exits 1.
+kind: exec
+command: sh
+args: ["-c", "echo ran >> ran.log; echo 'no such issue' >&2; exit 1"]
+output: text
+input_schema: { type: object, properties: {} }
+`,
+	".stepwise/tools/nap.yaml": `name: nap
+description: Sleeps for a tenth of a second.
+kind: exec
+command: sh
+args: ["-c", "sleep 0.1; echo '{}'"]
+output: json
+input_schema: { type: object, properties: {} }
+`,
+	".stepwise/plans/failing.yaml": `identifier: failing
+name: Failing
+description: Notes, then fails.
+steps:
+  - id: E0
+    tool_name: user__note
+    input: { text: "before" }
+  - id: E1
+    tool_name: user__fail
+    input: {}
+`,
+	".stepwise/plans/asking.yaml": `identifier: asking
+name: Asking
+description: Asks whether to go on.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Go?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
+output: { go: "{{Q.answer.go}}" }
+`,
+	".stepwise/plans/items.yaml": `identifier: items
+name: Items
+description: Two items that nap side by side.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: A
+          tool_name: user__nap
+          input: {}
+`,
+}
+
+// marksProject writes the project into a fresh directory and makes it the
+// working directory.
+func marksProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, files := range []map[string]string{replayProjectFiles, marksProjectFiles} {
+		for name, text := range files {
+			file := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	isolate(t, dir)
+	return dir
+}
+
+var sessionRunLine = regexp.MustCompile(`(?m)^run ([0-9a-f]+) `)
+
+// sessionRun is the id of the run a debug session recorded, from what it
+// wrote to stderr.
+func sessionRun(t *testing.T, stderr string) string {
+	t.Helper()
+	m := sessionRunLine.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("the session named no recorded run:\n%s", stderr)
+	}
+	return m[1]
+}
+
+// inspectJSONOf is stepwise inspect --json of run id.
+func inspectJSONOf(t *testing.T, id string) inspectJSON {
+	t.Helper()
+	out, errOut, code := runCLI(t, "inspect", id, "--json")
+	if code != 0 {
+		t.Fatalf("inspect %s: exit %d\n%s", id, code, errOut)
+	}
+	var env inspectJSON
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func stepOf(t *testing.T, env inspectJSON, path string) stepJSON {
+	t.Helper()
+	for _, s := range env.StepList {
+		if s.Path == path {
+			return s
+		}
+	}
+	t.Fatalf("run %s has no step %s", env.ID, path)
+	return stepJSON{}
+}
+
+// TestDebugMarksDecisions injects a step's result and replaces a round's
+// reply through stepwise debug --json: the record marks both (inspect,
+// the runs list, diff), and a replay reproduces the run, the replaced
+// reply made again, without a divergence; so does a replay of the replay.
+func TestDebugMarksDecisions(t *testing.T) {
+	dir := marksProject(t)
+	stdin := strings.Join([]string{
+		`inject {"noted": "by hand"}`,
+		`continue`,
+		`replace {"text": "{\"found\": \"a replaced reply\"}"}`,
+		`continue`,
+	}, "\n") + "\n"
+	out, errOut, code := debugCLI(t, stdin, "probe", "--break", "E0 step", "--break", "E2/agent.1 reply", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	env := inspectJSONOf(t, id)
+	if s := stepOf(t, env, "E0"); s.Status != "skipped" || s.Decided != "inject" || s.Reused != "" {
+		t.Errorf("E0 is %s, decided %q, reused %q; want skipped, decided by inject", s.Status, s.Decided, s.Reused)
+	}
+	if s := stepOf(t, env, "E3"); s.Decided != "" || s.Reused != "" {
+		t.Errorf("E3 ran, but is marked decided %q, reused %q", s.Decided, s.Reused)
+	}
+	want := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace"}}
+	if !reflect.DeepEqual(env.Decisions, want) {
+		t.Errorf("decisions %+v, want %+v", env.Decisions, want)
+	}
+	out, _, _ = runCLI(t, "inspect", id)
+	if !strings.Contains(out, "skipped") || !strings.Contains(out, "✎ inject") || !strings.Contains(out, "decided by hand (2)") ||
+		!strings.Contains(out, "✎ E2/agent.1  replace at its reply stop") {
+		t.Errorf("inspect does not mark the decisions:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "runs", "--json")
+	var list struct{ Runs []runJSON }
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Runs) != 1 || list.Runs[0].Decided != 2 {
+		t.Errorf("runs --json: %v\n%s", err, out)
+	}
+	if out, _, _ = runCLI(t, "runs"); !strings.Contains(out, "ok ✎") {
+		t.Errorf("the runs list does not mark the run:\n%s", out)
+	}
+
+	// With the replies spent, a model call that reached the script fails.
+	os.WriteFile(filepath.Join(dir, "replies.yaml"), []byte("replies: []\n"), 0o644)
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+	replayOf := func(id string) replayJSON {
+		t.Helper()
+		out, errOut, code := runCLI(t, "replay", id, "--json")
+		var rep replayJSON
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical || rep.Divergence != nil {
+			t.Fatalf("replay of %s: exit %d, %v\n%s\n%s", id, code, err, out, errOut)
+		}
+		return rep
+	}
+	rep := replayOf(id)
+	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
+		t.Errorf("the replay ran a tool: notes.log went from %q to %q", notes, after)
+	}
+	// The replay's record marks what it reused, and the reply it replaced
+	// again as the person's, so that it replays in turn.
+	again := inspectJSONOf(t, rep.RunID)
+	if s := stepOf(t, again, "E0"); s.Reused != "replay" || s.Decided != "" {
+		t.Errorf("the replay's E0: decided %q, reused %q; want reused from the replay", s.Decided, s.Reused)
+	}
+	if !reflect.DeepEqual(again.Decisions, want[1:]) {
+		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want[1:])
+	}
+	replayOf(rep.RunID)
+
+	// diff marks each run's step: decided by hand in A, replayed in B.
+	out, errOut, code = runCLI(t, "diff", id, rep.RunID)
+	if code != 0 || !regexp.MustCompile(`E0\s+skipped ✎\s+skipped ↺`).MatchString(out) {
+		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestDebugMarksAnAnswer answers an ask through stepwise debug --json:
+// the ask step is marked decided by the answer, and the run replays.
+func TestDebugMarksAnAnswer(t *testing.T) {
+	marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\nanswer {\"go\": true}\ncontinue\n", "asking", "--break", "E0 step", "--json")
+	if code != 0 || !strings.Contains(out, `"output":{"go":true}`) {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	env := inspectJSONOf(t, id)
+	if s := stepOf(t, env, "Q"); s.Decided != "answer" {
+		t.Errorf("the ask step is marked decided %q, want answer", s.Decided)
+	}
+	if s := stepOf(t, env, "E0"); s.Decided != "" {
+		t.Errorf("E0 ran, but is marked decided %q", s.Decided)
+	}
+	out, errOut, code = runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical {
+		t.Fatalf("replay: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+}
+
+// TestDebugReplaysAFailure records a run whose exec tool exits 1 through
+// stepwise debug --json, and replays it: the step fails with the recorded
+// error, the tool not run again, and the replay's run fails as the
+// recorded one did.
+func TestDebugReplaysAFailure(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\ncontinue\ncontinue\n", "failing", "--json")
+	if code != exitFailure {
+		t.Fatalf("debug: exit %d, want %d\n%s\n%s", code, exitFailure, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	recorded := inspectJSONOf(t, id)
+	failed := stepOf(t, recorded, "E1")
+	if failed.Status != "failed" || !strings.Contains(failed.Error, "exited with status 1: no such issue") {
+		t.Fatalf("the recorded E1: %s %q", failed.Status, failed.Error)
+	}
+	out, errOut, code = runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical || rep.FailedAt != "E1" {
+		t.Fatalf("replay: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
+		t.Errorf("the failing tool ran %d times, want once", strings.Count(string(ran), "ran"))
+	}
+	replayed := inspectJSONOf(t, rep.RunID)
+	if replayed.Status != recorded.Status || replayed.Cause != recorded.Cause {
+		t.Errorf("the replay ended %s (%s), the recorded run %s (%s)", replayed.Status, replayed.Cause, recorded.Status, recorded.Cause)
+	}
+	if s := stepOf(t, replayed, "E1"); s.Status != "failed" || s.Error != failed.Error || s.Reused != "replay" {
+		t.Errorf("the replay's E1: %s %q reused %q; want failed as recorded, from the replay", s.Status, s.Error, s.Reused)
+	}
+	if !strings.Contains(runOut(t, "replay", id), "reproduced the run up to its failure at E1") {
+		t.Error("replay does not say it reproduced the failure")
+	}
+}
+
+// runOut is what a command printed on stdout.
+func runOut(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, _ := runCLI(t, args...)
+	return out
+}
+
+// TestDebugHeldTime holds a map item at its step stop for a measured time,
+// the driver's next command written only after it: the item's step shows
+// that hold as held time, its own time (the rest) shorter than it, and the
+// map shows its wall time, no less than its slowest item's, with the
+// time held beside it.
+func TestDebugHeldTime(t *testing.T) {
+	marksProject(t)
+	const hold = 400 * time.Millisecond
+	in, feed := io.Pipe()
+	go func() {
+		// The first stop is the map's step stop; the next the item's.
+		feed.Write([]byte("continue\n"))
+		time.Sleep(hold)
+		feed.Write([]byte("continue\ncontinue\ncontinue\n"))
+		feed.Close()
+	}()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"debug", "items", "--break", "E1 step", "--break", "E1/do.0/A step", "--json"}, in, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	env := inspectJSONOf(t, sessionRun(t, errOut.String()))
+	held := stepOf(t, env, "E1/do.0/A")
+	floor := float64(hold.Milliseconds()) * 0.9
+	if held.HeldMs < floor || held.Ms < held.HeldMs || held.Ms-held.HeldMs >= held.HeldMs {
+		t.Errorf("E1/do.0/A took %.1fms, %.1fms of it held; want %v held, its own time shorter", held.Ms, held.HeldMs, hold)
+	}
+	parent := stepOf(t, env, "E1")
+	for _, item := range []string{"E1/do.0/A", "E1/do.1/A"} {
+		if s := stepOf(t, env, item); parent.Ms < s.Ms {
+			t.Errorf("E1 took %.1fms, less than its item %s (%.1fms)", parent.Ms, item, s.Ms)
+		}
+	}
+	if parent.HeldMs < held.HeldMs || env.HeldMs < int64(floor) {
+		t.Errorf("E1 shows %.1fms held and the run %dms, want at least its item's %.1fms", parent.HeldMs, env.HeldMs, held.HeldMs)
+	}
+	if out := runOut(t, "inspect", env.ID); !regexp.MustCompile(`E1/do\.0/A .* \(\d+ms of it held\)`).MatchString(out) {
+		t.Errorf("inspect does not show the time held:\n%s", out)
+	}
+	if out := runOut(t, "runs"); !regexp.MustCompile(`\(\d+ms held\)`).MatchString(out) {
+		t.Errorf("the runs list does not show the time held:\n%s", out)
+	}
+}
