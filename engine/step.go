@@ -84,6 +84,9 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		r.emit(path, c.unit, EventStepStart, started)
 		if control {
 			result, err = c.runControl(ctx, s, path)
+			if err == nil {
+				result, err = c.controlResult(ctx, s, path, result)
+			}
 		} else {
 			result, err = c.dispatch(ctx, s, path, tool, input)
 		}
@@ -145,7 +148,7 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 }
 
 // dispatch calls the step's tool, between the tool events, and offers the
-// result to the hook.
+// result to the hook when the call returned one.
 func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (any, error) {
 	r := c.f.run
 	start := time.Now()
@@ -163,21 +166,33 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 		return end
 	})
 	if err != nil {
-		// abort is declared only here: errors.As puts it on the heap, an
-		// allocation a call that succeeded should not pay.
-		var abort *AbortError
-		if errors.As(err, &abort) {
-			return nil, err
-		}
+		// A failed call's one stop is the step's error stop, where the
+		// failure can be replaced: a result stop before it would show
+		// the same failure twice.
+		return nil, err
 	}
-	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack})
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Scope: c.sc, Stack: c.stack})
 	switch d.Action {
 	case Abort:
-		return nil, &AbortError{Path: path, Cause: err}
+		return nil, &AbortError{Path: path}
 	case Replace:
 		return d.Value, nil
 	}
-	return result, err
+	return result, nil
+}
+
+// controlResult offers a control step's result to the hook, as dispatch
+// offers a tool's: a decide's branch, a map's results, an agent's answer
+// can be read and replaced before the steps after it read them.
+func (c cursor) controlResult(ctx context.Context, s *plans.Step, path string, result any) (any, error) {
+	d := c.f.run.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: s.ToolName.Value, Step: s, Input: s.Input.Literal(), Output: result, Scope: c.sc, Stack: c.stack})
+	switch d.Action {
+	case Abort:
+		return nil, &AbortError{Path: path}
+	case Replace:
+		return d.Value, nil
+	}
+	return result, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -104,7 +104,7 @@ func (m *model) readStop(in debugger.Instruction) {
 		m.notify(noticeInfo, strings.Join(frames, " ← "))
 	case debugger.VerbThreads:
 		var ths []string
-		for _, th := range a.Threads {
+		for _, th := range threadsOf(a) {
 			s := th.Path + " (" + string(th.Kind) + ")"
 			if th.Stopped {
 				s = "▶ " + s
@@ -123,12 +123,22 @@ func (m *model) readStop(in debugger.Instruction) {
 }
 
 // threadsOf is the threads held that an answer lists, through where's
-// state or threads' own list; nil for the verbs that list none.
+// state or threads' own list (less the threads that run); nil for the
+// verbs that list none.
 func threadsOf(a debugger.Answer) []debugger.Thread {
 	if a.State != nil {
 		return a.State.Threads
 	}
-	return a.Threads
+	if a.Threads == nil {
+		return nil
+	}
+	var held []debugger.Thread
+	for _, th := range a.Threads {
+		if th.Held {
+			held = append(held, th)
+		}
+	}
+	return held
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.

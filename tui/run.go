@@ -44,9 +44,6 @@ type run struct {
 	// found, kept until its last events are in.
 	before  *run
 	outcome *replayedMsg
-	// firstPause says the run was paused to stop at its first stop, and
-	// has not moved since.
-	firstPause bool
 }
 
 // held reports whether the run waits at a stop for a command.
@@ -113,16 +110,15 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		plan.File = d.Path
 	}
 	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
-	session, err := p.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	// A debug run with no breakpoint to stop at is held at its first
+	// stop.
+	held := debug && !hasEnabled(table.List())
+	session, err := p.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}, Held: held})
 	if err != nil {
 		p.notify(noticeError, "the run cannot start: "+err.Error())
 		return nil
 	}
 	r.session = session
-	if debug && !hasEnabled(table.List()) {
-		session.Pause()
-		r.firstPause = true
-	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	r.cancel = cancel
 	p.show(r, false)
@@ -151,7 +147,7 @@ func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 		}
 		return nil
 	}
-	r.busy, r.firstPause = true, false
+	r.busy = true
 	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
@@ -226,7 +222,10 @@ func (p *runPage) pauseRun() {
 		p.notify(noticeError, "no run is going to pause")
 		return
 	}
-	r.session.Pause()
+	if err := r.session.Pause(); err != nil {
+		p.notify(noticeError, err.Error())
+		return
+	}
 	p.notify(noticeInfo, "pausing at the next stop")
 }
 

@@ -22,13 +22,17 @@ func newDebugCommand(s *streams) *cobra.Command {
 		breaks     []string
 		scriptFile string
 		asJSON     bool
+		goOn       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--script FILE] [--json]",
+		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--continue] [--script FILE] [--json]",
 		Short: "Run a plan under the debugger, driven by commands on stdin",
-		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
+		Long: "Run PLAN held at its first stop (with --continue, running to the first breakpoint), and read\n" +
+			"commands from stdin, one a line, while the run is held and while it goes on:\n\n" +
 			commandList() + "\n" +
-			"inject, replace, answer and decline decide at the stop, then go on as next does.\n" +
+			"inject, replace, answer and decline decide at the stop, then go on as next does. While the run\n" +
+			"goes on, pause, threads, the watch commands and the breakpoint commands are taken at once; the\n" +
+			"others want a held run and are refused.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
 			"has them. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
 			"on stdout, for a program to drive the session.",
@@ -52,10 +56,11 @@ func newDebugCommand(s *streams) *cobra.Command {
 					return usageError{fmt.Errorf("--break %s: %w", b, err)}
 				}
 			}
-			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, scriptFile, asJSON)
+			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, scriptFile, asJSON, !goOn)
 		},
 	}
 	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().BoolVar(&goOn, "continue", false, "run to the first breakpoint, error or ask instead of holding the run at its first stop")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
 	return cmd
@@ -63,7 +68,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 
 // debugPlan runs one plan under a debugger session driven by the lines of
 // stdin.
-func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks []string, script string, asJSON bool) error {
+func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks []string, script string, asJSON, held bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
@@ -78,7 +83,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
-	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script})
+	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
@@ -92,41 +97,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	for _, b := range breaks {
 		d.command("break " + b)
 	}
-	// Lines are read on their own goroutine, so that ctrl-c is heard while
-	// the driver waits for the next one.
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(s.in)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	state := session.Start(ctx, inputs)
-	d.show(state)
-	for !state.Finished {
-		if !d.asJSON {
-			fmt.Fprint(s.err, "(stepwise) ")
-		}
-		select {
-		case <-ctx.Done():
-			// The held thread heard it too and aborts the run.
-			state = session.Wait()
-		case line, open := <-lines:
-			if !open {
-				fmt.Fprintln(s.err, "stepwise: stdin closed: the run is aborted")
-				state, _ = d.command("abort")
-				break
-			}
-			if next, moved := d.command(line); moved {
-				state = next
-			}
-		}
-		if state.Finished || state.Stop != d.last.Stop {
-			d.show(state)
-		}
-	}
+	state := d.drive(ctx, inputs)
 	closeErr := projects.close()
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -151,53 +122,145 @@ type driver struct {
 	session *debugger.Session
 	asJSON  bool
 	last    debugger.State
+	// moves delivers the State a movement (or the start) came to; going
+	// says one is under way, so the run is not held.
+	moves chan moved
+	going bool
+}
+
+// moved is where a movement took the run, or why it was refused.
+type moved struct {
+	state debugger.State
+	err   error
 }
 
 // workbenchOnly are the commands of the shared language that only the
 // workbench carries out: they select, open or start things this driver has
 // no screen for.
-var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
+var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugger.VerbGoto,
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
+// drive starts the run and reads lines until it has ended, and returns
+// its end. Lines are read while the run goes on as much as while it is
+// held: a pause line holds it at its next stop.
+func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.State {
+	// Lines are read on their own goroutine, so that ctrl-c and the run's
+	// stops are heard while the driver waits for the next one.
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(d.s.in)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	d.moves = make(chan moved, 1)
+	d.going = true
+	go func() { d.moves <- moved{state: d.session.Start(ctx, inputs)} }()
+	done := ctx.Done()
+	// closed says stdin has ended: the run is aborted at its next stop.
+	closed := false
+	for {
+		select {
+		case m := <-d.moves:
+			d.going = false
+			if m.err != nil {
+				d.fail(m.err)
+				break
+			}
+			if m.state.Finished || m.state.Stop != d.last.Stop {
+				d.show(m.state)
+			}
+			if m.state.Finished {
+				return m.state
+			}
+			if closed {
+				d.abort()
+			}
+		case <-done:
+			// A held thread hears it too and aborts the run, whose end
+			// the next move delivers.
+			done = nil
+			if !d.going {
+				d.going = true
+				go func() { d.moves <- moved{state: d.session.Wait()} }()
+			}
+			continue
+		case line, open := <-lines:
+			if !open {
+				lines, closed = nil, true
+				if !d.going {
+					d.abort()
+				}
+				continue
+			}
+			d.command(line)
+		}
+		if !d.going && !d.asJSON {
+			fmt.Fprint(d.s.err, "(stepwise) ")
+		}
+	}
+}
+
+// abort aborts the held run, stdin having ended.
+func (d *driver) abort() {
+	fmt.Fprintln(d.s.err, "stepwise: stdin closed: the run is aborted")
+	d.command("abort")
+}
+
 // command carries out one line: the session carries out its verbs, and
-// the driver says what it answered. moved is set, with the new state, when
-// the run went on.
-func (d *driver) command(line string) (debugger.State, bool) {
+// the driver says what it answered. A movement goes on in the background,
+// and its State comes through d.moves; one given while a movement is under
+// way is refused, as are the other verbs that want a held run.
+func (d *driver) command(line string) {
 	in, err := debugger.ParseCommand(line)
 	switch {
 	case errors.Is(err, debugger.ErrEmptyLine):
-		return debugger.State{}, false
+		return
 	case err != nil:
 		d.fail(err)
-		return debugger.State{}, false
+		return
 	case in.Verb == debugger.VerbHelp:
 		d.help(in.Topic)
-		return debugger.State{}, false
+		return
 	case in.Verb == debugger.VerbQuit:
 		// Leaving a held run aborts it.
 		in = debugger.Instruction{Verb: debugger.VerbAbort}
 	case slices.Contains(workbenchOnly, in.Verb):
 		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
-		return debugger.State{}, false
+		return
+	}
+	if _, moves := in.Command(); moves {
+		if d.going {
+			d.fail(debugger.ErrRunning)
+			return
+		}
+		d.going = true
+		go func() {
+			a, err := d.session.Exec(in)
+			if err != nil {
+				d.moves <- moved{err: err}
+				return
+			}
+			d.moves <- moved{state: *a.State}
+		}()
+		return
 	}
 	a, err := d.session.Exec(in)
 	if err != nil {
 		d.fail(err)
-		return debugger.State{}, false
+		return
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintln(d.s.err, "warning:", w)
 	}
 	if a.State != nil {
-		// where shows the state it answered; the loop takes it as the
-		// state on show, so that it is not shown again.
-		if in.Verb == debugger.VerbWhere {
-			d.show(*a.State)
-		}
-		return *a.State, true
+		// where and thread show the stop they answered with.
+		d.show(*a.State)
+		return
 	}
 	d.say(in, a)
-	return debugger.State{}, false
 }
 
 // say writes what the session answered to a verb that did not move the
@@ -239,11 +302,26 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	case debugger.VerbThreads:
 		d.answer(map[string]any{"threads": a.Threads}, func(w io.Writer) {
 			for _, t := range a.Threads {
-				mark := " "
+				mark, state := " ", "running"
 				if t.Stopped {
 					mark = "*"
 				}
-				fmt.Fprintf(w, "%s %s  at %s %s\n", mark, t.ID, t.Kind, t.Path)
+				if t.Held {
+					state = "held"
+				}
+				fmt.Fprintf(w, "%s %s  %s at %s %s\n", mark, t.ID, state, t.Kind, t.Path)
+			}
+		})
+	case debugger.VerbPause:
+		d.answer(map[string]any{"pausing": true}, func(w io.Writer) { fmt.Fprintln(w, "pausing at the next stop") })
+	case debugger.VerbWatch:
+		d.answer(map[string]any{"watch": a.Watch}, func(w io.Writer) { writeWatch(w, *a.Watch) })
+	case debugger.VerbUnwatch:
+		d.answer(map[string]any{"ok": true, "watch": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "watch %d removed\n", in.ID) })
+	case debugger.VerbWatches:
+		d.answer(map[string]any{"watches": a.Watches}, func(w io.Writer) {
+			for _, v := range a.Watches {
+				writeWatch(w, v)
 			}
 		})
 	}
@@ -329,6 +407,21 @@ func (d *driver) show(st debugger.State) {
 	}
 	if len(st.Threads) > 1 {
 		fmt.Fprintf(d.s.err, "  %d threads held (threads lists them)\n", len(st.Threads)-1)
+	}
+	for _, w := range st.Watches {
+		writeWatch(d.s.err, w)
+	}
+}
+
+// writeWatch writes a watch expression and what it read, one line.
+func writeWatch(w io.Writer, v debugger.WatchValue) {
+	switch {
+	case v.Error != "":
+		fmt.Fprintf(w, "  watch %d  %s: %s\n", v.ID, v.Path, v.Error)
+	case v.Read:
+		fmt.Fprintf(w, "  watch %d  %s = %s\n", v.ID, v.Path, cut(engine.JSONText(v.Value), valueWidth))
+	default:
+		fmt.Fprintf(w, "  watch %d  %s\n", v.ID, v.Path)
 	}
 }
 
