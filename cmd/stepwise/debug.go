@@ -97,7 +97,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	for _, b := range breaks {
 		d.command("break " + b)
 	}
-	state := d.drive(ctx, inputs)
+	state := d.drive(ctx, inputs, held)
 	closeErr := projects.close()
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -142,19 +142,27 @@ var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugg
 
 // drive starts the run and reads lines until it has ended, and returns
 // its end. Lines are read while the run goes on as much as while it is
-// held: a pause line holds it at its next stop.
-func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.State {
+// held: a pause line holds it at its next stop. A held run's first line is
+// read at its first stop, which comes before anything has run, so that a
+// script's first lines are not refused as given while the run goes on.
+func (d *driver) drive(ctx context.Context, inputs map[string]any, held bool) debugger.State {
 	// Lines are read on their own goroutine, so that ctrl-c and the run's
 	// stops are heard while the driver waits for the next one.
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(d.s.in)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	var lines chan string
+	read := func() {
+		lines = make(chan string)
+		go func() {
+			sc := bufio.NewScanner(d.s.in)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+	}
+	if !held {
+		read()
+	}
 	d.moves = make(chan moved, 1)
 	d.going = true
 	go func() { d.moves <- moved{state: d.session.Start(ctx, inputs)} }()
@@ -174,6 +182,10 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 			}
 			if m.state.Finished {
 				return m.state
+			}
+			if held {
+				held = false
+				read()
 			}
 			if closed {
 				d.abort()

@@ -29,39 +29,94 @@ func debugCLI(t *testing.T, stdin string, args ...string) (string, string, int) 
 // it comes to, which is waited for too), and then closes stdin.
 func debugTurns(t *testing.T, script []string, args ...string) (string, string, int) {
 	t.Helper()
-	stdin, feed := io.Pipe()
-	out := &lineFeed{lines: make(chan string, 1024)}
-	var errOut bytes.Buffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run(context.Background(), append([]string{"debug", "--json"}, args...), stdin, out, &errOut)
-		close(out.lines)
-	}()
-	next := func() string {
-		select {
-		case line, ok := <-out.lines:
-			if !ok {
-				return ""
-			}
-			return line
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no answer in 10s\n%s\n%s", out.all.String(), errOut.String())
-			return ""
-		}
-	}
-	for line := next(); !strings.HasPrefix(line, `{"reason"`) && line != ""; line = next() {
-	}
+	c := startDebug(t, args...)
+	c.until(func(l map[string]any) bool { return l["reason"] != nil })
 	for _, line := range script {
-		if _, err := io.WriteString(feed, line+"\n"); err != nil {
+		if !c.send(line) {
 			break // the run has ended and stopped reading
 		}
-		if next() == `{"pausing":true}` {
-			next()
+		if answer := c.next(); answer["pausing"] == true {
+			c.next()
 		}
 	}
-	feed.Close()
-	c := <-code
-	return out.all.String(), errOut.String(), c
+	return c.end()
+}
+
+// debugConversation is a running stepwise debug --json whose stdin a test
+// writes a line at a time, reading each answer as it comes.
+type debugConversation struct {
+	t      *testing.T
+	feed   *io.PipeWriter
+	out    *lineFeed
+	errOut bytes.Buffer
+	code   chan int
+}
+
+func startDebug(t *testing.T, args ...string) *debugConversation {
+	t.Helper()
+	stdin, feed := io.Pipe()
+	c := &debugConversation{t: t, feed: feed, out: &lineFeed{lines: make(chan string, 1024)}, code: make(chan int, 1)}
+	go func() {
+		c.code <- run(context.Background(), append([]string{"debug", "--json"}, args...), stdin, c.out, &c.errOut)
+		stdin.Close()
+		close(c.out.lines)
+	}()
+	return c
+}
+
+// send writes a line to stdin; false once the driver reads no more.
+func (c *debugConversation) send(line string) bool {
+	_, err := io.WriteString(c.feed, line+"\n")
+	return err == nil
+}
+
+// next is the next JSON line on stdout; nil once the driver has ended.
+func (c *debugConversation) next() map[string]any {
+	c.t.Helper()
+	select {
+	case line, ok := <-c.out.lines:
+		if !ok {
+			return nil
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			c.t.Fatalf("not one JSON object a line: %q", line)
+		}
+		return v
+	case <-time.After(20 * time.Second):
+		c.t.Fatalf("no answer in 20s\n%s\n%s", c.out.text(), c.errOut.String())
+		return nil
+	}
+}
+
+// until reads lines up to the first that ok accepts, and returns it.
+func (c *debugConversation) until(ok func(map[string]any) bool) map[string]any {
+	c.t.Helper()
+	for {
+		l := c.next()
+		if l == nil {
+			c.t.Fatalf("the driver ended first\n%s\n%s", c.out.text(), c.errOut.String())
+		}
+		if ok(l) {
+			return l
+		}
+	}
+}
+
+// ask sends a line and returns its answer.
+func (c *debugConversation) ask(line string) map[string]any {
+	c.t.Helper()
+	c.send(line)
+	return c.next()
+}
+
+// end closes stdin and waits for the driver to end.
+func (c *debugConversation) end() (string, string, int) {
+	c.feed.Close()
+	for range c.out.lines {
+	}
+	code := <-c.code
+	return c.out.text(), c.errOut.String(), code
 }
 
 // lineFeed is stdout that hands each line on as it is written.
@@ -85,6 +140,12 @@ func (f *lineFeed) Write(b []byte) (int, error) {
 		f.lines <- string(f.partial[:i])
 		f.partial = f.partial[i+1:]
 	}
+}
+
+func (f *lineFeed) text() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.all.String()
 }
 
 // stopsOf lists the stops and answers --json printed, in short: "stop
@@ -126,12 +187,8 @@ func jsonLines(t *testing.T, out string) []map[string]any {
 	return lines
 }
 
-// TestDebugDriver drives a session through stepwise debug --json: a
-// breakpoint set on the command line, one set at a stop with a condition,
-// print, an inject that changes what a later step sees, and the end.
-func TestDebugDriver(t *testing.T) {
-	dir := runProject(t)
-	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "loop.yaml"), []byte(`
+// loopPlan maps three items, then reads the last.
+const loopPlan = `
 identifier: loop
 name: Loop
 description: A map, then a step that reads it.
@@ -148,7 +205,14 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { last: "{{E1.results.2.v}}", count: "{{E1.count}}" } }
 output: { last: "{{E2.last}}", count: "{{E2.count}}" }
-`), 0o644)
+`
+
+// TestDebugDriver drives a session through stepwise debug --json: a
+// breakpoint set on the command line, one set at a stop with a condition,
+// print, an inject that changes what a later step sees, and the end.
+func TestDebugDriver(t *testing.T) {
+	dir := runProject(t)
+	os.WriteFile(filepath.Join(dir, ".stepwise", "plans", "loop.yaml"), []byte(loopPlan), 0o644)
 	script := []string{
 		`break E1/do.*/A step if {{item}} eq c`,
 		`continue`,
