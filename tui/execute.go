@@ -17,7 +17,7 @@ import (
 func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	m.log.Info("command line", "line", in.String())
 	if cmd, ok := in.Command(); ok {
-		return m.runPage.command(cmd.Decision, cmd.Move)
+		return m.runPage.command(cmd)
 	}
 	switch in.Verb {
 	case debugger.VerbBreak, debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbErrors:
@@ -28,6 +28,10 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		m.runPage.pauseRun()
 	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:
 		m.readStop(in)
+	case debugger.VerbThread:
+		return m.runPage.switchThread(in.Path)
+	case debugger.VerbWatch, debugger.VerbUnwatch, debugger.VerbWatches:
+		m.watchCommand(in)
 	case debugger.VerbRun, debugger.VerbDebug:
 		debug := in.Verb == debugger.VerbDebug
 		if in.Inputs == nil {
@@ -67,6 +71,45 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		return m.quit()
 	}
 	return nil
+}
+
+// watchCommand carries out watch, unwatch and watches on the live run,
+// and says the answer on the status line.
+func (m *model) watchCommand(in debugger.Instruction) {
+	r := m.runPage.run
+	if !r.active() || r.session == nil {
+		m.notify(noticeError, "watches are read at a debug run's stops; no run is going")
+		return
+	}
+	a, err := r.session.Exec(in)
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	switch in.Verb {
+	case debugger.VerbWatch:
+		m.notify(noticeInfo, fmt.Sprintf("watch %d: %s", a.Watch.ID, watchText(*a.Watch)))
+	case debugger.VerbUnwatch:
+		m.notify(noticeInfo, fmt.Sprintf("watch %d removed", in.ID))
+	case debugger.VerbWatches:
+		var list []string
+		for _, w := range a.Watches {
+			list = append(list, fmt.Sprintf("%d %s", w.ID, watchText(w)))
+		}
+		m.notify(noticeInfo, "watches: "+strings.Join(list, ", "))
+	}
+}
+
+// watchText is a watch and what it read, in short.
+func watchText(w debugger.WatchValue) string {
+	switch {
+	case w.Error != "":
+		return w.Path + ": " + w.Error
+	case w.Read:
+		b, _ := json.Marshal(w.Value)
+		return w.Path + " = " + string(b)
+	}
+	return w.Path
 }
 
 // readStop carries out print, stack, threads and where on the held run,

@@ -136,7 +136,8 @@ func hasEnabled(bps []debugger.Breakpoint) bool {
 
 // command sends the held run a decision and a movement. It is refused
 // (with a notice) when the run is not held.
-func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
+func (p *runPage) command(cmd debugger.Command) tea.Cmd {
+	d := cmd.Decision
 	r := p.run
 	if !r.held() {
 		switch {
@@ -148,13 +149,13 @@ func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 		return nil
 	}
 	r.busy = true
-	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
+	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(cmd.Move), "until", cmd.Until)
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
 	}
 	session := r.session
 	return func() tea.Msg {
-		st, err := session.Do(debugger.Command{Decision: d, Move: move})
+		st, err := session.Do(cmd)
 		return stateMsg{run: r, state: st, err: err}
 	}
 }
@@ -167,9 +168,9 @@ func (p *runPage) next() tea.Cmd {
 		if p.run.debug {
 			move = debugger.Next
 		}
-		return p.command(engine.Decision{Action: engine.Decline}, move)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Decline}, Move: move})
 	}
-	return p.command(engine.Decision{}, debugger.Next)
+	return p.command(debugger.Command{Move: debugger.Next})
 }
 
 // openValueEditor opens the editor for the value to inject, replace or
@@ -196,7 +197,7 @@ func (p *runPage) onValue(v any) tea.Cmd {
 	if p.run.debug {
 		move = debugger.Next
 	}
-	return p.command(decisionFor(p.run.state.Stop.Kind, v), move)
+	return p.command(debugger.Command{Decision: decisionFor(p.run.state.Stop.Kind, v), Move: move})
 }
 
 // abortRun aborts the run: through the stop when it is held, else by
@@ -205,7 +206,7 @@ func (p *runPage) abortRun() tea.Cmd {
 	r := p.run
 	switch {
 	case r.held():
-		return p.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue})
 	case r.active():
 		r.cancel()
 		p.notify(noticeInfo, "aborting the run")
@@ -213,6 +214,22 @@ func (p *runPage) abortRun() tea.Cmd {
 		p.notify(noticeError, "no run is going")
 	}
 	return nil
+}
+
+// switchThread makes another held thread of the run the current one: the
+// run is then held at its stop.
+func (p *runPage) switchThread(id string) tea.Cmd {
+	r := p.run
+	if !r.held() {
+		p.notify(noticeError, "thread chooses among the threads of a held run; no run is held")
+		return nil
+	}
+	r.busy = true
+	session := r.session
+	return func() tea.Msg {
+		st, err := session.SwitchThread(id)
+		return stateMsg{run: r, state: st, err: err}
+	}
 }
 
 // pauseRun asks a going run to stop at its next stop.

@@ -1223,6 +1223,15 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("print input.topic")...)
 			wantNotice(t, b, `input.topic = "cats"`)
 		}},
+		{"until runs to a path, and watch reads one at every stop", func(b *bench) { b.debugTo(docFlow, "") }, command("watch stop.path"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, `watch 1: stop.path = "E0"`)
+			b.press(command("until E1/do.1")...)
+			wantHeld(t, b, "E1/do.1", engine.StopStep, "until")
+			b.press(command("watches")...)
+			wantNotice(t, b, `watches: 1 stop.path = "E1/do.1"`)
+			b.press(command("thread E1/do.7")...)
+			wantNotice(t, b, "no thread of the run is named E1/do.7")
+		}},
 		{"the movement verbs move a held run", func(b *bench) { b.debugTo(docFlow, "E1 step") }, command("step"), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "E1/do.0", engine.StopStep, "step")
 			b.press(command("out")...)
