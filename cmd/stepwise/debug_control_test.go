@@ -91,6 +91,20 @@ output: { slept: "{{after.slept}}" }
 func TestDebugPauseWhileRunning(t *testing.T) {
 	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
 	c := startDebug(t, "napping", "--continue")
+	// threads says where the run is as it goes: once past slow's step
+	// stop, it naps for two seconds, and the next stop is slow's result.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		threads, _ := c.ask("threads")["threads"].([]any)
+		if len(threads) > 0 {
+			main := threads[0].(map[string]any)
+			if main["path"] == "slow" && main["kind"] == "step" && main["held"] == false {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never came to slow: %v", threads)
+		}
+	}
 	if a := c.ask("pause"); a["pausing"] != true {
 		t.Fatalf("pause answered %v", a)
 	}
@@ -127,7 +141,7 @@ steps:
   - id: E1
     tool_name: map
     input:
-      over: [2, 0]
+      over: [3, 1]
       concurrency: 2
       do:
         tool_name: user__nap
@@ -160,7 +174,8 @@ func TestDebugThreads(t *testing.T) {
 		}
 		return strings.Join(list, ", ")
 	}
-	// Item 0 naps for two seconds: it runs while item 1 is held.
+	// Item 0 naps three seconds: it is past its step stop before item 1
+	// has napped its one, and runs while item 1 is held.
 	if got := threads(); got != "main running E1, E1/do.0 running E1/do.0, E1/do.1 held* E1/do.1" {
 		t.Errorf("threads: %s", got)
 	}
@@ -189,7 +204,7 @@ func TestDebugThreads(t *testing.T) {
 	c.send("continue")
 	out, errOut, code := c.end()
 	lines := jsonLines(t, out)
-	if b, _ := json.Marshal(lines[len(lines)-1]["output"]); code != 0 || string(b) != `{"results":[{"slept":99},{"slept":0}]}` {
+	if b, _ := json.Marshal(lines[len(lines)-1]["output"]); code != 0 || string(b) != `{"results":[{"slept":99},{"slept":1}]}` {
 		t.Errorf("exit %d, output %s\n%s", code, b, errOut)
 	}
 }
