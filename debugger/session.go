@@ -78,6 +78,9 @@ type held struct {
 	reason   StopReason
 	bp       *Breakpoint
 	decision chan engine.Decision
+	// again says a thread command left the thread at an ask it is to be
+	// asked again, not passed.
+	again bool
 	// gone is closed when the thread stops waiting for its decision (its
 	// run was cancelled), so that a command never blocks on it.
 	gone chan struct{}
@@ -218,10 +221,14 @@ func (s *Session) Do(cmd Command) (State, error) {
 	s.current = nil
 	parked := s.parked
 	s.parked = nil
+	for _, p := range parked {
+		p.again = p.stop.Kind == engine.StopAsk
+	}
 	s.mu.Unlock()
 	decide(cur, cmd.Decision)
 	// The threads a thread command left go on from the stops they were
-	// shown at, or abort with the run.
+	// shown at (an ask among them waits to be answered), or abort with the
+	// run.
 	for _, p := range parked {
 		var d engine.Decision
 		if cmd.Decision.Action == engine.Abort {
@@ -355,7 +362,14 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
 	s.live.hold(thread, false)
 	s.wake.Broadcast()
+	again := h.again && !s.aborting
 	s.mu.Unlock()
+	if again {
+		// An ask a thread command left unanswered is asked again, as if
+		// the thread came to it now: going on would answer it with
+		// nobody.
+		return s.hook(ctx, st)
+	}
 	return d
 }
 
