@@ -125,12 +125,15 @@ func (c *Condition) holds(st *engine.Stop, hits int) (bool, error) {
 }
 
 // matches reports whether the breakpoint fires at a stop, before its
-// condition.
+// condition. A result breakpoint fires at the error stop of a step that
+// failed: the failure is its result, and the error stop is the one stop a
+// failed step has.
 func (b *Breakpoint) matches(st *engine.Stop) bool {
 	if !b.Enabled || !b.compiled.Match(st.Path) {
 		return false
 	}
-	return len(b.Kinds) == 0 || slices.Contains(b.Kinds, st.Kind)
+	return len(b.Kinds) == 0 || slices.Contains(b.Kinds, st.Kind) ||
+		st.Kind == engine.StopError && slices.Contains(b.Kinds, engine.StopResult)
 }
 
 // stopScope is the scope a condition reads: the stop's own scope, and a

@@ -12,7 +12,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
-	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
 // Verb names a command of the debugger's command language. Both front ends
@@ -34,6 +33,7 @@ const (
 	VerbNext        Verb = "next"
 	VerbStep        Verb = "step"
 	VerbOut         Verb = "out"
+	VerbUntil       Verb = "until"
 	VerbPause       Verb = "pause"
 	VerbInject      Verb = "inject"
 	VerbReplace     Verb = "replace"
@@ -44,8 +44,12 @@ const (
 	VerbDeny        Verb = "deny"
 	VerbAbort       Verb = "abort"
 	VerbPrint       Verb = "print"
+	VerbWatch       Verb = "watch"
+	VerbUnwatch     Verb = "unwatch"
+	VerbWatches     Verb = "watches"
 	VerbStack       Verb = "stack"
 	VerbThreads     Verb = "threads"
+	VerbThread      Verb = "thread"
 	VerbWhere       Verb = "where"
 	VerbRun         Verb = "run"
 	VerbDebug       Verb = "debug"
@@ -90,6 +94,7 @@ var grammar = []Syntax{
 	{VerbNext, []string{"n"}, "", "stop at the next stop at this depth or shallower"},
 	{VerbStep, []string{"s"}, "", "stop at the next stop at any depth"},
 	{VerbOut, []string{"o"}, "", "stop once out of this step"},
+	{VerbUntil, nil, "PATTERN", "run to the next stop whose path matches PATTERN (a breakpoint pattern), then forget it"},
 	{VerbPause, nil, "", "stop at the next stop, whatever it is"},
 	{VerbInject, nil, "JSON", "skip the step or tool call with this result, then next"},
 	{VerbReplace, nil, "JSON", "replace the reply, result or error with this value, then next"},
@@ -100,8 +105,12 @@ var grammar = []Syntax{
 	{VerbDeny, nil, "", "refuse the tool call: the model reads 'Error: denied by the user', a step fails; then continue"},
 	{VerbAbort, nil, "", "abort the run"},
 	{VerbPrint, []string{"p"}, "PATH", "show a value in scope at the stop (item.id, open_issues.issues.0)"},
+	{VerbWatch, nil, "PATH", "show PATH, as print does, at every stop from now on"},
+	{VerbUnwatch, nil, "ID", "stop showing a watch"},
+	{VerbWatches, nil, "", "list the watches, read at the stop"},
 	{VerbStack, []string{"bt"}, "", "the frames of the stop, innermost first"},
-	{VerbThreads, nil, "", "the threads held at a stop"},
+	{VerbThreads, nil, "", "every live thread, running or held, and where it is"},
+	{VerbThread, nil, "ID", "make a held thread the one the next command acts on"},
 	{VerbWhere, nil, "", "where the run is held, and why"},
 	{VerbRun, nil, "[JSON]", "run the plan with these inputs"},
 	{VerbDebug, nil, "[JSON]", "run the plan under the debugger, to its breakpoints (the first stop when none is set)"},
@@ -137,13 +146,14 @@ func syntaxOf(word string) (Syntax, bool) {
 type Instruction struct {
 	Verb Verb
 	// Pattern, Kinds and Condition are a breakpoint (break); Condition
-	// alone is cond's, nil to remove one.
+	// alone is cond's, nil to remove one; Pattern alone is until's.
 	Pattern string
 	// Patterns are gate's; none for gate off.
 	Patterns  []string
 	Kinds     []engine.StopKind
 	Condition *Condition
-	// ID is the breakpoint clear, cond, enable and disable act on.
+	// ID is the breakpoint clear, cond, enable and disable act on, or
+	// the watch unwatch removes.
 	ID int
 	// On is errors' setting.
 	On bool
@@ -151,9 +161,9 @@ type Instruction struct {
 	Value any
 	// Inputs are run's and debug's inputs; nil when none were given.
 	Inputs map[string]any
-	// Path is the template path print shows, the step goto selects, the
-	// step fork starts from ("" for fork: the selected one) and the
-	// identifier new gives its plan.
+	// Path is the template path print and watch read, the step goto
+	// selects, the step fork starts from ("" for fork: the selected one),
+	// the identifier new gives its plan and the thread thread chooses.
 	Path string
 	// Run is the run open shows and diff compares with.
 	Run string
@@ -191,6 +201,26 @@ func ParseCommand(line string) (Instruction, error) {
 			return in, argsError(syn, "one breakpoint number", "2")
 		}
 		in.ID, err = breakpointID(syn, args[0])
+	case VerbUnwatch:
+		if len(args) != 1 {
+			return in, argsError(syn, "one watch number (watches lists them)", "1")
+		}
+		if in.ID, err = strconv.Atoi(args[0]); err != nil || in.ID < 1 {
+			return in, fmt.Errorf("unwatch takes a watch number, as in unwatch 1 (watches lists them); '%s' is not one", args[0])
+		}
+	case VerbUntil:
+		if len(args) != 1 {
+			return in, argsError(syn, "one path pattern", "E1/do.*/A")
+		}
+		if _, err := path.Compile(args[0]); err != nil {
+			return in, err
+		}
+		in.Pattern = args[0]
+	case VerbThread:
+		if len(args) != 1 {
+			return in, argsError(syn, "one thread id (threads lists them)", "E1/do.2")
+		}
+		in.Path = args[0]
 	case VerbCond:
 		if len(args) == 0 {
 			return in, argsError(syn, "a breakpoint number and a condition", "1 {{stop.round}} gte 2")
@@ -225,12 +255,12 @@ func ParseCommand(line string) (Instruction, error) {
 			}
 		}
 		in.Patterns = args
-	case VerbPrint:
+	case VerbPrint, VerbWatch:
 		if rest == "" {
 			return in, argsError(syn, "a path in scope", "item.id")
 		}
-		if _, perr := template.Parse("{{" + strings.Trim(rest, "{} ") + "}}"); perr != nil {
-			return in, fmt.Errorf("print: %w", perr)
+		if _, perr := parsePath(rest); perr != nil {
+			return in, fmt.Errorf("%s: %w", syn.Verb, perr)
 		}
 		in.Path = rest
 	case VerbGoto:
@@ -394,6 +424,8 @@ func (in Instruction) Command() (cmd Command, ok bool) {
 		return Command{Move: m}, true
 	}
 	switch in.Verb {
+	case VerbUntil:
+		return Command{Move: Continue, Until: in.Pattern}, true
 	case VerbInject:
 		return Command{Decision: engine.Decision{Action: engine.Inject, Value: in.Value}, Move: Next}, true
 	case VerbReplace:
@@ -422,8 +454,10 @@ func (in Instruction) String() string {
 	switch in.Verb {
 	case VerbBreak:
 		words = append(words, Breakpoint{Pattern: in.Pattern, Kinds: in.Kinds, Condition: in.Condition}.Spec())
-	case VerbClear, VerbEnable, VerbDisable:
+	case VerbClear, VerbEnable, VerbDisable, VerbUnwatch:
 		words = append(words, strconv.Itoa(in.ID))
+	case VerbUntil:
+		words = append(words, in.Pattern)
 	case VerbCond:
 		words = append(words, strconv.Itoa(in.ID))
 		if in.Condition != nil {
@@ -437,7 +471,7 @@ func (in Instruction) String() string {
 		if in.Inputs != nil {
 			words = append(words, engine.JSONText(in.Inputs))
 		}
-	case VerbPrint, VerbGoto, VerbFork, VerbNew:
+	case VerbPrint, VerbWatch, VerbThread, VerbGoto, VerbFork, VerbNew:
 		if in.Path != "" {
 			words = append(words, in.Path)
 		}

@@ -27,9 +27,14 @@ type Answer struct {
 	// Path and Value are what print read.
 	Path  string
 	Value any
-	// Stack and Threads are the stop's, for stack and threads.
+	// Stack is the stop's, for stack; Threads are the run's live
+	// threads, for threads.
 	Stack   []engine.Frame
 	Threads []Thread
+	// Watch is the watch watch set, read at the stop if the run is held;
+	// Watches lists them, for watches.
+	Watch   *WatchValue
+	Watches []WatchValue
 	// Warnings say what the user may not have meant: a breakpoint that no
 	// stop of the plan can reach (its Unmatched), a change that holds but
 	// was not kept.
@@ -42,6 +47,17 @@ var ErrNotSessionVerb = errors.New("not a verb of the session")
 
 // breakpointVerbs are the verbs a breakpoint table carries out.
 var breakpointVerbs = []Verb{VerbBreak, VerbClear, VerbCond, VerbEnable, VerbDisable, VerbBreakpoints, VerbErrors}
+
+// runningVerbs are the session's verbs that need no stop: they act while
+// the run goes on as much as while it is held.
+var runningVerbs = []Verb{VerbPause, VerbThreads, VerbWatch, VerbUnwatch, VerbWatches}
+
+// ActsWhileRunning reports whether a session carries in out while its
+// run goes on: the breakpoint verbs and those that need no stop. The
+// others want a held run, and are refused with ErrRunning while it goes.
+func (in Instruction) ActsWhileRunning() bool {
+	return slices.Contains(breakpointVerbs, in.Verb) || slices.Contains(runningVerbs, in.Verb)
+}
 
 // Exec carries out one instruction on a session: every verb that edits
 // its breakpoints, moves or decides at the stop, or reads the stop. A
@@ -76,14 +92,36 @@ func (s *Session) Exec(in Instruction) (Answer, error) {
 		a.State = &st
 		return a, nil
 	}
+	// The verbs that need no stop: they act while the run goes on too.
 	switch in.Verb {
 	case VerbPause:
-		s.Pause()
+		return a, s.Pause()
+	case VerbThreads:
+		a.Threads = s.Threads()
+		return a, nil
+	case VerbThread:
+		st, err := s.SwitchThread(in.Path)
+		if err != nil {
+			return a, err
+		}
+		a.State = &st
+		return a, nil
+	case VerbWatch:
+		w, err := s.Watch(in.Path)
+		if err != nil {
+			return a, err
+		}
+		a.Watch = &w
+		return a, nil
+	case VerbUnwatch:
+		return a, s.Unwatch(in.ID)
+	case VerbWatches:
+		a.Watches = s.Watches()
 		return a, nil
 	}
 	st, err := s.held()
 	switch {
-	case in.Verb != VerbPrint && in.Verb != VerbStack && in.Verb != VerbThreads && in.Verb != VerbWhere:
+	case in.Verb != VerbPrint && in.Verb != VerbStack && in.Verb != VerbWhere:
 		return a, ErrNotSessionVerb
 	case err != nil:
 		return a, err
@@ -94,8 +132,6 @@ func (s *Session) Exec(in Instruction) (Answer, error) {
 		a.Value, err = st.Stop.Eval(in.Path)
 	case VerbStack:
 		a.Stack = st.Stop.Stack
-	case VerbThreads:
-		a.Threads = st.Threads
 	case VerbWhere:
 		a.State = &st
 	}
@@ -113,7 +149,7 @@ func (s *Session) held() (State, error) {
 	case s.finished:
 		return State{}, errors.New("the run has finished")
 	default:
-		return State{}, errors.New("the run is not held at a stop (pause holds it)")
+		return State{}, ErrRunning
 	}
 }
 

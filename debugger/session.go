@@ -45,15 +45,29 @@ type Session struct {
 	mu    sync.Mutex
 	wake  *sync.Cond // held threads wait on it
 	pause bool
+	// entry holds the run at its first stop, whatever the breakpoints.
+	entry bool
 
 	// The stop the run is held at, nil while it runs.
 	current *held
 	// threads lists every thread held at a stop, the current one included.
 	threads []*held
-	// How the run goes on from the current stop.
+	// chosen is the thread a thread command made current, on its way out
+	// of its wait; parked are the threads that were current before, still
+	// held at the stop they were shown at.
+	chosen *held
+	parked []*held
+	// live lists the threads that have started and not ended.
+	live liveThreads
+	// How the run goes on from the current stop: a movement in a thread,
+	// and until's pattern, nil when none.
 	mode       Movement
 	modeThread string
 	modeDepth  int
+	until      *path.Pattern
+	// watches are the template paths every State evaluates.
+	watches   []watch
+	lastWatch int
 
 	// aborting is set once a command aborted the run: every other thread
 	// then aborts at its next stop instead of stopping there.
@@ -72,6 +86,9 @@ type held struct {
 	reason   StopReason
 	bp       *Breakpoint
 	decision chan engine.Decision
+	// again says a thread command left the thread at an ask it is to be
+	// asked again, not passed.
+	again bool
 	// gone is closed when the thread stops waiting for its decision (its
 	// run was cancelled), so that a command never blocks on it.
 	gone chan struct{}
@@ -109,9 +126,10 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	}
 	s := &Session{plan: plan, catalog: opts.Catalog, shapes: PlanShapes(plan, opts.Catalog), refs: plans.Readers(plan), bps: bps,
 		tools: toolLookup{opts.Catalog, opts.Tools},
-		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1)}
+		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1), live: newLiveThreads()}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(s.hook, opts.Hook)
+	opts.Threads = s
 	s.eng = engine.New(opts)
 	return s
 }
@@ -134,18 +152,37 @@ func (s *Session) Breakpoints() []Breakpoint {
 	return list
 }
 
-// Pause asks the run to stop at its next stop, whatever it is.
-func (s *Session) Pause() {
+// Pause asks the run to stop at its next stop, whatever it is. A run
+// that is held or has finished has nothing to pause.
+func (s *Session) Pause() error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.finished:
+		return errors.New("the run has finished")
+	case s.current != nil:
+		return fmt.Errorf("the run is already held at %s (%s)", s.current.stop.Path, s.current.stop.Kind)
+	}
 	s.pause = true
+	return nil
+}
+
+// Hold makes the run stop at its first stop, whatever the breakpoints say,
+// so that breakpoints and settings can be given before anything runs; it
+// is called before Start.
+func (s *Session) Hold() {
+	s.mu.Lock()
+	s.entry = true
 	s.mu.Unlock()
 }
 
 // Start runs the plan in the background and returns the first State: the
 // first stop, or the end.
 func (s *Session) Start(ctx context.Context, inputs map[string]any) State {
+	s.ThreadStarted(mainThread)
 	go func() {
 		res, err := s.eng.Run(ctx, s.plan, inputs)
+		s.ThreadEnded(mainThread)
 		s.mu.Lock()
 		s.finished, s.result, s.runErr = true, res, err
 		s.mu.Unlock()
@@ -160,13 +197,28 @@ func (s *Session) Start(ctx context.Context, inputs map[string]any) State {
 type Command struct {
 	Decision engine.Decision
 	Move     Movement
+	// Until is a path pattern the run stops at next, wherever it is
+	// (until's temporary breakpoint); "" for none.
+	Until string
 }
+
+// ErrRunning is the answer to a command that needs a held run while the
+// run goes on.
+var ErrRunning = errors.New("the run is running; pause holds it at its next stop")
 
 // Do applies a command to the current stop and returns the next State. A
 // decision the stop does not take (an answer at a step, an inject at a
 // reply), or an answer that does not fit the ask's schema, is refused with
 // an error, and the run stays where it is.
 func (s *Session) Do(cmd Command) (State, error) {
+	var until *path.Pattern
+	if cmd.Until != "" {
+		p, err := path.Compile(cmd.Until)
+		if err != nil {
+			return State{}, fmt.Errorf("until %s: %w", cmd.Until, err)
+		}
+		until = &p
+	}
 	s.mu.Lock()
 	cur := s.current
 	if cur == nil {
@@ -174,7 +226,7 @@ func (s *Session) Do(cmd Command) (State, error) {
 		if s.finished {
 			return State{}, errors.New("the run has finished")
 		}
-		return State{}, errors.New("the run is not stopped")
+		return State{}, ErrRunning
 	}
 	if err := s.accepts(cur.stop, cmd.Decision); err != nil {
 		s.mu.Unlock()
@@ -188,17 +240,37 @@ func (s *Session) Do(cmd Command) (State, error) {
 		// Going on from a call held for approval is approving it.
 		cmd.Decision.Action = engine.Approve
 	}
-	s.mode, s.modeThread, s.modeDepth = cmd.Move, cur.thread, len(cur.stop.Stack)
+	s.mode, s.modeThread, s.modeDepth, s.until = cmd.Move, cur.thread, len(cur.stop.Stack), until
 	if cmd.Decision.Action == engine.Abort {
 		s.aborting = true
 	}
 	s.current = nil
+	parked := s.parked
+	s.parked = nil
+	for _, p := range parked {
+		p.again = p.stop.Kind == engine.StopAsk
+	}
 	s.mu.Unlock()
-	select {
-	case cur.decision <- cmd.Decision:
-	case <-cur.gone:
+	decide(cur, cmd.Decision)
+	// The threads a thread command left go on from the stops they were
+	// shown at (an ask among them waits to be answered), or abort with the
+	// run.
+	for _, p := range parked {
+		var d engine.Decision
+		if cmd.Decision.Action == engine.Abort {
+			d.Action = engine.Abort
+		}
+		decide(p, d)
 	}
 	return <-s.states, nil
+}
+
+// decide hands a held thread its decision, unless it has stopped waiting.
+func decide(h *held, d engine.Decision) {
+	select {
+	case h.decision <- d:
+	case <-h.gone:
+	}
 }
 
 // Wait returns the next State without a command: the end of a run that
@@ -258,29 +330,56 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	}
 	gated := s.approvals.holds(st, listedInfo(tool, listed))
 	s.mu.Lock()
-	// All-stop: while another thread is stopped, this one waits here.
-	for s.current != nil && !s.aborting {
-		h := &held{stop: st, thread: thread}
-		s.threads = append(s.threads, h)
+	s.live.at(thread, st)
+	// All-stop: while another thread is stopped, this one waits here,
+	// unless a thread command chooses it.
+	var h *held
+	for (s.current != nil || s.chosen != nil) && !s.aborting {
+		if h == nil {
+			h = &held{stop: st, thread: thread}
+			s.threads = append(s.threads, h)
+			s.live.hold(thread, true)
+		}
+		if s.chosen == h {
+			break
+		}
 		s.wake.Wait()
+	}
+	if h != nil && (s.chosen != h || s.aborting) {
+		if s.chosen == h {
+			s.chosen = nil
+		}
 		s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
+		s.live.hold(thread, false)
+		h = nil
 	}
 	if s.aborting {
 		s.mu.Unlock()
 		return engine.Decision{Action: engine.Abort}
 	}
-	reason, bp := s.shouldStop(st, thread)
-	if reason == "" && gated {
-		reason = ReasonApproval
+	if h != nil {
+		// Chosen by a thread command: it is the current stop now, and
+		// the command waits for its State.
+		s.chosen = nil
+		h.reason = ReasonThread
+	} else {
+		reason, bp := s.shouldStop(st, thread)
+		if reason == "" && gated {
+			reason = ReasonApproval
+		}
+		if reason == "" {
+			s.mu.Unlock()
+			return engine.Decision{}
+		}
+		h = &held{stop: st, thread: thread, reason: reason, bp: bp}
+		s.threads = append(s.threads, h)
+		s.live.hold(thread, true)
 	}
-	if reason == "" {
-		s.mu.Unlock()
-		return engine.Decision{}
-	}
-	h := &held{stop: st, thread: thread, reason: reason, bp: bp, decision: make(chan engine.Decision), gone: make(chan struct{}),
-		tool: tool, listed: listed, gated: gated}
+	h.tool, h.listed, h.gated = tool, listed, gated
+	h.decision, h.gone = make(chan engine.Decision), make(chan struct{})
 	s.current = h
-	s.threads = append(s.threads, h)
+	// A stop ends until's run to a path, wherever it is.
+	s.until = nil
 	state := s.stateLocked()
 	s.mu.Unlock()
 
@@ -298,12 +397,21 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	if s.current == h {
 		s.current = nil
 	}
+	s.parked = slices.DeleteFunc(s.parked, func(x *held) bool { return x == h })
 	if d.Action == engine.Abort {
 		s.aborting = true
 	}
 	s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
+	s.live.hold(thread, false)
 	s.wake.Broadcast()
+	again := h.again && !s.aborting
 	s.mu.Unlock()
+	if again {
+		// An ask a thread command left unanswered is asked again, as if
+		// the thread came to it now: going on would answer it with
+		// nobody.
+		return s.hook(ctx, st)
+	}
 	return d
 }
 
@@ -312,26 +420,19 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // with break on error, an ask, a pause, or the movement of the last
 // command. It is called with s.mu held.
 func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
-	fired := s.bps.match(st, func(b *Breakpoint) bool {
-		// Hits counts the stops the breakpoint's pattern and kinds match,
-		// so that a condition on {{stop.hits}} can pick the third of them.
-		s.hits[b.ID]++
-		if b.Condition == nil {
-			return true
+	if s.entry {
+		s.entry = false
+		if b := s.fire(st); b != nil {
+			return breakpointReason(b), b
 		}
-		ok, err := b.Condition.holds(st, s.hits[b.ID])
-		delete(s.conditionErrors, b.ID)
-		if err != nil {
-			s.conditionErrors[b.ID] = err.Error()
-		}
-		return ok
-	})
-	if fired != nil {
-		b := *fired
-		b.Hits, b.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
-		return breakpointReason(&b), &b
+		return ReasonEntry, nil
+	}
+	if b := s.fire(st); b != nil {
+		return breakpointReason(b), b
 	}
 	switch {
+	case s.until != nil && s.until.Match(st.Path):
+		return ReasonUntil, nil
 	case (st.Kind == engine.StopRound || st.Kind == engine.StopError) && errors.As(st.Err, new(*engine.SpendCapError)):
 		// The cap is the user's decision to make, with or without break
 		// on error: a reply or a value given here spends nothing.
@@ -349,10 +450,10 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 		// first item as much as into a body step.
 		return ReasonStep, nil
 	}
-	// Next and step out follow the thread the command was given in, and
-	// its parents once it is done: stepping out of a map item lands on the
-	// step after the map, not in another item.
-	if thread != s.modeThread && !encloses(thread, s.modeThread) {
+	// Next and step out follow the thread the command was given in while
+	// it lives, then its parents: stepping out of a map item lands on
+	// the map's result, not in another item.
+	if thread != s.modeThread && (s.live.has(s.modeThread) || !encloses(thread, s.modeThread)) {
 		return "", nil
 	}
 	depth := len(st.Stack)
@@ -369,21 +470,36 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 	return "", nil
 }
 
+// fire returns a copy of the first breakpoint that fires at st (its
+// pattern and kinds match and its condition holds), counting the hits of
+// each that matches; nil when none fires.
+func (s *Session) fire(st *engine.Stop) *Breakpoint {
+	fired := s.bps.match(st, func(b *Breakpoint) bool {
+		// Hits counts the stops the breakpoint's pattern and kinds match,
+		// so that a condition on {{stop.hits}} can pick the third of them.
+		s.hits[b.ID]++
+		if b.Condition == nil {
+			return true
+		}
+		ok, err := b.Condition.holds(st, s.hits[b.ID])
+		delete(s.conditionErrors, b.ID)
+		if err != nil {
+			s.conditionErrors[b.ID] = err.Error()
+		}
+		return ok
+	})
+	if fired == nil {
+		return nil
+	}
+	b := *fired
+	b.Hits, b.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
+	return &b
+}
+
 // encloses reports whether thread outer is a parent of thread inner: main
 // encloses every item, and an item the items of plans its body calls.
 func encloses(outer, inner string) bool {
 	return outer != inner && (outer == "main" || strings.HasPrefix(inner, outer+"/"))
-}
-
-// Threads lists the threads held at a stop now, the stopped one first;
-// none while the run runs.
-func (s *Session) Threads() []Thread {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.current == nil {
-		return nil
-	}
-	return s.stateLocked().Threads
 }
 
 // threadOf names the thread a stop belongs to: the innermost unit of work
@@ -399,5 +515,8 @@ func threadOf(st *engine.Stop) string {
 	if st.Unit == path.KindItem {
 		return st.Path
 	}
-	return "main"
+	return mainThread
 }
+
+// mainThread names the thread of the plan's own steps.
+const mainThread = "main"

@@ -115,8 +115,8 @@ func TestMovements(t *testing.T) {
 	}{
 		{"step in follows the work into the body", []Movement{StepIn, StepIn, StepIn, StepIn},
 			[]string{"step E0", "result E0", "step E1", "step E1/do.0/A", "result E1/do.0/A"}},
-		{"next stays at the top level", []Movement{Next, Next, Next, Next},
-			[]string{"step E0", "result E0", "step E1", "step E2", "result E2"}},
+		{"next stays at the top level, and stops at the map's result", []Movement{Next, Next, Next, Next},
+			[]string{"step E0", "result E0", "step E1", "result E1", "step E2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,8 +141,8 @@ func TestStepOut(t *testing.T) {
 		t.Fatalf("first stop %s in %s", where(st), st.Stop.Thread)
 	}
 	// A's result stop is still inside A, and item 1 is another thread:
-	// stepping out lands on the step after the map.
-	if got := where(do(t, s, Command{Move: StepOut})); got != "step E2" {
+	// stepping out lands on the map's result.
+	if got := where(do(t, s, Command{Move: StepOut})); got != "result E1" {
 		t.Errorf("step out went to %s", got)
 	}
 }
@@ -280,14 +280,24 @@ output: { count: "{{E1.count}}" }
 	if where(st) != "step E1/do.2" {
 		t.Fatalf("stopped at %s", where(st))
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for len(s.Threads()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
 	// Items that finished before item 2 stopped are gone, but the workers
-	// they freed take later items, which are held at their first stop.
-	threads := s.Threads()
-	if len(threads) < 2 || !threads[0].Stopped || threads[0].ID != "E1/do.2" || threads[1].Stopped {
+	// they freed take later items, which are held at their first stop;
+	// the plan's own thread waits in the map.
+	var threads []Thread
+	var stopped, held []string
+	for deadline := time.Now().Add(2 * time.Second); len(held) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		threads, stopped, held = s.Threads(), nil, nil
+		for _, th := range threads {
+			if th.Stopped {
+				stopped = append(stopped, th.ID)
+			}
+			if th.Held {
+				held = append(held, th.ID)
+			}
+		}
+	}
+	if len(threads) < 3 || threads[0].ID != "main" || threads[0].Held || threads[0].Path != "E1" ||
+		strings.Join(stopped, " ") != "E1/do.2" || len(held) < 2 {
 		t.Fatalf("threads %+v", threads)
 	}
 	st = do(t, s, Command{Move: Continue})
@@ -430,7 +440,7 @@ output: { n: "{{E2.n}}" }
 	s := newSession(t, plan, replies)
 	s.Table().Set("E1", []engine.StopKind{engine.StopStep}, nil)
 	s.Start(context.Background(), nil)
-	if got := where(do(t, s, Command{Move: Next})); got != "step E2" {
+	if got := where(do(t, s, Command{Move: Next})); got != "result E1" {
 		t.Errorf("next over the agent went to %s", got)
 	}
 
@@ -453,7 +463,7 @@ output: { n: "{{E2.n}}" }
 	if got := where(do(t, s, Command{Move: StepIn})); got != "repair E1/agent.2/repair" {
 		t.Errorf("step went to %s", got)
 	}
-	if got := where(do(t, s, Command{Move: StepOut})); got != "step E2" {
+	if got := where(do(t, s, Command{Move: StepOut})); got != "result E1" {
 		t.Errorf("step out of the repair went to %s", got)
 	}
 }

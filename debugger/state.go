@@ -18,6 +18,8 @@ type State struct {
 	Stop   *Snapshot  `json:"stop,omitempty"`
 	// Threads lists every thread held at a stop, the stopped one first.
 	Threads []Thread `json:"threads,omitempty"`
+	// Watches are the watch expressions, evaluated at the stop.
+	Watches []WatchValue `json:"watches,omitempty"`
 	// Finished is set once the run has ended; Result says how.
 	Finished bool           `json:"finished,omitempty"`
 	Result   *engine.Result `json:"-"`
@@ -36,6 +38,7 @@ type StopReason string
 
 // The reasons a run is held, other than a breakpoint.
 const (
+	ReasonEntry    StopReason = "entry"     // the run's first stop, where a held session starts
 	ReasonStep     StopReason = "step"      // a step command stepped in
 	ReasonNext     StopReason = "next"      // a next command came to the next stop at its depth
 	ReasonStepOut  StopReason = "step out"  // an out command left the step
@@ -44,6 +47,8 @@ const (
 	ReasonAsk      StopReason = "ask"       // an ask step wants an answer
 	ReasonPause    StopReason = "pause"     // a pause command
 	ReasonApproval StopReason = "approval"  // the approval policy holds a tool call
+	ReasonUntil    StopReason = "until"     // an until command came to its path
+	ReasonThread   StopReason = "thread"    // a thread command made this thread's stop current
 	ReasonFinished StopReason = "finished"  // the run has ended; nothing is held
 )
 
@@ -89,11 +94,14 @@ type Snapshot struct {
 	Approval bool `json:"approval,omitempty"`
 }
 
-// Thread is one concurrent unit of work held at a stop.
+// Thread is one concurrent unit of work of the run: the plan's own steps
+// (main), a map, filter or reduce item, a tool call of an agent round.
 type Thread struct {
-	ID      string          `json:"id"`
+	ID string `json:"id"`
+	// Path and Kind are the stop it is held at, or the last it passed.
 	Path    string          `json:"path"`
-	Kind    engine.StopKind `json:"kind"`
+	Kind    engine.StopKind `json:"kind,omitempty"`
+	Held    bool            `json:"held"`              // waiting at a stop, not running
 	Stopped bool            `json:"stopped,omitempty"` // the thread the commands act on
 }
 
@@ -122,12 +130,13 @@ func (s *Session) stateLocked() State {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
-	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Stopped: true}}}
+	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Held: true, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {
-			state.Threads = append(state.Threads, Thread{ID: h.thread, Path: h.stop.Path, Kind: h.stop.Kind})
+			state.Threads = append(state.Threads, Thread{ID: h.thread, Path: h.stop.Path, Kind: h.stop.Kind, Held: true})
 		}
 	}
+	state.Watches = s.evalWatches(snap)
 	return state
 }
 
@@ -164,17 +173,30 @@ func (s *Session) endState() State {
 // the scope at the stop, as a template in the plan would, with the stop
 // root a breakpoint condition reads.
 func (s *Snapshot) Eval(path string) (any, error) {
-	t, err := template.Parse("{{" + strings.Trim(path, "{} ") + "}}")
+	t, err := parsePath(path)
 	if err != nil {
 		return nil, err
 	}
+	return t.Render(s.evalScope())
+}
+
+// parsePath reads a template path, braces or none, as print and watch
+// take it.
+func parsePath(p string) (*template.Template, error) {
+	return template.Parse("{{" + strings.Trim(p, "{} ") + "}}")
+}
+
+// evalScope is what a path is read against at the stop: its scope and
+// the stop root.
+func (s *Snapshot) evalScope() template.MapScope {
 	hits := 0
 	if s.Breakpoint != nil {
 		hits = s.Breakpoint.Hits
 	}
-	scope := template.MapScope{"stop": stopRoot(s.Kind, s.Path, s.Tool, hits)}
+	scope := make(template.MapScope, len(s.Scope)+1)
+	scope["stop"] = stopRoot(s.Kind, s.Path, s.Tool, hits)
 	for k, v := range s.Scope {
 		scope[k] = v
 	}
-	return t.Render(scope)
+	return scope
 }

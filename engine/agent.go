@@ -513,6 +513,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any { return ToolEnded{Tool: call.Name, IsError: true, Error: refusal} })
 		return chat.ToolResultBlock(call.ID, refusal, true), nil
 	}
+	defer r.thread(callPath)()
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {

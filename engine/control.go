@@ -225,6 +225,7 @@ func (c cursor) runMap(ctx context.Context, in *plans.MapInput, path string) (an
 	results := make([]any, len(items))
 	err = forEach(ctx, len(items), in.Concurrency.Value, func(i int) error {
 		itemPath := paths.Item(path, i)
+		defer c.f.run.thread(itemPath)()
 		ic := c.push(Frame{Path: itemPath, Kind: paths.KindItem})
 		out, err := ic.runBody(ctx, in.Do, itemPath, c.sc.itemScope(items[i], i), "`do` item "+strconv.Itoa(i))
 		results[i] = out
@@ -256,7 +257,9 @@ func (c cursor) runReduce(ctx context.Context, in *plans.ReduceInput, path strin
 		itemPath := paths.Item(path, i)
 		sc := c.sc.itemScope(item, i)
 		sc.hasAcc, sc.accumulator = true, acc
+		ended := c.f.run.thread(itemPath)
 		out, err := c.push(Frame{Path: itemPath, Kind: paths.KindItem}).runBody(ctx, in.Do, itemPath, sc, "`do` item "+strconv.Itoa(i))
+		ended()
 		if err != nil {
 			return nil, err
 		}
@@ -279,6 +282,7 @@ func (c cursor) runFilter(ctx context.Context, in *plans.FilterInput, path strin
 	}
 	err = forEach(ctx, len(items), limit, func(i int) error {
 		itemPath := paths.Item(path, i)
+		defer c.f.run.thread(itemPath)()
 		v, err := c.push(Frame{Path: itemPath, Kind: paths.KindItem}).evalCondition(ctx, in.Condition, itemPath, c.sc.itemScope(items[i], i))
 		if err != nil {
 			return fmt.Errorf("item %d: %w", i, err)

@@ -40,6 +40,9 @@ type Options struct {
 	Hook Hook
 	// Sinks receive every event.
 	Sinks []Sink
+	// Threads is told when each unit of work that runs beside others
+	// starts and ends; nil costs one nil check per unit.
+	Threads Threads
 	// Parent is the run this one replays or forks, for its record.
 	Parent string
 }
@@ -53,12 +56,13 @@ type Engine struct {
 	tools   *tools.Runtime
 	models  *model.Models
 	hook    Hook
+	threads Threads
 	sinks   sinksByKind
 }
 
 // New returns an engine over the given parts.
 func New(opts Options) *Engine {
-	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, sinks: newSinksByKind(opts.Sinks)}
+	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, threads: opts.Threads, sinks: newSinksByKind(opts.Sinks)}
 }
 
 // Result is how a run ended.
@@ -394,6 +398,27 @@ func (r *run) emit(path string, unit paths.Kind, kind EventKind, payload func() 
 		s.Event(ev)
 	}
 	r.emitMu.Unlock()
+}
+
+// Threads is told when a unit of work that runs beside others starts and
+// ends: each map, filter or reduce item, each tool call of an agent round
+// (the units a stop's thread is named after). A debugger lists the live
+// ones from it. Events cannot tell it: the items of a list body have no
+// event of their own. Both methods may be called from several goroutines
+// at once.
+type Threads interface {
+	ThreadStarted(path string)
+	ThreadEnded(path string)
+}
+
+// thread tells the Threads observer that the unit at path started, and
+// returns what tells it the unit ended.
+func (r *run) thread(path string) func() {
+	if r.threads == nil {
+		return func() {}
+	}
+	r.threads.ThreadStarted(path)
+	return func() { r.threads.ThreadEnded(path) }
 }
 
 // reads reports whether some sink reads events of kind.

@@ -100,6 +100,9 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			err, applied = ErrDenied, d
 		case control:
 			result, err = c.runControl(ctx, s, path)
+			if err == nil {
+				result, applied, err = c.controlResult(ctx, s, path, result)
+			}
 		default:
 			result, applied, err = c.dispatch(ctx, s, path, tool, input)
 			if applied.Action == Proceed && (d.Action == Edit || d.Action == Approve) {
@@ -179,8 +182,8 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 }
 
 // dispatch calls the step's tool, between the tool events, and offers the
-// result to the hook; applied is the decision that replaced the result,
-// if one did.
+// result to the hook when the call returned one; applied is the decision
+// that replaced the result, if one did.
 func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (result any, applied Decision, err error) {
 	r := c.f.run
 	start := time.Now()
@@ -200,21 +203,34 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 		return end
 	})
 	if err != nil {
-		// abort is declared only here: errors.As puts it on the heap, an
-		// allocation a call that succeeded should not pay.
-		var abort *AbortError
-		if errors.As(err, &abort) {
-			return nil, Decision{}, err
-		}
+		// A failed call's one stop is the step's error stop, where the
+		// failure can be replaced: a result stop before it would show
+		// the same failure twice.
+		return nil, Decision{}, err
 	}
-	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
+	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return nil, Decision{}, &AbortError{Path: path, Cause: err}
+		return nil, Decision{}, &AbortError{Path: path}
 	case Replace:
 		return d.Value, d, nil
 	}
-	return result, Decision{}, err
+	return result, Decision{}, nil
+}
+
+// controlResult offers a control step's result to the hook, as dispatch
+// offers a tool's: a decide's branch, a map's results, an agent's answer
+// can be read and replaced before the steps after it read them; applied
+// is the decision that replaced it, if one did.
+func (c cursor) controlResult(ctx context.Context, s *plans.Step, path string, result any) (any, Decision, error) {
+	d := c.f.run.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: s.ToolName.Value, Step: s, Input: s.Input.Literal(), Output: result, Scope: c.sc, Stack: c.stack, held: c.held})
+	switch d.Action {
+	case Abort:
+		return nil, Decision{}, &AbortError{Path: path}
+	case Replace:
+		return d.Value, d, nil
+	}
+	return result, Decision{}, nil
 }
 
 // times is the wall time of the cursor's unit since start, and how much

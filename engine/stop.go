@@ -27,7 +27,10 @@ const (
 	// A plan step's own dispatch stops at StopStep instead: one stop per
 	// step, not two.
 	StopTool StopKind = "tool"
-	// StopResult: after a tool returned, with its value or its error.
+	// StopResult: after a step returned its value (a tool's result, a
+	// control step's value), or after an agent's tool call returned, with
+	// its value or its error. A plan step whose call failed stops at
+	// StopError instead: one stop per failure.
 	StopResult StopKind = "result"
 	// StopRepair: before a repair pass, with the refused answer.
 	StopRepair StopKind = "repair"
@@ -198,9 +201,9 @@ type Stop struct {
 	Input any
 	// Output is what just happened: a tool's result, a step's result.
 	Output any
-	// Err is the failure at an error stop, a tool's error at a result
-	// stop, or at a round stop the *SpendCapError the model call would
-	// fail with.
+	// Err is the failure at an error stop, an agent tool call's error at
+	// a result stop, or at a round stop the *SpendCapError the model call
+	// would fail with.
 	Err error
 	// Scope is what the step's templates render against.
 	Scope Scope

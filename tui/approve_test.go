@@ -13,7 +13,7 @@ import (
 var (
 	overlayApproval overlay = func(p *panels) common.Component { return &p.approval }
 
-	keyApprove  = tea.KeyPressMsg{Code: 'y', Text: "y"}
+	keyApprove  = tea.KeyPressMsg{Code: 'a', Text: "a"}
 	keyDeny     = tea.KeyPressMsg{Code: 'd', Text: "d"}
 	keyEditArgs = tea.KeyPressMsg{Code: 'e', Text: "e"}
 )
@@ -31,7 +31,7 @@ func TestGatedRun(t *testing.T) {
 	b.runToEnd(docFlow)
 
 	wantOverlay(t, b, overlayApproval)
-	wantScreen(t, b, "approve this tool call?", "run user__lookup at E1/do.0 with:", `"name": "a"`, "y approve the held call · d deny it · e edit its arguments")
+	wantScreen(t, b, "approve this tool call?", "run user__lookup at E1/do.0 with:", `"name": "a"`, "a approve the held call · d deny it · e edit its arguments")
 	if st := b.m.runPage.run.state; !st.Stop.Approval || st.Reason != "approval" || st.Stop.Kind != engine.StopStep {
 		t.Fatalf("held at %s (%s) for %q, approval %v", st.Stop.Path, st.Stop.Kind, st.Reason, st.Stop.Approval)
 	}

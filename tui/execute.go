@@ -17,7 +17,7 @@ import (
 func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	m.log.Info("command line", "line", in.String())
 	if cmd, ok := in.Command(); ok {
-		return m.runPage.command(cmd.Decision, cmd.Move)
+		return m.runPage.command(cmd)
 	}
 	switch in.Verb {
 	case debugger.VerbBreak, debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbErrors:
@@ -28,6 +28,10 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		m.runPage.pauseRun()
 	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:
 		m.readStop(in)
+	case debugger.VerbThread:
+		return m.runPage.switchThread(in.Path)
+	case debugger.VerbWatch, debugger.VerbUnwatch, debugger.VerbWatches:
+		m.watchCommand(in)
 	case debugger.VerbRun, debugger.VerbDebug:
 		debug := in.Verb == debugger.VerbDebug
 		if in.Inputs == nil {
@@ -71,6 +75,45 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	return nil
 }
 
+// watchCommand carries out watch, unwatch and watches on the live run,
+// and says the answer on the status line.
+func (m *model) watchCommand(in debugger.Instruction) {
+	r := m.runPage.run
+	if !r.active() || r.session == nil {
+		m.notify(noticeError, "watches are read at a debug run's stops; no run is going")
+		return
+	}
+	a, err := r.session.Exec(in)
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return
+	}
+	switch in.Verb {
+	case debugger.VerbWatch:
+		m.notify(noticeInfo, fmt.Sprintf("watch %d: %s", a.Watch.ID, watchText(*a.Watch)))
+	case debugger.VerbUnwatch:
+		m.notify(noticeInfo, fmt.Sprintf("watch %d removed", in.ID))
+	case debugger.VerbWatches:
+		var list []string
+		for _, w := range a.Watches {
+			list = append(list, fmt.Sprintf("%d %s", w.ID, watchText(w)))
+		}
+		m.notify(noticeInfo, "watches: "+strings.Join(list, ", "))
+	}
+}
+
+// watchText is a watch and what it read, in short.
+func watchText(w debugger.WatchValue) string {
+	switch {
+	case w.Error != "":
+		return w.Path + ": " + w.Error
+	case w.Read:
+		b, _ := json.Marshal(w.Value)
+		return w.Path + " = " + string(b)
+	}
+	return w.Path
+}
+
 // readStop carries out print, stack, threads and where on the held run,
 // and says the answer on the status line in short; the inspector's tabs
 // and the threads pane have it whole.
@@ -106,7 +149,7 @@ func (m *model) readStop(in debugger.Instruction) {
 		m.notify(noticeInfo, strings.Join(frames, " ← "))
 	case debugger.VerbThreads:
 		var ths []string
-		for _, th := range a.Threads {
+		for _, th := range threadsOf(a) {
 			s := th.Path + " (" + string(th.Kind) + ")"
 			if th.Stopped {
 				s = "▶ " + s
@@ -125,12 +168,22 @@ func (m *model) readStop(in debugger.Instruction) {
 }
 
 // threadsOf is the threads held that an answer lists, through where's
-// state or threads' own list; nil for the verbs that list none.
+// state or threads' own list (less the threads that run); nil for the
+// verbs that list none.
 func threadsOf(a debugger.Answer) []debugger.Thread {
 	if a.State != nil {
 		return a.State.Threads
 	}
-	return a.Threads
+	if a.Threads == nil {
+		return nil
+	}
+	var held []debugger.Thread
+	for _, th := range a.Threads {
+		if th.Held {
+			held = append(held, th)
+		}
+	}
+	return held
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.

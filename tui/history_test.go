@@ -287,7 +287,7 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyHome)
 		b.press(keyEnter)
 		wantNotice(t, b, "a run is going; it must end (a aborts it) before another is shown")
-		wantHeld(t, b, "S0", engine.StopStep, "pause")
+		wantHeld(t, b, "S0", engine.StopStep, "entry")
 	})
 	t.Run("R with no run store says so", func(t *testing.T) {
 		t.Parallel()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
-	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/approval"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/catalog"
@@ -236,11 +235,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Next), key.Matches(k, keys.Jump) && m.runPage.run.held() && m.page.focused() != paneBottom:
 		cmd = m.runPage.next()
 	case key.Matches(k, keys.StepIn):
-		cmd = m.runPage.command(engine.Decision{}, debugger.StepIn)
+		cmd = m.runPage.command(debugger.Command{Move: debugger.StepIn})
 	case key.Matches(k, keys.StepOut):
-		cmd = m.runPage.command(engine.Decision{}, debugger.StepOut)
+		cmd = m.runPage.command(debugger.Command{Move: debugger.StepOut})
 	case key.Matches(k, keys.Continue):
-		cmd = m.runPage.command(engine.Decision{}, debugger.Continue)
+		cmd = m.runPage.command(debugger.Command{Move: debugger.Continue})
 	case key.Matches(k, keys.Skip):
 		cmd = m.runPage.openValueEditor()
 	case key.Matches(k, keys.Abort):

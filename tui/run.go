@@ -47,9 +47,6 @@ type run struct {
 	// found, kept until its last events are in.
 	before  *run
 	outcome *replayedMsg
-	// firstPause says the run was paused to stop at its first stop, and
-	// has not moved since.
-	firstPause bool
 	// diverged tells a replay's divergence under the debugger, and forked
 	// how a fork went, once it has ended; nil for every other run.
 	diverged func() *debugger.Divergence
@@ -143,8 +140,9 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any) tea.Cmd {
 	r.session = session
 	if r.debug && !hasEnabled(table.List()) {
-		session.Pause()
-		r.firstPause = true
+		// With no breakpoint to stop at, a debug run is held at its
+		// first stop, before anything has run.
+		session.Hold()
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	r.cancel = cancel
@@ -173,7 +171,8 @@ func hasEnabled(bps []debugger.Breakpoint) bool {
 
 // command sends the held run a decision and a movement. It is refused
 // (with a notice) when the run is not held.
-func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
+func (p *runPage) command(cmd debugger.Command) tea.Cmd {
+	d := cmd.Decision
 	r := p.run
 	if !r.held() {
 		switch {
@@ -184,14 +183,14 @@ func (p *runPage) command(d engine.Decision, move debugger.Movement) tea.Cmd {
 		}
 		return nil
 	}
-	r.busy, r.firstPause = true, false
-	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(move))
+	r.busy = true
+	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(cmd.Move), "until", cmd.Until)
 	if d.Action == engine.Inject || d.Action == engine.Replace {
 		r.tree.Decided(r.state.Stop.Path)
 	}
 	session := r.session
 	return func() tea.Msg {
-		st, err := session.Do(debugger.Command{Decision: d, Move: move})
+		st, err := session.Do(cmd)
 		return stateMsg{run: r, state: st, err: err}
 	}
 }
@@ -204,9 +203,9 @@ func (p *runPage) next() tea.Cmd {
 		if p.run.debug {
 			move = debugger.Next
 		}
-		return p.command(engine.Decision{Action: engine.Decline}, move)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Decline}, Move: move})
 	}
-	return p.command(engine.Decision{}, debugger.Next)
+	return p.command(debugger.Command{Move: debugger.Next})
 }
 
 // openValueEditor opens the editor for the value to inject, replace or
@@ -247,9 +246,9 @@ func (p *runPage) answerApproval(a approval.Answer) tea.Cmd {
 	}
 	switch a {
 	case approval.Approve:
-		return p.command(engine.Decision{Action: engine.Approve}, move)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Approve}, Move: move})
 	case approval.Deny:
-		return p.command(engine.Decision{Action: engine.Deny}, move)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Deny}, Move: move})
 	}
 	return p.openArgumentsEditor()
 }
@@ -273,9 +272,9 @@ func (p *runPage) onValue(v any) tea.Cmd {
 	}
 	if p.editingArgs {
 		p.editingArgs = false
-		return p.command(engine.Decision{Action: engine.Edit, Value: v}, move)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Edit, Value: v}, Move: move})
 	}
-	return p.command(decisionFor(p.run.state.Stop.Kind, v), move)
+	return p.command(debugger.Command{Decision: decisionFor(p.run.state.Stop.Kind, v), Move: move})
 }
 
 // abortRun aborts the run: through the stop when it is held, else by
@@ -284,7 +283,7 @@ func (p *runPage) abortRun() tea.Cmd {
 	r := p.run
 	switch {
 	case r.held():
-		return p.command(engine.Decision{Action: engine.Abort}, debugger.Continue)
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue})
 	case r.active():
 		r.cancel()
 		p.notify(noticeInfo, "aborting the run")
@@ -294,6 +293,22 @@ func (p *runPage) abortRun() tea.Cmd {
 	return nil
 }
 
+// switchThread makes another held thread of the run the current one: the
+// run is then held at its stop.
+func (p *runPage) switchThread(id string) tea.Cmd {
+	r := p.run
+	if !r.held() {
+		p.notify(noticeError, "thread chooses among the threads of a held run; no run is held")
+		return nil
+	}
+	r.busy = true
+	session := r.session
+	return func() tea.Msg {
+		st, err := session.SwitchThread(id)
+		return stateMsg{run: r, state: st, err: err}
+	}
+}
+
 // pauseRun asks a going run to stop at its next stop.
 func (p *runPage) pauseRun() {
 	r := p.run
@@ -301,7 +316,10 @@ func (p *runPage) pauseRun() {
 		p.notify(noticeError, "no run is going to pause")
 		return
 	}
-	r.session.Pause()
+	if err := r.session.Pause(); err != nil {
+		p.notify(noticeError, err.Error())
+		return
+	}
 	p.notify(noticeInfo, "pausing at the next stop")
 }
 

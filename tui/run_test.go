@@ -303,7 +303,7 @@ func TestRunKey(t *testing.T) {
 		}},
 		{"r while a run is held is refused", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyRun), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "a run is already going; a aborts it")
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 			if len(b.seen) != 1 {
 				t.Errorf("%d runs started, want 1", len(b.seen))
 			}
@@ -311,7 +311,7 @@ func TestRunKey(t *testing.T) {
 		{"r on a plan with inputs while a run is held is refused without a form", func(b *bench) { b.debugTo(docFlow, "") }, seq(keyRun), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
 			wantNotice(t, b, "a run is already going")
-			wantHeld(t, b, "E0", engine.StopStep, "pause")
+			wantHeld(t, b, "E0", engine.StopStep, "entry")
 		}},
 		{"a plain run does not stop at a failure", func(b *bench) { b.toDoc(docFailing) }, seq(keyRun), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "failed")
@@ -333,7 +333,7 @@ func TestRunKey(t *testing.T) {
 func TestDebugKey(t *testing.T) {
 	runCases(t, []benchCase{
 		{"g stops at the first stop when no breakpoint is set", func(b *bench) { b.toDoc(docSimple) }, seq(keyDebug), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 			if !b.m.runPage.run.debug {
 				t.Error("g started a plain run")
 			}
@@ -350,18 +350,18 @@ func TestDebugKey(t *testing.T) {
 			wantOverlay(t, b, overlayForm)
 			wantNoRun(t, b)
 			b.press(keySubmit)
-			wantHeld(t, b, "E0", engine.StopStep, "pause")
+			wantHeld(t, b, "E0", engine.StopStep, "entry")
 		}},
 		{"g with only a disabled breakpoint stops at the first stop", func(b *bench) { b.toDoc(docSimple) },
 			seq(command("break S1"), command("disable 1"), keyDebug), func(t *testing.T, b *bench) {
-				wantHeld(t, b, "S0", engine.StopStep, "pause")
+				wantHeld(t, b, "S0", engine.StopStep, "entry")
 			}},
 		{"g in the run view of a finished run debugs the plan again", func(b *bench) { b.runToEnd(docSimple) }, seq(keyDebug), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"g while a run is held is refused", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyDebug), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "a run is already going")
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"a breakpoint with no kinds stops at every stop of its path; its hits are kept", func(b *bench) { b.debugTo(docSimple, "S1") }, seq(keyContinue), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "S1", engine.StopResult, "breakpoint 1 (S1)")
@@ -416,8 +416,8 @@ func TestStepKeys(t *testing.T) {
 		{"enter from the inspector is n too", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyTab, keyEnter), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "S0", engine.StopResult, "next")
 		}},
-		{"n at a map step goes over its items", func(b *bench) { b.debugTo(docFlow, "E1") }, seq(keyNext), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "E2", engine.StopStep, "next")
+		{"n at a map step goes over its items to its result", func(b *bench) { b.debugTo(docFlow, "E1") }, seq(keyNext), func(t *testing.T, b *bench) {
+			wantHeld(t, b, "E1", engine.StopResult, "breakpoint 1 (E1)")
 			if n := node(t, b, "E1/do.2"); n.Status != live.OK {
 				t.Errorf("E1/do.2 is %s", n.Status)
 			}
@@ -451,8 +451,8 @@ func TestStepKeys(t *testing.T) {
 		{"s with no run held says so", nil, seq(keyStepIn), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is held")
 		}},
-		{"o steps out of a map item", func(b *bench) { b.debugTo(docFlow, "E1/do.0 step") }, seq(keyStepOut), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "E2", engine.StopStep, "step out")
+		{"o steps out of a map item to the map's result", func(b *bench) { b.debugTo(docFlow, "E1/do.0 step") }, seq(keyStepOut), func(t *testing.T, b *bench) {
+			wantHeld(t, b, "E1", engine.StopResult, "step out")
 		}},
 		{"o with no run held says so", func(b *bench) { b.runToEnd(docSimple) }, seq(keyStepOut), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is held")
@@ -481,7 +481,7 @@ func TestInjectKey(t *testing.T) {
 		{"ctrl+s injects a valid value and the tree shows it", func(b *bench) { b.debugTo(docFlow, "E1/do.0") },
 			seq(keySkip, replaceText(`{"name": "zed", "count": 9}`), keySubmit), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayNone)
-				wantHeld(t, b, "E2", engine.StopStep, "next")
+				wantHeld(t, b, "E1", engine.StopResult, "next")
 				n := node(t, b, "E1/do.0")
 				if n.Status != live.Skipped {
 					t.Errorf("E1/do.0 is %s, want skipped", n.Status)
@@ -496,6 +496,8 @@ func TestInjectKey(t *testing.T) {
 					t.Errorf("E1/do.0 decided %q, held %v; want decided by inject, held", n.Decided, n.Held)
 				}
 				// The injected value is what the next step reads.
+				b.press(keyNext)
+				wantHeld(t, b, "E2", engine.StopStep, "next")
 				b.press(command("print E1.results.0.name")...)
 				wantNotice(t, b, `E1.results.0.name = "zed"`)
 				b.press(command("goto E1/do.0")...)
@@ -522,7 +524,7 @@ func TestInjectKey(t *testing.T) {
 			}},
 		{"esc closes the editor and leaves the run held", func(b *bench) { b.debugTo(docSimple, "") }, seq(keySkip, keyEsc), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"i at an error stop replaces the failure", func(b *bench) { b.debugTo(docFailing, "") },
 			seq(keyContinue, keySkip, replaceText(`{"text": "mended"}`), keySubmit, keyContinue), func(t *testing.T, b *bench) {
@@ -540,9 +542,9 @@ func TestInjectKey(t *testing.T) {
 				t.Fatal("not held at the ask")
 			}
 		}},
-		{"an answer goes on to the next step", func(b *bench) { b.debugTo(docAsking, "") },
+		{"an answer goes on to the ask's result", func(b *bench) { b.debugTo(docAsking, "") },
 			seq(keyNext, replaceText(`{"ship": true}`), keySubmit), func(t *testing.T, b *bench) {
-				wantHeld(t, b, "A1", engine.StopStep, "next")
+				wantHeld(t, b, "A0", engine.StopResult, "next")
 				b.press(keyContinue)
 				wantEnded(t, b, "ok")
 				jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
@@ -630,7 +632,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 		}},
 		{"z while held says there is nothing to pause", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyPause), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is going to pause")
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"z with no run says there is nothing to pause", nil, seq(keyPause), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is going to pause")
@@ -775,7 +777,7 @@ func TestBreakpointKeys(t *testing.T) {
 					t.Error("a disabled breakpoint still marks its row")
 				}
 				b.press(keyDebug)
-				wantHeld(t, b, "S0", engine.StopStep, "pause")
+				wantHeld(t, b, "S0", engine.StopStep, "entry")
 			}},
 		{"space again turns it on", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace, keySpace), func(t *testing.T, b *bench) {
@@ -854,7 +856,7 @@ func TestViewKeys(t *testing.T) {
 			wantDocument(t, b.m, docFlow)
 			b.press(keyPlanView)
 			wantDocument(t, b.m, docSimple)
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"> and < cycle the inspector's tabs", func(b *bench) { b.runToEnd(docSimple) }, seq(keyTab), func(t *testing.T, b *bench) {
 			tabs := b.m.runPage.inspector.Tabs()
@@ -1005,7 +1007,7 @@ func TestViewKeys(t *testing.T) {
 			wantScreen(t, b, "Keys", "Keys and : commands")
 			b.press(keyEsc)
 			wantOverlay(t, b, overlayNone)
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"esc with nothing open changes nothing", func(b *bench) { b.runToEnd(docSimple) }, seq(keyEsc), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
@@ -1036,7 +1038,7 @@ func TestQuitKeys(t *testing.T) {
 					t.Fatal("quit at once")
 				}
 				wantNotice(t, b, "a run is going: q again aborts it and quits")
-				wantHeld(t, b, "S0", engine.StopStep, "pause")
+				wantHeld(t, b, "S0", engine.StopStep, "entry")
 				b.press(quit)
 				if !b.quit {
 					t.Fatal("the second press did not quit")
@@ -1163,7 +1165,7 @@ func TestCommandLine(t *testing.T) {
 			}},
 		{"clear removes a breakpoint", func(b *bench) { b.toDoc(docSimple) }, seq(command("break S1"), command("clear 1"), keyDebug), func(t *testing.T, b *bench) {
 			wantBook(t, b, "")
-			wantHeld(t, b, "S0", engine.StopStep, "pause")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 		{"clear of a breakpoint that is not there says so", nil, command("clear 7"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "there is no breakpoint 7")
@@ -1237,19 +1239,32 @@ func TestCommandLine(t *testing.T) {
 			wantNotice(t, b, `"topic": got number, want string`)
 		}},
 		{"debug with JSON inputs holds the run at its first stop", nil, command(`debug {"topic": "cats"}`), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "E0", engine.StopStep, "pause")
+			wantHeld(t, b, "E0", engine.StopStep, "entry")
 			b.press(command("print input.topic")...)
 			wantNotice(t, b, `input.topic = "cats"`)
+		}},
+		{"until runs to a path, and watch reads one at every stop", func(b *bench) { b.debugTo(docFlow, "") }, command("watch stop.path"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, `watch 1: stop.path = "E0"`)
+			b.press(command("until E1/do.1")...)
+			wantHeld(t, b, "E1/do.1", engine.StopStep, "until")
+			b.press(command("watches")...)
+			wantNotice(t, b, `watches: 1 stop.path = "E1/do.1"`)
+			b.press(command("thread E1/do.7")...)
+			wantNotice(t, b, "no thread of the run is named E1/do.7")
 		}},
 		{"the movement verbs move a held run", func(b *bench) { b.debugTo(docFlow, "E1 step") }, command("step"), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "E1/do.0", engine.StopStep, "step")
 			b.press(command("out")...)
-			wantHeld(t, b, "E2", engine.StopStep, "step out")
+			wantHeld(t, b, "E1", engine.StopResult, "step out")
+			b.press(command("next")...)
+			wantHeld(t, b, "E2", engine.StopStep, "next")
+			b.press(command("next")...)
+			wantHeld(t, b, "E2", engine.StopResult, "next")
 			b.press(command("next")...)
 			wantEnded(t, b, "ok")
 		}},
 		{"inject at a stop injects and moves on", func(b *bench) { b.debugTo(docFlow, "E1/do.0 step") }, command(`inject {"name": "zed"}`), func(t *testing.T, b *bench) {
-			wantHeld(t, b, "E2", engine.StopStep, "next")
+			wantHeld(t, b, "E1", engine.StopResult, "next")
 			jsonEqual(t, node(t, b, "E1/do.0").Result, `{"name": "zed"}`)
 		}},
 		{"inject of a value that breaks the schema is refused and the run stays", func(b *bench) { b.debugTo(docFlow, "E1/do.0 step") }, command(`inject {"name": 1}`), func(t *testing.T, b *bench) {
@@ -1262,7 +1277,7 @@ func TestCommandLine(t *testing.T) {
 				jsonEqual(t, node(t, b, "F1").Result, `{"text": "mended"}`)
 			}},
 		{"answer and decline at an ask, once its editor is closed", func(b *bench) { b.debugTo(docAsking, "") },
-			seq(keyNext, keyEsc, command(`answer {"ship": true}`)), func(t *testing.T, b *bench) {
+			seq(keyNext, keyEsc, command(`answer {"ship": true}`), command("next")), func(t *testing.T, b *bench) {
 				wantHeld(t, b, "A1", engine.StopStep, "next")
 				jsonEqual(t, node(t, b, "A0").Result, `{"answer": {"ship": true}, "answered": true}`)
 				b2 := newBench(t, 120, 40)

@@ -61,10 +61,10 @@ func (m model) statusLine() string {
 	return common.Fit(" "+left, m.Width-rw-1) + t.Muted.Render(right) + " "
 }
 
-// reasonWords says why the run is held: the session's reason, except that
-// the pause a debug run with no breakpoint starts with is its first stop.
+// reasonWords says why the run is held: the session's reason, in the
+// workbench's words for the stop a held debug run starts at.
 func reasonWords(r *run) string {
-	if r.state.Reason == debugger.ReasonPause && r.firstPause {
+	if r.state.Reason == debugger.ReasonEntry {
 		return "first stop"
 	}
 	return r.state.Reason.String()

@@ -98,7 +98,7 @@ func TestDebugEdit(t *testing.T) {
 		`continue`,
 		`continue`,
 	}, "\n") + "\n"
-	out, errOut, code := debugCLI(t, stdin, "gated", "--script", "gated.yaml", "--break", "E1 step", "--break", "E2 step", "--json")
+	out, errOut, code := debugCLI(t, stdin, "gated", "--continue", "--script", "gated.yaml", "--break", "E1 step", "--break", "E2 step", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -138,7 +138,7 @@ func TestDebugApprove(t *testing.T) {
 		`deny`,
 		`approve`,
 	}, "\n") + "\n"
-	out, errOut, code := debugCLI(t, stdin, "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--json")
+	out, errOut, code := debugCLI(t, stdin, "gated", "--continue", "--script", "gated.yaml", "--approve", "**/user__nap", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -299,7 +299,7 @@ steps:
 		`continue`,
 		`approve`,
 	}, "\n") + "\n"
-	out, errOut, code := debugCLI(t, stdin, "everything", "--break", "E0 step", "--approve", "**/everything__*", "--json")
+	out, errOut, code := debugCLI(t, stdin, "everything", "--continue", "--break", "E0 step", "--approve", "**/everything__*", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

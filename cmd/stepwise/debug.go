@@ -24,14 +24,18 @@ func newDebugCommand(s *streams) *cobra.Command {
 		approve    []string
 		scriptFile string
 		asJSON     bool
+		goOn       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--approve PATTERN]... [--script FILE] [--json]",
+		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--continue] [--approve PATTERN]... [--script FILE] [--json]",
 		Short: "Run a plan under the debugger, driven by commands on stdin",
-		Long: "Run PLAN stopping at breakpoints, and read commands from stdin, one a line:\n\n" +
+		Long: "Run PLAN held at its first stop (with --continue, running to the first breakpoint), and read\n" +
+			"commands from stdin, one a line, while the run is held and while it goes on:\n\n" +
 			commandList() + "\n" +
 			"inject, replace, answer, decline and edit decide at the stop, then go on as next does;\n" +
-			"approve and deny answer a call held for approval (--approve), then continue.\n" +
+			"approve and deny answer a call held for approval (--approve), then continue. While the run\n" +
+			"goes on, pause, threads, the watch commands and the breakpoint commands are taken at once; the\n" +
+			"others want a held run and are refused.\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
 			"has them. A breakpoint no path of the plan can match is set with a warning naming the\n" +
 			"nearest pattern that would. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
@@ -61,11 +65,12 @@ func newDebugCommand(s *streams) *cobra.Command {
 					return usageError{fmt.Errorf("--approve %s: %w", p, err)}
 				}
 			}
-			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, scriptFile, asJSON)
+			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, scriptFile, asJSON, !goOn)
 		},
 	}
 	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts; repeatable")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "hold every call of a tool that is not read-only whose path matches the pattern, for approve, deny or edit; repeatable")
+	cmd.Flags().BoolVar(&goOn, "continue", false, "run to the first breakpoint, error or ask instead of holding the run at its first stop")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
 	return cmd
@@ -73,7 +78,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 
 // debugPlan runs one plan under a debugger session driven by the lines of
 // stdin.
-func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, script string, asJSON bool) error {
+func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, script string, asJSON, held bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
@@ -88,7 +93,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
-	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script})
+	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
@@ -144,42 +149,7 @@ func drive(ctx context.Context, s *streams, session *debugger.Session, table *de
 	for _, b := range breaks {
 		d.command("break " + b)
 	}
-	// Lines are read on their own goroutine, so that ctrl-c is heard while
-	// the driver waits for the next one.
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(s.in)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	state := session.Start(ctx, inputs)
-	d.show(state)
-	for !state.Finished {
-		if !d.asJSON {
-			fmt.Fprint(s.err, "(stepwise) ")
-		}
-		select {
-		case <-ctx.Done():
-			// The held thread heard it too and aborts the run.
-			state = session.Wait()
-		case line, open := <-lines:
-			if !open {
-				fmt.Fprintln(s.err, "stepwise: stdin closed: the run is aborted")
-				state, _ = d.command("abort")
-				break
-			}
-			if next, moved := d.command(line); moved {
-				state = next
-			}
-		}
-		if state.Finished || state.Stop != d.last.Stop {
-			d.show(state)
-		}
-	}
-	return state
+	return d.drive(ctx, inputs)
 }
 
 // driver reads the line commands of one session.
@@ -188,39 +158,165 @@ type driver struct {
 	session *debugger.Session
 	asJSON  bool
 	last    debugger.State
+	// moves delivers the State a movement (or the start) came to; going
+	// says one is under way, so the run is not held.
+	moves chan moved
+	going bool
+	// waiting are the lines given while the run went on that wait for
+	// its next stop.
+	waiting []string
+}
+
+// moved is where a movement took the run, or why it was refused.
+type moved struct {
+	state debugger.State
+	err   error
 }
 
 // workbenchOnly are the commands of the shared language that only the
 // workbench carries out: they select, open or start things this driver has
 // no screen for.
-var workbenchOnly = []debugger.Verb{debugger.VerbPause, debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
+var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
+// drive starts the run and reads lines until it has ended, and returns
+// its end. Lines are read while the run goes on as much as while it is
+// held: a pause line holds it at its next stop, and the breakpoint, watch
+// and threads commands are carried out at once. A line that wants a held
+// run (a movement, print, inject...) given while the run goes on waits for
+// the next stop, and the lines after it with it, in order, so that a
+// script piped to stdin reads as a session typed turn by turn.
+func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.State {
+	// Lines are read on their own goroutine, so that ctrl-c and the run's
+	// stops are heard while the driver waits for the next one.
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(d.s.in)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	d.moves = make(chan moved, 1)
+	d.going = true
+	go func() { d.moves <- moved{state: d.session.Start(ctx, inputs)} }()
+	done := ctx.Done()
+	// closed says stdin has ended: the run is aborted at its next stop,
+	// once the lines waiting for it are carried out.
+	closed := false
+	for {
+		select {
+		case m := <-d.moves:
+			d.going = false
+			if m.err != nil {
+				d.fail(m.err)
+				break
+			}
+			if m.state.Finished || m.state.Stop != d.last.Stop {
+				d.show(m.state)
+			}
+			if m.state.Finished {
+				return m.state
+			}
+		case <-done:
+			// A held thread hears it too and aborts the run, whose end
+			// the next move delivers.
+			done = nil
+			if !d.going {
+				d.going = true
+				go func() { d.moves <- moved{state: d.session.Wait()} }()
+			}
+			continue
+		case line, open := <-lines:
+			if !open {
+				lines, closed = nil, true
+				break
+			}
+			if d.going && (len(d.waiting) > 0 || !actsWhileRunning(line)) {
+				d.waiting = append(d.waiting, line)
+				if in, _ := debugger.ParseCommand(line); in.Verb == debugger.VerbAbort || in.Verb == debugger.VerbQuit {
+					// Leaving wants the run held soon, not at whatever
+					// stop it comes to next.
+					d.session.Pause()
+				}
+				continue
+			}
+			d.command(line)
+		}
+		// At a stop, the lines that waited for one are carried out, up to
+		// the next that moves the run.
+		for !d.going && len(d.waiting) > 0 {
+			line := d.waiting[0]
+			d.waiting = d.waiting[1:]
+			d.command(line)
+		}
+		if closed && !d.going && len(d.waiting) == 0 {
+			closed = false
+			d.abort()
+			continue
+		}
+		if !d.going && !d.asJSON {
+			fmt.Fprint(d.s.err, "(stepwise) ")
+		}
+	}
+}
+
+// actsWhileRunning reports whether line is carried out while the run goes
+// on; a line that does not parse is, to be refused at once.
+func actsWhileRunning(line string) bool {
+	in, err := debugger.ParseCommand(line)
+	return err != nil || in.Verb == debugger.VerbHelp || in.ActsWhileRunning()
+}
+
+// abort aborts the held run, stdin having ended.
+func (d *driver) abort() {
+	fmt.Fprintln(d.s.err, "stepwise: stdin closed: the run is aborted")
+	d.command("abort")
+}
+
 // command carries out one line: the session carries out its verbs, and
-// the driver says what it answered. moved is set, with the new state, when
-// the run went on.
-func (d *driver) command(line string) (debugger.State, bool) {
+// the driver says what it answered. A movement goes on in the background,
+// and its State comes through d.moves; drive holds back the lines that
+// want a held run while one is under way.
+func (d *driver) command(line string) {
 	in, err := debugger.ParseCommand(line)
 	switch {
 	case errors.Is(err, debugger.ErrEmptyLine):
-		return debugger.State{}, false
+		return
 	case err != nil:
 		d.fail(err)
-		return debugger.State{}, false
+		return
 	case in.Verb == debugger.VerbHelp:
 		d.help(in.Topic)
-		return debugger.State{}, false
+		return
 	case in.Verb == debugger.VerbQuit:
 		// Leaving a held run aborts it.
 		in = debugger.Instruction{Verb: debugger.VerbAbort}
 	case slices.Contains(workbenchOnly, in.Verb):
 		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
-		return debugger.State{}, false
+		return
+	}
+	if _, moves := in.Command(); moves {
+		if d.going {
+			d.fail(debugger.ErrRunning)
+			return
+		}
+		d.going = true
+		go func() {
+			a, err := d.session.Exec(in)
+			if err != nil {
+				d.moves <- moved{err: err}
+				return
+			}
+			d.moves <- moved{state: *a.State}
+		}()
+		return
 	}
 	a, err := d.session.Exec(in)
 	if err != nil {
 		d.fail(err)
-		return debugger.State{}, false
+		return
 	}
 	if a.State == nil {
 		d.say(in, a)
@@ -230,14 +326,10 @@ func (d *driver) command(line string) (debugger.State, bool) {
 		fmt.Fprintln(d.s.err, "warning:", w)
 	}
 	if a.State != nil {
-		// where shows the state it answered; the loop takes it as the
-		// state on show, so that it is not shown again.
-		if in.Verb == debugger.VerbWhere {
-			d.show(*a.State)
-		}
-		return *a.State, true
+		// where and thread show the stop they answered with.
+		d.show(*a.State)
+		return
 	}
-	return debugger.State{}, false
 }
 
 // say writes what the session answered to a verb that did not move the
@@ -282,11 +374,26 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	case debugger.VerbThreads:
 		d.answer(map[string]any{"threads": a.Threads}, func(w io.Writer) {
 			for _, t := range a.Threads {
-				mark := " "
+				mark, state := " ", "running"
 				if t.Stopped {
 					mark = "*"
 				}
-				fmt.Fprintf(w, "%s %s  at %s %s\n", mark, t.ID, t.Kind, t.Path)
+				if t.Held {
+					state = "held"
+				}
+				fmt.Fprintf(w, "%s %s  %s at %s %s\n", mark, t.ID, state, t.Kind, t.Path)
+			}
+		})
+	case debugger.VerbPause:
+		d.answer(map[string]any{"pausing": true}, func(w io.Writer) { fmt.Fprintln(w, "pausing at the next stop") })
+	case debugger.VerbWatch:
+		d.answer(map[string]any{"watch": a.Watch}, func(w io.Writer) { writeWatch(w, *a.Watch) })
+	case debugger.VerbUnwatch:
+		d.answer(map[string]any{"ok": true, "watch": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "watch %d removed\n", in.ID) })
+	case debugger.VerbWatches:
+		d.answer(map[string]any{"watches": a.Watches}, func(w io.Writer) {
+			for _, v := range a.Watches {
+				writeWatch(w, v)
 			}
 		})
 	}
@@ -389,6 +496,21 @@ func (d *driver) show(st debugger.State) {
 	}
 	if len(st.Threads) > 1 {
 		fmt.Fprintf(d.s.err, "  %d threads held (threads lists them)\n", len(st.Threads)-1)
+	}
+	for _, w := range st.Watches {
+		writeWatch(d.s.err, w)
+	}
+}
+
+// writeWatch writes a watch expression and what it read, one line.
+func writeWatch(w io.Writer, v debugger.WatchValue) {
+	switch {
+	case v.Error != "":
+		fmt.Fprintf(w, "  watch %d  %s: %s\n", v.ID, v.Path, v.Error)
+	case v.Read:
+		fmt.Fprintf(w, "  watch %d  %s = %s\n", v.ID, v.Path, cut(engine.JSONText(v.Value), valueWidth))
+	default:
+		fmt.Fprintf(w, "  watch %d  %s\n", v.ID, v.Path)
 	}
 }
 

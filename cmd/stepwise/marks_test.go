@@ -290,7 +290,7 @@ func TestDebugHeldTime(t *testing.T) {
 		feed.Close()
 	}()
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"debug", "items", "--break", "E1 step", "--break", "E1/do.0/A step", "--json"}, in, &out, &errOut)
+	code := run(context.Background(), []string{"debug", "items", "--continue", "--break", "E1 step", "--break", "E1/do.0/A step", "--json"}, in, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("debug: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}

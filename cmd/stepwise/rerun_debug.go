@@ -16,11 +16,15 @@ import (
 type debugFlags struct {
 	on     bool
 	breaks []string
+	// goOn runs to the first breakpoint instead of holding the run at its
+	// first stop, as stepwise debug --continue does.
+	goOn bool
 }
 
 func (f *debugFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "debug", false, "run under the debugger, driven by commands on stdin as stepwise debug is")
 	cmd.Flags().StringArrayVar(&f.breaks, "break", nil, "with --debug, set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().BoolVar(&f.goOn, "continue", false, "with --debug, run to the first breakpoint, error or ask instead of holding the run at its first stop")
 }
 
 // check refuses --break without --debug, and a --break that does not
@@ -28,6 +32,9 @@ func (f *debugFlags) add(cmd *cobra.Command) {
 func (f *debugFlags) check() error {
 	if len(f.breaks) > 0 && !f.on {
 		return usageError{errors.New("--break sets a breakpoint of the debugger; add --debug")}
+	}
+	if f.goOn && !f.on {
+		return usageError{errors.New("--continue says where the debugger first stops; add --debug")}
 	}
 	for _, b := range f.breaks {
 		if _, err := debugger.ParseCommand("break " + b); err != nil {
@@ -47,7 +54,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
 	table := keptBreakpoints(s, r)
-	session, diverged, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{})
+	session, diverged, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: "the replay could not start: " + r.ws.DisplayText(err.Error())}
 	}
@@ -71,7 +78,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
 	table := keptBreakpoints(s, r)
-	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script})
+	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script, Held: !flags.goOn})
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
 			return usageError{errors.New(msg)}

@@ -92,14 +92,14 @@ func TestRerunUnderDebugger(t *testing.T) {
 
 	t.Run("fork from an item", func(t *testing.T) {
 		before := notes()
-		stdin := strings.Join([]string{`print A`, `inject {"noted": "changed"}`, `continue`, `answer {"keep": true}`}, "\n") + "\n"
-		out, errOut, code := rerunCLI(t, stdin, "fork", orig.RunID, "--from", "E1/do.3", "--debug", "--break", "E1/do.3/B", "--json")
+		stdin := strings.Join([]string{`print A`, `inject {"noted": "changed"}`, `continue`, `answer {"keep": true}`, `continue`}, "\n") + "\n"
+		out, errOut, code := rerunCLI(t, stdin, "fork", orig.RunID, "--from", "E1/do.3", "--debug", "--continue", "--break", "E1/do.3/B", "--json")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, out, errOut)
 		}
 		got, end := sessionLines(t, out)
-		// inject goes on as next does: to the step after the map.
-		want := []string{"stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", `value {"noted":"item 4"}`, "stop E2 step (next)", "stop E3 ask (ask)", "end ok"}
+		// inject goes on as next does: to the map's result.
+		want := []string{"stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", `value {"noted":"item 4"}`, "stop E1 result (next)", "stop E3 ask (ask)", "stop E3 result (next)", "end ok"}
 		if !slices.Equal(got, want) {
 			t.Errorf("session\n got %q\nwant %q", got, want)
 		}
@@ -127,14 +127,15 @@ func TestRerunUnderDebugger(t *testing.T) {
 
 	t.Run("replay", func(t *testing.T) {
 		before := notes()
-		out, errOut, code := rerunCLI(t, "continue\nprint E1.count\ncontinue\ncontinue\n", "replay", orig.RunID, "--debug", "--break", "E2", "--json")
+		out, errOut, code := rerunCLI(t, "continue\ncontinue\nprint E1.count\ncontinue\ncontinue\n", "replay", orig.RunID, "--debug", "--break", "E2", "--json")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, out, errOut)
 		}
-		// The kept breakpoint of the fork's session stops the replay too;
-		// the ask stops it, and going on lets the record answer it.
+		// The replay is held at its first stop; the kept breakpoint of
+		// the fork's session stops it too; the ask stops it, and going on
+		// lets the record answer it.
 		got, end := sessionLines(t, out)
-		want := []string{"stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", "stop E2 step (breakpoint 2 (E2))", "value 5", "stop E3 ask (ask)", "end ok"}
+		want := []string{"stop E1 step (entry)", "stop E1/do.3/B step (breakpoint 1 (E1/do.3/B))", "stop E2 step (breakpoint 2 (E2))", "value 5", "stop E3 ask (ask)", "end ok"}
 		if !slices.Equal(got, want) {
 			t.Errorf("session\n got %q\nwant %q", got, want)
 		}

@@ -16,6 +16,9 @@ func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table
 		return nil, nil, err
 	}
 	s, diverged := debugger.DebugReplay(rec, plan, opts, orQuiet(table))
+	if o.Held {
+		s.Hold()
+	}
 	return s, diverged, nil
 }
 
@@ -29,7 +32,14 @@ func (w *Workspace) DebugFork(rec *debugger.Recording, plan *plans.Plan, spec de
 	if err != nil {
 		return nil, nil, err
 	}
-	return debugger.DebugFork(rec, plan, spec, opts, orQuiet(table))
+	s, forked, err := debugger.DebugFork(rec, plan, spec, opts, orQuiet(table))
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Held {
+		s.Hold()
+	}
+	return s, forked, nil
 }
 
 // orQuiet is table, or for none a table that never stops the run.

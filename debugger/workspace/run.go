@@ -33,6 +33,9 @@ type RunOptions struct {
 	// MaxCost stops the run before its next model call once its priced
 	// calls cost this many USD, over [limits] cost_usd; 0 keeps that.
 	MaxCost float64
+	// Held makes a debug session stop at the run's first stop, whatever
+	// its breakpoints.
+	Held bool
 	// StrictBaseURL states that the servers at every provider's base_url
 	// enforce strict structured output, so strict mode is sent to them.
 	StrictBaseURL bool
@@ -51,14 +54,18 @@ func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string
 }
 
 // Debug returns a session that will run plan stopping where the
-// breakpoints of table say (nil: none, and no break on error), recorded as
-// Run records.
+// breakpoints of table say (nil: none, and no break on error), and at its
+// first stop when o.Held, recorded as Run records.
 func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, error) {
 	opts, err := w.engineOptions(o, true)
 	if err != nil {
 		return nil, err
 	}
-	return debugger.New(plan, opts, orQuiet(table)), nil
+	s := debugger.New(plan, opts, orQuiet(table))
+	if o.Held {
+		s.Hold()
+	}
+	return s, nil
 }
 
 // Replay runs a recorded run again from its record, no model or tool

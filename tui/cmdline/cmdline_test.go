@@ -188,7 +188,7 @@ func TestComplete(t *testing.T) {
 		{"goto E", "goto E", "E1  E1/do.0  E1/do.0/A  E1/do.1  E2"},
 		{"fork E2", "fork E2", ""},
 		{"errors o", "errors o", "on  off"},
-		{"help thr", "help threads ", ""},
+		{"help thr", "help thread", "threads  thread"},
 		{"print E", "print E", ""},
 		{"zzz", "zzz", ""},
 		{"d", "d", "disable  decline  deny  debug  diff"},

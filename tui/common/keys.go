@@ -137,7 +137,7 @@ func DefaultKeyMap() *KeyMap {
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
 
-		Approve:  b("y", "approve the held call", "y"),
+		Approve:  b("a", "approve the held call", "a"),
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
 

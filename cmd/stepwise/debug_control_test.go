@@ -1,0 +1,473 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// debugProject is the run project with more files under .stepwise: plans,
+// a tool that fails, and replies for its agents.
+func debugProject(t *testing.T, files map[string]string) {
+	t.Helper()
+	dir := runProject(t)
+	files["plans/loop.yaml"] = loopPlan
+	files["tools/fail.yaml"] = `
+name: fail
+description: Fails.
+kind: exec
+command: sh
+args: ["-c", "echo broken >&2; exit 3"]
+output: json
+input_schema: { type: object, properties: {} }
+`
+	for name, text := range files {
+		path := filepath.Join(dir, ".stepwise", name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const failingPlan = `
+identifier: failing
+name: Failing
+description: Fails at its second step.
+steps:
+  - id: F0
+    tool_name: builtin__reshape
+    input: { shape: { ok: true } }
+  - id: F1
+    tool_name: user__fail
+    input: {}
+  - id: F2
+    tool_name: builtin__reshape
+    input: { shape: { got: "{{F1.text}}" } }
+output: { got: "{{F2.got}}" }
+`
+
+// TestDebugHeldStart checks that a session is held at its first stop with
+// no breakpoint set, so that settings given there hold for the whole run,
+// and that --continue runs straight to the first breakpoint or the end.
+func TestDebugHeldStart(t *testing.T) {
+	debugProject(t, map[string]string{"plans/failing.yaml": failingPlan})
+	// errors off, given at the first stop, lets the failure through.
+	out, _, code := debugTurns(t, []string{"errors off", "continue"}, "failing")
+	if got := strings.Join(stopsOf(t, out), ", "); got != "stop step F0 (entry), end failed" || code == 0 {
+		t.Errorf("held start, errors off: exit %d, %s", code, got)
+	}
+	// --continue runs to the first stop a breakpoint or an error makes.
+	out, _, _ = debugTurns(t, []string{"continue"}, "failing", "--continue", "--break", "F2")
+	if got := strings.Join(stopsOf(t, out), ", "); got != "breakpoint, stop error F1 (error), end failed" {
+		t.Errorf("--continue: %s", got)
+	}
+	out, _, code = debugTurns(t, nil, "loop", "--continue")
+	if got := strings.Join(stopsOf(t, out), ", "); got != "end ok" || code != 0 {
+		t.Errorf("--continue with nothing to stop at: exit %d, %s", code, got)
+	}
+}
+
+const napPlan = `
+identifier: napping
+name: Napping
+description: Naps, then reshapes.
+steps:
+  - id: slow
+    tool_name: user__nap
+    input: { seconds: 2 }
+  - id: after
+    tool_name: builtin__reshape
+    input: { shape: { slept: "{{slow.slept}}" } }
+output: { slept: "{{after.slept}}" }
+`
+
+// TestDebugPauseWhileRunning drives a run that goes on: pause holds it at
+// its next stop, a breakpoint set meanwhile is kept, and a command that
+// wants a held run waits for that stop.
+func TestDebugPauseWhileRunning(t *testing.T) {
+	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
+	c := startDebug(t, "napping", "--continue")
+	// threads says where the run is as it goes: once past slow's step
+	// stop, it naps for two seconds, and the next stop is slow's result.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		threads, _ := c.ask("threads")["threads"].([]any)
+		if len(threads) > 0 {
+			main := threads[0].(map[string]any)
+			if main["path"] == "slow" && main["kind"] == "step" && main["held"] == false {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never came to slow: %v", threads)
+		}
+	}
+	if a := c.ask("pause"); a["pausing"] != true {
+		t.Fatalf("pause answered %v", a)
+	}
+	if a := c.ask("break after step"); a["breakpoint"] == nil {
+		t.Errorf("break while running answered %v", a)
+	}
+	// A line that wants a held run waits for the stop the pause makes,
+	// and is answered there.
+	c.send("where")
+	held := c.next()
+	if stop := held["stop"].(map[string]any); held["reason"] != "pause" || stop["path"] != "slow" || stop["kind"] != "result" {
+		t.Errorf("paused at %v", held)
+	}
+	if where := c.next(); where["reason"] != "pause" {
+		t.Errorf("where, given while the run went on, answered %v at its stop", where)
+	}
+	if a := c.ask("pause"); !strings.Contains(a["error"].(string), "already held at slow (result)") {
+		t.Errorf("pause while held answered %v", a)
+	}
+	if st := c.ask("continue"); st["reason"] != "breakpoint 1 (after)" {
+		t.Errorf("continue went to %v", st)
+	}
+	c.send("continue")
+	if out, errOut, code := c.end(); code != 0 {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+const pairPlan = `
+identifier: pair
+name: Pair
+description: Two items side by side, one slower than the other.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [3, 1]
+      concurrency: 2
+      do:
+        tool_name: user__nap
+        input: { seconds: "{{item}}" }
+output: { results: "{{E1.results}}" }
+`
+
+// TestDebugThreads lists the live threads of a map while one item is held
+// and the other runs, refuses to switch to the running one, then switches
+// to it once it is held, and decides at its stop.
+func TestDebugThreads(t *testing.T) {
+	debugProject(t, map[string]string{"plans/pair.yaml": pairPlan})
+	c := startDebug(t, "pair", "--continue", "--break", "E1/do.1 result")
+	st := c.until(func(l map[string]any) bool { return l["reason"] != nil })
+	if stop := st["stop"].(map[string]any); stop["path"] != "E1/do.1" || stop["thread"] != "E1/do.1" {
+		t.Fatalf("stopped at %v", st)
+	}
+	threads := func() string {
+		var list []string
+		for _, th := range c.ask("threads")["threads"].([]any) {
+			m := th.(map[string]any)
+			state := "running"
+			if m["held"] == true {
+				state = "held"
+			}
+			if m["stopped"] == true {
+				state += "*"
+			}
+			list = append(list, m["id"].(string)+" "+state+" "+m["path"].(string))
+		}
+		return strings.Join(list, ", ")
+	}
+	// Item 0 naps three seconds: it is past its step stop before item 1
+	// has napped its one, and runs while item 1 is held.
+	if got := threads(); got != "main running E1, E1/do.0 running E1/do.0, E1/do.1 held* E1/do.1" {
+		t.Errorf("threads: %s", got)
+	}
+	if a := c.ask("thread E1/do.0"); !strings.Contains(a["error"].(string), "thread E1/do.0 is running, not held at a stop; the held threads are E1/do.1") {
+		t.Errorf("thread of a running one answered %v", a)
+	}
+	if a := c.ask("thread E9/do.0"); !strings.Contains(a["error"].(string), "no thread of the run is named E9/do.0") {
+		t.Errorf("thread of an unknown one answered %v", a)
+	}
+	// Once its nap is over, item 0 is held at its result stop too.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(threads(), "E1/do.0 held"); {
+		if time.Now().After(deadline) {
+			t.Fatal("item 0 was never held")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st = c.ask("thread E1/do.0")
+	if stop := st["stop"].(map[string]any); st["reason"] != "thread" || stop["path"] != "E1/do.0" || stop["kind"] != "result" {
+		t.Fatalf("thread answered %v", st)
+	}
+	// The next decision acts on the chosen thread; item 1 goes on from
+	// its stop.
+	if st := c.ask(`replace {"slept": 99}`); st["stop"].(map[string]any)["path"] != "E1" {
+		t.Errorf("replace went to %v", st)
+	}
+	c.send("continue")
+	out, errOut, code := c.end()
+	lines := jsonLines(t, out)
+	if b, _ := json.Marshal(lines[len(lines)-1]["output"]); code != 0 || string(b) != `{"results":[{"slept":99},{"slept":1}]}` {
+		t.Errorf("exit %d, output %s\n%s", code, b, errOut)
+	}
+}
+
+const followPlan = `
+identifier: follow
+name: Follow
+description: Two items of two steps each, the first item slower.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 0]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__nap
+          input: { seconds: "{{item}}" }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{A.slept}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { count: "{{E1.count}}" } }
+output: { count: "{{E2.count}}" }
+`
+
+// TestDebugNextKeepsItsThread: next from an item's step stays in that item
+// while it lives, though the other item passes its stops meanwhile, and
+// lands on the map's result once the item has ended.
+func TestDebugNextKeepsItsThread(t *testing.T) {
+	debugProject(t, map[string]string{"plans/follow.yaml": followPlan})
+	out, errOut, code := debugTurns(t, []string{"next", "next", "next", "next", "next", "continue"}, "follow", "--continue", "--break", "E1/do.0/A step")
+	want := "breakpoint, stop step E1/do.0/A (breakpoint 1 (E1/do.0/A)), stop result E1/do.0/A (next), stop step E1/do.0/B (next), " +
+		"stop result E1/do.0/B (next), stop result E1 (next), stop step E2 (next), end ok"
+	if got := strings.Join(stopsOf(t, out), ", "); got != want || code != 0 {
+		t.Errorf("exit %d, stops\n got %s\nwant %s\n%s", code, got, want, errOut)
+	}
+}
+
+const nestPlan = `
+identifier: nest
+name: Nest
+description: An agent in a map item.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [x]
+      do:
+        - id: G
+          tool_name: agent
+          input:
+            prompt: "count {{item}}"
+            tools: ["builtin__reshape"]
+            output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E1.results.0.output.n}}" } }
+output: { n: "{{E2.n}}" }
+`
+
+const nestReplies = `
+replies:
+  - match: E1/do.0/G
+    reply: { tool_calls: [ { name: builtin__reshape, arguments: { shape: { a: 1 } } } ] }
+  - match: E1/do.0/G
+    reply: { json: { n: 5 } }
+`
+
+// TestDebugOutAtEveryDepth steps out from a tool call to its round's
+// parents, one level a time: the next round, the agent step's result, the
+// map's result (out of the item), and the plan's end.
+func TestDebugOutAtEveryDepth(t *testing.T) {
+	debugProject(t, map[string]string{"plans/nest.yaml": nestPlan, "replies.yaml": nestReplies})
+	out, errOut, code := debugTurns(t, []string{"out", "out", "out", "out"}, "nest", "--continue", "--break", "E1/do.0/G/agent.1/builtin__reshape tool")
+	want := "breakpoint, stop tool E1/do.0/G/agent.1/builtin__reshape (breakpoint 1 (E1/do.0/G/agent.1/builtin__reshape)), " +
+		"stop round E1/do.0/G/agent.2 (step out), stop result E1/do.0/G (step out), stop result E1 (step out), end ok"
+	if got := strings.Join(stopsOf(t, out), ", "); got != want || code != 0 {
+		t.Errorf("exit %d, stops\n got %s\nwant %s\n%s", code, got, want, errOut)
+	}
+}
+
+// TestDebugUntil runs to a path, and forgets the path when the run stops
+// elsewhere first.
+func TestDebugUntil(t *testing.T) {
+	debugProject(t, map[string]string{})
+	out, _, _ := debugTurns(t, []string{"until E1/do.*/A", "until E2", "continue"}, "loop")
+	want := "stop step E1 (entry), stop step E1/do.0/A (until), stop step E2 (until), end ok"
+	if got := strings.Join(stopsOf(t, out), ", "); got != want {
+		t.Errorf("stops\n got %s\nwant %s", got, want)
+	}
+	out, _, _ = debugTurns(t, []string{"break E1/do.1/A step", "until E2", "continue"}, "loop")
+	want = "stop step E1 (entry), breakpoint, stop step E1/do.1/A (breakpoint 1 (E1/do.1/A)), end ok"
+	if got := strings.Join(stopsOf(t, out), ", "); got != want {
+		t.Errorf("until forgotten at another stop\n got %s\nwant %s", got, want)
+	}
+	// The breakpoint is kept: it is said first.
+	out, _, _ = debugTurns(t, []string{"until E1//A", "abort"}, "loop")
+	if got := strings.Join(stopsOf(t, out), ", "); got != "breakpoint, stop step E1 (entry), error, end aborted" || !strings.Contains(out, "segment 2 is empty") {
+		t.Errorf("a bad pattern: %s", got)
+	}
+}
+
+// TestDebugOneErrorStop: a failing call stops once, at its error stop,
+// though a result breakpoint matches it, and replace there mends it.
+func TestDebugOneErrorStop(t *testing.T) {
+	debugProject(t, map[string]string{"plans/failing.yaml": failingPlan})
+	// The breakpoint set by the first session is kept for the second.
+	for i, errors := range []string{"on", "off"} {
+		args := []string{"failing"}
+		if i == 0 {
+			args = append(args, "--break", "F1 result")
+		}
+		out, errOut, code := debugTurns(t, []string{"errors " + errors, "continue", `replace {"text": "mended"}`, "continue"}, args...)
+		want := "breakpoint, stop step F0 (entry), stop error F1 (breakpoint 1 (F1)), stop step F2 (next), end ok"
+		if got := strings.Join(stopsOf(t, out), ", "); got != want || code != 0 {
+			t.Errorf("errors %s: exit %d, stops\n got %s\nwant %s\n%s", errors, code, got, want, errOut)
+		}
+		if !strings.Contains(out, `"output":{"got":"mended"}`) {
+			t.Errorf("errors %s: the replaced failure is not what F2 read:\n%s", errors, out)
+		}
+	}
+}
+
+const controlPlan = `
+identifier: control
+name: Control
+description: One of each control step, then a step that reads them.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { items: [1, 2, 3] } }
+  - id: D
+    tool_name: decide
+    input:
+      if: { value: "{{E0.items}}", op: not_empty }
+      then: { tool_name: builtin__reshape, input: { shape: { went: then } } }
+  - id: M
+    tool_name: map
+    input: { over: "{{E0.items}}", do: { tool_name: builtin__reshape, input: { shape: { v: "{{item}}" } } } }
+  - id: F
+    tool_name: filter
+    input: { over: "{{E0.items}}", where: { value: "{{item}}", op: gt, to: 1 } }
+  - id: R
+    tool_name: reduce
+    input: { over: "{{E0.items}}", initial: { sum: 0 }, do: { tool_name: builtin__reshape, input: { shape: { sum: "{{item}}" } } } }
+  - id: X
+    tool_name: exit
+    input: { when: { value: "{{E0.items}}", op: empty }, status: error, message: never }
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Ship it?"
+      output_schema: { type: object, required: [ship], properties: { ship: { type: boolean } } }
+  - id: G
+    tool_name: agent
+    input:
+      prompt: "count"
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E9
+    tool_name: builtin__reshape
+    input: { shape: { m: "{{M.count}}", g: "{{G.output.n}}" } }
+output: { m: "{{E9.m}}", g: "{{E9.g}}" }
+`
+
+// TestDebugControlResultStops sets a result breakpoint on each control
+// step: each stops after its step with the step's value, and replace at
+// the map's result is what the steps after it read.
+func TestDebugControlResultStops(t *testing.T) {
+	debugProject(t, map[string]string{"plans/control.yaml": controlPlan,
+		"replies.yaml": "replies:\n  - match: G\n    reply: { json: { n: 7 } }\n"})
+	args := []string{"control", "--continue"}
+	for _, id := range []string{"D", "M", "F", "R", "X", "Q", "G"} {
+		args = append(args, "--break", id+" result")
+	}
+	script := []string{"continue", `replace {"count": 42, "results": []}`, "continue", "continue", "continue", "continue",
+		`answer {"ship": true}`, "continue", "continue"}
+	out, errOut, code := debugTurns(t, script, args...)
+	stops := stopsOf(t, out)
+	want := "stop result D (breakpoint 1 (D)), stop result M (breakpoint 2 (M)), stop step F (next), stop result F (breakpoint 3 (F)), " +
+		"stop result R (breakpoint 4 (R)), stop result X (breakpoint 5 (X)), stop ask Q (ask), stop result Q (breakpoint 6 (Q)), " +
+		"stop result G (breakpoint 7 (G)), end ok"
+	if got := strings.Join(stops[7:], ", "); got != want || code != 0 {
+		t.Errorf("exit %d, stops\n got %s\nwant %s\n%s", code, got, want, errOut)
+	}
+	// Each result stop shows its step's value.
+	values := map[string]string{}
+	for _, l := range jsonLines(t, out) {
+		if stop, ok := l["stop"].(map[string]any); ok && stop["kind"] == "result" {
+			b, _ := json.Marshal(stop["output"])
+			values[stop["path"].(string)] = string(b)
+		}
+	}
+	for path, want := range map[string]string{
+		"M": `{"count":3,"results":[{"v":1},{"v":2},{"v":3}]}`,
+		"F": `{"count":2,"dropped":[1],"dropped_count":1,"items":[2,3]}`,
+		"R": `{"count":3,"result":{"sum":3}}`,
+		"Q": `{"answer":{"ship":true},"answered":true}`,
+	} {
+		if values[path] != want {
+			t.Errorf("%s's result stop shows %s, want %s", path, values[path], want)
+		}
+	}
+	if !strings.Contains(values["G"], `"output":{"n":7}`) || !strings.Contains(values["D"], "then") || values["X"] == "" {
+		t.Errorf("result stops show %v", values)
+	}
+	// The map's result, replaced, is what E9 read.
+	lines := jsonLines(t, out)
+	if b, _ := json.Marshal(lines[len(lines)-1]["output"]); string(b) != `{"g":7,"m":42}` {
+		t.Errorf("output %s", b)
+	}
+}
+
+// TestDebugWatch pins paths read at every stop: a value, one that cannot
+// be read at this stop, and one removed.
+func TestDebugWatch(t *testing.T) {
+	debugProject(t, map[string]string{})
+	c := startDebug(t, "loop", "--break", "E1/do.*/A step")
+	c.until(func(l map[string]any) bool { return l["reason"] != nil })
+	watch := func(line string) map[string]any {
+		t.Helper()
+		a := c.ask(line)
+		w, ok := a["watch"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s answered %v", line, a)
+		}
+		return w
+	}
+	if w := watch("watch item"); w["id"] != 1.0 || w["path"] != "item" || w["error"] == nil {
+		t.Errorf("watch item at E1's step: %v", w)
+	}
+	if w := watch("watch stop.path"); w["id"] != 2.0 || w["value"] != "E1" {
+		t.Errorf("watch stop.path: %v", w)
+	}
+	watch("watch {{E0.nothing}}")
+	if a := c.ask("watch item."); a["error"] == nil {
+		t.Errorf("a bad path answered %v", a)
+	}
+	if a := c.ask("unwatch 3"); a["ok"] != true {
+		t.Errorf("unwatch answered %v", a)
+	}
+	if a := c.ask("unwatch 9"); !strings.Contains(a["error"].(string), "there is no watch 9; the watches are 1, 2") {
+		t.Errorf("unwatch of none answered %v", a)
+	}
+	st := c.ask("continue")
+	b, _ := json.Marshal(st["watches"])
+	if string(b) != `[{"id":1,"path":"item","value":"a"},{"id":2,"path":"stop.path","value":"E1/do.0/A"}]` {
+		t.Errorf("the watches at E1/do.0/A: %s", b)
+	}
+	st = c.ask("continue")
+	if b, _ := json.Marshal(st["watches"]); !strings.Contains(string(b), `"value":"b"`) {
+		t.Errorf("the watches at the next stop: %s", b)
+	}
+	if b, _ := json.Marshal(c.ask("watches")); string(b) != `{"watches":[{"id":1,"path":"item","value":"b"},{"id":2,"path":"stop.path","value":"E1/do.1/A"}]}` {
+		t.Errorf("watches: %s", b)
+	}
+	c.ask("abort")
+	c.end()
+
+	// In text, each stop lists its watches.
+	_, errOut, _ := debugCLI(t, "watch item\ncontinue\nabort\n", "loop")
+	if !strings.Contains(errOut, "  watch 1  item = \"a\"") {
+		t.Errorf("text mode:\n%s", errOut)
+	}
+}
