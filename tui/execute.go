@@ -75,27 +75,33 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	return nil
 }
 
-// watchCommand carries out watch, unwatch and watches on the live run,
-// and says the answer on the status line.
+// watchCommand carries out watch, unwatch and watches: on the live run,
+// whose session reads them at its stops, and on the workbench's list,
+// which every run starts with. The answer is said on the status line;
+// the watch pane shows them all.
 func (m *model) watchCommand(in debugger.Instruction) {
-	r := m.runPage.run
-	if !r.active() || r.session == nil {
-		m.notify(noticeError, "watches are read at a debug run's stops; no run is going")
-		return
-	}
-	a, err := r.session.Exec(in)
-	if err != nil {
+	if err := m.runPage.watch(in); err != nil {
 		m.notify(noticeError, err.Error())
 		return
 	}
+	ws := m.runPage.watches()
 	switch in.Verb {
 	case debugger.VerbWatch:
-		m.notify(noticeInfo, fmt.Sprintf("watch %d: %s", a.Watch.ID, watchText(*a.Watch)))
+		w := ws[len(ws)-1]
+		msg := fmt.Sprintf("watch %d: %s", w.ID, watchText(w))
+		if !w.Read {
+			msg += " (read at every stop)"
+		}
+		m.notify(noticeInfo, msg)
 	case debugger.VerbUnwatch:
 		m.notify(noticeInfo, fmt.Sprintf("watch %d removed", in.ID))
 	case debugger.VerbWatches:
+		if len(ws) == 0 {
+			m.notify(noticeInfo, "no watches; watch PATH sets one")
+			return
+		}
 		var list []string
-		for _, w := range a.Watches {
+		for _, w := range ws {
 			list = append(list, fmt.Sprintf("%d %s", w.ID, watchText(w)))
 		}
 		m.notify(noticeInfo, "watches: "+strings.Join(list, ", "))
@@ -114,11 +120,14 @@ func watchText(w debugger.WatchValue) string {
 	return w.Path
 }
 
-// readStop carries out print, stack, threads and where on the held run,
-// and says the answer on the status line in short; the inspector's tabs
-// and the threads pane have it whole.
+// readStop carries out print, stack, threads and where on the held run
+// (threads on a going one too), and says the answer on the status line in
+// short; the inspector's tabs and the threads pane have it whole.
 func (m *model) readStop(in debugger.Instruction) {
-	if !m.runPage.run.held() {
+	r := m.runPage.run
+	// threads lists a going run's threads too.
+	going := in.Verb == debugger.VerbThreads && r.active() && r.session != nil
+	if !r.held() && !going {
 		if in.Verb == debugger.VerbPrint {
 			m.notify(noticeError, "print reads the scope of a held run; no run is held")
 		} else {
@@ -126,17 +135,14 @@ func (m *model) readStop(in debugger.Instruction) {
 		}
 		return
 	}
-	a, err := m.runPage.run.session.Exec(in)
+	a, err := r.session.Exec(in)
 	if err != nil {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	// Threads that reached a stop after the run was held are in the
-	// answer: the threads pane lists them too.
-	if threads := threadsOf(a); threads != nil && len(threads) != len(m.runPage.run.state.Threads) {
-		m.runPage.run.state.Threads = threads
-		m.relayout()
-	}
+	// Threads may have started, reached stops or ended since the pane
+	// last read them.
+	m.runPage.refreshThreads()
 	switch in.Verb {
 	case debugger.VerbPrint:
 		b, _ := json.Marshal(a.Value)
@@ -148,15 +154,22 @@ func (m *model) readStop(in debugger.Instruction) {
 		}
 		m.notify(noticeInfo, strings.Join(frames, " ← "))
 	case debugger.VerbThreads:
+		held := 0
 		var ths []string
-		for _, th := range threadsOf(a) {
-			s := th.Path + " (" + string(th.Kind) + ")"
-			if th.Stopped {
-				s = "▶ " + s
+		for _, th := range a.Threads {
+			s := th.ID
+			switch {
+			case th.Stopped:
+				s, held = "▶ "+s, held+1
+			case th.Held:
+				s, held = "⏸ "+s, held+1
+			}
+			if th.Path != th.ID && th.Path != "" {
+				s += " at " + th.Path
 			}
 			ths = append(ths, s)
 		}
-		m.notify(noticeInfo, "threads held: "+strings.Join(ths, ", "))
+		m.notify(noticeInfo, fmt.Sprintf("%d live, %d held: %s", len(ths), held, strings.Join(ths, ", ")))
 	case debugger.VerbWhere:
 		st := a.State
 		msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.runPage.run))
@@ -165,25 +178,6 @@ func (m *model) readStop(in debugger.Instruction) {
 		}
 		m.notify(noticeInfo, msg)
 	}
-}
-
-// threadsOf is the threads held that an answer lists, through where's
-// state or threads' own list (less the threads that run); nil for the
-// verbs that list none.
-func threadsOf(a debugger.Answer) []debugger.Thread {
-	if a.State != nil {
-		return a.State.Threads
-	}
-	if a.Threads == nil {
-		return nil
-	}
-	var held []debugger.Thread
-	for _, th := range a.Threads {
-		if th.Held {
-			held = append(held, th)
-		}
-	}
-	return held
 }
 
 // gotoPath selects a row by its path, in the run when one is on show.

@@ -34,6 +34,11 @@ type run struct {
 	// flight, that is, the run is going on and not held.
 	state debugger.State
 	busy  bool
+	// threads are the run's live threads, running or held, as last read
+	// (at every stop, and on the clock while a debug run goes on);
+	// watches are its watch expressions, read at the last stop.
+	threads []debugger.Thread
+	watches []debugger.WatchValue
 	// eventsDone says the feed has delivered the run's last event;
 	// applied counts the events the tree has taken.
 	eventsDone bool
@@ -122,7 +127,17 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		p.notify(noticeError, "the run cannot start: "+err.Error())
 		return nil
 	}
-	if len(p.gate) > 0 {
+	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
+	return p.begin(r, session, table, inputs)
+}
+
+// begin starts session, whose events go to r's feed, on the page with
+// inputs: a debug run with no breakpoint enabled in table stops at its
+// first stop. The session reads the workbench's watches at its stops,
+// and, unless it replays (its calls answered from the record), holds the
+// calls the gate names for approval.
+func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any) tea.Cmd {
+	if len(p.gate) > 0 && r.rerun != "replay" {
 		approvals, err := p.ws.Approvals(p.gate)
 		if err != nil {
 			p.notify(noticeError, "the run cannot start: "+err.Error())
@@ -130,15 +145,14 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		}
 		session.Approve(approvals)
 	}
-	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
-	return p.begin(r, session, table, inputs)
-}
-
-// begin starts session, whose events go to r's feed, on the page with
-// inputs: a debug run with no breakpoint enabled in table stops at its
-// first stop.
-func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any) tea.Cmd {
+	for _, w := range p.watchPaths {
+		// Each was checked when it was set; a path is a path.
+		if _, err := session.Watch(w); err != nil {
+			p.notify(noticeError, err.Error())
+		}
+	}
 	r.session = session
+	r.watches = session.Watches()
 	if r.debug && !hasEnabled(table.List()) {
 		// With no breakpoint to stop at, a debug run is held at its
 		// first stop, before anything has run.
@@ -298,7 +312,7 @@ func (p *runPage) abortRun() tea.Cmd {
 func (p *runPage) switchThread(id string) tea.Cmd {
 	r := p.run
 	if !r.held() {
-		p.notify(noticeError, "thread chooses among the threads of a held run; no run is held")
+		p.notify(noticeError, "thread chooses among the threads of a held run; no run is held ("+p.Keys.Pause.Help().Key+" pauses one going on)")
 		return nil
 	}
 	r.busy = true
@@ -334,10 +348,16 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 	if msg.err != nil {
 		// A refused command: the run stays where it was.
 		p.notify(noticeError, msg.err.Error())
+		p.refreshThreads()
 		return nil
 	}
 	r.state = msg.state
 	st := msg.state
+	if st.Stop != nil {
+		// A finished run keeps what its watches read at its last stop.
+		r.watches = st.Watches
+	}
+	p.refreshThreads()
 	p.post(notice{}) // what was said before the run moved is old
 	switch {
 	case st.Finished:
@@ -348,6 +368,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 	case st.Stop != nil:
 		p.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
 		p.show(r, true)
+		p.selectCurrentThread()
 		r.tree.Expect(st.Stop.Path, st.Stop.Tool)
 		p.tree.SetStop(st.Stop.Path)
 		if st.Stop.Kind == engine.StopAsk {
@@ -434,6 +455,11 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 		return nil
 	}
 	r.tree.Tick(p.now())
+	if r.debug || r.held() {
+		// Threads start, pass stops and end without a word to the
+		// workbench: the threads pane reads them as the clock goes.
+		p.refreshThreads()
+	}
 	return r.tick()
 }
 

@@ -1211,7 +1211,7 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("where")...)
 			wantNotice(t, b, "held at E1/do.0 (step): breakpoint 1 (E1/do.0)")
 			b.press(command("threads")...)
-			wantNotice(t, b, "threads held: ▶ E1/do.0 (step)")
+			wantNotice(t, b, "2 live, 1 held: main at E1, ▶ E1/do.0")
 			b.press(command("print nothing.here")...)
 			if strings.Contains(b.m.notice.text, " = ") {
 				t.Errorf("print of an unknown path: %q", b.m.notice.text)

@@ -22,17 +22,20 @@ import (
 )
 
 // runPage is the run on show: its live tree, the inspector on the
-// selected row beside it, and below them the threads a held run has when
-// it has more than one. It owns the runs' lifecycle (run.go) and the
+// selected row beside it, and below them the run's threads (a debug
+// run's live ones, or those of a run held with more than one) and its
+// watches. It owns the runs' lifecycle (run.go) and the
 // earlier runs (history.go), and posts what the root must do as messages.
 type runPage struct {
 	common.Common
 	tree      runtree.Model
 	inspector inspector.Model
 	// run is the run on show: nil until one is started or opened.
-	run        *run
-	focus      pane
-	threadsSel int // the selected held thread
+	run   *run
+	focus pane
+	// threadList is the threads pane's list, the selection kept on the
+	// same thread as the list is read again.
+	threadList common.ListPane[debugger.Thread]
 
 	// What runs need of the workbench: the workspace they run in, the
 	// context that ends with it, its log and its clock (tests set it, so
@@ -54,6 +57,9 @@ type runPage struct {
 	// gate are the patterns of the tool calls the next runs hold for
 	// approval (gate PATTERN...); none holds nothing.
 	gate []string
+	// watchPaths are the watch expressions every run reads at its stops
+	// (watch PATH), kept from run to run as the breakpoints are.
+	watchPaths []string
 	// editingArgs says the value editor is open on a held call's
 	// arguments, so that what it gives is an edit, not an inject.
 	editingArgs bool
@@ -91,7 +97,7 @@ type forkFrom struct {
 type replayDebug struct{}
 
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
-	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c),
+	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
@@ -117,34 +123,20 @@ func (p *runPage) show(r *run, focusTree bool) {
 	p.post(showRunMsg{focusTree})
 }
 
-// threads are the threads held at the stop, when the run is held.
-func (p *runPage) threads() []debugger.Thread {
-	if !p.run.held() {
-		return nil
-	}
-	return p.run.state.Threads
-}
-
-// bottomShown reports whether the threads pane is laid out: while a held
-// run has more than one.
-func (p *runPage) bottomShown() bool { return len(p.threads()) > 1 }
-
 func (p *runPage) layout() paneLayout {
-	bottom := 0
-	if p.bottomShown() {
-		bottom = len(p.threads())
-	}
-	return layoutPanes(p.Width, p.Height, bottom)
+	return layoutPanes(p.Width, p.Height, max(len(p.threads()), len(p.watches())))
 }
 
 // SetSize gives the page its box and each pane its part of it. The
-// threads pane comes and goes with the stops, so a new stop is laid out
-// again through here too.
+// threads and watch panes come and go with the stops and the threads, so
+// they are laid out again through here too.
 func (p *runPage) SetSize(width, height int) {
 	p.Common.SetSize(width, height)
 	l := p.layout()
 	p.tree.SetSize(l.tree.w, l.tree.h)
 	p.inspector.SetSize(l.detail.w, l.detail.h)
+	threads, _ := p.bottomPanes(l)
+	p.threadList.SetListHeight(threads.h)
 }
 
 // Update takes a key for the focused pane (Tab moves the focus; the
@@ -169,9 +161,9 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	case p.inspector.Capturing():
 		p.inspector, cmd = p.inspector.Update(k)
 	case key.Matches(k, keys.NextPane):
-		p.setFocus(nextPane(p.focus, 1, p.bottomShown()))
+		p.setFocus(nextPane(p.focus, 1, p.threadsShown()))
 	case key.Matches(k, keys.PrevPane):
-		p.setFocus(nextPane(p.focus, -1, p.bottomShown()))
+		p.setFocus(nextPane(p.focus, -1, p.threadsShown()))
 	case key.Matches(k, keys.Fork, keys.ForkDebug):
 		cmd = common.Send(forkFrom{p.selectedPath(), key.Matches(k, keys.ForkDebug)})
 	case key.Matches(k, keys.Replay) && p.run.stored != "":
@@ -187,26 +179,9 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	case p.focus == paneDetail:
 		p.inspector, cmd = p.inspector.Update(k)
 	default:
-		p.threadKey(k)
+		cmd = p.threadKey(k)
 	}
 	return cmd
-}
-
-// threadKey moves through the thread list; enter selects the thread's
-// path in the tree.
-func (p *runPage) threadKey(k tea.KeyPressMsg) {
-	ths := p.threads()
-	if len(ths) == 0 {
-		return
-	}
-	if d, ok := p.Keys.Movement(k, 1, len(ths)); ok {
-		p.threadsSel = min(max(p.threadsSel+d, 0), len(ths)-1)
-		return
-	}
-	if key.Matches(k, p.Keys.Jump) {
-		p.tree.SelectPath(ths[p.threadsSel].Path)
-		p.setFocus(paneTree)
-	}
 }
 
 // click selects what is under the pointer and focuses its pane.
@@ -216,6 +191,11 @@ func (p *runPage) click(ms tea.Mouse) {
 	if !ok {
 		return
 	}
+	threads, _ := p.bottomPanes(l)
+	if at == paneBottom && !threads.contains(ms.X, ms.Y) {
+		// The watch pane only shows; it takes no keys.
+		return
+	}
 	p.setFocus(at)
 	switch at {
 	case paneTree:
@@ -223,12 +203,12 @@ func (p *runPage) click(ms tea.Mouse) {
 	case paneDetail:
 		p.inspector.ClickAt(ms.X-l.detail.x, ms.Y-l.detail.y)
 	case paneBottom:
-		p.threadsSel = min(max(ms.Y-l.bottom.y-1, 0), max(len(p.threads())-1, 0))
+		p.threadList.ClickAt(ms.Y - threads.y)
 	}
 }
 
-// wheel scrolls the tree or the inspector under the pointer, focused or
-// not; the threads pane shows all it has.
+// wheel scrolls the tree, the inspector or the threads under the
+// pointer, focused or not.
 func (p *runPage) wheel(msg tea.MouseWheelMsg) {
 	at, delta, ok := wheelAt(p.layout(), msg)
 	if !ok {
@@ -239,39 +219,16 @@ func (p *runPage) wheel(msg tea.MouseWheelMsg) {
 		p.tree.Scroll(delta)
 	case paneDetail:
 		p.inspector.Scroll(delta)
+	case paneBottom:
+		p.threadList.Scroll(delta)
 	}
 }
 
 // View draws the run tree and the inspector side by side (or stacked),
-// the threads held under them.
+// the threads and the watches under them.
 func (p *runPage) View() string {
 	l := p.layout()
-	threads := ""
-	if l.bottom.h > 0 {
-		threads = p.threadsView(l.bottom.w, l.bottom.h)
-	}
-	return drawPanes(l, p.tree.View(), p.inspector.View(), threads)
-}
-
-// threadsView lists the held threads: the stopped one, which the commands
-// act on, first and marked.
-func (p *runPage) threadsView(width, height int) string {
-	t := p.Theme
-	focused := p.focus == paneBottom
-	var lines []string
-	for i, th := range p.threads() {
-		mark := "  "
-		if th.Stopped {
-			mark = "▶ "
-		}
-		line := mark + th.ID + "  " + th.Path + "  " + string(th.Kind)
-		if i == p.threadsSel && focused {
-			line = t.Selected.Render(common.Fit(line, max(width-2, 0)))
-		}
-		lines = append(lines, line)
-	}
-	title := t.PaneTitle("Threads held", focused)
-	return common.Frame(t, width, height, title, "", focused, lines)
+	return drawPanes(l, p.tree.View(), p.inspector.View(), p.bottomView(l))
 }
 
 // ShortHelp is the workbench's keys; the root shows a stop's while the
@@ -297,7 +254,7 @@ func (p *runPage) sync() {
 func (p *runPage) focused() pane { return p.focus }
 
 func (p *runPage) setFocus(f pane) {
-	if f == paneBottom && !p.bottomShown() {
+	if f == paneBottom && !p.threadsShown() {
 		f = paneTree
 	}
 	p.focus = f

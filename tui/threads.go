@@ -1,0 +1,246 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/tui/common"
+)
+
+// The run page's bottom panes: the threads of a debug run (every live
+// one, running or held, the one the commands act on marked) and its watch
+// expressions as read at the last stop. The threads pane takes the focus
+// (enter makes a held thread the current one, or shows a running one's
+// step); the watch pane only shows.
+
+// threads are the run's live threads as last read.
+func (p *runPage) threads() []debugger.Thread { return p.threadList.Items() }
+
+// watches are the workbench's watch expressions: the live run's as read
+// at its last stop; with no run going, each with what it read at the
+// last run's last stop, if that run had it.
+func (p *runPage) watches() []debugger.WatchValue {
+	r := p.run
+	if r.active() && r.session != nil {
+		return r.watches
+	}
+	out := make([]debugger.WatchValue, len(p.watchPaths))
+	for i, w := range p.watchPaths {
+		out[i] = debugger.WatchValue{ID: i + 1, Path: w}
+		if r == nil {
+			continue
+		}
+		for _, read := range r.watches {
+			if read.Path == w {
+				out[i].Value, out[i].Error, out[i].Read = read.Value, read.Error, read.Read
+				break
+			}
+		}
+	}
+	return out
+}
+
+// threadsShown reports whether the threads pane is laid out: while a run
+// under the debugger has more than one live thread. One thread, the
+// plan's own, is what every run has; a list of it says nothing.
+func (p *runPage) threadsShown() bool { return len(p.threads()) > 1 }
+
+// watchesShown reports whether the watch pane is laid out: while a run
+// under the debugger has watch expressions.
+func (p *runPage) watchesShown() bool { return len(p.watches()) > 0 }
+
+// bottomPanes splits the bottom of l between the threads pane, on the
+// left, and the watch pane; a pane not shown gets no width.
+func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
+	b := l.bottom
+	switch {
+	case !p.watchesShown():
+		return b, rect{b.x, b.y, 0, b.h}
+	case !p.threadsShown():
+		return rect{b.x, b.y, 0, b.h}, b
+	}
+	tw := b.w * 55 / 100
+	return rect{b.x, b.y, tw, b.h}, rect{b.x + tw, b.y, b.w - tw, b.h}
+}
+
+// refreshThreads reads the run's live threads again, the selection kept
+// on the thread it was on, and lays the page out again when the bottom
+// panes come, go or change height.
+func (p *runPage) refreshThreads() {
+	r := p.run
+	var ths []debugger.Thread
+	if r != nil && r.session != nil && (r.debug || r.held()) && !r.state.Finished {
+		ths = r.session.Threads()
+	}
+	before := p.layout()
+	selected, had := p.threadList.Selected()
+	p.threadList.SetItems(ths)
+	if had {
+		p.selectThread(selected.ID)
+	}
+	if p.layout() != before {
+		p.SetSize(p.Width, p.Height)
+	}
+	if p.focus == paneBottom && !p.threadsShown() {
+		p.setFocus(paneTree)
+	}
+}
+
+// selectCurrentThread moves the threads pane's selection to the thread
+// the commands act on.
+func (p *runPage) selectCurrentThread() {
+	for i, th := range p.threads() {
+		if th.Stopped {
+			p.threadList.Select(i)
+			return
+		}
+	}
+}
+
+// selectThread moves the threads pane's selection to thread id, if it
+// is still live.
+func (p *runPage) selectThread(id string) {
+	for i, th := range p.threads() {
+		if th.ID == id {
+			p.threadList.Select(i)
+			return
+		}
+	}
+}
+
+// threadKey moves through the threads; enter on a held thread makes it
+// the one the commands act on (:thread ID), on a running one shows where
+// it is in the tree.
+func (p *runPage) threadKey(k tea.KeyPressMsg) tea.Cmd {
+	if p.threadList.Move(p.Keys, k) || !key.Matches(k, p.Keys.Jump) {
+		return nil
+	}
+	th, ok := p.threadList.Selected()
+	if !ok {
+		return nil
+	}
+	if th.Held && !th.Stopped && p.run.held() {
+		return p.switchThread(th.ID)
+	}
+	if th.Path != "" {
+		p.tree.SelectPath(th.Path)
+	}
+	p.setFocus(paneTree)
+	return nil
+}
+
+// bottomView draws the threads and watch panes l has room for.
+func (p *runPage) bottomView(l paneLayout) string {
+	if l.bottom.h == 0 {
+		return ""
+	}
+	threads, watches := p.bottomPanes(l)
+	switch {
+	case watches.w == 0:
+		return p.threadsView(threads.w, threads.h)
+	case threads.w == 0:
+		return p.watchesView(watches.w, watches.h)
+	}
+	var b strings.Builder
+	writeColumns(&b, p.threadsView(threads.w, threads.h), p.watchesView(watches.w, watches.h))
+	return b.String()
+}
+
+// threadsView lists the live threads: ▶ the one the commands act on, ⏸
+// those held at a stop, ● those running, each with where it is.
+func (p *runPage) threadsView(width, height int) string {
+	t := p.Theme
+	focused := p.focus == paneBottom
+	ths := p.threads()
+	held := 0
+	for _, th := range ths {
+		if th.Held {
+			held++
+		}
+	}
+	first, end := p.threadList.Visible()
+	lines := make([]string, 0, end-first)
+	for i := first; i < end; i++ {
+		th := ths[i]
+		var mark string
+		switch {
+		case th.Stopped:
+			mark = t.Glyph.Render("▶ ")
+		case th.Held:
+			mark = t.Glyph.Render("⏸ ")
+		default:
+			mark = t.Valid.Render("● ")
+		}
+		line := mark + th.ID
+		if th.Path != "" && th.Path != th.ID {
+			line += t.Muted.Render("  at ") + th.Path
+		}
+		if th.Kind != "" {
+			line += t.Muted.Render(" (" + string(th.Kind) + ")")
+		}
+		if i == p.threadList.Cursor() && focused {
+			line = t.Selected.Render(common.Fit(ansi.Strip(line), max(width-2, 0)))
+		}
+		lines = append(lines, line)
+	}
+	title := t.PaneTitle("Threads", focused)
+	info := fmt.Sprintf("%d live, %d held", len(ths), held)
+	return common.Frame(t, width, height, title, info, focused, lines)
+}
+
+// watchesView lists the watch expressions with what each read at the
+// last stop.
+func (p *runPage) watchesView(width, height int) string {
+	t := p.Theme
+	var lines []string
+	for _, w := range p.watches() {
+		text := watchText(w)
+		if w.Error != "" {
+			text = t.Problem.Render(text)
+		}
+		lines = append(lines, t.Muted.Render(strconv.Itoa(w.ID)+" ")+text)
+	}
+	return common.Frame(t, width, height, t.PaneTitle("Watches", false), "", false, lines)
+}
+
+// watch carries out watch and unwatch on the workbench's list and, while
+// a run goes on, on its session; watches changes nothing. The watch pane
+// comes, goes or grows with the list.
+func (p *runPage) watch(in debugger.Instruction) error {
+	r := p.run
+	live := r.active() && r.session != nil
+	switch in.Verb {
+	case debugger.VerbWatch:
+		if live {
+			if _, err := r.session.Watch(in.Path); err != nil {
+				return err
+			}
+		}
+		p.watchPaths = append(p.watchPaths, in.Path)
+	case debugger.VerbUnwatch:
+		ws := p.watches()
+		i := slices.IndexFunc(ws, func(w debugger.WatchValue) bool { return w.ID == in.ID })
+		if i < 0 {
+			return fmt.Errorf("there is no watch %d; watches lists them", in.ID)
+		}
+		if live {
+			if err := r.session.Unwatch(in.ID); err != nil {
+				return err
+			}
+		}
+		// The session's watches and the list are in the same order.
+		p.watchPaths = slices.Delete(p.watchPaths, i, i+1)
+	}
+	if live {
+		r.watches = r.session.Watches()
+	}
+	p.SetSize(p.Width, p.Height)
+	return nil
+}

@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// fanPlan looks three names up at once, so that a breakpoint on its
+// items holds three threads.
+const fanPlan = `identifier: fan
+name: Fan
+description: Looks three names up at once.
+steps:
+  - id: F0
+    tool_name: builtin__reshape
+    input: { shape: { names: ["a", "b", "c"] } }
+  - id: F1
+    tool_name: map
+    input:
+      over: "{{F0.names}}"
+      concurrency: 3
+      do:
+        tool_name: user__lookup
+        input: { name: "{{item}}" }
+`
+
+// newFanBench is a workbench on the test project with the fan plan
+// open, shown.
+func newFanBench(t *testing.T) *bench {
+	t.Helper()
+	p := newTestProject(t)
+	file := filepath.Join(p.planDir, "fan.yaml")
+	writeTestFile(t, file, fanPlan)
+	d := LoadDocument(p.ws, file)
+	if d.Plan == nil || !d.Report.OK() {
+		t.Fatalf("the fan plan does not load: %v", d.Report.Problems)
+	}
+	p.docs = append(p.docs, d)
+	b := newBenchOn(t, p, 120, 40)
+	b.toDoc(len(p.docs) - 1)
+	return b
+}
+
+// heldThreads counts the threads the threads pane lists as held.
+func heldThreads(m model) int {
+	n := 0
+	for _, th := range m.runPage.threads() {
+		if th.Held {
+			n++
+		}
+	}
+	return n
+}
+
+// TestThreadsPane: a debug run held in a map with three items at their
+// stops lists every live thread in the threads pane, the plan's own
+// running in the map; enter on another held item makes it the one the
+// commands act on, and n then moves it, not the first.
+func TestThreadsPane(t *testing.T) {
+	b := newFanBench(t)
+	b.press(command("break F1/do.*")...)
+	b.press(keyDebug)
+	b.settle()
+	// The items start beside the first one held; the pane reads them
+	// again as the clock ticks.
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+	first := b.m.runPage.run.state.Stop.Path
+	wantHeld(t, b, first, engine.StopStep, "breakpoint")
+	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  at F1 (step)", "▶ "+first+" (step)")
+
+	// The pane takes the focus after the tree and the inspector.
+	b.press(keyTab, keyTab)
+	if b.m.page.focused() != paneBottom {
+		t.Fatalf("tab twice focuses pane %d, not the threads", b.m.page.focused())
+	}
+	other := ""
+	for i, th := range b.m.runPage.threads() {
+		if th.Held && !th.Stopped {
+			other = th.ID
+			b.m.runPage.threadList.Select(i)
+			break
+		}
+	}
+	b.press(keyEnter)
+	wantHeld(t, b, other, engine.StopStep, "thread")
+	wantScreen(t, b, "▶ "+other+" (step)")
+
+	// With the breakpoint cleared, n follows the chosen item and no
+	// other: it lands in that item or after the map, never in a sibling.
+	b.press(command("clear 1")...)
+	b.press(keyNext)
+	b.until("the chosen item to go on", func(m model) bool {
+		r := m.runPage.run
+		return r.state.Finished || r.held() && (r.state.Stop.Path != other || r.state.Stop.Kind != engine.StopStep)
+	})
+	if st := b.m.runPage.run.state; st.Stop != nil && st.Stop.Thread != other && st.Stop.Thread != "main" {
+		t.Errorf("n from %s landed at %s, in thread %s", other, st.Stop.Path, st.Stop.Thread)
+	}
+	for !b.m.runPage.run.state.Finished {
+		b.press(keyContinue)
+	}
+	if b.m.runPage.threadsShown() {
+		t.Errorf("the threads pane stays after the run: %v", b.m.runPage.threads())
+	}
+}
+
+// TestWatchPane: watches set with no run going are listed unread, read at
+// every stop of the next debug run and kept after it; unwatch takes one
+// away, and the pane goes with the last.
+func TestWatchPane(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("watch E0.topic")...)
+	wantNotice(t, b, "watch 1: E0.topic (read at every stop)")
+
+	b.debugTo(docFlow, "E1/do.0")
+	wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint")
+	wantScreen(t, b, "Watches", `1 E0.topic = "bugs"`)
+	b.press(command("watch item")...)
+	wantNotice(t, b, `watch 2: item = "a"`)
+	b.press(keyNext)
+	b.until("the item's result stop", func(m model) bool { return m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopResult })
+	wantScreen(t, b, `1 E0.topic = "bugs"`, `2 item = "a"`)
+	b.press(command("clear 1")...)
+	b.press(keyContinue)
+	b.until("the run to end", func(m model) bool { return m.runPage.run.state.Finished })
+	// The last values read stay in view after the run.
+	wantScreen(t, b, `1 E0.topic = "bugs"`, "2 item")
+
+	b.press(command("unwatch 1")...)
+	wantNotice(t, b, "watch 1 removed")
+	b.press(command("unwatch 1")...)
+	if b.m.runPage.watchesShown() {
+		t.Fatalf("the watch pane stays with no watch: %v", b.m.runPage.watches())
+	}
+	if strings.Contains(b.screen(), "Watches") {
+		t.Error("the screen still shows the watch pane")
+	}
+	b.press(command("unwatch 3")...)
+	wantNotice(t, b, "there is no watch 3; watches lists them")
+}
