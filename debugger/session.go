@@ -329,6 +329,14 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
 	gated := s.approvals.holds(st, listedInfo(tool, listed))
+	// The thread's held time runs from the moment it waits, behind
+	// another thread's stop or at its own, to its return.
+	holding := false
+	defer func() {
+		if holding {
+			st.Release()
+		}
+	}()
 	s.mu.Lock()
 	s.live.at(thread, st)
 	// All-stop: while another thread is stopped, this one waits here,
@@ -336,6 +344,8 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	var h *held
 	for (s.current != nil || s.chosen != nil) && !s.aborting {
 		if h == nil {
+			st.Hold()
+			holding = true
 			h = &held{stop: st, thread: thread}
 			s.threads = append(s.threads, h)
 			s.live.hold(thread, true)
@@ -370,6 +380,10 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		if reason == "" {
 			s.mu.Unlock()
 			return engine.Decision{}
+		}
+		if !holding {
+			st.Hold()
+			holding = true
 		}
 		h = &held{stop: st, thread: thread, reason: reason, bp: bp}
 		s.threads = append(s.threads, h)

@@ -434,9 +434,7 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	}
 	held := st
 	held.RunID = r.id
-	st.held.hold(time.Now())
 	d := r.hook(ctx, &held)
-	st.held.release(time.Now())
 	if d.Origin == ByHand && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
 		// A person's decision is a fact of the run: its record says what
 		// was decided where, and with what, so that a replay reproduces it.

@@ -8,8 +8,8 @@ import (
 // holdClock measures how long the threads of one unit of work (a step, an
 // item, a round, a tool call, a plan) were held at stops: the time at
 // least one of them was, each stretch counted once however many threads
-// were held in it. A thread is held while the hook decides at one of its
-// stops; a thread of the unit that runs on meanwhile (a concurrent item's
+// were held in it. A thread is held while the hook holds it at one of its
+// stops for a person (Stop.Hold); a thread of the unit that runs on meanwhile (a concurrent item's
 // model call) is not held, so only the waits of the unit's own threads
 // count. The clocks exist only while a hook is installed: without one
 // nothing is ever held.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -214,9 +215,19 @@ type Stop struct {
 	Ask *Question
 
 	// held is the hold clock of the unit the stop is in, which measures
-	// how long the hook holds it.
+	// how long the hook holds it for a person.
 	held *holdClock
 }
+
+// Hold says the hook holds the stop's thread for a person from now on
+// (at a breakpoint, behind another thread's stop, at a prompt), until
+// Release: that stretch is held time, no unit's own. A hook that decides
+// at once, whatever it looks up first, holds nothing, so that a unit's
+// time is not charged with the hook's own work.
+func (s *Stop) Hold() { s.held.hold(time.Now()) }
+
+// Release says the thread Hold held goes on.
+func (s *Stop) Release() { s.held.release(time.Now()) }
 
 // Scope is the template scope at a stop: plan input, earlier results and a
 // body's pseudo-roots.

@@ -44,6 +44,9 @@ const noTerminalForApprovals = "--approve asks on the terminal, and stdin and st
 // the tool's input schema, and asked again until they fit or are left
 // blank. stdin closing aborts the run: nobody is there to approve.
 func (t *terminal) approve(ctx context.Context, approvals *debugger.Approvals, st *engine.Stop) engine.Decision {
+	// Waiting for the person, or for another prompt first, is held time.
+	st.Hold()
+	defer st.Release()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.progress.Flush()
@@ -97,6 +100,8 @@ func (t *terminal) editArguments(ctx context.Context, approvals *debugger.Approv
 
 // ask answers an ask step by walking its answer schema field by field.
 func (t *terminal) ask(st *engine.Stop) engine.Decision {
+	st.Hold()
+	defer st.Release()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.progress.Flush()
