@@ -230,7 +230,9 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		r.held = &holdClock{}
 	}
 	f := &frame{run: r, plan: p, calls: []string{p.Identifier.Value}, held: r.held}
-	res := f.execute(ctx, inputs)
+	// Every tool call of the run says which run it belongs to: an MCP
+	// server shared by several runs can tell their calls apart.
+	res := f.execute(tools.WithRunID(ctx, r.id), inputs)
 	if res.Status == StatusFailed && res.Exit == nil && ctx.Err() != nil {
 		// Stopped from outside (ctrl-c, a deadline): nothing failed, and
 		// the message says so rather than blaming the step it was in.

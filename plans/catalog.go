@@ -8,6 +8,11 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
+// RunIDMeta is the key under which an MCP tool call's _meta carries the id
+// of the run making it, so that a server can tell one run's calls from
+// another's over a connection that every run of a workbench shares.
+const RunIDMeta = "dev.stepwise/run_id"
+
 // ToolInfo describes one tool of the catalog as validation and listings see
 // it. Schemas are plain JSON data; nil when the tool declares none.
 type ToolInfo struct {

@@ -413,6 +413,15 @@ func WithStepTimeout(ctx context.Context, secs int) context.Context {
 	return context.WithValue(ctx, callTimeoutKey{}, secs)
 }
 
+// runIDKey carries, in a call's context, the id of the run making it.
+type runIDKey struct{}
+
+// WithRunID is ctx for the calls of run id: each MCP call under it says
+// which run it belongs to in its _meta (plans.RunIDMeta).
+func WithRunID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, runIDKey{}, id)
+}
+
 // stepTimeout is the timeout_secs of the step making a call under ctx.
 func stepTimeout(ctx context.Context) (time.Duration, bool) {
 	secs, ok := ctx.Value(callTimeoutKey{}).(int)
@@ -449,7 +458,11 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 		timeout, bound = d, "the step's timeout_secs"
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: input})
+	params := &mcp.CallToolParams{Name: tool, Arguments: input}
+	if id, _ := ctx.Value(runIDKey{}).(string); id != "" {
+		params.Meta = mcp.Meta{plans.RunIDMeta: id}
+	}
+	res, err := c.session.CallTool(callCtx, params)
 	cancel()
 	<-c.calls
 	if err != nil {

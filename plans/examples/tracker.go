@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // Issue is one issue of the demo tracker as its tools return it.
@@ -97,6 +99,52 @@ func newTracker() *tracker {
 	}
 }
 
+// runsKept is how many runs' trackers a server keeps: a workbench session
+// that runs the demo all day must not grow without bound, and a run older
+// than the last runsKept is long finished.
+const runsKept = 64
+
+// desk is a server's trackers: one per run, so that each run starts from
+// the seed even though every run of a workbench shares one server, and one
+// for the calls that name no run (a client other than stepwise).
+type desk struct {
+	mu     sync.Mutex
+	byRun  map[string]*tracker
+	order  []string // run ids, oldest first
+	shared *tracker
+}
+
+// tracker is the tracker of the run that made the call, by the run id the
+// call's _meta carries (plans.RunIDMeta), made fresh on the run's first
+// call.
+func (d *desk) tracker(req *mcp.CallToolRequest) *tracker {
+	id, _ := req.Params.GetMeta()[plans.RunIDMeta].(string)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id == "" {
+		return d.shared
+	}
+	if t, ok := d.byRun[id]; ok {
+		return t
+	}
+	if len(d.order) == runsKept {
+		delete(d.byRun, d.order[0])
+		d.order = d.order[1:]
+	}
+	t := newTracker()
+	d.byRun[id] = t
+	d.order = append(d.order, id)
+	return t
+}
+
+// perRun is a tool handler that calls method on the tracker of the
+// calling run.
+func perRun[In, Out any](d *desk, method func(*tracker, context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		return method(d.tracker(req), ctx, req, in)
+	}
+}
+
 // ServeTracker serves the demo issue tracker as an MCP server over stdin and
 // stdout until the client disconnects or ctx ends. The stepwise executable
 // runs it as its hidden __demo-mcp subcommand: the [mcp.tracker] server of
@@ -105,11 +153,12 @@ func ServeTracker(ctx context.Context) error {
 	return TrackerServer().Run(ctx, &mcp.StdioTransport{})
 }
 
-// TrackerServer builds the demo tracker's MCP server over a freshly seeded
-// tracker, for serving over any transport: ServeTracker serves it over
-// stdio, tests over streamable HTTP too.
+// TrackerServer builds the demo tracker's MCP server, for serving over any
+// transport: ServeTracker serves it over stdio, tests over streamable HTTP
+// too. Each run that calls it (named in the call's _meta) gets a freshly
+// seeded tracker of its own; calls that name no run share one.
 func TrackerServer() *mcp.Server {
-	t := newTracker()
+	d := &desk{byRun: map[string]*tracker{}, shared: newTracker()}
 	s := mcp.NewServer(&mcp.Implementation{Name: "stepwise-demo-tracker", Title: "Checkout team issue tracker (demo)", Version: "1.0.0"},
 		&mcp.ServerOptions{Instructions: "The checkout team's issue tracker. Issue ids look like CHK-104. " +
 			"Use search to find issues by words in their titles and get_issue to read one with its comments."})
@@ -120,26 +169,26 @@ func TrackerServer() *mcp.Server {
 		Title:       "List issues",
 		Description: "List issues, most urgent first (priority 1 first, then the most recently updated). Filter by state and label.",
 		Annotations: readOnly,
-	}, t.listIssues)
+	}, perRun(d, (*tracker).listIssues))
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "get_issue",
 		Title:       "Get issue",
 		Description: "Read one issue with all its comments, oldest comment first.",
 		Annotations: readOnly,
-	}, t.getIssue)
+	}, perRun(d, (*tracker).getIssue))
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "search",
 		Title:       "Search issues",
 		Description: "Find issues whose titles contain any of the query's words (case-insensitive); titles that contain more of the words rank first.",
 		Annotations: readOnly,
-	}, t.search)
+	}, perRun(d, (*tracker).search))
 	notDestructive := false
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "add_comment",
 		Title:       "Add comment",
 		Description: "Add a comment to an issue and return it. Comments are never edited or deleted.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notDestructive, OpenWorldHint: &closedWorld},
-	}, t.addComment)
+	}, perRun(d, (*tracker).addComment))
 	return s
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // serveEnv makes the test binary a tracker server: TestMain sees it and runs
@@ -270,5 +272,43 @@ func TestTrackerSubprocess(t *testing.T) {
 	}
 	if text, isErr := call(t, cs, "get_issue", map[string]any{"id": "CHK-0"}, nil); !isErr {
 		t.Errorf("unknown id: want an error result, got %q", text)
+	}
+}
+
+// TestTrackerRunsApart: each run named in a call's _meta has a tracker of
+// its own, seeded afresh; calls that name no run share another.
+func TestTrackerRunsApart(t *testing.T) {
+	cs := connectInMemory(t)
+	comments := func(run string) int {
+		t.Helper()
+		params := &mcp.CallToolParams{Name: "get_issue", Arguments: map[string]any{"id": "CHK-103"}}
+		if run != "" {
+			params.Meta = mcp.Meta{plans.RunIDMeta: run}
+		}
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || res.IsError {
+			t.Fatalf("get_issue in run %q: %v %+v", run, err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var d IssueDetail
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		return len(d.Comments)
+	}
+	seed := comments("")
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add_comment", Arguments: map[string]any{"id": "CHK-103", "body": "Run A was here."},
+		Meta: mcp.Meta{plans.RunIDMeta: "run-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := comments("run-a"); got != seed+1 {
+		t.Errorf("run A sees %d comments after posting one, want %d", got, seed+1)
+	}
+	if got := comments("run-b"); got != seed {
+		t.Errorf("run B sees %d comments, want the seed's %d", got, seed)
+	}
+	if got := comments(""); got != seed {
+		t.Errorf("a call naming no run sees %d comments, want the seed's %d", got, seed)
 	}
 }
