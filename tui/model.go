@@ -67,6 +67,9 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		panels:   panels,
 	}
 	m.page = m.planPage
+	if opts.Notice != "" {
+		m.notify(noticeInfo, opts.Notice)
+	}
 	m.syncBreakpointMarks()
 	m.sync()
 	return m

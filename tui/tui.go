@@ -48,6 +48,9 @@ type Options struct {
 	// they go, for the help overlay. Nil discards them.
 	Log     *slog.Logger
 	LogPath string
+	// Notice is said on the status line as the workbench opens: where
+	// the demo project is kept, say.
+	Notice string
 }
 
 // New returns the workbench as a Bubble Tea model. Colour follows NO_COLOR;

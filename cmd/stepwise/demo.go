@@ -12,8 +12,8 @@ import (
 )
 
 // newDemoCommand writes the embedded demo project to a directory of the
-// user's, where it stays: `stepwise` alone opens a scratch copy that is gone
-// when the workbench closes.
+// user's, to keep and edit: `stepwise` alone opens the copy it keeps under
+// the data directory.
 func newDemoCommand(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo DIR",

@@ -43,8 +43,7 @@ func main() {
 // runProcess runs the process's command line with its standard streams
 // and returns the exit status. A closed terminal (SIGHUP) or a kill
 // (SIGTERM) unwinds like ctrl-c does: a run stops where it is and is
-// recorded, MCP servers are shut down, the demo's scratch directory is
-// removed. Exec tools run under this binary as their supervisor (see
+// recorded, MCP servers are shut down. Exec tools run under this binary as their supervisor (see
 // newSuperviseCommand), which in-process tests of run leave off.
 func runProcess() int {
 	supervise.Enable()

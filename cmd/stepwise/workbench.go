@@ -10,13 +10,14 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 	"github.com/stepwise-dev/stepwise/tui"
 )
 
 // runWorkbench opens the TUI on a plan file, on the plans of a project
-// directory, or (with no argument) on a scratch copy of the embedded demo
-// project.
+// directory, or (with no argument) on the embedded demo project, kept
+// under the data directory.
 func runWorkbench(ctx context.Context, s *streams, args []string) error {
 	if !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
 		return &exitCode{code: exitUsage, msg: "the workbench needs an interactive terminal on stdin and stdout; for scripts use stepwise run, stepwise debug or stepwise validate"}
@@ -29,6 +30,26 @@ func runWorkbench(ctx context.Context, s *streams, args []string) error {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
 	return tui.Run(ctx, w.opts)
+}
+
+// keptDemo writes the demo project where the workbench keeps it, the
+// demo directory under the user's data directory, or points the one
+// there at this executable: its runs then stay usable from one session
+// to the next.
+func keptDemo() (string, error) {
+	cfg, _, err := config.Load(config.Options{UserOnly: true})
+	if err != nil {
+		return "", fmt.Errorf("the demo project has no place to be kept: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	demo := filepath.Join(cfg.Settings.DataDir, "demo")
+	if err := examples.KeepProject(demo, exe); err != nil {
+		return "", err
+	}
+	return demo, nil
 }
 
 // isTerminal reports whether a stream is a terminal; a stream that is not a
@@ -57,19 +78,12 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 	dir, file := "", ""
 	switch {
 	case len(args) == 0:
-		demo, err := os.MkdirTemp("", "stepwise-demo-")
+		demo, err := keptDemo()
 		if err != nil {
-			return w, err
-		}
-		w.closers = append(w.closers, func() error { return os.RemoveAll(demo) })
-		exe, err := os.Executable()
-		if err != nil {
-			return w, err
-		}
-		if err := examples.WriteProject(demo, exe); err != nil {
 			return w, err
 		}
 		dir = demo
+		w.opts.Notice = "the demo project is kept in " + demo + ", its runs with it"
 	default:
 		info, err := os.Stat(args[0])
 		if err != nil {
@@ -86,7 +100,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		return w, err
 	}
 	// The workspace closes (its recorder flushing into the store) before
-	// the demo project it may record into is removed.
+	// the log it may write to.
 	w.closers = append([]func() error{ws.Close}, w.closers...)
 	proj := ws.Project()
 	w.opts.Title = dir

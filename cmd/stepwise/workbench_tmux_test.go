@@ -161,6 +161,64 @@ func TestWorkbenchDebugSession(t *testing.T) {
 	t.Errorf("q did not quit the workbench:\n%s", s.screen())
 }
 
+// TestWorkbenchKeepsTheDemo opens the workbench with no argument twice:
+// the first session says where the demo is kept and runs a plan; after
+// it quits, the second has that run among the plan's earlier runs, and
+// replays it from the record, its plan file still there; stepwise replay
+// finds it too.
+func TestWorkbenchKeepsTheDemo(t *testing.T) {
+	isolate(t, t.TempDir())
+	kept := filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise", "demo")
+	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	session := func() *tmuxSession {
+		s := startTmux(t, 160, 48, append(env, os.Args[0])...)
+		s.waitFor("issue_timeline")
+		s.keys("]")
+		s.waitFor("Issue timeline")
+		return s
+	}
+	quit := func(s *tmuxSession) {
+		s.keys("q")
+		for deadline := time.Now().Add(10 * time.Second); exec.Command(s.tmux, "-S", s.socket, "has-session").Run() == nil; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("q did not quit the workbench:\n%s", s.screen())
+			}
+		}
+	}
+
+	s := session()
+	s.waitFor("the demo project is kept in " + kept)
+	s.keys("r")
+	s.waitFor("inputs of issue_timeline")
+	s.typed("CHK-107")
+	s.keys("C-s")
+	s.waitFor("the run ended ok")
+	quit(s)
+
+	s = session()
+	s.keys("R")
+	screen := s.waitFor("Runs 1 run")
+	id := ""
+	for _, line := range strings.Split(screen, "\n") {
+		if i := strings.Index(line, "▸"); i >= 0 && strings.Contains(line, "ok") {
+			id = strings.Fields(line[i+len("▸"):])[0]
+		}
+	}
+	if id == "" {
+		t.Fatalf("the runs panel lists no run of the first session:\n%s", screen)
+	}
+	s.keys("Enter")
+	s.keys("y")
+	s.waitFor("the replay of " + id + " matches the record")
+	quit(s)
+
+	out, errOut, code := runCLI(t, "replay", id)
+	if code != 0 {
+		t.Errorf("stepwise replay %s: exit %d\n%s%s", id, code, out, errOut)
+	}
+}
+
 // TestWorkbenchRefusesPipes opens the workbench with stdout a pipe, as a
 // script would: it says what to use instead and exits with the usage code,
 // drawing nothing.

@@ -28,6 +28,10 @@ type Options struct {
 	// Overrides are the settings given as flags; they win over every file
 	// and the environment.
 	Overrides Overrides
+	// UserOnly leaves every project out, whatever directory Dir is in:
+	// the global file, the environment and the overrides only, the
+	// settings that are the user's (where the workbench keeps its demo).
+	UserOnly bool
 }
 
 // Overrides are settings given on the command line. A zero field leaves the
@@ -121,7 +125,7 @@ func Load(opts Options) (*Config, []Diagnostic, error) {
 		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	b := newBuilder(env, dir)
-	if p, ok := FindProject(dir); ok {
+	if p, ok := FindProject(dir); ok && !opts.UserOnly {
 		b.project = &p
 	}
 

@@ -558,3 +558,18 @@ func TestLogLevelWarning(t *testing.T) {
 		t.Errorf("warnings %q, level %v; want %q at debug", got, cfg.LogLevel, want)
 	}
 }
+
+// TestUserOnly: a load that leaves projects out reads the global layer
+// only, though it starts inside a project whose config sets the same keys.
+func TestUserOnly(t *testing.T) {
+	s := newSandbox(t)
+	s.writeGlobal(t, "[settings]\ndata_dir = \"data\"\n")
+	s.writeProject(t, "[settings]\ndata_dir = \"state\"\n")
+	cfg, _ := s.mustLoad(t, Options{UserOnly: true})
+	if want := filepath.Join(s.configHome, "stepwise", "data"); cfg.Settings.DataDir != want {
+		t.Errorf("data_dir = %s, want the global %s", cfg.Settings.DataDir, want)
+	}
+	if cfg.Project != nil {
+		t.Errorf("project = %+v, want none", cfg.Project)
+	}
+}

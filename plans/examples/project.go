@@ -153,3 +153,55 @@ func tomlString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// KeepProject makes dir the demo project that the workbench opens with no
+// argument and keeps from session to session, so that its earlier runs
+// can be opened, replayed and forked: it writes the project when dir has
+// none, and otherwise leaves it as the user left it, but for the command
+// of its [mcp.tracker] server, which it points at exe. The stepwise that
+// wrote the project may be gone (`go run` deletes its binary on exit). A
+// config whose tracker section names no command (the user pointed it at a
+// real tracker some other way) is left alone.
+func KeepProject(dir, exe string) error {
+	config := filepath.Join(dir, ProjectDir, "config.toml")
+	data, err := os.ReadFile(config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return WriteProject(dir, exe)
+	}
+	if err != nil {
+		return fmt.Errorf("demo project: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return fmt.Errorf("demo project: %w", err)
+	}
+	updated, ok := pointTracker(string(data), exe)
+	if !ok || updated == string(data) {
+		return nil
+	}
+	if err := os.WriteFile(config, []byte(updated), 0o644); err != nil {
+		return fmt.Errorf("demo project: %w", err)
+	}
+	return nil
+}
+
+// pointTracker rewrites the command line of config's [mcp.tracker] table
+// to run exe; ok is false when the table has no command line.
+func pointTracker(config, exe string) (string, bool) {
+	lines := strings.SplitAfter(config, "\n")
+	table := ""
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "[") {
+			table = strings.TrimSpace(strings.Trim(trimmed, "[]"))
+			continue
+		}
+		key, _, found := strings.Cut(trimmed, "=")
+		if table != "mcp.tracker" || !found || strings.TrimSpace(key) != "command" {
+			continue
+		}
+		end := line[len(strings.TrimRight(line, "\r\n")):]
+		lines[i] = "command = " + tomlString(exe) + end
+		return strings.Join(lines, ""), true
+	}
+	return config, false
+}

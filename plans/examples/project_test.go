@@ -423,3 +423,38 @@ func forTemplates(v *plans.Value, fn func(*plans.Value)) {
 		}
 	}
 }
+
+// TestKeepProject: the kept demo is written once, keeps the user's edits,
+// and has its tracker pointed at the executable of each launch.
+func TestKeepProject(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	if err := KeepProject(dir, "/first/stepwise"); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, ProjectDir, "config.toml")
+	plan := filepath.Join(dir, ProjectDir, "plans", "issue_timeline.yaml")
+	if err := os.WriteFile(plan, []byte("# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepProject(dir, `/second/my "stepwise"`); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(config)
+	if !strings.Contains(string(data), "[mcp.tracker]\ncommand = \"/second/my \\\"stepwise\\\"\"\nargs = [\"__demo-mcp\"]") || strings.Contains(string(data), "/first/") {
+		t.Errorf("config.toml after the second launch:\n%s", data)
+	}
+	if edited, _ := os.ReadFile(plan); string(edited) != "# edited\n" {
+		t.Errorf("the user's edit was overwritten: %q", edited)
+	}
+	// A tracker pointed elsewhere, with no command, is left alone.
+	custom := "[mcp.tracker]\nurl = \"http://127.0.0.1:9/mcp\"\n"
+	if err := os.WriteFile(config, []byte(custom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepProject(dir, "/third/stepwise"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(config); string(data) != custom {
+		t.Errorf("a tracker with no command was rewritten:\n%s", data)
+	}
+}
