@@ -186,11 +186,12 @@ func (m *model) gotoPath(p string) {
 		m.page.setFocus(paneTree)
 		return
 	}
-	m.showRun(false)
+	// A path the plan has not either leaves the page as it was.
 	if !m.planPage.tree().SelectPath(p) {
-		m.notify(noticeError, "no step at "+p)
+		m.notify(noticeError, "no step at "+p+" (tab completes the paths there are)")
 		return
 	}
+	m.showRun(false)
 	m.page.setFocus(paneTree)
 }
 

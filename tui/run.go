@@ -128,6 +128,8 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		return nil
 	}
 	p.log.Info("run started", "plan", d.Name(), "debug", debug, "inputs", inputs)
+	// What was said of the last run is old now.
+	p.post(notice{})
 	return p.begin(r, session, table, inputs)
 }
 

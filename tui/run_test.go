@@ -1203,6 +1203,23 @@ func TestCommandLine(t *testing.T) {
 		{"goto a path that is nowhere says so", nil, command("goto E9"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no step at E9")
 		}},
+		{"a new run clears what was said of the last", func(b *bench) { b.runToEnd(docSimple) }, seq(keyNextPlan, keyNextPlan, keyNextPlan), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "the run ended ok")
+			b.send(keyRun)
+			b.until("the slow plan to run", func(m model) bool {
+				n, ok := m.runPage.run.tree.Node("W0")
+				return ok && n.Status == live.Running
+			})
+			if strings.Contains(b.m.notice.text, "the run ended") {
+				t.Errorf("the new run's status line still says %q", b.m.notice.text)
+			}
+		}},
+		{"goto a path that is nowhere leaves the run on show", func(b *bench) { b.runToEnd(docFlow) }, command("goto E9"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "no step at E9")
+			if !b.m.runShown() {
+				t.Error("a failed goto switched from the run to the plan")
+			}
+		}},
 		{"print, stack and where read the held stop", func(b *bench) { b.debugTo(docFlow, "E1/do.0") }, command("print E0.topic"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, `E0.topic = "bugs"`)
 			b.press(command("stack")...)
