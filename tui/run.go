@@ -412,8 +412,16 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 			kind = noticeInfo
 		}
 		p.notify(kind, msg)
-	case st.Status == engine.StatusOK || st.Status == engine.StatusExited:
-		p.notify(noticeInfo, "the run ended "+st.Status.String())
+	case st.Result != nil && st.Result.Exit != nil:
+		// The exit's message is what the plan has to say.
+		ex := st.Result.Exit
+		kind := noticeInfo
+		if ex.Status != "success" {
+			kind = noticeError
+		}
+		p.notify(kind, fmt.Sprintf("the run exited at %s (%s): %s", ex.Step, ex.Status, ex.Message))
+	case st.Status == engine.StatusOK:
+		p.notify(noticeInfo, "the run ended ok")
 	default:
 		msg := "the run " + st.Status.String()
 		switch {

@@ -1399,3 +1399,35 @@ func TestKeyAfterCommandLine(t *testing.T) {
 	}
 	wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
 }
+
+// exitPlan ends at its gate before its last step.
+const exitPlan = `identifier: gated
+name: Gated
+description: Stops at its gate when there is nothing to do.
+steps:
+  - id: G0
+    tool_name: builtin__reshape
+    input: { shape: { count: 0 } }
+  - id: G1
+    tool_name: exit
+    input:
+      when: { value: "{{G0.count}}", op: eq, to: 0 }
+      status: success
+      message: "Nothing to do: the queue is empty."
+  - id: G2
+    tool_name: builtin__reshape
+    input: { shape: { done: true } }
+`
+
+// TestExitShown: a run an exit gate ends says the gate's message on the
+// status line, and the steps the exit cut off show as skipped, not
+// pending.
+func TestExitShown(t *testing.T) {
+	b := newBenchWithPlan(t, "gated", exitPlan)
+	b.press(keyRun)
+	wantNotice(t, b, "the run exited at G1 (success): Nothing to do: the queue is empty.")
+	n, ok := b.m.runPage.run.tree.Node("G2")
+	if !ok || n.Status != live.Skipped {
+		t.Errorf("G2, which the exit cut off, is %q, want skipped", n.Status)
+	}
+}

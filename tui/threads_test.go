@@ -28,16 +28,16 @@ steps:
         input: { name: "{{item}}" }
 `
 
-// newFanBench is a workbench on the test project with the fan plan
-// open, shown.
-func newFanBench(t *testing.T) *bench {
+// newBenchWithPlan is a workbench on the test project with one more plan,
+// name.yaml of text, open and shown.
+func newBenchWithPlan(t *testing.T, name, text string) *bench {
 	t.Helper()
 	p := newTestProject(t)
-	file := filepath.Join(p.planDir, "fan.yaml")
-	writeTestFile(t, file, fanPlan)
+	file := filepath.Join(p.planDir, name+".yaml")
+	writeTestFile(t, file, text)
 	d := LoadDocument(p.ws, file)
 	if d.Plan == nil || !d.Report.OK() {
-		t.Fatalf("the fan plan does not load: %v", d.Report.Problems)
+		t.Fatalf("the %s plan does not load: %v", name, d.Report.Problems)
 	}
 	p.docs = append(p.docs, d)
 	b := newBenchOn(t, p, 120, 40)
@@ -61,7 +61,7 @@ func heldThreads(m model) int {
 // running in the map; enter on another held item makes it the one the
 // commands act on, and n then moves it, not the first.
 func TestThreadsPane(t *testing.T) {
-	b := newFanBench(t)
+	b := newBenchWithPlan(t, "fan", fanPlan)
 	b.press(command("break F1/do.*")...)
 	b.press(keyDebug)
 	b.settle()

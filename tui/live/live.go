@@ -287,6 +287,12 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.RunEnded:
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
 		t.totals.Status = runNodeStatus(p.Status)
+		if p.Exit != nil {
+			// The steps the exit cut off will never run.
+			for _, c := range t.root.children {
+				t.skipCutOff(c, e.Time)
+			}
+		}
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
 		}
@@ -706,6 +712,34 @@ func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
 	for _, c := range n.children {
 		t.closeOpen(c, at, st)
 	}
+}
+
+// skipCutOff marks skipped what an exit cut off in n's subtree: n when it
+// had not started, and the steps that had not started inside it when it
+// was still going. What finished on its own keeps its rows as they are,
+// a branch it did not take pending among them.
+func (t *Tree) skipCutOff(n *node, at time.Time) {
+	switch n.effectiveStatus() {
+	case Running:
+		for _, c := range n.children {
+			t.skipCutOff(c, at)
+		}
+	case Pending:
+		t.skipSubtree(n, at)
+	}
+}
+
+// skipSubtree marks n and everything under it skipped.
+func (t *Tree) skipSubtree(n *node, at time.Time) {
+	for _, c := range n.children {
+		t.skipSubtree(c, at)
+	}
+	if n.path == outputPath {
+		return
+	}
+	n.derived, n.expected, n.start = false, false, at
+	n.version++
+	t.setStatus(n, Skipped, at)
 }
 
 // closeOpen ends n and its subtree where they still run. A round or model

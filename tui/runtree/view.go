@@ -250,7 +250,9 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	b.WriteString(l.String())
 	if cols.duration {
 		dur := ""
-		if r.Status != live.Pending {
+		if r.Status != live.Pending && (r.Status != live.Skipped || r.Duration > 0) {
+			// A step skipped without a moment's work (an exit cut it
+			// off) has no time to show.
 			dur = format.Duration(r.Duration)
 		}
 		if r.Held >= time.Millisecond {
