@@ -234,12 +234,11 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 				break
 			}
 			if d.going && (len(d.waiting) > 0 || !actsWhileRunning(line)) {
+				// abort and quit wait their turn too: a script that ends
+				// in one means it after the lines before it, at the stop
+				// they were written for. A person stops a going run with
+				// pause, or ctrl-c.
 				d.waiting = append(d.waiting, line)
-				if in, _ := debugger.ParseCommand(line); in.Verb == debugger.VerbAbort || in.Verb == debugger.VerbQuit {
-					// Leaving wants the run held soon, not at whatever
-					// stop it comes to next.
-					d.session.Pause()
-				}
 				continue
 			}
 			d.command(line)

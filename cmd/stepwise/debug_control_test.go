@@ -133,6 +133,24 @@ func TestDebugPauseWhileRunning(t *testing.T) {
 	}
 }
 
+// TestDebugScriptEndsWithAbort: a script whose last line aborts reads
+// turn by turn: the lines before it are carried out at the breakpoint
+// they were written for, and the abort after them, not at whatever stop
+// the run came to first.
+func TestDebugScriptEndsWithAbort(t *testing.T) {
+	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
+	c := startDebug(t, "napping", "--break", "after")
+	// The three lines come at once, as from a pipe, while the run goes.
+	for _, line := range []string{"continue", "print slow", "abort"} {
+		c.send(line)
+	}
+	out, _, _ := c.end()
+	got := strings.Join(stopsOf(t, out), ", ")
+	if got != "breakpoint, stop step slow (entry), stop step after (breakpoint 1 (after)), value map[slept:2], end aborted" {
+		t.Errorf("stops %s", got)
+	}
+}
+
 const pairPlan = `
 identifier: pair
 name: Pair
