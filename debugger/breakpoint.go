@@ -147,6 +147,9 @@ func (s stopScope) Lookup(root string) (any, bool) {
 	if root == "stop" {
 		return stopRoot(s.Kind, s.Path, s.Tool, s.hits), true
 	}
+	if own := ownResult(s.Stop); own != "" && root == own {
+		return s.Output, true
+	}
 	if s.Scope == nil {
 		return nil, false
 	}
@@ -155,6 +158,9 @@ func (s stopScope) Lookup(root string) (any, bool) {
 
 func (s stopScope) Roots() []string {
 	roots := []string{"stop"}
+	if own := ownResult(s.Stop); own != "" {
+		roots = append(roots, own)
+	}
 	if s.Scope != nil {
 		roots = append(roots, s.Scope.Roots()...)
 	}

@@ -92,6 +92,10 @@ type Snapshot struct {
 	// Approval is set when the approval policy holds the call here: going
 	// on approves it, and deny and edit are the other answers.
 	Approval bool `json:"approval,omitempty"`
+
+	// own is the name the stopped step's result goes by in scope, at its
+	// result stop, where print and watches read it (ownResult).
+	own string
 }
 
 // Thread is one concurrent unit of work of the run: the plan's own steps
@@ -109,7 +113,7 @@ type Thread struct {
 func (s *Session) stateLocked() State {
 	cur := s.current
 	st := cur.stop
-	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: cur.thread, Stack: st.Stack,
+	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: cur.thread, Stack: st.Stack, own: ownResult(st),
 		Input: st.Input, Output: st.Output, Ask: st.Ask, Readers: s.readers(st.Path)}
 	if cur.bp != nil {
 		b := *cur.bp
@@ -193,10 +197,25 @@ func (s *Snapshot) evalScope() template.MapScope {
 	if s.Breakpoint != nil {
 		hits = s.Breakpoint.Hits
 	}
-	scope := make(template.MapScope, len(s.Scope)+1)
+	scope := make(template.MapScope, len(s.Scope)+2)
 	scope["stop"] = stopRoot(s.Kind, s.Path, s.Tool, hits)
 	for k, v := range s.Scope {
 		scope[k] = v
 	}
+	if s.own != "" {
+		scope[s.own] = s.Output
+	}
 	return scope
+}
+
+// ownResult is the name a step's result goes by in scope at its result
+// stop, where the scope does not hold it yet: the step's id, so that
+// print, watches and a condition read {{unowned.count}} at unowned's
+// result as a later step would. "" at every other stop, and for a
+// step with no id (the one call of a single-call body).
+func ownResult(st *engine.Stop) string {
+	if st.Kind != engine.StopResult || st.Step == nil || (st.Unit != path.KindStep && st.Unit != path.KindItem) {
+		return ""
+	}
+	return st.Step.ID.Value
 }

@@ -151,6 +151,21 @@ func TestDebugScriptEndsWithAbort(t *testing.T) {
 	}
 }
 
+// TestDebugResultReadsItsOwnValue: at a step's result stop, the step's
+// result is in scope under its id, for a breakpoint condition, print and
+// a watch alike, as a later step would read it.
+func TestDebugResultReadsItsOwnValue(t *testing.T) {
+	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
+	out, _, code := debugTurns(t, []string{"break slow result if {{slow.slept}} eq 2", "watch slow", "continue", "print slow.slept", "continue"}, "napping")
+	got := strings.Join(stopsOf(t, out), ", ")
+	if got != "stop step slow (entry), breakpoint, stop result slow (breakpoint 1 (slow)), value 2, end ok" || code != 0 {
+		t.Errorf("exit %d, stops %s", code, got)
+	}
+	if !strings.Contains(out, `"watches":[{"id":1,"path":"slow","value":{"slept":2}}]`) {
+		t.Errorf("the watch did not read slow at its result:\n%s", out)
+	}
+}
+
 const pairPlan = `
 identifier: pair
 name: Pair
