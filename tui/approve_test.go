@@ -64,3 +64,28 @@ func TestGatedRun(t *testing.T) {
 	b.runToEnd(docFlow)
 	wantEnded(t, b, "ok")
 }
+
+// TestApprovalPromptComesBack: esc leaves a gated call held with the
+// prompt closed; moving on does not approve it without a word but opens
+// the prompt again, and abort asks for a second press.
+func TestApprovalPromptComesBack(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("gate **/user__lookup")...)
+	b.runToEnd(docFlow)
+	wantOverlay(t, b, overlayApproval)
+	b.press(keyEsc)
+	wantOverlay(t, b, overlayNone)
+	b.press(keyNext)
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.0 with:")
+	b.press(keyEsc, keyAbort)
+	wantNotice(t, b, "a again aborts the run")
+	if st := b.m.runPage.run.state; st.Finished || st.Stop.Path != "E1/do.0" {
+		t.Fatalf("one a ended the run or moved it: %+v", st)
+	}
+	b.press(keyContinue)
+	wantOverlay(t, b, overlayApproval)
+	b.press(keyApprove)
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.1 with:")
+}

@@ -145,6 +145,9 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		cmd = m.execute(msg.Instruction)
 	case common.CloseOverlay:
 		m.overlays.remove(msg.Overlay)
+		if msg.Then != nil {
+			cmd = m.route(msg.Then)
+		}
 	case valueedit.Submitted:
 		cmd = m.runPage.onValue(msg.Value)
 	case approval.Chosen:
@@ -210,6 +213,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if !key.Matches(k, keys.Quit) {
 		m.quitArmed = false
+	}
+	if !key.Matches(k, keys.Abort) {
+		m.runPage.abortArmed = false
 	}
 	var cmd tea.Cmd
 	if handled, c := m.overlayKey(k); handled {
@@ -302,11 +308,13 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, cmd
 }
 
-// runKey reports whether a key moves a run on: those act with a panel
-// open.
+// runKey reports whether a key moves a held run on: those act with a
+// panel open. Abort and the value editor are not among them: a panel's
+// own keys are letters too, and losing a run to one typed for the panel
+// would cost too much.
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
-	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue, keys.Skip, keys.Abort)
+	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue)
 }
 
 // quit leaves the workbench; with a run going on, the first press says

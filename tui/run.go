@@ -199,6 +199,13 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 		}
 		return nil
 	}
+	if r.state.Stop.Approval && d.Action == engine.Proceed {
+		// Going on would approve the call without a word: the prompt
+		// asks again, and the answer is a person's.
+		p.approval.Open(r.state.Stop)
+		p.post(pushOverlay{p.approval, false})
+		return nil
+	}
 	r.busy = true
 	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(cmd.Move), "until", cmd.Until)
 	if d.Action == engine.Inject || d.Action == engine.Replace {
@@ -294,9 +301,16 @@ func (p *runPage) onValue(v any) tea.Cmd {
 }
 
 // abortRun aborts the run: through the stop when it is held, else by
-// cancelling its context, which the engine hears at once.
+// cancelling its context, which the engine hears at once. The first press
+// only says what the second does: an aborted run cannot be taken back.
 func (p *runPage) abortRun() tea.Cmd {
 	r := p.run
+	if r.active() && !p.abortArmed {
+		p.abortArmed = true
+		p.notify(noticeError, p.Keys.Abort.Help().Key+" again aborts the run; any other key keeps it")
+		return nil
+	}
+	p.abortArmed = false
 	switch {
 	case r.held():
 		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Abort}, Move: debugger.Continue})

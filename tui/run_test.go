@@ -600,7 +600,13 @@ func TestAnswerInPlainRun(t *testing.T) {
 // TestAbortAndPauseKeys aborts and pauses runs held and going.
 func TestAbortAndPauseKeys(t *testing.T) {
 	runCases(t, []benchCase{
-		{"a aborts a held run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort), func(t *testing.T, b *bench) {
+		{"a once only says what a again does; another key keeps the run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "a again aborts the run; any other key keeps it")
+			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+			b.press(keyDown, keyAbort)
+			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+		}},
+		{"a twice aborts a held run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "aborted")
 			wantNotice(t, b, "the run aborted")
 			wantScreen(t, b, "✗ aborted")
@@ -608,8 +614,8 @@ func TestAbortAndPauseKeys(t *testing.T) {
 				t.Errorf("E2 is %s after the abort, want pending", n.Status)
 			}
 		}},
-		{"a aborts a run that goes on", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
-			b.send(keyAbort)
+		{"a twice aborts a run that goes on", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
+			b.send(keyAbort, keyAbort)
 			wantNotice(t, b, "aborting the run")
 			b.settle()
 			wantEnded(t, b, "aborted")
@@ -800,6 +806,10 @@ func TestBreakpointKeys(t *testing.T) {
 		{"the run keys move a held run with the panel open", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
 			wantHeld(t, b, "S0", engine.StopResult, "next")
+		}},
+		{"abort does not pass the panel", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyAbort, keyAbort), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayBreakpoints)
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
 		}},
 	})
 }

@@ -63,6 +63,9 @@ type runPage struct {
 	// editingArgs says the value editor is open on a held call's
 	// arguments, so that what it gives is an edit, not an inject.
 	editingArgs bool
+	// abortArmed says abort was pressed once: the next press aborts, any
+	// other key disarms it.
+	abortArmed bool
 	// posted are the messages for the root (a notice, the page to show,
 	// an overlay to open), which it takes after each message it routes
 	// here, in order, so that they land within the same update.

@@ -57,7 +57,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	choose := func(a Answer) tea.Cmd { return tea.Batch(common.Close(m), common.Send(Chosen{a})) }
+	choose := func(a Answer) tea.Cmd { return common.CloseWith(m, Chosen{a}) }
 	switch {
 	case key.Matches(k, m.Keys.Approve):
 		return m, choose(Approve)

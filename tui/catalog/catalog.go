@@ -158,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, common.Close(m)
 	case key.Matches(k, keys.Jump):
 		if t, ok := m.Selected(); ok {
-			return m, tea.Batch(common.Close(m), common.Send(Insert{Tool: t}))
+			return m, common.CloseWith(m, Insert{Tool: t})
 		}
 	case key.Matches(k, keys.Search):
 		m.editing = true

@@ -27,12 +27,24 @@ type Component interface {
 // CloseOverlay is the message an overlay sends to be taken off the
 // screen: the root takes Overlay off its stack, wherever it stands, so
 // that a close arriving after another overlay was pushed closes the right
-// one.
-type CloseOverlay struct{ Overlay Component }
+// one. Then, when set, is what the overlay answered (a value, a choice):
+// the root takes it right after the close, in the same update, so that
+// what the answer opens (the next stop's prompt, the same overlay again)
+// is never taken off by a close that arrived after it.
+type CloseOverlay struct {
+	Overlay Component
+	Then    tea.Msg
+}
 
 // Close is the command an overlay returns to close itself.
 func Close(overlay Component) tea.Cmd {
-	return func() tea.Msg { return CloseOverlay{overlay} }
+	return func() tea.Msg { return CloseOverlay{Overlay: overlay} }
+}
+
+// CloseWith is the command an overlay returns to close itself with an
+// answer.
+func CloseWith(overlay Component, answer tea.Msg) tea.Cmd {
+	return func() tea.Msg { return CloseOverlay{Overlay: overlay, Then: answer} }
 }
 
 // Send is a command that delivers msg as it is.

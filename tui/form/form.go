@@ -456,7 +456,7 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	m.active = false
-	return tea.Batch(common.Close(m), common.Send(Submitted{Inputs: inputs}))
+	return common.CloseWith(m, Submitted{Inputs: inputs})
 }
 
 // quoted finds the property names a violation's message quotes.

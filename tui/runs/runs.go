@@ -135,7 +135,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // closeWith closes the panel and asks the root for what was chosen.
 func (m *Model) closeWith(msg tea.Msg) tea.Cmd {
-	return tea.Batch(common.Close(m), common.Send(msg))
+	return common.CloseWith(m, msg)
 }
 
 // ShortHelp leaves the footer to the page: the run's keys work with the

@@ -158,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 				return m, nil
 			}
 			m.Close()
-			return m, tea.Batch(common.Close(m), common.Send(Submitted{Value: m.value}))
+			return m, common.CloseWith(m, Submitted{Value: m.value})
 		case key.Matches(msg, m.Keys.Close):
 			m.Close()
 			return m, common.Close(m)
