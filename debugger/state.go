@@ -105,6 +105,7 @@ type Thread struct {
 	// Path and Kind are the stop it is held at, or the last it passed.
 	Path    string          `json:"path"`
 	Kind    engine.StopKind `json:"kind,omitempty"`
+	Tool    string          `json:"tool,omitempty"`    // the stop's tool, as Snapshot.Tool
 	Held    bool            `json:"held"`              // waiting at a stop, not running
 	Stopped bool            `json:"stopped,omitempty"` // the thread the commands act on
 }
@@ -134,10 +135,10 @@ func (s *Session) stateLocked() State {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
-	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Held: true, Stopped: true}}}
+	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Tool: st.Tool, Held: true, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {
-			state.Threads = append(state.Threads, Thread{ID: h.thread, Path: h.stop.Path, Kind: h.stop.Kind, Held: true})
+			state.Threads = append(state.Threads, Thread{ID: h.thread, Path: h.stop.Path, Kind: h.stop.Kind, Tool: h.stop.Tool, Held: true})
 		}
 	}
 	state.Watches = s.evalWatches(snap)

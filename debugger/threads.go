@@ -72,7 +72,7 @@ func (l *liveThreads) has(id string) bool {
 // at notes that thread id came to a stop.
 func (l *liveThreads) at(id string, st *engine.Stop) {
 	if i, ok := l.index[id]; ok {
-		l.list[i].Path, l.list[i].Kind = st.Path, st.Kind
+		l.list[i].Path, l.list[i].Kind, l.list[i].Tool = st.Path, st.Kind, st.Tool
 	}
 }
 

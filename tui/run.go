@@ -147,9 +147,9 @@ func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Break
 		}
 		session.Approve(approvals)
 	}
-	for _, w := range p.watchPaths {
+	for _, w := range p.watchList {
 		// Each was checked when it was set; a path is a path.
-		if _, err := session.Watch(w); err != nil {
+		if _, err := session.Watch(w.Path); err != nil {
 			p.notify(noticeError, err.Error())
 		}
 	}

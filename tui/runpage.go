@@ -57,9 +57,13 @@ type runPage struct {
 	// gate are the patterns of the tool calls the next runs hold for
 	// approval (gate PATTERN...); none holds nothing.
 	gate []string
-	// watchPaths are the watch expressions every run reads at its stops
-	// (watch PATH), kept from run to run as the breakpoints are.
-	watchPaths []string
+	// watchList is the watch expressions every run reads at its stops
+	// (watch PATH), kept from run to run as the breakpoints are, each
+	// with the number the workbench gave it; lastWatch is the last number
+	// given. A run's session numbers its own; the two lists stay in the
+	// same order, so the workbench's numbers are the ones shown.
+	watchList []debugger.WatchValue
+	lastWatch int
 	// editingArgs says the value editor is open on a held call's
 	// arguments, so that what it gives is an edit, not an inject.
 	editingArgs bool

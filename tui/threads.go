@@ -23,24 +23,25 @@ import (
 // threads are the run's live threads as last read.
 func (p *runPage) threads() []debugger.Thread { return p.threadList.Items() }
 
-// watches are the workbench's watch expressions: the live run's as read
-// at its last stop; with no run going, each with what it read at the
-// last run's last stop, if that run had it.
+// watches are the workbench's watch expressions, by the workbench's
+// numbers: as the live run read them at its last stop, or with no run
+// going, as the last run read them, if it had them.
 func (p *runPage) watches() []debugger.WatchValue {
 	r := p.run
-	if r.active() && r.session != nil {
-		return r.watches
-	}
-	out := make([]debugger.WatchValue, len(p.watchPaths))
-	for i, w := range p.watchPaths {
-		out[i] = debugger.WatchValue{ID: i + 1, Path: w}
-		if r == nil {
-			continue
-		}
-		for _, read := range r.watches {
-			if read.Path == w {
-				out[i].Value, out[i].Error, out[i].Read = read.Value, read.Error, read.Read
-				break
+	live := r.active() && r.session != nil
+	out := slices.Clone(p.watchList)
+	for i := range out {
+		switch {
+		case live && i < len(r.watches):
+			// The session's list is in the same order as the workbench's.
+			read := r.watches[i]
+			out[i].Value, out[i].Error, out[i].Read = read.Value, read.Error, read.Read
+		case !live && r != nil:
+			for _, read := range r.watches {
+				if read.Path == out[i].Path {
+					out[i].Value, out[i].Error, out[i].Read = read.Value, read.Error, read.Read
+					break
+				}
 			}
 		}
 	}
@@ -48,9 +49,13 @@ func (p *runPage) watches() []debugger.WatchValue {
 }
 
 // threadsShown reports whether the threads pane is laid out: while a run
-// under the debugger has more than one live thread. One thread, the
-// plan's own, is what every run has; a list of it says nothing.
-func (p *runPage) threadsShown() bool { return len(p.threads()) > 1 }
+// under the debugger has more than one live thread, or has one and the
+// watch pane is shown beside it. One thread alone, the plan's own, is
+// what every run has; a pane of it by itself says nothing.
+func (p *runPage) threadsShown() bool {
+	n := len(p.threads())
+	return n > 1 || n == 1 && p.watchesShown()
+}
 
 // watchesShown reports whether the watch pane is laid out: while a run
 // under the debugger has watch expressions.
@@ -78,6 +83,13 @@ func (p *runPage) refreshThreads() {
 	var ths []debugger.Thread
 	if r != nil && r.session != nil && (r.debug || r.held()) && !r.state.Finished {
 		ths = r.session.Threads()
+	}
+	for _, th := range ths {
+		if th.Held {
+			// A thread held before its step's first event has a row
+			// to show it by, as the current one does.
+			r.tree.Expect(th.Path, th.Tool)
+		}
 	}
 	before := p.layout()
 	selected, had := p.threadList.Selected()
@@ -223,20 +235,19 @@ func (p *runPage) watch(in debugger.Instruction) error {
 				return err
 			}
 		}
-		p.watchPaths = append(p.watchPaths, in.Path)
+		p.lastWatch++
+		p.watchList = append(p.watchList, debugger.WatchValue{ID: p.lastWatch, Path: in.Path})
 	case debugger.VerbUnwatch:
-		ws := p.watches()
-		i := slices.IndexFunc(ws, func(w debugger.WatchValue) bool { return w.ID == in.ID })
+		i := slices.IndexFunc(p.watchList, func(w debugger.WatchValue) bool { return w.ID == in.ID })
 		if i < 0 {
 			return fmt.Errorf("there is no watch %d; watches lists them", in.ID)
 		}
-		if live {
-			if err := r.session.Unwatch(in.ID); err != nil {
+		if live && i < len(r.watches) {
+			if err := r.session.Unwatch(r.watches[i].ID); err != nil {
 				return err
 			}
 		}
-		// The session's watches and the list are in the same order.
-		p.watchPaths = slices.Delete(p.watchPaths, i, i+1)
+		p.watchList = slices.Delete(p.watchList, i, i+1)
 	}
 	if live {
 		r.watches = r.session.Watches()

@@ -75,6 +75,12 @@ func TestThreadsPane(t *testing.T) {
 	}
 	first := b.m.runPage.run.state.Stop.Path
 	wantHeld(t, b, first, engine.StopStep, "breakpoint")
+	// Every held item has its row, not only the one the keys act on.
+	for _, item := range []string{"F1/do.0", "F1/do.1", "F1/do.2"} {
+		if _, ok := b.m.runPage.run.tree.Node(item); !ok {
+			t.Errorf("held item %s has no row", item)
+		}
+	}
 	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  at F1 (step)", "▶ "+first+" (step)")
 
 	// The pane takes the focus after the tree and the inspector.
@@ -114,8 +120,8 @@ func TestThreadsPane(t *testing.T) {
 }
 
 // TestWatchPane: watches set with no run going are listed unread, read at
-// every stop of the next debug run and kept after it; unwatch takes one
-// away, and the pane goes with the last.
+// every stop of the next debug run and kept after it, by the numbers they
+// were given; unwatch takes one away, and the pane goes with the last.
 func TestWatchPane(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.press(command("watch E0.topic")...)
@@ -137,7 +143,11 @@ func TestWatchPane(t *testing.T) {
 
 	b.press(command("unwatch 1")...)
 	wantNotice(t, b, "watch 1 removed")
+	// The numbers stay: the other watch is still 2.
+	wantScreen(t, b, "2 item")
 	b.press(command("unwatch 1")...)
+	wantNotice(t, b, "there is no watch 1; watches lists them")
+	b.press(command("unwatch 2")...)
 	if b.m.runPage.watchesShown() {
 		t.Fatalf("the watch pane stays with no watch: %v", b.m.runPage.watches())
 	}
