@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/inspector"
 )
 
 // fanPlan looks three names up at once, so that a breakpoint on its
@@ -156,4 +157,18 @@ func TestWatchPane(t *testing.T) {
 	}
 	b.press(command("unwatch 3")...)
 	wantNotice(t, b, "there is no watch 3; watches lists them")
+}
+
+// TestResultStopShowsTheResult: held at a step's result stop, the
+// inspector's Result tab shows the value the step gave, though the event
+// that ends the step comes after the stop.
+func TestResultStopShowsTheResult(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docFlow, "E1/do.0")
+	b.press(keyNext)
+	wantHeld(t, b, "E1/do.0", engine.StopResult, "breakpoint")
+	if !b.m.runPage.inspector.SelectTab(inspector.TabResult) {
+		t.Fatal("no Result tab at the result stop")
+	}
+	wantScreen(t, b, "Result  held at its result stop", `"name": "a"`)
 }

@@ -309,8 +309,18 @@ func (c *content) tool() {
 
 func (c *content) result() {
 	n := c.n
-	c.heading("Result", seg{"  " + statusWords(n.Status), c.p.muted})
+	atResult := c.stop != nil && c.stop.Kind == engine.StopResult && n.Result == nil
 	switch {
+	case atResult:
+		// Held at its result stop, the step has its value, which its
+		// end event, after the stop, has yet to bring.
+		c.heading("Result", seg{"  held at its result stop", c.p.muted})
+		c.json("result", c.stop.Output, 2, noFold)
+	default:
+		c.heading("Result", seg{"  " + statusWords(n.Status), c.p.muted})
+	}
+	switch {
+	case atResult:
 	case n.Result != nil:
 		c.json("result", n.Result, 2, noFold)
 	case n.Error == "" && n.Status.Done():
