@@ -29,6 +29,8 @@ type State struct {
 	Error  string           `json:"error,omitempty"`
 	Output any              `json:"output,omitempty"`
 	Answer string           `json:"answer,omitempty"`
+	// RunID is the finished run's id, for inspect, replay and fork.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // StopReason says why a session holds its run: one of the reasons below,
@@ -166,7 +168,7 @@ func (s *Session) endState() State {
 	case s.runErr != nil:
 		state.Status, state.Error = engine.StatusRefused, s.runErr.Error()
 	case s.result != nil:
-		state.Status, state.Output, state.Answer = s.result.Status, s.result.Output, s.result.Answer
+		state.Status, state.Output, state.Answer, state.RunID = s.result.Status, s.result.Output, s.result.Answer, s.result.RunID
 		if s.result.Err != nil {
 			state.Error = s.result.Err.Error()
 		}

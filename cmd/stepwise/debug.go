@@ -126,6 +126,12 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 		printSummary(s.err, plan, state.Result, ws.Project().Recorded)
 		return runExit(state.Result)
 	}
+	if res := state.Result; res.Output == nil && res.Answer != "" {
+		// stepwise run streams a solver's answer as it comes; under the
+		// debugger it is said once, at the end, where the output of an
+		// output plan is.
+		fmt.Fprintln(s.out, res.Answer)
+	}
 	return reportRun(s, plan, state.Result, runRequest{}, ws.Project().Recorded)
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -502,5 +504,23 @@ func TestDebugWatch(t *testing.T) {
 	_, errOut, _ := debugCLI(t, "watch item\ncontinue\nabort\n", "loop")
 	if !strings.Contains(errOut, "  watch 1  item = \"a\"") {
 		t.Errorf("text mode:\n%s", errOut)
+	}
+}
+
+// TestDebugSaysTheAnswer: a solver plan's answer is said on stdout at the
+// end of a text session, as an output plan's output is, and the --json
+// end carries the run's id.
+func TestDebugSaysTheAnswer(t *testing.T) {
+	demoProject(t)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"debug", "triage_queue", `{"on_call":"Priya"}`, "--continue"}, strings.NewReader("decline\ncontinue\n"), &out, &errOut)
+	if code != 0 || !strings.HasPrefix(out.String(), "Morning Priya.") {
+		t.Errorf("exit %d, stdout %q\n%s", code, out.String(), errOut.String())
+	}
+	c := startDebug(t, "issue_timeline", `{"id":"CHK-107"}`, "--continue")
+	end := c.until(func(l map[string]any) bool { return l["finished"] == true })
+	c.end()
+	if id, _ := end["run_id"].(string); len(id) < 12 {
+		t.Errorf("the end has no run id: %v", end)
 	}
 }
