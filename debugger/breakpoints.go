@@ -46,7 +46,16 @@ func (t *Breakpoints) Set(pattern string, kinds []engine.StopKind, cond *Conditi
 	if err != nil {
 		return Breakpoint{}, err
 	}
-	return *b, t.keepLocked()
+	err = t.keepLocked()
+	// Keeping merges in what another writer kept meanwhile, which may
+	// have numbered the new breakpoint anew: answer with it as kept.
+	spec := b.Spec()
+	for _, kept := range t.list {
+		if kept.Spec() == spec {
+			b = kept
+		}
+	}
+	return *b, err
 }
 
 // setLocked adds a breakpoint under id, or the next free id when id is 0

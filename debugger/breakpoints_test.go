@@ -70,7 +70,10 @@ func TestBreakpointsMerge(t *testing.T) {
 	workbench, debug := openTable(t, file), openTable(t, file)
 	workbench.Set("E2", nil, nil) // id 3
 	workbench.Clear(1)
-	debug.Set("E3", nil, nil) // id 3 too, taken by then
+	// id 3 too, taken by then: the answer is the breakpoint as kept.
+	if b, _ := debug.Set("E3", nil, nil); b.ID != 4 || b.Pattern != "E3" {
+		t.Errorf("the second writer's break answered %d %s, want 4 E3", b.ID, b.Pattern)
+	}
 	debug.Enable(2, false)
 
 	want := []string{"2 E1 (off)", "3 E2", "4 E3"}

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/stepwise-dev/stepwise/engine"
@@ -160,6 +161,10 @@ func (s *Session) held() (State, error) {
 // the table's file is answered with a warning, not an error.
 func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Catalog) (Answer, error) {
 	a := Answer{Verb: in.Verb}
+	// Another session of the plan may have kept changes since: the
+	// command acts on the table as it stands, ids included. A file that
+	// cannot be read is said once, by keeping when the command keeps.
+	refreshErr := t.Refresh()
 	var err error
 	switch in.Verb {
 	case VerbBreak:
@@ -196,6 +201,8 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 	if keep := (*KeepError)(nil); errors.As(err, &keep) {
 		a.Warnings = append(a.Warnings, keep.Error())
 		err = nil
+	} else if refreshErr != nil {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the breakpoints kept in %s could not be read again: %v", t.file, refreshErr))
 	}
 	return a, err
 }
