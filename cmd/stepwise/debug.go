@@ -350,11 +350,16 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 		if in.Verb == debugger.VerbCond && in.Condition == nil {
 			done = "condition removed"
 		}
-		d.answer(map[string]any{"ok": true, "breakpoint": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
+		// The breakpoint as it now stands (as it was, for clear), as
+		// break answers with it.
+		d.answer(map[string]any{"ok": true, "id": in.ID, "breakpoint": a.Breakpoint}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
 		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", a.BreakOnError) })
 	case debugger.VerbBreakpoints:
-		d.answer(map[string]any{"breakpoints": a.Breakpoints}, func(w io.Writer) {
+		d.answer(map[string]any{"breakpoints": nonNil(a.Breakpoints)}, func(w io.Writer) {
+			if len(a.Breakpoints) == 0 {
+				fmt.Fprintln(w, "no breakpoints (break PATTERN sets one)")
+			}
 			for _, b := range a.Breakpoints {
 				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
 				if b.ConditionError != "" {
@@ -371,9 +376,13 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 			fmt.Fprintf(w, "%s = %s\n", a.Path, b)
 		})
 	case debugger.VerbStack:
-		d.answer(map[string]any{"stack": a.Stack}, func(w io.Writer) {
-			for i, f := range slices.Backward(a.Stack) {
-				fmt.Fprintf(w, "%d  %-6s %s %s\n", len(a.Stack)-1-i, f.Kind, f.Path, f.Tool)
+		// Innermost first, as delve's stack and the text below list
+		// frames: frame 0 is the stop's own.
+		frames := slices.Clone(a.Stack)
+		slices.Reverse(frames)
+		d.answer(map[string]any{"stack": frames}, func(w io.Writer) {
+			for i, f := range frames {
+				fmt.Fprintf(w, "%d  %-6s %s\n", i, f.Kind, strings.TrimSpace(f.Path+" "+f.Tool))
 			}
 		})
 	case debugger.VerbThreads:
@@ -386,7 +395,14 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				if t.Held {
 					state = "held"
 				}
-				fmt.Fprintf(w, "%s %s  %s at %s %s\n", mark, t.ID, state, t.Kind, t.Path)
+				switch {
+				case t.Kind != "":
+					fmt.Fprintf(w, "%s %s  %s at %s %s\n", mark, t.ID, state, t.Kind, t.Path)
+				case t.Path != "":
+					fmt.Fprintf(w, "%s %s  %s in %s, no stop passed yet\n", mark, t.ID, state, t.Path)
+				default:
+					fmt.Fprintf(w, "%s %s  %s, no stop passed yet\n", mark, t.ID, state)
+				}
 			}
 		})
 	case debugger.VerbPause:
@@ -396,7 +412,10 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	case debugger.VerbUnwatch:
 		d.answer(map[string]any{"ok": true, "watch": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "watch %d removed\n", in.ID) })
 	case debugger.VerbWatches:
-		d.answer(map[string]any{"watches": a.Watches}, func(w io.Writer) {
+		d.answer(map[string]any{"watches": nonNil(a.Watches)}, func(w io.Writer) {
+			if len(a.Watches) == 0 {
+				fmt.Fprintln(w, "no watches (watch PATH sets one)")
+			}
 			for _, v := range a.Watches {
 				writeWatch(w, v)
 			}
@@ -499,8 +518,11 @@ func (d *driver) show(st debugger.State) {
 	if len(snap.Readers) > 0 {
 		fmt.Fprintf(d.s.err, "  read by %s\n", strings.Join(snap.Readers, ", "))
 	}
-	if len(st.Threads) > 1 {
-		fmt.Fprintf(d.s.err, "  %d threads held (threads lists them)\n", len(st.Threads)-1)
+	switch others := len(st.Threads) - 1; {
+	case others == 1:
+		fmt.Fprintln(d.s.err, "  1 other thread held (threads lists it)")
+	case others > 1:
+		fmt.Fprintf(d.s.err, "  %d other threads held (threads lists them)\n", others)
 	}
 	for _, w := range st.Watches {
 		writeWatch(d.s.err, w)
@@ -530,4 +552,13 @@ func (d *driver) answer(v any, text func(io.Writer)) {
 
 func (d *driver) fail(err error) {
 	d.answer(map[string]any{"error": err.Error()}, func(w io.Writer) { fmt.Fprintln(w, "error:", err) })
+}
+
+// nonNil is list, or an empty list for none, so that JSON says [] and
+// not null.
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }

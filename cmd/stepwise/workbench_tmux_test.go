@@ -209,6 +209,7 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 		t.Fatalf("the runs panel lists no run of the first session:\n%s", screen)
 	}
 	s.keys("Enter")
+	s.waitFor("run " + id + " (earlier, read-only)")
 	s.keys("y")
 	s.waitFor("the replay of " + id + " matches the record")
 	quit(s)
