@@ -31,6 +31,9 @@ type State struct {
 	Answer string           `json:"answer,omitempty"`
 	// RunID is the finished run's id, for inspect, replay and fork.
 	RunID string `json:"run_id,omitempty"`
+	// Err is why the engine would not start the run (inputs that do not
+	// fit its schema, say); Error says it in JSON.
+	Err error `json:"-"`
 }
 
 // StopReason says why a session holds its run: one of the reasons below,
@@ -166,7 +169,7 @@ func (s *Session) endState() State {
 	state := State{Reason: ReasonFinished, Finished: true, Result: s.result}
 	switch {
 	case s.runErr != nil:
-		state.Status, state.Error = engine.StatusRefused, s.runErr.Error()
+		state.Status, state.Error, state.Err = engine.StatusRefused, s.runErr.Error(), s.runErr
 	case s.result != nil:
 		state.Status, state.Output, state.Answer, state.RunID = s.result.Status, s.result.Output, s.result.Answer, s.result.RunID
 		if s.result.Err != nil {

@@ -118,6 +118,11 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}
+	if state.Err != nil {
+		// Refused as stepwise run refuses it, on stderr: the --json
+		// end said so already.
+		return runRequest{}.refuseRun(s, ws, plan.Identifier.Value, state.Err)
+	}
 	if state.Result == nil {
 		return &exitCode{code: exitFailure, msg: state.Error}
 	}

@@ -524,3 +524,14 @@ func TestDebugSaysTheAnswer(t *testing.T) {
 		t.Errorf("the end has no run id: %v", end)
 	}
 }
+
+// TestDebugRefusesMissingInputs: inputs that do not fit the plan's schema
+// are refused as stepwise run refuses them: exit 3, the problems and the
+// schema to fill in.
+func TestDebugRefusesMissingInputs(t *testing.T) {
+	demoProject(t)
+	_, errOut, code := runCLI(t, "debug", "triage_queue", "{}")
+	if code != exitNeedsInput || !strings.Contains(errOut, "missing property 'on_call'") || !strings.Contains(errOut, "input schema:") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+}

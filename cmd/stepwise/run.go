@@ -252,23 +252,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	progressOut.Flush()
 	closeErr := projects.close()
 	if err != nil {
-		var inputErr *engine.InputError
-		if errors.As(err, &inputErr) {
-			var problems []string
-			for _, line := range strings.Split(inputErr.Error(), "\n")[1:] {
-				problems = append(problems, strings.TrimPrefix(line, "  - "))
-			}
-			return req.refuse(s, name, exitNeedsInput, fmt.Sprintf("plan '%s' needs inputs", inputErr.Plan), problems, inputErr.Schema)
-		}
-		var resolveErr *engine.ResolveError
-		if errors.As(err, &resolveErr) {
-			var problems []string
-			for _, p := range resolveErr.Problems {
-				problems = append(problems, ws.DisplayText(p.String()))
-			}
-			return req.refuse(s, name, exitFailure, fmt.Sprintf("plan '%s' cannot run here", resolveErr.Plan), problems, nil)
-		}
-		return req.refuse(s, name, exitFailure, ws.DisplayText(err.Error()), nil, nil)
+		return req.refuseRun(s, ws, name, err)
 	}
 	if closeErr != nil && req.events != "jsonl" {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -300,6 +284,29 @@ func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 // been reported: the envelope on stdout with --json (complete whatever the
 // exit code), one JSON line on stderr with --events jsonl, and otherwise the
 // message and its details on stderr.
+// refuseRun refuses a run the engine would not start: inputs that do not
+// fit the schema (exit 3, with the schema to fill in), a plan that cannot
+// run here, or another error.
+func (req runRequest) refuseRun(s *streams, ws *workspace.Workspace, name string, err error) error {
+	var inputErr *engine.InputError
+	if errors.As(err, &inputErr) {
+		var problems []string
+		for _, line := range strings.Split(inputErr.Error(), "\n")[1:] {
+			problems = append(problems, strings.TrimPrefix(line, "  - "))
+		}
+		return req.refuse(s, name, exitNeedsInput, fmt.Sprintf("plan '%s' needs inputs", inputErr.Plan), problems, inputErr.Schema)
+	}
+	var resolveErr *engine.ResolveError
+	if errors.As(err, &resolveErr) {
+		var problems []string
+		for _, p := range resolveErr.Problems {
+			problems = append(problems, ws.DisplayText(p.String()))
+		}
+		return req.refuse(s, name, exitFailure, fmt.Sprintf("plan '%s' cannot run here", resolveErr.Plan), problems, nil)
+	}
+	return req.refuse(s, name, exitFailure, ws.DisplayText(err.Error()), nil, nil)
+}
+
 func (req runRequest) refuse(s *streams, plan string, code int, message string, problems []string, inputSchema any) error {
 	if req.asJSON {
 		env := envelope{Plan: plan, Error: message, Problems: problems, InputSchema: inputSchema, Usage: engine.UsageReport{ByStep: []engine.UsageLine{}, ByModel: []engine.UsageLine{}}}
