@@ -229,6 +229,9 @@ func ParseCommand(line string) (Instruction, error) {
 			in.Condition, err = ParseCondition(strings.Join(args[1:], " "))
 		}
 	case VerbErrors:
+		if rest == "" {
+			return in, errors.New("errors takes on or off: errors off lets failures through without stopping")
+		}
 		if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
 			return in, fmt.Errorf("errors takes on or off, not '%s'", rest)
 		}

@@ -125,6 +125,7 @@ func TestParseErrors(t *testing.T) {
 		{"cond", "cond takes a breakpoint number and a condition: cond ID [VALUE OP TO], as in cond 1 {{stop.round}} gte 2"},
 		{"cond 1 {{x}} is 2", "OP one of"},
 		{"errors maybe", "errors takes on or off, not 'maybe'"},
+		{"errors", "errors takes on or off: errors off lets failures through without stopping"},
 		{"inject", `inject takes a JSON value: inject JSON, as in inject {"ok": true}`},
 		{`inject {"n": 4`, "inject takes a JSON value: unexpected end of JSON input"},
 		{`replace {"n": x}`, `replace takes a JSON value: invalid character 'x' looking for beginning of value, at character 7 of {"n": x}`},

@@ -292,7 +292,11 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 		if strings.ContainsRune("aeiou", rune(st.Kind[0])) {
 			article = "an"
 		}
-		return fmt.Errorf("%s %s stop does not take %s (it takes %s)", article, st.Kind, d.Action, actionNames(st.Kind.Accepts()))
+		msg := fmt.Sprintf("%s %s stop does not take %s (it takes %s)", article, st.Kind, d.Action, actionNames(st))
+		if d.Action == engine.Answer && st.Kind == engine.StopStep && st.Tool == plans.ControlAsk {
+			msg += "; the question comes at the ask stop after this one: next goes there"
+		}
+		return errors.New(msg)
 	}
 	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
 		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
@@ -305,12 +309,16 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	return nil
 }
 
-// actionNames lists the actions a person can give, for a refusal: fail is
-// a replay's, which no command gives.
-func actionNames(as []engine.Action) string {
+// actionNames lists the actions a person can give at st, for a refusal:
+// fail is a replay's, which no command gives, and edit, approve and deny
+// are for tool calls only.
+func actionNames(st *engine.Stop) string {
 	var out []string
-	for _, a := range as {
-		if a != engine.Fail {
+	for _, a := range st.Kind.Accepts() {
+		switch {
+		case a == engine.Fail:
+		case (a == engine.Edit || a == engine.Approve || a == engine.Deny) && !isToolCall(st):
+		default:
 			out = append(out, a.String())
 		}
 	}

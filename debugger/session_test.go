@@ -627,3 +627,27 @@ output: { n: "{{E2.output.n}}", last: "{{E3.text}}" }
 		t.Errorf("going on from the round stop: %s %s", st.Status, st.Error)
 	}
 }
+
+// TestAnswerBeforeTheAsk: an answer given at an ask step's step stop, one
+// stop early, is refused with what that stop takes and where the question
+// comes: tool call actions are not offered at a control step.
+func TestAnswerBeforeTheAsk(t *testing.T) {
+	s := newSession(t, `
+identifier: asks
+steps:
+  - id: Q
+    tool_name: ask
+    input:
+      prompt: "Go?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
+`, "")
+	s.Hold()
+	if st := s.Start(context.Background(), nil); st.Stop.Kind != engine.StopStep {
+		t.Fatalf("first stop %s", where(st))
+	}
+	_, err := s.Do(Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}})
+	if err == nil || err.Error() != "a step stop does not take answer (it takes inject); the question comes at the ask stop after this one: next goes there" {
+		t.Errorf("answer at the ask's step stop: %v", err)
+	}
+	do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
+}
