@@ -65,6 +65,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbRuns:
 		return m.runPage.openRuns(m.planPage.document().Name())
 	case debugger.VerbHelp:
+		m.panels.help.Open()
 		m.overlays.push(&m.panels.help, false)
 	case debugger.VerbNew:
 		m.newPlan(in.Path)

@@ -225,6 +225,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Quit):
 		cmd = m.quit()
 	case key.Matches(k, keys.Help):
+		m.panels.help.Open()
 		m.overlays.push(&m.panels.help, false)
 	case key.Matches(k, keys.Command):
 		m.cmdline.SetCompletions(m.completions())

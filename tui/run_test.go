@@ -1441,3 +1441,25 @@ func TestExitShown(t *testing.T) {
 		t.Errorf("G2, which the exit cut off, is %q, want skipped", n.Status)
 	}
 }
+
+// TestHelpOpensAtItsTop: help scrolled down and closed opens at its top
+// the next time.
+func TestHelpOpensAtItsTop(t *testing.T) {
+	b := newBench(t, 80, 24)
+	b.press(keyHelp, keyBottom)
+	if b.m.panels.help.View() == "" || !strings.Contains(b.screen(), "/") {
+		t.Fatal("help did not open")
+	}
+	scrolled := b.screen()
+	b.press(keyEsc, keyHelp)
+	if b.screen() == scrolled {
+		t.Errorf("help opened where it was left:\n%s", scrolled)
+	}
+	b.press(keyEsc)
+	b.press(keyHelp)
+	first := b.screen()
+	b.press(keyEsc, keyHelp)
+	if b.screen() != first {
+		t.Error("help opened unscrolled twice shows two screens")
+	}
+}

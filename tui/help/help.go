@@ -29,6 +29,9 @@ func New(c common.Common, logPath string) Model { return Model{Common: c, logPat
 // SetSize sets the space the overlay may take.
 func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
 
+// Open shows the overlay from its top, wherever it was left.
+func (m *Model) Open() { m.scroll.Offset = 0 }
+
 // Update scrolls the overlay on the movement keys and the wheel, for
 // windows too small to show every key at once; the help key, Close, Quit
 // and a click anywhere close it.
