@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -121,4 +122,27 @@ func (e expectation) check(v any) string {
 		msgs = append(msgs, viol.String())
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// ResultSchema is the schema a value given as the result of the step at
+// run-time path p of plan must fit (a fork's --set, the workbench's fork
+// editor), as at the step's result stop: an agent step's whole result, a
+// tool's declared output schema; nil when none applies, or when no step
+// of plan itself is at p.
+func ResultSchema(plan *plans.Plan, catalog *tools.Catalog, p string) any {
+	static := path.Static(p)
+	var step *plans.Step
+	plans.WalkSteps(plan, func(s *plans.Step) {
+		if s.Path == static {
+			step = s
+		}
+	})
+	if step == nil {
+		return nil
+	}
+	e := expect(&engine.Stop{Kind: engine.StopResult, Path: p, Tool: step.ToolName.Value, Step: step}, catalog)
+	if e.schema == nil {
+		return nil
+	}
+	return e.schema.Raw
 }

@@ -179,7 +179,9 @@ func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugg
 	f.recorded = n.Result
 	p.forking = f
 	p.post(pushOverlay{p.editor, false})
-	return p.editor.Open("fork from "+from+": its result ("+p.Keys.Submit.Help().Key+" forks with it, as it is or changed)", &debugger.Snapshot{Path: from, Prefill: n.Result})
+	// The value is checked as an inject at the step's stops would be.
+	snap := &debugger.Snapshot{Path: from, Prefill: n.Result, Schema: p.ws.ResultSchema(d.Plan, from)}
+	return p.editor.Open("fork from "+from+": its result ("+p.Keys.Submit.Help().Key+" forks with it, as it is or changed)", snap)
 }
 
 // startFork runs the fork f under a debugger session: the step forked

@@ -160,6 +160,17 @@ func TestRunsKey(t *testing.T) {
 		// The map's other items are reused as E0 is: only item 1 runs.
 		wantNotice(t, b, "forked "+format.ShortID(id)+" from E1/do.1: 3 steps reused, the run ok")
 	})
+	t.Run("f checks the value it forks with against the step's output schema", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docFlow)
+		b.p.waitRecorded(t, "flow", 1)
+		b.press(keyRuns, keyEnter, command("goto E1/do.1"), keyFork)
+		b.press(replaceText(`{"name": 5}`)...)
+		b.press(keySubmit)
+		wantOverlay(t, b, overlayEditor)
+		wantScreen(t, b, "fix the problems above first", "/name")
+	})
 	t.Run("f from a round's row forks from its step", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)

@@ -57,3 +57,9 @@ func orQuiet(table *debugger.Breakpoints) *debugger.Breakpoints {
 func (w *Workspace) HasStep(plan *plans.Plan, pattern string) bool {
 	return debugger.HasStep(plan, w.catalog, pattern)
 }
+
+// ResultSchema is the schema a value given as the result of the step at
+// run-time path p of plan must fit, nil when none applies.
+func (w *Workspace) ResultSchema(plan *plans.Plan, p string) any {
+	return debugger.ResultSchema(plan, w.catalog, p)
+}
