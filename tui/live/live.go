@@ -341,6 +341,11 @@ func (t *Tree) Apply(e engine.Event) {
 		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
 		n.held = millis(p.HeldMs)
 		n.mark(p.Decided, p.Reused)
+		defer func() {
+			if r := n.parent; r != nil && r.kind == KindRound {
+				t.endRoundIfDone(r, e.Time)
+			}
+		}()
 		st := OK
 		switch {
 		case p.IsError:
@@ -375,8 +380,15 @@ func (t *Tree) Apply(e engine.Event) {
 				r.repairing = nil
 			}
 			t.setStatus(n, OK, e.Time)
+			if r := n.parent; r != nil && r.kind == KindRound {
+				t.endRoundIfDone(r, e.Time)
+			}
 		case KindCall:
 			t.setStatus(n, OK, e.Time)
+		case KindRound:
+			// A round whose reply asks for no tool is done with its
+			// reply; one that asks is done with its last call.
+			t.endRoundIfDone(n, e.Time)
 		}
 	case chat.Delta:
 		n := t.at(e.Path, KindCall, e.Time)
@@ -396,6 +408,11 @@ func (t *Tree) Apply(e engine.Event) {
 		n.input, n.violations = p.Answer, p.Violations
 		if n.parent != &t.root {
 			n.parent.repairing = n
+			if r := n.parent; r.kind == KindRound && r.status == OK {
+				// The round's answer failed its schema: the round goes
+				// on with its repair pass.
+				t.setStatus(r, Running, e.Time)
+			}
 		}
 	case engine.GateEvaluated:
 		n := t.at(e.Path, KindStep, e.Time)
@@ -711,6 +728,24 @@ func (t *Tree) setStatus(n *node, st Status, at time.Time) {
 func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
 	for _, c := range n.children {
 		t.closeOpen(c, at, st)
+	}
+}
+
+// endRoundIfDone ends round r at at once its reply is in and every tool
+// call the reply asked for has ended, so that a round's row stops its
+// clock then, not when the next round or its step's end closes it.
+func (t *Tree) endRoundIfDone(r *node, at time.Time) {
+	if r.status != Running || r.call == nil || r.callErr != "" || r.repairing != nil {
+		return
+	}
+	ended := 0
+	for _, c := range r.children {
+		if c.kind == KindTool && c.status.Done() {
+			ended++
+		}
+	}
+	if ended >= len(r.call.Reply.ToolCalls) {
+		t.setStatus(r, OK, at)
 	}
 }
 
