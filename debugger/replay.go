@@ -285,7 +285,26 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		r.mu.Unlock()
 		return engine.Decision{Action: engine.Abort}
 	}
+	if d.Action != engine.Proceed && r.rec.decidedAt(st.Path) {
+		// A person decided this unit in the recorded run: the replay
+		// gives it what they gave, and its record says so, as a decision
+		// the replay made again.
+		d.Again = true
+	}
 	return d
+}
+
+// decidedAt reports whether a person decided at path in the recorded run,
+// at any of its stops: a stop the replay answers (a step's, a tool
+// call's) gives the unit its whole result, whichever stop the person
+// decided it at.
+func (rec *Recording) decidedAt(path string) bool {
+	for at := range rec.decided {
+		if at.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // step checks a step against its record. A catalog tool's step is
@@ -393,11 +412,11 @@ func (r *replayer) reply(st *engine.Stop) engine.Decision {
 	return engine.Decision{}
 }
 
-// again is a person's recorded decision made again. It stays theirs: the
-// replay's record marks it as the recorded run's does, and holds its value
-// for a replay of the replay.
+// again is a person's recorded decision made again, by the replay: the
+// hook marks it Again, so that the replay's record lists it with the
+// replay's mark and holds its value for a replay of the replay.
 func again(d engine.Decided) engine.Decision {
-	return engine.Decision{Action: engine.Replace, Value: d.Value}
+	return engine.Decision{Action: engine.Replace, Value: d.Value, Origin: engine.FromReplay}
 }
 
 // tool answers an agent's tool call with what the call gave the model in
