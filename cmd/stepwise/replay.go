@@ -386,10 +386,10 @@ func diffSide(d *record.RunDetail, c debugger.RunCounts) diffRunJSON {
 	return diffRunJSON{ID: d.ID, Plan: d.Plan, Status: runStatus(d.RunSummary), RunCounts: c}
 }
 
-// printDiff prints a line per run, then one line per step (the statuses,
-// whether the results differ, and B's time and tokens against A's), each
-// differing result followed by the places it differs, A's value beside
-// B's.
+// printDiff prints a line per run, then one line per step that differs
+// (the statuses, how many places the results differ in, and B's time and
+// tokens against A's) and how many are the same, then the places each
+// differing result differs, A's value beside B's.
 func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 	countA, countB := debugger.Count(steps)
 	for _, side := range []struct {
@@ -401,23 +401,36 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 			countNoun(side.c.Steps, "step", "steps"), format.Tokens(side.c.Tokens))
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
+	var differing []debugger.StepDiff
 	for _, d := range steps {
-		mark, result := " ", "same"
-		if !d.Same() {
-			mark = "≠"
+		if d.Differs {
+			differing = append(differing, d)
 		}
-		switch {
-		case d.ResultA == nil && d.ResultB == nil:
-			result = "-"
-		case len(d.Changes) > 0:
-			result = countNoun(len(d.Changes), "change", "changes")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
-			result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
-	tw.Flush()
+	if len(differing) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
+		for _, d := range differing {
+			// A step differs in its status alone, or its result is
+			// missing on one side, or it differs in some places.
+			result := "same"
+			switch {
+			case d.ResultA == nil && d.ResultB == nil:
+				result = "-"
+			case len(d.Changes) > 0:
+				result = countNoun(len(d.Changes), "change", "changes")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
+				result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
+		}
+		tw.Flush()
+	}
+	switch same := len(steps) - len(differing); {
+	case len(differing) == 0:
+		fmt.Fprintf(w, "no step differs: %s the same\n", countNoun(same, "step", "steps"))
+	case same > 0:
+		fmt.Fprintf(w, "%s the same\n", countNoun(same, "step", "steps"))
+	}
 	var changed []debugger.StepDiff
 	for _, d := range steps {
 		if len(d.Changes) > 0 {
@@ -428,7 +441,7 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AT\tA\tB")
 	for _, d := range changed {
 		for _, c := range d.Changes {

@@ -220,6 +220,7 @@ func TestReplayForkDiff(t *testing.T) {
 				Changes     []debugger.ValueChange `json:"changes"`
 				MsDelta     float64                `json:"ms_delta"`
 				TokensDelta int                    `json:"tokens_delta"`
+				Differs     bool                   `json:"differs"`
 			} `json:"steps"`
 			Count int `json:"count"`
 		}
@@ -233,8 +234,13 @@ func TestReplayForkDiff(t *testing.T) {
 		if env.Count != 4 || strings.Join(paths, " ") != "E0 E1 E2 E3" {
 			t.Fatalf("diff %s", stdout)
 		}
-		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.ResultA == nil || !reflect.DeepEqual(s.ResultA, s.ResultB) || len(s.Changes) != 0 {
+		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.ResultA == nil || !reflect.DeepEqual(s.ResultA, s.ResultB) || len(s.Changes) != 0 || s.Differs {
 			t.Errorf("E0 %+v", s)
+		}
+		for _, s := range env.Steps[1:] {
+			if !s.Differs {
+				t.Errorf("%s differs, but the diff says it does not: %+v", s.Path, s)
+			}
 		}
 		// The results differ at one key, both values told; no float
 		// noise in the time.
@@ -251,9 +257,12 @@ func TestReplayForkDiff(t *testing.T) {
 			fmt.Sprintf("A %s (probe, ok, 4 steps, %d tokens)", run.RunID[:12], run.Usage.Total()),
 			fmt.Sprintf("B %s (probe, ok, 4 steps, %d tokens)", forkID[:12], forkTokens),
 		}
+		// The table lists the steps that differ, E0 not among them, and
+		// then how many are the same.
 		lines := strings.Split(stdout, "\n")
-		if len(lines) < 14 || lines[0] != want[0] || lines[1] != want[1] || !strings.Contains(lines[3], "PATH") || !strings.HasPrefix(lines[4], "   E0 ") ||
-			!strings.HasPrefix(lines[5], "≠  E1 ") || !strings.Contains(lines[5], " 1 change ") || !strings.Contains(lines[5], " -44") {
+		if len(lines) < 9 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[3], "PATH ") ||
+			!strings.HasPrefix(lines[4], "E1 ") || !strings.Contains(lines[4], " 1 change ") || !strings.Contains(lines[4], " -44") ||
+			!strings.HasPrefix(lines[5], "E2 ") || !strings.HasPrefix(lines[6], "E3 ") || lines[7] != "1 step the same" {
 			t.Errorf("diff table:\n%s", stdout)
 		}
 		// Below the table, each change: where, A's value, B's.
