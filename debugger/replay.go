@@ -147,7 +147,8 @@ type Divergence struct {
 	// What names what differs: step (the record has no such step), tool,
 	// input, round, request, tool_call, ask, model_call, error,
 	// unfinished, missing (the replay did not run a recorded step),
-	// status, result or outcome.
+	// status, result, outcome, or aborted (someone aborted the replay
+	// under the debugger).
 	What string `json:"what"`
 	// Message says it in a sentence.
 	Message string `json:"message"`
@@ -218,14 +219,49 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 	if err != nil {
 		return nil, err
 	}
-	out := &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls()}
+	if ctx.Err() != nil {
+		// An interrupted replay compares nothing: what it did not run,
+		// it was not let run.
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls(), Divergence: r.divergence, FailedAt: r.failedAt}, nil
+	}
+	return r.result(res, seen), nil
+}
+
+// result is how the replay that ended with res compares with its record:
+// the divergence its hook met on the way, or else what comparing its steps
+// and outcome with the record finds.
+func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
+	out := &ReplayResult{Run: res, Of: r.rec.Run.ID, ModelCalls: seen.modelCalls()}
 	r.mu.Lock()
 	out.Divergence, out.FailedAt = r.divergence, r.failedAt
 	r.mu.Unlock()
-	if out.Divergence == nil && ctx.Err() == nil {
+	var abort *engine.AbortError
+	switch {
+	case out.Divergence != nil:
+	case res.Status == engine.StatusAborted && r.rec.Run.Status != engine.StatusAborted && errors.As(res.Err, &abort):
+		// Someone aborted the replay (under the debugger): what it did
+		// not run, it was not let run, so nothing after compares.
+		out.Divergence = &Divergence{Path: abort.Path, What: "aborted", CutShort: true,
+			Message: "the replay was aborted here, before it had reproduced the record"}
+	default:
 		out.Divergence, out.Steps = r.compare(res, seen)
 	}
-	return out, nil
+	return out
+}
+
+// recordedAnswer is what the replay answers an ask stop with when it is
+// let go on: the recorded answer, for a session to suggest.
+func (r *replayer) recordedAnswer(st *engine.Stop) (any, bool) {
+	if st.Kind != engine.StopAsk {
+		return nil, false
+	}
+	a, ok := r.rec.asks[st.Path]
+	if !ok || !a.Answered {
+		return nil, false
+	}
+	return a.Answer, true
 }
 
 // newReplayer returns a replay's hook, the log of what the replay ran, and
