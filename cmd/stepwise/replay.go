@@ -225,15 +225,14 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 	// No progress: a replay calls nothing that takes time, and every step
 	// it answers from the record would read as skipped.
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, workspace.RunOptions{})
-	closeErr := projects.close()
 	if err != nil {
 		return fail(exitFailure, "the replay could not start: "+r.ws.DisplayText(err.Error()))
 	}
-	if closeErr != nil {
+	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
+	env.Steps, env.ModelCalls = replaySteps(ctx, s, r, out), out.ModelCalls
+	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
-	env.Steps, env.ModelCalls = out.Steps, out.ModelCalls
 	if ctx.Err() != nil {
 		env.Identical, env.Divergence = false, nil
 		return fail(exitInterrupted, "the replay was interrupted")
@@ -252,6 +251,24 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 		return &exitCode{code: exitFailure}
 	}
 	return nil
+}
+
+// replaySteps counts the steps of the replay's own run as runs, inspect
+// and diff count them (debugger.Count over its record), so that a replay
+// cut short by a divergence says the steps it ran, as they do. A replay
+// not recorded has no record to count: the engine's count is the same
+// count, made as it ran.
+func replaySteps(ctx context.Context, s *streams, r *recordedRun, out *debugger.ReplayResult) int {
+	if !r.ws.Project().Recorded {
+		return out.Run.StepsExecuted
+	}
+	_, _, steps, err := r.ws.Diff(ctx, r.rec.Run.ID, out.Run.RunID)
+	if err != nil {
+		fmt.Fprintln(s.err, "warning: the replay's record could not be read to count its steps:", err)
+		return out.Run.StepsExecuted
+	}
+	_, replayed := debugger.Count(steps)
+	return replayed.Steps
 }
 
 // printReplay tells how a replay compares with its record.

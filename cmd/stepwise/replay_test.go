@@ -160,6 +160,19 @@ func TestReplayForkDiff(t *testing.T) {
 		if code != 1 || env.Identical || env.Divergence == nil || env.Divergence.Path != "E1" || env.Divergence.What != "input" || !env.Divergence.CutShort {
 			t.Errorf("exit %d, envelope %s", code, stdout)
 		}
+		// The replay cut short counts the steps it ran as every other
+		// command counts them: E0, answered from the record; E1, aborted
+		// at its stop before it started, is in no record and no count.
+		inspected := inspectJSONOf(t, env.RunID)
+		listed, _, _ := runCLI(t, "runs", "--json")
+		var list struct{ Runs []runJSON }
+		if err := json.Unmarshal([]byte(listed), &list); err != nil || len(list.Runs) == 0 || list.Runs[0].ID != env.RunID {
+			t.Fatalf("runs --json: %v\n%s", err, listed)
+		}
+		if env.Steps != 1 || list.Runs[0].Steps != 1 || inspected.Steps != 1 || len(inspected.StepList) != 1 {
+			t.Errorf("the replay cut short at E1 counts %d steps, runs %d, inspect %d of %d listed; want 1 (E0) everywhere",
+				env.Steps, list.Runs[0].Steps, inspected.Steps, len(inspected.StepList))
+		}
 		if notes() != written {
 			t.Errorf("the replay ran a tool: notes.log is %q", notes())
 		}
