@@ -70,8 +70,8 @@ func newForkCommand(s *streams) *cobra.Command {
 			"first step whose path matches --from (* within a segment, ** across): the steps that had\n" +
 			"finished before it started reuse their recorded results and do not run; it and everything\n" +
 			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
-			"them (the value parses as JSON when it can, and is text otherwise); PATH must name a step of\n" +
-			"the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
+			"them; the value must be JSON (a string in quotes: --set 'PATH=\"text\"'), and PATH must name a\n" +
+			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
 			"the recorded results of the other items: only that item runs again, then what follows the map.\n" +
 			"The fork is recorded as a run of its own, and reported as stepwise run reports one, with the\n" +
 			"same exit codes. With --debug the fork runs under the debugger, driven by commands on stdin as\n" +
@@ -87,9 +87,12 @@ func newForkCommand(s *streams) *cobra.Command {
 				if !ok || p == "" {
 					return usageError{fmt.Errorf("--set takes PATH=JSON, not '%s'", f)}
 				}
+				// The value is JSON, always: text taken as a string when it
+				// does not parse would hide a typo until the run fails.
 				var v any
 				if err := json.Unmarshal([]byte(text), &v); err != nil {
-					v = text
+					return usageError{fmt.Errorf("--set %s: the value %s is not JSON (%v); give a string in JSON quotes, e.g. --set '%s=\"%s\"'",
+						p, text, err, p, text)}
 				}
 				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
 			}
@@ -317,7 +320,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
-	o.Sinks = []engine.Sink{progressSink(progressOut)}
+	o.Sinks = []engine.Sink{progressSink(progressOut, r.rec.Run.ID)}
 	o.Hook = terminalAsk(s, progressOut)
 	plan := r.doc.Plan
 	answerStream := !req.asJSON && plan.FinishMode() == plans.FinishSolver

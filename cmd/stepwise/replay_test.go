@@ -204,6 +204,11 @@ func TestReplayForkDiff(t *testing.T) {
 		if !strings.Contains(stderr, "fork of run "+run.RunID[:12]+" from E2; reused E0; set E1\n") {
 			t.Errorf("stderr %s", stderr)
 		}
+		// The progress says E0 was reused from the run, as inspect marks
+		// it, not that it was skipped.
+		if !strings.Contains(stderr, "\n⇢ E0 reused from run "+run.RunID[:12]+"\n") || strings.Contains(stderr, "E0 skipped") {
+			t.Errorf("the progress does not say E0 was reused:\n%s", stderr)
+		}
 		if added := strings.TrimPrefix(notes(), written); added != "found a typo\n" {
 			t.Errorf("the fork noted %q, want E3's note only", added)
 		}
@@ -294,6 +299,8 @@ func TestReplayForkDiff(t *testing.T) {
 			{[]string{"fork", run.RunID, "--from", "E9"}, 2, "--from E9: no step of run " + run.RunID + " matches it"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E7=1"}, 2, "--set E7: the plan has no step there"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "=1"}, 2, "--set takes PATH=JSON"},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E1=notjson"}, 2, `--set E1: the value notjson is not JSON`},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E1=notjson"}, 2, `give a string in JSON quotes, e.g. --set 'E1="notjson"'`},
 			{[]string{"replay", "0000"}, 1, "no run '0000'"},
 			{[]string{"diff", run.RunID}, 2, "takes two RUN ids"},
 		} {
