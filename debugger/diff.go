@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
 )
 
@@ -23,6 +24,10 @@ type StepDiff struct {
 	// Changes says where the results differ, key by key and index by
 	// index; none when they are the same.
 	Changes []ValueChange `json:"changes,omitempty"`
+	// Differs says the runs ended the step otherwise: a status or a
+	// result that differs (not Same), so that a reader of the JSON, which
+	// lists every step, need not work it out.
+	Differs bool `json:"differs"`
 	// MsDelta is B's time minus A's, in milliseconds, to a tenth of one.
 	MsDelta float64 `json:"ms_delta"`
 	// TokensA and TokensB are the tokens of the model calls the step made
@@ -31,9 +36,12 @@ type StepDiff struct {
 	TokensA     int `json:"tokens_a"`
 	TokensB     int `json:"tokens_b"`
 	TokensDelta int `json:"tokens_delta"`
-	// DecidedA and DecidedB are the actions by which a person gave the
-	// step its result in each run; ReusedA and ReusedB say a replay or a
-	// fork reused a recorded one (record.StepRecord's).
+	// DecidedA and DecidedB are the actions by which a person decided the
+	// step in each run: gave it its result (record.StepRecord's), or
+	// decided at one of its own units, a round, a tool call or a repair
+	// pass of it. ReusedA and ReusedB say a replay or a fork reused a
+	// recorded result there instead, or a replay made such a decision
+	// again.
 	DecidedA string `json:"decided_a,omitempty"`
 	DecidedB string `json:"decided_b,omitempty"`
 	ReusedA  string `json:"reused_a,omitempty"`
@@ -91,6 +99,7 @@ func Count(steps []StepDiff) (a, b RunCounts) {
 func Diff(a, b *record.RunDetail) []StepDiff {
 	stepsA, stepsB := stepsByPath(a), stepsByPath(b)
 	tokensA, tokensB := tokensByStep(a), tokensByStep(b)
+	unitsA, unitsB := decidedUnits(a, stepsA), decidedUnits(b, stepsB)
 	out := []StepDiff{}
 	done := map[string]bool{}
 	add := func(p string) {
@@ -103,13 +112,13 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 		sa, inA := stepsA[p]
 		if inA {
 			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -sa.Ms
-			d.DecidedA, d.ReusedA = sa.Decided, sa.Reused
+			d.DecidedA, d.ReusedA = marks(sa, unitsA)
 		}
 		sb, inB := stepsB[p]
 		sameText := inA && inB && bytes.Equal(sa.Result, sb.Result)
 		if inB {
 			d.StatusB, ms = sb.Status, ms+sb.Ms
-			d.DecidedB, d.ReusedB = sb.Decided, sb.Reused
+			d.DecidedB, d.ReusedB = marks(sb, unitsB)
 			if d.ResultB = d.ResultA; !sameText {
 				d.ResultB = resultOf(sb)
 			}
@@ -120,6 +129,7 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 		if !sameText {
 			d.Changes = valueChanges("", d.ResultA, d.ResultB, inA && d.ResultA != nil, inB && d.ResultB != nil)
 		}
+		d.Differs = !d.Same()
 		out = append(out, d)
 	}
 	i, j := 0, 0
@@ -225,6 +235,44 @@ func stepsByPath(d *record.RunDetail) map[string]record.StepRecord {
 		out[s.Path] = s
 	}
 	return out
+}
+
+// decidedUnits maps each step of d to a decision made on it or on one of
+// its own units (a round, a tool call, a repair pass: the paths under it
+// that are no step of their own), the first one the record lists. A
+// decision at a step inside an item or a branch marks that step, not the
+// map or decide around it, whose own row would otherwise mark every body
+// it runs.
+func decidedUnits(d *record.RunDetail, steps map[string]record.StepRecord) map[string]record.Decision {
+	out := map[string]record.Decision{}
+	for _, dec := range d.Decisions {
+		// The nearest step at or above the decision's path owns it.
+		for p, ok := dec.Path, true; ok; p, _, ok = path.Parent(p) {
+			if _, isStep := steps[p]; isStep {
+				if _, seen := out[p]; !seen {
+					out[p] = dec
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// marks are the decided and reused marks of a step in a diff: its own,
+// or else those of a decision on one of its units.
+func marks(s record.StepRecord, units map[string]record.Decision) (decided, reused string) {
+	if s.Decided != "" || s.Reused != "" {
+		return s.Decided, s.Reused
+	}
+	dec, ok := units[s.Path]
+	switch {
+	case !ok:
+		return "", ""
+	case dec.Origin != "":
+		return "", dec.Origin
+	}
+	return dec.Action, ""
 }
 
 // tokensByStep reads the tokens of each step off the run's usage by_step.

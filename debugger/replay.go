@@ -147,7 +147,8 @@ type Divergence struct {
 	// What names what differs: step (the record has no such step), tool,
 	// input, round, request, tool_call, ask, model_call, error,
 	// unfinished, missing (the replay did not run a recorded step),
-	// status, result or outcome.
+	// status, result, outcome, or aborted (someone aborted the replay
+	// under the debugger).
 	What string `json:"what"`
 	// Message says it in a sentence.
 	Message string `json:"message"`
@@ -218,14 +219,49 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 	if err != nil {
 		return nil, err
 	}
-	out := &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls()}
+	if ctx.Err() != nil {
+		// An interrupted replay compares nothing: what it did not run,
+		// it was not let run.
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls(), Divergence: r.divergence, FailedAt: r.failedAt}, nil
+	}
+	return r.result(res, seen), nil
+}
+
+// result is how the replay that ended with res compares with its record:
+// the divergence its hook met on the way, or else what comparing its steps
+// and outcome with the record finds.
+func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
+	out := &ReplayResult{Run: res, Of: r.rec.Run.ID, ModelCalls: seen.modelCalls()}
 	r.mu.Lock()
 	out.Divergence, out.FailedAt = r.divergence, r.failedAt
 	r.mu.Unlock()
-	if out.Divergence == nil && ctx.Err() == nil {
+	var abort *engine.AbortError
+	switch {
+	case out.Divergence != nil:
+	case res.Status == engine.StatusAborted && r.rec.Run.Status != engine.StatusAborted && errors.As(res.Err, &abort):
+		// Someone aborted the replay (under the debugger): what it did
+		// not run, it was not let run, so nothing after compares.
+		out.Divergence = &Divergence{Path: abort.Path, What: "aborted", CutShort: true,
+			Message: "the replay was aborted here, before it had reproduced the record"}
+	default:
 		out.Divergence, out.Steps = r.compare(res, seen)
 	}
-	return out, nil
+	return out
+}
+
+// recordedAnswer is what the replay answers an ask stop with when it is
+// let go on: the recorded answer, for a session to suggest.
+func (r *replayer) recordedAnswer(st *engine.Stop) (any, bool) {
+	if st.Kind != engine.StopAsk {
+		return nil, false
+	}
+	a, ok := r.rec.asks[st.Path]
+	if !ok || !a.Answered {
+		return nil, false
+	}
+	return a.Answer, true
 }
 
 // newReplayer returns a replay's hook, the log of what the replay ran, and
@@ -285,7 +321,26 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		r.mu.Unlock()
 		return engine.Decision{Action: engine.Abort}
 	}
+	if d.Action != engine.Proceed && r.rec.decidedAt(st.Path) {
+		// A person decided this unit in the recorded run: the replay
+		// gives it what they gave, and its record says so, as a decision
+		// the replay made again.
+		d.Again = true
+	}
 	return d
+}
+
+// decidedAt reports whether a person decided at path in the recorded run,
+// at any of its stops: a stop the replay answers (a step's, a tool
+// call's) gives the unit its whole result, whichever stop the person
+// decided it at.
+func (rec *Recording) decidedAt(path string) bool {
+	for at := range rec.decided {
+		if at.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // step checks a step against its record. A catalog tool's step is
@@ -393,11 +448,11 @@ func (r *replayer) reply(st *engine.Stop) engine.Decision {
 	return engine.Decision{}
 }
 
-// again is a person's recorded decision made again. It stays theirs: the
-// replay's record marks it as the recorded run's does, and holds its value
-// for a replay of the replay.
+// again is a person's recorded decision made again, by the replay: the
+// hook marks it Again, so that the replay's record lists it with the
+// replay's mark and holds its value for a replay of the replay.
 func again(d engine.Decided) engine.Decision {
-	return engine.Decision{Action: engine.Replace, Value: d.Value}
+	return engine.Decision{Action: engine.Replace, Value: d.Value, Origin: engine.FromReplay}
 }
 
 // tool answers an agent's tool call with what the call gave the model in

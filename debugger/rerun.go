@@ -9,14 +9,16 @@ import (
 // under the debugger, stopping where bps says; start it with
 // rec.Inputs(). A stop the session lets go on is the replay's: a step, a
 // tool call or an ask is answered from the record there, and a divergence
-// aborts the run. diverged tells the first divergence once the run has
-// ended (nil: none was found on the way; the end's comparison of results
-// is Replay's alone).
-func DebugReplay(rec *Recording, p *plans.Plan, opts engine.Options, bps *Breakpoints) (s *Session, diverged func() *Divergence) {
-	r, _, opts := newReplayer(rec, opts)
-	return New(p, opts, bps), func() *Divergence {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.divergence
+// aborts the run. At an ask the session suggests the recorded answer
+// (Snapshot.Prefill), since going on gives that. ended tells, once the run
+// has ended with res, how the replay compares with its record, as Replay
+// does: the first divergence on the way, or else the comparison of every
+// step's result and of the outcome.
+func DebugReplay(rec *Recording, p *plans.Plan, opts engine.Options, bps *Breakpoints) (s *Session, ended func(res *engine.Result) *ReplayResult) {
+	r, seen, opts := newReplayer(rec, opts)
+	s = New(p, opts, bps)
+	s.recorded = r.recordedAnswer
+	return s, func(res *engine.Result) *ReplayResult {
+		return r.result(res, seen)
 	}
 }

@@ -136,6 +136,11 @@ func (s *Session) stateLocked() State {
 		snap.Schema = e.schema.Raw
 	}
 	snap.Prefill = e.prefill
+	if s.recorded != nil {
+		if v, ok := s.recorded(st); ok {
+			snap.Prefill = v
+		}
+	}
 	if cur.listed {
 		snap.InputSchema = cur.tool.InputSchema
 	}

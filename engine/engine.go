@@ -437,10 +437,18 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	held := st
 	held.RunID = r.id
 	d := r.hook(ctx, &held)
-	if d.Origin == ByHand && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
+	if (d.Origin == ByHand || d.Again) && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
 		// A person's decision is a fact of the run: its record says what
 		// was decided where, and with what, so that a replay reproduces it.
-		r.emit(st.Path, st.Unit, EventDecided, func() any { return Decided{Stop: st.Kind, Action: d.Action.String(), Value: d.Value} })
+		// One a replay made again says so, so that nobody reads it as
+		// decided by hand in this run.
+		r.emit(st.Path, st.Unit, EventDecided, func() any {
+			dec := Decided{Stop: st.Kind, Action: d.Action.String(), Value: d.Value}
+			if d.Origin != ByHand {
+				dec.Origin = d.Origin.String()
+			}
+			return dec
+		})
 	}
 	return d
 }

@@ -285,14 +285,18 @@ type Asked struct {
 	Answer   any       `json:"answer"`
 }
 
-// Decided reports a decision a person made at a stop: the stop's kind,
-// the action (inject, replace, answer, ...) and the value it gave. It is
-// emitted at the stop's path as the decision is applied; the end event of
-// a step or tool call it decided carries the action too.
+// Decided reports a decision a person made at a stop, or one a replay made
+// again: the stop's kind, the action (inject, replace, answer, ...) and
+// the value it gave. It is emitted at the stop's path as the decision is
+// applied; the end event of a step or tool call it decided carries the
+// action too (a replay's, its origin).
 type Decided struct {
 	Stop   StopKind `json:"stop"`
 	Action string   `json:"action"`
 	Value  any      `json:"value,omitempty"`
+	// Origin is empty for a decision a person made in this run; a replay
+	// that made one again (Decision.Again) says "replay".
+	Origin string `json:"origin,omitempty"`
 }
 
 // Warning is something a user should know that did not fail the run.

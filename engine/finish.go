@@ -110,7 +110,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		// The finish did not run, and its events say with what it ended,
 		// as a step's do.
-		r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
+		r.startStep(path, paths.KindStep, func() any { return StepStarted{Tool: "solver", Input: data} })
 		r.emit(path, paths.KindStep, EventStepEnd, func() any {
 			end := StepEnded{Tool: "solver", Status: StepSkipped, Result: map[string]any{"answer": text}}
 			end.Decided, end.Reused = d.marks()
@@ -125,9 +125,8 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given;
 	// it counts as a step run, as every step the record shows does.
-	r.steps.Add(1)
 	start := time.Now()
-	r.emit(path, paths.KindStep, EventStepStart, func() any { return StepStarted{Tool: "solver", Input: data} })
+	r.startStep(path, paths.KindStep, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
 	r.emit(path, paths.KindStep, EventStepEnd, func() any {
 		end := StepEnded{Tool: "solver", Status: StepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}

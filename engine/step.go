@@ -33,6 +33,15 @@ const (
 // String returns the status as --json and the store write it.
 func (s StepStatus) String() string { return string(s) }
 
+// startStep emits the start of the step at path and counts it run
+// (Result.StepsExecuted). A step counts once it starts, and only then: one
+// aborted at its stop before it started is in no record of the run, and
+// every step a record shows started.
+func (r *run) startStep(path string, unit paths.Kind, started func() any) {
+	r.steps.Add(1)
+	r.emit(path, unit, EventStepStart, started)
+}
+
 // runStep runs one step (top-level, body step or a single body call) at
 // path and returns its result. Its errors are bare: the caller says where
 // (a plan names the step, a map the item).
@@ -41,7 +50,6 @@ func (s StepStatus) String() string { return string(s) }
 // single-call body runs as, which its events are about.
 func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit paths.Kind) (any, error) {
 	r := c.f.run
-	r.steps.Add(1)
 	tool := s.ToolName.Value
 	c = c.push(Frame{Path: path, Kind: paths.KindStep, Tool: tool})
 	c.unit = unit
@@ -77,7 +85,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		case Abort:
 			return nil, &AbortError{Path: path}
 		case Inject:
-			r.emit(path, c.unit, EventStepStart, started)
+			r.startStep(path, c.unit, started)
 			r.emit(path, c.unit, EventStepEnd, func() any {
 				end := StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value}
 				end.Ms, end.HeldMs = c.times(start)
@@ -90,7 +98,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 				input = edited
 			}
 		}
-		r.emit(path, c.unit, EventStepStart, started)
+		r.startStep(path, c.unit, started)
 		switch {
 		case d.Action == Fail:
 			err, applied = failure(d.Value), d
@@ -111,7 +119,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			}
 		}
 	} else {
-		r.emit(path, c.unit, EventStepStart, func() any { return StepStarted{Tool: tool} })
+		r.startStep(path, c.unit, func() any { return StepStarted{Tool: tool} })
 	}
 
 	if err != nil && ownFailure(err) {

@@ -137,6 +137,12 @@ type Decision struct {
 	// reused. The record of the run marks each unit decided by hand with
 	// the action, and each reused one with where it came from.
 	Origin Origin
+	// Again says that a replay makes here again a decision a person made
+	// in the recorded run. It stays a replayed decision (Origin), but the
+	// record lists it among the run's decisions, with its origin and its
+	// value, so that inspect shows what was made again and a replay of the
+	// replay makes it again too.
+	Again bool
 }
 
 // Origin is who made a decision.

@@ -226,12 +226,12 @@ func (p *runPage) replayUnderDebugger(doc int, d workspace.Document, table *debu
 	if !ok {
 		return nil
 	}
-	session, diverged, err := p.ws.DebugReplay(rec, r.plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	session, replayed, err := p.ws.DebugReplay(rec, r.plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
 		p.notify(noticeError, "the replay cannot start: "+err.Error())
 		return nil
 	}
-	r.diverged = diverged
+	r.replayed = replayed
 	p.notify(noticeInfo, "replay of "+format.ShortID(id)+" started under the debugger")
 	return p.begin(r, session, table, rec.Inputs())
 }

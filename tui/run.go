@@ -52,9 +52,10 @@ type run struct {
 	// found, kept until its last events are in.
 	before  *run
 	outcome *replayedMsg
-	// diverged tells a replay's divergence under the debugger, and forked
-	// how a fork went, once it has ended; nil for every other run.
-	diverged func() *debugger.Divergence
+	// replayed tells how a replay under the debugger compares with its
+	// record, and forked how a fork went, once it has ended; nil for every
+	// other run.
+	replayed func(*engine.Result) *debugger.ReplayResult
 	forked   func(*engine.Result) *debugger.ForkResult
 }
 
@@ -409,8 +410,8 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 	}
 	st := r.state
 	var div *debugger.Divergence
-	if r.diverged != nil {
-		div = r.diverged()
+	if r.replayed != nil && st.Result != nil {
+		div = r.replayed(st.Result).Divergence
 	}
 	switch {
 	case div != nil:

@@ -105,13 +105,15 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		session.Approve(approvals)
 	}
 
-	state := drive(ctx, s, session, table, inputs, breaks, asJSON)
-	return reportDebugged(ctx, s, &projects, ws, v.Plan, state, asJSON)
+	state := drive(ctx, s, session, table, inputs, breaks, asJSON, nil)
+	return reportDebugged(ctx, s, &projects, ws, v.Plan, state, asJSON, ws.Project().Recorded)
 }
 
 // reportDebugged reports the end of a debugged run, once the projects are
-// closed (their run store has recorded it), as debug reports one.
-func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugger.State, asJSON bool) error {
+// closed (their run store has recorded it), as debug reports one. Its run
+// line, which says where the run is recorded, is left to the caller
+// unless runLine is set.
+func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugger.State, asJSON, runLine bool) error {
 	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
@@ -128,7 +130,7 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 	}
 	if asJSON {
 		// The end state carried the output; a summary is for people.
-		printSummary(s.err, plan, state.Result, ws.Project().Recorded)
+		printSummary(s.err, plan, state.Result, runLine)
 		return runExit(state.Result)
 	}
 	if res := state.Result; res.Output == nil && res.Answer != "" {
@@ -137,15 +139,17 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 		// output plan is.
 		fmt.Fprintln(s.out, res.Answer)
 	}
-	return reportRun(s, plan, state.Result, runRequest{}, ws.Project().Recorded)
+	return reportRun(s, plan, state.Result, runRequest{}, runLine)
 }
 
 // drive runs session with inputs under the line driver: it says the kept
 // breakpoints of table, sets breaks, then carries out the lines of stdin
 // until the run ends, and returns the end. The plan's run, a replay's and
-// a fork's are driven alike.
-func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool) debugger.State {
-	d := &driver{s: s, session: session, asJSON: asJSON}
+// a fork's are driven alike. finish, when set, is what --json writes for
+// the end, in place of the end state itself: a replay adds how it
+// compares with its record.
+func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugger.State {
+	d := &driver{s: s, session: session, asJSON: asJSON, finish: finish}
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
 	// reach them.
@@ -168,7 +172,9 @@ type driver struct {
 	s       *streams
 	session *debugger.Session
 	asJSON  bool
-	last    debugger.State
+	// finish is what --json writes for the run's end; nil: its State.
+	finish func(debugger.State) any
+	last   debugger.State
 	// moves delivers the State a movement (or the start) came to; going
 	// says one is under way, so the run is not held.
 	moves chan moved
@@ -490,7 +496,11 @@ func writeCommands(w io.Writer, list []debugger.Syntax) {
 // show prints a state: where the run stopped and why, or how it ended.
 func (d *driver) show(st debugger.State) {
 	d.last = st
-	if d.asJSON {
+	switch {
+	case d.asJSON && st.Finished && d.finish != nil:
+		writeJSONLine(d.s.out, d.finish(st))
+		return
+	case d.asJSON:
 		writeJSONLine(d.s.out, st)
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // marksProjectFiles is the replay project with a tool that fails, and
@@ -189,21 +191,87 @@ func TestDebugMarksDecisions(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
 		t.Errorf("the replay ran a tool: notes.log went from %q to %q", notes, after)
 	}
-	// The replay's record marks what it reused, and the reply it replaced
-	// again as the person's, so that it replays in turn.
+	// The replay's record marks what it reused, and lists both of the
+	// person's decisions as made again by the replay, never as decided by
+	// hand: nobody decided anything in it. The reply it replaced is held
+	// there, so that it replays in turn.
 	again := inspectJSONOf(t, rep.RunID)
 	if s := stepOf(t, again, "E0"); s.Reused != "replay" || s.Decided != "" {
 		t.Errorf("the replay's E0: decided %q, reused %q; want reused from the replay", s.Decided, s.Reused)
 	}
-	if !reflect.DeepEqual(again.Decisions, want[1:]) {
-		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want[1:])
+	wantAgain := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Origin: "replay"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Origin: "replay"}}
+	if !reflect.DeepEqual(again.Decisions, wantAgain) {
+		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, wantAgain)
+	}
+	out, _, _ = runCLI(t, "inspect", rep.RunID)
+	if strings.Contains(out, "decided by hand") || strings.Contains(out, "✎") || !strings.Contains(out, "made again by the replay (2)") ||
+		!strings.Contains(out, "↺ E2/agent.1  replace at its reply stop") || !strings.Contains(out, "↺ E0  inject at its step stop") {
+		t.Errorf("inspect of the replay does not list what it made again, replayed:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "runs", "--json")
+	var both struct{ Runs []runJSON }
+	if err := json.Unmarshal([]byte(out), &both); err != nil || len(both.Runs) != 2 || both.Runs[0].ID != rep.RunID || both.Runs[0].Decided != 0 {
+		t.Errorf("runs --json: the replay is not the newest run, or counts decisions by hand: %v\n%s", err, out)
 	}
 	replayOf(rep.RunID)
 
-	// diff marks each run's step: decided by hand in A, replayed in B.
+	// diff marks each run's steps: decided by hand in A, replayed in B,
+	// the agent step E2 by the decision on its round's reply. Nothing
+	// differs, so the table lists no step.
+	out, errOut, code = runCLI(t, "diff", id, rep.RunID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	marks := map[string][2]string{}
+	for _, d := range diff.Steps {
+		if d.Differs {
+			t.Errorf("%s differs: %+v", d.Path, d)
+		}
+		marks[d.Path] = [2]string{format.Mark(d.DecidedA, d.ReusedA), format.Mark(d.DecidedB, d.ReusedB)}
+	}
+	wantMarks := map[string][2]string{"E0": {"✎", "↺"}, "E1": {"", "↺"}, "E2": {"✎", "↺"}, "E3": {"", "↺"}}
+	if !reflect.DeepEqual(marks, wantMarks) {
+		t.Errorf("diff marks %v, want %v", marks, wantMarks)
+	}
 	out, errOut, code = runCLI(t, "diff", id, rep.RunID)
-	if code != 0 || !regexp.MustCompile(`E0\s+skipped ✎\s+skipped ↺`).MatchString(out) {
+	if code != 0 || !strings.HasSuffix(out, "\nno step differs: 4 steps the same\n") || strings.Contains(out, "PATH") {
 		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestDiffMarksAToolCallDecided injects a tool call's result at its tool
+// stop through stepwise debug --json: diff marks the agent step the call
+// is a unit of, in the run and in its replay.
+func TestDiffMarksAToolCallDecided(t *testing.T) {
+	marksProject(t)
+	out, errOut, code := debugCLI(t, "inject {\"noted\": \"by hand\"}\ncontinue\n", "probe", "--continue", "--break", "E2/agent.1/* tool", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	env := inspectJSONOf(t, id)
+	if len(env.Decisions) != 1 || env.Decisions[0].Stop != "tool" || env.Decisions[0].Action != "inject" {
+		t.Fatalf("decisions %+v, want one inject at a tool stop", env.Decisions)
+	}
+	out, errOut, code = runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical {
+		t.Fatalf("replay: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "diff", id, rep.RunID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	for _, d := range diff.Steps {
+		a, b := format.Mark(d.DecidedA, d.ReusedA), format.Mark(d.DecidedB, d.ReusedB)
+		if d.Path == "E2" && (d.DecidedA != "inject" || b != "↺") {
+			t.Errorf("E2, whose tool call was injected, is marked %q in A (%q) and %q in B; want ✎ inject and ↺", a, d.DecidedA, b)
+		}
+		if d.Path == "E1" && a != "" {
+			t.Errorf("E1 ran in A, but is marked %q", a)
+		}
 	}
 }
 
@@ -227,6 +295,15 @@ func TestDebugMarksAnAnswer(t *testing.T) {
 	var rep replayJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical {
 		t.Fatalf("replay: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	// The replay answered the ask from the record: listed, with the
+	// replay's mark, and not as decided by hand.
+	again := inspectJSONOf(t, rep.RunID)
+	if s := stepOf(t, again, "Q"); s.Decided != "" || s.Reused != "replay" {
+		t.Errorf("the replay's ask step is marked decided %q, reused %q; want reused replay", s.Decided, s.Reused)
+	}
+	if want := []decisionJSON{{Path: "Q", Stop: "ask", Action: "answer", Origin: "replay"}}; !reflect.DeepEqual(again.Decisions, want) {
+		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want)
 	}
 }
 

@@ -70,8 +70,8 @@ func newForkCommand(s *streams) *cobra.Command {
 			"first step whose path matches --from (* within a segment, ** across): the steps that had\n" +
 			"finished before it started reuse their recorded results and do not run; it and everything\n" +
 			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
-			"them (the value parses as JSON when it can, and is text otherwise); PATH must name a step of\n" +
-			"the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
+			"them; the value must be JSON (a string in quotes: --set 'PATH=\"text\"'), and PATH must name a\n" +
+			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
 			"the recorded results of the other items: only that item runs again, then what follows the map.\n" +
 			"The fork is recorded as a run of its own, and reported as stepwise run reports one, with the\n" +
 			"same exit codes. With --debug the fork runs under the debugger, driven by commands on stdin as\n" +
@@ -87,9 +87,12 @@ func newForkCommand(s *streams) *cobra.Command {
 				if !ok || p == "" {
 					return usageError{fmt.Errorf("--set takes PATH=JSON, not '%s'", f)}
 				}
+				// The value is JSON, always: text taken as a string when it
+				// does not parse would hide a typo until the run fails.
 				var v any
 				if err := json.Unmarshal([]byte(text), &v); err != nil {
-					v = text
+					return usageError{fmt.Errorf("--set %s: the value %s is not JSON (%v); give a string in JSON quotes, e.g. --set '%s=\"%s\"'",
+						p, text, err, p, text)}
 				}
 				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
 			}
@@ -225,15 +228,14 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 	// No progress: a replay calls nothing that takes time, and every step
 	// it answers from the record would read as skipped.
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, workspace.RunOptions{})
-	closeErr := projects.close()
 	if err != nil {
 		return fail(exitFailure, "the replay could not start: "+r.ws.DisplayText(err.Error()))
 	}
-	if closeErr != nil {
+	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
+	env.Steps, env.ModelCalls = replaySteps(ctx, s, r, out), out.ModelCalls
+	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
-	env.Steps, env.ModelCalls = out.Steps, out.ModelCalls
 	if ctx.Err() != nil {
 		env.Identical, env.Divergence = false, nil
 		return fail(exitInterrupted, "the replay was interrupted")
@@ -252,6 +254,24 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 		return &exitCode{code: exitFailure}
 	}
 	return nil
+}
+
+// replaySteps counts the steps of the replay's own run as runs, inspect
+// and diff count them (debugger.Count over its record), so that a replay
+// cut short by a divergence says the steps it ran, as they do. A replay
+// not recorded has no record to count: the engine's count is the same
+// count, made as it ran.
+func replaySteps(ctx context.Context, s *streams, r *recordedRun, out *debugger.ReplayResult) int {
+	if !r.ws.Project().Recorded {
+		return out.Run.StepsExecuted
+	}
+	_, _, steps, err := r.ws.Diff(ctx, r.rec.Run.ID, out.Run.RunID)
+	if err != nil {
+		fmt.Fprintln(s.err, "warning: the replay's record could not be read to count its steps:", err)
+		return out.Run.StepsExecuted
+	}
+	_, replayed := debugger.Count(steps)
+	return replayed.Steps
 }
 
 // printReplay tells how a replay compares with its record.
@@ -300,7 +320,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
-	o.Sinks = []engine.Sink{progressSink(progressOut)}
+	o.Sinks = []engine.Sink{progressSink(progressOut, r.rec.Run.ID)}
 	o.Hook = terminalAsk(s, progressOut)
 	plan := r.doc.Plan
 	answerStream := !req.asJSON && plan.FinishMode() == plans.FinishSolver
@@ -386,10 +406,10 @@ func diffSide(d *record.RunDetail, c debugger.RunCounts) diffRunJSON {
 	return diffRunJSON{ID: d.ID, Plan: d.Plan, Status: runStatus(d.RunSummary), RunCounts: c}
 }
 
-// printDiff prints a line per run, then one line per step (the statuses,
-// whether the results differ, and B's time and tokens against A's), each
-// differing result followed by the places it differs, A's value beside
-// B's.
+// printDiff prints a line per run, then one line per step that differs
+// (the statuses, how many places the results differ in, and B's time and
+// tokens against A's) and how many are the same, then the places each
+// differing result differs, A's value beside B's.
 func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 	countA, countB := debugger.Count(steps)
 	for _, side := range []struct {
@@ -401,23 +421,36 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 			countNoun(side.c.Steps, "step", "steps"), format.Tokens(side.c.Tokens))
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tPATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
+	var differing []debugger.StepDiff
 	for _, d := range steps {
-		mark, result := " ", "same"
-		if !d.Same() {
-			mark = "≠"
+		if d.Differs {
+			differing = append(differing, d)
 		}
-		switch {
-		case d.ResultA == nil && d.ResultB == nil:
-			result = "-"
-		case len(d.Changes) > 0:
-			result = countNoun(len(d.Changes), "change", "changes")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
-			result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
 	}
-	tw.Flush()
+	if len(differing) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PATH\tA\tB\tRESULT\tΔTIME\tΔTOKENS")
+		for _, d := range differing {
+			// A step differs in its status alone, or its result is
+			// missing on one side, or it differs in some places.
+			result := "same"
+			switch {
+			case d.ResultA == nil && d.ResultB == nil:
+				result = "-"
+			case len(d.Changes) > 0:
+				result = countNoun(len(d.Changes), "change", "changes")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
+				result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
+		}
+		tw.Flush()
+	}
+	switch same := len(steps) - len(differing); {
+	case len(differing) == 0:
+		fmt.Fprintf(w, "no step differs: %s the same\n", countNoun(same, "step", "steps"))
+	case same > 0:
+		fmt.Fprintf(w, "%s the same\n", countNoun(same, "step", "steps"))
+	}
 	var changed []debugger.StepDiff
 	for _, d := range steps {
 		if len(d.Changes) > 0 {
@@ -428,7 +461,7 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AT\tA\tB")
 	for _, d := range changed {
 		for _, c := range d.Changes {

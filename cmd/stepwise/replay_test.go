@@ -160,6 +160,19 @@ func TestReplayForkDiff(t *testing.T) {
 		if code != 1 || env.Identical || env.Divergence == nil || env.Divergence.Path != "E1" || env.Divergence.What != "input" || !env.Divergence.CutShort {
 			t.Errorf("exit %d, envelope %s", code, stdout)
 		}
+		// The replay cut short counts the steps it ran as every other
+		// command counts them: E0, answered from the record; E1, aborted
+		// at its stop before it started, is in no record and no count.
+		inspected := inspectJSONOf(t, env.RunID)
+		listed, _, _ := runCLI(t, "runs", "--json")
+		var list struct{ Runs []runJSON }
+		if err := json.Unmarshal([]byte(listed), &list); err != nil || len(list.Runs) == 0 || list.Runs[0].ID != env.RunID {
+			t.Fatalf("runs --json: %v\n%s", err, listed)
+		}
+		if env.Steps != 1 || list.Runs[0].Steps != 1 || inspected.Steps != 1 || len(inspected.StepList) != 1 {
+			t.Errorf("the replay cut short at E1 counts %d steps, runs %d, inspect %d of %d listed; want 1 (E0) everywhere",
+				env.Steps, list.Runs[0].Steps, inspected.Steps, len(inspected.StepList))
+		}
 		if notes() != written {
 			t.Errorf("the replay ran a tool: notes.log is %q", notes())
 		}
@@ -191,6 +204,11 @@ func TestReplayForkDiff(t *testing.T) {
 		if !strings.Contains(stderr, "fork of run "+run.RunID[:12]+" from E2; reused E0; set E1\n") {
 			t.Errorf("stderr %s", stderr)
 		}
+		// The progress says E0 was reused from the run, as inspect marks
+		// it, not that it was skipped.
+		if !strings.Contains(stderr, "\n⇢ E0 reused from run "+run.RunID[:12]+"\n") || strings.Contains(stderr, "E0 skipped") {
+			t.Errorf("the progress does not say E0 was reused:\n%s", stderr)
+		}
 		if added := strings.TrimPrefix(notes(), written); added != "found a typo\n" {
 			t.Errorf("the fork noted %q, want E3's note only", added)
 		}
@@ -220,6 +238,7 @@ func TestReplayForkDiff(t *testing.T) {
 				Changes     []debugger.ValueChange `json:"changes"`
 				MsDelta     float64                `json:"ms_delta"`
 				TokensDelta int                    `json:"tokens_delta"`
+				Differs     bool                   `json:"differs"`
 			} `json:"steps"`
 			Count int `json:"count"`
 		}
@@ -233,8 +252,13 @@ func TestReplayForkDiff(t *testing.T) {
 		if env.Count != 4 || strings.Join(paths, " ") != "E0 E1 E2 E3" {
 			t.Fatalf("diff %s", stdout)
 		}
-		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.ResultA == nil || !reflect.DeepEqual(s.ResultA, s.ResultB) || len(s.Changes) != 0 {
+		if s := env.Steps[0]; s.StatusA != "ok" || s.StatusB != "skipped" || s.ResultA == nil || !reflect.DeepEqual(s.ResultA, s.ResultB) || len(s.Changes) != 0 || s.Differs {
 			t.Errorf("E0 %+v", s)
+		}
+		for _, s := range env.Steps[1:] {
+			if !s.Differs {
+				t.Errorf("%s differs, but the diff says it does not: %+v", s.Path, s)
+			}
 		}
 		// The results differ at one key, both values told; no float
 		// noise in the time.
@@ -251,9 +275,12 @@ func TestReplayForkDiff(t *testing.T) {
 			fmt.Sprintf("A %s (probe, ok, 4 steps, %d tokens)", run.RunID[:12], run.Usage.Total()),
 			fmt.Sprintf("B %s (probe, ok, 4 steps, %d tokens)", forkID[:12], forkTokens),
 		}
+		// The table lists the steps that differ, E0 not among them, and
+		// then how many are the same.
 		lines := strings.Split(stdout, "\n")
-		if len(lines) < 14 || lines[0] != want[0] || lines[1] != want[1] || !strings.Contains(lines[3], "PATH") || !strings.HasPrefix(lines[4], "   E0 ") ||
-			!strings.HasPrefix(lines[5], "≠  E1 ") || !strings.Contains(lines[5], " 1 change ") || !strings.Contains(lines[5], " -44") {
+		if len(lines) < 9 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[3], "PATH ") ||
+			!strings.HasPrefix(lines[4], "E1 ") || !strings.Contains(lines[4], " 1 change ") || !strings.Contains(lines[4], " -44") ||
+			!strings.HasPrefix(lines[5], "E2 ") || !strings.HasPrefix(lines[6], "E3 ") || lines[7] != "1 step the same" {
 			t.Errorf("diff table:\n%s", stdout)
 		}
 		// Below the table, each change: where, A's value, B's.
@@ -272,6 +299,8 @@ func TestReplayForkDiff(t *testing.T) {
 			{[]string{"fork", run.RunID, "--from", "E9"}, 2, "--from E9: no step of run " + run.RunID + " matches it"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E7=1"}, 2, "--set E7: the plan has no step there"},
 			{[]string{"fork", run.RunID, "--from", "E1", "--set", "=1"}, 2, "--set takes PATH=JSON"},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E1=notjson"}, 2, `--set E1: the value notjson is not JSON`},
+			{[]string{"fork", run.RunID, "--from", "E1", "--set", "E1=notjson"}, 2, `give a string in JSON quotes, e.g. --set 'E1="notjson"'`},
 			{[]string{"replay", "0000"}, 1, "no run '0000'"},
 			{[]string{"diff", run.RunID}, 2, "takes two RUN ids"},
 		} {

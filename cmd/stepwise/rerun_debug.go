@@ -9,6 +9,8 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // debugFlags are the flags that run a replay or a fork under the
@@ -44,8 +46,11 @@ func (f *debugFlags) check() error {
 	return nil
 }
 
-// debugReplay replays one run under the line driver, and says its
-// divergence, if it had one, once it has ended.
+// debugReplay replays one run under the line driver. Once it has ended it
+// says how the replay compares with its record, as replay does: the
+// finish object carries identical and divergence with --json; otherwise
+// the comparison follows the run's own report. The run line then says
+// which run the replay is, and of which.
 func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, asJSON bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
@@ -54,19 +59,51 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
 	table := keptBreakpoints(s, r)
-	session, diverged, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn})
+	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: "the replay could not start: " + r.ws.DisplayText(err.Error())}
 	}
-	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON)
-	if d := diverged(); d != nil {
-		fmt.Fprintf(s.err, "the replay of run %s diverged: %s\n", r.rec.Run.ID, d)
-		if closeErr := projects.close(); closeErr != nil {
-			fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
+	// The comparison is made once, when the end is shown or else after.
+	var out *debugger.ReplayResult
+	compare := func(res *engine.Result) *debugger.ReplayResult {
+		if out == nil {
+			out = ended(res)
 		}
+		return out
+	}
+	finish := func(st debugger.State) any {
+		if st.Result == nil {
+			return st
+		}
+		c := compare(st.Result)
+		return replayEndJSON{State: st, Identical: c.Identical(), Divergence: c.Divergence}
+	}
+	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, finish)
+	recorded := r.ws.Project().Recorded
+	err = reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, false)
+	if state.Result == nil || ctx.Err() != nil {
+		return err
+	}
+	compare(state.Result)
+	if !asJSON {
+		printReplay(s.out, r, out)
+	}
+	if recorded {
+		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, format.ShortID(out.Run.RunID))
+	}
+	if err == nil && !out.Identical() {
 		return &exitCode{code: exitFailure}
 	}
-	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON)
+	return err
+}
+
+// replayEndJSON is the finish object of a replay under the debugger with
+// --json: the session's end, and how the replay compares with its record,
+// as replay --json says it.
+type replayEndJSON struct {
+	debugger.State
+	Identical  bool                 `json:"identical"`
+	Divergence *debugger.Divergence `json:"divergence"`
 }
 
 // debugFork forks one run under the line driver.
@@ -85,11 +122,11 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
-	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON)
+	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
 	if state.Result != nil {
 		printFork(s.err, forked(state.Result))
 	}
-	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON)
+	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }
 
 // keptBreakpoints is the breakpoint table kept for a recorded run's plan.

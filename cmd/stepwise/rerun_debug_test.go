@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger"
 )
 
 // itemsProjectFiles is a project whose plan notes five items in a map
@@ -198,4 +201,89 @@ func TestForkAsksOnTerminal(t *testing.T) {
 	if !strings.Contains(screen, `"keep": true`) {
 		t.Errorf("the fork did not take the answer typed:\n%s", screen)
 	}
+}
+
+// TestReplayUnderDebuggerEnds replays a run whose ask a person answered
+// under replay --debug: the ask stop suggests the recorded answer, which
+// going on gives, and the end says how the replay compares with its
+// record, as replay does (the finish object's identical and divergence
+// with --json, the ✓ or ✗ line otherwise), and which run it is, on a line
+// of its own, whether it matched or diverged.
+func TestReplayUnderDebuggerEnds(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\nanswer {\"go\": true}\ncontinue\n", "asking", "--break", "E0 step", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	orig := sessionRun(t, errOut)
+	runLine := regexp.MustCompile(`(?m)^run ([0-9a-f]{16}), a replay of ` + orig + ` \(stepwise inspect [0-9a-f]{12}\)\n`)
+	type line struct {
+		Reason     string               `json:"reason"`
+		Stop       *debugger.Snapshot   `json:"stop"`
+		Finished   bool                 `json:"finished"`
+		Status     string               `json:"status"`
+		Identical  *bool                `json:"identical"`
+		Divergence *debugger.Divergence `json:"divergence"`
+	}
+	lines := func(out string) (stops []line, end line) {
+		t.Helper()
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var v line
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if v.Finished {
+				end = v
+			} else if v.Stop != nil {
+				stops = append(stops, v)
+			}
+		}
+		return stops, end
+	}
+
+	t.Run("matches", func(t *testing.T) {
+		out, errOut, code := rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug", "--json")
+		stops, end := lines(out)
+		if code != 0 || len(stops) != 2 || stops[1].Stop.Kind != "ask" {
+			t.Fatalf("exit %d, want the entry and the ask stops\n%s%s", code, out, errOut)
+		}
+		if got := mustJSON(t, stops[1].Stop.Prefill); got != `{"go":true}` {
+			t.Errorf("the ask suggests %s, want the recorded answer {\"go\":true}", got)
+		}
+		if end.Status != "ok" || end.Identical == nil || !*end.Identical || end.Divergence != nil {
+			t.Errorf("the end says status %q, identical %v, divergence %+v; want ok, true, none\n%s", end.Status, end.Identical, end.Divergence, out)
+		}
+		if !runLine.MatchString(errOut) {
+			t.Errorf("no line names the replay's run:\n%s", errOut)
+		}
+		out, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug")
+		if code != 0 || !strings.Contains(out, "✓ replay of run "+orig[:12]+" (asking) matches its record: 2 steps reproduced") {
+			t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+		}
+		if !strings.Contains(errOut, "  expects {\"go\":true}\n") || !runLine.MatchString(errOut) {
+			t.Errorf("stderr does not suggest the recorded answer, or name the replay's run:\n%s", errOut)
+		}
+	})
+
+	t.Run("diverges", func(t *testing.T) {
+		plan := filepath.Join(dir, ".stepwise/plans/asking.yaml")
+		text, _ := os.ReadFile(plan)
+		os.WriteFile(plan, []byte(strings.Replace(string(text), "shape: { n: 1 }", "shape: { n: 2 }", 1)), 0o644)
+		defer os.WriteFile(plan, text, 0o644)
+		out, errOut, code := rerunCLI(t, "continue\n", "replay", orig, "--debug", "--json")
+		_, end := lines(out)
+		if code != 1 || end.Identical == nil || *end.Identical || end.Divergence == nil || end.Divergence.Path != "E0" || end.Divergence.What != "input" {
+			t.Errorf("exit %d, the end %+v; want exit 1, not identical, diverging at E0's input\n%s%s", code, end, out, errOut)
+		}
+		if !runLine.MatchString(errOut) {
+			t.Errorf("no line of its own names the replay's run:\n%s", errOut)
+		}
+		out, errOut, code = rerunCLI(t, "continue\n", "replay", orig, "--debug")
+		if code != 1 || !strings.Contains(out, "✗ replay of run "+orig[:12]+" (asking) diverges at E0: the rendered input differs from the recorded one\n") {
+			t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+		}
+		if !runLine.MatchString(errOut) || !strings.HasSuffix(errOut, "\n") {
+			t.Errorf("no line of its own names the replay's run:\n%q", errOut)
+		}
+	})
 }

@@ -240,7 +240,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
 		o.Hook = term.hook(approvals, false)
 	} else {
-		o.Sinks = append(o.Sinks, progressSink(progressOut))
+		o.Sinks = append(o.Sinks, progressSink(progressOut, ""))
 		o.Hook = term.hook(approvals, true)
 	}
 	answerStream := !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver
@@ -470,11 +470,18 @@ func answerSink(w io.Writer, notes *lineBatcher) engine.Sink {
 // progress is the human account of a run on stderr: each top-level step as
 // it starts, and how it ended when that was not plain success. A failure
 // deep in a body is told by its top-level step, with its context.
-type progress struct{ w io.Writer }
+type progress struct {
+	w io.Writer
+	// of is the run a fork reuses results from; "" for a run that is no
+	// fork.
+	of string
+}
 
-// progressSink is progress on w, reading only the kinds of event it tells.
-func progressSink(w io.Writer) engine.Sink {
-	return engine.Selective{Kinds: []engine.EventKind{engine.EventStepStart, engine.EventStepEnd, engine.EventWarning}, Sink: &progress{w: w}}
+// progressSink is progress on w, reading only the kinds of event it tells;
+// of is the id of the run a fork reuses results from, "" for any other
+// run.
+func progressSink(w io.Writer, of string) engine.Sink {
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventStepStart, engine.EventStepEnd, engine.EventWarning}, Sink: &progress{w: w, of: of}}
 }
 
 func (p *progress) Event(e engine.Event) {
@@ -491,6 +498,10 @@ func (p *progress) Event(e engine.Event) {
 		switch {
 		case top && pl.Status == engine.StepFailed:
 			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, format.Millis(pl.Ms))
+		case top && pl.Reused == "fork":
+			// Said as inspect marks it: the step did not run, the fork
+			// took its recorded result.
+			fmt.Fprintf(p.w, "%s %s reused from run %s\n", format.MarkReused, e.Path, format.ShortID(p.of))
 		case top && pl.Status == engine.StepSkipped:
 			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
 		}

@@ -485,10 +485,27 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			}
 		}
 	}
-	if len(d.Decisions) > 0 {
-		fmt.Fprintf(w, "\ndecided by hand (%d)\n", len(d.Decisions))
-		for _, dec := range d.Decisions {
-			fmt.Fprintf(w, "  %s %s  %s at its %s stop\n", format.MarkDecided, dec.Path, dec.Action, dec.Stop)
+	// A person's decisions and those a replay made again are listed
+	// apart, each with its unit's mark: nobody decided the second kind in
+	// this run.
+	var byHand, again []record.Decision
+	for _, dec := range d.Decisions {
+		if dec.Origin == "" {
+			byHand = append(byHand, dec)
+		} else {
+			again = append(again, dec)
+		}
+	}
+	for _, list := range []struct {
+		title, mark string
+		decs        []record.Decision
+	}{{"decided by hand", format.MarkDecided, byHand}, {"made again by the replay", format.MarkReplayed, again}} {
+		if len(list.decs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", list.title, len(list.decs))
+		for _, dec := range list.decs {
+			fmt.Fprintf(w, "  %s %s  %s at its %s stop\n", list.mark, dec.Path, dec.Action, dec.Stop)
 		}
 	}
 	for _, list := range []struct {
@@ -686,7 +703,8 @@ type inspectJSON struct {
 	Warnings   []noticeJSON    `json:"warnings"`
 	Findings   []string        `json:"findings"`
 	// HeldMs is how much of the duration some thread of the run was held
-	// at a stop; Decisions are the decisions a person made at its stops.
+	// at a stop; Decisions are the decisions a person made at its stops,
+	// and those a replay made again (with their origin).
 	HeldMs     int64              `json:"held_ms"`
 	Decisions  []decisionJSON     `json:"decisions"`
 	ModelCalls []record.ModelCall `json:"model_calls"`
@@ -733,6 +751,9 @@ type decisionJSON struct {
 	Path   string          `json:"path"`
 	Stop   engine.StopKind `json:"stop"`
 	Action string          `json:"action"`
+	// Origin is "replay" for a decision a replay made again; a person's
+	// has none.
+	Origin string `json:"origin,omitempty"`
 }
 
 type noticeJSON struct {

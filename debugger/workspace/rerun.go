@@ -8,18 +8,19 @@ import (
 
 // DebugReplay returns a session that replays a recorded run under the
 // debugger, stopping where table says (nil: nowhere, as Debug), and what
-// tells its divergence once it has ended (debugger.DebugReplay). Start
+// tells how it compares with its record once it has ended
+// (debugger.DebugReplay). Start
 // it with rec.Inputs().
-func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, func() *debugger.Divergence, error) {
+func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, func(*engine.Result) *debugger.ReplayResult, error) {
 	opts, err := w.engineOptions(o, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, diverged := debugger.DebugReplay(rec, plan, opts, orQuiet(table))
+	s, ended := debugger.DebugReplay(rec, plan, opts, orQuiet(table))
 	if o.Held {
 		s.Hold()
 	}
-	return s, diverged, nil
+	return s, ended, nil
 }
 
 // DebugFork returns a session that forks a recorded run under the

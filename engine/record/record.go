@@ -153,12 +153,15 @@ type ToolCall struct {
 	Reused  string
 }
 
-// Decision is one decision a person made at a stop: engine.Decided at
-// Path, its value left out.
+// Decision is one decision a person made at a stop, or one a replay made
+// again: engine.Decided at Path, its value left out.
 type Decision struct {
 	Path   string
 	Stop   engine.StopKind
 	Action string
+	// Origin is empty for a person's decision, "replay" for one a replay
+	// made again (engine.Decided's).
+	Origin string
 }
 
 // Notice is an error or a warning a run reported at a path.

@@ -232,6 +232,7 @@ type (
 	decidedMembers struct {
 		Stop   engine.StopKind `json:"stop"`
 		Action string          `json:"action"`
+		Origin string          `json:"origin"`
 	}
 	modelCallMembers struct {
 		Site             *string          `json:"site"`
@@ -362,7 +363,7 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			if err != nil {
 				return err
 			}
-			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action})
+			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action, Origin: m.Origin})
 		case engine.EventWarning:
 			m, err := members[warningMembers](e)
 			if err != nil {
@@ -445,24 +446,33 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 // own path whose end event does not say so: an ask answered, a call
 // whose result was replaced after it ended, a step a decision changed
 // without giving its result. A decision at a unit's own path is always
-// about that unit, so a new kind of decision is marked without more.
+// about that unit, so a new kind of decision is marked without more. One
+// a replay made again marks the unit with the replay's origin instead.
 func markDecided(d *record.RunDetail) {
 	if len(d.Decisions) == 0 {
 		return
 	}
-	at := make(map[string]string, len(d.Decisions))
+	at := make(map[string]record.Decision, len(d.Decisions))
 	for _, dec := range d.Decisions {
-		at[dec.Path] = dec.Action
+		at[dec.Path] = dec
+	}
+	mark := func(path string, decided, reused *string) {
+		dec, ok := at[path]
+		switch {
+		case !ok || *decided != "" || *reused != "":
+		case dec.Origin != "":
+			*reused = dec.Origin
+		default:
+			*decided = dec.Action
+		}
 	}
 	for i := range d.Steps {
-		if s := &d.Steps[i]; s.Decided == "" && s.Reused == "" {
-			s.Decided = at[s.Path]
-		}
+		s := &d.Steps[i]
+		mark(s.Path, &s.Decided, &s.Reused)
 	}
 	for i := range d.ToolCalls {
-		if c := &d.ToolCalls[i]; c.Decided == "" && c.Reused == "" {
-			c.Decided = at[c.Path]
-		}
+		c := &d.ToolCalls[i]
+		mark(c.Path, &c.Decided, &c.Reused)
 	}
 }
 

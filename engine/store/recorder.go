@@ -117,7 +117,9 @@ func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
 		}
 		b.bytes += len(*scratch) + len(e.apart)
 		switch e.kind {
-		case engine.EventRunStart, engine.EventRunEnd, engine.EventModelCall:
+		case engine.EventRunStart, engine.EventRunEnd, engine.EventModelCall, engine.EventDecided:
+			// The writer reads these (readRuns): a decided event says
+			// whether a person made it.
 		default:
 			e.payload = nil // let it go
 		}

@@ -232,7 +232,11 @@ func (w *writer) readRuns(blocks []*block) {
 			case engine.EventStepEnd:
 				rs.stepsEnded++
 			case engine.EventDecided:
-				rs.decided++
+				// Only a person's decisions mark the run decided by hand;
+				// one a replay made again is the replay's.
+				if p, ok := payloadAs[engine.Decided](e.payload); ok && p.Origin == "" {
+					rs.decided++
+				}
 			case engine.EventRunStart:
 				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
 					rs.start, rs.startedAt = &p, e.time
