@@ -309,7 +309,15 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		d, div = r.tool(st)
 	case engine.StopAsk:
 		d, div = r.ask(st)
+	case engine.StopResult:
+		d = r.replaced(st)
 	case engine.StopError:
+		if dec, ok := r.rec.decided[decisionAt{st.Path, engine.StopError}]; ok {
+			// A person replaced this failure with a value: it is the
+			// unit's result again.
+			d = again(dec)
+			break
+		}
 		div = r.failure(st)
 	}
 	if div != nil {
@@ -443,6 +451,18 @@ func (r *replayer) round(st *engine.Stop) (engine.Decision, *Divergence) {
 // run: the record of its model call holds what the model said.
 func (r *replayer) reply(st *engine.Stop) engine.Decision {
 	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopReply}]; ok {
+		return again(d)
+	}
+	return engine.Decision{}
+}
+
+// replaced replaces what a unit gave as a person replaced it at its result
+// stop in the recorded run. A step the replay answers from the record
+// has the replacement in its recorded result already; a unit that runs
+// again (an agent step over its recorded rounds, a control step) needs
+// it given.
+func (r *replayer) replaced(st *engine.Stop) engine.Decision {
+	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopResult}]; ok {
 		return again(d)
 	}
 	return engine.Decision{}

@@ -535,3 +535,27 @@ func TestDebugRefusesMissingInputs(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }
+
+// TestReplayOfAReplacedResult: a run in which a person replaced an agent
+// step's result at its result stop replays without a divergence: the
+// agent runs again over its recorded rounds, and the replay gives its
+// result what the person gave.
+func TestReplayOfAReplacedResult(t *testing.T) {
+	demoProject(t)
+	replaced := `{"output": {"severity": "sev2", "component": "checkout", "duplicate_of": "", "summary": "Two."}, "iterations": 1, "tools_called": [], "final": true}`
+	c := startDebug(t, "triage_queue", `{"on_call":"Priya"}`, "--continue", "--break", "assess/do.1/verdict result")
+	c.until(func(l map[string]any) bool { return l["reason"] != nil })
+	for _, line := range []string{"replace " + replaced, "continue", "decline", "continue"} {
+		c.send(line)
+	}
+	end := c.until(func(l map[string]any) bool { return l["finished"] == true })
+	c.end()
+	id, _ := end["run_id"].(string)
+	if end["status"] != "ok" || id == "" {
+		t.Fatalf("the debugged run ended %v", end)
+	}
+	out, errOut, code := runCLI(t, "replay", id)
+	if code != 0 || !strings.Contains(out+errOut, "matches its record") {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+}
