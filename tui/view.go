@@ -147,9 +147,19 @@ func (m model) footer() string {
 	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)
 }
 
-// overlayOn draws box centred on top of screen.
+// overlayOn draws box centred on top of screen. A box narrower than the
+// screen gets a blank column on each side, so that what shows of the
+// panes beside it is their borders, never a stray character of their
+// text against the box's edge; the box itself stays where it was.
 func overlayOn(screen, box string, width, height int) string {
 	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
+	if bw+2 <= width {
+		lines := strings.Split(box, "\n")
+		for i, l := range lines {
+			lines[i] = " " + l + " "
+		}
+		box, bw = strings.Join(lines, "\n"), bw+2
+	}
 	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
 	return lipgloss.NewCompositor(
 		lipgloss.NewLayer(screen),
