@@ -204,6 +204,7 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 		// Going on would approve the call without a word: the prompt
 		// asks again, and the answer is a person's.
 		p.approval.Open(r.state.Stop)
+		p.post(notice{})
 		p.post(pushOverlay{p.approval, false})
 		return nil
 	}
