@@ -34,10 +34,8 @@ type run struct {
 	// flight, that is, the run is going on and not held.
 	state debugger.State
 	busy  bool
-	// threads are the run's live threads, running or held, as last read
-	// (at every stop, and on the clock while a debug run goes on);
-	// watches are its watch expressions, read at the last stop.
-	threads []debugger.Thread
+	// watches are the run's watch expressions, as its session read them
+	// at the last stop.
 	watches []debugger.WatchValue
 	// eventsDone says the feed has delivered the run's last event;
 	// applied counts the events the tree has taken.
