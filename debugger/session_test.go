@@ -354,8 +354,8 @@ func BenchmarkStopWithMissingBreakpoints(b *testing.B) {
 	}
 }
 
-func TestRefusedDecisions(t *testing.T) {
-	s := newSession(t, `
+// goPlan asks one yes-or-no question and outputs the answer.
+const goPlan = `
 identifier: asks
 steps:
   - id: Q
@@ -364,7 +364,10 @@ steps:
       prompt: "Go?"
       output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
 output: { answer: "{{Q.answer.go}}" }
-`, "")
+`
+
+func TestRefusedDecisions(t *testing.T) {
+	s := newSession(t, goPlan, "")
 	st := s.Start(context.Background(), nil)
 	if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Inject, Value: 1}}); err == nil || !strings.Contains(err.Error(), "an ask stop does not take inject") {
 		t.Errorf("inject at an ask: %v", err)
@@ -632,15 +635,7 @@ output: { n: "{{E2.output.n}}", last: "{{E3.text}}" }
 // stop early, is refused with what that stop takes and where the question
 // comes: tool call actions are not offered at a control step.
 func TestAnswerBeforeTheAsk(t *testing.T) {
-	s := newSession(t, `
-identifier: asks
-steps:
-  - id: Q
-    tool_name: ask
-    input:
-      prompt: "Go?"
-      output_schema: { type: object, required: [go], properties: { go: { type: boolean, description: Go } } }
-`, "")
+	s := newSession(t, goPlan, "")
 	s.Hold()
 	if st := s.Start(context.Background(), nil); st.Stop.Kind != engine.StopStep {
 		t.Fatalf("first stop %s", where(st))
