@@ -59,6 +59,14 @@ type field struct {
 
 	entryErr string // what is wrong with the text as typed
 	problems []string
+
+	// lastRun says the value is the last run's, filled in (Fill), not
+	// the default; selected says the whole text is selected, as it is
+	// when a field with text takes the focus: the first key typed
+	// replaces it, as in a browser's form, so that typing never appends
+	// to a value the person did not see was there.
+	lastRun  bool
+	selected bool
 }
 
 // Model is the inputs form.
@@ -111,9 +119,16 @@ func (m *Model) Fill(values map[string]any) {
 	for i := range m.fields {
 		if v, ok := values[m.fields[i].name]; ok {
 			m.fields[i].set(v)
+			m.fields[i].lastRun = true
 		}
 	}
 	m.layout()
+	m.fields[m.focus].selectAll()
+}
+
+// selectAll selects a text field's whole text, if it has any.
+func (f *field) selectAll() {
+	f.selected = f.kind != kindBool && f.kind != kindEnum && f.input.Value() != ""
 }
 
 // newField builds the field for one property, its default filled in.
@@ -341,8 +356,10 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	for j := range m.fields {
 		if j == m.focus {
 			cmd = m.fields[j].input.Focus()
+			m.fields[j].selectAll()
 		} else {
 			m.fields[j].input.Blur()
+			m.fields[j].selected = false
 		}
 	}
 	m.follow()
@@ -419,6 +436,27 @@ func (m *Model) enter(msg tea.Msg) tea.Cmd {
 	f := &m.fields[m.focus]
 	if f.kind == kindBool || f.kind == kindEnum {
 		return nil
+	}
+	if f.selected {
+		// The first character typed or pasted replaces the selected
+		// text, and a deletion deletes it; any other key just ends the
+		// selection.
+		f.selected = false
+		switch msg := msg.(type) {
+		case tea.PasteMsg:
+			f.input.SetValue("")
+		case tea.KeyPressMsg:
+			switch {
+			case msg.Text != "" && msg.Mod&(tea.ModCtrl|tea.ModAlt) == 0:
+				f.input.SetValue("")
+			case msg.Code == tea.KeyBackspace || msg.Code == tea.KeyDelete:
+				f.input.SetValue("")
+				f.check()
+				f.problems = nil
+				m.follow()
+				return nil
+			}
+		}
 	}
 	before := f.input.Value()
 	var cmd tea.Cmd

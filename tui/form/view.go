@@ -76,6 +76,15 @@ func (m Model) entry(f field, focused bool, width int) string {
 		}
 		hint = m.Keys.Collapse.Help().Key + " " + m.Keys.Expand.Help().Key + " choose"
 	default:
+		if f.selected && focused {
+			// Selected, the text is drawn as a selection, and where it
+			// came from said beside it.
+			from := "default"
+			if f.lastRun {
+				from = "last run's value"
+			}
+			return common.Clip(t.Selected.Render(f.input.Value())+"  "+t.Muted.Render(from+": typing replaces it"), width)
+		}
 		in := f.input
 		in.SetStyles(m.inputStyles())
 		return common.Fit(in.View(), width)
