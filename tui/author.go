@@ -48,7 +48,10 @@ func watch() tea.Cmd {
 	return tea.Tick(watchEvery, func(time.Time) tea.Msg { return watchMsg{} })
 }
 
-// onWatch reloads every plan file that changed on disk.
+// onWatch reloads every plan file that changed on disk, and when a tool
+// or plan file has come, gone or changed, reads the project's catalog
+// again: the new plans open as tabs, the removed ones close, and every
+// open plan is checked against the new catalog.
 func (m *model) onWatch() tea.Cmd {
 	for i := range m.planPage.count() {
 		p := m.planPage.documentAt(i).Path
@@ -56,7 +59,74 @@ func (m *model) onWatch() tea.Cmd {
 			m.reload(i, "changed on disk")
 		}
 	}
+	if m.ws != nil && m.ws.Rescan() {
+		m.catalogChanged()
+	}
 	return watch()
+}
+
+// catalogChanged brings the tabs and every open plan's checks in line
+// with the catalog as read again.
+func (m *model) catalogChanged() {
+	var added, removed []string
+	if m.followPlanFiles {
+		added, removed = m.followFiles()
+	}
+	for i := range m.planPage.count() {
+		// A plan that calls a plan__ tool or a user tool is checked
+		// again: the tool may be new, gone or changed.
+		if d := m.planPage.documentAt(i); d.Path != "" {
+			m.planPage.replace(i, LoadDocument(m.ws, d.Path))
+		}
+	}
+	m.documentChanged()
+	m.log.Info("catalog read again", "added", added, "removed", removed)
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "opened "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "closed "+strings.Join(removed, ", ")+" (gone from disk)")
+	}
+	if len(parts) > 0 {
+		m.notify(noticeInfo, strings.Join(parts, "; "))
+	}
+}
+
+// followFiles opens the plan files on the plan paths that have no tab,
+// and closes the tabs whose file is gone, but for the plan of the run on
+// show, which stays until another run replaces it; it returns the files
+// opened and closed, as shown.
+func (m *model) followFiles() (added, removed []string) {
+	open := map[string]bool{}
+	for i := m.planPage.count() - 1; i >= 0; i-- {
+		d := m.planPage.documentAt(i)
+		if d.Path == "" {
+			continue
+		}
+		if _, err := os.Stat(d.Path); errors.Is(err, fs.ErrNotExist) && m.planPage.count() > 1 && (m.runPage.run == nil || m.runPage.run.doc != i) {
+			m.closeTab(i)
+			removed = append(removed, m.ws.DisplayPath(d.Path))
+			continue
+		}
+		open[d.Path] = true
+	}
+	for _, f := range m.ws.PlanFiles() {
+		if !open[f] {
+			d := LoadDocument(m.ws, f)
+			m.planPage.add(d)
+			added = append(added, d.File)
+		}
+	}
+	return added, removed
+}
+
+// closeTab closes plan tab i; the run on show keeps pointing at its own.
+func (m *model) closeTab(i int) {
+	m.planPage.remove(i)
+	if r := m.runPage.run; r != nil && r.doc > i {
+		r.doc--
+	}
 }
 
 // reload reads a plan file again and checks it, showing the new tree and
@@ -193,6 +263,11 @@ func (m *model) newPlan(identifier string) {
 	doc := m.planPage.add(LoadDocument(m.ws, file))
 	m.planPage.show(doc)
 	m.showRun(false)
+	// The new plan joins the catalog at once: a plan may call it as
+	// plan__ from now on.
+	if m.ws.Rescan() {
+		m.catalogChanged()
+	}
 	m.documentChanged()
 	m.notify(noticeInfo, "created "+m.planPage.document().File+"; e edits it, t adds a step for a tool")
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -237,4 +238,67 @@ func TestToolsKey(t *testing.T) {
 		}},
 	}
 	runCases(t, cases)
+}
+
+// TestCatalogFollowsFiles: plans and tools that come and go on disk are
+// picked up live. A plan made with N joins the catalog at once, so a plan
+// calling it as plan__ validates; a plan file added opens as a tab, one
+// removed closes; a tool file added makes a plan calling it valid.
+func TestCatalogFollowsFiles(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.m.followPlanFiles = true
+	b.press(command("new callee")...)
+	wantNotice(t, b, "created .stepwise/plans/callee.yaml")
+
+	caller := filepath.Join(b.p.planDir, "caller.yaml")
+	writeTestFile(t, caller, `identifier: caller
+name: Caller
+description: Calls the new plan and a tool that is not there yet.
+steps:
+  - id: C0
+    tool_name: plan__callee
+    input: { topic: "x" }
+  - id: C1
+    tool_name: user__later
+    input: {}
+`)
+	b.press(watchMsg{})
+	wantNotice(t, b, "opened .stepwise/plans/caller.yaml")
+	i := slices.IndexFunc(b.m.planPage.open, func(o openPlan) bool { return o.tree.Document().Path == caller })
+	if i < 0 {
+		t.Fatal("the plan file added on disk has no tab")
+	}
+	problems := func() string {
+		var out []string
+		for _, p := range b.m.planPage.documentAt(i).Report.Problems {
+			out = append(out, p.String())
+		}
+		return strings.Join(out, "; ")
+	}
+	if got := problems(); strings.Contains(got, "plan__callee") || !strings.Contains(got, "user__later") {
+		t.Errorf("caller's problems: %s", got)
+	}
+
+	writeTestFile(t, filepath.Join(b.p.dir, ".stepwise", "tools", "later.yaml"), `name: later
+description: Comes later.
+kind: exec
+command: sh
+args: ["-c", "echo '{}'"]
+output: json
+input_schema: { type: object, properties: {} }
+`)
+	b.press(watchMsg{})
+	if got := problems(); got != "" {
+		t.Errorf("with the tool file there, caller's problems: %s", got)
+	}
+
+	n := b.m.planPage.count()
+	if err := os.Remove(caller); err != nil {
+		t.Fatal(err)
+	}
+	b.press(watchMsg{})
+	wantNotice(t, b, "closed .stepwise/plans/caller.yaml (gone from disk)")
+	if b.m.planPage.count() != n-1 {
+		t.Errorf("%d tabs after the file went, want %d", b.m.planPage.count(), n-1)
+	}
 }

@@ -46,6 +46,9 @@ type model struct {
 
 	notice    notice
 	quitArmed bool // q was pressed while a run goes on
+	// followPlanFiles says the tabs follow the plan files on the plan
+	// paths (Options.FollowPlanFiles).
+	followPlanFiles bool
 }
 
 func newModel(ctx context.Context, opts Options, withColor bool) model {
@@ -56,15 +59,16 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 	}
 	panels := newPanels(c, opts.LogPath)
 	m := model{
-		Common:   c,
-		ctx:      ctx,
-		title:    opts.Title,
-		ws:       opts.Workspace,
-		log:      log,
-		planPage: newPlanPage(c, opts.Documents),
-		runPage:  newRunPage(ctx, c, opts.Workspace, log, panels),
-		cmdline:  ptr(cmdline.New(c)),
-		panels:   panels,
+		Common:          c,
+		ctx:             ctx,
+		title:           opts.Title,
+		followPlanFiles: opts.FollowPlanFiles,
+		ws:              opts.Workspace,
+		log:             log,
+		planPage:        newPlanPage(c, opts.Documents),
+		runPage:         newRunPage(ctx, c, opts.Workspace, log, panels),
+		cmdline:         ptr(cmdline.New(c)),
+		panels:          panels,
 	}
 	m.page = m.planPage
 	if opts.Notice != "" {

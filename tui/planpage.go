@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -109,6 +111,17 @@ func (p *planPage) add(doc workspace.Document) int {
 	t.SetSize(l.tree.w, l.tree.h)
 	p.open = append(p.open, openPlan{tree: t, stamp: stampOf(doc.Path)})
 	return len(p.open) - 1
+}
+
+// remove closes open plan i; the plan on show stays on show, or the one
+// before it takes its place.
+func (p *planPage) remove(i int) {
+	p.open = slices.Delete(p.open, i, i+1)
+	switch {
+	case p.current > i, p.current == i && p.current == len(p.open):
+		p.current--
+	}
+	p.show(p.current)
 }
 
 // tabs is the open plans as the header's tabs.

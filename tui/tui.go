@@ -51,6 +51,10 @@ type Options struct {
 	// Notice is said on the status line as the workbench opens: where
 	// the demo project is kept, say.
 	Notice string
+	// FollowPlanFiles makes the tabs follow the plan files on the plan
+	// paths: a file added opens as a tab, one removed closes. A workbench
+	// opened on one plan file shows that file only.
+	FollowPlanFiles bool
 }
 
 // New returns the workbench as a Bubble Tea model. Colour follows NO_COLOR;

@@ -114,6 +114,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 		}
 	}
 	files := ws.PlanFiles()
+	w.opts.FollowPlanFiles = file == ""
 	if file != "" {
 		abs, err := filepath.Abs(file)
 		if err != nil {

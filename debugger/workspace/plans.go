@@ -38,9 +38,9 @@ func (w *Workspace) Load(file string) (Document, error) {
 		return Document{}, err
 	}
 	d := Document{File: w.DisplayPath(file), Path: file}
-	p, r := plans.Load(d.File, src, w.catalog.Dialect)
+	p, r := plans.Load(d.File, src, w.cat().Dialect)
 	if p != nil {
-		resolved := w.catalog.Resolve(p)
+		resolved := w.cat().Resolve(p)
 		for i := range resolved.Problems {
 			resolved.Problems[i].Message = w.DisplayText(resolved.Problems[i].Message)
 		}
@@ -60,11 +60,11 @@ func (w *Workspace) Load(file string) (Document, error) {
 func (w *Workspace) catalogNotes(p *plans.Plan, file string) []plans.Problem {
 	var notes []plans.Problem
 	id := p.Identifier.Value
-	if e, ok := w.catalog.Plan(id); ok && !sameFile(e.File, file) {
+	if e, ok := w.cat().Plan(id); ok && !sameFile(e.File, file) {
 		notes = append(notes, plans.Problem{Code: plans.CodeShadowedPlan, Pos: p.Identifier.Pos,
 			Message: fmt.Sprintf("plan '%s' is also defined by %s, which comes first on the plan paths: plan__%s runs that one, not this file", id, w.DisplayPath(e.File), id)})
 	}
-	if chain := w.catalog.CallCycle(p); chain != nil {
+	if chain := w.cat().CallCycle(p); chain != nil {
 		n := plans.Problem{Code: plans.CodePlanCycle, Pos: p.Pos,
 			Message: fmt.Sprintf("plan calls lead back to this plan: %s; such a call fails when a run reaches it", strings.Join(chain, " → "))}
 		plans.WalkSteps(p, func(s *plans.Step) {
@@ -81,7 +81,7 @@ func (w *Workspace) catalogNotes(p *plans.Plan, file string) []plans.Problem {
 			return
 		}
 		seen[name] = true
-		for _, n := range w.catalog.ToolNotes(name) {
+		for _, n := range w.cat().ToolNotes(name) {
 			n.Pos.File = w.DisplayPath(n.Pos.File)
 			notes = append(notes, n)
 		}

@@ -56,11 +56,11 @@ func orQuiet(table *debugger.Breakpoints) *debugger.Breakpoints {
 // calls (debugger.HasStep over the workspace's catalog): a step a fork can
 // set a result at.
 func (w *Workspace) HasStep(plan *plans.Plan, pattern string) bool {
-	return debugger.HasStep(plan, w.catalog, pattern)
+	return debugger.HasStep(plan, w.cat(), pattern)
 }
 
 // ResultSchema is the schema a value given as the result of the step at
 // run-time path p of plan must fit, nil when none applies.
 func (w *Workspace) ResultSchema(plan *plans.Plan, p string) any {
-	return debugger.ResultSchema(plan, w.catalog, p)
+	return debugger.ResultSchema(plan, w.cat(), p)
 }

@@ -98,13 +98,13 @@ func (w *Workspace) Fork(ctx context.Context, rec *debugger.Recording, plan *pla
 // enable, disable, breakpoints, errors) on the table of plan while no
 // session runs it.
 func (w *Workspace) ExecBreakpoints(plan *plans.Plan, table *debugger.Breakpoints, in debugger.Instruction) (debugger.Answer, error) {
-	return table.Exec(in, plan, w.catalog)
+	return table.Exec(in, plan, w.cat())
 }
 
 // Shapes are the paths plan's runs can stop at, the plans it calls in
 // the catalog included, which say whether a breakpoint can match.
 func (w *Workspace) Shapes(plan *plans.Plan) *debugger.Shapes {
-	return debugger.PlanShapes(plan, w.catalog)
+	return debugger.PlanShapes(plan, w.cat())
 }
 
 // engineOptions assembles the engine's parts for one run, its models
@@ -128,7 +128,7 @@ func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options
 		sinks = append(sinks, rec)
 	}
 	sinks = append(append(sinks, w.sinks...), o.Sinks...)
-	return engine.Options{Config: cfg, Catalog: w.catalog, Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks}, nil
+	return engine.Options{Config: cfg, Catalog: w.cat(), Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks}, nil
 }
 
 // runConfig is the configuration with what a run's options say over it.
@@ -155,7 +155,7 @@ func (w *Workspace) toolRuntime() *tools.Runtime {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.runtime == nil {
-		w.runtime = tools.NewRuntime(w.cfg, w.catalog)
+		w.runtime = tools.NewRuntime(w.cfg, w.cat())
 	}
 	return w.runtime
 }
@@ -260,5 +260,5 @@ func (w *Workspace) Flush() {
 // match, the project's read-only tools (its MCP servers' among them)
 // excepted, for Session.Approve or as a run's hook.
 func (w *Workspace) Approvals(patterns []string) (*debugger.Approvals, error) {
-	return debugger.NewApprovals(patterns, w.catalog, w.toolRuntime())
+	return debugger.NewApprovals(patterns, w.cat(), w.toolRuntime())
 }

@@ -28,12 +28,12 @@ const (
 // Tools lists the tools plans can call without asking a server: the
 // control steps and the built-in, user and plan tools.
 func (w *Workspace) Tools() []plans.ToolInfo {
-	return w.catalog.Listing()
+	return w.cat().Listing()
 }
 
 // Servers names the configured MCP servers.
 func (w *Workspace) Servers() []string {
-	return w.catalog.Servers()
+	return w.cat().Servers()
 }
 
 // ServerTools asks an MCP server for its tools, starting it if it is not
@@ -53,7 +53,7 @@ type Skipped struct {
 // SkippedFiles lists the tool and plan files the catalog left out.
 func (w *Workspace) SkippedFiles() []Skipped {
 	var out []Skipped
-	for _, sk := range w.catalog.Skipped {
+	for _, sk := range w.cat().Skipped {
 		out = append(out, Skipped{File: w.DisplayPath(sk.File), Reason: w.DisplayText(sk.Reason)})
 	}
 	return out
@@ -95,7 +95,7 @@ func (w *Workspace) EveryServerTools(ctx context.Context) ([]plans.ToolInfo, []S
 func (w *Workspace) AllTools(ctx context.Context) ([]plans.ToolInfo, []Skipped) {
 	server, skipped := w.EveryServerTools(ctx)
 	control := len(tools.ControlTools())
-	out := append(w.catalog.Listing(), server...)
+	out := append(w.cat().Listing(), server...)
 	sort.SliceStable(out[control:], func(i, j int) bool { return out[control+i].Name < out[control+j].Name })
 	return out, skipped
 }
@@ -103,10 +103,10 @@ func (w *Workspace) AllTools(ctx context.Context) ([]plans.ToolInfo, []Skipped) 
 // Tool finds one tool by its catalog name, asking its MCP server for a
 // server's. A name nothing has says what may have been meant.
 func (w *Workspace) Tool(ctx context.Context, name string) (plans.ToolInfo, error) {
-	if t, ok := w.catalog.Tool(name); ok {
+	if t, ok := w.cat().Tool(name); ok {
 		return t, nil
 	}
-	if server, _, _ := strings.Cut(name, "__"); slices.Contains(w.catalog.Servers(), server) {
+	if server, _, _ := strings.Cut(name, "__"); slices.Contains(w.cat().Servers(), server) {
 		return w.serverTool(ctx, server, name)
 	}
 	return plans.ToolInfo{}, errors.New(w.unknownToolMessage(name))
@@ -140,21 +140,21 @@ func (w *Workspace) serverTool(ctx context.Context, server, name string) (plans.
 // tool that name is the short form of (git_log for builtin__git_log).
 func (w *Workspace) unknownToolMessage(name string) string {
 	msg := fmt.Sprintf("no tool named '%s'", name)
-	if hint := w.catalog.UnlistedToolHint(name); hint != "" {
+	if hint := w.cat().UnlistedToolHint(name); hint != "" {
 		return msg + ": it " + hint
 	}
 	if !strings.Contains(name, "__") {
 		for _, prefix := range []string{"builtin__", "user__", "plan__"} {
-			if _, ok := w.catalog.Tool(prefix + name); ok {
+			if _, ok := w.cat().Tool(prefix + name); ok {
 				return msg + "; did you mean '" + prefix + name + "'?"
 			}
-			if hint := w.catalog.UnlistedToolHint(prefix + name); hint != "" {
+			if hint := w.cat().UnlistedToolHint(prefix + name); hint != "" {
 				return msg + ": " + prefix + name + " " + hint
 			}
 		}
 	}
 	var names []string
-	for _, t := range w.catalog.Tools() {
+	for _, t := range w.cat().Tools() {
 		names = append(names, t.Name)
 	}
 	if hint := suggest.DidYouMean(name, names); hint != "" {

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
@@ -44,13 +45,17 @@ type Options struct {
 // once and shared by every run; the tool runtime starts on the first run
 // and the run store opens on first use. It is safe for concurrent use.
 type Workspace struct {
-	cfg     *config.Config
-	catalog *tools.Catalog
+	cfg *config.Config
+	// catalog is the tools and plans of the project as last read; Rescan
+	// reads them again when their files change.
+	catalog atomic.Pointer[tools.Catalog]
 	// base is the directory paths are shown relative to: the working
 	// directory, or the project's root for a workbench.
 	base string
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// files stamps the files the catalog was read from (filesStamp).
+	files    string
 	runtime  *tools.Runtime
 	store    *store.Store
 	recorder *store.Recorder
@@ -92,8 +97,49 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), wd+string(filepath.Separator), ""))
 	}
-	w.cfg, w.catalog = cfg, tools.Load(cfg)
+	w.cfg = cfg
+	w.catalog.Store(tools.Load(cfg))
+	w.files = filesStamp(cfg)
 	return w, nil
+}
+
+// cat is the catalog as last read.
+func (w *Workspace) cat() *tools.Catalog { return w.catalog.Load() }
+
+// Rescan reads the project's tool and plan files again when one has come,
+// gone or changed since they were last read, and reports whether it did:
+// from then on runs, validation and listings see the new catalog. A run
+// going on keeps the catalog it started with. A workbench calls it as it
+// watches its files.
+func (w *Workspace) Rescan() bool {
+	stamp := filesStamp(w.cfg)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if stamp == w.files {
+		return false
+	}
+	cat := tools.Load(w.cfg)
+	w.catalog.Store(cat)
+	w.files = stamp
+	if w.runtime != nil {
+		w.runtime.SetCatalog(cat)
+	}
+	return true
+}
+
+// filesStamp is every file the catalog reads, each with its size and
+// modification time: it changes when a file is added, removed, renamed
+// or written.
+func filesStamp(cfg *config.Config) string {
+	var b strings.Builder
+	for _, f := range tools.Files(cfg) {
+		info, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s\x00%d\x00%d\n", f, info.Size(), info.ModTime().UnixNano())
+	}
+	return b.String()
 }
 
 // ProjectDirOf is the directory to open the workspace of a plan file
@@ -109,10 +155,10 @@ func ProjectDirOf(file string) string {
 // Locate finds the file of a plan named by identifier on the plan paths,
 // the plans the catalog skipped or hid included.
 func (w *Workspace) Locate(identifier string) (string, error) {
-	if e, ok := w.catalog.Plan(identifier); ok {
+	if e, ok := w.cat().Plan(identifier); ok {
 		return e.File, nil
 	}
-	if file, ok := w.catalog.SkippedPlan(identifier); ok {
+	if file, ok := w.cat().SkippedPlan(identifier); ok {
 		return file, nil
 	}
 	return "", fmt.Errorf("%s: no such file, and no plan with that identifier on the plan paths", identifier)
@@ -177,7 +223,7 @@ func (w *Workspace) LogLevel() slog.Level {
 
 // PlanFiles lists the plan files on the plan paths.
 func (w *Workspace) PlanFiles() []string {
-	return w.catalog.PlanFiles()
+	return w.cat().PlanFiles()
 }
 
 // DisplayPath shortens an absolute path near the base directory to a

@@ -152,6 +152,13 @@ func (c *Catalog) promptModelProblem(t *plans.ToolFile) string {
 // yamlFiles lists the .yaml and .yml files of each directory, sorted within
 // a directory, directories in order. A directory that does not exist holds
 // nothing.
+// Files lists the files a catalog for cfg reads: the tool files on the
+// tool paths, then the plan files on the plan paths. A front end that
+// notices one come, go or change loads the catalog again.
+func Files(cfg *config.Config) []string {
+	return append(yamlFiles(cfg.Tools.Paths), yamlFiles(cfg.Plans.Paths)...)
+}
+
 func yamlFiles(dirs []string) []string {
 	var out []string
 	for _, dir := range dirs {

@@ -332,8 +332,8 @@ func TestPromptToolWithAnUnknownModel(t *testing.T) {
 		".stepwise/tools/fast.yaml":  "name: fast\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nano\n",
 		".stepwise/tools/turbo.yaml": "name: turbo\ndescription: d\nkind: prompt\nprompt: hi\nmodel: nanno\n",
 	}, nil)
-	fast, _ := rt.cat.Tool("user__fast")
-	turbo, _ := rt.cat.Tool("user__turbo")
+	fast, _ := rt.cat.Load().Tool("user__fast")
+	turbo, _ := rt.cat.Load().Tool("user__turbo")
 	if fast.Unusable != "" {
 		t.Errorf("user__fast: %s", fast.Unusable)
 	}

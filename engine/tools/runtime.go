@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -24,8 +25,10 @@ import (
 // A Runtime is safe for concurrent use. It holds one connection per MCP
 // server, made on first use and kept until Close.
 type Runtime struct {
-	cfg     *config.Config
-	cat     *Catalog
+	cfg *config.Config
+	// cat is the catalog whose user tools the runtime runs; a workbench
+	// swaps in a new one when tool files come, go or change (SetCatalog).
+	cat     atomic.Pointer[Catalog]
 	builtin map[string]*plans.Schema // input schemas of the builtin tools the runtime runs
 
 	// packSchemas are the compiled input schemas of the enabled pack
@@ -96,10 +99,16 @@ func (e *ToolError) Error() string {
 	return e.Message
 }
 
+// SetCatalog makes the runtime run the user tools of cat from its next
+// call on: the project's tool files were read again. The configuration,
+// and so the packs and MCP servers, stay as they were.
+func (r *Runtime) SetCatalog(cat *Catalog) { r.cat.Store(cat) }
+
 // NewRuntime returns the runtime for the project cfg describes, whose user
 // tools cat has loaded. It connects to nothing until a call needs it.
 func NewRuntime(cfg *config.Config, cat *Catalog) *Runtime {
-	r := &Runtime{cfg: cfg, cat: cat, builtin: map[string]*plans.Schema{}, packSchemas: map[string]*plans.Schema{}, servers: map[string]*mcpServer{}}
+	r := &Runtime{cfg: cfg, builtin: map[string]*plans.Schema{}, packSchemas: map[string]*plans.Schema{}, servers: map[string]*mcpServer{}}
+	r.cat.Store(cat)
 	r.closing, r.stopClosing = context.WithCancel(context.Background())
 	// The builtin schemas are ours and known to compile; a failure here is
 	// a bug that the tests catch, so it only disables checking.
@@ -143,8 +152,8 @@ func (r *Runtime) Call(ctx context.Context, name string, input map[string]any) (
 		return input["shape"], nil
 	case name == "builtin__infer":
 		return nil, &dispatchError{fmt.Sprintf("%s is an LLM call, which the engine makes itself", name), ErrNotRuntimeTool}
-	case r.cat.packTools[name] != nil:
-		return r.callPack(ctx, r.cat.packTools[name], input)
+	case r.cat.Load().packTools[name] != nil:
+		return r.callPack(ctx, r.cat.Load().packTools[name], input)
 	case strings.HasPrefix(name, "user__"):
 		return r.callUser(ctx, name, input)
 	case strings.HasPrefix(name, "plan__"):
@@ -165,14 +174,14 @@ func (r *Runtime) Call(ctx context.Context, name string, input map[string]any) (
 // catalog name or MCP server.
 func (r *Runtime) unknown(name string) error {
 	var names []string
-	for _, t := range r.cat.Tools() {
+	for _, t := range r.cat.Load().Tools() {
 		names = append(names, t.Name)
 	}
 	if server, _, ok := strings.Cut(name, "__"); ok && !slices.Contains([]string{"builtin", "user", "plan"}, server) {
 		servers := r.cfg.MCPServerNames()
 		return &dispatchError{fmt.Sprintf("no tool named '%s': there is no MCP server '%s' (%s)%s", name, server, serverList(servers), suggest.DidYouMean(server, servers)), ErrUnknownTool}
 	}
-	if hint := r.cat.UnlistedToolHint(name); hint != "" {
+	if hint := r.cat.Load().UnlistedToolHint(name); hint != "" {
 		return &dispatchError{name + " " + hint, ErrUnknownTool}
 	}
 	return &dispatchError{fmt.Sprintf("no tool named '%s'%s", name, suggest.DidYouMean(name, names)), ErrUnknownTool}
@@ -186,7 +195,7 @@ func serverList(names []string) string {
 }
 
 func (r *Runtime) callUser(ctx context.Context, name string, input map[string]any) (any, error) {
-	t, ok := r.cat.UserTool(name)
+	t, ok := r.cat.Load().UserTool(name)
 	if !ok {
 		return nil, r.unknown(name)
 	}
