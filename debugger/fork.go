@@ -144,7 +144,7 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
 	}
 	opts.Hook = engine.Hooks(f.hook, opts.Hook)
-	opts.Parent = rec.Run.ID
+	opts.Parent, opts.Made = rec.Run.ID, engine.MadeFork
 	return f, opts, nil
 }
 

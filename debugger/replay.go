@@ -273,7 +273,7 @@ func newReplayer(rec *Recording, opts engine.Options) (*replayer, *runLog, engin
 	opts.Models = model.New(opts.Config, model.Options{Replay: rec.Calls()})
 	opts.Hook = engine.Hooks(r.hook, opts.Hook)
 	opts.Sinks = append(slices.Clip(opts.Sinks), seen)
-	opts.Parent = rec.Run.ID
+	opts.Parent, opts.Made = rec.Run.ID, engine.MadeReplay
 	return r, seen, opts
 }
 

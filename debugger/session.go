@@ -133,6 +133,10 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1), live: newLiveThreads()}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Hook = engine.Hooks(s.hook, opts.Hook)
+	if opts.Made == "" {
+		// A replay or a fork under the debugger stays a replay or a fork.
+		opts.Made = engine.MadeDebug
+	}
 	opts.Threads = s
 	s.eng = engine.New(opts)
 	return s

@@ -45,12 +45,28 @@ type Options struct {
 	Threads Threads
 	// Parent is the run this one replays or forks, for its record.
 	Parent string
+	// Made says how the run was made, for its record: a plain run when
+	// empty.
+	Made Made
 }
+
+// Made is how a run was made: by a plain run, under the debugger, by a
+// replay or by a fork of another run. A run list shows it beside the run.
+type Made string
+
+// The ways a run is made.
+const (
+	MadeRun    Made = "run"
+	MadeDebug  Made = "debug"
+	MadeReplay Made = "replay"
+	MadeFork   Made = "fork"
+)
 
 // Engine runs plans. One Engine may run several plans one after another or
 // at once; each Run is independent but for the Tools and Models it shares.
 type Engine struct {
 	parent  string
+	made    Made
 	cfg     *config.Config
 	catalog *tools.Catalog
 	tools   *tools.Runtime
@@ -62,7 +78,11 @@ type Engine struct {
 
 // New returns an engine over the given parts.
 func New(opts Options) *Engine {
-	return &Engine{parent: opts.Parent, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, threads: opts.Threads, sinks: newSinksByKind(opts.Sinks)}
+	made := opts.Made
+	if made == "" {
+		made = MadeRun
+	}
+	return &Engine{parent: opts.Parent, made: made, cfg: opts.Config, catalog: opts.Catalog, tools: opts.Tools, models: opts.Models, hook: opts.Hook, threads: opts.Threads, sinks: newSinksByKind(opts.Sinks)}
 }
 
 // Result is how a run ended.
@@ -220,7 +240,7 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		ledger: newLedger(e.cfg),
 	}
 	r.emit("", paths.KindRun, EventRunStart, func() any {
-		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent}
+		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent, Made: e.made}
 		if e.cfg != nil && e.cfg.Project != nil {
 			start.Project = e.cfg.Project.Root
 		}

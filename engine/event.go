@@ -147,6 +147,8 @@ type RunStarted struct {
 	Inputs map[string]any `json:"inputs"`
 	// Parent is the run that this one replays or forks, empty otherwise.
 	Parent string `json:"parent,omitempty"`
+	// Made says how the run was made: run, debug, replay or fork.
+	Made Made `json:"made,omitempty"`
 }
 
 // AskReason says why an ask went unanswered.

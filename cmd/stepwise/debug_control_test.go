@@ -558,4 +558,22 @@ func TestReplayOfAReplacedResult(t *testing.T) {
 	if code != 0 || !strings.Contains(out+errOut, "matches its record") {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
 	}
+	// The list says how each run was made, what it ran with and what a
+	// replay is of.
+	out, _, _ = runCLI(t, "runs", "--json")
+	var listed struct {
+		Runs []struct {
+			ID     string         `json:"id"`
+			Made   string         `json:"made"`
+			Parent string         `json:"parent"`
+			Inputs map[string]any `json:"inputs"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed.Runs) != 2 {
+		t.Fatalf("runs --json: %v\n%s", err, out)
+	}
+	replay, debugged := listed.Runs[0], listed.Runs[1]
+	if replay.Made != "replay" || replay.Parent != id || debugged.Made != "debug" || debugged.Inputs["on_call"] != "Priya" {
+		t.Errorf("runs listed %+v", listed.Runs)
+	}
 }

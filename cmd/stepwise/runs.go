@@ -204,6 +204,12 @@ type runJSON struct {
 	// at a stop; Decided counts the decisions a person made at its stops.
 	HeldMs  int64 `json:"held_ms,omitempty"`
 	Decided int   `json:"decided,omitempty"`
+	// Made says how the run was made (run, debug, replay, fork), Parent
+	// the run a replay or fork is of; Inputs are what it ran with. Runs
+	// recorded before the store kept them have none of the three.
+	Made   engine.Made     `json:"made,omitempty"`
+	Parent string          `json:"parent,omitempty"`
+	Inputs json.RawMessage `json:"inputs,omitempty"`
 }
 
 // toRunJSON is a run as the listing envelope shows it, with its project
@@ -211,7 +217,8 @@ type runJSON struct {
 func toRunJSON(r record.RunSummary, withProject bool) runJSON {
 	j := runJSON{ID: r.ID, Plan: r.Plan, Status: runStatus(r), StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
 		DurationMs: r.Duration.Milliseconds(), Steps: r.StepsExecuted, Calls: r.Usage.Calls, Tokens: r.Usage.Tokens,
-		CostUSD: r.Usage.CostUSD, Error: r.Error, HeldMs: r.Held.Milliseconds(), Decided: r.Decided}
+		CostUSD: r.Usage.CostUSD, Error: r.Error, HeldMs: r.Held.Milliseconds(), Decided: r.Decided,
+		Made: r.Made, Parent: r.Parent, Inputs: r.Inputs}
 	if withProject {
 		j.Project = &r.Project
 	}
@@ -241,7 +248,7 @@ func printRuns(w io.Writer, list []record.RunSummary, withProject bool) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := "ID\tPLAN\tSTATUS\tSTARTED\tDURATION\tSTEPS\tTOKENS\tCOST"
+	header := "ID\tPLAN\tSTATUS\tMADE\tSTARTED\tDURATION\tSTEPS\tTOKENS\tCOST"
 	if withProject {
 		header += "\tPROJECT"
 	}
@@ -254,7 +261,7 @@ func printRuns(w io.Writer, list []record.RunSummary, withProject bool) {
 		if r.Held >= time.Millisecond {
 			took += " (" + format.Duration(r.Held) + " held)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", format.ShortID(r.ID), r.Plan, status, format.Timestamp(r.StartedAt),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s", format.ShortID(r.ID), r.Plan, status, madeWord(r), format.Timestamp(r.StartedAt),
 			took, r.StepsExecuted, format.Tokens(r.Usage.Tokens), format.Spend(r.Usage.Calls, r.Usage.CostUSD))
 		if withProject {
 			project := "-"
@@ -266,6 +273,15 @@ func printRuns(w io.Writer, list []record.RunSummary, withProject bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// madeWord says how a run was made, "-" for a run recorded before the
+// store kept it.
+func madeWord(r record.RunSummary) string {
+	if r.Made == "" {
+		return "-"
+	}
+	return string(r.Made)
 }
 
 // homePath shortens a path under the home directory to ~/..., the way a

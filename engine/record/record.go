@@ -68,6 +68,13 @@ type RunSummary struct {
 	// Held is how long some thread of the run was held at a stop, part
 	// of Duration; recorded when the run ended.
 	Held time.Duration
+	// Parent is the run this one replays or forks; Made says how it was
+	// made (run, debug, replay, fork; empty for runs recorded before the
+	// store kept it); Inputs are what it ran with (empty likewise, until
+	// its detail is read).
+	Parent string
+	Made   engine.Made
+	Inputs json.RawMessage
 }
 
 // RunDetail is everything recorded about one run.
@@ -75,11 +82,9 @@ type RunDetail struct {
 	RunSummary
 	// File is the plan file as the run was given it: a relative path is
 	// relative to the directory the run was started from.
-	File   string
-	Hash   string
-	Parent string
-	Inputs json.RawMessage
-	Exit   *engine.Exit
+	File string
+	Hash string
+	Exit *engine.Exit
 	Output json.RawMessage
 	Answer string
 	// EmptyData is the run_end's flag: a template read empty data.

@@ -106,6 +106,10 @@ func (pe *payloadEncoder) runStarted(b []byte, p *engine.RunStarted) ([]byte, bo
 		b = append(b, `,"parent":`...)
 		b = jsonenc.AppendString(b, p.Parent)
 	}
+	if p.Made != "" {
+		b = append(b, `,"made":`...)
+		b = jsonenc.AppendString(b, string(p.Made))
+	}
 	return append(b, '}'), ok
 }
 

@@ -87,7 +87,7 @@ func TestPayloadFields(t *testing.T) {
 		{engine.StepEnded{}, `Tool json:"tool"; Status json:"status"; Result json:"result,omitempty"; Error json:"error,omitempty"; Ms json:"ms"; HeldMs json:"held_ms,omitempty"; Decided json:"decided,omitempty"; Reused json:"reused,omitempty"`},
 		{engine.ToolStarted{}, `Tool json:"tool"; Args json:"args"`},
 		{engine.ToolEnded{}, `Tool json:"tool"; Ms json:"ms"; IsError json:"is_error"; Result json:"result,omitempty"; Error json:"error,omitempty"; Injected json:"injected,omitempty"; HeldMs json:"held_ms,omitempty"; Decided json:"decided,omitempty"; Reused json:"reused,omitempty"`},
-		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Project json:"project,omitempty"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"`},
+		{engine.RunStarted{}, `Plan json:"plan"; File json:"file"; Project json:"project,omitempty"; Hash json:"hash"; Inputs json:"inputs"; Parent json:"parent,omitempty"; Made json:"made,omitempty"`},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		var fields []string

@@ -21,7 +21,7 @@ import (
 const stepStatusUnknown engine.StepStatus = "unknown"
 
 const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
-	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END, decided, held_ms`
+	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END, decided, held_ms, parent, made, inputs`
 
 // Runs lists runs, newest first.
 func (s *Store) Runs(ctx context.Context, f record.RunFilter) ([]record.RunSummary, error) {
@@ -76,11 +76,15 @@ func (s *Store) scanSummary(row interface{ Scan(...any) error }, extra ...any) (
 	var started, ended, last sql.NullInt64
 	var recorder sql.NullString
 	var cost, held sql.NullFloat64
+	var inputs string
 	dest := append([]any{&r.ID, &r.Plan, &r.Project, &r.Status, &r.Error, &started, &ended, &last, &recorder,
-		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted, &r.Decided, &held}, extra...)
+		&r.Usage.Calls, &r.Usage.Tokens, &cost, &r.StepsExecuted, &r.Decided, &held, &r.Parent, &r.Made, &inputs}, extra...)
 	err := row.Scan(dest...)
 	if err != nil {
 		return r, "", err
+	}
+	if inputs != "" {
+		r.Inputs = json.RawMessage(inputs)
 	}
 	r.StartedAt, r.EndedAt, r.LastEventAt = fromNanos(started), fromNanos(ended), fromNanos(last)
 	if cost.Valid {
@@ -184,8 +188,8 @@ func (s *Store) Run(ctx context.Context, id string) (*record.RunDetail, error) {
 	}
 	d := &record.RunDetail{}
 	var lastSeq int64
-	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, parent, last_seq FROM runs WHERE key = ?`, key)
-	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &d.Parent, &lastSeq)
+	row := tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`, file, hash, last_seq FROM runs WHERE key = ?`, key)
+	d.RunSummary, d.Recorder, err = s.scanSummary(row, &d.File, &d.Hash, &lastSeq)
 	if err != nil {
 		return nil, err
 	}

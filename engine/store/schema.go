@@ -230,6 +230,12 @@ var migrations = []migration{
 	// have neither: their records did not say.
 	{sql: `ALTER TABLE runs ADD COLUMN decided INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE runs ADD COLUMN held_ms REAL;`},
+	// 7: how a run was made (its run_start's made: run, debug, replay,
+	// fork) and its inputs (as JSON), which a runs list shows beside it.
+	// Runs recorded before have neither in the row; their detail still
+	// has their inputs, read from their run_start.
+	{sql: `ALTER TABLE runs ADD COLUMN made TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '';`},
 }
 
 // migration is one step of the schema: its SQL, then, when set, convert,

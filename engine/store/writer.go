@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -355,11 +356,15 @@ func (w *writer) flushSegment(ctx context.Context) error {
 
 func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 	if p := rs.start; p != nil {
-		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, status, started_at, recorder)
-			VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)
+		inputs, err := json.Marshal(p.Inputs)
+		if err != nil {
+			return fmt.Errorf("the inputs of run %s: %w", rs.id, err)
+		}
+		_, err = w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, status, started_at, recorder)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
 			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, project = excluded.project, hash = excluded.hash,
-				parent = excluded.parent, started_at = excluded.started_at, recorder = excluded.recorder`,
-			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, nanos(rs.startedAt), w.store.self)
+				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, started_at = excluded.started_at, recorder = excluded.recorder`,
+			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), string(inputs), nanos(rs.startedAt), w.store.self)
 		if err != nil {
 			return err
 		}

@@ -146,6 +146,7 @@ func (m *Model) ShortHelp() []key.Binding { return nil }
 const (
 	colStarted = 12 // "Nov 27 14:03"
 	colStatus  = 13 // "○ interrupted"
+	colMade    = 6  // "replay"
 	colTime    = 6
 	colSteps   = 5
 	colTokens  = 6
@@ -189,11 +190,11 @@ func (m Model) View() string {
 func (m Model) header() string {
 	return "   " + padRight("run", format.ShortIDLength) + colGap + padRight("started", colStarted) + colGap +
 		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
-		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost)
+		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost) + colGap + padRight("made", colMade) + colGap + "inputs"
 }
 
-// renderRun draws one run: gutter, diff mark, id, start, outcome, time,
-// steps, tokens and cost, cut to width.
+// renderRun draws one run: gutter, diff mark, id, start, outcome, how it
+// was made, time, steps, tokens, cost and inputs, cut to width.
 func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	t := m.Theme
 	base := t.RowStyle(selected, m.Focused())
@@ -217,7 +218,17 @@ func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
 	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
-		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost)))
+		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost) + colGap))
+	made := string(r.Made)
+	if made == "" {
+		made = "-" // recorded before the store kept it
+	}
+	b.WriteString(st(t.Muted).Render(padRight(made, colMade)))
+	if len(r.Inputs) > 0 && string(r.Inputs) != "null" {
+		// What the run ran with, as compact JSON, cut at the panel's
+		// edge: runs of one plan differ most by it.
+		b.WriteString(st(t.Text).Render(colGap) + st(t.Muted).Render(string(r.Inputs)))
+	}
 	line := common.Clip(b.String(), width)
 	if selected {
 		// Carry the selection's background to the edge of the panel.
