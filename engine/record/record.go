@@ -82,9 +82,9 @@ type RunDetail struct {
 	RunSummary
 	// File is the plan file as the run was given it: a relative path is
 	// relative to the directory the run was started from.
-	File string
-	Hash string
-	Exit *engine.Exit
+	File   string
+	Hash   string
+	Exit   *engine.Exit
 	Output json.RawMessage
 	Answer string
 	// EmptyData is the run_end's flag: a template read empty data.
