@@ -261,7 +261,7 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 		return
 	}
 	id := plans.NextStepID(d.Plan)
-	out, err := plans.AppendStep(src, plans.StepSkeleton(id, tool))
+	out, err := plans.AppendStep(src, plans.StepSkeleton(d.Plan, id, tool))
 	if ee, ok := errors.AsType[*plans.EditError](err); ok {
 		ee.Pos.File = d.File
 	}

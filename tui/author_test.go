@@ -208,6 +208,18 @@ func TestToolsKey(t *testing.T) {
 				wantFocus(t, b.m, paneTree)
 				treeLine(t, b.m.planPage.tree().View(), "S2  user__lookup")
 			}},
+		{"a control step goes in ready to run, its placeholders marked", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyTools, keySearch, typeText("map"), keyEnter, keyEnter), func(t *testing.T, b *bench) {
+				wantNotice(t, b, "has a new step S2 calling map: valid")
+				src, err := os.ReadFile(b.p.planFile("simple"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(src), "  - id: S2\n    tool_name: map\n    input:\n      over: \"{{S1.items}}\"  # replace: ") {
+					t.Errorf("the map does not go over the last step's result:\n%s", src)
+				}
+				treeLine(t, b.m.planPage.tree().View(), "S2  map")
+			}},
 		{"the filter narrows the list", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools, keySearch, typeText("user__")), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "Tools · 3 of 17", "user__fail", "user__gate", "user__lookup")
 			wantNoScreen(t, b, "builtin__reshape")
