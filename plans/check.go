@@ -53,7 +53,7 @@ type placed struct {
 // check runs the static checks that need the whole plan: step ids, template
 // references and their scoping, and the strict-output summary.
 func check(p *Plan, r *Report) {
-	c := &checker{p: p, r: r, byID: make(map[string]placed, len(p.Steps))}
+	c := &checker{p: p, r: r, byID: make(map[string]placed, len(p.Steps)), inputs: inputsOf(p)}
 	c.collectIDs(p.Steps, nil, "")
 	c.references()
 	c.strictSummary()
@@ -63,6 +63,9 @@ type checker struct {
 	p    *Plan
 	r    *Report
 	byID map[string]placed // first step with each id
+	// inputs is what input_schema declares, which {{input.<name>}} is
+	// checked against.
+	inputs declaredInputs
 }
 
 func (c *checker) collectIDs(steps []*Step, owner *Step, field string) {
@@ -228,6 +231,7 @@ func (c *checker) ref(ref template.Ref, tv *Value, path string, sc *scope) {
 		c.r.problem(CodeLoopVariableScope, pos(), path, "{{.}} is the current item of a section and means nothing outside one")
 		return
 	case root == "input":
+		c.inputRef(path, ref.String(), pos)
 		return
 	case root == "item" || root == "index" || root == "accumulator":
 		if sc.pseudo[root] && sc.overOf == "" {

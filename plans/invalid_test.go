@@ -1640,7 +1640,68 @@ var invalidCases = []invalidCase{
 			prob(CodeInvalidValue, 14, 28, "E0/then", "'when_unanswered' must be fail or default, not 'later'"),
 		},
 	},
+
+	// ---- inputs the input_schema does not declare ----
+	{
+		// Every place a template renders: a tool's input, exit's gate,
+		// message and output, decide's infer and model and its branch,
+		// filter's over and where, map's over and body, reduce's over and
+		// initial, agent's prompt and system prompt, ask's prompt and
+		// default, the output; sections and nested paths included.
+		name: "reads of undeclared inputs when the schema forbids others",
+		src: closedInputs + "  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.limt}}\", q: \"{{input.topic}} {{input.limt.x}}\"}\n" +
+			"  - id: stop\n    tool_name: exit\n    input:\n      when: {value: \"{{input.lmit}}\", op: gt, to: \"{{input.limit}}\"}\n      status: error\n      message: \"{{input.tpoic}}\"\n      output: {l: \"{{input.lmt}}\"}\n" +
+			"  - id: pick\n    tool_name: decide\n    input:\n      infer: \"is {{input.topik}} late?\"\n      model: \"{{input.modle}}\"\n      then: {tool_name: user__y, input: {t: \"{{input.topc}}\"}}\n" +
+			"  - id: keep\n    tool_name: filter\n    input:\n      over: \"{{input.limits}}\"\n      where: {value: \"{{item.n}}\", op: lt, to: \"{{input.limt}}\"}\n" +
+			"  - id: each\n    tool_name: map\n    input:\n      over: \"{{input.limt.xs}}\"\n      do: {tool_name: user__z, input: {i: \"{{item}}\", t: \"{{input.tpic}}\"}}\n" +
+			"  - id: sum\n    tool_name: reduce\n    input:\n      over: \"{{fetch.items}}\"\n      initial: \"{{input.limitt}}\"\n      do: {tool_name: user__z, input: {a: \"{{accumulator}}\"}}\n" +
+			"  - id: think\n    tool_name: agent\n    input:\n      prompt: \"{{#input.topics}}{{.}}{{/input.topics}}\"\n      system_prompt: \"{{input.persona}}\"\n      output_schema: {type: object}\n" +
+			"  - id: q\n    tool_name: ask\n    input:\n      prompt: \"{{input.tpoic}}?\"\n      output_schema: {type: object, properties: {go: {type: boolean}}}\n      when_unanswered: default\n      default: {go: \"{{input.limt}}\"}\n" +
+			"output:\n  n: \"{{input.limt}}\"\n",
+		want: []Problem{
+			prob(CodeUndeclaredInput, 13, 17, "fetch", "reads input.limt, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 13, 54, "fetch", "reads input.limt.x, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit.x?"),
+			prob(CodeUndeclaredInput, 17, 22, "stop", "reads input.lmit, but input_schema does not declare 'lmit' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 19, 17, "stop", "reads input.tpoic, but input_schema does not declare 'tpoic' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 20, 20, "stop", "reads input.lmt, but input_schema does not declare 'lmt' and forbids other inputs (additionalProperties: false); declare it under input_schema's properties (declared: limit, topic)"),
+			prob(CodeUndeclaredInput, 24, 18, "pick", "reads input.topik, but input_schema does not declare 'topik' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 25, 15, "pick", "reads input.modle, but input_schema does not declare 'modle' and forbids other inputs (additionalProperties: false); declare it under input_schema's properties (declared: limit, topic)"),
+			prob(CodeUndeclaredInput, 26, 46, "pick/then", "reads input.topc, but input_schema does not declare 'topc' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 30, 14, "keep", "reads input.limits, but input_schema does not declare 'limits' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 31, 49, "keep", "reads input.limt, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 35, 14, "each", "reads input.limt.xs, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit.xs?"),
+			prob(CodeUndeclaredInput, 36, 59, "each/do.*", "reads input.tpic, but input_schema does not declare 'tpic' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 41, 17, "sum", "reads input.limitt, but input_schema does not declare 'limitt' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 46, 16, "think", "reads input.topics, but input_schema does not declare 'topics' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 47, 23, "think", "reads input.persona, but input_schema does not declare 'persona' and forbids other inputs (additionalProperties: false); declare it under input_schema's properties (declared: limit, topic)"),
+			prob(CodeUndeclaredInput, 52, 16, "q", "reads input.tpoic, but input_schema does not declare 'tpoic' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 55, 22, "q", "reads input.limt, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+			prob(CodeUndeclaredInput, 57, 7, "", "reads input.limt, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit?"),
+		},
+	},
+	{
+		name: "a solver reading undeclared inputs when the schema forbids others",
+		src: closedInputs + "  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.limit}}\"}\n" +
+			"solver:\n  query_to_answer: \"Report on {{input.tpoic}}\"\n  system_prompt: \"{{input.persona}}\"\n  data: {l: \"{{input.limt.max}}\", f: \"{{fetch}}\"}\n",
+		want: []Problem{
+			prob(CodeUndeclaredInput, 15, 31, "", "reads input.tpoic, but input_schema does not declare 'tpoic' and forbids other inputs (additionalProperties: false); did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 16, 19, "", "reads input.persona, but input_schema does not declare 'persona' and forbids other inputs (additionalProperties: false); declare it under input_schema's properties (declared: limit, topic)"),
+			prob(CodeUndeclaredInput, 17, 14, "", "reads input.limt.max, but input_schema does not declare 'limt' and forbids other inputs (additionalProperties: false); did you mean input.limit.max?"),
+		},
+	},
+	{
+		name: "reading an input when the schema declares none and forbids others",
+		src:  "identifier: t\nname: T\ndescription: d\ninput_schema: {type: object, additionalProperties: false}\nsteps:\n  - id: E0\n    tool_name: user__x\n    input: {a: \"{{input.team}}\"}\n",
+		want: []Problem{
+			prob(CodeUndeclaredInput, 8, 17, "E0", "reads input.team, but input_schema does not declare 'team' and forbids other inputs (additionalProperties: false); declare it under input_schema's properties (it declares none)"),
+		},
+	},
 }
+
+// closedInputs is the top level of a plan whose input_schema declares
+// limit and topic and forbids any other input. Its ten lines put the first
+// step on line 11.
+const closedInputs = "identifier: t\nname: T\ndescription: d\ninput_schema:\n  type: object\n  additionalProperties: false\n  properties:\n    limit: {type: integer}\n    topic: {type: string}\nsteps:\n"
 
 // laughs is a plan whose nested aliases expand ten-fold per level: ten
 // levels written in a dozen lines stand for ten billion values.

@@ -77,6 +77,7 @@ const (
 	CodeUnavailableToAgent = "unavailable_to_agent" // plan_and_execute or a control step in an agent's tools
 	CodePlanCycle          = "plan_cycle"           // note: plan__ calls that lead back to the plan
 	CodeShadowedPlan       = "shadowed_plan"        // note: another file defines the same identifier first
+	CodeUndeclaredInput    = "undeclared_input"     // a template reads an input the input_schema does not declare (a note unless it forbids others)
 )
 
 // Report is the outcome of checking a plan: problems make it invalid, notes

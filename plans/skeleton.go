@@ -83,15 +83,18 @@ func shellWord(s string) string {
 }
 
 // StepSkeleton returns the YAML of one step (a mapping, unindented) that
-// calls tool. Its input holds the tool's required properties with
-// placeholders typed by the tool's input_schema (the schema's default,
-// const or first enum value when it has one), and the optional properties
-// commented out with their descriptions.
-func StepSkeleton(id string, tool ToolInfo) string {
+// calls tool, to be appended to plan p (nil for none). Its input holds the
+// tool's required properties with placeholders typed by the tool's
+// input_schema (the schema's default, const or first enum value when it
+// has one), and the optional properties commented out with their
+// descriptions. A control step gets a working input instead (see
+// controlInputs), whose every placeholder line says what to replace.
+func StepSkeleton(p *Plan, id string, tool ToolInfo) string {
 	schema, _ := tool.InputSchema.(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
+	filled := controlInputs(tool.Name, lastStep(p))
 	var required, optional []string
-	if req, ok := schema["required"].([]any); ok {
+	if req, ok := schema["required"].([]any); ok && filled == nil {
 		for _, r := range req {
 			if name, ok := r.(string); ok && !slices.Contains(required, name) {
 				required = append(required, name)
@@ -99,7 +102,7 @@ func StepSkeleton(id string, tool ToolInfo) string {
 		}
 	}
 	for name := range props {
-		if !slices.Contains(required, name) {
+		if !slices.Contains(required, name) && !slices.ContainsFunc(filled, func(l inputLine) bool { return l.key == name }) {
 			optional = append(optional, name)
 		}
 	}
@@ -115,13 +118,19 @@ func StepSkeleton(id string, tool ToolInfo) string {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "id: %s\ntool_name: %s\n", yamlScalar(id), yamlScalar(tool.Name))
-	if len(required) == 0 {
+	switch {
+	case filled != nil:
+		b.WriteString("input:\n")
+		for _, l := range filled {
+			b.WriteString("  " + l.key + ": " + l.value + "  # replace: " + l.replace + "\n")
+		}
+	case len(required) == 0:
 		// A mapping of comments alone would be null, which no tool takes.
 		b.WriteString("input: {}\n")
 		if len(optional) > 0 {
 			b.WriteString("  # optional inputs; to give one, replace {} with a mapping:\n")
 		}
-	} else {
+	default:
 		b.WriteString("input:\n")
 		for _, name := range required {
 			b.WriteString("  " + entry(name) + "\n")
@@ -133,8 +142,98 @@ func StepSkeleton(id string, tool ToolInfo) string {
 	return b.String()
 }
 
+// inputLine is one line of a control step's skeleton input: a value that
+// validates as it is, and what the author is to replace it with.
+type inputLine struct {
+	key, value, replace string
+}
+
+// controlInputs is the input of a control step's skeleton, nil for any
+// other tool. Empty placeholders would not do here: a map over "" or a
+// decide without a gate fails validation before the author has changed
+// anything. So every line is a value that validates and runs: lists and
+// gates read the result of the plan's last step (prev; a literal list when
+// the plan has none), and bodies call builtin__reshape, the one tool every
+// project has. The replace text of each line says what belongs there.
+func controlInputs(tool string, prev *Step) []inputLine {
+	list, read := "[first, second]", "{{input}}"
+	listWhat := "the list to go over, e.g. a list from an earlier step's result"
+	if prev != nil {
+		list = jsonString("{{" + prev.ID.Value + "." + listField(prev) + "}}")
+		read = "{{" + prev.ID.Value + "}}"
+		listWhat = "the list to go over, from " + prev.ID.Value + "'s result or another earlier step's"
+	}
+	value := jsonString(read)
+	gate := "{value: " + value + ", op: not_empty}"
+	gateWhat := "the gate: value (usually a template) op to, op one of " + strings.Join(GateOps, " ")
+	switch tool {
+	case ControlExit:
+		return []inputLine{
+			{"when", "{value: " + value + ", op: empty}", "when the plan ends here (without when, it always does)"},
+			{"status", "success", "success or error"},
+			{"message", jsonString("Nothing to do."), "the plan's answer, or the error; may use templates"},
+		}
+	case ControlAsk:
+		return []inputLine{
+			{"prompt", jsonString("Go ahead?"), "the question for the person running the plan"},
+			{"output_schema", "{type: object, required: [go], properties: {go: {type: boolean}}}", "the answer's fields: strings, numbers, booleans or enums"},
+		}
+	case ControlAgent:
+		return []inputLine{
+			{"prompt", jsonString("Say what " + read + " is about."), "the task, with the data it needs as templates"},
+			{"output_schema", "{type: object, required: [answer], properties: {answer: {type: string}}}", "the JSON Schema the agent's answer must conform to"},
+		}
+	case ControlDecide:
+		return []inputLine{
+			{"if", gate, gateWhat},
+			{"then", `{tool_name: builtin__reshape, input: {shape: {branch: then}}}`, "the call (no id) or list of steps to run when the gate holds"},
+			{"else", `{tool_name: builtin__reshape, input: {shape: {branch: else}}}`, "the call or steps to run otherwise, or remove it"},
+		}
+	case ControlFilter:
+		return []inputLine{
+			{"over", list, listWhat},
+			{"where", `{value: "{{item}}", op: not_empty}`, "the gate each kept item passes; {{item}} is the item"},
+		}
+	case ControlMap:
+		return []inputLine{
+			{"over", list, listWhat},
+			{"do", `{tool_name: builtin__reshape, input: {shape: {item: "{{item}}"}}}`, "the call (no id) or list of steps to run per item; {{item}} and {{index}} are the item and its place"},
+		}
+	case ControlReduce:
+		return []inputLine{
+			{"over", list, listWhat},
+			{"do", `{tool_name: builtin__reshape, input: {shape: {last: "{{item}}", before: "{{accumulator}}"}}}`, "the call or steps that fold {{item}} into {{accumulator}}; its result is the next accumulator"},
+		}
+	}
+	return nil
+}
+
+// listField is the field of a step's result most likely to hold a list:
+// what map and filter return their lists under, and items otherwise.
+func listField(s *Step) string {
+	if s.ToolName.Value == ControlMap {
+		return "results"
+	}
+	return "items"
+}
+
+// lastStep is the plan's last top-level step with an id, the one whose
+// result a new step at the end most likely reads; nil when there is none.
+func lastStep(p *Plan) *Step {
+	if p == nil {
+		return nil
+	}
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		if p.Steps[i].ID.Set && validStepID(p.Steps[i].ID.Value) {
+			return p.Steps[i]
+		}
+	}
+	return nil
+}
+
 // placeholder is the value a skeleton gives a property: its default, const
-// or first enum value, else the empty value of its type.
+// or first enum value, else the least value a number may take, else the
+// empty value of its type.
 func placeholder(prop map[string]any) string {
 	if v, ok := prop["default"]; ok {
 		return yamlFlow(v)
@@ -156,6 +255,11 @@ func placeholder(prop map[string]any) string {
 	}
 	switch typ {
 	case "number", "integer":
+		// An uncommented optional line should validate as it is: a
+		// concurrency of 0 would not.
+		if v, ok := prop["minimum"]; ok {
+			return yamlFlow(v)
+		}
 		return "0"
 	case "boolean":
 		return "false"

@@ -1,6 +1,7 @@
 package plans_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stepwise-dev/stepwise/engine/config"
@@ -128,16 +130,6 @@ input:
   symptom: ""  # What customers see, in a few words, e.g. "checkout timeouts".
   # max_related: 5  # How many matching issues to consider.
 `},
-		{"enum and untyped", "exit", `id: E9
-tool_name: exit
-input:
-  status: success
-  # infer: ""  # a yes/no question for the judge role
-  # message: ""  # the plan's answer or error message; may use templates
-  # model: ""  # model for the infer verdict
-  # output: {}  # template map emitted as the plan's output
-  # when: {}
-`},
 		{"arrays and string defaults", "plan__post_triage_notes", `id: E9
 tool_name: plan__post_triage_notes
 input:
@@ -147,7 +139,7 @@ input:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := plans.StepSkeleton("E9", d.tool(t, tc.tool)); got != tc.want {
+			if got := plans.StepSkeleton(nil, "E9", d.tool(t, tc.tool)); got != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
@@ -169,7 +161,7 @@ input: {}
   # limit: 0  # at most this many
   # state: open
 `
-	if got := plans.StepSkeleton("E9", optional); got != want {
+	if got := plans.StepSkeleton(nil, "E9", optional); got != want {
 		t.Errorf("all optional: got:\n%s\nwant:\n%s", got, want)
 	}
 
@@ -178,7 +170,7 @@ input: {}
 	// layer finds nothing missing or unknown in it.
 	for _, tool := range d.catalog.Listing() {
 		t.Run(tool.Name, func(t *testing.T) {
-			text := plans.StepSkeleton("E9", tool)
+			text := plans.StepSkeleton(nil, "E9", tool)
 			var step struct {
 				ID       string         `yaml:"id"`
 				ToolName string         `yaml:"tool_name"`
@@ -199,11 +191,13 @@ input: {}
 			}
 			slices.Sort(keys)
 			slices.Sort(required)
+			if plans.IsControl(tool.Name) {
+				// A control step's skeleton fills more than its required
+				// inputs: TestStepSkeletonInserted checks it validates.
+				return
+			}
 			if step.ID != "E9" || step.ToolName != tool.Name || step.Input == nil || !slices.Equal(keys, required) {
 				t.Errorf("step %+v, want id E9, tool %s and inputs %v:\n%s", step, tool.Name, required, text)
-			}
-			if plans.IsControl(tool.Name) {
-				return
 			}
 			src, err := plans.AppendStep(plans.NewPlanSkeleton("host"), text)
 			if err != nil {
@@ -214,6 +208,125 @@ input: {}
 				if strings.Contains(pr, "step E9:") && (strings.Contains(pr, "needs input") || strings.Contains(pr, "takes no input")) {
 					t.Errorf("%s\n%s", pr, text)
 				}
+			}
+		})
+	}
+}
+
+// TestStepSkeletonInserted inserts the skeleton of every entry of the
+// catalog, control steps included, into a small plan, as the workbench's
+// catalog does: the plan validates as it is, with nothing for the author
+// to fix before the first run, into a plan with steps before the new one
+// as into one without. Every placeholder of a control step says what to
+// replace.
+func TestStepSkeletonInserted(t *testing.T) {
+	d := loadDemo(t)
+	hosts := []struct{ name, src string }{
+		{"after a step", string(plans.NewPlanSkeleton("host"))},
+		{"as the first step", "identifier: host\nname: Host\ndescription: A plan with no steps yet.\nsteps: []\n"},
+	}
+	listing := append(d.catalog.Listing(), trackerTools(t)...)
+	for _, name := range plans.ControlSteps {
+		if !slices.ContainsFunc(listing, func(t plans.ToolInfo) bool { return t.Name == name }) {
+			t.Errorf("the catalog does not list the control step %s", name)
+		}
+	}
+	for _, tool := range listing {
+		for _, host := range hosts {
+			t.Run(tool.Name+"/"+host.name, func(t *testing.T) {
+				before, _ := plans.Load("host.yaml", []byte(host.src), plans.Stepwise)
+				step := plans.StepSkeleton(before, plans.NextStepID(before), tool)
+				src, err := plans.AppendStep([]byte(host.src), step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, problems, _ := d.validate(t, "host.yaml", src)
+				if len(problems) > 0 {
+					t.Errorf("problems:\n%s\n%s", strings.Join(problems, "\n"), src)
+				}
+				if !plans.IsControl(tool.Name) {
+					return
+				}
+				for line := range strings.Lines(step) {
+					if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "  #") && !strings.Contains(line, "  # replace: ") {
+						t.Errorf("a placeholder line says nothing of what to replace: %q", line)
+					}
+				}
+			})
+		}
+	}
+}
+
+// trackerTools lists the demo's MCP server's tools as the catalog lists
+// them once the server answers, from a tracker connected in memory.
+func trackerTools(t *testing.T) []plans.ToolInfo {
+	t.Helper()
+	ctx := context.Background()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := examples.TrackerServer().Connect(ctx, serverSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "skeleton-test", Version: "0"}, nil).Connect(ctx, clientSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		ss.Wait()
+	}()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil || len(list.Tools) == 0 {
+		t.Fatalf("the tracker lists no tools: %v", err)
+	}
+	var out []plans.ToolInfo
+	for _, tool := range list.Tools {
+		out = append(out, plans.ToolInfo{Name: "tracker__" + tool.Name, Source: "tracker", InputSchema: tool.InputSchema})
+	}
+	return out
+}
+
+// TestControlSkeleton pins the skeleton of each control step: the lists and
+// gates read the last step's result, or a literal list and the input when
+// there is no step.
+func TestControlSkeleton(t *testing.T) {
+	d := loadDemo(t)
+	host, _ := plans.Load("host.yaml", plans.NewPlanSkeleton("host"), plans.Stepwise)
+	cases := []struct {
+		name string
+		plan *plans.Plan
+		tool string
+		want string
+	}{
+		{"map after a step", host, "map", `id: E2
+tool_name: map
+input:
+  over: "{{E1.items}}"  # replace: the list to go over, from E1's result or another earlier step's
+  do: {tool_name: builtin__reshape, input: {shape: {item: "{{item}}"}}}  # replace: the call (no id) or list of steps to run per item; {{item}} and {{index}} are the item and its place
+  # concurrency: 1  # items in flight; default 1
+`},
+		{"map as the first step", nil, "map", `id: E1
+tool_name: map
+input:
+  over: [first, second]  # replace: the list to go over, e.g. a list from an earlier step's result
+  do: {tool_name: builtin__reshape, input: {shape: {item: "{{item}}"}}}  # replace: the call (no id) or list of steps to run per item; {{item}} and {{index}} are the item and its place
+  # concurrency: 1  # items in flight; default 1
+`},
+		{"exit", host, "exit", `id: E2
+tool_name: exit
+input:
+  when: {value: "{{E1}}", op: empty}  # replace: when the plan ends here (without when, it always does)
+  status: success  # replace: success or error
+  message: "Nothing to do."  # replace: the plan's answer, or the error; may use templates
+  # infer: ""  # a yes/no question for the judge role
+  # model: ""  # model for the infer verdict
+  # output: {}  # template map emitted as the plan's output
+`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := plans.StepSkeleton(tc.plan, plans.NextStepID(tc.plan), d.tool(t, tc.tool)); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
 	}
@@ -255,7 +368,7 @@ func TestAppendStepDemoPlans(t *testing.T) {
 				t.Fatalf("the demo plan has problems: %s", problems)
 			}
 			id := plans.NextStepID(before)
-			step := plans.StepSkeleton(id, d.tool(t, "user__append_event"))
+			step := plans.StepSkeleton(before, id, d.tool(t, "user__append_event"))
 			out, err := plans.AppendStep(src, step)
 			if err != nil {
 				t.Fatal(err)

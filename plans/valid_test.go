@@ -177,11 +177,51 @@ type noteCase struct {
 	want []Problem
 }
 
+// openInputs is the top level of a plan whose input_schema declares limit
+// and topic and lets a run pass others. Its nine lines put the first step on
+// line 10.
+const openInputs = "identifier: t\nname: T\ndescription: d\ninput_schema:\n  type: object\n  properties:\n    limit: {type: integer}\n    topic: {type: string}\nsteps:\n"
+
 // toolsCaveat is the strict-output caveat of a step that can call tools.
 const toolsCaveat = "this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer " +
 	"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; earlier rounds are assessed at run time"
 
 var noteCases = []noteCase{
+	{
+		// Without additionalProperties: false a run may pass inputs the
+		// schema does not name, so reading one is worth a note, not a
+		// problem: graph's plans do it and must keep validating.
+		name: "reads of undeclared inputs when the schema allows others",
+		src: openInputs + "  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.limt.x}}\", q: \"{{input.topic}}\"}\n" +
+			"  - id: pick\n    tool_name: decide\n    input:\n      if: {value: \"{{input.verbose}}\", op: eq, to: true}\n      then: {tool_name: user__y, input: {}}\n" +
+			"  - id: each\n    tool_name: map\n    input:\n      over: \"{{input.topics}}\"\n      do: {tool_name: user__z, input: {i: \"{{item}}\"}}\n" +
+			"solver:\n  query_to_answer: \"{{input.lmit}}\"\n",
+		want: []Problem{
+			prob(CodeUndeclaredInput, 12, 17, "fetch", "reads input.limt.x, which input_schema does not declare, so a run may pass it unchecked; did you mean input.limit.x?"),
+			prob(CodeUndeclaredInput, 16, 20, "pick", "reads input.verbose, which input_schema does not declare, so a run may pass it unchecked; declare it under input_schema's properties (declared: limit, topic)"),
+			prob(CodeUndeclaredInput, 21, 14, "each", "reads input.topics, which input_schema does not declare, so a run may pass it unchecked; did you mean input.topic?"),
+			prob(CodeUndeclaredInput, 24, 21, "", "reads input.lmit, which input_schema does not declare, so a run may pass it unchecked; did you mean input.limit?"),
+		},
+	},
+	{
+		name: "reads of undeclared inputs in the output when the schema allows others",
+		src:  openInputs + "  - id: fetch\n    tool_name: user__x\n    input: {}\noutput:\n  n: \"{{#input.tpoic}}{{.}}{{/input.tpoic}}\"\n",
+		want: []Problem{
+			prob(CodeUndeclaredInput, 14, 7, "", "reads input.tpoic, which input_schema does not declare, so a run may pass it unchecked; did you mean input.topic?"),
+		},
+	},
+	{
+		name: "no input_schema: reads of inputs are not checked",
+		src:  head + "  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.limt}}\"}\n",
+	},
+	{
+		name: "an input_schema without properties: reads of inputs are not checked",
+		src:  "identifier: t\nname: T\ndescription: d\ninput_schema: {type: object}\nsteps:\n  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.limt}}\"}\n",
+	},
+	{
+		name: "an input_schema that names inputs elsewhere than properties: reads of inputs are not checked",
+		src:  "identifier: t\nname: T\ndescription: d\ninput_schema: {type: object, additionalProperties: false, properties: {limit: {}}, patternProperties: {\"^x_\": {}}}\nsteps:\n  - id: fetch\n    tool_name: user__x\n    input: {n: \"{{input.x_limit}}\", m: \"{{input.limit.deep}}\"}\n",
+	},
 	{
 		name: "camelCase at the top level",
 		src:  "identifier: t\nname: T\ndescription: d\nrequiresServers: [linear]\ninputSchema: {type: object}\nsteps:\n  - id: E0\n    tool_name: linear__list\n    input: {}\n",

@@ -194,11 +194,11 @@ func (m *model) edit() tea.Cmd {
 		m.notify(noticeError, "no editor: set $EDITOR (vi was not found either)")
 		return nil
 	}
-	args := argv[1:]
-	if line := m.planPage.tree().Selected().Line; line > 0 && !m.runShown() && takesLine(argv[0]) {
-		args = append(args, "+"+itoa(line))
+	line := 0
+	if !m.runShown() {
+		line = m.planPage.tree().Selected().Line
 	}
-	c := exec.Command(argv[0], append(args, p)...)
+	c := exec.Command(argv[0], append(argv[1:], editorArgs(argv[0], p, line)...)...)
 	m.log.Info("editing", "file", p, "editor", argv)
 	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{doc, err} })
 }
@@ -217,15 +217,26 @@ func editorCommand(getenv func(string) string) []string {
 	return nil
 }
 
-// takesLine reports whether an editor opens a file at the line a +N
-// argument names, as vi and its kin, nano, emacs, micro and kakoune do.
-// Others are given the file alone.
-func takesLine(editor string) bool {
-	switch filepath.Base(editor) {
-	case "vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "joe", "mg":
-		return true
+// editorArgs are the arguments that open file at line (none when 0) in
+// editor, in the way each editor asks for a line: +LINE before the file
+// for vi and its kin, nano, emacs, kakoune, micro and helix, --goto
+// FILE:LINE for VS Code, FILE:LINE for Sublime Text. An editor not known
+// here is given the file alone, since a line argument it does not
+// understand could open a second file named +12.
+func editorArgs(editor, file string, line int) []string {
+	if line <= 0 {
+		return []string{file}
 	}
-	return false
+	at := itoa(line)
+	switch strings.TrimSuffix(filepath.Base(editor), ".exe") {
+	case "vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "hx", "helix", "joe", "mg":
+		return []string{"+" + at, file}
+	case "code", "code-insiders", "codium":
+		return []string{"--goto", file + ":" + at}
+	case "subl":
+		return []string{file + ":" + at}
+	}
+	return []string{file}
 }
 
 func (m *model) onEdited(msg editedMsg) {
@@ -336,7 +347,7 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 		return
 	}
 	id := plans.NextStepID(d.Plan)
-	out, err := plans.AppendStep(src, plans.StepSkeleton(id, tool))
+	out, err := plans.AppendStep(src, plans.StepSkeleton(d.Plan, id, tool))
 	if ee, ok := errors.AsType[*plans.EditError](err); ok {
 		ee.Pos.File = d.File
 	}

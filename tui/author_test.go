@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,11 +14,11 @@ import (
 const appendedStep = "  - id: S9\n    tool_name: builtin__reshape\n    input: { shape: { edited: true } }\n"
 
 // testEditor writes an editor for $EDITOR: a shell script that appends
-// appendedStep to the file it is given.
+// appendedStep to the file it is given, its last argument.
 func testEditor(t *testing.T) string {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "editor.sh")
-	text := "#!/bin/sh\nprintf '  - id: S9\\n    tool_name: builtin__reshape\\n    input: { shape: { edited: true } }\\n' >> \"$1\"\n"
+	text := "#!/bin/sh\nfor f; do :; done\nprintf '  - id: S9\\n    tool_name: builtin__reshape\\n    input: { shape: { edited: true } }\\n' >> \"$f\"\n"
 	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +26,7 @@ func testEditor(t *testing.T) string {
 }
 
 // TestEditKey presses e: the workbench hands the terminal to $EDITOR on
-// the plan's file and reloads the file when the editor exits. The bench
-// does not run programs for the terminal, so the test runs the editor the
-// key asked for itself, then sends what the program would.
+// the plan's file and reloads the file when the editor exits.
 func TestEditKey(t *testing.T) {
 	editor := testEditor(t)
 	t.Setenv("VISUAL", "")
@@ -44,10 +41,7 @@ func TestEditKey(t *testing.T) {
 	if argv := editorCommand(os.Getenv); len(argv) != 2 || argv[0] != editor || argv[1] != "--wait" {
 		t.Fatalf("editor %q", argv)
 	}
-	if err := exec.Command(editor, b.p.planFile("simple")).Run(); err != nil {
-		t.Fatal(err)
-	}
-	b.press(editedMsg{doc: docSimple})
+	b.runExec(0)
 	wantNotice(t, b, ".stepwise/plans/simple.yaml edited: valid")
 	treeLine(t, b.m.planPage.tree().View(), "S9  builtin__reshape")
 	if n := len(b.m.planPage.document().Plan.Steps); n != 3 {
@@ -64,6 +58,56 @@ func TestEditKey(t *testing.T) {
 	b.press(editedMsg{doc: docSimple, err: errors.New("exit status 1")})
 	if !strings.Contains(b.m.notice.text, "edited") {
 		t.Errorf("notice %q", b.m.notice.text)
+	}
+}
+
+// TestEditAtLine presses e on step S1 (line 8 of its file) with editors
+// of each kind: a script named like the editor records the arguments it
+// is run with, and each editor is asked for the line its own way; one not
+// known gets the file alone.
+func TestEditAtLine(t *testing.T) {
+	cases := []struct {
+		editor string // $EDITOR, the script's name first
+		want   string // the arguments, one a line; FILE is the plan's file
+	}{
+		{"vi", "+8 FILE"},
+		{"vim", "+8 FILE"},
+		{"nvim", "+8 FILE"},
+		{"nano", "+8 FILE"},
+		{"emacs -nw", "-nw +8 FILE"},
+		{"kak", "+8 FILE"},
+		{"micro", "+8 FILE"},
+		{"hx", "+8 FILE"},
+		{"code -w", "-w --goto FILE:8"},
+		{"subl -w", "-w FILE:8"},
+		{"gedit", "FILE"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.editor, func(t *testing.T) {
+			dir := t.TempDir()
+			name, flags, _ := strings.Cut(tc.editor, " ")
+			script := filepath.Join(dir, name)
+			if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/argv\"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("VISUAL", "")
+			t.Setenv("EDITOR", strings.TrimSpace(script+" "+flags))
+			b := newBench(t, 120, 40)
+			b.toDoc(docSimple)
+			b.press(keyDown, keyDown) // S1
+			wantScreen(t, b, "tool        builtin__reshape")
+			b.press(keyEdit)
+			b.runExec(0)
+			argv, err := os.ReadFile(filepath.Join(dir, "argv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(strings.Join(strings.Fields(string(argv)), " "), b.p.planFile("simple"), "FILE")
+			if got != tc.want {
+				t.Errorf("the editor was run with %q, want %q", got, tc.want)
+			}
+			wantNotice(t, b, "simple.yaml edited: valid")
+		})
 	}
 }
 
@@ -208,6 +252,18 @@ func TestToolsKey(t *testing.T) {
 				wantRow(t, b.m, 3, "S2")
 				wantFocus(t, b.m, paneTree)
 				treeLine(t, b.m.planPage.tree().View(), "S2  user__lookup")
+			}},
+		{"a control step goes in ready to run, its placeholders marked", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyTools, keySearch, typeText("map"), keyEnter, keyEnter), func(t *testing.T, b *bench) {
+				wantNotice(t, b, "has a new step S2 calling map: valid")
+				src, err := os.ReadFile(b.p.planFile("simple"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(src), "  - id: S2\n    tool_name: map\n    input:\n      over: \"{{S1.items}}\"  # replace: ") {
+					t.Errorf("the map does not go over the last step's result:\n%s", src)
+				}
+				treeLine(t, b.m.planPage.tree().View(), "S2  map")
 			}},
 		{"the filter narrows the list", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools, keySearch, typeText("user__")), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "Tools · 3 of 17", "user__fail", "user__gate", "user__lookup")

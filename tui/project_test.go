@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -546,6 +547,33 @@ func (b *bench) press(msgs ...tea.Msg) {
 		b.update(msg)
 		b.settle()
 	}
+}
+
+// runExec runs the program the i-th tea.ExecProcess asked for, as the
+// program would with the terminal handed over (here the program gets no
+// terminal: stdin is empty), and delivers the message its callback makes.
+// Bubble Tea keeps the command and the callback in unexported fields of
+// its message; they are read through an addressable copy.
+func (b *bench) runExec(i int) {
+	b.t.Helper()
+	if i >= len(b.execs) {
+		b.t.Fatalf("no program %d: %d asked for", i, len(b.execs))
+	}
+	msg := reflect.New(reflect.TypeOf(b.execs[i])).Elem()
+	msg.Set(reflect.ValueOf(b.execs[i]))
+	field := func(name string) any {
+		f := msg.FieldByName(name)
+		if !f.IsValid() {
+			b.t.Fatalf("%s has no field %s: Bubble Tea changed its exec message", msg.Type(), name)
+		}
+		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
+	}
+	cmd, ok := field("cmd").(tea.ExecCommand)
+	fn, fnOK := field("fn").(tea.ExecCallback)
+	if !ok || !fnOK {
+		b.t.Fatalf("%s holds no command and callback: Bubble Tea changed its exec message", msg.Type())
+	}
+	b.press(fn(cmd.Run()))
 }
 
 // send sends messages without settling: the run keeps going.

@@ -76,6 +76,7 @@ func TestValidate(t *testing.T) {
 		{"a missing plan does not stop the others", "testdata/project", []string{"validate", "nothing", "triage"}, 1},
 		{"a file is checked in its own project", "testdata/project", []string{"validate", "--json", "../graphproject/.graph/plans/pr_digest.yaml"}, 0},
 		{"a file outside any project is checked in the working directory", "testdata/project", []string{"validate", "../outside/plan.yaml"}, 0},
+		{"an input the input_schema does not declare", "testdata/project", []string{"validate", "../outside/undeclared_input.yaml"}, 1},
 		{"a plan that does not parse, by its file name", "testdata/project", []string{"validate", "unparsable"}, 1},
 		{"plan calls that cycle are a note", "testdata/project", []string{"validate", "loop_a", "loop_b"}, 0},
 		{"a plan shadowed by an earlier one is a note", "testdata/project", []string{"validate", ".stepwise/plans/triage_copy.yaml"}, 0},
