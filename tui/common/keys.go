@@ -75,6 +75,14 @@ type KeyMap struct {
 	Deny     key.Binding
 	EditArgs key.Binding
 
+	// Output shows the output pane: the command lines typed and their
+	// whole answers, which the status line has room for one line of.
+	Output key.Binding
+	// Palette lists every key and command, filtered as one types, and
+	// does the one chosen: nothing to remember. It is ctrl+k because
+	// ctrl+p is the inspector search's previous match.
+	Palette key.Binding
+
 	Help  key.Binding
 	Close key.Binding
 	Quit  key.Binding
@@ -140,6 +148,9 @@ func DefaultKeyMap() *KeyMap {
 		Approve:  b("a", "approve the held call", "a"),
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
+
+		Output:  b("O", "output: command answers in full", "O"),
+		Palette: b("ctrl+k", "palette of every key and command", "ctrl+k"),
 
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
@@ -216,7 +227,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
-		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
+		{"Workbench", []key.Binding{k.Palette, k.Output, k.Submit, k.Help, k.Close, k.Quit}},
 	}
 }
 
