@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/breakpoints"
+	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
 // breakpoints returns a plan's breakpoint table, opened from the kept file
@@ -195,4 +197,22 @@ func stepPart(pattern string) string {
 		}
 	}
 	return ""
+}
+
+// breakpointList is the plan's breakpoints as the output pane lists them,
+// one a line, as the breakpoints panel shows them.
+func (m *model) breakpointList() string {
+	bps := m.panels.breakpoints.Breakpoints()
+	if len(bps) == 0 {
+		return breakpoints.Empty
+	}
+	var lines []string
+	for _, b := range bps {
+		mark := "●"
+		if !b.Enabled {
+			mark = "○"
+		}
+		lines = append(lines, fmt.Sprintf("%s %d %s (%s)", mark, b.ID, b.Spec(), common.Count(b.Hits, "hit")))
+	}
+	return strings.Join(lines, "\n")
 }

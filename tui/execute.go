@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/tui/output"
 )
 
 // execute carries out a line of the command language typed at the :
@@ -16,6 +17,7 @@ import (
 // key cannot say: patterns, kinds and conditions, values, inputs, ids.
 func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	m.log.Info("command line", "line", in.String())
+	m.panels.output.Add(output.Command, in.String())
 	if cmd, ok := in.Command(); ok {
 		return m.runPage.command(cmd)
 	}
@@ -24,6 +26,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		m.execBreakpoints(in)
 	case debugger.VerbBreakpoints:
 		m.openBreakpoints()
+		m.panels.output.Add(output.Answer, m.breakpointList())
 	case debugger.VerbPause:
 		m.runPage.pauseRun()
 	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:
@@ -78,8 +81,8 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 
 // watchCommand carries out watch, unwatch and watches: on the live run,
 // whose session reads them at its stops, and on the workbench's list,
-// which every run starts with. The answer is said on the status line;
-// the watch pane shows them all.
+// which every run starts with. The answer is said on the status line, and
+// whole in the output pane; the watch pane shows them all.
 func (m *model) watchCommand(in debugger.Instruction) {
 	if err := m.runPage.watch(in); err != nil {
 		m.notify(noticeError, err.Error())
@@ -105,7 +108,7 @@ func (m *model) watchCommand(in debugger.Instruction) {
 		for _, w := range ws {
 			list = append(list, fmt.Sprintf("%d %s", w.ID, watchText(w)))
 		}
-		m.notify(noticeInfo, "watches: "+strings.Join(list, ", "))
+		m.answer(noticeInfo, "watches: "+strings.Join(list, ", "), strings.Join(list, "\n"))
 	}
 }
 
@@ -123,7 +126,8 @@ func watchText(w debugger.WatchValue) string {
 
 // readStop carries out print, stack, threads and where on the held run
 // (threads on a going one too), and says the answer on the status line in
-// short; the inspector's tabs and the threads pane have it whole.
+// short, and in the output pane whole: a value pretty-printed, a frame or
+// a thread a line.
 func (m *model) readStop(in debugger.Instruction) {
 	r := m.runPage.run
 	// threads lists a going run's threads too.
@@ -147,37 +151,54 @@ func (m *model) readStop(in debugger.Instruction) {
 	switch in.Verb {
 	case debugger.VerbPrint:
 		b, _ := json.Marshal(a.Value)
-		m.notify(noticeInfo, a.Path+" = "+string(b))
+		whole, _ := json.MarshalIndent(a.Value, "", "  ")
+		m.answer(noticeInfo, a.Path+" = "+string(b), a.Path+" = "+string(whole))
 	case debugger.VerbStack:
-		var frames []string
+		// Innermost first, frame 0 the stop's own, as stepwise debug
+		// lists them.
+		var frames, lines []string
 		for _, f := range slices.Backward(a.Stack) {
 			frames = append(frames, f.Path+" ("+f.Kind.String()+")")
+			lines = append(lines, fmt.Sprintf("%d  %-6s %s", len(lines), f.Kind, strings.TrimSpace(f.Path+" "+f.Tool)))
 		}
-		m.notify(noticeInfo, strings.Join(frames, " ← "))
+		m.answer(noticeInfo, strings.Join(frames, " ← "), strings.Join(lines, "\n"))
 	case debugger.VerbThreads:
+		// The status line marks the held threads; the pane, as the
+		// threads pane does, the running ones too.
 		held := 0
-		var ths []string
+		var short, whole []string
 		for _, th := range a.Threads {
-			s := th.ID
+			mark := "● "
 			switch {
 			case th.Stopped:
-				s, held = "▶ "+s, held+1
+				mark, held = "▶ ", held+1
 			case th.Held:
-				s, held = "⏸ "+s, held+1
+				mark, held = "⏸ ", held+1
 			}
+			s := th.ID
 			if th.Path != th.ID && th.Path != "" {
 				s += " at " + th.Path
 			}
-			ths = append(ths, s)
+			whole = append(whole, mark+s)
+			if mark != "● " {
+				s = mark + s
+			}
+			short = append(short, s)
 		}
-		m.notify(noticeInfo, fmt.Sprintf("%d live, %d held: %s", len(ths), held, strings.Join(ths, ", ")))
+		head := fmt.Sprintf("%d live, %d held", len(a.Threads), held)
+		m.answer(noticeInfo, head+": "+strings.Join(short, ", "), head+"\n"+strings.Join(whole, "\n"))
 	case debugger.VerbWhere:
 		st := a.State
 		msg := fmt.Sprintf("held at %s (%s): %s", st.Stop.Path, st.Stop.Kind, reasonWords(m.runPage.run))
+		whole := msg
 		if n := len(st.Threads); n > 1 {
 			msg += fmt.Sprintf("; %d threads held", n)
+			whole += fmt.Sprintf("\n%d threads held:", n)
+			for _, th := range st.Threads {
+				whole += fmt.Sprintf("\n⏸ %s at %s (%s)", th.ID, th.Path, th.Kind)
+			}
 		}
-		m.notify(noticeInfo, msg)
+		m.answer(noticeInfo, msg, whole)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/cmdline"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/form"
+	"github.com/stepwise-dev/stepwise/tui/palette"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
@@ -163,6 +164,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.insertStep(msg.Tool)
 	case serverToolsMsg:
 		m.onServerTools(msg)
+	case palette.Chosen:
+		cmd = m.choose(msg.Item)
 	case breakpoints.Action:
 		m.onBreakpointAction(msg)
 	case runs.Open:
@@ -228,6 +231,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, keys.Quit):
 		cmd = m.quit()
+	case key.Matches(k, keys.Output):
+		m.openOutput()
+	case key.Matches(k, keys.Palette):
+		m.overlays.push(&m.panels.palette, false)
+		cmd = m.panels.palette.Open()
 	case key.Matches(k, keys.Help):
 		m.panels.help.Open()
 		m.overlays.push(&m.panels.help, false)
@@ -306,7 +314,7 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, cmd
 	}
 	top, ok := m.overlays.top()
-	if !ok || top.panel && m.runKey(k) {
+	if !ok || top.panel && m.runKey(k) || top.docked && !m.panels.output.Takes(k) {
 		return false, nil
 	}
 	_, cmd = top.Update(k)
@@ -320,6 +328,31 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 func (m *model) runKey(k tea.KeyPressMsg) bool {
 	keys := m.Keys
 	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue)
+}
+
+// openOutput shows the output pane at its end, what was said last.
+func (m *model) openOutput() {
+	m.panels.output.ShowEnd()
+	m.overlays.dock(&m.panels.output)
+}
+
+// choose does what the entry chosen in the palette stands for: what its
+// key does, or its command; a command that needs arguments opens the :
+// line with its verb typed, for them.
+func (m *model) choose(it palette.Item) tea.Cmd {
+	if it.Verb == "" {
+		return m.key(it.Press)
+	}
+	if it.Args {
+		m.cmdline.SetCompletions(m.completions())
+		return m.cmdline.OpenWith(string(it.Verb) + " ")
+	}
+	in, err := debugger.ParseCommand(string(it.Verb))
+	if err != nil {
+		m.notify(noticeError, err.Error())
+		return nil
+	}
+	return m.execute(in)
 }
 
 // quit leaves the workbench; with a run going on, the first press says

@@ -9,6 +9,8 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/form"
 	"github.com/stepwise-dev/stepwise/tui/help"
+	"github.com/stepwise-dev/stepwise/tui/output"
+	"github.com/stepwise-dev/stepwise/tui/palette"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
@@ -21,6 +23,10 @@ type layer struct {
 	// so that a run can go on with it open. The others (help, editors,
 	// forms, the catalog) take every key.
 	panel bool
+	// docked says the overlay is the output pane, drawn at the foot of
+	// the page, full width, rather than centred over it: the page stays
+	// in view and keeps the keys and the mouse the pane does not take.
+	docked bool
 }
 
 // overlays is the stack of what is drawn over the page. The top one is
@@ -39,7 +45,18 @@ func (s overlays) top() (layer, bool) {
 // push puts an overlay on top; one already open moves there.
 func (s *overlays) push(c common.Component, panel bool) {
 	s.remove(c)
-	*s = append(*s, layer{c, panel})
+	*s = append(*s, layer{Component: c, panel: panel})
+}
+
+// dock puts the output pane on top, docked at the foot of the page.
+func (s *overlays) dock(c common.Component) {
+	s.remove(c)
+	*s = append(*s, layer{Component: c, docked: true})
+}
+
+// isOpen reports whether c is on the stack.
+func (s overlays) isOpen(c common.Component) bool {
+	return slices.ContainsFunc(s, func(l layer) bool { return l.Component == c })
 }
 
 // remove takes an overlay off the stack, wherever it stands.
@@ -63,6 +80,12 @@ type panels struct {
 	runs        runs.Model // earlier runs
 	diff        runs.DiffModel
 	breakpoints breakpoints.Model
+	// output is the history of command lines and answers, kept while
+	// it is closed.
+	output output.Model
+	// palette lists every key and command; it keeps nothing while
+	// closed, and opens unfiltered.
+	palette palette.Model
 }
 
 func newPanels(c common.Common, logPath string) *panels {
@@ -75,6 +98,8 @@ func newPanels(c common.Common, logPath string) *panels {
 		runs:        runs.New(c),
 		diff:        runs.NewDiff(c),
 		breakpoints: breakpoints.New(c),
+		output:      output.New(c),
+		palette:     palette.New(c),
 	}
 }
 
@@ -91,6 +116,16 @@ func (p *panels) setSize(width, height int) {
 	p.runs.SetSize(ow, oh)
 	p.diff.SetSize(ow, oh)
 	p.breakpoints.SetSize(ow, oh)
+	p.palette.SetSize(ow, oh)
+	p.output.SetSize(width, outputHeight(height))
+}
+
+// outputHeight is the height of the output pane in a window of height
+// lines: half the page, so that the page's top half stays in view above
+// it, at least 8 lines where the page has them, at most 24.
+func outputHeight(height int) int {
+	page := max(height-3, 0)
+	return min(max(page/2, min(8, page)), 24)
 }
 
 // approvalHeight is the most lines the approval prompt takes: a call's

@@ -8,6 +8,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/output"
 )
 
 // noticeKind says whether a notice reports something done or refused.
@@ -25,16 +26,33 @@ type notice struct {
 	text string
 }
 
-// notify says something on the status line, and in the log.
-func (m *model) notify(kind noticeKind, text string) {
+// notify says something on the status line, in the output pane and in
+// the log.
+func (m *model) notify(kind noticeKind, text string) { m.say(kind, text, text) }
+
+// say puts short on the status line, and whole, which says the same at
+// length (a value pretty-printed, one frame a line), in the output pane
+// and the log.
+func (m *model) say(kind noticeKind, short, whole string) {
 	// The status line is one line: an error that quotes a value keeps its
 	// words, not its line breaks.
-	text = strings.Join(strings.Fields(text), " ")
-	m.notice = notice{kind, text}
+	m.notice = notice{kind, strings.Join(strings.Fields(short), " ")}
+	out := output.Answer
 	if kind == noticeError {
-		m.log.Warn(text)
+		out = output.Problem
+		m.log.Warn(whole)
 	} else {
-		m.log.Info(text)
+		m.log.Info(whole)
+	}
+	m.panels.output.Add(out, whole)
+}
+
+// answer is say for the answer of a command typed: one the status line
+// cannot show whole opens the output pane, since it was asked for.
+func (m *model) answer(kind noticeKind, short, whole string) {
+	m.say(kind, short, whole)
+	if _, cut := m.status(); cut {
+		m.openOutput()
 	}
 }
 
@@ -42,6 +60,14 @@ func (m *model) notify(kind noticeKind, text string) {
 // itself (where the run on show stands, and its elapsed time, calls,
 // tokens and cost on the right), then the last notice.
 func (m model) statusLine() string {
+	line, _ := m.status()
+	return line
+}
+
+// status draws the status line, and reports whether the notice on it is
+// cut. A cut notice ends pointing to the output pane, which has it whole,
+// unless the pane is open.
+func (m model) status() (line string, cut bool) {
 	t := m.Theme
 	left, right := m.page.status()
 	if m.notice.text != "" {
@@ -52,13 +78,22 @@ func (m model) statusLine() string {
 		if left != "" {
 			left += t.Muted.Render("  ·  ")
 		}
-		left += style.Render(m.notice.text)
+		text := m.notice.text
+		room := m.Width - 1 - ansi.StringWidth(left)
+		if common.TextWidth(text) > room {
+			cut = true
+			hint := " (" + m.Keys.Output.Help().Key + " shows all)"
+			if !m.overlays.isOpen(&m.panels.output) && room > len(hint)+8 {
+				return " " + left + style.Render(common.Fit(text, room-len(hint))) + t.Key.Render(hint), true
+			}
+		}
+		left += style.Render(text)
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
 	if lw+rw+3 > m.Width {
-		return common.Fit(" "+left, m.Width)
+		return common.Fit(" "+left, m.Width), cut
 	}
-	return common.Fit(" "+left, m.Width-rw-1) + t.Muted.Render(right) + " "
+	return common.Fit(" "+left, m.Width-rw-1) + t.Muted.Render(right) + " ", cut
 }
 
 // reasonWords says why the run is held: the session's reason, in the

@@ -45,7 +45,7 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 	if msg.Button != tea.MouseLeft {
 		return nil
 	}
-	if top, ok := m.overlays.top(); ok {
+	if top, ok := m.overlays.top(); ok && !top.docked {
 		ow, oh := overlaySize(m.Width, m.Height)
 		msg.X -= (m.Width - ow) / 2
 		msg.Y -= (m.Height - oh) / 2
@@ -53,6 +53,10 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 		return cmd
 	}
 	l := m.layout()
+	// A click on the output pane is the pane's; one beside it, the page's.
+	if d := m.dockRect(); m.overlays.isOpen(&m.panels.output) && d.contains(msg.X, msg.Y) {
+		return nil
+	}
 	switch {
 	case l.header.contains(msg.X, msg.Y):
 		if i, ok := m.planPage.tabs().At(msg.X-l.tabsX, l.header.w-l.tabsX); ok && i != m.planPage.current {
@@ -67,9 +71,14 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 	return nil
 }
 
-// wheel scrolls the open overlay, or the page under the pointer.
+// wheel scrolls the open overlay, or what is under the pointer: the
+// output pane or the page.
 func (m *model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
-	if top, ok := m.overlays.top(); ok {
+	if m.overlays.isOpen(&m.panels.output) && m.dockRect().contains(msg.X, msg.Y) {
+		_, cmd := m.panels.output.Update(msg)
+		return cmd
+	}
+	if top, ok := m.overlays.top(); ok && !top.docked {
 		_, cmd := top.Update(msg)
 		return cmd
 	}
@@ -103,10 +112,24 @@ func (m model) render() string {
 		return strings.Join(common.Block([]string{msg}, m.Width, m.Height), "\n")
 	}
 	screen := strings.Join([]string{m.header(l), m.page.View(), m.statusLine(), m.footer()}, "\n")
-	if top, ok := m.overlays.top(); ok {
+	// The output pane stays drawn at the page's foot under any overlay
+	// opened over it.
+	if m.overlays.isOpen(&m.panels.output) {
+		d := m.dockRect()
+		screen = placeOn(screen, m.panels.output.View(), d.x, d.y)
+	}
+	if top, ok := m.overlays.top(); ok && !top.docked {
 		screen = overlayOn(screen, top.View(), m.Width, m.Height)
 	}
 	return common.Screen(screen, m.Height)
+}
+
+// dockRect is where the output pane goes: the foot of the page, the
+// whole width, right above the status line.
+func (m model) dockRect() rect {
+	body := m.layout().body
+	h := min(m.panels.output.Height, body.h)
+	return rect{0, body.y + body.h - h, m.Width, h}
 }
 
 // header is the top line: the application, what is open, and the plan tabs.
@@ -160,7 +183,11 @@ func overlayOn(screen, box string, width, height int) string {
 		}
 		box, bw = strings.Join(lines, "\n"), bw+2
 	}
-	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
+	return placeOn(screen, box, max((width-bw)/2, 0), max((height-bh)/2, 0))
+}
+
+// placeOn draws box over screen with its top left corner at x, y.
+func placeOn(screen, box string, x, y int) string {
 	return lipgloss.NewCompositor(
 		lipgloss.NewLayer(screen),
 		lipgloss.NewLayer(box).X(x).Y(y).Z(1),

@@ -75,6 +75,14 @@ type KeyMap struct {
 	Deny     key.Binding
 	EditArgs key.Binding
 
+	// Output shows the output pane: the command lines typed and their
+	// whole answers, which the status line has room for one line of.
+	Output key.Binding
+	// Palette lists every key and command, filtered as one types, and
+	// does the one chosen: nothing to remember. It is ctrl+k because
+	// ctrl+p is the inspector search's previous match.
+	Palette key.Binding
+
 	Help  key.Binding
 	Close key.Binding
 	Quit  key.Binding
@@ -141,6 +149,9 @@ func DefaultKeyMap() *KeyMap {
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
 
+		Output:  b("O", "output: command answers in full", "O"),
+		Palette: b("ctrl+k", "palette of every key and command", "ctrl+k"),
+
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
 		Quit:  b("q", "quit", "q", "ctrl+c"),
@@ -205,18 +216,32 @@ const (
 	groupAuthor = "Author and look back"
 )
 
-// Groups lists every binding, grouped the way the help overlay shows them.
+// Groups lists every binding, grouped by the pane or overlay that
+// answers it, the way the help overlay shows them. The run keys act from
+// every pane.
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
-		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
+		{"Tree, lists and panels", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
 		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView}},
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
 		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
+		{"Output and palette", []key.Binding{k.Output, k.Palette}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
+	}
+}
+
+// CommandLineHelp is the keys of the : command line, which are the
+// workbench's keys meaning what they mean on a line.
+func (k KeyMap) CommandLineHelp() []key.Binding {
+	return []key.Binding{
+		short(k.Jump, k.Jump.Help().Key, "carry the line out"),
+		short(k.NextPane, k.NextPane.Help().Key, "complete a command or a path"),
+		short(k.Up, "↑/↓", "earlier and later lines"),
+		short(k.Close, k.Close.Help().Key, "close the line"),
 	}
 }
 

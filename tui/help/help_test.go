@@ -12,57 +12,92 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
-// TestListsEveryKey checks the overlay lists every binding of the keymap,
-// at any size, in as many columns as fit, scrolling through them where the
-// window is too short to show them all.
+// TestListsEveryKey checks the overlay lists every binding of the keymap
+// and every row of the table of keys and commands, nothing cut, at any
+// size: in as many columns as fit (two at 80 columns), a page at a time
+// where the window is too short to show them all, inside the window.
 func TestListsEveryKey(t *testing.T) {
 	keys := common.DefaultKeyMap()
-	for _, size := range [][2]int{{80, 24}, {200, 60}, {60, 40}} {
+	for _, size := range []struct{ w, h, columns int }{{80, 24, 2}, {200, 60, 5}, {60, 40, 1}, {120, 40, 3}} {
 		m := New(common.New(common.NewTheme(true, false), keys), "/var/log/stepwise.log")
-		m.SetSize(size[0], size[1])
-		view := ansi.Strip(m.View())
-		// Scroll to the end: a view that no longer changes is the last.
-		seen := view
-		for last := view; ; {
-			m.Scroll(1)
-			next := ansi.Strip(m.View())
-			if next == last {
+		m.SetSize(size.w, size.h)
+		m.Open()
+		if n, _ := m.columns(); n != size.columns {
+			t.Errorf("%dx%d: %d columns, want %d", size.w, size.h, n, size.columns)
+		}
+		// Page through: every line of the columns shows on some page,
+		// whole.
+		var seen strings.Builder
+		for last := ""; ; {
+			view := ansi.Strip(m.View())
+			if view == last {
 				break
 			}
-			seen, last = seen+next, next
+			seen.WriteString(view)
+			last = view
+			lines := strings.Split(view, "\n")
+			if len(lines) > size.h {
+				t.Errorf("%dx%d: %d lines", size.w, size.h, len(lines))
+			}
+			for _, l := range lines {
+				if ansi.StringWidth(l) > size.w {
+					t.Errorf("%dx%d: line too wide: %q", size.w, size.h, l)
+				}
+				if strings.Contains(l, common.Ellipsis) {
+					t.Errorf("%dx%d: a line is cut: %q", size.w, size.h, l)
+				}
+			}
+			m.Scroll(m.band())
 		}
+		_, width := m.columns()
+		var text []string
+		for _, l := range m.lines(width) {
+			l = strings.TrimSpace(ansi.Strip(l))
+			if !strings.Contains(seen.String(), l) {
+				t.Errorf("%dx%d: %q never shows", size.w, size.h, l)
+			}
+			text = append(text, strings.Fields(l)...)
+		}
+		// The columns' text, wrapped lines joined again, says every key
+		// and what it does, and every command of the table.
+		all := strings.Join(text, " ")
 		for _, g := range keys.Groups() {
 			for _, b := range g.Bindings {
-				if !strings.Contains(seen, b.Help().Key) || !keys.InTable(g) && !strings.Contains(seen, b.Help().Desc) {
-					t.Errorf("%dx%d: %q %q missing:\n%s", size[0], size[1], b.Help().Key, b.Help().Desc, seen)
+				if !strings.Contains(all, b.Help().Key) || !keys.InTable(g) && !strings.Contains(all, b.Help().Desc) {
+					t.Errorf("%dx%d: %q %q missing:\n%s", size.w, size.h, b.Help().Key, b.Help().Desc, all)
 				}
 			}
 		}
-		// The run and authoring keys are in the table of keys and
-		// commands, each beside the command that does the same.
 		for _, r := range keys.Table() {
-			want := common.Wrap(r.Does, tableWidth, "")
-			if r.Usage != "" {
-				want = append(want, ":"+r.Usage)
-			}
-			for _, w := range want {
-				if !strings.Contains(seen, w) {
-					t.Errorf("%dx%d: the table's %q misses %q:\n%s", size[0], size[1], r.Usage+r.Key, w, seen)
+			for _, w := range []string{r.Does, ":" + r.Usage} {
+				if w != ":" && !strings.Contains(all, strings.Join(strings.Fields(w), " ")) {
+					t.Errorf("%dx%d: the table's %q misses %q", size.w, size.h, r.Usage+r.Key, w)
 				}
 			}
 		}
-		if !strings.Contains(seen, "/var/log/stepwise.log") {
-			t.Errorf("%dx%d: the log file is not said", size[0], size[1])
+		if !strings.Contains(seen.String(), "/var/log/stepwise.log") {
+			t.Errorf("%dx%d: the log file is not said", size.w, size.h)
 		}
-		lines := strings.Split(view, "\n")
-		if len(lines) > size[1] {
-			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
-		}
-		for _, l := range lines {
-			if ansi.StringWidth(l) > size[0] {
-				t.Errorf("%dx%d: line too wide: %q", size[0], size[1], l)
-			}
-		}
+	}
+}
+
+// TestOpensAtTheTop checks the overlay opens on its first page however
+// far it was scrolled when it closed.
+func TestOpensAtTheTop(t *testing.T) {
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), "")
+	m.SetSize(80, 24)
+	m.Open()
+	top := m.View()
+	m.Scroll(1000)
+	if m.View() == top {
+		t.Fatal("the help does not scroll at 80x24; the test needs a smaller window")
+	}
+	m.Open()
+	if m.View() != top {
+		t.Errorf("the help opened at\n%s\nwant its top\n%s", ansi.Strip(m.View()), ansi.Strip(top))
+	}
+	if !strings.Contains(ansi.Strip(top), "Tree, lists and panels") {
+		t.Errorf("the first page does not start with the tree's keys:\n%s", ansi.Strip(top))
 	}
 }
 
