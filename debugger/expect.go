@@ -1,9 +1,11 @@
 package debugger
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -28,6 +30,18 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 	case st.Kind == engine.StopAsk && st.Ask != nil:
 		e.schema = st.Ask.Schema
 		example = st.Ask.Default
+	case st.Kind == engine.StopReply && st.Step != nil:
+		// A reply that answers (no tool call, its text the answer as
+		// JSON) is edited as the answer, in the agent's output_schema:
+		// a value without text or tool_calls replaces the reply with
+		// itself as the answer (engine's asReply), so nobody edits JSON
+		// escaped in a string.
+		a, isAgent := st.Step.Control.(*plans.AgentInput)
+		reply, isReply := st.Output.(chat.Reply)
+		var answer map[string]any
+		if isAgent && isReply && len(reply.ToolCalls) == 0 && json.Unmarshal([]byte(reply.Text), &answer) == nil && answer != nil {
+			e.schema, example = a.OutputSchema, answer
+		}
 	case st.Kind == engine.StopRepair && st.Step != nil:
 		if a, ok := st.Step.Control.(*plans.AgentInput); ok {
 			e.schema = a.OutputSchema

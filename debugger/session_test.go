@@ -646,3 +646,37 @@ func TestAnswerBeforeTheAsk(t *testing.T) {
 	}
 	do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
 }
+
+// TestReplaceAnAnswerReply: held at the reply of a round that answers,
+// the value to edit is the answer as the output schema describes it, not
+// a reply object with the answer escaped in its text; giving it back
+// replaces the reply with that answer.
+func TestReplaceAnAnswerReply(t *testing.T) {
+	s := newSession(t, `
+identifier: answering
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: count
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+output: { n: "{{E1.output.n}}" }
+`, "  - match: E1\n    reply: { json: { n: 1 } }\n")
+	if _, err := s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopReply}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Start(context.Background(), nil)
+	if where(st) != "reply E1/agent.1" {
+		t.Fatalf("stopped at %s", where(st))
+	}
+	if got, _ := json.Marshal(st.Stop.Prefill); string(got) != `{"n":1}` {
+		t.Errorf("the editor starts from %s, want the answer {\"n\":1}", got)
+	}
+	if sch, _ := st.Stop.Schema.(map[string]any); sch["required"] == nil {
+		t.Errorf("the schema at the reply is %v, want the output schema", st.Stop.Schema)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"n":7}` {
+		t.Errorf("output %s, want the replaced answer", got)
+	}
+}
