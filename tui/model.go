@@ -399,6 +399,8 @@ func (m *model) switchDocument(delta int) {
 		return
 	}
 	m.planPage.cycle(delta)
+	// What was said was about the plan left, or its run.
+	m.notice = notice{}
 	m.documentChanged()
 }
 

@@ -1213,8 +1213,8 @@ func TestCommandLine(t *testing.T) {
 		{"goto a path that is nowhere says so", nil, command("goto E9"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no step at E9")
 		}},
-		{"a new run clears what was said of the last", func(b *bench) { b.runToEnd(docSimple) }, seq(keyNextPlan, keyNextPlan, keyNextPlan), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "the run ended ok")
+		{"a new run clears what was said of the last", func(b *bench) { b.toDoc(docSlow) }, nil, func(t *testing.T, b *bench) {
+			b.m.notify(noticeInfo, "the run ended ok")
 			b.send(keyRun)
 			b.until("the slow plan to run", func(m model) bool {
 				n, ok := m.runPage.run.tree.Node("W0")
@@ -1222,6 +1222,11 @@ func TestCommandLine(t *testing.T) {
 			})
 			if strings.Contains(b.m.notice.text, "the run ended") {
 				t.Errorf("the new run's status line still says %q", b.m.notice.text)
+			}
+		}},
+		{"switching plans clears what was said of the last", func(b *bench) { b.runToEnd(docSimple) }, seq(keyNextPlan), func(t *testing.T, b *bench) {
+			if b.m.notice.text != "" {
+				t.Errorf("the next plan's status line says %q", b.m.notice.text)
 			}
 		}},
 		{"goto a path that is nowhere leaves the run on show", func(b *bench) { b.runToEnd(docFlow) }, command("goto E9"), func(t *testing.T, b *bench) {
