@@ -534,3 +534,19 @@ replies:
 		inOrder(t, body(m), tc.want)
 	}
 }
+
+// TestTabKeptByName: the tab on show is kept by what it is, not where it
+// stands: going from a round to one with a Refusals tab before Scope
+// keeps Scope.
+func TestTabKeptByName(t *testing.T) {
+	done := run(t, agentPlan, agentReplies)
+	m := newModel(80, 30, true)
+	m.Show(nodeOf(done, "E1/agent.1"), nil)
+	if !m.SelectTab(inspector.TabScope) {
+		t.Fatal("no Scope tab at E1/agent.1")
+	}
+	m.Show(nodeOf(done, "E1/agent.2"), nil)
+	if got := m.Tab(); got != inspector.TabScope {
+		t.Errorf("the tab on show at E1/agent.2 is %v, want Scope", got)
+	}
+}
