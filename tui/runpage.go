@@ -131,7 +131,14 @@ func (p *runPage) show(r *run, focusTree bool) {
 }
 
 func (p *runPage) layout() paneLayout {
-	return layoutPanes(p.Width, p.Height, max(len(p.threads()), len(p.watches())))
+	lines := 0
+	if p.threadsShown() {
+		lines = len(p.threads())
+	}
+	if p.watchesShown() {
+		lines = max(lines, len(p.watches()))
+	}
+	return layoutPanes(p.Width, p.Height, lines)
 }
 
 // SetSize gives the page its box and each pane its part of it. The

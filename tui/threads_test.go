@@ -172,3 +172,14 @@ func TestResultStopShowsTheResult(t *testing.T) {
 	}
 	wantScreen(t, b, "Result  held at its result stop", `"name": "a"`)
 }
+
+// TestOneThreadNoPane: a debug run held with its plan's own thread alone
+// and no watch shows no threads pane: a list of one says nothing.
+func TestOneThreadNoPane(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docSimple, "")
+	wantHeld(t, b, "S0", engine.StopStep, "entry")
+	if strings.Contains(b.screen(), "Threads") {
+		t.Errorf("a threads pane for one thread:\n%s", b.screen())
+	}
+}
