@@ -43,6 +43,9 @@ type model struct {
 	cmdline  *cmdline.Model
 	panels   *panels
 	overlays overlays
+	// split is where the user put the border between the tree and the
+	// detail pane, and whether a pane is zoomed, on both pages.
+	split *split
 
 	notice    notice
 	quitArmed bool // q was pressed while a run goes on
@@ -55,16 +58,18 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	panels := newPanels(c, opts.LogPath)
+	s := &split{}
 	m := model{
 		Common:   c,
 		ctx:      ctx,
 		title:    opts.Title,
 		ws:       opts.Workspace,
 		log:      log,
-		planPage: newPlanPage(c, opts.Documents),
-		runPage:  newRunPage(ctx, c, opts.Workspace, log, panels),
+		planPage: newPlanPage(c, opts.Documents, s),
+		runPage:  newRunPage(ctx, c, opts.Workspace, log, panels, s),
 		cmdline:  ptr(cmdline.New(c)),
 		panels:   panels,
+		split:    s,
 	}
 	m.page = m.planPage
 	if opts.Notice != "" {
@@ -114,6 +119,10 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
 		cmd = m.click(msg)
+	case tea.MouseMotionMsg:
+		m.drag(msg.Mouse())
+	case tea.MouseReleaseMsg:
+		m.split.dragging = false
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg)
 	case notice:
@@ -236,6 +245,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.switchDocument(-1)
 	case key.Matches(k, keys.PlanView):
 		m.togglePlanView()
+	case key.Matches(k, keys.Narrower):
+		m.resizeTree(-splitStep)
+	case key.Matches(k, keys.Wider):
+		m.resizeTree(splitStep)
+	case key.Matches(k, keys.Zoom):
+		m.toggleZoom()
 	case key.Matches(k, keys.Run):
 		cmd = m.askInputs(false)
 	case key.Matches(k, keys.Debug):

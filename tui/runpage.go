@@ -33,6 +33,7 @@ type runPage struct {
 	// run is the run on show: nil until one is started or opened.
 	run   *run
 	focus pane
+	split *split // the root's, shared with the plan page
 	// threadList is the threads pane's list, the selection kept on the
 	// same thread as the list is read again.
 	threadList common.ListPane[debugger.Thread]
@@ -103,8 +104,8 @@ type forkFrom struct {
 // the debugger.
 type replayDebug struct{}
 
-func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
-	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
+func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels, s *split) *runPage {
+	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
@@ -131,7 +132,7 @@ func (p *runPage) show(r *run, focusTree bool) {
 }
 
 func (p *runPage) layout() paneLayout {
-	return layoutPanes(p.Width, p.Height, max(len(p.threads()), len(p.watches())))
+	return layoutPanes(p.Width, p.Height, max(len(p.threads()), len(p.watches())), *p.split, p.focus)
 }
 
 // SetSize gives the page its box and each pane its part of it. The
@@ -264,7 +265,13 @@ func (p *runPage) setFocus(f pane) {
 	if f == paneBottom && !p.threadsShown() {
 		f = paneTree
 	}
+	zoomedAway := p.split.zoom && f != p.focus
 	p.focus = f
+	if zoomedAway {
+		// A zoomed page shows the focused pane: the new one takes the
+		// box.
+		p.SetSize(p.Width, p.Height)
+	}
 	p.tree.Blur()
 	p.inspector.Blur()
 	switch f {

@@ -39,6 +39,9 @@ type KeyMap struct {
 	Jump     key.Binding
 	NextPlan key.Binding
 	PrevPlan key.Binding
+	Narrower key.Binding // move the border between tree and detail left
+	Wider    key.Binding // and right
+	Zoom     key.Binding // the focused pane fills the page, or not
 
 	Run        key.Binding
 	Debug      key.Binding
@@ -106,6 +109,9 @@ func DefaultKeyMap() *KeyMap {
 		Jump:     b("enter", "go to a problem's step", "enter"),
 		NextPlan: b("]", "next plan", "]"),
 		PrevPlan: b("[", "previous plan", "["),
+		Narrower: b("{", "narrower tree pane (or drag its border)", "{"),
+		Wider:    b("}", "wider tree pane", "}"),
+		Zoom:     b("Z", "zoom the focused pane, or unzoom", "Z"),
 
 		Run:        b("r", "run the plan", "r"),
 		Debug:      b("g", "debug run, to breakpoints or the first stop", "g"),
@@ -209,7 +215,8 @@ const (
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
-		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView}},
+		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView,
+			k.Narrower, k.Wider, k.Zoom}},
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
