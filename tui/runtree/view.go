@@ -50,8 +50,10 @@ func StatusGlyph(s live.Status) string {
 }
 
 // The right-hand columns, their widths in cells and the gap before each.
-// A pane too narrow for them all drops cost first, then tokens, then the
-// duration, so that the tree keeps at least minTree cells.
+// A pane too narrow for them all drops tokens first, then cost, then the
+// duration, so that the tree keeps at least minTree cells: time and cost
+// are what a run is watched for, and a pane of 50 columns (the tree's
+// share of 120) has room for both.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
 	tokensWidth   = 10 // 208 tok, 12.3k tok, 310k tok
@@ -66,9 +68,9 @@ type columns struct{ duration, tokens, cost bool }
 func columnsFor(width int) columns {
 	room := width - minTree
 	d := columnGap + durationWidth
-	t := d + columnGap + tokensWidth
-	c := t + columnGap + costWidth
-	return columns{duration: room >= d, tokens: room >= t, cost: room >= c}
+	c := d + columnGap + costWidth
+	t := c + columnGap + tokensWidth
+	return columns{duration: room >= d, cost: room >= c, tokens: room >= t}
 }
 
 // width is the cells the columns take, gaps included.
@@ -294,24 +296,31 @@ func column(b *strings.Builder, text string, width int, p common.Paint) {
 }
 
 // writeLabel writes the label, in the style of its kind, and the tool
-// muted where the label does not already name it.
+// muted where the label does not already name it. What does not fit
+// loses its middle, not its end (common.ElidePair).
 func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
+	label, tool := r.Label, ""
+	if r.Tool != "" && r.Kind != live.KindTool {
+		label, tool = common.ElidePair(label, r.Tool, l.Room()-2)
+	} else {
+		label = common.ElideMiddle(label, l.Room())
+	}
 	switch r.Kind {
 	case live.KindStep, live.KindPlan:
-		l.Add(r.Label, st.strong)
+		l.Add(label, st.strong)
 	case live.KindItem:
-		l.Add(r.Label, st.item)
+		l.Add(label, st.item)
 	case live.KindHead:
-		if r.Label == "else" {
-			l.Add(r.Label, st.els)
+		if label == "else" {
+			l.Add(label, st.els)
 		} else {
-			l.Add(r.Label, st.then)
+			l.Add(label, st.then)
 		}
 	default:
-		l.Add(r.Label, st.text)
+		l.Add(label, st.text)
 	}
-	if r.Tool != "" && r.Kind != live.KindTool {
+	if tool != "" {
 		l.AddWidth("  ", 2, st.text)
-		l.Add(r.Tool, st.muted)
+		l.Add(tool, st.muted)
 	}
 }
