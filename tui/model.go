@@ -17,6 +17,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/form"
 	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
@@ -251,6 +252,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.resizeTree(splitStep)
 	case key.Matches(k, keys.Zoom):
 		m.toggleZoom()
+	case key.Matches(k, keys.Follow):
+		m.runPage.follow()
+	case key.Matches(k, keys.NextFailed):
+		m.runPage.jump(runtree.NextFailed, "failed")
+	case key.Matches(k, keys.NextHeld):
+		m.runPage.jump(runtree.NextHeld, "held at a stop")
+	case key.Matches(k, keys.Slowest):
+		m.runPage.jump(runtree.Slowest, "timed")
 	case key.Matches(k, keys.Run):
 		cmd = m.askInputs(false)
 	case key.Matches(k, keys.Debug):

@@ -111,6 +111,35 @@ func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, l
 	return p
 }
 
+// follow makes the run tree's selection follow the newest running row
+// again.
+func (p *runPage) follow() {
+	switch {
+	case p.run == nil:
+		p.notify(noticeError, "no run to follow: r runs the plan, g debugs it")
+		return
+	case !p.run.active():
+		p.notify(noticeError, "the run is over: nothing runs to follow")
+		return
+	}
+	p.tree.SetFollow(true)
+	p.post(showRunMsg{focusTree: false})
+}
+
+// jump selects the next row of a kind in the run tree (what names the
+// kind, for the notice when there is none) and shows the run.
+func (p *runPage) jump(to runtree.Target, what string) {
+	if p.run == nil {
+		p.notify(noticeError, "no run to look through: r runs the plan, g debugs it, R opens an earlier run")
+		return
+	}
+	if !p.tree.Jump(to) {
+		p.notify(noticeInfo, "no row of the run is "+what)
+		return
+	}
+	p.post(showRunMsg{focusTree: true})
+}
+
 // post leaves a message for the root.
 func (p *runPage) post(msg tea.Msg) { p.posted = append(p.posted, msg) }
 
@@ -168,6 +197,10 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case p.inspector.Capturing():
 		p.inspector, cmd = p.inspector.Update(k)
+	case p.tree.Filtering():
+		p.tree, cmd = p.tree.Update(k)
+	case key.Matches(k, keys.Search) && p.focus == paneTree:
+		p.tree.StartFilter()
 	case key.Matches(k, keys.NextPane):
 		p.setFocus(nextPane(p.focus, 1, p.threadsShown()))
 	case key.Matches(k, keys.PrevPane):
@@ -282,7 +315,7 @@ func (p *runPage) setFocus(f pane) {
 	}
 }
 
-func (p *runPage) capturing() bool { return p.inspector.Capturing() }
+func (p *runPage) capturing() bool { return p.inspector.Capturing() || p.tree.Filtering() }
 
 func (p *runPage) selectedPath() string {
 	if row, ok := p.tree.Selected(); ok {
@@ -322,6 +355,11 @@ func (p *runPage) runStatus() string {
 		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")
+		}
+		if p.tree.Following() {
+			s += t.Muted.Render(" · following")
+		} else {
+			s += t.Muted.Render(" · " + p.Keys.Follow.Help().Key + " follows")
 		}
 		return s
 	}

@@ -30,9 +30,15 @@ type KeyMap struct {
 	Toggle   key.Binding // fold or unfold
 	PrevTab  key.Binding // the inspector's tabs
 	NextTab  key.Binding
-	Search   key.Binding // search the inspector's text
+	Search   key.Binding // search the inspector's text, or filter the run tree
 	NextHit  key.Binding
 	PrevHit  key.Binding
+
+	// The run tree's own: follow the running step, jump to rows.
+	Follow     key.Binding
+	NextFailed key.Binding
+	NextHeld   key.Binding
+	Slowest    key.Binding
 
 	NextPane key.Binding
 	PrevPane key.Binding
@@ -100,9 +106,14 @@ func DefaultKeyMap() *KeyMap {
 		Toggle:   b("space", "fold or unfold", "space"),
 		PrevTab:  b("<", "previous inspector tab", "<", ","),
 		NextTab:  b(">", "next inspector tab", ">", "."),
-		Search:   b("/", "search the inspector", "/"),
+		Search:   b("/", "search the inspector, filter the run tree", "/"),
 		NextHit:  b("ctrl+n", "next match", "ctrl+n"),
 		PrevHit:  b("ctrl+p", "previous match", "ctrl+p"),
+
+		Follow:     b("L", "follow the running step again", "L"),
+		NextFailed: b("E", "next failed row", "E"),
+		NextHeld:   b("H", "next row held at a stop", "H"),
+		Slowest:    b("T", "slowest row, then the next slowest", "T"),
 
 		NextPane: b("tab", "next pane", "tab"),
 		PrevPane: b("shift+tab", "previous pane", "shift+tab"),
@@ -217,6 +228,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Move", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
 		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView,
 			k.Narrower, k.Wider, k.Zoom}},
+		{"Run tree", []key.Binding{k.Follow, k.NextFailed, k.NextHeld, k.Slowest}},
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},

@@ -99,10 +99,14 @@ func (m Model) View() string {
 	}
 	cur, ok := m.cursor()
 	if !ok {
-		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(" no steps yet")})
+		empty := " no steps yet"
+		if m.view != nil {
+			empty = " no row matches " + m.query + ": " + m.Keys.Close.Help().Key + " shows every row"
+		}
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(empty)})
 	}
 	off := m.offset(cur)
-	rows := m.tree.Rows(off, h)
+	rows := m.rows().Rows(off, h)
 	cols := columnsFor(inner)
 	plain, selected := m.styles(false), m.styles(true)
 	lines := make([]string, len(rows))
@@ -114,7 +118,7 @@ func (m Model) View() string {
 		}
 		lines[i] = m.renderRow(&prefix, r, inner, cols, st)
 	}
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.tree.Len()), m.Focused(), lines)
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.rows().Len()), m.Focused(), lines)
 }
 
 // title is "Run", the plan and how the run stands.
@@ -133,9 +137,18 @@ func (m Model) title() string {
 		word = tot.RunStatus.String()
 	}
 	if m.stop != "" && !tot.Status.Done() {
-		return s + " " + t.Glyph.Render("⏸ held")
+		s += " " + t.Glyph.Render("⏸ held")
+	} else {
+		s += " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
 	}
-	return s + " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
+	if m.editing || m.query != "" {
+		filter := "/" + m.query
+		if m.editing {
+			filter += "▏"
+		}
+		s += " " + t.Key.Render(filter)
+	}
+	return s
 }
 
 func (m Model) statusStyle(s live.Status) lipgloss.Style {
