@@ -260,6 +260,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.runPage.jump(runtree.NextHeld, "held at a stop")
 	case key.Matches(k, keys.Slowest):
 		m.runPage.jump(runtree.Slowest, "timed")
+	case key.Matches(k, keys.Copy):
+		cmd = m.copyValue()
+	case key.Matches(k, keys.CopyPath):
+		cmd = m.copyPath()
 	case key.Matches(k, keys.Run):
 		cmd = m.askInputs(false)
 	case key.Matches(k, keys.Debug):

@@ -84,6 +84,12 @@ type KeyMap struct {
 	Deny     key.Binding
 	EditArgs key.Binding
 
+	// Copy to the terminal's clipboard (OSC 52, which works over ssh and
+	// in tmux): the selected row's value, or its path (on the command
+	// line, the line).
+	Copy     key.Binding
+	CopyPath key.Binding
+
 	Help  key.Binding
 	Close key.Binding
 	Quit  key.Binding
@@ -157,6 +163,9 @@ func DefaultKeyMap() *KeyMap {
 		Approve:  b("a", "approve the held call", "a"),
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
+
+		Copy:     b("C", "copy the selected row's value", "C"),
+		CopyPath: b("ctrl+y", "copy its path (on the : line, the line)", "ctrl+y"),
 
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
@@ -235,6 +244,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
+		{"Copy", []key.Binding{k.Copy, k.CopyPath}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}
 }
