@@ -358,7 +358,7 @@ type bench struct {
 	// clipboard is what tea.SetClipboard asked the terminal to copy
 	// (OSC 52), in order.
 	clipboard []string
-	seen    []*run    // every run, to release at the end
+	seen      []*run // every run, to release at the end
 }
 
 type result struct {
