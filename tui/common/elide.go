@@ -22,16 +22,22 @@ func ElideMiddle(s string, w int) string {
 	return ansi.Truncate(s, head, "") + Ellipsis + ansi.TruncateLeft(s, sw-(keep-head), "")
 }
 
-// ElidePair fits two names shown side by side (a step's id and its tool)
-// in w cells together, eliding the middle of each as it must. The shorter
-// keeps its whole width while it takes no more than half; the longer then
-// gets the rest.
+// ElidePair fits two names shown side by side, two cells apart (a
+// step's id and its tool), in w cells, eliding the middle of each as it
+// must. The shorter keeps its whole width while it takes no more than
+// half; the longer then gets the rest. Where w cannot give each
+// minElided cells, b is dropped (returned empty) and a gets all of w: a
+// row's own name says more than what it calls, cut to a few cells.
 func ElidePair(a, b string, w int) (string, string) {
 	aw, bw := TextWidth(a), TextWidth(b)
-	if aw+bw <= w {
+	if aw+pairGap+bw <= w {
 		return a, b
 	}
-	half := max(w, 0) / 2
+	if w-pairGap < 2*minElided {
+		return ElideMiddle(a, w), ""
+	}
+	w -= pairGap
+	half := w / 2
 	switch {
 	case aw <= half:
 		return a, ElideMiddle(b, w-aw)
@@ -40,6 +46,13 @@ func ElidePair(a, b string, w int) (string, string) {
 	}
 	return ElideMiddle(a, half), ElideMiddle(b, w-half)
 }
+
+// pairGap is the cells between the two names of a pair; minElided the
+// fewest cells a name is cut to beside another.
+const (
+	pairGap   = 2
+	minElided = 6
+)
 
 // Room is how many cells the line has left before its limit.
 func (l *Line) Room() int { return max(l.limit-l.width, 0) }

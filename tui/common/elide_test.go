@@ -35,9 +35,12 @@ func TestElidePair(t *testing.T) {
 		wantA, wantB string
 	}{
 		{"E3", "tracker__add_comment", 30, "E3", "tracker__add_comment"},
-		{"E3", "tracker__add_comment", 15, "E3", "track…comment"},
-		{"classify_each_issue", "E1", 12, "cla…_issue", "E1"},
-		{"classify_each_issue", "tracker__add_comment", 20, "cla…_issue", "tra…omment"},
+		{"E3", "tracker__add_comment", 17, "E3", "track…comment"},
+		{"classify_each_issue", "E1", 14, "cla…_issue", "E1"},
+		{"classify_each_issue", "tracker__add_comment", 22, "cla…_issue", "tra…omment"},
+		// No room for six cells of each: the tool goes.
+		{"do.0", "user__append_event", 13, "do.0", ""},
+		{"customer_update", "user__customer_update", 12, "cust…_update", ""},
 	}
 	for _, tc := range cases {
 		a, b := ElidePair(tc.a, tc.b, tc.w)

@@ -242,10 +242,13 @@ func (m *Model) Jump(to Target) bool {
 	}
 	var next int
 	if to == Slowest {
+		// From the row the last T went to, the next slowest; from any
+		// other, the slowest.
 		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.Duration, a.Duration) })
-		if i := slices.IndexFunc(cands, func(c cand) bool { return c.at == curAt }); i >= 0 {
+		if i := slices.IndexFunc(cands, func(c cand) bool { return c.at == curAt }); i >= 0 && cur.Path == m.slowest {
 			next = (i + 1) % len(cands)
 		}
+		m.slowest = cands[next].Path
 	} else {
 		next = max(slices.IndexFunc(cands, func(c cand) bool { return c.at > curAt }), 0)
 	}

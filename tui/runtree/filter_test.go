@@ -121,6 +121,8 @@ func TestJump(t *testing.T) {
 	}
 	// Each T goes to a row no faster than the next, never one with rows
 	// under it.
+	// From the row of least time, the first T goes to the slowest.
+	m.SelectPath("E4")
 	seen := map[string]bool{}
 	var last time.Duration = 1 << 62
 	for range 4 {
@@ -132,6 +134,11 @@ func TestJump(t *testing.T) {
 			t.Errorf("T went to %s (%v, children %v) after one of %v", r.Path, r.Duration, r.HasChildren, last)
 		}
 		seen[r.Path], last = true, r.Duration
+	}
+	m.SelectPath("E4")
+	m.Jump(runtree.Slowest)
+	if r, _ := m.Selected(); r.Duration < last {
+		t.Errorf("T from another row went to %s (%v), not the slowest", r.Path, r.Duration)
 	}
 	if m.Following() {
 		t.Error("a jump left the selection following")

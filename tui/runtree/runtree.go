@@ -38,6 +38,9 @@ type Model struct {
 	query   string
 	view    *filtered
 	editing bool
+	// slowest is the row the last jump to the slowest went to: from
+	// there, the next goes to the next slowest.
+	slowest string
 }
 
 // New returns the pane with no run to show, following.

@@ -314,7 +314,7 @@ func column(b *strings.Builder, text string, width int, p common.Paint) {
 func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
 	label, tool := r.Label, ""
 	if r.Tool != "" && r.Kind != live.KindTool {
-		label, tool = common.ElidePair(label, r.Tool, l.Room()-2)
+		label, tool = common.ElidePair(label, r.Tool, l.Room())
 	} else {
 		label = common.ElideMiddle(label, l.Room())
 	}

@@ -265,10 +265,12 @@ func (m Model) writeLabel(l *common.Line, d document, r Row, st rowStyles) {
 		}
 		// What does not fit loses its middle, not its end, so that a
 		// narrow tree still reads tracker__add_comment as track…comment.
-		id, tool = common.ElidePair(id, tool, l.Room()-2)
+		id, tool = common.ElidePair(id, tool, l.Room())
 		l.Add(id, st.strong)
-		l.Add("  ", st.text)
-		l.Add(tool, st.muted)
+		if tool != "" {
+			l.Add("  ", st.text)
+			l.Add(tool, st.muted)
+		}
 	case KindFinish:
 		l.Add(r.Path, st.strong)
 		l.Add("  ", st.text)
