@@ -104,36 +104,37 @@ func (m *Model) Refilter() {
 }
 
 // filterRows is the rows of t whose nodes match every term, with their
-// ancestors. One pass keeps the matches and marks their ancestors on a
-// stack of the path down to the row; a pass backwards works out which
-// kept rows have kept siblings after them, for the guide lines.
+// ancestors. One pass keeps the path down to the row on a stack; a match
+// writes out the ancestors on it not written yet, then itself. A pass
+// backwards then works out which kept rows have kept siblings after them,
+// for the guide lines.
 func filterRows(t *live.Tree, terms []string, stop string) *filtered {
-	var all []live.Row
-	var keep []bool
-	var stack []int // the indexes in all of the row's ancestors
+	type ancestor struct {
+		row     live.Row
+		written bool
+	}
+	var stack []ancestor
+	f := &filtered{index: map[string]int{}}
+	write := func(r live.Row) {
+		r.Collapsed, r.HasChildren = false, false
+		if n := len(f.rows); n > 0 && f.rows[n-1].Depth < r.Depth {
+			f.rows[n-1].HasChildren = true
+		}
+		f.index[r.Path] = len(f.rows)
+		f.rows = append(f.rows, r)
+	}
 	t.Walk(func(r live.Row) bool {
-		stack = append(stack[:min(r.Depth, len(stack))], len(all))
-		all = append(all, r)
-		keep = append(keep, false)
+		stack = append(stack[:min(r.Depth, len(stack))], ancestor{row: r})
 		if matches(r, terms, stop) {
-			for j := len(stack) - 1; j >= 0 && !keep[stack[j]]; j-- {
-				keep[stack[j]] = true
+			for j := range stack {
+				if !stack[j].written {
+					stack[j].written = true
+					write(stack[j].row)
+				}
 			}
 		}
 		return true
 	})
-	f := &filtered{index: map[string]int{}}
-	for i, r := range all {
-		if keep[i] {
-			r.Collapsed = false
-			r.HasChildren = false
-			if n := len(f.rows); n > 0 && f.rows[n-1].Depth < r.Depth {
-				f.rows[n-1].HasChildren = true
-			}
-			f.index[r.Path] = len(f.rows)
-			f.rows = append(f.rows, r)
-		}
-	}
 	// later[d] says a kept row at depth d comes after, under the same
 	// parent: the rows between are deeper.
 	var later [64]bool
@@ -185,11 +186,23 @@ func matches(r live.Row, terms []string, stop string) bool {
 			}
 			continue
 		}
-		if !strings.Contains(strings.ToLower(r.Path), term) && !strings.Contains(strings.ToLower(r.Tool), term) {
+		if !containsFold(r.Path, term) && !containsFold(r.Tool, term) {
 			return false
 		}
 	}
 	return true
+}
+
+// containsFold reports whether s holds term, whatever the case: a filter
+// reads every row of the tree on every batch, and lowering each path
+// first would cost an allocation a row.
+func containsFold(s, term string) bool {
+	for i := 0; i+len(term) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(term)], term) {
+			return true
+		}
+	}
+	return false
 }
 
 // Target is a kind of row the jump keys go to.
