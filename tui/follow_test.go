@@ -110,5 +110,8 @@ func TestTreeFilterAndJumps(t *testing.T) {
 		{"the jump keys without a run say so", nil, seq(keySlowest), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run to look through")
 		}},
+		{"/ on the plan says what it does", nil, seq(keySearch), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "/ filters a run's tree and searches its inspector, and the plan has neither")
+		}},
 	})
 }
