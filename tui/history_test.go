@@ -75,7 +75,8 @@ func TestRunsKey(t *testing.T) {
 		if tot := b.m.runPage.run.tree.Totals(); tot.Spend.Calls != 3 {
 			t.Errorf("%d model calls, want 3", tot.Spend.Calls)
 		}
-		wantScreen(t, b, "E2  agent", "290 tok")
+		// At 120 columns the tree shows time and cost; tokens need more.
+		wantScreen(t, b, "E2  agent", "$0.0003")
 	})
 	t.Run("y replays the selected run", func(t *testing.T) {
 		t.Parallel()

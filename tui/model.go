@@ -18,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/form"
 	"github.com/stepwise-dev/stepwise/tui/palette"
 	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
@@ -44,6 +45,9 @@ type model struct {
 	cmdline  *cmdline.Model
 	panels   *panels
 	overlays overlays
+	// split is where the user put the border between the tree and the
+	// detail pane, and whether a pane is zoomed, on both pages.
+	split *split
 
 	notice    notice
 	quitArmed bool // q was pressed while a run goes on
@@ -59,6 +63,7 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	panels := newPanels(c, opts.LogPath)
+	s := &split{}
 	m := model{
 		Common:          c,
 		ctx:             ctx,
@@ -66,10 +71,11 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		followPlanFiles: opts.FollowPlanFiles,
 		ws:              opts.Workspace,
 		log:             log,
-		planPage:        newPlanPage(c, opts.Documents),
-		runPage:         newRunPage(ctx, c, opts.Workspace, log, panels),
+		planPage:        newPlanPage(c, opts.Documents, s),
+		runPage:         newRunPage(ctx, c, opts.Workspace, log, panels, s),
 		cmdline:         ptr(cmdline.New(c)),
 		panels:          panels,
+		split:           s,
 	}
 	m.page = m.planPage
 	if opts.Notice != "" {
@@ -119,6 +125,10 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		cmd = m.forwardToOverlay(msg)
 	case tea.MouseClickMsg:
 		cmd = m.click(msg)
+	case tea.MouseMotionMsg:
+		m.drag(msg.Mouse())
+	case tea.MouseReleaseMsg:
+		m.split.dragging = false
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg)
 	case notice:
@@ -248,6 +258,26 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.switchDocument(-1)
 	case key.Matches(k, keys.PlanView):
 		m.togglePlanView()
+	case key.Matches(k, keys.Narrower):
+		m.resizeTree(-splitStep)
+	case key.Matches(k, keys.Wider):
+		m.resizeTree(splitStep)
+	case key.Matches(k, keys.Zoom):
+		m.toggleZoom()
+	case key.Matches(k, keys.Follow):
+		m.runPage.follow()
+	case key.Matches(k, keys.NextFailed):
+		m.runPage.jump(runtree.NextFailed, "failed")
+	case key.Matches(k, keys.NextHeld):
+		m.runPage.jump(runtree.NextHeld, "held at a stop")
+	case key.Matches(k, keys.Slowest):
+		m.runPage.jump(runtree.Slowest, "timed")
+	case key.Matches(k, keys.Search) && !m.runShown():
+		m.notify(noticeError, "/ filters a run's tree and searches its inspector, and the plan has neither: P shows the run, r runs the plan")
+	case key.Matches(k, keys.Copy):
+		cmd = m.copyValue()
+	case key.Matches(k, keys.CopyPath):
+		cmd = m.copyPath()
 	case key.Matches(k, keys.Run):
 		cmd = m.askInputs(false)
 	case key.Matches(k, keys.Debug):

@@ -31,6 +31,8 @@ type page interface {
 	// status is what the status line says of the page, on its left
 	// and on its right.
 	status() (left, right string)
+	// layout is where the page's panes go in its box now.
+	layout() paneLayout
 }
 
 // pane names a focusable pane of a page, in Tab order.
@@ -58,9 +60,42 @@ func nextPane(p, delta pane, bottomShown bool) pane {
 // paneLayout is where a page's panes go in its box.
 type paneLayout struct {
 	stacked bool // tree above detail, for narrow windows
-	tree    rect
-	detail  rect
-	bottom  rect // the problems, or the threads held; zero height when left out
+	// zoomed says one pane, zoom, takes the whole box; the others are
+	// empty rects and are not drawn.
+	zoomed bool
+	zoom   pane
+	tree   rect
+	detail rect
+	bottom rect // the problems, or the threads held; zero height when left out
+}
+
+// split is how the user has arranged the panes: the width the tree takes
+// beside the detail pane, and whether the focused pane fills the page.
+// The root keeps one for both pages, for the whole session, so a run
+// shows with the panes where the plan had them.
+type split struct {
+	// tree is the tree pane's width; 0 until the user sets it, which
+	// leaves it to layoutPanes' default.
+	tree int
+	zoom bool
+	// dragging says a mouse button went down on the border between the
+	// tree and the detail pane, and the pointer's motion moves it.
+	dragging bool
+}
+
+// minPaneWidth is the narrowest the tree or the detail pane is made
+// beside the other, however the split is set.
+const minPaneWidth = 24
+
+// treeWidth is the tree pane's width in a box width wide that puts the
+// panes side by side: the user's, or 45% of the box within 24 to 80
+// columns; either way the detail pane keeps minPaneWidth.
+func (s split) treeWidth(width int) int {
+	tw := s.tree
+	if tw == 0 {
+		tw = min(max(width*45/100, minPaneWidth), 80)
+	}
+	return min(max(tw, minPaneWidth), width-minPaneWidth)
 }
 
 // layoutPanes places a page's panes in a width by height box with bottom
@@ -68,11 +103,17 @@ type paneLayout struct {
 // bottom pane out. It is a pure function of its inputs: the view and the
 // mouse handling both call it, so they always agree.
 //
-// The bottom pane takes what it needs up to a quarter of the box. The tree
-// gets 45% of the width (within 24 to 80 columns), the detail pane the
-// remainder; on narrow windows they stack, the tree on top.
-func layoutPanes(width, height, bottom int) paneLayout {
+// A zoomed split gives the focused pane the whole box. Otherwise the
+// bottom pane takes what it needs up to a quarter of the box, the tree
+// the split's width (split.treeWidth) and the detail pane the remainder;
+// on narrow windows they stack, the tree on top.
+func layoutPanes(width, height, bottom int, s split, focus pane) paneLayout {
 	var l paneLayout
+	if s.zoom && (focus != paneBottom || bottom > 0) {
+		l.zoomed, l.zoom = true, focus
+		*l.rectOf(focus) = rect{0, 0, width, height}
+		return l
+	}
 	ph := 0
 	if bottom > 0 {
 		ph = min(bottom+2, max(3, height/4))
@@ -89,10 +130,32 @@ func layoutPanes(width, height, bottom int) paneLayout {
 		l.detail = rect{0, th, width, top - th}
 		return l
 	}
-	tw := min(max(width*45/100, 24), 80)
+	tw := s.treeWidth(width)
 	l.tree = rect{0, 0, tw, top}
 	l.detail = rect{tw, 0, width - tw, top}
 	return l
+}
+
+// rectOf is the rect of pane p in l.
+func (l *paneLayout) rectOf(p pane) *rect {
+	switch p {
+	case paneDetail:
+		return &l.detail
+	case paneBottom:
+		return &l.bottom
+	}
+	return &l.tree
+}
+
+// onBorder reports whether x, y of the page's box lies on the border
+// between the tree and the detail pane standing beside it: the tree's
+// right edge or the detail pane's left one.
+func (l paneLayout) onBorder(x, y int) bool {
+	if l.stacked || l.zoomed || y < l.tree.y || y >= l.tree.y+l.tree.h {
+		return false
+	}
+	edge := l.tree.x + l.tree.w
+	return x == edge-1 || x == edge
 }
 
 // drawPanes puts a page's pane views where l places them. The views are
@@ -100,6 +163,9 @@ func layoutPanes(width, height, bottom int) paneLayout {
 // sized once: the root copies it into the screen, and a frame should
 // cost no other copy of it.
 func drawPanes(l paneLayout, tree, detail, bottom string) string {
+	if l.zoomed {
+		return [...]string{paneTree: tree, paneDetail: detail, paneBottom: bottom}[l.zoom]
+	}
 	var b strings.Builder
 	b.Grow(len(tree) + len(detail) + len(bottom) + 2)
 	if l.stacked {

@@ -26,6 +26,7 @@ type planPage struct {
 	detail   detail.Model
 	problems problems.Model
 	focus    pane
+	split    *split // the root's, shared with the run page
 }
 
 // openPlan is a plan file the workbench has open.
@@ -45,11 +46,11 @@ type openPlan struct {
 
 // newPlanPage opens docs; with none it shows an empty plan, so that there
 // is always one on show.
-func newPlanPage(c common.Common, docs []workspace.Document) *planPage {
+func newPlanPage(c common.Common, docs []workspace.Document, s *split) *planPage {
 	if len(docs) == 0 {
 		docs = []workspace.Document{{}}
 	}
-	p := &planPage{Common: c, detail: detail.New(c)}
+	p := &planPage{Common: c, detail: detail.New(c), split: s}
 	for _, d := range docs {
 		p.open = append(p.open, openPlan{tree: tree.New(c, d), stamp: stampOf(d.Path)})
 	}
@@ -136,7 +137,7 @@ func (p *planPage) tabs() tabs.Strip {
 // layout places the panes; the problems pane lists at least its "no
 // problems" line.
 func (p *planPage) layout() paneLayout {
-	return layoutPanes(p.Width, p.Height, max(p.problems.Len(), 1))
+	return layoutPanes(p.Width, p.Height, max(p.problems.Len(), 1), *p.split, p.focus)
 }
 
 // SetSize gives the page its box and each pane its part of it. The
@@ -243,7 +244,13 @@ func (p *planPage) sync() {
 func (p *planPage) focused() pane { return p.focus }
 
 func (p *planPage) setFocus(f pane) {
+	zoomedAway := p.split.zoom && f != p.focus
 	p.focus = f
+	if zoomedAway {
+		// A zoomed page shows the focused pane: the new one takes the
+		// box.
+		p.SetSize(p.Width, p.Height)
+	}
 	p.tree().Blur()
 	p.detail.Blur()
 	p.problems.Blur()

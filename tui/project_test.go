@@ -356,7 +356,10 @@ type bench struct {
 	working int // commands whose message has not come back
 	quit    bool
 	execs   []tea.Msg // what tea.ExecProcess asked for
-	seen    []*run    // every run, to release at the end
+	// clipboard is what tea.SetClipboard asked the terminal to copy
+	// (OSC 52), in order.
+	clipboard []string
+	seen      []*run // every run, to release at the end
 }
 
 type result struct {
@@ -482,6 +485,8 @@ func (b *bench) deliver(msg tea.Msg) {
 			// The cursor's blink would re-arm forever.
 		case typ.String() == "tea.execMsg":
 			b.execs = append(b.execs, msg)
+		case typ.String() == "tea.setClipboardMsg":
+			b.clipboard = append(b.clipboard, reflect.ValueOf(msg).String())
 		default:
 			b.update(msg)
 		}

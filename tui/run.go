@@ -161,6 +161,7 @@ func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Break
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	r.cancel = cancel
+	p.tree.SetFollow(true) // every run starts followed
 	p.show(r, false)
 	start := func() tea.Msg {
 		st := session.Start(ctx, inputs)
@@ -454,6 +455,13 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 	r := msg.run
 	r.apply(msg.batch.Events)
+	if r == p.run {
+		p.tree.Refilter()
+		if !r.held() {
+			// Held, the selection stays on the stop.
+			p.tree.Follow()
+		}
+	}
 	if msg.batch.Done {
 		r.eventsDone = true
 		if r.outcome != nil {

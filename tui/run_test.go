@@ -899,7 +899,7 @@ func TestViewKeys(t *testing.T) {
 				t.Error(". did not turn the tab")
 			}
 		}},
-		{"the movement keys move through the run tree", func(b *bench) { b.runToEnd(docFlow) }, nil, func(t *testing.T, b *bench) {
+		{"the movement keys move through the run tree", func(b *bench) { b.runToEnd(docFlow) }, seq(keyHome), func(t *testing.T, b *bench) {
 			sel := func() string { r, _ := b.m.runPage.tree.Selected(); return r.Path }
 			steps := []struct {
 				key  tea.Msg
@@ -918,7 +918,7 @@ func TestViewKeys(t *testing.T) {
 			// The inspector follows the selection.
 			wantScreen(t, b, "Inspector output")
 		}},
-		{"the movement keys scroll the inspector when it has the focus", func(b *bench) { b.runToEnd(docFlow) }, seq(repeat(keyDown, 5), keyTab), func(t *testing.T, b *bench) {
+		{"the movement keys scroll the inspector when it has the focus", func(b *bench) { b.runToEnd(docFlow) }, seq(keyHome, repeat(keyDown, 5), keyTab), func(t *testing.T, b *bench) {
 			if b.m.runPage.inspector.Len() < 10 {
 				t.Fatalf("the inspector has %d lines", b.m.runPage.inspector.Len())
 			}
@@ -981,7 +981,7 @@ func TestViewKeys(t *testing.T) {
 					t.Error("a key in the search box acted on the workbench")
 				}
 			}},
-		{"h folds a run row, l unfolds it, space toggles", func(b *bench) { b.runToEnd(docFlow) }, seq(keyDown), func(t *testing.T, b *bench) {
+		{"h folds a run row, l unfolds it, space toggles", func(b *bench) { b.runToEnd(docFlow) }, seq(keyHome, keyDown), func(t *testing.T, b *bench) {
 			rows := b.m.runPage.run.tree.Len()
 			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1" {
 				t.Fatalf("selected %s, want E1", r.Path)

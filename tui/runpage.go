@@ -33,6 +33,7 @@ type runPage struct {
 	// run is the run on show: nil until one is started or opened.
 	run   *run
 	focus pane
+	split *split // the root's, shared with the plan page
 	// threadList is the threads pane's list, the selection kept on the
 	// same thread as the list is read again.
 	threadList common.ListPane[debugger.Thread]
@@ -103,11 +104,40 @@ type forkFrom struct {
 // the debugger.
 type replayDebug struct{}
 
-func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels) *runPage {
-	p := &runPage{Common: c, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
+func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels, s *split) *runPage {
+	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
+}
+
+// follow makes the run tree's selection follow the newest running row
+// again.
+func (p *runPage) follow() {
+	switch {
+	case p.run == nil:
+		p.notify(noticeError, "no run to follow: r runs the plan, g debugs it")
+		return
+	case !p.run.active():
+		p.notify(noticeError, "the run is over: nothing runs to follow")
+		return
+	}
+	p.tree.SetFollow(true)
+	p.post(showRunMsg{focusTree: false})
+}
+
+// jump selects the next row of a kind in the run tree (what names the
+// kind, for the notice when there is none) and shows the run.
+func (p *runPage) jump(to runtree.Target, what string) {
+	if p.run == nil {
+		p.notify(noticeError, "no run to look through: r runs the plan, g debugs it, R opens an earlier run")
+		return
+	}
+	if !p.tree.Jump(to) {
+		p.notify(noticeInfo, "no row of the run is "+what)
+		return
+	}
+	p.post(showRunMsg{focusTree: true})
 }
 
 // post leaves a message for the root.
@@ -138,7 +168,7 @@ func (p *runPage) layout() paneLayout {
 	if p.watchesShown() {
 		lines = max(lines, len(p.watches()))
 	}
-	return layoutPanes(p.Width, p.Height, lines)
+	return layoutPanes(p.Width, p.Height, lines, *p.split, p.focus)
 }
 
 // SetSize gives the page its box and each pane its part of it. The
@@ -174,6 +204,10 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case p.inspector.Capturing():
 		p.inspector, cmd = p.inspector.Update(k)
+	case p.tree.Filtering():
+		p.tree, cmd = p.tree.Update(k)
+	case key.Matches(k, keys.Search) && p.focus == paneTree:
+		p.tree.StartFilter()
 	case key.Matches(k, keys.NextPane):
 		p.setFocus(nextPane(p.focus, 1, p.threadsShown()))
 	case key.Matches(k, keys.PrevPane):
@@ -271,7 +305,13 @@ func (p *runPage) setFocus(f pane) {
 	if f == paneBottom && !p.threadsShown() {
 		f = paneTree
 	}
+	zoomedAway := p.split.zoom && f != p.focus
 	p.focus = f
+	if zoomedAway {
+		// A zoomed page shows the focused pane: the new one takes the
+		// box.
+		p.SetSize(p.Width, p.Height)
+	}
 	p.tree.Blur()
 	p.inspector.Blur()
 	switch f {
@@ -282,7 +322,7 @@ func (p *runPage) setFocus(f pane) {
 	}
 }
 
-func (p *runPage) capturing() bool { return p.inspector.Capturing() }
+func (p *runPage) capturing() bool { return p.inspector.Capturing() || p.tree.Filtering() }
 
 func (p *runPage) selectedPath() string {
 	if row, ok := p.tree.Selected(); ok {
@@ -322,6 +362,11 @@ func (p *runPage) runStatus() string {
 		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")
+		}
+		if p.tree.Following() {
+			s += t.Muted.Render(" · following")
+		} else {
+			s += t.Muted.Render(" · " + p.Keys.Follow.Help().Key + " follows")
 		}
 		return s
 	}

@@ -159,7 +159,7 @@ func TestRunScreens(t *testing.T) {
 		}},
 		{"finished_agent_selected_120x40", 120, 40, func(r *screenRun) string {
 			r.await("the run to end", ended, keyRun, keySubmit)
-			return normalise(r.await("E2 selected", func(m model) bool { return m.runPage.selectedPath() == "E2/agent.2/repair" }, repeat(keyDown, 9)))
+			return normalise(r.await("E2 selected", func(m model) bool { return m.runPage.selectedPath() == "E2/agent.2/repair" }, seq(keyHome, repeat(keyDown, 9))))
 		}},
 		{"held_stop_tab_120x40", 120, 40, func(r *screenRun) string {
 			r.breakAt("E1/do.1", 1)

@@ -63,12 +63,63 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 			m.planPage.show(i)
 			m.documentChanged()
 		}
+	case l.body.contains(msg.X, msg.Y) && m.page.layout().onBorder(msg.X-l.body.x, msg.Y-l.body.y):
+		m.split.dragging = true
 	case l.body.contains(msg.X, msg.Y):
 		msg.Y -= l.body.y
 		_, cmd := m.page.Update(msg)
 		return cmd
 	}
 	return nil
+}
+
+// splitStep is how many columns a key moves the border between the tree
+// and the detail pane.
+const splitStep = 4
+
+// resizeTree widens the tree pane by delta columns (narrows it, delta
+// negative), the detail pane giving or taking them; a zoomed pane is
+// shown beside the others again first.
+func (m *model) resizeTree(delta int) {
+	l := m.page.layout()
+	if l.stacked {
+		m.notify(noticeError, "the panes are stacked below "+itoa(stackBelow)+" columns: widen the window to resize them")
+		return
+	}
+	if m.split.zoom {
+		m.toggleZoom()
+	}
+	m.setTreeWidth(m.split.treeWidth(m.layout().body.w) + delta)
+}
+
+// setTreeWidth sets the tree pane's width, held to what leaves both
+// panes minPaneWidth, and lays the pages out again.
+func (m *model) setTreeWidth(w int) {
+	m.split.tree = max(min(w, m.layout().body.w-minPaneWidth), minPaneWidth)
+	m.relayout()
+}
+
+// drag moves the border between the tree and the detail pane with the
+// pointer while a button holds it (click put it there).
+func (m *model) drag(ms tea.Mouse) {
+	if !m.split.dragging {
+		return
+	}
+	// The pointer is on the tree's right edge: the tree ends one column
+	// past it.
+	m.setTreeWidth(ms.X - m.layout().body.x + 1)
+}
+
+// toggleZoom gives the focused pane the whole page, or shows every pane
+// again.
+func (m *model) toggleZoom() {
+	m.split.zoom = !m.split.zoom
+	m.relayout()
+	if m.split.zoom {
+		m.notify(noticeInfo, "zoomed: "+m.Keys.Zoom.Help().Key+" shows every pane again, "+m.Keys.NextPane.Help().Key+" zooms the next")
+	} else {
+		m.notice = notice{}
+	}
 }
 
 // wheel scrolls the open overlay, or what is under the pointer: the

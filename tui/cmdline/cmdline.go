@@ -142,6 +142,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.complete()
 			m.layout()
 			return m, nil
+		case key.Matches(k, keys.CopyPath):
+			return m, tea.SetClipboard(m.input.Value())
 		}
 	}
 	before := m.input.Value()

@@ -30,15 +30,24 @@ type KeyMap struct {
 	Toggle   key.Binding // fold or unfold
 	PrevTab  key.Binding // the inspector's tabs
 	NextTab  key.Binding
-	Search   key.Binding // search the inspector's text
+	Search   key.Binding // search the inspector's text, or filter the run tree
 	NextHit  key.Binding
 	PrevHit  key.Binding
+
+	// The run tree's own: follow the running step, jump to rows.
+	Follow     key.Binding
+	NextFailed key.Binding
+	NextHeld   key.Binding
+	Slowest    key.Binding
 
 	NextPane key.Binding
 	PrevPane key.Binding
 	Jump     key.Binding
 	NextPlan key.Binding
 	PrevPlan key.Binding
+	Narrower key.Binding // move the border between tree and detail left
+	Wider    key.Binding // and right
+	Zoom     key.Binding // the focused pane fills the page, or not
 
 	Run        key.Binding
 	Debug      key.Binding
@@ -82,6 +91,11 @@ type KeyMap struct {
 	// does the one chosen: nothing to remember. It is ctrl+k because
 	// ctrl+p is the inspector search's previous match.
 	Palette key.Binding
+	// Copy to the terminal's clipboard (OSC 52, which works over ssh and
+	// in tmux): the selected row's value, or its path (on the command
+	// line, the line).
+	Copy     key.Binding
+	CopyPath key.Binding
 
 	Help  key.Binding
 	Close key.Binding
@@ -105,15 +119,23 @@ func DefaultKeyMap() *KeyMap {
 		Toggle:   b("space", "fold or unfold", "space"),
 		PrevTab:  b("<", "previous inspector tab", "<", ","),
 		NextTab:  b(">", "next inspector tab", ">", "."),
-		Search:   b("/", "search the inspector", "/"),
+		Search:   b("/", "search the inspector, filter the run tree", "/"),
 		NextHit:  b("ctrl+n", "next match", "ctrl+n"),
 		PrevHit:  b("ctrl+p", "previous match", "ctrl+p"),
+
+		Follow:     b("L", "follow the running step again", "L"),
+		NextFailed: b("E", "next failed row", "E"),
+		NextHeld:   b("H", "next row held at a stop", "H"),
+		Slowest:    b("T", "slowest row, then the next slowest", "T"),
 
 		NextPane: b("tab", "next pane", "tab"),
 		PrevPane: b("shift+tab", "previous pane", "shift+tab"),
 		Jump:     b("enter", "go to a problem's step", "enter"),
 		NextPlan: b("]", "next plan", "]"),
 		PrevPlan: b("[", "previous plan", "["),
+		Narrower: b("{", "narrower tree pane (or drag its border)", "{"),
+		Wider:    b("}", "wider tree pane", "}"),
+		Zoom:     b("Z", "zoom the focused pane, or unzoom", "Z"),
 
 		Run:        b("r", "run the plan", "r"),
 		Debug:      b("g", "debug run, to breakpoints or the first stop", "g"),
@@ -149,8 +171,10 @@ func DefaultKeyMap() *KeyMap {
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
 
-		Output:  b("O", "output: command answers in full", "O"),
-		Palette: b("ctrl+k", "palette of every key and command", "ctrl+k"),
+		Output:   b("O", "output: command answers in full", "O"),
+		Palette:  b("ctrl+k", "palette of every key and command", "ctrl+k"),
+		Copy:     b("C", "copy the selected row's value", "C"),
+		CopyPath: b("ctrl+y", "copy its path (on the : line, the line)", "ctrl+y"),
 
 		Help:  b("?", "toggle help", "?"),
 		Close: b("esc", "close", "esc"),
@@ -222,7 +246,9 @@ const (
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Tree, lists and panels", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Collapse, k.Expand, k.Toggle}},
-		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView}},
+		{"Panes and plans", []key.Binding{k.NextPane, k.PrevPane, k.Jump, k.NextPlan, k.PrevPlan, k.PlanView,
+			k.Narrower, k.Wider, k.Zoom}},
+		{"Run tree", []key.Binding{k.Follow, k.NextFailed, k.NextHeld, k.Slowest}},
 		{"Inspector", []key.Binding{k.PrevTab, k.NextTab, k.Search, k.NextHit, k.PrevHit}},
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
@@ -230,6 +256,7 @@ func (k KeyMap) Groups() []KeyGroup {
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
 		{"Output and palette", []key.Binding{k.Output, k.Palette}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
+		{"Copy", []key.Binding{k.Copy, k.CopyPath}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
 	}
 }

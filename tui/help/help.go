@@ -83,6 +83,7 @@ func (m Model) groups() []group {
 		group{"Mouse", [][2]string{
 			{"click", "select a row, pane or tab"},
 			{"wheel", "scroll the pane under it"},
+			{"drag", "the tree's border: resize it"},
 		}})
 	return append(out, group{"Keys and : commands", tablePairs(m.Keys.Table())})
 }

@@ -60,3 +60,29 @@ func BenchmarkDeltaFrame(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkRefilter10kItems reads the rows a filter leaves of that run
+// again, as the page does on every batch of events while a filter is on,
+// and draws the frame.
+func BenchmarkRefilter10kItems(b *testing.B) {
+	m, _ := bigPane(b)
+	m.SetFilter("do.50")
+	if v := m.View(); !strings.Contains(v, "do.5000") {
+		b.Fatalf("the filter does not show item 5000:\n%s", v)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Refilter()
+		_ = m.View()
+	}
+}
+
+// BenchmarkFollow10kItems finds the newest row of that run and selects
+// it, as the page does on every batch while the selection follows.
+func BenchmarkFollow10kItems(b *testing.B) {
+	m, _ := bigPane(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.SetFollow(true)
+	}
+}

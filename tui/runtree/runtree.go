@@ -30,11 +30,47 @@ type Model struct {
 	line   int
 	stop   string
 	breaks func(path string) bool
+	// follow says the selection follows the newest running row as
+	// events arrive (Follow), until the user moves it.
+	follow bool
+	// query is the filter typed after /; view the rows it leaves, nil
+	// while there is none. editing says the filter takes the keys.
+	query   string
+	view    *filtered
+	editing bool
+	// slowest is the row the last jump to the slowest went to: from
+	// there, the next goes to the next slowest.
+	slowest string
 }
 
-// New returns the pane with no run to show.
+// New returns the pane with no run to show, following.
 func New(c common.Common) Model {
-	return Model{Common: c}
+	return Model{Common: c, follow: true}
+}
+
+// Following reports whether the selection follows the newest running
+// row.
+func (m Model) Following() bool { return m.follow }
+
+// SetFollow turns following on, selecting the newest running row at
+// once, or off.
+func (m *Model) SetFollow(on bool) {
+	m.follow = on
+	m.Follow()
+}
+
+// Follow selects the newest running row, or once nothing runs the row
+// started last (live.Tree.Newest), while following is on; the page calls
+// it as events arrive.
+func (m *Model) Follow() {
+	if !m.follow || m.tree == nil {
+		return
+	}
+	if p, ok := m.tree.Newest(); ok {
+		if i, ok := m.rows().Index(p); ok {
+			m.selectIndex(i)
+		}
+	}
 }
 
 // SetTree shows another run's tree, or none (nil). The selection keeps its
@@ -46,6 +82,7 @@ func (m *Model) SetTree(t *live.Tree) {
 		m.stop = ""
 	}
 	m.tree = t
+	m.Refilter()
 	m.settle()
 }
 
@@ -59,6 +96,9 @@ func (m *Model) SetSize(width, height int) {
 // opening its collapsed ancestors. An empty path clears the mark.
 func (m *Model) SetStop(path string) {
 	m.stop = path
+	if m.view != nil {
+		m.Refilter() // held matches the stop
+	}
 	if path != "" {
 		m.SelectPath(path)
 	}
@@ -76,7 +116,7 @@ func (m Model) Selected() (live.Row, bool) {
 	if !ok {
 		return live.Row{}, false
 	}
-	return m.tree.Rows(i, 1)[0], true
+	return m.rows().Rows(i, 1)[0], true
 }
 
 // SelectPath selects the node at path, expanding its collapsed ancestors so
@@ -85,9 +125,11 @@ func (m *Model) SelectPath(path string) bool {
 	if m.tree == nil || !m.tree.Reveal(path) {
 		return false
 	}
-	i, _ := m.tree.Index(path)
-	m.selectIndex(i)
-	return true
+	i, ok := m.rows().Index(path)
+	if ok {
+		m.selectIndex(i)
+	}
+	return ok
 }
 
 // ClickAt selects the row drawn at line y of the pane (0 is the top
@@ -98,8 +140,9 @@ func (m *Model) ClickAt(y int) {
 		return
 	}
 	i, _ := m.cursor()
-	if r := m.tree.Rows(m.offset(i)+line, 1); len(r) > 0 {
+	if r := m.rows().Rows(m.offset(i)+line, 1); len(r) > 0 {
 		m.path, m.line = r[0].Path, line
+		m.follow = false
 	}
 }
 
@@ -110,12 +153,13 @@ func (m *Model) Scroll(delta int) {
 	if !ok {
 		return
 	}
-	h, total := m.bodyHeight(), m.tree.Len()
+	h, total := m.bodyHeight(), m.rows().Len()
 	off := common.Scroll{Offset: m.offset(i) + delta}.Clamp(h, total).Offset
 	if h > 0 {
 		j := min(max(i, off), off+h-1, total-1)
 		if j != i {
-			m.path = m.tree.Rows(j, 1)[0].Path
+			m.path = m.rows().Rows(j, 1)[0].Path
+			m.follow = false
 		}
 		m.line = j - off
 	}
@@ -124,19 +168,40 @@ func (m *Model) Scroll(delta int) {
 // Update answers the movement and folding keys; the page sends it keys
 // only while the pane has focus. Collapse on a row that is already folded,
 // or has nothing to fold, goes to its parent; Expand on an unfolded row
-// goes to its first child. Other messages do nothing.
+// goes to its first child. A key that moves the selection stops it
+// following the running row. Other messages do nothing.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	kp, isKey := msg.(tea.KeyPressMsg)
+	switch {
+	case !isKey:
+		return m, nil
+	case m.editing:
+		m.editFilter(kp)
+		return m, nil
+	case key.Matches(kp, m.Keys.Close) && m.view != nil:
+		m.SetFilter("")
+		return m, nil
+	}
 	i, ok := m.cursor()
-	if !isKey || !ok {
+	if !ok {
 		return m, nil
 	}
+	before := m.rows().Rows(i, 1)[0].Path
+	m.key(kp, i)
+	if m.path != before {
+		m.follow = false
+	}
+	return m, nil
+}
+
+// key answers a movement or folding key with row i selected.
+func (m *Model) key(kp tea.KeyPressMsg, i int) {
 	k := m.Keys
-	if delta, ok := k.Movement(kp, max(m.bodyHeight()-1, 1), m.tree.Len()); ok {
+	if delta, ok := k.Movement(kp, max(m.bodyHeight()-1, 1), m.rows().Len()); ok {
 		m.selectIndex(i + delta)
-		return m, nil
+		return
 	}
-	r := m.tree.Rows(i, 1)[0]
+	r := m.rows().Rows(i, 1)[0]
 	switch {
 	case key.Matches(kp, k.Collapse):
 		switch {
@@ -157,7 +222,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.fold(r.Path, !r.Collapsed)
 		}
 	}
-	return m, nil
 }
 
 // fold collapses or expands the selected node, which keeps its line.
@@ -172,11 +236,11 @@ func (m *Model) fold(path string, collapsed bool) {
 // when the tree has nothing on the selected path. ok is false when there
 // are no rows.
 func (m Model) cursor() (int, bool) {
-	if m.tree == nil || m.tree.Len() == 0 {
+	if m.tree == nil || m.rows().Len() == 0 {
 		return 0, false
 	}
 	for p := m.path; p != ""; p = parentOf(p) {
-		if i, ok := m.tree.Index(p); ok {
+		if i, ok := m.rows().Index(p); ok {
 			return i, true
 		}
 	}
@@ -188,7 +252,7 @@ func (m Model) cursor() (int, bool) {
 func (m Model) offset(i int) int {
 	h := m.bodyHeight()
 	line := min(max(m.line, 0), max(h-1, 0))
-	return common.Scroll{Offset: i - line}.Clamp(h, m.tree.Len()).Offset
+	return common.Scroll{Offset: i - line}.Clamp(h, m.rows().Len()).Offset
 }
 
 // selectIndex selects row i, clamped, scrolling as little as keeps it in
@@ -198,10 +262,10 @@ func (m *Model) selectIndex(i int) {
 	if !ok {
 		return
 	}
-	total := m.tree.Len()
+	total := m.rows().Len()
 	i = min(max(i, 0), total-1)
 	off := common.Scroll{Offset: m.offset(cur)}.Follow(i, m.bodyHeight(), total).Offset
-	m.path, m.line = m.tree.Rows(i, 1)[0].Path, i-off
+	m.path, m.line = m.rows().Rows(i, 1)[0].Path, i-off
 }
 
 // settle pins the selection to the node and line it is drawn at now, after
@@ -213,7 +277,7 @@ func (m *Model) settle() {
 		return
 	}
 	off := m.offset(i)
-	m.path, m.line = m.tree.Rows(i, 1)[0].Path, i-off
+	m.path, m.line = m.rows().Rows(i, 1)[0].Path, i-off
 }
 
 func (m Model) bodyHeight() int { return max(m.Height-2, 0) }

@@ -50,8 +50,10 @@ func StatusGlyph(s live.Status) string {
 }
 
 // The right-hand columns, their widths in cells and the gap before each.
-// A pane too narrow for them all drops cost first, then tokens, then the
-// duration, so that the tree keeps at least minTree cells.
+// A pane too narrow for them all drops tokens first, then cost, then the
+// duration, so that the tree keeps at least minTree cells: time and cost
+// are what a run is watched for, and a pane of 50 columns (the tree's
+// share of 120) has room for both.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
 	tokensWidth   = 10 // 208 tok, 12.3k tok, 310k tok
@@ -66,9 +68,9 @@ type columns struct{ duration, tokens, cost bool }
 func columnsFor(width int) columns {
 	room := width - minTree
 	d := columnGap + durationWidth
-	t := d + columnGap + tokensWidth
-	c := t + columnGap + costWidth
-	return columns{duration: room >= d, tokens: room >= t, cost: room >= c}
+	c := d + columnGap + costWidth
+	t := c + columnGap + tokensWidth
+	return columns{duration: room >= d, cost: room >= c, tokens: room >= t}
 }
 
 // width is the cells the columns take, gaps included.
@@ -97,10 +99,14 @@ func (m Model) View() string {
 	}
 	cur, ok := m.cursor()
 	if !ok {
-		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(" no steps yet")})
+		empty := " no steps yet"
+		if m.view != nil {
+			empty = " no row matches " + m.query + ": " + m.Keys.Close.Help().Key + " shows every row"
+		}
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(empty)})
 	}
 	off := m.offset(cur)
-	rows := m.tree.Rows(off, h)
+	rows := m.rows().Rows(off, h)
 	cols := columnsFor(inner)
 	plain, selected := m.styles(false), m.styles(true)
 	lines := make([]string, len(rows))
@@ -112,7 +118,7 @@ func (m Model) View() string {
 		}
 		lines[i] = m.renderRow(&prefix, r, inner, cols, st)
 	}
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.tree.Len()), m.Focused(), lines)
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.rows().Len()), m.Focused(), lines)
 }
 
 // title is "Run", the plan and how the run stands.
@@ -131,9 +137,18 @@ func (m Model) title() string {
 		word = tot.RunStatus.String()
 	}
 	if m.stop != "" && !tot.Status.Done() {
-		return s + " " + t.Glyph.Render("⏸ held")
+		s += " " + t.Glyph.Render("⏸ held")
+	} else {
+		s += " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
 	}
-	return s + " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
+	if m.editing || m.query != "" {
+		filter := "/" + m.query
+		if m.editing {
+			filter += "▏"
+		}
+		s += " " + t.Key.Render(filter)
+	}
+	return s
 }
 
 func (m Model) statusStyle(s live.Status) lipgloss.Style {
@@ -294,24 +309,31 @@ func column(b *strings.Builder, text string, width int, p common.Paint) {
 }
 
 // writeLabel writes the label, in the style of its kind, and the tool
-// muted where the label does not already name it.
+// muted where the label does not already name it. What does not fit
+// loses its middle, not its end (common.ElidePair).
 func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
+	label, tool := r.Label, ""
+	if r.Tool != "" && r.Kind != live.KindTool {
+		label, tool = common.ElidePair(label, r.Tool, l.Room())
+	} else {
+		label = common.ElideMiddle(label, l.Room())
+	}
 	switch r.Kind {
 	case live.KindStep, live.KindPlan:
-		l.Add(r.Label, st.strong)
+		l.Add(label, st.strong)
 	case live.KindItem:
-		l.Add(r.Label, st.item)
+		l.Add(label, st.item)
 	case live.KindHead:
-		if r.Label == "else" {
-			l.Add(r.Label, st.els)
+		if label == "else" {
+			l.Add(label, st.els)
 		} else {
-			l.Add(r.Label, st.then)
+			l.Add(label, st.then)
 		}
 	default:
-		l.Add(r.Label, st.text)
+		l.Add(label, st.text)
 	}
-	if r.Tool != "" && r.Kind != live.KindTool {
+	if tool != "" {
 		l.AddWidth("  ", 2, st.text)
-		l.Add(r.Tool, st.muted)
+		l.Add(tool, st.muted)
 	}
 }

@@ -256,16 +256,21 @@ func (m Model) writeLabel(l *common.Line, d document, r Row, st rowStyles) {
 			// place an id would be.
 			l.Add(r.Head, st.heads[toneOf(r.Head)])
 			l.Add("  ", st.text)
-			l.Add(tool, st.strong)
+			l.Add(common.ElideMiddle(tool, l.Room()), st.strong)
 			return
 		}
 		id := r.Step.ID.Value
 		if id == "" {
 			id = "(no id)"
 		}
+		// What does not fit loses its middle, not its end, so that a
+		// narrow tree still reads tracker__add_comment as track…comment.
+		id, tool = common.ElidePair(id, tool, l.Room())
 		l.Add(id, st.strong)
-		l.Add("  ", st.text)
-		l.Add(tool, st.muted)
+		if tool != "" {
+			l.Add("  ", st.text)
+			l.Add(tool, st.muted)
+		}
 	case KindFinish:
 		l.Add(r.Path, st.strong)
 		l.Add("  ", st.text)

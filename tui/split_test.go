@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+var (
+	keyNarrower = tea.KeyPressMsg{Code: '{', Text: "{"}
+	keyWider    = tea.KeyPressMsg{Code: '}', Text: "}"}
+	keyZoom     = tea.KeyPressMsg{Code: 'z', Mod: tea.ModShift, Text: "Z"}
+)
+
+// TestSplit moves the border between the tree and the detail pane with
+// the keys and the mouse, and zooms the focused pane: the layout both
+// pages draw and take clicks by follows, and the run page keeps it.
+func TestSplit(t *testing.T) {
+	fx := loadFixture(t)
+	click := func(x, y int) tea.Msg { return tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft} }
+	motion := func(x, y int) tea.Msg { return tea.MouseMotionMsg{X: x, Y: y, Button: tea.MouseLeft} }
+	release := func(x, y int) tea.Msg { return tea.MouseReleaseMsg{X: x, Y: y, Button: tea.MouseLeft} }
+	// At 120x36 the tree is 54 columns wide by default: its right border
+	// on column 53, the detail pane's left one on 54.
+	cases := []struct {
+		name       string
+		w          int
+		msgs       []tea.Msg
+		tree       int // the tree pane's width on both pages
+		zoom       bool
+		wantNotice string
+	}{
+		{"default", 120, nil, 54, false, ""},
+		{"} widens the tree", 120, seq(keyWider, keyWider), 62, false, ""},
+		{"{ narrows it", 120, seq(keyNarrower), 50, false, ""},
+		{"the detail pane keeps its minimum", 120, repeat(keyWider, 30), 120 - minPaneWidth, false, ""},
+		{"the tree keeps its minimum", 120, repeat(keyNarrower, 30), minPaneWidth, false, ""},
+		{"dragging the tree's border moves it", 120, seq(click(53, 10), motion(60, 11), motion(70, 12), release(70, 12)), 71, false, ""},
+		{"dragging the detail pane's border moves it", 120, seq(click(54, 10), motion(40, 10), release(40, 10)), 41, false, ""},
+		{"motion after the release moves nothing", 120, seq(click(53, 10), motion(60, 10), release(60, 10), motion(90, 10)), 61, false, ""},
+		{"motion without a click on the border moves nothing", 120, seq(click(30, 10), motion(60, 10)), 54, false, ""},
+		{"Z zooms the focused pane", 120, seq(keyZoom), 120, true, "zoomed"},
+		{"Z again shows every pane", 120, seq(keyZoom, keyZoom), 54, false, ""},
+		{"a resize key unzooms", 120, seq(keyZoom, keyWider), 58, false, ""},
+		{"stacked panes do not resize", 50, seq(keyWider), 50, false, "the panes are stacked below 60 columns: widen the window to resize them"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := drive(t, newTestModel(fx.prReview), tc.w, 36, tc.msgs...)
+			for name, p := range map[string]page{"plan": m.planPage, "run": m.runPage} {
+				l := p.layout()
+				if l.tree.w != tc.tree || l.zoomed != tc.zoom {
+					t.Errorf("%s page: tree %d wide, zoomed %v; want %d, %v", name, l.tree.w, l.zoomed, tc.tree, tc.zoom)
+				}
+			}
+			if !strings.Contains(m.notice.text, tc.wantNotice) || tc.wantNotice == "" && m.notice.text != "" {
+				t.Errorf("notice %q, want %q", m.notice.text, tc.wantNotice)
+			}
+			checkScreen(t, m, tc.w, 36)
+		})
+	}
+}
+
+// TestZoomFollowsFocus zooms the tree, then tabs: the detail pane takes
+// the page, and the tree's rows are not drawn.
+func TestZoomFollowsFocus(t *testing.T) {
+	fx := loadFixture(t)
+	m, _ := drive(t, newTestModel(fx.prReview), 120, 36, keyZoom)
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "Steps") || strings.Contains(screen, "Detail") {
+		t.Errorf("zoomed on the tree, the screen shows:\n%s", screen)
+	}
+	m, _ = drive(t, m, 120, 36, keyTab)
+	if l := m.planPage.layout(); l.zoom != paneDetail || l.detail.w != 120 {
+		t.Errorf("after tab the layout is %+v, want the detail pane zoomed", l)
+	}
+	if w := m.planPage.detail.Width; w != 120 {
+		t.Errorf("the detail pane is %d wide, want 120", w)
+	}
+}
