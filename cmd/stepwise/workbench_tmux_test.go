@@ -188,7 +188,11 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	}
 
 	s := session()
-	s.waitFor("the demo project is kept in " + kept)
+	// The status line may cut the path; the pane says it whole.
+	s.waitFor("the demo project is kept in ")
+	if _, err := os.Stat(filepath.Join(kept, ".stepwise", "config.toml")); err != nil {
+		t.Fatalf("the demo is not kept in %s: %v", kept, err)
+	}
 	s.keys("r")
 	s.waitFor("inputs of issue_timeline")
 	s.typed("CHK-107")
