@@ -174,9 +174,11 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	session := func() *tmuxSession {
 		s := startTmux(t, 160, 48, append(env, os.Args[0])...)
 		s.waitFor("issue_timeline")
+		return s
+	}
+	toTimeline := func(s *tmuxSession) {
 		s.keys("]")
 		s.waitFor("Issue timeline")
-		return s
 	}
 	quit := func(s *tmuxSession) {
 		s.keys("q")
@@ -193,6 +195,7 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(kept, ".stepwise", "config.toml")); err != nil {
 		t.Fatalf("the demo is not kept in %s: %v", kept, err)
 	}
+	toTimeline(s)
 	s.keys("r")
 	s.waitFor("inputs of issue_timeline")
 	s.typed("CHK-107")
@@ -201,6 +204,7 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	quit(s)
 
 	s = session()
+	toTimeline(s)
 	s.keys("R")
 	screen := s.waitFor("Runs 1 run")
 	id := ""
