@@ -169,6 +169,9 @@ type node struct {
 	// a new round finds the one it closes without a walk of every
 	// round before it.
 	roundsRunning int
+	// toolsEnded counts the children that are tool calls and have ended,
+	// so that a round knows it is done without a walk of its calls.
+	toolsEnded int
 
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
@@ -775,8 +778,15 @@ func (t *Tree) setStatus(n *node, st Status, at time.Time) {
 	if n.isStep {
 		t.runningSteps += dRun
 	}
-	if n.kind == KindRound && n.parent != nil {
-		n.parent.roundsRunning += dRun
+	if p := n.parent; p != nil {
+		switch {
+		case n.kind == KindRound:
+			p.roundsRunning += dRun
+		case n.kind == KindTool && st.Done() && !old.Done():
+			p.toolsEnded++
+		case n.kind == KindTool && old.Done() && !st.Done():
+			p.toolsEnded--
+		}
 	}
 	for a := n; a != nil; a = a.parent {
 		a.running += dRun
@@ -817,13 +827,7 @@ func (t *Tree) endRoundIfDone(r *node, at time.Time) {
 	if r.status != Running || r.call == nil || r.callErr != "" || r.repairing != nil {
 		return
 	}
-	ended := 0
-	for _, c := range r.children {
-		if c.kind == KindTool && c.status.Done() {
-			ended++
-		}
-	}
-	if ended >= len(r.call.Reply.ToolCalls) {
+	if r.toolsEnded >= len(r.call.Reply.ToolCalls) {
 		t.setStatus(r, OK, at)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -633,5 +634,38 @@ func TestStepEndClosesWhatRunsBelow(t *testing.T) {
 	}
 	if tot := tr.Totals(); tot.Running != 0 {
 		t.Errorf("%d steps running", tot.Running)
+	}
+}
+
+// TestRoundEndsWithItsCalls checks that a round ends when the last of the
+// tool calls its reply asked for ends, counting only the calls that have
+// ended at that moment: one that starts again runs until it ends again.
+func TestRoundEndsWithItsCalls(t *testing.T) {
+	tr := live.New(nil)
+	call := func(seq uint64, p string, kind engine.EventKind, payload any) engine.Event {
+		e := at(seq, p, kind, payload)
+		e.Unit = path.KindCall
+		return e
+	}
+	reply := chat.Reply{ToolCalls: []chat.ToolCall{{ID: "1", Name: "lookup"}, {ID: "2", Name: "fetch"}}}
+	round := func() live.Node { n, _ := tr.Node("E1/agent.1"); return n }
+	for _, e := range []engine.Event{
+		at(1, "", engine.EventRunStart, engine.RunStarted{Plan: "p"}),
+		at(2, "E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"}),
+		at(3, "E1/agent.1", engine.EventModelCall, engine.ModelCalled{Site: "E1", Reply: reply}),
+		call(4, "E1/agent.1/lookup", engine.EventToolStart, engine.ToolStarted{Tool: "lookup"}),
+		call(5, "E1/agent.1/lookup", engine.EventToolEnd, engine.ToolEnded{Tool: "lookup"}),
+		call(6, "E1/agent.1/lookup", engine.EventToolStart, engine.ToolStarted{Tool: "lookup"}),
+		call(7, "E1/agent.1/fetch", engine.EventToolStart, engine.ToolStarted{Tool: "fetch"}),
+		call(8, "E1/agent.1/fetch", engine.EventToolEnd, engine.ToolEnded{Tool: "fetch"}),
+	} {
+		tr.Apply(e)
+	}
+	if n := round(); n.Status != live.Running {
+		t.Fatalf("with lookup running again the round is %s", n.Status)
+	}
+	tr.Apply(call(9, "E1/agent.1/lookup", engine.EventToolEnd, engine.ToolEnded{Tool: "lookup"}))
+	if n := round(); n.Status != live.OK || !n.End.Equal(time.Unix(1009, 0)) {
+		t.Fatalf("with both calls ended the round is %s, ending %v", n.Status, n.End)
 	}
 }
