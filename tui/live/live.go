@@ -4,8 +4,10 @@
 // exist only at run time (map items do.N, agent rounds agent.N, tool calls,
 // repair passes, the steps of a called plan) appear as their first event
 // arrives. Apply costs a map lookup and a walk up the node's ancestors, never
-// a walk of the tree, so a run of tens of thousands of events stays cheap;
-// Rows hands out only the visible slice asked for.
+// a walk of the tree, nor of a node's siblings beyond the later items an item
+// that starts late goes before, so a run of tens of thousands of events
+// stays cheap; Rows hands out only the visible slice asked for, found
+// through each node's counts of its children's rows.
 //
 // A Tree is plain data, not safe for concurrent use: the workbench applies
 // events in its update loop, where it also reads rows.
