@@ -95,3 +95,30 @@ func BenchmarkRunDelta(b *testing.B) {
 		m = next.(model)
 	}
 }
+
+// BenchmarkWorkbenchFrame50k renders one whole frame of the workbench at
+// 120x40 on the run page, over a run of 50,000 rows (a map of 10,000 items
+// of four steps) still going, the selection on a step half-way down.
+func BenchmarkWorkbenchFrame50k(b *testing.B) {
+	tr := live.New(nil)
+	for _, e := range livetest.BigMap(10_000, 4) {
+		tr.Apply(e)
+	}
+	if tr.Len() != 50_001 {
+		b.Fatalf("%d rows", tr.Len())
+	}
+	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 120, 40)
+	m.runPage.show(&run{tree: tr, feed: live.NewFeed(), busy: true}, false)
+	for _, msg := range m.runPage.takePosted() {
+		m.route(msg)
+	}
+	m.runPage.tree.SelectPath("E1/do.5000/E3")
+	m.sync()
+	if v := m.render(); !strings.Contains(v, "do.5000") || !strings.Contains(v, "/50001") {
+		b.Fatalf("the selected item is not on screen:\n%s", v)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.render()
+	}
+}

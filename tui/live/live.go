@@ -4,8 +4,10 @@
 // exist only at run time (map items do.N, agent rounds agent.N, tool calls,
 // repair passes, the steps of a called plan) appear as their first event
 // arrives. Apply costs a map lookup and a walk up the node's ancestors, never
-// a walk of the tree, so a run of tens of thousands of events stays cheap;
-// Rows hands out only the visible slice asked for.
+// a walk of the tree, nor of a node's siblings beyond the later items an item
+// that starts late goes before, so a run of tens of thousands of events
+// stays cheap; Rows hands out only the visible slice asked for, found
+// through each node's counts of its children's rows.
 //
 // A Tree is plain data, not safe for concurrent use: the workbench applies
 // events in its update loop, where it also reads rows.
@@ -13,6 +15,7 @@ package live
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,12 +151,29 @@ type node struct {
 
 	parent   *node
 	children []*node
+	// pos is the node's place in its parent's children, and span its
+	// entry in the Fenwick tree of the parent's children's row counts:
+	// the rows of the siblings at places pos+1-lowbit(pos+1) to pos,
+	// itself included (lowbit(k) = k&-k). With them the rows before a
+	// child, and the child that holds a given row, are found in
+	// log(siblings) steps rather than a walk of the siblings (Index,
+	// Rows).
+	pos  int
+	span int
 	// Counts over the subtree, the node included, kept as events arrive
 	// so that no event walks more than the node's ancestors.
 	running int // nodes running
 	failed  int // nodes failed
 	touched bool
 	isStep  bool // step events arrived for it: a step, a body call, an item's single call
+
+	// roundsRunning counts the children that are rounds and run, so that
+	// a new round finds the one it closes without a walk of every
+	// round before it.
+	roundsRunning int
+	// toolsEnded counts the children that are tool calls and have ended,
+	// so that a round knows it is done without a walk of its calls.
+	toolsEnded int
 
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
@@ -648,15 +668,21 @@ func (t *Tree) insert(parent, n *node) {
 		}
 	}
 	if n.kind == KindRound {
-		for _, prev := range parent.children {
-			if prev.kind == KindRound && prev.status == Running {
+		// The round that runs is the last but one in practice: look
+		// from the end, and only for as many as there are.
+		open := parent.roundsRunning
+		for j := len(parent.children) - 1; j >= 0 && open > 0; j-- {
+			if prev := parent.children[j]; prev.kind == KindRound && prev.status == Running {
+				open--
 				t.closeOpen(prev, n.start, OK)
 			}
 		}
 	}
-	parent.children = append(parent.children, nil)
-	copy(parent.children[i+1:], parent.children[i:])
-	parent.children[i] = n
+	parent.children = slices.Insert(parent.children, i, n)
+	for j := i; j < len(parent.children); j++ {
+		parent.children[j].pos = j
+	}
+	parent.refill(i)
 	t.grow(parent, n.rows())
 }
 
@@ -677,6 +703,53 @@ func (t *Tree) grow(n *node, d int) {
 		if a.collapsed {
 			return
 		}
+		if a.parent != nil {
+			a.parent.addRows(a.pos, d)
+		}
+	}
+}
+
+// rowsBefore is how many rows the children before place i show.
+func (n *node) rowsBefore(i int) int {
+	s := 0
+	for k := i; k > 0; k -= k & -k {
+		s += n.children[k-1].span
+	}
+	return s
+}
+
+// addRows notes that the child at place i shows d rows more.
+func (n *node) addRows(i, d int) {
+	for k := i + 1; k <= len(n.children); k += k & -k {
+		n.children[k-1].span += d
+	}
+}
+
+// childAt returns the place of the child whose rows hold row r of the
+// children's rows, and r's row within that child's.
+func (n *node) childAt(r int) (int, int) {
+	i := 0
+	for step := 1 << bits.Len(uint(len(n.children))) >> 1; step > 0; step >>= 1 {
+		if k := i + step; k <= len(n.children) && n.children[k-1].span <= r {
+			i = k
+			r -= n.children[k-1].span
+		}
+	}
+	return i, r
+}
+
+// refill works the spans of the children out again from place from on,
+// after a child was inserted there: each is its child's rows plus the
+// spans that make up the rest of its range, which are either untouched or
+// already refilled. Appending a child refills its own span alone, in
+// log(children) steps.
+func (n *node) refill(from int) {
+	for k := from + 1; k <= len(n.children); k++ {
+		s := n.children[k-1].rows()
+		for j := 1; j < k&-k; j <<= 1 {
+			s += n.children[k-j-1].span
+		}
+		n.children[k-1].span = s
 	}
 }
 
@@ -707,6 +780,16 @@ func (t *Tree) setStatus(n *node, st Status, at time.Time) {
 	if n.isStep {
 		t.runningSteps += dRun
 	}
+	if p := n.parent; p != nil {
+		switch {
+		case n.kind == KindRound:
+			p.roundsRunning += dRun
+		case n.kind == KindTool && st.Done() && !old.Done():
+			p.toolsEnded++
+		case n.kind == KindTool && old.Done() && !st.Done():
+			p.toolsEnded--
+		}
+	}
 	for a := n; a != nil; a = a.parent {
 		a.running += dRun
 		a.failed += dFail
@@ -726,6 +809,14 @@ func (t *Tree) setStatus(n *node, st Status, at time.Time) {
 // closeOpenChildren ends whatever still runs below n when n ends: rounds,
 // which have no end event of their own, and anything an abort cut short.
 func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
+	own := 0
+	if n.status == Running {
+		own = 1
+	}
+	if n.running == own {
+		// Nothing runs below: no walk of a map's every item as it ends.
+		return
+	}
 	for _, c := range n.children {
 		t.closeOpen(c, at, st)
 	}
@@ -738,13 +829,7 @@ func (t *Tree) endRoundIfDone(r *node, at time.Time) {
 	if r.status != Running || r.call == nil || r.callErr != "" || r.repairing != nil {
 		return
 	}
-	ended := 0
-	for _, c := range r.children {
-		if c.kind == KindTool && c.status.Done() {
-			ended++
-		}
-	}
-	if ended >= len(r.call.Reply.ToolCalls) {
+	if r.toolsEnded >= len(r.call.Reply.ToolCalls) {
 		t.setStatus(r, OK, at)
 	}
 }

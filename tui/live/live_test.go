@@ -1,12 +1,15 @@
 package live_test
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -497,5 +500,172 @@ func TestRailsAndReveal(t *testing.T) {
 	}
 	if tr.Reveal("nowhere") {
 		t.Error("revealed a node that does not exist")
+	}
+}
+
+// TestNewRoundClosesTheOneBefore checks that a round still open when the
+// next one starts ends then: failed when its last call failed, ok when its
+// reply was cut short.
+func TestNewRoundClosesTheOneBefore(t *testing.T) {
+	tr := live.New(nil)
+	for _, e := range []engine.Event{
+		at(1, "", engine.EventRunStart, engine.RunStarted{Plan: "p"}),
+		at(2, "E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"}),
+		at(3, "E1/agent.1", engine.EventModelCall, engine.ModelCalled{Site: "E1", Error: "rate limited"}),
+		at(4, "E1/agent.2", engine.EventModelDelta, chat.Delta{Text: "cut "}),
+		at(5, "E1/agent.3", engine.EventModelDelta, chat.Delta{Text: "short"}),
+	} {
+		tr.Apply(e)
+	}
+	for _, want := range []struct {
+		path   string
+		status live.Status
+		end    time.Time
+	}{
+		{"E1/agent.1", live.Failed, time.Unix(1004, 0)},
+		{"E1/agent.2", live.OK, time.Unix(1005, 0)},
+		{"E1/agent.3", live.Running, time.Time{}},
+	} {
+		if n, _ := tr.Node(want.path); n.Status != want.status || !n.End.Equal(want.end) {
+			t.Errorf("%s: %s ending %v, want %s ending %v", want.path, n.Status, n.End, want.status, want.end)
+		}
+	}
+	if tot := tr.Totals(); tot.Running != 1 {
+		t.Errorf("%d steps running, want E1 alone", tot.Running)
+	}
+}
+
+// TestRowsAndIndexAgree builds a map whose items start in a scrambled
+// order, folds and unfolds nodes at every depth, and checks after each
+// change that every window of rows is the same slice of the whole list,
+// that each row's path indexes back to it, and that the items keep the
+// order of N.
+func TestRowsAndIndexAgree(t *testing.T) {
+	tr := live.New(nil)
+	seq := uint64(0)
+	apply := func(path string, kind engine.EventKind, payload any) {
+		seq++
+		tr.Apply(at(seq, path, kind, payload))
+	}
+	apply("", engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	const items = 101
+	for k := range items {
+		item := "E1/do." + strconv.Itoa(k*37%items)
+		apply(item+"/A", engine.EventStepStart, engine.StepStarted{Tool: "agent"})
+		if k%3 == 0 {
+			apply(item+"/A/agent.1", engine.EventModelDelta, chat.Delta{Text: "x"})
+		}
+		apply(item+"/B", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	}
+	apply("E2", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+
+	check := func(what string) {
+		t.Helper()
+		all := tr.Rows(0, tr.Len())
+		if len(all) != tr.Len() {
+			t.Fatalf("%s: %d rows of %d", what, len(all), tr.Len())
+		}
+		last := -1
+		for i, r := range all {
+			if j, ok := tr.Index(r.Path); !ok || j != i {
+				t.Fatalf("%s: %s is row %d, Index says %d %v", what, r.Path, i, j, ok)
+			}
+			if r.Kind == live.KindItem {
+				n, _ := strconv.Atoi(strings.TrimPrefix(r.Label, "do."))
+				if n <= last {
+					t.Fatalf("%s: %s after do.%d", what, r.Label, last)
+				}
+				last = n
+			}
+			for _, n := range []int{1, 7} {
+				got := tr.Rows(i, n)
+				if want := all[i:min(i+n, len(all))]; !slices.Equal(got, want) {
+					t.Fatalf("%s: Rows(%d, %d) = %v, want %v", what, i, n, got, want)
+				}
+			}
+		}
+	}
+	check("laid out")
+	for _, p := range []string{"E1/do.5", "E1/do.6/A", "E1/do.0", "E1/do.100", "E1", "E1/do.6/A", "E1/do.5", "E1"} {
+		tr.Toggle(p)
+		check("toggled " + p)
+	}
+	// Items that start while their map is folded count once it unfolds.
+	tr.Toggle("E1")
+	apply("E1/do."+strconv.Itoa(items)+"/A", engine.EventStepStart, engine.StepStarted{Tool: "agent"})
+	apply("E1/do.0/A/agent.1", engine.EventModelDelta, chat.Delta{Text: "y"})
+	check("grown while folded")
+	tr.Toggle("E1")
+	check("unfolded")
+}
+
+// TestStepEndClosesWhatRunsBelow checks that a step's end closes what
+// still runs under it, and only that: the round it never heard the end
+// of, and the tool call and item step an abort cut short.
+func TestStepEndClosesWhatRunsBelow(t *testing.T) {
+	tr := live.New(nil)
+	for _, e := range []engine.Event{
+		at(1, "", engine.EventRunStart, engine.RunStarted{Plan: "p"}),
+		at(2, "E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"}),
+		at(3, "E1/agent.1", engine.EventModelDelta, chat.Delta{Text: "cut short"}),
+		at(4, "E1", engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: "ok"}),
+		at(5, "E2", engine.EventStepStart, engine.StepStarted{Tool: "map"}),
+		at(6, "E2/do.0/A", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"}),
+		at(7, "E2/do.0/A", engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok"}),
+		at(8, "E2/do.1/A", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"}),
+		at(9, "E2", engine.EventStepEnd, engine.StepEnded{Tool: "map", Status: "failed", Error: "aborted"}),
+	} {
+		tr.Apply(e)
+	}
+	for _, want := range []struct {
+		path   string
+		status live.Status
+		end    time.Time
+	}{
+		{"E1/agent.1", live.OK, time.Unix(1004, 0)},
+		{"E2/do.0/A", live.OK, time.Unix(1007, 0)},
+		{"E2/do.1/A", live.Failed, time.Unix(1009, 0)},
+		{"E2/do.1", live.Failed, time.Unix(1009, 0)},
+	} {
+		if n, _ := tr.Node(want.path); n.Status != want.status || !n.End.Equal(want.end) {
+			t.Errorf("%s: %s ending %v, want %s ending %v", want.path, n.Status, n.End, want.status, want.end)
+		}
+	}
+	if tot := tr.Totals(); tot.Running != 0 {
+		t.Errorf("%d steps running", tot.Running)
+	}
+}
+
+// TestRoundEndsWithItsCalls checks that a round ends when the last of the
+// tool calls its reply asked for ends, counting only the calls that have
+// ended at that moment: one that starts again runs until it ends again.
+func TestRoundEndsWithItsCalls(t *testing.T) {
+	tr := live.New(nil)
+	call := func(seq uint64, p string, kind engine.EventKind, payload any) engine.Event {
+		e := at(seq, p, kind, payload)
+		e.Unit = path.KindCall
+		return e
+	}
+	reply := chat.Reply{ToolCalls: []chat.ToolCall{{ID: "1", Name: "lookup"}, {ID: "2", Name: "fetch"}}}
+	round := func() live.Node { n, _ := tr.Node("E1/agent.1"); return n }
+	for _, e := range []engine.Event{
+		at(1, "", engine.EventRunStart, engine.RunStarted{Plan: "p"}),
+		at(2, "E1", engine.EventStepStart, engine.StepStarted{Tool: "agent"}),
+		at(3, "E1/agent.1", engine.EventModelCall, engine.ModelCalled{Site: "E1", Reply: reply}),
+		call(4, "E1/agent.1/lookup", engine.EventToolStart, engine.ToolStarted{Tool: "lookup"}),
+		call(5, "E1/agent.1/lookup", engine.EventToolEnd, engine.ToolEnded{Tool: "lookup"}),
+		call(6, "E1/agent.1/lookup", engine.EventToolStart, engine.ToolStarted{Tool: "lookup"}),
+		call(7, "E1/agent.1/fetch", engine.EventToolStart, engine.ToolStarted{Tool: "fetch"}),
+		call(8, "E1/agent.1/fetch", engine.EventToolEnd, engine.ToolEnded{Tool: "fetch"}),
+	} {
+		tr.Apply(e)
+	}
+	if n := round(); n.Status != live.Running {
+		t.Fatalf("with lookup running again the round is %s", n.Status)
+	}
+	tr.Apply(call(9, "E1/agent.1/lookup", engine.EventToolEnd, engine.ToolEnded{Tool: "lookup"}))
+	if n := round(); n.Status != live.OK || !n.End.Equal(time.Unix(1009, 0)) {
+		t.Fatalf("with both calls ended the round is %s, ending %v", n.Status, n.End)
 	}
 }

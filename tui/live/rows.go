@@ -43,9 +43,9 @@ type Row struct {
 func (t *Tree) Len() int { return t.root.inner }
 
 // Rows returns up to n visible rows from offset. It walks down to offset by
-// the subtree row counts, past whole subtrees at a time, then reads n rows
-// on, so its cost is the depth times the siblings skipped plus n, however
-// many rows the tree holds.
+// the subtree row counts, finding the child that holds it in log(siblings)
+// steps at each depth, then reads n rows on, so its cost is the depth times
+// log(siblings) plus n, however many rows the tree holds.
 func (t *Tree) Rows(offset, n int) []Row {
 	if offset < 0 {
 		offset = 0
@@ -55,21 +55,20 @@ func (t *Tree) Rows(offset, n int) []Row {
 		return nil
 	}
 	out := make([]Row, 0, n)
-	t.collect(t.root.children, offset, 0, n, 0, &out)
+	t.collect(&t.root, offset, 0, n, 0, &out)
 	return out
 }
 
-// collect appends the rows of nodes' subtrees, skipping the first skip.
-// rails are the Rails of the nodes' ancestors.
-func (t *Tree) collect(nodes []*node, skip, depth, n int, rails uint64, out *[]Row) {
-	for i, c := range nodes {
+// collect appends the rows of parent's children's subtrees, skipping the
+// first skip. rails are the Rails of the children's ancestors.
+func (t *Tree) collect(parent *node, skip, depth, n int, rails uint64, out *[]Row) {
+	nodes := parent.children
+	first, skip := parent.childAt(skip)
+	for i := first; i < len(nodes); i++ {
 		if len(*out) >= n {
 			return
 		}
-		if rows := c.rows(); skip >= rows {
-			skip -= rows
-			continue
-		}
+		c := nodes[i]
 		own := rails
 		if i < len(nodes)-1 && depth < 64 {
 			own |= 1 << depth
@@ -80,7 +79,7 @@ func (t *Tree) collect(nodes []*node, skip, depth, n int, rails uint64, out *[]R
 			skip--
 		}
 		if !c.collapsed {
-			t.collect(c.children, skip, depth+1, n, own, out)
+			t.collect(c, skip, depth+1, n, own, out)
 		}
 		skip = 0
 	}
@@ -156,12 +155,7 @@ func (t *Tree) Index(path string) (int, bool) {
 		if p != &t.root {
 			i++ // the parent's own row
 		}
-		for _, s := range p.children {
-			if s == c {
-				break
-			}
-			i += s.rows()
-		}
+		i += p.rowsBefore(c.pos)
 	}
 	return i, true
 }
@@ -186,6 +180,7 @@ func (t *Tree) SetCollapsed(path string, collapsed bool) {
 	before := n.rows()
 	n.collapsed = collapsed
 	if p := n.parent; p != nil {
+		p.addRows(n.pos, n.rows()-before)
 		t.grow(p, n.rows()-before)
 	}
 }

@@ -86,3 +86,41 @@ func BenchmarkFollow10kItems(b *testing.B) {
 		m.SetFollow(true)
 	}
 }
+
+// BenchmarkRunTreeFrame50k draws one frame of the pane at 120x40 over a
+// run of 50,000 rows, the selection mid-way: a map of 10,000 items of four
+// steps, and an agent of 25,000 rounds of one tool call.
+func BenchmarkRunTreeFrame50k(b *testing.B) {
+	for _, sh := range []struct {
+		name     string
+		events   []engine.Event
+		selected string
+	}{
+		{"map", livetest.BigMap(10_000, 4), "E1/do.5000/E3"},
+		{"agent", livetest.BigAgent(25_000), "E1/agent.12500/lookup"},
+	} {
+		b.Run(sh.name, func(b *testing.B) {
+			tr := live.New(nil)
+			for _, e := range sh.events {
+				tr.Apply(e)
+			}
+			if tr.Len() != 50_001 {
+				b.Fatalf("%d rows", tr.Len())
+			}
+			m := runtree.New(common.New(common.NewTheme(true, true), common.DefaultKeyMap()))
+			m.SetSize(120, 40)
+			m.Focus()
+			m.SetTree(tr)
+			if !m.SelectPath(sh.selected) {
+				b.Fatalf("no %s", sh.selected)
+			}
+			if v := m.View(); !strings.Contains(v, "/50001") {
+				b.Fatalf("the footer does not count 50,001 rows:\n%s", v)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}
