@@ -1,8 +1,10 @@
 package dap
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -151,11 +153,16 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 	}
 	s.marks.replace(s.table, file)
 	lines, prefix, why := s.linesOf(file)
+	length := fileLines(file)
 	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
 	for i, sb := range r.Arguments.Breakpoints {
 		out[i] = godap.Breakpoint{Source: &src, Line: sb.Line}
 		if why != "" {
 			out[i].Message = why
+			continue
+		}
+		if sb.Line > length {
+			out[i].Message = fmt.Sprintf("line %d is past the end of %s (%d lines)", sb.Line, s.ws.DisplayPath(file), length)
 			continue
 		}
 		target, ok := lines.at(sb.Line)
@@ -187,6 +194,15 @@ func (s *Server) linesOf(file string) (stepLines, string, string) {
 		return nil, "", fmt.Sprintf("%s is not a plan this run can call: breakpoints go in the launched plan (%s) or a plan it calls", s.ws.DisplayPath(file), s.ws.DisplayPath(s.marks.file))
 	}
 	return planLines(doc.Plan), "**/" + doc.Plan.Identifier.Value + "/", ""
+}
+
+// fileLines counts the lines of file; 0 when it cannot be read.
+func fileLines(file string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n")) + 1
 }
 
 // setEditor sets one of the editor's breakpoints with its DAP condition
