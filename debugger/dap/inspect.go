@@ -420,6 +420,7 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 }
 
 func (h *handles) variable(name string, value any, path string) godap.Variable {
+	value = plain(value)
 	ref, named, indexed := h.add(value, path)
 	return godap.Variable{Name: name, Value: summarize(value), Type: typeOf(value), EvaluateName: path,
 		VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed}
@@ -460,9 +461,10 @@ func plain(value any) any {
 func summarize(value any) string {
 	switch v := plain(value).(type) {
 	case map[string]any:
-		return fmt.Sprintf("{…} %d keys", len(v))
+		// strconv, not fmt: a page of a large array summarizes each item.
+		return "{…} " + strconv.Itoa(len(v)) + " keys"
 	case []any:
-		return fmt.Sprintf("[…] %d items", len(v))
+		return "[…] " + strconv.Itoa(len(v)) + " items"
 	default:
 		return engine.JSONText(v)
 	}
