@@ -492,7 +492,7 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	c := newClient(t)
 	c.start(map[string]any{"program": "issue_timeline", "cwd": dir, "stopOnEntry": true, "inputs": map[string]any{"id": "CHK-107"}})
 	c.request("configurationDone", nil)
-	ev := c.stopped("entry")
+	c.stopped("entry")
 	if got := c.evaluate("break timeline/do.* step", "repl").Body.Result; !strings.Contains(got, `"pattern":"timeline/do.*"`) {
 		t.Errorf("break in the console answers %s", got)
 	}
@@ -506,7 +506,7 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 		t.Errorf("the refusal is not on the console:\n%s", c.console.String())
 	}
 	c.evaluate("continue", "repl")
-	ev = c.stopped("breakpoint")
+	c.stopped("breakpoint")
 	c.evaluate("inject {\"so_far\": \"x\", \"text\": \"injected\"}", "repl")
 	c.stopped("breakpoint")
 	c.request("terminate", nil)
@@ -515,7 +515,6 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 		t.Errorf("a terminated run exits %d, want %d", code, exitInterrupted)
 	}
 	expect[*godap.TerminatedEvent](c)
-	_ = ev
 }
 
 // TestDAPNoDebug runs the plan to its end with no stop.
