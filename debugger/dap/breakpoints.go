@@ -161,6 +161,12 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = why
 			continue
 		}
+		if sb.LogMessage != "" {
+			// Not claimed in the capabilities; an editor that sends one
+			// anyway is told, rather than stopped at what it meant to log.
+			out[i].Message = "logpoints are not supported yet; remove the log message to stop here"
+			continue
+		}
 		if sb.Line > length {
 			out[i].Message = fmt.Sprintf("line %d is past the end of %s (%d lines)", sb.Line, s.ws.DisplayPath(file), length)
 			continue

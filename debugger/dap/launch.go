@@ -198,7 +198,8 @@ func (s *Server) onConfigurationDone(r *godap.ConfigurationDoneRequest) {
 		}()
 		return
 	}
-	s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: s.threads.id(mainThread)}})
+	// The plan's own thread is there from the start.
+	s.announceThreads(nil)
 	s.goOn(func() (debugger.State, error) { return s.session.Start(ctx, inputs), nil })
 }
 

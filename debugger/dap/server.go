@@ -115,19 +115,44 @@ func Listen(ctx context.Context, addr string, ready func(net.Addr)) error {
 // tool servers are shut down, so that no process outlives the session.
 func (s *Server) Serve(ctx context.Context) error {
 	defer s.shutdown()
+	// Messages are read on their own goroutine, so that a cancelled
+	// context (the adapter told to stop) is heard while stdin stays open.
+	type read struct {
+		content []byte
+		err     error
+	}
+	reads := make(chan read)
+	go func() {
+		for {
+			content, err := godap.ReadBaseMessage(s.in)
+			select {
+			case reads <- read{content, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for {
-		content, err := godap.ReadBaseMessage(s.in)
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		var r read
+		select {
+		case <-ctx.Done():
+			return nil
+		case r = <-reads:
+		}
+		if r.err != nil {
+			if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) || errors.Is(r.err, net.ErrClosed) {
 				return nil
 			}
 			// A frame that cannot be read leaves no way to find the next
 			// one: the session ends.
-			return fmt.Errorf("reading a DAP message: %w", err)
+			return fmt.Errorf("reading a DAP message: %w", r.err)
 		}
-		msg, err := godap.DecodeProtocolMessage(content)
+		msg, err := godap.DecodeProtocolMessage(r.content)
 		if err != nil {
-			s.refuseUndecodable(content, err)
+			s.refuseUndecodable(r.content, err)
 			continue
 		}
 		if s.dispatch(ctx, msg) {
@@ -306,11 +331,20 @@ func (s *Server) arrive(st debugger.State, err error) {
 		// going.
 		s.going = false
 		s.output("stderr", "error: "+err.Error()+"\n")
-		s.stopped(s.last)
+		if s.last.Stop != nil {
+			s.stopped(s.last)
+		}
 		return
 	}
 	if st.Finished || st.Stop == nil {
 		s.end(st)
+		return
+	}
+	if s.interrupted {
+		// A stop the run came to as it was being aborted (the error stop
+		// of a call the cancel cut short) hears the cancel and ends the
+		// run; Wait delivers the end.
+		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
 		return
 	}
 	if b := st.Stop.Breakpoint; b != nil && strings.HasPrefix(string(st.Reason), "breakpoint") && !s.marks.hit(b.ID) {
@@ -330,13 +364,7 @@ func (s *Server) arrive(st debugger.State, err error) {
 // stopped sends the thread events of the threads that came or went since
 // the last stop, then the stopped event of st. It is called with mu held.
 func (s *Server) stopped(st debugger.State) {
-	started, exited := s.threads.update(s.session.Threads())
-	for _, id := range exited {
-		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: id}})
-	}
-	for _, id := range started {
-		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: id}})
-	}
+	s.announceThreads(s.session.Threads())
 	snap := st.Stop
 	body := godap.StoppedEventBody{
 		Reason:            s.reason(st),
@@ -352,6 +380,18 @@ func (s *Server) stopped(st debugger.State) {
 		body.HitBreakpointIds = []int{snap.Breakpoint.ID}
 	}
 	s.sendEvent(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+}
+
+// announceThreads sends a thread event for each thread that started or
+// ended since the last announcement, live listing the threads now.
+func (s *Server) announceThreads(live []debugger.Thread) {
+	started, exited := s.threads.update(live)
+	for _, id := range exited {
+		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: id}})
+	}
+	for _, id := range started {
+		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: id}})
+	}
 }
 
 // reason is the stopped event's reason for a session's stop reason.

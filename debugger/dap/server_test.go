@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -594,30 +595,77 @@ func TestDAPBadInput(t *testing.T) {
 	}
 }
 
-// TestDAPClientGoneMidRun: a client that goes while the run is held
-// leaves the run aborted and recorded, and the server returns.
+// TestDAPClientGoneMidRun: a client that goes, or disconnects, while the
+// run is held or going leaves the run aborted and recorded, and the server
+// returns.
 func TestDAPClientGoneMidRun(t *testing.T) {
-	dir := demoProject(t)
-	c := newClient(t)
-	c.start(map[string]any{"program": "issue_timeline", "cwd": dir, "stopOnEntry": true, "inputs": map[string]any{"id": "CHK-107"}})
-	c.request("configurationDone", nil)
-	c.stopped("entry")
-	c.w.Close()
-	select {
-	case <-c.served:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the server did not end when its client went")
+	for _, tc := range []struct {
+		name  string
+		entry bool
+		leave func(c *client)
+	}{
+		{"the connection ends at a stop", true, func(c *client) { c.w.Close() }},
+		{"disconnect while the run goes", false, func(c *client) {
+			c.request("disconnect", map[string]any{"terminateDebuggee": true})
+			expect[*godap.DisconnectResponse](c)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := demoProject(t)
+			c := newClient(t)
+			c.start(map[string]any{"program": "triage_queue", "cwd": dir, "stopOnEntry": tc.entry, "inputs": map[string]any{"on_call": "Priya"}})
+			c.request("configurationDone", nil)
+			if tc.entry {
+				c.stopped("entry")
+			} else {
+				expect[*godap.ConfigurationDoneResponse](c)
+			}
+			// The run has its tracker server once it has called it.
+			for deadline := time.Now().Add(10 * time.Second); len(trackerChildren(t)) == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(trackerChildren(t)) == 0 && runtime.GOOS == "linux" {
+				t.Fatal("no tracker server runs: the check that none is left behind would prove nothing")
+			}
+			tc.leave(c)
+			select {
+			case <-c.served:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the server did not end when its client went")
+			}
+			if left := trackerChildren(t); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+			ws, err := workspace.Open(dir, workspace.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			runs, err := ws.Runs(context.Background(), record.RunFilter{})
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("runs %+v, %v; want the one aborted run", runs, err)
+			}
+			if got := fmt.Sprint(runs[0].Status); got != "aborted" {
+				t.Errorf("the run is recorded %s, want aborted", got)
+			}
+		})
 	}
-	ws, err := workspace.Open(dir, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// trackerChildren lists the demo tracker servers this process still has
+// as children (Linux only: elsewhere the test skips the check).
+func trackerChildren(t *testing.T) []string {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
+	var left []string
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, pid := range strings.Fields(string(b)) {
+			cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			if strings.Contains(string(cmd), "__demo-mcp") {
+				left = append(left, pid)
+			}
+		}
 	}
-	defer ws.Close()
-	runs, err := ws.Runs(context.Background(), record.RunFilter{})
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %+v, %v; want the one aborted run", runs, err)
-	}
-	if got := fmt.Sprint(runs[0].Status); got != "aborted" {
-		t.Errorf("the run is recorded %s, want aborted", got)
-	}
+	return left
 }
