@@ -669,3 +669,71 @@ func trackerChildren(t *testing.T) []string {
 	}
 	return left
 }
+
+// TestDAPLinesToSteps: which step a breakpoint on each kind of line of a
+// plan file stops before.
+func TestDAPLinesToSteps(t *testing.T) {
+	dir := demoProject(t)
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	load := func(name string) (string, stepLines) {
+		file := planFile(dir, name)
+		doc, err := ws.Load(file)
+		if err != nil || doc.Plan == nil {
+			t.Fatalf("load %s: %v", name, err)
+		}
+		return file, planLines(doc.Plan)
+	}
+	triage, triageLines := load("triage_queue")
+	timeline, timelineLines := load("issue_timeline")
+	for _, tc := range []struct {
+		name  string
+		lines stepLines
+		line  int
+		want  string // the pattern; "" for none
+	}{
+		{"the header moves to the first step", triageLines, 1, "open_issues"},
+		{"the input schema moves to the first step", triageLines, lineOf(t, triage, "How many of the most urgent"), "open_issues"},
+		{"a step's own line", triageLines, lineOf(t, triage, "- id: unowned"), "unowned"},
+		{"a line deep in a step", triageLines, lineOf(t, triage, "where: { value:"), "unowned"},
+		{"a map's own lines", triageLines, lineOf(t, triage, "concurrency: 2"), "assess"},
+		{"a map body's step", triageLines, lineOf(t, triage, "enum: [sev1"), "assess/do.*/verdict"},
+		{"the next body step", triageLines, lineOf(t, triage, "Pair the verdict"), "assess/do.*/card"},
+		{"a decide's branch", triageLines, lineOf(t, triage, "findings:"), "post/then"},
+		{"the solver", triageLines, lineOf(t, triage, "Lead with anything at sev1"), "solver"},
+		{"a single-call body", timelineLines, lineOf(t, timeline, "so_far:"), "timeline/do.*"},
+		{"the output, after every step", timelineLines, lineOf(t, timeline, "timeline: \"{{timeline.result.text}}\""), ""},
+	} {
+		got, ok := tc.lines.at(tc.line)
+		if !ok {
+			got.pattern = ""
+		}
+		if got.pattern != tc.want {
+			t.Errorf("%s (line %d): %q, want %q", tc.name, tc.line, got.pattern, tc.want)
+		}
+	}
+}
+
+// TestDAPAsk: with the ask filter on (the default) an ask stops the run as
+// an exception, and the debug console answers it.
+func TestDAPAsk(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya"}})
+	c.request("configurationDone", nil)
+	ev := c.stopped("exception")
+	if !strings.Contains(ev.Text, "Post the verdicts") || !strings.Contains(ev.Description, "confirm") {
+		t.Errorf("the ask's stop says %q / %q", ev.Description, ev.Text)
+	}
+	// An answer goes on as next does.
+	c.evaluate(`answer {"post": false}`, "repl")
+	ev = c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	code := expect[*godap.ExitedEvent](c).Body.ExitCode
+	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") {
+		t.Errorf("exit %d; console:\n%s", code, c.console.String())
+	}
+}
