@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -37,6 +39,34 @@ type launch struct {
 	BreakOnError *bool `json:"breakOnError"`
 	// NoDebug runs the plan to its end with no stop, as `stepwise run`.
 	NoDebug bool `json:"noDebug"`
+	// Replay debugs a replay of this recorded run of the plan (its id, or
+	// a prefix only it has), as `stepwise replay RUN --debug`.
+	Replay string `json:"replay"`
+	// Fork debugs a fork of this recorded run of the plan from the step
+	// From, with the results Set gives (path pattern: value), as
+	// `stepwise fork RUN --from PATH --set PATH=JSON --debug`.
+	Fork string         `json:"fork"`
+	From string         `json:"from"`
+	Set  map[string]any `json:"set"`
+}
+
+// check refuses the arguments that do not go together, saying which.
+func (l launch) check() error {
+	switch {
+	case l.Program == "":
+		return errors.New("launch: program is missing: give a plan file or a plan's identifier, as `stepwise debug PLAN` takes it")
+	case l.Replay != "" && l.Fork != "":
+		return errors.New("launch: give replay or fork, not both")
+	case (l.Replay != "" || l.Fork != "") && l.NoDebug:
+		return errors.New("launch: a replay or a fork is launched to debug it; run `stepwise replay` or `stepwise fork` for a plain one, or drop noDebug")
+	case (l.Replay != "" || l.Fork != "") && l.Inputs != nil:
+		return errors.New("launch: a replay or a fork runs with its record's inputs; remove inputs")
+	case l.Fork == "" && (l.From != "" || l.Set != nil):
+		return errors.New("launch: from and set say where a fork starts and what it changes; add fork: RUN")
+	case l.Fork != "" && l.From == "":
+		return errors.New("launch: a fork needs from, the step it starts from (a path pattern, as --from takes it)")
+	}
+	return nil
 }
 
 // onLaunch opens the project, loads and checks the plan, and prepares the
@@ -65,20 +95,35 @@ func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
 
 // prepare carries out a launch: every problem is an error that says what
 // to change in the launch configuration or the plan.
-func (s *Server) prepare(ctx context.Context, raw json.RawMessage) error {
+func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.launch != nil {
 		return errors.New("a plan is launched already: one adapter debugs one run; start another debug session")
 	}
+	defer func() {
+		// A launch that failed leaves nothing behind: the editor may
+		// launch again with the configuration fixed.
+		if err == nil {
+			return
+		}
+		if s.ws != nil {
+			s.ws.Close()
+		}
+		if s.cancelRun != nil {
+			s.cancelRun()
+		}
+		s.ws, s.launch, s.runCtx, s.cancelRun = nil, nil, nil, nil
+		s.marks.plan, s.marks.file = nil, ""
+	}()
 	var l launch
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &l); err != nil {
+		if err = json.Unmarshal(raw, &l); err != nil {
 			return fmt.Errorf("launch arguments: %w (program is a string, inputs an object, stopOnEntry, breakOnError and noDebug booleans)", err)
 		}
 	}
-	if l.Program == "" {
-		return errors.New("launch: program is missing: give a plan file or a plan's identifier, as `stepwise debug PLAN` takes it")
+	if err := l.check(); err != nil {
+		return err
 	}
 	if l.Cwd == "" {
 		wd, err := os.Getwd()
@@ -121,12 +166,89 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) error {
 		s.output("console", "warning: the kept breakpoints could not be read: "+err.Error()+"\n")
 	}
 	table.BreakOnError(l.BreakOnError == nil || *l.BreakOnError)
-	session, err := ws.Debug(doc.Plan, table, workspace.RunOptions{Script: l.Script, Held: l.StopOnEntry, Sinks: []engine.Sink{progress{s}}})
+	opts := workspace.RunOptions{Script: l.Script, Held: l.StopOnEntry, Sinks: []engine.Sink{progress{s}}}
+	var session *debugger.Session
+	switch {
+	case l.Replay != "" || l.Fork != "":
+		session, err = s.rerun(ctx, doc, table, opts)
+	default:
+		session, err = ws.Debug(doc.Plan, table, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("launch %s: %w", l.Program, err)
 	}
 	s.table, s.session = table, session
 	return nil
+}
+
+// rerun prepares the session of a replay or a fork of a recorded run of
+// the launched plan, its inputs the record's, and what says at the end
+// how it compares with its record, or what it reused.
+func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debugger.Breakpoints, opts workspace.RunOptions) (*debugger.Session, error) {
+	l := s.launch
+	id := l.Replay + l.Fork
+	rec, err := s.ws.Recording(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if want := doc.Plan.Identifier.Value; rec.Run.Plan != want {
+		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s's plan file as program", id, rec.Run.Plan, want, id)
+	}
+	l.Inputs = rec.Inputs()
+	if l.Replay != "" {
+		session, ended, err := s.ws.DebugReplay(rec, doc.Plan, table, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.verdict = func(res *engine.Result) (string, bool) { return replayVerdict(ended(res)) }
+		return session, nil
+	}
+	spec := debugger.ForkSpec{From: l.From}
+	for _, p := range slices.Sorted(maps.Keys(l.Set)) {
+		spec.Sets = append(spec.Sets, debugger.ForkSet{Path: p, Value: l.Set[p]})
+	}
+	session, forked, err := s.ws.DebugFork(rec, doc.Plan, spec, table, opts)
+	var specErr *debugger.ForkSpecError
+	if errors.As(err, &specErr) {
+		field := "from"
+		if specErr.Set {
+			field = "set"
+		}
+		return nil, fmt.Errorf("%s %s: %s", field, specErr.Pattern, specErr.Reason)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.verdict = func(res *engine.Result) (string, bool) { return forkVerdict(forked(res)), true }
+	return session, nil
+}
+
+// replayVerdict says how a replay compares with its record, and whether
+// it reproduced it.
+func replayVerdict(out *debugger.ReplayResult) (string, bool) {
+	d := out.Divergence
+	switch {
+	case d == nil && out.FailedAt != "":
+		return fmt.Sprintf("✓ the replay of run %s reproduced the run up to its failure at %s", out.Of, out.FailedAt), true
+	case d == nil:
+		return fmt.Sprintf("✓ the replay of run %s matches its record: %d steps reproduced, %d model calls answered from the record", out.Of, out.Steps, out.ModelCalls), true
+	}
+	return fmt.Sprintf("✗ the replay of run %s diverges: %s", out.Of, d), false
+}
+
+// forkVerdict says what a fork reused and set.
+func forkVerdict(out *debugger.ForkResult) string {
+	line := fmt.Sprintf("fork of run %s from %s", out.Of, out.From)
+	if len(out.Reused) > 0 {
+		line += "; reused " + strings.Join(out.Reused, ", ")
+	}
+	if len(out.Set) > 0 {
+		line += "; set " + strings.Join(out.Set, ", ")
+	}
+	for _, p := range out.Unreached {
+		line += fmt.Sprintf("\nwarning: set %s: the fork ran no step there", p)
+	}
+	return line
 }
 
 // openProject opens the workspace of the project the plan belongs to and

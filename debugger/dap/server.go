@@ -69,6 +69,11 @@ type Server struct {
 	// done is closed once the run's end is reported.
 	done chan struct{}
 
+	// verdict, for a replay or a fork, says at the end how it compares
+	// with its record or what it reused, and whether a replay reproduced
+	// it (a replay that did not exits 1, as stepwise replay does).
+	verdict func(*engine.Result) (string, bool)
+
 	threads threadIDs
 	values  *handles
 	marks   editorMarks
@@ -431,7 +436,15 @@ func (s *Server) end(st debugger.State) {
 			s.output("stdout", res.Answer+"\n")
 		}
 	}
-	s.sendEvent(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: s.exitCode(st)}})
+	code := s.exitCode(st)
+	if s.verdict != nil && st.Result != nil {
+		line, ok := s.verdict(st.Result)
+		s.output("console", line+"\n")
+		if !ok && code == exitOK {
+			code = exitFailure
+		}
+	}
+	s.sendEvent(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
 	s.sendEvent(&godap.TerminatedEvent{Event: event("terminated")})
 	close(s.done)
 }

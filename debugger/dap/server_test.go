@@ -593,6 +593,9 @@ func TestDAPBadInput(t *testing.T) {
 	if e := expectError(c); !strings.Contains(e.Message, "error and ask") {
 		t.Errorf("an unknown exception filter: %s", e.Message)
 	}
+	// The failed launches left nothing behind: the fixed one launches.
+	c.request("launch", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": map[string]any{"id": "CHK-107"}})
+	expect[*godap.LaunchResponse](c)
 }
 
 // TestDAPClientGoneMidRun: a client that goes, or disconnects, while the
@@ -735,5 +738,64 @@ func TestDAPAsk(t *testing.T) {
 	code := expect[*godap.ExitedEvent](c).Body.ExitCode
 	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") {
 		t.Errorf("exit %d; console:\n%s", code, c.console.String())
+	}
+}
+
+// TestDAPReplayAndFork: a recorded run is replayed, and forked, under the
+// debugger from the editor, and the end says how each compares with the
+// record.
+func TestDAPReplayAndFork(t *testing.T) {
+	dir := demoProject(t)
+	first := newClient(t)
+	first.start(map[string]any{"program": "issue_timeline", "cwd": dir, "noDebug": true, "inputs": map[string]any{"id": "CHK-107"}})
+	first.request("configurationDone", nil)
+	expect[*godap.ExitedEvent](first)
+	first.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](first)
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ws.Runs(context.Background(), record.RunFilter{})
+	ws.Close()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	id := runs[0].ID
+
+	replay := newClient(t)
+	replay.start(map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "stopOnEntry": true})
+	replay.request("configurationDone", nil)
+	ev := replay.stopped("entry")
+	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") {
+		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
+	}
+
+	fork := newClient(t)
+	fork.start(map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline"})
+	fork.request("configurationDone", nil)
+	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") {
+		t.Errorf("the fork exits %d; console:\n%s", code, fork.console.String())
+	}
+
+	bad := newClient(t)
+	bad.request("initialize", map[string]any{"adapterID": "stepwise"})
+	expect[*godap.InitializeResponse](bad)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"an unknown run", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": "ffffffffffff"}, "ffffffffffff"},
+		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline"},
+		{"a fork from nowhere", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "nowhere"}, "from nowhere"},
+		{"a fork without from", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id}, "a fork needs from"},
+		{"inputs with a replay", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "inputs": map[string]any{}}, "record's inputs"},
+	} {
+		bad.request("launch", tc.args)
+		if e := expectError(bad); !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: %q does not say %q", tc.name, e.Message, tc.want)
+		}
 	}
 }
