@@ -260,12 +260,15 @@ func capabilities() godap.Capabilities {
 	}
 }
 
-// onMove carries out continue, next, stepIn and stepOut: in the thread
-// the editor names, made current first when another one is.
+// onMove carries out continue, next, stepIn and stepOut: next, stepIn
+// and stepOut in the thread the editor names, made current first when
+// another one is.
 func (s *Server) onMove(req *godap.Request, thread int, move debugger.Movement, resp godap.ResponseMessage) {
 	s.mu.Lock()
 	err := s.held()
-	if err == nil {
+	if err == nil && move != debugger.Continue {
+		// Continue resumes every thread wherever it is asked from; the
+		// others act in the thread the editor names.
 		err = s.switchTo(thread)
 	}
 	if err != nil {

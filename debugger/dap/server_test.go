@@ -366,7 +366,7 @@ func TestDAPLineBreakpointInMapBody(t *testing.T) {
 	// run goes to its end.
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
 	expect[*godap.ContinueResponse](c)
-	c.stopped("breakpoint")
+	ev = c.stopped("breakpoint")
 	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
 	expect[*godap.SetBreakpointsResponse](c)
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
