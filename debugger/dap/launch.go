@@ -17,6 +17,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // launch is the launch request's arguments, as a launch.json writes them.
@@ -325,18 +326,23 @@ func (s *Server) onConfigurationDone(r *godap.ConfigurationDoneRequest) {
 	s.goOn(func() (debugger.State, error) { return s.session.Start(ctx, inputs), nil })
 }
 
-// progress puts the run's progress on the debug console: each step as it
-// starts and ends, and the engine's warnings.
+// progress puts the run's progress on the debug console: each top-level
+// step as it starts and ends, a deeper one when it fails, and the engine's
+// warnings; and the top-level solver's report as it streams, as the
+// program's output.
 type progress struct{ s *Server }
 
 // Event is called on the engine's goroutines; it only writes, which the
 // write lock serializes.
 func (p progress) Event(e engine.Event) {
+	topLevel := !strings.Contains(e.Path, "/")
 	switch e.Kind {
 	case engine.EventStepStart:
-		p.s.output("console", "▶ "+e.Path+"\n")
+		if topLevel {
+			p.s.output("console", "▶ "+e.Path+"\n")
+		}
 	case engine.EventStepEnd:
-		if end, ok := e.Payload.(engine.StepEnded); ok {
+		if end, ok := e.Payload.(engine.StepEnded); ok && (topLevel || end.Error != "") {
 			line := fmt.Sprintf("■ %s %s", e.Path, end.Status)
 			if end.Error != "" {
 				line += ": " + end.Error
@@ -347,5 +353,16 @@ func (p progress) Event(e engine.Event) {
 		if w, ok := e.Payload.(engine.Warning); ok {
 			p.s.output("console", "warning: "+w.Message+"\n")
 		}
+	case engine.EventModelDelta:
+		d, ok := e.Payload.(chat.Delta)
+		if !ok || e.Path != "solver" {
+			return
+		}
+		if d.Reset {
+			p.s.output("console", "\nwarning: the solver ran out of time while it answered; its answer starts again\n")
+			return
+		}
+		p.s.streamed.Store(true)
+		p.s.output("stdout", d.Text)
 	}
 }

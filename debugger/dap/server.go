@@ -21,6 +21,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	godap "github.com/google/go-dap"
 
@@ -73,6 +74,10 @@ type Server struct {
 	// with its record or what it reused, and whether a replay reproduced
 	// it (a replay that did not exits 1, as stepwise replay does).
 	verdict func(*engine.Result) (string, bool)
+
+	// streamed says the solver's report went to the console as it was
+	// written, so the end does not repeat it.
+	streamed atomic.Bool
 
 	threads threadIDs
 	values  *handles
@@ -435,6 +440,8 @@ func (s *Server) end(st debugger.State) {
 		switch {
 		case res.Output != nil:
 			s.output("stdout", engine.JSONText(res.Output)+"\n")
+		case s.streamed.Load():
+			s.output("stdout", "\n")
 		case res.Answer != "":
 			s.output("stdout", res.Answer+"\n")
 		}

@@ -721,7 +721,8 @@ func TestDAPLinesToSteps(t *testing.T) {
 }
 
 // TestDAPAsk: with the ask filter on (the default) an ask stops the run as
-// an exception, and the debug console answers it.
+// an exception, and the debug console answers it; the solver's report
+// comes to the console once.
 func TestDAPAsk(t *testing.T) {
 	dir := demoProject(t)
 	c := newClient(t)
@@ -736,7 +737,7 @@ func TestDAPAsk(t *testing.T) {
 	ev = c.stopped("step")
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
 	code := expect[*godap.ExitedEvent](c).Body.ExitCode
-	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") {
+	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning Priya") != 1 {
 		t.Errorf("exit %d; console:\n%s", code, c.console.String())
 	}
 }
