@@ -362,6 +362,40 @@ func TestDAPLineBreakpointInMapBody(t *testing.T) {
 		t.Error("a path that cannot be read is an error with no message")
 	}
 
+	// Another item's thread, held at its own stop, shows where it is, and
+	// stepping in it makes it the current one.
+	var held struct {
+		Threads []struct {
+			ID      string `json:"id"`
+			Held    bool   `json:"held"`
+			Stopped bool   `json:"stopped"`
+		} `json:"threads"`
+	}
+	json.Unmarshal([]byte(c.evaluate("threads", "repl").Body.Result), &held)
+	other := 0
+	for _, th := range held.Threads {
+		for _, d := range threads {
+			if th.Held && !th.Stopped && d.Name == th.ID && strings.HasPrefix(th.ID, "assess/do.") {
+				other = d.Id
+			}
+		}
+	}
+	if other != 0 {
+		if f := c.frames(other); len(f) != 1 || !strings.HasPrefix(f[0].Name, "assess/do.") {
+			t.Errorf("the held thread's stack is %+v", f)
+		}
+		c.request("next", map[string]any{"threadId": other})
+		expect[*godap.NextResponse](c)
+		// Stepping in the switched thread, or another item's breakpoint
+		// on the way, whichever comes first.
+		ev = expect[*godap.StoppedEvent](c).Body
+		if ev.Reason != "step" && ev.Reason != "breakpoint" {
+			t.Errorf("next in the switched thread stopped by %s (%s)", ev.Reason, ev.Description)
+		}
+	} else {
+		t.Log("no other item was held at the first stop; the switch is not tried")
+	}
+
 	// Every item stops there; the editor clears its breakpoint, and the
 	// run goes to its end.
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
@@ -494,7 +528,13 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	c.start(map[string]any{"program": "issue_timeline", "cwd": dir, "stopOnEntry": true, "inputs": map[string]any{"id": "CHK-107"}})
 	c.request("configurationDone", nil)
 	c.stopped("entry")
-	if got := c.evaluate("break timeline/do.* step", "repl").Body.Result; !strings.Contains(got, `"pattern":"timeline/do.*"`) {
+	c.request("evaluate", map[string]any{"expression": "break timeline/do.* step", "context": "repl"})
+	// The editor hears of the breakpoint, placed on its step's line.
+	bp := expect[*godap.BreakpointEvent](c).Body
+	if file := planFile(dir, "issue_timeline"); bp.Reason != "new" || bp.Breakpoint.Line != lineOf(t, file, "tool_name: user__append_event") || !bp.Breakpoint.Verified {
+		t.Errorf("the breakpoint event of break in the console: %+v", bp)
+	}
+	if got := expect[*godap.EvaluateResponse](c).Body.Result; !strings.Contains(got, `"pattern":"timeline/do.*"`) {
 		t.Errorf("break in the console answers %s", got)
 	}
 	c.request("evaluate", map[string]any{"expression": "goto issue", "context": "repl"})
