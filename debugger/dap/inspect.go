@@ -318,7 +318,7 @@ func (s *Server) announceBreakpoint(verb debugger.Verb, b *debugger.Breakpoint) 
 	if reason == "" || b == nil {
 		return
 	}
-	s.sendEvent(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: s.keptBreakpoint(*b)}})
+	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: s.keptBreakpoint(*b)}})
 }
 
 // answerText is what a command that neither moves nor reads one value
@@ -366,8 +366,6 @@ type node struct {
 	// scope itself, whose children are its roots.
 	path string
 }
-
-func newHandles() *handles { return &handles{} }
 
 func (h *handles) reset() { h.nodes = h.nodes[:0] }
 

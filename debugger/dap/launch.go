@@ -81,7 +81,7 @@ func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
 	}
 	resp := &godap.LaunchResponse{}
 	s.send(reply(&r.Request, resp, &resp.Response))
-	s.sendEvent(&godap.InitializedEvent{Event: event("initialized")})
+	s.send(&godap.InitializedEvent{Event: event("initialized")})
 	// The plan's kept breakpoints apply too: the editor is told of them,
 	// so that it shows them beside its own.
 	s.mu.Lock()
@@ -90,7 +90,7 @@ func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
 		return
 	}
 	for _, b := range s.session.Breakpoints() {
-		s.sendEvent(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "new", Breakpoint: s.keptBreakpoint(b)}})
+		s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "new", Breakpoint: s.keptBreakpoint(b)}})
 	}
 }
 

@@ -92,7 +92,7 @@ func NewServer(r io.Reader, w io.Writer) *Server {
 		out:      w,
 		askStops: true,
 		done:     make(chan struct{}),
-		values:   newHandles(),
+		values:   &handles{},
 		marks:    newEditorMarks(),
 	}
 }
@@ -132,12 +132,14 @@ func (s *Server) Serve(ctx context.Context) error {
 		err     error
 	}
 	reads := make(chan read)
+	over := make(chan struct{})
+	defer close(over)
 	go func() {
 		for {
 			content, err := godap.ReadBaseMessage(s.in)
 			select {
 			case reads <- read{content, err}:
-			case <-ctx.Done():
+			case <-over:
 				return
 			}
 			if err != nil {
@@ -392,7 +394,7 @@ func (s *Server) stopped(st debugger.State) {
 	if snap.Breakpoint != nil {
 		body.HitBreakpointIds = []int{snap.Breakpoint.ID}
 	}
-	s.sendEvent(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+	s.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
 }
 
 // announceThreads sends a thread event for each thread that started or
@@ -400,10 +402,10 @@ func (s *Server) stopped(st debugger.State) {
 func (s *Server) announceThreads(live []debugger.Thread) {
 	started, exited := s.threads.update(live)
 	for _, id := range exited {
-		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: id}})
+		s.send(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: id}})
 	}
 	for _, id := range started {
-		s.sendEvent(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: id}})
+		s.send(&godap.ThreadEvent{Event: event("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: id}})
 	}
 }
 
@@ -454,8 +456,8 @@ func (s *Server) end(st debugger.State) {
 			code = exitFailure
 		}
 	}
-	s.sendEvent(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
-	s.sendEvent(&godap.TerminatedEvent{Event: event("terminated")})
+	s.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
+	s.send(&godap.TerminatedEvent{Event: event("terminated")})
 	close(s.done)
 }
 
@@ -559,7 +561,7 @@ func (s *Server) shutdown() {
 
 // output sends text to the editor's debug console.
 func (s *Server) output(category, text string) {
-	s.sendEvent(&godap.OutputEvent{Event: event("output"), Body: godap.OutputEventBody{Category: category, Output: text}})
+	s.send(&godap.OutputEvent{Event: event("output"), Body: godap.OutputEventBody{Category: category, Output: text}})
 }
 
 func event(name string) godap.Event {
@@ -585,8 +587,6 @@ func (s *Server) sendError(seq int, command string, err error) {
 	}
 	s.send(resp)
 }
-
-func (s *Server) sendEvent(e godap.EventMessage) { s.send(e) }
 
 // send writes one message, numbered in the order messages go out.
 func (s *Server) send(m godap.Message) {
