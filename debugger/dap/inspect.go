@@ -243,8 +243,7 @@ func (s *Server) sendValue(r *godap.EvaluateRequest, value any, evalPath string)
 // workbenchOnly are the verbs of the command language only the workbench
 // carries out: they open screens an editor has its own ways to show.
 var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
-	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew,
-	debugger.VerbHelp}
+	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
 // evaluateCommand carries out a `stepwise debug` command typed in the
 // debug console. A command that moves the run (a movement, or a decision
@@ -254,6 +253,10 @@ var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugg
 func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instruction) {
 	if slices.Contains(workbenchOnly, in.Verb) {
 		s.sendError(r.Seq, r.Command, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
+		return
+	}
+	if in.Verb == debugger.VerbHelp {
+		s.sendText(r, consoleHelp(in.Topic))
 		return
 	}
 	if in.Verb == debugger.VerbQuit {
@@ -307,6 +310,19 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	default:
 		s.sendText(r, answerText(in, a))
 	}
+}
+
+// consoleHelp lists the commands the debug console takes, one a line, or
+// explains topic.
+func consoleHelp(topic debugger.Verb) string {
+	var b strings.Builder
+	for _, syn := range debugger.Grammar() {
+		if slices.Contains(workbenchOnly, syn.Verb) || topic != "" && syn.Verb != topic {
+			continue
+		}
+		fmt.Fprintf(&b, "%s  %s\n", syn.Usage(), syn.Does)
+	}
+	return b.String()
 }
 
 // announceBreakpoint tells the editor of a breakpoint the console set,

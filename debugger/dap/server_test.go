@@ -537,6 +537,9 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	if got := expect[*godap.EvaluateResponse](c).Body.Result; !strings.Contains(got, `"pattern":"timeline/do.*"`) {
 		t.Errorf("break in the console answers %s", got)
 	}
+	if got := c.evaluate("help", "repl").Body.Result; !strings.Contains(got, "inject JSON") || strings.Contains(got, "goto") {
+		t.Errorf("help in the console lists %s", got)
+	}
 	c.request("evaluate", map[string]any{"expression": "goto issue", "context": "repl"})
 	if e := expectError(c); !strings.Contains(e.Message, "workbench") {
 		t.Errorf("a workbench command in the console: %s", e.Message)
