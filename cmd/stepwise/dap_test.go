@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// dapSession initializes and launches issue_timeline in the demo project
+// over r and w, runs it to its end and disconnects; it returns the exit
+// code the exited event carried.
+func dapSession(t *testing.T, r io.Reader, w io.Writer) int {
+	t.Helper()
+	in := bufio.NewReader(r)
+	seq := 0
+	send := func(m godap.Message) {
+		seq++
+		req := m.(godap.RequestMessage).GetRequest()
+		req.Seq, req.Type = seq, "request"
+		if err := godap.WriteProtocolMessage(w, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exitCode := -1
+	until := func(done func(godap.Message) bool) {
+		t.Helper()
+		for {
+			m, err := godap.ReadProtocolMessage(in)
+			if err != nil {
+				t.Fatalf("reading the adapter: %v", err)
+			}
+			if e, ok := m.(*godap.ErrorResponse); ok {
+				t.Fatalf("%s failed: %s", e.Command, e.Message)
+			}
+			if e, ok := m.(*godap.ExitedEvent); ok {
+				exitCode = e.Body.ExitCode
+			}
+			if done(m) {
+				return
+			}
+		}
+	}
+	send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "stepwise"}})
+	until(func(m godap.Message) bool { _, ok := m.(*godap.InitializeResponse); return ok })
+	send(&godap.LaunchRequest{Request: godap.Request{Command: "launch"}, Arguments: []byte(`{"program": "issue_timeline", "inputs": {"id": "CHK-107"}}`)})
+	until(func(m godap.Message) bool { _, ok := m.(*godap.InitializedEvent); return ok })
+	send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}})
+	until(func(m godap.Message) bool { _, ok := m.(*godap.TerminatedEvent); return ok })
+	send(&godap.DisconnectRequest{Request: godap.Request{Command: "disconnect"}})
+	until(func(m godap.Message) bool { _, ok := m.(*godap.DisconnectResponse); return ok })
+	return exitCode
+}
+
+// TestDAPCommandOverStdio: stepwise dap speaks DAP on stdin and stdout,
+// and nothing else goes to stdout.
+func TestDAPCommandOverStdio(t *testing.T) {
+	demoProject(t)
+	toAdapter, fromClient := io.Pipe()
+	toClient, fromAdapter := io.Pipe()
+	var stderr strings.Builder
+	code := make(chan int, 1)
+	go func() {
+		code <- run(context.Background(), []string{"dap"}, toAdapter, fromAdapter, &stderr)
+		fromAdapter.Close()
+	}()
+	if got := dapSession(t, toClient, fromClient); got != 0 {
+		t.Errorf("the run exited %d, want 0", got)
+	}
+	fromClient.Close()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("stepwise dap exited %d; stderr:\n%s", c, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("stepwise dap did not exit after disconnect")
+	}
+}
+
+// TestDAPCommandListen: with --listen, stepwise dap serves the one client
+// that connects, and says where it listens on stderr.
+func TestDAPCommandListen(t *testing.T) {
+	demoProject(t)
+	stderrR, stderrW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(context.Background(), []string{"dap", "--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, stderrW)
+		stderrW.Close()
+	}()
+	line, err := bufio.NewReader(stderrR).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "stepwise dap: listening on ")
+	if err != nil || !ok {
+		t.Fatalf("stderr says %q, %v; want where it listens", line, err)
+	}
+	go io.Copy(io.Discard, stderrR)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := dapSession(t, conn, conn); got != 0 {
+		t.Errorf("the run exited %d, want 0", got)
+	}
+	conn.Close()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("stepwise dap --listen exited %d", c)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("stepwise dap --listen did not exit after its client went")
+	}
+	if _, _, c := runCLI(t, "dap", "--listen", "nonsense"); c != exitUsage {
+		t.Errorf("--listen nonsense exits %d, want %d", c, exitUsage)
+	}
+}

@@ -1,0 +1,392 @@
+package dap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
+)
+
+// The exception filters an editor offers as checkboxes.
+const (
+	filterError = "error"
+	filterAsk   = "ask"
+)
+
+// functionSet is the key of the editor's function breakpoints among its
+// sets; a source's set is keyed by its file.
+const functionSet = ""
+
+// editorMarks are the breakpoints the editor set, in the plan's table
+// beside the kept ones: DAP replaces a whole set (a file's lines, or the
+// function breakpoints) on every request, so each set remembers the table
+// ids it added, and only those are cleared when the editor replaces it.
+// A breakpoint the editor sets that the table has already (a kept one)
+// stays the table's.
+type editorMarks struct {
+	plan *plans.Plan
+	file string // the launched plan's, absolute
+	sets map[string][]int
+	// rules are the hit conditions of the editor's breakpoints, by table
+	// id; the adapter applies them, counting the stops each breakpoint
+	// made.
+	rules     map[int]hitRule
+	functions map[int]bool
+}
+
+func newEditorMarks() editorMarks {
+	return editorMarks{sets: map[string][]int{}, rules: map[int]hitRule{}, functions: map[int]bool{}}
+}
+
+// replace clears the set's breakpoints the editor added before.
+func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
+	for _, id := range m.sets[set] {
+		_ = table.Clear(id)
+		delete(m.rules, id)
+		delete(m.functions, id)
+	}
+	delete(m.sets, set)
+}
+
+// add sets a breakpoint for the set and returns it; it is the set's to
+// clear only when the table did not have it already.
+func (m *editorMarks) add(table *debugger.Breakpoints, set, pattern string, kinds []engine.StopKind, cond *debugger.Condition) (debugger.Breakpoint, error) {
+	had := map[int]bool{}
+	for _, b := range table.List() {
+		had[b.ID] = true
+	}
+	b, err := table.Set(pattern, kinds, cond)
+	if err != nil {
+		return b, err
+	}
+	if !had[b.ID] {
+		m.sets[set] = append(m.sets[set], b.ID)
+	}
+	return b, nil
+}
+
+// forget clears every breakpoint the editor set, as the session ends: they
+// are the editor's, which sends them again next session, and the plan's
+// kept table keeps only its own.
+func (m *editorMarks) forget(table *debugger.Breakpoints) {
+	if table == nil {
+		return
+	}
+	for set := range m.sets {
+		m.replace(table, set)
+	}
+}
+
+// hit counts a stop made by breakpoint id and reports whether its hit
+// condition (none: always) lets it stop the run.
+func (m *editorMarks) hit(id int) bool {
+	r, ok := m.rules[id]
+	if !ok {
+		return true
+	}
+	r.count++
+	m.rules[id] = r
+	return r.met()
+}
+
+func (m *editorMarks) isFunction(id int) bool { return m.functions[id] }
+
+// hitRule is a DAP hit condition: N (the Nth stop), >= N (from the Nth on)
+// or % N (every Nth).
+type hitRule struct {
+	op    string
+	n     int
+	count int
+}
+
+func parseHitCondition(text string) (hitRule, error) {
+	text = strings.TrimSpace(text)
+	r := hitRule{op: "=="}
+	for _, op := range []string{">=", "%", "=="} {
+		if rest, ok := strings.CutPrefix(text, op); ok {
+			r.op, text = op, strings.TrimSpace(rest)
+			break
+		}
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 1 {
+		return r, fmt.Errorf("hit condition '%s': write N (the Nth hit), >= N (from the Nth on) or %% N (every Nth), N a whole number from 1", text)
+	}
+	r.n = n
+	return r, nil
+}
+
+func (r hitRule) met() bool {
+	switch r.op {
+	case ">=":
+		return r.count >= r.n
+	case "%":
+		return r.count%r.n == 0
+	}
+	return r.count == r.n
+}
+
+func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.table == nil {
+		s.sendError(r.Seq, r.Command, errors.New("launch a plan (not noDebug) before setting breakpoints"))
+		return
+	}
+	src := r.Arguments.Source
+	file, err := filepath.Abs(src.Path)
+	if err != nil || src.Path == "" {
+		s.sendError(r.Seq, r.Command, fmt.Errorf("setBreakpoints: the source has no file path (%q); breakpoints go on a plan file's lines", src.Path))
+		return
+	}
+	s.marks.replace(s.table, file)
+	lines, prefix, why := s.linesOf(file)
+	length := fileLines(file)
+	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
+	for i, sb := range r.Arguments.Breakpoints {
+		out[i] = godap.Breakpoint{Source: &src, Line: sb.Line}
+		if why != "" {
+			out[i].Message = why
+			continue
+		}
+		if sb.LogMessage != "" {
+			// Not claimed in the capabilities; an editor that sends one
+			// anyway is told, rather than stopped at what it meant to log.
+			out[i].Message = "logpoints are not supported yet; remove the log message to stop here"
+			continue
+		}
+		if sb.Line > length {
+			out[i].Message = fmt.Sprintf("line %d is past the end of %s (%d lines)", sb.Line, s.ws.DisplayPath(file), length)
+			continue
+		}
+		target, ok := lines.at(sb.Line)
+		if !ok {
+			out[i].Message = fmt.Sprintf("no step at or after line %d; put the breakpoint on a step's lines", sb.Line)
+			continue
+		}
+		b, err := s.setEditor(file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition)
+		if err != nil {
+			out[i].Message = err.Error()
+			continue
+		}
+		out[i] = s.dapBreakpoint(b, &src, target.line)
+	}
+	resp := &godap.SetBreakpointsResponse{Body: godap.SetBreakpointsResponseBody{Breakpoints: out}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// linesOf is the step map of a file breakpoints are set in, and the prefix
+// its steps' patterns take: none for the launched plan, and for another
+// plan of the project "**/<identifier>/", which stops in every call of it.
+// why says why no line of the file can take a breakpoint.
+func (s *Server) linesOf(file string) (stepLines, string, string) {
+	if file == s.marks.file {
+		return planLines(s.marks.plan), "", ""
+	}
+	doc, err := s.ws.Load(file)
+	if err != nil || doc.Plan == nil || doc.Plan.Identifier.Value == "" {
+		return nil, "", fmt.Sprintf("%s is not a plan this run can call: breakpoints go in the launched plan (%s) or a plan it calls", s.ws.DisplayPath(file), s.ws.DisplayPath(s.marks.file))
+	}
+	return planLines(doc.Plan), "**/" + doc.Plan.Identifier.Value + "/", ""
+}
+
+// fileLines counts the lines of file; 0 when it cannot be read.
+func fileLines(file string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n")) + 1
+}
+
+// setEditor sets one of the editor's breakpoints with its DAP condition
+// (a gate in the plan's grammar) and hit condition.
+func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, condition, hitCondition string) (debugger.Breakpoint, error) {
+	var cond *debugger.Condition
+	if strings.TrimSpace(condition) != "" {
+		c, err := debugger.ParseCondition(condition)
+		if err != nil {
+			return debugger.Breakpoint{}, fmt.Errorf("condition: %w", err)
+		}
+		cond = c
+	}
+	var rule *hitRule
+	if strings.TrimSpace(hitCondition) != "" {
+		r, err := parseHitCondition(hitCondition)
+		if err != nil {
+			return debugger.Breakpoint{}, err
+		}
+		rule = &r
+	}
+	b, err := s.marks.add(s.table, set, pattern, kinds, cond)
+	if err != nil {
+		return b, err
+	}
+	if rule != nil {
+		s.marks.rules[b.ID] = *rule
+	}
+	return b, nil
+}
+
+// dapBreakpoint is a table breakpoint as the editor shows it: verified
+// when a path of the plan can match it, else with the nearest pattern
+// that would.
+func (s *Server) dapBreakpoint(b debugger.Breakpoint, src *godap.Source, line int) godap.Breakpoint {
+	for _, listed := range s.session.Breakpoints() {
+		if listed.ID == b.ID {
+			b = listed
+		}
+	}
+	out := godap.Breakpoint{Id: b.ID, Verified: b.Unmatched == "", Message: b.Unmatched, Source: src, Line: line}
+	if out.Message == "" {
+		out.Message = b.Spec()
+	}
+	return out
+}
+
+// keptBreakpoint is a kept breakpoint as the editor is told of it, placed
+// on the line of the step its pattern names when it names one.
+func (s *Server) keptBreakpoint(b debugger.Breakpoint) godap.Breakpoint {
+	var src *godap.Source
+	line := 0
+	if l, ok := planLines(s.marks.plan).of(b.Pattern); ok {
+		src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
+		line = l
+	}
+	out := s.dapBreakpoint(b, src, line)
+	out.Message = "kept: " + out.Message
+	return out
+}
+
+func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.table == nil {
+		s.sendError(r.Seq, r.Command, errors.New("launch a plan (not noDebug) before setting breakpoints"))
+		return
+	}
+	s.marks.replace(s.table, functionSet)
+	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
+	for i, fb := range r.Arguments.Breakpoints {
+		in, err := debugger.ParseCommand("break " + fb.Name)
+		if err == nil && in.Condition != nil && fb.Condition != "" {
+			err = errors.New("give the condition once: in the name (if VALUE OP TO) or in the condition field")
+		}
+		if err != nil {
+			out[i] = godap.Breakpoint{Message: fmt.Sprintf("%s: %v (a function breakpoint is PATTERN [KIND...], as break takes it)", fb.Name, err)}
+			continue
+		}
+		condition := fb.Condition
+		if in.Condition != nil {
+			condition = in.Condition.String()
+		}
+		b, err := s.setEditor(functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition)
+		if err != nil {
+			out[i] = godap.Breakpoint{Message: err.Error()}
+			continue
+		}
+		s.marks.functions[b.ID] = true
+		var src *godap.Source
+		line, ok := planLines(s.marks.plan).of(in.Pattern)
+		if ok {
+			src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
+		}
+		out[i] = s.dapBreakpoint(b, src, line)
+	}
+	resp := &godap.SetFunctionBreakpointsResponse{Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+func (s *Server) onSetExceptionBreakpoints(r *godap.SetExceptionBreakpointsRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range r.Arguments.Filters {
+		if f != filterError && f != filterAsk {
+			s.sendError(r.Seq, r.Command, fmt.Errorf("no exception filter '%s': the filters are %s and %s", f, filterError, filterAsk))
+			return
+		}
+	}
+	if s.table != nil {
+		s.table.BreakOnError(slices.Contains(r.Arguments.Filters, filterError))
+	}
+	s.askStops = slices.Contains(r.Arguments.Filters, filterAsk)
+	out := make([]godap.Breakpoint, len(r.Arguments.Filters))
+	for i := range out {
+		out[i] = godap.Breakpoint{Verified: true}
+	}
+	resp := &godap.SetExceptionBreakpointsResponse{Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// stepLines maps a plan file's lines to its steps: each entry is where a
+// step (or the solver) starts, or where a part of the file that is no step
+// (the input schema, the output) starts, in line order.
+type stepLines []lineMark
+
+type lineMark struct {
+	line int
+	// pattern is the step's static path, the breakpoint pattern every run
+	// of it matches; "" for a part that is no step.
+	pattern string
+}
+
+func planLines(p *plans.Plan) stepLines {
+	var marks stepLines
+	plans.WalkSteps(p, func(st *plans.Step) {
+		marks = append(marks, lineMark{line: st.Pos.Line, pattern: st.Path})
+	})
+	if p.Solver != nil {
+		marks = append(marks, lineMark{line: p.Solver.Pos.Line, pattern: "solver"})
+	}
+	if p.InputSchema != nil {
+		marks = append(marks, lineMark{line: p.InputSchema.Pos.Line})
+	}
+	if p.Output != nil {
+		marks = append(marks, lineMark{line: p.Output.Pos().Line})
+	}
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].line < marks[j].line })
+	return marks
+}
+
+// at is the step a breakpoint on line stops before: the step whose lines
+// hold it, or else the next step after it.
+func (ls stepLines) at(line int) (lineMark, bool) {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].line > line })
+	if i > 0 && ls[i-1].pattern != "" {
+		return ls[i-1], true
+	}
+	for _, m := range ls[i:] {
+		if m.pattern != "" {
+			return m, true
+		}
+	}
+	return lineMark{}, false
+}
+
+// of is the line of the step a path or pattern names (a run-time path's
+// items are the static path's do.*): the innermost step of the plan whose
+// path is a prefix of it.
+func (ls stepLines) of(p string) (int, bool) {
+	segs := strings.Split(paths.Static(p), "/")
+	for n := len(segs); n > 0; n-- {
+		prefix := strings.Join(segs[:n], "/")
+		for _, m := range ls {
+			if m.pattern != "" && m.pattern == prefix {
+				return m.line, true
+			}
+		}
+	}
+	return 0, false
+}

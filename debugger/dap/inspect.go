@@ -1,0 +1,514 @@
+package dap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
+)
+
+// mainThread is the session's name for the plan's own steps.
+const mainThread = "main"
+
+// threadIDs numbers the session's threads (main, map items, tool calls,
+// named by path) for DAP, which numbers them; a number is never reused
+// within a session, so the editor never confuses an ended thread with a
+// new one.
+type threadIDs struct {
+	ids   map[string]int
+	names map[int]string
+	live  map[string]bool
+}
+
+func (t *threadIDs) id(name string) int {
+	if t.ids == nil {
+		t.ids, t.names, t.live = map[string]int{}, map[int]string{}, map[string]bool{}
+	}
+	if id, ok := t.ids[name]; ok {
+		return id
+	}
+	id := len(t.ids) + 1
+	t.ids[name], t.names[id] = id, name
+	return id
+}
+
+func (t *threadIDs) name(id int) (string, bool) {
+	n, ok := t.names[id]
+	return n, ok
+}
+
+// update takes the live threads and returns the ids of those that started
+// and ended since the last update.
+func (t *threadIDs) update(list []debugger.Thread) (started, exited []int) {
+	t.id(mainThread)
+	now := map[string]bool{mainThread: true}
+	for _, th := range list {
+		now[th.ID] = true
+	}
+	for name := range now {
+		if !t.live[name] {
+			started = append(started, t.id(name))
+		}
+	}
+	for name := range t.live {
+		if !now[name] {
+			exited = append(exited, t.id(name))
+		}
+	}
+	t.live = now
+	slices.Sort(started)
+	slices.Sort(exited)
+	return started, exited
+}
+
+func (s *Server) onThreads(r *godap.ThreadsRequest) {
+	s.mu.Lock()
+	list := []godap.Thread{{Id: s.threads.id(mainThread), Name: mainThread}}
+	if s.session != nil && s.started && !s.ended {
+		for _, th := range s.session.Threads() {
+			if th.ID == mainThread {
+				continue
+			}
+			list = append(list, godap.Thread{Id: s.threads.id(th.ID), Name: th.ID})
+		}
+	}
+	s.mu.Unlock()
+	resp := &godap.ThreadsResponse{Body: godap.ThreadsResponseBody{Threads: list}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// frameID numbers a frame by its thread and its depth, so that scopes can
+// tell the current stop's frames from another held thread's.
+func frameID(thread, depth int) int { return thread<<16 | depth }
+
+func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.held(); err != nil {
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	name, _ := s.threads.name(r.Arguments.ThreadId)
+	var frames []engine.Frame
+	if snap := s.last.Stop; name == snap.Thread {
+		// Innermost first, as editors list frames: frame 0 is the stop's.
+		frames = slices.Clone(snap.Stack)
+		slices.Reverse(frames)
+	} else {
+		// Another thread shows where it is held; selecting it in the
+		// editor and stepping makes it current.
+		for _, th := range s.session.Threads() {
+			if th.ID == name {
+				frames = []engine.Frame{{Path: th.Path, Tool: th.Tool}}
+			}
+		}
+	}
+	total := len(frames)
+	start := min(r.Arguments.StartFrame, total)
+	end := total
+	if r.Arguments.Levels > 0 {
+		end = min(start+r.Arguments.Levels, total)
+	}
+	lines := planLines(s.marks.plan)
+	src := &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
+	out := make([]godap.StackFrame, 0, end-start)
+	for i := start; i < end; i++ {
+		f := frames[i]
+		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Source: src, Column: 1}
+		if line, ok := lines.of(f.Path); ok {
+			sf.Line = line
+		} else {
+			sf.Line = s.marks.plan.Pos.Line
+		}
+		out = append(out, sf)
+	}
+	resp := &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// frameName is a frame as the editor lists it: its path (the run's own
+// frame is the plan's identifier), its kind and its tool.
+func frameName(f engine.Frame) string {
+	name := f.Path
+	if name == "" {
+		name = "plan"
+	}
+	if f.Kind != 0 {
+		name += " (" + f.Kind.String() + ")"
+	}
+	if f.Tool != "" {
+		name += " " + f.Tool
+	}
+	return name
+}
+
+func (s *Server) onScopes(r *godap.ScopesRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.held(); err != nil {
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	var scopes []godap.Scope
+	snap := s.last.Stop
+	if r.Arguments.FrameId>>16 == s.threads.id(snap.Thread) {
+		stop, _ := snap.Eval("stop")
+		if m, ok := stop.(map[string]any); ok {
+			m["thread"] = snap.Thread
+			m["reason"] = string(s.last.Reason)
+			if snap.Error != "" {
+				m["error"] = snap.Error
+			}
+			if snap.Ask != nil {
+				m["ask"] = snap.Ask.Prompt
+			}
+		}
+		for _, part := range []struct {
+			name     string
+			value    any
+			evalRoot string
+		}{{"Stop", stop, "stop"}, {"Input", snap.Input, ""}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, ""}} {
+			if part.value == nil {
+				continue
+			}
+			ref, named, indexed := s.values.add(part.value, part.evalRoot)
+			scopes = append(scopes, godap.Scope{Name: part.name, VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed, Expensive: false})
+		}
+	}
+	resp := &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// scopeValues is what the stop's templates can read, as one object.
+func scopeValues(snap *debugger.Snapshot) any {
+	if len(snap.Scope) == 0 {
+		return nil
+	}
+	return snap.Scope
+}
+
+func (s *Server) onVariables(r *godap.VariablesRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.values.get(r.Arguments.VariablesReference)
+	if !ok {
+		s.sendError(r.Seq, r.Command, fmt.Errorf("no variables %d: the run has moved on since; they are read at the stop", r.Arguments.VariablesReference))
+		return
+	}
+	vars := s.values.children(n, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
+	resp := &godap.VariablesResponse{Body: godap.VariablesResponseBody{Variables: vars}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+func (s *Server) onEvaluate(r *godap.EvaluateRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	expr := strings.TrimSpace(r.Arguments.Expression)
+	if r.Arguments.Context == "repl" {
+		if in, err := debugger.ParseCommand(expr); err == nil {
+			s.evaluateCommand(r, in)
+			return
+		}
+	}
+	if err := s.held(); err != nil {
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	value, err := s.last.Stop.Eval(strings.TrimSuffix(strings.TrimPrefix(expr, "{{"), "}}"))
+	if err != nil {
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	s.sendValue(r, value, expr)
+}
+
+// sendValue answers an evaluate with a value, expandable when it holds
+// others.
+func (s *Server) sendValue(r *godap.EvaluateRequest, value any, evalPath string) {
+	ref, named, indexed := s.values.add(value, evalPath)
+	resp := &godap.EvaluateResponse{Body: godap.EvaluateResponseBody{Result: summarize(value), Type: typeOf(value),
+		VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// workbenchOnly are the verbs of the command language only the workbench
+// carries out: they open screens an editor has its own ways to show.
+var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugger.VerbGate, debugger.VerbGoto,
+	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
+
+// evaluateCommand carries out a `stepwise debug` command typed in the
+// debug console. A command that moves the run (a movement, or a decision
+// that goes on as next does) is answered at once; where it took the run
+// comes as a stopped event, and a refusal as an error on the console with
+// the stop shown again.
+func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instruction) {
+	if slices.Contains(workbenchOnly, in.Verb) {
+		s.sendError(r.Seq, r.Command, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
+		return
+	}
+	if in.Verb == debugger.VerbHelp {
+		s.sendText(r, consoleHelp(in.Topic))
+		return
+	}
+	if in.Verb == debugger.VerbQuit {
+		in = debugger.Instruction{Verb: debugger.VerbAbort}
+	}
+	if s.session == nil || !s.started {
+		s.sendError(r.Seq, r.Command, errors.New("no run is being debugged yet: launch one, and the console takes commands at its stops"))
+		return
+	}
+	if in.Verb == debugger.VerbPause {
+		if err := s.session.Pause(); err != nil {
+			s.sendError(r.Seq, r.Command, err)
+			return
+		}
+		s.sendText(r, "pausing at the next stop")
+		return
+	}
+	if _, moves := in.Command(); moves {
+		if err := s.held(); err != nil {
+			s.sendError(r.Seq, r.Command, err)
+			return
+		}
+		s.sendText(r, "")
+		s.goOn(func() (debugger.State, error) {
+			a, err := s.session.Exec(in)
+			if err != nil {
+				return debugger.State{}, err
+			}
+			return *a.State, nil
+		})
+		return
+	}
+	a, err := s.session.Exec(in)
+	if err != nil {
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	for _, w := range a.Warnings {
+		s.output("console", "warning: "+w+"\n")
+	}
+	s.announceBreakpoint(in.Verb, a.Breakpoint)
+	switch {
+	case in.Verb == debugger.VerbPrint:
+		s.sendValue(r, a.Value, a.Path)
+	case a.State != nil:
+		// thread and where answer with the stop they came to.
+		s.last = *a.State
+		s.values.reset()
+		s.sendText(r, fmt.Sprintf("%s at %s (%s)", a.State.Reason, a.State.Stop.Path, a.State.Stop.Kind))
+		s.stopped(*a.State)
+	default:
+		s.sendText(r, answerText(in, a))
+	}
+}
+
+// consoleHelp lists the commands the debug console takes, one a line, or
+// explains topic.
+func consoleHelp(topic debugger.Verb) string {
+	var b strings.Builder
+	for _, syn := range debugger.Grammar() {
+		if slices.Contains(workbenchOnly, syn.Verb) || topic != "" && syn.Verb != topic {
+			continue
+		}
+		fmt.Fprintf(&b, "%s  %s\n", syn.Usage(), syn.Does)
+	}
+	return b.String()
+}
+
+// announceBreakpoint tells the editor of a breakpoint the console set,
+// cleared or changed, so that its breakpoint list shows the table as it
+// is. Like stepwise debug's, these are the plan's kept breakpoints.
+func (s *Server) announceBreakpoint(verb debugger.Verb, b *debugger.Breakpoint) {
+	reason := map[debugger.Verb]string{debugger.VerbBreak: "new", debugger.VerbClear: "removed",
+		debugger.VerbCond: "changed", debugger.VerbEnable: "changed", debugger.VerbDisable: "changed"}[verb]
+	if reason == "" || b == nil {
+		return
+	}
+	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: s.keptBreakpoint(*b)}})
+}
+
+// answerText is what a command that neither moves nor reads one value
+// answered, in one line of JSON: its answer's fields that say something.
+func answerText(in debugger.Instruction, a debugger.Answer) string {
+	out := map[string]any{}
+	switch {
+	case a.Breakpoint != nil:
+		out["breakpoint"] = a.Breakpoint
+	case in.Verb == debugger.VerbBreakpoints:
+		out["breakpoints"] = a.Breakpoints
+	case in.Verb == debugger.VerbErrors:
+		out["break_on_error"] = a.BreakOnError
+	case in.Verb == debugger.VerbStack:
+		out["stack"] = a.Stack
+	case in.Verb == debugger.VerbThreads:
+		out["threads"] = a.Threads
+	case a.Watch != nil:
+		out["watch"] = a.Watch
+	case in.Verb == debugger.VerbWatches:
+		out["watches"] = a.Watches
+	default:
+		out["ok"] = true
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+func (s *Server) sendText(r *godap.EvaluateRequest, text string) {
+	resp := &godap.EvaluateResponse{Body: godap.EvaluateResponseBody{Result: text}}
+	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// handles are the variablesReferences of one stop: each names a value
+// that holds others, with the template path it is read at (for the
+// editor's "copy as expression" and watches). They are dropped when the
+// run moves on.
+type handles struct {
+	nodes []node
+}
+
+type node struct {
+	value any
+	// path is the template path of value, "" when it has none; "." for the
+	// scope itself, whose children are its roots.
+	path string
+}
+
+func (h *handles) reset() { h.nodes = h.nodes[:0] }
+
+// add registers value and returns its reference (0 for a value that holds
+// nothing) and how many children it has, named and indexed.
+func (h *handles) add(value any, path string) (ref, named, indexed int) {
+	value = plain(value)
+	switch v := value.(type) {
+	case map[string]any:
+		named = len(v)
+	case []any:
+		indexed = len(v)
+	default:
+		return 0, 0, 0
+	}
+	h.nodes = append(h.nodes, node{value: value, path: path})
+	return len(h.nodes), named, indexed
+}
+
+func (h *handles) get(ref int) (node, bool) {
+	if ref < 1 || ref > len(h.nodes) {
+		return node{}, false
+	}
+	return h.nodes[ref-1], true
+}
+
+// children lists a value's children: an object's keys in order, or the
+// page of an array's items start..start+count (count 0: to the end), as
+// editors page large arrays.
+func (h *handles) children(n node, filter string, start, count int) []godap.Variable {
+	switch v := n.value.(type) {
+	case map[string]any:
+		if filter == "indexed" {
+			return []godap.Variable{}
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make([]godap.Variable, len(keys))
+		for i, k := range keys {
+			out[i] = h.variable(k, v[k], childPath(n.path, k))
+		}
+		return out
+	case []any:
+		if filter == "named" {
+			return []godap.Variable{}
+		}
+		start = min(max(start, 0), len(v))
+		end := len(v)
+		if count > 0 {
+			end = min(start+count, end)
+		}
+		out := make([]godap.Variable, 0, end-start)
+		for i := start; i < end; i++ {
+			idx := strconv.Itoa(i)
+			out = append(out, h.variable(idx, v[i], childPath(n.path, idx)))
+		}
+		return out
+	}
+	return []godap.Variable{}
+}
+
+func (h *handles) variable(name string, value any, path string) godap.Variable {
+	value = plain(value)
+	ref, named, indexed := h.add(value, path)
+	return godap.Variable{Name: name, Value: summarize(value), Type: typeOf(value), EvaluateName: path,
+		VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed}
+}
+
+// childPath is the template path of a child: template paths join keys and
+// indices with dots (E0.issues.3.id).
+func childPath(parent, key string) string {
+	switch parent {
+	case "":
+		return ""
+	case ".":
+		return key
+	}
+	return parent + "." + key
+}
+
+// plain is value as JSON data (maps, slices, scalars): a stop's values are
+// that already, but for a typed value the engine hands over.
+func plain(value any) any {
+	switch value.(type) {
+	case nil, map[string]any, []any, string, bool, float64, int, int64, json.Number:
+		return value
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Sprint(value)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return string(b)
+	}
+	return out
+}
+
+// summarize is a value in one short line: a scalar as JSON, an object or
+// an array by its size, which the editor expands.
+func summarize(value any) string {
+	switch v := plain(value).(type) {
+	case map[string]any:
+		// strconv, not fmt: a page of a large array summarizes each item.
+		return "{…} " + strconv.Itoa(len(v)) + " keys"
+	case []any:
+		return "[…] " + strconv.Itoa(len(v)) + " items"
+	default:
+		return engine.JSONText(v)
+	}
+}
+
+func typeOf(value any) string {
+	switch plain(value).(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	}
+	return "number"
+}

@@ -1,0 +1,368 @@
+package dap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
+)
+
+// launch is the launch request's arguments, as a launch.json writes them.
+type launch struct {
+	// Program is a plan file (relative to Cwd) or the identifier of a plan
+	// on the project's plan paths.
+	Program string `json:"program"`
+	// Cwd is the directory the project is found from; the adapter's own
+	// when empty.
+	Cwd string `json:"cwd"`
+	// Inputs are the plan's inputs, an object.
+	Inputs map[string]any `json:"inputs"`
+	// Script answers every model call from this replies file.
+	Script string `json:"script"`
+	// StopOnEntry holds the run at its first stop; editors run to the
+	// first breakpoint by default.
+	StopOnEntry bool `json:"stopOnEntry"`
+	// BreakOnError is on unless set false; the error exception filter
+	// changes it later.
+	BreakOnError *bool `json:"breakOnError"`
+	// NoDebug runs the plan to its end with no stop, as `stepwise run`.
+	NoDebug bool `json:"noDebug"`
+	// Replay debugs a replay of this recorded run of the plan (its id, or
+	// a prefix only it has), as `stepwise replay RUN --debug`.
+	Replay string `json:"replay"`
+	// Fork debugs a fork of this recorded run of the plan from the step
+	// From, with the results Set gives (path pattern: value), as
+	// `stepwise fork RUN --from PATH --set PATH=JSON --debug`.
+	Fork string         `json:"fork"`
+	From string         `json:"from"`
+	Set  map[string]any `json:"set"`
+}
+
+// check refuses the arguments that do not go together, saying which.
+func (l launch) check() error {
+	switch {
+	case l.Program == "":
+		return errors.New("launch: program is missing: give a plan file or a plan's identifier, as `stepwise debug PLAN` takes it")
+	case l.Replay != "" && l.Fork != "":
+		return errors.New("launch: give replay or fork, not both")
+	case (l.Replay != "" || l.Fork != "") && l.NoDebug:
+		return errors.New("launch: a replay or a fork is launched to debug it; run `stepwise replay` or `stepwise fork` for a plain one, or drop noDebug")
+	case (l.Replay != "" || l.Fork != "") && l.Inputs != nil:
+		return errors.New("launch: a replay or a fork runs with its record's inputs; remove inputs")
+	case l.Fork == "" && (l.From != "" || l.Set != nil):
+		return errors.New("launch: from and set say where a fork starts and what it changes; add fork: RUN")
+	case l.Fork != "" && l.From == "":
+		return errors.New("launch: a fork needs from, the step it starts from (a path pattern, as --from takes it)")
+	}
+	return nil
+}
+
+// onLaunch opens the project, loads and checks the plan, and prepares the
+// session; the run starts at configurationDone, once the editor has set
+// its breakpoints.
+func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
+	if err := s.prepare(ctx, r.Arguments); err != nil {
+		s.output("stderr", err.Error()+"\n")
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	resp := &godap.LaunchResponse{}
+	s.send(reply(&r.Request, resp, &resp.Response))
+	s.send(&godap.InitializedEvent{Event: event("initialized")})
+	// The plan's kept breakpoints apply too: the editor is told of them,
+	// so that it shows them beside its own.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.table == nil {
+		return
+	}
+	for _, b := range s.session.Breakpoints() {
+		s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "new", Breakpoint: s.keptBreakpoint(b)}})
+	}
+}
+
+// prepare carries out a launch: every problem is an error that says what
+// to change in the launch configuration or the plan.
+func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.launch != nil {
+		return errors.New("a plan is launched already: one adapter debugs one run; start another debug session")
+	}
+	defer func() {
+		// A launch that failed leaves nothing behind: the editor may
+		// launch again with the configuration fixed.
+		if err == nil {
+			return
+		}
+		if s.ws != nil {
+			s.ws.Close()
+		}
+		if s.cancelRun != nil {
+			s.cancelRun()
+		}
+		s.ws, s.launch, s.runCtx, s.cancelRun = nil, nil, nil, nil
+		s.marks.plan, s.marks.file = nil, ""
+	}()
+	var l launch
+	if len(raw) > 0 {
+		if err = json.Unmarshal(raw, &l); err != nil {
+			return fmt.Errorf("launch arguments: %w (program is a string, inputs an object, stopOnEntry, breakOnError and noDebug booleans)", err)
+		}
+	}
+	if err := l.check(); err != nil {
+		return err
+	}
+	if l.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("launch: no cwd given and the adapter's own is unknown: %w", err)
+		}
+		l.Cwd = wd
+	}
+	if l.Script != "" && !filepath.IsAbs(l.Script) {
+		l.Script = filepath.Join(l.Cwd, l.Script)
+	}
+	var warnings bytes.Buffer
+	ws, file, err := openProject(l, &warnings)
+	if warnings.Len() > 0 {
+		s.output("console", warnings.String())
+	}
+	if err != nil {
+		return fmt.Errorf("launch %s: %w", l.Program, err)
+	}
+	s.ws = ws
+	doc, err := ws.Load(file)
+	if err != nil {
+		return fmt.Errorf("launch %s: %w", l.Program, err)
+	}
+	if !doc.Report.OK() {
+		lines := make([]string, len(doc.Report.Problems))
+		for i, p := range doc.Report.Problems {
+			lines[i] = ws.DisplayText(p.String())
+		}
+		return fmt.Errorf("%s has problems; fix them and launch again:\n%s", ws.DisplayPath(file), strings.Join(lines, "\n"))
+	}
+	s.launch = &l
+	s.marks.plan, s.marks.file = doc.Plan, file
+	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	if l.NoDebug {
+		return nil
+	}
+	table, err := ws.Breakpoints(doc)
+	if err != nil {
+		s.output("console", "warning: the kept breakpoints could not be read: "+err.Error()+"\n")
+	}
+	table.BreakOnError(l.BreakOnError == nil || *l.BreakOnError)
+	opts := workspace.RunOptions{Script: l.Script, Held: l.StopOnEntry, Sinks: []engine.Sink{progress{s}}}
+	var session *debugger.Session
+	switch {
+	case l.Replay != "" || l.Fork != "":
+		session, err = s.rerun(ctx, doc, table, opts)
+	default:
+		session, err = ws.Debug(doc.Plan, table, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("launch %s: %w", l.Program, err)
+	}
+	s.table, s.session = table, session
+	return nil
+}
+
+// rerun prepares the session of a replay or a fork of a recorded run of
+// the launched plan, its inputs the record's, and what says at the end
+// how it compares with its record, or what it reused.
+func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debugger.Breakpoints, opts workspace.RunOptions) (*debugger.Session, error) {
+	l := s.launch
+	id := l.Replay + l.Fork
+	rec, err := s.ws.Recording(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if want := doc.Plan.Identifier.Value; rec.Run.Plan != want {
+		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s's plan file as program", id, rec.Run.Plan, want, id)
+	}
+	l.Inputs = rec.Inputs()
+	if l.Replay != "" {
+		session, ended, err := s.ws.DebugReplay(rec, doc.Plan, table, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.verdict = func(res *engine.Result) (string, bool) { return replayVerdict(ended(res)) }
+		return session, nil
+	}
+	spec := debugger.ForkSpec{From: l.From}
+	for _, p := range slices.Sorted(maps.Keys(l.Set)) {
+		spec.Sets = append(spec.Sets, debugger.ForkSet{Path: p, Value: l.Set[p]})
+	}
+	session, forked, err := s.ws.DebugFork(rec, doc.Plan, spec, table, opts)
+	var specErr *debugger.ForkSpecError
+	if errors.As(err, &specErr) {
+		field := "from"
+		if specErr.Set {
+			field = "set"
+		}
+		return nil, fmt.Errorf("%s %s: %s", field, specErr.Pattern, specErr.Reason)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.verdict = func(res *engine.Result) (string, bool) { return forkVerdict(forked(res)), true }
+	return session, nil
+}
+
+// replayVerdict says how a replay compares with its record, and whether
+// it reproduced it.
+func replayVerdict(out *debugger.ReplayResult) (string, bool) {
+	d := out.Divergence
+	switch {
+	case d == nil && out.FailedAt != "":
+		return fmt.Sprintf("✓ the replay of run %s reproduced the run up to its failure at %s", out.Of, out.FailedAt), true
+	case d == nil:
+		return fmt.Sprintf("✓ the replay of run %s matches its record: %d steps reproduced, %d model calls answered from the record", out.Of, out.Steps, out.ModelCalls), true
+	}
+	return fmt.Sprintf("✗ the replay of run %s diverges: %s", out.Of, d), false
+}
+
+// forkVerdict says what a fork reused and set.
+func forkVerdict(out *debugger.ForkResult) string {
+	line := fmt.Sprintf("fork of run %s from %s", out.Of, out.From)
+	if len(out.Reused) > 0 {
+		line += "; reused " + strings.Join(out.Reused, ", ")
+	}
+	if len(out.Set) > 0 {
+		line += "; set " + strings.Join(out.Set, ", ")
+	}
+	for _, p := range out.Unreached {
+		line += fmt.Sprintf("\nwarning: set %s: the fork ran no step there", p)
+	}
+	return line
+}
+
+// openProject opens the workspace of the project the plan belongs to and
+// finds its file: a plan file belongs to the project it sits in (cwd's
+// when it sits in none), an identifier to cwd's, as the command line
+// finds them.
+func openProject(l launch, warnings *bytes.Buffer) (*workspace.Workspace, string, error) {
+	file := l.Program
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(l.Cwd, file)
+	}
+	info, statErr := os.Stat(file)
+	if statErr == nil && info.IsDir() {
+		return nil, "", fmt.Errorf("%s is a directory; program is one plan file in it, or a plan's identifier", l.Program)
+	}
+	dir := l.Cwd
+	if statErr == nil {
+		if d := workspace.ProjectDirOf(file); d != "" {
+			dir = d
+		}
+	}
+	ws, err := workspace.Open(dir, workspace.Options{Warnings: warnings})
+	if err != nil {
+		return nil, "", err
+	}
+	if statErr == nil {
+		abs, err := filepath.Abs(file)
+		return ws, abs, err
+	}
+	found, err := ws.Locate(l.Program)
+	if err != nil {
+		return ws, "", fmt.Errorf("no plan file %s and %w", file, err)
+	}
+	abs, err := filepath.Abs(found)
+	return ws, abs, err
+}
+
+// onConfigurationDone starts the run, the editor's breakpoints set.
+func (s *Server) onConfigurationDone(r *godap.ConfigurationDoneRequest) {
+	s.mu.Lock()
+	var err error
+	switch {
+	case s.launch == nil:
+		err = errors.New("launch a plan before configurationDone")
+	case s.started:
+		err = errors.New("the run has started already")
+	}
+	if err != nil {
+		s.mu.Unlock()
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	s.mu.Unlock()
+	resp := &godap.ConfigurationDoneResponse{}
+	s.send(reply(&r.Request, resp, &resp.Response))
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started = true
+	ctx, inputs := s.runCtx, s.launch.Inputs
+	if s.launch.NoDebug {
+		ws, plan, script := s.ws, s.marks.plan, s.launch.Script
+		s.going = true
+		go func() {
+			res, err := ws.Run(ctx, plan, inputs, workspace.RunOptions{Script: script, Sinks: []engine.Sink{progress{s}}})
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.end(debugger.State{Finished: true, Result: res, Err: err})
+		}()
+		return
+	}
+	// The plan's own thread is there from the start.
+	s.announceThreads(nil)
+	s.goOn(func() (debugger.State, error) { return s.session.Start(ctx, inputs), nil })
+}
+
+// progress puts the run's progress on the debug console: each top-level
+// step as it starts and ends, a deeper one when it fails, and the engine's
+// warnings; and the top-level solver's report as it streams, as the
+// program's output.
+type progress struct{ s *Server }
+
+// Event is called on the engine's goroutines; it only writes, which the
+// write lock serializes.
+func (p progress) Event(e engine.Event) {
+	topLevel := !strings.Contains(e.Path, "/")
+	switch e.Kind {
+	case engine.EventStepStart:
+		if topLevel {
+			p.s.output("console", "▶ "+e.Path+"\n")
+		}
+	case engine.EventStepEnd:
+		if end, ok := e.Payload.(engine.StepEnded); ok && (topLevel || end.Error != "") {
+			line := fmt.Sprintf("■ %s %s", e.Path, end.Status)
+			if end.Error != "" {
+				line += ": " + end.Error
+			}
+			p.s.output("console", line+"\n")
+		}
+	case engine.EventWarning:
+		if w, ok := e.Payload.(engine.Warning); ok {
+			p.s.output("console", "warning: "+w.Message+"\n")
+		}
+	case engine.EventModelDelta:
+		d, ok := e.Payload.(chat.Delta)
+		if !ok || e.Path != "solver" {
+			return
+		}
+		if d.Reset {
+			p.s.output("console", "\nwarning: the solver ran out of time while it answered; its answer starts again\n")
+			return
+		}
+		p.s.streamed.Store(true)
+		p.s.output("stdout", d.Text)
+	}
+}

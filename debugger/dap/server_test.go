@@ -1,0 +1,845 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/plans/examples"
+)
+
+// TestMain makes the test binary the demo's tracker server when the demo
+// project's config starts it (as `stepwise __demo-mcp`), the way the
+// stepwise binary serves it.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "__demo-mcp" {
+		if err := examples.ServeTracker(context.Background()); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// demoProject writes the demo project into a fresh directory, keeps the
+// machine's configuration and data out, makes it the working directory
+// and returns it.
+func demoProject(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := examples.WriteProject(dir, os.Args[0]); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("STEPWISE_STORAGE", "")
+	t.Chdir(dir)
+	return dir
+}
+
+// client is an editor's side of the wire: go-dap's codec over pipes to a
+// Server serving on its own goroutine.
+type client struct {
+	t    testing.TB
+	w    *io.PipeWriter
+	seq  int
+	msgs chan godap.Message
+	// served is closed when Serve has returned.
+	served chan struct{}
+	srv    *Server
+	// console collects the output events read while waiting for others.
+	console strings.Builder
+}
+
+func newClient(t testing.TB) *client {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	c := &client{t: t, w: fromClient, msgs: make(chan godap.Message, 1024), served: make(chan struct{})}
+	c.srv = NewServer(toServer, fromServer)
+	go func() {
+		defer close(c.served)
+		if err := c.srv.Serve(context.Background()); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		fromServer.Close()
+	}()
+	go func() {
+		r := bufio.NewReader(toClient)
+		for {
+			m, err := godap.ReadProtocolMessage(r)
+			if err != nil {
+				close(c.msgs)
+				return
+			}
+			c.msgs <- m
+		}
+	}()
+	t.Cleanup(func() {
+		c.w.Close()
+		select {
+		case <-c.served:
+		case <-time.After(20 * time.Second):
+			t.Error("the server did not end after the client went")
+		}
+	})
+	return c
+}
+
+// request sends a request of command with arguments.
+func (c *client) request(command string, args any) int {
+	c.t.Helper()
+	c.seq++
+	msg := map[string]any{"seq": c.seq, "type": "request", "command": command}
+	if args != nil {
+		msg["arguments"] = args
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.raw(b)
+	return c.seq
+}
+
+// raw sends content as one framed message, whatever it holds.
+func (c *client) raw(content []byte) {
+	c.t.Helper()
+	if err := godap.WriteBaseMessage(c.w, content); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next returns the next message that is not an output event; output goes
+// to c.console.
+func (c *client) next() godap.Message {
+	c.t.Helper()
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatal("the connection ended")
+			}
+			if o, ok := m.(*godap.OutputEvent); ok {
+				c.console.WriteString(o.Body.Output)
+				continue
+			}
+			return m
+		case <-time.After(30 * time.Second):
+			c.t.Fatal("no message came in 30s")
+		}
+	}
+}
+
+// expect reads messages until one of type T, failing on an error
+// response; events of other types on the way are skipped.
+func expect[T godap.Message](c *client) T {
+	c.t.Helper()
+	for {
+		m := c.next()
+		if v, ok := m.(T); ok {
+			return v
+		}
+		if e, ok := m.(*godap.ErrorResponse); ok {
+			c.t.Fatalf("want %T, got an error response to %s: %s", *new(T), e.Command, e.Message)
+		}
+	}
+}
+
+// expectError reads messages until an error response.
+func expectError(c *client) *godap.ErrorResponse {
+	c.t.Helper()
+	for {
+		m := c.next()
+		if e, ok := m.(*godap.ErrorResponse); ok {
+			return e
+		}
+		if r, ok := m.(godap.ResponseMessage); ok {
+			c.t.Fatalf("want an error response, got %s succeeding", r.GetResponse().Command)
+		}
+	}
+}
+
+// start initializes the adapter and launches with args, and returns the
+// capabilities.
+func (c *client) start(args map[string]any) godap.Capabilities {
+	c.t.Helper()
+	c.request("initialize", map[string]any{"adapterID": "stepwise", "linesStartAt1": true, "columnsStartAt1": true})
+	caps := expect[*godap.InitializeResponse](c).Body
+	c.request("launch", args)
+	expect[*godap.LaunchResponse](c)
+	expect[*godap.InitializedEvent](c)
+	return caps
+}
+
+// stopped reads up to the next stopped event and checks its reason.
+func (c *client) stopped(reason string) godap.StoppedEventBody {
+	c.t.Helper()
+	ev := expect[*godap.StoppedEvent](c).Body
+	if ev.Reason != reason {
+		c.t.Fatalf("stopped by %q (%s), want %q", ev.Reason, ev.Description, reason)
+	}
+	if !ev.AllThreadsStopped {
+		c.t.Error("allThreadsStopped is false; the debugger stops all threads")
+	}
+	return ev
+}
+
+// frames is the stack of thread.
+func (c *client) frames(thread int) []godap.StackFrame {
+	c.t.Helper()
+	c.request("stackTrace", map[string]any{"threadId": thread})
+	return expect[*godap.StackTraceResponse](c).Body.StackFrames
+}
+
+// evaluate evaluates expr in context and returns the response.
+func (c *client) evaluate(expr, context string) *godap.EvaluateResponse {
+	c.t.Helper()
+	c.request("evaluate", map[string]any{"expression": expr, "context": context})
+	return expect[*godap.EvaluateResponse](c)
+}
+
+// lineOf is the 1-based line of the first line of file holding text.
+func lineOf(t testing.TB, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
+}
+
+func planFile(dir, name string) string {
+	return filepath.Join(dir, ".stepwise", "plans", name+".yaml")
+}
+
+func TestDAPInitializeCapabilities(t *testing.T) {
+	c := newClient(t)
+	c.request("initialize", map[string]any{"adapterID": "stepwise"})
+	caps := expect[*godap.InitializeResponse](c).Body
+	want := capabilities()
+	if !reflect.DeepEqual(caps, want) {
+		t.Errorf("capabilities %+v, want %+v", caps, want)
+	}
+	var filters []string
+	for _, f := range caps.ExceptionBreakpointFilters {
+		filters = append(filters, f.Filter)
+	}
+	if strings.Join(filters, ",") != "error,ask" || !caps.SupportsConfigurationDoneRequest || !caps.SupportsHitConditionalBreakpoints || caps.SupportsSetVariable || caps.SupportsRestartRequest {
+		t.Errorf("capabilities say %+v; they must say what the adapter does, and only that", caps)
+	}
+}
+
+// TestDAPLineBreakpointInMapBody debugs triage_queue from the editor: a
+// breakpoint on a line of the map body's agent step stops every item
+// there, and the stop reads as the line driver's does.
+func TestDAPLineBreakpointInMapBody(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "triage_queue")
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya"}})
+
+	stepLine := lineOf(t, file, "- id: verdict")
+	promptLine := lineOf(t, file, "Triage tracker issue {{item.id}}")
+	c.request("setBreakpoints", map[string]any{
+		"source":      map[string]any{"path": file},
+		"breakpoints": []map[string]any{{"line": promptLine}, {"line": 1}, {"line": 100000}},
+	})
+	bps := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if len(bps) != 3 || !bps[0].Verified || bps[0].Line != stepLine || !strings.Contains(bps[0].Message, "assess/do.*/verdict step") {
+		t.Fatalf("a line inside the verdict step: %+v, want verified at line %d, on assess/do.*/verdict", bps[0], stepLine)
+	}
+	if first := lineOf(t, file, "- id: open_issues"); !bps[1].Verified || bps[1].Line != first {
+		t.Errorf("line 1 (before any step) gives %+v, want the first step's line %d", bps[1], first)
+	}
+	if bps[2].Verified || !strings.Contains(bps[2].Message, "past the end") {
+		t.Errorf("a line past the plan gives %+v, want unverified with why", bps[2])
+	}
+	// The editor replaces its set: only the verdict's line is left.
+	c.request("setBreakpoints", map[string]any{
+		"source":      map[string]any{"path": file},
+		"breakpoints": []map[string]any{{"line": promptLine}},
+	})
+	bps = expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	// Asks take their unattended path: the run ends without a person.
+	c.request("setExceptionBreakpoints", map[string]any{"filters": []string{"error"}})
+	expect[*godap.SetExceptionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	expect[*godap.ConfigurationDoneResponse](c)
+
+	ev := c.stopped("breakpoint")
+	if len(ev.HitBreakpointIds) != 1 || ev.HitBreakpointIds[0] != bps[0].Id {
+		t.Errorf("hitBreakpointIds %v, want [%d]", ev.HitBreakpointIds, bps[0].Id)
+	}
+	c.request("threads", nil)
+	threads := expect[*godap.ThreadsResponse](c).Body.Threads
+	var names []string
+	for _, th := range threads {
+		names = append(names, th.Name)
+	}
+	if !strings.Contains(strings.Join(names, " "), "assess/do.") {
+		t.Errorf("threads %v, want the map's items among them", names)
+	}
+	frames := c.frames(ev.ThreadId)
+	if len(frames) < 3 || !strings.HasPrefix(frames[0].Name, "assess/do.") || !strings.Contains(frames[0].Name, "/verdict") {
+		t.Fatalf("frames %+v, want the verdict step innermost", frames)
+	}
+	if frames[0].Source == nil || frames[0].Source.Path != file || frames[0].Line != stepLine {
+		t.Errorf("frame 0 is at %+v line %d, want %s line %d", frames[0].Source, frames[0].Line, file, stepLine)
+	}
+	if mapLine := lineOf(t, file, "- id: assess"); frames[len(frames)-2].Line != mapLine && frames[1].Line != mapLine {
+		t.Errorf("no frame of the item or the map is on the map's line %d: %+v", mapLine, frames)
+	}
+
+	c.request("scopes", map[string]any{"frameId": frames[0].Id})
+	scopes := expect[*godap.ScopesResponse](c).Body.Scopes
+	byName := map[string]godap.Scope{}
+	for _, s := range scopes {
+		byName[s.Name] = s
+	}
+	for _, name := range []string{"Stop", "Input", "Scope"} {
+		if byName[name].VariablesReference == 0 {
+			t.Errorf("no %s scope to expand: %+v", name, scopes)
+		}
+	}
+	c.request("variables", map[string]any{"variablesReference": byName["Scope"].VariablesReference})
+	vars := expect[*godap.VariablesResponse](c).Body.Variables
+	var item godap.Variable
+	for _, v := range vars {
+		if v.Name == "item" {
+			item = v
+		}
+	}
+	if item.VariablesReference == 0 || item.EvaluateName != "item" {
+		t.Fatalf("the scope's item %+v, want an expandable object read at item", item)
+	}
+	c.request("variables", map[string]any{"variablesReference": item.VariablesReference})
+	var id godap.Variable
+	for _, v := range expect[*godap.VariablesResponse](c).Body.Variables {
+		if v.Name == "id" {
+			id = v
+		}
+	}
+	if !strings.HasPrefix(id.Value, `"CHK-`) || id.EvaluateName != "item.id" {
+		t.Errorf("item.id is %+v", id)
+	}
+
+	for _, context := range []string{"hover", "watch", "repl"} {
+		if got := c.evaluate("item.id", context).Body.Result; got != id.Value {
+			t.Errorf("evaluate item.id in %s = %s, want %s", context, got, id.Value)
+		}
+	}
+	if got := c.evaluate("print {{index}}", "repl").Body.Result; got != "0" && got != "1" {
+		t.Errorf("print {{index}} = %s, want an item's index", got)
+	}
+	if got := c.evaluate("stack", "repl").Body.Result; !strings.Contains(got, "assess/do.") {
+		t.Errorf("stack in the repl says %s", got)
+	}
+	c.request("evaluate", map[string]any{"expression": "item.nope.deeper", "context": "hover"})
+	if e := expectError(c); e.Message == "" {
+		t.Error("a path that cannot be read is an error with no message")
+	}
+
+	// Another item's thread, held at its own stop, shows where it is, and
+	// stepping in it makes it the current one.
+	var held struct {
+		Threads []struct {
+			ID      string `json:"id"`
+			Held    bool   `json:"held"`
+			Stopped bool   `json:"stopped"`
+		} `json:"threads"`
+	}
+	json.Unmarshal([]byte(c.evaluate("threads", "repl").Body.Result), &held)
+	other := 0
+	for _, th := range held.Threads {
+		for _, d := range threads {
+			if th.Held && !th.Stopped && d.Name == th.ID && strings.HasPrefix(th.ID, "assess/do.") {
+				other = d.Id
+			}
+		}
+	}
+	if other != 0 {
+		if f := c.frames(other); len(f) != 1 || !strings.HasPrefix(f[0].Name, "assess/do.") {
+			t.Errorf("the held thread's stack is %+v", f)
+		}
+		c.request("next", map[string]any{"threadId": other})
+		expect[*godap.NextResponse](c)
+		// Stepping in the switched thread, or another item's breakpoint
+		// on the way, whichever comes first.
+		ev = expect[*godap.StoppedEvent](c).Body
+		if ev.Reason != "step" && ev.Reason != "breakpoint" {
+			t.Errorf("next in the switched thread stopped by %s (%s)", ev.Reason, ev.Description)
+		}
+	} else {
+		t.Log("no other item was held at the first stop; the switch is not tried")
+	}
+
+	// Every item stops there; the editor clears its breakpoint, and the
+	// run goes to its end.
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	ev = c.stopped("breakpoint")
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
+	expect[*godap.SetBreakpointsResponse](c)
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	exited := expect[*godap.ExitedEvent](c)
+	if exited.Body.ExitCode != 0 {
+		t.Errorf("exit code %d, want 0; console:\n%s", exited.Body.ExitCode, c.console.String())
+	}
+	expect[*godap.TerminatedEvent](c)
+	if !strings.Contains(c.console.String(), "▶ assess") || !strings.Contains(c.console.String(), " ok") {
+		t.Errorf("the console does not show the run's progress:\n%s", c.console.String())
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+
+	// The editor's breakpoints are the editor's: the plan's kept table has
+	// none of them once the session is over.
+	kept, _ := os.ReadFile(filepath.Join(dir, ".stepwise", "breakpoints", "triage_queue.json"))
+	if strings.Contains(string(kept), "verdict") {
+		t.Errorf("the kept table holds the editor's breakpoint after the session: %s", kept)
+	}
+}
+
+// TestDAPConditionsAndFunctionBreakpoints: a condition in the plan's gate
+// grammar, a hit condition, and a function breakpoint on a path pattern
+// with kinds, then next, stepIn and stepOut from it.
+func TestDAPConditionsAndFunctionBreakpoints(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+
+	bodyLine := lineOf(t, file, "tool_name: user__append_event")
+	c.request("setBreakpoints", map[string]any{
+		"source":      map[string]any{"path": file},
+		"breakpoints": []map[string]any{{"line": bodyLine, "condition": "{{index}} eq 1"}},
+	})
+	bps := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if !bps[0].Verified {
+		t.Fatalf("a breakpoint in the reduce's body: %+v", bps[0])
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "issue result"}, {"name": "nowhere/at/all"}, {"name": "issue bogus"}, {"name": "timeline", "hitCondition": "x"},
+	}})
+	fbs := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
+	if !fbs[0].Verified || fbs[0].Line != lineOf(t, file, "- id: issue") {
+		t.Errorf("function breakpoint 'issue result': %+v", fbs[0])
+	}
+	if fbs[1].Verified || !strings.Contains(fbs[1].Message, "nearest") && fbs[1].Message == "" {
+		t.Errorf("a pattern no path matches: %+v, want unverified with the nearest that would", fbs[1])
+	}
+	if fbs[2].Verified || !strings.Contains(fbs[2].Message, "bogus") {
+		t.Errorf("a bad kind: %+v", fbs[2])
+	}
+	if fbs[3].Verified || !strings.Contains(fbs[3].Message, "hit condition") {
+		t.Errorf("a bad hit condition: %+v", fbs[3])
+	}
+	c.request("configurationDone", nil)
+	expect[*godap.ConfigurationDoneResponse](c)
+
+	ev := c.stopped("function breakpoint")
+	if got := c.evaluate("stop.kind", "watch").Body.Result; got != `"result"` {
+		t.Errorf("stop.kind = %s at the issue's result", got)
+	}
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.NextResponse](c)
+	ev = c.stopped("step")
+	if frames := c.frames(ev.ThreadId); frames[0].Name != "timeline (step) reduce" {
+		t.Errorf("next from the issue's result stops at %q, want the reduce step", frames[0].Name)
+	}
+	c.request("stepIn", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.StepInResponse](c)
+	ev = c.stopped("step")
+	if frames := c.frames(ev.ThreadId); !strings.HasPrefix(frames[0].Name, "timeline/do.0") {
+		t.Errorf("stepIn from the reduce stops at %q, want its first item", frames[0].Name)
+	}
+	// Continuing, the condition passes item 0 by and stops at item 1.
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	ev = c.stopped("breakpoint")
+	if got := c.evaluate("index", "hover").Body.Result; got != "1" {
+		t.Errorf("the conditional breakpoint stopped at index %s, want 1", got)
+	}
+	c.request("stepOut", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.StepOutResponse](c)
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline"` {
+		t.Errorf("stepOut of the item stops at %s, want the reduce's result", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d; console:\n%s", code, c.console.String())
+	}
+	if !strings.Contains(c.console.String(), `"comments":2`) {
+		t.Errorf("the output plan's JSON is not on the console:\n%s", c.console.String())
+	}
+}
+
+// TestDAPHitCondition: a breakpoint with hit condition 2 stops the second
+// time only.
+func TestDAPHitCondition(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	c.start(map[string]any{"program": "issue_timeline", "inputs": map[string]any{"id": "CHK-107"}})
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file},
+		"breakpoints": []map[string]any{{"line": lineOf(t, file, "so_far:"), "hitCondition": "2"}}})
+	expect[*godap.SetBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("breakpoint")
+	if got := c.evaluate("index", "watch").Body.Result; got != "1" {
+		t.Errorf("hit condition 2 stopped at item %s, want item 1", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ExitedEvent](c)
+}
+
+// TestDAPEntryAndREPLCommands: stopOnEntry holds the run at its first stop;
+// the console takes the commands of stepwise debug, and a refused one is
+// said with the run still held.
+func TestDAPEntryAndREPLCommands(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "issue_timeline", "cwd": dir, "stopOnEntry": true, "inputs": map[string]any{"id": "CHK-107"}})
+	c.request("configurationDone", nil)
+	c.stopped("entry")
+	c.request("evaluate", map[string]any{"expression": "break timeline/do.* step", "context": "repl"})
+	// The editor hears of the breakpoint, placed on its step's line.
+	bp := expect[*godap.BreakpointEvent](c).Body
+	if file := planFile(dir, "issue_timeline"); bp.Reason != "new" || bp.Breakpoint.Line != lineOf(t, file, "tool_name: user__append_event") || !bp.Breakpoint.Verified {
+		t.Errorf("the breakpoint event of break in the console: %+v", bp)
+	}
+	if got := expect[*godap.EvaluateResponse](c).Body.Result; !strings.Contains(got, `"pattern":"timeline/do.*"`) {
+		t.Errorf("break in the console answers %s", got)
+	}
+	if got := c.evaluate("help", "repl").Body.Result; !strings.Contains(got, "inject JSON") || strings.Contains(got, "goto") {
+		t.Errorf("help in the console lists %s", got)
+	}
+	c.request("evaluate", map[string]any{"expression": "goto issue", "context": "repl"})
+	if e := expectError(c); !strings.Contains(e.Message, "workbench") {
+		t.Errorf("a workbench command in the console: %s", e.Message)
+	}
+	c.evaluate("answer {\"x\": 1}", "repl")
+	c.stopped("entry") // refused: an answer at a step stop; the stop is shown again
+	if !strings.Contains(c.console.String(), "error:") {
+		t.Errorf("the refusal is not on the console:\n%s", c.console.String())
+	}
+	c.evaluate("continue", "repl")
+	c.stopped("breakpoint")
+	c.evaluate("inject {\"so_far\": \"x\", \"text\": \"injected\"}", "repl")
+	c.stopped("breakpoint")
+	c.request("terminate", nil)
+	expect[*godap.TerminateResponse](c)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != exitInterrupted {
+		t.Errorf("a terminated run exits %d, want %d", code, exitInterrupted)
+	}
+	expect[*godap.TerminatedEvent](c)
+}
+
+// TestDAPNoDebug runs the plan to its end with no stop.
+func TestDAPNoDebug(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "issue_timeline", "cwd": dir, "noDebug": true, "inputs": map[string]any{"id": "CHK-107"}})
+	c.request("configurationDone", nil)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d; console:\n%s", code, c.console.String())
+	}
+	// Missing inputs exit as stepwise run does.
+	c2 := newClient(t)
+	c2.start(map[string]any{"program": "issue_timeline", "cwd": dir, "noDebug": true})
+	c2.request("configurationDone", nil)
+	if code := expect[*godap.ExitedEvent](c2).Body.ExitCode; code != exitNeedsInput {
+		t.Errorf("a run without its required input exits %d, want %d", code, exitNeedsInput)
+	}
+}
+
+// TestDAPBadInput: what an editor or a person can get wrong is an error
+// response that says what and where, and the session goes on.
+func TestDAPBadInput(t *testing.T) {
+	dir := demoProject(t)
+	bad := filepath.Join(dir, ".stepwise", "plans", "broken.yaml")
+	os.WriteFile(bad, []byte("identifier: broken\nsteps:\n  - id: a\n    tool_name: no_such_tool\n    input: {}\n"), 0o644)
+
+	c := newClient(t)
+	c.request("initialize", map[string]any{"adapterID": "stepwise"})
+	expect[*godap.InitializeResponse](c)
+
+	seq := c.request("readMemory", map[string]any{"memoryReference": "0"})
+	e := expectError(c)
+	if e.RequestSeq != seq || !strings.Contains(e.Message, "'readMemory' is not supported") {
+		t.Errorf("a request the adapter does not support: %+v", e)
+	}
+	seq = c.request("flyToTheMoon", nil)
+	e = expectError(c)
+	if e.RequestSeq != seq || !strings.Contains(e.Message, "unknown request 'flyToTheMoon'") {
+		t.Errorf("an unknown request: %+v", e)
+	}
+	c.raw([]byte(`{"seq": 40, "type": "request", "command": "threads"`))
+	if e := expectError(c); !strings.Contains(e.Message, "not a DAP request") {
+		t.Errorf("malformed JSON: %+v", e)
+	}
+	c.request("threads", nil)
+	expect[*godap.ThreadsResponse](c)
+
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"no program", map[string]any{"cwd": dir}, []string{"program is missing"}},
+		{"a missing plan", map[string]any{"program": "nope.yaml", "cwd": dir}, []string{"nope.yaml", "no plan"}},
+		{"an invalid plan", map[string]any{"program": bad, "cwd": dir}, []string{"broken.yaml:4:", "no_such_tool", "fix them"}},
+		{"inputs not an object", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": "CHK-107"}, []string{"inputs an object"}},
+	} {
+		c.request("launch", tc.args)
+		e := expectError(c)
+		for _, w := range tc.want {
+			if !strings.Contains(e.Message, w) {
+				t.Errorf("%s: the error %q does not say %q", tc.name, e.Message, w)
+			}
+		}
+	}
+	if !strings.Contains(c.console.String(), "broken.yaml:4:") {
+		t.Errorf("the plan's problems are not on the console:\n%s", c.console.String())
+	}
+	c.request("continue", map[string]any{"threadId": 1})
+	if e := expectError(c); !strings.Contains(e.Message, "launch") {
+		t.Errorf("continue before launch: %s", e.Message)
+	}
+	c.request("setExceptionBreakpoints", map[string]any{"filters": []string{"uncaught"}})
+	if e := expectError(c); !strings.Contains(e.Message, "error and ask") {
+		t.Errorf("an unknown exception filter: %s", e.Message)
+	}
+	// The failed launches left nothing behind: the fixed one launches.
+	c.request("launch", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": map[string]any{"id": "CHK-107"}})
+	expect[*godap.LaunchResponse](c)
+}
+
+// TestDAPClientGoneMidRun: a client that goes, or disconnects, while the
+// run is held or going leaves the run aborted and recorded, and the server
+// returns.
+func TestDAPClientGoneMidRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		entry bool
+		leave func(c *client)
+	}{
+		{"the connection ends at a stop", true, func(c *client) { c.w.Close() }},
+		{"disconnect while the run goes", false, func(c *client) {
+			c.request("disconnect", map[string]any{"terminateDebuggee": true})
+			expect[*godap.DisconnectResponse](c)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := demoProject(t)
+			c := newClient(t)
+			c.start(map[string]any{"program": "triage_queue", "cwd": dir, "stopOnEntry": tc.entry, "inputs": map[string]any{"on_call": "Priya"}})
+			c.request("configurationDone", nil)
+			if tc.entry {
+				c.stopped("entry")
+			} else {
+				expect[*godap.ConfigurationDoneResponse](c)
+			}
+			// The run has its tracker server once it has called it.
+			for deadline := time.Now().Add(10 * time.Second); len(trackerChildren(t)) == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(trackerChildren(t)) == 0 && runtime.GOOS == "linux" {
+				t.Fatal("no tracker server runs: the check that none is left behind would prove nothing")
+			}
+			tc.leave(c)
+			select {
+			case <-c.served:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the server did not end when its client went")
+			}
+			if left := trackerChildren(t); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+			ws, err := workspace.Open(dir, workspace.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			runs, err := ws.Runs(context.Background(), record.RunFilter{})
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("runs %+v, %v; want the one aborted run", runs, err)
+			}
+			if got := fmt.Sprint(runs[0].Status); got != "aborted" {
+				t.Errorf("the run is recorded %s, want aborted", got)
+			}
+		})
+	}
+}
+
+// trackerChildren lists the demo tracker servers this process still has
+// as children (Linux only: elsewhere the test skips the check).
+func trackerChildren(t *testing.T) []string {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
+	var left []string
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, pid := range strings.Fields(string(b)) {
+			cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			if strings.Contains(string(cmd), "__demo-mcp") {
+				left = append(left, pid)
+			}
+		}
+	}
+	return left
+}
+
+// TestDAPLinesToSteps: which step a breakpoint on each kind of line of a
+// plan file stops before.
+func TestDAPLinesToSteps(t *testing.T) {
+	dir := demoProject(t)
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	load := func(name string) (string, stepLines) {
+		file := planFile(dir, name)
+		doc, err := ws.Load(file)
+		if err != nil || doc.Plan == nil {
+			t.Fatalf("load %s: %v", name, err)
+		}
+		return file, planLines(doc.Plan)
+	}
+	triage, triageLines := load("triage_queue")
+	timeline, timelineLines := load("issue_timeline")
+	for _, tc := range []struct {
+		name  string
+		lines stepLines
+		line  int
+		want  string // the pattern; "" for none
+	}{
+		{"the header moves to the first step", triageLines, 1, "open_issues"},
+		{"the input schema moves to the first step", triageLines, lineOf(t, triage, "How many of the most urgent"), "open_issues"},
+		{"a step's own line", triageLines, lineOf(t, triage, "- id: unowned"), "unowned"},
+		{"a line deep in a step", triageLines, lineOf(t, triage, "where: { value:"), "unowned"},
+		{"a map's own lines", triageLines, lineOf(t, triage, "concurrency: 2"), "assess"},
+		{"a map body's step", triageLines, lineOf(t, triage, "enum: [sev1"), "assess/do.*/verdict"},
+		{"the next body step", triageLines, lineOf(t, triage, "Pair the verdict"), "assess/do.*/card"},
+		{"a decide's branch", triageLines, lineOf(t, triage, "findings:"), "post/then"},
+		{"the solver", triageLines, lineOf(t, triage, "Lead with anything at sev1"), "solver"},
+		{"a single-call body", timelineLines, lineOf(t, timeline, "so_far:"), "timeline/do.*"},
+		{"the output, after every step", timelineLines, lineOf(t, timeline, "timeline: \"{{timeline.result.text}}\""), ""},
+	} {
+		got, ok := tc.lines.at(tc.line)
+		if !ok {
+			got.pattern = ""
+		}
+		if got.pattern != tc.want {
+			t.Errorf("%s (line %d): %q, want %q", tc.name, tc.line, got.pattern, tc.want)
+		}
+	}
+}
+
+// TestDAPAsk: with the ask filter on (the default) an ask stops the run as
+// an exception, and the debug console answers it; the solver's report
+// comes to the console once.
+func TestDAPAsk(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya"}})
+	c.request("configurationDone", nil)
+	ev := c.stopped("exception")
+	if !strings.Contains(ev.Text, "Post the verdicts") || !strings.Contains(ev.Description, "confirm") {
+		t.Errorf("the ask's stop says %q / %q", ev.Description, ev.Text)
+	}
+	// An answer goes on as next does.
+	c.evaluate(`answer {"post": false}`, "repl")
+	ev = c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	code := expect[*godap.ExitedEvent](c).Body.ExitCode
+	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning Priya") != 1 {
+		t.Errorf("exit %d; console:\n%s", code, c.console.String())
+	}
+}
+
+// TestDAPReplayAndFork: a recorded run is replayed, and forked, under the
+// debugger from the editor, and the end says how each compares with the
+// record.
+func TestDAPReplayAndFork(t *testing.T) {
+	dir := demoProject(t)
+	first := newClient(t)
+	first.start(map[string]any{"program": "issue_timeline", "cwd": dir, "noDebug": true, "inputs": map[string]any{"id": "CHK-107"}})
+	first.request("configurationDone", nil)
+	expect[*godap.ExitedEvent](first)
+	first.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](first)
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ws.Runs(context.Background(), record.RunFilter{})
+	ws.Close()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	id := runs[0].ID
+
+	replay := newClient(t)
+	replay.start(map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "stopOnEntry": true})
+	replay.request("configurationDone", nil)
+	ev := replay.stopped("entry")
+	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") {
+		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
+	}
+
+	fork := newClient(t)
+	fork.start(map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline"})
+	fork.request("configurationDone", nil)
+	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") {
+		t.Errorf("the fork exits %d; console:\n%s", code, fork.console.String())
+	}
+
+	bad := newClient(t)
+	bad.request("initialize", map[string]any{"adapterID": "stepwise"})
+	expect[*godap.InitializeResponse](bad)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"an unknown run", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": "ffffffffffff"}, "ffffffffffff"},
+		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline"},
+		{"a fork from nowhere", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "nowhere"}, "from nowhere"},
+		{"a fork without from", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id}, "a fork needs from"},
+		{"inputs with a replay", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "inputs": map[string]any{}}, "record's inputs"},
+	} {
+		bad.request("launch", tc.args)
+		if e := expectError(bad); !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: %q does not say %q", tc.name, e.Message, tc.want)
+		}
+	}
+}
