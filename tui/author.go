@@ -59,19 +59,25 @@ func (m *model) onWatch() tea.Cmd {
 			m.reload(i, "changed on disk")
 		}
 	}
-	if m.ws != nil && m.ws.Rescan() {
-		m.catalogChanged()
+	if m.ws != nil {
+		changed := m.ws.Rescan()
+		// The tabs follow on every look, not only when the catalog
+		// changed: the tab of a file removed while its run was on show
+		// closes once another run is.
+		var added, removed []string
+		if m.followPlanFiles {
+			added, removed = m.followFiles()
+		}
+		if changed || len(added)+len(removed) > 0 {
+			m.catalogChanged(added, removed)
+		}
 	}
 	return watch()
 }
 
-// catalogChanged brings the tabs and every open plan's checks in line
-// with the catalog as read again.
-func (m *model) catalogChanged() {
-	var added, removed []string
-	if m.followPlanFiles {
-		added, removed = m.followFiles()
-	}
+// catalogChanged brings every open plan's checks in line with the
+// catalog as read again, and says which plan files opened and closed.
+func (m *model) catalogChanged(added, removed []string) {
 	for i := range m.planPage.count() {
 		// A plan that calls a plan__ tool or a user tool is checked
 		// again: the tool may be new, gone or changed.
@@ -277,7 +283,7 @@ func (m *model) newPlan(identifier string) {
 	// The new plan joins the catalog at once: a plan may call it as
 	// plan__ from now on.
 	if m.ws.Rescan() {
-		m.catalogChanged()
+		m.catalogChanged(nil, nil)
 	}
 	m.documentChanged()
 	m.notify(noticeInfo, "created "+m.planPage.document().File+"; e edits it, t adds a step for a tool")

@@ -357,4 +357,31 @@ input_schema: { type: object, properties: {} }
 	if b.m.planPage.count() != n-1 {
 		t.Errorf("%d tabs after the file went, want %d", b.m.planPage.count(), n-1)
 	}
+
+	// The plan of the run on show keeps its tab while that run is on
+	// show, and loses it once another run is.
+	gone := filepath.Join(b.p.planDir, "gone.yaml")
+	writeTestFile(t, gone, "identifier: gone\nname: Gone\ndescription: Goes.\nsteps:\n  - id: G0\n    tool_name: builtin__reshape\n    input: { shape: { ok: true } }\n")
+	b.press(watchMsg{})
+	i = slices.IndexFunc(b.m.planPage.open, func(o openPlan) bool { return o.tree.Document().Path == gone })
+	b.m.planPage.show(i)
+	b.press(keyRun)
+	wantEnded(t, b, "ok")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	b.press(watchMsg{})
+	tabs := func() int {
+		return slices.IndexFunc(b.m.planPage.open, func(o openPlan) bool { return o.tree.Document().Path == gone })
+	}
+	if tabs() < 0 {
+		t.Fatal("the tab of the run on show closed under it")
+	}
+	b.m.planPage.show(docSimple)
+	b.press(keyRun)
+	wantEnded(t, b, "ok")
+	b.press(watchMsg{})
+	if tabs() >= 0 {
+		t.Error("the removed plan's tab stays after another run took the page")
+	}
 }

@@ -358,3 +358,17 @@ func TestRunsPanelAfterRunEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsSayHowTheyWereMade: a plain run of the workbench is recorded as
+// a run, a debug run as debug, though both go through a session.
+func TestRunsSayHowTheyWereMade(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.runToEnd(docSimple)
+	b.p.waitRecorded(t, "simple", 1)
+	b.press(keyDebug, keyContinue, keyContinue, keyContinue, keyContinue)
+	b.until("the debug run to end", func(m model) bool { return m.runPage.run.state.Finished })
+	runs := b.p.waitRecorded(t, "simple", 2)
+	if runs[0].Made != engine.MadeDebug || runs[1].Made != engine.MadeRun {
+		t.Errorf("recorded as %q then %q, want run then debug", runs[1].Made, runs[0].Made)
+	}
+}

@@ -121,7 +121,13 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		plan.File = d.Path
 	}
 	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
-	session, err := p.ws.Debug(&plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
+	opts := workspace.RunOptions{Sinks: []engine.Sink{r.feed}}
+	if !debug {
+		// A plain run goes through a session too, to be held where its
+		// plan asks; its record says it was a run.
+		opts.Made = engine.MadeRun
+	}
+	session, err := p.ws.Debug(&plan, table, opts)
 	if err != nil {
 		p.notify(noticeError, "the run cannot start: "+err.Error())
 		return nil

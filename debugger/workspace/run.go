@@ -39,6 +39,10 @@ type RunOptions struct {
 	// StrictBaseURL states that the servers at every provider's base_url
 	// enforce strict structured output, so strict mode is sent to them.
 	StrictBaseURL bool
+	// Made says how the run is made, for its record: a run that Debug
+	// drives is made by the debugger unless this says otherwise (the
+	// workbench's plain runs go through a session too).
+	Made engine.Made
 }
 
 // Run runs plan with inputs to its end, recorded in the run store unless
@@ -128,7 +132,7 @@ func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options
 		sinks = append(sinks, rec)
 	}
 	sinks = append(append(sinks, w.sinks...), o.Sinks...)
-	return engine.Options{Config: cfg, Catalog: w.cat(), Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks}, nil
+	return engine.Options{Config: cfg, Catalog: w.cat(), Tools: w.toolRuntime(), Models: models, Hook: o.Hook, Sinks: sinks, Made: o.Made}, nil
 }
 
 // runConfig is the configuration with what a run's options say over it.
