@@ -428,6 +428,9 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		if len(res.Set) > 0 {
 			msg += ", its value set at " + strings.Join(res.Set, ", ")
 		}
+		if ex := st.Result.Exit; ex != nil {
+			msg += fmt.Sprintf("; it exited at %s: %s", ex.Step, ex.Message)
+		}
 		kind := noticeError
 		if res.Run.Status == engine.StatusOK || res.Run.Status == engine.StatusExited {
 			kind = noticeInfo

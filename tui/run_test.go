@@ -1442,9 +1442,16 @@ func TestExitShown(t *testing.T) {
 	b.press(keyRun)
 	wantNotice(t, b, "the run exited at G1 (success): Nothing to do: the queue is empty.")
 	n, ok := b.m.runPage.run.tree.Node("G2")
-	if !ok || n.Status != live.Skipped {
-		t.Errorf("G2, which the exit cut off, is %q, want skipped", n.Status)
+	if !ok || n.Status != live.Skipped || !n.CutOff {
+		t.Errorf("G2, which the exit cut off, is %q (cut off %v), want skipped by the exit", n.Status, n.CutOff)
 	}
+	// The rows say why: the skipped step that the exit cut off, and the
+	// exit's step what it said.
+	b.press(command("goto G2")...)
+	wantScreen(t, b, "skipped: an exit ended the run before it")
+	b.press(command("goto G1")...)
+	b.m.runPage.inspector.SelectTab(inspector.TabResult)
+	wantScreen(t, b, "Exit  success", "Nothing to do: the queue is empty.")
 }
 
 // TestHelpOpensAtItsTop: help scrolled down and closed opens at its top

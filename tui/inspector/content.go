@@ -303,7 +303,7 @@ func (c *content) tool() {
 		c.note(2, "running…")
 	default:
 		c.heading("Result")
-		c.note(2, statusWords(n.Status))
+		c.note(2, statusWords(n))
 	}
 }
 
@@ -317,7 +317,7 @@ func (c *content) result() {
 		c.heading("Result", seg{"  held at its result stop", c.p.muted})
 		c.json("result", c.stop.Output, 2, noFold)
 	default:
-		c.heading("Result", seg{"  " + statusWords(n.Status), c.p.muted})
+		c.heading("Result", seg{"  " + statusWords(n), c.p.muted})
 	}
 	switch {
 	case atResult:
@@ -329,6 +329,14 @@ func (c *content) result() {
 	if n.Error != "" {
 		c.heading("Error")
 		c.problem(2, n.Error)
+	}
+	if x := n.Exit; x != nil {
+		// What the exit said ends the run: it is the run's last word.
+		c.heading("Exit", seg{"  " + x.Status, c.p.muted})
+		c.text(2, x.Message, c.p.text)
+		if x.Reason != "" {
+			c.text(2, x.Reason, c.p.muted)
+		}
 	}
 	if g := n.Gate; g != nil {
 		c.heading("Gate", seg{"  verdict " + strconv.FormatBool(g.Verdict), c.p.literal})
@@ -587,8 +595,8 @@ func asReply(v any) *chat.Reply {
 }
 
 // statusWords says where a node stands, in words.
-func statusWords(s live.Status) string {
-	switch s {
+func statusWords(n live.Node) string {
+	switch n.Status {
 	case live.Pending:
 		return "not run yet"
 	case live.Running:
@@ -598,9 +606,12 @@ func statusWords(s live.Status) string {
 	case live.Failed:
 		return "✗ failed"
 	case live.Skipped:
+		if n.CutOff {
+			return "skipped: an exit ended the run before it"
+		}
 		return "skipped: a value was injected at a stop"
 	case live.Exited:
 		return "exited: an exit gate ended the run"
 	}
-	return string(s)
+	return string(n.Status)
 }

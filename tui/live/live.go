@@ -129,9 +129,13 @@ type node struct {
 	violations []string
 	warnings   []string
 	gate       *engine.GateEvaluated
-	ask        *engine.Asked
-	callErr    string // the last model call's error, cleared by a call that succeeds
-	repairing  *node  // a round's repair pass in progress: the round's deltas are its reply
+	// exit is the exit that ended the run, on its step's node; cutOff
+	// marks a node skipped because an exit ended the run before it.
+	exit      *engine.Exit
+	cutOff    bool
+	ask       *engine.Asked
+	callErr   string // the last model call's error, cleared by a call that succeeds
+	repairing *node  // a round's repair pass in progress: the round's deltas are its reply
 	// expected says Expect laid the node out at a stop, before any event
 	// of its own: the first one starts it.
 	expected bool
@@ -308,9 +312,14 @@ func (t *Tree) Apply(e engine.Event) {
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
 		t.totals.Status = runNodeStatus(p.Status)
 		if p.Exit != nil {
-			// The steps the exit cut off will never run.
+			// The steps the exit cut off will never run; the exit's own
+			// step says what it said.
 			for _, c := range t.root.children {
 				t.skipCutOff(c, e.Time)
+			}
+			if n, ok := t.byPath[p.Exit.Step]; ok {
+				n.exit = p.Exit
+				n.version++
 			}
 		}
 		for _, c := range t.root.children {
@@ -857,7 +866,7 @@ func (t *Tree) skipSubtree(n *node, at time.Time) {
 	if n.path == outputPath {
 		return
 	}
-	n.derived, n.expected, n.start = false, false, at
+	n.derived, n.expected, n.start, n.cutOff = false, false, at, true
 	n.version++
 	t.setStatus(n, Skipped, at)
 }
