@@ -30,6 +30,12 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 	case st.Kind == engine.StopAsk && st.Ask != nil:
 		e.schema = st.Ask.Schema
 		example = st.Ask.Default
+	case st.Kind == engine.StopRound && st.Step != nil:
+		// Before the model is called, the value given is the round's
+		// reply: as at an answering reply, an answer in the schema.
+		if a, ok := st.Step.Control.(*plans.AgentInput); ok {
+			e.schema = a.OutputSchema
+		}
 	case st.Kind == engine.StopReply && st.Step != nil:
 		// A reply that answers (no tool call, its text the answer as
 		// JSON) is edited as the answer, in the agent's output_schema:

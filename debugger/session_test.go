@@ -680,3 +680,32 @@ output: { n: "{{E1.output.n}}" }
 		t.Errorf("output %s, want the replaced answer", got)
 	}
 }
+
+// TestReplaceBeforeTheCall: held before a round's model call, the value
+// to edit starts from the skeleton of an answer in the output schema.
+func TestReplaceBeforeTheCall(t *testing.T) {
+	s := newSession(t, `
+identifier: answering
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: count
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+output: { n: "{{E1.output.n}}" }
+`, "  - match: E1\n    reply: { json: { n: 1 } }\n")
+	if _, err := s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopRound}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Start(context.Background(), nil)
+	if where(st) != "round E1/agent.1" {
+		t.Fatalf("stopped at %s", where(st))
+	}
+	if got, _ := json.Marshal(st.Stop.Prefill); string(got) != `{"n":0}` || st.Stop.Schema == nil {
+		t.Errorf("the editor starts from %s with schema %v, want an answer skeleton {\"n\":0} in the output schema", got, st.Stop.Schema)
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 3}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"n":3}` {
+		t.Errorf("output %s, want the given answer", got)
+	}
+}

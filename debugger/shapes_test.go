@@ -53,6 +53,9 @@ var (
 	quotedBreak = regexp.MustCompile(`--break '([^']+)'`)
 	fencedMatch = regexp.MustCompile(`match: "([^"]+)"`)
 	pathLike    = regexp.MustCompile(`^[A-Za-z0-9_.*]+(/[A-Za-z0-9_.*]+)+$`)
+	// fileName is a path that ends in a file's extension (launch.json):
+	// a unit path's segments end in an id, a number or a wildcard.
+	fileName = regexp.MustCompile(`\.[A-Za-z]+$`)
 )
 
 // readme is a README that shows the demo's paths, and the directory the
@@ -92,7 +95,7 @@ func (r readme) find(text string) []readmeExample {
 			continue
 		}
 		p, _, _ := strings.Cut(spec, " ")
-		if !pathLike.MatchString(p) {
+		if !pathLike.MatchString(p) || fileName.MatchString(p) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(r.filesIn, strings.TrimPrefix(p, r.trim))); err == nil {
