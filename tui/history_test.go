@@ -260,6 +260,23 @@ func TestRunsKey(t *testing.T) {
 		wantNotice(t, b, "forked "+format.ShortID(id)+" from A0: 0 steps reused, the run ok")
 		jsonEqual(t, node(t, b, "A1").Result, `{"shipped": false}`)
 	})
+	t.Run("a replay marks the answer it gives again as replayed, not by hand", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.runToEnd(docAsking)
+		b.press(replaceText(`{"ship": true}`)...)
+		b.press(keySubmit)
+		wantEnded(t, b, "ok")
+		b.p.waitRecorded(t, "asking", 1)
+		if n := node(t, b, "A0"); format.Mark(n.Decided, n.Reused) != format.MarkDecided {
+			t.Errorf("the answered ask is marked %q in its own run, want ✎", format.Mark(n.Decided, n.Reused))
+		}
+		b.press(keyRuns, keyEnter, keyReplay)
+		wantNotice(t, b, "matches the record")
+		if n := node(t, b, "A0"); format.Mark(n.Decided, n.Reused) != format.MarkReplayed {
+			t.Errorf("the replayed ask is marked %q (decided %q, reused %q), want ↺", format.Mark(n.Decided, n.Reused), n.Decided, n.Reused)
+		}
+	})
 	t.Run("f on a live run says it forks earlier runs", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)

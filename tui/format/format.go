@@ -198,10 +198,12 @@ const (
 // "" for one that ran.
 func Mark(decided, reused string) string {
 	switch {
+	case reused == "replay":
+		// A replay that gave a unit a person's recorded value made
+		// that decision again; nobody decided it in the replay.
+		return MarkReplayed
 	case decided != "":
 		return MarkDecided
-	case reused == "replay":
-		return MarkReplayed
 	case reused != "":
 		return MarkReused
 	}

@@ -460,7 +460,13 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.Decided:
 		// Before the unit's own events, if any come: it is not started.
 		n := t.at(e.Path, KindStep, e.Time)
-		n.decided = p.Action
+		if p.Origin == "replay" {
+			// A decision the replay made again, as the record had it:
+			// replayed, not decided by hand in this run.
+			n.reused = "replay"
+		} else {
+			n.decided = p.Action
+		}
 	case engine.Warning:
 		t.totals.Warnings++
 		if e.Path != "" {
