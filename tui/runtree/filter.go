@@ -215,8 +215,9 @@ const (
 	// NextHeld is the next row held at a stop for some of its time, or
 	// the one held now.
 	NextHeld
-	// Slowest is the slowest row with nothing under it, where the time
-	// went; from there, the next slowest.
+	// Slowest is the slowest row with nothing under it, by its own time
+	// (its wall time less what it was held), where the time went; from
+	// there, the next slowest.
 	Slowest
 )
 
@@ -244,7 +245,7 @@ func (m *Model) Jump(to Target) bool {
 		switch {
 		case to == NextFailed && r.Status == live.Failed,
 			to == NextHeld && (r.Held > 0 || r.Path == m.stop),
-			to == Slowest && !r.HasChildren && r.Duration > 0:
+			to == Slowest && !r.HasChildren && r.Duration-r.Held > 0:
 			cands = append(cands, cand{r, at})
 		}
 		at++
@@ -257,7 +258,8 @@ func (m *Model) Jump(to Target) bool {
 	if to == Slowest {
 		// From the row the last T went to, the next slowest; from any
 		// other, the slowest.
-		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.Duration, a.Duration) })
+		// By each row's own time: time held at a stop is nobody's.
+		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.Duration-b.Held, a.Duration-a.Held) })
 		if i := slices.IndexFunc(cands, func(c cand) bool { return c.at == curAt }); i >= 0 && cur.Path == m.slowest {
 			next = (i + 1) % len(cands)
 		}

@@ -7,6 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/engine"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
@@ -147,5 +150,27 @@ func TestJump(t *testing.T) {
 	m.SelectPath("E1")
 	if !m.Jump(runtree.NextHeld) || selected(t, m) != "E2/agent.1" {
 		t.Errorf("H went to %s, want the stop E2/agent.1", selected(t, m))
+	}
+}
+
+// TestSlowestByOwnTime: T goes by a row's own time; a step that mostly
+// waited at a stop is not where the time went.
+func TestSlowestByOwnTime(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	tr := live.New(nil)
+	ev := func(path string, ms float64, payload any) {
+		tr.Apply(engine.Event{RunID: "r", Path: path, Unit: paths.KindStep, Time: at.Add(time.Duration(ms) * time.Millisecond), Payload: payload})
+	}
+	ev("", 0, engine.RunStarted{Plan: "p"})
+	ev("waited", 0, engine.StepStarted{Tool: "ask"})
+	ev("waited", 900, engine.StepEnded{Tool: "ask", Status: engine.StepOK, Ms: 900, HeldMs: 880})
+	ev("worked", 900, engine.StepStarted{Tool: "user__slow"})
+	ev("worked", 1200, engine.StepEnded{Tool: "user__slow", Status: engine.StepOK, Ms: 300})
+	m := newPane(tr, 100, 20, false)
+	if !m.Jump(runtree.Slowest) {
+		t.Fatal("no slowest row")
+	}
+	if r, _ := m.Selected(); r.Path != "worked" {
+		t.Errorf("T went to %s, want worked: waited spent 880ms of its 900ms held", r.Path)
 	}
 }
