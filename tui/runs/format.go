@@ -18,7 +18,7 @@ func outcome(t *common.Theme, status engine.RunStatus, interrupted bool) (glyph,
 	case status == engine.StatusOK:
 		return "✓", "ok", t.Valid
 	case status == engine.StatusExited:
-		return "↪", "exited", t.Note
+		return "⏏", "exited", t.Note
 	case status == engine.StatusFailed:
 		return "✗", "failed", t.Problem
 	case status == engine.StatusAborted:

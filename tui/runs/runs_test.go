@@ -144,7 +144,7 @@ func TestPanelRows(t *testing.T) {
 		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s     12   45.6k         -  replay                       ┃",
 		"┃   short         2025-03-01    ○ interrupted   840ms      0       0         -  -                            ┃",
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001  -                            ┃",
-		"┃   bbbbbbbbbbbb  01:00:00      ↪ exited        1h02m      0       0         -  -                            ┃",
+		"┃   bbbbbbbbbbbb  01:00:00      ⏏ exited        1h02m      0       0         -  -                            ┃",
 		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       0         -  -                            ┃",
 		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y replay · d diff · esc close ━┛",
 	}
