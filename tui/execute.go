@@ -68,6 +68,16 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbRuns:
 		return m.runPage.openRuns(m.planPage.document().Name())
 	case debugger.VerbHelp:
+		if in.Topic != "" {
+			// help COMMAND says what that one does, as stepwise debug's
+			// help does; help alone opens the keys and commands.
+			for _, syn := range debugger.Grammar() {
+				if syn.Verb == in.Topic {
+					m.notify(noticeInfo, syn.Usage()+": "+syn.Does)
+				}
+			}
+			return nil
+		}
 		m.panels.help.Open()
 		m.overlays.push(&m.panels.help, false)
 	case debugger.VerbNew:

@@ -1210,6 +1210,10 @@ func TestCommandLine(t *testing.T) {
 			}
 			wantScreen(t, b, "Inspector E1/do.1")
 		}},
+		{"help COMMAND says what it does", nil, command("help until"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "until PATTERN: ")
+			wantOverlay(t, b, overlayNone)
+		}},
 		{"goto a path that is nowhere says so", nil, command("goto E9"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no step at E9")
 		}},
