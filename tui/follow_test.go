@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -95,6 +96,11 @@ func TestTreeFilterAndJumps(t *testing.T) {
 		}},
 		{"E with no failure says so", func(b *bench) { b.runToEnd(docSimple) }, seq(keyNextFailed), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no row of the run is failed")
+			// A jump that goes somewhere next makes that old.
+			b.press(keySlowest)
+			if strings.Contains(b.m.notice.text, "no row of the run is failed") {
+				t.Errorf("T left the notice %q", b.m.notice.text)
+			}
 		}},
 		{"H goes to the stop", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyHome, keyNextHeld), func(t *testing.T, b *bench) {
 			if got := b.m.runPage.selectedPath(); got != "E1/do.1" {

@@ -137,6 +137,8 @@ func (p *runPage) jump(to runtree.Target, what string) {
 		p.notify(noticeInfo, "no row of the run is "+what)
 		return
 	}
+	// A jump that went somewhere makes what an earlier one said old.
+	p.post(notice{})
 	p.post(showRunMsg{focusTree: true})
 }
 
