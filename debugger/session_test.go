@@ -647,12 +647,10 @@ func TestAnswerBeforeTheAsk(t *testing.T) {
 	do(t, s, Command{Decision: engine.Decision{Action: engine.Abort}})
 }
 
-// TestReplaceAnAnswerReply: held at the reply of a round that answers,
-// the value to edit is the answer as the output schema describes it, not
-// a reply object with the answer escaped in its text; giving it back
-// replaces the reply with that answer.
-func TestReplaceAnAnswerReply(t *testing.T) {
-	s := newSession(t, `
+// answeringPlan is one agent step that answers at once, as
+// answeringReplies has its model reply.
+const (
+	answeringPlan = `
 identifier: answering
 steps:
   - id: E1
@@ -661,7 +659,16 @@ steps:
       prompt: count
       output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
 output: { n: "{{E1.output.n}}" }
-`, "  - match: E1\n    reply: { json: { n: 1 } }\n")
+`
+	answeringReplies = "  - match: E1\n    reply: { json: { n: 1 } }\n"
+)
+
+// TestReplaceAnAnswerReply: held at the reply of a round that answers,
+// the value to edit is the answer as the output schema describes it, not
+// a reply object with the answer escaped in its text; giving it back
+// replaces the reply with that answer.
+func TestReplaceAnAnswerReply(t *testing.T) {
+	s := newSession(t, answeringPlan, answeringReplies)
 	if _, err := s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopReply}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -684,16 +691,7 @@ output: { n: "{{E1.output.n}}" }
 // TestReplaceBeforeTheCall: held before a round's model call, the value
 // to edit starts from the skeleton of an answer in the output schema.
 func TestReplaceBeforeTheCall(t *testing.T) {
-	s := newSession(t, `
-identifier: answering
-steps:
-  - id: E1
-    tool_name: agent
-    input:
-      prompt: count
-      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
-output: { n: "{{E1.output.n}}" }
-`, "  - match: E1\n    reply: { json: { n: 1 } }\n")
+	s := newSession(t, answeringPlan, answeringReplies)
 	if _, err := s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopRound}, nil); err != nil {
 		t.Fatal(err)
 	}
