@@ -31,6 +31,7 @@
 package format
 
 import (
+	"github.com/stepwise-dev/stepwise/engine"
 	"strconv"
 	"time"
 )
@@ -198,7 +199,7 @@ const (
 // "" for one that ran.
 func Mark(decided, reused string) string {
 	switch {
-	case reused == "replay":
+	case reused == replayed:
 		// A replay that gave a unit a person's recorded value made
 		// that decision again; nobody decided it in the replay.
 		return MarkReplayed
@@ -210,14 +211,18 @@ func Mark(decided, reused string) string {
 	return ""
 }
 
+// replayed is what a unit's reused mark says of a value a replay gave it
+// from the record.
+var replayed = engine.FromReplay.String()
+
 // MarkText is the mark with what it means, for a line of text:
 // "✎ inject", "↺ replayed", "↷ reused by the fork"; "" for a unit that ran.
 func MarkText(decided, reused string) string {
 	switch m := Mark(decided, reused); {
+	case reused == replayed:
+		return m + " replayed"
 	case decided != "":
 		return m + " " + decided
-	case reused == "replay":
-		return m + " replayed"
 	case reused != "":
 		return m + " reused by the fork"
 	}

@@ -131,3 +131,23 @@ func TestStarted(t *testing.T) {
 		t.Errorf("Timestamp(%v) = %q", at, got)
 	}
 }
+
+// TestMarks: a unit a replay gave a person's recorded value reads as
+// replayed, in its mark and its text alike, whatever action the record
+// names; one decided in the run reads as decided.
+func TestMarks(t *testing.T) {
+	for _, tc := range []struct{ decided, reused, mark, text string }{
+		{"answer", "", format.MarkDecided, format.MarkDecided + " answer"},
+		{"answer", "replay", format.MarkReplayed, format.MarkReplayed + " replayed"},
+		{"", "replay", format.MarkReplayed, format.MarkReplayed + " replayed"},
+		{"", "fork", format.MarkReused, format.MarkReused + " reused by the fork"},
+		{"", "", "", ""},
+	} {
+		if got := format.Mark(tc.decided, tc.reused); got != tc.mark {
+			t.Errorf("format.Mark(%q, %q) = %q, want %q", tc.decided, tc.reused, got, tc.mark)
+		}
+		if got := format.MarkText(tc.decided, tc.reused); got != tc.text {
+			t.Errorf("format.MarkText(%q, %q) = %q, want %q", tc.decided, tc.reused, got, tc.text)
+		}
+	}
+}

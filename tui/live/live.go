@@ -460,7 +460,7 @@ func (t *Tree) Apply(e engine.Event) {
 	case engine.Decided:
 		// Before the unit's own events, if any come: it is not started.
 		n := t.at(e.Path, KindStep, e.Time)
-		if p.Origin == "replay" {
+		if p.Origin == engine.FromReplay.String() {
 			// A decision the replay made again, as the record had it:
 			// replayed, not decided by hand in this run.
 			n.reused = "replay"
