@@ -168,7 +168,7 @@ func (p *runPage) layout() paneLayout {
 		lines = len(p.threads())
 	}
 	if p.watchesShown() {
-		lines = max(lines, len(p.watches()))
+		lines = max(lines, len(p.watchList))
 	}
 	return layoutPanes(p.Width, p.Height, lines, *p.split, p.focus)
 }

@@ -59,7 +59,7 @@ func (p *runPage) threadsShown() bool {
 
 // watchesShown reports whether the watch pane is laid out: while a run
 // under the debugger has watch expressions.
-func (p *runPage) watchesShown() bool { return len(p.watches()) > 0 }
+func (p *runPage) watchesShown() bool { return len(p.watchList) > 0 }
 
 // bottomPanes splits the bottom of l between the threads pane, on the
 // left, and the watch pane; a pane not shown gets no width.
@@ -108,22 +108,18 @@ func (p *runPage) refreshThreads() {
 // selectCurrentThread moves the threads pane's selection to the thread
 // the commands act on.
 func (p *runPage) selectCurrentThread() {
-	for i, th := range p.threads() {
-		if th.Stopped {
-			p.threadList.Select(i)
-			return
-		}
-	}
+	p.selectThreadWhere(func(th debugger.Thread) bool { return th.Stopped })
 }
 
 // selectThread moves the threads pane's selection to thread id, if it
 // is still live.
 func (p *runPage) selectThread(id string) {
-	for i, th := range p.threads() {
-		if th.ID == id {
-			p.threadList.Select(i)
-			return
-		}
+	p.selectThreadWhere(func(th debugger.Thread) bool { return th.ID == id })
+}
+
+func (p *runPage) selectThreadWhere(match func(debugger.Thread) bool) {
+	if i := slices.IndexFunc(p.threads(), match); i >= 0 {
+		p.threadList.Select(i)
 	}
 }
 
