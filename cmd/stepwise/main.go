@@ -16,15 +16,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine/tools/supervise"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // Exit codes of the scripting contract.
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK      = workspace.ExitOK
+	exitFailure = workspace.ExitFailure
+	exitUsage   = workspace.ExitUsage
 )
 
 // exitCode is an error that carries the process exit status. Its message,

@@ -21,12 +21,9 @@ import (
 
 // The exit codes a run adds to the scripting contract.
 const (
-	exitNeedsInput = 3
-	exitAssertion  = 4
-	// exitInterrupted is the shell's code for a command ended by ctrl-c,
-	// used for any signal that stopped a run, so that a script can tell a
-	// cancelled run from a failed one.
-	exitInterrupted = 130
+	exitNeedsInput  = workspace.ExitNeedsInput
+	exitAssertion   = workspace.ExitAssertion
+	exitInterrupted = workspace.ExitInterrupted
 )
 
 func newRunCommand(s *streams) *cobra.Command {
@@ -387,11 +384,8 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, re
 // runExit is the exit status of a finished run: nil for success, 4 for an
 // exit gate that fired with status error, 1 for any other failure.
 func runExit(res *engine.Result) error {
-	switch {
-	case res.Status == engine.StatusFailed && res.Exit != nil:
-		return &exitCode{code: exitAssertion}
-	case res.Status == engine.StatusFailed, res.Status == engine.StatusAborted:
-		return &exitCode{code: exitFailure}
+	if code := workspace.ExitCode(res, nil); code != exitOK {
+		return &exitCode{code: code}
 	}
 	return nil
 }

@@ -30,17 +30,6 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 )
 
-// Exit codes of the scripting contract (DESIGN.md section 3), which the
-// exited event carries so that an editor's task sees what the CLI's
-// `stepwise run` would have returned.
-const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitNeedsInput  = 3
-	exitAssertion   = 4
-	exitInterrupted = 130
-)
-
 // Server is one debug session over one DAP connection.
 type Server struct {
 	in *bufio.Reader
@@ -452,8 +441,8 @@ func (s *Server) end(st debugger.State) {
 	if s.verdict != nil && st.Result != nil {
 		line, ok := s.verdict(st.Result)
 		s.output("console", line+"\n")
-		if !ok && code == exitOK {
-			code = exitFailure
+		if !ok && code == workspace.ExitOK {
+			code = workspace.ExitFailure
 		}
 	}
 	s.send(&godap.ExitedEvent{Event: event("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
@@ -480,22 +469,13 @@ func summary(st debugger.State) string {
 	return line + "\n"
 }
 
-// exitCode is the code `stepwise run` exits with for the same end.
+// exitCode is the code `stepwise run` exits with for the same end, the
+// exited event's: ctrl-c's for a run the editor stopped.
 func (s *Server) exitCode(st debugger.State) int {
-	var inputErr *engine.InputError
-	switch {
-	case errors.As(st.Err, &inputErr):
-		return exitNeedsInput
-	case st.Err != nil, st.Result == nil:
-		return exitFailure
-	case s.interrupted:
-		return exitInterrupted
-	case st.Result.Status == engine.StatusFailed && st.Result.Exit != nil:
-		return exitAssertion
-	case st.Result.Status == engine.StatusFailed, st.Result.Status == engine.StatusAborted:
-		return exitFailure
+	if s.interrupted && st.Err == nil && st.Result != nil {
+		return workspace.ExitInterrupted
 	}
-	return exitOK
+	return workspace.ExitCode(st.Result, st.Err)
 }
 
 func (s *Server) onPause(r *godap.PauseRequest) {

@@ -555,8 +555,8 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	c.stopped("breakpoint")
 	c.request("terminate", nil)
 	expect[*godap.TerminateResponse](c)
-	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != exitInterrupted {
-		t.Errorf("a terminated run exits %d, want %d", code, exitInterrupted)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != workspace.ExitInterrupted {
+		t.Errorf("a terminated run exits %d, want %d", code, workspace.ExitInterrupted)
 	}
 	expect[*godap.TerminatedEvent](c)
 }
@@ -574,8 +574,8 @@ func TestDAPNoDebug(t *testing.T) {
 	c2 := newClient(t)
 	c2.start(map[string]any{"program": "issue_timeline", "cwd": dir, "noDebug": true})
 	c2.request("configurationDone", nil)
-	if code := expect[*godap.ExitedEvent](c2).Body.ExitCode; code != exitNeedsInput {
-		t.Errorf("a run without its required input exits %d, want %d", code, exitNeedsInput)
+	if code := expect[*godap.ExitedEvent](c2).Body.ExitCode; code != workspace.ExitNeedsInput {
+		t.Errorf("a run without its required input exits %d, want %d", code, workspace.ExitNeedsInput)
 	}
 }
 
