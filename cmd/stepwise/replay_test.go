@@ -15,6 +15,21 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
+// noteTool appends a line to notes.log: a side effect a replay must not
+// repeat, and a fork repeats only for what runs again.
+const noteTool = `name: note
+description: Appends a line to notes.log and says what it noted.
+kind: exec
+command: sh
+args:
+  - "-c"
+  - 'printf "%s\n" "$1" >> notes.log && printf "{\"noted\": \"%s\"}" "$1"'
+  - note
+  - "{{input.text}}"
+output: json
+input_schema: { type: object, required: [text], properties: { text: { type: string } } }
+`
+
 // replayProjectFiles is a project whose plan notes to a file (a side
 // effect a replay must not repeat), infers, and runs an agent that calls
 // the note tool.
@@ -40,18 +55,7 @@ default = { provider = "script", model = "scripted" }
   - match: E2
     reply: { json: { found: "a typo" } }
 `,
-	".stepwise/tools/note.yaml": `name: note
-description: Appends a line to notes.log and says what it noted.
-kind: exec
-command: sh
-args:
-  - "-c"
-  - 'printf "%s\n" "$1" >> notes.log && printf "{\"noted\": \"%s\"}" "$1"'
-  - note
-  - "{{input.text}}"
-output: json
-input_schema: { type: object, required: [text], properties: { text: { type: string } } }
-`,
+	".stepwise/tools/note.yaml": noteTool,
 	".stepwise/plans/probe.yaml": probePlan,
 }
 

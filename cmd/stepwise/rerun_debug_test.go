@@ -17,18 +17,7 @@ import (
 // itemsProjectFiles is a project whose plan notes five items in a map
 // (each note appends a line to notes.log), notes the count, then asks.
 var itemsProjectFiles = map[string]string{
-	"tools/note.yaml": `name: note
-description: Appends a line to notes.log and says what it noted.
-kind: exec
-command: sh
-args:
-  - "-c"
-  - 'printf "%s\n" "$1" >> notes.log && printf "{\"noted\": \"%s\"}" "$1"'
-  - note
-  - "{{input.text}}"
-output: json
-input_schema: { type: object, required: [text], properties: { text: { type: string } } }
-`,
+	"tools/note.yaml": noteTool,
 	"plans/items.yaml": `identifier: items
 name: Items
 description: Notes five items and their count, then asks.
