@@ -55,7 +55,7 @@ default = { provider = "script", model = "scripted" }
   - match: E2
     reply: { json: { found: "a typo" } }
 `,
-	".stepwise/tools/note.yaml": noteTool,
+	".stepwise/tools/note.yaml":  noteTool,
 	".stepwise/plans/probe.yaml": probePlan,
 }
 
