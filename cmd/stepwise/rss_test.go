@@ -40,7 +40,7 @@ type measured struct {
 
 // runMeasured runs name with args through the launcher, in the test's
 // working directory and environment plus env.
-func runMeasured(t *testing.T, env []string, name string, args ...string) measured {
+func runMeasured(t testing.TB, env []string, name string, args ...string) measured {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "rss")
 	cmd := exec.Command(os.Args[0], append([]string{name}, args...)...)

@@ -143,7 +143,7 @@ func runProject(t *testing.T) string {
 
 // writeProject writes files under .stepwise of a fresh project and makes
 // it the working directory, with its own data dir.
-func writeProject(t *testing.T, files map[string]string) {
+func writeProject(t testing.TB, files map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {

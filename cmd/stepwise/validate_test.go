@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // isolate points the configuration at empty global directories, so that
 // the machine's own config never leaks into a test.
-func isolate(t *testing.T, dir string) {
+func isolate(t testing.TB, dir string) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
