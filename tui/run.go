@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -27,8 +28,11 @@ type run struct {
 	debug   bool
 	session *debugger.Session // nil for an earlier run and a replay (y)
 	tree    *live.Tree
-	feed    *live.Feed
-	cancel  context.CancelFunc
+	// timeline is the run's bars on one time axis, fed the events the
+	// tree is; made with the first of them.
+	timeline *timeline.Timeline
+	feed     *live.Feed
+	cancel   context.CancelFunc
 
 	// state is the session's latest answer; busy says a Start or Do is in
 	// flight, that is, the run is going on and not held.
@@ -483,8 +487,12 @@ func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 
 // apply gives the run's tree events, in order.
 func (r *run) apply(events []engine.Event) {
+	if r.timeline == nil {
+		r.timeline = timeline.New()
+	}
 	for _, e := range events {
 		r.tree.Apply(e)
+		r.timeline.Apply(e)
 	}
 	r.applied += len(events)
 }
