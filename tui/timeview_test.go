@@ -3,14 +3,17 @@ package tui
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/timeview"
 )
 
@@ -86,5 +89,37 @@ func TestTimelineScreens(t *testing.T) {
 			r.quit()
 			golden.RequireEqual(t, screen+"\n")
 		})
+	}
+}
+
+// BenchmarkTimelineFrame10kItems renders one frame of the workbench at
+// 160x48 with the Timeline in the detail pane, over a run of 10,000 map
+// items (50,000 events) still going, the bar of the item half-way down
+// selected.
+func BenchmarkTimelineFrame10kItems(b *testing.B) {
+	m := bigRunModel(b)
+	m.runPage.run.timeline = timeline.FromEvents(livetest.BigRun(10_000)[:50_000-2])
+	m.runPage.toggleChart(timeview.ModeTimeline)
+	if !strings.Contains(m.render(), "do.5000") {
+		b.Fatalf("the selected item's bar is not on screen:\n%s", m.render())
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkTimelinePane10kItems renders the Timeline pane alone (80x46)
+// over the same run: the part of a frame the waterfall costs.
+func BenchmarkTimelinePane10kItems(b *testing.B) {
+	m := bigRunModel(b)
+	m.runPage.run.timeline = timeline.FromEvents(livetest.BigRun(10_000)[:50_000-2])
+	m.runPage.toggleChart(timeview.ModeTimeline)
+	m.render()
+	chart := &m.runPage.chart
+	b.ReportAllocs()
+	for b.Loop() {
+		chart.Select("E1/do.5000")
+		_ = chart.View()
 	}
 }
