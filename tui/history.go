@@ -259,7 +259,7 @@ func (p *runPage) rerunUnderSession(id string, doc int, d workspace.Document, wh
 		p.notify(noticeError, err.Error())
 		return nil, nil, false
 	}
-	return &run{doc: doc, plan: d.Plan, debug: debug, tree: live.New(d.Plan), feed: live.NewFeed(), busy: true, rerun: what}, rec, true
+	return &run{doc: doc, plan: d.Plan, debug: debug, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), busy: true, rerun: what}, rec, true
 }
 
 // sameJSON reports whether a and b write the same JSON.
@@ -285,7 +285,7 @@ func (p *runPage) rerun(id string, doc int, d workspace.Document, what string, d
 		return nil
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
-	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
+	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
 	p.show(r, false)
 	p.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := p.ws

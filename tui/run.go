@@ -29,7 +29,7 @@ type run struct {
 	session *debugger.Session // nil for an earlier run and a replay (y)
 	tree    *live.Tree
 	// timeline is the run's bars on one time axis, fed the events the
-	// tree is; made with the first of them.
+	// tree is.
 	timeline *timeline.Timeline
 	feed     *live.Feed
 	cancel   context.CancelFunc
@@ -124,7 +124,7 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		// only how the workbench shows it.
 		plan.File = d.Path
 	}
-	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
+	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), timeline: timeline.New(), feed: live.NewFeed(), busy: true}
 	opts := workspace.RunOptions{Sinks: []engine.Sink{r.feed}}
 	if !debug {
 		// A plain run goes through a session too, to be held where its
@@ -449,7 +449,7 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		}
 		p.notify(kind, fmt.Sprintf("the run exited at %s (%s): %s", ex.Step, ex.Status, ex.Message))
 	case st.Status == engine.StatusOK:
-		p.notify(noticeInfo, "the run ended ok")
+		p.notify(noticeInfo, "the run ended ok · "+p.Keys.Timeline.Help().Key+" timeline · "+p.Keys.Spend.Help().Key+" spend")
 	default:
 		msg := "the run " + st.Status.String()
 		switch {
@@ -487,9 +487,6 @@ func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 
 // apply gives the run's tree events, in order.
 func (r *run) apply(events []engine.Event) {
-	if r.timeline == nil {
-		r.timeline = timeline.New()
-	}
 	for _, e := range events {
 		r.tree.Apply(e)
 		r.timeline.Apply(e)
@@ -504,6 +501,7 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 		return nil
 	}
 	r.tree.Tick(p.now())
+	r.timeline.Tick(p.now())
 	if r.debug || r.held() {
 		// Threads start, pass stops and end without a word to the
 		// workbench: the threads pane reads them as the clock goes.

@@ -214,10 +214,6 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		p.inspector, cmd = p.inspector.Update(k)
 	case p.tree.Filtering():
 		p.tree, cmd = p.tree.Update(k)
-	case key.Matches(k, keys.Timeline):
-		p.toggleChart(timeview.ModeTimeline)
-	case key.Matches(k, keys.Spend):
-		p.toggleChart(timeview.ModeSpend)
 	case key.Matches(k, keys.Search) && p.focus == paneTree:
 		p.tree.StartFilter()
 	case key.Matches(k, keys.NextPane):

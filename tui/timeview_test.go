@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -98,7 +99,6 @@ func TestTimelineScreens(t *testing.T) {
 // selected.
 func BenchmarkTimelineFrame10kItems(b *testing.B) {
 	m := bigRunModel(b)
-	m.runPage.run.timeline = timeline.FromEvents(livetest.BigRun(10_000)[:50_000-2])
 	m.runPage.toggleChart(timeview.ModeTimeline)
 	if !strings.Contains(m.render(), "do.5000") {
 		b.Fatalf("the selected item's bar is not on screen:\n%s", m.render())
@@ -113,7 +113,6 @@ func BenchmarkTimelineFrame10kItems(b *testing.B) {
 // over the same run: the part of a frame the waterfall costs.
 func BenchmarkTimelinePane10kItems(b *testing.B) {
 	m := bigRunModel(b)
-	m.runPage.run.timeline = timeline.FromEvents(livetest.BigRun(10_000)[:50_000-2])
 	m.runPage.toggleChart(timeview.ModeTimeline)
 	m.render()
 	chart := &m.runPage.chart
@@ -121,5 +120,72 @@ func BenchmarkTimelinePane10kItems(b *testing.B) {
 	for b.Loop() {
 		chart.Select("E1/do.5000")
 		_ = chart.View()
+	}
+}
+
+// TestLiveTimelineGrows runs a plan whose map calls a slow scripted model
+// for each of four items, one at a time, with the Timeline on show: while
+// the run goes, bars appear and the open ones reach further, and the
+// waterfall draws more rows; when it ends, no bar is open.
+func TestLiveTimelineGrows(t *testing.T) {
+	dir := t.TempDir()
+	replies := "replies:\n"
+	for range 4 {
+		replies += "  - { match: \"E1/do.*\", reply: { text: \"seen\", usage: { input_tokens: 100, output_tokens: 5 }, delay_ms: 150 } }\n"
+	}
+	files := map[string]string{
+		".stepwise/config.toml": fmt.Sprintf(projectConfig, filepath.Join(dir, "data"), "sqlite"),
+		"replies.yaml":          replies,
+		".stepwise/plans/slowmap.yaml": `identifier: slowmap
+name: Slow map
+description: Asks a slow model about four items, one at a time.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b, c, d]
+      concurrency: 1
+      do: { tool_name: builtin__infer, input: { instruction: "Look at {{item}}" } }
+`,
+	}
+	for name, text := range files {
+		writeTestFile(t, filepath.Join(dir, name), text)
+	}
+	p := &testProject{dir: dir, planDir: filepath.Join(dir, ".stepwise", "plans"), emitted: &eventCount{}}
+	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: livetest.IsolatedEnv(dir), Sinks: []engine.Sink{p.emitted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	p.ws = ws
+	p.docs = []workspace.Document{LoadDocument(ws, filepath.Join(p.planDir, "slowmap.yaml"))}
+	b := newBenchOn(t, p, 120, 30)
+	b.send(keyRun)
+	b.until("the first item to run", func(m model) bool {
+		bar, ok := m.runPage.run.timeline.Bar("E1/do.0")
+		return ok && bar.Open()
+	})
+	b.send(keyTimeline)
+	tl := b.m.runPage.run.timeline
+	firstBars, firstNow, firstScreen := tl.Len(), tl.Now(), b.screen()
+	b.until("the third item to run", func(m model) bool {
+		bar, ok := m.runPage.run.timeline.Bar("E1/do.2")
+		return ok && bar.Open()
+	})
+	if m, _ := tl.Bar("E1"); !m.Open() || tl.Len() <= firstBars || !tl.Now().After(firstNow.Add(250*time.Millisecond)) {
+		t.Errorf("while the map ran: open %v, %d bars then %d, now %v then %v", m.Open(), firstBars, tl.Len(), firstNow, tl.Now())
+	}
+	if screen := b.screen(); !strings.Contains(screen, "do.2") || strings.Contains(firstScreen, "do.2") {
+		t.Errorf("the waterfall did not grow a row for do.2; first:\n%s\nthen:\n%s", firstScreen, screen)
+	}
+	b.until("the run to end", ended)
+	b.settle()
+	for _, bar := range tl.Bars(0, tl.Len()) {
+		if bar.Open() {
+			t.Errorf("%s is open after the run ended", bar.Path)
+		}
+	}
+	if got := tl.Len(); got != 5 {
+		t.Errorf("%d bars, want the map and its four items", got)
 	}
 }
