@@ -228,9 +228,9 @@ func (t *Timeline) Apply(e engine.Event) {
 	case engine.StepEnded:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
-		if b.Start.IsZero() {
-			b.Start = e.Time.Add(-millis(p.Ms))
-		}
+		// A step's time runs from its step stop, before its start event:
+		// a hold there is the step's.
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
@@ -260,9 +260,7 @@ func (t *Timeline) Apply(e engine.Event) {
 			break
 		}
 		b.own = true
-		if b.Start.IsZero() {
-			b.Start = e.Time.Add(-millis(p.Ms))
-		}
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
@@ -354,6 +352,20 @@ func (t *Timeline) begin(b *bar, at time.Time) {
 	if up := b.parent; up != &t.root && !up.own {
 		up.running++
 		t.begin(up, at)
+	}
+}
+
+// startBy moves b's start back to at, if it began earlier than its first
+// event said, and the starts of the bars above it that span their units.
+func (t *Timeline) startBy(b *bar, at time.Time) {
+	for ; b != &t.root; b = b.parent {
+		if !b.Start.IsZero() && !at.Before(b.Start) {
+			return
+		}
+		b.Start = at
+		if b.parent.own {
+			return
+		}
 	}
 }
 
