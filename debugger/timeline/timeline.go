@@ -287,8 +287,13 @@ func (t *Timeline) Apply(e engine.Event) {
 		// A decision ends a hold; the hold's length arrives with the
 		// unit's end.
 	default:
-		if e.Path != "" {
-			t.at(e.Path, e.Unit, e.Time)
+		if e.Path == "" {
+			break
+		}
+		// An event of its own (a verdict, an answer, a warning) is part
+		// of the unit: one that spans its units reaches it.
+		if b := t.at(e.Path, e.Unit, e.Time); !b.own && !b.open && e.Time.After(b.End) {
+			b.End = e.Time
 		}
 	}
 }
@@ -318,8 +323,13 @@ func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
 	t.stale = true
 	if b.Kind != path.KindStep && b.Kind != path.KindCall {
 		// An item, a round, a called plan: it begins with its first
-		// event, which may be one of a unit under it.
+		// event, which may be one of a unit under it. Until a unit under
+		// it runs, it lasts as long as its events: a filter item is its
+		// verdict. A round, a repair or a verdict lasts to its call.
 		t.begin(b, at)
+		if !waitsForCall(b.Kind) {
+			t.finish(b, at, false)
+		}
 	}
 	return b
 }

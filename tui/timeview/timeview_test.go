@@ -87,6 +87,18 @@ func TestZoomAndPan(t *testing.T) {
 	if m.window().Span != whole.Span/2 {
 		t.Errorf("ctrl+wheel up zoomed to %v, want %v", m.window().Span, whole.Span/2)
 	}
+
+	// With a bar selected, zooming in keeps it in view.
+	m.Zoom(0.5)
+	m.Select("E1/do.3")
+	bar, _ := tl.Bar("E1/do.3")
+	for range 4 {
+		press(tea.KeyPressMsg{Code: '+', Text: "+"})
+	}
+	w = m.window()
+	if bar.Start.Before(w.Start) || bar.End.After(w.Start.Add(w.Span)) {
+		t.Errorf("zoomed in to %v from %v, and do.3 (%v to %v) is out of view", w.Span, w.Start.Sub(whole.Start), bar.Start.Sub(whole.Start), bar.End.Sub(whole.Start))
+	}
 }
 
 func TestSelectBars(t *testing.T) {

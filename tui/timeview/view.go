@@ -91,13 +91,22 @@ func (m Model) window() timeline.Window {
 	return timeline.Window{Start: whole.Start.Add(from), Span: max(span, time.Microsecond)}
 }
 
-// Zoom narrows (factor above 1) or widens the window about its middle.
+// Zoom narrows (factor above 1) or widens the window about the middle of
+// the selected bar, so that what one zooms in on stays in view, or about
+// its own middle when no bar is selected.
 func (m *Model) Zoom(factor float64) {
 	if m.tl == nil {
 		return
 	}
 	w := m.window()
 	mid := w.Start.Add(w.Span / 2).Sub(m.tl.Start())
+	if b, ok := m.tl.Bar(m.selected); ok {
+		end := b.End
+		if end.IsZero() {
+			end = m.tl.Now()
+		}
+		mid = b.Start.Add(end.Sub(b.Start) / 2).Sub(m.tl.Start())
+	}
 	m.zoom = min(max(m.zoom*factor, 1), maxZoom)
 	span := time.Duration(float64(m.tl.Whole().Span) / m.zoom)
 	m.from = mid - span/2
