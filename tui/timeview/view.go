@@ -223,7 +223,18 @@ func (m Model) zoomWords() string {
 	return format.Duration(from) + "–" + format.Duration(from+w.Span) + " · - zooms out"
 }
 
-// The styles of a row's cells.
+// paint is a style's escape sequences around a line of text, taken once a
+// frame: a row's runs of cells are painted with them rather than each
+// rendered through lipgloss, which measures and pads what it renders.
+type paint struct{ open, close string }
+
+func paintOf(s lipgloss.Style) paint {
+	r := s.Render("x")
+	i := strings.IndexByte(r, 'x')
+	return paint{r[:i], r[i+1:]}
+}
+
+// cellStyle is the style of a row's cells of a kind.
 func (m Model) cellStyle(c timeline.Cell, failed bool) lipgloss.Style {
 	t := m.Theme
 	switch {
@@ -248,6 +259,11 @@ func (m *Model) timelineLines(width int) []string {
 	bw := max(width-lw, 1)
 	lines := make([]string, 0, len(bars)+1)
 	lines = append(lines, m.Theme.Muted.Render(strings.Repeat(" ", lw)+Axis(w, m.tl.Start(), bw)))
+	var paints [2][len(Glyphs)]paint
+	for c := range Glyphs {
+		paints[0][c] = paintOf(m.cellStyle(timeline.Cell(c), false))
+		paints[1][c] = paintOf(m.cellStyle(timeline.Cell(c), true))
+	}
 	var sb strings.Builder
 	for _, b := range bars {
 		m.cells = w.Cells(m.cells, b, m.tl.Now(), bw)
@@ -260,14 +276,23 @@ func (m *Model) timelineLines(width int) []string {
 			label = style.Render(label)
 		}
 		sb.WriteString(label)
-		// Runs of one cell kind are styled at once: a frame styles a
+		// Runs of one cell kind are painted at once: a frame paints a
 		// few dozen runs, not a few thousand cells.
+		failed := 0
+		if b.Failed {
+			failed = 1
+		}
 		for i := 0; i < len(m.cells); {
 			j := i
 			for j < len(m.cells) && m.cells[j] == m.cells[i] {
 				j++
 			}
-			sb.WriteString(m.cellStyle(m.cells[i], b.Failed).Render(strings.Repeat(string(Glyphs[m.cells[i]]), j-i)))
+			p := paints[failed][m.cells[i]]
+			sb.WriteString(p.open)
+			for range j - i {
+				sb.WriteRune(Glyphs[m.cells[i]])
+			}
+			sb.WriteString(p.close)
 			i = j
 		}
 		lines = append(lines, sb.String())
