@@ -126,7 +126,7 @@ func (p *runPage) onStored(msg storedMsg) {
 	tot := msg.tree.Totals()
 	p.show(&run{doc: msg.doc, tree: msg.tree, timeline: msg.timeline, stored: msg.detail.ID, eventsDone: true,
 		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}, true)
-	p.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
+	p.notify(noticeInfo, "f forks it from the selected step · y replays it · w shows its timeline · P shows the plan")
 }
 
 // replay runs a recorded run again from its record, no model or tool
