@@ -74,6 +74,8 @@ type bar struct {
 	children []*bar
 	// item orders map items by their index among their siblings.
 	item int
+	// pos is the bar's place in tree order, as the order was last built.
+	pos int
 	// own says the unit's start and end come from events of its own (a
 	// step's, a tool call's); the others (items of a list body, rounds,
 	// called plans) span their children and calls.
@@ -174,9 +176,7 @@ func (t *Timeline) Index(p string) int {
 		return -1
 	}
 	t.index()
-	// The order is rebuilt in one walk and searched in another: a
-	// selection moves far less often than frames are drawn.
-	return slices.Index(t.order, b)
+	return b.pos
 }
 
 // Bar returns the bar at p.
@@ -197,6 +197,7 @@ func (t *Timeline) index() {
 	var walk func(b *bar)
 	walk = func(b *bar) {
 		for _, c := range b.children {
+			c.pos = len(t.order)
 			t.order = append(t.order, c)
 			walk(c)
 		}
@@ -268,10 +269,10 @@ func (t *Timeline) Apply(e engine.Event) {
 	case engine.ModelCalled:
 		b := t.at(e.Path, e.Unit, e.Time)
 		begun := e.Time.Add(-millis(p.Ms))
-		if !b.own && (b.Start.IsZero() || begun.Before(b.Start)) {
+		if !b.own {
 			// A round starts when its call does; its first event may be
 			// a delta that came later, or this very event.
-			b.Start = begun
+			t.startBy(b, begun)
 		}
 		t.spend(e.Path, SpanModel, begun, e.Time)
 		if p.Error == "" {
@@ -291,8 +292,13 @@ func (t *Timeline) Apply(e engine.Event) {
 			break
 		}
 		// An event of its own (a verdict, an answer, a warning) is part
-		// of the unit: one that spans its units reaches it.
-		if b := t.at(e.Path, e.Unit, e.Time); !b.own && !b.open && e.Time.After(b.End) {
+		// of the unit: one that spans its units reaches it, and one with
+		// no events but these is as long as they are.
+		b := t.at(e.Path, e.Unit, e.Time)
+		if b.Start.IsZero() {
+			b.Start = e.Time
+		}
+		if !b.own && !b.open && e.Time.After(b.End) {
 			b.End = e.Time
 		}
 	}
