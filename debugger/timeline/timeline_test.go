@@ -109,7 +109,7 @@ steps:
 
 // openSurvey writes the survey project into a fresh directory and opens its
 // workspace, recording runs in a SQLite store.
-func openSurvey(t *testing.T) (*workspace.Workspace, workspace.Document) {
+func openSurvey(t testing.TB) (*workspace.Workspace, workspace.Document) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range projectFiles {
@@ -136,7 +136,7 @@ func openSurvey(t *testing.T) (*workspace.Workspace, workspace.Document) {
 
 // recorded runs the survey plan, feeding a timeline live from the run's
 // events as it goes, and reads the run back from the store.
-func recorded(t *testing.T) (live *timeline.Timeline, events []engine.Event) {
+func recorded(t testing.TB) (live *timeline.Timeline, events []engine.Event) {
 	t.Helper()
 	ws, doc := openSurvey(t)
 	live = timeline.New()
@@ -411,4 +411,15 @@ func TestCells(t *testing.T) {
 	if c := w.Column(at(-1), 10); c != -1 {
 		t.Errorf("a time just before the window is in column %d, want -1", c)
 	}
+}
+
+// BenchmarkApplyRun is what a live timeline costs a run: every event of a
+// recorded run of the survey plan applied, as a front end applies them.
+func BenchmarkApplyRun(b *testing.B) {
+	_, events := recorded(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		timeline.FromEvents(events)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
 }
