@@ -157,7 +157,7 @@ func recorded(t testing.TB) (live *timeline.Timeline, events []engine.Event) {
 	return live, events
 }
 
-func TestRecordedRun(t *testing.T) {
+func TestTimelineOfARecordedRun(t *testing.T) {
 	live, events := recorded(t)
 	tl := timeline.FromEvents(events)
 	if tl.Status() != engine.StatusFailed || tl.Plan() != "survey" || tl.Start().IsZero() || !tl.End().After(tl.Start()) {
@@ -245,10 +245,10 @@ func TestRecordedRun(t *testing.T) {
 	}
 }
 
-// TestGrowsAsEventsArrive feeds the recorded events one at a time, as a
-// live run delivers them, and checks the bars open and close as the units
-// start and end.
-func TestGrowsAsEventsArrive(t *testing.T) {
+// TestTimelineGrowsAsEventsArrive feeds the recorded events one at a
+// time, as a live run delivers them, and checks the bars open and close
+// as the units start and end.
+func TestTimelineGrowsAsEventsArrive(t *testing.T) {
 	_, events := recorded(t)
 	tl := timeline.New()
 	sawOpenItem, sawOpenMap := false, false
@@ -277,7 +277,7 @@ func TestGrowsAsEventsArrive(t *testing.T) {
 	}
 }
 
-func TestSpend(t *testing.T) {
+func TestTimelineSpend(t *testing.T) {
 	live, events := recorded(t)
 	s := timeline.FromEvents(events).Spend()
 	if s.Calls != 7 || s.Cost == nil {
@@ -317,10 +317,10 @@ func TestSpend(t *testing.T) {
 	}
 }
 
-// TestHeldAtAStop debugs the survey plan with a breakpoint on E2, holds the
-// run there a while, and continues: E2's bar says how long it was held,
-// and its first columns are hatched.
-func TestHeldAtAStop(t *testing.T) {
+// TestTimelineHeldAtAStop debugs the survey plan with a breakpoint on E2,
+// holds the run there a while, and continues: E2's bar says how long it
+// was held, and its first columns are hatched.
+func TestTimelineHeldAtAStop(t *testing.T) {
 	ws, doc := openSurvey(t)
 	table := debugger.NewBreakpoints()
 	table.BreakOnError(false)
@@ -372,7 +372,7 @@ func Span(spans []timeline.Span, kind timeline.SpanKind) *timeline.Span {
 	return nil
 }
 
-func TestCells(t *testing.T) {
+func TestTimelineCells(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	w := timeline.Window{Start: t0, Span: 100 * time.Millisecond}

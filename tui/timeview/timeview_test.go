@@ -13,7 +13,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
-func TestAxis(t *testing.T) {
+func TestTimelineAxis(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct {
 		name  string
@@ -46,7 +46,7 @@ func pane(t *testing.T, items int) (*Model, *timeline.Timeline) {
 	return &m, tl
 }
 
-func TestZoomAndPan(t *testing.T) {
+func TestTimelineZoomAndPan(t *testing.T) {
 	m, tl := pane(t, 100)
 	whole := tl.Whole()
 	if w := m.window(); w != whole || m.zoomWords() != "whole run · + zooms" {
@@ -101,7 +101,7 @@ func TestZoomAndPan(t *testing.T) {
 	}
 }
 
-func TestSelectBars(t *testing.T) {
+func TestTimelineSelectBars(t *testing.T) {
 	m, tl := pane(t, 100)
 	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
 	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
@@ -131,7 +131,7 @@ func TestSelectBars(t *testing.T) {
 	}
 }
 
-func TestSpendPane(t *testing.T) {
+func TestTimelineSpendPane(t *testing.T) {
 	m, _ := pane(t, 3)
 	m.SetMode(ModeSpend)
 	got := ansi.Strip(m.View())
