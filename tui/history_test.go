@@ -49,7 +49,7 @@ func TestRunsKey(t *testing.T) {
 		if r.stored != newest || r.session != nil || r.active() || !b.m.runShown() {
 			t.Fatalf("showing %q (session %v, active %v, run view %v)", r.stored, r.session != nil, r.active(), b.m.runShown())
 		}
-		wantNotice(t, b, "f forks it from the selected step · y replays it · P shows the plan")
+		wantNotice(t, b, "f forks it from the selected step · y replays it · w shows its timeline · P shows the plan")
 		wantScreen(t, b, "run "+format.ShortID(newest)+" (earlier, read-only) ✓ ok", "S0  builtin__reshape", "S1  builtin__reshape")
 		jsonEqual(t, node(t, b, "S1").Result, `{"echo": "hello"}`)
 		// Read-only: the run keys say there is nothing to move.

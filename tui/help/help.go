@@ -83,6 +83,7 @@ func (m Model) groups() []group {
 		group{"Mouse", [][2]string{
 			{"click", "select a row, pane or tab"},
 			{"wheel", "scroll the pane under it"},
+			{"ctrl+wheel", "zoom the timeline; a sideways wheel pans it"},
 			{"drag", "the tree's border: resize it"},
 		}})
 	return append(out, group{"Keys and : commands", tablePairs(m.Keys.Table())})

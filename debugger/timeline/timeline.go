@@ -1,0 +1,494 @@
+// Package timeline turns a run's events into bars on one time axis: one bar
+// per unit of work (a step, a map item, an agent round, a tool call, a
+// repair pass, a verdict), each with when it started and ended, how much of
+// it went to model calls and to tool calls, how long it was held at a stop,
+// and whether it failed; and the run's spend, by step and by model. It is
+// plain data that front ends draw: the workbench's Timeline and Spend views,
+// `stepwise inspect --timeline`, and the HTML report.
+//
+// A Timeline is fed one engine event at a time, whether they arrive live
+// from a running engine or are read back from the run store
+// (workspace.RunEvents): the same events make the same bars. It is not safe
+// for concurrent use: a front end applies events where it reads bars.
+package timeline
+
+import (
+	"slices"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
+)
+
+// SpanKind says what a span of a bar's time went to.
+type SpanKind uint8
+
+// The kinds of span.
+const (
+	SpanModel SpanKind = iota // a model call: an agent round, a repair, a verdict
+	SpanTool                  // a tool call, less the time a called plan was held
+	SpanHeld                  // a thread held at a stop
+)
+
+// Span is a stretch of time within a bar.
+type Span struct {
+	Kind       SpanKind
+	Start, End time.Time
+}
+
+// Bar is one unit of work on the time axis.
+type Bar struct {
+	// Path is the unit's path (DESIGN.md section 2); Parent is the path of
+	// the bar it sits under, empty for a top-level step.
+	Path, Parent string
+	// Label is what a row shows: the path's last segment, and the tool for
+	// a step ("E1 map", "do.3", "agent.2", "search").
+	Label string
+	Kind  path.Kind
+	// Depth is how many bars the bar sits under.
+	Depth int
+	// Start is when the unit began; End when it ended, zero while it runs.
+	Start, End time.Time
+	// Model and Tool are the time model calls and tool calls took at and
+	// below the unit, summed over concurrent items (so they may exceed
+	// the bar's own length).
+	Model, Tool time.Duration
+	// Held is how much of the unit's time its threads were held at stops.
+	Held time.Duration
+	// Failed says the unit, or for an item, a round or a called plan a
+	// unit within it, failed.
+	Failed bool
+	// Spans are the model calls, tool calls and holds at and below the
+	// unit in the order they ended, with overlapping spans of one kind
+	// merged, so that a row can shade each stretch of its bar.
+	Spans []Span
+}
+
+// Open reports whether the unit is still running.
+func (b Bar) Open() bool { return b.End.IsZero() }
+
+// bar is a Bar with its place in the tree.
+type bar struct {
+	Bar
+	parent   *bar
+	children []*bar
+	// item orders map items by their index among their siblings.
+	item int
+	// pos is the bar's place in tree order, as the order was last built.
+	pos int
+	// own says the unit's start and end come from events of its own (a
+	// step's, a tool call's); the others (items of a list body, rounds,
+	// called plans) span their children and calls.
+	own bool
+	// open says the unit runs: it began and has not ended.
+	open bool
+	// running counts the children that run, for a bar without events of
+	// its own, which ends when the last of them does.
+	running int
+	// called says a round's, a repair's or a verdict's model call ended.
+	called bool
+	// modelBefore is the model time the bar had when its tool call
+	// began.
+	modelBefore time.Duration
+}
+
+// Timeline is the bars of one run.
+type Timeline struct {
+	root   bar
+	byPath map[string]*bar
+	// order is the bars in tree order, rebuilt when a bar was added.
+	order []*bar
+	stale bool
+
+	runID, plan string
+	start, end  time.Time
+	now         time.Time
+	status      engine.RunStatus
+	tally       *engine.Tally
+	usage       *engine.UsageReport
+}
+
+// New returns an empty timeline, for a run whose events are to come.
+func New() *Timeline {
+	return &Timeline{byPath: map[string]*bar{}, tally: engine.NewTally()}
+}
+
+// FromEvents returns the timeline of a run's events, such as
+// workspace.RunEvents reads from the store.
+func FromEvents(events []engine.Event) *Timeline {
+	t := New()
+	for _, e := range events {
+		t.Apply(e)
+	}
+	return t
+}
+
+// RunID is the run's id, once its start arrived.
+func (t *Timeline) RunID() string { return t.runID }
+
+// Plan is the plan's identifier, once the run's start arrived.
+func (t *Timeline) Plan() string { return t.plan }
+
+// Start is when the run started; zero before its first event.
+func (t *Timeline) Start() time.Time { return t.start }
+
+// End is when the run ended; zero while it runs.
+func (t *Timeline) End() time.Time { return t.end }
+
+// Now is the time of the latest event, where a running bar reaches so far.
+func (t *Timeline) Now() time.Time { return t.now }
+
+// Tick moves Now on to now while the run goes, so that the bars still open
+// reach the present between events (a model call that takes a minute
+// sends none). A time before the latest event, or after the run ended,
+// changes nothing.
+func (t *Timeline) Tick(now time.Time) {
+	if t.end.IsZero() && !t.start.IsZero() && now.After(t.now) {
+		t.now = now
+	}
+}
+
+// Status is how the run ended; empty while it runs.
+func (t *Timeline) Status() engine.RunStatus { return t.status }
+
+// Len is how many bars there are.
+func (t *Timeline) Len() int { return len(t.byPath) }
+
+// Bars returns up to n bars in tree order from the from-th: each bar, then
+// the bars under it, siblings in the order they started (map items by
+// index). It hands out only the slice asked for, so a view of a few rows
+// of a run of many thousands of units costs a few rows.
+func (t *Timeline) Bars(from, n int) []Bar {
+	t.index()
+	from = max(0, min(from, len(t.order)))
+	to := min(len(t.order), from+max(0, n))
+	out := make([]Bar, 0, to-from)
+	for _, b := range t.order[from:to] {
+		out = append(out, b.Bar)
+	}
+	return out
+}
+
+// Index returns the place of the bar at p in tree order, or -1.
+func (t *Timeline) Index(p string) int {
+	b, ok := t.byPath[p]
+	if !ok {
+		return -1
+	}
+	t.index()
+	return b.pos
+}
+
+// Bar returns the bar at p.
+func (t *Timeline) Bar(p string) (Bar, bool) {
+	b, ok := t.byPath[p]
+	if !ok {
+		return Bar{}, false
+	}
+	return b.Bar, true
+}
+
+func (t *Timeline) index() {
+	if !t.stale {
+		return
+	}
+	t.stale = false
+	t.order = t.order[:0]
+	var walk func(b *bar)
+	walk = func(b *bar) {
+		for _, c := range b.children {
+			c.pos = len(t.order)
+			t.order = append(t.order, c)
+			walk(c)
+		}
+	}
+	walk(&t.root)
+}
+
+// Apply adds one event. Events must arrive in sequence order, as a sink
+// receives them.
+func (t *Timeline) Apply(e engine.Event) {
+	if e.Time.After(t.now) {
+		t.now = e.Time
+	}
+	switch p := e.Payload.(type) {
+	case engine.RunStarted:
+		t.runID, t.plan, t.start = e.RunID, p.Plan, e.Time
+	case engine.RunEnded:
+		t.end, t.status = e.Time, p.Status
+		u := p.Usage
+		t.usage = &u
+		failed := p.Status == engine.StatusFailed || p.Status == engine.StatusAborted
+		for _, c := range t.root.children {
+			t.closeOpen(c, e.Time, failed)
+		}
+	case engine.StepStarted:
+		b := t.at(e.Path, e.Unit, e.Time)
+		b.own, b.Label = true, label(e.Path, p.Tool)
+		t.begin(b, e.Time)
+	case engine.StepEnded:
+		b := t.at(e.Path, e.Unit, e.Time)
+		b.own, b.Label = true, label(e.Path, p.Tool)
+		// A step's time runs from its step stop, before its start event:
+		// a hold there is the step's.
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
+		if p.HeldMs > 0 {
+			t.hold(b, millis(p.HeldMs))
+		}
+		for _, c := range b.children {
+			t.closeOpen(c, e.Time, p.Status == engine.StepFailed)
+		}
+		t.finish(b, e.Time, p.Status == engine.StepFailed)
+	case engine.ToolStarted:
+		b := t.at(e.Path, e.Unit, e.Time)
+		b.modelBefore = b.Model
+		if e.Unit != path.KindCall {
+			// A step's own dispatch: the step's events make its bar.
+			break
+		}
+		b.own, b.Label = true, path.Last(e.Path)
+		t.begin(b, e.Time)
+	case engine.ToolEnded:
+		b := t.at(e.Path, e.Unit, e.Time)
+		// A tool that calls a model (an infer, a prompt tool, a called
+		// plan's agents) spent that time on the model.
+		ran := millis(p.Ms) - millis(p.HeldMs) - (b.Model - b.modelBefore)
+		if !p.Injected && ran > 0 {
+			start := e.Time.Add(-millis(p.Ms))
+			t.spend(e.Path, SpanTool, start, start.Add(ran))
+		}
+		if e.Unit != path.KindCall {
+			break
+		}
+		b.own = true
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
+		if p.HeldMs > 0 {
+			t.hold(b, millis(p.HeldMs))
+		}
+		t.finish(b, e.Time, p.IsError)
+	case engine.ModelCalled:
+		b := t.at(e.Path, e.Unit, e.Time)
+		begun := e.Time.Add(-millis(p.Ms))
+		if !b.own {
+			// A round starts when its call does; its first event may be
+			// a delta that came later, or this very event.
+			t.startBy(b, begun)
+		}
+		t.spend(e.Path, SpanModel, begun, e.Time)
+		if p.Error == "" {
+			t.tally.Add(p.Site, p.Provider, p.Model, p.Usage, p.CostUSD)
+		}
+		if !b.own && waitsForCall(b.Kind) {
+			b.called = true
+			if b.running == 0 {
+				t.finish(b, e.Time, false)
+			}
+		}
+	case engine.Decided:
+		// A decision ends a hold; the hold's length arrives with the
+		// unit's end.
+	default:
+		if e.Path == "" {
+			break
+		}
+		// An event of its own (a verdict, an answer, a warning) is part
+		// of the unit: one that spans its units reaches it, and one with
+		// no events but these is as long as they are.
+		b := t.at(e.Path, e.Unit, e.Time)
+		if b.Start.IsZero() {
+			b.Start = e.Time
+		}
+		if !b.own && !b.open && e.Time.After(b.End) {
+			b.End = e.Time
+		}
+	}
+}
+
+// at returns the bar at p, adding it and the bars above it that are not
+// there yet.
+func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
+	if b, ok := t.byPath[p]; ok {
+		return b
+	}
+	parent := &t.root
+	if up, _, ok := path.Parent(p); ok && up != "" {
+		parent = t.at(up, path.KindOf(up), at)
+	}
+	if kind == path.KindRun {
+		kind = path.KindOf(p)
+	}
+	b := &bar{Bar: Bar{Path: p, Parent: parent.Path, Label: path.Last(p), Kind: kind, Depth: parent.Depth + 1}, parent: parent, item: -1}
+	if parent == &t.root {
+		b.Parent, b.Depth = "", 0
+	}
+	if n, ok := path.ItemIndex(path.Last(p)); ok {
+		b.item = n
+	}
+	t.byPath[p] = b
+	t.insert(parent, b)
+	t.stale = true
+	if b.Kind != path.KindStep && b.Kind != path.KindCall {
+		// An item, a round, a called plan: it begins with its first
+		// event, which may be one of a unit under it. Until a unit under
+		// it runs, it lasts as long as its events: a filter item is its
+		// verdict. A round, a repair or a verdict lasts to its call.
+		t.begin(b, at)
+		if !waitsForCall(b.Kind) {
+			t.finish(b, at, false)
+		}
+	}
+	return b
+}
+
+// insert adds b to its parent's children: items by index (concurrent items
+// start out of order), the others in the order they came.
+func (t *Timeline) insert(parent, b *bar) {
+	kids := parent.children
+	if b.item < 0 {
+		parent.children = append(kids, b)
+		return
+	}
+	i := len(kids)
+	for i > 0 && kids[i-1].item > b.item {
+		i--
+	}
+	parent.children = slices.Insert(kids, i, b)
+}
+
+// begin starts b, and the bars above it without events of their own
+// that it opens again (a round that calls a tool after its model call).
+func (t *Timeline) begin(b *bar, at time.Time) {
+	if b.Start.IsZero() || (b.own && !b.open) {
+		b.Start = at
+	}
+	if b.open {
+		return
+	}
+	b.open, b.End = true, time.Time{}
+	if up := b.parent; up != &t.root && !up.own {
+		up.running++
+		t.begin(up, at)
+	}
+}
+
+// startBy moves b's start back to at, if it began earlier than its first
+// event said, and the starts of the bars above it that span their units.
+func (t *Timeline) startBy(b *bar, at time.Time) {
+	for ; b != &t.root; b = b.parent {
+		if !b.Start.IsZero() && !at.Before(b.Start) {
+			return
+		}
+		b.Start = at
+		if b.parent.own {
+			return
+		}
+	}
+}
+
+// finish ends b at at, and the bar above it when that has no events of its
+// own and b was the last of its units to run.
+func (t *Timeline) finish(b *bar, at time.Time, failed bool) {
+	b.Failed = b.Failed || failed
+	if !b.open {
+		if b.End.IsZero() || at.After(b.End) {
+			b.End = at
+		}
+		return
+	}
+	b.open, b.End = false, at
+	up := b.parent
+	if up == &t.root || up.own {
+		return
+	}
+	up.running--
+	if !waitsForCall(up.Kind) {
+		// An item or a called plan failed with a unit in it; a round
+		// goes on after a failed tool call, whose error its model reads.
+		up.Failed = up.Failed || b.Failed
+	}
+	if up.running == 0 && (up.called || !waitsForCall(up.Kind)) {
+		t.finish(up, at, false)
+	}
+}
+
+// waitsForCall says a bar of the kind ends with its model call, not
+// before: a round, a repair pass, a verdict.
+func waitsForCall(k path.Kind) bool {
+	return k == path.KindRound || k == path.KindRepair || k == path.KindJudge
+}
+
+// closeOpen ends b and the bars under it still open when the unit above
+// them ended: a run cut short leaves no unit running.
+func (t *Timeline) closeOpen(b *bar, at time.Time, failed bool) {
+	for _, c := range b.children {
+		t.closeOpen(c, at, failed)
+	}
+	if b.open || b.End.IsZero() {
+		if b.Start.IsZero() {
+			b.Start = at
+		}
+		b.open, b.running, b.End = false, 0, at
+		b.Failed = b.Failed || failed
+	}
+}
+
+// spend adds a span that ended at p's unit to its bar and every bar above
+// it.
+func (t *Timeline) spend(p string, kind SpanKind, start, end time.Time) {
+	b, ok := t.byPath[p]
+	if !ok {
+		b = t.at(p, path.KindOf(p), start)
+	}
+	d := end.Sub(start)
+	for ; b != nil && b != &t.root; b = b.parent {
+		switch kind {
+		case SpanModel:
+			b.Model += d
+		case SpanTool:
+			b.Tool += d
+		}
+		b.Spans = addSpan(b.Spans, Span{kind, start, end})
+	}
+}
+
+// hold records that b's threads were held for d. The events say how long,
+// not when: a step holds most often at its step stop, which comes right
+// after its start, so the hold is drawn from the bar's start.
+func (t *Timeline) hold(b *bar, d time.Duration) {
+	b.Held = d
+	b.Spans = addSpan(b.Spans, Span{SpanHeld, b.Start, b.Start.Add(d)})
+}
+
+// addSpan appends s, merged into the latest span of its kind when the two
+// overlap or touch: concurrent items' calls then make a few long spans on
+// the bars above them rather than one span a call.
+func addSpan(spans []Span, s Span) []Span {
+	for i := len(spans) - 1; i >= 0 && i >= len(spans)-3; i-- {
+		last := &spans[i]
+		if last.Kind != s.Kind {
+			continue
+		}
+		if !s.Start.After(last.End) && !s.End.Before(last.Start) {
+			if s.Start.Before(last.Start) {
+				last.Start = s.Start
+			}
+			if s.End.After(last.End) {
+				last.End = s.End
+			}
+			return spans
+		}
+		break
+	}
+	return append(spans, s)
+}
+
+// label is a row's text for a step: its last segment and its tool.
+func label(p, tool string) string {
+	last := path.Last(p)
+	if tool == "" || tool == last {
+		return last
+	}
+	return last + " " + tool
+}
+
+func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
