@@ -49,6 +49,7 @@ type timelineRow struct {
 	Anchor, Label, Title string
 	LabelX, TextY        float64
 	Bars                 []rect
+	Failed               bool
 }
 
 type rect struct {
@@ -88,7 +89,7 @@ func drawTimeline(events []engine.Event, anchor func(path string) string) waterf
 		top := float64(axisTop + i*rowHeight)
 		y := top + (rowHeight-barHeight)/2
 		row := timelineRow{Anchor: anchor(b.Path), Label: fitLabel(b.Label, labelChars-2*b.Depth),
-			LabelX: 4 + 12*float64(min(b.Depth, 8)), TextY: top + rowHeight - 5, Title: barTitle(b)}
+			LabelX: 4 + 12*float64(min(b.Depth, 8)), TextY: top + rowHeight - 5, Title: barTitle(b), Failed: b.Failed}
 		left, right := x(b.Start), x(b.End)
 		base := "k-step"
 		if b.Failed {
@@ -176,14 +177,14 @@ func fitLabel(s string, n int) string {
 
 // The spend charts' layout, in SVG pixels.
 const (
-	spendLabelWidth  = 200
-	spendBarWidth    = 260
-	spendFigureWidth = 230
+	spendLabelWidth  = 170
+	spendBarWidth    = 220
+	spendFigureWidth = 200
 	// maxSpendRows is the most lines a chart draws; the others are added
 	// up in one note.
 	maxSpendRows = 25
 	// spendLabelChars is how many characters of a label fit its column.
-	spendLabelChars = 27
+	spendLabelChars = 23
 )
 
 // spend is the run's cost (tokens, when a call was unpriced) by step and

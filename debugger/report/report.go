@@ -134,10 +134,9 @@ type node struct {
 	Open     bool
 	Children []*node
 
-	seq   uint64
-	start time.Time
-	ms    float64
-	held  float64
+	// seq is the sequence number of the unit's first event, which
+	// orders siblings.
+	seq uint64
 }
 
 // call is one model call as the page shows it.
@@ -282,7 +281,7 @@ func (b *builder) nodes(d *record.RunDetail, events []engine.Event) []*node {
 	}
 	for _, s := range d.Steps {
 		n := &node{Path: s.Path, Tool: s.Tool, Status: s.Status.String(), Mark: format.MarkText(s.Decided, s.Reused),
-			Input: b.json(s.Input), Result: b.json(s.Result), start: s.StartedAt, ms: s.Ms, held: s.HeldMs}
+			Input: b.json(s.Input), Result: b.json(s.Result)}
 		if s.Status != engine.StepRunning {
 			n.Took = format.HeldTime(millis(s.Ms), millis(s.HeldMs))
 		}
@@ -298,7 +297,7 @@ func (b *builder) nodes(d *record.RunDetail, events []engine.Event) []*node {
 			continue
 		}
 		n := &node{Path: c.Path, Tool: c.Tool, Status: "ok", Mark: format.MarkText(c.Decided, c.Reused),
-			Input: b.json(c.Args), Result: b.json(c.Result), start: c.StartedAt, ms: c.Ms, held: c.HeldMs}
+			Input: b.json(c.Args), Result: b.json(c.Result)}
 		switch {
 		case !c.Ended:
 			n.Status = "running"
@@ -327,7 +326,8 @@ func (b *builder) nodes(d *record.RunDetail, events []engine.Event) []*node {
 		previous[key] = mc.Request.Messages
 		n, ok := byPath[e.Path]
 		if !ok {
-			n = &node{Path: e.Path, Status: "ok", start: e.Time.Add(-millis(mc.Ms)), ms: mc.Ms, Took: format.Millis(mc.Ms)}
+			// A round, a repair pass or a verdict: the unit is its call.
+			n = &node{Path: e.Path, Tool: path.KindOf(e.Path).String(), Status: "ok", Took: format.Millis(mc.Ms)}
 			add(n)
 		}
 		if mc.Error != "" && n.Status == "ok" {

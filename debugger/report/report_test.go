@@ -146,8 +146,11 @@ func TestPageOfARecordedRun(t *testing.T) {
 	t.Run("the timeline and the spend are drawn", func(t *testing.T) {
 		rows := strings.Count(page, `<a href="#u`) - strings.Count(page, `<li class="note-`)
 		want := timeline.FromEvents(run.events).Len()
-		if got := strings.Count(page, `class="row"`); got != want {
+		if got := len(regexp.MustCompile(`class="row( failed)?"`).FindAllString(page, -1)); got != want {
 			t.Errorf("%d timeline rows, want %d (a row per unit)", got, want)
+		}
+		if n := strings.Count(page, `class="row failed"`); n != 1 {
+			t.Errorf("%d rows drawn as failed, want E5's", n)
 		}
 		if rows < want {
 			t.Errorf("%d links to the tree, fewer than the rows", rows)
