@@ -131,41 +131,49 @@ type recorded struct {
 // run store and reads it back.
 func recordShowcase(t *testing.T) recorded {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range showcaseFiles {
+	run := recordRun(t, showcaseFiles, "showcase", map[string]any{"items": []any{"a", hostile, "c"}})
+	if run.detail.Status != engine.StatusFailed {
+		t.Fatalf("the showcase ended %s, want failed at E5", run.detail.Status)
+	}
+	return run
+}
+
+// recordRun runs plan, one of files' plans, in a fresh project with a
+// SQLite run store and reads the run back as the command does.
+func recordRun(tb testing.TB, files map[string]string, plan string, inputs map[string]any) recorded {
+	tb.Helper()
+	dir := tb.TempDir()
+	for name, content := range files {
 		file := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	// The configuration reads the secret through LookupEnv, the tool's
 	// env from the process's environment.
-	t.Setenv(canaryVar, canary)
+	tb.Setenv(canaryVar, canary)
 	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "xdg-config"),
 		"XDG_DATA_HOME": filepath.Join(dir, "xdg-data"), canaryVar: canary}
 	ws, err := workspace.Open(dir, workspace.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
-	doc, err := ws.Load(filepath.Join(dir, ".stepwise", "plans", "showcase.yaml"))
+	tb.Cleanup(func() { ws.Close() })
+	doc, err := ws.Load(filepath.Join(dir, ".stepwise", "plans", plan+".yaml"))
 	if err != nil || !doc.Report.OK() {
-		t.Fatalf("load: %v %v", err, doc.Report.Problems)
+		tb.Fatalf("load: %v %v", err, doc.Report.Problems)
 	}
 	ctx := context.Background()
-	res, err := ws.Run(ctx, doc.Plan, map[string]any{"items": []any{"a", hostile, "c"}}, workspace.RunOptions{})
+	res, err := ws.Run(ctx, doc.Plan, inputs, workspace.RunOptions{})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != engine.StatusFailed {
-		t.Fatalf("the showcase ended %s, want failed at E5", res.Status)
+		tb.Fatal(err)
 	}
 	d, events, err := ws.RunEvents(ctx, res.RunID)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return recorded{detail: d, events: events, redact: ws.Redact}
 }
