@@ -117,6 +117,9 @@ type text struct {
 type node struct {
 	Anchor string
 	Path   string
+	// Label is the path below the node's parent (agent.2 under E1), which
+	// the tree shows; the whole path is its tooltip.
+	Label string
 	// Kind is what the path names (path.Kind's words: step, item, round,
 	// tool, repair, judge, plan).
 	Kind string
@@ -432,9 +435,11 @@ func tree(nodes []*node) []*node {
 	for _, n := range ordered {
 		parent := ancestor(byPath, n.Path)
 		if parent == nil {
+			n.Label = n.Path
 			top = append(top, n)
 			continue
 		}
+		n.Label = strings.TrimPrefix(n.Path, parent.Path+"/")
 		parent.Children = append(parent.Children, n)
 	}
 	for _, n := range ordered {

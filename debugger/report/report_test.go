@@ -110,16 +110,22 @@ func TestPageOfARecordedRun(t *testing.T) {
 
 	t.Run("the tree holds every unit", func(t *testing.T) {
 		for _, s := range run.detail.Steps {
-			if !strings.Contains(page, `<code class="path">`+s.Path+`</code>`) {
+			if !strings.Contains(page, `<code class="path" title="`+s.Path+`">`) {
 				t.Errorf("no node for step %s", s.Path)
 			}
 		}
 		for _, c := range run.detail.ToolCalls {
-			if !strings.Contains(page, `<code class="path">`+c.Path+`</code>`) {
+			if !strings.Contains(page, `<code class="path" title="`+c.Path+`">`) {
 				t.Errorf("no node for tool call %s", c.Path)
 			}
 		}
-		failed := regexp.MustCompile(`<details id="u\d+" class="unit u-step s-failed" open>\s*<summary><span class="glyph" title="failed"></span><code class="path">E5</code>`)
+		// A unit shows its path below its parent's.
+		for _, want := range []string{`title="E4/agent.1">agent.1</code> <span class="tool">round</span>`, `title="E4/agent.1/user__token">user__token</code> <span class="took">`, `title="E2/do.1">do.1</code>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the tree lacks %s", want)
+			}
+		}
+		failed := regexp.MustCompile(`<details id="u\d+" class="unit u-step s-failed" open>\s*<summary><span class="glyph" title="failed"></span><code class="path" title="E5">E5</code>`)
 		if !failed.MatchString(page) {
 			t.Error("the failed step E5 is not unfolded")
 		}
