@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -53,12 +54,13 @@ func bigRunModel(b *testing.B) model {
 	b.Helper()
 	events := livetest.BigRun(10_000)
 	events = events[:len(events)-2]
-	tr := live.New(nil)
+	tr, tl := live.New(nil), timeline.New()
 	for _, e := range events {
 		tr.Apply(e)
+		tl.Apply(e)
 	}
 	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 160, 48)
-	m.runPage.show(&run{tree: tr, feed: live.NewFeed(), busy: true}, false)
+	m.runPage.show(&run{tree: tr, timeline: tl, feed: live.NewFeed(), busy: true}, false)
 	for _, msg := range m.runPage.takePosted() {
 		m.route(msg)
 	}
@@ -100,15 +102,16 @@ func BenchmarkRunDelta(b *testing.B) {
 // 120x40 on the run page, over a run of 50,000 rows (a map of 10,000 items
 // of four steps) still going, the selection on a step half-way down.
 func BenchmarkWorkbenchFrame50k(b *testing.B) {
-	tr := live.New(nil)
+	tr, tl := live.New(nil), timeline.New()
 	for _, e := range livetest.BigMap(10_000, 4) {
 		tr.Apply(e)
+		tl.Apply(e)
 	}
 	if tr.Len() != 50_001 {
 		b.Fatalf("%d rows", tr.Len())
 	}
 	m, _ := drive(b, newTestModel(loadDocument(b, largeFile)), 120, 40)
-	m.runPage.show(&run{tree: tr, feed: live.NewFeed(), busy: true}, false)
+	m.runPage.show(&run{tree: tr, timeline: tl, feed: live.NewFeed(), busy: true}, false)
 	for _, msg := range m.runPage.takePosted() {
 		m.route(msg)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
@@ -23,11 +24,13 @@ import (
 // background.
 type (
 	storedMsg struct {
-		id     string
-		doc    int
-		tree   *live.Tree
-		detail *record.RunDetail
-		err    error
+		id   string
+		doc  int
+		tree *live.Tree
+		// timeline is the run's bars, built from the same events.
+		timeline *timeline.Timeline
+		detail   *record.RunDetail
+		err      error
 	}
 	// replayedMsg ends a replay or a fork: what it found, for the
 	// status line.
@@ -111,7 +114,7 @@ func (p *runPage) openStored(id string, doc int, plan *plans.Plan) tea.Cmd {
 		if err != nil {
 			return storedMsg{id: id, doc: doc, err: err}
 		}
-		return storedMsg{id: id, doc: doc, tree: runs.Build(plan, events), detail: detail}
+		return storedMsg{id: id, doc: doc, tree: runs.Build(plan, events), timeline: timeline.FromEvents(events), detail: detail}
 	}
 }
 
@@ -121,7 +124,7 @@ func (p *runPage) onStored(msg storedMsg) {
 		return
 	}
 	tot := msg.tree.Totals()
-	p.show(&run{doc: msg.doc, tree: msg.tree, stored: msg.detail.ID, eventsDone: true,
+	p.show(&run{doc: msg.doc, tree: msg.tree, timeline: msg.timeline, stored: msg.detail.ID, eventsDone: true,
 		state: debugger.State{Finished: true, Status: tot.RunStatus, Error: tot.Error}}, true)
 	p.notify(noticeInfo, "f forks it from the selected step · y replays it · P shows the plan")
 }
@@ -256,7 +259,7 @@ func (p *runPage) rerunUnderSession(id string, doc int, d workspace.Document, wh
 		p.notify(noticeError, err.Error())
 		return nil, nil, false
 	}
-	return &run{doc: doc, plan: d.Plan, debug: debug, tree: live.New(d.Plan), feed: live.NewFeed(), busy: true, rerun: what}, rec, true
+	return &run{doc: doc, plan: d.Plan, debug: debug, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), busy: true, rerun: what}, rec, true
 }
 
 // sameJSON reports whether a and b write the same JSON.
@@ -282,7 +285,7 @@ func (p *runPage) rerun(id string, doc int, d workspace.Document, what string, d
 		return nil
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
-	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
+	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
 	p.show(r, false)
 	p.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := p.ws

@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/palette"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
+	"github.com/stepwise-dev/stepwise/tui/timeview"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
@@ -272,6 +273,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.runPage.jump(runtree.NextHeld, "held at a stop")
 	case key.Matches(k, keys.Slowest):
 		m.runPage.jump(runtree.Slowest, "timed")
+	case key.Matches(k, keys.Timeline):
+		m.runPage.toggleChart(timeview.ModeTimeline)
+	case key.Matches(k, keys.Spend):
+		m.runPage.toggleChart(timeview.ModeSpend)
 	case key.Matches(k, keys.Search) && !m.runShown():
 		m.notify(noticeError, "/ filters a run's tree and searches its inspector, and the plan has neither: P shows the run, r runs the plan")
 	case key.Matches(k, keys.Copy):

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
@@ -27,8 +28,11 @@ type run struct {
 	debug   bool
 	session *debugger.Session // nil for an earlier run and a replay (y)
 	tree    *live.Tree
-	feed    *live.Feed
-	cancel  context.CancelFunc
+	// timeline is the run's bars on one time axis, fed the events the
+	// tree is.
+	timeline *timeline.Timeline
+	feed     *live.Feed
+	cancel   context.CancelFunc
 
 	// state is the session's latest answer; busy says a Start or Do is in
 	// flight, that is, the run is going on and not held.
@@ -120,7 +124,7 @@ func (p *runPage) startRun(doc int, d workspace.Document, inputs map[string]any,
 		// only how the workbench shows it.
 		plan.File = d.Path
 	}
-	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), feed: live.NewFeed(), busy: true}
+	r := &run{doc: doc, plan: &plan, debug: debug, tree: live.New(&plan), timeline: timeline.New(), feed: live.NewFeed(), busy: true}
 	opts := workspace.RunOptions{Sinks: []engine.Sink{r.feed}}
 	if !debug {
 		// A plain run goes through a session too, to be held where its
@@ -445,7 +449,7 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		}
 		p.notify(kind, fmt.Sprintf("the run exited at %s (%s): %s", ex.Step, ex.Status, ex.Message))
 	case st.Status == engine.StatusOK:
-		p.notify(noticeInfo, "the run ended ok")
+		p.notify(noticeInfo, "the run ended ok · "+p.Keys.Timeline.Help().Key+" timeline · "+p.Keys.Spend.Help().Key+" spend")
 	default:
 		msg := "the run " + st.Status.String()
 		switch {
@@ -485,6 +489,7 @@ func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 func (r *run) apply(events []engine.Event) {
 	for _, e := range events {
 		r.tree.Apply(e)
+		r.timeline.Apply(e)
 	}
 	r.applied += len(events)
 }
@@ -496,6 +501,7 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 		return nil
 	}
 	r.tree.Tick(p.now())
+	r.timeline.Tick(p.now())
 	if r.debug || r.held() {
 		// Threads start, pass stops and end without a word to the
 		// workbench: the threads pane reads them as the clock goes.

@@ -18,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 	"github.com/stepwise-dev/stepwise/tui/runtree"
+	"github.com/stepwise-dev/stepwise/tui/timeview"
 	"github.com/stepwise-dev/stepwise/tui/valueedit"
 )
 
@@ -30,6 +31,10 @@ type runPage struct {
 	common.Common
 	tree      runtree.Model
 	inspector inspector.Model
+	// chart is the run's Timeline or Spend, drawn in the inspector's
+	// place while charting.
+	chart    timeview.Model
+	charting bool
 	// run is the run on show: nil until one is started or opened.
 	run   *run
 	focus pane
@@ -105,7 +110,7 @@ type forkFrom struct {
 type replayDebug struct{}
 
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels, s *split) *runPage {
-	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
+	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), chart: timeview.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
 	p.setFocus(paneTree)
 	return p
@@ -181,6 +186,7 @@ func (p *runPage) SetSize(width, height int) {
 	l := p.layout()
 	p.tree.SetSize(l.tree.w, l.tree.h)
 	p.inspector.SetSize(l.detail.w, l.detail.h)
+	p.chart.SetSize(l.detail.w, l.detail.h)
 	threads, _ := p.bottomPanes(l)
 	p.threadList.SetListHeight(threads.h)
 }
@@ -226,6 +232,9 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		p.inspector, cmd = p.inspector.Update(k)
 	case p.focus == paneTree:
 		p.tree, cmd = p.tree.Update(k)
+	case p.focus == paneDetail && p.charting:
+		p.chart, cmd = p.chart.Update(k)
+		p.selectBar()
 	case p.focus == paneDetail:
 		p.inspector, cmd = p.inspector.Update(k)
 	default:
@@ -251,6 +260,11 @@ func (p *runPage) click(ms tea.Mouse) {
 	case paneTree:
 		p.tree.ClickAt(ms.Y - l.tree.y)
 	case paneDetail:
+		if p.charting {
+			p.chart.ClickAt(ms.Y - l.detail.y)
+			p.selectBar()
+			return
+		}
 		p.inspector.ClickAt(ms.X-l.detail.x, ms.Y-l.detail.y)
 	case paneBottom:
 		p.threadList.ClickAt(ms.Y - threads.y)
@@ -268,6 +282,10 @@ func (p *runPage) wheel(msg tea.MouseWheelMsg) {
 	case paneTree:
 		p.tree.Scroll(delta)
 	case paneDetail:
+		if p.charting {
+			p.chart.Wheel(msg)
+			return
+		}
 		p.inspector.Scroll(delta)
 	case paneBottom:
 		p.threadList.Scroll(delta)
@@ -278,7 +296,35 @@ func (p *runPage) wheel(msg tea.MouseWheelMsg) {
 // the threads and the watches under them.
 func (p *runPage) View() string {
 	l := p.layout()
-	return drawPanes(l, p.tree.View(), p.inspector.View(), p.bottomView(l))
+	detail := p.inspector.View()
+	if p.charting {
+		if p.run != nil {
+			p.chart.Show(p.run.timeline)
+			p.chart.Select(p.selectedPath())
+		}
+		detail = p.chart.View()
+	}
+	return drawPanes(l, p.tree.View(), detail, p.bottomView(l))
+}
+
+// toggleChart shows the run's timeline or spend in the inspector's place,
+// or the inspector again when it shows already.
+func (p *runPage) toggleChart(mode timeview.Mode) {
+	if p.run == nil {
+		p.notify(noticeError, "no run to chart: r runs the plan, R opens an earlier run")
+		return
+	}
+	p.charting = !(p.charting && p.chart.Mode() == mode)
+	p.chart.SetMode(mode)
+	p.post(showRunMsg{focusTree: false})
+}
+
+// selectBar selects in the run tree the row of the bar the chart selected.
+func (p *runPage) selectBar() {
+	if path := p.chart.Selected(); path != "" && path != p.selectedPath() {
+		p.tree.SelectPath(path)
+		p.sync()
+	}
 }
 
 // ShortHelp is the workbench's keys; the root shows a stop's while the
@@ -316,11 +362,13 @@ func (p *runPage) setFocus(f pane) {
 	}
 	p.tree.Blur()
 	p.inspector.Blur()
+	p.chart.Blur()
 	switch f {
 	case paneTree:
 		p.tree.Focus()
 	case paneDetail:
 		p.inspector.Focus()
+		p.chart.Focus()
 	}
 }
 

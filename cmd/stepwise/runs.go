@@ -13,14 +13,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
+	"github.com/stepwise-dev/stepwise/tui/timeview"
 )
 
 func newRunsCommand(s *streams) *cobra.Command {
@@ -312,22 +315,45 @@ func planFile(d *record.RunDetail) string {
 }
 
 func newInspectCommand(s *streams) *cobra.Command {
-	var asJSON bool
+	var asJSON, asTimeline bool
 	var stepPattern string
+	var width int
 	cmd := &cobra.Command{
-		Use:   "inspect RUN [--step PATTERN]",
+		Use:   "inspect RUN [--step PATTERN] [--timeline [--width N]]",
 		Short: "Show everything recorded about one run",
 		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares, whatever\n" +
 			"project it belongs to): its project and plan file, how it ended and why, its inputs, each\n" +
 			"step with its input and result, the tool calls, the errors and the usage. The text cuts\n" +
-			"long values short; --json gives them whole.",
+			"long values short; --json gives them whole. --timeline draws the run as a waterfall\n" +
+			"instead: a bar a step, item, round and tool call on one time axis, model time solid,\n" +
+			"tool time shaded, held time hatched, failures marked.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("width") && !asTimeline {
+				return usageError{errors.New("--width sets the width of --timeline's waterfall: add --timeline")}
+			}
+			if asTimeline && (asJSON || stepPattern != "") {
+				return usageError{errors.New("--timeline draws the whole run as text: leave out --json and --step")}
+			}
+			if cmd.Flags().Changed("width") && width < minTimelineWidth {
+				return usageError{fmt.Errorf("--width %d is too narrow for a waterfall: give %d columns or more", width, minTimelineWidth)}
+			}
 			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			defer ws.Close()
+			if asTimeline {
+				_, events, err := ws.RunEvents(cmd.Context(), args[0])
+				if err != nil {
+					return &exitCode{code: exitFailure, msg: err.Error()}
+				}
+				if !cmd.Flags().Changed("width") {
+					width = terminalWidth(s.out)
+				}
+				_, err = io.WriteString(s.out, timeview.Text(timeline.FromEvents(events), width))
+				return err
+			}
 			d, err := ws.OpenRun(cmd.Context(), args[0])
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
@@ -345,8 +371,25 @@ func newInspectCommand(s *streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as one JSON object, values whole")
+	cmd.Flags().BoolVar(&asTimeline, "timeline", false, "draw the run as a waterfall on one time axis, as wide as the terminal")
+	cmd.Flags().IntVar(&width, "width", 0, "the waterfall's width in columns (default: the terminal's, or 100 when not on one)")
 	cmd.Flags().StringVar(&stepPattern, "step", "", "show only the steps, tool calls and errors whose path matches this pattern (* within a segment, ** across)")
 	return cmd
+}
+
+// minTimelineWidth is the narrowest waterfall --width takes: a label
+// column and a bar of ten columns.
+const minTimelineWidth = 24
+
+// terminalWidth is the width of the terminal stream writes to, or 100
+// columns when it is not one (a CI log, a file).
+func terminalWidth(stream any) int {
+	if isTerminal(stream) {
+		if w, _, err := term.GetSize(stream.(*os.File).Fd()); err == nil && w >= minTimelineWidth {
+			return w
+		}
+	}
+	return 100
 }
 
 // onlyPaths keeps the steps, tool calls, errors and warnings of a run

@@ -136,6 +136,16 @@ func (t *Timeline) End() time.Time { return t.end }
 // Now is the time of the latest event, where a running bar reaches so far.
 func (t *Timeline) Now() time.Time { return t.now }
 
+// Tick moves Now on to now while the run goes, so that the bars still open
+// reach the present between events (a model call that takes a minute
+// sends none). A time before the latest event, or after the run ended,
+// changes nothing.
+func (t *Timeline) Tick(now time.Time) {
+	if t.end.IsZero() && !t.start.IsZero() && now.After(t.now) {
+		t.now = now
+	}
+}
+
 // Status is how the run ended; empty while it runs.
 func (t *Timeline) Status() engine.RunStatus { return t.status }
 

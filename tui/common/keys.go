@@ -75,6 +75,10 @@ type KeyMap struct {
 	ForkDebug   key.Binding // the same, under the debugger
 	ReplayDebug key.Binding // replay the run under the debugger
 	Diff        key.Binding // mark a run, then diff another against it
+	Timeline    key.Binding // the run as a waterfall, in the detail pane
+	Spend       key.Binding // the run's spend by step and by model, there
+	ZoomIn      key.Binding // the timeline's window narrower
+	ZoomOut     key.Binding // and wider
 	Delete      key.Binding // remove the selected breakpoint
 
 	Submit key.Binding // accept an editor or a form
@@ -163,6 +167,10 @@ func DefaultKeyMap() *KeyMap {
 		ForkDebug:   b("F", "fork it under the debugger", "F"),
 		ReplayDebug: b("Y", "replay the run under the debugger", "Y"),
 		Diff:        b("d", "diff: mark a run, then compare", "d"),
+		Timeline:    b("w", "timeline of the run (again: the inspector)", "w"),
+		Spend:       b("$", "spend of the run by step and model (again: the inspector)", "$"),
+		ZoomIn:      b("+", "zoom the timeline in (ctrl+wheel)", "+", "="),
+		ZoomOut:     b("-", "zoom it out; ←/→ pan (sideways wheel)", "-"),
 		Delete:      b("D", "delete the selected breakpoint", "D"),
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
@@ -253,7 +261,8 @@ func (k KeyMap) Groups() []KeyGroup {
 		{groupRun, []key.Binding{k.Run, k.Debug, k.Validate, k.Next, k.StepIn, k.StepOut, k.Continue,
 			k.Skip, k.Print, k.Abort, k.Pause, k.Breakpoint, k.BreakError, k.Command}},
 		{groupAuthor, []key.Binding{k.Edit, k.NewPlan, k.Tools, k.Runs, k.Breakpoints,
-			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete}},
+			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete, k.Timeline, k.Spend}},
+		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut}},
 		{"Output and palette", []key.Binding{k.Output, k.Palette}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Copy", []key.Binding{k.Copy, k.CopyPath}},

@@ -1,0 +1,151 @@
+// Package timeview draws a run's timeline and spend (debugger/timeline):
+// the waterfall as plain text for `stepwise inspect --timeline`, and the
+// workbench's Timeline and Spend panes. One set of glyphs serves both, so
+// that a waterfall pasted from a CI log reads as the workbench shows it.
+package timeview
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
+)
+
+// Glyphs are the characters of a row's cells: model time solid, tool time
+// shaded, the rest of a bar (waiting on items, control) a line, and time
+// held at a stop hatched.
+var Glyphs = [...]rune{
+	timeline.CellNone:  ' ',
+	timeline.CellBar:   '─',
+	timeline.CellTool:  '▒',
+	timeline.CellModel: '█',
+	timeline.CellHeld:  '╱',
+}
+
+// Legend says what the glyphs mean.
+const Legend = "█ model  ▒ tool  ─ waiting  ╱ held  ✗ failed"
+
+// failedMark and okMark lead a row's label: a failure shows without
+// colour too.
+const (
+	failedMark = "✗ "
+	okMark     = "  "
+)
+
+// Summary is the run in one line: plan, status, time, calls, tokens, cost.
+func Summary(t *timeline.Timeline) string {
+	parts := []string{t.Plan()}
+	if st := t.Status(); st != "" {
+		parts = append(parts, string(st))
+	} else {
+		parts = append(parts, "running")
+	}
+	parts = append(parts, format.Duration(t.Whole().Span))
+	s := t.Spend()
+	if s.Calls > 0 {
+		parts = append(parts, common.Count(s.Calls, "call"), format.Tokens(s.Tokens)+" tok")
+		if s.Cost != nil {
+			parts = append(parts, format.Cost(*s.Cost))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// labelWidth is how wide the label column is for bars, in a view width
+// wide: as wide as the widest label, at most a third of the view.
+func labelWidth(bars []timeline.Bar, width int) int {
+	w := 12
+	for _, b := range bars {
+		w = max(w, len(okMark)+2*b.Depth+ansi.StringWidth(b.Label)+1)
+	}
+	return min(w, max(width/3, 12))
+}
+
+// Label is a bar's label cell: its mark, indented by depth, cut or padded
+// to width.
+func Label(b timeline.Bar, width int) string {
+	mark := okMark
+	if b.Failed {
+		mark = failedMark
+	}
+	s := mark + strings.Repeat(" ", 2*b.Depth) + b.Label
+	if ansi.StringWidth(s) >= width {
+		s = ansi.Truncate(s, width-1, "…")
+	}
+	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
+}
+
+// Axis is the time axis over width columns of w: the offsets from the
+// run's start at round steps, each label at its tick's column.
+func Axis(w timeline.Window, runStart time.Time, width int) string {
+	line := []rune(strings.Repeat(" ", width))
+	step := tickStep(w.Span, width)
+	first := w.Start.Sub(runStart).Truncate(step)
+	if first < w.Start.Sub(runStart) {
+		first += step
+	}
+	next := 0 // the first column free for a label
+	for off := first; ; off += step {
+		c := w.Column(runStart.Add(off), width)
+		if c >= width {
+			break
+		}
+		label := []rune("╵" + format.Duration(off))
+		if c < next || c+len(label) > width {
+			continue
+		}
+		copy(line[c:], label)
+		next = c + len(label) + 1
+	}
+	return string(line)
+}
+
+// tickStep is the round step (1, 2 or 5 of a power of ten, a millisecond
+// at least) that puts ticks some twelve columns apart.
+func tickStep(span time.Duration, width int) time.Duration {
+	want := time.Duration(int64(span) * 12 / int64(max(width, 1)))
+	for step := time.Millisecond; ; step *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if step*m >= want {
+				return step * m
+			}
+		}
+	}
+}
+
+// Row is the glyphs of a bar's row over width columns of w; cells is a
+// buffer to draw in, handed back for the next row.
+func Row(w timeline.Window, b timeline.Bar, now time.Time, width int, cells []timeline.Cell) (string, []timeline.Cell) {
+	cells = w.Cells(cells, b, now, width)
+	var s strings.Builder
+	s.Grow(width * 3)
+	for _, c := range cells {
+		s.WriteRune(Glyphs[c])
+	}
+	return strings.TrimRight(s.String(), " "), cells
+}
+
+// Text is the waterfall of the whole run in width columns, one line a bar,
+// under a summary and the time axis and over the legend: what
+// `stepwise inspect RUN --timeline` prints.
+func Text(t *timeline.Timeline, width int) string {
+	bars := t.Bars(0, t.Len())
+	lw := labelWidth(bars, width)
+	bw := max(width-lw, 10)
+	w := t.Whole()
+	var out strings.Builder
+	out.WriteString(Summary(t) + "\n")
+	out.WriteString(strings.TrimRight(strings.Repeat(" ", lw)+Axis(w, t.Start(), bw), " ") + "\n")
+	var cells []timeline.Cell
+	for _, b := range bars {
+		var row string
+		row, cells = Row(w, b, t.Now(), bw, cells)
+		out.WriteString(strings.TrimRight(Label(b, lw)+row, " ") + "\n")
+	}
+	out.WriteString(Legend + "\n")
+	return out.String()
+}

@@ -1,0 +1,325 @@
+package timeview
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
+)
+
+// Mode is what the pane draws of the run.
+type Mode int
+
+// The modes.
+const (
+	ModeTimeline Mode = iota // the waterfall
+	ModeSpend                // cost and tokens by step and by model
+)
+
+// maxZoom is the deepest zoom: a fiftieth of a microsecond a column on a
+// run of a second is past anything a person reads.
+const maxZoom = 1 << 20
+
+// Model is the workbench's Timeline and Spend pane for the run on show:
+// the waterfall, zoomed and panned with keys and the mouse, its selected
+// bar the run tree's selected row; or the run's spend as bars.
+type Model struct {
+	common.Common
+	common.Focusable
+	mode Mode
+	tl   *timeline.Timeline
+	// selected is the selected bar's path, which the run tree selects too.
+	selected string
+	scroll   common.Scroll
+	// zoom is how many times the window is narrower than the run, and
+	// from where it starts, from the run's start.
+	zoom float64
+	from time.Duration
+	// cells is the buffer rows are drawn in, kept from frame to frame.
+	cells []timeline.Cell
+}
+
+// New returns the pane, on no run.
+func New(c common.Common) Model { return Model{Common: c, zoom: 1} }
+
+// SetMode shows the waterfall or the spend.
+func (m *Model) SetMode(mode Mode) { m.mode = mode }
+
+// Mode is what the pane shows.
+func (m Model) Mode() Mode { return m.mode }
+
+// Show puts the pane on a run's timeline, the whole of it in view.
+func (m *Model) Show(tl *timeline.Timeline) {
+	if tl != m.tl {
+		m.zoom, m.from, m.scroll = 1, 0, common.Scroll{}
+	}
+	m.tl = tl
+}
+
+// Selected is the path of the selected bar.
+func (m Model) Selected() string { return m.selected }
+
+// Select selects the bar at path, and scrolls it into view; a path with no
+// bar (a pending step) leaves the selection where it was.
+func (m *Model) Select(path string) {
+	if m.tl == nil {
+		return
+	}
+	i := m.tl.Index(path)
+	if i < 0 {
+		return
+	}
+	m.selected = path
+	m.scroll = m.scroll.Follow(i, m.rowsHigh(), m.tl.Len())
+}
+
+// rowsHigh is how many bars fit: the frame and the axis line take three.
+func (m Model) rowsHigh() int { return max(m.Height-3, 1) }
+
+// window is the stretch of the run in view.
+func (m Model) window() timeline.Window {
+	whole := m.tl.Whole()
+	span := time.Duration(float64(whole.Span) / m.zoom)
+	from := min(max(m.from, 0), whole.Span-span)
+	return timeline.Window{Start: whole.Start.Add(from), Span: max(span, time.Microsecond)}
+}
+
+// Zoom narrows (factor above 1) or widens the window about its middle.
+func (m *Model) Zoom(factor float64) {
+	if m.tl == nil {
+		return
+	}
+	w := m.window()
+	mid := w.Start.Add(w.Span / 2).Sub(m.tl.Start())
+	m.zoom = min(max(m.zoom*factor, 1), maxZoom)
+	span := time.Duration(float64(m.tl.Whole().Span) / m.zoom)
+	m.from = mid - span/2
+	m.clampPan()
+}
+
+// Pan moves the window by eighths of its width: right for positive.
+func (m *Model) Pan(eighths int) {
+	if m.tl == nil {
+		return
+	}
+	m.from = m.window().Start.Sub(m.tl.Start()) + time.Duration(eighths)*m.window().Span/8
+	m.clampPan()
+}
+
+func (m *Model) clampPan() {
+	whole := m.tl.Whole().Span
+	span := time.Duration(float64(whole) / m.zoom)
+	m.from = min(max(m.from, 0), whole-span)
+}
+
+// Update answers the pane's keys: up and down select a bar, left and
+// right pan, + and - zoom.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || m.tl == nil {
+		return m, nil
+	}
+	keys := m.Keys
+	switch {
+	case key.Matches(k, keys.ZoomIn):
+		m.Zoom(2)
+	case key.Matches(k, keys.ZoomOut):
+		m.Zoom(0.5)
+	case key.Matches(k, keys.Collapse):
+		m.Pan(-1)
+	case key.Matches(k, keys.Expand):
+		m.Pan(1)
+	default:
+		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok && m.mode == ModeTimeline {
+			i := max(m.tl.Index(m.selected), 0)
+			i = min(max(i+d, 0), m.tl.Len()-1)
+			if bars := m.tl.Bars(i, 1); len(bars) == 1 {
+				m.Select(bars[0].Path)
+			}
+		}
+	}
+	return m, nil
+}
+
+// ClickAt selects the bar drawn at line y of the pane (0 is the top
+// border), and reports whether there was one.
+func (m *Model) ClickAt(y int) bool {
+	line := y - 2 // the border and the axis
+	if m.tl == nil || m.mode != ModeTimeline || line < 0 || line >= m.rowsHigh() {
+		return false
+	}
+	bars := m.tl.Bars(m.scroll.Offset+line, 1)
+	if len(bars) == 0 {
+		return false
+	}
+	m.Select(bars[0].Path)
+	return true
+}
+
+// Wheel scrolls the rows; a sideways turn pans, and with ctrl held the
+// wheel zooms.
+func (m *Model) Wheel(msg tea.MouseWheelMsg) {
+	if m.tl == nil {
+		return
+	}
+	switch {
+	case msg.Mod.Contains(tea.ModCtrl) && msg.Button == tea.MouseWheelUp:
+		m.Zoom(2)
+	case msg.Mod.Contains(tea.ModCtrl) && msg.Button == tea.MouseWheelDown:
+		m.Zoom(0.5)
+	case msg.Button == tea.MouseWheelLeft:
+		m.Pan(-1)
+	case msg.Button == tea.MouseWheelRight:
+		m.Pan(1)
+	default:
+		m.scroll.Offset += common.WheelDelta(msg)
+		m.scroll = m.scroll.Clamp(m.rowsHigh(), m.tl.Len())
+	}
+}
+
+// View draws the pane at its size.
+func (m *Model) View() string {
+	title := "Timeline"
+	if m.mode == ModeSpend {
+		title = "Spend"
+	}
+	var body []string
+	footer := ""
+	switch {
+	case m.tl == nil || m.tl.Start().IsZero():
+		body = []string{m.Theme.Muted.Render("no run yet: r runs the plan")}
+	case m.mode == ModeSpend:
+		body = m.spendLines(m.Width - 2)
+	default:
+		body = m.timelineLines(m.Width - 2)
+		footer = m.Theme.Muted.Render(m.zoomWords())
+	}
+	return common.Frame(m.Theme, m.Width, m.Height, m.Theme.PaneTitle(title, m.Focused()), footer, m.Focused(), body)
+}
+
+// zoomWords says how much of the run is in view.
+func (m Model) zoomWords() string {
+	w := m.window()
+	from := w.Start.Sub(m.tl.Start())
+	if m.zoom == 1 {
+		return "whole run · + zooms"
+	}
+	return format.Duration(from) + "–" + format.Duration(from+w.Span) + " · - zooms out"
+}
+
+// The styles of a row's cells.
+func (m Model) cellStyle(c timeline.Cell, failed bool) lipgloss.Style {
+	t := m.Theme
+	switch {
+	case failed && c != timeline.CellNone:
+		return t.Problem
+	case c == timeline.CellModel:
+		return t.Key
+	case c == timeline.CellTool:
+		return t.Literal
+	case c == timeline.CellHeld:
+		return t.Glyph
+	}
+	return t.Muted
+}
+
+func (m *Model) timelineLines(width int) []string {
+	w := m.window()
+	rows := m.rowsHigh()
+	m.scroll = m.scroll.Clamp(rows, m.tl.Len())
+	bars := m.tl.Bars(m.scroll.Offset, rows)
+	lw := labelWidth(bars, width)
+	bw := max(width-lw, 1)
+	lines := make([]string, 0, len(bars)+1)
+	lines = append(lines, m.Theme.Muted.Render(strings.Repeat(" ", lw)+Axis(w, m.tl.Start(), bw)))
+	var sb strings.Builder
+	for _, b := range bars {
+		m.cells = w.Cells(m.cells, b, m.tl.Now(), bw)
+		sb.Reset()
+		label := Label(b, lw)
+		style := m.Theme.RowStyle(b.Path == m.selected, m.Focused())
+		if b.Failed {
+			label = m.Theme.Problem.Inherit(style).Render(label)
+		} else {
+			label = style.Render(label)
+		}
+		sb.WriteString(label)
+		// Runs of one cell kind are styled at once: a frame styles a
+		// few dozen runs, not a few thousand cells.
+		for i := 0; i < len(m.cells); {
+			j := i
+			for j < len(m.cells) && m.cells[j] == m.cells[i] {
+				j++
+			}
+			sb.WriteString(m.cellStyle(m.cells[i], b.Failed).Render(strings.Repeat(string(Glyphs[m.cells[i]]), j-i)))
+			i = j
+		}
+		lines = append(lines, sb.String())
+	}
+	return lines
+}
+
+// spendLines draws the run's cost and tokens by step, most expensive
+// first, then by model: a bar as long as its share of the dearest line.
+func (m *Model) spendLines(width int) []string {
+	s := m.tl.Spend()
+	t := m.Theme
+	lines := []string{t.Strong.Render(Summary(m.tl))}
+	if s.Calls == 0 {
+		return append(lines, t.Muted.Render("no model calls yet"))
+	}
+	section := func(title string, spend []timeline.SpendLine) {
+		lines = append(lines, "", t.Heading.Render(title))
+		lw := 12
+		for _, l := range spend {
+			lw = max(lw, len(l.Label)+1)
+		}
+		lw = min(lw, width/3)
+		const figures = 28 // " $0.0123  12.3k tok 3 calls"
+		bw := max(width-lw-figures, 4)
+		byCost := true
+		for _, l := range spend {
+			byCost = byCost && l.Cost != nil
+		}
+		top := 0.0
+		for _, l := range spend {
+			top = max(top, weight(l, byCost))
+		}
+		for _, l := range spend {
+			n := 0
+			if top > 0 {
+				n = max(int(weight(l, byCost)/top*float64(bw)+0.5), 1)
+			}
+			bar := t.Key.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
+			cost := format.Spend(l.Calls, l.Cost)
+			fig := padLeft(cost, 8) + " " + padLeft(format.Tokens(l.Tokens)+" tok", 9) + " " + padLeft(common.Count(l.Calls, "call"), 0)
+			lines = append(lines, common.Fit(l.Label, lw)+bar+" "+t.Muted.Render(fig))
+		}
+	}
+	section("By step, most expensive first", s.ByStep)
+	section("By model", s.ByModel)
+	return lines
+}
+
+// weight is what a spend bar's length shows: the cost where every line is
+// priced (byCost), the tokens otherwise, so that no bar compares dollars
+// with tokens.
+func weight(l timeline.SpendLine, byCost bool) float64 {
+	if byCost {
+		return *l.Cost
+	}
+	return float64(l.Tokens)
+}
+
+func padLeft(s string, w int) string {
+	if n := w - len([]rune(s)); n > 0 {
+		return strings.Repeat(" ", n) + s
+	}
+	return s
+}
