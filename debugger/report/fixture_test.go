@@ -25,8 +25,8 @@ const hostile = `</script><img src=x onerror=alert(1)>`
 
 // showcaseFiles are a project whose one plan does what a report shows: an
 // exec tool that prints a secret, a concurrent map, a payload far longer
-// than a page shows, an agent that calls tools over two rounds, and a step
-// that fails.
+// than a page shows, an agent that calls tools over two rounds, one that
+// ends without a valid answer after a repair pass, and a step that fails.
 var showcaseFiles = map[string]string{
 	".stepwise/config.toml": `
 [providers.script]
@@ -100,6 +100,16 @@ steps:
         properties:
           verdict: { type: string }
   - id: E5
+    tool_name: agent
+    input:
+      prompt: "Answer in one round."
+      max_iterations: 1
+      output_schema:
+        type: object
+        required: [verdict]
+        properties:
+          verdict: { type: string }
+  - id: E6
     tool_name: user__fail
     input: {}
 `,
@@ -116,6 +126,11 @@ steps:
       json: {verdict: "fine ` + hostile + `"}
       usage: {input_tokens: 1500, output_tokens: 40}
       delay_ms: 20
+  - match: E5
+    reply: { json: {wrong: 1} }
+  - match: E5
+    role: repair
+    reply: { json: {still: wrong} }
 `,
 }
 
@@ -133,7 +148,7 @@ func recordShowcase(t *testing.T) recorded {
 	t.Helper()
 	run := recordRun(t, showcaseFiles, "showcase", map[string]any{"items": []any{"a", hostile, "c"}})
 	if run.detail.Status != engine.StatusFailed {
-		t.Fatalf("the showcase ended %s, want failed at E5", run.detail.Status)
+		t.Fatalf("the showcase ended %s, want failed at E6", run.detail.Status)
 	}
 	return run
 }

@@ -1,6 +1,6 @@
 // Package report writes a recorded run as one HTML page to share: attached
 // to a pull request or an issue, it opens in any browser, offline. The page
-// holds the run's header, its step tree (folded with <details>), every
+// holds the run's header, its errors, warnings and findings, its step tree (folded with <details>), every
 // step's input, result and error, every model call with its messages, the
 // tools it offered and its reply, the timeline and the spend charts.
 //
@@ -32,6 +32,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
@@ -78,7 +79,10 @@ type page struct {
 	Style  template.CSS
 	Run    header
 	Notes  []notice
-	Tree   []*node
+	// Findings are what went less well than the status says
+	// (debugger.Findings).
+	Findings []*text
+	Tree     []*node
 	// Count is how many units the tree holds.
 	Count    int
 	Timeline waterfall
@@ -220,6 +224,9 @@ func (b *builder) page(d *record.RunDetail, events []engine.Event) page {
 		for _, n := range list.notices {
 			p.Notes = append(p.Notes, notice{Kind: list.kind, Path: n.Path, Anchor: anchor(n.Path), Message: b.text(n.Message)})
 		}
+	}
+	for _, f := range debugger.Findings(d) {
+		p.Findings = append(p.Findings, b.text(f))
 	}
 	p.Timeline = drawTimeline(events, anchor)
 	p.Spend = drawSpend(d.UsageReport, anchor)

@@ -125,9 +125,9 @@ func TestPageOfARecordedRun(t *testing.T) {
 				t.Errorf("the tree lacks %s", want)
 			}
 		}
-		failed := regexp.MustCompile(`<details id="u\d+" class="unit u-step s-failed" open>\s*<summary><span class="glyph" title="failed"></span><code class="path" title="E5">E5</code>`)
+		failed := regexp.MustCompile(`<details id="u\d+" class="unit u-step s-failed" open>\s*<summary><span class="glyph" title="failed"></span><code class="path" title="E6">E6</code>`)
 		if !failed.MatchString(page) {
-			t.Error("the failed step E5 is not unfolded")
+			t.Error("the failed step E6 is not unfolded")
 		}
 	})
 
@@ -144,8 +144,14 @@ func TestPageOfARecordedRun(t *testing.T) {
 				t.Errorf("the page lacks %q", want)
 			}
 		}
-		if n := strings.Count(page, `<details class="call"`); n != 2 {
-			t.Errorf("%d model calls shown, want 2", n)
+		if n := strings.Count(page, `<details class="call"`); n != 4 {
+			t.Errorf("%d model calls shown, want 4: E4's rounds, E5's round and its repair", n)
+		}
+		if !strings.Contains(page, "agent_not_final: 1 agent step spent its rounds without a valid answer") {
+			t.Error("the page does not find that E5 ended without an answer")
+		}
+		if !strings.Contains(page, `title="E5/agent.1/repair">repair</code>`) {
+			t.Error("the repair pass has no node")
 		}
 	})
 
@@ -156,12 +162,13 @@ func TestPageOfARecordedRun(t *testing.T) {
 			t.Errorf("%d timeline rows, want %d (a row per unit)", got, want)
 		}
 		if n := strings.Count(page, `class="row failed"`); n != 1 {
-			t.Errorf("%d rows drawn as failed, want E5's", n)
+			t.Errorf("%d rows drawn as failed, want E6's", n)
 		}
 		if rows < want {
 			t.Errorf("%d links to the tree, fewer than the rows", rows)
 		}
-		for _, want := range []string{"By step", "By model", `<text class="label" x="0" y="13">E4</text>`, "script/scripted", "$0.0080"} {
+		// E4 spent most, so its bar comes first.
+		for _, want := range []string{"By step", "By model", `<text class="label" x="0" y="13">E4</text>`, `<text class="label" x="0" y="31">E5</text>`, "script/scripted", "$0.0080"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the spend lacks %q", want)
 			}
