@@ -73,3 +73,34 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReportOfEveryKindOfRun writes the page of each example run the
+// store holds: finished, exited, failed, interrupted, of another project
+// and recorded before the store kept projects.
+func TestReportOfEveryKindOfRun(t *testing.T) {
+	isolate(t, "testdata/runsproject")
+	recordRuns(t)
+	tests := []struct {
+		name, id, status string
+	}{
+		{"finished", finishedRun, "ok"},
+		{"exited", exitedRun, "exited"},
+		{"failed", failedRun, "failed"},
+		{"interrupted", unfinishedRun, "interrupted"},
+		{"of another project", otherRun, "ok"},
+		{"recorded without a project", legacyRun, "exited"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "report", tt.id, "--html", "-")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, want := range []string{"<!DOCTYPE html>", "<code>" + tt.id + "</code>", `<span class="status s-` + tt.status + `">`, `<section id="steps">`, "</html>"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the page lacks %s", want)
+				}
+			}
+		})
+	}
+}
