@@ -8,18 +8,10 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/report"
 )
 
-// BenchmarkWriteWideMap writes the report of a recorded map of 5,000
-// items, each a body call with an input and a result: the size a page
-// reaches and the time it takes grow with the units.
-func BenchmarkWriteWideMap(b *testing.B) {
-	const items = 5000
-	list := make([]any, items)
-	for i := range list {
-		list[i] = fmt.Sprintf("item %d", i)
-	}
-	files := map[string]string{
-		".stepwise/config.toml": "",
-		".stepwise/plans/wide.yaml": `identifier: wide
+// wideFiles are a project whose plan maps builtin__reshape over its items.
+var wideFiles = map[string]string{
+	".stepwise/config.toml": "",
+	".stepwise/plans/wide.yaml": `identifier: wide
 name: Wide
 description: A map of many items.
 input_schema:
@@ -36,8 +28,22 @@ steps:
         tool_name: builtin__reshape
         input: { shape: { title: "{{item}}", index: "{{index}}" } }
 `,
+}
+
+// recordWide records the wide plan over n items.
+func recordWide(tb testing.TB, n int) recorded {
+	list := make([]any, n)
+	for i := range list {
+		list[i] = fmt.Sprintf("item %d", i)
 	}
-	run := recordRun(b, files, "wide", map[string]any{"items": list})
+	return recordRun(tb, wideFiles, "wide", map[string]any{"items": list})
+}
+
+// BenchmarkWriteWideMap writes the report of a recorded map of 5,000
+// items, each a body call with an input and a result: the size a page
+// reaches and the time it takes grow with the units.
+func BenchmarkWriteWideMap(b *testing.B) {
+	run := recordWide(b, 5000)
 	var size countingWriter
 	if err := report.Write(&size, run.detail, run.events, run.redact); err != nil {
 		b.Fatal(err)

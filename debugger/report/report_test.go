@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"regexp"
 	"strconv"
@@ -174,4 +175,24 @@ func TestPageOfARecordedRun(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWideRunDrawsPartOfItsTimeline records a map of more items than the
+// timeline draws: it draws the first rows and says how many it left out,
+// while the tree holds every item.
+func TestWideRunDrawsPartOfItsTimeline(t *testing.T) {
+	const items = 700
+	run := recordWide(t, items)
+	page := run.page(t)
+	all := timeline.FromEvents(run.events).Len()
+	rows := strings.Count(page, `class="row"`)
+	if rows >= all || rows == 0 {
+		t.Fatalf("%d rows drawn of %d units", rows, all)
+	}
+	if want := fmt.Sprintf("%d more units are not drawn", all-rows); !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q", want)
+	}
+	if n := strings.Count(page, `<details id="u`); n != items+1 {
+		t.Errorf("%d units in the tree, want the map and its %d items", n, items)
+	}
 }
