@@ -1,8 +1,9 @@
 // Package report writes a recorded run as one HTML page to share: attached
 // to a pull request or an issue, it opens in any browser, offline. The page
-// holds the run's header, its errors, warnings and findings, its step tree (folded with <details>), every
+// holds the run's header, its errors, warnings and findings, the timeline
+// and the spend charts, and its step tree (folded with <details>): every
 // step's input, result and error, every model call with its messages, the
-// tools it offered and its reply, the timeline and the spend charts.
+// tools it offered and its reply.
 //
 // The page is self-contained and fetches nothing: its one style sheet is
 // inline and its charts are inline SVG, it has no script, and its content
