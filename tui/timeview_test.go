@@ -28,8 +28,9 @@ const retimedID = "7133700000000002"
 
 // retimed records the events of the run id again as a run of their own,
 // with fixed times: each event 100ms after the one before, each model call
-// 80ms long and each tool call 60ms. The run's shape is the engine's; only
-// the clock is the test's, so that a waterfall can be pinned.
+// 80ms long, each tool call 60ms, and each step as long as its events
+// say. The run's shape is the engine's; only the clock is the test's, so
+// that a waterfall can be pinned.
 func retimed(t *testing.T, p *testProject, id string) {
 	t.Helper()
 	_, events, err := p.ws.RunEvents(context.Background(), id)
@@ -51,6 +52,10 @@ func retimed(t *testing.T, p *testProject, id string) {
 			e.Payload = pl
 		case engine.ToolEnded:
 			pl.Ms = 60
+			e.Payload = pl
+		case engine.StepEnded:
+			// A step's time is its events' (no step stop held it).
+			pl.Ms = 0
 			e.Payload = pl
 		}
 		rec.Event(e)
@@ -187,5 +192,49 @@ steps:
 	}
 	if got := tl.Len(); got != 5 {
 		t.Errorf("%d bars, want the map and its four items", got)
+	}
+}
+
+// TestTimelineSelectsTreeRows shows a finished run's timeline, clicks a
+// bar and moves with the keys in it: the run tree selects each bar's row,
+// and a row selected in the tree selects its bar.
+func TestTimelineSelectsTreeRows(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.runToEnd(docFlow)
+	b.press(keyTimeline)
+	if !b.m.runPage.charting || !strings.Contains(b.screen(), "Timeline") {
+		t.Fatalf("w did not show the timeline:\n%s", b.screen())
+	}
+	// The bar's label, where the timeline draws it: one space before the
+	// tool, where the tree leaves two.
+	x, y := -1, -1
+	for i, line := range strings.Split(b.screen(), "\n") {
+		if at := strings.Index(line, "do.1 user"); at >= 0 {
+			x, y = len([]rune(line[:at])), i
+		}
+	}
+	if y < 0 {
+		t.Fatalf("no bar for do.1:\n%s", b.screen())
+	}
+	b.press(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})
+	if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.page.focused() != paneDetail {
+		t.Fatalf("a click on do.1's bar selected %q in the tree, focus %v", got, b.m.page.focused())
+	}
+	b.press(keyDown)
+	if got, bar := b.m.runPage.selectedPath(), b.m.runPage.chart.Selected(); got != "E1/do.2" || bar != got {
+		t.Errorf("down in the timeline: tree on %q, bar %q; want E1/do.2", got, bar)
+	}
+	b.press(keyTab, keyHome)
+	b.screen()
+	if got, bar := b.m.runPage.selectedPath(), b.m.runPage.chart.Selected(); got != "E0" || bar != "E0" {
+		t.Errorf("home in the tree: tree on %q, bar %q; want E0", got, bar)
+	}
+	b.press(keySpend)
+	if b.m.runPage.chart.Mode() != timeview.ModeSpend || !strings.Contains(b.screen(), "By step, most expensive first") {
+		t.Errorf("$ did not show the spend:\n%s", b.screen())
+	}
+	b.press(keySpend)
+	if b.m.runPage.charting {
+		t.Errorf("$ again did not give the inspector back:\n%s", b.screen())
 	}
 }

@@ -97,9 +97,9 @@ steps:
 
 // retimedRun runs the survey plan, then records its events again as a run
 // of their own, whose times are fixed: each event 100ms after the one
-// before, each model call 80ms long and each tool call 60ms. The run's
-// shape is the engine's; only the clock is the test's, so the waterfall
-// can be pinned.
+// before, each model call 80ms long, each tool call 60ms, and each step as
+// long as its events say. The run's shape is the engine's; only the clock
+// is the test's, so the waterfall can be pinned.
 func retimedRun(t *testing.T) string {
 	t.Helper()
 	writeProject(t, surveyFiles)
@@ -142,6 +142,10 @@ func retimedRun(t *testing.T) string {
 			e.Payload = p
 		case engine.ToolEnded:
 			p.Ms = 60
+			e.Payload = p
+		case engine.StepEnded:
+			// A step's time is its events' (no step stop held it).
+			p.Ms = 0
 			e.Payload = p
 		}
 		rec.Event(e)

@@ -228,9 +228,9 @@ func (t *Timeline) Apply(e engine.Event) {
 	case engine.StepEnded:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
-		if b.Start.IsZero() {
-			b.Start = e.Time.Add(-millis(p.Ms))
-		}
+		// A step's time runs from its step stop, before its start event:
+		// a hold there is the step's.
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
@@ -260,9 +260,7 @@ func (t *Timeline) Apply(e engine.Event) {
 			break
 		}
 		b.own = true
-		if b.Start.IsZero() {
-			b.Start = e.Time.Add(-millis(p.Ms))
-		}
+		t.startBy(b, e.Time.Add(-millis(p.Ms)))
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
@@ -289,8 +287,13 @@ func (t *Timeline) Apply(e engine.Event) {
 		// A decision ends a hold; the hold's length arrives with the
 		// unit's end.
 	default:
-		if e.Path != "" {
-			t.at(e.Path, e.Unit, e.Time)
+		if e.Path == "" {
+			break
+		}
+		// An event of its own (a verdict, an answer, a warning) is part
+		// of the unit: one that spans its units reaches it.
+		if b := t.at(e.Path, e.Unit, e.Time); !b.own && !b.open && e.Time.After(b.End) {
+			b.End = e.Time
 		}
 	}
 }
@@ -320,8 +323,13 @@ func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
 	t.stale = true
 	if b.Kind != path.KindStep && b.Kind != path.KindCall {
 		// An item, a round, a called plan: it begins with its first
-		// event, which may be one of a unit under it.
+		// event, which may be one of a unit under it. Until a unit under
+		// it runs, it lasts as long as its events: a filter item is its
+		// verdict. A round, a repair or a verdict lasts to its call.
 		t.begin(b, at)
+		if !waitsForCall(b.Kind) {
+			t.finish(b, at, false)
+		}
 	}
 	return b
 }
@@ -354,6 +362,20 @@ func (t *Timeline) begin(b *bar, at time.Time) {
 	if up := b.parent; up != &t.root && !up.own {
 		up.running++
 		t.begin(up, at)
+	}
+}
+
+// startBy moves b's start back to at, if it began earlier than its first
+// event said, and the starts of the bars above it that span their units.
+func (t *Timeline) startBy(b *bar, at time.Time) {
+	for ; b != &t.root; b = b.parent {
+		if !b.Start.IsZero() && !at.Before(b.Start) {
+			return
+		}
+		b.Start = at
+		if b.parent.own {
+			return
+		}
 	}
 }
 

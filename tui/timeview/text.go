@@ -104,17 +104,28 @@ func Axis(w timeline.Window, runStart time.Time, width int) string {
 	return string(line)
 }
 
-// tickStep is the round step (1, 2 or 5 of a power of ten, a millisecond
-// at least) that puts ticks some twelve columns apart.
+// tickSteps are the steps a time axis ticks at: round numbers of
+// milliseconds and seconds, whole minutes and hours, so that labels read
+// 1m00s, 2m00s rather than 3m20s.
+var tickSteps = []time.Duration{
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour,
+}
+
+// tickStep is the step that puts ticks some twelve columns apart: the
+// first of tickSteps that wide, or whole hours.
 func tickStep(span time.Duration, width int) time.Duration {
 	want := time.Duration(int64(span) * 12 / int64(max(width, 1)))
-	for step := time.Millisecond; ; step *= 10 {
-		for _, m := range []time.Duration{1, 2, 5} {
-			if step*m >= want {
-				return step * m
-			}
+	for _, step := range tickSteps {
+		if step >= want {
+			return step
 		}
 	}
+	return want.Truncate(time.Hour) + time.Hour
 }
 
 // Row is the glyphs of a bar's row over width columns of w; cells is a

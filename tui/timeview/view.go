@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -90,13 +91,22 @@ func (m Model) window() timeline.Window {
 	return timeline.Window{Start: whole.Start.Add(from), Span: max(span, time.Microsecond)}
 }
 
-// Zoom narrows (factor above 1) or widens the window about its middle.
+// Zoom narrows (factor above 1) or widens the window about the middle of
+// the selected bar, so that what one zooms in on stays in view, or about
+// its own middle when no bar is selected.
 func (m *Model) Zoom(factor float64) {
 	if m.tl == nil {
 		return
 	}
 	w := m.window()
 	mid := w.Start.Add(w.Span / 2).Sub(m.tl.Start())
+	if b, ok := m.tl.Bar(m.selected); ok {
+		end := b.End
+		if end.IsZero() {
+			end = m.tl.Now()
+		}
+		mid = b.Start.Add(end.Sub(b.Start) / 2).Sub(m.tl.Start())
+	}
 	m.zoom = min(max(m.zoom*factor, 1), maxZoom)
 	span := time.Duration(float64(m.tl.Whole().Span) / m.zoom)
 	m.from = mid - span/2
@@ -278,11 +288,21 @@ func (m *Model) spendLines(width int) []string {
 		lines = append(lines, "", t.Heading.Render(title))
 		lw := 12
 		for _, l := range spend {
-			lw = max(lw, len(l.Label)+1)
+			lw = max(lw, ansi.StringWidth(l.Label)+1)
 		}
 		lw = min(lw, width/3)
-		const figures = 28 // " $0.0123  12.3k tok 3 calls"
-		bw := max(width-lw-figures, 4)
+		// The figures: cost, tokens and calls, in columns; a narrow pane
+		// leaves the calls out to keep room for the bars.
+		figs := make([][]string, len(spend))
+		for i, l := range spend {
+			figs[i] = []string{format.Spend(l.Calls, l.Cost), format.Tokens(l.Tokens) + " tok", common.Count(l.Calls, "call")}
+		}
+		cols := 3
+		if width-lw-figuresWidth(figs, cols) < minSpendBar {
+			cols = 2
+		}
+		fw := figuresWidth(figs, cols)
+		bw := max(width-lw-fw, 1)
 		byCost := true
 		for _, l := range spend {
 			byCost = byCost && l.Cost != nil
@@ -291,15 +311,13 @@ func (m *Model) spendLines(width int) []string {
 		for _, l := range spend {
 			top = max(top, weight(l, byCost))
 		}
-		for _, l := range spend {
+		for i, l := range spend {
 			n := 0
 			if top > 0 {
 				n = max(int(weight(l, byCost)/top*float64(bw)+0.5), 1)
 			}
 			bar := t.Key.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
-			cost := format.Spend(l.Calls, l.Cost)
-			fig := padLeft(cost, 8) + " " + padLeft(format.Tokens(l.Tokens)+" tok", 9) + " " + padLeft(common.Count(l.Calls, "call"), 0)
-			lines = append(lines, common.Fit(l.Label, lw)+bar+" "+t.Muted.Render(fig))
+			lines = append(lines, common.Fit(l.Label, lw)+bar+t.Muted.Render(figuresLine(figs, i, cols)))
 		}
 	}
 	section("By step, most expensive first", s.ByStep)
@@ -315,6 +333,37 @@ func weight(l timeline.SpendLine, byCost bool) float64 {
 		return *l.Cost
 	}
 	return float64(l.Tokens)
+}
+
+// minSpendBar is the narrowest a spend bar gets before the calls column
+// gives up its room.
+const minSpendBar = 10
+
+// figuresWidth is how wide the first cols columns of figures are, each
+// right-aligned to its widest and led by a space.
+func figuresWidth(figs [][]string, cols int) int {
+	w := 0
+	for c := range cols {
+		w += 1 + columnWidth(figs, c)
+	}
+	return w
+}
+
+func columnWidth(figs [][]string, c int) int {
+	w := 0
+	for _, f := range figs {
+		w = max(w, ansi.StringWidth(f[c]))
+	}
+	return w
+}
+
+// figuresLine is row i of the figures' first cols columns.
+func figuresLine(figs [][]string, i, cols int) string {
+	var b strings.Builder
+	for c := range cols {
+		b.WriteString(" " + padLeft(figs[i][c], columnWidth(figs, c)))
+	}
+	return b.String()
 }
 
 func padLeft(s string, w int) string {

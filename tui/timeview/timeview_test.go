@@ -1,0 +1,143 @@
+package timeview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
+)
+
+func TestAxis(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		from  time.Duration
+		span  time.Duration
+		width int
+		want  string
+	}{
+		{"a second and a half over 60 columns", 0, 1500 * time.Millisecond, 60, "╵0ms                ╵500ms              ╵1.0s               "},
+		{"ticks past the start when zoomed in", 150 * time.Millisecond, 100 * time.Millisecond, 40, "╵150ms              ╵200ms              "},
+		{"whole minutes", 0, 10 * time.Minute, 50, "╵0ms                     ╵5m00s                   "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Axis(timeline.Window{Start: start.Add(tc.from), Span: tc.span}, start, tc.width)
+			if got != tc.want || ansi.StringWidth(got) != tc.width {
+				t.Errorf("axis\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+// pane is the Timeline pane on a run of items map items, 80 by 20.
+func pane(t *testing.T, items int) (*Model, *timeline.Timeline) {
+	t.Helper()
+	tl := timeline.FromEvents(livetest.BigRun(items))
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()))
+	m.SetSize(80, 20)
+	m.Show(tl)
+	m.Focus()
+	return &m, tl
+}
+
+func TestZoomAndPan(t *testing.T) {
+	m, tl := pane(t, 100)
+	whole := tl.Whole()
+	if w := m.window(); w != whole || m.zoomWords() != "whole run · + zooms" {
+		t.Fatalf("unzoomed window %+v, want the whole run %+v (%s)", w, whole, m.zoomWords())
+	}
+	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
+	press(tea.KeyPressMsg{Code: '+', Text: "+"})
+	w := m.window()
+	if w.Span != whole.Span/2 || w.Start != whole.Start.Add(whole.Span/4) {
+		t.Errorf("zoomed in about the middle: %v from %v, want %v from %v", w.Span, w.Start.Sub(whole.Start), whole.Span/2, whole.Span/4)
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyRight})
+	if got := m.window().Start.Sub(w.Start); got != w.Span/8 {
+		t.Errorf("panned right by %v, want an eighth of the window, %v", got, w.Span/8)
+	}
+	for range 20 {
+		press(tea.KeyPressMsg{Code: tea.KeyRight})
+	}
+	if end := m.window().Start.Add(m.window().Span); !end.Equal(whole.Start.Add(whole.Span)) {
+		t.Errorf("panned past the end of the run: the window ends %v after its start", end.Sub(whole.Start))
+	}
+	for range 40 {
+		press(tea.KeyPressMsg{Code: tea.KeyLeft})
+	}
+	if m.window().Start != whole.Start {
+		t.Errorf("panned before the start of the run: %v", m.window().Start.Sub(whole.Start))
+	}
+	if !strings.Contains(m.View(), "0ms–") {
+		t.Errorf("the footer does not say the part in view:\n%s", m.View())
+	}
+	for range 3 {
+		press(tea.KeyPressMsg{Code: '-', Text: "-"})
+	}
+	if m.window() != whole {
+		t.Errorf("zoomed out past the whole run: %+v", m.window())
+	}
+	m.Wheel(tea.MouseWheelMsg{Button: tea.MouseWheelUp, Mod: tea.ModCtrl})
+	if m.window().Span != whole.Span/2 {
+		t.Errorf("ctrl+wheel up zoomed to %v, want %v", m.window().Span, whole.Span/2)
+	}
+
+	// With a bar selected, zooming in keeps it in view.
+	m.Zoom(0.5)
+	m.Select("E1/do.3")
+	bar, _ := tl.Bar("E1/do.3")
+	for range 4 {
+		press(tea.KeyPressMsg{Code: '+', Text: "+"})
+	}
+	w = m.window()
+	if bar.Start.Before(w.Start) || bar.End.After(w.Start.Add(w.Span)) {
+		t.Errorf("zoomed in to %v from %v, and do.3 (%v to %v) is out of view", w.Span, w.Start.Sub(whole.Start), bar.Start.Sub(whole.Start), bar.End.Sub(whole.Start))
+	}
+}
+
+func TestSelectBars(t *testing.T) {
+	m, tl := pane(t, 100)
+	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	// Nothing was selected: down selects the second bar.
+	if m.Selected() != "E1/do.0" {
+		t.Errorf("after j: %q", m.Selected())
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyEnd})
+	last := tl.Bars(tl.Len()-1, 1)[0].Path
+	if m.Selected() != last || !strings.Contains(m.View(), "do.99") {
+		t.Errorf("after end: %q, want %q on screen:\n%s", m.Selected(), last, m.View())
+	}
+	// Line 2 of the pane is the first row under the axis.
+	if !m.ClickAt(2) || m.Selected() != tl.Bars(m.scroll.Offset, 1)[0].Path {
+		t.Errorf("a click on the first row selected %q", m.Selected())
+	}
+	if m.ClickAt(1) || m.ClickAt(40) {
+		t.Error("a click on the axis or below the rows selected a bar")
+	}
+	m.Select("E1/do.50")
+	if !strings.Contains(m.View(), "do.50 agent") {
+		t.Errorf("the selected bar is not in view:\n%s", m.View())
+	}
+	m.Select("nowhere")
+	if m.Selected() != "E1/do.50" {
+		t.Errorf("a path with no bar moved the selection to %q", m.Selected())
+	}
+}
+
+func TestSpendPane(t *testing.T) {
+	m, _ := pane(t, 3)
+	m.SetMode(ModeSpend)
+	got := ansi.Strip(m.View())
+	for _, want := range []string{"Spend", "big · running", "3 calls", "By step, most expensive first", "E1/do.0", "By model", "$0.0001", "208 tok"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the spend pane does not show %q:\n%s", want, got)
+		}
+	}
+}
