@@ -16,12 +16,12 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
-	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/timeview"
 )
@@ -597,7 +597,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 		tw.Flush()
 	}
-	if fs := findings(d); len(fs) > 0 {
+	if fs := debugger.Findings(d); len(fs) > 0 {
 		fmt.Fprintf(w, "\nfindings (%d)\n", len(fs))
 		for _, f := range fs {
 			fmt.Fprintf(w, "  %s\n", f)
@@ -618,74 +618,6 @@ func unitNotes(heldMs float64, decided, reused string) string {
 		out += "  " + m
 	}
 	return out
-}
-
-// findings are what a run's record shows went less well than its status
-// says: steps that went without the strict output they asked for, and
-// agent steps that ended without an answer.
-func findings(d *record.RunDetail) []string {
-	var out []string
-	for _, f := range []string{downgradeFinding(d.Downgrades), notFinalFinding(d.Steps)} {
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// notFinalFinding names the agent steps that spent their rounds without a
-// valid answer: they succeed, by design (seeds/000), with final: false and
-// output {}, which a plan reading output.x finds empty. Empty when there
-// are none.
-func notFinalFinding(steps []record.StepRecord) string {
-	var paths []string
-	for _, s := range steps {
-		if s.Tool != plans.ControlAgent || s.Status != engine.StepOK {
-			continue
-		}
-		var result struct {
-			Final *bool `json:"final"`
-		}
-		if json.Unmarshal(s.Result, &result) == nil && result.Final != nil && !*result.Final {
-			paths = append(paths, s.Path)
-		}
-	}
-	if len(paths) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("agent_not_final: %s spent its rounds without a valid answer and returned final: false, output {} (%s); "+
-		"its refusals say why, and max_iterations or validation_exhaustion may want raising",
-		countNoun(len(paths), "agent step", "agent steps"), strings.Join(paths, ", "))
-}
-
-// downgradeFinding is seeds/002's structured_output_downgraded finding:
-// the steps that asked for strict structured output and ran without it,
-// each with its reasons. Empty when there are none.
-func downgradeFinding(downgrades []record.Notice) string {
-	var steps []string
-	reasons := map[string][]string{}
-	for _, n := range downgrades {
-		// A round that offers tools is not restricted by design; the
-		// answer round that lets none be called is where strict mode applies.
-		if n.Message == "unsupported_context_tools" {
-			continue
-		}
-		if _, seen := reasons[n.Path]; !seen {
-			steps = append(steps, n.Path)
-		}
-		if !slices.Contains(reasons[n.Path], n.Message) {
-			reasons[n.Path] = append(reasons[n.Path], n.Message)
-		}
-	}
-	if len(steps) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, s := range steps {
-		parts = append(parts, s+": "+strings.Join(reasons[s], ", "))
-	}
-	return fmt.Sprintf("structured_output_downgraded: %s requested strict structured output but ran without it (%s); outputs were validated after the fact, not held to the schema as they were written",
-		countNoun(len(steps), "step", "steps"), strings.Join(parts, "; "))
 }
 
 func detail(w io.Writer, label string, v json.RawMessage) {
@@ -853,7 +785,7 @@ func toInspectJSON(d *record.RunDetail) inspectJSON {
 	for _, n := range d.Errors {
 		env.Errors = append(env.Errors, noticeJSON(n))
 	}
-	env.Findings = append(env.Findings, findings(d)...)
+	env.Findings = append(env.Findings, debugger.Findings(d)...)
 	for _, n := range d.Warnings {
 		env.Warnings = append(env.Warnings, noticeJSON(n))
 	}

@@ -247,6 +247,11 @@ func (w *Workspace) DisplayText(s string) string {
 	return w.cfg.Redact(strings.ReplaceAll(s, w.base+string(filepath.Separator), ""))
 }
 
+// Redact hides in s the secrets the configuration expanded (config.Redact),
+// and nothing else: a front end that shows a run's values whole, such as a
+// report written to be shared, keeps them as recorded but for those.
+func (w *Workspace) Redact(s string) string { return w.cfg.Redact(s) }
+
 // Breakpoints is the breakpoint table of a plan, kept in the project
 // between sessions; outside a project it is kept nowhere. A table whose
 // file cannot be read is returned empty with the error, and is then kept

@@ -1,0 +1,198 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stepwise-dev/stepwise/debugger/report"
+	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/engine/record"
+)
+
+// TestPageOfARecordedRun writes the report of a real recorded run and
+// checks what a reader of the page relies on: values stay text, the
+// secret is hidden, a long payload is cut with a marker, nothing is
+// fetched, and the tree, the model calls, the timeline and the spend are
+// all there.
+func TestPageOfARecordedRun(t *testing.T) {
+	run := recordShowcase(t)
+	page := run.page(t)
+	step := func(p string) record.StepRecord {
+		for _, s := range run.detail.Steps {
+			if s.Path == p {
+				return s
+			}
+		}
+		t.Fatalf("the record has no step %s", p)
+		return record.StepRecord{}
+	}
+
+	t.Run("values stay text", func(t *testing.T) {
+		for _, tag := range []string{"<img", "<script", "<b>", "</b>"} {
+			if strings.Contains(strings.ToLower(page), tag) {
+				t.Errorf("the page holds the markup %s", tag)
+			}
+		}
+		// Each place the hostile value was recorded shows it escaped:
+		// the inputs, the map's item, its result, the agent's tool call
+		// and the reply.
+		escaped := html.EscapeString(hostile)
+		if n := strings.Count(page, escaped); n < 5 {
+			t.Errorf("the hostile value shows escaped %d times, want 5 or more", n)
+		}
+		if !strings.Contains(page, html.EscapeString("the disk is full </b><b>")) {
+			t.Error("the failed step's error is not shown as text")
+		}
+	})
+
+	t.Run("the secret is hidden", func(t *testing.T) {
+		if !strings.Contains(string(step("E1").Result), canary) {
+			t.Fatalf("the record holds no secret, so the test shows nothing; E1 gave %s", step("E1").Result)
+		}
+		if strings.Contains(page, canary) {
+			t.Error("the page shows the secret")
+		}
+		if !strings.Contains(page, "token is ${"+canaryVar+"}") {
+			t.Error("the page does not show the secret's reference where the tool printed it")
+		}
+	})
+
+	t.Run("a long payload is cut", func(t *testing.T) {
+		var whole bytes.Buffer
+		if err := json.Indent(&whole, step("E3").Result, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		marker := regexp.MustCompile(`… ([0-9,]+) bytes cut`)
+		found := marker.FindAllStringSubmatch(page, -1)
+		if len(found) != 1 {
+			t.Fatalf("%d cut markers, want the one of E3's result", len(found))
+		}
+		cut, _ := strconv.Atoi(strings.ReplaceAll(found[0][1], ",", ""))
+		if want := whole.Len() - report.MaxValue; cut != want {
+			t.Errorf("the marker says %d bytes cut, want %d", cut, want)
+		}
+		if len(page) > whole.Len() {
+			t.Errorf("the page is %d bytes, more than the payload it should have cut", len(page))
+		}
+	})
+
+	t.Run("nothing is fetched", func(t *testing.T) {
+		for _, scheme := range []string{"http://", "https://", "//cdn", "@import"} {
+			if strings.Contains(page, scheme) {
+				t.Errorf("the page holds %q", scheme)
+			}
+		}
+		for _, tag := range []string{"<link", "<iframe", "<object", "<embed", "<video", "<audio", "<base"} {
+			if strings.Contains(page, tag) {
+				t.Errorf("the page holds the element %s", tag)
+			}
+		}
+		attr := regexp.MustCompile(`\b(src|href|action|formaction|poster|srcset|data|xlink:href)\s*=\s*"([^"]*)"`)
+		for _, m := range attr.FindAllStringSubmatch(page, -1) {
+			if !strings.HasPrefix(m[2], "#") {
+				t.Errorf("%s=%q leaves the page", m[1], m[2])
+			}
+		}
+		for _, m := range regexp.MustCompile(`url\(([^)]*)\)`).FindAllStringSubmatch(page, -1) {
+			if !strings.HasPrefix(m[1], "#") {
+				t.Errorf("url(%s) leaves the page", m[1])
+			}
+		}
+		if !strings.Contains(page, `content="default-src &#39;none&#39;; style-src &#39;sha256-`) {
+			t.Error("the page has no content security policy that forbids fetching")
+		}
+	})
+
+	t.Run("the tree holds every unit", func(t *testing.T) {
+		for _, s := range run.detail.Steps {
+			if !strings.Contains(page, `<code class="path" title="`+s.Path+`">`) {
+				t.Errorf("no node for step %s", s.Path)
+			}
+		}
+		for _, c := range run.detail.ToolCalls {
+			if !strings.Contains(page, `<code class="path" title="`+c.Path+`">`) {
+				t.Errorf("no node for tool call %s", c.Path)
+			}
+		}
+		// A unit shows its path below its parent's.
+		for _, want := range []string{`title="E4/agent.1">agent.1</code> <span class="tool">round</span>`, `title="E4/agent.1/user__token">user__token</code> <span class="took">`, `title="E2/do.1">do.1</code>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the tree lacks %s", want)
+			}
+		}
+		failed := regexp.MustCompile(`<details id="u\d+" class="unit u-step s-failed" open>\s*<summary><span class="glyph" title="failed"></span><code class="path" title="E6">E6</code>`)
+		if !failed.MatchString(page) {
+			t.Error("the failed step E6 is not unfolded")
+		}
+	})
+
+	t.Run("model calls show messages, tools and reply", func(t *testing.T) {
+		for _, want := range []string{
+			"Look at ",                                     // the first round's prompt
+			"<code>builtin__reshape</code>",                // a tool offered
+			"<code>user__token</code>",                     // the other
+			"→</span> <code>builtin__reshape",              // the reply's tool call
+			"The first 2 messages are the previous call's", // round 2 shows what it adds
+			"fine " + html.EscapeString(hostile),           // the answer
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+		if n := strings.Count(page, `<details class="call"`); n != 4 {
+			t.Errorf("%d model calls shown, want 4: E4's rounds, E5's round and its repair", n)
+		}
+		if !strings.Contains(page, "agent_not_final: 1 agent step spent its rounds without a valid answer") {
+			t.Error("the page does not find that E5 ended without an answer")
+		}
+		if !strings.Contains(page, `title="E5/agent.1/repair">repair</code>`) {
+			t.Error("the repair pass has no node")
+		}
+	})
+
+	t.Run("the timeline and the spend are drawn", func(t *testing.T) {
+		rows := strings.Count(page, `<a href="#u`) - strings.Count(page, `<li class="note-`)
+		want := timeline.FromEvents(run.events).Len()
+		if got := len(regexp.MustCompile(`class="row( failed)?"`).FindAllString(page, -1)); got != want {
+			t.Errorf("%d timeline rows, want %d (a row per unit)", got, want)
+		}
+		if n := strings.Count(page, `class="row failed"`); n != 1 {
+			t.Errorf("%d rows drawn as failed, want E6's", n)
+		}
+		if rows < want {
+			t.Errorf("%d links to the tree, fewer than the rows", rows)
+		}
+		// E4 spent most, so its bar comes first.
+		for _, want := range []string{"By step", "By model", `<text class="label" x="0" y="13">E4</text>`, `<text class="label" x="0" y="31">E5</text>`, "script/scripted", "$0.0080"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the spend lacks %q", want)
+			}
+		}
+	})
+}
+
+// TestWideRunDrawsPartOfItsTimeline records a map of more items than the
+// timeline draws: it draws the first rows and says how many it left out,
+// while the tree holds every item.
+func TestWideRunDrawsPartOfItsTimeline(t *testing.T) {
+	const items = 700
+	run := recordWide(t, items)
+	page := run.page(t)
+	all := timeline.FromEvents(run.events).Len()
+	rows := strings.Count(page, `class="row"`)
+	if rows >= all || rows == 0 {
+		t.Fatalf("%d rows drawn of %d units", rows, all)
+	}
+	if want := fmt.Sprintf("%d more units are not drawn", all-rows); !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q", want)
+	}
+	if n := strings.Count(page, `<details id="u`); n != items+1 {
+		t.Errorf("%d units in the tree, want the map and its %d items", n, items)
+	}
+}
