@@ -272,8 +272,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.runPage.jump(runtree.NextHeld, "held at a stop")
 	case key.Matches(k, keys.Slowest):
 		m.runPage.jump(runtree.Slowest, "timed")
-	case key.Matches(k, keys.Search) && !m.runShown():
-		m.notify(noticeError, "/ filters a run's tree and searches its inspector, and the plan has neither: P shows the run, r runs the plan")
+	case key.Matches(k, keys.Search) && !m.runShown() && m.planPage.focused() != paneTree:
+		m.notify(noticeError, "/ filters the tree: tab to it; a run's inspector is searched with it too (P shows the run, r runs the plan)")
 	case key.Matches(k, keys.Copy):
 		cmd = m.copyValue()
 	case key.Matches(k, keys.CopyPath):

@@ -264,7 +264,7 @@ func (p *planPage) setFocus(f pane) {
 	}
 }
 
-func (p *planPage) capturing() bool { return false }
+func (p *planPage) capturing() bool { return p.focus == paneTree && p.tree().Filtering() }
 
 func (p *planPage) selectedPath() string { return p.tree().Selected().Path }
 

@@ -30,7 +30,7 @@ type KeyMap struct {
 	Toggle   key.Binding // fold or unfold
 	PrevTab  key.Binding // the inspector's tabs
 	NextTab  key.Binding
-	Search   key.Binding // search the inspector's text, or filter the run tree
+	Search   key.Binding // filter the tree, or search the inspector's text
 	NextHit  key.Binding
 	PrevHit  key.Binding
 
@@ -119,7 +119,7 @@ func DefaultKeyMap() *KeyMap {
 		Toggle:   b("space", "fold or unfold", "space"),
 		PrevTab:  b("<", "previous inspector tab", "<", ","),
 		NextTab:  b(">", "next inspector tab", ">", "."),
-		Search:   b("/", "search the inspector, filter the run tree", "/"),
+		Search:   b("/", "filter the tree, search the inspector", "/"),
 		NextHit:  b("ctrl+n", "next match", "ctrl+n"),
 		PrevHit:  b("ctrl+p", "previous match", "ctrl+p"),
 
