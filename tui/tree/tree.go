@@ -220,8 +220,8 @@ func (m Model) rowStyles(selected bool) rowStyles {
 	return rs
 }
 
-// renderRow draws one row: a gutter marking the selection, the pipes and
-// junction, the label, and the problem marker flush right.
+// renderRow draws one row: a gutter marking breakpoints and the
+// selection, the pipes and junction, the label, and the problem marker flush right.
 func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 	if width <= 0 {
 		return ""
@@ -235,12 +235,15 @@ func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 		room = max(width-common.TextWidth(marker)-1, 0)
 	}
 	l := common.NewLine(room)
-	switch {
-	case m.broken != nil && r.Path != "" && m.broken(r.Path):
+	// The gutter: a breakpoint's mark, then the selection's.
+	if m.broken != nil && r.Path != "" && m.broken(r.Path) {
 		l.Add("●", st.problem)
-	case st.selected:
+	} else {
+		l.Add(" ", st.text)
+	}
+	if st.selected {
 		l.Add("▸", st.text)
-	default:
+	} else {
 		l.Add(" ", st.text)
 	}
 	for _, p := range r.prefix {
