@@ -181,7 +181,7 @@ func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugg
 	p.post(pushOverlay{p.editor, false})
 	// The value is checked as an inject at the step's stops would be.
 	snap := &debugger.Snapshot{Path: from, Prefill: n.Result, Schema: p.ws.ResultSchema(d.Plan, from)}
-	return p.editor.Open("fork from "+from+": its result ("+p.Keys.Submit.Help().Key+" forks with it, as it is or changed)", snap)
+	return p.editor.Open("fork from "+from+": its result", p.Keys.Submit.Help().Key+" forks with it, as it is or changed", snap)
 }
 
 // startFork runs the fork f under a debugger session: the step forked

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // rowLine is the tree pane's row that shows text, "" when none does: the
@@ -51,4 +53,34 @@ func TestBreakpointMarks(t *testing.T) {
 			}
 		}},
 	})
+}
+
+// longAskPlan asks a question longer than an 80-column title.
+const longAskPlan = `identifier: long_ask
+name: Long ask
+description: Asks a long question.
+steps:
+  - id: Q0
+    tool_name: ask
+    input:
+      prompt: "Three issues look like duplicates of CHK-101; should the triage close them all, or keep the newest open for the customer?"
+      output_schema: { type: object, required: [close], properties: { close: { type: boolean } } }
+      when_unanswered: default
+      default: { close: false }
+`
+
+// TestAskQuestionWhole checks an ask's question shows whole in the answer
+// editor at 80 columns, wrapped above the value, not cut in its title.
+func TestAskQuestionWhole(t *testing.T) {
+	b := newBenchWithPlan(t, "long_ask", longAskPlan)
+	b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	b.press(keyRun)
+	wantOverlay(t, b, overlayEditor)
+	words := strings.Join(strings.Fields(b.screen()), " ")
+	for _, part := range []string{"answer the question at Q0", "Q0 asks: Three issues look like duplicates", "keep the newest open for the customer?", `"close": false`} {
+		if !strings.Contains(words, part) {
+			t.Errorf("the editor does not show %q:\n%s", part, b.screen())
+		}
+	}
+	checkScreen(t, b.m, 80, 24)
 }
