@@ -102,6 +102,12 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Errorf("T left the notice %q", b.m.notice.text)
 			}
 		}},
+		{"H after E drops E's notice", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
+			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "" {
+				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 and no notice", got, b.m.notice.text)
+			}
+			wantNoScreen(t, b, "no row of the run is failed")
+		}},
 		{"H goes to the stop", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyHome, keyNextHeld), func(t *testing.T, b *bench) {
 			if got := b.m.runPage.selectedPath(); got != "E1/do.1" {
 				t.Errorf("H selected %q, want the stop E1/do.1", got)
