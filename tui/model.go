@@ -407,7 +407,12 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
-		m.panels.form.Fill(m.planPage.open[m.planPage.current].inputs)
+		inputs := m.planPage.open[m.planPage.current].inputs
+		if inputs == nil {
+			// Nothing ran this session: the last session's run says.
+			inputs = m.runPage.lastInputs(d.Name())
+		}
+		m.panels.form.Fill(inputs)
 		return cmd
 	}
 	return m.startRun(nil, debug)

@@ -40,7 +40,8 @@ type openPlan struct {
 	// breakpoints is the plan's breakpoint table, opened on first use;
 	// nil until then, and again once the file is read anew.
 	breakpoints *debugger.Breakpoints
-	// inputs are what the plan last ran with, to fill its form with.
+	// inputs are what the plan last ran with this session, to fill its
+	// form with; before its first run the run store says.
 	inputs map[string]any
 }
 
