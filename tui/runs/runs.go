@@ -168,8 +168,8 @@ const (
 const shiftStep = 8
 
 // frozen is the cells of a row that never scroll sideways: the gutter,
-// the diff mark and the run id.
-const frozen = 3 + format.ShortIDLength
+// the diff mark, the run id and the gap after it.
+const frozen = 3 + format.ShortIDLength + len(colGap)
 
 // maxShift is how far the columns scroll left before the widest row's end
 // shows.
