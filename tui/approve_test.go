@@ -41,7 +41,7 @@ func TestGatedRun(t *testing.T) {
 	wantScreen(t, b, "run user__lookup at E1/do.1 with:")
 	b.press(keyEditArgs)
 	wantOverlay(t, b, overlayEditor)
-	wantScreen(t, b, "edit the arguments of user__lookup at E1/do.1: it runs with them", `"name": "b"`)
+	wantScreen(t, b, "edit the arguments of user__lookup at E1/do.1", "it runs with them", `"name": "b"`)
 	b.press(replaceText(`{"name": 5}`)...)
 	b.press(keySubmit)
 	wantScreen(t, b, "fix the problems above first", "/name")

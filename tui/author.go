@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -182,6 +183,8 @@ func (m *model) validate() {
 type editedMsg struct {
 	doc int
 	err error
+	// unchanged says the file is as it was before the editor ran.
+	unchanged bool
 }
 
 // edit hands the terminal to $VISUAL or $EDITOR (vi when neither is set)
@@ -206,7 +209,11 @@ func (m *model) edit() tea.Cmd {
 	}
 	c := exec.Command(argv[0], append(argv[1:], editorArgs(argv[0], p, line)...)...)
 	m.log.Info("editing", "file", p, "editor", argv)
-	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{doc, err} })
+	before, readErr := os.ReadFile(p)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		after, afterErr := os.ReadFile(p)
+		return editedMsg{doc: doc, err: err, unchanged: readErr == nil && afterErr == nil && bytes.Equal(before, after)}
+	})
 }
 
 // editorCommand is the editor to run, as argv: $VISUAL, then $EDITOR
@@ -246,8 +253,12 @@ func editorArgs(editor, file string, line int) []string {
 }
 
 func (m *model) onEdited(msg editedMsg) {
-	if msg.err != nil {
+	switch {
+	case msg.err != nil:
 		m.notify(noticeError, "the editor failed: "+msg.err.Error())
+	case msg.unchanged:
+		m.notify(noticeInfo, m.planPage.documentAt(msg.doc).File+" unchanged")
+		return
 	}
 	m.reload(msg.doc, "edited")
 }

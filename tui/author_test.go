@@ -61,6 +61,21 @@ func TestEditKey(t *testing.T) {
 	}
 }
 
+// TestEditUnchanged presses e with an editor that changes nothing: the
+// workbench says the plan is unchanged, not that it was edited.
+func TestEditUnchanged(t *testing.T) {
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "true")
+	b := newBench(t, 120, 40)
+	b.toDoc(docSimple)
+	b.press(keyEdit)
+	if len(b.execs) != 1 {
+		t.Fatalf("e asked for %d programs, want 1", len(b.execs))
+	}
+	b.runExec(0)
+	wantNotice(t, b, ".stepwise/plans/simple.yaml unchanged")
+}
+
 // TestEditAtLine presses e on step S1 (line 8 of its file) with editors
 // of each kind: a script named like the editor records the arguments it
 // is run with, and each editor is asked for the line its own way; one not
@@ -106,7 +121,7 @@ func TestEditAtLine(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("the editor was run with %q, want %q", got, tc.want)
 			}
-			wantNotice(t, b, "simple.yaml edited: valid")
+			wantNotice(t, b, "simple.yaml unchanged")
 		})
 	}
 }

@@ -114,22 +114,31 @@ func (m *model) syncBreakpointMarks() {
 		return
 	}
 	list := m.listBreakpoints(doc)
-	var patterns []path.Pattern
+	// A run's tree has rows for rounds and repairs, and a breakpoint
+	// marks the rows its own pattern matches; the plan's tree has none,
+	// so there a breakpoint inside a step marks the step.
+	var runPatterns, planPatterns []path.Pattern
 	for _, bp := range list {
 		if !bp.Enabled {
 			continue
 		}
-		for _, pat := range []string{bp.Pattern, stepPart(bp.Pattern)} {
-			if p, err := path.Compile(pat); err == nil && pat != "" {
-				patterns = append(patterns, p)
+		if p, err := path.Compile(bp.Pattern); err == nil {
+			runPatterns = append(runPatterns, p)
+			planPatterns = append(planPatterns, p)
+		}
+		if step := stepPart(bp.Pattern); step != "" {
+			if p, err := path.Compile(step); err == nil {
+				planPatterns = append(planPatterns, p)
 			}
 		}
 	}
-	match := func(p string) bool {
-		return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
+	matcher := func(patterns []path.Pattern) func(string) bool {
+		return func(p string) bool {
+			return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
+		}
 	}
-	m.planPage.tree().SetBreakpoints(match)
-	m.runPage.tree.SetBreakpoints(match)
+	m.planPage.tree().SetBreakpoints(matcher(planPatterns))
+	m.runPage.tree.SetBreakpoints(matcher(runPatterns))
 	m.panels.breakpoints.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
 

@@ -50,3 +50,40 @@ func TestCopy(t *testing.T) {
 		}},
 	})
 }
+
+// pairsPlan maps over two names with a body of two steps, so that its
+// items have no step of their own.
+const pairsPlan = `identifier: pairs
+name: Pairs
+description: Greets two names in two steps each.
+steps:
+  - id: P0
+    tool_name: map
+    input:
+      over: ["ada", "bob"]
+      do:
+        - id: P1
+          tool_name: builtin__reshape
+          input: { shape: { name: "{{item}}" } }
+        - id: P2
+          tool_name: builtin__reshape
+          input: { shape: { greeting: "hello {{P1.name}}" } }
+`
+
+// TestCopyMapItem checks C on a finished item of a map whose body has
+// several steps copies the item's result, what its body gave, which the
+// inspector shows too.
+func TestCopyMapItem(t *testing.T) {
+	b := newBenchWithPlan(t, "pairs", pairsPlan)
+	b.press(keyRun)
+	wantEnded(t, b, "ok")
+	if !b.m.runPage.tree.SelectPath("P0/do.1") {
+		t.Fatal("no row for P0/do.1")
+	}
+	b.press(keyCopy)
+	if want := "{\n  \"greeting\": \"hello bob\"\n}"; !slices.Equal(b.clipboard, []string{want}) {
+		t.Errorf("copied %q, want the item's result %q (notice %q)", b.clipboard, want, b.m.notice.text)
+	}
+	wantNotice(t, b, "copied the result of P0/do.1")
+	jsonEqual(t, node(t, b, "P0/do.1").Result, `{"greeting": "hello bob"}`)
+}

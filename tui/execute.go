@@ -185,11 +185,17 @@ func (m *model) readStop(in debugger.Instruction) {
 			case th.Held:
 				mark, held = "⏸ ", held+1
 			}
-			s := th.ID
-			if th.Path != th.ID && th.Path != "" {
-				s += " at " + th.Path
+			// The whole list says where each thread is; the status
+			// line leaves out a place that repeats the thread's name.
+			at := ""
+			if th.Path != "" {
+				at = " at " + th.Path
 			}
-			whole = append(whole, mark+s)
+			whole = append(whole, mark+th.ID+at)
+			s := th.ID
+			if th.Path != th.ID {
+				s += at
+			}
 			if mark != "● " {
 				s = mark + s
 			}

@@ -66,9 +66,9 @@ var (
 	keySlowest    = tea.KeyPressMsg{Code: 't', Mod: tea.ModShift, Text: "T"}
 )
 
-// TestTreeFilterAndJumps filters the run tree with / while it has the
-// focus (the letters typed are no commands), clears it with esc, and
-// jumps with E, H and T.
+// TestTreeFilterAndJumps filters the run tree, and the plan tree, with /
+// while it has the focus (the letters typed are no commands), clears it
+// with esc, and jumps with E, H and T.
 func TestTreeFilterAndJumps(t *testing.T) {
 	runCases(t, []benchCase{
 		{"/ filters the run tree", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
@@ -102,6 +102,12 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Errorf("T left the notice %q", b.m.notice.text)
 			}
 		}},
+		{"H after E drops E's notice", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
+			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "" {
+				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 and no notice", got, b.m.notice.text)
+			}
+			wantNoScreen(t, b, "no row of the run is failed")
+		}},
 		{"H goes to the stop", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyHome, keyNextHeld), func(t *testing.T, b *bench) {
 			if got := b.m.runPage.selectedPath(); got != "E1/do.1" {
 				t.Errorf("H selected %q, want the stop E1/do.1", got)
@@ -116,8 +122,33 @@ func TestTreeFilterAndJumps(t *testing.T) {
 		{"the jump keys without a run say so", nil, seq(keySlowest), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run to look through")
 		}},
-		{"/ on the plan says what it does", nil, seq(keySearch), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "/ filters a run's tree and searches its inspector, and the plan has neither")
+		{"/ filters the plan tree by tool", nil, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
+			if got := b.m.planPage.tree().Filter(); got != "lookup" || b.m.page.capturing() {
+				t.Fatalf("filter %q, still typing %v", got, b.m.page.capturing())
+			}
+			// The match, under its map, and nothing else.
+			wantScreen(t, b, "Steps /lookup", "E1  map", "do  user__lookup")
+			wantNoScreen(t, b, "E0  builtin__reshape", "E2  agent")
+			if len(b.seen) != 0 {
+				t.Error("a letter typed into the filter started a run")
+			}
+		}},
+		{"/ filters the plan tree by id, and moves among the rows left", nil, seq(keySearch, typeText("e2"), keyEnter, keyHome, keyDown), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "E2  agent")
+			wantNoScreen(t, b, "E0  builtin__reshape", "E1  map")
+			if got := b.m.planPage.selectedPath(); got != "E2" {
+				t.Errorf("selected %q, want E2", got)
+			}
+		}},
+		{"esc shows every plan row again", nil, seq(keySearch, typeText("lookup"), keyEnter, keyEsc), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "E0  builtin__reshape", "E2  agent")
+			wantNoScreen(t, b, "/lookup")
+		}},
+		{"a filter nothing matches says so", nil, seq(keySearch, typeText("nothing")), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "no row matches nothing: esc shows every row")
+		}},
+		{"/ on the plan's detail says where it works", nil, seq(keyTab, keySearch), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "/ filters the tree: tab to it")
 		}},
 	})
 }

@@ -101,6 +101,26 @@ func (p *runPage) refreshRuns(plan string) {
 	p.runsPanel.SetRuns(list)
 }
 
+// lastInputs is what the plan's newest recorded run of this project ran
+// with, to fill its inputs form with in a new session: the run store
+// keeps them, as it keeps the runs. nil when no run recorded any.
+func (p *runPage) lastInputs(plan string) map[string]any {
+	if !p.recorded() {
+		return nil
+	}
+	list, err := p.ws.Runs(p.ctx, record.RunFilter{Plan: plan, Project: p.ws.Project().Root, Limit: runsLimit})
+	if err != nil {
+		return nil // no store yet, or none to read: the form keeps its defaults
+	}
+	for _, r := range list {
+		var inputs map[string]any
+		if len(r.Inputs) > 0 && json.Unmarshal(r.Inputs, &inputs) == nil && len(inputs) > 0 {
+			return inputs
+		}
+	}
+	return nil
+}
+
 // openStored reads an earlier run back from the store, to show it in the
 // run page, read-only, over the plan of document doc.
 func (p *runPage) openStored(id string, doc int, plan *plans.Plan) tea.Cmd {
@@ -184,7 +204,7 @@ func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugg
 	p.post(pushOverlay{p.editor, false})
 	// The value is checked as an inject at the step's stops would be.
 	snap := &debugger.Snapshot{Path: from, Prefill: n.Result, Schema: p.ws.ResultSchema(d.Plan, from)}
-	return p.editor.Open("fork from "+from+": its result ("+p.Keys.Submit.Help().Key+" forks with it, as it is or changed)", snap)
+	return p.editor.Open("fork from "+from+": its result", p.Keys.Submit.Help().Key+" forks with it, as it is or changed", snap)
 }
 
 // startFork runs the fork f under a debugger session: the step forked

@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
@@ -387,5 +391,30 @@ func TestRunsSayHowTheyWereMade(t *testing.T) {
 	runs := b.p.waitRecorded(t, "simple", 2)
 	if runs[0].Made != engine.MadeDebug || runs[1].Made != engine.MadeRun {
 		t.Errorf("recorded as %q then %q, want run then debug", runs[1].Made, runs[0].Made)
+	}
+}
+
+// TestInputsKeptAcrossSessions runs the flow plan with a topic typed into
+// its form, then opens a second workbench on the project: its form starts
+// from the inputs the run store kept, said to be the last run's.
+func TestInputsKeptAcrossSessions(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.toDoc(docFlow)
+	b.press(keyRun)
+	wantOverlay(t, b, overlayForm)
+	b.press(typeText("cats")...)
+	b.press(keySubmit)
+	wantEnded(t, b, "ok")
+	b.p.ws.Flush()
+
+	// A second workbench on the project, the run store all it shares
+	// with the first.
+	next := newModel(context.Background(), Options{Title: "test project", Documents: b.p.docs, Workspace: b.p.ws}, false)
+	sized, _ := next.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	next = sized.(model)
+	next.planPage.show(docFlow)
+	next.key(keyRun)
+	if screen := ansi.Strip(next.render()); !strings.Contains(screen, "cats  last run's value: typing replaces it") {
+		t.Errorf("the second workbench's form does not start from the last run's inputs:\n%s", screen)
 	}
 }

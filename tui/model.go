@@ -277,8 +277,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.runPage.toggleChart(timeview.ModeTimeline)
 	case key.Matches(k, keys.Spend):
 		m.runPage.toggleChart(timeview.ModeSpend)
-	case key.Matches(k, keys.Search) && !m.runShown():
-		m.notify(noticeError, "/ filters a run's tree and searches its inspector, and the plan has neither: P shows the run, r runs the plan")
+	case key.Matches(k, keys.Search) && !m.runShown() && m.planPage.focused() != paneTree:
+		m.notify(noticeError, "/ filters the tree: tab to it; a run's inspector is searched with it too (P shows the run, r runs the plan)")
 	case key.Matches(k, keys.Copy):
 		cmd = m.copyValue()
 	case key.Matches(k, keys.CopyPath):
@@ -412,7 +412,12 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
-		m.panels.form.Fill(m.planPage.open[m.planPage.current].inputs)
+		inputs := m.planPage.open[m.planPage.current].inputs
+		if inputs == nil {
+			// Nothing ran this session: the last session's run says.
+			inputs = m.runPage.lastInputs(d.Name())
+		}
+		m.panels.form.Fill(inputs)
 		return cmd
 	}
 	return m.startRun(nil, debug)

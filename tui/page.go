@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -74,9 +75,10 @@ type paneLayout struct {
 // The root keeps one for both pages, for the whole session, so a run
 // shows with the panes where the plan had them.
 type split struct {
-	// tree is the tree pane's width; 0 until the user sets it, which
-	// leaves it to layoutPanes' default.
-	tree int
+	// tree is the tree pane's share of the page's width, so that a
+	// resize keeps the proportion the user chose; 0 until the user sets
+	// it, which leaves it to layoutPanes' default.
+	tree float64
 	zoom bool
 	// dragging says a mouse button went down on the border between the
 	// tree and the detail pane, and the pointer's motion moves it.
@@ -88,11 +90,11 @@ type split struct {
 const minPaneWidth = 24
 
 // treeWidth is the tree pane's width in a box width wide that puts the
-// panes side by side: the user's, or 45% of the box within 24 to 80
-// columns; either way the detail pane keeps minPaneWidth.
+// panes side by side: the user's share of it, or 45% of the box within 24
+// to 80 columns; either way the detail pane keeps minPaneWidth.
 func (s split) treeWidth(width int) int {
-	tw := s.tree
-	if tw == 0 {
+	tw := int(math.Round(s.tree * float64(width)))
+	if s.tree == 0 {
 		tw = min(max(width*45/100, minPaneWidth), 80)
 	}
 	return min(max(tw, minPaneWidth), width-minPaneWidth)

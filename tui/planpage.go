@@ -40,7 +40,8 @@ type openPlan struct {
 	// breakpoints is the plan's breakpoint table, opened on first use;
 	// nil until then, and again once the file is read anew.
 	breakpoints *debugger.Breakpoints
-	// inputs are what the plan last ran with, to fill its form with.
+	// inputs are what the plan last ran with this session, to fill its
+	// form with; before its first run the run store says.
 	inputs map[string]any
 }
 
@@ -264,7 +265,7 @@ func (p *planPage) setFocus(f pane) {
 	}
 }
 
-func (p *planPage) capturing() bool { return false }
+func (p *planPage) capturing() bool { return p.focus == paneTree && p.tree().Filtering() }
 
 func (p *planPage) selectedPath() string { return p.tree().Selected().Path }
 

@@ -253,7 +253,7 @@ func (p *runPage) openValueEditor() tea.Cmd {
 	snap := p.run.state.Stop
 	p.editingArgs = false
 	p.post(pushOverlay{p.editor, false})
-	return p.editor.Open(editTitle(snap), snap)
+	return p.editor.Open(editTitle(snap), editAbout(snap), snap)
 }
 
 // openArgumentsEditor opens the value editor on the arguments of the tool
@@ -266,7 +266,7 @@ func (p *runPage) openArgumentsEditor() tea.Cmd {
 	snap.Prefill, snap.Schema, snap.Readers = snap.Input, snap.InputSchema, nil
 	p.editingArgs = true
 	p.post(pushOverlay{p.editor, false})
-	return p.editor.Open(fmt.Sprintf("edit the arguments of %s at %s: it runs with them", snap.Tool, snap.Path), &snap)
+	return p.editor.Open(fmt.Sprintf("edit the arguments of %s at %s", snap.Tool, snap.Path), "it runs with them", &snap)
 }
 
 // answerApproval carries out the answer chosen at the approval prompt:
@@ -532,9 +532,6 @@ func decisionFor(kind engine.StopKind, v any) engine.Decision {
 func editTitle(s *debugger.Snapshot) string {
 	switch s.Kind {
 	case engine.StopAsk:
-		if s.Ask != nil && s.Ask.Prompt != "" {
-			return fmt.Sprintf("%s asks: %s", s.Path, s.Ask.Prompt)
-		}
 		return fmt.Sprintf("answer the question at %s", s.Path)
 	case engine.StopStep, engine.StopTool:
 		return fmt.Sprintf("inject a result for %s: it will not run", s.Path)
@@ -542,4 +539,13 @@ func editTitle(s *debugger.Snapshot) string {
 		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
 	}
 	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
+}
+
+// editAbout is what the editor says above the value: an ask's question,
+// whole, which a title would cut.
+func editAbout(s *debugger.Snapshot) string {
+	if s.Kind == engine.StopAsk && s.Ask != nil && s.Ask.Prompt != "" {
+		return s.Path + " asks: " + s.Ask.Prompt
+	}
+	return ""
 }

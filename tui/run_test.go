@@ -1014,7 +1014,7 @@ func TestViewKeys(t *testing.T) {
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
-			wantScreen(t, b, "Keys", "Keys and : commands")
+			wantScreen(t, b, "Keys", "Debug", "n next")
 			b.press(keyEsc)
 			wantOverlay(t, b, overlayNone)
 			wantHeld(t, b, "S0", engine.StopStep, "entry")

@@ -87,6 +87,8 @@ func TestScreens(t *testing.T) {
 		{"broken_80x24", 80, 24, seq(keyPrevPlan)},
 		{"help_80x24", 80, 24, seq(keyHelp)},
 		{"help_200x60", 200, 60, seq(keyHelp)},
+		{"help_160x48", 160, 48, seq(keyHelp)},
+		{"help_full_80x24", 80, 24, seq(keyHelp, keyPgDown)},
 		{"detail_scrolled_80x24", 80, 24, seq(repeat(keyDown, 6), keyTab, keyPgDown, keyDown)},
 		{"narrow_50x30", 50, 30, seq(repeat(keyDown, 8))},
 	}

@@ -63,6 +63,19 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// TestSplitKeepsItsShare widens the tree, then resizes the window: the
+// tree keeps its share of the width, not its columns.
+func TestSplitKeepsItsShare(t *testing.T) {
+	fx := loadFixture(t)
+	m, _ := drive(t, newTestModel(fx.prReview), 120, 36, keyWider, keyWider) // 62 of 120
+	for _, tc := range []struct{ w, tree int }{{240, 124}, {90, 47}, {120, 62}} {
+		m, _ = drive(t, m, tc.w, 36, tea.WindowSizeMsg{Width: tc.w, Height: 36})
+		if l := m.planPage.layout(); l.tree.w != tc.tree {
+			t.Errorf("at %d columns the tree is %d wide, want %d", tc.w, l.tree.w, tc.tree)
+		}
+	}
+}
+
 // TestZoomFollowsFocus zooms the tree, then tabs: the detail pane takes
 // the page, and the tree's rows are not drawn.
 func TestZoomFollowsFocus(t *testing.T) {

@@ -186,8 +186,10 @@ func (p *runPage) threadsView(width, height int) string {
 		default:
 			mark = t.Valid.Render("● ")
 		}
+		// Every thread says where it is, a tool call or an item held at
+		// its own path too, so that the column reads the same down.
 		line := mark + th.ID
-		if th.Path != "" && th.Path != th.ID {
+		if th.Path != "" {
 			line += t.Muted.Render("  at ") + th.Path
 		}
 		if th.Kind != "" {

@@ -82,7 +82,7 @@ func TestThreadsPane(t *testing.T) {
 			t.Errorf("held item %s has no row", item)
 		}
 	}
-	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  at F1 (step)", "▶ "+first+" (step)")
+	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  at F1 (step)", "▶ "+first+"  at "+first+" (step)")
 
 	// The pane takes the focus after the tree and the inspector.
 	b.press(keyTab, keyTab)
@@ -99,7 +99,7 @@ func TestThreadsPane(t *testing.T) {
 	}
 	b.press(keyEnter)
 	wantHeld(t, b, other, engine.StopStep, "thread")
-	wantScreen(t, b, "▶ "+other+" (step)")
+	wantScreen(t, b, "▶ "+other+"  at "+other+" (step)")
 
 	// With the breakpoint cleared, n follows the chosen item and no
 	// other: it lands in that item or after the map, never in a sibling.
@@ -182,4 +182,13 @@ func TestOneThreadNoPane(t *testing.T) {
 	if strings.Contains(b.screen(), "Threads") {
 		t.Errorf("a threads pane for one thread:\n%s", b.screen())
 	}
+}
+
+// TestToolCallThreadSaysWhere checks a tool call's thread, held before its
+// call, says where it is in the threads pane, as every other thread does.
+func TestToolCallThreadSaysWhere(t *testing.T) {
+	b := newBench(t, 160, 40)
+	b.debugTo(docFlow, "E2/agent.1/builtin__reshape")
+	wantHeld(t, b, "E2/agent.1/builtin__reshape", engine.StopTool, "breakpoint")
+	wantScreen(t, b, "Threads", "● main  at E2/agent.1 (reply)", "▶ E2/agent.1/builtin__reshape  at E2/agent.1/builtin__reshape (tool)")
 }

@@ -93,9 +93,11 @@ func (m *model) resizeTree(delta int) {
 }
 
 // setTreeWidth sets the tree pane's width, held to what leaves both
-// panes minPaneWidth, and lays the pages out again.
+// panes minPaneWidth, as its share of the page, and lays the pages out
+// again.
 func (m *model) setTreeWidth(w int) {
-	m.split.tree = max(min(w, m.layout().body.w-minPaneWidth), minPaneWidth)
+	width := m.layout().body.w
+	m.split.tree = float64(max(min(w, width-minPaneWidth), minPaneWidth)) / float64(max(width, 1))
 	m.relayout()
 }
 

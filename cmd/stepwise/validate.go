@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,10 @@ import (
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
 
+// codeConfigWarning is the code of a note in validate's JSON that carries
+// a warning about the project's configuration.
+const codeConfigWarning = "config_warning"
+
 func newValidateCommand(s *streams) *cobra.Command {
 	var asJSON, explain bool
 	cmd := &cobra.Command{
@@ -22,7 +27,8 @@ func newValidateCommand(s *streams) *cobra.Command {
 		Short: "Check plans: structure, templates, references, tools",
 		Long: "Check each PLAN (a file, or the identifier of a plan on the plan paths) at load time and\n" +
 			"against this project's catalog, printing compiler-style lines on stderr. Exit 1 when any\n" +
-			"plan has problems; notes never fail. With --json, one envelope per plan on stdout.",
+			"plan has problems; notes never fail. With --json, one envelope per plan on stdout and\n" +
+			"nothing on stderr: a plan not found, and the configuration's warnings, are in the envelopes.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("validate needs at least one PLAN: a plan file, or the identifier of a plan on the plan paths")}
@@ -30,25 +36,43 @@ func newValidateCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// With --json everything goes in the envelopes, so that a
+			// script reads stdout alone: a project's configuration
+			// warnings become notes of its first plan's envelope, and a
+			// plan that cannot be found an envelope with that problem.
+			var warnings bytes.Buffer
 			projects := workspaces{warnings: s.err}
+			if asJSON {
+				projects.warnings = &warnings
+			}
 			defer projects.close()
 			failed := false
 			for _, arg := range args {
 				_, v, err := projects.load(arg)
-				if err != nil {
+				switch {
+				case err != nil && !asJSON:
 					fmt.Fprintln(s.err, "stepwise:", err)
 					failed = true
 					continue
+				case err != nil:
+					v = workspace.Document{File: arg, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeUnreadable, Message: err.Error()}}}}
 				}
 				if !v.Report.OK() {
 					failed = true
 				}
-				if asJSON {
-					if err := writeValidation(s.out, v, explain); err != nil {
-						return err
+				if !asJSON {
+					printValidation(s.err, v, explain)
+					continue
+				}
+				for _, w := range strings.Split(strings.TrimSpace(warnings.String()), "\n") {
+					if w != "" {
+						v.Report.Notes = append(v.Report.Notes, plans.Problem{Code: codeConfigWarning, Message: w})
 					}
 				}
-				printValidation(s.err, v, explain)
+				warnings.Reset()
+				if err := writeValidation(s.out, v, explain); err != nil {
+					return err
+				}
 			}
 			if failed {
 				return &exitCode{code: exitFailure}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,7 @@ func TestValidate(t *testing.T) {
 		{"graph project", "testdata/graphproject", []string{"validate", "--json", ".graph/plans/pr_digest.yaml"}, 0},
 		{"no such plan", "testdata/project", []string{"validate", "nothing"}, 1},
 		{"a missing plan does not stop the others", "testdata/project", []string{"validate", "nothing", "triage"}, 1},
+		{"a missing plan in JSON", "testdata/project", []string{"validate", "--json", "nothing", "triage"}, 1},
 		{"a file is checked in its own project", "testdata/project", []string{"validate", "--json", "../graphproject/.graph/plans/pr_digest.yaml"}, 0},
 		{"a file outside any project is checked in the working directory", "testdata/project", []string{"validate", "../outside/plan.yaml"}, 0},
 		{"an input the input_schema does not declare", "testdata/project", []string{"validate", "../outside/undeclared_input.yaml"}, 1},
@@ -91,6 +93,11 @@ func TestValidate(t *testing.T) {
 			stdout, stderr, code := runCLI(t, tc.args...)
 			if code != tc.wantCode {
 				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tc.wantCode, stderr)
+			}
+			// With --json, a script reads stdout alone: stderr has
+			// nothing but a usage error.
+			if slices.Contains(tc.args, "--json") && tc.wantCode != exitUsage && stderr != "" {
+				t.Errorf("with --json, stderr says:\n%s", stderr)
 			}
 			name := strings.ReplaceAll(tc.name, " ", "_")
 			golden(t, name+".stdout", stdout)

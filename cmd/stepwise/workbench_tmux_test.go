@@ -205,6 +205,11 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 
 	s = session()
 	toTimeline(s)
+	// The inputs form starts from what the last session's run ran with.
+	s.keys("r")
+	s.waitFor("CHK-107  last run's value: typing replaces it")
+	s.keys("Escape")
+	s.waitFor("j/k move")
 	s.keys("R")
 	screen := s.waitFor("Runs 1 run")
 	id := ""
@@ -225,6 +230,44 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	out, errOut, code := runCLI(t, "replay", id)
 	if code != 0 {
 		t.Errorf("stepwise replay %s: exit %d\n%s%s", id, code, out, errOut)
+	}
+}
+
+// TestWorkbenchAt80x24 drives the real binary on the demo at 80x24: ?
+// shows a cheat sheet of every pane's keys on one screen, and / filters
+// the plan tree while it has the focus, esc showing every row again.
+func TestWorkbenchAt80x24(t *testing.T) {
+	demoProject(t)
+	dir, _ := os.Getwd()
+	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	s := startTmux(t, 80, 24, append(env, os.Args[0], dir)...)
+	s.waitFor("incident_brief")
+
+	s.keys("?")
+	screen := s.waitFor("Global")
+	for _, want := range []string{"Tree", "Inspector", "Run", "Debug", "j/k       move", "ctrl+k    palette", "q         quit", "pgdn every key in full"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the help's first page does not show %q:\n%s", want, screen)
+		}
+	}
+	if lines := strings.Split(strings.TrimRight(screen, "\n"), "\n"); len(lines) > 24 || strings.Contains(screen, "…") {
+		t.Errorf("the cheat sheet does not fit 80x24:\n%s", screen)
+	}
+	s.keys("Escape")
+	s.waitFor("j/k move")
+
+	s.keys("/")
+	s.typed("exit")
+	s.keys("Enter")
+	screen = s.waitFor("Steps /exit")
+	if !strings.Contains(screen, "nothing_found  exit") || strings.Contains(screen, "investigate  agent") {
+		t.Errorf("the filtered plan tree:\n%s", screen)
+	}
+	s.keys("Escape")
+	screen = s.waitFor("investigate  agent")
+	if strings.Contains(screen, "/exit") {
+		t.Errorf("esc left the filter:\n%s", screen)
 	}
 }
 

@@ -30,7 +30,7 @@ type KeyMap struct {
 	Toggle   key.Binding // fold or unfold
 	PrevTab  key.Binding // the inspector's tabs
 	NextTab  key.Binding
-	Search   key.Binding // search the inspector's text, or filter the run tree
+	Search   key.Binding // filter the tree, or search the inspector's text
 	NextHit  key.Binding
 	PrevHit  key.Binding
 
@@ -123,7 +123,7 @@ func DefaultKeyMap() *KeyMap {
 		Toggle:   b("space", "fold or unfold", "space"),
 		PrevTab:  b("<", "previous inspector tab", "<", ","),
 		NextTab:  b(">", "next inspector tab", ">", "."),
-		Search:   b("/", "search the inspector, filter the run tree", "/"),
+		Search:   b("/", "filter the tree, search the inspector", "/"),
 		NextHit:  b("ctrl+n", "next match", "ctrl+n"),
 		PrevHit:  b("ctrl+p", "previous match", "ctrl+p"),
 
@@ -267,6 +267,102 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Copy", []key.Binding{k.Copy, k.CopyPath}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
+	}
+}
+
+// CheatEntry is a line of the help's cheat sheet: one or more keys and
+// one short word for what they do. Covers is the bindings it stands for,
+// so a test can hold the sheet to the keymap.
+type CheatEntry struct {
+	Keys   string
+	Word   string
+	Covers []key.Binding
+}
+
+// CheatGroup is a titled group of the cheat sheet: the keys one pane, or
+// the whole workbench, answers to.
+type CheatGroup struct {
+	Title   string
+	Entries []CheatEntry
+}
+
+// CheatSheet is the help's first page: every key of Groups with one word
+// each, by the pane that answers it, short enough to fit 80x24 at once.
+// The pages after it say the same at length.
+func (k KeyMap) CheatSheet() []CheatGroup {
+	e := func(keys, word string, covers ...key.Binding) CheatEntry {
+		return CheatEntry{Keys: keys, Word: word, Covers: covers}
+	}
+	return []CheatGroup{
+		{"Tree", []CheatEntry{
+			e("j/k", "move", k.Up, k.Down),
+			e("pgup/pgdn", "page", k.PageUp, k.PageDown),
+			e("home/G", "ends", k.Top, k.Bottom),
+			e("h/l", "fold", k.Collapse, k.Expand),
+			e("space", "toggle", k.Toggle),
+			e("/", "filter", k.Search),
+			e("b", "break", k.Breakpoint),
+			e("L", "follow", k.Follow),
+			e("E", "failed", k.NextFailed),
+			e("H", "held", k.NextHeld),
+			e("T", "slowest", k.Slowest),
+		}},
+		{"Inspector", []CheatEntry{
+			e("</>", "tab", k.PrevTab, k.NextTab),
+			e("/", "search", k.Search),
+			e("ctrl+n/p", "match", k.NextHit, k.PrevHit),
+			e("C", "copy", k.Copy),
+			e("ctrl+y", "path", k.CopyPath),
+		}},
+		{"Run", []CheatEntry{
+			e("r", "run", k.Run),
+			e("g", "debug", k.Debug),
+			e("v", "validate", k.Validate),
+			e("a", "abort", k.Abort),
+			e("R", "runs", k.Runs),
+			e("y/Y", "replay", k.Replay, k.ReplayDebug),
+			e("f/F", "fork", k.Fork, k.ForkDebug),
+			e("d", "diff", k.Diff),
+			e("w", "timeline", k.Timeline),
+			e("$", "spend", k.Spend),
+			e("+/-", "zoom", k.ZoomIn, k.ZoomOut),
+		}},
+		{"Debug", []CheatEntry{
+			e("n", "next", k.Next),
+			e("s", "in", k.StepIn),
+			e("o", "out", k.StepOut),
+			e("c", "continue", k.Continue),
+			e("i", "inject", k.Skip),
+			e("p", "print", k.Print),
+			e("z", "pause", k.Pause),
+			e("x", "errors", k.BreakError),
+			e("B", "breakpoints", k.Breakpoints),
+			e("D", "delete", k.Delete),
+		}},
+		{"Held call", []CheatEntry{
+			e("a", "approve", k.Approve),
+			e("d", "deny", k.Deny),
+			e("e", "arguments", k.EditArgs),
+		}},
+		{"Global", []CheatEntry{
+			e("tab", "pane", k.NextPane),
+			e("shift+tab", "back", k.PrevPane),
+			e("[/]", "plan", k.PrevPlan, k.NextPlan),
+			e("P", "view", k.PlanView),
+			e("enter", "go", k.Jump),
+			e("{/}", "split", k.Narrower, k.Wider),
+			e("Z", "zoom", k.Zoom),
+			e("e", "edit", k.Edit),
+			e("N", "new", k.NewPlan),
+			e("t", "tools", k.Tools),
+			e(":", "command", k.Command),
+			e("O", "output", k.Output),
+			e("ctrl+k", "palette", k.Palette),
+			e("ctrl+s", "accept", k.Submit),
+			e("?", "help", k.Help),
+			e("esc", "close", k.Close),
+			e("q", "quit", k.Quit),
+		}},
 	}
 }
 

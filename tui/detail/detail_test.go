@@ -206,3 +206,30 @@ func TestWrap(t *testing.T) {
 		t.Errorf("hanging indent: %q", got)
 	}
 }
+
+// TestNarrowWrapsAtSeparators lays the demo's agent step out as the
+// detail pane shows it at 60 columns: paths, templates and tool names,
+// which have no spaces, break after their separators, never inside a
+// word, and a path stays beside its label.
+func TestNarrowWrapsAtSeparators(t *testing.T) {
+	doc := load(t, "../../plans/examples/project/plans/incident_brief.yaml")
+	_, plan := show(t, doc, "", 31, false)
+	_, step := show(t, doc, "investigate", 31, false)
+	text := plan + "\n" + step
+	for _, want := range []string{
+		"file        ../../plans/",
+		"incident_brief.\n",
+		"{{investigate.output.\n",
+		"customer_impact}}",
+		"primary|duplicate|\n",
+	} {
+		if !strings.Contains(strings.ReplaceAll(text, " \n", "\n"), want) {
+			t.Errorf("the narrow detail does not show %q:\n%s", want, text)
+		}
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if ansi.StringWidth(l) > 31 {
+			t.Errorf("a line wider than the pane: %q", l)
+		}
+	}
+}

@@ -50,12 +50,18 @@ func wrap(segs []seg, width int, indent, hang string) []string {
 	var out []string
 	prefix := indent
 	room := func() int { return max(width-ansi.StringWidth(prefix), 1) }
-	common.WrapRanges(text, "", room, func(from, to int) {
+	// Paths, templates and lists of choices have no spaces
+	// to break at: a narrow pane breaks them after their separators,
+	// not inside a word.
+	common.WrapRanges(text, breakAfter, room, func(from, to int) {
 		out = append(out, prefix+style(from, to))
 		prefix = hang
 	})
 	return out
 }
+
+// breakAfter is what a line of the detail may end after besides a space.
+const breakAfter = "/.|,"
 
 // templateSegs splits a template string into plain text and {{tags}}, so
 // tags stand out where they are written.

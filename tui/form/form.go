@@ -437,10 +437,13 @@ func (m *Model) enter(msg tea.Msg) tea.Cmd {
 	if f.kind == kindBool || f.kind == kindEnum {
 		return nil
 	}
-	if f.selected {
+	_, isKey := msg.(tea.KeyPressMsg)
+	_, isPaste := msg.(tea.PasteMsg)
+	if f.selected && (isKey || isPaste) {
 		// The first character typed or pasted replaces the selected
 		// text, and a deletion deletes it; any other key just ends the
-		// selection.
+		// selection. What is not the user's (the cursor's blink) leaves
+		// it.
 		f.selected = false
 		switch msg := msg.(type) {
 		case tea.PasteMsg:

@@ -32,8 +32,8 @@ func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
 // Open shows the overlay from its top, wherever it was left.
 func (m *Model) Open() { m.scroll.Offset = 0 }
 
-// Update scrolls the overlay on the movement keys and the wheel, for
-// windows too small to show every key at once; the help key, Close, Quit
+// Update scrolls the overlay on the movement keys and the wheel: page
+// down leaves the cheat sheet for every key at length; the help key, Close, Quit
 // and a click anywhere close it.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -122,31 +122,72 @@ func pairs(bs []key.Binding) [][2]string {
 }
 
 // Columns: at least minColumn cells wide, gap apart, as many as the
-// width takes, so two at 80 columns and one below about 78.
+// width takes, so two at 80 columns and one below about 78. The cheat
+// sheet's columns are narrower: four at 80.
 const (
 	minColumn = 36
 	maxColumn = 60
 	gap       = 3
+
+	minCheatColumn = 17
+	maxCheatColumn = 24
+	cheatGap       = 2
 )
 
-// columns returns how many columns the overlay shows and how wide each is.
-func (m Model) columns() (n, width int) {
+// columns returns how many columns of at least least cells, gapped apart,
+// the overlay shows, and how wide each is (at most most).
+func (m Model) columns(least, most, gapped int) (n, width int) {
 	usable := max(m.Width-3, 1) // the border and a margin
-	n = max((usable+gap)/(minColumn+gap), 1)
-	return n, min((usable-gap*(n-1))/n, maxColumn)
+	n = max((usable+gapped)/(least+gapped), 1)
+	return n, min((usable-gapped*(n-1))/n, most)
 }
 
-// lines lays the groups out one under another at a column's width: a
-// heading, then each key beside its description, keys aligned within the
-// group and descriptions wrapped under themselves, never cut.
-func (m Model) lines(width int) []string {
+// block is lines that stay together in one column: a heading, a key with
+// its wrapped description, a whole group of the cheat sheet, or the blank
+// line between groups.
+type block struct {
+	lines   []string
+	heading bool
+	blank   bool
+}
+
+var blankBlock = block{lines: []string{""}, blank: true}
+
+// cheatBlocks is the cheat sheet at a column's width: a block per group,
+// its heading over its keys, each key beside its one word.
+func (m Model) cheatBlocks(width int) []block {
 	t := m.Theme
-	var out []string
+	var out []block
+	for i, g := range m.Keys.CheatSheet() {
+		if i > 0 {
+			out = append(out, blankBlock)
+		}
+		keyW := 0
+		for _, e := range g.Entries {
+			keyW = max(keyW, common.TextWidth(e.Keys))
+		}
+		b := block{lines: []string{t.Heading.Render(common.Clip(g.Title, width))}}
+		for _, e := range g.Entries {
+			b.lines = append(b.lines, common.Clip(t.Key.Render(common.Fit(e.Keys, keyW))+" "+t.Text.Render(e.Word), width))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// blocks lays the groups out at a column's width: a heading, then each
+// key beside its description, keys aligned within the group and
+// descriptions wrapped under themselves, never cut. A key's lines (and a
+// command's usage with what it does) are one block, so a page break never
+// falls inside one.
+func (m Model) blocks(width int) []block {
+	t := m.Theme
+	var out []block
 	for i, g := range m.groups() {
 		if i > 0 {
-			out = append(out, "")
+			out = append(out, blankBlock)
 		}
-		out = append(out, t.Heading.Render(common.Clip(g.title, width)))
+		out = append(out, block{lines: []string{t.Heading.Render(common.Clip(g.title, width))}, heading: true})
 		keyW := 0
 		for _, p := range g.pairs {
 			keyW = max(keyW, common.TextWidth(p[0]))
@@ -157,14 +198,30 @@ func (m Model) lines(width int) []string {
 				text, lead = strings.TrimPrefix(text, indent), indent
 			}
 			room := max(width-keyW-2-len(lead), 1)
+			var wrapped []string
 			for j, l := range common.Wrap(text, room, "/") {
 				k := strings.Repeat(" ", keyW)
 				if j == 0 {
 					k = t.Key.Render(common.Fit(p[0], keyW))
 				}
-				out = append(out, k+"  "+lead+t.Text.Render(l))
+				wrapped = append(wrapped, k+"  "+lead+t.Text.Render(l))
 			}
+			// What a command does goes on with the command above it.
+			if lead != "" && len(out) > 0 && !out[len(out)-1].heading {
+				out[len(out)-1].lines = append(out[len(out)-1].lines, wrapped...)
+				continue
+			}
+			out = append(out, block{lines: wrapped})
 		}
+	}
+	return out
+}
+
+// lines is every line of the blocks, in order.
+func lines(blocks []block) []string {
+	var out []string
+	for _, b := range blocks {
+		out = append(out, b.lines...)
 	}
 	return out
 }
@@ -177,46 +234,40 @@ func (m Model) band() int { return max(m.Height-2-len(m.foot()), 1) }
 // log is, wrapped to the overlay's width.
 func (m Model) foot() []string {
 	k := m.Keys
-	foot := k.Help.Help().Key + " or " + k.Close.Help().Key + " closes this help · " + k.PageDown.Help().Key + " " + k.PageUp.Help().Key + " page"
+	foot := k.Help.Help().Key + " or " + k.Close.Help().Key + " closes · " + k.PageDown.Help().Key + " every key in full, " + k.PageUp.Help().Key + " back"
 	if m.logPath != "" {
 		foot += " · log: " + m.logPath
 	}
 	return common.Wrap(foot, max(m.Width-4, 1), "")
 }
 
-// body lays the lines out in bands as tall as the overlay, each band as
-// many columns side by side as the width takes: read down the first
-// column, then the next, then page down to the next band. A heading never
-// ends a column, and a blank line never starts one.
+// body is the cheat sheet, a page of its own, then every key and command
+// at length on the pages after it.
 func (m Model) body() []string {
-	n, width := m.columns()
-	lines := m.lines(width)
 	h := m.band()
-	// Cut the lines into columns of at most h lines.
-	var cols [][]string
-	for len(lines) > 0 {
-		for len(lines) > 0 && lines[0] == "" {
-			lines = lines[1:]
-		}
-		take := min(h, len(lines))
-		// A heading at the foot of a column goes to the next one.
-		if take < len(lines) && take > 1 && lines[take-2] == "" {
-			take--
-		}
-		if take == 0 {
-			break
-		}
-		cols = append(cols, lines[:take])
-		lines = lines[take:]
-	}
-	// When everything fits one band, balance the columns' heights.
+	n, width := m.columns(minCheatColumn, maxCheatColumn, cheatGap)
+	out := m.pages(m.cheatBlocks(width), n, width, cheatGap)
+	out = append(out, make([]string, (h-len(out)%h)%h)...)
+	n, width = m.columns(minColumn, maxColumn, gap)
+	return append(out, m.pages(m.blocks(width), n, width, gap)...)
+}
+
+// pages lays blocks out in bands as tall as the overlay, each band n
+// columns side by side: read down the first column, then the next, then
+// page down to the next band. A heading never ends a column, and a blank
+// line never starts one. When everything fits one band, the columns are
+// balanced in height.
+func (m Model) pages(blocks []block, n, width, gapped int) []string {
+	h := m.band()
+	cols := columnsOf(blocks, h)
 	if len(cols) <= n && len(cols) > 1 {
-		return m.join(m.balanced(m.lines(width), n), width)
+		if even := balanced(blocks, n); tallest(even) <= h {
+			return m.join(even, width, gapped)
+		}
 	}
 	var out []string
 	for i := 0; i < len(cols); i += n {
-		band := cols[i:min(i+n, len(cols))]
-		rows := m.join(band, width)
+		rows := m.join(cols[i:min(i+n, len(cols))], width, gapped)
 		// Every band but the last is a full page, so that page down
 		// moves from one to the next.
 		if i+n < len(cols) {
@@ -227,39 +278,90 @@ func (m Model) body() []string {
 	return out
 }
 
-// balanced cuts lines into n columns of about the same height, at group
-// boundaries (blank lines) where it can.
-func (m Model) balanced(lines []string, n int) [][]string {
-	per := (len(lines) + n - 1) / n
+// columnsOf cuts blocks into columns of at most h lines; only a block
+// taller than a whole column is cut.
+func columnsOf(blocks []block, h int) [][]string {
 	var cols [][]string
-	for len(lines) > 0 {
-		take := min(per, len(lines))
-		if len(cols) == n-1 {
-			take = len(lines)
+	var col []block
+	height := 0
+	flush := func() {
+		// A heading at the foot of a column goes to the next one.
+		var carry []block
+		if len(col) > 1 && col[len(col)-1].heading {
+			carry = col[len(col)-1:]
+			col = col[:len(col)-1]
 		}
-		// Move back to a group's end, within a quarter of a column.
-		for back := take; back < len(lines) && back > take-per/4; back-- {
-			if lines[back] == "" {
-				take = back
-				break
+		if len(col) > 0 {
+			cols = append(cols, lines(col))
+		}
+		col, height = carry, len(lines(carry))
+	}
+	for _, b := range blocks {
+		if b.blank && len(col) == 0 {
+			continue
+		}
+		if height+len(b.lines) > h {
+			flush()
+			if b.blank {
+				continue
 			}
 		}
-		cols = append(cols, lines[:take])
-		lines = lines[take:]
-		for len(lines) > 0 && lines[0] == "" {
-			lines = lines[1:]
+		for len(b.lines) > h {
+			cols = append(cols, b.lines[:h])
+			b.lines = b.lines[h:]
 		}
+		col = append(col, b)
+		height += len(b.lines)
+	}
+	flush()
+	return cols
+}
+
+// balanced cuts blocks into n columns of about the same height, at group
+// boundaries (blank lines) where it can.
+func balanced(blocks []block, n int) [][]string {
+	per := (len(lines(blocks)) + n - 1) / n
+	var cols [][]string
+	for len(blocks) > 0 {
+		for len(blocks) > 0 && blocks[0].blank {
+			blocks = blocks[1:]
+		}
+		take, height, group := 0, 0, 0
+		for take < len(blocks) && (len(cols) == n-1 || take == 0 || height+len(blocks[take].lines) <= per) {
+			if blocks[take].blank {
+				group = take
+			}
+			height += len(blocks[take].lines)
+			take++
+		}
+		// Move back to a group's end, within a quarter of a column.
+		if take < len(blocks) && group > 0 && len(lines(blocks[:group])) > per-per/4 {
+			take = group
+		}
+		if take > 0 && blocks[take-1].heading {
+			take--
+		}
+		if take == 0 {
+			take = 1
+		}
+		cols = append(cols, lines(blocks[:take]))
+		blocks = blocks[take:]
 	}
 	return cols
 }
 
-// join puts columns side by side, each width cells and gap apart.
-func (m Model) join(cols [][]string, width int) []string {
-	height := 0
+// tallest is the height of the tallest column.
+func tallest(cols [][]string) int {
+	h := 0
 	for _, c := range cols {
-		height = max(height, len(c))
+		h = max(h, len(c))
 	}
-	out := make([]string, height)
+	return h
+}
+
+// join puts columns side by side, each width cells and gapped apart.
+func (m Model) join(cols [][]string, width, gapped int) []string {
+	out := make([]string, tallest(cols))
 	for i := range out {
 		line := " "
 		for j, c := range cols {
@@ -268,7 +370,7 @@ func (m Model) join(cols [][]string, width int) []string {
 				cell = c[i]
 			}
 			if j < len(cols)-1 {
-				cell = common.Fit(cell, width) + strings.Repeat(" ", gap)
+				cell = common.Fit(cell, width) + strings.Repeat(" ", gapped)
 			}
 			line += cell
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestListsEveryKey(t *testing.T) {
 		m := New(common.New(common.NewTheme(true, false), keys), "/var/log/stepwise.log")
 		m.SetSize(size.w, size.h)
 		m.Open()
-		if n, _ := m.columns(); n != size.columns {
+		if n, _ := m.columns(minColumn, maxColumn, gap); n != size.columns {
 			t.Errorf("%dx%d: %d columns, want %d", size.w, size.h, n, size.columns)
 		}
 		// Page through: every line of the columns shows on some page,
@@ -49,9 +50,9 @@ func TestListsEveryKey(t *testing.T) {
 			}
 			m.Scroll(m.band())
 		}
-		_, width := m.columns()
+		_, width := m.columns(minColumn, maxColumn, gap)
 		var text []string
-		for _, l := range m.lines(width) {
+		for _, l := range lines(m.blocks(width)) {
 			l = strings.TrimSpace(ansi.Strip(l))
 			if !strings.Contains(seen.String(), l) {
 				t.Errorf("%dx%d: %q never shows", size.w, size.h, l)
@@ -81,6 +82,91 @@ func TestListsEveryKey(t *testing.T) {
 	}
 }
 
+// TestCheatSheetFits checks the first page is a cheat sheet that fits
+// 80x24 at once: every key of the keymap, with one word each, grouped by
+// the pane that answers it, nothing cut and nothing scrolled out of sight.
+func TestCheatSheetFits(t *testing.T) {
+	keys := common.DefaultKeyMap()
+	m := New(common.New(common.NewTheme(true, false), keys), "/home/someone/.local/share/stepwise/workbench.log")
+	m.SetSize(80, 24)
+	m.Open()
+	view := ansi.Strip(m.View())
+	lines := strings.Split(view, "\n")
+	if len(lines) > 24 {
+		t.Errorf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 80 || strings.Contains(l, common.Ellipsis) {
+			t.Errorf("a line is cut: %q", l)
+		}
+	}
+	covered := map[string]bool{}
+	for _, g := range keys.CheatSheet() {
+		if !strings.Contains(view, g.Title) {
+			t.Errorf("the group %q does not show", g.Title)
+		}
+		for _, e := range g.Entries {
+			if len(strings.Fields(e.Word)) != 1 {
+				t.Errorf("%s: %q is not one word", e.Keys, e.Word)
+			}
+			if !regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(e.Keys) + `\s+` + regexp.QuoteMeta(e.Word) + `(\s|$)`).MatchString(view) {
+				t.Errorf("%q %q does not show on the first page:\n%s", e.Keys, e.Word, view)
+			}
+			for _, b := range e.Covers {
+				covered[b.Help().Key+" "+b.Help().Desc] = true
+			}
+		}
+	}
+	for _, g := range keys.Groups() {
+		for _, b := range g.Bindings {
+			if !covered[b.Help().Key+" "+b.Help().Desc] {
+				t.Errorf("the cheat sheet leaves out %q (%s)", b.Help().Key, b.Help().Desc)
+			}
+		}
+	}
+	// Page down leaves the cheat sheet for the keys at length.
+	m.Scroll(m.band())
+	if !strings.Contains(ansi.Strip(m.View()), "Tree, lists and panels") {
+		t.Errorf("the second page does not start with the tree's keys at length:\n%s", ansi.Strip(m.View()))
+	}
+}
+
+// TestNoEntrySplitAcrossPages checks a key whose description wraps, and a
+// command with what it does, show whole on one page at every size.
+func TestNoEntrySplitAcrossPages(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {60, 16}, {100, 20}, {120, 30}, {60, 40}} {
+		m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()), "")
+		m.SetSize(size.w, size.h)
+		m.Open()
+		var pages []string
+		for last := ""; ; {
+			view := ansi.Strip(m.View())
+			if view == last {
+				break
+			}
+			pages, last = append(pages, view), view
+			m.Scroll(m.band())
+		}
+		_, width := m.columns(minColumn, maxColumn, gap)
+		for _, b := range m.blocks(width) {
+			if len(b.lines) < 2 {
+				continue
+			}
+			whole := false
+			for _, p := range pages {
+				all := true
+				for _, l := range b.lines {
+					all = all && strings.Contains(p, strings.TrimSpace(ansi.Strip(l)))
+				}
+				whole = whole || all
+			}
+			if !whole {
+				t.Errorf("%dx%d: %q is split across pages", size.w, size.h, ansi.Strip(strings.Join(b.lines, " / ")))
+			}
+		}
+	}
+}
+
 // TestOpensAtTheTop checks the overlay opens on its first page however
 // far it was scrolled when it closed.
 func TestOpensAtTheTop(t *testing.T) {
@@ -96,8 +182,8 @@ func TestOpensAtTheTop(t *testing.T) {
 	if m.View() != top {
 		t.Errorf("the help opened at\n%s\nwant its top\n%s", ansi.Strip(m.View()), ansi.Strip(top))
 	}
-	if !strings.Contains(ansi.Strip(top), "Tree, lists and panels") {
-		t.Errorf("the first page does not start with the tree's keys:\n%s", ansi.Strip(top))
+	if !strings.Contains(ansi.Strip(top), "Tree") || !strings.Contains(ansi.Strip(top), "Global") {
+		t.Errorf("the first page is not the cheat sheet:\n%s", ansi.Strip(top))
 	}
 }
 

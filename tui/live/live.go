@@ -341,6 +341,9 @@ func (t *Tree) Apply(e engine.Event) {
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
 		n.held = millis(p.HeldMs)
 		n.mark(p.Decided, p.Reused)
+		if p.Tool == plans.ControlMap {
+			giveItemsResults(n, p.Result)
+		}
 		st := stepNodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
@@ -592,6 +595,19 @@ func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
 		t.layOutItem(n)
 	}
 	return n
+}
+
+// giveItemsResults gives a map's items of several steps, which have no
+// step events of their own, their results: the map's results, in item
+// order, each what its item's body gave.
+func giveItemsResults(m *node, result any) {
+	out, _ := result.(map[string]any)
+	results, _ := out["results"].([]any)
+	for _, c := range m.children {
+		if c.kind == KindItem && c.result == nil && c.item >= 0 && c.item < len(results) {
+			c.result = results[c.item]
+		}
+	}
 }
 
 // Expect makes sure there is a node at path, pending until its first

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -41,6 +42,9 @@ type Model struct {
 	// marked is the id of the run marked as the base of a diff, empty for
 	// none.
 	marked string
+	// shift is how many cells the columns after the run id are scrolled
+	// left, so that a narrow panel shows what its rows cut off.
+	shift int
 }
 
 // New returns an empty panel.
@@ -103,6 +107,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, m.Keys.Collapse):
+		m.shift = max(m.shift-shiftStep, 0)
+		return nil
+	case key.Matches(msg, m.Keys.Expand):
+		m.shift = min(m.shift+shiftStep, m.maxShift())
+		return nil
 	case key.Matches(msg, m.Keys.Close) && m.marked != "":
 		m.marked = ""
 		return nil
@@ -154,6 +164,33 @@ const (
 	colGap     = "  "
 )
 
+// shiftStep is how many cells a sideways key scrolls the columns.
+const shiftStep = 8
+
+// frozen is the cells of a row that never scroll sideways: the gutter,
+// the diff mark, the run id and the gap after it.
+const frozen = 3 + format.ShortIDLength + len(colGap)
+
+// maxShift is how far the columns scroll left before the widest row's end
+// shows.
+func (m Model) maxShift() int {
+	if m.Len() == 0 {
+		return 0
+	}
+	widest := lipgloss.Width(m.header())
+	for _, r := range m.Items() {
+		widest = max(widest, lipgloss.Width(m.row(r, false)))
+	}
+	return max(widest-max(m.Width-2, 0), 0)
+}
+
+// scrolled is line as the panel shows it width wide: the frozen columns,
+// then the rest from shift cells on, cut at the edge.
+func (m Model) scrolled(line string, width int) string {
+	shift := min(m.shift, m.maxShift())
+	return common.Clip(ansi.Cut(line, 0, frozen)+ansi.Cut(line, frozen+shift, lipgloss.Width(line)), width)
+}
+
 // View draws the panel, border included, at exactly its size.
 func (m Model) View() string {
 	t := m.Theme
@@ -162,7 +199,7 @@ func (m Model) View() string {
 	if m.Len() == 0 {
 		lines = append(lines, t.Muted.Render(" no earlier runs of this plan: "+m.Keys.Run.Help().Key+" runs it"))
 	} else {
-		lines = append(lines, t.Muted.Render(m.header()))
+		lines = append(lines, t.Muted.Render(m.scrolled(m.header(), inner)))
 		first, end := m.Visible()
 		for i := first; i < end; i++ {
 			lines = append(lines, m.renderRun(m.Items()[i], inner, i == m.Cursor()))
@@ -171,6 +208,10 @@ func (m Model) View() string {
 	title := t.PaneTitle("Runs", m.Focused())
 	if n := m.Len(); n > 0 {
 		title += t.Muted.Render(" " + common.Count(n, "run"))
+	}
+	if m.maxShift() > 0 {
+		// The rows are cut: say how to see the rest.
+		title += t.Muted.Render(" · " + m.Keys.Collapse.Help().Key + " " + m.Keys.Expand.Help().Key + " scroll")
 	}
 	footer := ""
 	switch {
@@ -193,9 +234,20 @@ func (m Model) header() string {
 		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost) + colGap + padRight("made", colMade) + colGap + "inputs"
 }
 
-// renderRun draws one run: gutter, diff mark, id, start, outcome, how it
-// was made, time, steps, tokens, cost and inputs, cut to width.
+// renderRun draws one run width wide, scrolled sideways as the panel is,
+// the selection's background carried to the edge.
 func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
+	line := m.scrolled(m.row(r, selected), width)
+	if selected {
+		st := m.Theme.Text.Inherit(m.Theme.RowStyle(selected, m.Focused()))
+		line += st.Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
+	}
+	return line
+}
+
+// row is one run whole: gutter, diff mark, id, start, outcome, time,
+// steps, tokens, cost, how it was made and inputs.
+func (m Model) row(r record.RunSummary, selected bool) string {
 	t := m.Theme
 	base := t.RowStyle(selected, m.Focused())
 	gutter := " "
@@ -225,14 +277,9 @@ func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	}
 	b.WriteString(st(t.Muted).Render(padRight(made, colMade)))
 	if len(r.Inputs) > 0 && string(r.Inputs) != "null" {
-		// What the run ran with, as compact JSON, cut at the panel's
-		// edge: runs of one plan differ most by it.
+		// What the run ran with, as compact JSON: runs of one plan
+		// differ most by it.
 		b.WriteString(st(t.Text).Render(colGap) + st(t.Muted).Render(string(r.Inputs)))
 	}
-	line := common.Clip(b.String(), width)
-	if selected {
-		// Carry the selection's background to the edge of the panel.
-		line += st(t.Text).Render(strings.Repeat(" ", max(width-lipgloss.Width(line), 0)))
-	}
-	return line
+	return b.String()
 }

@@ -243,3 +243,49 @@ func checkSize(t *testing.T, view string, width, height int) {
 		}
 	}
 }
+
+// TestPanelScrollsSideways checks a panel too narrow for its rows says so
+// in its title, and that → and ← scroll the columns after the run id, so
+// that every column and the whole inputs show at 60 columns.
+func TestPanelScrollsSideways(t *testing.T) {
+	inputs := `{"max_related":5,"symptom":"checkout timeouts for eu customers after the deploy"}`
+	list := []record.RunSummary{{ID: "a0000", Status: "ok", Made: "debug", StepsExecuted: 7, Inputs: json.RawMessage(inputs)}}
+	m := newPanel(false, 60, 7, list)
+	view := ansi.Strip(m.View())
+	if !strings.Contains(view, "←/h →/l scroll") || strings.Contains(view, inputs) {
+		t.Fatalf("a narrow panel:\n%s", view)
+	}
+	right := tea.KeyPressMsg{Code: tea.KeyRight}
+	left := tea.KeyPressMsg{Code: tea.KeyLeft}
+	var seen strings.Builder
+	for range 30 {
+		m, _, _ = press(m, right)
+		view := ansi.Strip(m.View())
+		if !strings.Contains(view, "▸  a0000         ") {
+			t.Fatalf("scrolled, the run id does not stay:\n%s", view)
+		}
+		for _, l := range strings.Split(view, "\n") {
+			if ansi.StringWidth(l) != 60 {
+				t.Fatalf("a line %d wide: %q", ansi.StringWidth(l), l)
+			}
+		}
+		seen.WriteString(view)
+	}
+	for _, part := range []string{"debug", `{"max_related":5`, `"symptom":"checkout`, `eu customers after the deploy"}`} {
+		if !strings.Contains(seen.String(), part) {
+			t.Errorf("scrolled all the way, %q never shows:\n%s", part, seen.String())
+		}
+	}
+	m, _, _ = press(m, repeatKey(left, 30)...)
+	if got := ansi.Strip(m.View()); !strings.Contains(got, "started") {
+		t.Errorf("scrolled back, the first columns do not show:\n%s", got)
+	}
+}
+
+func repeatKey(k tea.KeyPressMsg, n int) []tea.KeyPressMsg {
+	out := make([]tea.KeyPressMsg, n)
+	for i := range out {
+		out[i] = k
+	}
+	return out
+}

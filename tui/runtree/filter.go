@@ -3,11 +3,8 @@ package runtree
 import (
 	"cmp"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
-	tea "charm.land/bubbletea/v2"
-
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -48,57 +45,34 @@ func (f *filtered) Index(path string) (int, bool) {
 }
 
 // Filtering reports whether the filter line takes the keys.
-func (m Model) Filtering() bool { return m.editing }
+func (m Model) Filtering() bool { return m.filter.Editing }
 
 // Filter is the filter the rows are narrowed by; empty when none.
-func (m Model) Filter() string { return m.query }
+func (m Model) Filter() string { return m.filter.Query }
 
 // StartFilter opens the filter line, with the filter there is.
-func (m *Model) StartFilter() { m.editing = true }
+func (m *Model) StartFilter() { m.filter.Editing = true }
 
 // SetFilter narrows the rows to those query matches and their ancestors;
 // an empty query shows every row again and closes the filter line.
 func (m *Model) SetFilter(query string) {
-	m.query = query
+	m.filter.Query = query
 	if query == "" {
-		m.editing = false
+		m.filter.Editing = false
 	}
 	m.Refilter()
-}
-
-// editFilter takes a key typed on the filter line: text narrows the rows
-// as it is typed, backspace takes a character back, enter keeps the
-// filter and gives the keys back to the tree, esc drops it.
-func (m *Model) editFilter(kp tea.KeyPressMsg) {
-	switch kp.String() {
-	case "enter":
-		m.editing = false
-	case "esc":
-		m.SetFilter("")
-	case "backspace":
-		if m.query != "" {
-			_, n := utf8.DecodeLastRuneInString(m.query)
-			m.query = m.query[:len(m.query)-n]
-			m.Refilter()
-		}
-	default:
-		if kp.Text != "" {
-			m.query += kp.Text
-			m.Refilter()
-		}
-	}
 }
 
 // Refilter reads the filter's rows from the tree again, after events or
 // another filter; the page calls it as events arrive. The selection stays
 // on its node while that shows.
 func (m *Model) Refilter() {
-	if m.query == "" && m.view == nil {
+	if m.filter.Query == "" && m.view == nil {
 		return
 	}
 	m.view = nil
-	if m.query != "" && m.tree != nil {
-		m.view = filterRows(m.tree, strings.Fields(strings.ToLower(m.query)), m.stop)
+	if m.filter.Query != "" && m.tree != nil {
+		m.view = filterRows(m.tree, m.filter.Terms(), m.stop)
 	}
 	m.settle()
 }
@@ -186,23 +160,11 @@ func matches(r live.Row, terms []string, stop string) bool {
 			}
 			continue
 		}
-		if !containsFold(r.Path, term) && !containsFold(r.Tool, term) {
+		if !common.ContainsFold(r.Path, term) && !common.ContainsFold(r.Tool, term) {
 			return false
 		}
 	}
 	return true
-}
-
-// containsFold reports whether s holds term, whatever the case: a filter
-// reads every row of the tree on every batch, and lowering each path
-// first would cost an allocation a row.
-func containsFold(s, term string) bool {
-	for i := 0; i+len(term) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(term)], term) {
-			return true
-		}
-	}
-	return false
 }
 
 // Target is a kind of row the jump keys go to.

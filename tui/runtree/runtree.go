@@ -33,11 +33,10 @@ type Model struct {
 	// follow says the selection follows the newest running row as
 	// events arrive (Follow), until the user moves it.
 	follow bool
-	// query is the filter typed after /; view the rows it leaves, nil
-	// while there is none. editing says the filter takes the keys.
-	query   string
-	view    *filtered
-	editing bool
+	// filter is the line typed after /; view the rows it leaves, nil
+	// while there is none.
+	filter common.FilterLine
+	view   *filtered
 	// slowest is the row the last jump to the slowest went to: from
 	// there, the next goes to the next slowest.
 	slowest string
@@ -175,8 +174,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch {
 	case !isKey:
 		return m, nil
-	case m.editing:
-		m.editFilter(kp)
+	case m.filter.Editing:
+		if m.filter.Edit(kp) {
+			m.Refilter()
+		}
 		return m, nil
 	case key.Matches(kp, m.Keys.Close) && m.view != nil:
 		m.SetFilter("")

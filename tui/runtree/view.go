@@ -101,7 +101,7 @@ func (m Model) View() string {
 	if !ok {
 		empty := " no steps yet"
 		if m.view != nil {
-			empty = " no row matches " + m.query + ": " + m.Keys.Close.Help().Key + " shows every row"
+			empty = " no row matches " + m.filter.Query + ": " + m.Keys.Close.Help().Key + " shows every row"
 		}
 		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(empty)})
 	}
@@ -141,14 +141,7 @@ func (m Model) title() string {
 	} else {
 		s += " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
 	}
-	if m.editing || m.query != "" {
-		filter := "/" + m.query
-		if m.editing {
-			filter += "▏"
-		}
-		s += " " + t.Key.Render(filter)
-	}
-	return s
+	return s + m.filter.Title(t)
 }
 
 func (m Model) statusStyle(s live.Status) lipgloss.Style {

@@ -7,6 +7,7 @@ package tree
 import (
 	"strconv"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -20,8 +21,11 @@ type document struct {
 	doc    workspace.Document
 	rows   []Row
 	byPath map[string][]int
-	cursor int
-	scroll common.Scroll
+	cursor int           // the selected row's index in rows
+	scroll common.Scroll // in lines shown
+	// shown is the indices of the rows the filter leaves; nil while
+	// there is none.
+	shown []int
 }
 
 // Model is the tree pane of one plan. A workbench with several plans open
@@ -33,6 +37,8 @@ type Model struct {
 	// broken says whether a breakpoint matches a row's path, for the ●
 	// in the gutter; nil when none is set.
 	broken func(path string) bool
+	// filter is the line typed after /.
+	filter common.FilterLine
 }
 
 // New lays out the document's tree once; rendering then only draws the
@@ -61,7 +67,7 @@ func (m *Model) Replace(doc workspace.Document) {
 		d.cursor = min(old.cursor, len(rows)-1)
 	}
 	m.d = d
-	m.follow()
+	m.refilter()
 }
 
 // SetBreakpoints sets what says whether a breakpoint matches a row.
@@ -83,10 +89,14 @@ func (m Model) Selected() Row {
 // Offset returns the index of the first row in view.
 func (m Model) Offset() int { return m.d.scroll.Offset }
 
-// Select moves the selection to row i, clamped, and scrolls it into view.
+// Select moves the selection to row i, clamped, and scrolls it into view;
+// a filter that hides the row is dropped.
 func (m *Model) Select(i int) {
 	d := &m.d
 	d.cursor = min(max(i, 0), len(d.rows)-1)
+	if _, ok := d.lineOf(d.cursor); !ok {
+		m.SetFilter("")
+	}
 	m.follow()
 }
 
@@ -113,8 +123,8 @@ func (m *Model) ClickAt(y int) {
 	if line < 0 || line >= m.bodyHeight() {
 		return
 	}
-	if i := m.Offset() + line; i < len(m.Rows()) {
-		m.Select(i)
+	if i := m.Offset() + line; i < m.d.count() {
+		m.Select(m.d.rowAt(i))
 	}
 }
 
@@ -124,9 +134,9 @@ func (m *Model) Scroll(delta int) {
 	d := &m.d
 	h := m.bodyHeight()
 	d.scroll.Offset += delta
-	d.scroll = d.scroll.Clamp(h, len(d.rows))
-	if h > 0 {
-		d.cursor = min(max(d.cursor, d.scroll.Offset), d.scroll.Offset+h-1, len(d.rows)-1)
+	d.scroll = d.scroll.Clamp(h, d.count())
+	if cur, ok := d.lineOf(d.cursor); ok && h > 0 && d.count() > 0 {
+		d.cursor = d.rowAt(min(max(cur, d.scroll.Offset), d.scroll.Offset+h-1, d.count()-1))
 	}
 }
 
@@ -134,18 +144,34 @@ func (m Model) bodyHeight() int { return max(m.Height-2, 0) }
 
 func (m *Model) follow() {
 	d := &m.d
-	d.scroll = d.scroll.Follow(d.cursor, m.bodyHeight(), len(d.rows))
+	cur, _ := d.lineOf(d.cursor)
+	d.scroll = d.scroll.Follow(cur, m.bodyHeight(), d.count())
 }
 
-// Update moves the selection on the movement keys; the page sends it keys
-// only while the pane has focus.
+// Update moves the selection on the movement keys, and / filters the
+// rows, as the run tree's does; the page sends it keys only while the
+// pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+	switch {
+	case !ok:
+		return m, nil
+	case m.filter.Editing:
+		if m.filter.Edit(k) {
+			m.refilter()
+		}
+		return m, nil
+	case key.Matches(k, m.Keys.Search):
+		m.StartFilter()
+		return m, nil
+	case key.Matches(k, m.Keys.Close) && m.filter.Query != "":
+		m.SetFilter("")
 		return m, nil
 	}
-	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), len(m.Rows())); ok {
-		m.Select(m.d.cursor + delta)
+	d := m.d
+	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), d.count()); ok && d.count() > 0 {
+		cur, _ := d.lineOf(d.cursor)
+		m.Select(d.rowAt(min(max(cur+delta, 0), d.count()-1)))
 	}
 	return m, nil
 }
@@ -154,18 +180,23 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) View() string {
 	d := m.d
 	h, inner := m.bodyHeight(), max(m.Width-2, 0)
-	end := min(d.scroll.Offset+h, len(d.rows))
+	end := min(d.scroll.Offset+h, d.count())
 	lines := make([]string, 0, h)
 	plain, selected := m.rowStyles(false), m.rowStyles(true)
 	for i := d.scroll.Offset; i < end; i++ {
 		st := plain
-		if i == d.cursor {
+		if d.rowAt(i) == d.cursor {
 			st = selected
 		}
-		lines = append(lines, m.renderRow(d, d.rows[i], inner, st))
+		lines = append(lines, m.renderRow(d, d.rows[d.rowAt(i)], inner, st))
 	}
-	title := m.Theme.PaneTitle("Steps", m.Focused())
-	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(d.cursor, len(d.rows)), m.Focused(), lines)
+	title := m.Theme.PaneTitle("Steps", m.Focused()) + m.filter.Title(m.Theme)
+	if d.count() == 0 {
+		empty := " no row matches " + m.filter.Query + ": " + m.Keys.Close.Help().Key + " shows every row"
+		return common.Frame(m.Theme, m.Width, m.Height, title, "", m.Focused(), []string{m.Theme.Muted.Render(empty)})
+	}
+	cur, _ := d.lineOf(d.cursor)
+	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, d.count()), m.Focused(), lines)
 }
 
 // rowStyles are the styles a row is drawn with, worked out once a frame for
@@ -189,8 +220,8 @@ func (m Model) rowStyles(selected bool) rowStyles {
 	return rs
 }
 
-// renderRow draws one row: a gutter marking the selection, the pipes and
-// junction, the label, and the problem marker flush right.
+// renderRow draws one row: a gutter marking breakpoints and the
+// selection, the pipes and junction, the label, and the problem marker flush right.
 func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 	if width <= 0 {
 		return ""
@@ -204,12 +235,15 @@ func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 		room = max(width-common.TextWidth(marker)-1, 0)
 	}
 	l := common.NewLine(room)
-	switch {
-	case m.broken != nil && r.Path != "" && m.broken(r.Path):
+	// The gutter: a breakpoint's mark, then the selection's.
+	if m.broken != nil && r.Path != "" && m.broken(r.Path) {
 		l.Add("●", st.problem)
-	case st.selected:
+	} else {
+		l.Add(" ", st.text)
+	}
+	if st.selected {
 		l.Add("▸", st.text)
-	default:
+	} else {
 		l.Add(" ", st.text)
 	}
 	for _, p := range r.prefix {

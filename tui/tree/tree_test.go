@@ -57,7 +57,7 @@ func TestRows(t *testing.T) {
 	d := m.d
 	for i, w := range want {
 		r := rows[i]
-		drawn := strings.TrimRight(ansi.Strip(m.renderRow(d, r, 58, m.rowStyles(false))), " ")[1:]
+		drawn := strings.TrimRight(ansi.Strip(m.renderRow(d, r, 58, m.rowStyles(false))), " ")[2:] // past the gutter
 		if r.Path != w.path || drawn != w.drawn {
 			t.Errorf("row %d: %q %q, want %q %q", i, r.Path, drawn, w.path, w.drawn)
 		}

@@ -40,6 +40,7 @@ type Model struct {
 	common.Common
 	active  bool
 	title   string
+	about   string // said above the value, wrapped: a question too long for a title
 	area    textarea.Model
 	readers []string
 
@@ -66,14 +67,15 @@ func New(c common.Common) Model {
 	return Model{Common: c, area: area}
 }
 
-// Open starts editing the value for the stop snap, under title: the text
-// is the pretty JSON of the stop's prefill, checked against its schema. A
-// nil snap opens an empty editor with no schema.
-func (m *Model) Open(title string, snap *debugger.Snapshot) tea.Cmd {
+// Open starts editing the value for the stop snap, under title, with about
+// (a question, what accepting does; "" for nothing) wrapped above it: the
+// text is the pretty JSON of the stop's prefill, checked against its
+// schema. A nil snap opens an empty editor with no schema.
+func (m *Model) Open(title, about string, snap *debugger.Snapshot) tea.Cmd {
 	if snap == nil {
 		snap = &debugger.Snapshot{}
 	}
-	m.active, m.title, m.refused = true, title, false
+	m.active, m.title, m.about, m.refused = true, title, about, false
 	m.readers = m.readers[:0:0]
 	for _, r := range snap.Readers {
 		if from, path, ok := strings.Cut(r, ": "); ok {
@@ -249,7 +251,19 @@ func (m *Model) layout() {
 	m.area.SetStyles(m.styles())
 	inner := max(m.Width-2, 1)
 	m.area.SetWidth(inner)
-	m.area.SetHeight(max(m.Height-2-len(m.status()), 1))
+	m.area.SetHeight(max(m.Height-2-len(m.head())-len(m.status()), 1))
+}
+
+// head is the lines above the value: about, wrapped to the box, never cut.
+func (m Model) head() []string {
+	if m.about == "" {
+		return nil
+	}
+	var lines []string
+	for _, l := range common.Wrap(m.about, max(m.Width-4, 1), "") {
+		lines = append(lines, " "+m.Theme.Strong.Render(l))
+	}
+	return lines
 }
 
 // styles are the text area's styles in the theme, with a cursor that does
@@ -271,11 +285,11 @@ func (m Model) styles() textarea.Styles {
 func (m Model) View() string {
 	t := m.Theme
 	inner, height := max(m.Width-2, 0), max(m.Height-2, 0)
-	status := m.status()
+	head, status := m.head(), m.status()
 	area := m.area
 	area.SetStyles(m.styles())
-	textHeight := max(height-len(status), 0)
-	lines := common.Block(strings.Split(area.View(), "\n"), inner, textHeight)
+	textHeight := max(height-len(head)-len(status), 0)
+	lines := append(head, common.Block(strings.Split(area.View(), "\n"), inner, textHeight)...)
 	lines = append(lines, status...)
 	footer := t.Muted.Render(m.Keys.Submit.Help().Key + " accept · " + m.Keys.Close.Help().Key + " cancel")
 	return common.Frame(t, m.Width, m.Height, t.PaneTitle(m.title, true), footer, true, lines)

@@ -138,7 +138,7 @@ func view(t *testing.T, m Model) string {
 func TestInjectAtAStep(t *testing.T) {
 	s, st := stopAt(t, "break E0 step")
 	m := newEditor(60, 14)
-	m.Open("inject at E0 (step)", st.Stop)
+	m.Open("inject at E0 (step)", "", st.Stop)
 	if !m.Active() {
 		t.Fatal("not open")
 	}
@@ -202,7 +202,7 @@ func TestInjectAtAStep(t *testing.T) {
 func TestSyntaxPositions(t *testing.T) {
 	_, st := stopAt(t, "break E0 step")
 	m := newEditor(60, 14)
-	m.Open("inject", st.Stop)
+	m.Open("inject", "", st.Stop)
 	for _, tc := range []struct{ text, want string }{
 		{"{\n  \"id\": 1,\n}", "3:1 invalid character '}' looking for beginning of object key string"},
 		{"[1,\n 2 3]", "2:4 invalid character '3' after array element"},
@@ -223,7 +223,7 @@ func TestSyntaxPositions(t *testing.T) {
 func TestNoSchema(t *testing.T) {
 	_, st := stopAt(t, "break E1 result")
 	m := newEditor(50, 10)
-	m.Open("replace at E1 (result)", st.Stop)
+	m.Open("replace at E1 (result)", "", st.Stop)
 	if m.Text() != "{\n  \"id\": \"X-1\"\n}" {
 		t.Errorf("prefill %q", m.Text())
 	}
@@ -248,7 +248,7 @@ func TestSizes(t *testing.T) {
 		for _, size := range [][2]int{{20, 6}, {40, 8}, {80, 24}, {120, 40}} {
 			m := New(common.New(common.NewTheme(true, color), common.DefaultKeyMap()))
 			m.SetSize(size[0], size[1])
-			m.Open("inject at E0 (step): a title longer than the narrow box", st.Stop)
+			m.Open("inject at E0 (step): a title longer than the narrow box", "", st.Stop)
 			view(t, m)
 			// Six violations: more than show at once.
 			m = replaceText(m, `{"a": 1, "b": 2, "c": 3, "id": 4, "severity": 5, "x": [`+strings.Repeat(`"long line", `, 20)+`0]}`)
@@ -261,14 +261,14 @@ func TestSizes(t *testing.T) {
 	}
 	// Without a stop it is an empty editor asking for a value.
 	m := newEditor(40, 8)
-	m.Open("value", nil)
+	m.Open("value", "", nil)
 	if v := view(t, m); !strings.Contains(v, "✗ empty: type a JSON value") {
 		t.Errorf("an editor without a stop:\n%s", v)
 	}
 	// More problems than fit are counted.
 	m = newEditor(80, 24)
 	str := map[string]any{"type": "string"}
-	m.Open("answer", &debugger.Snapshot{Schema: map[string]any{"type": "object",
+	m.Open("answer", "", &debugger.Snapshot{Schema: map[string]any{"type": "object",
 		"properties": map[string]any{"a": str, "b": str, "c": str, "d": str, "e": str, "f": str}}})
 	m = replaceText(m, `{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6}`)
 	v := view(t, m)
