@@ -102,6 +102,9 @@ type held struct {
 	tool   plans.ToolInfo
 	listed bool
 	gated  bool
+	// set is the decision Set gave the stop, carried out when the run
+	// moves on from it without one of its own; nil when none.
+	set *engine.Decision
 }
 
 // Movement says where the run next stops.
@@ -236,11 +239,10 @@ func (s *Session) Do(cmd Command) (State, error) {
 		}
 		return State{}, ErrRunning
 	}
-	if err := s.accepts(cur.stop, cmd.Decision); err != nil {
-		s.mu.Unlock()
-		return State{}, err
+	if cmd.Decision.Action == engine.Proceed && cur.set != nil {
+		cmd.Decision = *cur.set
 	}
-	if err := acceptsCall(cur, cmd.Decision); err != nil {
+	if err := s.check(cur, cmd.Decision); err != nil {
 		s.mu.Unlock()
 		return State{}, err
 	}
@@ -265,12 +267,52 @@ func (s *Session) Do(cmd Command) (State, error) {
 	// run.
 	for _, p := range parked {
 		var d engine.Decision
-		if cmd.Decision.Action == engine.Abort {
+		switch {
+		case cmd.Decision.Action == engine.Abort:
 			d.Action = engine.Abort
+		case p.set != nil:
+			d = *p.set
 		}
 		decide(p, d)
 	}
 	return <-s.states, nil
+}
+
+// Set gives the current stop a decision that changes what happens there
+// (an inject, a replace, an answer, an edit of a call's arguments),
+// checked as Do checks one, and keeps the run held: the State shows the
+// stop with the value taken, so that a front end can show and read it
+// before going on. The next command that moves on with no decision of its
+// own carries it out; a later Set takes its place.
+func (s *Session) Set(d engine.Decision) (State, error) {
+	switch d.Action {
+	case engine.Inject, engine.Replace, engine.Answer, engine.Edit:
+	default:
+		return State{}, fmt.Errorf("set takes a value to use at the stop (inject, replace, answer or edit), not %s", d.Action)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.current
+	switch {
+	case cur == nil && s.finished:
+		return State{}, errors.New("the run has finished")
+	case cur == nil:
+		return State{}, ErrRunning
+	}
+	if err := s.check(cur, d); err != nil {
+		return State{}, err
+	}
+	cur.set = &d
+	return s.stateLocked(), nil
+}
+
+// check refuses a decision the held stop does not take, or a value that
+// does not fit the schema that applies there.
+func (s *Session) check(h *held, d engine.Decision) error {
+	if err := s.accepts(h.stop, d); err != nil {
+		return err
+	}
+	return acceptsCall(h, d)
 }
 
 // decide hands a held thread its decision, unless it has stopped waiting.

@@ -97,6 +97,10 @@ type Snapshot struct {
 	// Approval is set when the approval policy holds the call here: going
 	// on approves it, and deny and edit are the other answers.
 	Approval bool `json:"approval,omitempty"`
+	// Set names the decision Session.Set gave the stop (inject, replace,
+	// answer, edit), which the next movement carries out; Input (for an
+	// edit) or Output (for the others) then shows its value.
+	Set string `json:"set,omitempty"`
 
 	// own is the name the stopped step's result goes by in scope, at its
 	// result stop, where print and watches read it (ownResult).
@@ -145,6 +149,14 @@ func (s *Session) stateLocked() State {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
+	if d := cur.set; d != nil {
+		snap.Set = d.Action.String()
+		if d.Action == engine.Edit {
+			snap.Input = d.Value
+		} else {
+			snap.Output = d.Value
+		}
+	}
 	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Tool: st.Tool, Held: true, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {
@@ -202,14 +214,23 @@ func parsePath(p string) (*template.Template, error) {
 }
 
 // evalScope is what a path is read against at the stop: its scope and
-// the stop root.
+// the stop root, which holds the stop's input and output too.
 func (s *Snapshot) evalScope() template.MapScope {
 	hits := 0
 	if s.Breakpoint != nil {
 		hits = s.Breakpoint.Hits
 	}
 	scope := make(template.MapScope, len(s.Scope)+2)
-	scope["stop"] = stopRoot(s.Kind, s.Path, s.Tool, hits)
+	stop := stopRoot(s.Kind, s.Path, s.Tool, hits)
+	// The stop's own values are read, and set by a front end, at
+	// stop.input and stop.output.
+	if s.Input != nil {
+		stop["input"] = s.Input
+	}
+	if s.Output != nil {
+		stop["output"] = s.Output
+	}
+	scope["stop"] = stop
 	for k, v := range s.Scope {
 		scope[k] = v
 	}

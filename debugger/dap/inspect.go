@@ -163,6 +163,9 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 	if r.Arguments.FrameId>>16 == s.threads.id(snap.Thread) {
 		stop, _ := snap.Eval("stop")
 		if m, ok := stop.(map[string]any); ok {
+			// The stop's input and output are scopes of their own.
+			delete(m, "input")
+			delete(m, "output")
 			m["thread"] = snap.Thread
 			m["reason"] = string(s.last.Reason)
 			if snap.Error != "" {
@@ -176,7 +179,7 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 			name     string
 			value    any
 			evalRoot string
-		}{{"Stop", stop, "stop"}, {"Input", snap.Input, ""}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, ""}} {
+		}{{"Stop", stop, "stop"}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
 			if part.value == nil {
 				continue
 			}

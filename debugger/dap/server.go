@@ -71,6 +71,8 @@ type Server struct {
 	threads threadIDs
 	values  *handles
 	marks   editorMarks
+	// client is what the editor said of itself in initialize.
+	client godap.InitializeRequestArguments
 }
 
 // NewServer returns a server that reads requests from r and writes
@@ -169,7 +171,7 @@ func (s *Server) refuseUndecodable(content []byte, err error) {
 	var field *godap.DecodeProtocolMessageFieldError
 	if errors.As(err, &field) {
 		if field.FieldName == "command" {
-			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, continue, next, stepIn, stepOut, pause, terminate and disconnect", field.FieldValue))
+			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, setVariable, setExpression, continue, next, stepIn, stepOut, pause, terminate and disconnect", field.FieldValue))
 			return
 		}
 		s.sendError(field.Seq, "", fmt.Errorf("a message with %s '%s' cannot be taken: a client sends requests (type 'request')", field.FieldName, field.FieldValue))
@@ -210,6 +212,10 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 		s.onVariables(r)
 	case *godap.EvaluateRequest:
 		s.onEvaluate(r)
+	case *godap.SetVariableRequest:
+		s.onSetVariable(r)
+	case *godap.SetExpressionRequest:
+		s.onSetExpression(r)
 	case *godap.ContinueRequest:
 		s.onMove(&r.Request, r.Arguments.ThreadId, debugger.Continue, &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}})
 	case *godap.NextRequest:
@@ -235,6 +241,9 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 }
 
 func (s *Server) onInitialize(r *godap.InitializeRequest) {
+	s.mu.Lock()
+	s.client = r.Arguments
+	s.mu.Unlock()
 	resp := &godap.InitializeResponse{Body: capabilities()}
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
@@ -249,6 +258,8 @@ func capabilities() godap.Capabilities {
 		SupportsHitConditionalBreakpoints: true,
 		SupportsEvaluateForHovers:         true,
 		SupportsTerminateRequest:          true,
+		SupportsSetVariable:               true,
+		SupportsSetExpression:             true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
 			{Filter: filterError, Label: "Errors", Description: "Stop where a failure is about to propagate, to replace it with a value or abort", Default: true},
 			{Filter: filterAsk, Label: "Asks", Description: "Stop at an ask step, to answer it in the debug console (answer JSON, decline); off, the ask takes its unattended path", Default: true},

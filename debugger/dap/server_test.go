@@ -247,7 +247,7 @@ func TestDAPInitializeCapabilities(t *testing.T) {
 	for _, f := range caps.ExceptionBreakpointFilters {
 		filters = append(filters, f.Filter)
 	}
-	if strings.Join(filters, ",") != "error,ask" || !caps.SupportsConfigurationDoneRequest || !caps.SupportsHitConditionalBreakpoints || caps.SupportsSetVariable || caps.SupportsRestartRequest {
+	if strings.Join(filters, ",") != "error,ask" || !caps.SupportsConfigurationDoneRequest || !caps.SupportsHitConditionalBreakpoints || !caps.SupportsSetVariable || !caps.SupportsSetExpression || caps.SupportsStepBack || caps.SupportsDataBreakpoints {
 		t.Errorf("capabilities say %+v; they must say what the adapter does, and only that", caps)
 	}
 }
@@ -841,5 +841,96 @@ func TestDAPReplayAndFork(t *testing.T) {
 		if e := expectError(bad); !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s: %q does not say %q", tc.name, e.Message, tc.want)
 		}
+	}
+}
+
+// scopesOf lists the scopes of the thread's innermost frame by name.
+func (c *client) scopesOf(thread int) map[string]godap.Scope {
+	c.t.Helper()
+	frames := c.frames(thread)
+	c.request("scopes", map[string]any{"frameId": frames[0].Id})
+	out := map[string]godap.Scope{}
+	for _, s := range expect[*godap.ScopesResponse](c).Body.Scopes {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// TestDAPSetVariableAndExpression: at a result stop the editor sets a
+// field of the result, which the run then uses; before a call it edits
+// the arguments and injects the result, each checked against the
+// schema, a refusal an error response with the schema's message; the
+// scope's values, which earlier steps made, cannot be set.
+func TestDAPSetVariableAndExpression(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": planFile(dir, "issue_timeline"), "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsSetVariable || !caps.SupportsSetExpression {
+		t.Fatalf("capabilities do not claim setVariable and setExpression: %+v", caps)
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}, {"name": "timeline/do.0 step"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	scopes := c.scopesOf(ev.ThreadId)
+	result := scopes["Result"]
+	if result.VariablesReference == 0 {
+		t.Fatalf("no Result scope at the issue's result: %+v", scopes)
+	}
+	c.request("setVariable", map[string]any{"variablesReference": result.VariablesReference, "name": "title", "value": `"Renamed"`})
+	if got := expect[*godap.SetVariableResponse](c).Body.Value; got != `"Renamed"` {
+		t.Errorf("setVariable answered %s", got)
+	}
+	for _, expr := range []string{"stop.output.title", "issue.title"} {
+		if got := c.evaluate(expr, "watch").Body.Result; got != `"Renamed"` {
+			t.Errorf("%s after the set reads %s", expr, got)
+		}
+	}
+	refusals := []struct {
+		command string
+		args    map[string]any
+		want    string
+	}{
+		{"setVariable", map[string]any{"variablesReference": c.scopesOf(ev.ThreadId)["Result"].VariablesReference, "name": "title", "value": "Renamed"}, "not JSON"},
+		{"setVariable", map[string]any{"variablesReference": c.scopesOf(ev.ThreadId)["Stop"].VariablesReference, "name": "kind", "value": `"step"`}, "stop.kind cannot be set"},
+		{"setExpression", map[string]any{"expression": "input.id", "value": `"CHK-1"`}, "earlier steps"},
+		{"setVariable", map[string]any{"variablesReference": 9999, "name": "x", "value": "1"}, "moved on"},
+	}
+	for _, r := range refusals {
+		c.request(r.command, r.args)
+		if e := expectError(c); !strings.Contains(e.Message, r.want) || e.Body.Error == nil || e.Body.Error.Format != e.Message {
+			t.Errorf("%s %v: %q, want an error saying %q", r.command, r.args, e.Message, r.want)
+		}
+	}
+
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	ev = c.stopped("function breakpoint")
+	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; ok {
+		t.Error("a Result scope before the call has run")
+	}
+	c.request("setExpression", map[string]any{"expression": "stop.output", "value": `{"text": 5}`})
+	if e := expectError(c); !strings.Contains(e.Message, "schema") || !strings.Contains(e.Message, "/text") {
+		t.Errorf("an inject off the output schema: %s", e.Message)
+	}
+	c.request("setExpression", map[string]any{"expression": "stop.input.body", "value": `"edited"`})
+	expect[*godap.SetExpressionResponse](c)
+	if got := c.evaluate("stop.input.body", "watch").Body.Result; got != `"edited"` {
+		t.Errorf("the edited argument reads %s", got)
+	}
+	c.request("setExpression", map[string]any{"expression": "{{stop.output}}", "value": `{"text": "injected\n"}`})
+	expect[*godap.SetExpressionResponse](c)
+	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; !ok {
+		t.Error("no Result scope for the injected result")
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Fatalf("exit code %d; console:\n%s", code, c.console.String())
+	}
+	out := c.console.String()
+	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected\n`) || strings.Contains(out, "edited") {
+		t.Errorf("the run did not use the values set (the inject replaces the edit):\n%s", out)
 	}
 }
