@@ -45,6 +45,9 @@ type Session struct {
 	bps             *Breakpoints
 	hits            map[int]int
 	conditionErrors map[int]string
+	// rule is a front end's say on the stops its breakpoints make (nil:
+	// each stops the run); set before the run starts.
+	rule BreakpointRule
 
 	mu    sync.Mutex
 	wake  *sync.Cond // held threads wait on it
@@ -161,6 +164,23 @@ func (s *Session) Breakpoints() []Breakpoint {
 		list[i].Hits, list[i].ConditionError = s.hits[list[i].ID], s.conditionErrors[list[i].ID]
 	}
 	return list
+}
+
+// BreakpointRule is a front end's own say on a stop a breakpoint makes,
+// after the breakpoint's pattern, kinds and condition let it fire: an
+// editor's hit condition (the Nth stop only), its logpoint (print a
+// message, never stop). It returns whether the run stops there; passed
+// by, the stop is decided as if the breakpoint had not fired (a step in
+// progress still stops where it would). It is called on the run's
+// goroutines with the session's lock held, so it must not call the
+// session.
+type BreakpointRule func(b Breakpoint, at *Snapshot) bool
+
+// SetBreakpointRule installs rule; it is called before Start.
+func (s *Session) SetBreakpointRule(rule BreakpointRule) {
+	s.mu.Lock()
+	s.rule = rule
+	s.mu.Unlock()
 }
 
 // Pause asks the run to stop at its next stop, whatever it is. A run
@@ -494,12 +514,12 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
 	if s.entry {
 		s.entry = false
-		if b := s.fire(st); b != nil {
+		if b := s.fire(st, thread); b != nil {
 			return breakpointReason(b), b
 		}
 		return ReasonEntry, nil
 	}
-	if b := s.fire(st); b != nil {
+	if b := s.fire(st, thread); b != nil {
 		return breakpointReason(b), b
 	}
 	switch {
@@ -543,22 +563,30 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 }
 
 // fire returns a copy of the first breakpoint that fires at st (its
-// pattern and kinds match and its condition holds), counting the hits of
-// each that matches; nil when none fires.
-func (s *Session) fire(st *engine.Stop) *Breakpoint {
+// pattern and kinds match, its condition holds and the front end's rule
+// stops there), counting the hits of each that matches; nil when none
+// fires.
+func (s *Session) fire(st *engine.Stop, thread string) *Breakpoint {
 	fired := s.bps.match(st, func(b *Breakpoint) bool {
 		// Hits counts the stops the breakpoint's pattern and kinds match,
 		// so that a condition on {{stop.hits}} can pick the third of them.
 		s.hits[b.ID]++
-		if b.Condition == nil {
+		if b.Condition != nil {
+			ok, err := b.Condition.holds(st, s.hits[b.ID])
+			delete(s.conditionErrors, b.ID)
+			if err != nil {
+				s.conditionErrors[b.ID] = err.Error()
+			}
+			if !ok {
+				return false
+			}
+		}
+		if s.rule == nil {
 			return true
 		}
-		ok, err := b.Condition.holds(st, s.hits[b.ID])
-		delete(s.conditionErrors, b.ID)
-		if err != nil {
-			s.conditionErrors[b.ID] = err.Error()
-		}
-		return ok
+		c := *b
+		c.Hits, c.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
+		return s.rule(c, stopSnapshot(st, thread, &c))
 	})
 	if fired == nil {
 		return nil

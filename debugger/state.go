@@ -123,18 +123,8 @@ type Thread struct {
 func (s *Session) stateLocked() State {
 	cur := s.current
 	st := cur.stop
-	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: cur.thread, Stack: st.Stack, own: ownResult(st),
-		Input: st.Input, Output: st.Output, Ask: st.Ask, Readers: s.readers(st.Path)}
-	if cur.bp != nil {
-		b := *cur.bp
-		snap.Breakpoint = &b
-	}
-	if st.Err != nil {
-		snap.Error = st.Err.Error()
-	}
-	if st.Scope != nil {
-		snap.Scope = st.Scope.Values()
-	}
+	snap := stopSnapshot(st, cur.thread, cur.bp)
+	snap.Readers = s.readers(st.Path)
 	e := expect(st, s.catalog)
 	if e.schema != nil {
 		snap.Schema = e.schema.Raw
@@ -165,6 +155,24 @@ func (s *Session) stateLocked() State {
 	}
 	state.Watches = s.evalWatches(snap)
 	return state
+}
+
+// stopSnapshot is what the stop itself holds, as a front end reads it;
+// b is the breakpoint that stopped the run there, nil for none.
+func stopSnapshot(st *engine.Stop, thread string, b *Breakpoint) *Snapshot {
+	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: thread, Stack: st.Stack, own: ownResult(st),
+		Input: st.Input, Output: st.Output, Ask: st.Ask}
+	if b != nil {
+		c := *b
+		snap.Breakpoint = &c
+	}
+	if st.Err != nil {
+		snap.Error = st.Err.Error()
+	}
+	if st.Scope != nil {
+		snap.Scope = st.Scope.Values()
+	}
+	return snap
 }
 
 // readers lists the templates downstream of the step at path that read
@@ -205,6 +213,23 @@ func (s *Snapshot) Eval(path string) (any, error) {
 		return nil, err
 	}
 	return t.Render(s.evalScope())
+}
+
+// Render renders a template (text with {{path}} tags) against the scope
+// at the stop, as print reads one path: a logpoint's message.
+func (s *Snapshot) Render(text string) (string, error) {
+	t, err := template.Parse(text)
+	if err != nil {
+		return "", err
+	}
+	v, err := t.Render(s.evalScope())
+	if err != nil {
+		return "", err
+	}
+	if str, ok := v.(string); ok {
+		return str, nil
+	}
+	return engine.JSONText(v), nil
 }
 
 // parsePath reads a template path, braces or none, as print and watch

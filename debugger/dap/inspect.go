@@ -14,6 +14,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
 // mainThread is the session's name for the plan's own steps.
@@ -179,7 +180,7 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 			name     string
 			value    any
 			evalRoot string
-		}{{"Stop", stop, "stop"}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
+		}{{"Stop", stop, "stop"}, {"Model", modelValues(snap), ""}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
 			if part.value == nil {
 				continue
 			}
@@ -189,6 +190,28 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 	}
 	resp := &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// modelValues is what a round's model call is made of, at its round and
+// reply stops: the request's messages, the tools offered (and whether
+// the model may call them), and the reply once it came (or the value set
+// in its place); nil at every other stop.
+func modelValues(snap *debugger.Snapshot) any {
+	req, ok := snap.Input.(chat.Request)
+	if !ok || (snap.Kind != engine.StopRound && snap.Kind != engine.StopReply) {
+		return nil
+	}
+	m := map[string]any{"role": req.Role, "messages": req.Messages, "tools": []any{}}
+	if len(req.Tools) > 0 {
+		m["tools"] = req.Tools
+	}
+	if req.ToolChoice != "" {
+		m["tool_choice"] = req.ToolChoice
+	}
+	if snap.Output != nil {
+		m["reply"] = snap.Output
+	}
+	return m
 }
 
 // scopeValues is what the stop's templates can read, as one object.

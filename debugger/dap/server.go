@@ -55,7 +55,10 @@ type Server struct {
 	// (before configurationDone), moving between stops, or over.
 	started, going, ended bool
 	interrupted           bool
-	last                  debugger.State
+	// restarting says the run being aborted is to be run again: its end
+	// is no end of the debug session.
+	restarting bool
+	last       debugger.State
 	// done is closed once the run's end is reported.
 	done chan struct{}
 
@@ -70,7 +73,7 @@ type Server struct {
 
 	threads threadIDs
 	values  *handles
-	marks   editorMarks
+	marks   *editorMarks
 	// client is what the editor said of itself in initialize.
 	client godap.InitializeRequestArguments
 }
@@ -171,7 +174,7 @@ func (s *Server) refuseUndecodable(content []byte, err error) {
 	var field *godap.DecodeProtocolMessageFieldError
 	if errors.As(err, &field) {
 		if field.FieldName == "command" {
-			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, setVariable, setExpression, continue, next, stepIn, stepOut, pause, terminate and disconnect", field.FieldValue))
+			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, setVariable, setExpression, continue, next, stepIn, stepOut, pause, restart, terminate and disconnect", field.FieldValue))
 			return
 		}
 		s.sendError(field.Seq, "", fmt.Errorf("a message with %s '%s' cannot be taken: a client sends requests (type 'request')", field.FieldName, field.FieldValue))
@@ -228,6 +231,8 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 		s.onPause(r)
 	case *godap.TerminateRequest:
 		s.onTerminate(r)
+	case *godap.RestartRequest:
+		s.onRestart(ctx, r)
 	case *godap.DisconnectRequest:
 		s.onDisconnect(r)
 		return true
@@ -260,6 +265,8 @@ func capabilities() godap.Capabilities {
 		SupportsTerminateRequest:          true,
 		SupportsSetVariable:               true,
 		SupportsSetExpression:             true,
+		SupportsLogPoints:                 true,
+		SupportsRestartRequest:            true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
 			{Filter: filterError, Label: "Errors", Description: "Stop where a failure is about to propagate, to replace it with a value or abort", Default: true},
 			{Filter: filterAsk, Label: "Asks", Description: "Stop at an ask step, to answer it in the debug console (answer JSON, decline); off, the ask takes its unattended path", Default: true},
@@ -334,9 +341,9 @@ func (s *Server) goOn(move func() (debugger.State, error)) {
 }
 
 // arrive reports where a movement took the run: a stop (as a stopped
-// event), or its end. A stop the editor's settings pass over (a hit
-// condition not met yet, an ask with the ask filter off) is gone on from
-// at once.
+// event), or its end. An ask with the ask filter off is gone on from at
+// once (the editor's hit conditions and logpoints are the session's
+// breakpoint rule, which passes their stops by before they are made).
 func (s *Server) arrive(st debugger.State, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -360,10 +367,6 @@ func (s *Server) arrive(st debugger.State, err error) {
 		// of a call the cancel cut short) hears the cancel and ends the
 		// run; Wait delivers the end.
 		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
-		return
-	}
-	if b := st.Stop.Breakpoint; b != nil && strings.HasPrefix(string(st.Reason), "breakpoint") && !s.marks.hit(b.ID) {
-		s.goOn(func() (debugger.State, error) { return s.session.Do(debugger.Command{Move: debugger.Continue}) })
 		return
 	}
 	if st.Reason == debugger.ReasonAsk && !s.askStops {
@@ -447,6 +450,10 @@ func (s *Server) end(st debugger.State) {
 		case res.Answer != "":
 			s.output("stdout", res.Answer+"\n")
 		}
+	}
+	if s.restarting {
+		close(s.done)
+		return
 	}
 	code := s.exitCode(st)
 	if s.verdict != nil && st.Result != nil {

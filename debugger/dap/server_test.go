@@ -934,3 +934,166 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 		t.Errorf("the run did not use the values set (the inject replaces the edit):\n%s", out)
 	}
 }
+
+// TestDAPLogpointsAndHitConditionsKeepTheStep: a logpoint prints its
+// template at each stop it makes and never stops, and a breakpoint whose
+// hit condition is not met passes by; a next in progress over them still
+// stops where it would, not at the run's end.
+func TestDAPLogpointsAndHitConditionsKeepTheStep(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsLogPoints {
+		t.Error("capabilities do not claim logpoints")
+	}
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{
+		{"line": lineOf(t, file, "tool_name: user__append_event"), "logMessage": "appending {{item.author}} at {{index}}"},
+		{"line": lineOf(t, file, "- id: issue"), "logMessage": "{{#broken}"},
+	}})
+	bps := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if !bps[0].Verified {
+		t.Errorf("the logpoint: %+v", bps[0])
+	}
+	if bps[1].Verified || !strings.Contains(bps[1].Message, "log message") {
+		t.Errorf("a log message that is no template: %+v, want unverified with why", bps[1])
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "issue result"}, {"name": "timeline/do.* result", "hitCondition": "5"},
+	}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline"` {
+		t.Fatalf("next from the issue's result stops at %s", got)
+	}
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.kind", "watch").Body.Result + " " + c.evaluate("stop.path", "watch").Body.Result; got != `"result" "timeline"` {
+		t.Errorf("next over the reduce, past a logpoint and an unmet hit condition in it, stops at %s, want the reduce's result", got)
+	}
+	for _, line := range []string{"appending ", " at 0\n", " at 1\n"} {
+		if !strings.Contains(c.console.String(), line) {
+			t.Errorf("the console has no %q from the logpoint:\n%s", line, c.console.String())
+		}
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestDAPRestart: restart aborts the run on show and runs the plan again
+// with the same inputs and breakpoints, hit counts started again, and the
+// editor is told of no end until the last run's.
+func TestDAPRestart(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsRestartRequest {
+		t.Error("capabilities do not claim restart")
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}, {"name": "timeline/do.* step", "hitCondition": "2"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	c.stopped("function breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline/do.1"` {
+		t.Fatalf("hit condition 2 stopped at %s", got)
+	}
+
+	c.request("restart", map[string]any{"arguments": map[string]any{"program": file}})
+	for restarted, again := false, false; !again; {
+		m := c.next()
+		switch m := m.(type) {
+		case *godap.ExitedEvent, *godap.TerminatedEvent:
+			t.Fatalf("a restart told the editor the session ended: %T", m)
+		case *godap.ErrorResponse:
+			t.Fatalf("restart refused: %s", m.Message)
+		case *godap.RestartResponse:
+			restarted = true
+		case *godap.StoppedEvent:
+			if !restarted {
+				t.Fatal("stopped before the restart was answered")
+			}
+			ev, again = m.Body, true
+		}
+	}
+	if ev.Reason != "function breakpoint" {
+		t.Fatalf("the restarted run stopped by %s", ev.Reason)
+	}
+	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("input.id", "watch").Body.Result; got != `"issue" "CHK-107"` {
+		t.Errorf("the restarted run stops first at %s, want the issue's result with the same input", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	c.stopped("function breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline/do.1"` {
+		t.Errorf("the hit count did not start again: the restarted run stopped at %s", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	expect[*godap.TerminatedEvent](c)
+	if n := strings.Count(c.console.String(), "run "); n < 2 || !strings.Contains(c.console.String(), "aborted") {
+		t.Errorf("the console does not show the aborted run and the new one's end:\n%s", c.console.String())
+	}
+}
+
+// variablesOf lists the children of ref by name.
+func (c *client) variablesOf(ref int) map[string]godap.Variable {
+	c.t.Helper()
+	c.request("variables", map[string]any{"variablesReference": ref})
+	out := map[string]godap.Variable{}
+	for _, v := range expect[*godap.VariablesResponse](c).Body.Variables {
+		out[v.Name] = v
+	}
+	return out
+}
+
+// TestDAPModelScope: at a round stop the Model scope holds the request's
+// messages and the tools offered; at the reply stop, the reply too.
+func TestDAPModelScope(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya"}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "assess/do.0/verdict/agent.1 round"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	model := c.scopesOf(ev.ThreadId)["Model"]
+	if model.VariablesReference == 0 {
+		t.Fatal("no Model scope at a round stop")
+	}
+	vars := c.variablesOf(model.VariablesReference)
+	if vars["messages"].IndexedVariables < 2 || vars["tools"].IndexedVariables != 2 {
+		t.Fatalf("the Model scope at the first round: %+v, want the system and user messages and the two tools offered", vars)
+	}
+	if _, ok := vars["reply"]; ok {
+		t.Error("a reply before the call")
+	}
+	tools := c.variablesOf(vars["tools"].VariablesReference)
+	if name := c.variablesOf(tools["0"].VariablesReference)["name"].Value; name != `"tracker__get_issue"` {
+		t.Errorf("the first tool offered is %s", name)
+	}
+	if _, ok := c.scopesOf(ev.ThreadId)["Stop"]; !ok {
+		t.Error("no Stop scope beside Model")
+	}
+
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.kind", "watch").Body.Result; got != `"reply"` {
+		t.Fatalf("next from the round stops at a %s stop", got)
+	}
+	vars = c.variablesOf(c.scopesOf(ev.ThreadId)["Model"].VariablesReference)
+	if vars["reply"].VariablesReference == 0 {
+		t.Errorf("no reply in the Model scope at the reply stop: %+v", vars)
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
