@@ -15,6 +15,8 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // mainThread is the session's name for the plan's own steps.
@@ -119,21 +121,64 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	if r.Arguments.Levels > 0 {
 		end = min(start+r.Arguments.Levels, total)
 	}
-	lines := planLines(s.marks.plan)
-	src := &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
+	// Each frame is in the plan whose call encloses it: from the outermost
+	// in, a plan__ call's frame is the caller's step, and the frames inside
+	// it are the called plan's steps, in its own file.
+	in := make([]planSource, total)
+	cur := planSource{plan: s.marks.plan, file: s.marks.file}
+	for i := total - 1; i >= 0; i-- {
+		in[i] = cur
+		// The run's own frame is a plan frame too, with no path.
+		if frames[i].Kind == paths.KindPlan && frames[i].Path != "" {
+			if called, ok := s.calledPlan(frames[i].Tool); ok {
+				called.prefix = frames[i].Path + "/"
+				cur = called
+			}
+		}
+	}
 	out := make([]godap.StackFrame, 0, end-start)
 	for i := start; i < end; i++ {
-		f := frames[i]
-		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Source: src, Column: 1}
-		if line, ok := lines.of(f.Path); ok {
+		f, ps := frames[i], in[i]
+		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Column: 1,
+			Source: &godap.Source{Name: filepath.Base(ps.file), Path: ps.file}}
+		if line, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
 			sf.Line = line
 		} else {
-			sf.Line = s.marks.plan.Pos.Line
+			sf.Line = ps.plan.Pos.Line
 		}
 		out = append(out, sf)
 	}
 	resp := &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// planSource is a plan as frames point into it: its file, and the prefix
+// its steps' paths take in the run ("" for the launched plan, the calling
+// step's path and the plan's name for a called one).
+type planSource struct {
+	plan   *plans.Plan
+	file   string
+	prefix string
+}
+
+// calledPlan is the plan a plan__ call runs, by its identifier, read from
+// its file once a session; false when the project has no such plan (the
+// frames inside it then point at the caller).
+func (s *Server) calledPlan(identifier string) (planSource, bool) {
+	if ps, ok := s.called[identifier]; ok {
+		return ps, ps.plan != nil
+	}
+	var ps planSource
+	if file, err := s.ws.Locate(identifier); err == nil {
+		if doc, err := s.ws.Load(file); err == nil && doc.Plan != nil {
+			ps = planSource{plan: doc.Plan, file: file}
+			if abs, err := filepath.Abs(file); err == nil {
+				ps.file = abs
+			}
+		}
+	}
+	s.called[identifier] = ps
+	return ps, ps.plan != nil
 }
 
 // frameName is a frame as the editor lists it: its path (the run's own

@@ -389,6 +389,7 @@ func (s *Server) onRestart(ctx context.Context, r *godap.RestartRequest) {
 	s.last = debugger.State{}
 	s.runCtx, s.cancelRun = context.WithCancel(ctx)
 	s.marks.rerun()
+	s.called = map[string]planSource{}
 	if err := s.newSession(ctx, doc); err != nil {
 		s.output("stderr", err.Error()+"\n")
 		s.sendError(r.Seq, r.Command, err)

@@ -76,6 +76,9 @@ type Server struct {
 	marks   *editorMarks
 	// client is what the editor said of itself in initialize.
 	client godap.InitializeRequestArguments
+	// called are the plans plan__ calls run, by identifier, as stack
+	// frames point into their files.
+	called map[string]planSource
 }
 
 // NewServer returns a server that reads requests from r and writes
@@ -88,6 +91,7 @@ func NewServer(r io.Reader, w io.Writer) *Server {
 		done:     make(chan struct{}),
 		values:   &handles{},
 		marks:    newEditorMarks(),
+		called:   map[string]planSource{},
 	}
 }
 

@@ -1097,3 +1097,37 @@ func TestDAPModelScope(t *testing.T) {
 	c.request("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }
+
+// TestDAPFramesInACalledPlan: a stop in a plan a plan__ call runs points
+// at the called plan's file and step, and the call's frame at the
+// caller's step.
+func TestDAPFramesInACalledPlan(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya", "limit": 1}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "**/stamp step"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	c.stopped("exception")
+	c.evaluate(`answer {"post": true}`, "repl")
+	ev := c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("function breakpoint")
+
+	called, caller := planFile(dir, "post_triage_notes"), planFile(dir, "triage_queue")
+	frames := c.frames(ev.ThreadId)
+	if f := frames[0]; f.Source == nil || f.Source.Path != called || f.Line != lineOf(t, called, "- id: stamp") {
+		t.Errorf("the stamp step's frame is %s at %+v line %d, want %s line %d", f.Name, f.Source, f.Line, called, lineOf(t, called, "- id: stamp"))
+	}
+	var call *godap.StackFrame
+	for i := range frames {
+		if strings.HasSuffix(frames[i].Name, "post_triage_notes (plan) post_triage_notes") {
+			call = &frames[i]
+		}
+	}
+	if call == nil || call.Source.Path != caller || call.Line != lineOf(t, caller, "tool_name: plan__post_triage_notes") {
+		t.Errorf("the plan__ call's frame is %+v, want %s at the call's line; frames %+v", call, caller, frames)
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
