@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 
@@ -148,6 +150,16 @@ func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bo
 }
 
 func (m *editorMarks) isFunction(id int) bool { return m.functions[id] }
+
+// owns reports whether breakpoint id is one the editor set.
+func (m *editorMarks) owns(id int) bool {
+	for _, ids := range m.sets {
+		if slices.Contains(ids, id) {
+			return true
+		}
+	}
+	return false
+}
 
 // hitRule is a DAP hit condition: N (the Nth stop), >= N (from the Nth on)
 // or % N (every Nth).
@@ -308,6 +320,71 @@ func (s *Server) dapBreakpoint(b debugger.Breakpoint, src *godap.Source, line in
 		out.Message = b.Spec()
 	}
 	return out
+}
+
+// keptWatchEvery is how often the kept table's file is read again while a
+// session lasts, so that another writer's change applies to the run and
+// shows in the editor within about that long.
+const keptWatchEvery = time.Second
+
+// watchKept reads the kept table's file again every keptWatchEvery until
+// the session ends, announcing what changed.
+func (s *Server) watchKept() {
+	tick := time.NewTicker(keptWatchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+			s.mu.Lock()
+			s.announceKept()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// announceKept takes in what another writer changed in the kept table's
+// file, and tells the editor of each kept breakpoint that came, changed
+// or went since it was last told (the debug console's break, clear,
+// cond, enable and disable among them), so that its breakpoint list
+// shows the table as it is. The editor's own are its to know. It is
+// called with mu held.
+func (s *Server) announceKept() {
+	if s.table == nil || s.session == nil {
+		return
+	}
+	if err := s.table.Refresh(); err != nil && s.keptErr != err.Error() {
+		// Said once, not every second: the table goes on as it was.
+		s.keptErr = err.Error()
+		s.output("console", "warning: the kept breakpoints could not be read again: "+err.Error()+"\n")
+	}
+	now := map[int]debugger.Breakpoint{}
+	for _, b := range s.session.Breakpoints() {
+		if !s.marks.owns(b.ID) {
+			now[b.ID] = b
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(now)) {
+		b := now[id]
+		was, told := s.announced[id]
+		switch {
+		case !told:
+			s.sendBreakpointEvent("new", s.keptBreakpoint(b))
+		case was.Spec() != b.Spec() || was.Enabled != b.Enabled:
+			s.sendBreakpointEvent("changed", s.keptBreakpoint(b))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.announced)) {
+		if _, ok := now[id]; !ok {
+			s.sendBreakpointEvent("removed", godap.Breakpoint{Id: id})
+		}
+	}
+	s.announced = now
+}
+
+func (s *Server) sendBreakpointEvent(reason string, b godap.Breakpoint) {
+	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: b}})
 }
 
 // keptBreakpoint is a kept breakpoint as the editor is told of it, placed

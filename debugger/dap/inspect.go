@@ -368,7 +368,7 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	for _, w := range a.Warnings {
 		s.output("console", "warning: "+w+"\n")
 	}
-	s.announceBreakpoint(in.Verb, a.Breakpoint)
+	s.announceKept()
 	switch {
 	case in.Verb == debugger.VerbPrint:
 		s.sendValue(r, a.Value, a.Path)
@@ -394,18 +394,6 @@ func consoleHelp(topic debugger.Verb) string {
 		fmt.Fprintf(&b, "%s  %s\n", syn.Usage(), syn.Does)
 	}
 	return b.String()
-}
-
-// announceBreakpoint tells the editor of a breakpoint the console set,
-// cleared or changed, so that its breakpoint list shows the table as it
-// is. Like stepwise debug's, these are the plan's kept breakpoints.
-func (s *Server) announceBreakpoint(verb debugger.Verb, b *debugger.Breakpoint) {
-	reason := map[debugger.Verb]string{debugger.VerbBreak: "new", debugger.VerbClear: "removed",
-		debugger.VerbCond: "changed", debugger.VerbEnable: "changed", debugger.VerbDisable: "changed"}[verb]
-	if reason == "" || b == nil {
-		return
-	}
-	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: s.keptBreakpoint(*b)}})
 }
 
 // answerText is what a command that neither moves nor reads one value

@@ -83,14 +83,14 @@ func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
 	s.send(reply(&r.Request, resp, &resp.Response))
 	s.send(&godap.InitializedEvent{Event: event("initialized")})
 	// The plan's kept breakpoints apply too: the editor is told of them,
-	// so that it shows them beside its own.
+	// so that it shows them beside its own, and of every change another
+	// writer (stepwise debug, the workbench) makes to them while the
+	// session lasts.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.table == nil {
-		return
-	}
-	for _, b := range s.session.Breakpoints() {
-		s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "new", Breakpoint: s.keptBreakpoint(b)}})
+	s.announceKept()
+	if s.table != nil {
+		go s.watchKept()
 	}
 }
 

@@ -79,6 +79,12 @@ type Server struct {
 	// called are the plans plan__ calls run, by identifier, as stack
 	// frames point into their files.
 	called map[string]planSource
+	// announced are the kept breakpoints the editor was last told of, by
+	// id; keptErr is the last error reading the kept file, said once.
+	announced map[int]debugger.Breakpoint
+	keptErr   string
+	// quit is closed when the session ends, which stops watchKept.
+	quit chan struct{}
 }
 
 // NewServer returns a server that reads requests from r and writes
@@ -92,6 +98,7 @@ func NewServer(r io.Reader, w io.Writer) *Server {
 		values:   &handles{},
 		marks:    newEditorMarks(),
 		called:   map[string]planSource{},
+		quit:     make(chan struct{}),
 	}
 }
 
@@ -549,6 +556,7 @@ func (s *Server) abort() {
 // shutdown aborts what runs and closes the workspace, which writes the
 // run's record and stops the tool servers it started.
 func (s *Server) shutdown() {
+	close(s.quit)
 	s.abort()
 	s.mu.Lock()
 	defer s.mu.Unlock()

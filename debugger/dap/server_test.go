@@ -16,7 +16,9 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
@@ -1130,4 +1132,48 @@ func TestDAPFramesInACalledPlan(t *testing.T) {
 	}
 	c.request("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
+}
+
+// TestDAPKeptBreakpointsFromAnotherWriter: a kept breakpoint another
+// writer (stepwise debug in a terminal, the workbench) sets while the
+// session runs is announced to the editor and stops the run; one it
+// clears is announced gone.
+func TestDAPKeptBreakpointsFromAnotherWriter(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	other, err := debugger.OpenBreakpoints(filepath.Join(dir, ".stepwise", "breakpoints", "issue_timeline.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := other.Set("timeline", []engine.StopKind{engine.StopResult}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	news := expect[*godap.BreakpointEvent](c).Body
+	if news.Reason != "new" || news.Breakpoint.Id != b.ID || !news.Breakpoint.Verified || news.Breakpoint.Line != lineOf(t, file, "- id: timeline") {
+		t.Errorf("the other writer's breakpoint is announced as %+v, want new, verified, at the timeline step", news)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("stop.kind", "watch").Body.Result; got != `"timeline" "result"` {
+		t.Errorf("the other writer's breakpoint stopped the run at %s", got)
+	}
+	if err := other.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Clear(b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if gone := expect[*godap.BreakpointEvent](c).Body; gone.Reason != "removed" || gone.Breakpoint.Id != b.ID {
+		t.Errorf("the cleared breakpoint is announced as %+v", gone)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ExitedEvent](c)
 }
