@@ -589,7 +589,11 @@ func reply(req *godap.Request, resp godap.Message, r *godap.Response) godap.Mess
 }
 
 // sendError answers request seq (command) with err's message, which is
-// shown to the user.
+// shown to the user. The message is the ErrorMessage's format as it is,
+// with no variables: a client fills in a {name} of the format only from
+// the variables and leaves any other braces as written (VS Code's
+// formatPII, nvim-dap's), so a template in the message ({{item.id}}) reads
+// as the user wrote it.
 func (s *Server) sendError(seq int, command string, err error) {
 	resp := &godap.ErrorResponse{
 		Response: godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"}, RequestSeq: seq, Command: command, Message: err.Error()},
