@@ -497,7 +497,7 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		}
 		out := make([]godap.Variable, 0, end-start)
 		for i := start; i < end; i++ {
-			idx := strconv.Itoa(i)
+			idx := indexName(i)
 			out = append(out, h.variable(idx, v[i], childPath(n.path, idx)))
 		}
 		return out
@@ -542,12 +542,39 @@ func plain(value any) any {
 	return out
 }
 
+// indexNames and objectSummaries are made once: a page of a large array
+// names each item by its index and summarizes each object by its size,
+// and making those strings anew was a third of a page's time.
+var (
+	indexNames      = numbered(1024, "", "")
+	objectSummaries = numbered(64, "{…} ", " keys")
+)
+
+// numbered lists prefix+N+suffix for N from 0 to n-1.
+func numbered(n int, prefix, suffix string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i) + suffix
+	}
+	return out
+}
+
+// indexName is an array item's name, its index.
+func indexName(i int) string {
+	if i < len(indexNames) {
+		return indexNames[i]
+	}
+	return strconv.Itoa(i)
+}
+
 // summarize is a value in one short line: a scalar as JSON, an object or
 // an array by its size, which the editor expands.
 func summarize(value any) string {
 	switch v := plain(value).(type) {
 	case map[string]any:
-		// strconv, not fmt: a page of a large array summarizes each item.
+		if len(v) < len(objectSummaries) {
+			return objectSummaries[len(v)]
+		}
 		return "{…} " + strconv.Itoa(len(v)) + " keys"
 	case []any:
 		return "[…] " + strconv.Itoa(len(v)) + " items"
