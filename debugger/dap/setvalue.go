@@ -80,7 +80,11 @@ func (s *Server) setValue(p, text string) (any, error) {
 	case p == inputPath || strings.HasPrefix(p, inputPath+"."):
 		root, base, action = inputPath, snap.Input, engine.Edit
 	default:
-		return nil, fmt.Errorf("%s cannot be set: only the stop's own values can, %s (the result, reply, error or answer about to be used) and %s (a tool call's arguments); the scope's are what earlier steps made", p, outputPath, inputPath)
+		what := p
+		if what == "" {
+			what = "this value (it has no template path)"
+		}
+		return nil, fmt.Errorf("%s cannot be set: only the stop's own values can, %s (the result, reply, error or answer about to be used) and %s (a tool call's arguments); the scope's are what earlier steps made", what, outputPath, inputPath)
 	}
 	whole := value
 	if keys := strings.TrimPrefix(strings.TrimPrefix(p, root), "."); keys != "" {
