@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -232,6 +233,17 @@ func (s *Snapshot) Render(text string) (string, error) {
 	return engine.JSONText(v), nil
 }
 
+// walkable is v as a template path walks it: JSON data as it is, and a
+// typed value (a round's model request, a model reply) as its JSON reads
+// back, made only for those.
+func walkable(v any) any {
+	switch v.(type) {
+	case map[string]any, []any, string, bool, float64, int, int64, json.Number:
+		return v
+	}
+	return plainData(v)
+}
+
 // parsePath reads a template path, braces or none, as print and watch
 // take it.
 func parsePath(p string) (*template.Template, error) {
@@ -250,10 +262,10 @@ func (s *Snapshot) evalScope() template.MapScope {
 	// The stop's own values are read, and set by a front end, at
 	// stop.input and stop.output.
 	if s.Input != nil {
-		stop["input"] = s.Input
+		stop["input"] = walkable(s.Input)
 	}
 	if s.Output != nil {
-		stop["output"] = s.Output
+		stop["output"] = walkable(s.Output)
 	}
 	scope["stop"] = stop
 	for k, v := range s.Scope {

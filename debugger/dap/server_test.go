@@ -1086,6 +1086,10 @@ func TestDAPModelScope(t *testing.T) {
 	if _, ok := c.scopesOf(ev.ThreadId)["Stop"]; !ok {
 		t.Error("no Stop scope beside Model")
 	}
+	// The request is a typed value; its paths read as its JSON does.
+	if got := c.evaluate("stop.input.tools.1.name", "hover").Body.Result; got != `"tracker__search"` {
+		t.Errorf("stop.input.tools.1.name at the round reads %s", got)
+	}
 
 	c.request("next", map[string]any{"threadId": ev.ThreadId})
 	ev = c.stopped("step")
@@ -1095,6 +1099,9 @@ func TestDAPModelScope(t *testing.T) {
 	vars = c.variablesOf(c.scopesOf(ev.ThreadId)["Model"].VariablesReference)
 	if vars["reply"].VariablesReference == 0 {
 		t.Errorf("no reply in the Model scope at the reply stop: %+v", vars)
+	}
+	if got := c.evaluate("stop.output.model", "watch").Body.Result; got != `"scripted-mini"` && got != `"scripted"` {
+		t.Errorf("stop.output.model at the reply reads %s", got)
 	}
 	c.request("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
