@@ -549,8 +549,10 @@ func (s *Server) abort() {
 		// A held run hears the cancel and ends; Wait delivers its end.
 		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
 	}
+	// This run's end: a restart makes another done for the next run.
+	done := s.done
 	s.mu.Unlock()
-	<-s.done
+	<-done
 }
 
 // shutdown aborts what runs and closes the workspace, which writes the
