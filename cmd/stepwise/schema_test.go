@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
 
@@ -66,7 +68,8 @@ func asJSONValue(t *testing.T, name, text string) any {
 }
 
 // TestSchemaValidatesTheDemo: the demo project's plans, tools and
-// config.toml fit the schemas stepwise schema prints, and a file the
+// config.toml, and the loader's valid plans, fit the schemas stepwise
+// schema prints, and a file the
 // loader refuses for its shape (a misspelt field, a kind's missing
 // field, a wrong type, an unknown key) does not.
 func TestSchemaValidatesTheDemo(t *testing.T) {
@@ -98,6 +101,25 @@ func TestSchemaValidatesTheDemo(t *testing.T) {
 		kind, _, _ := strings.Cut(name, " ")
 		if err := schemas[kind].Validate(asJSONValue(t, file, string(text))); err != nil {
 			t.Errorf("%s does not fit stepwise schema %s:\n%v", file, kind, err)
+		}
+	}
+
+	// The loader's corpus of valid plans fits too, but for the camelCase
+	// spellings it takes with a note, which the schema flags.
+	corpus, _ := filepath.Glob(filepath.Join(packageDir, "..", "..", "plans", "testdata", "valid", "*.yaml"))
+	if len(corpus) < 10 {
+		t.Fatalf("found %d plans in plans/testdata/valid", len(corpus))
+	}
+	for _, file := range corpus {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, report := plans.Load(file, text, plans.Stepwise)
+		camel := slices.ContainsFunc(report.Notes, func(p plans.Problem) bool { return p.Code == plans.CodeCamelCase })
+		err = schemas["plan"].Validate(asJSONValue(t, file, string(text)))
+		if report.OK() && !camel && err != nil {
+			t.Errorf("%s loads, but stepwise schema plan refuses it:\n%v", file, err)
 		}
 	}
 
