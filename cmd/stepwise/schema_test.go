@@ -69,9 +69,8 @@ func asJSONValue(t *testing.T, name, text string) any {
 
 // TestSchemaValidatesTheDemo: the demo project's plans, tools and
 // config.toml, and the loader's valid plans, fit the schemas stepwise
-// schema prints, and a file the
-// loader refuses for its shape (a misspelt field, a kind's missing
-// field, a wrong type, an unknown key) does not.
+// schema prints, and a file the loader refuses for its shape (a misspelt
+// field, a kind's missing field, a wrong type, an unknown key) does not.
 func TestSchemaValidatesTheDemo(t *testing.T) {
 	dir := t.TempDir()
 	if err := examples.WriteProject(dir, "stepwise"); err != nil {
