@@ -45,6 +45,9 @@ type Session struct {
 	bps             *Breakpoints
 	hits            map[int]int
 	conditionErrors map[int]string
+	// rule is a front end's say on the stops its breakpoints make (nil:
+	// each stops the run); set before the run starts.
+	rule BreakpointRule
 
 	mu    sync.Mutex
 	wake  *sync.Cond // held threads wait on it
@@ -102,6 +105,9 @@ type held struct {
 	tool   plans.ToolInfo
 	listed bool
 	gated  bool
+	// set is the decision Set gave the stop, carried out when the run
+	// moves on from it without one of its own; nil when none.
+	set *engine.Decision
 }
 
 // Movement says where the run next stops.
@@ -158,6 +164,23 @@ func (s *Session) Breakpoints() []Breakpoint {
 		list[i].Hits, list[i].ConditionError = s.hits[list[i].ID], s.conditionErrors[list[i].ID]
 	}
 	return list
+}
+
+// BreakpointRule is a front end's own say on a stop a breakpoint makes,
+// after the breakpoint's pattern, kinds and condition let it fire: an
+// editor's hit condition (the Nth stop only), its logpoint (print a
+// message, never stop). It returns whether the run stops there; passed
+// by, the stop is decided as if the breakpoint had not fired (a step in
+// progress still stops where it would). It is called on the run's
+// goroutines with the session's lock held, so it must not call the
+// session.
+type BreakpointRule func(b Breakpoint, at *Snapshot) bool
+
+// SetBreakpointRule installs rule; it is called before Start.
+func (s *Session) SetBreakpointRule(rule BreakpointRule) {
+	s.mu.Lock()
+	s.rule = rule
+	s.mu.Unlock()
 }
 
 // Pause asks the run to stop at its next stop, whatever it is. A run
@@ -236,11 +259,10 @@ func (s *Session) Do(cmd Command) (State, error) {
 		}
 		return State{}, ErrRunning
 	}
-	if err := s.accepts(cur.stop, cmd.Decision); err != nil {
-		s.mu.Unlock()
-		return State{}, err
+	if cmd.Decision.Action == engine.Proceed && cur.set != nil {
+		cmd.Decision = *cur.set
 	}
-	if err := acceptsCall(cur, cmd.Decision); err != nil {
+	if err := s.check(cur, cmd.Decision); err != nil {
 		s.mu.Unlock()
 		return State{}, err
 	}
@@ -265,12 +287,52 @@ func (s *Session) Do(cmd Command) (State, error) {
 	// run.
 	for _, p := range parked {
 		var d engine.Decision
-		if cmd.Decision.Action == engine.Abort {
+		switch {
+		case cmd.Decision.Action == engine.Abort:
 			d.Action = engine.Abort
+		case p.set != nil:
+			d = *p.set
 		}
 		decide(p, d)
 	}
 	return <-s.states, nil
+}
+
+// Set gives the current stop a decision that changes what happens there
+// (an inject, a replace, an answer, an edit of a call's arguments),
+// checked as Do checks one, and keeps the run held: the State shows the
+// stop with the value taken, so that a front end can show and read it
+// before going on. The next command that moves on with no decision of its
+// own carries it out; a later Set takes its place.
+func (s *Session) Set(d engine.Decision) (State, error) {
+	switch d.Action {
+	case engine.Inject, engine.Replace, engine.Answer, engine.Edit:
+	default:
+		return State{}, fmt.Errorf("set takes a value to use at the stop (inject, replace, answer or edit), not %s", d.Action)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.current
+	switch {
+	case cur == nil && s.finished:
+		return State{}, errors.New("the run has finished")
+	case cur == nil:
+		return State{}, ErrRunning
+	}
+	if err := s.check(cur, d); err != nil {
+		return State{}, err
+	}
+	cur.set = &d
+	return s.stateLocked(), nil
+}
+
+// check refuses a decision the held stop does not take, or a value that
+// does not fit the schema that applies there.
+func (s *Session) check(h *held, d engine.Decision) error {
+	if err := s.accepts(h.stop, d); err != nil {
+		return err
+	}
+	return acceptsCall(h, d)
 }
 
 // decide hands a held thread its decision, unless it has stopped waiting.
@@ -452,12 +514,12 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
 	if s.entry {
 		s.entry = false
-		if b := s.fire(st); b != nil {
+		if b := s.fire(st, thread); b != nil {
 			return breakpointReason(b), b
 		}
 		return ReasonEntry, nil
 	}
-	if b := s.fire(st); b != nil {
+	if b := s.fire(st, thread); b != nil {
 		return breakpointReason(b), b
 	}
 	switch {
@@ -501,22 +563,30 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 }
 
 // fire returns a copy of the first breakpoint that fires at st (its
-// pattern and kinds match and its condition holds), counting the hits of
-// each that matches; nil when none fires.
-func (s *Session) fire(st *engine.Stop) *Breakpoint {
+// pattern and kinds match, its condition holds and the front end's rule
+// stops there), counting the hits of each that matches; nil when none
+// fires.
+func (s *Session) fire(st *engine.Stop, thread string) *Breakpoint {
 	fired := s.bps.match(st, func(b *Breakpoint) bool {
 		// Hits counts the stops the breakpoint's pattern and kinds match,
 		// so that a condition on {{stop.hits}} can pick the third of them.
 		s.hits[b.ID]++
-		if b.Condition == nil {
+		if b.Condition != nil {
+			ok, err := b.Condition.holds(st, s.hits[b.ID])
+			delete(s.conditionErrors, b.ID)
+			if err != nil {
+				s.conditionErrors[b.ID] = err.Error()
+			}
+			if !ok {
+				return false
+			}
+		}
+		if s.rule == nil {
 			return true
 		}
-		ok, err := b.Condition.holds(st, s.hits[b.ID])
-		delete(s.conditionErrors, b.ID)
-		if err != nil {
-			s.conditionErrors[b.ID] = err.Error()
-		}
-		return ok
+		c := *b
+		c.Hits, c.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
+		return s.rule(c, stopSnapshot(st, thread, &c))
 	})
 	if fired == nil {
 		return nil

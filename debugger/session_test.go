@@ -707,3 +707,38 @@ func TestReplaceBeforeTheCall(t *testing.T) {
 		t.Errorf("output %s, want the given answer", got)
 	}
 }
+
+// TestSetStaysAtTheStop: a value Set gives a stop is checked as a
+// decision is, shown at the stop while the run stays held, replaced by a
+// later Set, and carried out by the next movement that brings none.
+func TestSetStaysAtTheStop(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Table().Set("E2", []engine.StopKind{engine.StopResult}, nil)
+	s.Start(context.Background(), nil)
+	if _, err := s.Set(engine.Decision{Action: engine.Answer, Value: 1}); err == nil || !strings.Contains(err.Error(), "does not take answer") {
+		t.Errorf("an answer at a result stop: %v", err)
+	}
+	if _, err := s.Set(engine.Decision{Action: engine.Abort}); err == nil {
+		t.Error("set took an abort, which is no value")
+	}
+	if _, err := s.Set(engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 5, "items": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Set(engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7, "items": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if where(st) != "result E2" || st.Stop.Set != "replace" || asJSON(st.Stop.Output) != `{"items":0,"n":7}` {
+		t.Errorf("after set: %s, set %q, output %s", where(st), st.Stop.Set, asJSON(st.Stop.Output))
+	}
+	if v, err := st.Stop.Eval("E2.n"); err != nil || asJSON(v) != "7" {
+		t.Errorf("the step's own result at its stop reads %v (%v), want the value set", v, err)
+	}
+	again, _ := s.Exec(Instruction{Verb: VerbWhere})
+	if again.State.Stop.Set != "replace" {
+		t.Errorf("where after set does not show it: %+v", again.State.Stop)
+	}
+	if got := resultJSON(t, do(t, s, Command{Move: Continue})); got != `{"items":0,"n":7}` {
+		t.Errorf("output %s, want the value set", got)
+	}
+}

@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,6 +98,10 @@ type Snapshot struct {
 	// Approval is set when the approval policy holds the call here: going
 	// on approves it, and deny and edit are the other answers.
 	Approval bool `json:"approval,omitempty"`
+	// Set names the decision Session.Set gave the stop (inject, replace,
+	// answer, edit), which the next movement carries out; Input (for an
+	// edit) or Output (for the others) then shows its value.
+	Set string `json:"set,omitempty"`
 
 	// own is the name the stopped step's result goes by in scope, at its
 	// result stop, where print and watches read it (ownResult).
@@ -119,18 +124,8 @@ type Thread struct {
 func (s *Session) stateLocked() State {
 	cur := s.current
 	st := cur.stop
-	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: cur.thread, Stack: st.Stack, own: ownResult(st),
-		Input: st.Input, Output: st.Output, Ask: st.Ask, Readers: s.readers(st.Path)}
-	if cur.bp != nil {
-		b := *cur.bp
-		snap.Breakpoint = &b
-	}
-	if st.Err != nil {
-		snap.Error = st.Err.Error()
-	}
-	if st.Scope != nil {
-		snap.Scope = st.Scope.Values()
-	}
+	snap := stopSnapshot(st, cur.thread, cur.bp)
+	snap.Readers = s.readers(st.Path)
 	e := expect(st, s.catalog)
 	if e.schema != nil {
 		snap.Schema = e.schema.Raw
@@ -145,6 +140,14 @@ func (s *Session) stateLocked() State {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
+	if d := cur.set; d != nil {
+		snap.Set = d.Action.String()
+		if d.Action == engine.Edit {
+			snap.Input = d.Value
+		} else {
+			snap.Output = d.Value
+		}
+	}
 	state := State{Reason: cur.reason, Stop: snap, Threads: []Thread{{ID: cur.thread, Path: st.Path, Kind: st.Kind, Tool: st.Tool, Held: true, Stopped: true}}}
 	for _, h := range s.threads {
 		if h != cur {
@@ -153,6 +156,24 @@ func (s *Session) stateLocked() State {
 	}
 	state.Watches = s.evalWatches(snap)
 	return state
+}
+
+// stopSnapshot is what the stop itself holds, as a front end reads it;
+// b is the breakpoint that stopped the run there, nil for none.
+func stopSnapshot(st *engine.Stop, thread string, b *Breakpoint) *Snapshot {
+	snap := &Snapshot{Kind: st.Kind, Path: st.Path, Tool: st.Tool, Thread: thread, Stack: st.Stack, own: ownResult(st),
+		Input: st.Input, Output: st.Output, Ask: st.Ask}
+	if b != nil {
+		c := *b
+		snap.Breakpoint = &c
+	}
+	if st.Err != nil {
+		snap.Error = st.Err.Error()
+	}
+	if st.Scope != nil {
+		snap.Scope = st.Scope.Values()
+	}
+	return snap
 }
 
 // readers lists the templates downstream of the step at path that read
@@ -195,6 +216,34 @@ func (s *Snapshot) Eval(path string) (any, error) {
 	return t.Render(s.evalScope())
 }
 
+// Render renders a template (text with {{path}} tags) against the scope
+// at the stop, as print reads one path: a logpoint's message.
+func (s *Snapshot) Render(text string) (string, error) {
+	t, err := template.Parse(text)
+	if err != nil {
+		return "", err
+	}
+	v, err := t.Render(s.evalScope())
+	if err != nil {
+		return "", err
+	}
+	if str, ok := v.(string); ok {
+		return str, nil
+	}
+	return engine.JSONText(v), nil
+}
+
+// walkable is v as a template path walks it: JSON data as it is, and a
+// typed value (a round's model request, a model reply) as its JSON reads
+// back, made only for those.
+func walkable(v any) any {
+	switch v.(type) {
+	case map[string]any, []any, string, bool, float64, int, int64, json.Number:
+		return v
+	}
+	return plainData(v)
+}
+
 // parsePath reads a template path, braces or none, as print and watch
 // take it.
 func parsePath(p string) (*template.Template, error) {
@@ -202,14 +251,23 @@ func parsePath(p string) (*template.Template, error) {
 }
 
 // evalScope is what a path is read against at the stop: its scope and
-// the stop root.
+// the stop root, which holds the stop's input and output too.
 func (s *Snapshot) evalScope() template.MapScope {
 	hits := 0
 	if s.Breakpoint != nil {
 		hits = s.Breakpoint.Hits
 	}
 	scope := make(template.MapScope, len(s.Scope)+2)
-	scope["stop"] = stopRoot(s.Kind, s.Path, s.Tool, hits)
+	stop := stopRoot(s.Kind, s.Path, s.Tool, hits)
+	// The stop's own values are read, and set by a front end, at
+	// stop.input and stop.output.
+	if s.Input != nil {
+		stop["input"] = walkable(s.Input)
+	}
+	if s.Output != nil {
+		stop["output"] = walkable(s.Output)
+	}
+	scope["stop"] = stop
 	for k, v := range s.Scope {
 		scope[k] = v
 	}

@@ -5,11 +5,16 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/stepwise-dev/stepwise/plans/examples"
 )
 
 // dapSession initializes and launches issue_timeline in the demo project
@@ -118,5 +123,45 @@ func TestDAPCommandListen(t *testing.T) {
 	}
 	if _, _, c := runCLI(t, "dap", "--listen", "nonsense"); c != exitUsage {
 		t.Errorf("--listen nonsense exits %d, want %d", c, exitUsage)
+	}
+}
+
+// TestDAPReferenceClient debugs the demo from Microsoft's reference DAP
+// client, @vscode/debugadapter-testsupport, driving the built binary's
+// `stepwise dap` over stdio the way an editor does: launch, a line
+// breakpoint in a map body, a function breakpoint on a round, the stack,
+// variables, evaluate, setVariable, next, stepIn, stepOut, and continue
+// to the exit (testdata/dap_reference_client.js). STEPWISE_DAP_TESTSUPPORT
+// is the node_modules directory that holds the package; CI must set it.
+func TestDAPReferenceClient(t *testing.T) {
+	modules := os.Getenv("STEPWISE_DAP_TESTSUPPORT")
+	node, nodeErr := exec.LookPath("node")
+	if modules == "" || nodeErr != nil {
+		why := "STEPWISE_DAP_TESTSUPPORT is not set (a node_modules directory holding @vscode/debugadapter-testsupport)"
+		if nodeErr != nil {
+			why = "node is not installed: " + nodeErr.Error()
+		}
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why + "; CI must install Node.js and @vscode/debugadapter-testsupport (.ci/run does)")
+		}
+		t.Skip(why)
+	}
+	if _, err := os.Stat(filepath.Join(modules, "@vscode", "debugadapter-testsupport")); err != nil {
+		t.Fatalf("STEPWISE_DAP_TESTSUPPORT=%s holds no @vscode/debugadapter-testsupport: %v", modules, err)
+	}
+	exe := stepwiseBinary(t)
+	driver := filepath.Join(packageDir, "testdata", "dap_reference_client.js")
+	dir := t.TempDir()
+	if err := examples.WriteProject(dir, exe); err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, driver, exe, dir)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the reference client failed (%v):\n%s", err, out)
 	}
 }

@@ -101,7 +101,7 @@ func newRootCommand(s *streams) *cobra.Command {
 			return runWorkbench(cmd.Context(), s, args)
 		},
 	}
-	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newDAPCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReportCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
+	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newDAPCommand(s), newSchemaCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReportCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
 	return root
 }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
 // The exception filters an editor offers as checkboxes.
@@ -36,45 +40,54 @@ const functionSet = ""
 // A breakpoint the editor sets that the table has already (a kept one)
 // stays the table's.
 type editorMarks struct {
-	plan *plans.Plan
-	file string // the launched plan's, absolute
-	sets map[string][]int
+	plan      *plans.Plan
+	file      string // the launched plan's, absolute
+	sets      map[string][]int
+	functions map[int]bool
+
+	// ruleMu guards rules and logs, which the run's goroutines read at
+	// its stops (Server.breakpointRule) while the editor changes them.
+	ruleMu sync.Mutex
 	// rules are the hit conditions of the editor's breakpoints, by table
 	// id; the adapter applies them, counting the stops each breakpoint
 	// made.
-	rules     map[int]hitRule
-	functions map[int]bool
+	rules map[int]hitRule
+	// logs are the messages of the editor's logpoints, by table id:
+	// templates rendered at the stop and printed, the run going on.
+	logs map[int]string
 }
 
-func newEditorMarks() editorMarks {
-	return editorMarks{sets: map[string][]int{}, rules: map[int]hitRule{}, functions: map[int]bool{}}
+func newEditorMarks() *editorMarks {
+	return &editorMarks{sets: map[string][]int{}, rules: map[int]hitRule{}, logs: map[int]string{}, functions: map[int]bool{}}
 }
 
 // replace clears the set's breakpoints the editor added before.
 func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
+	m.ruleMu.Lock()
+	defer m.ruleMu.Unlock()
 	for _, id := range m.sets[set] {
 		_ = table.Clear(id)
 		delete(m.rules, id)
+		delete(m.logs, id)
 		delete(m.functions, id)
 	}
 	delete(m.sets, set)
 }
 
-// add sets a breakpoint for the set and returns it; it is the set's to
-// clear only when the table did not have it already.
-func (m *editorMarks) add(table *debugger.Breakpoints, set, pattern string, kinds []engine.StopKind, cond *debugger.Condition) (debugger.Breakpoint, error) {
+// add sets a breakpoint for the set and returns it, and whether it is
+// the set's: the set's to clear, and to give a hit condition and a log
+// message, only when the table did not have it already.
+func (m *editorMarks) add(table *debugger.Breakpoints, set, pattern string, kinds []engine.StopKind, cond *debugger.Condition) (debugger.Breakpoint, bool, error) {
 	had := map[int]bool{}
 	for _, b := range table.List() {
 		had[b.ID] = true
 	}
 	b, err := table.Set(pattern, kinds, cond)
-	if err != nil {
-		return b, err
+	if err != nil || had[b.ID] {
+		return b, false, err
 	}
-	if !had[b.ID] {
-		m.sets[set] = append(m.sets[set], b.ID)
-	}
-	return b, nil
+	m.sets[set] = append(m.sets[set], b.ID)
+	return b, true, nil
 }
 
 // forget clears every breakpoint the editor set, as the session ends: they
@@ -90,18 +103,63 @@ func (m *editorMarks) forget(table *debugger.Breakpoints) {
 }
 
 // hit counts a stop made by breakpoint id and reports whether its hit
-// condition (none: always) lets it stop the run.
-func (m *editorMarks) hit(id int) bool {
+// condition (none: always) is met, and the message it logs there when
+// it is a logpoint.
+func (m *editorMarks) hit(id int) (met bool, log string) {
+	m.ruleMu.Lock()
+	defer m.ruleMu.Unlock()
+	log = m.logs[id]
 	r, ok := m.rules[id]
 	if !ok {
-		return true
+		return true, log
 	}
 	r.count++
 	m.rules[id] = r
-	return r.met()
+	return r.met(), log
+}
+
+// rerun starts the hit counts again, for a restarted run.
+func (m *editorMarks) rerun() {
+	m.ruleMu.Lock()
+	defer m.ruleMu.Unlock()
+	for id, r := range m.rules {
+		r.count = 0
+		m.rules[id] = r
+	}
+}
+
+// breakpointRule is the session's say on a stop one of the editor's
+// breakpoints makes: one whose hit condition is not met passes by, and a
+// logpoint prints its message on the debug console and passes by; the
+// run goes on as it went (a step in progress still stops where it
+// would).
+func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bool {
+	met, log := s.marks.hit(b.ID)
+	if !met {
+		return false
+	}
+	if log == "" {
+		return true
+	}
+	text, err := at.Render(log)
+	if err != nil {
+		text = fmt.Sprintf("logpoint %d at %s: %v", b.ID, at.Path, err)
+	}
+	s.output("console", text+"\n")
+	return false
 }
 
 func (m *editorMarks) isFunction(id int) bool { return m.functions[id] }
+
+// owns reports whether breakpoint id is one the editor set.
+func (m *editorMarks) owns(id int) bool {
+	for _, ids := range m.sets {
+		if slices.Contains(ids, id) {
+			return true
+		}
+	}
+	return false
+}
 
 // hitRule is a DAP hit condition: N (the Nth stop), >= N (from the Nth on)
 // or % N (every Nth).
@@ -161,12 +219,6 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = why
 			continue
 		}
-		if sb.LogMessage != "" {
-			// Not claimed in the capabilities; an editor that sends one
-			// anyway is told, rather than stopped at what it meant to log.
-			out[i].Message = "logpoints are not supported yet; remove the log message to stop here"
-			continue
-		}
 		if sb.Line > length {
 			out[i].Message = fmt.Sprintf("line %d is past the end of %s (%d lines)", sb.Line, s.ws.DisplayPath(file), length)
 			continue
@@ -176,7 +228,7 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = fmt.Sprintf("no step at or after line %d; put the breakpoint on a step's lines", sb.Line)
 			continue
 		}
-		b, err := s.setEditor(file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition)
+		b, err := s.setEditor(file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
 		if err != nil {
 			out[i].Message = err.Error()
 			continue
@@ -212,8 +264,9 @@ func fileLines(file string) int {
 }
 
 // setEditor sets one of the editor's breakpoints with its DAP condition
-// (a gate in the plan's grammar) and hit condition.
-func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, condition, hitCondition string) (debugger.Breakpoint, error) {
+// (a gate in the plan's grammar), hit condition and log message (a
+// template; "" for a breakpoint that stops).
+func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, condition, hitCondition, logMessage string) (debugger.Breakpoint, error) {
 	var cond *debugger.Condition
 	if strings.TrimSpace(condition) != "" {
 		c, err := debugger.ParseCondition(condition)
@@ -230,12 +283,25 @@ func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, conditi
 		}
 		rule = &r
 	}
-	b, err := s.marks.add(s.table, set, pattern, kinds, cond)
+	if strings.TrimSpace(logMessage) != "" {
+		if _, err := template.Parse(logMessage); err != nil {
+			return debugger.Breakpoint{}, fmt.Errorf("log message: %w", err)
+		}
+	}
+	b, own, err := s.marks.add(s.table, set, pattern, kinds, cond)
 	if err != nil {
 		return b, err
 	}
+	if !own && (rule != nil || strings.TrimSpace(logMessage) != "") {
+		return b, fmt.Errorf("a breakpoint on %s is set already (%s); its hit condition and log message stay as they are: give them on one line of the step", pattern, b.Spec())
+	}
+	s.marks.ruleMu.Lock()
+	defer s.marks.ruleMu.Unlock()
 	if rule != nil {
 		s.marks.rules[b.ID] = *rule
+	}
+	if strings.TrimSpace(logMessage) != "" {
+		s.marks.logs[b.ID] = logMessage
 	}
 	return b, nil
 }
@@ -254,6 +320,71 @@ func (s *Server) dapBreakpoint(b debugger.Breakpoint, src *godap.Source, line in
 		out.Message = b.Spec()
 	}
 	return out
+}
+
+// keptWatchEvery is how often the kept table's file is read again while a
+// session lasts, so that another writer's change applies to the run and
+// shows in the editor within about that long.
+const keptWatchEvery = time.Second
+
+// watchKept reads the kept table's file again every keptWatchEvery until
+// the session ends, announcing what changed.
+func (s *Server) watchKept() {
+	tick := time.NewTicker(keptWatchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+			s.mu.Lock()
+			s.announceKept()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// announceKept takes in what another writer changed in the kept table's
+// file, and tells the editor of each kept breakpoint that came, changed
+// or went since it was last told (the debug console's break, clear,
+// cond, enable and disable among them), so that its breakpoint list
+// shows the table as it is. The editor's own are its to know. It is
+// called with mu held.
+func (s *Server) announceKept() {
+	if s.table == nil || s.session == nil {
+		return
+	}
+	if err := s.table.Refresh(); err != nil && s.keptErr != err.Error() {
+		// Said once, not every second: the table goes on as it was.
+		s.keptErr = err.Error()
+		s.output("console", "warning: the kept breakpoints could not be read again: "+err.Error()+"\n")
+	}
+	now := map[int]debugger.Breakpoint{}
+	for _, b := range s.session.Breakpoints() {
+		if !s.marks.owns(b.ID) {
+			now[b.ID] = b
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(now)) {
+		b := now[id]
+		was, told := s.announced[id]
+		switch {
+		case !told:
+			s.sendBreakpointEvent("new", s.keptBreakpoint(b))
+		case was.Spec() != b.Spec() || was.Enabled != b.Enabled:
+			s.sendBreakpointEvent("changed", s.keptBreakpoint(b))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.announced)) {
+		if _, ok := now[id]; !ok {
+			s.sendBreakpointEvent("removed", godap.Breakpoint{Id: id})
+		}
+	}
+	s.announced = now
+}
+
+func (s *Server) sendBreakpointEvent(reason string, b godap.Breakpoint) {
+	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: b}})
 }
 
 // keptBreakpoint is a kept breakpoint as the editor is told of it, placed
@@ -292,7 +423,7 @@ func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 		if in.Condition != nil {
 			condition = in.Condition.String()
 		}
-		b, err := s.setEditor(functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition)
+		b, err := s.setEditor(functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition, "")
 		if err != nil {
 			out[i] = godap.Breakpoint{Message: err.Error()}
 			continue

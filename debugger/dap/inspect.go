@@ -14,6 +14,9 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // mainThread is the session's name for the plan's own steps.
@@ -118,21 +121,64 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	if r.Arguments.Levels > 0 {
 		end = min(start+r.Arguments.Levels, total)
 	}
-	lines := planLines(s.marks.plan)
-	src := &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
+	// Each frame is in the plan whose call encloses it: from the outermost
+	// in, a plan__ call's frame is the caller's step, and the frames inside
+	// it are the called plan's steps, in its own file.
+	in := make([]planSource, total)
+	cur := planSource{plan: s.marks.plan, file: s.marks.file}
+	for i := total - 1; i >= 0; i-- {
+		in[i] = cur
+		// The run's own frame is a plan frame too, with no path.
+		if frames[i].Kind == paths.KindPlan && frames[i].Path != "" {
+			if called, ok := s.calledPlan(frames[i].Tool); ok {
+				called.prefix = frames[i].Path + "/"
+				cur = called
+			}
+		}
+	}
 	out := make([]godap.StackFrame, 0, end-start)
 	for i := start; i < end; i++ {
-		f := frames[i]
-		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Source: src, Column: 1}
-		if line, ok := lines.of(f.Path); ok {
+		f, ps := frames[i], in[i]
+		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Column: 1,
+			Source: &godap.Source{Name: filepath.Base(ps.file), Path: ps.file}}
+		if line, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
 			sf.Line = line
 		} else {
-			sf.Line = s.marks.plan.Pos.Line
+			sf.Line = ps.plan.Pos.Line
 		}
 		out = append(out, sf)
 	}
 	resp := &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// planSource is a plan as frames point into it: its file, and the prefix
+// its steps' paths take in the run ("" for the launched plan, the calling
+// step's path and the plan's name for a called one).
+type planSource struct {
+	plan   *plans.Plan
+	file   string
+	prefix string
+}
+
+// calledPlan is the plan a plan__ call runs, by its identifier, read from
+// its file once a session; false when the project has no such plan (the
+// frames inside it then point at the caller).
+func (s *Server) calledPlan(identifier string) (planSource, bool) {
+	if ps, ok := s.called[identifier]; ok {
+		return ps, ps.plan != nil
+	}
+	var ps planSource
+	if file, err := s.ws.Locate(identifier); err == nil {
+		if doc, err := s.ws.Load(file); err == nil && doc.Plan != nil {
+			ps = planSource{plan: doc.Plan, file: file}
+			if abs, err := filepath.Abs(file); err == nil {
+				ps.file = abs
+			}
+		}
+	}
+	s.called[identifier] = ps
+	return ps, ps.plan != nil
 }
 
 // frameName is a frame as the editor lists it: its path (the run's own
@@ -163,6 +209,9 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 	if r.Arguments.FrameId>>16 == s.threads.id(snap.Thread) {
 		stop, _ := snap.Eval("stop")
 		if m, ok := stop.(map[string]any); ok {
+			// The stop's input and output are scopes of their own.
+			delete(m, "input")
+			delete(m, "output")
 			m["thread"] = snap.Thread
 			m["reason"] = string(s.last.Reason)
 			if snap.Error != "" {
@@ -176,7 +225,7 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 			name     string
 			value    any
 			evalRoot string
-		}{{"Stop", stop, "stop"}, {"Input", snap.Input, ""}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, ""}} {
+		}{{"Stop", stop, "stop"}, {"Model", modelValues(snap), ""}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
 			if part.value == nil {
 				continue
 			}
@@ -186,6 +235,28 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 	}
 	resp := &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// modelValues is what a round's model call is made of, at its round and
+// reply stops: the request's messages, the tools offered (and whether
+// the model may call them), and the reply once it came (or the value set
+// in its place); nil at every other stop.
+func modelValues(snap *debugger.Snapshot) any {
+	req, ok := snap.Input.(chat.Request)
+	if !ok || (snap.Kind != engine.StopRound && snap.Kind != engine.StopReply) {
+		return nil
+	}
+	m := map[string]any{"role": req.Role, "messages": req.Messages, "tools": []any{}}
+	if len(req.Tools) > 0 {
+		m["tools"] = req.Tools
+	}
+	if req.ToolChoice != "" {
+		m["tool_choice"] = req.ToolChoice
+	}
+	if snap.Output != nil {
+		m["reply"] = snap.Output
+	}
+	return m
 }
 
 // scopeValues is what the stop's templates can read, as one object.
@@ -297,7 +368,7 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	for _, w := range a.Warnings {
 		s.output("console", "warning: "+w+"\n")
 	}
-	s.announceBreakpoint(in.Verb, a.Breakpoint)
+	s.announceKept()
 	switch {
 	case in.Verb == debugger.VerbPrint:
 		s.sendValue(r, a.Value, a.Path)
@@ -323,18 +394,6 @@ func consoleHelp(topic debugger.Verb) string {
 		fmt.Fprintf(&b, "%s  %s\n", syn.Usage(), syn.Does)
 	}
 	return b.String()
-}
-
-// announceBreakpoint tells the editor of a breakpoint the console set,
-// cleared or changed, so that its breakpoint list shows the table as it
-// is. Like stepwise debug's, these are the plan's kept breakpoints.
-func (s *Server) announceBreakpoint(verb debugger.Verb, b *debugger.Breakpoint) {
-	reason := map[debugger.Verb]string{debugger.VerbBreak: "new", debugger.VerbClear: "removed",
-		debugger.VerbCond: "changed", debugger.VerbEnable: "changed", debugger.VerbDisable: "changed"}[verb]
-	if reason == "" || b == nil {
-		return
-	}
-	s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: reason, Breakpoint: s.keptBreakpoint(*b)}})
 }
 
 // answerText is what a command that neither moves nor reads one value
@@ -438,7 +497,7 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		}
 		out := make([]godap.Variable, 0, end-start)
 		for i := start; i < end; i++ {
-			idx := strconv.Itoa(i)
+			idx := indexName(i)
 			out = append(out, h.variable(idx, v[i], childPath(n.path, idx)))
 		}
 		return out
@@ -483,12 +542,39 @@ func plain(value any) any {
 	return out
 }
 
+// indexNames and objectSummaries are made once: a page of a large array
+// names each item by its index and summarizes each object by its size,
+// and making those strings anew was a third of a page's time.
+var (
+	indexNames      = numbered(1024, "", "")
+	objectSummaries = numbered(64, "{…} ", " keys")
+)
+
+// numbered lists prefix+N+suffix for N from 0 to n-1.
+func numbered(n int, prefix, suffix string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i) + suffix
+	}
+	return out
+}
+
+// indexName is an array item's name, its index.
+func indexName(i int) string {
+	if i < len(indexNames) {
+		return indexNames[i]
+	}
+	return strconv.Itoa(i)
+}
+
 // summarize is a value in one short line: a scalar as JSON, an object or
 // an array by its size, which the editor expands.
 func summarize(value any) string {
 	switch v := plain(value).(type) {
 	case map[string]any:
-		// strconv, not fmt: a page of a large array summarizes each item.
+		if len(v) < len(objectSummaries) {
+			return objectSummaries[len(v)]
+		}
 		return "{…} " + strconv.Itoa(len(v)) + " keys"
 	case []any:
 		return "[…] " + strconv.Itoa(len(v)) + " items"

@@ -83,14 +83,14 @@ func (s *Server) onLaunch(ctx context.Context, r *godap.LaunchRequest) {
 	s.send(reply(&r.Request, resp, &resp.Response))
 	s.send(&godap.InitializedEvent{Event: event("initialized")})
 	// The plan's kept breakpoints apply too: the editor is told of them,
-	// so that it shows them beside its own.
+	// so that it shows them beside its own, and of every change another
+	// writer (stepwise debug, the workbench) makes to them while the
+	// session lasts.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.table == nil {
-		return
-	}
-	for _, b := range s.session.Breakpoints() {
-		s.send(&godap.BreakpointEvent{Event: event("breakpoint"), Body: godap.BreakpointEventBody{Reason: "new", Breakpoint: s.keptBreakpoint(b)}})
+	s.announceKept()
+	if s.table != nil {
+		go s.watchKept()
 	}
 }
 
@@ -114,7 +114,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 		if s.cancelRun != nil {
 			s.cancelRun()
 		}
-		s.ws, s.launch, s.runCtx, s.cancelRun = nil, nil, nil, nil
+		s.ws, s.launch, s.runCtx, s.cancelRun, s.table, s.session = nil, nil, nil, nil, nil, nil
 		s.marks.plan, s.marks.file = nil, ""
 	}()
 	var l launch
@@ -145,40 +145,64 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 		return fmt.Errorf("launch %s: %w", l.Program, err)
 	}
 	s.ws = ws
-	doc, err := ws.Load(file)
+	doc, err := s.load(file)
 	if err != nil {
-		return fmt.Errorf("launch %s: %w", l.Program, err)
+		return err
+	}
+	s.launch = &l
+	s.marks.file = file
+	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	if !l.NoDebug {
+		table, err := ws.Breakpoints(doc)
+		if err != nil {
+			s.output("console", "warning: the kept breakpoints could not be read: "+err.Error()+"\n")
+		}
+		table.BreakOnError(l.BreakOnError == nil || *l.BreakOnError)
+		s.table = table
+	}
+	return s.newSession(ctx, doc)
+}
+
+// load reads the launched plan's file, as it is now, and refuses a plan
+// with problems, each at its file:line:col.
+func (s *Server) load(file string) (workspace.Document, error) {
+	doc, err := s.ws.Load(file)
+	if err != nil {
+		return doc, fmt.Errorf("launch %s: %w", s.ws.DisplayPath(file), err)
 	}
 	if !doc.Report.OK() {
 		lines := make([]string, len(doc.Report.Problems))
 		for i, p := range doc.Report.Problems {
-			lines[i] = ws.DisplayText(p.String())
+			lines[i] = s.ws.DisplayText(p.String())
 		}
-		return fmt.Errorf("%s has problems; fix them and launch again:\n%s", ws.DisplayPath(file), strings.Join(lines, "\n"))
+		return doc, fmt.Errorf("%s has problems; fix them and launch again:\n%s", s.ws.DisplayPath(file), strings.Join(lines, "\n"))
 	}
-	s.launch = &l
-	s.marks.plan, s.marks.file = doc.Plan, file
-	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	return doc, nil
+}
+
+// newSession prepares the run of doc's plan that the launch asks for: a
+// debugged run, or a replay or a fork of a recorded one, stopping by the
+// table; none for noDebug, which configurationDone runs plainly.
+func (s *Server) newSession(ctx context.Context, doc workspace.Document) error {
+	s.marks.plan = doc.Plan
+	l := s.launch
 	if l.NoDebug {
 		return nil
 	}
-	table, err := ws.Breakpoints(doc)
-	if err != nil {
-		s.output("console", "warning: the kept breakpoints could not be read: "+err.Error()+"\n")
-	}
-	table.BreakOnError(l.BreakOnError == nil || *l.BreakOnError)
 	opts := workspace.RunOptions{Script: l.Script, Held: l.StopOnEntry, Sinks: []engine.Sink{progress{s}}}
 	var session *debugger.Session
+	var err error
 	switch {
 	case l.Replay != "" || l.Fork != "":
-		session, err = s.rerun(ctx, doc, table, opts)
+		session, err = s.rerun(ctx, doc, s.table, opts)
 	default:
-		session, err = ws.Debug(doc.Plan, table, opts)
+		session, err = s.ws.Debug(doc.Plan, s.table, opts)
 	}
 	if err != nil {
 		return fmt.Errorf("launch %s: %w", l.Program, err)
 	}
-	s.table, s.session = table, session
+	session.SetBreakpointRule(s.breakpointRule)
+	s.session = session
 	return nil
 }
 
@@ -308,6 +332,11 @@ func (s *Server) onConfigurationDone(r *godap.ConfigurationDoneRequest) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.begin()
+}
+
+// begin starts the prepared run. It is called with mu held.
+func (s *Server) begin() {
 	s.started = true
 	ctx, inputs := s.runCtx, s.launch.Inputs
 	if s.launch.NoDebug {
@@ -324,6 +353,56 @@ func (s *Server) onConfigurationDone(r *godap.ConfigurationDoneRequest) {
 	// The plan's own thread is there from the start.
 	s.announceThreads(nil)
 	s.goOn(func() (debugger.State, error) { return s.session.Start(ctx, inputs), nil })
+}
+
+// onRestart runs the launched plan again, with the same inputs and
+// breakpoints, from its file as it is now: a plan edited into one with
+// problems is refused with them, and the run on show is left as it is.
+// The run on show is aborted (and recorded so); the editor is told of
+// no end, since the debug session goes on.
+func (s *Server) onRestart(ctx context.Context, r *godap.RestartRequest) {
+	s.mu.Lock()
+	if s.launch == nil {
+		s.mu.Unlock()
+		s.sendError(r.Seq, r.Command, errors.New("launch a plan before restarting it"))
+		return
+	}
+	doc, err := s.load(s.marks.file)
+	if err != nil {
+		s.mu.Unlock()
+		s.output("stderr", err.Error()+"\n")
+		s.sendError(r.Seq, r.Command, err)
+		return
+	}
+	started := s.started
+	s.restarting = true
+	s.mu.Unlock()
+	s.abort()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.restarting = false
+	s.started, s.going, s.ended, s.interrupted = false, false, false, false
+	s.done = make(chan struct{})
+	s.streamed.Store(false)
+	s.values.reset()
+	s.last = debugger.State{}
+	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	s.marks.rerun()
+	s.called = map[string]planSource{}
+	if err := s.newSession(ctx, doc); err != nil {
+		s.output("stderr", err.Error()+"\n")
+		s.sendError(r.Seq, r.Command, err)
+		s.send(&godap.TerminatedEvent{Event: event("terminated")})
+		return
+	}
+	resp := &godap.RestartResponse{}
+	s.send(reply(&r.Request, resp, &resp.Response))
+	s.output("console", "restarting "+s.ws.DisplayPath(s.marks.file)+"\n")
+	if started {
+		// Before configurationDone, the run starts there, as launched.
+		s.begin()
+	}
 }
 
 // progress puts the run's progress on the debug console: each top-level

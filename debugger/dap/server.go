@@ -55,7 +55,10 @@ type Server struct {
 	// (before configurationDone), moving between stops, or over.
 	started, going, ended bool
 	interrupted           bool
-	last                  debugger.State
+	// restarting says the run being aborted is to be run again: its end
+	// is no end of the debug session.
+	restarting bool
+	last       debugger.State
 	// done is closed once the run's end is reported.
 	done chan struct{}
 
@@ -70,7 +73,18 @@ type Server struct {
 
 	threads threadIDs
 	values  *handles
-	marks   editorMarks
+	marks   *editorMarks
+	// client is what the editor said of itself in initialize.
+	client godap.InitializeRequestArguments
+	// called are the plans plan__ calls run, by identifier, as stack
+	// frames point into their files.
+	called map[string]planSource
+	// announced are the kept breakpoints the editor was last told of, by
+	// id; keptErr is the last error reading the kept file, said once.
+	announced map[int]debugger.Breakpoint
+	keptErr   string
+	// quit is closed when the session ends, which stops watchKept.
+	quit chan struct{}
 }
 
 // NewServer returns a server that reads requests from r and writes
@@ -83,6 +97,8 @@ func NewServer(r io.Reader, w io.Writer) *Server {
 		done:     make(chan struct{}),
 		values:   &handles{},
 		marks:    newEditorMarks(),
+		called:   map[string]planSource{},
+		quit:     make(chan struct{}),
 	}
 }
 
@@ -169,7 +185,7 @@ func (s *Server) refuseUndecodable(content []byte, err error) {
 	var field *godap.DecodeProtocolMessageFieldError
 	if errors.As(err, &field) {
 		if field.FieldName == "command" {
-			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, continue, next, stepIn, stepOut, pause, terminate and disconnect", field.FieldValue))
+			s.sendError(field.Seq, field.FieldValue, fmt.Errorf("unknown request '%s': this adapter answers initialize, launch, configurationDone, setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints, threads, stackTrace, scopes, variables, evaluate, setVariable, setExpression, continue, next, stepIn, stepOut, pause, restart, terminate and disconnect", field.FieldValue))
 			return
 		}
 		s.sendError(field.Seq, "", fmt.Errorf("a message with %s '%s' cannot be taken: a client sends requests (type 'request')", field.FieldName, field.FieldValue))
@@ -210,6 +226,10 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 		s.onVariables(r)
 	case *godap.EvaluateRequest:
 		s.onEvaluate(r)
+	case *godap.SetVariableRequest:
+		s.onSetVariable(r)
+	case *godap.SetExpressionRequest:
+		s.onSetExpression(r)
 	case *godap.ContinueRequest:
 		s.onMove(&r.Request, r.Arguments.ThreadId, debugger.Continue, &godap.ContinueResponse{Body: godap.ContinueResponseBody{AllThreadsContinued: true}})
 	case *godap.NextRequest:
@@ -222,6 +242,8 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 		s.onPause(r)
 	case *godap.TerminateRequest:
 		s.onTerminate(r)
+	case *godap.RestartRequest:
+		s.onRestart(ctx, r)
 	case *godap.DisconnectRequest:
 		s.onDisconnect(r)
 		return true
@@ -235,6 +257,9 @@ func (s *Server) dispatch(ctx context.Context, msg godap.Message) bool {
 }
 
 func (s *Server) onInitialize(r *godap.InitializeRequest) {
+	s.mu.Lock()
+	s.client = r.Arguments
+	s.mu.Unlock()
 	resp := &godap.InitializeResponse{Body: capabilities()}
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
@@ -249,6 +274,10 @@ func capabilities() godap.Capabilities {
 		SupportsHitConditionalBreakpoints: true,
 		SupportsEvaluateForHovers:         true,
 		SupportsTerminateRequest:          true,
+		SupportsSetVariable:               true,
+		SupportsSetExpression:             true,
+		SupportsLogPoints:                 true,
+		SupportsRestartRequest:            true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
 			{Filter: filterError, Label: "Errors", Description: "Stop where a failure is about to propagate, to replace it with a value or abort", Default: true},
 			{Filter: filterAsk, Label: "Asks", Description: "Stop at an ask step, to answer it in the debug console (answer JSON, decline); off, the ask takes its unattended path", Default: true},
@@ -323,9 +352,9 @@ func (s *Server) goOn(move func() (debugger.State, error)) {
 }
 
 // arrive reports where a movement took the run: a stop (as a stopped
-// event), or its end. A stop the editor's settings pass over (a hit
-// condition not met yet, an ask with the ask filter off) is gone on from
-// at once.
+// event), or its end. An ask with the ask filter off is gone on from at
+// once (the editor's hit conditions and logpoints are the session's
+// breakpoint rule, which passes their stops by before they are made).
 func (s *Server) arrive(st debugger.State, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -349,10 +378,6 @@ func (s *Server) arrive(st debugger.State, err error) {
 		// of a call the cancel cut short) hears the cancel and ends the
 		// run; Wait delivers the end.
 		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
-		return
-	}
-	if b := st.Stop.Breakpoint; b != nil && strings.HasPrefix(string(st.Reason), "breakpoint") && !s.marks.hit(b.ID) {
-		s.goOn(func() (debugger.State, error) { return s.session.Do(debugger.Command{Move: debugger.Continue}) })
 		return
 	}
 	if st.Reason == debugger.ReasonAsk && !s.askStops {
@@ -437,6 +462,10 @@ func (s *Server) end(st debugger.State) {
 			s.output("stdout", res.Answer+"\n")
 		}
 	}
+	if s.restarting {
+		close(s.done)
+		return
+	}
 	code := s.exitCode(st)
 	if s.verdict != nil && st.Result != nil {
 		line, ok := s.verdict(st.Result)
@@ -520,13 +549,16 @@ func (s *Server) abort() {
 		// A held run hears the cancel and ends; Wait delivers its end.
 		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
 	}
+	// This run's end: a restart makes another done for the next run.
+	done := s.done
 	s.mu.Unlock()
-	<-s.done
+	<-done
 }
 
 // shutdown aborts what runs and closes the workspace, which writes the
 // run's record and stops the tool servers it started.
 func (s *Server) shutdown() {
+	close(s.quit)
 	s.abort()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -559,7 +591,11 @@ func reply(req *godap.Request, resp godap.Message, r *godap.Response) godap.Mess
 }
 
 // sendError answers request seq (command) with err's message, which is
-// shown to the user.
+// shown to the user. The message is the ErrorMessage's format as it is,
+// with no variables: a client fills in a {name} of the format only from
+// the variables and leaves any other braces as written (VS Code's
+// formatPII, nvim-dap's), so a template in the message ({{item.id}}) reads
+// as the user wrote it.
 func (s *Server) sendError(seq int, command string, err error) {
 	resp := &godap.ErrorResponse{
 		Response: godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"}, RequestSeq: seq, Command: command, Message: err.Error()},

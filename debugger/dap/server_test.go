@@ -16,7 +16,9 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
@@ -247,7 +249,7 @@ func TestDAPInitializeCapabilities(t *testing.T) {
 	for _, f := range caps.ExceptionBreakpointFilters {
 		filters = append(filters, f.Filter)
 	}
-	if strings.Join(filters, ",") != "error,ask" || !caps.SupportsConfigurationDoneRequest || !caps.SupportsHitConditionalBreakpoints || caps.SupportsSetVariable || caps.SupportsRestartRequest {
+	if strings.Join(filters, ",") != "error,ask" || !caps.SupportsConfigurationDoneRequest || !caps.SupportsHitConditionalBreakpoints || !caps.SupportsSetVariable || !caps.SupportsSetExpression || caps.SupportsStepBack || caps.SupportsDataBreakpoints {
 		t.Errorf("capabilities say %+v; they must say what the adapter does, and only that", caps)
 	}
 }
@@ -842,4 +844,343 @@ func TestDAPReplayAndFork(t *testing.T) {
 			t.Errorf("%s: %q does not say %q", tc.name, e.Message, tc.want)
 		}
 	}
+}
+
+// scopesOf lists the scopes of the thread's innermost frame by name.
+func (c *client) scopesOf(thread int) map[string]godap.Scope {
+	c.t.Helper()
+	frames := c.frames(thread)
+	c.request("scopes", map[string]any{"frameId": frames[0].Id})
+	out := map[string]godap.Scope{}
+	for _, s := range expect[*godap.ScopesResponse](c).Body.Scopes {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// TestDAPSetVariableAndExpression: at a result stop the editor sets a
+// field of the result, which the run then uses; before a call it edits
+// the arguments and injects the result, each checked against the
+// schema, a refusal an error response with the schema's message; the
+// scope's values, which earlier steps made, cannot be set.
+func TestDAPSetVariableAndExpression(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": planFile(dir, "issue_timeline"), "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsSetVariable || !caps.SupportsSetExpression {
+		t.Fatalf("capabilities do not claim setVariable and setExpression: %+v", caps)
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}, {"name": "timeline/do.0 step"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	scopes := c.scopesOf(ev.ThreadId)
+	result := scopes["Result"]
+	if result.VariablesReference == 0 {
+		t.Fatalf("no Result scope at the issue's result: %+v", scopes)
+	}
+	c.request("setVariable", map[string]any{"variablesReference": result.VariablesReference, "name": "title", "value": `"Renamed"`})
+	if got := expect[*godap.SetVariableResponse](c).Body.Value; got != `"Renamed"` {
+		t.Errorf("setVariable answered %s", got)
+	}
+	for _, expr := range []string{"stop.output.title", "issue.title"} {
+		if got := c.evaluate(expr, "watch").Body.Result; got != `"Renamed"` {
+			t.Errorf("%s after the set reads %s", expr, got)
+		}
+	}
+	refusals := []struct {
+		command string
+		args    map[string]any
+		want    string
+	}{
+		{"setVariable", map[string]any{"variablesReference": c.scopesOf(ev.ThreadId)["Result"].VariablesReference, "name": "title", "value": "Renamed"}, "not JSON"},
+		{"setVariable", map[string]any{"variablesReference": c.scopesOf(ev.ThreadId)["Stop"].VariablesReference, "name": "kind", "value": `"step"`}, "stop.kind cannot be set"},
+		{"setExpression", map[string]any{"expression": "input.id", "value": `"CHK-1"`}, "earlier steps"},
+		{"setVariable", map[string]any{"variablesReference": 9999, "name": "x", "value": "1"}, "moved on"},
+	}
+	for _, r := range refusals {
+		c.request(r.command, r.args)
+		if e := expectError(c); !strings.Contains(e.Message, r.want) || e.Body.Error == nil || e.Body.Error.Format != e.Message {
+			t.Errorf("%s %v: %q, want an error saying %q", r.command, r.args, e.Message, r.want)
+		}
+	}
+
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	ev = c.stopped("function breakpoint")
+	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; ok {
+		t.Error("a Result scope before the call has run")
+	}
+	c.request("setExpression", map[string]any{"expression": "stop.output", "value": `{"text": 5}`})
+	if e := expectError(c); !strings.Contains(e.Message, "schema") || !strings.Contains(e.Message, "/text") {
+		t.Errorf("an inject off the output schema: %s", e.Message)
+	}
+	c.request("setExpression", map[string]any{"expression": "stop.input.body", "value": `"edited"`})
+	expect[*godap.SetExpressionResponse](c)
+	if got := c.evaluate("stop.input.body", "watch").Body.Result; got != `"edited"` {
+		t.Errorf("the edited argument reads %s", got)
+	}
+	c.request("setExpression", map[string]any{"expression": "{{stop.output}}", "value": `{"text": "injected\n"}`})
+	expect[*godap.SetExpressionResponse](c)
+	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; !ok {
+		t.Error("no Result scope for the injected result")
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Fatalf("exit code %d; console:\n%s", code, c.console.String())
+	}
+	out := c.console.String()
+	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected\n`) || strings.Contains(out, "edited") {
+		t.Errorf("the run did not use the values set (the inject replaces the edit):\n%s", out)
+	}
+}
+
+// TestDAPLogpointsAndHitConditionsKeepTheStep: a logpoint prints its
+// template at each stop it makes and never stops, and a breakpoint whose
+// hit condition is not met passes by; a next in progress over them still
+// stops where it would, not at the run's end.
+func TestDAPLogpointsAndHitConditionsKeepTheStep(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsLogPoints {
+		t.Error("capabilities do not claim logpoints")
+	}
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{
+		{"line": lineOf(t, file, "tool_name: user__append_event"), "logMessage": "appending {{item.author}} at {{index}}"},
+		{"line": lineOf(t, file, "- id: issue"), "logMessage": "{{#broken}"},
+	}})
+	bps := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if !bps[0].Verified {
+		t.Errorf("the logpoint: %+v", bps[0])
+	}
+	if bps[1].Verified || !strings.Contains(bps[1].Message, "log message") {
+		t.Errorf("a log message that is no template: %+v, want unverified with why", bps[1])
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "issue result"}, {"name": "timeline/do.* result", "hitCondition": "5"},
+	}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline"` {
+		t.Fatalf("next from the issue's result stops at %s", got)
+	}
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.kind", "watch").Body.Result + " " + c.evaluate("stop.path", "watch").Body.Result; got != `"result" "timeline"` {
+		t.Errorf("next over the reduce, past a logpoint and an unmet hit condition in it, stops at %s, want the reduce's result", got)
+	}
+	for _, line := range []string{"appending ", " at 0\n", " at 1\n"} {
+		if !strings.Contains(c.console.String(), line) {
+			t.Errorf("the console has no %q from the logpoint:\n%s", line, c.console.String())
+		}
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestDAPRestart: restart aborts the run on show and runs the plan again
+// with the same inputs and breakpoints, hit counts started again, and the
+// editor is told of no end until the last run's.
+func TestDAPRestart(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	caps := c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	if !caps.SupportsRestartRequest {
+		t.Error("capabilities do not claim restart")
+	}
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}, {"name": "timeline/do.* step", "hitCondition": "2"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	c.stopped("function breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline/do.1"` {
+		t.Fatalf("hit condition 2 stopped at %s", got)
+	}
+
+	c.request("restart", map[string]any{"arguments": map[string]any{"program": file}})
+	for restarted, again := false, false; !again; {
+		m := c.next()
+		switch m := m.(type) {
+		case *godap.ExitedEvent, *godap.TerminatedEvent:
+			t.Fatalf("a restart told the editor the session ended: %T", m)
+		case *godap.ErrorResponse:
+			t.Fatalf("restart refused: %s", m.Message)
+		case *godap.RestartResponse:
+			restarted = true
+		case *godap.StoppedEvent:
+			if !restarted {
+				t.Fatal("stopped before the restart was answered")
+			}
+			ev, again = m.Body, true
+		}
+	}
+	if ev.Reason != "function breakpoint" {
+		t.Fatalf("the restarted run stopped by %s", ev.Reason)
+	}
+	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("input.id", "watch").Body.Result; got != `"issue" "CHK-107"` {
+		t.Errorf("the restarted run stops first at %s, want the issue's result with the same input", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	c.stopped("function breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result; got != `"timeline/do.1"` {
+		t.Errorf("the hit count did not start again: the restarted run stopped at %s", got)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](c).Body.ExitCode; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	expect[*godap.TerminatedEvent](c)
+	if n := strings.Count(c.console.String(), "run "); n < 2 || !strings.Contains(c.console.String(), "aborted") {
+		t.Errorf("the console does not show the aborted run and the new one's end:\n%s", c.console.String())
+	}
+}
+
+// variablesOf lists the children of ref by name.
+func (c *client) variablesOf(ref int) map[string]godap.Variable {
+	c.t.Helper()
+	c.request("variables", map[string]any{"variablesReference": ref})
+	out := map[string]godap.Variable{}
+	for _, v := range expect[*godap.VariablesResponse](c).Body.Variables {
+		out[v.Name] = v
+	}
+	return out
+}
+
+// TestDAPModelScope: at a round stop the Model scope holds the request's
+// messages and the tools offered; at the reply stop, the reply too.
+func TestDAPModelScope(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya"}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "assess/do.0/verdict/agent.1 round"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	model := c.scopesOf(ev.ThreadId)["Model"]
+	if model.VariablesReference == 0 {
+		t.Fatal("no Model scope at a round stop")
+	}
+	vars := c.variablesOf(model.VariablesReference)
+	if vars["messages"].IndexedVariables < 2 || vars["tools"].IndexedVariables != 2 {
+		t.Fatalf("the Model scope at the first round: %+v, want the system and user messages and the two tools offered", vars)
+	}
+	if _, ok := vars["reply"]; ok {
+		t.Error("a reply before the call")
+	}
+	tools := c.variablesOf(vars["tools"].VariablesReference)
+	if name := c.variablesOf(tools["0"].VariablesReference)["name"].Value; name != `"tracker__get_issue"` {
+		t.Errorf("the first tool offered is %s", name)
+	}
+	if _, ok := c.scopesOf(ev.ThreadId)["Stop"]; !ok {
+		t.Error("no Stop scope beside Model")
+	}
+	// The request is a typed value; its paths read as its JSON does.
+	if got := c.evaluate("stop.input.tools.1.name", "hover").Body.Result; got != `"tracker__search"` {
+		t.Errorf("stop.input.tools.1.name at the round reads %s", got)
+	}
+
+	c.request("next", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("step")
+	if got := c.evaluate("stop.kind", "watch").Body.Result; got != `"reply"` {
+		t.Fatalf("next from the round stops at a %s stop", got)
+	}
+	vars = c.variablesOf(c.scopesOf(ev.ThreadId)["Model"].VariablesReference)
+	if vars["reply"].VariablesReference == 0 {
+		t.Errorf("no reply in the Model scope at the reply stop: %+v", vars)
+	}
+	if got := c.evaluate("stop.output.model", "watch").Body.Result; got != `"scripted-mini"` && got != `"scripted"` {
+		t.Errorf("stop.output.model at the reply reads %s", got)
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
+
+// TestDAPFramesInACalledPlan: a stop in a plan a plan__ call runs points
+// at the called plan's file and step, and the call's frame at the
+// caller's step.
+func TestDAPFramesInACalledPlan(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya", "limit": 1}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "**/stamp step"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	c.stopped("exception")
+	c.evaluate(`answer {"post": true}`, "repl")
+	ev := c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("function breakpoint")
+
+	called, caller := planFile(dir, "post_triage_notes"), planFile(dir, "triage_queue")
+	frames := c.frames(ev.ThreadId)
+	if f := frames[0]; f.Source == nil || f.Source.Path != called || f.Line != lineOf(t, called, "- id: stamp") {
+		t.Errorf("the stamp step's frame is %s at %+v line %d, want %s line %d", f.Name, f.Source, f.Line, called, lineOf(t, called, "- id: stamp"))
+	}
+	var call *godap.StackFrame
+	for i := range frames {
+		if strings.HasSuffix(frames[i].Name, "post_triage_notes (plan) post_triage_notes") {
+			call = &frames[i]
+		}
+	}
+	if call == nil || call.Source.Path != caller || call.Line != lineOf(t, caller, "tool_name: plan__post_triage_notes") {
+		t.Errorf("the plan__ call's frame is %+v, want %s at the call's line; frames %+v", call, caller, frames)
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
+
+// TestDAPKeptBreakpointsFromAnotherWriter: a kept breakpoint another
+// writer (stepwise debug in a terminal, the workbench) sets while the
+// session runs is announced to the editor and stops the run; one it
+// clears is announced gone.
+func TestDAPKeptBreakpointsFromAnotherWriter(t *testing.T) {
+	dir := demoProject(t)
+	file := planFile(dir, "issue_timeline")
+	c := newClient(t)
+	c.start(map[string]any{"program": file, "inputs": map[string]any{"id": "CHK-107"}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue result"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	ev := c.stopped("function breakpoint")
+
+	other, err := debugger.OpenBreakpoints(filepath.Join(dir, ".stepwise", "breakpoints", "issue_timeline.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := other.Set("timeline", []engine.StopKind{engine.StopResult}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	news := expect[*godap.BreakpointEvent](c).Body
+	if news.Reason != "new" || news.Breakpoint.Id != b.ID || !news.Breakpoint.Verified || news.Breakpoint.Line != lineOf(t, file, "- id: timeline") {
+		t.Errorf("the other writer's breakpoint is announced as %+v, want new, verified, at the timeline step", news)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("breakpoint")
+	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("stop.kind", "watch").Body.Result; got != `"timeline" "result"` {
+		t.Errorf("the other writer's breakpoint stopped the run at %s", got)
+	}
+	if err := other.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Clear(b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if gone := expect[*godap.BreakpointEvent](c).Body; gone.Reason != "removed" || gone.Breakpoint.Id != b.ID {
+		t.Errorf("the cleared breakpoint is announced as %+v", gone)
+	}
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	expect[*godap.ExitedEvent](c)
 }
