@@ -92,8 +92,7 @@ func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines b
 	period := flags.every
 	if f, ok := s.err.(*os.File); ok && isTerminal(f) {
 		d.block = &liveBlock{out: colorprofile.NewWriter(f, os.Environ()), fd: f.Fd(), bar: bar.New(bar.WithWidth(barWidth), bar.WithoutPercentage(), bar.WithFillCharacters('█', '░'))}
-		// The run's lines are printed above the block.
-		w.w = d.block
+		w.divert(d.block)
 		period = frameEvery
 	}
 	go d.tick(period)
@@ -238,10 +237,10 @@ func rateText(perSecond float64) string {
 
 // thousands writes n with a comma between each group of three digits.
 func thousands(n int) string {
-	s := strconv.Itoa(n)
 	if n < 0 {
 		return "-" + thousands(-n)
 	}
+	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
