@@ -80,7 +80,8 @@ type progressDisplay struct {
 }
 
 // newProgressDisplay starts the display of a run on s.err: a live block
-// when stderr is a terminal, log lines otherwise; nil when quiet. w is the
+// when stderr is a terminal that can redraw it, log lines otherwise; nil
+// when quiet. w is the
 // batcher of the run's lines (the display's own, warnings, failovers):
 // on a terminal it is made to write above the block.
 func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, of string) *progressDisplay {
@@ -90,7 +91,9 @@ func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines b
 	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[string]time.Time{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	period := flags.every
-	if f, ok := s.err.(*os.File); ok && isTerminal(f) {
+	// A dumb terminal cannot move its cursor up to redraw the block: it
+	// gets the log lines.
+	if f, ok := s.err.(*os.File); ok && isTerminal(f) && os.Getenv("TERM") != "dumb" {
 		d.block = &liveBlock{out: colorprofile.NewWriter(f, os.Environ()), fd: f.Fd(), bar: bar.New(bar.WithWidth(barWidth), bar.WithoutPercentage(), bar.WithFillCharacters('█', '░'))}
 		w.divert(d.block)
 		period = frameEvery
