@@ -268,3 +268,14 @@ func TestProgressReplayAndFork(t *testing.T) {
 		t.Errorf("fork: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestProgressTmuxDumbTerminal: a terminal that cannot redraw in place
+// gets the log lines, not the block.
+func TestProgressTmuxDumbTerminal(t *testing.T) {
+	writeProject(t, progressProjectFiles(100, false))
+	s := startProgressRun(t, 100, 40, []string{"TERM=dumb"}, "--progress-every", "300ms")
+	screen := s.waitFor("exit 0")
+	if !strings.Contains(screen, "→ E1 map") || !regexp.MustCompile(`… E1 map \d+/40 items, `).MatchString(screen) || strings.Contains(screen, "▸") {
+		t.Errorf("a dumb terminal does not get the log lines:\n%s", screen)
+	}
+}
