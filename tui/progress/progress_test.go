@@ -17,7 +17,7 @@ import (
 // testdata/fan.replies.yaml (a map of six agents at concurrency 3, an
 // agent of three rounds, a filter, and a map with a list body whose third
 // item fails), decoded as a record is.
-func recordedEvents(t *testing.T) []engine.Event {
+func recordedEvents(t testing.TB) []engine.Event {
 	t.Helper()
 	f, err := os.Open("testdata/fan.jsonl")
 	if err != nil {
@@ -205,3 +205,19 @@ func TestUnpricedSpend(t *testing.T) {
 }
 
 func chatUsage(in, out int) chat.Usage { return chat.Usage{InputTokens: in, OutputTokens: out} }
+
+// BenchmarkEvent is what taking one event in costs, over the events of
+// the recorded run: ns/event times a run's events is what following it
+// costs the run.
+func BenchmarkEvent(b *testing.B) {
+	events := recordedEvents(b)
+	n := 0
+	for b.Loop() {
+		r := New(time.Time{})
+		for _, e := range events {
+			r.Event(e)
+		}
+		n += len(events)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
+}
