@@ -75,8 +75,9 @@ type progressDisplay struct {
 	// told is when each long step was last told off a terminal.
 	told map[string]time.Time
 
-	stop chan struct{}
-	done chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	closed sync.Once
 }
 
 // newProgressDisplay starts the display of a run on s.err: a live block
@@ -327,16 +328,13 @@ func (d *progressDisplay) close() {
 	if d == nil {
 		return
 	}
-	select {
-	case <-d.stop:
-		return
-	default:
-	}
-	close(d.stop)
-	<-d.done
-	if d.block != nil {
-		d.block.setAside(true, "")
-	}
+	d.closed.Do(func() {
+		close(d.stop)
+		<-d.done
+		if d.block != nil {
+			d.block.setAside(true, "")
+		}
+	})
 }
 
 // liveBlock is a few lines at the bottom of a terminal, redrawn in place,

@@ -279,3 +279,22 @@ func TestProgressTmuxDumbTerminal(t *testing.T) {
 		t.Errorf("a dumb terminal does not get the log lines:\n%s", screen)
 	}
 }
+
+func TestProgressFigures(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{thousands(0), "0"},
+		{thousands(999), "999"},
+		{thousands(1000), "1,000"},
+		{thousands(1234567), "1,234,567"},
+		{thousands(-10000), "-10,000"},
+		{rateText(12.34), "12.3/s"},
+		{rateText(1), "1.0/s"},
+		{rateText(0.5), "30.0/min"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -406,7 +406,10 @@ func runExit(res *engine.Result) error {
 // and where it is recorded; quiet, only how it failed.
 func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quiet bool) {
 	switch {
-	case res.Exit != nil && (!quiet || res.Exit.Status == "error"):
+	case res.Exit != nil:
+		if quiet && res.Exit.Status != "error" {
+			break
+		}
 		mark := "✓"
 		if res.Exit.Status == "error" {
 			mark = "✗"
@@ -416,7 +419,6 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quie
 			msg += " (" + res.Exit.Reason + ")"
 		}
 		fmt.Fprintf(w, "%s exit %s at %s: %s\n", mark, res.Exit.Status, res.Exit.Step, msg)
-	case res.Exit != nil:
 	case res.Err != nil:
 		fmt.Fprintf(w, "Error: %v\n", res.Err)
 	case p.FinishMode() == "silent" && !quiet:
