@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // progressProjectFiles is a project whose plan slow maps 40 items through
@@ -197,19 +198,34 @@ func TestProgressLines(t *testing.T) {
 			told = append(told, l)
 		}
 	}
-	// 40 items of 150ms, four at a time: 1.5s, five periods.
-	line := regexp.MustCompile(`^… E1 map \d+/40 items, \d running, [\d.]+/s, ETA \d+(ms|\.\ds), \d+(ms|\.\ds)$`)
-	e1 := 0
+	// 40 items of 150ms, four at a time: 1.5s, some five periods. Each
+	// line is a period after the one before it (the elapsed time is cut
+	// to tenths of a second), the first a period after the step started.
+	line := regexp.MustCompile(`^… E1 map \d+/40 items, \d running, [\d.]+/s, ETA \d+(ms|\.\ds), (\d+(ms|\.\ds))$`)
+	var at []time.Duration
 	for _, l := range told {
-		if strings.HasPrefix(l, "… E1 ") {
-			e1++
-			if !line.MatchString(l) {
-				t.Errorf("a progress line reads %q", l)
-			}
+		if !strings.HasPrefix(l, "… E1 ") {
+			continue
 		}
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("a progress line reads %q", l)
+			continue
+		}
+		d, err := time.ParseDuration(m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = append(at, d)
 	}
-	if e1 < 2 || e1 > 7 {
-		t.Errorf("%d progress lines of E1 in a 1.5s map told every 300ms:\n%s", e1, errOut)
+	if len(at) < 2 {
+		t.Errorf("%d progress lines of E1 in a 1.5s map told every 300ms:\n%s", len(at), errOut)
+	}
+	for i, d := range at {
+		if (i == 0 && d < 300*time.Millisecond) || (i > 0 && d-at[i-1] < 200*time.Millisecond) {
+			t.Errorf("progress lines at %v: not a period apart", at)
+			break
+		}
 	}
 	for _, want := range []string{"→ E0 builtin__reshape\n", "→ E1 map\n", "→ E2 agent\n", "usage: 42 model calls"} {
 		if !strings.Contains(errOut, want) {
