@@ -77,15 +77,14 @@ output = 4.0
 	}
 }
 
-// startProgressRun runs stepwise run slow (with args) in a terminal of
-// width by height, whose window stays open after the run to be read and
-// says "exit N".
-func startProgressRun(t *testing.T, width, height int, env []string, args ...string) *tmuxSession {
+// startStepwise runs stepwise with args in a terminal of width by height,
+// whose window stays open after the command to be read and says "exit N".
+func startStepwise(t *testing.T, width, height int, env []string, args ...string) *tmuxSession {
 	t.Helper()
 	dir, _ := os.Getwd()
 	argv := append([]string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
 		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}, env...)
-	argv = append(append(argv, os.Args[0], "run", "slow"), args...)
+	argv = append(append(argv, os.Args[0]), args...)
 	// The shell traps ctrl-c, so that it outlives the run to say how it
 	// ended; the run gets the signal as ever.
 	script := "trap : INT; cd " + quoteAll([]string{dir})[0] + " && " + strings.Join(quoteAll(argv), " ") + "; echo \"exit $?\"; sleep 600"
@@ -104,7 +103,7 @@ func (s *tmuxSession) scrollback() string {
 // is left on the screen, and the run exits 0.
 func TestProgressTmux(t *testing.T) {
 	writeProject(t, progressProjectFiles(300, true))
-	s := startProgressRun(t, 120, 30, nil)
+	s := startStepwise(t, 120, 30, nil, "run", "slow")
 
 	screen := s.waitFor("k tok · $")
 	bar := regexp.MustCompile(`▸ E1 map [█░]{20} \d+/40 items · \d running · `)
@@ -153,7 +152,7 @@ func TestProgressTmux(t *testing.T) {
 // 130, the block cleared; with NO_COLOR the bar is drawn without colour.
 func TestProgressTmuxInterrupt(t *testing.T) {
 	writeProject(t, progressProjectFiles(2000, false))
-	s := startProgressRun(t, 100, 20, []string{"NO_COLOR=1"})
+	s := startStepwise(t, 100, 20, []string{"NO_COLOR=1"}, "run", "slow")
 	s.waitFor("items · ")
 	colored := s.run("capture-pane", "-p", "-e", "-t", "0")
 	if regexp.MustCompile("\x1b\\[[0-9;]*3[0-9;]*m").MatchString(colored) {
@@ -172,7 +171,7 @@ func TestProgressTmuxInterrupt(t *testing.T) {
 // TestProgressTmuxColors: on a terminal with colours the bar has them.
 func TestProgressTmuxColors(t *testing.T) {
 	writeProject(t, progressProjectFiles(2000, false))
-	s := startProgressRun(t, 100, 20, nil)
+	s := startStepwise(t, 100, 20, nil, "run", "slow")
 	s.waitFor("items · ")
 	if colored := s.run("capture-pane", "-p", "-e", "-t", "0"); !strings.Contains(colored, "\x1b[38;") {
 		t.Errorf("the bar has no colour:\n%q", colored)
@@ -262,6 +261,25 @@ func TestProgressQuiet(t *testing.T) {
 	}
 }
 
+// TestProgressTmuxReplay: a replay on a terminal leaves the summary of
+// each step it replayed, as a run does.
+func TestProgressTmuxReplay(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	s := startStepwise(t, 120, 30, nil, "replay", id)
+	s.waitFor("exit 0")
+	all := s.scrollback()
+	for _, want := range []string{"✓ E1 map 40 items ", "✓ E2 agent 2 rounds 1 tool ", "matches its record"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the replay's terminal has no %q:\n%s", want, all)
+		}
+	}
+}
+
 // TestProgressReplayAndFork: replay and fork take --quiet and
 // --progress-every as run does.
 func TestProgressReplayAndFork(t *testing.T) {
@@ -289,7 +307,7 @@ func TestProgressReplayAndFork(t *testing.T) {
 // gets the log lines, not the block.
 func TestProgressTmuxDumbTerminal(t *testing.T) {
 	writeProject(t, progressProjectFiles(100, false))
-	s := startProgressRun(t, 100, 40, []string{"TERM=dumb"}, "--progress-every", "300ms")
+	s := startStepwise(t, 100, 40, []string{"TERM=dumb"}, "run", "slow", "--progress-every", "300ms")
 	screen := s.waitFor("exit 0")
 	if !strings.Contains(screen, "→ E1 map") || !regexp.MustCompile(`… E1 map \d+/40 items, `).MatchString(screen) || strings.Contains(screen, "▸") {
 		t.Errorf("a dumb terminal does not get the log lines:\n%s", screen)
