@@ -66,9 +66,9 @@ type Step struct {
 	// List is the progress through the items of a map, filter or reduce;
 	// nil for any other step.
 	List *List
-	// Agent says the step is an agent (or the solver): Rounds counts the
-	// rounds its model answered, so the one under way is Rounds+1, and
-	// Tools the tool calls they made.
+	// Agent says the step is an agent: Rounds counts the rounds its model
+	// answered, so the one under way is Rounds+1, and Tools the tool calls
+	// they made. (The solver is one model call, no agent.)
 	Agent         bool
 	Rounds, Tools int
 	// Spend is what the step's model calls (its items', its rounds')
@@ -161,7 +161,7 @@ func (r *Run) Event(e engine.Event) (ended *Step) {
 		case "map", "filter", "reduce":
 			s.List = &List{Total: -1, running: map[int]bool{}}
 			s.lastBodyStep = lastBodyStep(pl)
-		case "agent", e.Path: // an agent, or the solver
+		case "agent":
 			s.Agent = true
 		}
 		r.running = append(r.running, s)
