@@ -72,6 +72,9 @@ type progressDisplay struct {
 
 	mu  sync.Mutex
 	run *progress.Run
+	// answered says the solver's answer is streaming to the terminal the
+	// block was on, which closed it.
+	answered bool
 	// told is when each long step was last told off a terminal.
 	told map[string]time.Time
 
@@ -112,6 +115,7 @@ func (d *progressDisplay) sink() engine.Sink {
 func (d *progressDisplay) Event(e engine.Event) {
 	d.mu.Lock()
 	ended := d.run.Event(e)
+	answered := d.answered
 	d.mu.Unlock()
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
@@ -124,7 +128,10 @@ func (d *progressDisplay) Event(e engine.Event) {
 			fmt.Fprintf(d.w, "→ %s %s\n", e.Path, pl.Tool)
 		}
 	case engine.StepEnded:
-		if ended == nil {
+		if ended == nil || (answered && pl.Tool == "solver") {
+			// The answer on the screen ends where the run left it,
+			// maybe mid-line; the usage line after the run says what
+			// the solver spent.
 			return
 		}
 		if line := d.endLine(ended); line != "" {
@@ -312,6 +319,18 @@ func (d *progressDisplay) stepAside(path, waitsFor string) {
 		return
 	}
 	d.block.setAside(true, fmt.Sprintf("⏸ %s waits for %s", path, waitsFor))
+}
+
+// answerStreams closes the block for good: the solver's answer is
+// streaming to the terminal it is on, and the two cannot share it.
+func (d *progressDisplay) answerStreams() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.answered = true
+	d.mu.Unlock()
+	d.close()
 }
 
 // resume draws the block again after a prompt.

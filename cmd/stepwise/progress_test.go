@@ -332,3 +332,18 @@ func TestProgressFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressTmuxSolver: the solver's answer streams to the terminal the
+// block is on: the block makes way for it for good, and the answer keeps
+// its lines to itself.
+func TestProgressTmuxSolver(t *testing.T) {
+	runProject(t)
+	s := startStepwise(t, 100, 20, nil, "run", "narrate")
+	screen := s.waitFor("exit 0")
+	if !regexp.MustCompile(`(?m)^✓ E0 builtin__reshape \d+ms\nTwo issues, both fine\.\nusage: 1 model call`).MatchString(screen) {
+		t.Errorf("the answer does not stand on its own lines:\n%s", screen)
+	}
+	if strings.Contains(screen, "▸ ") || strings.Contains(screen, "  run ") {
+		t.Errorf("a frame of the block is left on the screen:\n%s", screen)
+	}
+}

@@ -472,7 +472,7 @@ func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) engine
 			return
 		}
 		if onTerminal {
-			display.close()
+			display.answerStreams()
 		}
 		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
