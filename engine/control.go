@@ -142,8 +142,9 @@ func (c cursor) runBody(ctx context.Context, body *plans.Body, path string, sc *
 	return last, nil
 }
 
-// renderList renders a control step's over, which must be a list.
-func (c cursor) renderList(v *plans.Value) ([]any, error) {
+// listItems renders the over of the map, filter or reduce at path, which
+// must be a list, and tells how many items it has (EventItems).
+func (c cursor) listItems(v *plans.Value, path string) ([]any, error) {
 	out, err := v.Render(c.sc)
 	if err != nil {
 		return nil, fmt.Errorf("over: %w", err)
@@ -152,6 +153,7 @@ func (c cursor) renderList(v *plans.Value) ([]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("'over' must render to a list, but it rendered to %s", jsonKind(out))
 	}
+	c.f.run.emit(path, c.unit, EventItems, func() any { return ItemsListed{Count: len(list)} })
 	return list, nil
 }
 
@@ -218,7 +220,7 @@ func forEach(ctx context.Context, n, limit int, fn func(i int) error) error {
 // runMap runs the body once per item, concurrency at a time, and returns
 // {count, results} with results in input order.
 func (c cursor) runMap(ctx context.Context, in *plans.MapInput, path string) (any, error) {
-	items, err := c.renderList(in.Over)
+	items, err := c.listItems(in.Over, path)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +242,7 @@ func (c cursor) runMap(ctx context.Context, in *plans.MapInput, path string) (an
 // runReduce folds the items through the body: each item's result is the
 // next item's accumulator. It returns {count, result}.
 func (c cursor) runReduce(ctx context.Context, in *plans.ReduceInput, path string) (any, error) {
-	items, err := c.renderList(in.Over)
+	items, err := c.listItems(in.Over, path)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +273,7 @@ func (c cursor) runReduce(ctx context.Context, in *plans.ReduceInput, path strin
 // runFilter partitions the items by a per-item gate into
 // {count, items, dropped, dropped_count}, both halves in input order.
 func (c cursor) runFilter(ctx context.Context, in *plans.FilterInput, path string) (any, error) {
-	items, err := c.renderList(in.Over)
+	items, err := c.listItems(in.Over, path)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,8 @@ func DecodePayload(kind EventKind, raw json.RawMessage) (any, error) {
 		return decodeAs[UsageReport](kind, raw)
 	case EventDecided:
 		return decodeAs[Decided](kind, raw)
+	case EventItems:
+		return decodeAs[ItemsListed](kind, raw)
 	}
 	return nil, fmt.Errorf("event kind %q is not one the engine emits", kind)
 }

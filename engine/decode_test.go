@@ -47,6 +47,11 @@ steps:
       output_schema: { type: object, required: [ship], properties: { ship: { type: boolean } } }
       when_unanswered: default
       default: { ship: false }
+  - id: E4
+    tool_name: map
+    input:
+      over: [1, 2]
+      do: { tool_name: builtin__reshape, input: { shape: { n: "{{item}}" } } }
 `
 
 const everyKindReplies = `
@@ -131,7 +136,7 @@ func TestDecodePayloadRoundTrip(t *testing.T) {
 	}
 	for _, k := range []engine.EventKind{engine.EventRunStart, engine.EventRunEnd, engine.EventStepStart, engine.EventStepEnd,
 		engine.EventToolStart, engine.EventToolEnd, engine.EventModelCall, engine.EventModelDelta, engine.EventRepair,
-		engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage} {
+		engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage, engine.EventItems} {
 		if !seen[k] {
 			t.Errorf("the run emitted no %s event, so its decoding went untested", k)
 		}

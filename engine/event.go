@@ -28,6 +28,7 @@ const (
 	EventWarning    EventKind = "warning"     // Warning
 	EventUsage      EventKind = "usage"       // UsageReport, once, when the run ends
 	EventDecided    EventKind = "decided"     // Decided: a person decided at a stop
+	EventItems      EventKind = "items"       // ItemsListed: a map, filter or reduce rendered its list
 )
 
 // Event is a fact about a run: something that happened, at a path. Events
@@ -299,6 +300,14 @@ type Decided struct {
 	// Origin is empty for a decision a person made in this run; a replay
 	// that made one again (Decision.Again) says "replay".
 	Origin string `json:"origin,omitempty"`
+}
+
+// ItemsListed reports how many items a map, filter or reduce step has,
+// once its over has rendered and before its first item starts: without it
+// a reader of the events could count the items that ran, but not those to
+// come, and no progress could say how far a long map is.
+type ItemsListed struct {
+	Count int `json:"count"`
 }
 
 // Warning is something a user should know that did not fail the run.

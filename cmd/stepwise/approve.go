@@ -22,15 +22,18 @@ type terminal struct {
 	lines    *bufio.Scanner
 	w        io.Writer
 	progress *lineBatcher
+	// display is the run's progress, which steps aside while a prompt
+	// is on the terminal; nil when there is none.
+	display *progressDisplay
 }
 
 // newTerminal is the terminal of s, or nil when stdin and stderr are not
 // both one: then nobody can be asked.
-func newTerminal(s *streams, progress *lineBatcher) *terminal {
+func newTerminal(s *streams, progress *lineBatcher, display *progressDisplay) *terminal {
 	if !isTerminal(s.in) || !isTerminal(s.err) {
 		return nil
 	}
-	return &terminal{lines: bufio.NewScanner(s.in), w: s.err, progress: progress}
+	return &terminal{lines: bufio.NewScanner(s.in), w: s.err, progress: progress, display: display}
 }
 
 // noTerminalForApprovals says why run --approve refuses to start, and what
@@ -50,6 +53,8 @@ func (t *terminal) approve(ctx context.Context, approvals *debugger.Approvals, s
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.progress.Flush()
+	t.display.stepAside(st.Path, "approval of "+st.Tool)
+	defer t.display.resume()
 	fmt.Fprintf(t.w, "? run %s at %s with %s\n", st.Tool, st.Path, engine.JSONText(st.Input))
 	for {
 		fmt.Fprint(t.w, "  [a]pprove, [d]eny or [e]dit the arguments: ")
@@ -105,6 +110,8 @@ func (t *terminal) ask(st *engine.Stop) engine.Decision {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.progress.Flush()
+	t.display.stepAside(st.Path, "an answer")
+	defer t.display.resume()
 	answer, ok := askOnTerminal(t.lines, t.w, st.Path, st.Ask)
 	if !ok {
 		return engine.Decision{Action: engine.Decline}

@@ -235,7 +235,11 @@ func TestRunApproveOnTerminal(t *testing.T) {
 	script := "cd " + strings.Join(quoteAll([]string{dir}), "") + " && " + strings.Join(quoteAll(argv), " ") + "; echo \"exit $?\"; sleep 600"
 	s := startTmux(t, 200, 60, "sh", "-c", script)
 
-	s.waitFor(`? run user__nap at E1 with {"seconds":5}`)
+	screen := s.waitFor(`? run user__nap at E1 with {"seconds":5}`)
+	// The progress block stepped aside for the prompt, saying why.
+	if !strings.Contains(screen, "⏸ E1 waits for approval of user__nap") || strings.Contains(screen, "▸ ") {
+		t.Errorf("held for an approval, the screen does not say what the run waits for, or still shows the block:\n%s", screen)
+	}
 	s.typed("e")
 	s.keys("Enter")
 	s.waitFor("arguments (JSON on one line")
@@ -250,7 +254,7 @@ func TestRunApproveOnTerminal(t *testing.T) {
 	s.waitFor("? run user__nap at E2/agent.2/user__nap")
 	s.typed("a")
 	s.keys("Enter")
-	screen := s.waitFor("exit 0")
+	screen = s.waitFor("exit 0")
 	if !strings.Contains(screen, `"calls": 3`) || !strings.Contains(screen, `"slept": 0`) {
 		t.Errorf("the envelope does not show the edited E1 and the agent's three calls:\n%s", screen)
 	}

@@ -130,7 +130,7 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 	}
 	if asJSON {
 		// The end state carried the output; a summary is for people.
-		printSummary(s.err, plan, state.Result, runLine)
+		printSummary(s.err, plan, state.Result, runLine, false)
 		return runExit(state.Result)
 	}
 	if res := state.Result; res.Output == nil && res.Answer != "" {

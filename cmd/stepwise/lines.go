@@ -31,6 +31,14 @@ type lineBatcher struct {
 
 func newLineBatcher(w io.Writer) *lineBatcher { return &lineBatcher{w: w, delay: lineDelay} }
 
+// divert writes the batches to w from now on: a progress block prints
+// them above itself.
+func (l *lineBatcher) divert(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w = w
+}
+
 // Write adds p to the batch. It never fails: a write error on stderr
 // would leave nowhere to report it, as with an unbatched stream.
 func (l *lineBatcher) Write(p []byte) (int, error) {

@@ -24,6 +24,7 @@ func newReplayCommand(s *streams) *cobra.Command {
 	var (
 		asJSON bool
 		debug  debugFlags
+		shown  progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "replay RUN",
@@ -44,14 +45,18 @@ func newReplayCommand(s *streams) *cobra.Command {
 			if err := debug.check(); err != nil {
 				return err
 			}
+			if err := shown.check(); err != nil {
+				return err
+			}
 			if debug.on {
 				return debugReplay(cmd.Context(), s, args[0], debug, asJSON)
 			}
-			return replayRun(cmd.Context(), s, args[0], asJSON)
+			return replayRun(cmd.Context(), s, args[0], asJSON, shown)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {run_id, replay_of, plan, identical, divergence, failed_at, steps, model_calls} on stdout; with --debug, every stop and answer as one JSON object")
 	debug.add(cmd)
+	shown.add(cmd)
 	return cmd
 }
 
@@ -62,6 +67,7 @@ func newForkCommand(s *streams) *cobra.Command {
 		asJSON     bool
 		scriptFile string
 		debug      debugFlags
+		shown      progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fork RUN --from PATH [--set PATH=JSON]... [--debug [--break PATTERN]...]",
@@ -99,11 +105,14 @@ func newForkCommand(s *streams) *cobra.Command {
 			if err := debug.check(); err != nil {
 				return err
 			}
+			if err := shown.check(); err != nil {
+				return err
+			}
 			spec := debugger.ForkSpec{From: from, Sets: sets}
 			if debug.on {
 				return debugFork(cmd.Context(), s, args[0], spec, scriptFile, debug, asJSON)
 			}
-			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile})
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile, shown: shown})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
@@ -111,6 +120,7 @@ func newForkCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
 	debug.add(cmd)
+	shown.add(cmd)
 	return cmd
 }
 
@@ -205,7 +215,7 @@ type replayJSON struct {
 }
 
 // replayRun replays one run and reports how it compares with its record.
-func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
+func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown progressFlags) error {
 	env := replayJSON{ReplayOf: id}
 	fail := func(code int, msg string) error {
 		if asJSON {
@@ -225,9 +235,18 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 	if err != nil {
 		return fail(exitFailure, err.Error())
 	}
-	// No progress: a replay calls nothing that takes time, and every step
-	// it answers from the record would read as skipped.
-	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, workspace.RunOptions{})
+	// A replay tells no step as it starts or ends off a terminal: every
+	// one is answered from the record, and its lines would only repeat
+	// it; a long one is told as it goes.
+	progressOut := newLineBatcher(s.err)
+	display := newProgressDisplay(s, progressOut, shown, false, "")
+	var o workspace.RunOptions
+	if display != nil {
+		o.Sinks = []engine.Sink{display.sink()}
+	}
+	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
+	display.close()
+	progressOut.Flush()
 	if err != nil {
 		return fail(exitFailure, "the replay could not start: "+r.ws.DisplayText(err.Error()))
 	}
@@ -247,7 +266,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool) error {
 	} else {
 		printReplay(s.out, r, out)
 	}
-	if r.ws.Project().Recorded {
+	if r.ws.Project().Recorded && !shown.quiet {
 		fmt.Fprintf(s.err, "run %s, a replay of %s (stepwise inspect %s)\n", out.Run.RunID, r.rec.Run.ID, format.ShortID(out.Run.RunID))
 	}
 	if !out.Identical() {
@@ -320,14 +339,18 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
-	o.Sinks = []engine.Sink{progressSink(progressOut, r.rec.Run.ID)}
-	o.Hook = terminalAsk(s, progressOut)
+	display := newProgressDisplay(s, progressOut, req.shown, true, r.rec.Run.ID)
+	if display != nil {
+		o.Sinks = []engine.Sink{display.sink()}
+	}
+	o.Hook = terminalAsk(s, progressOut, display)
 	plan := r.doc.Plan
 	answerStream := !req.asJSON && plan.FinishMode() == plans.FinishSolver
 	if answerStream {
-		o.Sinks = append(o.Sinks, answerSink(s.out, progressOut))
+		o.Sinks = append(o.Sinks, answerSink(s, progressOut, display))
 	}
 	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
+	display.close()
 	progressOut.Flush()
 	closeErr := projects.close()
 	if err != nil {
@@ -347,7 +370,9 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if answerStream && out.Run.Answer != "" && !strings.HasSuffix(out.Run.Answer, "\n") {
 		fmt.Fprintln(s.out)
 	}
-	printFork(s.err, out)
+	if !req.shown.quiet {
+		printFork(s.err, out)
+	}
 	err = reportRun(s, plan, out.Run, req, r.ws.Project().Recorded)
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}

@@ -36,6 +36,7 @@ func newRunCommand(s *streams) *cobra.Command {
 		strictBaseURL bool
 		maxCost       float64
 		approve       []string
+		shown         progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run PLAN [INPUT_JSON | @FILE | -]",
@@ -62,10 +63,13 @@ func newRunCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
+			if err := shown.check(); err != nil {
+				return err
+			}
 			if maxCost < 0 {
 				return usageError{fmt.Errorf("--max-cost takes a cost in USD above 0, not %g", maxCost)}
 			}
-			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve}
+			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve, shown: shown}
 			for _, p := range approve {
 				if _, err := debugger.ParseCommand("break " + p); err != nil {
 					return req.refuse(s, args[0], exitUsage, fmt.Sprintf("--approve %s: %v", p, err), nil, nil)
@@ -89,6 +93,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
+	shown.add(cmd)
 	return cmd
 }
 
@@ -201,6 +206,9 @@ type runRequest struct {
 	// approve are the --approve patterns: the calls they match are asked
 	// about on the terminal.
 	approve []string
+	// shown is how the run is shown as it goes (--quiet,
+	// --progress-every).
+	shown progressFlags
 }
 
 // runPlan loads, runs and reports one plan.
@@ -232,20 +240,24 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 			return req.refuse(s, name, exitUsage, err.Error(), nil, nil)
 		}
 	}
-	term := newTerminal(s, progressOut)
+	var display *progressDisplay
 	if req.events == "jsonl" {
 		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
-		o.Hook = term.hook(approvals, false)
+		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
 	} else {
-		o.Sinks = append(o.Sinks, progressSink(progressOut, ""))
-		o.Hook = term.hook(approvals, true)
+		display = newProgressDisplay(s, progressOut, req.shown, true, "")
+		if display != nil {
+			o.Sinks = append(o.Sinks, display.sink())
+		}
+		o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
 	}
 	answerStream := !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver
 	if answerStream {
-		o.Sinks = append(o.Sinks, answerSink(s.out, progressOut))
+		o.Sinks = append(o.Sinks, answerSink(s, progressOut, display))
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
+	display.close()
 	progressOut.Flush()
 	closeErr := projects.close()
 	if err != nil {
@@ -271,7 +283,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 	return workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL,
 		OnFailover: func(from, to string, err error) {
-			if req.events != "jsonl" {
+			if req.events != "jsonl" && !req.shown.quiet {
 				fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 			}
 		}}
@@ -376,7 +388,7 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, re
 		}
 	}
 	if req.events != "jsonl" {
-		printSummary(s.err, p, res, recorded)
+		printSummary(s.err, p, res, recorded, req.shown.quiet)
 	}
 	return runExit(res)
 }
@@ -391,10 +403,13 @@ func runExit(res *engine.Result) error {
 }
 
 // printSummary tells a person on stderr how the run ended, what it spent
-// and where it is recorded.
-func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded bool) {
+// and where it is recorded; quiet, only how it failed.
+func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quiet bool) {
 	switch {
 	case res.Exit != nil:
+		if quiet && res.Exit.Status != "error" {
+			break
+		}
 		mark := "✓"
 		if res.Exit.Status == "error" {
 			mark = "✗"
@@ -406,8 +421,11 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded bool)
 		fmt.Fprintf(w, "%s exit %s at %s: %s\n", mark, res.Exit.Status, res.Exit.Step, msg)
 	case res.Err != nil:
 		fmt.Fprintf(w, "Error: %v\n", res.Err)
-	case p.FinishMode() == "silent":
+	case p.FinishMode() == "silent" && !quiet:
 		fmt.Fprintf(w, "✓ plan completed (%s)\n", countNoun(res.StepsExecuted, "step", "steps"))
+	}
+	if quiet {
+		return
 	}
 	if res.Usage.Calls > 0 {
 		fmt.Fprintln(w, usageLine(res.Usage))
@@ -441,73 +459,36 @@ func jsonlSink(w io.Writer) engine.Sink {
 }
 
 // answerSink streams the top-level solver's report to stdout as it is
-// written, after the progress written before it. When an attempt runs out
+// written, after the progress written before it. When stdout is the
+// terminal the progress block is drawn on, the block closes first: the
+// answer and the block cannot share the screen. When an attempt runs out
 // of time after it began to stream, the part already written cannot be
 // taken back: it ends with a line break, a note on stderr says the answer
 // starts again, and it does.
-func answerSink(w io.Writer, notes *lineBatcher) engine.Sink {
+func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) engine.Sink {
+	onTerminal := isTerminal(s.out)
 	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
 			return
 		}
+		if onTerminal {
+			display.answerStreams()
+		}
 		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
-			io.WriteString(w, "\n")
+			io.WriteString(s.out, "\n")
 			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
 			return
 		}
 		notes.Flush()
-		io.WriteString(w, d.Text)
+		io.WriteString(s.out, d.Text)
 	})}
-}
-
-// progress is the human account of a run on stderr: each top-level step as
-// it starts, and how it ended when that was not plain success. A failure
-// deep in a body is told by its top-level step, with its context.
-type progress struct {
-	w io.Writer
-	// of is the run a fork reuses results from; "" for a run that is no
-	// fork.
-	of string
-}
-
-// progressSink is progress on w, reading only the kinds of event it tells;
-// of is the id of the run a fork reuses results from, "" for any other
-// run.
-func progressSink(w io.Writer, of string) engine.Sink {
-	return engine.Selective{Kinds: []engine.EventKind{engine.EventStepStart, engine.EventStepEnd, engine.EventWarning}, Sink: &progress{w: w, of: of}}
-}
-
-func (p *progress) Event(e engine.Event) {
-	top := e.Path != "" && !strings.Contains(e.Path, "/")
-	switch pl := e.Payload.(type) {
-	case engine.StepStarted:
-		switch {
-		case top && pl.Tool == e.Path: // the solver
-			fmt.Fprintf(p.w, "→ %s\n", e.Path)
-		case top:
-			fmt.Fprintf(p.w, "→ %s %s\n", e.Path, pl.Tool)
-		}
-	case engine.StepEnded:
-		switch {
-		case top && pl.Status == engine.StepFailed:
-			fmt.Fprintf(p.w, "✗ %s failed after %s\n", e.Path, format.Millis(pl.Ms))
-		case top && pl.Reused == "fork":
-			// Said as inspect marks it: the step did not run, the fork
-			// took its recorded result.
-			fmt.Fprintf(p.w, "%s %s reused from run %s\n", format.MarkReused, e.Path, format.ShortID(p.of))
-		case top && pl.Status == engine.StepSkipped:
-			fmt.Fprintf(p.w, "⊘ %s skipped with an injected result\n", e.Path)
-		}
-	case engine.Warning:
-		fmt.Fprintf(p.w, "warning: %s: %s\n", e.Path, pl.Message)
-	}
 }
 
 // terminalAsk answers ask steps by walking the answer schema field by field
 // on the terminal, after the progress written before the question: the
 // prompt on stderr, the answers from stdin. Off a terminal there is no one
 // to ask, and it is nil.
-func terminalAsk(s *streams, progressOut *lineBatcher) engine.Hook {
-	return newTerminal(s, progressOut).hook(nil, true)
+func terminalAsk(s *streams, progressOut *lineBatcher, display *progressDisplay) engine.Hook {
+	return newTerminal(s, progressOut, display).hook(nil, true)
 }

@@ -58,6 +58,7 @@ const (
 var segmentKinds = []engine.EventKind{
 	engine.EventRunStart, engine.EventRunEnd, engine.EventStepStart, engine.EventStepEnd, engine.EventToolStart, engine.EventToolEnd,
 	engine.EventModelCall, engine.EventModelDelta, engine.EventRepair, engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage,
+	engine.EventItems,
 }
 
 // kindCodes is segmentKinds' inverse.

@@ -128,7 +128,7 @@ func (p *fastParser) children(from int) *[]*Node {
 		list = make([]*Node, n)
 	default:
 		if n > len(p.lists) {
-			p.lists = make([]*Node, min(max(32, p.listsMade), 1024))
+			p.lists = make([]*Node, max(min(max(32, p.listsMade), 1024), n))
 			p.listsMade += len(p.lists)
 		}
 		// The capacity is the length, so that appending to a list copies it

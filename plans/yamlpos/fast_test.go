@@ -170,6 +170,9 @@ func TestFastParse(t *testing.T) {
 		{"a mapping value in a value", "a: b: c\n", false},
 		{"empty", "", false},
 		{"only comments", "# x\n", false},
+		// The first collection of a file has more children than the
+		// first slab of lists holds.
+		{"40 items first", "a: [" + strings.Repeat("1, ", 39) + "1]\n", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

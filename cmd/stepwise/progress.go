@@ -1,0 +1,435 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	bar "charm.land/bubbles/v2/progress"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/format"
+	"github.com/stepwise-dev/stepwise/tui/progress"
+)
+
+// progressFlags are how run, replay and fork show a run as it goes.
+type progressFlags struct {
+	// quiet leaves stderr to errors: no progress, no summary.
+	quiet bool
+	// every is how often, off a terminal, a step that runs longer is told
+	// again.
+	every time.Duration
+}
+
+func (f *progressFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable and errors: no progress, no summary on stderr")
+	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step that has run this long, and again each time as long again")
+}
+
+func (f progressFlags) check() error {
+	if f.every <= 0 {
+		return usageError{fmt.Errorf("--progress-every takes a duration above 0, such as 10s, not %s", f.every)}
+	}
+	return nil
+}
+
+// frameEvery is how often the live block is redrawn: at most ten times
+// a second, which reads as live and costs the run nothing it would
+// notice.
+const frameEvery = 100 * time.Millisecond
+
+// barWidth is the width of a list step's bar, in cells.
+const barWidth = 20
+
+// progressDisplay tells a person on stderr how a run goes, from its
+// events. On a terminal it keeps a live block below what the run writes:
+// a line for each running step (a bar for a map, filter or reduce, the
+// round for an agent), the run's spend and time; when a step ends its line
+// leaves a summary above the block. Off a terminal it writes lines a log
+// keeps: each top-level step as it starts, how it ended when that was not
+// plain success, and every so often where each long step is.
+type progressDisplay struct {
+	// w takes the lines; on a terminal it is a lineBatcher over block.
+	w io.Writer
+	// block is the live block; nil off a terminal.
+	block *liveBlock
+	// lines says whether steps are told as they start and end off a
+	// terminal: run and fork do, a replay (every step answered from the
+	// record) does not.
+	lines bool
+	// of is the run a fork reuses results from; "" for a run that is no
+	// fork.
+	of    string
+	every time.Duration
+
+	mu  sync.Mutex
+	run *progress.Run
+	// answered says the solver's answer is streaming to the terminal the
+	// block was on, which closed it.
+	answered bool
+	// told is when each long step was last told off a terminal.
+	told map[string]time.Time
+
+	stop   chan struct{}
+	done   chan struct{}
+	closed sync.Once
+}
+
+// newProgressDisplay starts the display of a run on s.err: a live block
+// when stderr is a terminal that can redraw it, log lines otherwise; nil
+// when quiet. w is the
+// batcher of the run's lines (the display's own, warnings, failovers):
+// on a terminal it is made to write above the block.
+func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, of string) *progressDisplay {
+	if flags.quiet {
+		return nil
+	}
+	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[string]time.Time{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	period := flags.every
+	// A dumb terminal cannot move its cursor up to redraw the block: it
+	// gets the log lines.
+	if f, ok := s.err.(*os.File); ok && isTerminal(f) && os.Getenv("TERM") != "dumb" {
+		d.block = &liveBlock{out: colorprofile.NewWriter(f, os.Environ()), fd: f.Fd(), bar: bar.New(bar.WithWidth(barWidth), bar.WithoutPercentage(), bar.WithFillCharacters('█', '░'))}
+		w.divert(d.block)
+		period = frameEvery
+	}
+	go d.tick(period)
+	return d
+}
+
+// sink is the display's engine sink, reading only the kinds it shows.
+func (d *progressDisplay) sink() engine.Sink {
+	return engine.Selective{Kinds: append([]engine.EventKind{engine.EventWarning}, progress.Kinds...), Sink: d}
+}
+
+// Event takes one event of the run in, and writes the lines it makes.
+func (d *progressDisplay) Event(e engine.Event) {
+	d.mu.Lock()
+	ended := d.run.Event(e)
+	answered := d.answered
+	d.mu.Unlock()
+	top := e.Path != "" && !strings.Contains(e.Path, "/")
+	switch pl := e.Payload.(type) {
+	case engine.StepStarted:
+		switch {
+		case !top || d.block != nil || !d.lines:
+		case pl.Tool == e.Path: // the solver
+			fmt.Fprintf(d.w, "→ %s\n", e.Path)
+		default:
+			fmt.Fprintf(d.w, "→ %s %s\n", e.Path, pl.Tool)
+		}
+	case engine.StepEnded:
+		if ended == nil || (answered && pl.Tool == "solver") {
+			// The answer on the screen ends where the run left it,
+			// maybe mid-line; the usage line after the run says what
+			// the solver spent.
+			return
+		}
+		if line := d.endLine(ended); line != "" {
+			fmt.Fprintln(d.w, line)
+		}
+	case engine.Warning:
+		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
+	}
+}
+
+// endLine is what is told of a top-level step that ended: on a terminal
+// always, its summary; off one, only how it ended when that was not
+// plain success. A failure deep in a body is told by its top-level step.
+func (d *progressDisplay) endLine(s *progress.Step) string {
+	end := s.End
+	switch {
+	case end.Status == engine.StepFailed && d.block != nil:
+		return fmt.Sprintf("✗ %s failed after %s", stepName(s)+summaryTail(s), format.Millis(end.Ms)) + spendText(s.Spend, " ")
+	case end.Status == engine.StepFailed && d.lines:
+		return fmt.Sprintf("✗ %s failed after %s", s.Path, format.Millis(end.Ms))
+	case end.Reused == "fork" && (d.block != nil || d.lines):
+		// Said as inspect marks it: the step did not run, the fork took
+		// its recorded result.
+		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.of))
+	case end.Status == engine.StepSkipped && (d.block != nil || d.lines):
+		return fmt.Sprintf("⊘ %s skipped with an injected result", s.Path)
+	case d.block != nil:
+		return "✓ " + stepName(s) + summaryTail(s) + " " + format.Millis(end.Ms) + spendText(s.Spend, " ")
+	}
+	return ""
+}
+
+// summaryTail is what a step's summary says of its items or rounds.
+func summaryTail(s *progress.Step) string {
+	switch {
+	case s.List != nil:
+		tail := " " + thousands(s.List.Done) + " items"
+		if s.List.Failed > 0 {
+			tail += fmt.Sprintf(" (%s failed)", thousands(s.List.Failed))
+		}
+		return tail
+	case s.Agent:
+		return " " + countNoun(s.Rounds, "round", "rounds") + " " + countNoun(s.Tools, "tool", "tools")
+	}
+	return ""
+}
+
+// stepName is a step as its lines name it: its path and tool, or the
+// solver's path alone.
+func stepName(s *progress.Step) string {
+	if s.Tool == s.Path {
+		return s.Path
+	}
+	return s.Path + " " + s.Tool
+}
+
+// spendText is what s cost, after sep: "1.2M tok $3.41"; "" when nothing
+// was spent.
+func spendText(s progress.Spend, sep string) string {
+	if s.Calls == 0 {
+		return ""
+	}
+	text := sep + format.Tokens(s.Tokens) + " tok"
+	if s.Priced {
+		text += sep + format.Cost(s.CostUSD)
+	}
+	return text
+}
+
+// stepText is where a running step is: its items, its round, its time.
+// withBar draws a list step's bar.
+func (d *progressDisplay) stepText(s *progress.Step, now time.Time, withBar bool, sep string) string {
+	name := stepName(s)
+	parts := []string{}
+	elapsed := format.Duration(now.Sub(s.Started))
+	switch {
+	case s.List != nil:
+		l := s.List
+		total := "?"
+		if l.Total >= 0 {
+			total = thousands(l.Total)
+			if withBar {
+				frac := 0.0
+				if l.Total > 0 {
+					frac = float64(l.Done) / float64(l.Total)
+				}
+				name += " " + d.block.bar.ViewAs(frac)
+			}
+		}
+		parts = append(parts, thousands(l.Done)+"/"+total+" items", thousands(l.Running())+" running")
+		if l.Failed > 0 {
+			parts = append(parts, thousands(l.Failed)+" failed")
+		}
+		if rate := l.Rate(now); rate > 0 {
+			parts = append(parts, rateText(rate))
+		}
+		if left, ok := l.ETA(now); ok {
+			parts = append(parts, "ETA "+format.Duration(left))
+		}
+	case s.Agent:
+		parts = append(parts, "round "+strconv.Itoa(s.Rounds+1), countNoun(s.Tools, "tool", "tools"))
+	}
+	parts = append(parts, elapsed)
+	return name + " " + strings.Join(parts, sep)
+}
+
+// rateText is a rate of items, per second or, below one, per minute.
+func rateText(perSecond float64) string {
+	if perSecond >= 1 {
+		return strconv.FormatFloat(perSecond, 'f', 1, 64) + "/s"
+	}
+	return strconv.FormatFloat(perSecond*60, 'f', 1, 64) + "/min"
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// tick redraws the block, or tells the long steps, every period until
+// the display closes.
+func (d *progressDisplay) tick(period time.Duration) {
+	defer close(d.done)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case now := <-t.C:
+			if d.block != nil {
+				d.block.draw(d.frame(now))
+				continue
+			}
+			d.tellLongSteps(now)
+		}
+	}
+}
+
+// frame is the block's lines at now, one per running step, then the
+// run's spend and time.
+func (d *progressDisplay) frame(now time.Time) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var lines []string
+	for _, s := range d.run.Running() {
+		lines = append(lines, "▸ "+d.stepText(s, now, true, " · "))
+	}
+	return append(lines, "  run "+format.Duration(now.Sub(d.run.Started))+spendText(d.run.Spend, " · "))
+}
+
+// tellLongSteps writes, off a terminal, a line for each step that has run
+// longer than the period, once a period.
+func (d *progressDisplay) tellLongSteps(now time.Time) {
+	d.mu.Lock()
+	var lines []string
+	for _, s := range d.run.Running() {
+		last, ok := d.told[s.Path]
+		if !ok {
+			last = s.Started
+		}
+		if now.Sub(last) >= d.every {
+			d.told[s.Path] = now
+			lines = append(lines, "… "+d.stepText(s, now, false, ", "))
+		}
+	}
+	d.mu.Unlock()
+	for _, line := range lines {
+		fmt.Fprintln(d.w, line)
+	}
+}
+
+// stepAside clears the block while a prompt reads the terminal, leaving a
+// line that says what the run waits for, and stops redrawing it until
+// resume.
+func (d *progressDisplay) stepAside(path, waitsFor string) {
+	if d == nil || d.block == nil {
+		return
+	}
+	d.block.setAside(true, fmt.Sprintf("⏸ %s waits for %s", path, waitsFor))
+}
+
+// answerStreams closes the block for good: the solver's answer is
+// streaming to the terminal it is on, and the two cannot share it.
+func (d *progressDisplay) answerStreams() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.answered = true
+	d.mu.Unlock()
+	d.close()
+}
+
+// resume draws the block again after a prompt.
+func (d *progressDisplay) resume() {
+	if d == nil || d.block == nil {
+		return
+	}
+	d.block.setAside(false, "")
+}
+
+// close stops the display and clears the block; what the run writes
+// afterwards goes straight to stderr. It may be called more than once.
+func (d *progressDisplay) close() {
+	if d == nil {
+		return
+	}
+	d.closed.Do(func() {
+		close(d.stop)
+		<-d.done
+		if d.block != nil {
+			d.block.setAside(true, "")
+		}
+	})
+}
+
+// liveBlock is a few lines at the bottom of a terminal, redrawn in place,
+// with what is written to it printed above them. It reads nothing from
+// the terminal: ctrl-c stays the terminal's, and stdin the run's.
+type liveBlock struct {
+	out io.Writer
+	fd  uintptr
+	bar bar.Model
+
+	mu sync.Mutex
+	// drawn is how many lines of the block are on the screen, above the
+	// cursor.
+	drawn int
+	aside bool
+	buf   []byte
+}
+
+// Write prints p above the block: the block is cleared and drawn again
+// at the next frame.
+func (b *liveBlock) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.clear(b.buf[:0]), p...)
+	_, err := b.out.Write(b.buf)
+	return len(p), err
+}
+
+// clear appends to buf what takes the block off the screen.
+func (b *liveBlock) clear(buf []byte) []byte {
+	if b.drawn > 0 {
+		buf = append(buf, "\r\x1b["+strconv.Itoa(b.drawn)+"A\x1b[J"...)
+		b.drawn = 0
+	}
+	return buf
+}
+
+// draw puts lines on the screen in place of the block, each cut to the
+// terminal's width and no more of them than its height leaves room for.
+func (b *liveBlock) draw(lines []string) {
+	width, height, err := term.GetSize(b.fd)
+	if err != nil || width < 10 || height < 2 {
+		width, height = 80, 24
+	}
+	if room := height - 1; len(lines) > room {
+		more := len(lines) - room + 1
+		lines = append(lines[:room-1:room-1], fmt.Sprintf("  … and %d more", more))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.aside {
+		return
+	}
+	buf := b.clear(b.buf[:0])
+	for _, line := range lines {
+		buf = append(buf, ansi.Truncate(line, width-1, "…")...)
+		buf = append(buf, '\n')
+	}
+	b.drawn = len(lines)
+	b.buf = buf
+	b.out.Write(buf)
+}
+
+// setAside clears the block and stops drawing it (aside), leaving note
+// in its place when there is one, or lets it be drawn again.
+func (b *liveBlock) setAside(aside bool, note string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.aside = aside
+	if !aside {
+		return
+	}
+	buf := b.clear(b.buf[:0])
+	if note != "" {
+		buf = append(buf, note+"\n"...)
+	}
+	b.buf = buf
+	b.out.Write(buf)
+}

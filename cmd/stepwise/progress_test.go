@@ -1,0 +1,349 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// progressProjectFiles is a project whose plan slow maps 40 items through
+// an agent whose scripted reply takes delay ms, four at a time, then runs
+// an agent of two rounds, then asks, when ask is set, whether to ship.
+func progressProjectFiles(delay int, ask bool) map[string]string {
+	var replies, items strings.Builder
+	replies.WriteString("replies:\n")
+	for i := range 40 {
+		fmt.Fprintf(&replies, "  - match: E1/do.%d\n    reply: { json: { label: ok }, usage: { input_tokens: 1000, output_tokens: 100 }, delay_ms: %d }\n", i, delay)
+		fmt.Fprintf(&items, "          - %d\n", i)
+	}
+	replies.WriteString(`  - match: E2
+    reply: { tool_calls: [{ name: builtin__reshape, arguments: { shape: { x: 1 } } }], usage: { input_tokens: 300, output_tokens: 30 }, delay_ms: 300 }
+  - match: E2
+    reply: { json: { count: 3 }, usage: { input_tokens: 300, output_tokens: 30 } }
+`)
+	plan := `identifier: slow
+name: Slow
+description: A slow map of agents, then an agent.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input:
+      shape:
+        items:
+` + items.String() + `  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0.items}}"
+      concurrency: 4
+      do:
+        tool_name: agent
+        input:
+          prompt: "Label item {{item}}"
+          output_schema: { type: object, required: [label], properties: { label: { type: string } } }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: "Count."
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+`
+	if ask {
+		plan += `  - id: E3
+    tool_name: ask
+    input:
+      prompt: "Ship it?"
+      output_schema: { type: object, required: [ship], properties: { ship: { type: boolean } } }
+`
+	}
+	plan += "output: { count: \"{{E2.output.count}}\" }\n"
+	return map[string]string{
+		"config.toml": `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+
+[pricing.scripted]
+input = 2.0
+output = 4.0
+`,
+		"replies.yaml":    replies.String(),
+		"plans/slow.yaml": plan,
+	}
+}
+
+// startStepwise runs stepwise with args in a terminal of width by height,
+// whose window stays open after the command to be read and says "exit N".
+func startStepwise(t *testing.T, width, height int, env []string, args ...string) *tmuxSession {
+	t.Helper()
+	dir, _ := os.Getwd()
+	argv := append([]string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}, env...)
+	argv = append(append(argv, os.Args[0]), args...)
+	// The shell traps ctrl-c, so that it outlives the run to say how it
+	// ended; the run gets the signal as ever.
+	script := "trap : INT; cd " + quoteAll([]string{dir})[0] + " && " + strings.Join(quoteAll(argv), " ") + "; echo \"exit $?\"; sleep 600"
+	return startTmux(t, width, height, "sh", "-c", script)
+}
+
+// scrollback is the whole pane, what scrolled off included.
+func (s *tmuxSession) scrollback() string {
+	return s.run("capture-pane", "-p", "-t", "0", "-S", "-")
+}
+
+// TestProgressTmux runs a slow map on a terminal: mid-run the block shows
+// the map's bar and counts and the run's spend; then, held at the ask,
+// the block steps aside for the prompt and says what the run waits for;
+// at the end each step has left its summary in the scrollback, no block
+// is left on the screen, and the run exits 0.
+func TestProgressTmux(t *testing.T) {
+	writeProject(t, progressProjectFiles(300, true))
+	s := startStepwise(t, 120, 30, nil, "run", "slow")
+
+	screen := s.waitFor("k tok · $")
+	bar := regexp.MustCompile(`▸ E1 map [█░]{20} \d+/40 items · \d running · `)
+	if !bar.MatchString(screen) {
+		t.Errorf("mid-run, the block shows no bar for E1:\n%s", screen)
+	}
+	if !regexp.MustCompile(`(?m)^  run \d+(ms|\.\ds) · [\d.]+k tok · \$0\.\d{4}$`).MatchString(screen) {
+		t.Errorf("mid-run, the block does not show the run's time, tokens and cost:\n%s", screen)
+	}
+	if !strings.Contains(screen, "✓ E0 builtin__reshape") {
+		t.Errorf("E0's summary is not above the block:\n%s", screen)
+	}
+
+	screen = s.waitFor("? Ship it? [E3]")
+	if !strings.Contains(screen, "⏸ E3 waits for an answer") {
+		t.Errorf("held at the ask, the screen does not say what the run waits for:\n%s", screen)
+	}
+	if strings.Contains(screen, "▸ ") || strings.Contains(screen, "  run ") {
+		t.Errorf("the block did not step aside for the prompt:\n%s", screen)
+	}
+	s.typed("y")
+	s.keys("Enter")
+	s.waitFor("exit 0")
+
+	all := s.scrollback()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^✓ E0 builtin__reshape \d+ms$`),
+		regexp.MustCompile(`(?m)^✓ E1 map 40 items \d+\.\ds 44\.0k tok \$0\.0960$`),
+		regexp.MustCompile(`(?m)^✓ E2 agent 2 rounds 1 tool \d+(ms|\.\ds) 660 tok \$0\.0014$`),
+		regexp.MustCompile(`(?m)^✓ E3 ask \d+(ms|\.\ds)$`),
+		regexp.MustCompile(`(?m)^usage: 42 model calls`),
+	} {
+		if !want.MatchString(all) {
+			t.Errorf("the scrollback has no line like %s:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "→ E1") {
+		t.Errorf("on a terminal, the block says what starts; the start lines are for logs:\n%s", all)
+	}
+	if strings.Contains(all, "▸ ") || strings.Contains(all, "  run ") {
+		t.Errorf("a frame of the block was left on the screen or in the scrollback:\n%s", all)
+	}
+}
+
+// TestProgressTmuxInterrupt: ctrl-c on a terminal ends the run with exit
+// 130, the block cleared; with NO_COLOR the bar is drawn without colour.
+func TestProgressTmuxInterrupt(t *testing.T) {
+	writeProject(t, progressProjectFiles(2000, false))
+	s := startStepwise(t, 100, 20, []string{"NO_COLOR=1"}, "run", "slow")
+	s.waitFor("items · ")
+	colored := s.run("capture-pane", "-p", "-e", "-t", "0")
+	if regexp.MustCompile("\x1b\\[[0-9;]*3[0-9;]*m").MatchString(colored) {
+		t.Errorf("with NO_COLOR the block has colours:\n%q", colored)
+	}
+	s.keys("C-c")
+	screen := s.waitFor("exit 130")
+	if strings.Contains(screen, "▸ E1") {
+		t.Errorf("the block is still on the screen after ctrl-c:\n%s", screen)
+	}
+	if !strings.Contains(screen, "interrupt") {
+		t.Errorf("the run does not say it was interrupted:\n%s", screen)
+	}
+}
+
+// TestProgressTmuxColors: on a terminal with colours the bar has them.
+func TestProgressTmuxColors(t *testing.T) {
+	writeProject(t, progressProjectFiles(2000, false))
+	s := startStepwise(t, 100, 20, nil, "run", "slow")
+	s.waitFor("items · ")
+	if colored := s.run("capture-pane", "-p", "-e", "-t", "0"); !strings.Contains(colored, "\x1b[38;") {
+		t.Errorf("the bar has no colour:\n%q", colored)
+	}
+	s.keys("C-c")
+	s.waitFor("exit 130")
+}
+
+// TestProgressLines runs the slow map with stderr not a terminal and a
+// progress period of 300ms: the start lines as ever, and for each step
+// that runs longer than the period a line each period; no block, no
+// escape sequence.
+func TestProgressLines(t *testing.T) {
+	writeProject(t, progressProjectFiles(150, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--progress-every", "300ms")
+	if code != 0 || !strings.Contains(out, `"count": 3`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	lines := strings.Split(errOut, "\n")
+	var told []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "… ") {
+			told = append(told, l)
+		}
+	}
+	// 40 items of 150ms, four at a time: 1.5s, some five periods. Each
+	// line is a period after the one before it (the elapsed time is cut
+	// to tenths of a second), the first a period after the step started.
+	line := regexp.MustCompile(`^… E1 map \d+/40 items, \d running, [\d.]+/s, ETA \d+(ms|\.\ds), (\d+(ms|\.\ds))$`)
+	var at []time.Duration
+	for _, l := range told {
+		if !strings.HasPrefix(l, "… E1 ") {
+			continue
+		}
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("a progress line reads %q", l)
+			continue
+		}
+		d, err := time.ParseDuration(m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = append(at, d)
+	}
+	if len(at) < 2 {
+		t.Errorf("%d progress lines of E1 in a 1.5s map told every 300ms:\n%s", len(at), errOut)
+	}
+	for i, d := range at {
+		if (i == 0 && d < 300*time.Millisecond) || (i > 0 && d-at[i-1] < 200*time.Millisecond) {
+			t.Errorf("progress lines at %v: not a period apart", at)
+			break
+		}
+	}
+	for _, want := range []string{"→ E0 builtin__reshape\n", "→ E1 map\n", "→ E2 agent\n", "usage: 42 model calls"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr has no %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "\x1b") || strings.Contains(errOut, "▸") {
+		t.Errorf("off a terminal, stderr has a block or escape sequences:\n%q", errOut)
+	}
+
+	// Quick steps are never told as they go.
+	_, errOut, _ = runCLI(t, "run", "slow", "--progress-every", "1h")
+	if strings.Contains(errOut, "… ") {
+		t.Errorf("a step told before it ran the period:\n%s", errOut)
+	}
+}
+
+// TestProgressQuiet: --quiet leaves stdout the deliverable and stderr
+// empty, but for errors.
+func TestProgressQuiet(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--quiet")
+	if code != 0 || !strings.Contains(out, `"count": 3`) || errOut != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	runProject(t)
+	out, errOut, code = runCLI(t, "run", "broken_run", "-q")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "Error: ") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("a failed run, quiet: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "run", "broken_run", "--progress-every", "0s")
+	if code != exitUsage || !strings.Contains(errOut, "--progress-every takes a duration above 0") {
+		t.Errorf("--progress-every 0s: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestProgressTmuxReplay: a replay on a terminal leaves the summary of
+// each step it replayed, as a run does.
+func TestProgressTmuxReplay(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	s := startStepwise(t, 120, 30, nil, "replay", id)
+	s.waitFor("exit 0")
+	all := s.scrollback()
+	for _, want := range []string{"✓ E1 map 40 items ", "✓ E2 agent 2 rounds 1 tool ", "matches its record"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the replay's terminal has no %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestProgressReplayAndFork: replay and fork take --quiet and
+// --progress-every as run does.
+func TestProgressReplayAndFork(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	out, errOut, code = runCLI(t, "replay", id, "--quiet")
+	if code != 0 || !strings.Contains(out, "matches its record") || errOut != "" {
+		t.Errorf("replay --quiet: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "fork", id, "--from", "E2", "--quiet")
+	if code != 0 || !strings.Contains(out, `"count": 3`) || errOut != "" {
+		t.Errorf("fork --quiet: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E2", "--progress-every", "1h")
+	if code != 0 || !strings.Contains(errOut, "reused from run") || !strings.Contains(errOut, "→ E2 agent") {
+		t.Errorf("fork: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestProgressTmuxDumbTerminal: a terminal that cannot redraw in place
+// gets the log lines, not the block.
+func TestProgressTmuxDumbTerminal(t *testing.T) {
+	writeProject(t, progressProjectFiles(100, false))
+	s := startStepwise(t, 100, 40, []string{"TERM=dumb"}, "run", "slow", "--progress-every", "300ms")
+	screen := s.waitFor("exit 0")
+	if !strings.Contains(screen, "→ E1 map") || !regexp.MustCompile(`… E1 map \d+/40 items, `).MatchString(screen) || strings.Contains(screen, "▸") {
+		t.Errorf("a dumb terminal does not get the log lines:\n%s", screen)
+	}
+}
+
+func TestProgressFigures(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{thousands(0), "0"},
+		{thousands(999), "999"},
+		{thousands(1000), "1,000"},
+		{thousands(1234567), "1,234,567"},
+		{thousands(-10000), "-10,000"},
+		{rateText(12.34), "12.3/s"},
+		{rateText(1), "1.0/s"},
+		{rateText(0.5), "30.0/min"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestProgressTmuxSolver: the solver's answer streams to the terminal the
+// block is on: the block makes way for it for good, and the answer keeps
+// its lines to itself.
+func TestProgressTmuxSolver(t *testing.T) {
+	runProject(t)
+	s := startStepwise(t, 100, 20, nil, "run", "narrate")
+	screen := s.waitFor("exit 0")
+	if !regexp.MustCompile(`(?m)^✓ E0 builtin__reshape \d+ms\nTwo issues, both fine\.\nusage: 1 model call`).MatchString(screen) {
+		t.Errorf("the answer does not stand on its own lines:\n%s", screen)
+	}
+	if strings.Contains(screen, "▸ ") || strings.Contains(screen, "  run ") {
+		t.Errorf("a frame of the block is left on the screen:\n%s", screen)
+	}
+}

@@ -1,0 +1,163 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal of cols by rows: the terminal side a
+// program writes to, and the side that reads what it wrote.
+func openPTY(tb testing.TB, cols, rows uint16) (terminal, reader *os.File) {
+	tb.Helper()
+	reader, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fd := int(reader.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		tb.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	terminal, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := unix.IoctlSetWinsize(int(terminal.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows}); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { terminal.Close(); reader.Close() })
+	return terminal, reader
+}
+
+// wideMapFiles is a project whose plan wide maps n items through an
+// agent, sixteen at a time, each answered at once by a scripted reply.
+func wideMapFiles(n int) map[string]string {
+	var replies, items strings.Builder
+	replies.WriteString("replies:\n")
+	for i := range n {
+		fmt.Fprintf(&replies, "  - match: E1/do.%d\n    reply: { json: { label: ok }, usage: { input_tokens: 100, output_tokens: 10 } }\n", i)
+		fmt.Fprintf(&items, "          - %d\n", i)
+	}
+	return map[string]string{
+		"config.toml": `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+
+[pricing.scripted]
+input = 2.0
+output = 4.0
+`,
+		"replies.yaml": replies.String(),
+		"plans/wide.yaml": `identifier: wide
+name: Wide
+description: A wide map of agents.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input:
+      shape:
+        items:
+` + items.String() + `  - id: E1
+    tool_name: map
+    input:
+      over: "{{E0.items}}"
+      concurrency: 16
+      do:
+        tool_name: agent
+        input:
+          prompt: "Label item {{item}}"
+          output_schema: { type: object, required: [label], properties: { label: { type: string } } }
+output: { count: "{{E1.count}}" }
+`,
+	}
+}
+
+// runOnPTY runs the built stepwise with args, its stderr an 80x24
+// pseudo-terminal, and returns what the run cost and how many bytes it
+// wrote to the terminal.
+func runOnPTY(b *testing.B, bin string, args ...string) (processCost, int64) {
+	b.Helper()
+	terminal, reader := openPTY(b, 80, 24)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.Stdout, cmd.Stderr = io.Discard, terminal
+	read := make(chan int64)
+	go func() {
+		n, _ := io.Copy(io.Discard, reader)
+		read <- n
+	}()
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("stepwise %s: %v", strings.Join(args, " "), err)
+	}
+	wall := time.Since(start)
+	// The reader ends once the terminal side has no writer left.
+	terminal.Close()
+	return processCost{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, <-read
+}
+
+// BenchmarkProgressOnTerminal runs a 10,000-item scripted map with
+// stderr a pseudo-terminal, with the live progress block and with
+// --quiet, in turn: progress-ms and quiet-ms are their wall times,
+// overhead-% what the block adds (the target is under 1%), and
+// cpu-overhead-% the same of the process's CPU time (progress-cpu-ms,
+// quiet-cpu-ms). On a loaded machine the wall times move by more than
+// the block costs: run it quiet, with -benchtime=10x or more.
+func BenchmarkProgressOnTerminal(b *testing.B) {
+	bin := stepwiseBinary(b)
+	writeProject(b, wideMapFiles(10_000))
+	var shown, quiet processCost
+	var written int64
+	for b.Loop() {
+		c, n := runOnPTY(b, bin, "run", "wide")
+		shown.wall, shown.cpu, written = shown.wall+c.wall, shown.cpu+c.cpu, written+n
+		c, _ = runOnPTY(b, bin, "run", "wide", "--quiet")
+		quiet.wall, quiet.cpu = quiet.wall+c.wall, quiet.cpu+c.cpu
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+	b.ReportMetric(per(shown.wall), "progress-ms")
+	b.ReportMetric(per(quiet.wall), "quiet-ms")
+	b.ReportMetric((float64(shown.wall)/float64(quiet.wall)-1)*100, "overhead-%")
+	b.ReportMetric((float64(shown.cpu)/float64(quiet.cpu)-1)*100, "cpu-overhead-%")
+	b.ReportMetric(per(shown.cpu), "progress-cpu-ms")
+	b.ReportMetric(per(quiet.cpu), "quiet-cpu-ms")
+	b.ReportMetric(float64(written)/float64(b.N), "terminal-bytes")
+}
+
+// TestProgressBlockFitsTheTerminal draws the block on a terminal of 30 by
+// 4: of six lines it shows two and says how many more there are, each cut
+// to the width; the next frame takes the last one's place.
+func TestProgressBlockFitsTheTerminal(t *testing.T) {
+	terminal, reader := openPTY(t, 30, 4)
+	b := &liveBlock{out: terminal, fd: terminal.Fd()}
+	lines := []string{"▸ E1 map " + strings.Repeat("x", 40), "▸ E2", "▸ E3", "▸ E4", "▸ E5", "  run 1.0s"}
+	b.draw(lines)
+	b.draw(lines[1:2])
+	terminal.Close()
+	out, _ := io.ReadAll(reader)
+	// The terminal writes each line break as a carriage return and one.
+	got := strings.ReplaceAll(string(out), "\r\n", "\n")
+	want := "▸ E1 map " + strings.Repeat("x", 19) + "…\n▸ E2\n  … and 4 more\n" +
+		"\r\x1b[3A\x1b[J▸ E2\n"
+	if got != want {
+		t.Errorf("the terminal got\n%q\nwant\n%q", got, want)
+	}
+}
