@@ -172,7 +172,9 @@ func TestStepCalls(t *testing.T) {
 // the race detector) and a small run after it: the big result lives once
 // in blobs, though the call's end and the step's end both hold it, the
 // segments hold its hash, the small run's record and every listing read
-// nothing of it, and the big run still gives back every byte.
+// nothing of it, and the big run still gives back every byte. Its inputs,
+// over blobBytes, are the run_start's piece in blobs, which its row names
+// instead of holding them, and its listing still shows them.
 func TestLargePayloadInBlobs(t *testing.T) {
 	s := openTestStore(t)
 	size := 20 << 20
@@ -208,11 +210,17 @@ func TestLargePayloadInBlobs(t *testing.T) {
 	if n := count(t, s, "SELECT sum(length(data)) FROM segments WHERE run = (SELECT key FROM runs WHERE id = 'big')"); n > 1024 {
 		t.Errorf("the big run's segments hold %d bytes", n)
 	}
+	if n := count(t, s, "SELECT length(inputs) + (SELECT count(*) FROM blobs WHERE hash = inputs_blob) FROM runs WHERE id = 'big'"); n != 1 {
+		t.Errorf("the big run's row holds %d bytes of inputs and names no blob of them", n-1)
+	}
 
 	ctx := context.Background()
 	list, err := s.Runs(ctx, record.RunFilter{})
 	if err != nil || len(list) != 2 || list[1].ID != "big" || list[1].Status != "ok" || list[1].StepsExecuted != 1 {
-		t.Errorf("runs: %+v, %v", list, err)
+		t.Fatalf("runs: %+v, %v", list, err)
+	}
+	if want, _ := json.Marshal(map[string]any{"seed": big[:blobBytes+1]}); !bytes.Equal(list[1].Inputs, want) {
+		t.Errorf("the big run lists %d bytes of inputs, want %d", len(list[1].Inputs), len(want))
 	}
 	d, err := s.Run(ctx, "big")
 	if err != nil {

@@ -98,6 +98,12 @@ type blobPiece struct {
 	data []byte
 }
 
+// blobOf is data as a piece kept in blobs, and its SHA-256.
+func blobOf(data []byte) (blobPiece, [sha256.Size]byte) {
+	sum := sha256.Sum256(data)
+	return blobPiece{hash: hex.EncodeToString(sum[:]), data: data}, sum
+}
+
 // cut is a piece of a buffer, [lo, hi).
 type cut struct{ lo, hi int }
 
@@ -182,9 +188,9 @@ func (g *segment) appendPieces(p []byte) {
 	prev := 0
 	for _, c := range g.cuts {
 		g.buf = appendText(g.buf, p[prev:c.lo])
-		sum := sha256.Sum256(p[c.lo:c.hi])
+		piece, sum := blobOf(p[c.lo:c.hi])
 		g.buf = append(g.buf, sum[:]...)
-		g.blobs = append(g.blobs, blobPiece{hash: hex.EncodeToString(sum[:]), data: p[c.lo:c.hi]})
+		g.blobs = append(g.blobs, piece)
 		prev = c.hi
 	}
 	g.buf = appendText(g.buf, p[prev:])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +44,7 @@ type runState struct {
 
 	start     *engine.RunStarted // a run_start in the current batch
 	startedAt time.Time
+	inputs    []byte           // the JSON of its inputs, as the run_start's payload has it
 	end       *engine.RunEnded // a run_end in the current batch
 	endedAt   time.Time
 
@@ -198,7 +198,7 @@ func eventOrder(a, b *queuedEvent) int {
 // reset clears the per-batch state, keeping the capacity.
 func (w *writer) reset() {
 	for _, rs := range w.touched {
-		rs.touched, rs.start, rs.end = false, nil, nil
+		rs.touched, rs.start, rs.inputs, rs.end = false, nil, nil, nil
 	}
 	w.touched = w.touched[:0]
 	clear(w.sorted.events)
@@ -240,7 +240,7 @@ func (w *writer) readRuns(blocks []*block) {
 				}
 			case engine.EventRunStart:
 				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
-					rs.start, rs.startedAt = &p, e.time
+					rs.start, rs.startedAt, rs.inputs = &p, e.time, member(b.payload(e), "inputs")
 				}
 			case engine.EventRunEnd:
 				if p, ok := payloadAs[engine.RunEnded](e.payload); ok {
@@ -354,21 +354,37 @@ func (w *writer) flushSegment(ctx context.Context) error {
 	return err
 }
 
+// writeRunStart writes the row of a run: its run_start's fields when the
+// batch has it, or else a row for its events to belong to, and learns
+// its key. Inputs over blobBytes are kept in blobs, as the run_start's
+// own payload keeps them (the same piece, stored once), so that the row,
+// which every listing reads and each batch's progress rewrites whole,
+// stays small.
 func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 	if p := rs.start; p != nil {
-		inputs, err := json.Marshal(p.Inputs)
-		if err != nil {
-			return fmt.Errorf("the inputs of run %s: %w", rs.id, err)
+		inputs := rs.inputs
+		var inputsBlob *blobPiece
+		if len(inputs) > blobBytes {
+			piece, _ := blobOf(inputs)
+			inputs, inputsBlob = nil, &piece
 		}
-		_, err = w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, status, started_at, recorder)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
+		var blobHash any
+		if inputsBlob != nil {
+			blobHash = inputsBlob.hash
+		}
+		err := w.conn.QueryRowContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, inputs_blob, status, started_at, recorder)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
 			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, project = excluded.project, hash = excluded.hash,
-				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, started_at = excluded.started_at, recorder = excluded.recorder`,
-			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), string(inputs), nanos(rs.startedAt), w.store.self)
-		if err != nil {
+				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, inputs_blob = excluded.inputs_blob,
+				started_at = excluded.started_at, recorder = excluded.recorder
+			RETURNING key`,
+			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
+		if err != nil || inputsBlob == nil {
 			return err
 		}
-	} else if !rs.inDB {
+		return w.storeBlob(ctx, rs.key, *inputsBlob)
+	}
+	if !rs.inDB {
 		// Events of a run whose run_start this Recorder never saw still
 		// get a row to belong to.
 		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, status, started_at, recorder) VALUES (?, 'running', ?, ?)
