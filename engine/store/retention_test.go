@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -49,8 +50,10 @@ func TestPrune(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	for i := range 6 {
 		recordRun(t, s, "run-"+string(rune('a'+i)), t0.Add(time.Duration(i)*time.Hour), func(r *storetest.Run) {
-			for range 200 {
-				r.Step("E1", "builtin__reshape", map[string]any{"pad": string(make([]byte, 2000))}, "ok", 1)
+			for j := range 200 {
+				// Each input begins with its own number: a segment keeps
+				// only what a payload does not share with the one before.
+				r.Step("E1", "builtin__reshape", map[string]any{"pad": strconv.Itoa(j) + string(make([]byte, 2000))}, "ok", 1)
 			}
 			storetest.Finished(r)
 		})

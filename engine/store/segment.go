@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
@@ -24,7 +25,7 @@ import (
 //   - a head byte: the kind's code in segmentKinds (headKind bits; 0 for
 //     a kind given as a text), whether the time is known (headTime), and
 //     how the payload is kept (headPayload bits: payloadNone,
-//     payloadInline, payloadPieces);
+//     payloadInline, payloadPieces, payloadShared);
 //   - its seq, less the seq of the event before it in the segment (0 for
 //     the first), as a uvarint;
 //   - when known, its time in Unix nanoseconds, less the last known time
@@ -35,11 +36,18 @@ import (
 //   - its payload: for payloadInline the JSON as a text; for payloadPieces
 //     the number n of pieces kept in blobs (uvarint) and the JSON in 2n+1
 //     pieces: a text, then n times the SHA-256 of a piece kept in blobs
-//     (32 bytes) and a text.
+//     (32 bytes) and a text; for payloadShared how many bytes it begins
+//     with of the last payload of its kind before it in the segment
+//     (uvarint), then the rest as a text. The last payload of a kind is
+//     that of the last event of the kind, with a code, whose payload is
+//     inline or shared.
 //
 // A text is its length (uvarint) and its bytes. A map item's events share
 // most of their path, and follow each other within microseconds, so that
-// the head of one is a few bytes.
+// the head of one is a few bytes; and they share the head of their
+// payload with the item's before them (the tool, the member names, the
+// start of the values), which a segment thus keeps once: that was half
+// of what recording a large map wrote.
 const segmentFormat = 1
 
 const (
@@ -50,6 +58,7 @@ const (
 	payloadNone   = 0x00
 	payloadInline = 0x20
 	payloadPieces = 0x40
+	payloadShared = 0x60
 )
 
 // segmentKinds are the kinds an event's head names by code: its index
@@ -84,8 +93,10 @@ type segment struct {
 	firstSeq, last uint64
 	lastTime       int64 // the last known time, Unix nanoseconds; 0 for none yet
 	lastPath       string
-	events         int
-	buf            []byte
+	// lastPayload is the last payload of each kind code (payloadShared).
+	lastPayload [headKind + 1][]byte
+	events      int
+	buf         []byte
 	// blobs are the pieces of the last event's payload that go in blobs,
 	// for the caller to store; cuts is where they lie in it.
 	blobs []blobPiece
@@ -109,6 +120,7 @@ type cut struct{ lo, hi int }
 
 func (g *segment) reset() {
 	g.run, g.firstSeq, g.last, g.lastTime, g.lastPath, g.events = nil, 0, 0, 0, "", 0
+	clear(g.lastPayload[:])
 	g.buf = append(g.buf[:0], segmentFormat)
 }
 
@@ -131,13 +143,23 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	if g.events == 0 {
 		g.firstSeq = seq
 	}
-	head := kindCodes[kind]
+	code := kindCodes[kind]
+	head := code
+	shared := 0
 	switch {
 	case payload == nil:
-	case len(payload) <= blobBytes:
+	case len(payload) > blobBytes:
+		head |= payloadPieces
+	case code == 0:
 		head |= payloadInline
 	default:
-		head |= payloadPieces
+		// Sharing fewer bytes than its count takes saves nothing.
+		if shared = commonPrefix(payload, g.lastPayload[code]); shared > 2 {
+			head |= payloadShared
+		} else {
+			head |= payloadInline
+		}
+		g.lastPayload[code] = payload
 	}
 	if !at.IsZero() {
 		head |= headTime
@@ -149,23 +171,47 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
 		g.lastTime = t
 	}
-	if head&headKind == 0 {
+	if code == 0 {
 		g.buf = appendText(g.buf, kind)
 	}
-	shared := 0
-	for shared < len(path) && shared < len(g.lastPath) && path[shared] == g.lastPath[shared] {
-		shared++
-	}
-	g.buf = binary.AppendUvarint(g.buf, uint64(shared))
-	g.buf = appendText(g.buf, path[shared:])
+	sharedPath := commonPrefix(path, g.lastPath)
+	g.buf = binary.AppendUvarint(g.buf, uint64(sharedPath))
+	g.buf = appendText(g.buf, path[sharedPath:])
 	g.events++
 	g.last, g.lastPath = seq, path
 	switch head & headPayload {
 	case payloadInline:
 		g.buf = appendText(g.buf, payload)
+	case payloadShared:
+		g.buf = binary.AppendUvarint(g.buf, uint64(shared))
+		g.buf = appendText(g.buf, payload[shared:])
 	case payloadPieces:
 		g.appendPieces(payload)
 	}
+}
+
+// commonPrefix is the length of the longest prefix a and b share,
+// compared a word at a time: a map item's payloads share tens of bytes
+// with the item's before them.
+func commonPrefix[T ~string | ~[]byte](a, b T) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := word(a[i:]) ^ word(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// word is the first 8 bytes of b, little-endian.
+func word[T ~string | ~[]byte](b T) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // appendText appends a text: its length and its bytes.
@@ -265,6 +311,10 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 	var seq uint64
 	var at int64
 	var path string
+	var lastPayload [headKind + 1][]byte
+	// joined holds the payloads shared ones are joined into, a chunk at a
+	// time, so that a segment's take an allocation or a few.
+	var joined []byte
 	for len(r.d) > 0 {
 		head := r.d[0]
 		r.d = r.d[1:]
@@ -275,7 +325,8 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 			at += r.varint()
 			e.Time = time.Unix(0, at)
 		}
-		if code := int(head & headKind); code == 0 {
+		code := int(head & headKind)
+		if code == 0 {
 			e.Kind = engine.EventKind(r.text())
 		} else if code <= len(segmentKinds) {
 			e.Kind = segmentKinds[code-1]
@@ -292,6 +343,21 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 		case payloadNone:
 		case payloadInline:
 			e.Payload = r.text()
+			lastPayload[code] = e.Payload
+		case payloadShared:
+			shared := r.uvarint()
+			if code == 0 || shared > uint64(len(lastPayload[code])) {
+				return list, pieced, errSegment
+			}
+			rest := r.text()
+			n := int(shared) + len(rest)
+			if cap(joined)-len(joined) < n {
+				joined = make([]byte, 0, max(n, 64<<10))
+			}
+			start := len(joined)
+			joined = append(append(joined, lastPayload[code][:shared]...), rest...)
+			e.Payload = joined[start:len(joined):len(joined)]
+			lastPayload[code] = e.Payload
 		case payloadPieces:
 			n := r.uvarint()
 			if n > uint64(len(r.d))/sha256.Size {
