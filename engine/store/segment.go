@@ -38,16 +38,17 @@ import (
 //     pieces: a text, then n times the SHA-256 of a piece kept in blobs
 //     (32 bytes) and a text; for payloadShared how many bytes it begins
 //     with of the last payload of its kind before it in the segment
-//     (uvarint), then the rest as a text. The last payload of a kind is
-//     that of the last event of the kind, with a code, whose payload is
-//     inline or shared.
+//     (uvarint), how many of what follows them in both it ends with
+//     (uvarint), and what lies between as a text. The last payload of a
+//     kind is that of the last event of the kind, with a code, whose
+//     payload is inline or shared.
 //
 // A text is its length (uvarint) and its bytes. A map item's events share
 // most of their path, and follow each other within microseconds, so that
-// the head of one is a few bytes; and they share the head of their
-// payload with the item's before them (the tool, the member names, the
-// start of the values), which a segment thus keeps once: that was half
-// of what recording a large map wrote.
+// the head of one is a few bytes; and they share the head and the tail of
+// their payload with the item's before them (the tool, the member names,
+// the start and the end of the values), which a segment thus keeps once:
+// that was 70% of what recording a large map wrote.
 const segmentFormat = 1
 
 const (
@@ -145,7 +146,7 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	}
 	code := kindCodes[kind]
 	head := code
-	shared := 0
+	shared, sharedEnd := 0, 0
 	switch {
 	case payload == nil:
 	case len(payload) > blobBytes:
@@ -154,7 +155,10 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		head |= payloadInline
 	default:
 		// Sharing fewer bytes than its count takes saves nothing.
-		if shared = commonPrefix(payload, g.lastPayload[code]); shared > 2 {
+		last := g.lastPayload[code]
+		shared = commonPrefix(payload, last)
+		sharedEnd = commonSuffix(payload[shared:], last[shared:])
+		if shared+sharedEnd > 2 {
 			head |= payloadShared
 		} else {
 			head |= payloadInline
@@ -184,7 +188,8 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		g.buf = appendText(g.buf, payload)
 	case payloadShared:
 		g.buf = binary.AppendUvarint(g.buf, uint64(shared))
-		g.buf = appendText(g.buf, payload[shared:])
+		g.buf = binary.AppendUvarint(g.buf, uint64(sharedEnd))
+		g.buf = appendText(g.buf, payload[shared:len(payload)-sharedEnd])
 	case payloadPieces:
 		g.appendPieces(payload)
 	}
@@ -202,6 +207,21 @@ func commonPrefix[T ~string | ~[]byte](a, b T) int {
 		}
 	}
 	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest suffix a and b share.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := word(a[len(a)-i-8:]) ^ word(b[len(b)-i-8:]); x != 0 {
+			return i + bits.LeadingZeros64(x)/8
+		}
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
 		i++
 	}
 	return i
@@ -345,17 +365,18 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 			e.Payload = r.text()
 			lastPayload[code] = e.Payload
 		case payloadShared:
-			shared := r.uvarint()
-			if code == 0 || shared > uint64(len(lastPayload[code])) {
+			last := lastPayload[code]
+			shared, sharedEnd := r.uvarint(), r.uvarint()
+			if code == 0 || shared > uint64(len(last)) || sharedEnd > uint64(len(last))-shared {
 				return list, pieced, errSegment
 			}
-			rest := r.text()
-			n := int(shared) + len(rest)
+			middle := r.text()
+			n := len(middle) + int(shared+sharedEnd)
 			if cap(joined)-len(joined) < n {
 				joined = make([]byte, 0, max(n, 64<<10))
 			}
 			start := len(joined)
-			joined = append(append(joined, lastPayload[code][:shared]...), rest...)
+			joined = append(append(append(joined, last[:shared]...), middle...), last[uint64(len(last))-sharedEnd:]...)
 			e.Payload = joined[start:len(joined):len(joined)]
 			lastPayload[code] = e.Payload
 		case payloadPieces:
