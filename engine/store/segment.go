@@ -36,11 +36,13 @@ import (
 //   - its payload: for payloadInline the JSON as a text; for payloadPieces
 //     the number n of pieces kept in blobs (uvarint) and the JSON in 2n+1
 //     pieces: a text, then n times the SHA-256 of a piece kept in blobs
-//     (32 bytes) and a text; for payloadShared how many bytes it begins
-//     with of the last payload of its kind before it in the segment
-//     (uvarint), how many of what follows them in both it ends with
-//     (uvarint), and what lies between as a text. The last payload of a
-//     kind is that of the last event of the kind, with a code, whose
+//     (32 bytes) and a text; for payloadShared which of the recent
+//     payloads of its kind it shares bytes with and how many it begins
+//     with (uvarint: the count times sharedBack, plus how many payloads
+//     of the kind back it is, 0 for the last), how many of what follows
+//     them in both it ends with (uvarint), and what lies between as a
+//     text. The recent payloads of a kind are those of the last
+//     sharedBack events of the kind, with a code, in the segment whose
 //     payload is inline or shared.
 //
 // A text is its length (uvarint) and its bytes. A map item's events share
@@ -94,10 +96,10 @@ type segment struct {
 	firstSeq, last uint64
 	lastTime       int64 // the last known time, Unix nanoseconds; 0 for none yet
 	lastPath       string
-	// lastPayload is the last payload of each kind code (payloadShared).
-	lastPayload [headKind + 1][]byte
-	events      int
-	buf         []byte
+	// recent are the recent payloads of each kind code (payloadShared).
+	recent [headKind + 1]recentPayloads
+	events int
+	buf    []byte
 	// blobs are the pieces of the last event's payload that go in blobs,
 	// for the caller to store; cuts is where they lie in it.
 	blobs []blobPiece
@@ -121,7 +123,7 @@ type cut struct{ lo, hi int }
 
 func (g *segment) reset() {
 	g.run, g.firstSeq, g.last, g.lastTime, g.lastPath, g.events = nil, 0, 0, 0, "", 0
-	clear(g.lastPayload[:])
+	clear(g.recent[:])
 	g.buf = append(g.buf[:0], segmentFormat)
 }
 
@@ -146,7 +148,7 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	}
 	code := kindCodes[kind]
 	head := code
-	shared, sharedEnd := 0, 0
+	shared, sharedEnd, back := 0, 0, 0
 	switch {
 	case payload == nil:
 	case len(payload) > blobBytes:
@@ -154,16 +156,24 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	case code == 0:
 		head |= payloadInline
 	default:
-		// Sharing fewer bytes than its count takes saves nothing.
-		last := g.lastPayload[code]
-		shared = commonPrefix(payload, last)
-		sharedEnd = commonSuffix(payload[shared:], last[shared:])
+		recent := &g.recent[code]
+		for i, last := range recent {
+			if last == nil {
+				break
+			}
+			begin := commonPrefix(payload, last)
+			end := commonSuffix(payload[begin:], last[begin:])
+			if begin+end > shared+sharedEnd {
+				shared, sharedEnd, back = begin, end, i
+			}
+		}
+		// Sharing fewer bytes than its counts take saves nothing.
 		if shared+sharedEnd > 2 {
 			head |= payloadShared
 		} else {
 			head |= payloadInline
 		}
-		g.lastPayload[code] = payload
+		recent.push(payload)
 	}
 	if !at.IsZero() {
 		head |= headTime
@@ -187,12 +197,25 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	case payloadInline:
 		g.buf = appendText(g.buf, payload)
 	case payloadShared:
-		g.buf = binary.AppendUvarint(g.buf, uint64(shared))
+		g.buf = binary.AppendUvarint(g.buf, uint64(shared)*sharedBack+uint64(back))
 		g.buf = binary.AppendUvarint(g.buf, uint64(sharedEnd))
 		g.buf = appendText(g.buf, payload[shared:len(payload)-sharedEnd])
 	case payloadPieces:
 		g.appendPieces(payload)
 	}
+}
+
+// sharedBack is how many payloads of its kind back a shared payload may
+// name: the events of a map item whose body has a few steps are as many
+// step_starts (and step_ends) apart as the body has steps.
+const sharedBack = 4
+
+// recentPayloads are the last payloads of one kind code, the latest first.
+type recentPayloads [sharedBack][]byte
+
+func (r *recentPayloads) push(p []byte) {
+	copy(r[1:], r[:sharedBack-1])
+	r[0] = p
 }
 
 // commonPrefix is the length of the longest prefix a and b share,
@@ -331,7 +354,7 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 	var seq uint64
 	var at int64
 	var path string
-	var lastPayload [headKind + 1][]byte
+	var recent [headKind + 1]recentPayloads
 	// joined holds the payloads shared ones are joined into, a chunk at a
 	// time, so that a segment's take an allocation or a few.
 	var joined []byte
@@ -363,11 +386,11 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 		case payloadNone:
 		case payloadInline:
 			e.Payload = r.text()
-			lastPayload[code] = e.Payload
+			recent[code].push(e.Payload)
 		case payloadShared:
-			last := lastPayload[code]
-			shared, sharedEnd := r.uvarint(), r.uvarint()
-			if code == 0 || shared > uint64(len(last)) || sharedEnd > uint64(len(last))-shared {
+			which, sharedEnd := r.uvarint(), r.uvarint()
+			shared, last := which/sharedBack, recent[code][which%sharedBack]
+			if code == 0 || last == nil || shared > uint64(len(last)) || sharedEnd > uint64(len(last))-shared {
 				return list, pieced, errSegment
 			}
 			middle := r.text()
@@ -378,7 +401,7 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 			start := len(joined)
 			joined = append(append(append(joined, last[:shared]...), middle...), last[uint64(len(last))-sharedEnd:]...)
 			e.Payload = joined[start:len(joined):len(joined)]
-			lastPayload[code] = e.Payload
+			recent[code].push(e.Payload)
 		case payloadPieces:
 			n := r.uvarint()
 			if n > uint64(len(r.d))/sha256.Size {
