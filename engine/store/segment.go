@@ -72,14 +72,18 @@ var segmentKinds = []engine.EventKind{
 	engine.EventModelCall, engine.EventModelDelta, engine.EventRepair, engine.EventGate, engine.EventAsk, engine.EventWarning, engine.EventUsage,
 }
 
-// kindCodes is segmentKinds' inverse.
-var kindCodes = func() map[engine.EventKind]byte {
-	m := map[engine.EventKind]byte{}
+// kindCode is kind's code, its index in segmentKinds plus one; 0 for a
+// kind with none. Scanning the short list, the kinds of steps and tool
+// calls early in it, is a few times quicker than looking a kind up in a
+// map, and the writer does it for every event.
+func kindCode(kind engine.EventKind) byte {
 	for i, k := range segmentKinds {
-		m[k] = byte(i + 1)
+		if k == kind {
+			return byte(i + 1)
+		}
 	}
-	return m
-}()
+	return 0
+}
 
 // segmentEvents and segmentBytes cap a segment: large enough that a row's
 // cost is spread over hundreds of events, small enough that a reader of a
@@ -146,7 +150,7 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	if g.events == 0 {
 		g.firstSeq = seq
 	}
-	code := kindCodes[kind]
+	code := kindCode(kind)
 	head := code
 	shared, sharedEnd, back := 0, 0, 0
 	switch {
