@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,6 +167,49 @@ func TestStepCalls(t *testing.T) {
 				t.Errorf("the tool calls: %+v", d.ToolCalls)
 			}
 		})
+	}
+}
+
+// TestMapItemsShareTheirPayloads records a map of 3,000 items whose body
+// is two steps, the first calling its tool, each item's values its own,
+// from several goroutines at once as the engine's map items are: the
+// store gives back every event byte for byte, and its segments hold less
+// than half of the payloads' JSON, the items sharing the heads and tails
+// of theirs with the items before them.
+func TestMapItemsShareTheirPayloads(t *testing.T) {
+	s := openTestStore(t)
+	rec := &recorder{Recorder: s.Recorder()}
+	r := &storetest.Run{ID: "map", Sink: rec, Start: rowsT0, Tick: 3 * time.Microsecond}
+	r.Begin("fan", "fan.yaml", map[string]any{"limit": 3000})
+	r.StepStart("E1", "map", map[string]any{"over": "{{input.items}}"})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := g; i < 3000; i += 8 {
+				item := "E1/do." + strconv.Itoa(i)
+				in := map[string]any{"id": "CHK-" + strconv.Itoa(i), "title": "#" + strconv.Itoa(i) + " checkout times out"}
+				out := map[string]any{"id": in["id"], "label": []any{"bug", "checkout"}[i%2], "priority": i % 3}
+				r.StepStart(item, "builtin__reshape", in)
+				r.ToolCall(item, "builtin__reshape", in, out, "", 0.01*float64(i%7))
+				r.StepEnd(item, "builtin__reshape", out, "", 0.02*float64(i%5))
+				r.Step(item+"/E11", "user__note", map[string]any{"text": in["title"]}, map[string]any{"noted": true}, 1)
+			}
+		})
+	}
+	wg.Wait()
+	r.StepEnd("E1", "map", nil, "", 140)
+	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sameEvents(t, s, "map", rec.given)
+	payloads := 0
+	for _, e := range rec.given {
+		j, _ := json.Marshal(e.Payload)
+		payloads += len(j)
+	}
+	if n := count(t, s, "SELECT sum(length(data)) FROM segments"); n*2 > payloads {
+		t.Errorf("the segments hold %d bytes for %d bytes of payloads", n, payloads)
 	}
 }
 
