@@ -222,10 +222,15 @@ func (w *writer) run(id string) *runState {
 // readRuns reads what a batch says about its runs, which the run rows
 // written before and after its segments hold.
 func (w *writer) readRuns(blocks []*block) {
+	// A batch's events are mostly one run's: its state is looked up when
+	// the run changes, not for every event.
+	var rs *runState
 	for _, b := range blocks {
 		for i := range b.events {
 			e := &b.events[i]
-			rs := w.run(e.runID)
+			if rs == nil || rs.id != e.runID {
+				rs = w.run(e.runID)
+			}
 			if e.seq > rs.lastSeq {
 				rs.lastSeq, rs.lastTime = e.seq, e.time
 			}
@@ -278,10 +283,13 @@ func (w *writer) apply(ctx context.Context, blocks []*block) error {
 			return err
 		}
 	}
+	var rs *runState
 	for _, b := range blocks {
 		for i := range b.events {
 			e := &b.events[i]
-			rs := w.runs[e.runID]
+			if rs == nil || rs.id != e.runID {
+				rs = w.runs[e.runID]
+			}
 			if w.seg.run != rs || w.seg.full() {
 				if err := w.flushSegment(ctx); err != nil {
 					return err
