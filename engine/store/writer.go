@@ -370,15 +370,11 @@ func (w *writer) flushSegment(ctx context.Context) error {
 // stays small.
 func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 	if p := rs.start; p != nil {
-		inputs := rs.inputs
-		var inputsBlob *blobPiece
+		inputs, inputsBlob := rs.inputs, blobPiece{}
+		var blobHash any // NULL for inputs in the row
 		if len(inputs) > blobBytes {
-			piece, _ := blobOf(inputs)
-			inputs, inputsBlob = nil, &piece
-		}
-		var blobHash any
-		if inputsBlob != nil {
-			blobHash = inputsBlob.hash
+			inputsBlob, _ = blobOf(inputs)
+			inputs, blobHash = nil, inputsBlob.hash
 		}
 		err := w.conn.QueryRowContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, inputs_blob, status, started_at, recorder)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
@@ -387,10 +383,10 @@ func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 				started_at = excluded.started_at, recorder = excluded.recorder
 			RETURNING key`,
 			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
-		if err != nil || inputsBlob == nil {
+		if err != nil || blobHash == nil {
 			return err
 		}
-		return w.storeBlob(ctx, rs.key, *inputsBlob)
+		return w.storeBlob(ctx, rs.key, inputsBlob)
 	}
 	if !rs.inDB {
 		// Events of a run whose run_start this Recorder never saw still
