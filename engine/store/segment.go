@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
@@ -160,9 +161,12 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	case code == 0:
 		head |= payloadInline
 	default:
+		// The latest payload of the kind is nearly always the best to
+		// share with: the ones before it are compared only when it
+		// shares less than half of this one.
 		recent := &g.recent[code]
 		for i, last := range recent {
-			if last == nil {
+			if last == nil || 2*(shared+sharedEnd) >= len(payload) {
 				break
 			}
 			begin := commonPrefix(payload, last)
@@ -192,7 +196,7 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	if code == 0 {
 		g.buf = appendText(g.buf, kind)
 	}
-	sharedPath := commonPrefix(path, g.lastPath)
+	sharedPath := commonPrefix(stringBytes(path), stringBytes(g.lastPath))
 	g.buf = binary.AppendUvarint(g.buf, uint64(sharedPath))
 	g.buf = appendText(g.buf, path[sharedPath:])
 	g.events++
@@ -225,11 +229,11 @@ func (r *recentPayloads) push(p []byte) {
 // commonPrefix is the length of the longest prefix a and b share,
 // compared a word at a time: a map item's payloads share tens of bytes
 // with the item's before them.
-func commonPrefix[T ~string | ~[]byte](a, b T) int {
+func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		if x := word(a[i:]) ^ word(b[i:]); x != 0 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
 			return i + bits.TrailingZeros64(x)/8
 		}
 	}
@@ -244,7 +248,7 @@ func commonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		if x := word(a[len(a)-i-8:]) ^ word(b[len(b)-i-8:]); x != 0 {
+		if x := binary.LittleEndian.Uint64(a[len(a)-i-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-i-8:]); x != 0 {
 			return i + bits.LeadingZeros64(x)/8
 		}
 	}
@@ -254,11 +258,9 @@ func commonSuffix(a, b []byte) int {
 	return i
 }
 
-// word is the first 8 bytes of b, little-endian.
-func word[T ~string | ~[]byte](b T) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+// stringBytes is a string's bytes, without a copy, for reading only.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // appendText appends a text: its length and its bytes.
