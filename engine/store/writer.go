@@ -19,9 +19,10 @@ import (
 type writer struct {
 	store *Store
 	conn  *sql.Conn
-	// The statements every batch runs, prepared once.
-	insertSegment, insertBlob, insertRunBlob *sql.Stmt
-	runs                                     map[string]*runState
+	// The statements every batch runs, prepared once (statements):
+	// preparing one each time cost more than running it.
+	begin, commit, insertSegment, insertBlob, insertRunBlob, updateProgress *sql.Stmt
+	runs                                                                    map[string]*runState
 
 	seg     segment
 	touched []*runState
@@ -90,12 +91,12 @@ func (w *writer) write(blocks []*block) error {
 	defer w.reset()
 	w.readRuns(blocks)
 
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := w.begin.ExecContext(ctx); err != nil {
 		return err
 	}
 	err := w.apply(ctx, blocks)
 	if err == nil {
-		_, err = w.conn.ExecContext(ctx, "COMMIT")
+		_, err = w.commit.ExecContext(ctx)
 	}
 	if err != nil {
 		w.conn.ExecContext(ctx, "ROLLBACK")
@@ -124,22 +125,43 @@ func (w *writer) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stmts := []struct {
-		s *(*sql.Stmt)
-		q string
-	}{
-		{&w.insertSegment, insertSegment},
-		{&w.insertBlob, insertBlob},
-		{&w.insertRunBlob, insertRunBlob},
-	}
-	for _, st := range stmts {
-		if *st.s, err = conn.PrepareContext(ctx, st.q); err != nil {
+	for _, st := range w.statements() {
+		if *st.stmt, err = conn.PrepareContext(ctx, st.query); err != nil {
+			w.closeStatements()
 			conn.Close()
 			return err
 		}
 	}
 	w.conn = conn
 	return nil
+}
+
+// statement is one of the statements every batch runs, and its SQL.
+type statement struct {
+	stmt  **sql.Stmt
+	query string
+}
+
+// statements are the statements every batch runs.
+func (w *writer) statements() []statement {
+	return []statement{
+		{&w.begin, "BEGIN IMMEDIATE"},
+		{&w.commit, "COMMIT"},
+		{&w.insertSegment, insertSegment},
+		{&w.insertBlob, insertBlob},
+		{&w.insertRunBlob, insertRunBlob},
+		{&w.updateProgress, updateProgress},
+	}
+}
+
+// closeStatements closes the statements prepared so far.
+func (w *writer) closeStatements() {
+	for _, st := range w.statements() {
+		if *st.stmt != nil {
+			(*st.stmt).Close()
+			*st.stmt = nil
+		}
+	}
 }
 
 // inOrder returns the blocks as they are when their events are grouped by
@@ -333,12 +355,14 @@ func encodePayload(enc *payloadEncoder, b []byte, p any) []byte {
 	return append(b, j...)
 }
 
-// The inserts of a batch: a segment, a payload kept in blobs, and a run's
-// reference to it.
+// The writes of a batch: a segment, a payload kept in blobs, a run's
+// reference to it, and what the batch says of a run still running.
 const (
-	insertSegment = "INSERT INTO segments (run, first_seq, last_seq, data) VALUES (?, ?, ?, ?)"
-	insertBlob    = "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING"
-	insertRunBlob = "INSERT INTO run_blobs (run, hash) VALUES (?, ?) ON CONFLICT DO NOTHING"
+	insertSegment  = "INSERT INTO segments (run, first_seq, last_seq, data) VALUES (?, ?, ?, ?)"
+	insertBlob     = "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING"
+	insertRunBlob  = "INSERT INTO run_blobs (run, hash) VALUES (?, ?) ON CONFLICT DO NOTHING"
+	updateProgress = `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ?,
+		calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`
 )
 
 // storeBlob keeps a piece of a payload in blobs, once per content, as one
@@ -414,9 +438,7 @@ func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 	if rs.calls > 0 && !rs.unpriced {
 		cost = rs.cost
 	}
-	_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ?,
-		calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`,
-		int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.calls, rs.tokens, cost, rs.key)
+	_, err := w.updateProgress.ExecContext(ctx, int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.calls, rs.tokens, cost, rs.key)
 	if err != nil || rs.end == nil {
 		return err
 	}
@@ -448,9 +470,7 @@ func (w *writer) finish() error {
 		}
 	}
 	if w.conn != nil {
-		for _, s := range []*sql.Stmt{w.insertSegment, w.insertBlob, w.insertRunBlob} {
-			s.Close()
-		}
+		w.closeStatements()
 		if err := w.conn.Close(); err != nil && first == nil {
 			first = err
 		}
