@@ -1,6 +1,7 @@
 package store
 
 import (
+	"iter"
 	"reflect"
 	"strconv"
 	"unsafe"
@@ -252,25 +253,48 @@ const valueBlobBytes = 4 << 10
 // valueBlobBytes lie in p, a payload object as the encoders write it
 // (compact JSON), in order. It is linear in the payload.
 func valueCuts(p string, cuts []cut) []cut {
-	if len(p) < 2 || p[0] != '{' {
-		return cuts
-	}
-	i := 1
-	for i < len(p) && p[i] != '}' {
-		keyStart := i
-		keyEnd := skipJSONValue(p, i) // the key is a string
-		name := p[keyStart+1 : keyEnd-1]
-		valueStart := keyEnd + 1 // past the colon
-		valueEnd := skipJSONValue(p, valueStart)
-		if valueMembers[name] && valueEnd-valueStart > valueBlobBytes {
-			cuts = append(cuts, cut{valueStart, valueEnd})
-		}
-		i = valueEnd
-		if i < len(p) && p[i] == ',' {
-			i++
+	for name, c := range jsonMembers(p) {
+		if valueMembers[name] && c.hi-c.lo > valueBlobBytes {
+			cuts = append(cuts, c)
 		}
 	}
 	return cuts
+}
+
+// jsonMembers yields the name of each top-level member of p, a payload
+// object as the encoders write it (compact JSON), and where its value
+// lies, in order. It is linear in the payload.
+func jsonMembers(p string) iter.Seq2[string, cut] {
+	return func(yield func(string, cut) bool) {
+		if len(p) < 2 || p[0] != '{' {
+			return
+		}
+		i := 1
+		for i < len(p) && p[i] != '}' {
+			keyStart := i
+			keyEnd := skipJSONValue(p, i) // the key is a string
+			name := p[keyStart+1 : keyEnd-1]
+			valueStart := keyEnd + 1 // past the colon
+			valueEnd := skipJSONValue(p, valueStart)
+			if !yield(name, cut{valueStart, valueEnd}) {
+				return
+			}
+			i = valueEnd
+			if i < len(p) && p[i] == ',' {
+				i++
+			}
+		}
+	}
+}
+
+// member is the JSON of p's top-level member name, nil when p has none.
+func member(p []byte, name string) []byte {
+	for n, c := range jsonMembers(bufferText(p)) {
+		if n == name {
+			return p[c.lo:c.hi]
+		}
+	}
+	return nil
 }
 
 // skipJSONValue returns the index just past the JSON value that begins at

@@ -21,7 +21,8 @@ import (
 const stepStatusUnknown engine.StepStatus = "unknown"
 
 const summaryColumns = `id, plan, project, status, error, started_at, ended_at, last_event_at, recorder, calls, tokens, cost_usd,
-	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END, decided, held_ms, parent, made, inputs`
+	CASE WHEN status = 'running' THEN steps_ended ELSE coalesce(steps_executed, 0) END, decided, held_ms, parent, made,
+	coalesce((SELECT data FROM blobs WHERE hash = inputs_blob), inputs)`
 
 // Runs lists runs, newest first.
 func (s *Store) Runs(ctx context.Context, f record.RunFilter) ([]record.RunSummary, error) {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,11 +170,56 @@ func TestStepCalls(t *testing.T) {
 	}
 }
 
+// TestMapItemsShareTheirPayloads records a map of 3,000 items whose body
+// is two steps, the first calling its tool, each item's values its own,
+// from several goroutines at once as the engine's map items are: the
+// store gives back every event byte for byte, and its segments hold less
+// than half of the payloads' JSON, the items sharing the heads and tails
+// of theirs with the items before them.
+func TestMapItemsShareTheirPayloads(t *testing.T) {
+	s := openTestStore(t)
+	rec := &recorder{Recorder: s.Recorder()}
+	r := &storetest.Run{ID: "map", Sink: rec, Start: rowsT0, Tick: 3 * time.Microsecond}
+	r.Begin("fan", "fan.yaml", map[string]any{"limit": 3000})
+	r.StepStart("E1", "map", map[string]any{"over": "{{input.items}}"})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := g; i < 3000; i += 8 {
+				item := "E1/do." + strconv.Itoa(i)
+				in := map[string]any{"id": "CHK-" + strconv.Itoa(i), "title": "#" + strconv.Itoa(i) + " checkout times out"}
+				out := map[string]any{"id": in["id"], "label": []any{"bug", "checkout"}[i%2], "priority": i % 3}
+				r.StepStart(item, "builtin__reshape", in)
+				r.ToolCall(item, "builtin__reshape", in, out, "", 0.01*float64(i%7))
+				r.StepEnd(item, "builtin__reshape", out, "", 0.02*float64(i%5))
+				r.Step(item+"/E11", "user__note", map[string]any{"text": in["title"]}, map[string]any{"noted": true}, 1)
+			}
+		})
+	}
+	wg.Wait()
+	r.StepEnd("E1", "map", nil, "", 140)
+	r.End(engine.RunEnded{Status: "ok", StepsExecuted: 1})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sameEvents(t, s, "map", rec.given)
+	payloads := 0
+	for _, e := range rec.given {
+		j, _ := json.Marshal(e.Payload)
+		payloads += len(j)
+	}
+	if n := count(t, s, "SELECT sum(length(data)) FROM segments"); n*2 > payloads {
+		t.Errorf("the segments hold %d bytes for %d bytes of payloads", n, payloads)
+	}
+}
+
 // TestLargePayloadInBlobs records a run whose tool returns 20 MiB (2 under
 // the race detector) and a small run after it: the big result lives once
 // in blobs, though the call's end and the step's end both hold it, the
 // segments hold its hash, the small run's record and every listing read
-// nothing of it, and the big run still gives back every byte.
+// nothing of it, and the big run still gives back every byte. Its inputs,
+// over blobBytes, are the run_start's piece in blobs, which its row names
+// instead of holding them, and its listing still shows them.
 func TestLargePayloadInBlobs(t *testing.T) {
 	s := openTestStore(t)
 	size := 20 << 20
@@ -208,11 +255,17 @@ func TestLargePayloadInBlobs(t *testing.T) {
 	if n := count(t, s, "SELECT sum(length(data)) FROM segments WHERE run = (SELECT key FROM runs WHERE id = 'big')"); n > 1024 {
 		t.Errorf("the big run's segments hold %d bytes", n)
 	}
+	if n := count(t, s, "SELECT length(inputs) + (SELECT count(*) FROM blobs WHERE hash = inputs_blob) FROM runs WHERE id = 'big'"); n != 1 {
+		t.Errorf("the big run's row holds %d bytes of inputs and names no blob of them", n-1)
+	}
 
 	ctx := context.Background()
 	list, err := s.Runs(ctx, record.RunFilter{})
 	if err != nil || len(list) != 2 || list[1].ID != "big" || list[1].Status != "ok" || list[1].StepsExecuted != 1 {
-		t.Errorf("runs: %+v, %v", list, err)
+		t.Fatalf("runs: %+v, %v", list, err)
+	}
+	if want, _ := json.Marshal(map[string]any{"seed": big[:blobBytes+1]}); !bytes.Equal(list[1].Inputs, want) {
+		t.Errorf("the big run lists %d bytes of inputs, want %d", len(list[1].Inputs), len(want))
 	}
 	d, err := s.Run(ctx, "big")
 	if err != nil {

@@ -236,6 +236,11 @@ var migrations = []migration{
 	// has their inputs, read from their run_start.
 	{sql: `ALTER TABLE runs ADD COLUMN made TEXT NOT NULL DEFAULT '';
 	ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '';`},
+	// 8: inputs over blobBytes are kept in blobs (the piece the run_start
+	// keeps there), named by inputs_blob, and inputs is then empty: a
+	// run's row is rewritten whole by every batch that records its
+	// progress, and a 10,000-item input made each batch write it again.
+	{sql: `ALTER TABLE runs ADD COLUMN inputs_blob TEXT;`},
 }
 
 // migration is one step of the schema: its SQL, then, when set, convert,

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/record"
@@ -24,7 +26,7 @@ import (
 //   - a head byte: the kind's code in segmentKinds (headKind bits; 0 for
 //     a kind given as a text), whether the time is known (headTime), and
 //     how the payload is kept (headPayload bits: payloadNone,
-//     payloadInline, payloadPieces);
+//     payloadInline, payloadPieces, payloadShared);
 //   - its seq, less the seq of the event before it in the segment (0 for
 //     the first), as a uvarint;
 //   - when known, its time in Unix nanoseconds, less the last known time
@@ -35,11 +37,21 @@ import (
 //   - its payload: for payloadInline the JSON as a text; for payloadPieces
 //     the number n of pieces kept in blobs (uvarint) and the JSON in 2n+1
 //     pieces: a text, then n times the SHA-256 of a piece kept in blobs
-//     (32 bytes) and a text.
+//     (32 bytes) and a text; for payloadShared which of the recent
+//     payloads of its kind it shares bytes with and how many it begins
+//     with (uvarint: the count times sharedBack, plus how many payloads
+//     of the kind back it is, 0 for the last), how many of what follows
+//     them in both it ends with (uvarint), and what lies between as a
+//     text. The recent payloads of a kind are those of the last
+//     sharedBack events of the kind, with a code, in the segment whose
+//     payload is inline or shared.
 //
 // A text is its length (uvarint) and its bytes. A map item's events share
 // most of their path, and follow each other within microseconds, so that
-// the head of one is a few bytes.
+// the head of one is a few bytes; and they share the head and the tail of
+// their payload with the item's before them (the tool, the member names,
+// the start and the end of the values), which a segment thus keeps once:
+// that was 70% of what recording a large map wrote.
 const segmentFormat = 1
 
 const (
@@ -50,6 +62,7 @@ const (
 	payloadNone   = 0x00
 	payloadInline = 0x20
 	payloadPieces = 0x40
+	payloadShared = 0x60
 )
 
 // segmentKinds are the kinds an event's head names by code: its index
@@ -61,14 +74,18 @@ var segmentKinds = []engine.EventKind{
 	engine.EventItems,
 }
 
-// kindCodes is segmentKinds' inverse.
-var kindCodes = func() map[engine.EventKind]byte {
-	m := map[engine.EventKind]byte{}
+// kindCode is kind's code, its index in segmentKinds plus one; 0 for a
+// kind with none. Scanning the short list, the kinds of steps and tool
+// calls early in it, is a few times quicker than looking a kind up in a
+// map, and the writer does it for every event.
+func kindCode(kind engine.EventKind) byte {
 	for i, k := range segmentKinds {
-		m[k] = byte(i + 1)
+		if k == kind {
+			return byte(i + 1)
+		}
 	}
-	return m
-}()
+	return 0
+}
 
 // segmentEvents and segmentBytes cap a segment: large enough that a row's
 // cost is spread over hundreds of events, small enough that a reader of a
@@ -85,8 +102,10 @@ type segment struct {
 	firstSeq, last uint64
 	lastTime       int64 // the last known time, Unix nanoseconds; 0 for none yet
 	lastPath       string
-	events         int
-	buf            []byte
+	// recent are the recent payloads of each kind code (payloadShared).
+	recent [headKind + 1]recentPayloads
+	events int
+	buf    []byte
 	// blobs are the pieces of the last event's payload that go in blobs,
 	// for the caller to store; cuts is where they lie in it.
 	blobs []blobPiece
@@ -99,11 +118,18 @@ type blobPiece struct {
 	data []byte
 }
 
+// blobOf is data as a piece kept in blobs, and its SHA-256.
+func blobOf(data []byte) (blobPiece, [sha256.Size]byte) {
+	sum := sha256.Sum256(data)
+	return blobPiece{hash: hex.EncodeToString(sum[:]), data: data}, sum
+}
+
 // cut is a piece of a buffer, [lo, hi).
 type cut struct{ lo, hi int }
 
 func (g *segment) reset() {
 	g.run, g.firstSeq, g.last, g.lastTime, g.lastPath, g.events = nil, 0, 0, 0, "", 0
+	clear(g.recent[:])
 	g.buf = append(g.buf[:0], segmentFormat)
 }
 
@@ -126,13 +152,37 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 	if g.events == 0 {
 		g.firstSeq = seq
 	}
-	head := kindCodes[kind]
+	code := kindCode(kind)
+	head := code
+	shared, sharedEnd, back := 0, 0, 0
 	switch {
 	case payload == nil:
-	case len(payload) <= blobBytes:
+	case len(payload) > blobBytes:
+		head |= payloadPieces
+	case code == 0:
 		head |= payloadInline
 	default:
-		head |= payloadPieces
+		// The latest payload of the kind is nearly always the best to
+		// share with: the ones before it are compared only when it
+		// shares less than half of this one.
+		recent := &g.recent[code]
+		for i, last := range recent {
+			if last == nil || 2*(shared+sharedEnd) >= len(payload) {
+				break
+			}
+			begin := commonPrefix(payload, last)
+			end := commonSuffix(payload[begin:], last[begin:])
+			if begin+end > shared+sharedEnd {
+				shared, sharedEnd, back = begin, end, i
+			}
+		}
+		// Sharing fewer bytes than its counts take saves nothing.
+		if shared+sharedEnd > 2 {
+			head |= payloadShared
+		} else {
+			head |= payloadInline
+		}
+		recent.push(payload)
 	}
 	if !at.IsZero() {
 		head |= headTime
@@ -144,23 +194,74 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
 		g.lastTime = t
 	}
-	if head&headKind == 0 {
+	if code == 0 {
 		g.buf = appendText(g.buf, kind)
 	}
-	shared := 0
-	for shared < len(path) && shared < len(g.lastPath) && path[shared] == g.lastPath[shared] {
-		shared++
-	}
-	g.buf = binary.AppendUvarint(g.buf, uint64(shared))
-	g.buf = appendText(g.buf, path[shared:])
+	sharedPath := commonPrefix(stringBytes(path), stringBytes(g.lastPath))
+	g.buf = binary.AppendUvarint(g.buf, uint64(sharedPath))
+	g.buf = appendText(g.buf, path[sharedPath:])
 	g.events++
 	g.last, g.lastPath = seq, path
 	switch head & headPayload {
 	case payloadInline:
 		g.buf = appendText(g.buf, payload)
+	case payloadShared:
+		g.buf = binary.AppendUvarint(g.buf, uint64(shared)*sharedBack+uint64(back))
+		g.buf = binary.AppendUvarint(g.buf, uint64(sharedEnd))
+		g.buf = appendText(g.buf, payload[shared:len(payload)-sharedEnd])
 	case payloadPieces:
 		g.appendPieces(payload)
 	}
+}
+
+// sharedBack is how many payloads of its kind back a shared payload may
+// name: the events of a map item whose body has a few steps are as many
+// step_starts (and step_ends) apart as the body has steps.
+const sharedBack = 4
+
+// recentPayloads are the last payloads of one kind code, the latest first.
+type recentPayloads [sharedBack][]byte
+
+func (r *recentPayloads) push(p []byte) {
+	copy(r[1:], r[:sharedBack-1])
+	r[0] = p
+}
+
+// commonPrefix is the length of the longest prefix a and b share,
+// compared a word at a time: a map item's payloads share tens of bytes
+// with the item's before them.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest suffix a and b share.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[len(a)-i-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-i-8:]); x != 0 {
+			return i + bits.LeadingZeros64(x)/8
+		}
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
+// stringBytes is a string's bytes, without a copy, for reading only.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // appendText appends a text: its length and its bytes.
@@ -183,9 +284,9 @@ func (g *segment) appendPieces(p []byte) {
 	prev := 0
 	for _, c := range g.cuts {
 		g.buf = appendText(g.buf, p[prev:c.lo])
-		sum := sha256.Sum256(p[c.lo:c.hi])
+		piece, sum := blobOf(p[c.lo:c.hi])
 		g.buf = append(g.buf, sum[:]...)
-		g.blobs = append(g.blobs, blobPiece{hash: hex.EncodeToString(sum[:]), data: p[c.lo:c.hi]})
+		g.blobs = append(g.blobs, piece)
 		prev = c.hi
 	}
 	g.buf = appendText(g.buf, p[prev:])
@@ -260,6 +361,10 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 	var seq uint64
 	var at int64
 	var path string
+	var recent [headKind + 1]recentPayloads
+	// joined holds the payloads shared ones are joined into, a chunk at a
+	// time, so that a segment's take an allocation or a few.
+	var joined []byte
 	for len(r.d) > 0 {
 		head := r.d[0]
 		r.d = r.d[1:]
@@ -270,7 +375,8 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 			at += r.varint()
 			e.Time = time.Unix(0, at)
 		}
-		if code := int(head & headKind); code == 0 {
+		code := int(head & headKind)
+		if code == 0 {
 			e.Kind = engine.EventKind(r.text())
 		} else if code <= len(segmentKinds) {
 			e.Kind = segmentKinds[code-1]
@@ -287,6 +393,22 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 		case payloadNone:
 		case payloadInline:
 			e.Payload = r.text()
+			recent[code].push(e.Payload)
+		case payloadShared:
+			which, sharedEnd := r.uvarint(), r.uvarint()
+			shared, last := which/sharedBack, recent[code][which%sharedBack]
+			if code == 0 || last == nil || shared > uint64(len(last)) || sharedEnd > uint64(len(last))-shared {
+				return list, pieced, errSegment
+			}
+			middle := r.text()
+			n := len(middle) + int(shared+sharedEnd)
+			if cap(joined)-len(joined) < n {
+				joined = make([]byte, 0, max(n, 64<<10))
+			}
+			start := len(joined)
+			joined = append(append(append(joined, last[:shared]...), middle...), last[uint64(len(last))-sharedEnd:]...)
+			e.Payload = joined[start:len(joined):len(joined)]
+			recent[code].push(e.Payload)
 		case payloadPieces:
 			n := r.uvarint()
 			if n > uint64(len(r.d))/sha256.Size {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -20,9 +19,10 @@ import (
 type writer struct {
 	store *Store
 	conn  *sql.Conn
-	// The statements every batch runs, prepared once.
-	insertSegment, insertBlob, insertRunBlob *sql.Stmt
-	runs                                     map[string]*runState
+	// The statements every batch runs, prepared once (statements):
+	// preparing one each time cost more than running it.
+	begin, commit, insertSegment, insertBlob, insertRunBlob, updateProgress *sql.Stmt
+	runs                                                                    map[string]*runState
 
 	seg     segment
 	touched []*runState
@@ -45,6 +45,7 @@ type runState struct {
 
 	start     *engine.RunStarted // a run_start in the current batch
 	startedAt time.Time
+	inputs    []byte           // the JSON of its inputs, as the run_start's payload has it
 	end       *engine.RunEnded // a run_end in the current batch
 	endedAt   time.Time
 
@@ -90,12 +91,12 @@ func (w *writer) write(blocks []*block) error {
 	defer w.reset()
 	w.readRuns(blocks)
 
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := w.begin.ExecContext(ctx); err != nil {
 		return err
 	}
 	err := w.apply(ctx, blocks)
 	if err == nil {
-		_, err = w.conn.ExecContext(ctx, "COMMIT")
+		_, err = w.commit.ExecContext(ctx)
 	}
 	if err != nil {
 		w.conn.ExecContext(ctx, "ROLLBACK")
@@ -124,22 +125,43 @@ func (w *writer) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stmts := []struct {
-		s *(*sql.Stmt)
-		q string
-	}{
-		{&w.insertSegment, insertSegment},
-		{&w.insertBlob, insertBlob},
-		{&w.insertRunBlob, insertRunBlob},
-	}
-	for _, st := range stmts {
-		if *st.s, err = conn.PrepareContext(ctx, st.q); err != nil {
+	for _, st := range w.statements() {
+		if *st.stmt, err = conn.PrepareContext(ctx, st.query); err != nil {
+			w.closeStatements()
 			conn.Close()
 			return err
 		}
 	}
 	w.conn = conn
 	return nil
+}
+
+// statement is one of the statements every batch runs, and its SQL.
+type statement struct {
+	stmt  **sql.Stmt
+	query string
+}
+
+// statements are the statements every batch runs.
+func (w *writer) statements() []statement {
+	return []statement{
+		{&w.begin, "BEGIN IMMEDIATE"},
+		{&w.commit, "COMMIT"},
+		{&w.insertSegment, insertSegment},
+		{&w.insertBlob, insertBlob},
+		{&w.insertRunBlob, insertRunBlob},
+		{&w.updateProgress, updateProgress},
+	}
+}
+
+// closeStatements closes the statements prepared so far.
+func (w *writer) closeStatements() {
+	for _, st := range w.statements() {
+		if *st.stmt != nil {
+			(*st.stmt).Close()
+			*st.stmt = nil
+		}
+	}
 }
 
 // inOrder returns the blocks as they are when their events are grouped by
@@ -198,7 +220,7 @@ func eventOrder(a, b *queuedEvent) int {
 // reset clears the per-batch state, keeping the capacity.
 func (w *writer) reset() {
 	for _, rs := range w.touched {
-		rs.touched, rs.start, rs.end = false, nil, nil
+		rs.touched, rs.start, rs.inputs, rs.end = false, nil, nil, nil
 	}
 	w.touched = w.touched[:0]
 	clear(w.sorted.events)
@@ -222,10 +244,15 @@ func (w *writer) run(id string) *runState {
 // readRuns reads what a batch says about its runs, which the run rows
 // written before and after its segments hold.
 func (w *writer) readRuns(blocks []*block) {
+	// A batch's events are mostly one run's: its state is looked up when
+	// the run changes, not for every event.
+	var rs *runState
 	for _, b := range blocks {
 		for i := range b.events {
 			e := &b.events[i]
-			rs := w.run(e.runID)
+			if rs == nil || rs.id != e.runID {
+				rs = w.run(e.runID)
+			}
 			if e.seq > rs.lastSeq {
 				rs.lastSeq, rs.lastTime = e.seq, e.time
 			}
@@ -240,7 +267,7 @@ func (w *writer) readRuns(blocks []*block) {
 				}
 			case engine.EventRunStart:
 				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
-					rs.start, rs.startedAt = &p, e.time
+					rs.start, rs.startedAt, rs.inputs = &p, e.time, member(b.payload(e), "inputs")
 				}
 			case engine.EventRunEnd:
 				if p, ok := payloadAs[engine.RunEnded](e.payload); ok {
@@ -278,10 +305,13 @@ func (w *writer) apply(ctx context.Context, blocks []*block) error {
 			return err
 		}
 	}
+	var rs *runState
 	for _, b := range blocks {
 		for i := range b.events {
 			e := &b.events[i]
-			rs := w.runs[e.runID]
+			if rs == nil || rs.id != e.runID {
+				rs = w.runs[e.runID]
+			}
 			if w.seg.run != rs || w.seg.full() {
 				if err := w.flushSegment(ctx); err != nil {
 					return err
@@ -325,12 +355,14 @@ func encodePayload(enc *payloadEncoder, b []byte, p any) []byte {
 	return append(b, j...)
 }
 
-// The inserts of a batch: a segment, a payload kept in blobs, and a run's
-// reference to it.
+// The writes of a batch: a segment, a payload kept in blobs, a run's
+// reference to it, and what the batch says of a run still running.
 const (
-	insertSegment = "INSERT INTO segments (run, first_seq, last_seq, data) VALUES (?, ?, ?, ?)"
-	insertBlob    = "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING"
-	insertRunBlob = "INSERT INTO run_blobs (run, hash) VALUES (?, ?) ON CONFLICT DO NOTHING"
+	insertSegment  = "INSERT INTO segments (run, first_seq, last_seq, data) VALUES (?, ?, ?, ?)"
+	insertBlob     = "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING"
+	insertRunBlob  = "INSERT INTO run_blobs (run, hash) VALUES (?, ?) ON CONFLICT DO NOTHING"
+	updateProgress = `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ?,
+		calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`
 )
 
 // storeBlob keeps a piece of a payload in blobs, once per content, as one
@@ -354,21 +386,33 @@ func (w *writer) flushSegment(ctx context.Context) error {
 	return err
 }
 
+// writeRunStart writes the row of a run: its run_start's fields when the
+// batch has it, or else a row for its events to belong to, and learns
+// its key. Inputs over blobBytes are kept in blobs, as the run_start's
+// own payload keeps them (the same piece, stored once), so that the row,
+// which every listing reads and each batch's progress rewrites whole,
+// stays small.
 func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 	if p := rs.start; p != nil {
-		inputs, err := json.Marshal(p.Inputs)
-		if err != nil {
-			return fmt.Errorf("the inputs of run %s: %w", rs.id, err)
+		inputs, inputsBlob := rs.inputs, blobPiece{}
+		var blobHash any // NULL for inputs in the row
+		if len(inputs) > blobBytes {
+			inputsBlob, _ = blobOf(inputs)
+			inputs, blobHash = nil, inputsBlob.hash
 		}
-		_, err = w.conn.ExecContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, status, started_at, recorder)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
+		err := w.conn.QueryRowContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, inputs_blob, status, started_at, recorder)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)
 			ON CONFLICT (id) DO UPDATE SET plan = excluded.plan, file = excluded.file, project = excluded.project, hash = excluded.hash,
-				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, started_at = excluded.started_at, recorder = excluded.recorder`,
-			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), string(inputs), nanos(rs.startedAt), w.store.self)
-		if err != nil {
+				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, inputs_blob = excluded.inputs_blob,
+				started_at = excluded.started_at, recorder = excluded.recorder
+			RETURNING key`,
+			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
+		if err != nil || blobHash == nil {
 			return err
 		}
-	} else if !rs.inDB {
+		return w.storeBlob(ctx, rs.key, inputsBlob)
+	}
+	if !rs.inDB {
 		// Events of a run whose run_start this Recorder never saw still
 		// get a row to belong to.
 		_, err := w.conn.ExecContext(ctx, `INSERT INTO runs (id, status, started_at, recorder) VALUES (?, 'running', ?, ?)
@@ -394,9 +438,7 @@ func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 	if rs.calls > 0 && !rs.unpriced {
 		cost = rs.cost
 	}
-	_, err := w.conn.ExecContext(ctx, `UPDATE runs SET last_seq = max(last_seq, ?), last_event_at = ?, steps_ended = ?, decided = ?,
-		calls = ?, tokens = ?, cost_usd = ? WHERE key = ?`,
-		int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.calls, rs.tokens, cost, rs.key)
+	_, err := w.updateProgress.ExecContext(ctx, int64(rs.lastSeq), nanos(rs.lastTime), rs.stepsEnded, rs.decided, rs.calls, rs.tokens, cost, rs.key)
 	if err != nil || rs.end == nil {
 		return err
 	}
@@ -428,9 +470,7 @@ func (w *writer) finish() error {
 		}
 	}
 	if w.conn != nil {
-		for _, s := range []*sql.Stmt{w.insertSegment, w.insertBlob, w.insertRunBlob} {
-			s.Close()
-		}
+		w.closeStatements()
 		if err := w.conn.Close(); err != nil && first == nil {
 			first = err
 		}
