@@ -636,32 +636,47 @@ func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
 		fmt.Fprintf(w, "\n%s: no model calls\n", title)
 		return
 	}
-	fmt.Fprintf(w, "\n%s: %s\n", title, usageSummary(engine.UsageLine{Calls: u.Calls, Usage: u.Usage, CostUSD: u.CostUSD}))
+	fmt.Fprintf(w, "\n%s: %s\n", title, usageSummary(u.Calls, u.Total(), u.CostUSD))
 	fmt.Fprintf(w, "  input %d, output %d, cache write %d, cache read %d\n",
 		u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(u.ByStep) > 0 {
+		// A map's items are one line, their body step's, with its
+		// dearest items under it: not a line an item.
 		fmt.Fprintln(tw, "  by step")
-		for _, l := range u.ByStep {
-			fmt.Fprintf(tw, "    %s\t%s\n", l.Path, usageSummary(l))
+		for _, l := range timeline.SpendOf(u).ByStep {
+			if !l.Group() {
+				fmt.Fprintf(tw, "    %s\t%s\n", l.Label, usageSummary(l.Calls, l.Tokens, l.Cost))
+				continue
+			}
+			fmt.Fprintf(tw, "    %s ×%d\t%s\n", l.Label, len(l.Items), usageSummary(l.Calls, l.Tokens, l.Cost))
+			for _, it := range l.Items[:min(len(l.Items), topSpendItems)] {
+				fmt.Fprintf(tw, "      %s\t%s\n", it.Label, usageSummary(it.Calls, it.Tokens, it.Cost))
+			}
+			if more := len(l.Items) - topSpendItems; more > 0 {
+				fmt.Fprintf(tw, "      and %s\t\n", countNoun(more, "more item", "more items"))
+			}
 		}
 	}
 	if len(u.ByModel) > 0 {
 		fmt.Fprintln(tw, "  by model")
 		for _, l := range u.ByModel {
-			fmt.Fprintf(tw, "    %s/%s\t%s\n", l.Provider, l.Model, usageSummary(l))
+			fmt.Fprintf(tw, "    %s/%s\t%s\n", l.Provider, l.Model, usageSummary(l.Calls, l.Total(), l.CostUSD))
 		}
 	}
 	tw.Flush()
 }
 
+// topSpendItems is how many of a map's items the usage lists under its
+// body step's line, the dearest first.
+const topSpendItems = 3
+
 // usageSummary is a usage line's calls, tokens and cost, the cost only
 // where every call was priced.
-func usageSummary(l engine.UsageLine) string {
-	s := countNoun(l.Calls, "call", "calls") + ", " +
-		format.Tokens(l.Total()) + " tokens"
-	if l.CostUSD != nil {
-		s += ", " + format.Spend(l.Calls, l.CostUSD)
+func usageSummary(calls, tokens int, cost *float64) string {
+	s := countNoun(calls, "call", "calls") + ", " + format.Tokens(tokens) + " tokens"
+	if cost != nil {
+		s += ", " + format.Spend(calls, cost)
 	}
 	return s
 }

@@ -37,7 +37,34 @@ const (
 )
 
 // Summary is the run in one line: plan, status, time, calls, tokens, cost.
-func Summary(t *timeline.Timeline) string {
+func Summary(t *timeline.Timeline) string { return strings.Join(summaryParts(t), summarySep) }
+
+// summarySep parts the pieces of a summary.
+const summarySep = " · "
+
+// summaryLines is the summary in lines of at most width cells, broken
+// between its pieces so that no figure is cut; only a piece wider than a
+// line (a long plan name) is, in its middle.
+func summaryLines(t *timeline.Timeline, width int) []string {
+	var lines []string
+	line := ""
+	for _, part := range summaryParts(t) {
+		part = common.ElideMiddle(part, width)
+		switch {
+		case line == "":
+			line = part
+		case ansi.StringWidth(line+summarySep+part) <= width:
+			line += summarySep + part
+		default:
+			lines = append(lines, line)
+			line = part
+		}
+	}
+	return append(lines, line)
+}
+
+// summaryParts are the pieces of the run's summary.
+func summaryParts(t *timeline.Timeline) []string {
 	parts := []string{t.Plan()}
 	if st := t.Status(); st != "" {
 		parts = append(parts, string(st))
@@ -52,7 +79,7 @@ func Summary(t *timeline.Timeline) string {
 			parts = append(parts, format.Cost(*s.Cost))
 		}
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // labelWidth is how wide the label column is for bars, in a view width

@@ -1,6 +1,7 @@
 package timeview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -135,9 +136,56 @@ func TestTimelineSpendPane(t *testing.T) {
 	m, _ := pane(t, 3)
 	m.SetMode(ModeSpend)
 	got := ansi.Strip(m.View())
-	for _, want := range []string{"Spend", "big · running", "3 calls", "By step, most expensive first", "E1/do.0", "By model", "$0.0001", "208 tok"} {
+	for _, want := range []string{"Spend", "big · running", "3 calls", "By step, most expensive first", "E1/do.* ×3", "  E1/do.0 ", "By model", "$0.0001", "208 tok"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the spend pane does not show %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestTimelineSpendPaneGroupsItems shows the spend of a map of 10,000
+// items: one line for the items' step, the dearest three under it and
+// a count of the others, not ten thousand lines.
+func TestTimelineSpendPaneGroupsItems(t *testing.T) {
+	m, _ := pane(t, 10000)
+	m.SetSize(100, 20)
+	m.SetMode(ModeSpend)
+	got := ansi.Strip(m.View())
+	for _, want := range []string{"E1/do.* ×10000", "  E1/do.0 ", "  E1/do.1 ", "  E1/do.10 ", "and 9997 more items", "10000 calls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the spend pane does not show %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "E1/do.2 ") {
+		t.Errorf("the spend pane lists a fourth item:\n%s", got)
+	}
+}
+
+// TestTimelineSpendPaneNarrow draws the spend in panes from roomy to
+// narrow: every figure shows whole, the header breaks between its pieces
+// rather than cutting one, and a long label is cut in its middle.
+func TestTimelineSpendPaneNarrow(t *testing.T) {
+	for _, width := range []int{100, 60, 44, 40} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m, _ := pane(t, 3)
+			m.SetSize(width, 20)
+			m.SetMode(ModeSpend)
+			got := ansi.Strip(m.View())
+			for _, want := range []string{"$0.0003", "$0.0001", "624 tok", "208 tok", "3 calls", "1 call"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("the spend pane does not show %q whole:\n%s", want, got)
+				}
+			}
+			// The map's line: its step's path, cut in the middle or not,
+			// and its count of items whole.
+			if !strings.Contains(got, "E1/do.* ×3 ") && !strings.Contains(got, "E1…o.* ×3 ") {
+				t.Errorf("the map's label is not its path cut in the middle and its count:\n%s", got)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if strings.Contains(line, "…") && strings.Index(line, "…") > 8 {
+					t.Errorf("a line is cut at its end: %q", line)
+				}
+			}
+		})
 	}
 }

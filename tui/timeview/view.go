@@ -1,6 +1,7 @@
 package timeview
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -302,32 +303,43 @@ func (m *Model) timelineLines(width int) []string {
 
 // spendLines draws the run's cost and tokens by step, most expensive
 // first, then by model: a bar as long as its share of the dearest line.
+// A map's items are one line, their body step's, with its dearest items
+// under it. The figures always show whole; the labels give way, cut in
+// their middle, and then the bars.
 func (m *Model) spendLines(width int) []string {
 	s := m.tl.Spend()
 	t := m.Theme
-	lines := []string{t.Strong.Render(Summary(m.tl))}
+	var lines []string
+	for _, l := range summaryLines(m.tl, width) {
+		lines = append(lines, t.Strong.Render(l))
+	}
 	if s.Calls == 0 {
 		return append(lines, t.Muted.Render("no model calls yet"))
 	}
 	section := func(title string, spend []timeline.SpendLine) {
 		lines = append(lines, "", t.Heading.Render(title))
-		lw := 12
-		for _, l := range spend {
-			lw = max(lw, ansi.StringWidth(l.Label)+1)
-		}
-		lw = min(lw, width/3)
-		// The figures: cost, tokens and calls, in columns; a narrow pane
-		// leaves the calls out to keep room for the bars.
-		figs := make([][]string, len(spend))
-		for i, l := range spend {
-			figs[i] = []string{format.Spend(l.Calls, l.Cost), format.Tokens(l.Tokens) + " tok", common.Count(l.Calls, "call")}
+		rows := spendRows(spend)
+		// The figures: cost, tokens and calls, in columns; only a pane
+		// too narrow for them and a few cells of label leaves the calls
+		// out.
+		figs := make([][]string, len(rows))
+		for i, r := range rows {
+			figs[i] = []string{"", "", ""}
+			if r.more == 0 {
+				figs[i] = []string{format.Spend(r.Calls, r.Cost), format.Tokens(r.Tokens) + " tok", common.Count(r.Calls, "call")}
+			}
 		}
 		cols := 3
-		if width-lw-figuresWidth(figs, cols) < minSpendBar {
+		if width-figuresWidth(figs, cols) < minSpendLabel+1 {
 			cols = 2
 		}
-		fw := figuresWidth(figs, cols)
-		bw := max(width-lw-fw, 1)
+		rest := width - figuresWidth(figs, cols)
+		widest := 0
+		for _, r := range rows {
+			widest = max(widest, ansi.StringWidth(r.label+r.count))
+		}
+		lw := max(min(widest+1, max(rest-minSpendBar, minSpendLabel+1), rest-1), 1)
+		bw := max(rest-lw, 1)
 		byCost := true
 		for _, l := range spend {
 			byCost = byCost && l.Cost != nil
@@ -336,19 +348,67 @@ func (m *Model) spendLines(width int) []string {
 		for _, l := range spend {
 			top = max(top, weight(l, byCost))
 		}
-		for i, l := range spend {
+		for i, r := range rows {
+			if r.more > 0 {
+				lines = append(lines, t.Muted.Render(common.ElideMiddle("    and "+common.Count(r.more, "more item"), width)))
+				continue
+			}
 			n := 0
 			if top > 0 {
-				n = max(int(weight(l, byCost)/top*float64(bw)+0.5), 1)
+				n = max(int(weight(r.SpendLine, byCost)/top*float64(bw)+0.5), 1)
 			}
-			bar := t.Key.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
-			lines = append(lines, common.Fit(l.Label, lw)+bar+t.Muted.Render(figuresLine(figs, i, cols)))
+			barStyle, labelStyle := t.Key, lipgloss.NewStyle()
+			if r.item {
+				barStyle, labelStyle = t.Muted, t.Muted
+			}
+			// A group's count stays whole: its path gives way.
+			label := common.Fit(common.ElideMiddle(r.label, lw-1-ansi.StringWidth(r.count))+r.count, lw)
+			bar := barStyle.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
+			lines = append(lines, labelStyle.Render(label)+bar+t.Muted.Render(figuresLine(figs, i, cols)))
 		}
 	}
 	section("By step, most expensive first", s.ByStep)
 	section("By model", s.ByModel)
 	return lines
 }
+
+// spendRow is a row of a spend section: a step's, a group's (with count,
+// how many items it adds up), one of the dearest items under a group, or
+// a note of how many items more there are (more).
+type spendRow struct {
+	timeline.SpendLine
+	label, count string
+	item         bool
+	more         int
+}
+
+// topItems is how many of a group's items its line lists under it, the
+// dearest first: the outliers are what one looks for.
+const topItems = 3
+
+// spendRows lays out a section's lines: each group with its item count,
+// then its dearest items, indented.
+func spendRows(spend []timeline.SpendLine) []spendRow {
+	var rows []spendRow
+	for _, l := range spend {
+		if !l.Group() {
+			rows = append(rows, spendRow{SpendLine: l, label: l.Label})
+			continue
+		}
+		rows = append(rows, spendRow{SpendLine: l, label: l.Label, count: ItemCount(l)})
+		for _, it := range l.Items[:min(len(l.Items), topItems)] {
+			rows = append(rows, spendRow{SpendLine: it, label: "  " + it.Label, item: true})
+		}
+		if more := len(l.Items) - topItems; more > 0 {
+			rows = append(rows, spendRow{more: more})
+		}
+	}
+	return rows
+}
+
+// ItemCount is how many items a group adds up, as its label ends:
+// E1/do.* ×10000.
+func ItemCount(l timeline.SpendLine) string { return " ×" + strconv.Itoa(len(l.Items)) }
 
 // weight is what a spend bar's length shows: the cost where every line is
 // priced (byCost), the tokens otherwise, so that no bar compares dollars
@@ -360,9 +420,12 @@ func weight(l timeline.SpendLine, byCost bool) float64 {
 	return float64(l.Tokens)
 }
 
-// minSpendBar is the narrowest a spend bar gets before the calls column
-// gives up its room.
-const minSpendBar = 10
+// minSpendBar is the narrowest a spend bar gets while a label is cut to
+// make room for it; minSpendLabel the narrowest a label gets.
+const (
+	minSpendBar   = 6
+	minSpendLabel = 10
+)
 
 // figuresWidth is how wide the first cols columns of figures are, each
 // right-aligned to its widest and led by a space.
