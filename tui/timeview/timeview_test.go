@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -187,5 +188,51 @@ func TestTimelineSpendPaneNarrow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTimelineTextCut draws a run of 10,000 map items, one of which failed
+// and one of which ran five seconds, in 200 rows: the map's row, then the
+// failed item, then the slow one, each with its round; the map says how
+// many items it left out, and the end how many rows.
+func TestTimelineTextCut(t *testing.T) {
+	events := livetest.BigRun(10000)
+	for i, e := range events {
+		switch {
+		case e.Path == "E1/do.7000" && e.Kind == engine.EventStepEnd:
+			p := e.Payload.(engine.StepEnded)
+			p.Status, p.Ms = engine.StepFailed, 1
+			events[i].Payload = p
+		case e.Path == "E1/do.4242" && e.Kind == engine.EventStepEnd:
+			p := e.Payload.(engine.StepEnded)
+			p.Ms = 5000
+			events[i].Payload = p
+		}
+	}
+	out, err := Text(timeline.FromEvents(events), TextOptions{Width: 100, Rows: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// The summary, the axis, 200 rows, the map's note, the count and the
+	// legend.
+	if len(lines) != 205 {
+		t.Fatalf("%d lines, want 205:\n%s", len(lines), out)
+	}
+	for i, want := range map[int]string{2: "  E1 map", 3: "✗   do.7000 agent", 4: "      agent.1", 5: "    do.4242 agent", 6: "      agent.1"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d is %q, want it to start %q", i, lines[i], want)
+		}
+	}
+	if want := "    ⋯ 9900 more items"; lines[202] != want {
+		t.Errorf("the map's note is %q, want %q", lines[202], want)
+	}
+	if want := "200 of 20001 rows shown"; !strings.HasPrefix(lines[203], want) {
+		t.Errorf("the count is %q, want it to start %q", lines[203], want)
+	}
+
+	all, err := Text(timeline.FromEvents(events), TextOptions{Width: 100})
+	if err != nil || strings.Count(all, "\n") != 20001+3 {
+		t.Errorf("with no cap, %d lines (%v)", strings.Count(all, "\n"), err)
 	}
 }
