@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,24 @@ func TestInspectTimelineRowsAndStep(t *testing.T) {
 	golden(t, "inspect_timeline_step_80.txt", out)
 	if strings.Contains(out, "do.0") || strings.Contains(out, "E2") || !strings.Contains(out, "under E1/do.1") {
 		t.Errorf("--step E1/do.1 draws more than its subtree:\n%s", out)
+	}
+}
+
+// TestInspectUsageGroupsItems inspects the survey: its usage by step adds
+// the map's items up under their body step, the dearest listed under it.
+func TestInspectUsageGroupsItems(t *testing.T) {
+	id := retimedRun(t)
+	out, errOut, code := runCLI(t, "inspect", id)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	at := strings.Index(out, "  by step\n")
+	if at < 0 {
+		t.Fatalf("no usage by step:\n%s", out)
+	}
+	byStep := out[at:strings.Index(out, "  by model\n")]
+	want := regexp.MustCompile(`^  by step\n    E1/do\.\* ×3 +6 calls, 9\.2k tokens, \$0\.\d+\n      E1/do\.0 +2 calls, 3\.0k tokens, \$0\.\d+\n      E1/do\.1 .*\n      E1/do\.2 .*\n    E2 +1 call, 110 tokens, \$0\.\d+\n$`)
+	if !want.MatchString(byStep) {
+		t.Errorf("usage by step:\n%s", byStep)
 	}
 }
