@@ -236,3 +236,27 @@ func TestTimelineTextCut(t *testing.T) {
 		t.Errorf("with no cap, %d lines (%v)", strings.Count(all, "\n"), err)
 	}
 }
+
+// TestTimelineSpendPaneScrolls shows the spend in a pane too short for
+// it: the footer says which lines are in view, and the keys and the
+// wheel scroll to the rest.
+func TestTimelineSpendPaneScrolls(t *testing.T) {
+	m, _ := pane(t, 10000)
+	m.SetSize(100, 8)
+	m.SetMode(ModeSpend)
+	if got := ansi.Strip(m.View()); strings.Contains(got, "By model") || !strings.Contains(got, "lines 1–6 of 11 · j/k scroll") {
+		t.Fatalf("the top of the spend:\n%s", got)
+	}
+	*m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	if got := ansi.Strip(m.View()); !strings.Contains(got, "By model") || !strings.Contains(got, "lines 6–11 of 11") {
+		t.Errorf("end did not scroll to the bottom:\n%s", got)
+	}
+	m.Wheel(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if got := ansi.Strip(m.View()); strings.Contains(got, "lines 6–11") {
+		t.Errorf("the wheel did not scroll up:\n%s", got)
+	}
+	*m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	if got := ansi.Strip(m.View()); !strings.Contains(got, "lines 1–6 of 11") {
+		t.Errorf("home did not scroll to the top:\n%s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package timeview
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,8 @@ type Model struct {
 	// from where it starts, from the run's start.
 	zoom float64
 	from time.Duration
+	// spendScroll is how far the spend's lines are scrolled.
+	spendScroll common.Scroll
 	// cells is the buffer rows are drawn in, kept from frame to frame.
 	cells []timeline.Cell
 }
@@ -59,7 +62,7 @@ func (m Model) Mode() Mode { return m.mode }
 // Show puts the pane on a run's timeline, the whole of it in view.
 func (m *Model) Show(tl *timeline.Timeline) {
 	if tl != m.tl {
-		m.zoom, m.from, m.scroll = 1, 0, common.Scroll{}
+		m.zoom, m.from, m.scroll, m.spendScroll = 1, 0, common.Scroll{}, common.Scroll{}
 	}
 	m.tl = tl
 }
@@ -80,6 +83,9 @@ func (m *Model) Select(path string) {
 	m.selected = path
 	m.scroll = m.scroll.Follow(i, m.rowsHigh(), m.tl.Len())
 }
+
+// spendHigh is how many lines of the spend fit inside the frame.
+func (m Model) spendHigh() int { return max(m.Height-2, 1) }
 
 // rowsHigh is how many bars fit: the frame and the axis line take three.
 func (m Model) rowsHigh() int { return max(m.Height-3, 1) }
@@ -129,8 +135,8 @@ func (m *Model) clampPan() {
 	m.from = min(max(m.from, 0), whole-span)
 }
 
-// Update answers the pane's keys: up and down select a bar, left and
-// right pan, + and - zoom.
+// Update answers the pane's keys: up and down select a bar (scroll the
+// spend), left and right pan, + and - zoom.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || m.tl == nil {
@@ -146,8 +152,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.Pan(-1)
 	case key.Matches(k, keys.Expand):
 		m.Pan(1)
+	case m.mode == ModeSpend:
+		lines := len(m.spendLines(m.Width - 2))
+		if d, ok := keys.Movement(k, m.spendHigh(), lines); ok {
+			m.spendScroll.Offset += d
+			m.spendScroll = m.spendScroll.Clamp(m.spendHigh(), lines)
+		}
 	default:
-		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok && m.mode == ModeTimeline {
+		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok {
 			i := max(m.tl.Index(m.selected), 0)
 			i = min(max(i+d, 0), m.tl.Len()-1)
 			if bars := m.tl.Bars(i, 1); len(bars) == 1 {
@@ -188,6 +200,9 @@ func (m *Model) Wheel(msg tea.MouseWheelMsg) {
 		m.Pan(-1)
 	case msg.Button == tea.MouseWheelRight:
 		m.Pan(1)
+	case m.mode == ModeSpend:
+		// View clamps it to the lines there are.
+		m.spendScroll.Offset = max(m.spendScroll.Offset+common.WheelDelta(msg), 0)
 	default:
 		m.scroll.Offset += common.WheelDelta(msg)
 		m.scroll = m.scroll.Clamp(m.rowsHigh(), m.tl.Len())
@@ -207,6 +222,13 @@ func (m *Model) View() string {
 		body = []string{m.Theme.Muted.Render("no run yet: r runs the plan")}
 	case m.mode == ModeSpend:
 		body = m.spendLines(m.Width - 2)
+		h := m.spendHigh()
+		m.spendScroll = m.spendScroll.Clamp(h, len(body))
+		if len(body) > h {
+			from := m.spendScroll.Offset
+			footer = m.Theme.Muted.Render(fmt.Sprintf("lines %d–%d of %d · j/k scroll", from+1, min(from+h, len(body)), len(body)))
+		}
+		body = body[m.spendScroll.Offset:]
 	default:
 		body = m.timelineLines(m.Width - 2)
 		footer = m.Theme.Muted.Render(m.zoomWords())
