@@ -262,7 +262,7 @@ func spendBars(title string, lines []timeline.SpendLine, priced bool, anchor fun
 		// A map's items are one line, their body step's, with the
 		// dearest few under it: the outliers, each linked to its item.
 		count := fmt.Sprintf(" ×%d", len(l.Items))
-		add(l, fitLabel(l.Label, spendLabelChars-len(count))+count, 0, "k-spend")
+		add(l, fitLabel(l.Label, spendLabelChars-utf8.RuneCountInString(count))+count, 0, "k-spend")
 		out.Rows[len(out.Rows)-1].Title = fmt.Sprintf("%s: %d items, %s; the dearest %s", l.Label, len(l.Items), spendFigure(l, priced), l.Items[0].Label)
 		for _, it := range l.Items[:min(len(l.Items), topSpendItems)] {
 			add(it, fitLabel(it.Label, spendLabelChars-1), 12, "k-spend-item")

@@ -384,8 +384,14 @@ func pick(forest []*textNode, rows int) {
 			skeleton(c)
 		}
 	}
+	// The units --step matched may be items themselves (E1/do.*): they
+	// are ranked as the items under a map are.
+	outliersFirst(forest)
 	for _, n := range forest {
-		// A unit matched by --step is drawn even when it is an item.
+		if n.bar.Kind == path.KindItem {
+			items = append(items, n)
+			continue
+		}
 		if rows > 0 {
 			n.shown = true
 			rows--

@@ -231,6 +231,18 @@ func TestTimelineTextCut(t *testing.T) {
 		t.Errorf("the count is %q, want it to start %q", lines[203], want)
 	}
 
+	// The items themselves matched by --step are ranked the same way.
+	items, err := Text(timeline.FromEvents(events), TextOptions{Width: 100, Rows: 4, Step: "E1/do.*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(items, "\n")
+	for i, want := range map[int]string{2: "✗ do.7000 agent", 3: "    agent.1", 4: "  do.4242 agent", 5: "    agent.1", 6: "4 of 20000 rows shown"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("--step E1/do.*: line %d is %q, want it to start %q", i, lines[i], want)
+		}
+	}
+
 	all, err := Text(timeline.FromEvents(events), TextOptions{Width: 100})
 	if err != nil || strings.Count(all, "\n") != 20001+3 {
 		t.Errorf("with no cap, %d lines (%v)", strings.Count(all, "\n"), err)
