@@ -249,26 +249,70 @@ func TestTimelineTextCut(t *testing.T) {
 	}
 }
 
-// TestTimelineSpendPaneScrolls shows the spend in a pane too short for
-// it: the footer says which lines are in view, and the keys and the
-// wheel scroll to the rest.
-func TestTimelineSpendPaneScrolls(t *testing.T) {
+// TestTimelineSpendPaneUnfolds selects rows of the spend of a map of
+// 10,000 items in a short pane: right unfolds the map's line into every
+// item, end reaches the model's line at the bottom, left on an item folds
+// its group back, a click on the note of more items unfolds it, and the
+// footer says which lines are in view.
+func TestTimelineSpendPaneUnfolds(t *testing.T) {
 	m, _ := pane(t, 10000)
-	m.SetSize(100, 8)
+	m.SetSize(100, 10)
 	m.SetMode(ModeSpend)
-	if got := ansi.Strip(m.View()); strings.Contains(got, "By model") || !strings.Contains(got, "lines 1–6 of 11 · j/k scroll") {
+	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
+	view := func() string { return ansi.Strip(m.View()) }
+	if got := view(); strings.Contains(got, "By model") || !strings.Contains(got, "lines 1–8 of 11") {
 		t.Fatalf("the top of the spend:\n%s", got)
 	}
-	*m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
-	if got := ansi.Strip(m.View()); !strings.Contains(got, "By model") || !strings.Contains(got, "lines 6–11 of 11") {
-		t.Errorf("end did not scroll to the bottom:\n%s", got)
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	press(tea.KeyPressMsg{Code: tea.KeyRight})
+	if got := view(); !strings.Contains(got, "  E1/do.10 ") || !strings.Contains(got, "lines 1–8 of 10007") || strings.Contains(got, "more item") {
+		t.Errorf("right on the map's line did not unfold it:\n%s", got)
 	}
-	m.Wheel(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	if got := ansi.Strip(m.View()); strings.Contains(got, "lines 6–11") {
-		t.Errorf("the wheel did not scroll up:\n%s", got)
+	press(tea.KeyPressMsg{Code: tea.KeyEnd})
+	if got := view(); !strings.Contains(got, "By model") || !strings.Contains(got, "lines 10000–10007 of 10007") || !strings.Contains(got, "  E1/do.9999 ") {
+		t.Errorf("end did not reach the bottom:\n%s", got)
 	}
-	*m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyHome})
-	if got := ansi.Strip(m.View()); !strings.Contains(got, "lines 1–6 of 11") {
-		t.Errorf("home did not scroll to the top:\n%s", got)
+	press(tea.KeyPressMsg{Code: tea.KeyHome})
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	press(tea.KeyPressMsg{Code: tea.KeyLeft})
+	if got := view(); !strings.Contains(got, " of 11 ") || !strings.Contains(got, "and 9997 more items · → unfolds") {
+		t.Errorf("left on an item did not fold its group:\n%s", got)
+	}
+	if !strings.HasSuffix(m.spendSelected, "\x00E1/do.*") {
+		t.Errorf("folding from an item selected %q, want the map's line", m.spendSelected)
+	}
+	note := -1
+	for y, line := range strings.Split(view(), "\n") {
+		if strings.Contains(line, "more items") {
+			note = y
+		}
+	}
+	if !m.ClickAt(note) || !strings.Contains(view(), "of 10007") {
+		t.Errorf("a click on the note of more items did not unfold the map:\n%s", view())
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyHome})
+	m.Wheel(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if got := view(); strings.Contains(got, "lines 1–") {
+		t.Errorf("the wheel did not scroll:\n%s", got)
+	}
+}
+
+// BenchmarkSpendPaneUnfolded10kItems draws the Spend pane (80x46) with the
+// line of a map of 10,000 items unfolded, scrolled half-way down it.
+func BenchmarkSpendPaneUnfolded10kItems(b *testing.B) {
+	tl := timeline.FromEvents(livetest.BigRun(10000))
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()))
+	m.SetSize(80, 46)
+	m.Show(tl)
+	m.Focus()
+	m.SetMode(ModeSpend)
+	m.unfold("E1/do.*", true)
+	m.spendScroll.Offset = 5000
+	if !strings.Contains(m.View(), "E1/do.") {
+		b.Fatalf("no item in view:\n%s", m.View())
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
 	}
 }

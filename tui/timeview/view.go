@@ -1,15 +1,12 @@
 package timeview
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -44,8 +41,12 @@ type Model struct {
 	// from where it starts, from the run's start.
 	zoom float64
 	from time.Duration
-	// spendScroll is how far the spend's lines are scrolled.
-	spendScroll common.Scroll
+	// spendScroll is how far the spend's lines are scrolled;
+	// spendSelected is its selected row (spendEntry.key); unfolded are
+	// the groups of map items listed whole, by label.
+	spendScroll   common.Scroll
+	spendSelected string
+	unfolded      map[string]bool
 	// cells is the buffer rows are drawn in, kept from frame to frame.
 	cells []timeline.Cell
 }
@@ -62,7 +63,7 @@ func (m Model) Mode() Mode { return m.mode }
 // Show puts the pane on a run's timeline, the whole of it in view.
 func (m *Model) Show(tl *timeline.Timeline) {
 	if tl != m.tl {
-		m.zoom, m.from, m.scroll, m.spendScroll = 1, 0, common.Scroll{}, common.Scroll{}
+		m.zoom, m.from, m.scroll, m.spendScroll, m.spendSelected, m.unfolded = 1, 0, common.Scroll{}, common.Scroll{}, "", nil
 	}
 	m.tl = tl
 }
@@ -83,9 +84,6 @@ func (m *Model) Select(path string) {
 	m.selected = path
 	m.scroll = m.scroll.Follow(i, m.rowsHigh(), m.tl.Len())
 }
-
-// spendHigh is how many lines of the spend fit inside the frame.
-func (m Model) spendHigh() int { return max(m.Height-2, 1) }
 
 // rowsHigh is how many bars fit: the frame and the axis line take three.
 func (m Model) rowsHigh() int { return max(m.Height-3, 1) }
@@ -135,8 +133,9 @@ func (m *Model) clampPan() {
 	m.from = min(max(m.from, 0), whole-span)
 }
 
-// Update answers the pane's keys: up and down select a bar (scroll the
-// spend), left and right pan, + and - zoom.
+// Update answers the pane's keys: up and down select a bar, left and
+// right pan, + and - zoom; on the spend, up and down select a row, right
+// and left unfold and fold a map's items.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || m.tl == nil {
@@ -144,6 +143,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	keys := m.Keys
 	switch {
+	case m.mode == ModeSpend:
+		m.updateSpend(k)
 	case key.Matches(k, keys.ZoomIn):
 		m.Zoom(2)
 	case key.Matches(k, keys.ZoomOut):
@@ -152,12 +153,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.Pan(-1)
 	case key.Matches(k, keys.Expand):
 		m.Pan(1)
-	case m.mode == ModeSpend:
-		lines := len(m.spendLines(m.Width - 2))
-		if d, ok := keys.Movement(k, m.spendHigh(), lines); ok {
-			m.spendScroll.Offset += d
-			m.spendScroll = m.spendScroll.Clamp(m.spendHigh(), lines)
-		}
 	default:
 		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok {
 			i := max(m.tl.Index(m.selected), 0)
@@ -173,8 +168,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // ClickAt selects the bar drawn at line y of the pane (0 is the top
 // border), and reports whether there was one.
 func (m *Model) ClickAt(y int) bool {
+	if m.tl != nil && m.mode == ModeSpend {
+		return m.clickSpend(y)
+	}
 	line := y - 2 // the border and the axis
-	if m.tl == nil || m.mode != ModeTimeline || line < 0 || line >= m.rowsHigh() {
+	if m.tl == nil || line < 0 || line >= m.rowsHigh() {
 		return false
 	}
 	bars := m.tl.Bars(m.scroll.Offset+line, 1)
@@ -221,14 +219,7 @@ func (m *Model) View() string {
 	case m.tl == nil || m.tl.Start().IsZero():
 		body = []string{m.Theme.Muted.Render("no run yet: r runs the plan")}
 	case m.mode == ModeSpend:
-		body = m.spendLines(m.Width - 2)
-		h := m.spendHigh()
-		m.spendScroll = m.spendScroll.Clamp(h, len(body))
-		if len(body) > h {
-			from := m.spendScroll.Offset
-			footer = m.Theme.Muted.Render(fmt.Sprintf("lines %d–%d of %d · j/k scroll", from+1, min(from+h, len(body)), len(body)))
-		}
-		body = body[m.spendScroll.Offset:]
+		body, footer = m.spendView(m.Width - 2)
 	default:
 		body = m.timelineLines(m.Width - 2)
 		footer = m.Theme.Muted.Render(m.zoomWords())
@@ -321,164 +312,4 @@ func (m *Model) timelineLines(width int) []string {
 		lines = append(lines, sb.String())
 	}
 	return lines
-}
-
-// spendLines draws the run's cost and tokens by step, most expensive
-// first, then by model: a bar as long as its share of the dearest line.
-// A map's items are one line, their body step's, with its dearest items
-// under it. The figures always show whole; the labels give way, cut in
-// their middle, and then the bars.
-func (m *Model) spendLines(width int) []string {
-	s := m.tl.Spend()
-	t := m.Theme
-	var lines []string
-	for _, l := range summaryLines(m.tl, width) {
-		lines = append(lines, t.Strong.Render(l))
-	}
-	if s.Calls == 0 {
-		return append(lines, t.Muted.Render("no model calls yet"))
-	}
-	section := func(title string, spend []timeline.SpendLine) {
-		lines = append(lines, "", t.Heading.Render(title))
-		rows := spendRows(spend)
-		// The figures: cost, tokens and calls, in columns; only a pane
-		// too narrow for them and a few cells of label leaves the calls
-		// out.
-		figs := make([][]string, len(rows))
-		for i, r := range rows {
-			figs[i] = []string{"", "", ""}
-			if r.more == 0 {
-				figs[i] = []string{format.Spend(r.Calls, r.Cost), format.Tokens(r.Tokens) + " tok", common.Count(r.Calls, "call")}
-			}
-		}
-		cols := 3
-		if width-figuresWidth(figs, cols) < minSpendLabel+1 {
-			cols = 2
-		}
-		rest := width - figuresWidth(figs, cols)
-		widest := 0
-		for _, r := range rows {
-			widest = max(widest, ansi.StringWidth(r.label+r.count))
-		}
-		lw := max(min(widest+1, max(rest-minSpendBar, minSpendLabel+1), rest-1), 1)
-		bw := max(rest-lw, 1)
-		byCost := true
-		for _, l := range spend {
-			byCost = byCost && l.Cost != nil
-		}
-		top := 0.0
-		for _, l := range spend {
-			top = max(top, weight(l, byCost))
-		}
-		for i, r := range rows {
-			if r.more > 0 {
-				lines = append(lines, t.Muted.Render(common.ElideMiddle("    and "+common.Count(r.more, "more item"), width)))
-				continue
-			}
-			n := 0
-			if top > 0 {
-				n = max(int(weight(r.SpendLine, byCost)/top*float64(bw)+0.5), 1)
-			}
-			barStyle, labelStyle := t.Key, lipgloss.NewStyle()
-			if r.item {
-				barStyle, labelStyle = t.Muted, t.Muted
-			}
-			// A group's count stays whole: its path gives way.
-			label := common.Fit(common.ElideMiddle(r.label, lw-1-ansi.StringWidth(r.count))+r.count, lw)
-			bar := barStyle.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
-			lines = append(lines, labelStyle.Render(label)+bar+t.Muted.Render(figuresLine(figs, i, cols)))
-		}
-	}
-	section("By step, most expensive first", s.ByStep)
-	section("By model", s.ByModel)
-	return lines
-}
-
-// spendRow is a row of a spend section: a step's, a group's (with count,
-// how many items it adds up), one of the dearest items under a group, or
-// a note of how many items more there are (more).
-type spendRow struct {
-	timeline.SpendLine
-	label, count string
-	item         bool
-	more         int
-}
-
-// topItems is how many of a group's items its line lists under it, the
-// dearest first: the outliers are what one looks for.
-const topItems = 3
-
-// spendRows lays out a section's lines: each group with its item count,
-// then its dearest items, indented.
-func spendRows(spend []timeline.SpendLine) []spendRow {
-	var rows []spendRow
-	for _, l := range spend {
-		if !l.Group() {
-			rows = append(rows, spendRow{SpendLine: l, label: l.Label})
-			continue
-		}
-		rows = append(rows, spendRow{SpendLine: l, label: l.Label, count: ItemCount(l)})
-		for _, it := range l.Items[:min(len(l.Items), topItems)] {
-			rows = append(rows, spendRow{SpendLine: it, label: "  " + it.Label, item: true})
-		}
-		if more := len(l.Items) - topItems; more > 0 {
-			rows = append(rows, spendRow{more: more})
-		}
-	}
-	return rows
-}
-
-// ItemCount is how many items a group adds up, as its label ends:
-// E1/do.* ×10000.
-func ItemCount(l timeline.SpendLine) string { return " ×" + strconv.Itoa(len(l.Items)) }
-
-// weight is what a spend bar's length shows: the cost where every line is
-// priced (byCost), the tokens otherwise, so that no bar compares dollars
-// with tokens.
-func weight(l timeline.SpendLine, byCost bool) float64 {
-	if byCost {
-		return *l.Cost
-	}
-	return float64(l.Tokens)
-}
-
-// minSpendBar is the narrowest a spend bar gets while a label is cut to
-// make room for it; minSpendLabel the narrowest a label gets.
-const (
-	minSpendBar   = 6
-	minSpendLabel = 10
-)
-
-// figuresWidth is how wide the first cols columns of figures are, each
-// right-aligned to its widest and led by a space.
-func figuresWidth(figs [][]string, cols int) int {
-	w := 0
-	for c := range cols {
-		w += 1 + columnWidth(figs, c)
-	}
-	return w
-}
-
-func columnWidth(figs [][]string, c int) int {
-	w := 0
-	for _, f := range figs {
-		w = max(w, ansi.StringWidth(f[c]))
-	}
-	return w
-}
-
-// figuresLine is row i of the figures' first cols columns.
-func figuresLine(figs [][]string, i, cols int) string {
-	var b strings.Builder
-	for c := range cols {
-		b.WriteString(" " + padLeft(figs[i][c], columnWidth(figs, c)))
-	}
-	return b.String()
-}
-
-func padLeft(s string, w int) string {
-	if n := w - len([]rune(s)); n > 0 {
-		return strings.Repeat(" ", n) + s
-	}
-	return s
 }
