@@ -38,8 +38,9 @@ steps:
 
 // TestWorkbenchTimelineTmux drives the real binary in tmux through a run
 // of the slow map: w mid-run shows the Timeline, whose bars grow between
-// two looks; $ shows the spend, the items under their body step; and once
-// the run ended, + and - zoom, changing the axis and back.
+// two looks; $ shows the spend, the items under their body step; once
+// the run ended, + and - zoom, changing the axis and back; and on the
+// spend, right unfolds the map's items.
 func TestWorkbenchTimelineTmux(t *testing.T) {
 	writeProject(t, slowMapFiles)
 	dir, _ := os.Getwd()
@@ -84,6 +85,15 @@ func TestWorkbenchTimelineTmux(t *testing.T) {
 	s.typed("-")
 	if back := axisOf(t, s.waitFor("whole run · + zooms")); back != axis {
 		t.Errorf("- did not bring the whole run's axis back: %q, was %q", back, axis)
+	}
+
+	// On the spend, right unfolds the map's line into every item.
+	s.typed("$")
+	s.waitFor("and 5 more items")
+	s.keys("j", "Right")
+	screen := s.waitFor("E1/do.7 ")
+	if strings.Contains(screen, "more items") {
+		t.Errorf("the map's line is unfolded and still says there are more items:\n%s", screen)
 	}
 }
 
