@@ -61,13 +61,17 @@ func (e spendEntry) key() string {
 
 // spendSection is one chart of the spend, laid out for a width.
 type spendSection struct {
-	title   string
-	lw, bw  int
-	cols    int
-	widths  [3]int
-	top     float64
-	byCost  bool
-	figures func(r *spendRow) [3]string
+	title  string
+	lw, bw int
+	cols   int
+	widths [3]int
+	top    float64
+	byCost bool
+}
+
+// spendFigures are a row's cost, tokens and calls.
+func spendFigures(r *spendRow) [3]string {
+	return [3]string{format.Spend(r.Calls, r.Cost), format.Tokens(r.Tokens) + " tok", common.Count(r.Calls, "call")}
 }
 
 // topItems is how many of a group's items its line lists under it while
@@ -145,9 +149,6 @@ func (m *Model) spendRows(spend []timeline.SpendLine) []spendRow {
 // draws only the lines in view.
 func layoutSection(title string, lines []timeline.SpendLine, rows []spendRow, width int) *spendSection {
 	sec := &spendSection{title: title, cols: 3, byCost: true}
-	sec.figures = func(r *spendRow) [3]string {
-		return [3]string{format.Spend(r.Calls, r.Cost), format.Tokens(r.Tokens) + " tok", common.Count(r.Calls, "call")}
-	}
 	widest, listed := 0, 0
 	for i := range rows {
 		r := &rows[i]
@@ -162,7 +163,7 @@ func layoutSection(title string, lines []timeline.SpendLine, rows []spendRow, wi
 		} else {
 			listed = 0
 		}
-		for c, f := range sec.figures(r) {
+		for c, f := range spendFigures(r) {
 			sec.widths[c] = max(sec.widths[c], ansi.StringWidth(f))
 		}
 		widest = max(widest, ansi.StringWidth(r.label)+ansi.StringWidth(r.count)+indentOf(r))
@@ -220,7 +221,7 @@ func (m *Model) spendLine(e spendEntry, width int, selected bool) string {
 		style = t.Muted
 	}
 	var figs strings.Builder
-	f := sec.figures(r)
+	f := spendFigures(r)
 	for c := range sec.cols {
 		figs.WriteString(" " + padLeft(f[c], sec.widths[c]))
 	}
