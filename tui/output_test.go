@@ -61,6 +61,11 @@ func TestOutputPane(t *testing.T) {
 			b.press(keyOutput)
 			wantOverlay(t, b, overlayNone)
 		}},
+		{"a cut notice leaves the run's figures on the status line", 80, 24, func(b *bench) { b.runToEnd(docFlow) }, func(t *testing.T, b *bench) {
+			b.press(command("thread E1/do.7")...)
+			wantNotice(t, b, "thread chooses among the threads of a held run")
+			wantScreen(t, b, "✓ ok  ·  thread chooses", "(O shows all)", "3 calls · 290 tok · $0.0003")
+		}},
 		{"the pane scrolls, and the run's keys and : work with it open", 80, 24, func(b *bench) { b.debugTo(docFlow, "E1/do.0") }, func(t *testing.T, b *bench) {
 			for range 3 {
 				b.press(command("print E0")...)

@@ -449,7 +449,8 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		}
 		p.notify(kind, fmt.Sprintf("the run exited at %s (%s): %s", ex.Step, ex.Status, ex.Message))
 	case st.Status == engine.StatusOK:
-		p.notify(noticeInfo, "the run ended ok · "+p.Keys.Timeline.Help().Key+" timeline · "+p.Keys.Spend.Help().Key+" spend")
+		// The status line says ok already, and its figures need the room.
+		p.notify(noticeInfo, p.Keys.Timeline.Help().Key+" timeline · "+p.Keys.Spend.Help().Key+" spend")
 	default:
 		msg := "the run " + st.Status.String()
 		switch {

@@ -282,8 +282,8 @@ func TestRunKey(t *testing.T) {
 				}
 			}
 			jsonEqual(t, node(t, b, "E0").Result, `{"items": ["a", "b", "c"], "topic": "bugs"}`)
-			wantNotice(t, b, "the run ended ok")
-			wantScreen(t, b, "Run flow ✓ ok", "do.2  user__lookup", "agent.2", "repair", "✓ ok  ·  the run ended ok", "3 calls · 290 tok · $0.0003")
+			wantNotice(t, b, "w timeline · $ spend")
+			wantScreen(t, b, "Run flow ✓ ok", "do.2  user__lookup", "agent.2", "repair", "✓ ok  ·  w timeline · $ spend", "3 calls · 290 tok · $0.0003")
 		}},
 		{"r runs a plan without inputs at once", func(b *bench) { b.toDoc(docSimple) }, seq(keyRun), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
@@ -462,7 +462,7 @@ func TestStepKeys(t *testing.T) {
 		}},
 		{"c with no breakpoint ahead runs to the end", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyContinue), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "ok")
-			wantNotice(t, b, "the run ended ok")
+			wantNotice(t, b, "w timeline · $ spend")
 		}},
 		{"c with no run held says so", nil, seq(keyContinue), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run is held")

@@ -79,15 +79,23 @@ func (m model) status() (line string, cut bool) {
 			left += t.Muted.Render("  ·  ")
 		}
 		text := m.notice.text
+		// The figures on the right stay while the notice keeps a few
+		// words beside them: a long notice is cut, pointing to the
+		// output pane, rather than push the run's time and spend off.
 		room := m.Width - 1 - ansi.StringWidth(left)
-		if common.TextWidth(text) > room {
-			cut = true
-			hint := " (" + m.Keys.Output.Help().Key + " shows all)"
-			if !m.overlays.isOpen(&m.panels.output) && room > len(hint)+8 {
-				return " " + left + style.Render(common.Fit(text, room-len(hint))) + t.Key.Render(hint), true
-			}
+		if beside := room - ansi.StringWidth(right) - 3; right != "" && beside >= minNoticeBeside {
+			room = beside
 		}
-		left += style.Render(text)
+		hint := " (" + m.Keys.Output.Help().Key + " shows all)"
+		cut = common.TextWidth(text) > room
+		switch {
+		case cut && !m.overlays.isOpen(&m.panels.output) && room > len(hint)+8:
+			left += style.Render(common.Fit(text, room-len(hint))) + t.Key.Render(hint)
+		case cut:
+			left += style.Render(common.Fit(text, room))
+		default:
+			left += style.Render(text)
+		}
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
 	if lw+rw+3 > m.Width {
@@ -95,6 +103,10 @@ func (m model) status() (line string, cut bool) {
 	}
 	return common.Fit(" "+left, m.Width-rw-1) + t.Muted.Render(right) + " ", cut
 }
+
+// minNoticeBeside is the fewest cells a notice keeps beside the figures
+// on the status line; with less room, the notice has the line.
+const minNoticeBeside = 24
 
 // reasonWords says why the run is held: the session's reason, in the
 // workbench's words for the stop a held debug run starts at.

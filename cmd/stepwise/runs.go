@@ -317,23 +317,29 @@ func planFile(d *record.RunDetail) string {
 func newInspectCommand(s *streams) *cobra.Command {
 	var asJSON, asTimeline bool
 	var stepPattern string
-	var width int
+	var width, rows int
 	cmd := &cobra.Command{
-		Use:   "inspect RUN [--step PATTERN] [--timeline [--width N]]",
+		Use:   "inspect RUN [--step PATTERN] [--timeline [--width N] [--rows N]]",
 		Short: "Show everything recorded about one run",
 		Long: "Show the run RUN names (its id, or a prefix of it that no other run shares, whatever\n" +
 			"project it belongs to): its project and plan file, how it ended and why, its inputs, each\n" +
 			"step with its input and result, the tool calls, the errors and the usage. The text cuts\n" +
 			"long values short; --json gives them whole. --timeline draws the run as a waterfall\n" +
 			"instead: a bar a step, item, round and tool call on one time axis, model time solid,\n" +
-			"tool time shaded, held time hatched, failures marked.",
+			"tool time shaded, held time hatched, failures marked; at most --rows bars (a map's failed\n" +
+			"and slowest items first when cut), of the units --step matches and those under them.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("width") && !asTimeline {
-				return usageError{errors.New("--width sets the width of --timeline's waterfall: add --timeline")}
+			for _, flag := range []string{"width", "rows"} {
+				if cmd.Flags().Changed(flag) && !asTimeline {
+					return usageError{fmt.Errorf("--%s sets the %s of --timeline's waterfall: add --timeline", flag, flag)}
+				}
 			}
-			if asTimeline && (asJSON || stepPattern != "") {
-				return usageError{errors.New("--timeline draws the whole run as text: leave out --json and --step")}
+			if asTimeline && asJSON {
+				return usageError{errors.New("--timeline draws the run as text: leave out --json")}
+			}
+			if rows < 0 {
+				return usageError{fmt.Errorf("--rows %d: give the most bars to draw, or 0 for all of them", rows)}
 			}
 			if cmd.Flags().Changed("width") && width < minTimelineWidth {
 				return usageError{fmt.Errorf("--width %d is too narrow for a waterfall: give %d columns or more", width, minTimelineWidth)}
@@ -351,7 +357,11 @@ func newInspectCommand(s *streams) *cobra.Command {
 				if !cmd.Flags().Changed("width") {
 					width = terminalWidth(s.out)
 				}
-				_, err = io.WriteString(s.out, timeview.Text(timeline.FromEvents(events), width))
+				text, err := timeview.Text(timeline.FromEvents(events), timeview.TextOptions{Width: width, Rows: rows, Step: stepPattern})
+				if err != nil {
+					return usageError{err}
+				}
+				_, err = io.WriteString(s.out, text)
 				return err
 			}
 			d, err := ws.OpenRun(cmd.Context(), args[0])
@@ -373,9 +383,14 @@ func newInspectCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as one JSON object, values whole")
 	cmd.Flags().BoolVar(&asTimeline, "timeline", false, "draw the run as a waterfall on one time axis, as wide as the terminal")
 	cmd.Flags().IntVar(&width, "width", 0, "the waterfall's width in columns (default: the terminal's, or 100 when not on one)")
-	cmd.Flags().StringVar(&stepPattern, "step", "", "show only the steps, tool calls and errors whose path matches this pattern (* within a segment, ** across)")
+	cmd.Flags().IntVar(&rows, "rows", defaultTimelineRows, "the most bars the waterfall draws, a map's failed and slowest items first when cut (0: every one)")
+	cmd.Flags().StringVar(&stepPattern, "step", "", "show only the steps, tool calls and errors whose path matches this pattern (* within a segment, ** across); with --timeline, the units it matches and those under them")
 	return cmd
 }
+
+// defaultTimelineRows is how many bars --timeline draws unless --rows
+// says: a run of ten thousand items reads in a CI log as its outliers.
+const defaultTimelineRows = 200
 
 // minTimelineWidth is the narrowest waterfall --width takes: a label
 // column and a bar of ten columns.
@@ -636,32 +651,47 @@ func printUsage(w io.Writer, u engine.UsageReport, fromCalls bool) {
 		fmt.Fprintf(w, "\n%s: no model calls\n", title)
 		return
 	}
-	fmt.Fprintf(w, "\n%s: %s\n", title, usageSummary(engine.UsageLine{Calls: u.Calls, Usage: u.Usage, CostUSD: u.CostUSD}))
+	fmt.Fprintf(w, "\n%s: %s\n", title, usageSummary(u.Calls, u.Total(), u.CostUSD))
 	fmt.Fprintf(w, "  input %d, output %d, cache write %d, cache read %d\n",
 		u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(u.ByStep) > 0 {
+		// A map's items are one line, their body step's, with its
+		// dearest items under it: not a line an item.
 		fmt.Fprintln(tw, "  by step")
-		for _, l := range u.ByStep {
-			fmt.Fprintf(tw, "    %s\t%s\n", l.Path, usageSummary(l))
+		for _, l := range timeline.SpendOf(u).ByStep {
+			if !l.Group() {
+				fmt.Fprintf(tw, "    %s\t%s\n", l.Label, usageSummary(l.Calls, l.Tokens, l.Cost))
+				continue
+			}
+			fmt.Fprintf(tw, "    %s ×%d\t%s\n", l.Label, len(l.Items), usageSummary(l.Calls, l.Tokens, l.Cost))
+			for _, it := range l.Items[:min(len(l.Items), topSpendItems)] {
+				fmt.Fprintf(tw, "      %s\t%s\n", it.Label, usageSummary(it.Calls, it.Tokens, it.Cost))
+			}
+			if more := len(l.Items) - topSpendItems; more > 0 {
+				fmt.Fprintf(tw, "      and %s\t\n", countNoun(more, "more item", "more items"))
+			}
 		}
 	}
 	if len(u.ByModel) > 0 {
 		fmt.Fprintln(tw, "  by model")
 		for _, l := range u.ByModel {
-			fmt.Fprintf(tw, "    %s/%s\t%s\n", l.Provider, l.Model, usageSummary(l))
+			fmt.Fprintf(tw, "    %s/%s\t%s\n", l.Provider, l.Model, usageSummary(l.Calls, l.Total(), l.CostUSD))
 		}
 	}
 	tw.Flush()
 }
 
+// topSpendItems is how many of a map's items the usage lists under its
+// body step's line, the dearest first.
+const topSpendItems = 3
+
 // usageSummary is a usage line's calls, tokens and cost, the cost only
 // where every call was priced.
-func usageSummary(l engine.UsageLine) string {
-	s := countNoun(l.Calls, "call", "calls") + ", " +
-		format.Tokens(l.Total()) + " tokens"
-	if l.CostUSD != nil {
-		s += ", " + format.Spend(l.Calls, l.CostUSD)
+func usageSummary(calls, tokens int, cost *float64) string {
+	s := countNoun(calls, "call", "calls") + ", " + format.Tokens(tokens) + " tokens"
+	if cost != nil {
+		s += ", " + format.Spend(calls, cost)
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -182,7 +183,11 @@ func TestInspectTimeline(t *testing.T) {
 	}{
 		{"width without timeline", []string{"--width", "80"}, "--width sets the width of --timeline's waterfall: add --timeline"},
 		{"too narrow", []string{"--timeline", "--width", "5"}, "--width 5 is too narrow for a waterfall: give 24 columns or more"},
-		{"with json", []string{"--timeline", "--json"}, "--timeline draws the whole run as text: leave out --json and --step"},
+		{"with json", []string{"--timeline", "--json"}, "--timeline draws the run as text: leave out --json"},
+		{"rows without timeline", []string{"--rows", "5"}, "--rows sets the rows of --timeline's waterfall: add --timeline"},
+		{"negative rows", []string{"--timeline", "--rows", "-1"}, "--rows -1: give the most bars to draw, or 0 for all of them"},
+		{"a step of no unit", []string{"--timeline", "--step", "E9"}, "--step E9 matches no unit of run 7133700000000001; its steps: E1, E2, E3"},
+		{"a step that is no pattern", []string{"--timeline", "--step", "E1//do.0"}, "--step: path pattern \"E1//do.0\": segment 2 is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := runCLI(t, append([]string{"inspect", id}, tc.args...)...)
@@ -193,5 +198,55 @@ func TestInspectTimeline(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "inspect", "zzzz", "--timeline"); code != 1 || !strings.Contains(errOut, "zzzz") {
 		t.Errorf("an unknown run: exit %d: %s", code, errOut)
+	}
+}
+
+// TestInspectTimelineRowsAndStep cuts the survey's waterfall to a few
+// rows, where the units outside the map's items come first and then its
+// items, the slowest first, and the map says how many it left out; and
+// draws one item's subtree on the stretch of time it spans.
+func TestInspectTimelineRowsAndStep(t *testing.T) {
+	id := retimedRun(t)
+	out, errOut, code := runCLI(t, "inspect", id, "--timeline", "--width", "80", "--rows", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "inspect_timeline_rows_80.txt", out)
+	for _, want := range []string{"  E1 map", "  E2 builtin__infer", "✗ E3 user__fail", "⋯ 1 more item", "8 of 15 rows shown"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the cut waterfall lacks %q:\n%s", want, out)
+		}
+	}
+	all, _, _ := runCLI(t, "inspect", id, "--timeline", "--width", "80", "--rows", "0")
+	if strings.Count(all, "\n") != 15+3 || strings.Contains(all, "rows shown") {
+		t.Errorf("--rows 0 does not draw every bar:\n%s", all)
+	}
+
+	out, errOut, code = runCLI(t, "inspect", id, "--timeline", "--width", "80", "--step", "E1/do.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "inspect_timeline_step_80.txt", out)
+	if strings.Contains(out, "do.0") || strings.Contains(out, "E2") || !strings.Contains(out, "under E1/do.1") {
+		t.Errorf("--step E1/do.1 draws more than its subtree:\n%s", out)
+	}
+}
+
+// TestInspectUsageGroupsItems inspects the survey: its usage by step adds
+// the map's items up under their body step, the dearest listed under it.
+func TestInspectUsageGroupsItems(t *testing.T) {
+	id := retimedRun(t)
+	out, errOut, code := runCLI(t, "inspect", id)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	at := strings.Index(out, "  by step\n")
+	if at < 0 {
+		t.Fatalf("no usage by step:\n%s", out)
+	}
+	byStep := out[at:strings.Index(out, "  by model\n")]
+	want := regexp.MustCompile(`^  by step\n    E1/do\.\* ×3 +6 calls, 9\.2k tokens, \$0\.\d+\n      E1/do\.0 +2 calls, 3\.0k tokens, \$0\.\d+\n      E1/do\.1 .*\n      E1/do\.2 .*\n    E2 +1 call, 110 tokens, \$0\.\d+\n$`)
+	if !want.MatchString(byStep) {
+		t.Errorf("usage by step:\n%s", byStep)
 	}
 }

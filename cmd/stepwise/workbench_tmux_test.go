@@ -141,7 +141,7 @@ func TestWorkbenchDebugSession(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("held at timeline/do.1")
 	s.keys("c")
-	s.waitFor("the run ended ok")
+	s.waitFor("w timeline · $ spend")
 
 	s.keys(":")
 	s.typed("goto output")
@@ -200,7 +200,7 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	s.waitFor("inputs of issue_timeline")
 	s.typed("CHK-107")
 	s.keys("C-s")
-	s.waitFor("the run ended ok")
+	s.waitFor("w timeline · $ spend")
 	quit(s)
 
 	s = session()

@@ -185,6 +185,9 @@ const (
 	maxSpendRows = 25
 	// spendLabelChars is how many characters of a label fit its column.
 	spendLabelChars = 23
+	// topSpendItems is how many of a map's items are drawn under its
+	// line, the dearest first.
+	topSpendItems = 3
 )
 
 // spend is the run's cost (tokens, when a call was unpriced) by step and
@@ -203,9 +206,11 @@ type bars struct {
 }
 
 type spendRow struct {
-	Anchor, Label, Title, Figure string
-	LabelX, TextY, FigureX       float64
-	X, Y, W, H                   float64
+	// Class is the bar's colour: k-spend, or k-spend-item for an item
+	// listed under its map's line.
+	Anchor, Label, Title, Figure, Class string
+	LabelX, TextY, FigureX              float64
+	X, Y, W, H                          float64
 }
 
 // drawSpend lays out the run's spend; anchor finds the tree node of a
@@ -234,21 +239,36 @@ func spendBars(title string, lines []timeline.SpendLine, priced bool, anchor fun
 	for _, l := range drawn {
 		top = max(top, measure(l))
 	}
-	out := bars{Title: title, Width: spendLabelWidth + spendBarWidth + spendFigureWidth, Height: rowHeight*len(drawn) + 4}
-	for i, l := range drawn {
-		y := float64(i * rowHeight)
+	out := bars{Title: title, Width: spendLabelWidth + spendBarWidth + spendFigureWidth}
+	add := func(l timeline.SpendLine, label string, indent float64, class string) {
+		y := float64(len(out.Rows) * rowHeight)
 		w := 1.0
 		if top > 0 {
 			w = max(spendBarWidth*measure(l)/top, 1)
 		}
-		row := spendRow{Label: fitLabel(l.Label, spendLabelChars), Figure: spendFigure(l, priced), LabelX: 0, TextY: y + rowHeight - 5,
-			X: spendLabelWidth, Y: y + (rowHeight-barHeight)/2, W: w, H: barHeight, FigureX: spendLabelWidth + w + 6}
+		row := spendRow{Label: label, Figure: spendFigure(l, priced), LabelX: indent, TextY: y + rowHeight - 5,
+			X: spendLabelWidth, Y: y + (rowHeight-barHeight)/2, W: w, H: barHeight, FigureX: spendLabelWidth + w + 6, Class: class}
 		row.Title = l.Label + ": " + row.Figure
 		if anchor != nil {
 			row.Anchor = anchor(l.Label)
 		}
 		out.Rows = append(out.Rows, row)
 	}
+	for _, l := range drawn {
+		if !l.Group() {
+			add(l, fitLabel(l.Label, spendLabelChars), 0, "k-spend")
+			continue
+		}
+		// A map's items are one line, their body step's, with the
+		// dearest few under it: the outliers, each linked to its item.
+		count := fmt.Sprintf(" ×%d", len(l.Items))
+		add(l, fitLabel(l.Label, spendLabelChars-utf8.RuneCountInString(count))+count, 0, "k-spend")
+		out.Rows[len(out.Rows)-1].Title = fmt.Sprintf("%s: %d items, %s; the dearest %s", l.Label, len(l.Items), spendFigure(l, priced), l.Items[0].Label)
+		for _, it := range l.Items[:min(len(l.Items), topSpendItems)] {
+			add(it, fitLabel(it.Label, spendLabelChars-1), 12, "k-spend-item")
+		}
+	}
+	out.Height = rowHeight*len(out.Rows) + 4
 	if rest := lines[len(drawn):]; len(rest) > 0 {
 		var sum timeline.SpendLine
 		var cost float64

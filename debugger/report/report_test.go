@@ -196,3 +196,52 @@ func TestWideRunDrawsPartOfItsTimeline(t *testing.T) {
 		t.Errorf("%d units in the tree, want the map and its %d items", n, items)
 	}
 }
+
+// TestSpendGroupsMapItems records a map of thirty items, each a priced
+// model call, one dearer than the rest: the spend by step draws the map's
+// items as one line, its count of items, and the dearest three under it,
+// the dear one first, not a line an item.
+func TestSpendGroupsMapItems(t *testing.T) {
+	replies := "replies:\n  - { match: E1/do.7, reply: { text: dear, usage: { input_tokens: 9000, output_tokens: 10 } } }\n"
+	for range 29 {
+		replies += "  - { match: \"E1/do.*\", reply: { text: cheap, usage: { input_tokens: 100, output_tokens: 10 } } }\n"
+	}
+	files := map[string]string{
+		".stepwise/config.toml": "[providers.script]\ntype = \"script\"\nfile = \"replies.yaml\"\n\n[models]\ndefault = { provider = \"script\", model = \"scripted\" }\n\n[pricing.scripted]\ninput = 2.50\noutput = 10.00\n",
+		"replies.yaml":          replies,
+		".stepwise/plans/asks.yaml": `identifier: asks
+name: Asks
+description: Asks a model about each item.
+input_schema:
+  type: object
+  properties:
+    items: { type: array, items: { type: string } }
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{input.items}}"
+      concurrency: 4
+      do: { tool_name: builtin__infer, input: { instruction: "Look at {{item}}" } }
+`,
+	}
+	list := make([]any, 30)
+	for i := range list {
+		list[i] = fmt.Sprintf("item %d", i)
+	}
+	page := recordRun(t, files, "asks", map[string]any{"items": list}).page(t)
+	chart := page[strings.Index(page, `<figcaption>By step</figcaption>`):]
+	chart = chart[:strings.Index(chart, `</figure>`)]
+	if n := strings.Count(chart, `<g class="spend-row">`); n != 4 {
+		t.Errorf("%d rows by step, want the map's and its dearest three items':\n%s", n, chart)
+	}
+	for _, want := range []string{`>E1/do.* ×30</text>`, `30 items`, `the dearest E1/do.7`, `class="bar k-spend-item"`} {
+		if !strings.Contains(chart, want) {
+			t.Errorf("the spend by step lacks %q:\n%s", want, chart)
+		}
+	}
+	group, dear, cheap := strings.Index(chart, `>E1/do.* ×30<`), strings.Index(chart, `>E1/do.7<`), strings.Index(chart, `>E1/do.0<`)
+	if group < 0 || dear < group || cheap < dear {
+		t.Errorf("the dear item is not the first under the map's line:\n%s", chart)
+	}
+}

@@ -106,6 +106,9 @@ type Timeline struct {
 	status      engine.RunStatus
 	tally       *engine.Tally
 	usage       *engine.UsageReport
+	// spent is the Spend worked out since the last model call, nil when
+	// one came after it.
+	spent *Spend
 }
 
 // New returns an empty timeline, for a run whose events are to come.
@@ -217,7 +220,7 @@ func (t *Timeline) Apply(e engine.Event) {
 	case engine.RunEnded:
 		t.end, t.status = e.Time, p.Status
 		u := p.Usage
-		t.usage = &u
+		t.usage, t.spent = &u, nil
 		failed := p.Status == engine.StatusFailed || p.Status == engine.StatusAborted
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, failed)
@@ -277,6 +280,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		t.spend(e.Path, SpanModel, begun, e.Time)
 		if p.Error == "" {
 			t.tally.Add(p.Site, p.Provider, p.Model, p.Usage, p.CostUSD)
+			t.spent = nil
 		}
 		if !b.own && waitsForCall(b.Kind) {
 			b.called = true

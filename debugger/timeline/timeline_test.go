@@ -2,9 +2,11 @@ package timeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 )
 
@@ -287,10 +290,18 @@ func TestTimelineSpend(t *testing.T) {
 	for _, l := range s.ByStep {
 		steps = append(steps, l.Label)
 	}
-	// Every item spent the same, and ties go in path order; the verdict,
-	// on the dearer model, cost the least all the same.
-	if got := strings.Join(steps, " "); got != "E1/do.0 E1/do.1 E1/do.2 E2" {
+	// The map's items are one line, their step's; the verdict, on the
+	// dearer model, cost the least all the same.
+	if got := strings.Join(steps, " "); got != "E1/do.* E2" {
 		t.Errorf("by step: %s", got)
+	}
+	// Every item spent the same, and ties go in path order.
+	var items []string
+	for _, l := range s.ByStep[0].Items {
+		items = append(items, l.Label)
+	}
+	if g := s.ByStep[0]; g.Calls != 6 || g.Tokens != 3*(1050+2020) || strings.Join(items, " ") != "E1/do.0 E1/do.1 E1/do.2" {
+		t.Errorf("the map's group: %d calls, %d tokens, items %v", g.Calls, g.Tokens, items)
 	}
 	if len(s.ByModel) != 2 || s.ByModel[0].Label != "script/scripted-mini" || s.ByModel[0].Calls != 6 || s.ByModel[1].Label != "script/scripted" {
 		t.Errorf("by model: %+v", s.ByModel)
@@ -422,4 +433,61 @@ func BenchmarkApplyRun(b *testing.B) {
 		timeline.FromEvents(events)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+}
+
+// TestTimelineSpendGroupsItems reads usage reports by step as the engine
+// writes them: the items of a map, nested maps' too, add up under their
+// body step, most expensive item first, and a group's cost is unknown as
+// soon as one item's is.
+func TestTimelineSpendGroupsItems(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	line := func(p string, calls, tokens int, cost *float64) engine.UsageLine {
+		return engine.UsageLine{Path: p, Calls: calls, Usage: chat.Usage{InputTokens: tokens}, CostUSD: cost}
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []engine.UsageLine
+		// want is each line of ByStep as label:calls:tokens:cost, a
+		// group's items after it in brackets.
+		want string
+	}{
+		{"a map's items under their body step", []engine.UsageLine{
+			line("E1/do.0/verdict", 1, 100, usd(0.01)), line("E1/do.1/verdict", 2, 300, usd(0.03)),
+			line("E1/do.2/verdict", 1, 100, usd(0.01)), line("E2", 1, 50, usd(0.02)),
+		}, "E1/do.*/verdict:4:500:0.05[E1/do.1/verdict E1/do.0/verdict E1/do.2/verdict] E2:1:50:0.02"},
+		{"a map of one item is the item", []engine.UsageLine{
+			line("E1/do.0", 1, 100, usd(0.01)), line("E2", 1, 50, usd(0.02)),
+		}, "E2:1:50:0.02 E1/do.0:1:100:0.01"},
+		{"nested maps group by both indices", []engine.UsageLine{
+			line("E1/do.0/E2/do.0", 1, 10, usd(0.001)), line("E1/do.1/E2/do.3", 1, 30, usd(0.003)),
+			line("E1/do.0", 1, 20, usd(0.002)), line("E1/do.1", 1, 20, usd(0.002)),
+		}, "E1/do.*:2:40:0.004[E1/do.0 E1/do.1] E1/do.*/E2/do.*:2:40:0.004[E1/do.1/E2/do.3 E1/do.0/E2/do.0]"},
+		// An unknown cost counts as none, as in the engine's by_step.
+		{"an unpriced item leaves the group's cost unknown", []engine.UsageLine{
+			line("E1/do.0", 1, 100, usd(0.01)), line("E1/do.1", 1, 300, nil),
+		}, "E1/do.*:2:400:?[E1/do.0 E1/do.1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := timeline.SpendOf(engine.UsageReport{ByStep: tc.steps})
+			var got []string
+			for _, l := range s.ByStep {
+				cost := "?"
+				if l.Cost != nil {
+					cost = strconv.FormatFloat(*l.Cost, 'f', -1, 64)
+				}
+				text := fmt.Sprintf("%s:%d:%d:%s", l.Label, l.Calls, l.Tokens, cost)
+				if l.Group() {
+					var items []string
+					for _, it := range l.Items {
+						items = append(items, it.Label)
+					}
+					text += "[" + strings.Join(items, " ") + "]"
+				}
+				got = append(got, text)
+			}
+			if g := strings.Join(got, " "); g != tc.want {
+				t.Errorf("by step\n%s\nwant\n%s", g, tc.want)
+			}
+		})
+	}
 }

@@ -5,12 +5,18 @@
 package timeview
 
 import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -37,7 +43,34 @@ const (
 )
 
 // Summary is the run in one line: plan, status, time, calls, tokens, cost.
-func Summary(t *timeline.Timeline) string {
+func Summary(t *timeline.Timeline) string { return strings.Join(summaryParts(t), summarySep) }
+
+// summarySep parts the pieces of a summary.
+const summarySep = " · "
+
+// summaryLines is the summary in lines of at most width cells, broken
+// between its pieces so that no figure is cut; only a piece wider than a
+// line (a long plan name) is, in its middle.
+func summaryLines(t *timeline.Timeline, width int) []string {
+	var lines []string
+	line := ""
+	for _, part := range summaryParts(t) {
+		part = common.ElideMiddle(part, width)
+		switch {
+		case line == "":
+			line = part
+		case ansi.StringWidth(line+summarySep+part) <= width:
+			line += summarySep + part
+		default:
+			lines = append(lines, line)
+			line = part
+		}
+	}
+	return append(lines, line)
+}
+
+// summaryParts are the pieces of the run's summary.
+func summaryParts(t *timeline.Timeline) []string {
 	parts := []string{t.Plan()}
 	if st := t.Status(); st != "" {
 		parts = append(parts, string(st))
@@ -52,7 +85,7 @@ func Summary(t *timeline.Timeline) string {
 			parts = append(parts, format.Cost(*s.Cost))
 		}
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // labelWidth is how wide the label column is for bars, in a view width
@@ -140,23 +173,289 @@ func Row(w timeline.Window, b timeline.Bar, now time.Time, width int, cells []ti
 	return strings.TrimRight(s.String(), " "), cells
 }
 
-// Text is the waterfall of the whole run in width columns, one line a bar,
-// under a summary and the time axis and over the legend: what
-// `stepwise inspect RUN --timeline` prints.
-func Text(t *timeline.Timeline, width int) string {
+// TextOptions say what of a run Text draws.
+type TextOptions struct {
+	// Width is the waterfall's width in columns.
+	Width int
+	// Rows is the most bars drawn, 0 for all. A run with more is cut:
+	// the units outside map items come first, then the items of every
+	// map, the failed and then the slowest first, each with the units in
+	// it, and each map says how many of its items were left out. A CI
+	// log wants the outliers, not the first two hundred items.
+	Rows int
+	// Step, a path pattern (* within a segment, ** across), draws only
+	// the units it matches and the units under them, on the stretch of
+	// time they span; empty for the whole run.
+	Step string
+}
+
+// Text is the waterfall of a run, one line a bar, under a summary and the
+// time axis and over the legend: what `stepwise inspect RUN --timeline`
+// prints. It fails only on a Step that is no pattern or matches no unit.
+func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	bars := t.Bars(0, t.Len())
-	lw := labelWidth(bars, width)
-	bw := max(width-lw, 10)
 	w := t.Whole()
+	summary := Summary(t)
+	if opts.Step != "" {
+		var err error
+		if bars, w, err = subtrees(t, bars, opts.Step); err != nil {
+			return "", err
+		}
+		summary += summarySep + "under " + opts.Step
+	}
+	forest := plant(bars)
+	cut := opts.Rows > 0 && len(bars) > opts.Rows
+	if cut {
+		pick(forest, opts.Rows)
+	} else {
+		for _, n := range forest {
+			n.showAll()
+		}
+	}
+	var shown []timeline.Bar
+	for _, n := range forest {
+		n.walk(func(n *textNode) { shown = append(shown, n.bar) })
+	}
+	lw := labelWidth(shown, opts.Width)
+	bw := max(opts.Width-lw, 10)
 	var out strings.Builder
-	out.WriteString(Summary(t) + "\n")
+	out.WriteString(summary + "\n")
 	out.WriteString(strings.TrimRight(strings.Repeat(" ", lw)+Axis(w, t.Start(), bw), " ") + "\n")
 	var cells []timeline.Cell
-	for _, b := range bars {
+	var draw func(n *textNode)
+	draw = func(n *textNode) {
 		var row string
-		row, cells = Row(w, b, t.Now(), bw, cells)
-		out.WriteString(strings.TrimRight(Label(b, lw)+row, " ") + "\n")
+		row, cells = Row(w, n.bar, t.Now(), bw, cells)
+		out.WriteString(strings.TrimRight(Label(n.bar, lw)+row, " ") + "\n")
+		for _, c := range n.children {
+			if c.shown {
+				draw(c)
+			}
+		}
+		if left, failed := n.itemsLeft(); left > 0 {
+			note := okMark + strings.Repeat(" ", 2*(n.bar.Depth+1)) + "⋯ " + common.Count(left, "more item")
+			if failed > 0 {
+				note += ", " + strconv.Itoa(failed) + " failed"
+			}
+			out.WriteString(note + "\n")
+		}
+	}
+	for _, n := range forest {
+		if n.shown {
+			draw(n)
+		}
+	}
+	if cut {
+		fmt.Fprintf(&out, "%d of %d rows shown (a map's failed and slowest items first); --rows 0 shows all\n", len(shown), len(bars))
 	}
 	out.WriteString(Legend + "\n")
-	return out.String()
+	return out.String(), nil
+}
+
+// subtrees keeps the bars step matches and the bars under them, each a
+// level as deep as it is under the bar matched, and the window of time
+// they span.
+func subtrees(t *timeline.Timeline, bars []timeline.Bar, step string) ([]timeline.Bar, timeline.Window, error) {
+	pat, err := path.Compile(step)
+	if err != nil {
+		return nil, timeline.Window{}, fmt.Errorf("--step: %w", err)
+	}
+	var kept, top []timeline.Bar
+	var start, end time.Time
+	root := -1 // the depth of the bar matched the bars now kept are under
+	for _, b := range bars {
+		if root >= 0 && b.Depth > root {
+			b.Depth -= root
+			kept = append(kept, b)
+			continue
+		}
+		root = -1
+		if b.Depth == 0 {
+			top = append(top, b)
+		}
+		if !pat.Match(b.Path) {
+			continue
+		}
+		root = b.Depth
+		b.Depth = 0
+		kept = append(kept, b)
+		bEnd := b.End
+		if bEnd.IsZero() {
+			bEnd = t.Now()
+		}
+		if start.IsZero() || b.Start.Before(start) {
+			start = b.Start
+		}
+		end = later(end, bEnd)
+	}
+	if len(kept) == 0 {
+		var names []string
+		for _, b := range top {
+			names = append(names, b.Path)
+		}
+		return nil, timeline.Window{}, fmt.Errorf("--step %s matches no unit of run %s; its steps: %s (* matches within a segment, ** across)", step, t.RunID(), strings.Join(names, ", "))
+	}
+	return kept, timeline.Window{Start: start, Span: max(end.Sub(start), time.Millisecond)}, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// textNode is a bar with the bars under it, and whether Text draws it.
+type textNode struct {
+	bar      timeline.Bar
+	children []*textNode
+	shown    bool
+}
+
+// plant makes a forest of bars in tree order.
+func plant(bars []timeline.Bar) []*textNode {
+	var roots, stack []*textNode
+	for _, b := range bars {
+		n := &textNode{bar: b}
+		for len(stack) > 0 && stack[len(stack)-1].bar.Depth >= b.Depth {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			roots = append(roots, n)
+		} else {
+			up := stack[len(stack)-1]
+			up.children = append(up.children, n)
+		}
+		stack = append(stack, n)
+	}
+	return roots
+}
+
+func (n *textNode) walk(f func(*textNode)) {
+	if !n.shown {
+		return
+	}
+	f(n)
+	for _, c := range n.children {
+		c.walk(f)
+	}
+}
+
+func (n *textNode) showAll() {
+	n.shown = true
+	for _, c := range n.children {
+		c.showAll()
+	}
+}
+
+// itemsLeft counts the items under n that are not drawn, and how many of
+// them failed.
+func (n *textNode) itemsLeft() (left, failed int) {
+	for _, c := range n.children {
+		if c.bar.Kind == path.KindItem && !c.shown {
+			left++
+			if c.bar.Failed {
+				failed++
+			}
+		}
+	}
+	return left, failed
+}
+
+// pick chooses the rows of a waterfall cut to rows: first the units
+// outside items, in tree order; then the items, the failed and then the
+// slowest first, each with the units in it as far as rows go. The items
+// of each map are put in that order too, so that the outliers drawn lead
+// their map.
+func pick(forest []*textNode, rows int) {
+	var items []*textNode
+	var skeleton func(n *textNode)
+	skeleton = func(n *textNode) {
+		outliersFirst(n.children)
+		for _, c := range n.children {
+			if c.bar.Kind == path.KindItem {
+				items = append(items, c)
+				continue
+			}
+			if rows > 0 {
+				c.shown = true
+				rows--
+			}
+			skeleton(c)
+		}
+	}
+	// The units --step matched may be items themselves (E1/do.*): they
+	// are ranked as the items under a map are.
+	outliersFirst(forest)
+	for _, n := range forest {
+		if n.bar.Kind == path.KindItem {
+			items = append(items, n)
+			continue
+		}
+		if rows > 0 {
+			n.shown = true
+			rows--
+		}
+		skeleton(n)
+	}
+	slices.SortStableFunc(items, outlierFirst)
+	var take func(n *textNode)
+	take = func(n *textNode) {
+		if rows == 0 {
+			return
+		}
+		n.shown = true
+		rows--
+		outliersFirst(n.children)
+		for _, c := range n.children {
+			take(c)
+		}
+	}
+	for _, n := range items {
+		// An item is drawn with the bar above it, the bar it is under.
+		take(n)
+	}
+	for _, n := range forest {
+		hideOrphans(n, n.shown)
+	}
+}
+
+// hideOrphans hides a bar whose parent is hidden: an item of a map whose
+// own row was cut is no row of a waterfall.
+func hideOrphans(n *textNode, parentShown bool) {
+	n.shown = n.shown && parentShown
+	for _, c := range n.children {
+		hideOrphans(c, n.shown)
+	}
+}
+
+// outliersFirst orders a map's items failed first, then slowest first,
+// then by index. Other units keep their order: a unit's children are a
+// map's items or none are.
+func outliersFirst(children []*textNode) {
+	for _, c := range children {
+		if c.bar.Kind != path.KindItem {
+			return
+		}
+	}
+	slices.SortStableFunc(children, outlierFirst)
+}
+
+func outlierFirst(a, b *textNode) int {
+	if a.bar.Failed != b.bar.Failed {
+		if a.bar.Failed {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(took(b.bar), took(a.bar))
+}
+
+// took is how long a bar ran; an open bar, still running, counts as the
+// slowest.
+func took(b timeline.Bar) time.Duration {
+	if b.Open() {
+		return math.MaxInt64
+	}
+	return b.End.Sub(b.Start)
 }

@@ -1,6 +1,7 @@
 package timeview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -135,9 +137,182 @@ func TestTimelineSpendPane(t *testing.T) {
 	m, _ := pane(t, 3)
 	m.SetMode(ModeSpend)
 	got := ansi.Strip(m.View())
-	for _, want := range []string{"Spend", "big · running", "3 calls", "By step, most expensive first", "E1/do.0", "By model", "$0.0001", "208 tok"} {
+	for _, want := range []string{"Spend", "big · running", "3 calls", "By step, most expensive first", "E1/do.* ×3", "  E1/do.0 ", "By model", "$0.0001", "208 tok"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the spend pane does not show %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestTimelineSpendPaneGroupsItems shows the spend of a map of 10,000
+// items: one line for the items' step, the dearest three under it and
+// a count of the others, not ten thousand lines.
+func TestTimelineSpendPaneGroupsItems(t *testing.T) {
+	m, _ := pane(t, 10000)
+	m.SetSize(100, 20)
+	m.SetMode(ModeSpend)
+	got := ansi.Strip(m.View())
+	for _, want := range []string{"E1/do.* ×10000", "  E1/do.0 ", "  E1/do.1 ", "  E1/do.10 ", "and 9997 more items", "10000 calls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the spend pane does not show %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "E1/do.2 ") {
+		t.Errorf("the spend pane lists a fourth item:\n%s", got)
+	}
+}
+
+// TestTimelineSpendPaneNarrow draws the spend in panes from roomy to
+// narrow: every figure shows whole, the header breaks between its pieces
+// rather than cutting one, and a long label is cut in its middle.
+func TestTimelineSpendPaneNarrow(t *testing.T) {
+	for _, width := range []int{100, 60, 44, 40} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m, _ := pane(t, 3)
+			m.SetSize(width, 20)
+			m.SetMode(ModeSpend)
+			got := ansi.Strip(m.View())
+			for _, want := range []string{"$0.0003", "$0.0001", "624 tok", "208 tok", "3 calls", "1 call"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("the spend pane does not show %q whole:\n%s", want, got)
+				}
+			}
+			// The map's line: its step's path, cut in the middle or not,
+			// and its count of items whole.
+			if !strings.Contains(got, "E1/do.* ×3 ") && !strings.Contains(got, "E1…o.* ×3 ") {
+				t.Errorf("the map's label is not its path cut in the middle and its count:\n%s", got)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if strings.Contains(line, "…") && strings.Index(line, "…") > 8 {
+					t.Errorf("a line is cut at its end: %q", line)
+				}
+			}
+		})
+	}
+}
+
+// TestTimelineTextCut draws a run of 10,000 map items, one of which failed
+// and one of which ran five seconds, in 200 rows: the map's row, then the
+// failed item, then the slow one, each with its round; the map says how
+// many items it left out, and the end how many rows.
+func TestTimelineTextCut(t *testing.T) {
+	events := livetest.BigRun(10000)
+	for i, e := range events {
+		switch {
+		case e.Path == "E1/do.7000" && e.Kind == engine.EventStepEnd:
+			p := e.Payload.(engine.StepEnded)
+			p.Status, p.Ms = engine.StepFailed, 1
+			events[i].Payload = p
+		case e.Path == "E1/do.4242" && e.Kind == engine.EventStepEnd:
+			p := e.Payload.(engine.StepEnded)
+			p.Ms = 5000
+			events[i].Payload = p
+		}
+	}
+	out, err := Text(timeline.FromEvents(events), TextOptions{Width: 100, Rows: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// The summary, the axis, 200 rows, the map's note, the count and the
+	// legend.
+	if len(lines) != 205 {
+		t.Fatalf("%d lines, want 205:\n%s", len(lines), out)
+	}
+	for i, want := range map[int]string{2: "  E1 map", 3: "✗   do.7000 agent", 4: "      agent.1", 5: "    do.4242 agent", 6: "      agent.1"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d is %q, want it to start %q", i, lines[i], want)
+		}
+	}
+	if want := "    ⋯ 9900 more items"; lines[202] != want {
+		t.Errorf("the map's note is %q, want %q", lines[202], want)
+	}
+	if want := "200 of 20001 rows shown"; !strings.HasPrefix(lines[203], want) {
+		t.Errorf("the count is %q, want it to start %q", lines[203], want)
+	}
+
+	// The items themselves matched by --step are ranked the same way.
+	items, err := Text(timeline.FromEvents(events), TextOptions{Width: 100, Rows: 4, Step: "E1/do.*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(items, "\n")
+	for i, want := range map[int]string{2: "✗ do.7000 agent", 3: "    agent.1", 4: "  do.4242 agent", 5: "    agent.1", 6: "4 of 20000 rows shown"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("--step E1/do.*: line %d is %q, want it to start %q", i, lines[i], want)
+		}
+	}
+
+	all, err := Text(timeline.FromEvents(events), TextOptions{Width: 100})
+	if err != nil || strings.Count(all, "\n") != 20001+3 {
+		t.Errorf("with no cap, %d lines (%v)", strings.Count(all, "\n"), err)
+	}
+}
+
+// TestTimelineSpendPaneUnfolds selects rows of the spend of a map of
+// 10,000 items in a short pane: right unfolds the map's line into every
+// item, end reaches the model's line at the bottom, left on an item folds
+// its group back, a click on the note of more items unfolds it, and the
+// footer says which lines are in view.
+func TestTimelineSpendPaneUnfolds(t *testing.T) {
+	m, _ := pane(t, 10000)
+	m.SetSize(100, 10)
+	m.SetMode(ModeSpend)
+	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
+	view := func() string { return ansi.Strip(m.View()) }
+	if got := view(); strings.Contains(got, "By model") || !strings.Contains(got, "lines 1–8 of 11") {
+		t.Fatalf("the top of the spend:\n%s", got)
+	}
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	press(tea.KeyPressMsg{Code: tea.KeyRight})
+	if got := view(); !strings.Contains(got, "  E1/do.10 ") || !strings.Contains(got, "lines 1–8 of 10007") || strings.Contains(got, "more item") {
+		t.Errorf("right on the map's line did not unfold it:\n%s", got)
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyEnd})
+	if got := view(); !strings.Contains(got, "By model") || !strings.Contains(got, "lines 10000–10007 of 10007") || !strings.Contains(got, "  E1/do.9999 ") {
+		t.Errorf("end did not reach the bottom:\n%s", got)
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyHome})
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	press(tea.KeyPressMsg{Code: tea.KeyLeft})
+	if got := view(); !strings.Contains(got, " of 11 ") || !strings.Contains(got, "and 9997 more items · → unfolds") {
+		t.Errorf("left on an item did not fold its group:\n%s", got)
+	}
+	if !strings.HasSuffix(m.spendSelected, "\x00E1/do.*") {
+		t.Errorf("folding from an item selected %q, want the map's line", m.spendSelected)
+	}
+	note := -1
+	for y, line := range strings.Split(view(), "\n") {
+		if strings.Contains(line, "more items") {
+			note = y
+		}
+	}
+	if !m.ClickAt(note) || !strings.Contains(view(), "of 10007") {
+		t.Errorf("a click on the note of more items did not unfold the map:\n%s", view())
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyHome})
+	m.Wheel(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if got := view(); strings.Contains(got, "lines 1–") {
+		t.Errorf("the wheel did not scroll:\n%s", got)
+	}
+}
+
+// BenchmarkSpendPaneUnfolded10kItems draws the Spend pane (80x46) with the
+// line of a map of 10,000 items unfolded, scrolled half-way down it.
+func BenchmarkSpendPaneUnfolded10kItems(b *testing.B) {
+	tl := timeline.FromEvents(livetest.BigRun(10000))
+	m := New(common.New(common.NewTheme(true, false), common.DefaultKeyMap()))
+	m.SetSize(80, 46)
+	m.Show(tl)
+	m.Focus()
+	m.SetMode(ModeSpend)
+	m.unfold("E1/do.*", true)
+	m.spendScroll.Offset = 5000
+	if !strings.Contains(m.View(), "E1/do.") {
+		b.Fatalf("no item in view:\n%s", m.View())
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
 	}
 }

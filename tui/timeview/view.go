@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -42,6 +41,12 @@ type Model struct {
 	// from where it starts, from the run's start.
 	zoom float64
 	from time.Duration
+	// spendScroll is how far the spend's lines are scrolled;
+	// spendSelected is its selected row (spendEntry.key); unfolded are
+	// the groups of map items listed whole, by label.
+	spendScroll   common.Scroll
+	spendSelected string
+	unfolded      map[string]bool
 	// cells is the buffer rows are drawn in, kept from frame to frame.
 	cells []timeline.Cell
 }
@@ -58,7 +63,7 @@ func (m Model) Mode() Mode { return m.mode }
 // Show puts the pane on a run's timeline, the whole of it in view.
 func (m *Model) Show(tl *timeline.Timeline) {
 	if tl != m.tl {
-		m.zoom, m.from, m.scroll = 1, 0, common.Scroll{}
+		m.zoom, m.from, m.scroll, m.spendScroll, m.spendSelected, m.unfolded = 1, 0, common.Scroll{}, common.Scroll{}, "", nil
 	}
 	m.tl = tl
 }
@@ -129,7 +134,8 @@ func (m *Model) clampPan() {
 }
 
 // Update answers the pane's keys: up and down select a bar, left and
-// right pan, + and - zoom.
+// right pan, + and - zoom; on the spend, up and down select a row, right
+// and left unfold and fold a map's items.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || m.tl == nil {
@@ -137,6 +143,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	keys := m.Keys
 	switch {
+	case m.mode == ModeSpend:
+		m.updateSpend(k)
 	case key.Matches(k, keys.ZoomIn):
 		m.Zoom(2)
 	case key.Matches(k, keys.ZoomOut):
@@ -146,7 +154,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, keys.Expand):
 		m.Pan(1)
 	default:
-		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok && m.mode == ModeTimeline {
+		if d, ok := keys.Movement(k, m.rowsHigh(), m.tl.Len()); ok {
 			i := max(m.tl.Index(m.selected), 0)
 			i = min(max(i+d, 0), m.tl.Len()-1)
 			if bars := m.tl.Bars(i, 1); len(bars) == 1 {
@@ -160,8 +168,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // ClickAt selects the bar drawn at line y of the pane (0 is the top
 // border), and reports whether there was one.
 func (m *Model) ClickAt(y int) bool {
+	if m.tl != nil && m.mode == ModeSpend {
+		return m.clickSpend(y)
+	}
 	line := y - 2 // the border and the axis
-	if m.tl == nil || m.mode != ModeTimeline || line < 0 || line >= m.rowsHigh() {
+	if m.tl == nil || line < 0 || line >= m.rowsHigh() {
 		return false
 	}
 	bars := m.tl.Bars(m.scroll.Offset+line, 1)
@@ -187,6 +198,9 @@ func (m *Model) Wheel(msg tea.MouseWheelMsg) {
 		m.Pan(-1)
 	case msg.Button == tea.MouseWheelRight:
 		m.Pan(1)
+	case m.mode == ModeSpend:
+		// View clamps it to the lines there are.
+		m.spendScroll.Offset = max(m.spendScroll.Offset+common.WheelDelta(msg), 0)
 	default:
 		m.scroll.Offset += common.WheelDelta(msg)
 		m.scroll = m.scroll.Clamp(m.rowsHigh(), m.tl.Len())
@@ -205,7 +219,7 @@ func (m *Model) View() string {
 	case m.tl == nil || m.tl.Start().IsZero():
 		body = []string{m.Theme.Muted.Render("no run yet: r runs the plan")}
 	case m.mode == ModeSpend:
-		body = m.spendLines(m.Width - 2)
+		body, footer = m.spendView(m.Width - 2)
 	default:
 		body = m.timelineLines(m.Width - 2)
 		footer = m.Theme.Muted.Render(m.zoomWords())
@@ -298,102 +312,4 @@ func (m *Model) timelineLines(width int) []string {
 		lines = append(lines, sb.String())
 	}
 	return lines
-}
-
-// spendLines draws the run's cost and tokens by step, most expensive
-// first, then by model: a bar as long as its share of the dearest line.
-func (m *Model) spendLines(width int) []string {
-	s := m.tl.Spend()
-	t := m.Theme
-	lines := []string{t.Strong.Render(Summary(m.tl))}
-	if s.Calls == 0 {
-		return append(lines, t.Muted.Render("no model calls yet"))
-	}
-	section := func(title string, spend []timeline.SpendLine) {
-		lines = append(lines, "", t.Heading.Render(title))
-		lw := 12
-		for _, l := range spend {
-			lw = max(lw, ansi.StringWidth(l.Label)+1)
-		}
-		lw = min(lw, width/3)
-		// The figures: cost, tokens and calls, in columns; a narrow pane
-		// leaves the calls out to keep room for the bars.
-		figs := make([][]string, len(spend))
-		for i, l := range spend {
-			figs[i] = []string{format.Spend(l.Calls, l.Cost), format.Tokens(l.Tokens) + " tok", common.Count(l.Calls, "call")}
-		}
-		cols := 3
-		if width-lw-figuresWidth(figs, cols) < minSpendBar {
-			cols = 2
-		}
-		fw := figuresWidth(figs, cols)
-		bw := max(width-lw-fw, 1)
-		byCost := true
-		for _, l := range spend {
-			byCost = byCost && l.Cost != nil
-		}
-		top := 0.0
-		for _, l := range spend {
-			top = max(top, weight(l, byCost))
-		}
-		for i, l := range spend {
-			n := 0
-			if top > 0 {
-				n = max(int(weight(l, byCost)/top*float64(bw)+0.5), 1)
-			}
-			bar := t.Key.Render(strings.Repeat("█", n)) + strings.Repeat(" ", bw-n)
-			lines = append(lines, common.Fit(l.Label, lw)+bar+t.Muted.Render(figuresLine(figs, i, cols)))
-		}
-	}
-	section("By step, most expensive first", s.ByStep)
-	section("By model", s.ByModel)
-	return lines
-}
-
-// weight is what a spend bar's length shows: the cost where every line is
-// priced (byCost), the tokens otherwise, so that no bar compares dollars
-// with tokens.
-func weight(l timeline.SpendLine, byCost bool) float64 {
-	if byCost {
-		return *l.Cost
-	}
-	return float64(l.Tokens)
-}
-
-// minSpendBar is the narrowest a spend bar gets before the calls column
-// gives up its room.
-const minSpendBar = 10
-
-// figuresWidth is how wide the first cols columns of figures are, each
-// right-aligned to its widest and led by a space.
-func figuresWidth(figs [][]string, cols int) int {
-	w := 0
-	for c := range cols {
-		w += 1 + columnWidth(figs, c)
-	}
-	return w
-}
-
-func columnWidth(figs [][]string, c int) int {
-	w := 0
-	for _, f := range figs {
-		w = max(w, ansi.StringWidth(f[c]))
-	}
-	return w
-}
-
-// figuresLine is row i of the figures' first cols columns.
-func figuresLine(figs [][]string, i, cols int) string {
-	var b strings.Builder
-	for c := range cols {
-		b.WriteString(" " + padLeft(figs[i][c], columnWidth(figs, c)))
-	}
-	return b.String()
-}
-
-func padLeft(s string, w int) string {
-	if n := w - len([]rune(s)); n > 0 {
-		return strings.Repeat(" ", n) + s
-	}
-	return s
 }
