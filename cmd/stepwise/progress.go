@@ -24,19 +24,19 @@ import (
 type progressFlags struct {
 	// quiet leaves stderr to errors: no progress, no summary.
 	quiet bool
-	// every is how often, off a terminal, a step that runs longer is told
-	// again.
+	// every is how often, off a terminal, a running step is told: at
+	// every, 2*every, ... after it started; 0 tells none.
 	every time.Duration
 }
 
 func (f *progressFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable and errors: no progress, no summary on stderr")
-	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step that has run this long, and again each time as long again")
+	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
 }
 
 func (f progressFlags) check() error {
-	if f.every <= 0 {
-		return usageError{fmt.Errorf("--progress-every takes a duration above 0, such as 10s, not %s", f.every)}
+	if f.every < 0 {
+		return usageError{fmt.Errorf("--progress-every takes a duration such as 10s, or 0 for no progress lines, not %s", f.every)}
 	}
 	return nil
 }
@@ -75,8 +75,12 @@ type progressDisplay struct {
 	// answered says the solver's answer is streaming to the terminal the
 	// block was on, which closed it.
 	answered bool
-	// told is when each long step was last told off a terminal.
-	told map[string]time.Time
+	// told counts, off a terminal, the periods each running step has
+	// been told at.
+	told map[*progress.Step]int
+	// started wakes the telling off a terminal when a step starts: its
+	// first line is due a period later.
+	started chan struct{}
 
 	stop   chan struct{}
 	done   chan struct{}
@@ -92,17 +96,21 @@ func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines b
 	if flags.quiet {
 		return nil
 	}
-	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[string]time.Time{},
-		stop: make(chan struct{}), done: make(chan struct{})}
-	period := flags.every
+	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[*progress.Step]int{},
+		started: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// A dumb terminal cannot move its cursor up to redraw the block: it
 	// gets the log lines.
 	if f, ok := s.err.(*os.File); ok && isTerminal(f) && os.Getenv("TERM") != "dumb" {
 		d.block = &liveBlock{out: colorprofile.NewWriter(f, os.Environ()), fd: f.Fd(), bar: bar.New(bar.WithWidth(barWidth), bar.WithoutPercentage(), bar.WithFillCharacters('█', '░'))}
 		w.divert(d.block)
-		period = frameEvery
+		go d.redraw()
+		return d
 	}
-	go d.tick(period)
+	if d.every == 0 {
+		close(d.done)
+		return d
+	}
+	go d.tellRunningSteps()
 	return d
 }
 
@@ -115,11 +123,20 @@ func (d *progressDisplay) sink() engine.Sink {
 func (d *progressDisplay) Event(e engine.Event) {
 	d.mu.Lock()
 	ended := d.run.Event(e)
+	if ended != nil {
+		delete(d.told, ended)
+	}
 	answered := d.answered
 	d.mu.Unlock()
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
 	case engine.StepStarted:
+		if top {
+			select {
+			case d.started <- struct{}{}:
+			default:
+			}
+		}
 		switch {
 		case !top || d.block != nil || !d.lines:
 		case pl.Tool == e.Path: // the solver
@@ -258,23 +275,76 @@ func thousands(n int) string {
 	return s
 }
 
-// tick redraws the block, or tells the long steps, every period until
-// the display closes.
-func (d *progressDisplay) tick(period time.Duration) {
+// redraw draws the block every frame until the display closes.
+func (d *progressDisplay) redraw() {
 	defer close(d.done)
-	t := time.NewTicker(period)
+	t := time.NewTicker(frameEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-d.stop:
 			return
 		case now := <-t.C:
-			if d.block != nil {
-				d.block.draw(d.frame(now))
-				continue
-			}
-			d.tellLongSteps(now)
+			d.block.draw(d.frame(now))
 		}
+	}
+}
+
+// tellRunningSteps writes, off a terminal, a line for each running step
+// at every period of its age, until the display closes. It sleeps until
+// the next line is due rather than ticking: a ticker of the period runs
+// out of step with the steps, whose lines then come up to a period late,
+// and a tick a hair short of a period after the last line skips one.
+func (d *progressDisplay) tellRunningSteps() {
+	defer close(d.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		d.mu.Lock()
+		due, ok := d.nextDue()
+		d.mu.Unlock()
+		var wake <-chan time.Time
+		if ok {
+			timer.Reset(time.Until(due))
+			wake = timer.C
+		}
+		select {
+		case <-d.stop:
+			timer.Stop()
+			return
+		case <-d.started:
+		case <-wake:
+			d.tellDue(time.Now())
+		}
+	}
+}
+
+// nextDue is when the next progress line of a running step is due; ok is
+// false when no step runs.
+func (d *progressDisplay) nextDue() (due time.Time, ok bool) {
+	for _, s := range d.run.Running() {
+		at := s.Started.Add(time.Duration(d.told[s]+1) * d.every)
+		if !ok || at.Before(due) {
+			due, ok = at, true
+		}
+	}
+	return due, ok
+}
+
+// tellDue writes a line for each running step whose next line is due at
+// now: one line, however many periods it is behind.
+func (d *progressDisplay) tellDue(now time.Time) {
+	d.mu.Lock()
+	var lines []string
+	for _, s := range d.run.Running() {
+		if periods := int(now.Sub(s.Started) / d.every); periods > d.told[s] {
+			d.told[s] = periods
+			lines = append(lines, "… "+d.stepText(s, now, false, ", "))
+		}
+	}
+	d.mu.Unlock()
+	for _, line := range lines {
+		fmt.Fprintln(d.w, line)
 	}
 }
 
@@ -288,27 +358,6 @@ func (d *progressDisplay) frame(now time.Time) []string {
 		lines = append(lines, "▸ "+d.stepText(s, now, true, " · "))
 	}
 	return append(lines, "  run "+format.Duration(now.Sub(d.run.Started))+spendText(d.run.Spend, " · "))
-}
-
-// tellLongSteps writes, off a terminal, a line for each step that has run
-// longer than the period, once a period.
-func (d *progressDisplay) tellLongSteps(now time.Time) {
-	d.mu.Lock()
-	var lines []string
-	for _, s := range d.run.Running() {
-		last, ok := d.told[s.Path]
-		if !ok {
-			last = s.Started
-		}
-		if now.Sub(last) >= d.every {
-			d.told[s.Path] = now
-			lines = append(lines, "… "+d.stepText(s, now, false, ", "))
-		}
-	}
-	d.mu.Unlock()
-	for _, line := range lines {
-		fmt.Fprintln(d.w, line)
-	}
 }
 
 // stepAside clears the block while a prompt reads the terminal, leaving a

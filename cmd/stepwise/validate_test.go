@@ -228,3 +228,19 @@ func TestValidatePackNotEnabled(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpOnStdout: help asked for is the command's deliverable, on
+// stdout with nothing on stderr; a usage error is on stderr alone.
+func TestHelpOnStdout(t *testing.T) {
+	isolate(t, "testdata/project")
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help", "fork"}, {"runs", "-h"}} {
+		out, errOut, code := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "Usage:") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	out, errOut, code := runCLI(t, "run")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "run takes PLAN") {
+		t.Errorf("a usage error: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
