@@ -165,10 +165,8 @@ func (d *progressDisplay) Event(e engine.Event) {
 func (d *progressDisplay) endLine(s *progress.Step) string {
 	end := s.End
 	switch {
-	case end.Status == engine.StepFailed && d.block != nil:
+	case end.Status == engine.StepFailed && (d.block != nil || d.lines):
 		return fmt.Sprintf("✗ %s failed after %s", stepName(s)+summaryTail(s), format.Millis(end.Ms)) + spendText(s.Spend, " ")
-	case end.Status == engine.StepFailed && d.lines:
-		return fmt.Sprintf("✗ %s failed after %s", s.Path, format.Millis(end.Ms))
 	case end.Reused == "fork" && (d.block != nil || d.lines):
 		// Said as inspect marks it: the step did not run, the fork took
 		// its recorded result.
@@ -185,15 +183,33 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 func summaryTail(s *progress.Step) string {
 	switch {
 	case s.List != nil:
-		tail := " " + thousands(s.List.Done) + " items"
-		if s.List.Failed > 0 {
-			tail += fmt.Sprintf(" (%s failed)", thousands(s.List.Failed))
+		l := s.List
+		tail := " " + thousands(l.Done)
+		if l.Total > l.Done {
+			tail += " of " + thousands(l.Total)
+		}
+		tail += " items"
+		if notes := itemNotes(l); len(notes) > 0 {
+			tail += " (" + strings.Join(notes, ", ") + ")"
 		}
 		return tail
 	case s.Agent:
 		return " " + countNoun(s.Rounds, "round", "rounds") + " " + countNoun(s.Tools, "tool", "tools")
 	}
 	return ""
+}
+
+// itemNotes are the counts of a list step's items that did not end well:
+// "2 failed", "8 cancelled".
+func itemNotes(l *progress.List) []string {
+	var notes []string
+	if l.Failed > 0 {
+		notes = append(notes, thousands(l.Failed)+" failed")
+	}
+	if l.Cancelled > 0 {
+		notes = append(notes, thousands(l.Cancelled)+" cancelled")
+	}
+	return notes
 }
 
 // stepName is a step as its lines name it: its path and tool, or the
@@ -239,9 +255,7 @@ func (d *progressDisplay) stepText(s *progress.Step, now time.Time, withBar bool
 			}
 		}
 		parts = append(parts, thousands(l.Done)+"/"+total+" items", thousands(l.Running())+" running")
-		if l.Failed > 0 {
-			parts = append(parts, thousands(l.Failed)+" failed")
-		}
+		parts = append(parts, itemNotes(l)...)
 		if rate := l.Rate(now); rate > 0 {
 			parts = append(parts, rateText(rate))
 		}

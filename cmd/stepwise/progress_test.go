@@ -163,6 +163,11 @@ func TestProgressTmuxInterrupt(t *testing.T) {
 	if strings.Contains(screen, "▸ E1") {
 		t.Errorf("the block is still on the screen after ctrl-c:\n%s", screen)
 	}
+	// The items ctrl-c cut off were cancelled, not failed, and the calls
+	// it cut off leave the cost known.
+	if !regexp.MustCompile(`(?m)^✗ E1 map 4 of 40 items \(4 cancelled\) failed after \d+(ms|\.\ds) 0 tok \$0$`).MatchString(screen) {
+		t.Errorf("the map's summary does not say its items were cancelled:\n%s", screen)
+	}
 	if !strings.Contains(screen, "interrupt") {
 		t.Errorf("the run does not say it was interrupted:\n%s", screen)
 	}
@@ -408,5 +413,19 @@ func TestProgressTmuxSolver(t *testing.T) {
 	}
 	if strings.Contains(screen, "▸ ") || strings.Contains(screen, "  run ") {
 		t.Errorf("a frame of the block is left on the screen:\n%s", screen)
+	}
+}
+
+// TestProgressFailedSummary: off a terminal, a step that failed is told
+// with its items, what failed and what it cost, a failed model call
+// (which has no price) leaving the cost of the others known.
+func TestProgressFailedSummary(t *testing.T) {
+	files := progressProjectFiles(0, false)
+	files["replies.yaml"] = strings.Replace(files["replies.yaml"], "  - match: E1/do.5\n    reply: { json: { label: ok }, usage: { input_tokens: 1000, output_tokens: 100 }, delay_ms: 0 }\n",
+		"  - match: E1/do.5\n    error: { status: 400, message: refused }\n", 1)
+	writeProject(t, files)
+	_, errOut, code := runCLI(t, "run", "slow")
+	if code != 1 || !regexp.MustCompile(`(?m)^✗ E1 map \d+ of 40 items \(1 failed\) failed after \d+(ms|\.\ds) [\d.]+k tok \$0\.\d{4}$`).MatchString(errOut) {
+		t.Errorf("exit %d; the failed map's summary is not there with its cost:\n%s", code, errOut)
 	}
 }
