@@ -116,7 +116,7 @@ func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines b
 
 // sink is the display's engine sink, reading only the kinds it shows.
 func (d *progressDisplay) sink() engine.Sink {
-	return engine.Selective{Kinds: append([]engine.EventKind{engine.EventWarning}, progress.Kinds...), Sink: d}
+	return engine.Selective{Kinds: append([]engine.EventKind{engine.EventWarning, engine.EventAsk}, progress.Kinds...), Sink: d}
 }
 
 // Event takes one event of the run in, and writes the lines it makes.
@@ -156,6 +156,14 @@ func (d *progressDisplay) Event(e engine.Event) {
 		}
 	case engine.Warning:
 		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
+	case engine.Asked:
+		// Nobody was there to ask: the run went on with the plan's
+		// default, which a person reading the log should not have to
+		// guess. (A replay's answers are the record's, told by the
+		// replay.)
+		if d.lines && !pl.Answered && pl.Reason == engine.AskUnavailable {
+			fmt.Fprintf(d.w, "? %s: no terminal to ask %q on; took the default %s\n", e.Path, pl.Prompt, engine.JSONText(pl.Answer))
+		}
 	}
 }
 
