@@ -49,6 +49,17 @@ const frameEvery = 100 * time.Millisecond
 // barWidth is the width of a list step's bar, in cells.
 const barWidth = 20
 
+// forkOrigin is where a fork starts: the recorded run it forks and the
+// step it runs again from.
+type forkOrigin struct {
+	run, from string
+}
+
+// String is the line that tells a fork as it starts.
+func (f forkOrigin) String() string {
+	return fmt.Sprintf("fork of run %s from %s", format.ShortID(f.run), f.from)
+}
+
 // progressDisplay tells a person on stderr how a run goes, from its
 // events. On a terminal it keeps a live block below what the run writes:
 // a line for each running step (a bar for a map, filter or reduce, the
@@ -65,9 +76,9 @@ type progressDisplay struct {
 	// terminal: run and fork do, a replay (every step answered from the
 	// record) does not.
 	lines bool
-	// of is the run a fork reuses results from; "" for a run that is no
-	// fork.
-	of    string
+	// fork is where the run forks a recorded run from; zero for a run
+	// that is no fork.
+	fork  forkOrigin
 	every time.Duration
 
 	mu  sync.Mutex
@@ -92,11 +103,11 @@ type progressDisplay struct {
 // when quiet. w is the
 // batcher of the run's lines (the display's own, warnings, failovers):
 // on a terminal it is made to write above the block.
-func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, of string) *progressDisplay {
+func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, fork forkOrigin) *progressDisplay {
 	if flags.quiet {
 		return nil
 	}
-	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[*progress.Step]int{},
+	d := &progressDisplay{w: w, lines: lines, fork: fork, every: flags.every, run: progress.New(time.Now()), told: map[*progress.Step]int{},
 		started: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// A dumb terminal cannot move its cursor up to redraw the block: it
 	// gets the log lines.
@@ -130,6 +141,10 @@ func (d *progressDisplay) Event(e engine.Event) {
 	d.mu.Unlock()
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
+	case engine.RunStarted:
+		if d.fork.run != "" {
+			fmt.Fprintln(d.w, d.fork)
+		}
 	case engine.StepStarted:
 		if top {
 			select {
@@ -178,7 +193,7 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 	case end.Reused == "fork" && (d.block != nil || d.lines):
 		// Said as inspect marks it: the step did not run, the fork took
 		// its recorded result.
-		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.of))
+		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.fork.run))
 	case end.Status == engine.StepSkipped && (d.block != nil || d.lines):
 		return fmt.Sprintf("⊘ %s skipped with an injected result", s.Path)
 	case d.block != nil:

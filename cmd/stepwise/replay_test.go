@@ -205,7 +205,7 @@ func TestReplayForkDiff(t *testing.T) {
 		if env.Output["summary"] != "one typo" || env.Output["found"] != "a typo" || env.Usage.Calls != 1 {
 			t.Errorf("envelope %s", stdout)
 		}
-		if !strings.Contains(stderr, "fork of run "+run.RunID[:12]+" from E2; reused E0; set E1\n") {
+		if !strings.HasPrefix(stderr, "fork of run "+run.RunID[:12]+" from E2\n") || !strings.Contains(stderr, "\nran 2 steps, reused 1 of run "+run.RunID[:12]+": E0\nset 1 step with --set: E1\n") {
 			t.Errorf("stderr %s", stderr)
 		}
 		// The progress says E0 was reused from the run, as inspect marks
@@ -370,5 +370,24 @@ output: { done: "{{E2.output.done}}" }
 	out, errOut, code = runCLI(t, "replay", id)
 	if code != 0 || !strings.Contains(out, "6 model calls answered from the record") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestForkSummary: a fork from one item of a map of 40 says where it
+// starts as it starts, and at its end how many steps ran and which it
+// reused, the map's items by count and span rather than one by one.
+func TestForkSummary(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E1/do.7")
+	short := id[:12]
+	// E1 runs again (it holds the fork point), item 7 in it, and E2.
+	if code != 0 || !strings.HasPrefix(errOut, "fork of run "+short+" from E1/do.7\n") ||
+		!strings.Contains(errOut, "\nran 3 steps, reused 40 of run "+short+": E0; E1: 39 items, do.0 to do.39 but do.7\n") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
