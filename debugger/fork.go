@@ -128,7 +128,7 @@ func (f *forker) result(res *engine.Result) *ForkResult {
 // newForker checks spec against the record and the plan, and returns the
 // fork's hook and opts with it installed, its run the record's child.
 func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options) (*forker, engine.Options, error) {
-	from, err := rec.forkPoint(spec.From)
+	from, err := rec.ForkPoint(spec.From)
 	if err != nil {
 		return nil, opts, err
 	}
@@ -148,11 +148,12 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 	return f, opts, nil
 }
 
-// forkPoint is the first recorded step whose path the pattern matches,
-// or else the first map, filter or reduce item it matches (an item whose
-// body is a list of steps is no step itself): the fork starts at the
-// item's first step.
-func (rec *Recording) forkPoint(pattern string) (string, error) {
+// ForkPoint is where a fork from pattern starts (ForkResult.From): the
+// first recorded step whose path the pattern matches, or else the first
+// map, filter or reduce item it matches (an item whose body is a list of
+// steps is no step itself): the fork starts at the item's first step. A
+// front end tells it as the fork starts. The error is a *ForkSpecError.
+func (rec *Recording) ForkPoint(pattern string) (string, error) {
 	if pattern == "" {
 		return "", &ForkSpecError{Reason: "give the path of a step of the recorded run"}
 	}

@@ -34,9 +34,13 @@ type Recording struct {
 	tools map[string]record.ToolCall
 	// llm holds the model calls by the path they were made at (a round
 	// E1/agent.2, a repair pass, a verdict E1/judge, the solver).
-	llm   map[string]engine.ModelCalled
-	calls []model.RecordedCall
-	asks  map[string]engine.Asked
+	llm map[string]engine.ModelCalled
+	// callsUnder counts the model calls made at each path or below it: a
+	// step or tool call the replay answers whole with its recorded result
+	// answers that many calls from the record.
+	callsUnder map[string]int
+	calls      []model.RecordedCall
+	asks       map[string]engine.Asked
 	// decided holds the decisions a person made, by path and stop: a
 	// replay makes the ones no other record carries (a round's reply
 	// replaced) again.
@@ -74,7 +78,7 @@ func LoadRecording(ctx context.Context, st *store.Store, id string) (*Recording,
 // Store.Events).
 func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording, error) {
 	rec := &Recording{Run: d, inputs: map[string]any{}, steps: map[string]*recordedStep{}, tools: map[string]record.ToolCall{},
-		llm: map[string]engine.ModelCalled{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}, decided: map[decisionAt]engine.Decided{}}
+		llm: map[string]engine.ModelCalled{}, callsUnder: map[string]int{}, calls: []model.RecordedCall{}, asks: map[string]engine.Asked{}, decided: map[decisionAt]engine.Decided{}}
 	if len(d.Inputs) > 0 && string(d.Inputs) != "null" {
 		if err := json.Unmarshal(d.Inputs, &rec.inputs); err != nil {
 			return nil, fmt.Errorf("run %s: its inputs: %w", d.ID, err)
@@ -104,6 +108,9 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 			}
 			c := p.(engine.ModelCalled)
 			rec.llm[e.Path] = c
+			for p := e.Path; p != ""; p, _, _ = path.Parent(p) {
+				rec.callsUnder[p]++
+			}
 			rec.calls = append(rec.calls, model.RecordedCall{Step: c.Request.Step, Role: c.Role, Reply: c.Reply, Err: c.Error})
 		case engine.EventAsk:
 			p, err := engine.DecodePayload(e.Kind, e.Payload)
@@ -184,8 +191,11 @@ type ReplayResult struct {
 	FailedAt string
 	// Steps counts the recorded steps the replay reproduced.
 	Steps int
-	// ModelCalls counts the model calls answered from the record; none
-	// reached a model.
+	// ModelCalls counts the model calls answered from the record, none
+	// of which reached a model: those the replay made (agent rounds,
+	// repairs, verdicts, the solver), answered with their recorded
+	// replies, and those made inside the steps and tool calls it answered
+	// whole with their recorded results (builtin__infer, a prompt tool).
 	ModelCalls int
 }
 
@@ -224,7 +234,7 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 		// it was not let run.
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls(), Divergence: r.divergence, FailedAt: r.failedAt}, nil
+		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls() + r.callsAnswered, Divergence: r.divergence, FailedAt: r.failedAt}, nil
 	}
 	return r.result(res, seen), nil
 }
@@ -233,9 +243,9 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 // the divergence its hook met on the way, or else what comparing its steps
 // and outcome with the record finds.
 func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
-	out := &ReplayResult{Run: res, Of: r.rec.Run.ID, ModelCalls: seen.modelCalls()}
+	out := &ReplayResult{Run: res, Of: r.rec.Run.ID}
 	r.mu.Lock()
-	out.Divergence, out.FailedAt = r.divergence, r.failedAt
+	out.Divergence, out.FailedAt, out.ModelCalls = r.divergence, r.failedAt, seen.modelCalls()+r.callsAnswered
 	r.mu.Unlock()
 	var abort *engine.AbortError
 	switch {
@@ -284,6 +294,17 @@ type replayer struct {
 	mu         sync.Mutex
 	divergence *Divergence
 	failedAt   string
+	// callsAnswered counts the recorded model calls inside the steps and
+	// tool calls the replay answered whole from the record.
+	callsAnswered int
+}
+
+// answeredWhole notes that the unit at p was answered with its recorded
+// outcome: the model calls made inside it were answered from the record.
+func (r *replayer) answeredWhole(p string) {
+	r.mu.Lock()
+	r.callsAnswered += r.rec.callsUnder[p]
+	r.mu.Unlock()
 }
 
 // hook answers every stop from the record, or stops the run at the first
@@ -397,6 +418,7 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
+		r.answeredWhole(st.Path)
 		return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
 	case engine.StepFailed:
 		// Running the tool would repeat its side effects: the step fails
@@ -407,6 +429,7 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 			r.failedAt = st.Path
 		}
 		r.mu.Unlock()
+		r.answeredWhole(st.Path)
 		return engine.Decision{Action: engine.Fail, Value: rs.Error, Origin: engine.FromReplay}, nil
 	}
 	return engine.Decision{}, unfinished(st.Path, "step")
@@ -497,6 +520,7 @@ func (r *replayer) tool(st *engine.Stop) (engine.Decision, *Divergence) {
 		// A person replaced what the call gave: the model read that.
 		result = d.Value
 	}
+	r.answeredWhole(st.Path)
 	return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
 }
 

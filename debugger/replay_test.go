@@ -313,8 +313,10 @@ func TestReplayReproducesARun(t *testing.T) {
 	if calls := ev.modelCalls(); !slices.Equal(calls, []string{"E2 replay", "E2 replay", "E3 replay"}) {
 		t.Errorf("model calls %v, want the agent's two rounds and the verdict, all replayed", calls)
 	}
-	if out.ModelCalls != 3 || out.Steps != len(rec.Run.Steps) || out.FailedAt != "" {
-		t.Errorf("replay counted %d model calls and %d steps (failed at %q), want 3 and %d", out.ModelCalls, out.Steps, out.FailedAt, len(rec.Run.Steps))
+	// All four were answered from the record, builtin__infer's with its
+	// result.
+	if out.ModelCalls != 4 || out.Steps != len(rec.Run.Steps) || out.FailedAt != "" {
+		t.Errorf("replay counted %d model calls and %d steps (failed at %q), want 4 and %d", out.ModelCalls, out.Steps, out.FailedAt, len(rec.Run.Steps))
 	}
 	if !reflect.DeepEqual(plain(t, out.Run.Output), plain(t, res.Output)) || out.Run.Usage.InputTokens != 0 {
 		t.Errorf("replayed output %v (usage %+v), want %v at no cost", out.Run.Output, out.Run.Usage, res.Output)

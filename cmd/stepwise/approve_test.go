@@ -348,3 +348,29 @@ steps:
 		}
 	}
 }
+
+// TestAskDefaultTold: off a terminal nobody can answer an ask, and the
+// run takes its default: stderr says so, but under --quiet.
+func TestAskDefaultTold(t *testing.T) {
+	writeProject(t, map[string]string{"plans/confirm.yaml": `identifier: confirm
+name: Confirm
+description: Asks before it goes on.
+steps:
+  - id: confirm
+    tool_name: ask
+    input:
+      prompt: "Go on?"
+      when_unanswered: default
+      default: { go: true }
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean } } }
+output: { go: "{{confirm.answer.go}}" }
+`})
+	out, errOut, code := runCLI(t, "run", "confirm")
+	if code != 0 || !strings.Contains(out, `"go": true`) || !strings.Contains(errOut, "? confirm: no terminal to ask \"Go on?\" on; took the default {\"go\":true}\n") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "run", "confirm", "--quiet")
+	if code != 0 || !strings.Contains(out, `"go": true`) || errOut != "" {
+		t.Errorf("--quiet: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

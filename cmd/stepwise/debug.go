@@ -130,7 +130,7 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 	}
 	if asJSON {
 		// The end state carried the output; a summary is for people.
-		printSummary(s.err, plan, state.Result, runLine, false)
+		printSummary(s.err, plan, state.Result, runLine, false, notRun{})
 		return runExit(state.Result)
 	}
 	if res := state.Result; res.Output == nil && res.Answer != "" {
@@ -139,7 +139,7 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 		// output plan is.
 		fmt.Fprintln(s.out, res.Answer)
 	}
-	return reportRun(s, plan, state.Result, runRequest{}, runLine)
+	return reportRun(s, plan, state.Result, runRequest{}, runLine, notRun{})
 }
 
 // drive runs session with inputs under the line driver: it says the kept

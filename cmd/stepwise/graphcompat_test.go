@@ -52,6 +52,7 @@ func TestValidateUnknownFieldsByProject(t *testing.T) {
 			wantLines: []string{
 				".graph/plans/digest.yaml:8:5: note: step E0: unknown field 'reasonning' in a step; did you mean 'reasoning'?; graph ignores it, and so does stepwise",
 				".graph/tools/review.yaml:8:1: note: unknown field 'owner' in a tool file (fields: ",
+				"✓ .graph/plans/digest.yaml: no problems, 2 notes",
 			},
 			wantNotes: []string{"unknown_field 8:5", "unknown_field 8:1"},
 		},
@@ -64,6 +65,7 @@ func TestValidateUnknownFieldsByProject(t *testing.T) {
 				// of the catalog, and the step that calls it says why.
 				".stepwise/plans/digest.yaml:6:16: step E0: tool 'user__review' cannot run: its tool file has problems (first: .stepwise/tools/review.yaml:8:1: unknown field 'owner' in a tool file",
 				".stepwise/plans/digest.yaml:8:5: step E0: unknown field 'reasonning' in a step; did you mean 'reasoning'?",
+				"✗ .stepwise/plans/digest.yaml: 2 problems",
 			},
 			wantProbs: []string{"unresolved_tool 6:16", "unknown_field 8:5"},
 		},

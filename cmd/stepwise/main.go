@@ -66,7 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCommand(s)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stderr)
+	// Help asked for (--help, help CMD) and --version are what the command
+	// was run for: they go to stdout, so that stepwise --help | less reads
+	// them. Errors, usage errors among them, go to stderr.
+	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -24,19 +24,19 @@ import (
 type progressFlags struct {
 	// quiet leaves stderr to errors: no progress, no summary.
 	quiet bool
-	// every is how often, off a terminal, a step that runs longer is told
-	// again.
+	// every is how often, off a terminal, a running step is told: at
+	// every, 2*every, ... after it started; 0 tells none.
 	every time.Duration
 }
 
 func (f *progressFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable and errors: no progress, no summary on stderr")
-	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step that has run this long, and again each time as long again")
+	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
 }
 
 func (f progressFlags) check() error {
-	if f.every <= 0 {
-		return usageError{fmt.Errorf("--progress-every takes a duration above 0, such as 10s, not %s", f.every)}
+	if f.every < 0 {
+		return usageError{fmt.Errorf("--progress-every takes a duration such as 10s, or 0 for no progress lines, not %s", f.every)}
 	}
 	return nil
 }
@@ -48,6 +48,17 @@ const frameEvery = 100 * time.Millisecond
 
 // barWidth is the width of a list step's bar, in cells.
 const barWidth = 20
+
+// forkOrigin is where a fork starts: the recorded run it forks and the
+// step it runs again from.
+type forkOrigin struct {
+	run, from string
+}
+
+// String is the line that tells a fork as it starts.
+func (f forkOrigin) String() string {
+	return fmt.Sprintf("fork of run %s from %s", format.ShortID(f.run), f.from)
+}
 
 // progressDisplay tells a person on stderr how a run goes, from its
 // events. On a terminal it keeps a live block below what the run writes:
@@ -65,9 +76,9 @@ type progressDisplay struct {
 	// terminal: run and fork do, a replay (every step answered from the
 	// record) does not.
 	lines bool
-	// of is the run a fork reuses results from; "" for a run that is no
-	// fork.
-	of    string
+	// fork is where the run forks a recorded run from; zero for a run
+	// that is no fork.
+	fork  forkOrigin
 	every time.Duration
 
 	mu  sync.Mutex
@@ -75,8 +86,12 @@ type progressDisplay struct {
 	// answered says the solver's answer is streaming to the terminal the
 	// block was on, which closed it.
 	answered bool
-	// told is when each long step was last told off a terminal.
-	told map[string]time.Time
+	// told counts, off a terminal, the periods each running step has
+	// been told at.
+	told map[*progress.Step]int
+	// started wakes the telling off a terminal when a step starts: its
+	// first line is due a period later.
+	started chan struct{}
 
 	stop   chan struct{}
 	done   chan struct{}
@@ -88,38 +103,55 @@ type progressDisplay struct {
 // when quiet. w is the
 // batcher of the run's lines (the display's own, warnings, failovers):
 // on a terminal it is made to write above the block.
-func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, of string) *progressDisplay {
+func newProgressDisplay(s *streams, w *lineBatcher, flags progressFlags, lines bool, fork forkOrigin) *progressDisplay {
 	if flags.quiet {
 		return nil
 	}
-	d := &progressDisplay{w: w, lines: lines, of: of, every: flags.every, run: progress.New(time.Now()), told: map[string]time.Time{},
-		stop: make(chan struct{}), done: make(chan struct{})}
-	period := flags.every
+	d := &progressDisplay{w: w, lines: lines, fork: fork, every: flags.every, run: progress.New(time.Now()), told: map[*progress.Step]int{},
+		started: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// A dumb terminal cannot move its cursor up to redraw the block: it
 	// gets the log lines.
 	if f, ok := s.err.(*os.File); ok && isTerminal(f) && os.Getenv("TERM") != "dumb" {
 		d.block = &liveBlock{out: colorprofile.NewWriter(f, os.Environ()), fd: f.Fd(), bar: bar.New(bar.WithWidth(barWidth), bar.WithoutPercentage(), bar.WithFillCharacters('█', '░'))}
 		w.divert(d.block)
-		period = frameEvery
+		go d.redraw()
+		return d
 	}
-	go d.tick(period)
+	if d.every == 0 {
+		close(d.done)
+		return d
+	}
+	go d.tellRunningSteps()
 	return d
 }
 
 // sink is the display's engine sink, reading only the kinds it shows.
 func (d *progressDisplay) sink() engine.Sink {
-	return engine.Selective{Kinds: append([]engine.EventKind{engine.EventWarning}, progress.Kinds...), Sink: d}
+	return engine.Selective{Kinds: append([]engine.EventKind{engine.EventWarning, engine.EventAsk}, progress.Kinds...), Sink: d}
 }
 
 // Event takes one event of the run in, and writes the lines it makes.
 func (d *progressDisplay) Event(e engine.Event) {
 	d.mu.Lock()
 	ended := d.run.Event(e)
+	if ended != nil {
+		delete(d.told, ended)
+	}
 	answered := d.answered
 	d.mu.Unlock()
 	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
+	case engine.RunStarted:
+		if d.fork.run != "" {
+			fmt.Fprintln(d.w, d.fork)
+		}
 	case engine.StepStarted:
+		if top {
+			select {
+			case d.started <- struct{}{}:
+			default:
+			}
+		}
 		switch {
 		case !top || d.block != nil || !d.lines:
 		case pl.Tool == e.Path: // the solver
@@ -139,6 +171,14 @@ func (d *progressDisplay) Event(e engine.Event) {
 		}
 	case engine.Warning:
 		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
+	case engine.Asked:
+		// Nobody was there to ask: the run went on with the plan's
+		// default, which a person reading the log should not have to
+		// guess. (A replay's answers are the record's, told by the
+		// replay.)
+		if d.lines && !pl.Answered && pl.Reason == engine.AskUnavailable {
+			fmt.Fprintf(d.w, "? %s: no terminal to ask %q on; took the default %s\n", e.Path, pl.Prompt, engine.JSONText(pl.Answer))
+		}
 	}
 }
 
@@ -148,14 +188,12 @@ func (d *progressDisplay) Event(e engine.Event) {
 func (d *progressDisplay) endLine(s *progress.Step) string {
 	end := s.End
 	switch {
-	case end.Status == engine.StepFailed && d.block != nil:
+	case end.Status == engine.StepFailed && (d.block != nil || d.lines):
 		return fmt.Sprintf("✗ %s failed after %s", stepName(s)+summaryTail(s), format.Millis(end.Ms)) + spendText(s.Spend, " ")
-	case end.Status == engine.StepFailed && d.lines:
-		return fmt.Sprintf("✗ %s failed after %s", s.Path, format.Millis(end.Ms))
 	case end.Reused == "fork" && (d.block != nil || d.lines):
 		// Said as inspect marks it: the step did not run, the fork took
 		// its recorded result.
-		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.of))
+		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.fork.run))
 	case end.Status == engine.StepSkipped && (d.block != nil || d.lines):
 		return fmt.Sprintf("⊘ %s skipped with an injected result", s.Path)
 	case d.block != nil:
@@ -168,15 +206,33 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 func summaryTail(s *progress.Step) string {
 	switch {
 	case s.List != nil:
-		tail := " " + thousands(s.List.Done) + " items"
-		if s.List.Failed > 0 {
-			tail += fmt.Sprintf(" (%s failed)", thousands(s.List.Failed))
+		l := s.List
+		tail := " " + thousands(l.Done)
+		if l.Total > l.Done {
+			tail += " of " + thousands(l.Total)
+		}
+		tail += " items"
+		if notes := itemNotes(l); len(notes) > 0 {
+			tail += " (" + strings.Join(notes, ", ") + ")"
 		}
 		return tail
 	case s.Agent:
 		return " " + countNoun(s.Rounds, "round", "rounds") + " " + countNoun(s.Tools, "tool", "tools")
 	}
 	return ""
+}
+
+// itemNotes are the counts of a list step's items that did not end well:
+// "2 failed", "8 cancelled".
+func itemNotes(l *progress.List) []string {
+	var notes []string
+	if l.Failed > 0 {
+		notes = append(notes, thousands(l.Failed)+" failed")
+	}
+	if l.Cancelled > 0 {
+		notes = append(notes, thousands(l.Cancelled)+" cancelled")
+	}
+	return notes
 }
 
 // stepName is a step as its lines name it: its path and tool, or the
@@ -222,9 +278,7 @@ func (d *progressDisplay) stepText(s *progress.Step, now time.Time, withBar bool
 			}
 		}
 		parts = append(parts, thousands(l.Done)+"/"+total+" items", thousands(l.Running())+" running")
-		if l.Failed > 0 {
-			parts = append(parts, thousands(l.Failed)+" failed")
-		}
+		parts = append(parts, itemNotes(l)...)
 		if rate := l.Rate(now); rate > 0 {
 			parts = append(parts, rateText(rate))
 		}
@@ -258,23 +312,76 @@ func thousands(n int) string {
 	return s
 }
 
-// tick redraws the block, or tells the long steps, every period until
-// the display closes.
-func (d *progressDisplay) tick(period time.Duration) {
+// redraw draws the block every frame until the display closes.
+func (d *progressDisplay) redraw() {
 	defer close(d.done)
-	t := time.NewTicker(period)
+	t := time.NewTicker(frameEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-d.stop:
 			return
 		case now := <-t.C:
-			if d.block != nil {
-				d.block.draw(d.frame(now))
-				continue
-			}
-			d.tellLongSteps(now)
+			d.block.draw(d.frame(now))
 		}
+	}
+}
+
+// tellRunningSteps writes, off a terminal, a line for each running step
+// at every period of its age, until the display closes. It sleeps until
+// the next line is due rather than ticking: a ticker of the period runs
+// out of step with the steps, whose lines then come up to a period late,
+// and a tick a hair short of a period after the last line skips one.
+func (d *progressDisplay) tellRunningSteps() {
+	defer close(d.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		d.mu.Lock()
+		due, ok := d.nextDue()
+		d.mu.Unlock()
+		var wake <-chan time.Time
+		if ok {
+			timer.Reset(time.Until(due))
+			wake = timer.C
+		}
+		select {
+		case <-d.stop:
+			timer.Stop()
+			return
+		case <-d.started:
+		case <-wake:
+			d.tellDue(time.Now())
+		}
+	}
+}
+
+// nextDue is when the next progress line of a running step is due; ok is
+// false when no step runs.
+func (d *progressDisplay) nextDue() (due time.Time, ok bool) {
+	for _, s := range d.run.Running() {
+		at := s.Started.Add(time.Duration(d.told[s]+1) * d.every)
+		if !ok || at.Before(due) {
+			due, ok = at, true
+		}
+	}
+	return due, ok
+}
+
+// tellDue writes a line for each running step whose next line is due at
+// now: one line, however many periods it is behind.
+func (d *progressDisplay) tellDue(now time.Time) {
+	d.mu.Lock()
+	var lines []string
+	for _, s := range d.run.Running() {
+		if periods := int(now.Sub(s.Started) / d.every); periods > d.told[s] {
+			d.told[s] = periods
+			lines = append(lines, "… "+d.stepText(s, now, false, ", "))
+		}
+	}
+	d.mu.Unlock()
+	for _, line := range lines {
+		fmt.Fprintln(d.w, line)
 	}
 }
 
@@ -288,27 +395,6 @@ func (d *progressDisplay) frame(now time.Time) []string {
 		lines = append(lines, "▸ "+d.stepText(s, now, true, " · "))
 	}
 	return append(lines, "  run "+format.Duration(now.Sub(d.run.Started))+spendText(d.run.Spend, " · "))
-}
-
-// tellLongSteps writes, off a terminal, a line for each step that has run
-// longer than the period, once a period.
-func (d *progressDisplay) tellLongSteps(now time.Time) {
-	d.mu.Lock()
-	var lines []string
-	for _, s := range d.run.Running() {
-		last, ok := d.told[s.Path]
-		if !ok {
-			last = s.Started
-		}
-		if now.Sub(last) >= d.every {
-			d.told[s.Path] = now
-			lines = append(lines, "… "+d.stepText(s, now, false, ", "))
-		}
-	}
-	d.mu.Unlock()
-	for _, line := range lines {
-		fmt.Fprintln(d.w, line)
-	}
 }
 
 // stepAside clears the block while a prompt reads the terminal, leaving a

@@ -163,6 +163,11 @@ func TestProgressTmuxInterrupt(t *testing.T) {
 	if strings.Contains(screen, "▸ E1") {
 		t.Errorf("the block is still on the screen after ctrl-c:\n%s", screen)
 	}
+	// The items ctrl-c cut off were cancelled, not failed, and the calls
+	// it cut off leave the cost known.
+	if !regexp.MustCompile(`(?m)^✗ E1 map 4 of 40 items \(4 cancelled\) failed after \d+(ms|\.\ds) 0 tok \$0$`).MatchString(screen) {
+		t.Errorf("the map's summary does not say its items were cancelled:\n%s", screen)
+	}
 	if !strings.Contains(screen, "interrupt") {
 		t.Errorf("the run does not say it was interrupted:\n%s", screen)
 	}
@@ -255,9 +260,72 @@ func TestProgressQuiet(t *testing.T) {
 	if code != 1 || out != "" || !strings.HasPrefix(errOut, "Error: ") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("a failed run, quiet: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	_, errOut, code = runCLI(t, "run", "broken_run", "--progress-every", "0s")
-	if code != exitUsage || !strings.Contains(errOut, "--progress-every takes a duration above 0") {
-		t.Errorf("--progress-every 0s: exit %d, stderr %q", code, errOut)
+	_, errOut, code = runCLI(t, "run", "broken_run", "--progress-every", "-1s")
+	if code != exitUsage || !strings.Contains(errOut, "--progress-every takes a duration such as 10s, or 0 for no progress lines, not -1s") {
+		t.Errorf("--progress-every -1s: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// waitProjectFiles is a project whose plan runs one agent step whose
+// scripted reply takes delay ms.
+func waitProjectFiles(delay int) map[string]string {
+	return map[string]string{
+		"config.toml": `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+`,
+		"replies.yaml": fmt.Sprintf("replies:\n  - match: E1\n    reply: { json: { ok: true }, delay_ms: %d }\n", delay),
+		"plans/wait.yaml": `identifier: wait
+name: Wait
+description: One slow agent.
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Wait."
+      output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+output: { ok: "{{E1.output.ok}}" }
+`,
+	}
+}
+
+// TestProgressLinesOnTime: off a terminal, a step that runs 1s told every
+// 300ms gets its lines at 300ms, 600ms and 900ms of its age, each in its
+// own period: none late by a period, none skipped. The times are those
+// the lines carry, the step's age when each was written.
+func TestProgressLinesOnTime(t *testing.T) {
+	writeProject(t, waitProjectFiles(1000))
+	const period = 300 * time.Millisecond
+	_, errOut, code := runCLI(t, "run", "wait", "--progress-every", period.String())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	line := regexp.MustCompile(`(?m)^… E1 agent round 1, 0 tools, (\d+ms|\d+\.\ds)$`)
+	var beats []int
+	for _, m := range line.FindAllStringSubmatch(errOut, -1) {
+		age, err := time.ParseDuration(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		beats = append(beats, int(age/period))
+	}
+	if len(beats) < 3 {
+		t.Fatalf("%d progress lines of a 1s step told every 300ms, want one at each of 300, 600 and 900ms:\n%s", len(beats), errOut)
+	}
+	for i, beat := range beats {
+		if beat != i+1 {
+			t.Errorf("progress line %d came in period %d of the step's age, want %d:\n%s", i+1, beat, i+1, errOut)
+		}
+	}
+
+	// 0 tells no step as it goes; the start and end lines stay.
+	_, errOut, code = runCLI(t, "run", "wait", "--progress-every", "0")
+	if code != 0 || strings.Contains(errOut, "… ") || !strings.Contains(errOut, "→ E1 agent\n") || !strings.Contains(errOut, "usage: 1 model call") {
+		t.Errorf("--progress-every 0: exit %d, stderr:\n%s", code, errOut)
 	}
 }
 
@@ -345,5 +413,19 @@ func TestProgressTmuxSolver(t *testing.T) {
 	}
 	if strings.Contains(screen, "▸ ") || strings.Contains(screen, "  run ") {
 		t.Errorf("a frame of the block is left on the screen:\n%s", screen)
+	}
+}
+
+// TestProgressFailedSummary: off a terminal, a step that failed is told
+// with its items, what failed and what it cost, a failed model call
+// (which has no price) leaving the cost of the others known.
+func TestProgressFailedSummary(t *testing.T) {
+	files := progressProjectFiles(0, false)
+	files["replies.yaml"] = strings.Replace(files["replies.yaml"], "  - match: E1/do.5\n    reply: { json: { label: ok }, usage: { input_tokens: 1000, output_tokens: 100 }, delay_ms: 0 }\n",
+		"  - match: E1/do.5\n    error: { status: 400, message: refused }\n", 1)
+	writeProject(t, files)
+	_, errOut, code := runCLI(t, "run", "slow")
+	if code != 1 || !regexp.MustCompile(`(?m)^✗ E1 map \d+ of 40 items \(1 failed\) failed after \d+(ms|\.\ds) [\d.]+k tok \$0\.\d{4}$`).MatchString(errOut) {
+		t.Errorf("exit %d; the failed map's summary is not there with its cost:\n%s", code, errOut)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -239,7 +243,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	// one is answered from the record, and its lines would only repeat
 	// it; a long one is told as it goes.
 	progressOut := newLineBatcher(s.err)
-	display := newProgressDisplay(s, progressOut, shown, false, "")
+	display := newProgressDisplay(s, progressOut, shown, false, forkOrigin{})
 	var o workspace.RunOptions
 	if display != nil {
 		o.Sinks = []engine.Sink{display.sink()}
@@ -337,9 +341,13 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if err != nil {
 		return req.refuse(s, req.plan, exitFailure, err.Error(), nil, nil)
 	}
+	from, err := r.rec.ForkPoint(spec.From)
+	if msg, ok := forkSpecRefusal(err); ok {
+		return req.refuse(s, req.plan, exitUsage, msg, nil, nil)
+	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
-	display := newProgressDisplay(s, progressOut, req.shown, true, r.rec.Run.ID)
+	display := newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{run: r.rec.Run.ID, from: from})
 	if display != nil {
 		o.Sinks = []engine.Sink{display.sink()}
 	}
@@ -373,7 +381,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if !req.shown.quiet {
 		printFork(s.err, out)
 	}
-	err = reportRun(s, plan, out.Run, req, r.ws.Project().Recorded)
+	err = reportRun(s, plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}
@@ -394,20 +402,97 @@ func forkSpecRefusal(err error) (string, bool) {
 	return strings.TrimSpace(flag+" "+specErr.Pattern) + ": " + specErr.Reason, true
 }
 
-// printFork tells on stderr where a fork started and what it took from
-// the record.
+// printFork tells on stderr how many steps a fork ran, what it took from
+// the record and what it was given (--set); where it started was told as
+// it started.
 func printFork(w io.Writer, out *debugger.ForkResult) {
-	line := fmt.Sprintf("fork of run %s from %s", format.ShortID(out.Of), out.From)
+	ran := out.Run.StepsExecuted - len(out.Reused) - len(out.Set)
+	line := fmt.Sprintf("ran %s, reused %d of run %s", countNoun(ran, "step", "steps"), len(out.Reused), format.ShortID(out.Of))
 	if len(out.Reused) > 0 {
-		line += "; reused " + strings.Join(out.Reused, ", ")
-	}
-	if len(out.Set) > 0 {
-		line += "; set " + strings.Join(out.Set, ", ")
+		line += ": " + stepsText(out.Reused)
 	}
 	fmt.Fprintln(w, line)
+	if len(out.Set) > 0 {
+		fmt.Fprintf(w, "set %s with --set: %s\n", countNoun(len(out.Set), "step", "steps"), stepsText(out.Set))
+	}
 	for _, p := range out.Unreached {
 		fmt.Fprintf(w, "warning: --set %s: the fork ran no step there\n", p)
 	}
+}
+
+// stepsText names steps (a fork's reused or set ones, in the order the
+// fork reached them) in a line: those outside any map, filter or reduce
+// item by path, and the items of each list step (their steps with them)
+// by count and span: "E0; E1: 199 items, do.0 to do.199 but do.150".
+func stepsText(steps []string) string {
+	// group is a step reused, or the items of a list step reused.
+	type group struct {
+		step    string
+		indexes map[int]bool
+	}
+	var groups []*group
+	lists := map[string]*group{}
+	for _, p := range steps {
+		list, index, ok := outerItem(p)
+		if !ok {
+			groups = append(groups, &group{step: p})
+			continue
+		}
+		g := lists[list]
+		if g == nil {
+			g = &group{step: list, indexes: map[int]bool{}}
+			lists[list] = g
+			groups = append(groups, g)
+		}
+		g.indexes[index] = true
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = g.step
+		if g.indexes != nil {
+			parts[i] += ": " + itemSpan(slices.Sorted(maps.Keys(g.indexes)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// itemSpan tells a sorted list of item indexes: how many, from which to
+// which, and the few between them that are not in it.
+func itemSpan(indexes []int) string {
+	first, last := indexes[0], indexes[len(indexes)-1]
+	text := countNoun(len(indexes), "item", "items")
+	if first == last {
+		return text + ", do." + strconv.Itoa(first)
+	}
+	text += ", do." + strconv.Itoa(first) + " to do." + strconv.Itoa(last)
+	switch missing := last - first + 1 - len(indexes); {
+	case missing == 0:
+		return text
+	case missing > 3:
+		return text + " but " + strconv.Itoa(missing) + " others"
+	}
+	var but []string
+	next := 1
+	for n := first + 1; n < last; n++ {
+		if indexes[next] == n {
+			next++
+			continue
+		}
+		but = append(but, "do."+strconv.Itoa(n))
+	}
+	return text + " but " + strings.Join(but, ", ")
+}
+
+// outerItem finds the outermost map, filter or reduce item p lies in (or
+// is): the list step's path and the item's index.
+func outerItem(p string) (list string, index int, ok bool) {
+	segs := path.Segments(p)
+	for i, seg := range segs {
+		if n, isItem := path.ItemIndex(seg); isItem && i > 0 {
+			return strings.Join(segs[:i], "/"), n, true
+		}
+	}
+	return "", 0, false
 }
 
 // diffJSON is diff's --json answer.

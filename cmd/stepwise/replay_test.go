@@ -132,14 +132,14 @@ func TestReplayForkDiff(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &env); err != nil {
 			t.Fatal(err)
 		}
-		if !env.Identical || env.Divergence != nil || env.ReplayOf != run.RunID || env.Plan != "probe" || env.ModelCalls != 2 || env.Steps != 4 || env.RunID == "" || env.RunID == run.RunID {
+		if !env.Identical || env.Divergence != nil || env.ReplayOf != run.RunID || env.Plan != "probe" || env.ModelCalls != 3 || env.Steps != 4 || env.RunID == "" || env.RunID == run.RunID {
 			t.Errorf("envelope %+v", env)
 		}
 		if notes() != written {
 			t.Errorf("the replay ran a tool: notes.log is %q", notes())
 		}
 		stdout, stderr, code = runCLI(t, "replay", run.RunID)
-		if code != 0 || !strings.HasPrefix(stdout, "✓ replay of run "+run.RunID[:12]+" (probe) matches its record: 4 steps reproduced, 2 model calls answered from the record\n") ||
+		if code != 0 || !strings.HasPrefix(stdout, "✓ replay of run "+run.RunID[:12]+" (probe) matches its record: 4 steps reproduced, 3 model calls answered from the record\n") ||
 			!strings.Contains(stderr, ", a replay of "+run.RunID) {
 			t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 		}
@@ -205,7 +205,7 @@ func TestReplayForkDiff(t *testing.T) {
 		if env.Output["summary"] != "one typo" || env.Output["found"] != "a typo" || env.Usage.Calls != 1 {
 			t.Errorf("envelope %s", stdout)
 		}
-		if !strings.Contains(stderr, "fork of run "+run.RunID[:12]+" from E2; reused E0; set E1\n") {
+		if !strings.HasPrefix(stderr, "fork of run "+run.RunID[:12]+" from E2\n") || !strings.Contains(stderr, "\nran 2 steps, reused 1 of run "+run.RunID[:12]+": E0\nset 1 step with --set: E1\n") {
 			t.Errorf("stderr %s", stderr)
 		}
 		// The progress says E0 was reused from the run, as inspect marks
@@ -314,4 +314,80 @@ func TestReplayForkDiff(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReplayCountsEveryModelCall: a replay answers from the record the
+// model calls of the steps and tool calls it answers whole (a map of
+// builtin__infer, an agent's builtin__infer call) as well as those it
+// makes again (the agent's rounds), and says it answered all of them.
+func TestReplayCountsEveryModelCall(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml": `
+[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+
+[models]
+default = { provider = "script", model = "scripted" }
+`,
+		"replies.yaml": `replies:
+  - match: E1/**
+    reply: { text: "ok" }
+  - match: E1/**
+    reply: { text: "ok" }
+  - match: E1/**
+    reply: { text: "ok" }
+  - match: E2
+    reply: { tool_calls: [{ name: builtin__infer, arguments: { instruction: "Sum up." } }] }
+  - match: E2/**
+    reply: { text: "summed up" }
+  - match: E2
+    reply: { json: { done: true } }
+`,
+		"plans/infers.yaml": `identifier: infers
+name: Infers
+description: Infers in a map and in an agent.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2, 3]
+      do: { tool_name: builtin__infer, input: { instruction: "Label {{item}}" } }
+  - id: E2
+    tool_name: agent
+    input:
+      prompt: "Sum up."
+      tools: ["builtin__infer"]
+      output_schema: { type: object, required: [done], properties: { done: { type: boolean } } }
+output: { done: "{{E2.output.done}}" }
+`,
+	})
+	out, errOut, code := runCLI(t, "run", "infers", "--json")
+	if code != 0 || !strings.Contains(out, `"calls": 6`) {
+		t.Fatalf("exit %d, want 6 model calls recorded\n%s\n%s", code, out, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	out, errOut, code = runCLI(t, "replay", id)
+	if code != 0 || !strings.Contains(out, "6 model calls answered from the record") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestForkSummary: a fork from one item of a map of 40 says where it
+// starts as it starts, and at its end how many steps ran and which it
+// reused, the map's items by count and span rather than one by one.
+func TestForkSummary(t *testing.T) {
+	writeProject(t, progressProjectFiles(0, false))
+	out, errOut, code := runCLI(t, "run", "slow", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E1/do.7")
+	short := id[:12]
+	// E1 runs again (it holds the fork point), item 7 in it, and E2.
+	if code != 0 || !strings.HasPrefix(errOut, "fork of run "+short+" from E1/do.7\n") ||
+		!strings.Contains(errOut, "\nran 3 steps, reused 40 of run "+short+": E0; E1: 39 items, do.0 to do.39 but do.7\n") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
 }

@@ -122,6 +122,9 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
+	if from, err := r.rec.ForkPoint(spec.From); err == nil {
+		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
+	}
 	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
 	if state.Result != nil {
 		printFork(s.err, forked(state.Result))

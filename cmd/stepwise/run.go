@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -245,7 +246,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
 		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
 	} else {
-		display = newProgressDisplay(s, progressOut, req.shown, true, "")
+		display = newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{})
 		if display != nil {
 			o.Sinks = append(o.Sinks, display.sink())
 		}
@@ -272,10 +273,10 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
-		reportRun(s, v.Plan, res, req, recorded)
+		reportRun(s, v.Plan, res, req, recorded, notRun{})
 		return &exitCode{code: exitInterrupted}
 	}
-	return reportRun(s, v.Plan, res, req, recorded)
+	return reportRun(s, v.Plan, res, req, recorded, notRun{})
 }
 
 // runOptions are what the command line adds to a run: a replies file,
@@ -367,7 +368,7 @@ type envelope struct {
 // reportRun writes the deliverable, the summary and the exit status. Under
 // --events jsonl the summary is left out: stderr carries events only, and
 // run_end says everything the summary would.
-func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool) error {
+func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, recorded bool, given notRun) error {
 	if req.asJSON {
 		env := envelope{Plan: res.Plan, StepsExecuted: res.StepsExecuted, Exit: res.Exit, EmptyData: res.EmptyData, Usage: res.Usage, RunID: res.RunID}
 		if p.FinishMode() == plans.FinishSolver && res.Status == engine.StatusOK {
@@ -388,7 +389,7 @@ func reportRun(s *streams, p *plans.Plan, res *engine.Result, req runRequest, re
 		}
 	}
 	if req.events != "jsonl" {
-		printSummary(s.err, p, res, recorded, req.shown.quiet)
+		printSummary(s.err, p, res, recorded, req.shown.quiet, given)
 	}
 	return runExit(res)
 }
@@ -403,8 +404,9 @@ func runExit(res *engine.Result) error {
 }
 
 // printSummary tells a person on stderr how the run ended, what it spent
-// and where it is recorded; quiet, only how it failed.
-func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quiet bool) {
+// and where it is recorded; quiet, only how it failed. given are the
+// steps of a fork that took their results rather than run.
+func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quiet bool, given notRun) {
 	switch {
 	case res.Exit != nil:
 		if quiet && res.Exit.Status != "error" {
@@ -422,7 +424,7 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quie
 	case res.Err != nil:
 		fmt.Fprintf(w, "Error: %v\n", res.Err)
 	case p.FinishMode() == "silent" && !quiet:
-		fmt.Fprintf(w, "✓ plan completed (%s)\n", countNoun(res.StepsExecuted, "step", "steps"))
+		fmt.Fprintf(w, "✓ plan completed (%s)\n", given.steps(res.StepsExecuted))
 	}
 	if quiet {
 		return
@@ -433,6 +435,28 @@ func printSummary(w io.Writer, p *plans.Plan, res *engine.Result, recorded, quie
 	if recorded {
 		fmt.Fprintf(w, "run %s (stepwise inspect %s)\n", res.RunID, format.ShortID(res.RunID))
 	}
+}
+
+// notRun counts the steps of a fork that took their results rather than
+// run: reused from the record, or set with --set. A plain run has none.
+type notRun struct {
+	reused, set int
+}
+
+// steps says how many of a run's steps ran, and how many took their
+// results instead: "4 steps ran, 200 reused from the record".
+func (n notRun) steps(executed int) string {
+	if n.reused == 0 && n.set == 0 {
+		return countNoun(executed, "step", "steps")
+	}
+	text := countNoun(executed-n.reused-n.set, "step", "steps") + " ran"
+	if n.reused > 0 {
+		text += ", " + strconv.Itoa(n.reused) + " reused from the record"
+	}
+	if n.set > 0 {
+		text += ", " + strconv.Itoa(n.set) + " set"
+	}
+	return text
 }
 
 // usageLine is the one-line spend summary on stderr.

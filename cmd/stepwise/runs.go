@@ -40,7 +40,13 @@ func newRunsCommand(s *streams) *cobra.Command {
 			"status, start, duration, steps, tokens and cost. The run store is one per data directory,\n" +
 			"shared by every project; --all (or running it outside a project) lists the runs of every\n" +
 			"project, with the project each belongs to. A run whose process ended before it finished\n" +
-			"is interrupted. stepwise inspect RUN shows one run whole, whatever its project.",
+			"is interrupted. stepwise inspect RUN shows one run whole, whatever its project.\n\n" +
+			"STATUS is ok, exited (an exit gate fired), failed, aborted, running or interrupted; " + format.MarkDecided + " after\n" +
+			"it says a person decided some of the run's results at its stops (an injected or replaced\n" +
+			"value, an answer, an approval): stepwise inspect RUN marks the steps they decided. MADE says\n" +
+			"how the run was made: run, debug, replay (answered from a recorded run) or fork (a recorded\n" +
+			"run run again from one of its steps). DURATION is wall time; (2.1s held) says how much of it\n" +
+			"the run waited at stops: for a person, a debugger, an approval.",
 		Args: exactArgs(0, "no arguments (--plan ID keeps one plan's runs)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
@@ -341,7 +347,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if rows < 0 {
 				return usageError{fmt.Errorf("--rows %d: give the most bars to draw, or 0 for all of them", rows)}
 			}
-			if cmd.Flags().Changed("width") && width < minTimelineWidth {
+			if width != 0 && width < minTimelineWidth {
 				return usageError{fmt.Errorf("--width %d is too narrow for a waterfall: give %d columns or more", width, minTimelineWidth)}
 			}
 			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
@@ -354,7 +360,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 				if err != nil {
 					return &exitCode{code: exitFailure, msg: err.Error()}
 				}
-				if !cmd.Flags().Changed("width") {
+				if width == 0 {
 					width = terminalWidth(s.out)
 				}
 				text, err := timeview.Text(timeline.FromEvents(events), timeview.TextOptions{Width: width, Rows: rows, Step: stepPattern})
@@ -382,7 +388,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as one JSON object, values whole")
 	cmd.Flags().BoolVar(&asTimeline, "timeline", false, "draw the run as a waterfall on one time axis, as wide as the terminal")
-	cmd.Flags().IntVar(&width, "width", 0, "the waterfall's width in columns (default: the terminal's, or 100 when not on one)")
+	cmd.Flags().IntVar(&width, "width", 0, "the waterfall's width in columns; 0 (the default) takes the terminal's, or 100 when not on one")
 	cmd.Flags().IntVar(&rows, "rows", defaultTimelineRows, "the most bars the waterfall draws, a map's failed and slowest items first when cut (0: every one)")
 	cmd.Flags().StringVar(&stepPattern, "step", "", "show only the steps, tool calls and errors whose path matches this pattern (* within a segment, ** across); with --timeline, the units it matches and those under them")
 	return cmd

@@ -308,3 +308,26 @@ func TestRunsOfEachProject(t *testing.T) {
 		t.Errorf("an ambiguous prefix across projects: exit %d, %s", code, stderr)
 	}
 }
+
+// TestRunsInspectTimelineWidthZero: --width 0 is the default spelled out,
+// the terminal's width or 100 columns off one, not a usage error.
+func TestRunsInspectTimelineWidthZero(t *testing.T) {
+	id := retimedRun(t)
+	byDefault, _, _ := runCLI(t, "inspect", id, "--timeline")
+	out, errOut, code := runCLI(t, "inspect", id, "--timeline", "--width", "0")
+	if code != 0 || out != byDefault {
+		t.Errorf("--width 0: exit %d, stderr %q; the waterfall differs from the default's:\n%s\n%s", code, errOut, out, byDefault)
+	}
+}
+
+// TestRunsHelpMarks: every mark and note a runs line can carry is told in
+// runs --help.
+func TestRunsHelpMarks(t *testing.T) {
+	isolate(t, t.TempDir())
+	out, _, code := runCLI(t, "runs", "--help")
+	for _, want := range []string{format.MarkDecided + " after\nit says a person decided", "interrupted", "MADE says", "replay", "fork", "held) says"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("runs --help does not explain %q:\n%s", want, out)
+		}
+	}
+}

@@ -23,18 +23,14 @@ const codeConfigWarning = "config_warning"
 func newValidateCommand(s *streams) *cobra.Command {
 	var asJSON, explain bool
 	cmd := &cobra.Command{
-		Use:   "validate PLAN...",
+		Use:   "validate [PLAN...]",
 		Short: "Check plans: structure, templates, references, tools",
 		Long: "Check each PLAN (a file, or the identifier of a plan on the plan paths) at load time and\n" +
-			"against this project's catalog, printing compiler-style lines on stderr. Exit 1 when any\n" +
+			"against this project's catalog, printing compiler-style lines on stderr, then a line per\n" +
+			"plan that says how it fared and, for several, a summary. With no PLAN, in a project, every\n" +
+			"plan on the project's plan paths is checked, as the workbench lists them. Exit 1 when any\n" +
 			"plan has problems; notes never fail. With --json, one envelope per plan on stdout and\n" +
 			"nothing on stderr: a plan not found, and the configuration's warnings, are in the envelopes.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("validate needs at least one PLAN: a plan file, or the identifier of a plan on the plan paths")}
-			}
-			return nil
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// With --json everything goes in the envelopes, so that a
 			// script reads stdout alone: a project's configuration
@@ -46,22 +42,27 @@ func newValidateCommand(s *streams) *cobra.Command {
 				projects.warnings = &warnings
 			}
 			defer projects.close()
-			failed := false
-			for _, arg := range args {
-				_, v, err := projects.load(arg)
+			plansToCheck, err := validateTargets(&projects, args)
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, target := range plansToCheck {
+				v, err := target.load()
 				switch {
 				case err != nil && !asJSON:
 					fmt.Fprintln(s.err, "stepwise:", err)
-					failed = true
+					failed++
 					continue
 				case err != nil:
-					v = workspace.Document{File: arg, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeUnreadable, Message: err.Error()}}}}
+					v = workspace.Document{File: target.name, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeUnreadable, Message: err.Error()}}}}
 				}
 				if !v.Report.OK() {
-					failed = true
+					failed++
 				}
 				if !asJSON {
 					printValidation(s.err, v, explain)
+					printVerdict(s.err, v)
 					continue
 				}
 				for _, w := range strings.Split(strings.TrimSpace(warnings.String()), "\n") {
@@ -74,7 +75,14 @@ func newValidateCommand(s *streams) *cobra.Command {
 					return err
 				}
 			}
-			if failed {
+			if !asJSON && len(plansToCheck) > 1 {
+				if failed == 0 {
+					fmt.Fprintf(s.err, "✓ %s, no problems\n", countNoun(len(plansToCheck), "plan", "plans"))
+				} else {
+					fmt.Fprintf(s.err, "✗ %s, %d with problems\n", countNoun(len(plansToCheck), "plan", "plans"), failed)
+				}
+			}
+			if failed > 0 {
 				return &exitCode{code: exitFailure}
 			}
 			return nil
@@ -83,6 +91,45 @@ func newValidateCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a {plan, steps, ok, problems, notes} envelope per plan on stdout")
 	cmd.Flags().BoolVar(&explain, "explain", false, "explain each agent step's strict-output eligibility under both rule sets")
 	return cmd
+}
+
+// validateTarget is a plan validate checks: how it was named, and how it
+// is found and loaded.
+type validateTarget struct {
+	name string
+	load func() (workspace.Document, error)
+}
+
+// validateTargets are the plans validate checks: those args names, or
+// with none, every plan on the plan paths of the working directory's
+// project.
+func validateTargets(projects *workspaces, args []string) ([]validateTarget, error) {
+	var targets []validateTarget
+	for _, arg := range args {
+		targets = append(targets, validateTarget{name: arg, load: func() (workspace.Document, error) {
+			_, v, err := projects.load(arg)
+			return v, err
+		}})
+	}
+	if len(args) > 0 {
+		return targets, nil
+	}
+	here, err := projects.at("")
+	if err != nil {
+		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+	}
+	proj := here.Project()
+	if proj.Root == "" {
+		return nil, usageError{errors.New("validate needs a PLAN outside a project: a plan file, or the identifier of a plan on the plan paths (in a project, no PLAN checks all its plans)")}
+	}
+	files := here.PlanFiles()
+	if len(files) == 0 {
+		return nil, &exitCode{code: exitFailure, msg: fmt.Sprintf("no plans found on the plan paths of %s (%s)", proj.Root, strings.Join(proj.PlanPaths, ", "))}
+	}
+	for _, file := range files {
+		targets = append(targets, validateTarget{name: here.DisplayPath(file), load: func() (workspace.Document, error) { return here.Load(file) }})
+	}
+	return targets, nil
 }
 
 // workspaces opens each project's workspace once, for the plans a command
@@ -164,6 +211,20 @@ func printValidation(w io.Writer, v workspace.Document, explain bool) {
 	if explain && v.Plan != nil {
 		printExplanation(w, v)
 	}
+}
+
+// printVerdict writes the line that says how a plan fared: "✓ FILE: no
+// problems", "✗ FILE: 2 problems, 1 note".
+func printVerdict(w io.Writer, v workspace.Document) {
+	notes := ""
+	if len(v.Report.Notes) > 0 {
+		notes = ", " + countNoun(len(v.Report.Notes), "note", "notes")
+	}
+	if v.Report.OK() {
+		fmt.Fprintf(w, "✓ %s: no problems%s\n", v.File, notes)
+		return
+	}
+	fmt.Fprintf(w, "✗ %s: %s%s\n", v.File, countNoun(len(v.Report.Problems), "problem", "problems"), notes)
 }
 
 func printExplanation(w io.Writer, v workspace.Document) {

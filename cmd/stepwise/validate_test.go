@@ -84,7 +84,8 @@ func TestValidate(t *testing.T) {
 		{"a plan shadowed by an earlier one is a note", "testdata/project", []string{"validate", ".stepwise/plans/triage_copy.yaml"}, 0},
 		{"mistyped command", "testdata/project", []string{"valdate", "triage"}, 2},
 		{"tools without a subcommand", "testdata/project", []string{"tools", "frob"}, 2},
-		{"no arguments", "testdata/project", []string{"validate"}, 2},
+		{"no arguments checks every plan of the project", "testdata/project", []string{"validate"}, 1},
+		{"no arguments outside a project", "testdata/outside", []string{"validate"}, 2},
 		{"unknown flag", "testdata/project", []string{"validate", "--jsn", "triage"}, 2},
 	}
 	for _, tc := range tests {
@@ -226,5 +227,32 @@ func TestValidatePackNotEnabled(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
 			}
 		})
+	}
+}
+
+// TestHelpOnStdout: help asked for is the command's deliverable, on
+// stdout with nothing on stderr; a usage error is on stderr alone.
+func TestHelpOnStdout(t *testing.T) {
+	isolate(t, "testdata/project")
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help", "fork"}, {"runs", "-h"}} {
+		out, errOut, code := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "Usage:") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	out, errOut, code := runCLI(t, "run")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "run takes PLAN") {
+		t.Errorf("a usage error: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestValidateProjectOK: with no PLAN, validate checks each plan of the
+// project, says so plan by plan, and sums up.
+func TestValidateProjectOK(t *testing.T) {
+	writeProject(t, map[string]string{"plans/wait.yaml": waitProjectFiles(0)["plans/wait.yaml"], "plans/slow.yaml": progressProjectFiles(0, false)["plans/slow.yaml"]})
+	_, errOut, code := runCLI(t, "validate")
+	want := "✓ .stepwise/plans/slow.yaml: no problems\n✓ .stepwise/plans/wait.yaml: no problems\n✓ 2 plans, no problems\n"
+	if code != 0 || errOut != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}
 }

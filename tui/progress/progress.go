@@ -10,6 +10,7 @@
 package progress
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -37,8 +38,9 @@ type Spend struct {
 	// Tokens counts input and output tokens, cached ones included.
 	Tokens int
 	// CostUSD is the sum of the calls' costs; Priced says whether every
-	// call had a price, without which the sum understates the cost and
-	// is not told.
+	// call that was answered had a price, without which the sum
+	// understates the cost and is not told. A call that failed has no
+	// price and costs nothing: it leaves the cost known.
 	CostUSD float64
 	Priced  bool
 }
@@ -49,6 +51,9 @@ func (s *Spend) add(c engine.ModelCalled) {
 	}
 	s.Calls++
 	s.Tokens += c.Usage.InputTokens + c.Usage.OutputTokens + c.Usage.CacheCreationInputTokens + c.Usage.CacheReadInputTokens
+	if c.CostUSD == nil && c.Error != "" {
+		return
+	}
 	if c.CostUSD == nil {
 		s.Priced = false
 		return
@@ -86,8 +91,9 @@ type Step struct {
 type List struct {
 	// Total is how many items the list has; -1 until it has rendered.
 	Total int
-	// Done counts the items that ended, Failed those of them that failed.
-	Done, Failed int
+	// Done counts the items that ended, Failed those of them that failed
+	// and Cancelled those cancelled with the run (ctrl-c).
+	Done, Failed, Cancelled int
 	// running are the items started and not ended, by index.
 	running map[int]bool
 	// firstStarted is when the first item started: the rate counts from
@@ -206,13 +212,14 @@ func (l *List) itemEvent(e engine.Event, rest, lastBodyStep string) {
 	if err != nil {
 		return
 	}
-	ends, failed := false, false
+	ends, failed, cancelled := false, false, false
 	switch pl := e.Payload.(type) {
 	case engine.StepEnded:
 		// Only the item's own step and its body's steps: a failure
 		// deeper down reaches the item through one of them.
 		own := below == "" || !strings.Contains(below, "/")
 		failed = own && pl.Status == engine.StepFailed
+		cancelled = failed && cutOff(pl.Error)
 		ends = failed || (below == "" && e.Unit == paths.KindItem) || (below != "" && below == lastBodyStep && own)
 	case engine.GateEvaluated:
 		ends = below == "" && e.Unit == paths.KindItem
@@ -231,9 +238,21 @@ func (l *List) itemEvent(e engine.Event, rest, lastBodyStep string) {
 	}
 	delete(l.running, index)
 	l.Done++
-	if failed {
+	switch {
+	case cancelled:
+		l.Cancelled++
+	case failed:
 		l.Failed++
 	}
+}
+
+// cutOff reports whether a step's error says the run was cancelled under
+// it (ctrl-c, SIGTERM): the engine passes the context's error up through
+// the step, round and call that were under way, each adding where
+// ("round 1: context canceled"). A timeout of the step's own is a
+// failure, and says so otherwise.
+func cutOff(err string) bool {
+	return strings.HasSuffix(err, context.Canceled.Error())
 }
 
 // roundOf reads the round number from a round's path: 2 from E1/agent.2.

@@ -221,3 +221,33 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 }
+
+// TestCancelledItems: an item the run's cancellation cut off is counted
+// cancelled, not failed; the call it cut off failed unpriced, which
+// leaves the cost of the answered calls known.
+func TestCancelledItems(t *testing.T) {
+	r := New(time.Time{})
+	r.Event(engine.Event{Path: "E1", Unit: paths.KindStep, Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "map"}})
+	price := 0.25
+	for i, c := range []struct {
+		status engine.StepStatus
+		err    string
+		call   engine.ModelCalled
+	}{
+		{engine.StepOK, "", engine.ModelCalled{Usage: chatUsage(100, 10), CostUSD: &price}},
+		{engine.StepFailed, "round 1: the reply does not match the output_schema", engine.ModelCalled{Usage: chatUsage(100, 10), CostUSD: &price}},
+		{engine.StepFailed, "round 1: context canceled", engine.ModelCalled{Error: "context canceled"}},
+	} {
+		item := paths.Item("E1", i)
+		r.Event(engine.Event{Path: item, Unit: paths.KindItem, Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "agent"}})
+		r.Event(engine.Event{Path: paths.Round(item, 1), Unit: paths.KindRound, Kind: engine.EventModelCall, Payload: c.call})
+		r.Event(engine.Event{Path: item, Unit: paths.KindItem, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "agent", Status: c.status, Error: c.err}})
+	}
+	s := r.Event(engine.Event{Path: "E1", Unit: paths.KindStep, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "map", Status: engine.StepFailed, Error: "`do` item 2 (agent): round 1: context canceled"}})
+	if s == nil || s.List.Done != 3 || s.List.Failed != 1 || s.List.Cancelled != 1 {
+		t.Fatalf("the map's items at its end: %+v", s)
+	}
+	if !s.Spend.Priced || s.Spend.CostUSD != 0.5 || s.Spend.Calls != 3 || !r.Spend.Priced {
+		t.Errorf("the map spent %+v (the run %+v), want 3 calls priced at $0.50", s.Spend, r.Spend)
+	}
+}
