@@ -32,6 +32,9 @@ import (
 // events (map items run in parallel).
 type Recorder struct {
 	store *Store
+	// redaction hides the configuration's secrets in what is stored; nil
+	// when there are none.
+	redaction *redaction
 
 	mu sync.Mutex
 	// queue holds the events not yet taken by the encoder, in blocks, so
@@ -95,9 +98,10 @@ func (b *block) full() bool {
 }
 
 // encode encodes the payloads of b's events, through enc and scratch,
-// until b holds blockBytes of JSON; the events left, if any, it moves to
-// a block of their own, which it returns.
-func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
+// with the secrets of rd hidden, until b holds blockBytes of JSON; the
+// events left, if any, it moves to a block of their own, which it
+// returns.
+func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
 	for i := range b.events {
 		if b.bytes >= blockBytes {
 			rest = blockPool.Get().(*block)
@@ -108,6 +112,9 @@ func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
 		}
 		e := &b.events[i]
 		*scratch = encodePayload(enc, (*scratch)[:0], e.payload)
+		if rd != nil {
+			*scratch = rd.payload(*scratch)
+		}
 		if len(*scratch) > apartBytes {
 			e.apart, *scratch = *scratch, nil
 		} else {
@@ -165,10 +172,12 @@ type batch struct {
 // errStoreClosed is what a Recorder of a closed Store reports.
 var errStoreClosed = errors.New("run store is closed")
 
-// Recorder returns a new Recorder writing into s. Close it when the run has
-// ended, to flush what is queued; Store.Close closes the ones still open.
-func (s *Store) Recorder() *Recorder {
-	r := &Recorder{store: s, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// Recorder returns a new Recorder writing into s, which stores each of
+// secrets as its reference wherever a payload or the run's row would hold
+// it. Close it when the run has ended, to flush what is queued;
+// Store.Close closes the ones still open.
+func (s *Store) Recorder(secrets ...Secret) *Recorder {
+	r := &Recorder{store: s, redaction: newRedaction(secrets), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	r.room.L = &r.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,7 +295,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 				}
 			default:
 			}
-			if rest := taken[i].encode(&enc, &scratch); rest != nil {
+			if rest := taken[i].encode(&enc, r.redaction, &scratch); rest != nil {
 				taken = slices.Insert(taken, i+1, rest)
 			}
 			if bytes += taken[i].bytes; bytes >= maxBatchBytes && i+1 < len(taken) {
@@ -306,7 +315,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 // the runs it recorded.
 func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
 	defer close(r.done)
-	w := newWriter(r.store)
+	w := newWriter(r.store, r.redaction)
 	for bt := range batches {
 		if err := w.write(bt.blocks); err != nil && r.err == nil {
 			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)

@@ -18,7 +18,10 @@ import (
 // needs memory for one segment, not for the batch.
 type writer struct {
 	store *Store
-	conn  *sql.Conn
+	// redaction hides secrets in the run rows' texts, which come from the
+	// payloads' values, not their JSON.
+	redaction *redaction
+	conn      *sql.Conn
 	// The statements every batch runs, prepared once (statements):
 	// preparing one each time cost more than running it.
 	begin, commit, insertSegment, insertBlob, insertRunBlob, updateProgress *sql.Stmt
@@ -29,8 +32,8 @@ type writer struct {
 	sorted  block // a batch put in order, when it came out of order
 }
 
-func newWriter(s *Store) *writer {
-	w := &writer{store: s, runs: map[string]*runState{}}
+func newWriter(s *Store, rd *redaction) *writer {
+	w := &writer{store: s, redaction: rd, runs: map[string]*runState{}}
 	w.seg.reset()
 	return w
 }
@@ -406,7 +409,8 @@ func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, inputs_blob = excluded.inputs_blob,
 				started_at = excluded.started_at, recorder = excluded.recorder
 			RETURNING key`,
-			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
+			rs.id, w.redaction.text(p.Plan), w.redaction.text(p.File), w.redaction.text(p.Project), p.Hash, p.Parent, string(p.Made),
+			bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
 		if err != nil || blobHash == nil {
 			return err
 		}
@@ -450,7 +454,7 @@ func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 	}
 	_, err = w.conn.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, steps_executed = ?, calls = ?, tokens = ?, cost_usd = ?,
 		ended_at = ?, held_ms = ?, recorder = NULL WHERE key = ?`,
-		p.Status, p.Error, p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
+		p.Status, w.redaction.text(p.Error), p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
 		usageCost, nanos(rs.endedAt), p.HeldMs, rs.key)
 	return err
 }
