@@ -79,6 +79,21 @@ type queuedEvent struct {
 	lo, hi  int // the payload's JSON is data[lo:hi]; none when they are equal
 	// apart is the JSON of a payload over apartBytes, instead.
 	apart []byte
+	// value is where the payload's value member lies in its JSON, as its
+	// encoder said (payloadEncoder.append).
+	value cut
+}
+
+// member is the JSON of the member name of p, e's payload JSON: its value
+// member when the encoder said where that lies, else found in p.
+func (e *queuedEvent) member(p []byte, name string) []byte {
+	if e.value == unknownValue {
+		return member(p, name)
+	}
+	if e.value == (cut{}) {
+		return nil
+	}
+	return p[e.value.lo:e.value.hi]
 }
 
 // payload is e's payload JSON, nil for none.
@@ -111,9 +126,12 @@ func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (res
 			return rest
 		}
 		e := &b.events[i]
-		*scratch = encodePayload(enc, (*scratch)[:0], e.payload)
+		*scratch, e.value = encodePayload(enc, (*scratch)[:0], e.payload)
 		if rd != nil {
-			*scratch = rd.payload(*scratch)
+			var hidden bool
+			if *scratch, hidden = rd.payload(*scratch); hidden {
+				e.value = unknownValue // it has moved
+			}
 		}
 		if len(*scratch) > apartBytes {
 			e.apart, *scratch = *scratch, nil

@@ -88,17 +88,18 @@ func jsonText(s string) []byte {
 }
 
 // payload returns p, a payload's JSON, with every secret in it replaced by
-// its reference: p itself when it holds none, else a new buffer.
-func (rd *redaction) payload(p []byte) []byte {
+// its reference: p itself when it holds none, else a new buffer, and
+// hidden set.
+func (rd *redaction) payload(p []byte) (_ []byte, hidden bool) {
 	if rd.sampled < sampleBytes {
 		rd.sample(p)
 	}
 	for i := range rd.inJSON {
 		if r := &rd.inJSON[i]; r.in(p) {
-			p = bytes.ReplaceAll(p, r.secret, r.ref)
+			p, hidden = bytes.ReplaceAll(p, r.secret, r.ref), true
 		}
 	}
-	return p
+	return p, hidden
 }
 
 // sample counts the bytes of p, up to sampleBytes in all, and anchors

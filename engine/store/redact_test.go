@@ -26,8 +26,9 @@ func TestRedactionPayload(t *testing.T) {
 		{"cut short", `{"text":"tok-\"q\\uote"}`, `{"text":"tok-\"q\\uote"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := string(rd.payload([]byte(tc.in))); got != tc.want {
-				t.Errorf("payload(%s) = %s, want %s", tc.in, got, tc.want)
+			got, hidden := rd.payload([]byte(tc.in))
+			if string(got) != tc.want || hidden != (tc.in != tc.want) {
+				t.Errorf("payload(%s) = %s, %v, want %s", tc.in, got, hidden, tc.want)
 			}
 		})
 	}
