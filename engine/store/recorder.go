@@ -63,6 +63,10 @@ type block struct {
 	events []queuedEvent
 	data   []byte
 	bytes  int // the JSON of its events, in data and apart
+	// ordered says whether its events are grouped by run and in
+	// sequence order, as the encoder found them: the writer, which needs
+	// them so, then compares only the ends of its blocks.
+	ordered bool
 }
 
 // queuedEvent is an event as the queue holds it.
@@ -113,10 +117,11 @@ func (b *block) full() bool {
 }
 
 // encode encodes the payloads of b's events, through enc and scratch,
-// with the secrets of rd hidden, until b holds blockBytes of JSON; the
-// events left, if any, it moves to a block of their own, which it
-// returns.
+// with the secrets of rd hidden, and notes whether they are in order,
+// until b holds blockBytes of JSON; the events left, if any, it moves to
+// a block of their own, which it returns.
 func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
+	b.ordered = true
 	for i := range b.events {
 		if b.bytes >= blockBytes {
 			rest = blockPool.Get().(*block)
@@ -126,6 +131,9 @@ func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (res
 			return rest
 		}
 		e := &b.events[i]
+		if i > 0 && eventOrder(&b.events[i-1], e) > 0 {
+			b.ordered = false
+		}
 		*scratch, e.value = encodePayload(enc, (*scratch)[:0], e.payload)
 		if rd != nil {
 			var hidden bool

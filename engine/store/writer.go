@@ -177,12 +177,13 @@ func (w *writer) closeStatements() {
 func (w *writer) inOrder(blocks []*block) []*block {
 	var prev *queuedEvent
 	for _, b := range blocks {
-		for i := range b.events {
-			if prev != nil && eventOrder(prev, &b.events[i]) > 0 {
-				return []*block{w.sort(blocks)}
-			}
-			prev = &b.events[i]
+		if len(b.events) == 0 {
+			continue
 		}
+		if !b.ordered || prev != nil && eventOrder(prev, &b.events[0]) > 0 {
+			return []*block{w.sort(blocks)}
+		}
+		prev = &b.events[len(b.events)-1]
 	}
 	return blocks
 }
