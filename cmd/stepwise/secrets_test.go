@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -150,4 +151,107 @@ func runIDsIn(listing string) []string {
 		}
 	}
 	return ids
+}
+
+// TestRecordedRunsHideSecrets runs tools whose env passes a provider's key
+// on by name, on purpose, and which print it: as text, as JSON text, and
+// into a failure. The run store must hold each key only as its ${VAR} (the
+// events, the steps' payloads, the run's output and error), and inspect
+// must show that. One key holds a quote and a backslash, which a payload's
+// JSON escapes, once as a string and twice as JSON text in a string.
+func TestRecordedRunsHideSecrets(t *testing.T) {
+	const quoted = `sk-"quoted\canary-0123456789`
+	t.Setenv("SW_CANARY_KEY", canaryKey)
+	t.Setenv("SW_CANARY_QUOTED", quoted)
+	scratchProject(t, `[providers.claude]
+type = "anthropic"
+api_key = "${SW_CANARY_KEY}"
+
+[providers.other]
+type = "openai"
+api_key = "${SW_CANARY_QUOTED}"
+`)
+	t.Setenv(cliEnv, "1")
+	env := "env: { SW_CANARY_KEY: \"${SW_CANARY_KEY}\", SW_CANARY_QUOTED: \"${SW_CANARY_QUOTED}\" }\n"
+	files := map[string]string{
+		"tools/tell.yaml": "name: tell\ndescription: Prints the keys it was passed.\nkind: exec\ncommand: sh\n" +
+			`args: ["-c", "printf 'key %s quoted %s' \"$SW_CANARY_KEY\" \"$SW_CANARY_QUOTED\""]` + "\noutput: text\n" + env,
+		// The key is escaped as a JSON printer would, so that the text
+		// holds it as JSON text.
+		"tools/json.yaml": "name: json\ndescription: Prints the quoted key as JSON text.\nkind: exec\ncommand: sh\n" +
+			`args: ["-c", "printf '{\"key\": \"%s\"}' \"$(printf %s \"$SW_CANARY_QUOTED\" | sed 's/[\\\\\"]/\\\\&/g')\""]` + "\noutput: text\n" + env,
+		"tools/fail.yaml": "name: fail\ndescription: Fails, telling the keys.\nkind: exec\ncommand: sh\n" +
+			`args: ["-c", "printf 'refused %s %s' \"$SW_CANARY_KEY\" \"$SW_CANARY_QUOTED\" >&2; exit 3"]` + "\noutput: text\n" + env,
+		"plans/tell.yaml": "identifier: tell\nname: Tell\ndescription: Prints the keys.\nsteps:\n" +
+			"  - id: E1\n    tool_name: user__tell\n    input: {}\n" +
+			"  - id: E2\n    tool_name: user__json\n    input: {}\n",
+		"plans/fail.yaml": "identifier: fail\nname: Fail\ndescription: Fails with the keys.\nsteps:\n" +
+			"  - id: E1\n    tool_name: user__fail\n    input: {}\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := runCLI(t, "run", "tell"); code != 0 {
+		t.Fatalf("run tell: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "run", "fail"); code == 0 {
+		t.Fatalf("run fail succeeded\n%s", errOut)
+	}
+	listing, _, _ := runCLI(t, "runs", "--json", "--limit", "0")
+	ids := runIDsIn(listing)
+	if len(ids) != 2 {
+		t.Fatalf("runs: %d, want 2:\n%s", len(ids), listing)
+	}
+	var inspected strings.Builder
+	for _, id := range ids {
+		out, errOut, code := runCLI(t, "inspect", "--json", id)
+		if code != 0 {
+			t.Fatalf("inspect %s: exit %d\n%s", id, code, errOut)
+		}
+		inspected.WriteString(out)
+	}
+	quotedOnce, _ := json.Marshal(quoted)
+	quotedTwice, _ := json.Marshal(`{"key": ` + string(quotedOnce) + `}`)
+	forms := []string{canaryKey, quoted, string(quotedOnce[1 : len(quotedOnce)-1]), string(quotedTwice[1 : len(quotedTwice)-1])}
+	for _, want := range []string{
+		`key ${SW_CANARY_KEY} quoted ${SW_CANARY_QUOTED}`, // the text
+		`{\"key\": \"${SW_CANARY_QUOTED}\"}`,              // the JSON text
+		`refused ${SW_CANARY_KEY} ${SW_CANARY_QUOTED}`,    // the failure
+	} {
+		if !strings.Contains(inspected.String(), want) {
+			t.Errorf("inspect --json shows no %s:\n%s", want, inspected.String())
+		}
+	}
+	for _, form := range forms {
+		if strings.Contains(inspected.String(), form) {
+			t.Errorf("inspect --json shows %s", form)
+		}
+	}
+	data := filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise")
+	stored := 0
+	filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		stored += len(content)
+		for _, form := range forms {
+			if bytes.Contains(content, []byte(form)) {
+				t.Errorf("%s holds %s", path, form)
+			}
+		}
+		return nil
+	})
+	if stored == 0 {
+		t.Fatalf("nothing stored under %s", data)
+	}
 }

@@ -230,7 +230,11 @@ func (w *Workspace) openRecorder() (*store.Recorder, error) {
 		}
 		return nil, err
 	}
-	w.store, w.recorder = st, st.Recorder()
+	var secrets []store.Secret
+	for value, ref := range w.cfg.Secrets() {
+		secrets = append(secrets, store.Secret{Value: value, Ref: ref})
+	}
+	w.store, w.recorder = st, st.Recorder(secrets...)
 	return w.recorder, nil
 }
 

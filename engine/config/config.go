@@ -15,6 +15,7 @@ package config
 
 import (
 	"errors"
+	"iter"
 	"log/slog"
 	"slices"
 	"sort"
@@ -85,6 +86,22 @@ func (c *Config) Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// Secrets yields each value Redact hides and the ${VAR} it hides behind,
+// the longest first, for what hides them in encoded forms of its own (the
+// run store searches its payloads' JSON for them).
+func (c *Config) Secrets() iter.Seq2[string, string] {
+	return func(yield func(value, ref string) bool) {
+		if c == nil {
+			return
+		}
+		for _, sec := range c.secrets {
+			if !yield(sec.value, sec.ref) {
+				return
+			}
+		}
+	}
 }
 
 // SecretVars names the environment variables the [providers.*] and [mcp.*]

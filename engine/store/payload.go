@@ -26,7 +26,14 @@ import (
 type payloadEncoder struct {
 	enc  jsonenc.Encoder
 	memo [memoSlots]memoEntry
+	// valueAt is where value wrote the payload's value member in the
+	// buffer, none when it wrote none.
+	valueAt cut
 }
+
+// unknownValue is the value member of a payload whose encoder did not
+// say where it lies, for valueCuts and member to find.
+var unknownValue = cut{-1, -1}
 
 // memoSlots is the number of values remembered, direct-mapped by their
 // address: enough for the other items of a map at concurrency 64 that
@@ -47,11 +54,17 @@ type memoEntry struct {
 	json []byte
 }
 
-// append appends p's JSON to b. ok is false when p needs encoding/json
+// append appends p's JSON to b, and says where in it (from its start)
+// its value member lies: its step's input or result, its call's arguments
+// or result, its run's inputs; each payload written by hand has one at
+// most, and none of the other members of valueMembers, so that the
+// writer finds a large payload's pieces and a run's inputs without
+// scanning its JSON for them. ok is false when p needs encoding/json
 // whole (an unknown payload type, or a value it cannot encode, whose error
 // encoding/json then reports); b is then returned as it was.
-func (pe *payloadEncoder) append(b []byte, p any) (out []byte, ok bool) {
+func (pe *payloadEncoder) append(b []byte, p any) (out []byte, value cut, ok bool) {
 	start := len(b)
+	pe.valueAt = cut{}
 	switch v := p.(type) {
 	case engine.StepStarted:
 		b, ok = pe.stepStarted(b, &v)
@@ -85,9 +98,12 @@ func (pe *payloadEncoder) append(b []byte, p any) (out []byte, ok bool) {
 		}
 	}
 	if !ok {
-		return b[:start], false
+		return b[:start], unknownValue, false
 	}
-	return b, true
+	if pe.valueAt != (cut{}) {
+		value = cut{pe.valueAt.lo - start, pe.valueAt.hi - start}
+	}
+	return b, value, true
 }
 
 func (pe *payloadEncoder) runStarted(b []byte, p *engine.RunStarted) ([]byte, bool) {
@@ -202,10 +218,20 @@ func (pe *payloadEncoder) toolEnded(b []byte, p *engine.ToolEnded) ([]byte, bool
 	return append(b, '}'), ok
 }
 
-// value appends the JSON of a value held in an any; ok is false when
-// encoding/json refuses it (NaN, a channel), and the caller then hands the
-// whole payload to encoding/json to report why.
+// value appends the JSON of a payload's value member, held in an any, and
+// notes where it lies (valueAt); ok is false when encoding/json refuses
+// it (NaN, a channel), and the caller then hands the whole payload to
+// encoding/json to report why.
 func (pe *payloadEncoder) value(b []byte, v any) ([]byte, bool) {
+	start := len(b)
+	b, ok := pe.memoized(b, v)
+	pe.valueAt = cut{start, len(b)}
+	return b, ok
+}
+
+// memoized appends the JSON of v, remembered when another payload shares
+// it (see payloadEncoder).
+func (pe *payloadEncoder) memoized(b []byte, v any) ([]byte, bool) {
 	var ptr unsafe.Pointer
 	n := 0
 	switch x := v.(type) {

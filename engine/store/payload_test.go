@@ -53,13 +53,24 @@ func TestPayloadEncoder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%#v: %v", p, err)
 		}
-		got, ok := enc.append([]byte("prefix"), p)
+		got, value, ok := enc.append([]byte("prefix"), p)
 		if !ok {
 			t.Errorf("%#v: not encoded by hand", p)
 			continue
 		}
 		if string(got) != "prefix"+string(want) {
 			t.Errorf("%#v:\n got %s\nwant %s", p, got[len("prefix"):], want)
+		}
+		// The value member the encoder says it wrote is the only one of
+		// valueMembers that the payload's JSON has.
+		var found []cut
+		for name, c := range jsonMembers(string(want)) {
+			if valueMembers[name] {
+				found = append(found, c)
+			}
+		}
+		if len(found) > 1 || (len(found) == 1) != (value != cut{}) || len(found) == 1 && found[0] != value {
+			t.Errorf("%#v: value member at %v, the JSON has %v", p, value, found)
 		}
 	}
 	// What JSON cannot hold goes to encoding/json whole, which says why.
@@ -70,7 +81,7 @@ func TestPayloadEncoder(t *testing.T) {
 		engine.Warning{Message: "not a step payload"},
 		(*engine.StepStarted)(nil),
 	} {
-		if got, ok := enc.append([]byte("prefix"), p); ok || string(got) != "prefix" {
+		if got, _, ok := enc.append([]byte("prefix"), p); ok || string(got) != "prefix" {
 			t.Errorf("%#v: encoded as %s, want it left to encoding/json", p, got)
 		}
 	}
@@ -124,7 +135,7 @@ func FuzzPayloadEncoder(f *testing.F) {
 			engine.RunStarted{Plan: s, File: s, Project: s, Inputs: map[string]any{s: v}, Parent: s},
 		} {
 			want, err := json.Marshal(p)
-			got, ok := enc.append(nil, p)
+			got, _, ok := enc.append(nil, p)
 			if err != nil {
 				if ok {
 					t.Fatalf("%#v: encoded as %s, but encoding/json says %v", p, got, err)
@@ -164,7 +175,7 @@ func TestPayloadEncoderSharedValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, ok := enc.append(nil, p); !ok || string(got) != string(want) {
+		if got, _, ok := enc.append(nil, p); !ok || string(got) != string(want) {
 			t.Fatalf("%#v:\n got %s\nwant %s", p, got, want)
 		}
 	}

@@ -86,3 +86,46 @@ func TestQueueBounded(t *testing.T) {
 		t.Fatalf("%d events written, want %d", len(got), events)
 	}
 }
+
+// TestInterleavedRunsAreSorted records two runs' events interleaved
+// within a queue block: the writer puts them in order, so that each
+// run's events fill a segment rather than one segment each. The store is
+// locked while they are queued, so that all but the first batch's are
+// written in one more.
+func TestInterleavedRunsAreSorted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lock, err := s.db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := s.Recorder()
+	const n = blockEvents / 2 // within one block
+	for i := range n {
+		for _, id := range []string{"run-a", "run-b"} {
+			rec.Event(engine.Event{Seq: uint64(i + 1), RunID: id, Path: "E1", Kind: engine.EventWarning})
+		}
+	}
+	if _, err := lock.ExecContext(context.Background(), "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var segments int
+	if err := s.db.QueryRow("SELECT count(*) FROM segments").Scan(&segments); err != nil {
+		t.Fatal(err)
+	}
+	// Two batches at most, each a segment per run.
+	if segments > 4 {
+		t.Errorf("%d segments for two runs of %d events each, want 4 at most", segments, n)
+	}
+}

@@ -32,6 +32,9 @@ import (
 // events (map items run in parallel).
 type Recorder struct {
 	store *Store
+	// redaction hides the configuration's secrets in what is stored; nil
+	// when there are none.
+	redaction *redaction
 
 	mu sync.Mutex
 	// queue holds the events not yet taken by the encoder, in blocks, so
@@ -60,6 +63,10 @@ type block struct {
 	events []queuedEvent
 	data   []byte
 	bytes  int // the JSON of its events, in data and apart
+	// ordered says whether its events are grouped by run and in
+	// sequence order, as the encoder found them: the writer, which needs
+	// them so, then compares only the ends of its blocks.
+	ordered bool
 }
 
 // queuedEvent is an event as the queue holds it.
@@ -76,6 +83,21 @@ type queuedEvent struct {
 	lo, hi  int // the payload's JSON is data[lo:hi]; none when they are equal
 	// apart is the JSON of a payload over apartBytes, instead.
 	apart []byte
+	// value is where the payload's value member lies in its JSON, as its
+	// encoder said (payloadEncoder.append).
+	value cut
+}
+
+// member is the JSON of the member name of p, e's payload JSON: its value
+// member when the encoder said where that lies, else found in p.
+func (e *queuedEvent) member(p []byte, name string) []byte {
+	if e.value == unknownValue {
+		return member(p, name)
+	}
+	if e.value == (cut{}) {
+		return nil
+	}
+	return p[e.value.lo:e.value.hi]
 }
 
 // payload is e's payload JSON, nil for none.
@@ -95,9 +117,11 @@ func (b *block) full() bool {
 }
 
 // encode encodes the payloads of b's events, through enc and scratch,
+// with the secrets of rd hidden, and notes whether they are in order,
 // until b holds blockBytes of JSON; the events left, if any, it moves to
 // a block of their own, which it returns.
-func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
+func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
+	b.ordered = true
 	for i := range b.events {
 		if b.bytes >= blockBytes {
 			rest = blockPool.Get().(*block)
@@ -107,7 +131,16 @@ func (b *block) encode(enc *payloadEncoder, scratch *[]byte) (rest *block) {
 			return rest
 		}
 		e := &b.events[i]
-		*scratch = encodePayload(enc, (*scratch)[:0], e.payload)
+		if i > 0 && eventOrder(&b.events[i-1], e) > 0 {
+			b.ordered = false
+		}
+		*scratch, e.value = encodePayload(enc, (*scratch)[:0], e.payload)
+		if rd != nil {
+			var hidden bool
+			if *scratch, hidden = rd.payload(*scratch); hidden {
+				e.value = unknownValue // it has moved
+			}
+		}
 		if len(*scratch) > apartBytes {
 			e.apart, *scratch = *scratch, nil
 		} else {
@@ -165,10 +198,12 @@ type batch struct {
 // errStoreClosed is what a Recorder of a closed Store reports.
 var errStoreClosed = errors.New("run store is closed")
 
-// Recorder returns a new Recorder writing into s. Close it when the run has
-// ended, to flush what is queued; Store.Close closes the ones still open.
-func (s *Store) Recorder() *Recorder {
-	r := &Recorder{store: s, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// Recorder returns a new Recorder writing into s, which stores each of
+// secrets as its reference wherever a payload or the run's row would hold
+// it. Close it when the run has ended, to flush what is queued;
+// Store.Close closes the ones still open.
+func (s *Store) Recorder(secrets ...Secret) *Recorder {
+	r := &Recorder{store: s, redaction: newRedaction(secrets), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	r.room.L = &r.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,7 +321,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 				}
 			default:
 			}
-			if rest := taken[i].encode(&enc, &scratch); rest != nil {
+			if rest := taken[i].encode(&enc, r.redaction, &scratch); rest != nil {
 				taken = slices.Insert(taken, i+1, rest)
 			}
 			if bytes += taken[i].bytes; bytes >= maxBatchBytes && i+1 < len(taken) {
@@ -306,7 +341,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 // the runs it recorded.
 func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
 	defer close(r.done)
-	w := newWriter(r.store)
+	w := newWriter(r.store, r.redaction)
 	for bt := range batches {
 		if err := w.write(bt.blocks); err != nil && r.err == nil {
 			r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)

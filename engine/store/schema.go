@@ -417,7 +417,7 @@ func version4Run(ctx context.Context, tx *sql.Tx, key int64, seg *segment) error
 		if at.Valid {
 			t = time.Unix(0, at.Int64)
 		}
-		seg.appendEvent(uint64(seq), t, engine.EventKind(kind), path, p)
+		seg.appendEvent(uint64(seq), t, engine.EventKind(kind), path, p, unknownValue)
 		for _, b := range seg.blobs {
 			if _, err := tx.ExecContext(ctx, insertBlob, b.hash, len(b.data), string(b.data)); err != nil {
 				return err

@@ -110,6 +110,29 @@ type segment struct {
 	// for the caller to store; cuts is where they lie in it.
 	blobs []blobPiece
 	cuts  []cut
+	// hashed is the piece last hashed. It keeps the bytes it names alive,
+	// so that no other piece can lie at their address meanwhile; the
+	// writer clears it with each batch, whose buffers it reuses.
+	hashed hashedPiece
+}
+
+// hashedPiece is a piece hashed, and where its bytes lay.
+type hashedPiece struct {
+	data  []byte
+	piece blobPiece
+	sum   [sha256.Size]byte
+}
+
+// pieceOf is data as a piece kept in blobs, and its SHA-256, which data
+// that is the same bytes as the last piece's (a run's inputs, the row's
+// and its run_start's piece) does not take hashing again.
+func (g *segment) pieceOf(data []byte) (blobPiece, [sha256.Size]byte) {
+	h := &g.hashed
+	if len(data) != len(h.data) || unsafe.SliceData(data) != unsafe.SliceData(h.data) {
+		h.piece, h.sum = blobOf(data)
+		h.data = data
+	}
+	return h.piece, h.sum
 }
 
 // blobPiece is a piece of a payload kept in blobs, under its hash.
@@ -146,8 +169,10 @@ func (g *segment) full() bool {
 const blobBytes = 16 << 10
 
 // appendEvent appends one event, its payload JSON (nil for none), and sets
-// blobs to the pieces of the payload the caller is to keep in blobs.
-func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte) {
+// blobs to the pieces of the payload the caller is to keep in blobs. value
+// is where the payload's value member lies, unknownValue when its
+// encoder did not say (payloadEncoder.append).
+func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte, value cut) {
 	g.blobs = g.blobs[:0]
 	if g.events == 0 {
 		g.firstSeq = seq
@@ -210,7 +235,7 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		g.buf = binary.AppendUvarint(g.buf, uint64(sharedEnd))
 		g.buf = appendText(g.buf, payload[shared:len(payload)-sharedEnd])
 	case payloadPieces:
-		g.appendPieces(payload)
+		g.appendPieces(payload, value)
 	}
 }
 
@@ -270,9 +295,17 @@ func appendText[T ~string | ~[]byte](buf []byte, b T) []byte {
 	return append(buf, b...)
 }
 
-// appendPieces appends a payload over blobBytes in pieces.
-func (g *segment) appendPieces(p []byte) {
-	g.cuts = valueCuts(bufferText(p), g.cuts[:0])
+// appendPieces appends a payload over blobBytes in pieces; value is where
+// its value member lies, if known.
+func (g *segment) appendPieces(p []byte, value cut) {
+	switch {
+	case value == unknownValue:
+		g.cuts = valueCuts(bufferText(p), g.cuts[:0])
+	case value.hi-value.lo > valueBlobBytes:
+		g.cuts = append(g.cuts[:0], value)
+	default:
+		g.cuts = g.cuts[:0]
+	}
 	left := len(p)
 	for _, c := range g.cuts {
 		left -= c.hi - c.lo
@@ -284,7 +317,7 @@ func (g *segment) appendPieces(p []byte) {
 	prev := 0
 	for _, c := range g.cuts {
 		g.buf = appendText(g.buf, p[prev:c.lo])
-		piece, sum := blobOf(p[c.lo:c.hi])
+		piece, sum := g.pieceOf(p[c.lo:c.hi])
 		g.buf = append(g.buf, sum[:]...)
 		g.blobs = append(g.blobs, piece)
 		prev = c.hi

@@ -18,19 +18,26 @@ import (
 // needs memory for one segment, not for the batch.
 type writer struct {
 	store *Store
-	conn  *sql.Conn
+	// redaction hides secrets in the run rows' texts, which come from the
+	// payloads' values, not their JSON.
+	redaction *redaction
+	conn      *sql.Conn
 	// The statements every batch runs, prepared once (statements):
 	// preparing one each time cost more than running it.
 	begin, commit, insertSegment, insertBlob, insertRunBlob, updateProgress *sql.Stmt
 	runs                                                                    map[string]*runState
 
-	seg     segment
+	seg segment
+	// stored is the blob a run was last given in the current batch: a
+	// run's inputs are its row's blob and its run_start's piece, and are
+	// bound once.
+	stored  runBlob
 	touched []*runState
 	sorted  block // a batch put in order, when it came out of order
 }
 
-func newWriter(s *Store) *writer {
-	w := &writer{store: s, runs: map[string]*runState{}}
+func newWriter(s *Store, rd *redaction) *writer {
+	w := &writer{store: s, redaction: rd, runs: map[string]*runState{}}
 	w.seg.reset()
 	return w
 }
@@ -170,12 +177,13 @@ func (w *writer) closeStatements() {
 func (w *writer) inOrder(blocks []*block) []*block {
 	var prev *queuedEvent
 	for _, b := range blocks {
-		for i := range b.events {
-			if prev != nil && eventOrder(prev, &b.events[i]) > 0 {
-				return []*block{w.sort(blocks)}
-			}
-			prev = &b.events[i]
+		if len(b.events) == 0 {
+			continue
 		}
+		if !b.ordered || prev != nil && eventOrder(prev, &b.events[0]) > 0 {
+			return []*block{w.sort(blocks)}
+		}
+		prev = &b.events[len(b.events)-1]
 	}
 	return blocks
 }
@@ -217,8 +225,15 @@ func eventOrder(a, b *queuedEvent) int {
 	return 0
 }
 
+// runBlob is a blob a run refers to.
+type runBlob struct {
+	key  int64
+	hash string
+}
+
 // reset clears the per-batch state, keeping the capacity.
 func (w *writer) reset() {
+	w.seg.hashed, w.stored = hashedPiece{}, runBlob{}
 	for _, rs := range w.touched {
 		rs.touched, rs.start, rs.inputs, rs.end = false, nil, nil, nil
 	}
@@ -267,7 +282,7 @@ func (w *writer) readRuns(blocks []*block) {
 				}
 			case engine.EventRunStart:
 				if p, ok := payloadAs[engine.RunStarted](e.payload); ok {
-					rs.start, rs.startedAt, rs.inputs = &p, e.time, member(b.payload(e), "inputs")
+					rs.start, rs.startedAt, rs.inputs = &p, e.time, e.member(b.payload(e), "inputs")
 				}
 			case engine.EventRunEnd:
 				if p, ok := payloadAs[engine.RunEnded](e.payload); ok {
@@ -318,7 +333,7 @@ func (w *writer) apply(ctx context.Context, blocks []*block) error {
 				}
 				w.seg.run = rs
 			}
-			w.seg.appendEvent(e.seq, e.time, e.kind, e.path, b.payload(e))
+			w.seg.appendEvent(e.seq, e.time, e.kind, e.path, b.payload(e), e.value)
 			for _, b := range w.seg.blobs {
 				if err := w.storeBlob(ctx, rs.key, b); err != nil {
 					return err
@@ -339,20 +354,21 @@ func (w *writer) apply(ctx context.Context, blocks []*block) error {
 
 // encodePayload appends a payload's JSON to b; nil stays nil. A payload
 // that encoding/json refuses is kept as the reason it could not be
-// recorded.
-func encodePayload(enc *payloadEncoder, b []byte, p any) []byte {
+// recorded. value is where its value member lies (payloadEncoder.append),
+// unknownValue when encoding/json wrote it.
+func encodePayload(enc *payloadEncoder, b []byte, p any) (_ []byte, value cut) {
 	if p == nil {
-		return nil
+		return nil, cut{}
 	}
-	b, ok := enc.append(b, p)
+	b, value, ok := enc.append(b, p)
 	if ok {
-		return b
+		return b, value
 	}
 	j, err := json.Marshal(p)
 	if err != nil {
 		j, _ = json.Marshal(map[string]string{"unrecorded": err.Error()})
 	}
-	return append(b, j...)
+	return append(b, j...), unknownValue
 }
 
 // The writes of a batch: a segment, a payload kept in blobs, a run's
@@ -368,6 +384,10 @@ const (
 // storeBlob keeps a piece of a payload in blobs, once per content, as one
 // that run key refers to.
 func (w *writer) storeBlob(ctx context.Context, key int64, b blobPiece) error {
+	if w.stored == (runBlob{key, b.hash}) {
+		return nil
+	}
+	w.stored = runBlob{key, b.hash}
 	if _, err := w.insertBlob.ExecContext(ctx, b.hash, len(b.data), bufferText(b.data)); err != nil {
 		return err
 	}
@@ -397,7 +417,7 @@ func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 		inputs, inputsBlob := rs.inputs, blobPiece{}
 		var blobHash any // NULL for inputs in the row
 		if len(inputs) > blobBytes {
-			inputsBlob, _ = blobOf(inputs)
+			inputsBlob, _ = w.seg.pieceOf(inputs)
 			inputs, blobHash = nil, inputsBlob.hash
 		}
 		err := w.conn.QueryRowContext(ctx, `INSERT INTO runs (id, plan, file, project, hash, parent, made, inputs, inputs_blob, status, started_at, recorder)
@@ -406,7 +426,8 @@ func (w *writer) writeRunStart(ctx context.Context, rs *runState) error {
 				parent = excluded.parent, made = excluded.made, inputs = excluded.inputs, inputs_blob = excluded.inputs_blob,
 				started_at = excluded.started_at, recorder = excluded.recorder
 			RETURNING key`,
-			rs.id, p.Plan, p.File, p.Project, p.Hash, p.Parent, string(p.Made), bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
+			rs.id, w.redaction.text(p.Plan), w.redaction.text(p.File), w.redaction.text(p.Project), p.Hash, p.Parent, string(p.Made),
+			bufferText(inputs), blobHash, nanos(rs.startedAt), w.store.self).Scan(&rs.key)
 		if err != nil || blobHash == nil {
 			return err
 		}
@@ -450,7 +471,7 @@ func (w *writer) writeProgress(ctx context.Context, rs *runState) error {
 	}
 	_, err = w.conn.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, steps_executed = ?, calls = ?, tokens = ?, cost_usd = ?,
 		ended_at = ?, held_ms = ?, recorder = NULL WHERE key = ?`,
-		p.Status, p.Error, p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
+		p.Status, w.redaction.text(p.Error), p.StepsExecuted, u.Calls, tokens(u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
 		usageCost, nanos(rs.endedAt), p.HeldMs, rs.key)
 	return err
 }
