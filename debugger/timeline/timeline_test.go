@@ -462,6 +462,10 @@ func TestTimelineSpendGroupsItems(t *testing.T) {
 			line("E1/do.0/E2/do.0", 1, 10, usd(0.001)), line("E1/do.1/E2/do.3", 1, 30, usd(0.003)),
 			line("E1/do.0", 1, 20, usd(0.002)), line("E1/do.1", 1, 20, usd(0.002)),
 		}, "E1/do.*:2:40:0.004[E1/do.0 E1/do.1] E1/do.*/E2/do.*:2:40:0.004[E1/do.1/E2/do.3 E1/do.0/E2/do.0]"},
+		{"equal items in the order they are counted", []engine.UsageLine{
+			line("E1/do.10", 1, 10, usd(0.001)), line("E1/do.2", 1, 10, usd(0.001)),
+			line("E1/do.1", 1, 10, usd(0.001)), line("E1/do.0", 1, 10, usd(0.001)),
+		}, "E1/do.*:4:40:0.004[E1/do.0 E1/do.1 E1/do.2 E1/do.10]"},
 		// An unknown cost counts as none, as in the engine's by_step.
 		{"an unpriced item leaves the group's cost unknown", []engine.UsageLine{
 			line("E1/do.0", 1, 100, usd(0.01)), line("E1/do.1", 1, 300, nil),
