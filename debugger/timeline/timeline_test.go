@@ -393,6 +393,7 @@ func TestTimelineCells(t *testing.T) {
 		T = timeline.CellTool
 		M = timeline.CellModel
 		H = timeline.CellHeld
+		I = timeline.CellInstant
 	)
 	for _, tc := range []struct {
 		name string
@@ -408,7 +409,9 @@ func TestTimelineCells(t *testing.T) {
 			{Kind: timeline.SpanModel, Start: at(0), End: at(50)},
 			{Kind: timeline.SpanHeld, Start: at(0), End: at(20)},
 		}}, at(100), []timeline.Cell{H, H, M, M, M, o, o, o, o, o}},
-		{"an instant keeps its column", timeline.Bar{Start: at(33), End: at(33)}, at(100), []timeline.Cell{o, o, o, b, o, o, o, o, o, o}},
+		{"an instant keeps its column, as a mark of its own", timeline.Bar{Start: at(33), End: at(33)}, at(100), []timeline.Cell{o, o, o, I, o, o, o, o, o, o}},
+		{"an instant at the window's end takes its last column", timeline.Bar{Start: at(100), End: at(100)}, at(100), []timeline.Cell{o, o, o, o, o, o, o, o, o, I}},
+		{"a bar that just began is no instant", timeline.Bar{Start: at(33)}, at(33), []timeline.Cell{o, o, o, b, o, o, o, o, o, o}},
 		{"an open bar reaches now", timeline.Bar{Start: at(60)}, at(80), []timeline.Cell{o, o, o, o, o, o, b, b, o, o}},
 		{"a bar past the window", timeline.Bar{Start: at(-50), End: at(250)}, at(300), []timeline.Cell{b, b, b, b, b, b, b, b, b, b}},
 	} {

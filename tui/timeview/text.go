@@ -22,18 +22,19 @@ import (
 )
 
 // Glyphs are the characters of a row's cells: model time solid, tool time
-// shaded, the rest of a bar (waiting on items, control) a line, and time
-// held at a stop hatched.
+// shaded, the rest of a bar (waiting on items, control) a line, time held
+// at a stop hatched, and a unit that took no time (an exit) a tick.
 var Glyphs = [...]rune{
-	timeline.CellNone:  ' ',
-	timeline.CellBar:   '─',
-	timeline.CellTool:  '▒',
-	timeline.CellModel: '█',
-	timeline.CellHeld:  '╱',
+	timeline.CellNone:    ' ',
+	timeline.CellBar:     '─',
+	timeline.CellTool:    '▒',
+	timeline.CellModel:   '█',
+	timeline.CellHeld:    '╱',
+	timeline.CellInstant: '│',
 }
 
 // Legend says what the glyphs mean.
-const Legend = "█ model  ▒ tool  ─ waiting  ╱ held  ✗ failed"
+const Legend = "█ model  ▒ tool  ─ waiting  │ instant  ╱ held  ✗ failed"
 
 // failedMark and okMark lead a row's label: a failure shows without
 // colour too.
@@ -98,18 +99,23 @@ func labelWidth(bars []timeline.Bar, width int) int {
 	return min(w, max(width/3, 12))
 }
 
-// Label is a bar's label cell: its mark, indented by depth, cut or padded
-// to width.
+// Label is a bar's label cell: its mark, indented by depth, padded to
+// width. A label too long loses its middle, as names do in the run tree:
+// a tool call's server and its place in its round (.2) both stay. The
+// last cell stays blank, between the label and the bar.
 func Label(b timeline.Bar, width int) string {
 	mark := okMark
 	if b.Failed {
 		mark = failedMark
 	}
-	s := mark + strings.Repeat(" ", 2*b.Depth) + b.Label
-	if ansi.StringWidth(s) >= width {
-		s = ansi.Truncate(s, width-1, "…")
+	indent := strings.Repeat(" ", 2*b.Depth)
+	room := width - 1 - ansi.StringWidth(mark+indent)
+	if room < 1 {
+		// Indented past the column: the depth gives way to the name.
+		indent, room = "", width-1-ansi.StringWidth(mark)
 	}
-	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
+	s := mark + indent + common.ElideMiddle(b.Label, room)
+	return s + strings.Repeat(" ", max(width-ansi.StringWidth(s), 0))
 }
 
 // Axis is the time axis over width columns of w: the offsets from the
