@@ -230,6 +230,10 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		// The inspector's tabs turn from any pane: the tree keeps the
 		// selection, the inspector shows another side of it.
 		p.inspector, cmd = p.inspector.Update(k)
+	case p.charting && p.chart.Mode() == timeview.ModeTimeline && key.Matches(k, keys.ZoomIn, keys.ZoomOut):
+		// The tree has no use for + and -: they zoom the timeline on
+		// show from whichever pane has the focus.
+		p.chart, cmd = p.chart.Update(k)
 	case p.focus == paneTree:
 		p.tree, cmd = p.tree.Update(k)
 	case p.focus == paneDetail && p.charting:

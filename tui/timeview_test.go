@@ -21,6 +21,8 @@ import (
 var (
 	keyTimeline = tea.KeyPressMsg{Code: 'w', Text: "w"}
 	keySpend    = tea.KeyPressMsg{Code: '$', Text: "$"}
+	keyZoomIn   = tea.KeyPressMsg{Code: '+', Text: "+"}
+	keyZoomOut  = tea.KeyPressMsg{Code: '-', Text: "-"}
 )
 
 // retimedID is the id of the run retimed records.
@@ -209,7 +211,7 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	// tool, where the tree leaves two.
 	x, y := -1, -1
 	for i, line := range strings.Split(b.screen(), "\n") {
-		if at := strings.Index(line, "do.1 user"); at >= 0 {
+		if at := strings.Index(line, "do.1 u"); at >= 0 {
 			x, y = len([]rune(line[:at])), i
 		}
 	}
@@ -228,6 +230,23 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	b.screen()
 	if got, bar := b.m.runPage.selectedPath(), b.m.runPage.chart.Selected(); got != "E0" || bar != "E0" {
 		t.Errorf("home in the tree: tree on %q, bar %q; want E0", got, bar)
+	}
+	// + and - zoom the timeline with the tree focused, as its footer
+	// says; selecting a row then pans to its bar.
+	b.press(keyZoomIn, keyZoomIn, keyZoomIn)
+	if got := b.m.runPage.chart.View(); !strings.Contains(got, "· +/- zoom") || strings.Contains(got, "whole run") {
+		t.Errorf("+ with the tree focused did not zoom the timeline:\n%s", b.screen())
+	}
+	b.press(keyEnd, keyArrowUp)
+	screen := b.screen()
+	_, repairBar, _ := strings.Cut(screen, "│      repair")
+	repairBar, _, _ = strings.Cut(repairBar, "\n")
+	if b.m.runPage.selectedPath() != "E2/agent.2/repair" || !strings.Contains(repairBar, "█") {
+		t.Errorf("selecting the repair pass (%s) did not pan the timeline to its bar:\n%s", b.m.runPage.selectedPath(), screen)
+	}
+	b.press(keyZoomOut, keyZoomOut, keyZoomOut)
+	if !strings.Contains(b.m.runPage.chart.View(), "whole run") {
+		t.Errorf("- with the tree focused did not zoom out:\n%s", b.screen())
 	}
 	b.press(keySpend)
 	if b.m.runPage.chart.Mode() != timeview.ModeSpend || !strings.Contains(b.screen(), "By step, most expensive first") {

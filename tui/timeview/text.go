@@ -101,8 +101,9 @@ func labelWidth(bars []timeline.Bar, width int) int {
 
 // Label is a bar's label cell: its mark, indented by depth, padded to
 // width. A label too long loses its middle, as names do in the run tree:
-// a tool call's server and its place in its round (.2) both stay. The
-// last cell stays blank, between the label and the bar.
+// a tool call's server and its place in its round (.2) both stay, and a
+// step's id and its tool are cut as the tree cuts them, each in its
+// middle. The last cell stays blank, between the label and the bar.
 func Label(b timeline.Bar, width int) string {
 	mark := okMark
 	if b.Failed {
@@ -114,7 +115,13 @@ func Label(b timeline.Bar, width int) string {
 		// Indented past the column: the depth gives way to the name.
 		indent, room = "", width-1-ansi.StringWidth(mark)
 	}
-	s := mark + indent + common.ElideMiddle(b.Label, room)
+	name := common.ElideMiddle(b.Label, room)
+	if id, tool, ok := strings.Cut(b.Label, " "); ok && name != b.Label {
+		// A step's id and its tool are two names: each keeps its ends.
+		id, tool = common.ElidePair(id, tool, room+1)
+		name = strings.TrimSpace(id + " " + tool)
+	}
+	s := mark + indent + name
 	return s + strings.Repeat(" ", max(width-ansi.StringWidth(s), 0))
 }
 

@@ -52,7 +52,7 @@ func pane(t *testing.T, items int) (*Model, *timeline.Timeline) {
 func TestTimelineZoomAndPan(t *testing.T) {
 	m, tl := pane(t, 100)
 	whole := tl.Whole()
-	if w := m.window(); w != whole || m.zoomWords() != "whole run · + zooms" {
+	if w := m.window(); w != whole || m.zoomWords() != "whole run · +/- zoom · ←/→ pan" {
 		t.Fatalf("unzoomed window %+v, want the whole run %+v (%s)", w, whole, m.zoomWords())
 	}
 	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
@@ -101,6 +101,32 @@ func TestTimelineZoomAndPan(t *testing.T) {
 	w = m.window()
 	if bar.Start.Before(w.Start) || bar.End.After(w.Start.Add(w.Span)) {
 		t.Errorf("zoomed in to %v from %v, and do.3 (%v to %v) is out of view", w.Span, w.Start.Sub(whole.Start), bar.Start.Sub(whole.Start), bar.End.Sub(whole.Start))
+	}
+
+	// Selecting a bar out of view pans to it; a pan away from it holds
+	// while the selection stays, as the run tree selects it every frame.
+	inView := func(p string) bool {
+		b, _ := tl.Bar(p)
+		w := m.window()
+		return b.End.After(w.Start) && b.Start.Before(w.Start.Add(w.Span))
+	}
+	if inView("E1/do.90") {
+		t.Fatalf("do.90 is in view already at %v from %v", w.Span, w.Start.Sub(whole.Start))
+	}
+	m.Select("E1/do.90")
+	if !inView("E1/do.90") {
+		t.Errorf("selecting do.90 did not pan to it: %v from %v", m.window().Span, m.window().Start.Sub(whole.Start))
+	}
+	for range 40 {
+		press(tea.KeyPressMsg{Code: tea.KeyLeft})
+	}
+	m.Select("E1/do.90")
+	if inView("E1/do.90") {
+		t.Errorf("selecting the bar selected already undid a pan")
+	}
+	m.Blur()
+	if got := m.zoomWords(); !strings.HasSuffix(got, " · +/- zoom") {
+		t.Errorf("an unfocused pane's footer says %q; the arrows do not pan from the tree", got)
 	}
 }
 

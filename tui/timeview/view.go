@@ -81,8 +81,34 @@ func (m *Model) Select(path string) {
 	if i < 0 {
 		return
 	}
+	moved := path != m.selected
 	m.selected = path
 	m.scroll = m.scroll.Follow(i, m.rowsHigh(), m.tl.Len())
+	if moved {
+		m.reveal()
+	}
+}
+
+// reveal pans a zoomed window to the selected bar when none of it is in
+// view, its middle in the window's. A bar in view, even in part, leaves
+// the window where it is, and so does a selection that did not move:
+// the run tree selects its row every frame, and a pan away from it holds.
+func (m *Model) reveal() {
+	b, ok := m.tl.Bar(m.selected)
+	if !ok || m.zoom == 1 {
+		return
+	}
+	end := b.End
+	if end.IsZero() {
+		end = m.tl.Now()
+	}
+	w := m.window()
+	if end.After(w.Start) && b.Start.Before(w.Start.Add(w.Span)) || end.Equal(w.Start) {
+		return
+	}
+	mid := b.Start.Add(end.Sub(b.Start) / 2).Sub(m.tl.Start())
+	m.from = mid - w.Span/2
+	m.clampPan()
 }
 
 // rowsHigh is how many bars fit: the frame and the axis line take three.
@@ -231,10 +257,15 @@ func (m *Model) View() string {
 func (m Model) zoomWords() string {
 	w := m.window()
 	from := w.Start.Sub(m.tl.Start())
+	words := format.Duration(from) + "–" + format.Duration(from+w.Span) + " · +/- zoom"
 	if m.zoom == 1 {
-		return "whole run · + zooms"
+		words = "whole run · +/- zoom"
 	}
-	return format.Duration(from) + "–" + format.Duration(from+w.Span) + " · - zooms out"
+	if m.Focused() {
+		// The arrows pan only here: in the tree they fold.
+		words += " · ←/→ pan"
+	}
+	return words
 }
 
 // paint is a style's escape sequences around a line of text, taken once a
