@@ -414,6 +414,12 @@ func (p *runPage) runStatus() string {
 		if tot.Running > 0 {
 			s += t.Muted.Render(" " + common.Count(tot.Running, "step"))
 		}
+		if lists := r.tree.Lists(); len(lists) > 0 {
+			// The first map under way, in full: the tree's row has room
+			// for its count alone.
+			l := lists[0]
+			s += t.Muted.Render(" · " + l.Path + " " + strings.Join(l.List.Words(r.tree.Now()), " · "))
+		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")
 		}

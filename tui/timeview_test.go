@@ -185,6 +185,11 @@ steps:
 	if screen := b.screen(); !strings.Contains(screen, "do.2") || strings.Contains(firstScreen, "do.2") {
 		t.Errorf("the waterfall did not grow a row for do.2; first:\n%s\nthen:\n%s", firstScreen, screen)
 	}
+	// The map's row counts its items, and the status line says the
+	// rest: two of four done, one running, at what rate.
+	if screen := b.screen(); !strings.Contains(lineWith(screen, "E1  map"), "map  2/4") || !strings.Contains(screen, "E1 2/4 items · 1 running · ") || !strings.Contains(screen, "/s · ETA ") {
+		t.Errorf("the running map's progress does not show:\n%s", screen)
+	}
 	b.until("the run to end", ended)
 	b.settle()
 	for _, bar := range tl.Bars(0, tl.Len()) {
@@ -256,4 +261,14 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	if b.m.runPage.charting {
 		t.Errorf("$ again did not give the inspector back:\n%s", b.screen())
 	}
+}
+
+// lineWith is the first line of screen that holds text, or "".
+func lineWith(screen, text string) string {
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, text) {
+			return line
+		}
+	}
+	return ""
 }
