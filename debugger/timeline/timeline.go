@@ -88,8 +88,10 @@ type bar struct {
 	// called says a round's, a repair's or a verdict's model call ended.
 	called bool
 	// modelBefore is the model time the bar had when its tool call
-	// began.
-	modelBefore time.Duration
+	// began; modelCalls counts the model calls at and below the bar,
+	// callsBefore how many it had then.
+	modelBefore             time.Duration
+	modelCalls, callsBefore int
 }
 
 // Timeline is the bars of one run.
@@ -244,7 +246,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		t.finish(b, e.Time, p.Status == engine.StepFailed)
 	case engine.ToolStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
-		b.modelBefore = b.Model
+		b.modelBefore, b.callsBefore = b.Model, b.modelCalls
 		if e.Unit != path.KindCall {
 			// A step's own dispatch: the step's events make its bar.
 			break
@@ -256,6 +258,12 @@ func (t *Timeline) Apply(e engine.Event) {
 		// A tool that calls a model (an infer, a prompt tool, a called
 		// plan's agents) spent that time on the model.
 		ran := millis(p.Ms) - millis(p.HeldMs) - (b.Model - b.modelBefore)
+		if b.modelCalls > b.callsBefore && ran < time.Millisecond {
+			// What is left of a model's call (an infer's) once the
+			// model's time is taken out is the call's overhead, a
+			// fraction of a millisecond: no tool time to draw.
+			ran = 0
+		}
 		if !p.Injected && ran > 0 {
 			start := e.Time.Add(-millis(p.Ms))
 			t.spend(e.Path, SpanTool, start, start.Add(ran))
@@ -448,6 +456,7 @@ func (t *Timeline) spend(p string, kind SpanKind, start, end time.Time) {
 		switch kind {
 		case SpanModel:
 			b.Model += d
+			b.modelCalls++
 		case SpanTool:
 			b.Tool += d
 		}
