@@ -18,6 +18,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // SpanKind says what a span of a bar's time went to.
@@ -55,6 +56,10 @@ type Bar struct {
 	Model, Tool time.Duration
 	// Held is how much of the unit's time its threads were held at stops.
 	Held time.Duration
+	// HeldSince is when an ask that waits for its answer began to wait;
+	// zero once answered, and for any other unit. Its hold's length
+	// comes with the step's end: until then the bar is held up to now.
+	HeldSince time.Time
 	// Failed says the unit, or for an item, a round or a called plan a
 	// unit within it, failed.
 	Failed bool
@@ -231,9 +236,14 @@ func (t *Timeline) Apply(e engine.Event) {
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
 		t.begin(b, e.Time)
+		if p.Tool == plans.ControlAsk {
+			// An ask does nothing but wait for a person.
+			b.HeldSince = e.Time
+		}
 	case engine.StepEnded:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
+		b.HeldSince = time.Time{}
 		// A step's time runs from its step stop, before its start event:
 		// a hold there is the step's.
 		t.startBy(b, e.Time.Add(-millis(p.Ms)))
@@ -439,7 +449,7 @@ func (t *Timeline) closeOpen(b *bar, at time.Time, failed bool) {
 		if b.Start.IsZero() {
 			b.Start = at
 		}
-		b.open, b.running, b.End = false, 0, at
+		b.open, b.running, b.End, b.HeldSince = false, 0, at, time.Time{}
 		b.Failed = b.Failed || failed
 	}
 }

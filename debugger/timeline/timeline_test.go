@@ -498,3 +498,33 @@ func TestTimelineSpendGroupsItems(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineAskHeldWhileItWaits: an ask that waits for its answer is
+// drawn held up to now, live, not as a bar that waits; once answered, its
+// hold is the one its end reports.
+func TestTimelineAskHeldWhileItWaits(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tl := timeline.New()
+	tl.Apply(engine.Event{Time: at(0), RunID: "r", Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "asks"}})
+	tl.Apply(engine.Event{Time: at(0), Path: "E1", Unit: path.KindStep, Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "ask"}})
+	tl.Tick(at(1000))
+	b, _ := tl.Bar("E1")
+	w := timeline.Window{Start: t0, Span: time.Second}
+	for i, c := range w.Cells(nil, b, tl.Now(), 10) {
+		if c != timeline.CellHeld {
+			t.Fatalf("column %d of the waiting ask is %v, want held", i, c)
+		}
+	}
+	tl.Apply(engine.Event{Time: at(1000), Path: "E1", Unit: path.KindStep, Kind: engine.EventAsk, Payload: engine.Asked{Answered: true, Answer: "yes"}})
+	tl.Apply(engine.Event{Time: at(1000), Path: "E1", Unit: path.KindStep, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "ask", Status: engine.StepOK, Ms: 1000, HeldMs: 1000}})
+	b, _ = tl.Bar("E1")
+	if !b.HeldSince.IsZero() || b.Held != time.Second {
+		t.Errorf("the answered ask: held since %v, held %v; want none and 1s", b.HeldSince, b.Held)
+	}
+	for i, c := range w.Cells(nil, b, tl.Now(), 10) {
+		if c != timeline.CellHeld {
+			t.Errorf("column %d of the answered ask is %v, want held", i, c)
+		}
+	}
+}

@@ -83,6 +83,9 @@ func (w Window) Cells(dst []Cell, b Bar, now time.Time, width int) []Cell {
 		}
 		w.fill(dst, s.Start, s.End, kind)
 	}
+	if b.Open() && !b.HeldSince.IsZero() {
+		w.fill(dst, b.HeldSince, now, CellHeld)
+	}
 	return dst
 }
 

@@ -274,7 +274,12 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		if r.Held >= time.Millisecond {
 			// Six cells hold no more than the wall time: a mark says
 			// some of it was held, the inspector says how much.
-			dur = format.Duration(r.Duration) + heldMark
+			// A space parts them where the column has room for it.
+			dur = format.Duration(r.Duration)
+			if len(dur)+1 < durationWidth {
+				dur += " "
+			}
+			dur += heldMark
 		}
 		column(&b, dur, durationWidth, st.text)
 	}
