@@ -272,3 +272,21 @@ func lineWith(screen, text string) string {
 	}
 	return ""
 }
+
+// TestChartHintGoesWithTheView: w with no run says what to do instead;
+// once R opens the runs list, that no longer applies and the status line
+// says nothing of it. A notice that is no hint stays.
+func TestChartHintGoesWithTheView(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(keyTimeline)
+	wantNotice(t, b, "no run to chart")
+	b.press(keyRuns)
+	wantOverlay(t, b, overlayRuns)
+	if b.m.notice.text != "" || strings.Contains(b.screen(), "no run to chart") {
+		t.Errorf("the hint stayed on with the runs list open: %q\n%s", b.m.notice.text, b.screen())
+	}
+	b.press(keyEsc, keyTimeline)
+	wantNotice(t, b, "no run to chart")
+	b.press(keyTimeline)
+	wantNotice(t, b, "no run to chart")
+}
