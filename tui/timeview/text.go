@@ -36,6 +36,14 @@ var Glyphs = [...]rune{
 // Legend says what the glyphs mean.
 const Legend = "█ model  ▒ tool  ─ waiting  │ instant  ╱ held  ✗ failed"
 
+// paintedLegend is the Legend with each glyph in the colour it has on a
+// row.
+func paintedLegend(t *common.Theme) string {
+	glyph := func(c timeline.Cell) string { return cellStyle(t, c, false).Render(string(Glyphs[c])) }
+	return glyph(timeline.CellModel) + " model  " + glyph(timeline.CellTool) + " tool  " + glyph(timeline.CellBar) + " waiting  " +
+		glyph(timeline.CellInstant) + " instant  " + glyph(timeline.CellHeld) + " held  " + t.Problem.Render("✗") + " failed"
+}
+
 // failedMark and okMark lead a row's label: a failure shows without
 // colour too.
 const (
@@ -200,6 +208,10 @@ type TextOptions struct {
 	// the units it matches and the units under them, on the stretch of
 	// time they span; empty for the whole run.
 	Step string
+	// Theme paints the bars and the legend as the workbench does (model,
+	// tool, held, failed), for a terminal; nil draws plain text, for a
+	// log or a file.
+	Theme *common.Theme
 }
 
 // Text is the waterfall of a run, one line a bar, under a summary and the
@@ -235,11 +247,31 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	out.WriteString(summary + "\n")
 	out.WriteString(strings.TrimRight(strings.Repeat(" ", lw)+Axis(w, t.Start(), bw), " ") + "\n")
 	var cells []timeline.Cell
+	var paints *cellPaints
+	if opts.Theme != nil {
+		paints = paintsOf(opts.Theme)
+	}
 	var draw func(n *textNode)
 	draw = func(n *textNode) {
-		var row string
-		row, cells = Row(w, n.bar, t.Now(), bw, cells)
-		out.WriteString(strings.TrimRight(Label(n.bar, lw)+row, " ") + "\n")
+		if paints == nil {
+			var row string
+			row, cells = Row(w, n.bar, t.Now(), bw, cells)
+			out.WriteString(strings.TrimRight(Label(n.bar, lw)+row, " ") + "\n")
+		} else {
+			cells = w.Cells(cells, n.bar, t.Now(), bw)
+			label := Label(n.bar, lw)
+			if n.bar.Failed {
+				label = opts.Theme.Problem.Render(label)
+			}
+			out.WriteString(label)
+			// As the plain row, without the blank columns after the bar.
+			end := len(cells)
+			for end > 0 && cells[end-1] == timeline.CellNone {
+				end--
+			}
+			paints.row(&out, cells[:end], n.bar.Failed)
+			out.WriteString("\n")
+		}
 		for _, c := range n.children {
 			if c.shown {
 				draw(c)
@@ -261,7 +293,11 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	if cut {
 		fmt.Fprintf(&out, "%d of %d rows shown (a map's failed and slowest items first); --rows 0 shows all\n", len(shown), len(bars))
 	}
-	out.WriteString(Legend + "\n")
+	if paints == nil {
+		out.WriteString(Legend + "\n")
+	} else {
+		out.WriteString(paintedLegend(opts.Theme) + "\n")
+	}
 	return out.String(), nil
 }
 

@@ -395,3 +395,41 @@ func TestTimelineTextLabelsAndInstants(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineTextPainted draws the waterfall for a terminal: the same
+// text as for a log once its colours are taken out, and model time, tool
+// time and a failure each in the colour the workbench gives them.
+func TestTimelineTextPainted(t *testing.T) {
+	events := livetest.BigRun(3)
+	for i, e := range events {
+		if e.Path == "E1/do.1" && e.Kind == engine.EventStepEnd {
+			p := e.Payload.(engine.StepEnded)
+			p.Status = engine.StepFailed
+			events[i].Payload = p
+		}
+	}
+	theme := common.NewTheme(true, true)
+	plain, err := Text(timeline.FromEvents(events), TextOptions{Width: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	painted, err := Text(timeline.FromEvents(events), TextOptions{Width: 80, Theme: theme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain, "\x1b[") {
+		t.Errorf("the plain waterfall has escapes:\n%q", plain)
+	}
+	if got := ansi.Strip(painted); got != plain {
+		t.Errorf("the painted waterfall reads\n%s\nwant, as the plain one,\n%s", got, plain)
+	}
+	for what, want := range map[string]string{
+		"model time": paintOf(theme.Key).open + "█",
+		"a failure":  paintOf(theme.Problem).open + "✗",
+		"tool time":  paintOf(theme.Literal).open + "▒",
+	} {
+		if !strings.Contains(painted, want) {
+			t.Errorf("%s is not painted as in the workbench (%q):\n%q", what, want, painted)
+		}
+	}
+}
