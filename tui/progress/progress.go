@@ -215,7 +215,10 @@ func (r *Run) Event(e engine.Event) (ended *Step) {
 		if s == nil || rest != "" {
 			return nil
 		}
-		s.End = &pl
+		// A copy taken here, not the case's own: one whose address is
+		// taken would be moved to the heap for every step's end.
+		end := pl
+		s.End = &end
 		delete(r.byPath, top)
 		for i, running := range r.running {
 			if running == s {
