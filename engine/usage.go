@@ -8,6 +8,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/config"
+	"github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // UsageLine is the spend of one step or one model.
@@ -200,8 +201,9 @@ func moreExpensive(a, b UsageLine) bool {
 	if ta, tb := a.Usage.Total(), b.Usage.Total(); ta != tb {
 		return ta > tb
 	}
-	// Ties in path order, not in the order concurrent items finished.
-	return a.Path < b.Path
+	// Ties in path order, not in the order concurrent items finished,
+	// and do.2 before do.10.
+	return path.Compare(a.Path, b.Path) < 0
 }
 
 func costOf(l UsageLine) float64 {

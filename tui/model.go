@@ -96,14 +96,37 @@ func (m model) Init() tea.Cmd {
 // Update handles a message, then what the run page posted while it took
 // it, within the same update.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	shown, said := m.shown(), m.notice
 	cmd := m.route(msg)
 	for posted := m.runPage.takePosted(); len(posted) > 0; posted = m.runPage.takePosted() {
 		for _, p := range posted {
 			cmd = tea.Batch(cmd, m.route(p))
 		}
 	}
+	if m.notice.hint && m.notice == said && m.shown() != shown {
+		// A hint about the view left (no run to chart, with the runs
+		// list now open) no longer applies.
+		m.notice = notice{}
+	}
 	m.sync()
 	return m, cmd
+}
+
+// view is what the workbench shows: the page, the overlay on top, and
+// whether the run page charts the run and how.
+type view struct {
+	page     page
+	overlay  common.Component
+	charting bool
+	chart    timeview.Mode
+}
+
+func (m *model) shown() view {
+	v := view{page: m.page, charting: m.runPage.charting, chart: m.runPage.chart.Mode()}
+	if top, ok := m.overlays.top(); ok {
+		v.overlay = top.Component
+	}
+	return v
 }
 
 // route takes one message: window and theme changes for everyone, keys
@@ -137,6 +160,7 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 			m.notice = msg // a run that moved on clears what was said
 		} else {
 			m.notify(msg.kind, msg.text)
+			m.notice.hint = msg.hint
 		}
 	case showRunMsg:
 		m.showRun(true)
@@ -481,7 +505,7 @@ func (m *model) runShown() bool { return m.page == page(m.runPage) }
 
 func (m *model) togglePlanView() {
 	if m.runPage.run == nil {
-		m.notify(noticeError, "no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
+		m.hint("no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
 	m.showRun(!m.runShown())

@@ -121,7 +121,7 @@ func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, l
 func (p *runPage) follow() {
 	switch {
 	case p.run == nil:
-		p.notify(noticeError, "no run to follow: r runs the plan, g debugs it")
+		p.hint("no run to follow: r runs the plan, g debugs it")
 		return
 	case !p.run.active():
 		p.notify(noticeError, "the run is over: nothing runs to follow")
@@ -135,7 +135,7 @@ func (p *runPage) follow() {
 // kind, for the notice when there is none) and shows the run.
 func (p *runPage) jump(to runtree.Target, what string) {
 	if p.run == nil {
-		p.notify(noticeError, "no run to look through: r runs the plan, g debugs it, R opens an earlier run")
+		p.hint("no run to look through: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
 	if !p.tree.Jump(to) {
@@ -158,7 +158,11 @@ func (p *runPage) takePosted() []tea.Msg {
 }
 
 // notify asks the root to say something on the status line.
-func (p *runPage) notify(kind noticeKind, text string) { p.post(notice{kind, text}) }
+func (p *runPage) notify(kind noticeKind, text string) { p.post(notice{kind: kind, text: text}) }
+
+// hint asks the root to refuse what was asked, saying what to do instead,
+// until the view changes (notice.hint).
+func (p *runPage) hint(text string) { p.post(notice{kind: noticeError, text: text, hint: true}) }
 
 // show makes r the run on show and asks the root to show the page.
 func (p *runPage) show(r *run, focusTree bool) {
@@ -230,6 +234,10 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		// The inspector's tabs turn from any pane: the tree keeps the
 		// selection, the inspector shows another side of it.
 		p.inspector, cmd = p.inspector.Update(k)
+	case p.charting && p.chart.Mode() == timeview.ModeTimeline && key.Matches(k, keys.ZoomIn, keys.ZoomOut):
+		// The tree has no use for + and -: they zoom the timeline on
+		// show from whichever pane has the focus.
+		p.chart, cmd = p.chart.Update(k)
 	case p.focus == paneTree:
 		p.tree, cmd = p.tree.Update(k)
 	case p.focus == paneDetail && p.charting:
@@ -311,7 +319,7 @@ func (p *runPage) View() string {
 // or the inspector again when it shows already.
 func (p *runPage) toggleChart(mode timeview.Mode) {
 	if p.run == nil {
-		p.notify(noticeError, "no run to chart: r runs the plan, R opens an earlier run")
+		p.hint("no run to chart: r runs the plan, R opens an earlier run")
 		return
 	}
 	p.charting = !(p.charting && p.chart.Mode() == mode)
@@ -409,6 +417,12 @@ func (p *runPage) runStatus() string {
 		s := t.Valid.Render("● running")
 		if tot.Running > 0 {
 			s += t.Muted.Render(" " + common.Count(tot.Running, "step"))
+		}
+		if lists := r.tree.Lists(); len(lists) > 0 {
+			// The first map under way, in full: the tree's row has room
+			// for its count alone.
+			l := lists[0]
+			s += t.Muted.Render(" · " + l.Path + " " + strings.Join(l.List.Words(r.tree.Now()), " · "))
 		}
 		if r.debug {
 			s += t.Muted.Render(" · debug")

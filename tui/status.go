@@ -24,11 +24,22 @@ const (
 type notice struct {
 	kind noticeKind
 	text string
+	// hint says the notice points from the view on show to what to do
+	// there instead (no run to chart: r runs the plan): it goes when the
+	// view changes, where it no longer applies.
+	hint bool
 }
 
 // notify says something on the status line, in the output pane and in
 // the log.
 func (m *model) notify(kind noticeKind, text string) { m.say(kind, text, text) }
+
+// hint refuses what was asked, saying what to do instead, until the view
+// changes (notice.hint).
+func (m *model) hint(text string) {
+	m.notify(noticeError, text)
+	m.notice.hint = true
+}
 
 // say puts short on the status line, and whole, which says the same at
 // length (a value pretty-printed, one frame a line), in the output pane
@@ -36,7 +47,7 @@ func (m *model) notify(kind noticeKind, text string) { m.say(kind, text, text) }
 func (m *model) say(kind noticeKind, short, whole string) {
 	// The status line is one line: an error that quotes a value keeps its
 	// words, not its line breaks.
-	m.notice = notice{kind, strings.Join(strings.Fields(short), " ")}
+	m.notice = notice{kind: kind, text: strings.Join(strings.Fields(short), " ")}
 	out := output.Answer
 	if kind == noticeError {
 		out = output.Problem

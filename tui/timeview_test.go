@@ -21,6 +21,8 @@ import (
 var (
 	keyTimeline = tea.KeyPressMsg{Code: 'w', Text: "w"}
 	keySpend    = tea.KeyPressMsg{Code: '$', Text: "$"}
+	keyZoomIn   = tea.KeyPressMsg{Code: '+', Text: "+"}
+	keyZoomOut  = tea.KeyPressMsg{Code: '-', Text: "-"}
 )
 
 // retimedID is the id of the run retimed records.
@@ -183,6 +185,11 @@ steps:
 	if screen := b.screen(); !strings.Contains(screen, "do.2") || strings.Contains(firstScreen, "do.2") {
 		t.Errorf("the waterfall did not grow a row for do.2; first:\n%s\nthen:\n%s", firstScreen, screen)
 	}
+	// The map's row counts its items, and the status line says the
+	// rest: two of four done, one running, at what rate.
+	if screen := b.screen(); !strings.Contains(lineWith(screen, "E1  map"), "map  2/4") || !strings.Contains(screen, "E1 2/4 items · 1 running · ") || !strings.Contains(screen, "/s · ETA ") {
+		t.Errorf("the running map's progress does not show:\n%s", screen)
+	}
 	b.until("the run to end", ended)
 	b.settle()
 	for _, bar := range tl.Bars(0, tl.Len()) {
@@ -209,7 +216,7 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	// tool, where the tree leaves two.
 	x, y := -1, -1
 	for i, line := range strings.Split(b.screen(), "\n") {
-		if at := strings.Index(line, "do.1 user"); at >= 0 {
+		if at := strings.Index(line, "do.1 u"); at >= 0 {
 			x, y = len([]rune(line[:at])), i
 		}
 	}
@@ -229,6 +236,23 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	if got, bar := b.m.runPage.selectedPath(), b.m.runPage.chart.Selected(); got != "E0" || bar != "E0" {
 		t.Errorf("home in the tree: tree on %q, bar %q; want E0", got, bar)
 	}
+	// + and - zoom the timeline with the tree focused, as its footer
+	// says; selecting a row then pans to its bar.
+	b.press(keyZoomIn, keyZoomIn, keyZoomIn)
+	if got := b.m.runPage.chart.View(); !strings.Contains(got, "· +/- zoom") || strings.Contains(got, "whole run") {
+		t.Errorf("+ with the tree focused did not zoom the timeline:\n%s", b.screen())
+	}
+	b.press(keyEnd, keyArrowUp)
+	screen := b.screen()
+	_, repairBar, _ := strings.Cut(screen, "│      repair")
+	repairBar, _, _ = strings.Cut(repairBar, "\n")
+	if b.m.runPage.selectedPath() != "E2/agent.2/repair" || !strings.Contains(repairBar, "█") {
+		t.Errorf("selecting the repair pass (%s) did not pan the timeline to its bar:\n%s", b.m.runPage.selectedPath(), screen)
+	}
+	b.press(keyZoomOut, keyZoomOut, keyZoomOut)
+	if !strings.Contains(b.m.runPage.chart.View(), "whole run") {
+		t.Errorf("- with the tree focused did not zoom out:\n%s", b.screen())
+	}
 	b.press(keySpend)
 	if b.m.runPage.chart.Mode() != timeview.ModeSpend || !strings.Contains(b.screen(), "By step, most expensive first") {
 		t.Errorf("$ did not show the spend:\n%s", b.screen())
@@ -237,4 +261,32 @@ func TestTimelineSelectsTreeRows(t *testing.T) {
 	if b.m.runPage.charting {
 		t.Errorf("$ again did not give the inspector back:\n%s", b.screen())
 	}
+}
+
+// lineWith is the first line of screen that holds text, or "".
+func lineWith(screen, text string) string {
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, text) {
+			return line
+		}
+	}
+	return ""
+}
+
+// TestChartHintGoesWithTheView: w with no run says what to do instead;
+// once R opens the runs list, that no longer applies and the status line
+// says nothing of it. A notice that is no hint stays.
+func TestChartHintGoesWithTheView(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(keyTimeline)
+	wantNotice(t, b, "no run to chart")
+	b.press(keyRuns)
+	wantOverlay(t, b, overlayRuns)
+	if b.m.notice.text != "" || strings.Contains(b.screen(), "no run to chart") {
+		t.Errorf("the hint stayed on with the runs list open: %q\n%s", b.m.notice.text, b.screen())
+	}
+	b.press(keyEsc, keyTimeline)
+	wantNotice(t, b, "no run to chart")
+	b.press(keyTimeline)
+	wantNotice(t, b, "no run to chart")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/timeview"
 )
@@ -363,11 +365,19 @@ func newInspectCommand(s *streams) *cobra.Command {
 				if width == 0 {
 					width = terminalWidth(s.out)
 				}
-				text, err := timeview.Text(timeline.FromEvents(events), timeview.TextOptions{Width: width, Rows: rows, Step: stepPattern})
+				opts := timeview.TextOptions{Width: width, Rows: rows, Step: stepPattern}
+				out := s.out
+				if f, ok := s.out.(*os.File); ok && isTerminal(f) && common.ColorEnabled(os.Getenv) && os.Getenv("TERM") != "dumb" {
+					// On a terminal, the workbench's colours, brought
+					// down to what the terminal shows.
+					opts.Theme = common.NewTheme(true, true)
+					out = colorprofile.NewWriter(f, os.Environ())
+				}
+				text, err := timeview.Text(timeline.FromEvents(events), opts)
 				if err != nil {
 					return usageError{err}
 				}
-				_, err = io.WriteString(s.out, text)
+				_, err = io.WriteString(out, text)
 				return err
 			}
 			d, err := ws.OpenRun(cmd.Context(), args[0])

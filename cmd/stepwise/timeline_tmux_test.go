@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,10 @@ func TestWorkbenchTimelineTmux(t *testing.T) {
 
 	s.keys("r")
 	s.waitFor("do.0")
+	// The map's row counts its items as they end; the status line says
+	// the rest.
+	s.waitFor("map  2/8")
+	s.waitFor("E1 2/8 items · ")
 	s.keys("w")
 	s.waitFor("╭─ Timeline")
 	first := s.waitFor("do.1 ")
@@ -75,15 +80,16 @@ func TestWorkbenchTimelineTmux(t *testing.T) {
 	s.waitFor("w timeline · $ spend") // the run ended
 	s.keys("Tab")
 	s.waitFor("┏━ Timeline")
-	whole := s.waitFor("whole run · + zooms")
+	whole := s.waitFor("whole run · +/- zoom · ←/→ pan")
 	axis := axisOf(t, whole)
 	s.typed("+")
-	zoomed := axisOf(t, s.waitFor("- zooms out"))
+	// The footer says the stretch in view: 1.2s–2.4s · +/- zoom.
+	zoomed := axisOf(t, s.waitFor("s · +/- zoom · ←/→ pan"))
 	if zoomed == axis {
 		t.Errorf("+ did not change the axis: %q", axis)
 	}
 	s.typed("-")
-	if back := axisOf(t, s.waitFor("whole run · + zooms")); back != axis {
+	if back := axisOf(t, s.waitFor("whole run · +/- zoom")); back != axis {
 		t.Errorf("- did not bring the whole run's axis back: %q, was %q", back, axis)
 	}
 
@@ -150,4 +156,25 @@ func axisOf(t *testing.T, screen string) string {
 	}
 	t.Fatalf("no axis in the Timeline pane:\n%s", screen)
 	return ""
+}
+
+// TestInspectTimelineTmuxColors prints a waterfall on a terminal: in the
+// workbench's colours, and with NO_COLOR in none.
+func TestInspectTimelineTmuxColors(t *testing.T) {
+	id := retimedRun(t)
+	colour := regexp.MustCompile("\x1b\\[[0-9;]*3[0-9;]*m")
+	for _, tc := range []struct {
+		env    []string
+		colour bool
+	}{{nil, true}, {[]string{"NO_COLOR=1"}, false}} {
+		s := startStepwise(t, 100, 30, tc.env, "inspect", id, "--timeline")
+		s.waitFor("exit 0")
+		screen := s.run("capture-pane", "-p", "-e", "-t", "0")
+		if !strings.Contains(screen, " model  ") {
+			t.Fatalf("no waterfall:\n%s", screen)
+		}
+		if got := colour.MatchString(screen); got != tc.colour {
+			t.Errorf("env %v: colours %v, want %v:\n%q", tc.env, got, tc.colour, screen)
+		}
+	}
 }

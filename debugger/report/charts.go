@@ -97,6 +97,11 @@ func drawTimeline(events []engine.Event, anchor func(path string) string) waterf
 		}
 		row.Bars = append(row.Bars, rect{X: left, Y: y, W: max(right-left, 1), H: barHeight, Class: base})
 		for _, s := range b.Spans {
+			if !s.End.After(s.Start) {
+				// A stretch of no time shades nothing: a pixel of it
+				// on every row would read as work.
+				continue
+			}
 			l, r := x(s.Start), x(s.End)
 			row.Bars = append(row.Bars, rect{X: l, Y: y + 2, W: max(r-l, 1), H: barHeight - 4, Class: spanClass(s.Kind)})
 		}

@@ -51,6 +51,23 @@ func TestPageOfARecordedRun(t *testing.T) {
 		}
 	})
 
+	t.Run("the links at the top are in page order", func(t *testing.T) {
+		nav := page[strings.Index(page, "<nav>"):]
+		nav = nav[:strings.Index(nav, "</nav>")]
+		last, links := -1, 0
+		for _, part := range strings.Split(nav, `href="#`)[1:] {
+			id, _, _ := strings.Cut(part, `"`)
+			at := strings.Index(page, `<section id="`+id+`">`)
+			if at < 0 || at < last {
+				t.Errorf("the link to #%s is out of the page's order (%s)", id, nav)
+			}
+			last, links = at, links+1
+		}
+		if links < 4 || !strings.Contains(nav, "#problems") {
+			t.Errorf("the links do not reach the errors and warnings: %s", nav)
+		}
+	})
+
 	t.Run("the secret is hidden", func(t *testing.T) {
 		if !strings.Contains(string(step("E1").Result), canary) {
 			t.Fatalf("the record holds no secret, so the test shows nothing; E1 gave %s", step("E1").Result)
@@ -239,6 +256,16 @@ steps:
 		if !strings.Contains(chart, want) {
 			t.Errorf("the spend by step lacks %q:\n%s", want, chart)
 		}
+	}
+	// An infer's call is its model's: no tool time, not even a pixel of
+	// it, on its row or striping the map's.
+	waterfall := page[strings.Index(page, `<section id="timeline">`):]
+	waterfall = waterfall[:strings.Index(waterfall, `</section>`)]
+	if n := strings.Count(waterfall, `class="bar k-tool"`); n != 0 {
+		t.Errorf("the timeline draws %d tool stretches in a map of infer calls:\n%s", n, waterfall)
+	}
+	if strings.Contains(waterfall, "tool 0ms") {
+		t.Errorf("a row's title says tool 0ms:\n%s", waterfall)
 	}
 	group, dear, cheap := strings.Index(chart, `>E1/do.* ×30<`), strings.Index(chart, `>E1/do.7<`), strings.Index(chart, `>E1/do.0<`)
 	if group < 0 || dear < group || cheap < dear {

@@ -18,7 +18,8 @@ type Spend struct {
 	// rather than understated, as in the engine's usage report.
 	Cost *float64
 	// ByStep and ByModel are most expensive first: by cost, then by
-	// tokens, ties by label. The items of a map, reduce or filter share
+	// tokens, ties by label with numbers counted
+	// (do.2 before do.10). The items of a map, reduce or filter share
 	// one line of ByStep for each body step, a group (SpendLine.Items):
 	// a map of ten thousand items is a line, not ten thousand.
 	ByStep, ByModel []SpendLine
@@ -127,7 +128,7 @@ func moreExpensive(a, b SpendLine) int {
 	if c := cmp.Compare(b.Tokens, a.Tokens); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Label, b.Label)
+	return path.Compare(a.Label, b.Label)
 }
 
 func costOf(l SpendLine) float64 {

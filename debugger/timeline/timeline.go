@@ -18,6 +18,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // SpanKind says what a span of a bar's time went to.
@@ -55,6 +56,10 @@ type Bar struct {
 	Model, Tool time.Duration
 	// Held is how much of the unit's time its threads were held at stops.
 	Held time.Duration
+	// HeldSince is when an ask that waits for its answer began to wait;
+	// zero once answered, and for any other unit. Its hold's length
+	// comes with the step's end: until then the bar is held up to now.
+	HeldSince time.Time
 	// Failed says the unit, or for an item, a round or a called plan a
 	// unit within it, failed.
 	Failed bool
@@ -88,8 +93,10 @@ type bar struct {
 	// called says a round's, a repair's or a verdict's model call ended.
 	called bool
 	// modelBefore is the model time the bar had when its tool call
-	// began.
-	modelBefore time.Duration
+	// began; modelCalls counts the model calls at and below the bar,
+	// callsBefore how many it had then.
+	modelBefore             time.Duration
+	modelCalls, callsBefore int
 }
 
 // Timeline is the bars of one run.
@@ -229,9 +236,14 @@ func (t *Timeline) Apply(e engine.Event) {
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
 		t.begin(b, e.Time)
+		if p.Tool == plans.ControlAsk {
+			// An ask does nothing but wait for a person.
+			b.HeldSince = e.Time
+		}
 	case engine.StepEnded:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
+		b.HeldSince = time.Time{}
 		// A step's time runs from its step stop, before its start event:
 		// a hold there is the step's.
 		t.startBy(b, e.Time.Add(-millis(p.Ms)))
@@ -244,7 +256,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		t.finish(b, e.Time, p.Status == engine.StepFailed)
 	case engine.ToolStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
-		b.modelBefore = b.Model
+		b.modelBefore, b.callsBefore = b.Model, b.modelCalls
 		if e.Unit != path.KindCall {
 			// A step's own dispatch: the step's events make its bar.
 			break
@@ -256,6 +268,12 @@ func (t *Timeline) Apply(e engine.Event) {
 		// A tool that calls a model (an infer, a prompt tool, a called
 		// plan's agents) spent that time on the model.
 		ran := millis(p.Ms) - millis(p.HeldMs) - (b.Model - b.modelBefore)
+		if b.modelCalls > b.callsBefore && ran < time.Millisecond {
+			// What is left of a model's call (an infer's) once the
+			// model's time is taken out is the call's overhead, a
+			// fraction of a millisecond: no tool time to draw.
+			ran = 0
+		}
 		if !p.Injected && ran > 0 {
 			start := e.Time.Add(-millis(p.Ms))
 			t.spend(e.Path, SpanTool, start, start.Add(ran))
@@ -431,7 +449,7 @@ func (t *Timeline) closeOpen(b *bar, at time.Time, failed bool) {
 		if b.Start.IsZero() {
 			b.Start = at
 		}
-		b.open, b.running, b.End = false, 0, at
+		b.open, b.running, b.End, b.HeldSince = false, 0, at, time.Time{}
 		b.Failed = b.Failed || failed
 	}
 }
@@ -448,6 +466,7 @@ func (t *Timeline) spend(p string, kind SpanKind, start, end time.Time) {
 		switch kind {
 		case SpanModel:
 			b.Model += d
+			b.modelCalls++
 		case SpanTool:
 			b.Tool += d
 		}

@@ -393,6 +393,7 @@ func TestTimelineCells(t *testing.T) {
 		T = timeline.CellTool
 		M = timeline.CellModel
 		H = timeline.CellHeld
+		I = timeline.CellInstant
 	)
 	for _, tc := range []struct {
 		name string
@@ -408,7 +409,9 @@ func TestTimelineCells(t *testing.T) {
 			{Kind: timeline.SpanModel, Start: at(0), End: at(50)},
 			{Kind: timeline.SpanHeld, Start: at(0), End: at(20)},
 		}}, at(100), []timeline.Cell{H, H, M, M, M, o, o, o, o, o}},
-		{"an instant keeps its column", timeline.Bar{Start: at(33), End: at(33)}, at(100), []timeline.Cell{o, o, o, b, o, o, o, o, o, o}},
+		{"an instant keeps its column, as a mark of its own", timeline.Bar{Start: at(33), End: at(33)}, at(100), []timeline.Cell{o, o, o, I, o, o, o, o, o, o}},
+		{"an instant at the window's end takes its last column", timeline.Bar{Start: at(100), End: at(100)}, at(100), []timeline.Cell{o, o, o, o, o, o, o, o, o, I}},
+		{"a bar that just began is no instant", timeline.Bar{Start: at(33)}, at(33), []timeline.Cell{o, o, o, b, o, o, o, o, o, o}},
 		{"an open bar reaches now", timeline.Bar{Start: at(60)}, at(80), []timeline.Cell{o, o, o, o, o, o, b, b, o, o}},
 		{"a bar past the window", timeline.Bar{Start: at(-50), End: at(250)}, at(300), []timeline.Cell{b, b, b, b, b, b, b, b, b, b}},
 	} {
@@ -462,6 +465,10 @@ func TestTimelineSpendGroupsItems(t *testing.T) {
 			line("E1/do.0/E2/do.0", 1, 10, usd(0.001)), line("E1/do.1/E2/do.3", 1, 30, usd(0.003)),
 			line("E1/do.0", 1, 20, usd(0.002)), line("E1/do.1", 1, 20, usd(0.002)),
 		}, "E1/do.*:2:40:0.004[E1/do.0 E1/do.1] E1/do.*/E2/do.*:2:40:0.004[E1/do.1/E2/do.3 E1/do.0/E2/do.0]"},
+		{"equal items in the order they are counted", []engine.UsageLine{
+			line("E1/do.10", 1, 10, usd(0.001)), line("E1/do.2", 1, 10, usd(0.001)),
+			line("E1/do.1", 1, 10, usd(0.001)), line("E1/do.0", 1, 10, usd(0.001)),
+		}, "E1/do.*:4:40:0.004[E1/do.0 E1/do.1 E1/do.2 E1/do.10]"},
 		// An unknown cost counts as none, as in the engine's by_step.
 		{"an unpriced item leaves the group's cost unknown", []engine.UsageLine{
 			line("E1/do.0", 1, 100, usd(0.01)), line("E1/do.1", 1, 300, nil),
@@ -489,5 +496,35 @@ func TestTimelineSpendGroupsItems(t *testing.T) {
 				t.Errorf("by step\n%s\nwant\n%s", g, tc.want)
 			}
 		})
+	}
+}
+
+// TestTimelineAskHeldWhileItWaits: an ask that waits for its answer is
+// drawn held up to now, live, not as a bar that waits; once answered, its
+// hold is the one its end reports.
+func TestTimelineAskHeldWhileItWaits(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tl := timeline.New()
+	tl.Apply(engine.Event{Time: at(0), RunID: "r", Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "asks"}})
+	tl.Apply(engine.Event{Time: at(0), Path: "E1", Unit: path.KindStep, Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "ask"}})
+	tl.Tick(at(1000))
+	b, _ := tl.Bar("E1")
+	w := timeline.Window{Start: t0, Span: time.Second}
+	for i, c := range w.Cells(nil, b, tl.Now(), 10) {
+		if c != timeline.CellHeld {
+			t.Fatalf("column %d of the waiting ask is %v, want held", i, c)
+		}
+	}
+	tl.Apply(engine.Event{Time: at(1000), Path: "E1", Unit: path.KindStep, Kind: engine.EventAsk, Payload: engine.Asked{Answered: true, Answer: "yes"}})
+	tl.Apply(engine.Event{Time: at(1000), Path: "E1", Unit: path.KindStep, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "ask", Status: engine.StepOK, Ms: 1000, HeldMs: 1000}})
+	b, _ = tl.Bar("E1")
+	if !b.HeldSince.IsZero() || b.Held != time.Second {
+		t.Errorf("the answered ask: held since %v, held %v; want none and 1s", b.HeldSince, b.Held)
+	}
+	for i, c := range w.Cells(nil, b, tl.Now(), 10) {
+		if c != timeline.CellHeld {
+			t.Errorf("column %d of the answered ask is %v, want held", i, c)
+		}
 	}
 }

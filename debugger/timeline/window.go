@@ -4,16 +4,17 @@ import "time"
 
 // Cell is what one column of a bar's row shows, in the order a column
 // prefers them when several fall in it: a hold over a model call over a
-// tool call over the rest of the bar.
+// tool call over the rest of the bar. An instant is a bar of its own.
 type Cell uint8
 
 // The cells of a row.
 const (
-	CellNone  Cell = iota // outside the bar
-	CellBar               // the bar's time outside model and tool calls
-	CellTool              // a tool call
-	CellModel             // a model call
-	CellHeld              // a thread held at a stop
+	CellNone    Cell = iota // outside the bar
+	CellBar                 // the bar's time outside model and tool calls
+	CellTool                // a tool call
+	CellModel               // a model call
+	CellHeld                // a thread held at a stop
+	CellInstant             // a unit that ended as it began (an exit, a set)
 )
 
 // Window is the stretch of time a view spreads across its columns: the
@@ -66,6 +67,11 @@ func (w Window) Cells(dst []Cell, b Bar, now time.Time, width int) []Cell {
 	if end.IsZero() {
 		end = now
 	}
+	if !b.Open() && end.Equal(b.Start) {
+		// A unit that took no time is a mark, not a moment of waiting.
+		w.fill(dst, b.Start, end, CellInstant)
+		return dst
+	}
 	w.fill(dst, b.Start, end, CellBar)
 	for _, s := range b.Spans {
 		kind := CellTool
@@ -77,6 +83,9 @@ func (w Window) Cells(dst []Cell, b Bar, now time.Time, width int) []Cell {
 		}
 		w.fill(dst, s.Start, s.End, kind)
 	}
+	if b.Open() && !b.HeldSince.IsZero() {
+		w.fill(dst, b.HeldSince, now, CellHeld)
+	}
 	return dst
 }
 
@@ -86,6 +95,11 @@ func (w Window) fill(dst []Cell, start, end time.Time, c Cell) {
 	from, to := w.Column(start, width), w.Column(end, width)
 	if end.After(w.At(to, width)) {
 		to++ // the column end falls in, when it runs into it
+	}
+	if from == width && !start.After(w.Start.Add(w.Span)) {
+		// What happens at the window's very end (the exit that ends a
+		// run) is drawn in its last column, not past it.
+		from = width - 1
 	}
 	to = max(to, from+1)
 	for i := max(from, 0); i < min(to, width); i++ {

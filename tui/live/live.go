@@ -25,6 +25,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/tui/progress"
 )
 
 // Kind says what a node stands for.
@@ -203,6 +204,9 @@ type Tree struct {
 	// itemSteps are the steps of each list body, by the static path of
 	// the control step that owns it (E1, E1/do.*/E3).
 	itemSteps map[string][]itemStep
+	// progress follows the top-level steps' items (done of the total,
+	// running, the rate), as `stepwise run` shows them.
+	progress *progress.Run
 }
 
 // Totals is what the status bar shows of the run.
@@ -231,7 +235,7 @@ type Totals struct {
 // laid out per item, as items start. plan may be nil, for a run replayed
 // from its events alone.
 func New(plan *plans.Plan) *Tree {
-	t := &Tree{byPath: map[string]*node{}, itemSteps: map[string][]itemStep{}}
+	t := &Tree{byPath: map[string]*node{}, itemSteps: map[string][]itemStep{}, progress: progress.New(time.Time{})}
 	t.root.item = -1
 	t.totals.Status = Pending
 	if plan == nil {
@@ -302,6 +306,7 @@ func (t *Tree) Apply(e engine.Event) {
 	if e.Time.After(t.now) {
 		t.now = e.Time
 	}
+	t.progress.Event(e)
 	switch p := e.Payload.(type) {
 	case engine.RunStarted:
 		t.totals.RunID, t.totals.Status, t.totals.Start = e.RunID, Running, e.Time
@@ -498,6 +503,21 @@ func (t *Tree) refreshElapsed() {
 	default:
 		t.totals.Elapsed = t.now.Sub(t.totals.Start)
 	}
+}
+
+// Now is the tree's clock: the latest event's time, or a later Tick.
+func (t *Tree) Now() time.Time { return t.now }
+
+// Lists are the top-level maps, filters and reduces that run, in the
+// order they started, with their progress through their items.
+func (t *Tree) Lists() []*progress.Step {
+	var lists []*progress.Step
+	for _, s := range t.progress.Running() {
+		if s.List != nil {
+			lists = append(lists, s)
+		}
+	}
+	return lists
 }
 
 // Totals returns the run's figures for the status bar.

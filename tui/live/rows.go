@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/progress"
 )
 
 // Row is one visible line of the tree.
@@ -27,6 +28,10 @@ type Row struct {
 	// says a replay or a fork gave it a recorded result ("replay",
 	// "fork"). Both are empty for a node that ran.
 	Decided, Reused string
+	// Items is the progress through its items of a top-level map,
+	// filter or reduce while it runs; nil for any other row. It is the
+	// tree's, read before the next event.
+	Items *progress.List
 	// HasChildren says the node has rows under it; Collapsed that they
 	// are hidden.
 	HasChildren bool
@@ -86,11 +91,17 @@ func (t *Tree) collect(parent *node, skip, depth, n int, rails uint64, out *[]Ro
 }
 
 func (t *Tree) row(n *node, depth int, rails uint64) Row {
-	return Row{
+	r := Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
 		Status: n.effectiveStatus(), Duration: t.duration(n), Held: n.held, Spend: n.spend, Decided: n.decided, Reused: n.reused,
 		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
+	if depth == 0 && r.Status == Running {
+		if s := t.progress.Step(n.path); s != nil {
+			r.Items = s.List
+		}
+	}
+	return r
 }
 
 // effectiveStatus is the node's status, or for a node without events of its

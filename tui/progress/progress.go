@@ -17,6 +17,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // Run is the progress of one run.
@@ -125,6 +126,47 @@ func (l *List) ETA(now time.Time) (left time.Duration, ok bool) {
 	return time.Duration(float64(l.Total-l.Done) / rate * float64(time.Second)), true
 }
 
+// Count is the items done out of the total: 42/200, or 42/? until the
+// list has rendered.
+func (l *List) Count() string {
+	total := "?"
+	if l.Total >= 0 {
+		total = thousands(l.Total)
+	}
+	return thousands(l.Done) + "/" + total
+}
+
+// Words are the list's figures for a line of progress: the items done
+// out of the total, running and failed, the rate and the time left, each
+// while it can be told (42/200 items, 4 running, 14.6/s, ETA 10.8s).
+func (l *List) Words(now time.Time) []string {
+	words := []string{l.Count() + " items", thousands(l.Running()) + " running"}
+	if l.Failed > 0 {
+		words = append(words, thousands(l.Failed)+" failed")
+	}
+	if rate := l.Rate(now); rate >= 1 {
+		words = append(words, strconv.FormatFloat(rate, 'f', 1, 64)+"/s")
+	} else if rate > 0 {
+		words = append(words, strconv.FormatFloat(rate*60, 'f', 1, 64)+"/min")
+	}
+	if left, ok := l.ETA(now); ok {
+		words = append(words, "ETA "+format.Duration(left))
+	}
+	return words
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // New is the progress of a run that has not started yet.
 func New(now time.Time) *Run {
 	return &Run{Started: now, byPath: map[string]*Step{}}
@@ -138,6 +180,9 @@ var Kinds = []engine.EventKind{engine.EventRunStart, engine.EventStepStart, engi
 // started. The slice is the Run's: read it, do not keep it past the next
 // event.
 func (r *Run) Running() []*Step { return r.running }
+
+// Step returns the top-level step at path while it runs, or nil.
+func (r *Run) Step(path string) *Step { return r.byPath[path] }
 
 // Event takes one event of the run in. When it ends a top-level step, it
 // returns that step, its End set, and the step is no longer running.
@@ -176,7 +221,10 @@ func (r *Run) Event(e engine.Event) (ended *Step) {
 		if s == nil || rest != "" {
 			return nil
 		}
-		s.End = &pl
+		// A copy taken here, not the case's own: one whose address is
+		// taken would be moved to the heap for every step's end.
+		end := pl
+		s.End = &end
 		delete(r.byPath, top)
 		for i, running := range r.running {
 			if running == s {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,6 +189,16 @@ func TestRateAndETA(t *testing.T) {
 	}
 	if left, ok := l.ETA(now); !ok || left != 3*time.Second {
 		t.Errorf("ETA %v (%v), want 3s (6 items left at 2/s)", left, ok)
+	}
+	if got, want := strings.Join(l.Words(now), " · "), "4/10 items · 1 running · 1 failed · 2.0/s · ETA 3.0s"; got != want {
+		t.Errorf("words %q, want %q", got, want)
+	}
+	if r.Step("E1") != running(t, r, "E1") || r.Step("E1/do.4") != nil {
+		t.Errorf("Step does not find the running top-level step alone")
+	}
+	slow := &List{Total: -1, Done: 1234, running: map[int]bool{}, firstStarted: t0}
+	if got, want := strings.Join(slow.Words(at(time.Hour)), " · "), "1,234/? items · 0 running · 20.6/min"; got != want {
+		t.Errorf("before the total, words %q, want %q", got, want)
 	}
 }
 

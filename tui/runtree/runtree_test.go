@@ -707,7 +707,7 @@ func TestMarks(t *testing.T) {
 		}
 	}
 	i, _ := tr.Index("E5")
-	if line := row(m, i); !strings.Contains(line, "1.0s⏸") {
+	if line := row(m, i); !strings.Contains(line, " 1.0s ⏸") {
 		t.Errorf("E5 was held 400ms of its 1s, which its row does not mark: %q", line)
 	}
 	i, _ = tr.Index("E1")

@@ -21,6 +21,14 @@ const (
 	markCursor = "›"
 )
 
+// countGap is the cells between a running map's tool and its count of
+// items; minCountedLabel the fewest its id and tool keep before the count
+// gives way to them.
+const (
+	countGap        = 2
+	minCountedLabel = 12
+)
+
 // heldMark follows the duration of a row whose threads were held at
 // stops for part of it.
 const heldMark = "⏸"
@@ -266,7 +274,12 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		if r.Held >= time.Millisecond {
 			// Six cells hold no more than the wall time: a mark says
 			// some of it was held, the inspector says how much.
-			dur = format.Duration(r.Duration) + heldMark
+			// A space parts them where the column has room for it.
+			dur = format.Duration(r.Duration)
+			if len(dur)+1 < durationWidth {
+				dur += " "
+			}
+			dur += heldMark
 		}
 		column(&b, dur, durationWidth, st.text)
 	}
@@ -305,11 +318,23 @@ func column(b *strings.Builder, text string, width int, p common.Paint) {
 // muted where the label does not already name it. What does not fit
 // loses its middle, not its end (common.ElidePair).
 func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
+	room := l.Room()
+	// A running map's items done of the total follow its tool, where
+	// the names leave room for them: 42/200.
+	count := ""
+	if r.Items != nil {
+		count = r.Items.Count()
+		if room-len(count)-countGap < minCountedLabel {
+			count = ""
+		} else {
+			room -= len(count) + countGap
+		}
+	}
 	label, tool := r.Label, ""
 	if r.Tool != "" && r.Kind != live.KindTool {
-		label, tool = common.ElidePair(label, r.Tool, l.Room())
+		label, tool = common.ElidePair(label, r.Tool, room)
 	} else {
-		label = common.ElideMiddle(label, l.Room())
+		label = common.ElideMiddle(label, room)
 	}
 	switch r.Kind {
 	case live.KindStep, live.KindPlan:
@@ -328,5 +353,9 @@ func (m Model) writeLabel(l *common.Line, r live.Row, st *styles) {
 	if tool != "" {
 		l.AddWidth("  ", 2, st.text)
 		l.Add(tool, st.muted)
+	}
+	if count != "" {
+		l.AddWidth("  ", countGap, st.text)
+		l.Add(count, st.text)
 	}
 }

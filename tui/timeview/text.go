@@ -22,18 +22,27 @@ import (
 )
 
 // Glyphs are the characters of a row's cells: model time solid, tool time
-// shaded, the rest of a bar (waiting on items, control) a line, and time
-// held at a stop hatched.
+// shaded, the rest of a bar (waiting on items, control) a line, time held
+// at a stop hatched, and a unit that took no time (an exit) a tick.
 var Glyphs = [...]rune{
-	timeline.CellNone:  ' ',
-	timeline.CellBar:   '─',
-	timeline.CellTool:  '▒',
-	timeline.CellModel: '█',
-	timeline.CellHeld:  '╱',
+	timeline.CellNone:    ' ',
+	timeline.CellBar:     '─',
+	timeline.CellTool:    '▒',
+	timeline.CellModel:   '█',
+	timeline.CellHeld:    '╱',
+	timeline.CellInstant: '│',
 }
 
 // Legend says what the glyphs mean.
-const Legend = "█ model  ▒ tool  ─ waiting  ╱ held  ✗ failed"
+const Legend = "█ model  ▒ tool  ─ waiting  │ instant  ╱ held  ✗ failed"
+
+// paintedLegend is the Legend with each glyph in the colour it has on a
+// row.
+func paintedLegend(t *common.Theme) string {
+	glyph := func(c timeline.Cell) string { return cellStyle(t, c, false).Render(string(Glyphs[c])) }
+	return glyph(timeline.CellModel) + " model  " + glyph(timeline.CellTool) + " tool  " + glyph(timeline.CellBar) + " waiting  " +
+		glyph(timeline.CellInstant) + " instant  " + glyph(timeline.CellHeld) + " held  " + t.Problem.Render("✗") + " failed"
+}
 
 // failedMark and okMark lead a row's label: a failure shows without
 // colour too.
@@ -98,18 +107,30 @@ func labelWidth(bars []timeline.Bar, width int) int {
 	return min(w, max(width/3, 12))
 }
 
-// Label is a bar's label cell: its mark, indented by depth, cut or padded
-// to width.
+// Label is a bar's label cell: its mark, indented by depth, padded to
+// width. A label too long loses its middle, as names do in the run tree:
+// a tool call's server and its place in its round (.2) both stay, and a
+// step's id and its tool are cut as the tree cuts them, each in its
+// middle. The last cell stays blank, between the label and the bar.
 func Label(b timeline.Bar, width int) string {
 	mark := okMark
 	if b.Failed {
 		mark = failedMark
 	}
-	s := mark + strings.Repeat(" ", 2*b.Depth) + b.Label
-	if ansi.StringWidth(s) >= width {
-		s = ansi.Truncate(s, width-1, "…")
+	indent := strings.Repeat(" ", 2*b.Depth)
+	room := width - 1 - ansi.StringWidth(mark+indent)
+	if room < 1 {
+		// Indented past the column: the depth gives way to the name.
+		indent, room = "", width-1-ansi.StringWidth(mark)
 	}
-	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
+	name := common.ElideMiddle(b.Label, room)
+	if id, tool, ok := strings.Cut(b.Label, " "); ok && name != b.Label {
+		// A step's id and its tool are two names: each keeps its ends.
+		id, tool = common.ElidePair(id, tool, room+1)
+		name = strings.TrimSpace(id + " " + tool)
+	}
+	s := mark + indent + name
+	return s + strings.Repeat(" ", max(width-ansi.StringWidth(s), 0))
 }
 
 // Axis is the time axis over width columns of w: the offsets from the
@@ -187,6 +208,10 @@ type TextOptions struct {
 	// the units it matches and the units under them, on the stretch of
 	// time they span; empty for the whole run.
 	Step string
+	// Theme paints the bars and the legend as the workbench does (model,
+	// tool, held, failed), for a terminal; nil draws plain text, for a
+	// log or a file.
+	Theme *common.Theme
 }
 
 // Text is the waterfall of a run, one line a bar, under a summary and the
@@ -222,11 +247,31 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	out.WriteString(summary + "\n")
 	out.WriteString(strings.TrimRight(strings.Repeat(" ", lw)+Axis(w, t.Start(), bw), " ") + "\n")
 	var cells []timeline.Cell
+	var paints *cellPaints
+	if opts.Theme != nil {
+		paints = paintsOf(opts.Theme)
+	}
 	var draw func(n *textNode)
 	draw = func(n *textNode) {
-		var row string
-		row, cells = Row(w, n.bar, t.Now(), bw, cells)
-		out.WriteString(strings.TrimRight(Label(n.bar, lw)+row, " ") + "\n")
+		if paints == nil {
+			var row string
+			row, cells = Row(w, n.bar, t.Now(), bw, cells)
+			out.WriteString(strings.TrimRight(Label(n.bar, lw)+row, " ") + "\n")
+		} else {
+			cells = w.Cells(cells, n.bar, t.Now(), bw)
+			label := Label(n.bar, lw)
+			if n.bar.Failed {
+				label = opts.Theme.Problem.Render(label)
+			}
+			out.WriteString(label)
+			// As the plain row, without the blank columns after the bar.
+			end := len(cells)
+			for end > 0 && cells[end-1] == timeline.CellNone {
+				end--
+			}
+			paints.row(&out, cells[:end], n.bar.Failed)
+			out.WriteString("\n")
+		}
 		for _, c := range n.children {
 			if c.shown {
 				draw(c)
@@ -248,7 +293,11 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	if cut {
 		fmt.Fprintf(&out, "%d of %d rows shown (a map's failed and slowest items first); --rows 0 shows all\n", len(shown), len(bars))
 	}
-	out.WriteString(Legend + "\n")
+	if paints == nil {
+		out.WriteString(Legend + "\n")
+	} else {
+		out.WriteString(paintedLegend(opts.Theme) + "\n")
+	}
 	return out.String(), nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -51,7 +52,7 @@ func pane(t *testing.T, items int) (*Model, *timeline.Timeline) {
 func TestTimelineZoomAndPan(t *testing.T) {
 	m, tl := pane(t, 100)
 	whole := tl.Whole()
-	if w := m.window(); w != whole || m.zoomWords() != "whole run · + zooms" {
+	if w := m.window(); w != whole || m.zoomWords() != "whole run · +/- zoom · ←/→ pan" {
 		t.Fatalf("unzoomed window %+v, want the whole run %+v (%s)", w, whole, m.zoomWords())
 	}
 	press := func(k tea.KeyPressMsg) { *m, _ = m.Update(k) }
@@ -100,6 +101,32 @@ func TestTimelineZoomAndPan(t *testing.T) {
 	w = m.window()
 	if bar.Start.Before(w.Start) || bar.End.After(w.Start.Add(w.Span)) {
 		t.Errorf("zoomed in to %v from %v, and do.3 (%v to %v) is out of view", w.Span, w.Start.Sub(whole.Start), bar.Start.Sub(whole.Start), bar.End.Sub(whole.Start))
+	}
+
+	// Selecting a bar out of view pans to it; a pan away from it holds
+	// while the selection stays, as the run tree selects it every frame.
+	inView := func(p string) bool {
+		b, _ := tl.Bar(p)
+		w := m.window()
+		return b.End.After(w.Start) && b.Start.Before(w.Start.Add(w.Span))
+	}
+	if inView("E1/do.90") {
+		t.Fatalf("do.90 is in view already at %v from %v", w.Span, w.Start.Sub(whole.Start))
+	}
+	m.Select("E1/do.90")
+	if !inView("E1/do.90") {
+		t.Errorf("selecting do.90 did not pan to it: %v from %v", m.window().Span, m.window().Start.Sub(whole.Start))
+	}
+	for range 40 {
+		press(tea.KeyPressMsg{Code: tea.KeyLeft})
+	}
+	m.Select("E1/do.90")
+	if inView("E1/do.90") {
+		t.Errorf("selecting the bar selected already undid a pan")
+	}
+	m.Blur()
+	if got := m.zoomWords(); !strings.HasSuffix(got, " · +/- zoom") {
+		t.Errorf("an unfocused pane's footer says %q; the arrows do not pan from the tree", got)
 	}
 }
 
@@ -152,12 +179,12 @@ func TestTimelineSpendPaneGroupsItems(t *testing.T) {
 	m.SetSize(100, 20)
 	m.SetMode(ModeSpend)
 	got := ansi.Strip(m.View())
-	for _, want := range []string{"E1/do.* ×10000", "  E1/do.0 ", "  E1/do.1 ", "  E1/do.10 ", "and 9997 more items", "10000 calls"} {
+	for _, want := range []string{"E1/do.* ×10000", "  E1/do.0 ", "  E1/do.1 ", "  E1/do.2 ", "and 9997 more items", "10000 calls"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the spend pane does not show %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "E1/do.2 ") {
+	if strings.Contains(got, "E1/do.3 ") || strings.Contains(got, "E1/do.10 ") {
 		t.Errorf("the spend pane lists a fourth item:\n%s", got)
 	}
 }
@@ -265,7 +292,7 @@ func TestTimelineSpendPaneUnfolds(t *testing.T) {
 	}
 	press(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	press(tea.KeyPressMsg{Code: tea.KeyRight})
-	if got := view(); !strings.Contains(got, "  E1/do.10 ") || !strings.Contains(got, "lines 1–8 of 10007") || strings.Contains(got, "more item") {
+	if got := view(); !strings.Contains(got, "  E1/do.3 ") || !strings.Contains(got, "lines 1–8 of 10007") || strings.Contains(got, "more item") {
 		t.Errorf("right on the map's line did not unfold it:\n%s", got)
 	}
 	press(tea.KeyPressMsg{Code: tea.KeyEnd})
@@ -314,5 +341,95 @@ func BenchmarkSpendPaneUnfolded10kItems(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
+	}
+}
+
+// TestTimelineTextLabelsAndInstants draws a run with long tool names deep
+// in an agent and a step that took no time: a label too long loses its
+// middle, its end (.2) kept, and the instant is a mark of its own.
+func TestTimelineTextLabelsAndInstants(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var events []engine.Event
+	add := func(ms int, p string, unit path.Kind, kind engine.EventKind, payload any) {
+		events = append(events, engine.Event{Seq: uint64(len(events) + 1), Time: t0.Add(time.Duration(ms) * time.Millisecond), RunID: "r", Path: p, Unit: unit, Kind: kind, Payload: payload})
+	}
+	add(0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "issues"})
+	add(0, "agent", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "agent"})
+	round := path.Round("agent", 1)
+	add(400, round, path.KindRound, engine.EventModelCall, engine.ModelCalled{Site: "agent", Role: "chat", Ms: 400})
+	for n := 1; n <= 2; n++ {
+		call := path.Call(round, "tracker__get_issue_comments_of_a_pull_request", n)
+		add(400, call, path.KindCall, engine.EventToolStart, engine.ToolStarted{Tool: "tracker__get_issue"})
+		add(600, call, path.KindCall, engine.EventToolEnd, engine.ToolEnded{Tool: "tracker__get_issue", Ms: 200})
+	}
+	add(1000, "agent", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: engine.StepOK, Ms: 1000})
+	add(1000, "stop", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "exit"})
+	add(1000, "stop", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "exit", Status: engine.StepOK})
+	add(1000, "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusOK})
+
+	for _, width := range []int{100, 40} {
+		out, err := Text(timeline.FromEvents(events), TextOptions{Width: width})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(out, "\n")
+		var calls []string
+		for _, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "tr") {
+				calls = append(calls, l)
+			}
+		}
+		if len(calls) != 2 || !strings.Contains(calls[1], "…") || !strings.Contains(calls[1], ".2 ") {
+			t.Errorf("width %d: the calls' labels do not keep their ends:\n%s", width, out)
+		}
+		for _, l := range lines {
+			if strings.HasPrefix(l, "  stop exit") && !strings.HasSuffix(l, "│") {
+				t.Errorf("width %d: the exit is drawn %q, want it to end in the instant mark", width, l)
+			}
+			if strings.HasPrefix(l, "  ag") && !strings.HasPrefix(l, "  agent") {
+				t.Errorf("width %d: the agent's label is cut at its end: %q", width, l)
+			}
+		}
+		if !strings.Contains(out, "│ instant") {
+			t.Errorf("width %d: the legend does not say what │ is:\n%s", width, out)
+		}
+	}
+}
+
+// TestTimelineTextPainted draws the waterfall for a terminal: the same
+// text as for a log once its colours are taken out, and model time, tool
+// time and a failure each in the colour the workbench gives them.
+func TestTimelineTextPainted(t *testing.T) {
+	events := livetest.BigRun(3)
+	for i, e := range events {
+		if e.Path == "E1/do.1" && e.Kind == engine.EventStepEnd {
+			p := e.Payload.(engine.StepEnded)
+			p.Status = engine.StepFailed
+			events[i].Payload = p
+		}
+	}
+	theme := common.NewTheme(true, true)
+	plain, err := Text(timeline.FromEvents(events), TextOptions{Width: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	painted, err := Text(timeline.FromEvents(events), TextOptions{Width: 80, Theme: theme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain, "\x1b[") {
+		t.Errorf("the plain waterfall has escapes:\n%q", plain)
+	}
+	if got := ansi.Strip(painted); got != plain {
+		t.Errorf("the painted waterfall reads\n%s\nwant, as the plain one,\n%s", got, plain)
+	}
+	for what, want := range map[string]string{
+		"model time": paintOf(theme.Key).open + "█",
+		"a failure":  paintOf(theme.Problem).open + "✗",
+		"tool time":  paintOf(theme.Literal).open + "▒",
+	} {
+		if !strings.Contains(painted, want) {
+			t.Errorf("%s is not painted as in the workbench (%q):\n%q", what, want, painted)
+		}
 	}
 }

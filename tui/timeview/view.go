@@ -81,8 +81,34 @@ func (m *Model) Select(path string) {
 	if i < 0 {
 		return
 	}
+	moved := path != m.selected
 	m.selected = path
 	m.scroll = m.scroll.Follow(i, m.rowsHigh(), m.tl.Len())
+	if moved {
+		m.reveal()
+	}
+}
+
+// reveal pans a zoomed window to the selected bar when none of it is in
+// view, its middle in the window's. A bar in view, even in part, leaves
+// the window where it is, and so does a selection that did not move:
+// the run tree selects its row every frame, and a pan away from it holds.
+func (m *Model) reveal() {
+	b, ok := m.tl.Bar(m.selected)
+	if !ok || m.zoom == 1 {
+		return
+	}
+	end := b.End
+	if end.IsZero() {
+		end = m.tl.Now()
+	}
+	w := m.window()
+	if end.After(w.Start) && b.Start.Before(w.Start.Add(w.Span)) || end.Equal(w.Start) {
+		return
+	}
+	mid := b.Start.Add(end.Sub(b.Start) / 2).Sub(m.tl.Start())
+	m.from = mid - w.Span/2
+	m.clampPan()
 }
 
 // rowsHigh is how many bars fit: the frame and the axis line take three.
@@ -231,10 +257,15 @@ func (m *Model) View() string {
 func (m Model) zoomWords() string {
 	w := m.window()
 	from := w.Start.Sub(m.tl.Start())
+	words := format.Duration(from) + "–" + format.Duration(from+w.Span) + " · +/- zoom"
 	if m.zoom == 1 {
-		return "whole run · + zooms"
+		words = "whole run · +/- zoom"
 	}
-	return format.Duration(from) + "–" + format.Duration(from+w.Span) + " · - zooms out"
+	if m.Focused() {
+		// The arrows pan only here: in the tree they fold.
+		words += " · ←/→ pan"
+	}
+	return words
 }
 
 // paint is a style's escape sequences around a line of text, taken once a
@@ -248,9 +279,43 @@ func paintOf(s lipgloss.Style) paint {
 	return paint{r[:i], r[i+1:]}
 }
 
+// cellPaints are the paints of each kind of cell, of a bar that ran and
+// of one that failed.
+type cellPaints [2][len(Glyphs)]paint
+
+func paintsOf(t *common.Theme) *cellPaints {
+	var p cellPaints
+	for c := range Glyphs {
+		p[0][c] = paintOf(cellStyle(t, timeline.Cell(c), false))
+		p[1][c] = paintOf(cellStyle(t, timeline.Cell(c), true))
+	}
+	return &p
+}
+
+// row writes a row's cells, painted. Runs of one cell kind are painted
+// at once: a frame paints a few dozen runs, not a few thousand cells.
+func (p *cellPaints) row(sb *strings.Builder, cells []timeline.Cell, failed bool) {
+	f := 0
+	if failed {
+		f = 1
+	}
+	for i := 0; i < len(cells); {
+		j := i
+		for j < len(cells) && cells[j] == cells[i] {
+			j++
+		}
+		pt := p[f][cells[i]]
+		sb.WriteString(pt.open)
+		for range j - i {
+			sb.WriteRune(Glyphs[cells[i]])
+		}
+		sb.WriteString(pt.close)
+		i = j
+	}
+}
+
 // cellStyle is the style of a row's cells of a kind.
-func (m Model) cellStyle(c timeline.Cell, failed bool) lipgloss.Style {
-	t := m.Theme
+func cellStyle(t *common.Theme, c timeline.Cell, failed bool) lipgloss.Style {
 	switch {
 	case failed && c != timeline.CellNone:
 		return t.Problem
@@ -273,11 +338,7 @@ func (m *Model) timelineLines(width int) []string {
 	bw := max(width-lw, 1)
 	lines := make([]string, 0, len(bars)+1)
 	lines = append(lines, m.Theme.Muted.Render(strings.Repeat(" ", lw)+Axis(w, m.tl.Start(), bw)))
-	var paints [2][len(Glyphs)]paint
-	for c := range Glyphs {
-		paints[0][c] = paintOf(m.cellStyle(timeline.Cell(c), false))
-		paints[1][c] = paintOf(m.cellStyle(timeline.Cell(c), true))
-	}
+	paints := paintsOf(m.Theme)
 	var sb strings.Builder
 	for _, b := range bars {
 		m.cells = w.Cells(m.cells, b, m.tl.Now(), bw)
@@ -290,25 +351,7 @@ func (m *Model) timelineLines(width int) []string {
 			label = style.Render(label)
 		}
 		sb.WriteString(label)
-		// Runs of one cell kind are painted at once: a frame paints a
-		// few dozen runs, not a few thousand cells.
-		failed := 0
-		if b.Failed {
-			failed = 1
-		}
-		for i := 0; i < len(m.cells); {
-			j := i
-			for j < len(m.cells) && m.cells[j] == m.cells[i] {
-				j++
-			}
-			p := paints[failed][m.cells[i]]
-			sb.WriteString(p.open)
-			for range j - i {
-				sb.WriteRune(Glyphs[m.cells[i]])
-			}
-			sb.WriteString(p.close)
-			i = j
-		}
+		paints.row(&sb, m.cells, b.Failed)
 		lines = append(lines, sb.String())
 	}
 	return lines
