@@ -34,42 +34,47 @@ const (
 const functionSet = ""
 
 // editorMarks are the breakpoints the editor set, in the plan's table
-// beside the kept ones: DAP replaces a whole set (a file's lines, or the
-// function breakpoints) on every request, so each set remembers the table
-// ids it added, and only those are cleared when the editor replaces it.
-// A breakpoint the editor sets that the table has already (a kept one)
-// stays the table's.
+// beside the kept ones but never kept in its file (transient), so that an
+// editor that dies leaves none behind: DAP replaces a whole set (a file's
+// lines, or the function breakpoints) on every request, so each set
+// remembers the specs it added, and only those are cleared when the editor
+// replaces it. A breakpoint the editor sets that the table has already (a
+// kept one) stays the table's. Marks go by spec, as the table may number a
+// transient breakpoint anew when another writer keeps one under its id.
 type editorMarks struct {
 	plan      *plans.Plan
 	file      string // the launched plan's, absolute
-	sets      map[string][]int
-	functions map[int]bool
+	sets      map[string][]string
+	functions map[string]bool
 
 	// ruleMu guards rules and logs, which the run's goroutines read at
 	// its stops (Server.breakpointRule) while the editor changes them.
 	ruleMu sync.Mutex
-	// rules are the hit conditions of the editor's breakpoints, by table
-	// id; the adapter applies them, counting the stops each breakpoint
-	// made.
-	rules map[int]hitRule
-	// logs are the messages of the editor's logpoints, by table id:
-	// templates rendered at the stop and printed, the run going on.
-	logs map[int]string
+	// rules are the hit conditions of the editor's breakpoints, by spec;
+	// the adapter applies them, counting the stops each breakpoint made.
+	rules map[string]hitRule
+	// logs are the messages of the editor's logpoints, by spec: templates
+	// rendered at the stop and printed, the run going on.
+	logs map[string]string
 }
 
 func newEditorMarks() *editorMarks {
-	return &editorMarks{sets: map[string][]int{}, rules: map[int]hitRule{}, logs: map[int]string{}, functions: map[int]bool{}}
+	return &editorMarks{sets: map[string][]string{}, rules: map[string]hitRule{}, logs: map[string]string{}, functions: map[string]bool{}}
 }
 
 // replace clears the set's breakpoints the editor added before.
 func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	for _, id := range m.sets[set] {
-		_ = table.Clear(id)
-		delete(m.rules, id)
-		delete(m.logs, id)
-		delete(m.functions, id)
+	for _, b := range table.List() {
+		if b.Transient && slices.Contains(m.sets[set], b.Spec()) {
+			_ = table.Clear(b.ID)
+		}
+	}
+	for _, spec := range m.sets[set] {
+		delete(m.rules, spec)
+		delete(m.logs, spec)
+		delete(m.functions, spec)
 	}
 	delete(m.sets, set)
 }
@@ -78,21 +83,16 @@ func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
 // the set's: the set's to clear, and to give a hit condition and a log
 // message, only when the table did not have it already.
 func (m *editorMarks) add(table *debugger.Breakpoints, set, pattern string, kinds []engine.StopKind, cond *debugger.Condition) (debugger.Breakpoint, bool, error) {
-	had := map[int]bool{}
-	for _, b := range table.List() {
-		had[b.ID] = true
-	}
-	b, err := table.Set(pattern, kinds, cond)
-	if err != nil || had[b.ID] {
+	b, err := table.SetTransient(pattern, kinds, cond)
+	if err != nil || !b.Transient || m.owns(b) {
 		return b, false, err
 	}
-	m.sets[set] = append(m.sets[set], b.ID)
+	m.sets[set] = append(m.sets[set], b.Spec())
 	return b, true, nil
 }
 
 // forget clears every breakpoint the editor set, as the session ends: they
-// are the editor's, which sends them again next session, and the plan's
-// kept table keeps only its own.
+// are the editor's, which sends them again next session.
 func (m *editorMarks) forget(table *debugger.Breakpoints) {
 	if table == nil {
 		return
@@ -102,19 +102,20 @@ func (m *editorMarks) forget(table *debugger.Breakpoints) {
 	}
 }
 
-// hit counts a stop made by breakpoint id and reports whether its hit
+// hit counts a stop made by breakpoint b and reports whether its hit
 // condition (none: always) is met, and the message it logs there when
 // it is a logpoint.
-func (m *editorMarks) hit(id int) (met bool, log string) {
+func (m *editorMarks) hit(b debugger.Breakpoint) (met bool, log string) {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	log = m.logs[id]
-	r, ok := m.rules[id]
+	spec := b.Spec()
+	log = m.logs[spec]
+	r, ok := m.rules[spec]
 	if !ok {
 		return true, log
 	}
 	r.count++
-	m.rules[id] = r
+	m.rules[spec] = r
 	return r.met(), log
 }
 
@@ -122,9 +123,9 @@ func (m *editorMarks) hit(id int) (met bool, log string) {
 func (m *editorMarks) rerun() {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	for id, r := range m.rules {
+	for spec, r := range m.rules {
 		r.count = 0
-		m.rules[id] = r
+		m.rules[spec] = r
 	}
 }
 
@@ -134,7 +135,7 @@ func (m *editorMarks) rerun() {
 // run goes on as it went (a step in progress still stops where it
 // would).
 func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bool {
-	met, log := s.marks.hit(b.ID)
+	met, log := s.marks.hit(b)
 	if !met {
 		return false
 	}
@@ -149,12 +150,15 @@ func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bo
 	return false
 }
 
-func (m *editorMarks) isFunction(id int) bool { return m.functions[id] }
+func (m *editorMarks) isFunction(b debugger.Breakpoint) bool { return m.functions[b.Spec()] }
 
-// owns reports whether breakpoint id is one the editor set.
-func (m *editorMarks) owns(id int) bool {
-	for _, ids := range m.sets {
-		if slices.Contains(ids, id) {
+// owns reports whether breakpoint b is one the editor set.
+func (m *editorMarks) owns(b debugger.Breakpoint) bool {
+	if !b.Transient {
+		return false
+	}
+	for _, specs := range m.sets {
+		if slices.Contains(specs, b.Spec()) {
 			return true
 		}
 	}
@@ -298,10 +302,10 @@ func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, conditi
 	s.marks.ruleMu.Lock()
 	defer s.marks.ruleMu.Unlock()
 	if rule != nil {
-		s.marks.rules[b.ID] = *rule
+		s.marks.rules[b.Spec()] = *rule
 	}
 	if strings.TrimSpace(logMessage) != "" {
-		s.marks.logs[b.ID] = logMessage
+		s.marks.logs[b.Spec()] = logMessage
 	}
 	return b, nil
 }
@@ -361,7 +365,7 @@ func (s *Server) announceKept() {
 	}
 	now := map[int]debugger.Breakpoint{}
 	for _, b := range s.session.Breakpoints() {
-		if !s.marks.owns(b.ID) {
+		if !s.marks.owns(b) {
 			now[b.ID] = b
 		}
 	}
@@ -428,7 +432,7 @@ func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 			out[i] = godap.Breakpoint{Message: err.Error()}
 			continue
 		}
-		s.marks.functions[b.ID] = true
+		s.marks.functions[b.Spec()] = true
 		var src *godap.Source
 		line, ok := planLines(s.marks.plan).of(in.Pattern)
 		if ok {

@@ -427,7 +427,7 @@ func (s *Server) announceThreads(live []debugger.Thread) {
 func (s *Server) reason(st debugger.State) string {
 	switch r := st.Reason; {
 	case st.Stop.Breakpoint != nil && strings.HasPrefix(string(r), "breakpoint"):
-		if s.marks.isFunction(st.Stop.Breakpoint.ID) {
+		if s.marks.isFunction(*st.Stop.Breakpoint) {
 			return "function breakpoint"
 		}
 		return "breakpoint"

@@ -662,6 +662,8 @@ func TestDAPClientGoneMidRun(t *testing.T) {
 			dir := demoProject(t)
 			c := newClient(t)
 			c.start(map[string]any{"program": "triage_queue", "cwd": dir, "stopOnEntry": tc.entry, "inputs": map[string]any{"on_call": "Priya"}})
+			c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "E1/do.*/agent.2 round"}}})
+			expect[*godap.SetFunctionBreakpointsResponse](c)
 			c.request("configurationDone", nil)
 			if tc.entry {
 				c.stopped("entry")
@@ -674,6 +676,12 @@ func TestDAPClientGoneMidRun(t *testing.T) {
 			}
 			if len(trackerChildren(t)) == 0 && runtime.GOOS == "linux" {
 				t.Fatal("no tracker server runs: the check that none is left behind would prove nothing")
+			}
+			// The editor's breakpoints are its own: the plan's kept file
+			// never holds them, so that an editor that dies leaves none.
+			kept := filepath.Join(dir, ".stepwise", "breakpoints", "triage_queue.json")
+			if b, _ := os.ReadFile(kept); strings.Contains(string(b), "agent.2") {
+				t.Errorf("the editor's breakpoint is kept in %s:\n%s", kept, b)
 			}
 			tc.leave(c)
 			select {
