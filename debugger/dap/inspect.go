@@ -205,36 +205,69 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 		return
 	}
 	var scopes []godap.Scope
-	snap := s.last.Stop
-	if r.Arguments.FrameId>>16 == s.threads.id(snap.Thread) {
-		stop, _ := snap.Eval("stop")
-		if m, ok := stop.(map[string]any); ok {
-			// The stop's input and output are scopes of their own.
-			delete(m, "input")
-			delete(m, "output")
-			m["thread"] = snap.Thread
-			m["reason"] = string(s.last.Reason)
-			if snap.Error != "" {
-				m["error"] = snap.Error
-			}
-			if snap.Ask != nil {
-				m["ask"] = snap.Ask.Prompt
-			}
-		}
-		for _, part := range []struct {
-			name     string
-			value    any
-			evalRoot string
-		}{{"Stop", stop, "stop"}, {"Model", modelValues(snap), ""}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
+	if r.Arguments.FrameId>>16 == s.threads.id(s.last.Stop.Thread) {
+		for _, part := range s.scopeParts() {
 			if part.value == nil {
 				continue
 			}
-			ref, named, indexed := s.values.add(part.value, part.evalRoot)
+			ref, named, indexed := s.values.addScope(part.value, part.name, part.evalRoot)
 			scopes = append(scopes, godap.Scope{Name: part.name, VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed, Expensive: false})
 		}
 	}
 	resp := &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// scopePart is one of a stop's scopes: its name, its value (nil: the stop
+// has none) and the template path its values are read at.
+type scopePart struct {
+	name     string
+	value    any
+	evalRoot string
+}
+
+// scopeParts are the scopes of the current stop, in the order the editor
+// lists them. It is called with mu held.
+func (s *Server) scopeParts() []scopePart {
+	snap := s.last.Stop
+	stop, _ := snap.Eval("stop")
+	if m, ok := stop.(map[string]any); ok {
+		// The stop's input and output are scopes of their own.
+		delete(m, "input")
+		delete(m, "output")
+		m["thread"] = snap.Thread
+		m["reason"] = string(s.last.Reason)
+		if snap.Error != "" {
+			m["error"] = snap.Error
+		}
+		if snap.Ask != nil {
+			m["ask"] = snap.Ask.Prompt
+		}
+	}
+	return []scopePart{{"Stop", stop, "stop"}, {"Model", modelValues(snap), inputPath}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}}
+}
+
+// reread reads every value the editor holds a reference to again from the
+// stop as it is now, after a set changed it: the references stay valid,
+// as the run is at the same stop, and show what the next movement uses.
+// It is called with mu held.
+func (s *Server) reread() {
+	parts := s.scopeParts()
+	s.values.reread(func(n node) any {
+		if n.scope != "" {
+			for _, p := range parts {
+				if p.name == n.scope {
+					return p.value
+				}
+			}
+			return nil
+		}
+		v, err := s.last.Stop.Eval(n.path)
+		if err != nil {
+			return nil
+		}
+		return v
+	})
 }
 
 // modelValues is what a round's model call is made of, at its round and
@@ -270,12 +303,11 @@ func scopeValues(snap *debugger.Snapshot) any {
 func (s *Server) onVariables(r *godap.VariablesRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, ok := s.values.get(r.Arguments.VariablesReference)
-	if !ok {
+	if _, ok := s.values.get(r.Arguments.VariablesReference); !ok {
 		s.sendError(r.Seq, r.Command, fmt.Errorf("no variables %d: the run has moved on since; they are read at the stop", r.Arguments.VariablesReference))
 		return
 	}
-	vars := s.values.children(n, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
+	vars := s.values.children(r.Arguments.VariablesReference, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	resp := &godap.VariablesResponse{Body: godap.VariablesResponseBody{Variables: vars}}
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
@@ -430,7 +462,7 @@ func (s *Server) sendText(r *godap.EvaluateRequest, text string) {
 // handles are the variablesReferences of one stop: each names a value
 // that holds others, with the template path it is read at (for the
 // editor's "copy as expression" and watches). They are dropped when the
-// run moves on.
+// run moves on, and read again when a set changes the stop's values.
 type handles struct {
 	nodes []node
 }
@@ -440,15 +472,30 @@ type node struct {
 	// path is the template path of value, "" when it has none; "." for the
 	// scope itself, whose children are its roots.
 	path string
+	// Where value is read again from: the child key of the node parent
+	// (its reference), else the stop's scope named scope, else path.
+	parent int
+	key    string
+	scope  string
 }
 
 func (h *handles) reset() { h.nodes = h.nodes[:0] }
 
-// add registers value and returns its reference (0 for a value that holds
-// nothing) and how many children it has, named and indexed.
-func (h *handles) add(value any, path string) (ref, named, indexed int) {
-	value = plain(value)
-	switch v := value.(type) {
+// add registers value, read at template path p, and returns its
+// reference (0 for a value that holds nothing) and how many children it
+// has, named and indexed.
+func (h *handles) add(value any, p string) (ref, named, indexed int) {
+	return h.addNode(node{value: value, path: p})
+}
+
+// addScope registers a stop's scope, read again by its name.
+func (h *handles) addScope(value any, scope, p string) (ref, named, indexed int) {
+	return h.addNode(node{value: value, path: p, scope: scope})
+}
+
+func (h *handles) addNode(n node) (ref, named, indexed int) {
+	n.value = plain(n.value)
+	switch v := n.value.(type) {
 	case map[string]any:
 		named = len(v)
 	case []any:
@@ -456,7 +503,7 @@ func (h *handles) add(value any, path string) (ref, named, indexed int) {
 	default:
 		return 0, 0, 0
 	}
-	h.nodes = append(h.nodes, node{value: value, path: path})
+	h.nodes = append(h.nodes, n)
 	return len(h.nodes), named, indexed
 }
 
@@ -467,10 +514,38 @@ func (h *handles) get(ref int) (node, bool) {
 	return h.nodes[ref-1], true
 }
 
+// reread reads every node's value again: a child from its parent's (read
+// before it, as a parent is registered first), a root by root.
+func (h *handles) reread(root func(node) any) {
+	for i, n := range h.nodes {
+		if n.parent > 0 {
+			n.value = childOf(h.nodes[n.parent-1].value, n.key)
+		} else {
+			n.value = plain(root(n))
+		}
+		h.nodes[i] = n
+	}
+}
+
+// childOf is the child of a JSON value at an object key or array index;
+// nil when it has none.
+func childOf(v any, key string) any {
+	switch c := v.(type) {
+	case map[string]any:
+		return plain(c[key])
+	case []any:
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(c) {
+			return plain(c[i])
+		}
+	}
+	return nil
+}
+
 // children lists a value's children: an object's keys in order, or the
 // page of an array's items start..start+count (count 0: to the end), as
 // editors page large arrays.
-func (h *handles) children(n node, filter string, start, count int) []godap.Variable {
+func (h *handles) children(ref int, filter string, start, count int) []godap.Variable {
+	n, _ := h.get(ref)
 	switch v := n.value.(type) {
 	case map[string]any:
 		if filter == "indexed" {
@@ -483,7 +558,13 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		sort.Strings(keys)
 		out := make([]godap.Variable, len(keys))
 		for i, k := range keys {
-			out[i] = h.variable(k, v[k], childPath(n.path, k))
+			p := childPath(n.path, k)
+			if n.scope == "Model" && k == "reply" {
+				// The Model scope is the request (stop.input) with the
+				// reply (stop.output) beside it.
+				p = outputPath
+			}
+			out[i] = h.variable(ref, k, v[k], p)
 		}
 		return out
 	case []any:
@@ -498,16 +579,16 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		out := make([]godap.Variable, 0, end-start)
 		for i := start; i < end; i++ {
 			idx := indexName(i)
-			out = append(out, h.variable(idx, v[i], childPath(n.path, idx)))
+			out = append(out, h.variable(ref, idx, v[i], childPath(n.path, idx)))
 		}
 		return out
 	}
 	return []godap.Variable{}
 }
 
-func (h *handles) variable(name string, value any, path string) godap.Variable {
+func (h *handles) variable(parent int, name string, value any, path string) godap.Variable {
 	value = plain(value)
-	ref, named, indexed := h.add(value, path)
+	ref, named, indexed := h.addNode(node{value: value, path: path, parent: parent, key: name})
 	return godap.Variable{Name: name, Value: summarize(value), Type: typeOf(value), EvaluateName: path,
 		VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed}
 }

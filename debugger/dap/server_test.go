@@ -888,9 +888,24 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 	if result.VariablesReference == 0 {
 		t.Fatalf("no Result scope at the issue's result: %+v", scopes)
 	}
+	// The editor has the result's comments and the scope's input
+	// expanded as it sets the result's title.
+	comments := c.variablesOf(result.VariablesReference)["comments"].VariablesReference
+	input := c.variablesOf(scopes["Scope"].VariablesReference)["input"].VariablesReference
 	c.request("setVariable", map[string]any{"variablesReference": result.VariablesReference, "name": "title", "value": `"Renamed"`})
 	if got := expect[*godap.SetVariableResponse](c).Body.Value; got != `"Renamed"` {
 		t.Errorf("setVariable answered %s", got)
+	}
+	// The references the editor holds stay valid at the same stop, and
+	// show the value set.
+	if got := c.variablesOf(result.VariablesReference)["title"].Value; got != `"Renamed"` {
+		t.Errorf("the Result scope's title after the set reads %s", got)
+	}
+	if n := len(c.variablesOf(comments)); n != 2 {
+		t.Errorf("the expanded comments list %d after the set, want 2", n)
+	}
+	if got := c.variablesOf(input)["id"].Value; got != `"CHK-107"` {
+		t.Errorf("the expanded input's id after the set reads %s", got)
 	}
 	for _, expr := range []string{"stop.output.title", "issue.title"} {
 		if got := c.evaluate(expr, "watch").Body.Result; got != `"Renamed"` {
@@ -930,7 +945,12 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 		t.Errorf("the edited argument reads %s", got)
 	}
 	c.request("setExpression", map[string]any{"expression": "{{stop.output}}", "value": `{"text": "injected\n"}`})
+	injected := expect[*godap.SetExpressionResponse](c).Body
+	c.request("setExpression", map[string]any{"expression": "stop.output.text", "value": `"injected again\n"`})
 	expect[*godap.SetExpressionResponse](c)
+	if got := c.variablesOf(injected.VariablesReference)["text"].Value; got != `"injected again\n"` {
+		t.Errorf("the reference setExpression answered reads %s after another set", got)
+	}
 	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; !ok {
 		t.Error("no Result scope for the injected result")
 	}
@@ -940,7 +960,7 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 		t.Fatalf("exit code %d; console:\n%s", code, c.console.String())
 	}
 	out := c.console.String()
-	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected\n`) || strings.Contains(out, "edited") {
+	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected again\n`) || strings.Contains(out, "edited") {
 		t.Errorf("the run did not use the values set (the inject replaces the edit):\n%s", out)
 	}
 }
@@ -1091,6 +1111,10 @@ func TestDAPModelScope(t *testing.T) {
 	if name := c.variablesOf(tools["0"].VariablesReference)["name"].Value; name != `"tracker__get_issue"` {
 		t.Errorf("the first tool offered is %s", name)
 	}
+	// Each value says the template path it is read at, which reads it.
+	if got := tools["1"].EvaluateName; got != "stop.input.tools.1" {
+		t.Errorf("the Model scope's second tool has evaluateName %q, want stop.input.tools.1", got)
+	}
 	if _, ok := c.scopesOf(ev.ThreadId)["Stop"]; !ok {
 		t.Error("no Stop scope beside Model")
 	}
@@ -1105,8 +1129,8 @@ func TestDAPModelScope(t *testing.T) {
 		t.Fatalf("next from the round stops at a %s stop", got)
 	}
 	vars = c.variablesOf(c.scopesOf(ev.ThreadId)["Model"].VariablesReference)
-	if vars["reply"].VariablesReference == 0 {
-		t.Errorf("no reply in the Model scope at the reply stop: %+v", vars)
+	if vars["reply"].VariablesReference == 0 || vars["reply"].EvaluateName != outputPath {
+		t.Errorf("no reply read at %s in the Model scope at the reply stop: %+v", outputPath, vars)
 	}
 	if got := c.evaluate("stop.output.model", "watch").Body.Result; got != `"scripted-mini"` && got != `"scripted"` {
 		t.Errorf("stop.output.model at the reply reads %s", got)
