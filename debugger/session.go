@@ -370,7 +370,7 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	}
 	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
 		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
-			return nil // a model reply, in its own shape
+			return checkReply(st, d.Value)
 		}
 		if problems := expect(st, s.catalog).check(d.Value); problems != "" {
 			return fmt.Errorf("the value does not fit the schema that applies here: %s", problems)

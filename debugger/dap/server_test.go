@@ -1135,6 +1135,19 @@ func TestDAPModelScope(t *testing.T) {
 	if got := c.evaluate("stop.output.model", "watch").Body.Result; got != `"scripted-mini"` && got != `"scripted"` {
 		t.Errorf("stop.output.model at the reply reads %s", got)
 	}
+	// A reply set in the model's place is checked as it is set: its shape
+	// as a reply, and an answer against the agent's output_schema.
+	for _, tc := range []struct{ expr, value, want string }{
+		{"stop.output", `{"text": 5}`, "a model reply's text must be a string, not number"},
+		{"stop.output.output.severity", `"sev9"`, "a model reply has no field output"},
+		{"stop.output", `{"severity": "sev9"}`, "output_schema"},
+		{"stop.output", `{"text": "{\"severity\": \"sev9\"}"}`, "output_schema"},
+	} {
+		c.request("setExpression", map[string]any{"expression": tc.expr, "value": tc.value})
+		if e := expectError(c); !strings.Contains(e.Message, tc.want) {
+			t.Errorf("setExpression %s = %s: %q, want a refusal saying %q", tc.expr, tc.value, e.Message, tc.want)
+		}
+	}
 	c.request("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }
