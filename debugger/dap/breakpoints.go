@@ -396,9 +396,9 @@ func (s *Server) sendBreakpointEvent(reason string, b godap.Breakpoint) {
 func (s *Server) keptBreakpoint(b debugger.Breakpoint) godap.Breakpoint {
 	var src *godap.Source
 	line := 0
-	if l, ok := planLines(s.marks.plan).of(b.Pattern); ok {
+	if m, ok := planLines(s.marks.plan).of(b.Pattern); ok {
 		src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
-		line = l
+		line = m.line
 	}
 	out := s.dapBreakpoint(b, src, line)
 	out.Message = "kept: " + out.Message
@@ -434,11 +434,11 @@ func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 		}
 		s.marks.functions[b.Spec()] = true
 		var src *godap.Source
-		line, ok := planLines(s.marks.plan).of(in.Pattern)
+		m, ok := planLines(s.marks.plan).of(in.Pattern)
 		if ok {
 			src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
 		}
-		out[i] = s.dapBreakpoint(b, src, line)
+		out[i] = s.dapBreakpoint(b, src, m.line)
 	}
 	resp := &godap.SetFunctionBreakpointsResponse{Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}}
 	s.send(reply(&r.Request, resp, &resp.Response))
@@ -471,7 +471,7 @@ func (s *Server) onSetExceptionBreakpoints(r *godap.SetExceptionBreakpointsReque
 type stepLines []lineMark
 
 type lineMark struct {
-	line int
+	line, col int
 	// pattern is the step's static path, the breakpoint pattern every run
 	// of it matches; "" for a part that is no step.
 	pattern string
@@ -480,10 +480,10 @@ type lineMark struct {
 func planLines(p *plans.Plan) stepLines {
 	var marks stepLines
 	plans.WalkSteps(p, func(st *plans.Step) {
-		marks = append(marks, lineMark{line: st.Pos.Line, pattern: st.Path})
+		marks = append(marks, lineMark{line: st.Pos.Line, col: st.Pos.Col, pattern: st.Path})
 	})
 	if p.Solver != nil {
-		marks = append(marks, lineMark{line: p.Solver.Pos.Line, pattern: "solver"})
+		marks = append(marks, lineMark{line: p.Solver.Pos.Line, col: p.Solver.Pos.Col, pattern: "solver"})
 	}
 	if p.InputSchema != nil {
 		marks = append(marks, lineMark{line: p.InputSchema.Pos.Line})
@@ -510,18 +510,18 @@ func (ls stepLines) at(line int) (lineMark, bool) {
 	return lineMark{}, false
 }
 
-// of is the line of the step a path or pattern names (a run-time path's
+// of is the place of the step a path or pattern names (a run-time path's
 // items are the static path's do.*): the innermost step of the plan whose
 // path is a prefix of it.
-func (ls stepLines) of(p string) (int, bool) {
+func (ls stepLines) of(p string) (lineMark, bool) {
 	segs := strings.Split(paths.Static(p), "/")
 	for n := len(segs); n > 0; n-- {
 		prefix := strings.Join(segs[:n], "/")
 		for _, m := range ls {
 			if m.pattern != "" && m.pattern == prefix {
-				return m.line, true
+				return m, true
 			}
 		}
 	}
-	return 0, false
+	return lineMark{}, false
 }

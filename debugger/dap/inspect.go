@@ -105,6 +105,11 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	if snap := s.last.Stop; name == snap.Thread {
 		// Innermost first, as editors list frames: frame 0 is the stop's.
 		frames = slices.Clone(snap.Stack)
+		if first, _, _ := strings.Cut(snap.Path, "/"); first == "solver" && !slices.ContainsFunc(frames, func(f engine.Frame) bool { return f.Path == "solver" }) {
+			// The solver is no step, so the stack has no frame of its
+			// own for it: it is one, at its line.
+			frames = append(frames, engine.Frame{Path: "solver"})
+		}
 		slices.Reverse(frames)
 	} else {
 		// Another thread shows where it is held; selecting it in the
@@ -139,13 +144,14 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	out := make([]godap.StackFrame, 0, end-start)
 	for i := start; i < end; i++ {
 		f, ps := frames[i], in[i]
-		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Column: 1,
+		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f),
 			Source: &godap.Source{Name: filepath.Base(ps.file), Path: ps.file}}
-		if line, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
-			sf.Line = line
+		if m, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
+			sf.Line, sf.Column = m.line, m.col
 		} else {
-			sf.Line = ps.plan.Pos.Line
+			sf.Line, sf.Column = ps.plan.Pos.Line, ps.plan.Pos.Col
 		}
+		sf.Column = max(sf.Column, 1)
 		out = append(out, sf)
 	}
 	resp := &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}}

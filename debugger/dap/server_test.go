@@ -1152,6 +1152,42 @@ func TestDAPModelScope(t *testing.T) {
 	expect[*godap.DisconnectResponse](c)
 }
 
+// columnOf is the 1-based column of text on the first line of file holding
+// it.
+func columnOf(t testing.TB, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Split(string(b), "\n")[lineOf(t, file, text)-1]
+	return strings.Index(line, text) + 1
+}
+
+// TestDAPSolverFrame: a stop at the solver has a frame of its own, at the
+// solver's line, above the plan's.
+func TestDAPSolverFrame(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya", "limit": 1}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "solver"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	c.stopped("exception")
+	c.evaluate(`answer {"post": false}`, "repl")
+	ev := c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("function breakpoint")
+	plan := planFile(dir, "triage_queue")
+	frames := c.frames(ev.ThreadId)
+	from, to := lineOf(t, plan, "solver:"), lineOf(t, plan, "Lead with anything at sev1")
+	if len(frames) != 2 || frames[0].Name != "solver" || frames[0].Line < from || frames[0].Line > to {
+		t.Errorf("the solver's stop has frames %+v, want the solver's first, on its lines %d-%d", frames, from, to)
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
+
 // TestDAPFramesInACalledPlan: a stop in a plan a plan__ call runs points
 // at the called plan's file and step, and the call's frame at the
 // caller's step.
@@ -1172,6 +1208,9 @@ func TestDAPFramesInACalledPlan(t *testing.T) {
 	frames := c.frames(ev.ThreadId)
 	if f := frames[0]; f.Source == nil || f.Source.Path != called || f.Line != lineOf(t, called, "- id: stamp") {
 		t.Errorf("the stamp step's frame is %s at %+v line %d, want %s line %d", f.Name, f.Source, f.Line, called, lineOf(t, called, "- id: stamp"))
+	}
+	if want := columnOf(t, called, "id: stamp"); frames[0].Column != want {
+		t.Errorf("the stamp step's frame is at column %d, want %d, where the step starts", frames[0].Column, want)
 	}
 	var call *godap.StackFrame
 	for i := range frames {
