@@ -323,8 +323,17 @@ func (s *Server) onEvaluate(r *godap.EvaluateRequest) {
 	defer s.mu.Unlock()
 	expr := strings.TrimSpace(r.Arguments.Expression)
 	if r.Arguments.Context == "repl" {
-		if in, err := debugger.ParseCommand(expr); err == nil {
+		in, err := debugger.ParseCommand(expr)
+		if err == nil {
 			s.evaluateCommand(r, in)
+			return
+		}
+		// A line whose first word is a command, or that goes on after an
+		// unknown first word, was meant as a command: its error says
+		// what is wrong with it. The rest is a template to evaluate.
+		word, rest, _ := strings.Cut(expr, " ")
+		if isVerb(word) || strings.TrimSpace(rest) != "" && !strings.HasPrefix(expr, "{{") {
+			s.refuseCommand(r, err)
 			return
 		}
 	}
@@ -361,7 +370,7 @@ var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugg
 // the stop shown again.
 func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instruction) {
 	if slices.Contains(workbenchOnly, in.Verb) {
-		s.sendError(r.Seq, r.Command, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
+		s.refuseCommand(r, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
 		return
 	}
 	if in.Verb == debugger.VerbHelp {
@@ -372,20 +381,26 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 		in = debugger.Instruction{Verb: debugger.VerbAbort}
 	}
 	if s.session == nil || !s.started {
-		s.sendError(r.Seq, r.Command, errors.New("no run is being debugged yet: launch one, and the console takes commands at its stops"))
+		s.refuseCommand(r, errors.New("no run is being debugged yet: launch one, and the console takes commands at its stops"))
 		return
 	}
 	if in.Verb == debugger.VerbPause {
 		if err := s.session.Pause(); err != nil {
-			s.sendError(r.Seq, r.Command, err)
+			s.refuseCommand(r, err)
 			return
 		}
 		s.sendText(r, "pausing at the next stop")
 		return
 	}
-	if _, moves := in.Command(); moves {
-		if err := s.held(); err != nil {
-			s.sendError(r.Seq, r.Command, err)
+	if cmd, moves := in.Command(); moves {
+		err := s.held()
+		if err == nil {
+			// Refused before the run moves, so that the editor, told it
+			// goes on, never waits on a run held where it was.
+			err = s.session.Check(cmd)
+		}
+		if err != nil {
+			s.refuseCommand(r, err)
 			return
 		}
 		s.sendText(r, "")
@@ -400,7 +415,7 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	}
 	a, err := s.session.Exec(in)
 	if err != nil {
-		s.sendError(r.Seq, r.Command, err)
+		s.refuseCommand(r, err)
 		return
 	}
 	for _, w := range a.Warnings {
@@ -411,11 +426,16 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	case in.Verb == debugger.VerbPrint:
 		s.sendValue(r, a.Value, a.Path)
 	case a.State != nil:
-		// thread and where answer with the stop they came to.
-		s.last = *a.State
-		s.values.reset()
+		// thread and where answer with the stop they came to; the
+		// editor is told of a stop only when it is another one (a
+		// thread command's).
+		moved := s.last.Stop == nil || a.State.Stop.Thread != s.last.Stop.Thread || a.State.Stop.Path != s.last.Stop.Path || a.State.Stop.Kind != s.last.Stop.Kind
 		s.sendText(r, fmt.Sprintf("%s at %s (%s)", a.State.Reason, a.State.Stop.Path, a.State.Stop.Kind))
-		s.stopped(*a.State)
+		if moved {
+			s.last = *a.State
+			s.values.reset()
+			s.stopped(*a.State)
+		}
 	default:
 		s.sendText(r, answerText(in, a))
 	}
@@ -458,6 +478,24 @@ func answerText(in debugger.Instruction, a debugger.Answer) string {
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
+}
+
+// refuseCommand answers a debug console command with why it was refused,
+// as an error response and on the console, where the user typed it.
+func (s *Server) refuseCommand(r *godap.EvaluateRequest, err error) {
+	s.output("stderr", "error: "+err.Error()+"\n")
+	s.sendError(r.Seq, r.Command, err)
+}
+
+// isVerb reports whether word is a command of the debug console, or one
+// of its aliases.
+func isVerb(word string) bool {
+	for _, syn := range debugger.Grammar() {
+		if string(syn.Verb) == word || slices.Contains(syn.Aliases, word) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) sendText(r *godap.EvaluateRequest, text string) {

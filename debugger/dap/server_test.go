@@ -546,10 +546,29 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	if e := expectError(c); !strings.Contains(e.Message, "workbench") {
 		t.Errorf("a workbench command in the console: %s", e.Message)
 	}
-	c.evaluate("answer {\"x\": 1}", "repl")
-	c.stopped("entry") // refused: an answer at a step stop; the stop is shown again
-	if !strings.Contains(c.console.String(), "error:") {
-		t.Errorf("the refusal is not on the console:\n%s", c.console.String())
+	// A refused command is an error response and an error on the
+	// console, the run held where it was with no stop shown again; where
+	// answers with the stop, which the editor shows already. A line
+	// meant as a command gets the command's error, not the template
+	// evaluator's.
+	for _, tc := range []struct{ line, want string }{
+		{`answer {"x": 1}`, "does not take answer"},
+		{"inject {oops", "JSON"},
+		{"frobnicate 3", "unknown command 'frobnicate'"},
+	} {
+		c.request("evaluate", map[string]any{"expression": tc.line, "context": "repl"})
+		if e := expectError(c); !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "template") {
+			t.Errorf("%s in the console: %q, want an error saying %q", tc.line, e.Message, tc.want)
+		}
+		if !strings.Contains(c.console.String(), "error: ") {
+			t.Errorf("the refusal of %s is not on the console:\n%s", tc.line, c.console.String())
+		}
+	}
+	for _, line := range []string{"where", "stop.path"} {
+		c.request("evaluate", map[string]any{"expression": line, "context": "repl"})
+		if m := c.next(); reflect.TypeOf(m) != reflect.TypeFor[*godap.EvaluateResponse]() {
+			t.Errorf("%s in the console: %T came first, want its answer (no stop shown again)", line, m)
+		}
 	}
 	c.evaluate("continue", "repl")
 	c.stopped("breakpoint")
