@@ -18,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 )
 
 // launch is the launch request's arguments, as a launch.json writes them.
@@ -49,6 +50,25 @@ type launch struct {
 	Fork string         `json:"fork"`
 	From string         `json:"from"`
 	Set  map[string]any `json:"set"`
+}
+
+// launchArgumentsError says which launch argument has the wrong type, in
+// the launch configuration's own terms.
+func launchArgumentsError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return fmt.Errorf("launch arguments: %w; they are one JSON object", err)
+	}
+	switch field := typeErr.Field; field {
+	case "inputs":
+		return errors.New("launch.inputs must be an object of the plan's inputs (checked against its input_schema)")
+	case "set":
+		return errors.New("launch.set must be an object of path patterns and the values set there")
+	case "stopOnEntry", "breakOnError", "noDebug":
+		return fmt.Errorf("launch.%s must be true or false, not a %s", field, typeErr.Value)
+	default:
+		return fmt.Errorf("launch.%s must be a string, not a %s", field, typeErr.Value)
+	}
 }
 
 // check refuses the arguments that do not go together, saying which.
@@ -120,7 +140,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 	var l launch
 	if len(raw) > 0 {
 		if err = json.Unmarshal(raw, &l); err != nil {
-			return fmt.Errorf("launch arguments: %w (program is a string, inputs an object, stopOnEntry, breakOnError and noDebug booleans)", err)
+			return launchArgumentsError(err)
 		}
 	}
 	if err := l.check(); err != nil {
@@ -142,8 +162,14 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 		s.output("console", warnings.String())
 	}
 	if err != nil {
-		return fmt.Errorf("launch %s: %w", l.Program, err)
+		if ws != nil {
+			ws.Close()
+		}
+		return fmt.Errorf("launch: %w", err)
 	}
+	// Paths in messages are shown from the launch's cwd, the editor's
+	// workspace folder, so that the editor opens them.
+	ws.ShowPathsFrom(l.Cwd)
 	s.ws = ws
 	doc, err := s.load(file)
 	if err != nil {
@@ -305,7 +331,14 @@ func openProject(l launch, warnings *bytes.Buffer) (*workspace.Workspace, string
 	}
 	found, err := ws.Locate(l.Program)
 	if err != nil {
-		return ws, "", fmt.Errorf("no plan file %s and %w", file, err)
+		var names []string
+		for _, t := range ws.Tools() {
+			if id, ok := strings.CutPrefix(t.Name, "plan__"); ok {
+				names = append(names, id)
+			}
+		}
+		slices.Sort(names)
+		return ws, "", fmt.Errorf("no plan %s: not a file under cwd (%s), and no plan has that identifier%s (plans: %s)", l.Program, l.Cwd, suggest.DidYouMean(l.Program, names), strings.Join(names, ", "))
 	}
 	abs, err := filepath.Abs(found)
 	return ws, abs, err

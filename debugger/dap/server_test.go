@@ -606,6 +606,9 @@ func TestDAPBadInput(t *testing.T) {
 	dir := demoProject(t)
 	bad := filepath.Join(dir, ".stepwise", "plans", "broken.yaml")
 	os.WriteFile(bad, []byte("identifier: broken\nsteps:\n  - id: a\n    tool_name: no_such_tool\n    input: {}\n"), 0o644)
+	// The adapter runs elsewhere than the launch's cwd, as an editor
+	// starts it: paths in messages are the cwd's, which the editor opens.
+	t.Chdir(t.TempDir())
 
 	c := newClient(t)
 	c.request("initialize", map[string]any{"adapterID": "stepwise"})
@@ -634,19 +637,19 @@ func TestDAPBadInput(t *testing.T) {
 		want []string
 	}{
 		{"no program", map[string]any{"cwd": dir}, []string{"program is missing"}},
-		{"a missing plan", map[string]any{"program": "nope.yaml", "cwd": dir}, []string{"nope.yaml", "no plan"}},
-		{"an invalid plan", map[string]any{"program": bad, "cwd": dir}, []string{"broken.yaml:4:", "no_such_tool", "fix them"}},
-		{"inputs not an object", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": "CHK-107"}, []string{"inputs an object"}},
+		{"a missing plan", map[string]any{"program": "issue_timelin", "cwd": dir}, []string{"no plan issue_timelin: not a file under cwd (" + dir + "), and no plan has that identifier; did you mean 'issue_timeline'? (plans: ", "triage_queue"}},
+		{"an invalid plan", map[string]any{"program": bad, "cwd": dir}, []string{"\n" + filepath.Join(".stepwise", "plans", "broken.yaml") + ":4:", "no_such_tool", "fix them"}},
+		{"inputs not an object", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": "CHK-107"}, []string{"launch.inputs must be an object of the plan's inputs"}},
 	} {
 		c.request("launch", tc.args)
 		e := expectError(c)
 		for _, w := range tc.want {
-			if !strings.Contains(e.Message, w) {
+			if !strings.Contains(e.Message, w) || strings.Contains(e.Message, "Go struct") || strings.Contains(e.Message, "..") {
 				t.Errorf("%s: the error %q does not say %q", tc.name, e.Message, w)
 			}
 		}
 	}
-	if !strings.Contains(c.console.String(), "broken.yaml:4:") {
+	if !strings.Contains(c.console.String(), filepath.Join(".stepwise", "plans", "broken.yaml")+":4:") {
 		t.Errorf("the plan's problems are not on the console:\n%s", c.console.String())
 	}
 	c.request("continue", map[string]any{"threadId": 1})
