@@ -867,6 +867,7 @@ func TestDAPReplayAndFork(t *testing.T) {
 		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline"},
 		{"a fork from nowhere", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "nowhere"}, "from nowhere"},
 		{"a fork without from", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id}, "a fork needs from"},
+		{"a fork's set off what the step gives", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline", "set": map[string]any{"issue": map[string]any{"post": "yes"}}}, "set issue: issue gave an object with assignee, comments"},
 		{"inputs with a replay", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "inputs": map[string]any{}}, "record's inputs"},
 	} {
 		bad.request("launch", tc.args)
