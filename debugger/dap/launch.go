@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
 	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // launch is the launch request's arguments, as a launch.json writes them.
@@ -132,7 +133,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 			s.ws.Close()
 		}
 		if s.cancelRun != nil {
-			s.cancelRun()
+			s.cancelRun(nil)
 		}
 		s.ws, s.launch, s.runCtx, s.cancelRun, s.table, s.session = nil, nil, nil, nil, nil, nil
 		s.marks.plan, s.marks.file = nil, ""
@@ -177,7 +178,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 	}
 	s.launch = &l
 	s.marks.file = file
-	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	s.runCtx, s.cancelRun = context.WithCancelCause(ctx)
 	if !l.NoDebug {
 		table, err := ws.Breakpoints(doc)
 		if err != nil {
@@ -246,6 +247,7 @@ func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debug
 		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s's plan file as program", id, rec.Run.Plan, want, id)
 	}
 	l.Inputs = rec.Inputs()
+	s.rerunOf = rec.Run.ID
 	if l.Replay != "" {
 		session, ended, err := s.ws.DebugReplay(rec, doc.Plan, table, opts)
 		if err != nil {
@@ -416,11 +418,12 @@ func (s *Server) onRestart(ctx context.Context, r *godap.RestartRequest) {
 	defer s.mu.Unlock()
 	s.restarting = false
 	s.started, s.going, s.ended, s.interrupted = false, false, false, false
+	s.stopping.Store(false)
 	s.done = make(chan struct{})
 	s.streamed.Store(false)
 	s.values.reset()
 	s.last = debugger.State{}
-	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	s.runCtx, s.cancelRun = context.WithCancelCause(ctx)
 	s.marks.rerun()
 	s.called = map[string]planSource{}
 	if err := s.newSession(ctx, doc); err != nil {
@@ -454,7 +457,18 @@ func (p progress) Event(e engine.Event) {
 			p.s.output("console", "▶ "+e.Path+"\n")
 		}
 	case engine.EventStepEnd:
-		if end, ok := e.Payload.(engine.StepEnded); ok && (topLevel || end.Error != "") {
+		end, ok := e.Payload.(engine.StepEnded)
+		switch {
+		case !ok || !topLevel && end.Error == "":
+		case end.Reused != "":
+			// Said as stepwise fork and replay say it: the step did not
+			// run, its result is the record's.
+			p.s.output("console", fmt.Sprintf("%s %s reused from run %s\n", format.MarkReused, e.Path, format.ShortID(p.s.rerunOf)))
+		case end.Status == engine.StepFailed && p.s.stopping.Load():
+			// Cut short by the editor's stop, which is no failure of its
+			// own.
+			p.s.output("console", fmt.Sprintf("■ %s aborted\n", e.Path))
+		default:
 			line := fmt.Sprintf("■ %s %s", e.Path, end.Status)
 			if end.Error != "" {
 				line += ": " + end.Error

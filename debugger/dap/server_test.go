@@ -580,6 +580,11 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 		t.Errorf("a terminated run exits %d, want %d", code, workspace.ExitInterrupted)
 	}
 	expect[*godap.TerminatedEvent](c)
+	// The step the stop cut short is aborted, not failed, and the run's
+	// end says who stopped it.
+	if out := c.console.String(); !strings.Contains(out, "■ timeline aborted\n") || !strings.Contains(out, "aborted at timeline") || strings.Contains(out, "context canceled") || strings.Contains(out, "timeline failed") {
+		t.Errorf("the console does not say the run was aborted from the editor:\n%s", out)
+	}
 }
 
 // TestDAPNoDebug runs the plan to its end with no stop.
@@ -844,14 +849,14 @@ func TestDAPReplayAndFork(t *testing.T) {
 	replay.request("configurationDone", nil)
 	ev := replay.stopped("entry")
 	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
-	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") {
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") || !strings.Contains(replay.console.String(), "⇢ issue reused from run "+id[:12]+"\n") {
 		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
 	}
 
 	fork := newClient(t)
 	fork.start(map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline"})
 	fork.request("configurationDone", nil)
-	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") {
+	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") || !strings.Contains(fork.console.String(), "⇢ issue reused from run "+id[:12]+"\n") || strings.Contains(fork.console.String(), "skipped") {
 		t.Errorf("the fork exits %d; console:\n%s", code, fork.console.String())
 	}
 
