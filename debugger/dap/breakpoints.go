@@ -20,6 +20,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -214,7 +215,11 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 		return
 	}
 	s.marks.replace(s.table, file)
-	lines, prefix, why := s.linesOf(file)
+	plan, prefix, why := s.planOf(file)
+	var lines stepLines
+	if plan != nil {
+		lines = planLines(plan)
+	}
 	length := fileLines(file)
 	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
 	for i, sb := range r.Arguments.Breakpoints {
@@ -232,7 +237,7 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = fmt.Sprintf("no step at or after line %d; put the breakpoint on a step's lines", sb.Line)
 			continue
 		}
-		b, err := s.setEditor(file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
+		b, err := s.setEditor(plan, file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
 		if err != nil {
 			out[i].Message = err.Error()
 			continue
@@ -243,19 +248,19 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
 
-// linesOf is the step map of a file breakpoints are set in, and the prefix
-// its steps' patterns take: none for the launched plan, and for another
-// plan of the project "**/<identifier>/", which stops in every call of it.
-// why says why no line of the file can take a breakpoint.
-func (s *Server) linesOf(file string) (stepLines, string, string) {
+// planOf is the plan of a file breakpoints are set in, and the prefix its
+// steps' patterns take: none for the launched plan, and for another plan
+// of the project "**/<identifier>/", which stops in every call of it. why
+// says why no line of the file can take a breakpoint.
+func (s *Server) planOf(file string) (*plans.Plan, string, string) {
 	if file == s.marks.file {
-		return planLines(s.marks.plan), "", ""
+		return s.marks.plan, "", ""
 	}
 	doc, err := s.ws.Load(file)
 	if err != nil || doc.Plan == nil || doc.Plan.Identifier.Value == "" {
 		return nil, "", fmt.Sprintf("%s is not a plan this run can call: breakpoints go in the launched plan (%s) or a plan it calls", s.ws.DisplayPath(file), s.ws.DisplayPath(s.marks.file))
 	}
-	return planLines(doc.Plan), "**/" + doc.Plan.Identifier.Value + "/", ""
+	return doc.Plan, "**/" + doc.Plan.Identifier.Value + "/", ""
 }
 
 // fileLines counts the lines of file; 0 when it cannot be read.
@@ -268,13 +273,16 @@ func fileLines(file string) int {
 }
 
 // setEditor sets one of the editor's breakpoints with its DAP condition
-// (a gate in the plan's grammar), hit condition and log message (a
-// template; "" for a breakpoint that stops).
-func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, condition, hitCondition, logMessage string) (debugger.Breakpoint, error) {
+// (a gate in the plan's grammar, over plan's steps), hit condition and
+// log message (a template; "" for a breakpoint that stops).
+func (s *Server) setEditor(plan *plans.Plan, set, pattern string, kinds []engine.StopKind, condition, hitCondition, logMessage string) (debugger.Breakpoint, error) {
 	var cond *debugger.Condition
 	if strings.TrimSpace(condition) != "" {
 		c, err := debugger.ParseCondition(condition)
 		if err != nil {
+			return debugger.Breakpoint{}, fmt.Errorf("condition: %w", err)
+		}
+		if err := unknownRoot(plan, c.Value); plan != nil && err != nil {
 			return debugger.Breakpoint{}, fmt.Errorf("condition: %w", err)
 		}
 		cond = c
@@ -308,6 +316,32 @@ func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, conditi
 		s.marks.logs[b.Spec()] = logMessage
 	}
 	return b, nil
+}
+
+// conditionRoots are the roots a condition reads besides the plan's
+// steps: the run's inputs, a map's item, index and accumulator, and the
+// stop.
+var conditionRoots = []string{"input", "item", "index", "accumulator", "stop"}
+
+// unknownRoot refuses a condition that reads a root no stop of plan has,
+// which could never be evaluated: it names the root and the nearest one.
+func unknownRoot(plan *plans.Plan, value string) error {
+	t, err := template.Parse(value)
+	if err != nil {
+		return err
+	}
+	known := slices.Clone(conditionRoots)
+	plans.WalkSteps(plan, func(st *plans.Step) {
+		if st.ID.Value != "" {
+			known = append(known, st.ID.Value)
+		}
+	})
+	for ref := range t.Refs {
+		if root := ref.Root(); !ref.ItemRead && !ref.LoopVar && !slices.Contains(known, root) {
+			return fmt.Errorf("%s reads %s, which is no step of the plan and none of %s, so it could never be evaluated%s", value, root, strings.Join(conditionRoots, ", "), suggest.DidYouMean(root, known))
+		}
+	}
+	return nil
 }
 
 // dapBreakpoint is a table breakpoint as the editor shows it: verified
@@ -427,7 +461,13 @@ func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 		if in.Condition != nil {
 			condition = in.Condition.String()
 		}
-		b, err := s.setEditor(functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition, "")
+		// A pattern that reaches into called plans (**/...) may read
+		// their steps, which the launched plan's do not name.
+		plan := s.marks.plan
+		if strings.HasPrefix(in.Pattern, "**") {
+			plan = nil
+		}
+		b, err := s.setEditor(plan, functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition, "")
 		if err != nil {
 			out[i] = godap.Breakpoint{Message: err.Error()}
 			continue

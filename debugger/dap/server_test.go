@@ -446,6 +446,7 @@ func TestDAPConditionsAndFunctionBreakpoints(t *testing.T) {
 	}
 	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "issue result"}, {"name": "nowhere/at/all"}, {"name": "issue bogus"}, {"name": "timeline", "hitCondition": "x"},
+		{"name": "timeline", "condition": "{{issu.title}} eq x"},
 	}})
 	fbs := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
 	if !fbs[0].Verified || fbs[0].Line != lineOf(t, file, "- id: issue") {
@@ -459,6 +460,9 @@ func TestDAPConditionsAndFunctionBreakpoints(t *testing.T) {
 	}
 	if fbs[3].Verified || !strings.Contains(fbs[3].Message, "hit condition") {
 		t.Errorf("a bad hit condition: %+v", fbs[3])
+	}
+	if fbs[4].Verified || !strings.Contains(fbs[4].Message, "reads issu, which is no step") || !strings.Contains(fbs[4].Message, "did you mean 'issue'") {
+		t.Errorf("a condition that could never be evaluated: %+v", fbs[4])
 	}
 	c.request("configurationDone", nil)
 	expect[*godap.ConfigurationDoneResponse](c)
