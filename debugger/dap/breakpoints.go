@@ -222,6 +222,7 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 	}
 	length := fileLines(file)
 	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
+	lineOfID := map[int]int{}
 	for i, sb := range r.Arguments.Breakpoints {
 		out[i] = godap.Breakpoint{Source: &src, Line: sb.Line}
 		if why != "" {
@@ -237,15 +238,42 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = fmt.Sprintf("no step at or after line %d; put the breakpoint on a step's lines", sb.Line)
 			continue
 		}
+		if kept, ok := s.keptAt(file, sb); ok {
+			// The editor shows a kept breakpoint on its step's line and
+			// sends it back as one of its own: it is the kept one.
+			out[i] = kept
+			continue
+		}
 		b, err := s.setEditor(plan, file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
 		if err != nil {
 			out[i].Message = err.Error()
 			continue
 		}
 		out[i] = s.dapBreakpoint(b, &src, target.line)
+		if first, ok := lineOfID[b.ID]; ok {
+			// An editor takes one id for one breakpoint of its own.
+			out[i] = godap.Breakpoint{Source: &src, Line: sb.Line, Message: fmt.Sprintf("line %d is in the step of line %d, whose breakpoint stops there already", sb.Line, first)}
+			continue
+		}
+		lineOfID[b.ID] = sb.Line
 	}
 	resp := &godap.SetBreakpointsResponse{Body: godap.SetBreakpointsResponseBody{Breakpoints: out}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// keptAt is the kept breakpoint the editor was told of on the line of
+// file that sb names, as the editor sends it back: with no condition, hit
+// condition or log message of its own.
+func (s *Server) keptAt(file string, sb godap.SourceBreakpoint) (godap.Breakpoint, bool) {
+	if file != s.marks.file || sb.Condition != "" || sb.HitCondition != "" || sb.LogMessage != "" {
+		return godap.Breakpoint{}, false
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.announced)) {
+		if kept := s.keptBreakpoint(s.announced[id]); kept.Line == sb.Line && kept.Source != nil {
+			return kept, true
+		}
+	}
+	return godap.Breakpoint{}, false
 }
 
 // planOf is the plan of a file breakpoints are set in, and the prefix its

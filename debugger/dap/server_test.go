@@ -1283,6 +1283,28 @@ func TestDAPKeptBreakpointsFromAnotherWriter(t *testing.T) {
 	if news.Reason != "new" || news.Breakpoint.Id != b.ID || !news.Breakpoint.Verified || news.Breakpoint.Line != lineOf(t, file, "- id: timeline") {
 		t.Errorf("the other writer's breakpoint is announced as %+v, want new, verified, at the timeline step", news)
 	}
+	// The editor sends the kept breakpoint back as a line breakpoint of
+	// its own, beside another on the same step: it stays the kept one,
+	// and no id comes twice.
+	keptLine, issueLine := lineOf(t, file, "- id: timeline"), lineOf(t, file, "- id: issue")
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{{"line": keptLine}, {"line": issueLine}, {"line": issueLine + 1}}})
+	echo := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if echo[0].Id != b.ID || !strings.HasPrefix(echo[0].Message, "kept: ") {
+		t.Errorf("the kept breakpoint sent back is %+v, want kept breakpoint %d", echo[0], b.ID)
+	}
+	if echo[1].Id == 0 || echo[2].Id == echo[1].Id || echo[2].Verified {
+		t.Errorf("two lines of one step answer %+v and %+v, want the second unverified with no id of its own", echo[1], echo[2])
+	}
+	c.srv.mu.Lock()
+	held := c.srv.table.List()
+	c.srv.mu.Unlock()
+	for _, k := range held {
+		if k.Pattern == "timeline" && len(k.Kinds) == 1 && k.Kinds[0] == engine.StopStep {
+			t.Errorf("the kept breakpoint sent back made a step breakpoint of the editor's: %+v", k)
+		}
+	}
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{}})
+	expect[*godap.SetBreakpointsResponse](c)
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
 	ev = c.stopped("breakpoint")
 	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("stop.kind", "watch").Body.Result; got != `"timeline" "result"` {
