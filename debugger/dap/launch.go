@@ -75,7 +75,7 @@ func launchArgumentsError(err error) error {
 // check refuses the arguments that do not go together, saying which.
 func (l launch) check() error {
 	switch {
-	case l.Program == "":
+	case l.Program == "" && l.Replay == "" && l.Fork == "":
 		return errors.New("launch: program is missing: give a plan file or a plan's identifier, as `stepwise debug PLAN` takes it")
 	case l.Replay != "" && l.Fork != "":
 		return errors.New("launch: give replay or fork, not both")
@@ -153,6 +153,12 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 			return fmt.Errorf("launch: no cwd given and the adapter's own is unknown: %w", err)
 		}
 		l.Cwd = wd
+	}
+	if l.Program == "" {
+		// A replay or a fork reruns the plan its record ran.
+		if l.Program, err = recordedPlan(ctx, l); err != nil {
+			return err
+		}
 	}
 	if l.Script != "" && !filepath.IsAbs(l.Script) {
 		l.Script = filepath.Join(l.Cwd, l.Script)
@@ -244,7 +250,7 @@ func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debug
 		return nil, err
 	}
 	if want := doc.Plan.Identifier.Value; rec.Run.Plan != want {
-		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s's plan file as program", id, rec.Run.Plan, want, id)
+		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s as program, or leave program out to rerun the plan the run ran", id, rec.Run.Plan, want, rec.Run.Plan)
 	}
 	l.Inputs = rec.Inputs()
 	s.rerunOf = rec.Run.ID
@@ -274,6 +280,21 @@ func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debug
 	}
 	s.verdict = func(res *engine.Result) (string, bool) { return forkVerdict(forked(res)), true }
 	return session, nil
+}
+
+// recordedPlan is the identifier of the plan the run a replay or a fork
+// names ran, read from cwd's project.
+func recordedPlan(ctx context.Context, l launch) (string, error) {
+	ws, err := workspace.Open(l.Cwd, workspace.Options{})
+	if err != nil {
+		return "", fmt.Errorf("launch: %w", err)
+	}
+	defer ws.Close()
+	rec, err := ws.Recording(ctx, l.Replay+l.Fork)
+	if err != nil {
+		return "", fmt.Errorf("launch: %w", err)
+	}
+	return rec.Run.Plan, nil
 }
 
 // replayVerdict says how a replay compares with its record, and whether

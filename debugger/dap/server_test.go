@@ -849,7 +849,8 @@ func TestDAPReplayAndFork(t *testing.T) {
 	id := runs[0].ID
 
 	replay := newClient(t)
-	replay.start(map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "stopOnEntry": true})
+	// The run decides the plan: program may be left out.
+	replay.start(map[string]any{"cwd": dir, "replay": id, "stopOnEntry": true})
 	replay.request("configurationDone", nil)
 	ev := replay.stopped("entry")
 	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
@@ -873,7 +874,7 @@ func TestDAPReplayAndFork(t *testing.T) {
 		want string
 	}{
 		{"an unknown run", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": "ffffffffffff"}, "ffffffffffff"},
-		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline"},
+		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline, not of triage_queue; launch issue_timeline as program"},
 		{"a fork from nowhere", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "nowhere"}, "from nowhere"},
 		{"a fork without from", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id}, "a fork needs from"},
 		{"a fork's set off what the step gives", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline", "set": map[string]any{"issue": map[string]any{"post": "yes"}}}, "set issue: issue gave an object with assignee, comments"},
