@@ -249,6 +249,9 @@ func (s *Server) scopeParts() []scopePart {
 		if snap.Ask != nil {
 			m["ask"] = snap.Ask.Prompt
 		}
+		if answer, ok := s.recordedAnswer(snap); ok {
+			m["recorded_answer"] = answer
+		}
 	}
 	return []scopePart{{"Stop", stop, "stop"}, {"Model", modelValues(snap), inputPath}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}}
 }

@@ -410,11 +410,23 @@ func (s *Server) stopped(st debugger.State) {
 	}
 	if snap.Ask != nil {
 		body.Text = snap.Ask.Prompt + " (answer JSON or decline in the debug console)"
+		if answer, ok := s.recordedAnswer(snap); ok {
+			body.Text += "; the record answered " + engine.JSONText(answer) + ", which continue gives again"
+		}
 	}
 	if snap.Breakpoint != nil {
 		body.HitBreakpointIds = []int{snap.Breakpoint.ID}
 	}
 	s.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+}
+
+// recordedAnswer is the answer a replay's record gave the ask at snap,
+// which the replay gives again when it is let go on.
+func (s *Server) recordedAnswer(snap *debugger.Snapshot) (any, bool) {
+	if s.launch == nil || s.launch.Replay == "" || snap.Ask == nil || snap.Prefill == nil {
+		return nil, false
+	}
+	return snap.Prefill, true
 }
 
 // announceThreads sends a thread event for each thread that started or

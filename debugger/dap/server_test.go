@@ -824,6 +824,34 @@ func TestDAPAsk(t *testing.T) {
 	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning Priya") != 1 {
 		t.Errorf("exit %d; console:\n%s", code, c.console.String())
 	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+
+	// A replay's ask stop shows the answer its record gave.
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ws.Runs(context.Background(), record.RunFilter{})
+	ws.Close()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	replay := newClient(t)
+	replay.start(map[string]any{"cwd": dir, "replay": runs[0].ID})
+	replay.request("configurationDone", nil)
+	ev = replay.stopped("exception")
+	if !strings.Contains(ev.Text, `the record answered {"post":false}`) {
+		t.Errorf("the replay's ask stop says %q, want the recorded answer", ev.Text)
+	}
+	stop := replay.variablesOf(replay.scopesOf(ev.ThreadId)["Stop"].VariablesReference)
+	if got := replay.variablesOf(stop["recorded_answer"].VariablesReference)["post"].Value; got != "false" {
+		t.Errorf("the Stop scope's recorded answer reads post %s", got)
+	}
+	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 {
+		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
+	}
 }
 
 // TestDAPReplayAndFork: a recorded run is replayed, and forked, under the
