@@ -36,6 +36,10 @@ type Breakpoint struct {
 	// names the nearest pattern that would (Shapes.Unmatched); empty when
 	// one can, or when it was listed without the plan.
 	Unmatched string `json:"unmatched,omitempty"`
+	// Transient says the breakpoint lives in this table alone and is never
+	// kept in its file: an editor's, which the editor sends again in its
+	// next session, so that one that dies leaves none of its own behind.
+	Transient bool `json:"transient,omitempty"`
 
 	compiled path.Pattern
 }

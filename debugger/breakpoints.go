@@ -58,6 +58,24 @@ func (t *Breakpoints) Set(pattern string, kinds []engine.StopKind, cond *Conditi
 	return *b, err
 }
 
+// SetTransient adds a breakpoint that the table holds but never keeps in
+// its file (Breakpoint.Transient), and returns it. Setting one that is
+// already set, kept or not, returns that one.
+func (t *Breakpoints) SetTransient(pattern string, kinds []engine.StopKind, cond *Condition) (Breakpoint, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	spec := Breakpoint{Pattern: pattern, Kinds: kinds, Condition: cond}.Spec()
+	had := slices.ContainsFunc(t.list, func(b *Breakpoint) bool { return b.Spec() == spec })
+	b, err := t.setLocked(0, pattern, kinds, cond)
+	if err != nil {
+		return Breakpoint{}, err
+	}
+	if !had {
+		b.Transient = true
+	}
+	return *b, nil
+}
+
 // setLocked adds a breakpoint under id, or the next free id when id is 0
 // or taken.
 func (t *Breakpoints) setLocked(id int, pattern string, kinds []engine.StopKind, cond *Condition) (*Breakpoint, error) {

@@ -97,6 +97,49 @@ func TestBreakpointsMerge(t *testing.T) {
 	}
 }
 
+// TestBreakpointsTransient: an editor's breakpoints are held by the table
+// and never reach its file, whatever the table keeps meanwhile; one whose
+// id another writer gives a kept breakpoint is numbered anew, and one the
+// other keeps too is the kept one.
+func TestBreakpointsTransient(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p.json")
+	editor := openTable(t, file)
+	editor.Set("E0", nil, nil)
+	mine, err := editor.SetTransient("E1", []engine.StopKind{engine.StopRound}, nil)
+	if err != nil || !mine.Transient || mine.ID != 2 {
+		t.Fatalf("SetTransient gave %+v, %v; want transient breakpoint 2", mine, err)
+	}
+	if again, _ := editor.SetTransient("E0", nil, nil); again.Transient || again.ID != 1 {
+		t.Errorf("a transient set of a kept breakpoint gave %+v, want kept breakpoint 1", again)
+	}
+	editor.Set("E2", nil, nil) // a kept change writes the file
+	if got, want := specs(openTable(t, file)), []string{"1 E0", "3 E2"}; !slices.Equal(got, want) {
+		t.Errorf("the file holds %q, want %q", got, want)
+	}
+	other := openTable(t, file)
+	other.Set("E5", nil, nil) // id 4 on disk
+	editor.SetTransient("E4", nil, nil)
+	// The editor's E4 took 4 too, before the refresh.
+	if err := editor.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 E0", "2 E1 round", "3 E2", "4 E5", "5 E4"}
+	if got := specs(editor); !slices.Equal(got, want) {
+		t.Errorf("refreshed, the editor's table holds %q, want %q", got, want)
+	}
+	other.Refresh()
+	other.Set("E1", []engine.StopKind{engine.StopRound}, nil)
+	editor.Refresh()
+	for _, b := range editor.List() {
+		if b.Spec() == "E1 round" && b.Transient {
+			t.Errorf("E1 round, kept by the other writer, is still transient: %+v", b)
+		}
+	}
+	if got := specs(openTable(t, file)); slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "E4") }) {
+		t.Errorf("a transient breakpoint reached the file: %q", got)
+	}
+}
+
 // TestBreakpointsBadFile checks that a kept file that cannot be read says
 // where and how to get past it, and that an edit the file cannot take
 // still holds, with a warning.

@@ -2,7 +2,9 @@ package debugger
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -141,11 +143,60 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 		if !HasStep(p, opts.Catalog, s.Path) {
 			return nil, opts, &ForkSpecError{Set: true, Pattern: s.Path, Reason: "the plan has no step there"}
 		}
+		if why := rec.setMisfit(p, opts.Catalog, s, pat); why != "" {
+			return nil, opts, &ForkSpecError{Set: true, Pattern: s.Path, Reason: why}
+		}
 		f.sets = append(f.sets, compiledSet{ForkSet: s, pattern: pat})
 	}
 	opts.Hook = engine.Hooks(f.hook, opts.Hook)
 	opts.Parent, opts.Made = rec.Run.ID, engine.MadeFork
 	return f, opts, nil
+}
+
+// setMisfit says why a set's value cannot stand for what the steps it
+// names give, "" when it can: it must fit the step's result schema (an
+// agent's whole result, a tool's declared output) where one applies, and
+// else, for a step, have every field it gave in the record, since the
+// steps after it read them.
+func (rec *Recording) setMisfit(p *plans.Plan, catalog *tools.Catalog, s ForkSet, pat path.Pattern) string {
+	for _, q := range rec.order {
+		st := rec.steps[q]
+		if !pat.Match(q) || st == nil {
+			continue
+		}
+		if raw := ResultSchema(p, catalog, q); raw != nil {
+			compiled, err := plans.CompileSchema(raw)
+			if err != nil {
+				return ""
+			}
+			var problems []string
+			for _, v := range (&plans.Schema{Raw: raw, Compiled: compiled}).Check(s.Value) {
+				problems = append(problems, v.String())
+			}
+			if len(problems) > 0 {
+				return fmt.Sprintf("the value does not fit the result schema of %s: %s", q, strings.Join(problems, "; "))
+			}
+			return ""
+		}
+		var gave map[string]any
+		if path.KindOf(q) == path.KindItem || json.Unmarshal(st.Result, &gave) != nil || gave == nil {
+			// A map item's result is an element of the map's, which no
+			// step reads by its fields.
+			continue
+		}
+		set, _ := s.Value.(map[string]any)
+		var missing []string
+		for _, k := range slices.Sorted(maps.Keys(gave)) {
+			if _, ok := set[k]; !ok {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("%s gave an object with %s (run %s's: %s); the value set lacks %s", q, strings.Join(slices.Sorted(maps.Keys(gave)), ", "), rec.Run.ID, string(st.Result), strings.Join(missing, ", "))
+		}
+		return ""
+	}
+	return ""
 }
 
 // ForkPoint is where a fork from pattern starts (ForkResult.From): the

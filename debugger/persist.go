@@ -103,22 +103,27 @@ func (t *Breakpoints) keepLocked() error {
 	return nil
 }
 
-// keptForm is the table as its file keeps it.
+// keptForm is the table as its file keeps it: its transient breakpoints
+// left out.
 func (t *Breakpoints) keptForm() []keptBreakpoint {
-	out := make([]keptBreakpoint, len(t.list))
-	for i, b := range t.list {
-		out[i] = keptBreakpoint{ID: b.ID, Pattern: b.Pattern, Kinds: b.Kinds, Condition: b.Condition, Enabled: b.Enabled}
+	out := make([]keptBreakpoint, 0, len(t.list))
+	for _, b := range t.list {
+		if !b.Transient {
+			out = append(out, keptBreakpoint{ID: b.ID, Pattern: b.Pattern, Kinds: b.Kinds, Condition: b.Condition, Enabled: b.Enabled})
+		}
 	}
 	return out
 }
 
-// adopt makes the table hold kept, reusing the compiled breakpoints that
-// did not change.
+// adopt makes the table hold kept and its transient breakpoints, reusing
+// the compiled breakpoints that did not change. A transient one another
+// writer has kept since is the kept one now; one whose id another writer
+// gave a kept one is numbered anew (its holder finds it by its spec).
 func (t *Breakpoints) adopt(kept []keptBreakpoint) {
 	list := make([]*Breakpoint, 0, len(kept))
 	for _, k := range kept {
 		i := slices.IndexFunc(t.list, func(b *Breakpoint) bool {
-			return b.ID == k.ID && b.Enabled == k.Enabled && b.Spec() == k.spec()
+			return !b.Transient && b.ID == k.ID && b.Enabled == k.Enabled && b.Spec() == k.spec()
 		})
 		if i >= 0 {
 			list = append(list, t.list[i])
@@ -130,10 +135,24 @@ func (t *Breakpoints) adopt(kept []keptBreakpoint) {
 		b.Enabled = k.Enabled
 		list = append(list, b)
 	}
-	t.list = list
 	for _, b := range list {
 		t.nextID = max(t.nextID, b.ID)
 	}
+	for _, b := range t.list {
+		if !b.Transient || slices.ContainsFunc(list, func(k *Breakpoint) bool { return k.Spec() == b.Spec() }) {
+			continue
+		}
+		if slices.ContainsFunc(list, func(k *Breakpoint) bool { return k.ID == b.ID }) {
+			// Handed out by value: renumbered as a copy.
+			moved := *b
+			moved.ID = t.nextID + 1
+			b = &moved
+		}
+		t.nextID = max(t.nextID, b.ID)
+		list = append(list, b)
+	}
+	slices.SortStableFunc(list, func(a, b *Breakpoint) int { return a.ID - b.ID })
+	t.list = list
 }
 
 // mergeKept merges two writers' changes: mine changed base into mine; the

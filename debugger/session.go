@@ -242,27 +242,9 @@ var ErrRunning = errors.New("the run is running; pause holds it at its next stop
 // reply), or an answer that does not fit the ask's schema, is refused with
 // an error, and the run stays where it is.
 func (s *Session) Do(cmd Command) (State, error) {
-	var until *path.Pattern
-	if cmd.Until != "" {
-		p, err := path.Compile(cmd.Until)
-		if err != nil {
-			return State{}, fmt.Errorf("until %s: %w", cmd.Until, err)
-		}
-		until = &p
-	}
 	s.mu.Lock()
-	cur := s.current
-	if cur == nil {
-		s.mu.Unlock()
-		if s.finished {
-			return State{}, errors.New("the run has finished")
-		}
-		return State{}, ErrRunning
-	}
-	if cmd.Decision.Action == engine.Proceed && cur.set != nil {
-		cmd.Decision = *cur.set
-	}
-	if err := s.check(cur, cmd.Decision); err != nil {
+	until, cur, err := s.acceptLocked(&cmd)
+	if err != nil {
 		s.mu.Unlock()
 		return State{}, err
 	}
@@ -296,6 +278,44 @@ func (s *Session) Do(cmd Command) (State, error) {
 		decide(p, d)
 	}
 	return <-s.states, nil
+}
+
+// Check reports whether Do would take cmd at the current stop, without
+// carrying it out: a front end that answers a command before the run
+// comes to its next stop refuses it first.
+func (s *Session) Check(cmd Command) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _, err := s.acceptLocked(&cmd)
+	return err
+}
+
+// acceptLocked checks cmd against the current stop, the one it acts on,
+// and returns its until pattern compiled and that stop; a Proceed becomes
+// the decision set at the stop. It is called with mu held.
+func (s *Session) acceptLocked(cmd *Command) (*path.Pattern, *held, error) {
+	var until *path.Pattern
+	if cmd.Until != "" {
+		p, err := path.Compile(cmd.Until)
+		if err != nil {
+			return nil, nil, fmt.Errorf("until %s: %w", cmd.Until, err)
+		}
+		until = &p
+	}
+	cur := s.current
+	if cur == nil {
+		if s.finished {
+			return nil, nil, errors.New("the run has finished")
+		}
+		return nil, nil, ErrRunning
+	}
+	if cmd.Decision.Action == engine.Proceed && cur.set != nil {
+		cmd.Decision = *cur.set
+	}
+	if err := s.check(cur, cmd.Decision); err != nil {
+		return nil, nil, err
+	}
+	return until, cur, nil
 }
 
 // Set gives the current stop a decision that changes what happens there
@@ -370,7 +390,7 @@ func (s *Session) accepts(st *engine.Stop, d engine.Decision) error {
 	}
 	if d.Action == engine.Inject || d.Action == engine.Replace || d.Action == engine.Answer {
 		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
-			return nil // a model reply, in its own shape
+			return checkReply(st, d.Value)
 		}
 		if problems := expect(st, s.catalog).check(d.Value); problems != "" {
 			return fmt.Errorf("the value does not fit the schema that applies here: %s", problems)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"net"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +26,11 @@ func newDAPCommand(s *streams) *cobra.Command {
 		Args: exactArgs(0, "no arguments (the plan comes in the launch request)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listen == "" {
+				// An editor that dies leaves the adapter's stdout a broken
+				// pipe, whose SIGPIPE would kill the adapter before it
+				// aborts and records the run: the write fails instead, and
+				// the end of stdin ends the session as a disconnect does.
+				signal.Ignore(syscall.SIGPIPE)
 				return dap.NewServer(s.in, s.out).Serve(cmd.Context())
 			}
 			host, _, err := net.SplitHostPort(listen)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,82 @@ func TestDAPReferenceClient(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the reference client failed (%v):\n%s", err, out)
+	}
+}
+
+// TestDAPEditorKilled: an editor killed while the run is held leaves the
+// adapter a closed stdin and a broken stdout. The adapter, the built
+// binary, aborts the run and records it aborted (not cut short by its own
+// death), and the editor's breakpoint never reaches the plan's kept file.
+func TestDAPEditorKilled(t *testing.T) {
+	exe := stepwiseBinary(t)
+	dir := t.TempDir()
+	if err := examples.WriteProject(dir, exe); err != nil {
+		t.Fatal(err)
+	}
+	isolate(t, dir)
+	cmd := exec.Command(exe, "dap")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	in := bufio.NewReader(stdout)
+	seq := 0
+	send := func(command, args string) {
+		seq++
+		msg := `{"seq":` + strconv.Itoa(seq) + `,"type":"request","command":"` + command + `","arguments":` + args + `}`
+		if err := godap.WriteBaseMessage(stdin, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until := func(done func(godap.Message) bool) {
+		t.Helper()
+		for {
+			m, err := godap.ReadProtocolMessage(in)
+			if err != nil {
+				t.Fatalf("reading the adapter: %v", err)
+			}
+			if e, ok := m.(*godap.ErrorResponse); ok {
+				t.Fatalf("%s failed: %s", e.Command, e.Message)
+			}
+			if done(m) {
+				return
+			}
+		}
+	}
+	send("initialize", `{"adapterID":"stepwise"}`)
+	send("launch", `{"program":"triage_queue","stopOnEntry":true,"inputs":{"on_call":"Priya"}}`)
+	until(func(m godap.Message) bool { _, ok := m.(*godap.InitializedEvent); return ok })
+	send("setFunctionBreakpoints", `{"breakpoints":[{"name":"E1/do.*/agent.2 round"}]}`)
+	send("configurationDone", `{}`)
+	until(func(m godap.Message) bool { _, ok := m.(*godap.StoppedEvent); return ok })
+	// The editor dies: both its ends of the pipes close at once.
+	stdout.Close()
+	stdin.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if ee, ok := err.(*exec.ExitError); ok && !ee.Exited() {
+			t.Errorf("stepwise dap was killed (%v) when its editor went, before it could abort the run", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("stepwise dap did not end when its editor went")
+	}
+	kept, _ := os.ReadFile(filepath.Join(dir, ".stepwise", "breakpoints", "triage_queue.json"))
+	if strings.Contains(string(kept), "agent.2") {
+		t.Errorf("the editor's breakpoint was kept in the plan's file:\n%s", kept)
+	}
+	out, _, _ := runCLI(t, "runs", "--json")
+	if !strings.Contains(out, `"status": "aborted"`) || strings.Contains(out, "interrupted") {
+		t.Errorf("the run is not recorded aborted:\n%s", out)
 	}
 }

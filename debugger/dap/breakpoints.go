@@ -20,6 +20,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	paths "github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -34,42 +35,47 @@ const (
 const functionSet = ""
 
 // editorMarks are the breakpoints the editor set, in the plan's table
-// beside the kept ones: DAP replaces a whole set (a file's lines, or the
-// function breakpoints) on every request, so each set remembers the table
-// ids it added, and only those are cleared when the editor replaces it.
-// A breakpoint the editor sets that the table has already (a kept one)
-// stays the table's.
+// beside the kept ones but never kept in its file (transient), so that an
+// editor that dies leaves none behind: DAP replaces a whole set (a file's
+// lines, or the function breakpoints) on every request, so each set
+// remembers the specs it added, and only those are cleared when the editor
+// replaces it. A breakpoint the editor sets that the table has already (a
+// kept one) stays the table's. Marks go by spec, as the table may number a
+// transient breakpoint anew when another writer keeps one under its id.
 type editorMarks struct {
 	plan      *plans.Plan
 	file      string // the launched plan's, absolute
-	sets      map[string][]int
-	functions map[int]bool
+	sets      map[string][]string
+	functions map[string]bool
 
 	// ruleMu guards rules and logs, which the run's goroutines read at
 	// its stops (Server.breakpointRule) while the editor changes them.
 	ruleMu sync.Mutex
-	// rules are the hit conditions of the editor's breakpoints, by table
-	// id; the adapter applies them, counting the stops each breakpoint
-	// made.
-	rules map[int]hitRule
-	// logs are the messages of the editor's logpoints, by table id:
-	// templates rendered at the stop and printed, the run going on.
-	logs map[int]string
+	// rules are the hit conditions of the editor's breakpoints, by spec;
+	// the adapter applies them, counting the stops each breakpoint made.
+	rules map[string]hitRule
+	// logs are the messages of the editor's logpoints, by spec: templates
+	// rendered at the stop and printed, the run going on.
+	logs map[string]string
 }
 
 func newEditorMarks() *editorMarks {
-	return &editorMarks{sets: map[string][]int{}, rules: map[int]hitRule{}, logs: map[int]string{}, functions: map[int]bool{}}
+	return &editorMarks{sets: map[string][]string{}, rules: map[string]hitRule{}, logs: map[string]string{}, functions: map[string]bool{}}
 }
 
 // replace clears the set's breakpoints the editor added before.
 func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	for _, id := range m.sets[set] {
-		_ = table.Clear(id)
-		delete(m.rules, id)
-		delete(m.logs, id)
-		delete(m.functions, id)
+	for _, b := range table.List() {
+		if b.Transient && slices.Contains(m.sets[set], b.Spec()) {
+			_ = table.Clear(b.ID)
+		}
+	}
+	for _, spec := range m.sets[set] {
+		delete(m.rules, spec)
+		delete(m.logs, spec)
+		delete(m.functions, spec)
 	}
 	delete(m.sets, set)
 }
@@ -78,21 +84,16 @@ func (m *editorMarks) replace(table *debugger.Breakpoints, set string) {
 // the set's: the set's to clear, and to give a hit condition and a log
 // message, only when the table did not have it already.
 func (m *editorMarks) add(table *debugger.Breakpoints, set, pattern string, kinds []engine.StopKind, cond *debugger.Condition) (debugger.Breakpoint, bool, error) {
-	had := map[int]bool{}
-	for _, b := range table.List() {
-		had[b.ID] = true
-	}
-	b, err := table.Set(pattern, kinds, cond)
-	if err != nil || had[b.ID] {
+	b, err := table.SetTransient(pattern, kinds, cond)
+	if err != nil || !b.Transient || m.owns(b) {
 		return b, false, err
 	}
-	m.sets[set] = append(m.sets[set], b.ID)
+	m.sets[set] = append(m.sets[set], b.Spec())
 	return b, true, nil
 }
 
 // forget clears every breakpoint the editor set, as the session ends: they
-// are the editor's, which sends them again next session, and the plan's
-// kept table keeps only its own.
+// are the editor's, which sends them again next session.
 func (m *editorMarks) forget(table *debugger.Breakpoints) {
 	if table == nil {
 		return
@@ -102,19 +103,20 @@ func (m *editorMarks) forget(table *debugger.Breakpoints) {
 	}
 }
 
-// hit counts a stop made by breakpoint id and reports whether its hit
+// hit counts a stop made by breakpoint b and reports whether its hit
 // condition (none: always) is met, and the message it logs there when
 // it is a logpoint.
-func (m *editorMarks) hit(id int) (met bool, log string) {
+func (m *editorMarks) hit(b debugger.Breakpoint) (met bool, log string) {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	log = m.logs[id]
-	r, ok := m.rules[id]
+	spec := b.Spec()
+	log = m.logs[spec]
+	r, ok := m.rules[spec]
 	if !ok {
 		return true, log
 	}
 	r.count++
-	m.rules[id] = r
+	m.rules[spec] = r
 	return r.met(), log
 }
 
@@ -122,9 +124,9 @@ func (m *editorMarks) hit(id int) (met bool, log string) {
 func (m *editorMarks) rerun() {
 	m.ruleMu.Lock()
 	defer m.ruleMu.Unlock()
-	for id, r := range m.rules {
+	for spec, r := range m.rules {
 		r.count = 0
-		m.rules[id] = r
+		m.rules[spec] = r
 	}
 }
 
@@ -134,7 +136,7 @@ func (m *editorMarks) rerun() {
 // run goes on as it went (a step in progress still stops where it
 // would).
 func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bool {
-	met, log := s.marks.hit(b.ID)
+	met, log := s.marks.hit(b)
 	if !met {
 		return false
 	}
@@ -149,12 +151,15 @@ func (s *Server) breakpointRule(b debugger.Breakpoint, at *debugger.Snapshot) bo
 	return false
 }
 
-func (m *editorMarks) isFunction(id int) bool { return m.functions[id] }
+func (m *editorMarks) isFunction(b debugger.Breakpoint) bool { return m.functions[b.Spec()] }
 
-// owns reports whether breakpoint id is one the editor set.
-func (m *editorMarks) owns(id int) bool {
-	for _, ids := range m.sets {
-		if slices.Contains(ids, id) {
+// owns reports whether breakpoint b is one the editor set.
+func (m *editorMarks) owns(b debugger.Breakpoint) bool {
+	if !b.Transient {
+		return false
+	}
+	for _, specs := range m.sets {
+		if slices.Contains(specs, b.Spec()) {
 			return true
 		}
 	}
@@ -210,9 +215,14 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 		return
 	}
 	s.marks.replace(s.table, file)
-	lines, prefix, why := s.linesOf(file)
+	plan, prefix, why := s.planOf(file)
+	var lines stepLines
+	if plan != nil {
+		lines = planLines(plan)
+	}
 	length := fileLines(file)
 	out := make([]godap.Breakpoint, len(r.Arguments.Breakpoints))
+	lineOfID := map[int]int{}
 	for i, sb := range r.Arguments.Breakpoints {
 		out[i] = godap.Breakpoint{Source: &src, Line: sb.Line}
 		if why != "" {
@@ -228,30 +238,57 @@ func (s *Server) onSetBreakpoints(r *godap.SetBreakpointsRequest) {
 			out[i].Message = fmt.Sprintf("no step at or after line %d; put the breakpoint on a step's lines", sb.Line)
 			continue
 		}
-		b, err := s.setEditor(file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
+		if kept, ok := s.keptAt(file, sb); ok {
+			// The editor shows a kept breakpoint on its step's line and
+			// sends it back as one of its own: it is the kept one.
+			out[i] = kept
+			continue
+		}
+		b, err := s.setEditor(plan, file, prefix+target.pattern, []engine.StopKind{engine.StopStep}, sb.Condition, sb.HitCondition, sb.LogMessage)
 		if err != nil {
 			out[i].Message = err.Error()
 			continue
 		}
 		out[i] = s.dapBreakpoint(b, &src, target.line)
+		if first, ok := lineOfID[b.ID]; ok {
+			// An editor takes one id for one breakpoint of its own.
+			out[i] = godap.Breakpoint{Source: &src, Line: sb.Line, Message: fmt.Sprintf("line %d is in the step of line %d, whose breakpoint stops there already", sb.Line, first)}
+			continue
+		}
+		lineOfID[b.ID] = sb.Line
 	}
 	resp := &godap.SetBreakpointsResponse{Body: godap.SetBreakpointsResponseBody{Breakpoints: out}}
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
 
-// linesOf is the step map of a file breakpoints are set in, and the prefix
-// its steps' patterns take: none for the launched plan, and for another
-// plan of the project "**/<identifier>/", which stops in every call of it.
-// why says why no line of the file can take a breakpoint.
-func (s *Server) linesOf(file string) (stepLines, string, string) {
+// keptAt is the kept breakpoint the editor was told of on the line of
+// file that sb names, as the editor sends it back: with no condition, hit
+// condition or log message of its own.
+func (s *Server) keptAt(file string, sb godap.SourceBreakpoint) (godap.Breakpoint, bool) {
+	if file != s.marks.file || sb.Condition != "" || sb.HitCondition != "" || sb.LogMessage != "" {
+		return godap.Breakpoint{}, false
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.announced)) {
+		if kept := s.keptBreakpoint(s.announced[id]); kept.Line == sb.Line && kept.Source != nil {
+			return kept, true
+		}
+	}
+	return godap.Breakpoint{}, false
+}
+
+// planOf is the plan of a file breakpoints are set in, and the prefix its
+// steps' patterns take: none for the launched plan, and for another plan
+// of the project "**/<identifier>/", which stops in every call of it. why
+// says why no line of the file can take a breakpoint.
+func (s *Server) planOf(file string) (*plans.Plan, string, string) {
 	if file == s.marks.file {
-		return planLines(s.marks.plan), "", ""
+		return s.marks.plan, "", ""
 	}
 	doc, err := s.ws.Load(file)
 	if err != nil || doc.Plan == nil || doc.Plan.Identifier.Value == "" {
 		return nil, "", fmt.Sprintf("%s is not a plan this run can call: breakpoints go in the launched plan (%s) or a plan it calls", s.ws.DisplayPath(file), s.ws.DisplayPath(s.marks.file))
 	}
-	return planLines(doc.Plan), "**/" + doc.Plan.Identifier.Value + "/", ""
+	return doc.Plan, "**/" + doc.Plan.Identifier.Value + "/", ""
 }
 
 // fileLines counts the lines of file; 0 when it cannot be read.
@@ -264,13 +301,16 @@ func fileLines(file string) int {
 }
 
 // setEditor sets one of the editor's breakpoints with its DAP condition
-// (a gate in the plan's grammar), hit condition and log message (a
-// template; "" for a breakpoint that stops).
-func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, condition, hitCondition, logMessage string) (debugger.Breakpoint, error) {
+// (a gate in the plan's grammar, over plan's steps), hit condition and
+// log message (a template; "" for a breakpoint that stops).
+func (s *Server) setEditor(plan *plans.Plan, set, pattern string, kinds []engine.StopKind, condition, hitCondition, logMessage string) (debugger.Breakpoint, error) {
 	var cond *debugger.Condition
 	if strings.TrimSpace(condition) != "" {
 		c, err := debugger.ParseCondition(condition)
 		if err != nil {
+			return debugger.Breakpoint{}, fmt.Errorf("condition: %w", err)
+		}
+		if err := unknownRoot(plan, c.Value); plan != nil && err != nil {
 			return debugger.Breakpoint{}, fmt.Errorf("condition: %w", err)
 		}
 		cond = c
@@ -298,12 +338,38 @@ func (s *Server) setEditor(set, pattern string, kinds []engine.StopKind, conditi
 	s.marks.ruleMu.Lock()
 	defer s.marks.ruleMu.Unlock()
 	if rule != nil {
-		s.marks.rules[b.ID] = *rule
+		s.marks.rules[b.Spec()] = *rule
 	}
 	if strings.TrimSpace(logMessage) != "" {
-		s.marks.logs[b.ID] = logMessage
+		s.marks.logs[b.Spec()] = logMessage
 	}
 	return b, nil
+}
+
+// conditionRoots are the roots a condition reads besides the plan's
+// steps: the run's inputs, a map's item, index and accumulator, and the
+// stop.
+var conditionRoots = []string{"input", "item", "index", "accumulator", "stop"}
+
+// unknownRoot refuses a condition that reads a root no stop of plan has,
+// which could never be evaluated: it names the root and the nearest one.
+func unknownRoot(plan *plans.Plan, value string) error {
+	t, err := template.Parse(value)
+	if err != nil {
+		return err
+	}
+	known := slices.Clone(conditionRoots)
+	plans.WalkSteps(plan, func(st *plans.Step) {
+		if st.ID.Value != "" {
+			known = append(known, st.ID.Value)
+		}
+	})
+	for ref := range t.Refs {
+		if root := ref.Root(); !ref.ItemRead && !ref.LoopVar && !slices.Contains(known, root) {
+			return fmt.Errorf("%s reads %s, which is no step of the plan and none of %s, so it could never be evaluated%s", value, root, strings.Join(conditionRoots, ", "), suggest.DidYouMean(root, known))
+		}
+	}
+	return nil
 }
 
 // dapBreakpoint is a table breakpoint as the editor shows it: verified
@@ -361,7 +427,7 @@ func (s *Server) announceKept() {
 	}
 	now := map[int]debugger.Breakpoint{}
 	for _, b := range s.session.Breakpoints() {
-		if !s.marks.owns(b.ID) {
+		if !s.marks.owns(b) {
 			now[b.ID] = b
 		}
 	}
@@ -392,9 +458,9 @@ func (s *Server) sendBreakpointEvent(reason string, b godap.Breakpoint) {
 func (s *Server) keptBreakpoint(b debugger.Breakpoint) godap.Breakpoint {
 	var src *godap.Source
 	line := 0
-	if l, ok := planLines(s.marks.plan).of(b.Pattern); ok {
+	if m, ok := planLines(s.marks.plan).of(b.Pattern); ok {
 		src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
-		line = l
+		line = m.line
 	}
 	out := s.dapBreakpoint(b, src, line)
 	out.Message = "kept: " + out.Message
@@ -423,18 +489,24 @@ func (s *Server) onSetFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest
 		if in.Condition != nil {
 			condition = in.Condition.String()
 		}
-		b, err := s.setEditor(functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition, "")
+		// A pattern that reaches into called plans (**/...) may read
+		// their steps, which the launched plan's do not name.
+		plan := s.marks.plan
+		if strings.HasPrefix(in.Pattern, "**") {
+			plan = nil
+		}
+		b, err := s.setEditor(plan, functionSet, in.Pattern, in.Kinds, condition, fb.HitCondition, "")
 		if err != nil {
 			out[i] = godap.Breakpoint{Message: err.Error()}
 			continue
 		}
-		s.marks.functions[b.ID] = true
+		s.marks.functions[b.Spec()] = true
 		var src *godap.Source
-		line, ok := planLines(s.marks.plan).of(in.Pattern)
+		m, ok := planLines(s.marks.plan).of(in.Pattern)
 		if ok {
 			src = &godap.Source{Name: filepath.Base(s.marks.file), Path: s.marks.file}
 		}
-		out[i] = s.dapBreakpoint(b, src, line)
+		out[i] = s.dapBreakpoint(b, src, m.line)
 	}
 	resp := &godap.SetFunctionBreakpointsResponse{Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}}
 	s.send(reply(&r.Request, resp, &resp.Response))
@@ -467,7 +539,7 @@ func (s *Server) onSetExceptionBreakpoints(r *godap.SetExceptionBreakpointsReque
 type stepLines []lineMark
 
 type lineMark struct {
-	line int
+	line, col int
 	// pattern is the step's static path, the breakpoint pattern every run
 	// of it matches; "" for a part that is no step.
 	pattern string
@@ -476,10 +548,10 @@ type lineMark struct {
 func planLines(p *plans.Plan) stepLines {
 	var marks stepLines
 	plans.WalkSteps(p, func(st *plans.Step) {
-		marks = append(marks, lineMark{line: st.Pos.Line, pattern: st.Path})
+		marks = append(marks, lineMark{line: st.Pos.Line, col: st.Pos.Col, pattern: st.Path})
 	})
 	if p.Solver != nil {
-		marks = append(marks, lineMark{line: p.Solver.Pos.Line, pattern: "solver"})
+		marks = append(marks, lineMark{line: p.Solver.Pos.Line, col: p.Solver.Pos.Col, pattern: "solver"})
 	}
 	if p.InputSchema != nil {
 		marks = append(marks, lineMark{line: p.InputSchema.Pos.Line})
@@ -506,18 +578,18 @@ func (ls stepLines) at(line int) (lineMark, bool) {
 	return lineMark{}, false
 }
 
-// of is the line of the step a path or pattern names (a run-time path's
+// of is the place of the step a path or pattern names (a run-time path's
 // items are the static path's do.*): the innermost step of the plan whose
 // path is a prefix of it.
-func (ls stepLines) of(p string) (int, bool) {
+func (ls stepLines) of(p string) (lineMark, bool) {
 	segs := strings.Split(paths.Static(p), "/")
 	for n := len(segs); n > 0; n-- {
 		prefix := strings.Join(segs[:n], "/")
 		for _, m := range ls {
 			if m.pattern != "" && m.pattern == prefix {
-				return m.line, true
+				return m, true
 			}
 		}
 	}
-	return 0, false
+	return lineMark{}, false
 }

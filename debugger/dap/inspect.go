@@ -105,6 +105,11 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	if snap := s.last.Stop; name == snap.Thread {
 		// Innermost first, as editors list frames: frame 0 is the stop's.
 		frames = slices.Clone(snap.Stack)
+		if first, _, _ := strings.Cut(snap.Path, "/"); first == "solver" && !slices.ContainsFunc(frames, func(f engine.Frame) bool { return f.Path == "solver" }) {
+			// The solver is no step, so the stack has no frame of its
+			// own for it: it is one, at its line.
+			frames = append(frames, engine.Frame{Path: "solver"})
+		}
 		slices.Reverse(frames)
 	} else {
 		// Another thread shows where it is held; selecting it in the
@@ -139,13 +144,14 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	out := make([]godap.StackFrame, 0, end-start)
 	for i := start; i < end; i++ {
 		f, ps := frames[i], in[i]
-		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f), Column: 1,
+		sf := godap.StackFrame{Id: frameID(r.Arguments.ThreadId, i), Name: frameName(f),
 			Source: &godap.Source{Name: filepath.Base(ps.file), Path: ps.file}}
-		if line, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
-			sf.Line = line
+		if m, ok := planLines(ps.plan).of(strings.TrimPrefix(f.Path, ps.prefix)); ok {
+			sf.Line, sf.Column = m.line, m.col
 		} else {
-			sf.Line = ps.plan.Pos.Line
+			sf.Line, sf.Column = ps.plan.Pos.Line, ps.plan.Pos.Col
 		}
+		sf.Column = max(sf.Column, 1)
 		out = append(out, sf)
 	}
 	resp := &godap.StackTraceResponse{Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total}}
@@ -205,36 +211,72 @@ func (s *Server) onScopes(r *godap.ScopesRequest) {
 		return
 	}
 	var scopes []godap.Scope
-	snap := s.last.Stop
-	if r.Arguments.FrameId>>16 == s.threads.id(snap.Thread) {
-		stop, _ := snap.Eval("stop")
-		if m, ok := stop.(map[string]any); ok {
-			// The stop's input and output are scopes of their own.
-			delete(m, "input")
-			delete(m, "output")
-			m["thread"] = snap.Thread
-			m["reason"] = string(s.last.Reason)
-			if snap.Error != "" {
-				m["error"] = snap.Error
-			}
-			if snap.Ask != nil {
-				m["ask"] = snap.Ask.Prompt
-			}
-		}
-		for _, part := range []struct {
-			name     string
-			value    any
-			evalRoot string
-		}{{"Stop", stop, "stop"}, {"Model", modelValues(snap), ""}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}} {
+	if r.Arguments.FrameId>>16 == s.threads.id(s.last.Stop.Thread) {
+		for _, part := range s.scopeParts() {
 			if part.value == nil {
 				continue
 			}
-			ref, named, indexed := s.values.add(part.value, part.evalRoot)
+			ref, named, indexed := s.values.addScope(part.value, part.name, part.evalRoot)
 			scopes = append(scopes, godap.Scope{Name: part.name, VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed, Expensive: false})
 		}
 	}
 	resp := &godap.ScopesResponse{Body: godap.ScopesResponseBody{Scopes: scopes}}
 	s.send(reply(&r.Request, resp, &resp.Response))
+}
+
+// scopePart is one of a stop's scopes: its name, its value (nil: the stop
+// has none) and the template path its values are read at.
+type scopePart struct {
+	name     string
+	value    any
+	evalRoot string
+}
+
+// scopeParts are the scopes of the current stop, in the order the editor
+// lists them. It is called with mu held.
+func (s *Server) scopeParts() []scopePart {
+	snap := s.last.Stop
+	stop, _ := snap.Eval("stop")
+	if m, ok := stop.(map[string]any); ok {
+		// The stop's input and output are scopes of their own.
+		delete(m, "input")
+		delete(m, "output")
+		m["thread"] = snap.Thread
+		m["reason"] = string(s.last.Reason)
+		if snap.Error != "" {
+			m["error"] = snap.Error
+		}
+		if snap.Ask != nil {
+			m["ask"] = snap.Ask.Prompt
+		}
+		if answer, ok := s.recordedAnswer(snap); ok {
+			m["recorded_answer"] = answer
+		}
+	}
+	return []scopePart{{"Stop", stop, "stop"}, {"Model", modelValues(snap), inputPath}, {"Input", snap.Input, inputPath}, {"Scope", scopeValues(snap), "."}, {"Result", snap.Output, outputPath}}
+}
+
+// reread reads every value the editor holds a reference to again from the
+// stop as it is now, after a set changed it: the references stay valid,
+// as the run is at the same stop, and show what the next movement uses.
+// It is called with mu held.
+func (s *Server) reread() {
+	parts := s.scopeParts()
+	s.values.reread(func(n node) any {
+		if n.scope != "" {
+			for _, p := range parts {
+				if p.name == n.scope {
+					return p.value
+				}
+			}
+			return nil
+		}
+		v, err := s.last.Stop.Eval(n.path)
+		if err != nil {
+			return nil
+		}
+		return v
+	})
 }
 
 // modelValues is what a round's model call is made of, at its round and
@@ -270,12 +312,11 @@ func scopeValues(snap *debugger.Snapshot) any {
 func (s *Server) onVariables(r *godap.VariablesRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, ok := s.values.get(r.Arguments.VariablesReference)
-	if !ok {
+	if _, ok := s.values.get(r.Arguments.VariablesReference); !ok {
 		s.sendError(r.Seq, r.Command, fmt.Errorf("no variables %d: the run has moved on since; they are read at the stop", r.Arguments.VariablesReference))
 		return
 	}
-	vars := s.values.children(n, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
+	vars := s.values.children(r.Arguments.VariablesReference, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	resp := &godap.VariablesResponse{Body: godap.VariablesResponseBody{Variables: vars}}
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
@@ -285,8 +326,17 @@ func (s *Server) onEvaluate(r *godap.EvaluateRequest) {
 	defer s.mu.Unlock()
 	expr := strings.TrimSpace(r.Arguments.Expression)
 	if r.Arguments.Context == "repl" {
-		if in, err := debugger.ParseCommand(expr); err == nil {
+		in, err := debugger.ParseCommand(expr)
+		if err == nil {
 			s.evaluateCommand(r, in)
+			return
+		}
+		// A line whose first word is a command, or that goes on after an
+		// unknown first word, was meant as a command: its error says
+		// what is wrong with it. The rest is a template to evaluate.
+		word, rest, _ := strings.Cut(expr, " ")
+		if isVerb(word) || strings.TrimSpace(rest) != "" && !strings.HasPrefix(expr, "{{") {
+			s.refuseCommand(r, err)
 			return
 		}
 	}
@@ -323,7 +373,7 @@ var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugg
 // the stop shown again.
 func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instruction) {
 	if slices.Contains(workbenchOnly, in.Verb) {
-		s.sendError(r.Seq, r.Command, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
+		s.refuseCommand(r, fmt.Errorf("%s is a workbench command; the debug console takes the commands of stepwise debug", in.Verb))
 		return
 	}
 	if in.Verb == debugger.VerbHelp {
@@ -334,20 +384,26 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 		in = debugger.Instruction{Verb: debugger.VerbAbort}
 	}
 	if s.session == nil || !s.started {
-		s.sendError(r.Seq, r.Command, errors.New("no run is being debugged yet: launch one, and the console takes commands at its stops"))
+		s.refuseCommand(r, errors.New("no run is being debugged yet: launch one, and the console takes commands at its stops"))
 		return
 	}
 	if in.Verb == debugger.VerbPause {
 		if err := s.session.Pause(); err != nil {
-			s.sendError(r.Seq, r.Command, err)
+			s.refuseCommand(r, err)
 			return
 		}
 		s.sendText(r, "pausing at the next stop")
 		return
 	}
-	if _, moves := in.Command(); moves {
-		if err := s.held(); err != nil {
-			s.sendError(r.Seq, r.Command, err)
+	if cmd, moves := in.Command(); moves {
+		err := s.held()
+		if err == nil {
+			// Refused before the run moves, so that the editor, told it
+			// goes on, never waits on a run held where it was.
+			err = s.session.Check(cmd)
+		}
+		if err != nil {
+			s.refuseCommand(r, err)
 			return
 		}
 		s.sendText(r, "")
@@ -362,7 +418,7 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	}
 	a, err := s.session.Exec(in)
 	if err != nil {
-		s.sendError(r.Seq, r.Command, err)
+		s.refuseCommand(r, err)
 		return
 	}
 	for _, w := range a.Warnings {
@@ -373,11 +429,16 @@ func (s *Server) evaluateCommand(r *godap.EvaluateRequest, in debugger.Instructi
 	case in.Verb == debugger.VerbPrint:
 		s.sendValue(r, a.Value, a.Path)
 	case a.State != nil:
-		// thread and where answer with the stop they came to.
-		s.last = *a.State
-		s.values.reset()
+		// thread and where answer with the stop they came to; the
+		// editor is told of a stop only when it is another one (a
+		// thread command's).
+		moved := s.last.Stop == nil || a.State.Stop.Thread != s.last.Stop.Thread || a.State.Stop.Path != s.last.Stop.Path || a.State.Stop.Kind != s.last.Stop.Kind
 		s.sendText(r, fmt.Sprintf("%s at %s (%s)", a.State.Reason, a.State.Stop.Path, a.State.Stop.Kind))
-		s.stopped(*a.State)
+		if moved {
+			s.last = *a.State
+			s.values.reset()
+			s.stopped(*a.State)
+		}
 	default:
 		s.sendText(r, answerText(in, a))
 	}
@@ -422,6 +483,24 @@ func answerText(in debugger.Instruction, a debugger.Answer) string {
 	return string(b)
 }
 
+// refuseCommand answers a debug console command with why it was refused,
+// as an error response and on the console, where the user typed it.
+func (s *Server) refuseCommand(r *godap.EvaluateRequest, err error) {
+	s.output("stderr", "error: "+err.Error()+"\n")
+	s.sendError(r.Seq, r.Command, err)
+}
+
+// isVerb reports whether word is a command of the debug console, or one
+// of its aliases.
+func isVerb(word string) bool {
+	for _, syn := range debugger.Grammar() {
+		if string(syn.Verb) == word || slices.Contains(syn.Aliases, word) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) sendText(r *godap.EvaluateRequest, text string) {
 	resp := &godap.EvaluateResponse{Body: godap.EvaluateResponseBody{Result: text}}
 	s.send(reply(&r.Request, resp, &resp.Response))
@@ -430,7 +509,7 @@ func (s *Server) sendText(r *godap.EvaluateRequest, text string) {
 // handles are the variablesReferences of one stop: each names a value
 // that holds others, with the template path it is read at (for the
 // editor's "copy as expression" and watches). They are dropped when the
-// run moves on.
+// run moves on, and read again when a set changes the stop's values.
 type handles struct {
 	nodes []node
 }
@@ -440,15 +519,30 @@ type node struct {
 	// path is the template path of value, "" when it has none; "." for the
 	// scope itself, whose children are its roots.
 	path string
+	// Where value is read again from: the child key of the node parent
+	// (its reference), else the stop's scope named scope, else path.
+	parent int
+	key    string
+	scope  string
 }
 
 func (h *handles) reset() { h.nodes = h.nodes[:0] }
 
-// add registers value and returns its reference (0 for a value that holds
-// nothing) and how many children it has, named and indexed.
-func (h *handles) add(value any, path string) (ref, named, indexed int) {
-	value = plain(value)
-	switch v := value.(type) {
+// add registers value, read at template path p, and returns its
+// reference (0 for a value that holds nothing) and how many children it
+// has, named and indexed.
+func (h *handles) add(value any, p string) (ref, named, indexed int) {
+	return h.addNode(node{value: value, path: p})
+}
+
+// addScope registers a stop's scope, read again by its name.
+func (h *handles) addScope(value any, scope, p string) (ref, named, indexed int) {
+	return h.addNode(node{value: value, path: p, scope: scope})
+}
+
+func (h *handles) addNode(n node) (ref, named, indexed int) {
+	n.value = plain(n.value)
+	switch v := n.value.(type) {
 	case map[string]any:
 		named = len(v)
 	case []any:
@@ -456,7 +550,7 @@ func (h *handles) add(value any, path string) (ref, named, indexed int) {
 	default:
 		return 0, 0, 0
 	}
-	h.nodes = append(h.nodes, node{value: value, path: path})
+	h.nodes = append(h.nodes, n)
 	return len(h.nodes), named, indexed
 }
 
@@ -467,10 +561,38 @@ func (h *handles) get(ref int) (node, bool) {
 	return h.nodes[ref-1], true
 }
 
+// reread reads every node's value again: a child from its parent's (read
+// before it, as a parent is registered first), a root by root.
+func (h *handles) reread(root func(node) any) {
+	for i, n := range h.nodes {
+		if n.parent > 0 {
+			n.value = childOf(h.nodes[n.parent-1].value, n.key)
+		} else {
+			n.value = plain(root(n))
+		}
+		h.nodes[i] = n
+	}
+}
+
+// childOf is the child of a JSON value at an object key or array index;
+// nil when it has none.
+func childOf(v any, key string) any {
+	switch c := v.(type) {
+	case map[string]any:
+		return plain(c[key])
+	case []any:
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(c) {
+			return plain(c[i])
+		}
+	}
+	return nil
+}
+
 // children lists a value's children: an object's keys in order, or the
 // page of an array's items start..start+count (count 0: to the end), as
 // editors page large arrays.
-func (h *handles) children(n node, filter string, start, count int) []godap.Variable {
+func (h *handles) children(ref int, filter string, start, count int) []godap.Variable {
+	n, _ := h.get(ref)
 	switch v := n.value.(type) {
 	case map[string]any:
 		if filter == "indexed" {
@@ -483,7 +605,13 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		sort.Strings(keys)
 		out := make([]godap.Variable, len(keys))
 		for i, k := range keys {
-			out[i] = h.variable(k, v[k], childPath(n.path, k))
+			p := childPath(n.path, k)
+			if n.scope == "Model" && k == "reply" {
+				// The Model scope is the request (stop.input) with the
+				// reply (stop.output) beside it.
+				p = outputPath
+			}
+			out[i] = h.variable(ref, k, v[k], p)
 		}
 		return out
 	case []any:
@@ -498,16 +626,16 @@ func (h *handles) children(n node, filter string, start, count int) []godap.Vari
 		out := make([]godap.Variable, 0, end-start)
 		for i := start; i < end; i++ {
 			idx := indexName(i)
-			out = append(out, h.variable(idx, v[i], childPath(n.path, idx)))
+			out = append(out, h.variable(ref, idx, v[i], childPath(n.path, idx)))
 		}
 		return out
 	}
 	return []godap.Variable{}
 }
 
-func (h *handles) variable(name string, value any, path string) godap.Variable {
+func (h *handles) variable(parent int, name string, value any, path string) godap.Variable {
 	value = plain(value)
-	ref, named, indexed := h.add(value, path)
+	ref, named, indexed := h.addNode(node{value: value, path: path, parent: parent, key: name})
 	return godap.Variable{Name: name, Value: summarize(value), Type: typeOf(value), EvaluateName: path,
 		VariablesReference: ref, NamedVariables: named, IndexedVariables: indexed}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
+	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
 // launch is the launch request's arguments, as a launch.json writes them.
@@ -51,10 +53,29 @@ type launch struct {
 	Set  map[string]any `json:"set"`
 }
 
+// launchArgumentsError says which launch argument has the wrong type, in
+// the launch configuration's own terms.
+func launchArgumentsError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return fmt.Errorf("launch arguments: %w; they are one JSON object", err)
+	}
+	switch field := typeErr.Field; field {
+	case "inputs":
+		return errors.New("launch.inputs must be an object of the plan's inputs (checked against its input_schema)")
+	case "set":
+		return errors.New("launch.set must be an object of path patterns and the values set there")
+	case "stopOnEntry", "breakOnError", "noDebug":
+		return fmt.Errorf("launch.%s must be true or false, not a %s", field, typeErr.Value)
+	default:
+		return fmt.Errorf("launch.%s must be a string, not a %s", field, typeErr.Value)
+	}
+}
+
 // check refuses the arguments that do not go together, saying which.
 func (l launch) check() error {
 	switch {
-	case l.Program == "":
+	case l.Program == "" && l.Replay == "" && l.Fork == "":
 		return errors.New("launch: program is missing: give a plan file or a plan's identifier, as `stepwise debug PLAN` takes it")
 	case l.Replay != "" && l.Fork != "":
 		return errors.New("launch: give replay or fork, not both")
@@ -112,7 +133,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 			s.ws.Close()
 		}
 		if s.cancelRun != nil {
-			s.cancelRun()
+			s.cancelRun(nil)
 		}
 		s.ws, s.launch, s.runCtx, s.cancelRun, s.table, s.session = nil, nil, nil, nil, nil, nil
 		s.marks.plan, s.marks.file = nil, ""
@@ -120,7 +141,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 	var l launch
 	if len(raw) > 0 {
 		if err = json.Unmarshal(raw, &l); err != nil {
-			return fmt.Errorf("launch arguments: %w (program is a string, inputs an object, stopOnEntry, breakOnError and noDebug booleans)", err)
+			return launchArgumentsError(err)
 		}
 	}
 	if err := l.check(); err != nil {
@@ -133,6 +154,12 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 		}
 		l.Cwd = wd
 	}
+	if l.Program == "" {
+		// A replay or a fork reruns the plan its record ran.
+		if l.Program, err = recordedPlan(ctx, l); err != nil {
+			return err
+		}
+	}
 	if l.Script != "" && !filepath.IsAbs(l.Script) {
 		l.Script = filepath.Join(l.Cwd, l.Script)
 	}
@@ -142,8 +169,14 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 		s.output("console", warnings.String())
 	}
 	if err != nil {
-		return fmt.Errorf("launch %s: %w", l.Program, err)
+		if ws != nil {
+			ws.Close()
+		}
+		return fmt.Errorf("launch: %w", err)
 	}
+	// Paths in messages are shown from the launch's cwd, the editor's
+	// workspace folder, so that the editor opens them.
+	ws.ShowPathsFrom(l.Cwd)
 	s.ws = ws
 	doc, err := s.load(file)
 	if err != nil {
@@ -151,7 +184,7 @@ func (s *Server) prepare(ctx context.Context, raw json.RawMessage) (err error) {
 	}
 	s.launch = &l
 	s.marks.file = file
-	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	s.runCtx, s.cancelRun = context.WithCancelCause(ctx)
 	if !l.NoDebug {
 		table, err := ws.Breakpoints(doc)
 		if err != nil {
@@ -217,9 +250,10 @@ func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debug
 		return nil, err
 	}
 	if want := doc.Plan.Identifier.Value; rec.Run.Plan != want {
-		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s's plan file as program", id, rec.Run.Plan, want, id)
+		return nil, fmt.Errorf("run %s is a run of %s, not of %s; launch %s as program, or leave program out to rerun the plan the run ran", id, rec.Run.Plan, want, rec.Run.Plan)
 	}
 	l.Inputs = rec.Inputs()
+	s.rerunOf = rec.Run.ID
 	if l.Replay != "" {
 		session, ended, err := s.ws.DebugReplay(rec, doc.Plan, table, opts)
 		if err != nil {
@@ -246,6 +280,21 @@ func (s *Server) rerun(ctx context.Context, doc workspace.Document, table *debug
 	}
 	s.verdict = func(res *engine.Result) (string, bool) { return forkVerdict(forked(res)), true }
 	return session, nil
+}
+
+// recordedPlan is the identifier of the plan the run a replay or a fork
+// names ran, read from cwd's project.
+func recordedPlan(ctx context.Context, l launch) (string, error) {
+	ws, err := workspace.Open(l.Cwd, workspace.Options{})
+	if err != nil {
+		return "", fmt.Errorf("launch: %w", err)
+	}
+	defer ws.Close()
+	rec, err := ws.Recording(ctx, l.Replay+l.Fork)
+	if err != nil {
+		return "", fmt.Errorf("launch: %w", err)
+	}
+	return rec.Run.Plan, nil
 }
 
 // replayVerdict says how a replay compares with its record, and whether
@@ -305,7 +354,14 @@ func openProject(l launch, warnings *bytes.Buffer) (*workspace.Workspace, string
 	}
 	found, err := ws.Locate(l.Program)
 	if err != nil {
-		return ws, "", fmt.Errorf("no plan file %s and %w", file, err)
+		var names []string
+		for _, t := range ws.Tools() {
+			if id, ok := strings.CutPrefix(t.Name, "plan__"); ok {
+				names = append(names, id)
+			}
+		}
+		slices.Sort(names)
+		return ws, "", fmt.Errorf("no plan %s: not a file under cwd (%s), and no plan has that identifier%s (plans: %s)", l.Program, l.Cwd, suggest.DidYouMean(l.Program, names), strings.Join(names, ", "))
 	}
 	abs, err := filepath.Abs(found)
 	return ws, abs, err
@@ -383,11 +439,12 @@ func (s *Server) onRestart(ctx context.Context, r *godap.RestartRequest) {
 	defer s.mu.Unlock()
 	s.restarting = false
 	s.started, s.going, s.ended, s.interrupted = false, false, false, false
+	s.stopping.Store(false)
 	s.done = make(chan struct{})
 	s.streamed.Store(false)
 	s.values.reset()
 	s.last = debugger.State{}
-	s.runCtx, s.cancelRun = context.WithCancel(ctx)
+	s.runCtx, s.cancelRun = context.WithCancelCause(ctx)
 	s.marks.rerun()
 	s.called = map[string]planSource{}
 	if err := s.newSession(ctx, doc); err != nil {
@@ -421,7 +478,18 @@ func (p progress) Event(e engine.Event) {
 			p.s.output("console", "▶ "+e.Path+"\n")
 		}
 	case engine.EventStepEnd:
-		if end, ok := e.Payload.(engine.StepEnded); ok && (topLevel || end.Error != "") {
+		end, ok := e.Payload.(engine.StepEnded)
+		switch {
+		case !ok || !topLevel && end.Error == "":
+		case end.Reused != "":
+			// Said as stepwise fork and replay say it: the step did not
+			// run, its result is the record's.
+			p.s.output("console", fmt.Sprintf("%s %s reused from run %s\n", format.MarkReused, e.Path, format.ShortID(p.s.rerunOf)))
+		case end.Status == engine.StepFailed && p.s.stopping.Load():
+			// Cut short by the editor's stop, which is no failure of its
+			// own.
+			p.s.output("console", fmt.Sprintf("■ %s aborted\n", e.Path))
+		default:
 			line := fmt.Sprintf("■ %s %s", e.Path, end.Status)
 			if end.Error != "" {
 				line += ": " + end.Error

@@ -50,7 +50,11 @@ type Server struct {
 	askStops bool
 	// runCtx is the run's; cancelling it aborts the run wherever it is.
 	runCtx    context.Context
-	cancelRun context.CancelFunc
+	cancelRun context.CancelCauseFunc
+	// stopping says the editor stopped the run (terminate, disconnect,
+	// restart, or the client gone): the steps it cuts short are aborted,
+	// not failed. The run's goroutines read it as they report.
+	stopping atomic.Bool
 	// started, going and ended say where the run is: not yet started
 	// (before configurationDone), moving between stops, or over.
 	started, going, ended bool
@@ -62,6 +66,8 @@ type Server struct {
 	// done is closed once the run's end is reported.
 	done chan struct{}
 
+	// rerunOf is the recorded run a replay or a fork reruns.
+	rerunOf string
 	// verdict, for a replay or a fork, says at the end how it compares
 	// with its record or what it reused, and whether a replay reproduced
 	// it (a replay that did not exits 1, as stepwise replay does).
@@ -404,11 +410,23 @@ func (s *Server) stopped(st debugger.State) {
 	}
 	if snap.Ask != nil {
 		body.Text = snap.Ask.Prompt + " (answer JSON or decline in the debug console)"
+		if answer, ok := s.recordedAnswer(snap); ok {
+			body.Text += "; the record answered " + engine.JSONText(answer) + ", which continue gives again"
+		}
 	}
 	if snap.Breakpoint != nil {
 		body.HitBreakpointIds = []int{snap.Breakpoint.ID}
 	}
 	s.send(&godap.StoppedEvent{Event: event("stopped"), Body: body})
+}
+
+// recordedAnswer is the answer a replay's record gave the ask at snap,
+// which the replay gives again when it is let go on.
+func (s *Server) recordedAnswer(snap *debugger.Snapshot) (any, bool) {
+	if s.launch == nil || s.launch.Replay == "" || snap.Ask == nil || snap.Prefill == nil {
+		return nil, false
+	}
+	return snap.Prefill, true
 }
 
 // announceThreads sends a thread event for each thread that started or
@@ -427,7 +445,7 @@ func (s *Server) announceThreads(live []debugger.Thread) {
 func (s *Server) reason(st debugger.State) string {
 	switch r := st.Reason; {
 	case st.Stop.Breakpoint != nil && strings.HasPrefix(string(r), "breakpoint"):
-		if s.marks.isFunction(st.Stop.Breakpoint.ID) {
+		if s.marks.isFunction(*st.Stop.Breakpoint) {
 			return "function breakpoint"
 		}
 		return "breakpoint"
@@ -534,6 +552,10 @@ func (s *Server) onDisconnect(r *godap.DisconnectRequest) {
 	s.send(reply(&r.Request, resp, &resp.Response))
 }
 
+// errEditorStopped is why a run the editor stopped was aborted, as the
+// run's record and the console say it.
+var errEditorStopped = errors.New("stopped from the editor")
+
 // abort ends a run that has started and waits until its end is reported:
 // the run is cancelled wherever it is (held or going), which the engine
 // records as an aborted run.
@@ -544,7 +566,8 @@ func (s *Server) abort() {
 		return
 	}
 	s.interrupted = true
-	s.cancelRun()
+	s.stopping.Store(true)
+	s.cancelRun(errEditorStopped)
 	if !s.going {
 		// A held run hears the cancel and ends; Wait delivers its end.
 		s.goOn(func() (debugger.State, error) { return s.session.Wait(), nil })
@@ -567,7 +590,7 @@ func (s *Server) shutdown() {
 		s.ws.Close()
 	}
 	if s.cancelRun != nil {
-		s.cancelRun()
+		s.cancelRun(errEditorStopped)
 	}
 }
 

@@ -446,6 +446,7 @@ func TestDAPConditionsAndFunctionBreakpoints(t *testing.T) {
 	}
 	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "issue result"}, {"name": "nowhere/at/all"}, {"name": "issue bogus"}, {"name": "timeline", "hitCondition": "x"},
+		{"name": "timeline", "condition": "{{issu.title}} eq x"},
 	}})
 	fbs := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
 	if !fbs[0].Verified || fbs[0].Line != lineOf(t, file, "- id: issue") {
@@ -459,6 +460,9 @@ func TestDAPConditionsAndFunctionBreakpoints(t *testing.T) {
 	}
 	if fbs[3].Verified || !strings.Contains(fbs[3].Message, "hit condition") {
 		t.Errorf("a bad hit condition: %+v", fbs[3])
+	}
+	if fbs[4].Verified || !strings.Contains(fbs[4].Message, "reads issu, which is no step") || !strings.Contains(fbs[4].Message, "did you mean 'issue'") {
+		t.Errorf("a condition that could never be evaluated: %+v", fbs[4])
 	}
 	c.request("configurationDone", nil)
 	expect[*godap.ConfigurationDoneResponse](c)
@@ -546,10 +550,29 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 	if e := expectError(c); !strings.Contains(e.Message, "workbench") {
 		t.Errorf("a workbench command in the console: %s", e.Message)
 	}
-	c.evaluate("answer {\"x\": 1}", "repl")
-	c.stopped("entry") // refused: an answer at a step stop; the stop is shown again
-	if !strings.Contains(c.console.String(), "error:") {
-		t.Errorf("the refusal is not on the console:\n%s", c.console.String())
+	// A refused command is an error response and an error on the
+	// console, the run held where it was with no stop shown again; where
+	// answers with the stop, which the editor shows already. A line
+	// meant as a command gets the command's error, not the template
+	// evaluator's.
+	for _, tc := range []struct{ line, want string }{
+		{`answer {"x": 1}`, "does not take answer"},
+		{"inject {oops", "JSON"},
+		{"frobnicate 3", "unknown command 'frobnicate'"},
+	} {
+		c.request("evaluate", map[string]any{"expression": tc.line, "context": "repl"})
+		if e := expectError(c); !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "template") {
+			t.Errorf("%s in the console: %q, want an error saying %q", tc.line, e.Message, tc.want)
+		}
+		if !strings.Contains(c.console.String(), "error: ") {
+			t.Errorf("the refusal of %s is not on the console:\n%s", tc.line, c.console.String())
+		}
+	}
+	for _, line := range []string{"where", "stop.path"} {
+		c.request("evaluate", map[string]any{"expression": line, "context": "repl"})
+		if m := c.next(); reflect.TypeOf(m) != reflect.TypeFor[*godap.EvaluateResponse]() {
+			t.Errorf("%s in the console: %T came first, want its answer (no stop shown again)", line, m)
+		}
 	}
 	c.evaluate("continue", "repl")
 	c.stopped("breakpoint")
@@ -561,6 +584,11 @@ func TestDAPEntryAndREPLCommands(t *testing.T) {
 		t.Errorf("a terminated run exits %d, want %d", code, workspace.ExitInterrupted)
 	}
 	expect[*godap.TerminatedEvent](c)
+	// The step the stop cut short is aborted, not failed, and the run's
+	// end says who stopped it.
+	if out := c.console.String(); !strings.Contains(out, "■ timeline aborted\n") || !strings.Contains(out, "aborted at timeline") || strings.Contains(out, "context canceled") || strings.Contains(out, "timeline failed") {
+		t.Errorf("the console does not say the run was aborted from the editor:\n%s", out)
+	}
 }
 
 // TestDAPNoDebug runs the plan to its end with no stop.
@@ -587,6 +615,9 @@ func TestDAPBadInput(t *testing.T) {
 	dir := demoProject(t)
 	bad := filepath.Join(dir, ".stepwise", "plans", "broken.yaml")
 	os.WriteFile(bad, []byte("identifier: broken\nsteps:\n  - id: a\n    tool_name: no_such_tool\n    input: {}\n"), 0o644)
+	// The adapter runs elsewhere than the launch's cwd, as an editor
+	// starts it: paths in messages are the cwd's, which the editor opens.
+	t.Chdir(t.TempDir())
 
 	c := newClient(t)
 	c.request("initialize", map[string]any{"adapterID": "stepwise"})
@@ -615,19 +646,19 @@ func TestDAPBadInput(t *testing.T) {
 		want []string
 	}{
 		{"no program", map[string]any{"cwd": dir}, []string{"program is missing"}},
-		{"a missing plan", map[string]any{"program": "nope.yaml", "cwd": dir}, []string{"nope.yaml", "no plan"}},
-		{"an invalid plan", map[string]any{"program": bad, "cwd": dir}, []string{"broken.yaml:4:", "no_such_tool", "fix them"}},
-		{"inputs not an object", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": "CHK-107"}, []string{"inputs an object"}},
+		{"a missing plan", map[string]any{"program": "issue_timelin", "cwd": dir}, []string{"no plan issue_timelin: not a file under cwd (" + dir + "), and no plan has that identifier; did you mean 'issue_timeline'? (plans: ", "triage_queue"}},
+		{"an invalid plan", map[string]any{"program": bad, "cwd": dir}, []string{"\n" + filepath.Join(".stepwise", "plans", "broken.yaml") + ":4:", "no_such_tool", "fix them"}},
+		{"inputs not an object", map[string]any{"program": "issue_timeline", "cwd": dir, "inputs": "CHK-107"}, []string{"launch.inputs must be an object of the plan's inputs"}},
 	} {
 		c.request("launch", tc.args)
 		e := expectError(c)
 		for _, w := range tc.want {
-			if !strings.Contains(e.Message, w) {
+			if !strings.Contains(e.Message, w) || strings.Contains(e.Message, "Go struct") || strings.Contains(e.Message, "..") {
 				t.Errorf("%s: the error %q does not say %q", tc.name, e.Message, w)
 			}
 		}
 	}
-	if !strings.Contains(c.console.String(), "broken.yaml:4:") {
+	if !strings.Contains(c.console.String(), filepath.Join(".stepwise", "plans", "broken.yaml")+":4:") {
 		t.Errorf("the plan's problems are not on the console:\n%s", c.console.String())
 	}
 	c.request("continue", map[string]any{"threadId": 1})
@@ -662,6 +693,8 @@ func TestDAPClientGoneMidRun(t *testing.T) {
 			dir := demoProject(t)
 			c := newClient(t)
 			c.start(map[string]any{"program": "triage_queue", "cwd": dir, "stopOnEntry": tc.entry, "inputs": map[string]any{"on_call": "Priya"}})
+			c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "E1/do.*/agent.2 round"}}})
+			expect[*godap.SetFunctionBreakpointsResponse](c)
 			c.request("configurationDone", nil)
 			if tc.entry {
 				c.stopped("entry")
@@ -674,6 +707,12 @@ func TestDAPClientGoneMidRun(t *testing.T) {
 			}
 			if len(trackerChildren(t)) == 0 && runtime.GOOS == "linux" {
 				t.Fatal("no tracker server runs: the check that none is left behind would prove nothing")
+			}
+			// The editor's breakpoints are its own: the plan's kept file
+			// never holds them, so that an editor that dies leaves none.
+			kept := filepath.Join(dir, ".stepwise", "breakpoints", "triage_queue.json")
+			if b, _ := os.ReadFile(kept); strings.Contains(string(b), "agent.2") {
+				t.Errorf("the editor's breakpoint is kept in %s:\n%s", kept, b)
 			}
 			tc.leave(c)
 			select {
@@ -785,6 +824,34 @@ func TestDAPAsk(t *testing.T) {
 	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning Priya") != 1 {
 		t.Errorf("exit %d; console:\n%s", code, c.console.String())
 	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+
+	// A replay's ask stop shows the answer its record gave.
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ws.Runs(context.Background(), record.RunFilter{})
+	ws.Close()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	replay := newClient(t)
+	replay.start(map[string]any{"cwd": dir, "replay": runs[0].ID})
+	replay.request("configurationDone", nil)
+	ev = replay.stopped("exception")
+	if !strings.Contains(ev.Text, `the record answered {"post":false}`) {
+		t.Errorf("the replay's ask stop says %q, want the recorded answer", ev.Text)
+	}
+	stop := replay.variablesOf(replay.scopesOf(ev.ThreadId)["Stop"].VariablesReference)
+	if got := replay.variablesOf(stop["recorded_answer"].VariablesReference)["post"].Value; got != "false" {
+		t.Errorf("the Stop scope's recorded answer reads post %s", got)
+	}
+	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 {
+		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
+	}
 }
 
 // TestDAPReplayAndFork: a recorded run is replayed, and forked, under the
@@ -810,18 +877,19 @@ func TestDAPReplayAndFork(t *testing.T) {
 	id := runs[0].ID
 
 	replay := newClient(t)
-	replay.start(map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "stopOnEntry": true})
+	// The run decides the plan: program may be left out.
+	replay.start(map[string]any{"cwd": dir, "replay": id, "stopOnEntry": true})
 	replay.request("configurationDone", nil)
 	ev := replay.stopped("entry")
 	replay.request("continue", map[string]any{"threadId": ev.ThreadId})
-	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") {
+	if code := expect[*godap.ExitedEvent](replay).Body.ExitCode; code != 0 || !strings.Contains(replay.console.String(), "matches its record") || !strings.Contains(replay.console.String(), "⇢ issue reused from run "+id[:12]+"\n") {
 		t.Errorf("the replay exits %d; console:\n%s", code, replay.console.String())
 	}
 
 	fork := newClient(t)
 	fork.start(map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline"})
 	fork.request("configurationDone", nil)
-	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") {
+	if code := expect[*godap.ExitedEvent](fork).Body.ExitCode; code != 0 || !strings.Contains(fork.console.String(), "reused issue") || !strings.Contains(fork.console.String(), "⇢ issue reused from run "+id[:12]+"\n") || strings.Contains(fork.console.String(), "skipped") {
 		t.Errorf("the fork exits %d; console:\n%s", code, fork.console.String())
 	}
 
@@ -834,9 +902,10 @@ func TestDAPReplayAndFork(t *testing.T) {
 		want string
 	}{
 		{"an unknown run", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": "ffffffffffff"}, "ffffffffffff"},
-		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline"},
+		{"another plan's run", map[string]any{"program": "triage_queue", "cwd": dir, "replay": id}, "is a run of issue_timeline, not of triage_queue; launch issue_timeline as program"},
 		{"a fork from nowhere", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "nowhere"}, "from nowhere"},
 		{"a fork without from", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id}, "a fork needs from"},
+		{"a fork's set off what the step gives", map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline", "set": map[string]any{"issue": map[string]any{"post": "yes"}}}, "set issue: issue gave an object with assignee, comments"},
 		{"inputs with a replay", map[string]any{"program": "issue_timeline", "cwd": dir, "replay": id, "inputs": map[string]any{}}, "record's inputs"},
 	} {
 		bad.request("launch", tc.args)
@@ -880,9 +949,24 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 	if result.VariablesReference == 0 {
 		t.Fatalf("no Result scope at the issue's result: %+v", scopes)
 	}
+	// The editor has the result's comments and the scope's input
+	// expanded as it sets the result's title.
+	comments := c.variablesOf(result.VariablesReference)["comments"].VariablesReference
+	input := c.variablesOf(scopes["Scope"].VariablesReference)["input"].VariablesReference
 	c.request("setVariable", map[string]any{"variablesReference": result.VariablesReference, "name": "title", "value": `"Renamed"`})
 	if got := expect[*godap.SetVariableResponse](c).Body.Value; got != `"Renamed"` {
 		t.Errorf("setVariable answered %s", got)
+	}
+	// The references the editor holds stay valid at the same stop, and
+	// show the value set.
+	if got := c.variablesOf(result.VariablesReference)["title"].Value; got != `"Renamed"` {
+		t.Errorf("the Result scope's title after the set reads %s", got)
+	}
+	if n := len(c.variablesOf(comments)); n != 2 {
+		t.Errorf("the expanded comments list %d after the set, want 2", n)
+	}
+	if got := c.variablesOf(input)["id"].Value; got != `"CHK-107"` {
+		t.Errorf("the expanded input's id after the set reads %s", got)
 	}
 	for _, expr := range []string{"stop.output.title", "issue.title"} {
 		if got := c.evaluate(expr, "watch").Body.Result; got != `"Renamed"` {
@@ -922,7 +1006,12 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 		t.Errorf("the edited argument reads %s", got)
 	}
 	c.request("setExpression", map[string]any{"expression": "{{stop.output}}", "value": `{"text": "injected\n"}`})
+	injected := expect[*godap.SetExpressionResponse](c).Body
+	c.request("setExpression", map[string]any{"expression": "stop.output.text", "value": `"injected again\n"`})
 	expect[*godap.SetExpressionResponse](c)
+	if got := c.variablesOf(injected.VariablesReference)["text"].Value; got != `"injected again\n"` {
+		t.Errorf("the reference setExpression answered reads %s after another set", got)
+	}
 	if _, ok := c.scopesOf(ev.ThreadId)["Result"]; !ok {
 		t.Error("no Result scope for the injected result")
 	}
@@ -932,7 +1021,7 @@ func TestDAPSetVariableAndExpression(t *testing.T) {
 		t.Fatalf("exit code %d; console:\n%s", code, c.console.String())
 	}
 	out := c.console.String()
-	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected\n`) || strings.Contains(out, "edited") {
+	if !strings.Contains(out, `"title":"Renamed"`) || !strings.Contains(out, `"timeline":"injected again\n`) || strings.Contains(out, "edited") {
 		t.Errorf("the run did not use the values set (the inject replaces the edit):\n%s", out)
 	}
 }
@@ -1083,6 +1172,10 @@ func TestDAPModelScope(t *testing.T) {
 	if name := c.variablesOf(tools["0"].VariablesReference)["name"].Value; name != `"tracker__get_issue"` {
 		t.Errorf("the first tool offered is %s", name)
 	}
+	// Each value says the template path it is read at, which reads it.
+	if got := tools["1"].EvaluateName; got != "stop.input.tools.1" {
+		t.Errorf("the Model scope's second tool has evaluateName %q, want stop.input.tools.1", got)
+	}
 	if _, ok := c.scopesOf(ev.ThreadId)["Stop"]; !ok {
 		t.Error("no Stop scope beside Model")
 	}
@@ -1097,11 +1190,60 @@ func TestDAPModelScope(t *testing.T) {
 		t.Fatalf("next from the round stops at a %s stop", got)
 	}
 	vars = c.variablesOf(c.scopesOf(ev.ThreadId)["Model"].VariablesReference)
-	if vars["reply"].VariablesReference == 0 {
-		t.Errorf("no reply in the Model scope at the reply stop: %+v", vars)
+	if vars["reply"].VariablesReference == 0 || vars["reply"].EvaluateName != outputPath {
+		t.Errorf("no reply read at %s in the Model scope at the reply stop: %+v", outputPath, vars)
 	}
 	if got := c.evaluate("stop.output.model", "watch").Body.Result; got != `"scripted-mini"` && got != `"scripted"` {
 		t.Errorf("stop.output.model at the reply reads %s", got)
+	}
+	// A reply set in the model's place is checked as it is set: its shape
+	// as a reply, and an answer against the agent's output_schema.
+	for _, tc := range []struct{ expr, value, want string }{
+		{"stop.output", `{"text": 5}`, "a model reply's text must be a string, not number"},
+		{"stop.output.output.severity", `"sev9"`, "a model reply has no field output"},
+		{"stop.output", `{"severity": "sev9"}`, "output_schema"},
+		{"stop.output", `{"text": "{\"severity\": \"sev9\"}"}`, "output_schema"},
+	} {
+		c.request("setExpression", map[string]any{"expression": tc.expr, "value": tc.value})
+		if e := expectError(c); !strings.Contains(e.Message, tc.want) {
+			t.Errorf("setExpression %s = %s: %q, want a refusal saying %q", tc.expr, tc.value, e.Message, tc.want)
+		}
+	}
+	c.request("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
+
+// columnOf is the 1-based column of text on the first line of file holding
+// it.
+func columnOf(t testing.TB, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Split(string(b), "\n")[lineOf(t, file, text)-1]
+	return strings.Index(line, text) + 1
+}
+
+// TestDAPSolverFrame: a stop at the solver has a frame of its own, at the
+// solver's line, above the plan's.
+func TestDAPSolverFrame(t *testing.T) {
+	dir := demoProject(t)
+	c := newClient(t)
+	c.start(map[string]any{"program": "triage_queue", "cwd": dir, "inputs": map[string]any{"on_call": "Priya", "limit": 1}})
+	c.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "solver"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](c)
+	c.request("configurationDone", nil)
+	c.stopped("exception")
+	c.evaluate(`answer {"post": false}`, "repl")
+	ev := c.stopped("step")
+	c.request("continue", map[string]any{"threadId": ev.ThreadId})
+	ev = c.stopped("function breakpoint")
+	plan := planFile(dir, "triage_queue")
+	frames := c.frames(ev.ThreadId)
+	from, to := lineOf(t, plan, "solver:"), lineOf(t, plan, "Lead with anything at sev1")
+	if len(frames) != 2 || frames[0].Name != "solver" || frames[0].Line < from || frames[0].Line > to {
+		t.Errorf("the solver's stop has frames %+v, want the solver's first, on its lines %d-%d", frames, from, to)
 	}
 	c.request("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
@@ -1127,6 +1269,9 @@ func TestDAPFramesInACalledPlan(t *testing.T) {
 	frames := c.frames(ev.ThreadId)
 	if f := frames[0]; f.Source == nil || f.Source.Path != called || f.Line != lineOf(t, called, "- id: stamp") {
 		t.Errorf("the stamp step's frame is %s at %+v line %d, want %s line %d", f.Name, f.Source, f.Line, called, lineOf(t, called, "- id: stamp"))
+	}
+	if want := columnOf(t, called, "id: stamp"); frames[0].Column != want {
+		t.Errorf("the stamp step's frame is at column %d, want %d, where the step starts", frames[0].Column, want)
 	}
 	var call *godap.StackFrame
 	for i := range frames {
@@ -1167,6 +1312,28 @@ func TestDAPKeptBreakpointsFromAnotherWriter(t *testing.T) {
 	if news.Reason != "new" || news.Breakpoint.Id != b.ID || !news.Breakpoint.Verified || news.Breakpoint.Line != lineOf(t, file, "- id: timeline") {
 		t.Errorf("the other writer's breakpoint is announced as %+v, want new, verified, at the timeline step", news)
 	}
+	// The editor sends the kept breakpoint back as a line breakpoint of
+	// its own, beside another on the same step: it stays the kept one,
+	// and no id comes twice.
+	keptLine, issueLine := lineOf(t, file, "- id: timeline"), lineOf(t, file, "- id: issue")
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{{"line": keptLine}, {"line": issueLine}, {"line": issueLine + 1}}})
+	echo := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
+	if echo[0].Id != b.ID || !strings.HasPrefix(echo[0].Message, "kept: ") {
+		t.Errorf("the kept breakpoint sent back is %+v, want kept breakpoint %d", echo[0], b.ID)
+	}
+	if echo[1].Id == 0 || echo[2].Id == echo[1].Id || echo[2].Verified {
+		t.Errorf("two lines of one step answer %+v and %+v, want the second unverified with no id of its own", echo[1], echo[2])
+	}
+	c.srv.mu.Lock()
+	held := c.srv.table.List()
+	c.srv.mu.Unlock()
+	for _, k := range held {
+		if k.Pattern == "timeline" && len(k.Kinds) == 1 && k.Kinds[0] == engine.StopStep {
+			t.Errorf("the kept breakpoint sent back made a step breakpoint of the editor's: %+v", k)
+		}
+	}
+	c.request("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []map[string]any{}})
+	expect[*godap.SetBreakpointsResponse](c)
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
 	ev = c.stopped("breakpoint")
 	if got := c.evaluate("stop.path", "watch").Body.Result + " " + c.evaluate("stop.kind", "watch").Body.Result; got != `"timeline" "result"` {

@@ -98,7 +98,7 @@ func (s *Server) setValue(p, text string) (any, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	s.last = st
-	s.values.reset()
+	s.reread()
 	return value, nil
 }
 

@@ -27,6 +27,7 @@ func TestVSCodeExtension(t *testing.T) {
 				Runtime                 string
 				RuntimeArgs             []string
 				Program                 *string
+				ConfigurationSnippets   []struct{ Body map[string]any }
 				ConfigurationAttributes struct {
 					Launch struct {
 						Required   []string
@@ -68,7 +69,18 @@ func TestVSCodeExtension(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("the extension's launch attributes are %v, the launch request's %v", got, want)
 	}
-	if !slices.Equal(d.ConfigurationAttributes.Launch.Required, []string{"program"}) {
-		t.Errorf("required %v, want program", d.ConfigurationAttributes.Launch.Required)
+	// A replay or a fork takes its plan from its record: no attribute is
+	// required of every launch.
+	if len(d.ConfigurationAttributes.Launch.Required) != 0 {
+		t.Errorf("required %v, want none", d.ConfigurationAttributes.Launch.Required)
+	}
+	// A snippet for each kind of launch: a plan, a replay, a fork.
+	for _, kind := range []string{"program", "replay", "fork"} {
+		if !slices.ContainsFunc(d.ConfigurationSnippets, func(s struct{ Body map[string]any }) bool { _, ok := s.Body[kind]; return ok }) {
+			t.Errorf("no configuration snippet launches with %s", kind)
+		}
+	}
+	if p := d.ConfigurationAttributes.Launch.Properties; !strings.Contains(p["inputs"].Description, "input_schema") || !strings.Contains(p["cwd"].Description, "paths in messages") {
+		t.Errorf("the inputs and cwd descriptions do not say what the README does: %+v", p)
 	}
 }

@@ -44,6 +44,10 @@ async function main() {
   }
   const text = output.join('');
   assert.ok(text.includes('▶ assess'), `the console does not show the run's progress:\n${text}`);
+  // The editor's breakpoints were its own: the plan's kept file has none.
+  const kept = path.join(project, '.stepwise', 'breakpoints', 'triage_queue.json');
+  const keptText = fs.existsSync(kept) ? fs.readFileSync(kept, 'utf8') : '';
+  assert.ok(!keptText.includes('verdict'), `the editor's breakpoints were kept in ${kept}:\n${keptText}`);
 }
 
 // stop waits for the next stopped event and returns it with its stack.
@@ -103,6 +107,10 @@ async function session(dc) {
   // next, stepIn and stepOut each come to a stop.
   ({ frames } = await move(dc, 'next', thread, ['step']));
   assert.strictEqual(await evaluate(dc, frames, 'stop.kind', 'watch'), '"reply"');
+  // A reply set in the model's place is checked as it is set, and a
+  // command the debug console refuses is an error.
+  await assert.rejects(dc.send('setExpression', { expression: 'stop.output', value: '{"text": 5}', frameId: frames[0].id }), /text must be a string/);
+  await assert.rejects(dc.evaluateRequest({ expression: 'frobnicate 3', context: 'repl', frameId: frames[0].id }), /unknown command 'frobnicate'/);
   ({ ev, frames } = await move(dc, 'stepIn', thread, ['step']));
   ({ ev, frames } = await move(dc, 'stepOut', ev.body.threadId, ['step', 'breakpoint']));
 
@@ -117,6 +125,9 @@ async function session(dc) {
   assert.strictEqual(result.vars.severity.value, '"sev1"');
   const set = await dc.setVariableRequest({ variablesReference: result.ref, name: 'severity', value: '"sev2"' });
   assert.strictEqual(set.body.value, '"sev2"');
+  // The Result scope the editor holds stays valid, and shows the value set.
+  const after = (await dc.variablesRequest({ variablesReference: result.ref })).body.variables;
+  assert.strictEqual(after.find((v) => v.name === 'severity').value, '"sev2"');
   await assert.rejects(dc.setVariableRequest({ variablesReference: (await scope(dc, frames, 'Result')).ref, name: 'severity', value: 'loud' }), /not JSON/);
   assert.strictEqual(await evaluate(dc, frames, 'card.severity', 'watch'), '"sev2"');
 
