@@ -207,12 +207,12 @@ func summaryTail(s *progress.Step) string {
 	switch {
 	case s.List != nil:
 		l := s.List
-		tail := " " + thousands(l.Done)
+		tail := " " + progress.Thousands(l.Done)
 		if l.Total > l.Done {
-			tail += " of " + thousands(l.Total)
+			tail += " of " + progress.Thousands(l.Total)
 		}
 		tail += " items"
-		if notes := itemNotes(l); len(notes) > 0 {
+		if notes := l.Notes(); len(notes) > 0 {
 			tail += " (" + strings.Join(notes, ", ") + ")"
 		}
 		return tail
@@ -220,19 +220,6 @@ func summaryTail(s *progress.Step) string {
 		return " " + countNoun(s.Rounds, "round", "rounds") + " " + countNoun(s.Tools, "tool", "tools")
 	}
 	return ""
-}
-
-// itemNotes are the counts of a list step's items that did not end well:
-// "2 failed", "8 cancelled".
-func itemNotes(l *progress.List) []string {
-	var notes []string
-	if l.Failed > 0 {
-		notes = append(notes, thousands(l.Failed)+" failed")
-	}
-	if l.Cancelled > 0 {
-		notes = append(notes, thousands(l.Cancelled)+" cancelled")
-	}
-	return notes
 }
 
 // stepName is a step as its lines name it: its path and tool, or the
@@ -266,50 +253,19 @@ func (d *progressDisplay) stepText(s *progress.Step, now time.Time, withBar bool
 	switch {
 	case s.List != nil:
 		l := s.List
-		total := "?"
-		if l.Total >= 0 {
-			total = thousands(l.Total)
-			if withBar {
-				frac := 0.0
-				if l.Total > 0 {
-					frac = float64(l.Done) / float64(l.Total)
-				}
-				name += " " + d.block.bar.ViewAs(frac)
+		if withBar && l.Total >= 0 {
+			frac := 0.0
+			if l.Total > 0 {
+				frac = float64(l.Done) / float64(l.Total)
 			}
+			name += " " + d.block.bar.ViewAs(frac)
 		}
-		parts = append(parts, thousands(l.Done)+"/"+total+" items", thousands(l.Running())+" running")
-		parts = append(parts, itemNotes(l)...)
-		if rate := l.Rate(now); rate > 0 {
-			parts = append(parts, rateText(rate))
-		}
-		if left, ok := l.ETA(now); ok {
-			parts = append(parts, "ETA "+format.Duration(left))
-		}
+		parts = append(parts, l.Words(now)...)
 	case s.Agent:
 		parts = append(parts, "round "+strconv.Itoa(s.Rounds+1), countNoun(s.Tools, "tool", "tools"))
 	}
 	parts = append(parts, elapsed)
 	return name + " " + strings.Join(parts, sep)
-}
-
-// rateText is a rate of items, per second or, below one, per minute.
-func rateText(perSecond float64) string {
-	if perSecond >= 1 {
-		return strconv.FormatFloat(perSecond, 'f', 1, 64) + "/s"
-	}
-	return strconv.FormatFloat(perSecond*60, 'f', 1, 64) + "/min"
-}
-
-// thousands writes n with a comma between each group of three digits.
-func thousands(n int) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // redraw draws the block every frame until the display closes.

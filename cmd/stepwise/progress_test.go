@@ -382,25 +382,6 @@ func TestProgressTmuxDumbTerminal(t *testing.T) {
 	}
 }
 
-func TestProgressFigures(t *testing.T) {
-	for _, c := range []struct {
-		got, want string
-	}{
-		{thousands(0), "0"},
-		{thousands(999), "999"},
-		{thousands(1000), "1,000"},
-		{thousands(1234567), "1,234,567"},
-		{thousands(-10000), "-10,000"},
-		{rateText(12.34), "12.3/s"},
-		{rateText(1), "1.0/s"},
-		{rateText(0.5), "30.0/min"},
-	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
-	}
-}
-
 // TestProgressTmuxSolver: the solver's answer streams to the terminal the
 // block is on: the block makes way for it for good, and the answer keeps
 // its lines to itself.

@@ -131,19 +131,17 @@ func (l *List) ETA(now time.Time) (left time.Duration, ok bool) {
 func (l *List) Count() string {
 	total := "?"
 	if l.Total >= 0 {
-		total = thousands(l.Total)
+		total = Thousands(l.Total)
 	}
-	return thousands(l.Done) + "/" + total
+	return Thousands(l.Done) + "/" + total
 }
 
 // Words are the list's figures for a line of progress: the items done
-// out of the total, running and failed, the rate and the time left, each
-// while it can be told (42/200 items, 4 running, 14.6/s, ETA 10.8s).
+// out of the total, running, failed and cancelled, the rate and the time
+// left, each while it can be told (42/200 items, 4 running, 14.6/s, ETA
+// 10.8s).
 func (l *List) Words(now time.Time) []string {
-	words := []string{l.Count() + " items", thousands(l.Running()) + " running"}
-	if l.Failed > 0 {
-		words = append(words, thousands(l.Failed)+" failed")
-	}
+	words := append([]string{l.Count() + " items", Thousands(l.Running()) + " running"}, l.Notes()...)
 	if rate := l.Rate(now); rate >= 1 {
 		words = append(words, strconv.FormatFloat(rate, 'f', 1, 64)+"/s")
 	} else if rate > 0 {
@@ -155,10 +153,23 @@ func (l *List) Words(now time.Time) []string {
 	return words
 }
 
-// thousands writes n with a comma between each group of three digits.
-func thousands(n int) string {
+// Notes are the counts of the list's items that did not end well: "2
+// failed", "8 cancelled".
+func (l *List) Notes() []string {
+	var notes []string
+	if l.Failed > 0 {
+		notes = append(notes, Thousands(l.Failed)+" failed")
+	}
+	if l.Cancelled > 0 {
+		notes = append(notes, Thousands(l.Cancelled)+" cancelled")
+	}
+	return notes
+}
+
+// Thousands writes n with a comma between each group of three digits.
+func Thousands(n int) string {
 	if n < 0 {
-		return "-" + thousands(-n)
+		return "-" + Thousands(-n)
 	}
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {

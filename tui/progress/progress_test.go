@@ -262,3 +262,11 @@ func TestCancelledItems(t *testing.T) {
 		t.Errorf("the map spent %+v (the run %+v), want 3 calls priced at $0.50", s.Spend, r.Spend)
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -10000: "-10,000"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
