@@ -103,6 +103,38 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyRuns, keyHome, keyEnter, keyReplay)
 		wantNotice(t, b, "the replay of "+format.ShortID(newest)+" matches the record")
 	})
+	t.Run("y and Y on the run just ended replay it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.debugTo(docSimple, "")
+		b.press(keyReplay)
+		wantNotice(t, b, "the run is going: it can be replayed once it ends")
+		b.press(command("continue")...)
+		b.until("the debug run to end", func(m model) bool { return m.runPage.run.state.Finished })
+		id := b.p.waitRecorded(t, "simple", 1)[0].ID
+		b.press(keyReplay)
+		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record")
+
+		b = newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		b.p.waitRecorded(t, "simple", 1)
+		b.press(keyReplayDbg)
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.rerun != "replay" {
+			t.Fatalf("Y on the run just ended does not hold its replay: %+v", r.state)
+		}
+	})
+	t.Run("Y in the runs panel replays the selected run under the debugger", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.twoRuns()
+		b.press(keyRuns)
+		wantScreen(t, b, "Y under the debugger")
+		b.press(keyHome, keyReplayDbg)
+		wantOverlay(t, b, overlayNone)
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.rerun != "replay" {
+			t.Fatalf("Y in the panel does not hold a replay: %+v", r.state)
+		}
+	})
 	t.Run("d marks a run and d on another diffs them", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
@@ -297,13 +329,15 @@ func TestRunsKey(t *testing.T) {
 			t.Errorf("notice %q", b.m.notice.text)
 		}
 	})
-	t.Run("R with a run held lists the runs and the run keys still move it", func(t *testing.T) {
+	t.Run("R with a run held lists the runs, takes the run keys, and : moves it", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.debugTo(docSimple, "")
 		b.press(keyRuns)
 		wantOverlay(t, b, overlayRuns)
 		b.press(keyNext)
+		wantHeld(t, b, "S0", engine.StopStep, "entry")
+		b.press(command("next")...)
 		wantOverlay(t, b, overlayRuns)
 		wantHeld(t, b, "S0", engine.StopResult, "next")
 	})
@@ -369,7 +403,8 @@ func TestRunsPanelAfterRunEnds(t *testing.T) {
 	for i := range 5 {
 		b := newBench(t, 120, 40)
 		b.debugTo(docSimple, "")
-		b.press(keyRuns, keyContinue)
+		b.press(keyRuns)
+		b.press(command("continue")...)
 		wantEnded(t, b, "ok")
 		wantOverlay(t, b, overlayRuns)
 		if r, _ := b.m.panels.runs.Selected(); b.m.panels.runs.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {

@@ -189,8 +189,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 			table = m.breakpoints(m.planPage.current)
 		}
 		cmd = m.runPage.fork(msg.path, m.planPage.current, m.planPage.document(), table)
-	case replayDebug:
-		cmd = m.runPage.replayUnderDebugger(m.planPage.current, m.planPage.document(), m.breakpoints(m.planPage.current))
+	case runs.ReplayDebug:
+		cmd = m.runPage.replayUnderDebugger(msg.ID, m.planPage.current, m.planPage.document(), m.breakpoints(m.planPage.current))
 	case runs.Diff:
 		cmd = m.runPage.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
@@ -328,8 +328,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // overlayKey gives the key to the open text field or overlay, and reports
-// whether it took it. Panels let the run keys through, so a held run can
-// be moved on with the runs or breakpoints panel open.
+// whether it took it. A panel is modal: it takes every key but :, which
+// opens the command line over it, so a command typed there reaches the
+// line and not the panel's own keys.
 func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
@@ -349,20 +350,11 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, cmd
 	}
 	top, ok := m.overlays.top()
-	if !ok || top.panel && m.runKey(k) || top.docked && !m.panels.output.Takes(k) {
+	if !ok || top.panel && key.Matches(k, m.Keys.Command) || top.docked && !m.panels.output.Takes(k) {
 		return false, nil
 	}
 	_, cmd = top.Update(k)
 	return true, cmd
-}
-
-// runKey reports whether a key moves a held run on: those act with a
-// panel open. Abort and the value editor are not among them: a panel's
-// own keys are letters too, and losing a run to one typed for the panel
-// would cost too much.
-func (m *model) runKey(k tea.KeyPressMsg) bool {
-	keys := m.Keys
-	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue)
 }
 
 // openOutput shows the output pane at its end, what was said last.

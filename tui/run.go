@@ -49,6 +49,9 @@ type run struct {
 	// says "replay" or "fork" for one run again from the store.
 	stored string
 	rerun  string
+	// id is the run's own id, read off its events, which the run store
+	// keeps it under once it has ended.
+	id string
 	// before is the run on show when a replay or fork started, shown
 	// again if it cannot start; outcome is what the replay or fork
 	// found, kept until its last events are in.
@@ -64,6 +67,21 @@ type run struct {
 // held reports whether the run waits at a stop for a command.
 func (r *run) held() bool {
 	return r != nil && r.session != nil && !r.busy && r.state.Stop != nil && !r.state.Finished
+}
+
+// recordID is the id of the run's record, which a replay reads: an
+// earlier run's, or the run's own once it has ended; empty while it goes
+// on.
+func (r *run) recordID() string {
+	switch {
+	case r == nil:
+		return ""
+	case r.stored != "":
+		return r.stored
+	case r.state.Finished:
+		return r.id
+	}
+	return ""
 }
 
 // active reports whether the run still goes on or waits.
@@ -489,6 +507,9 @@ func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 // apply gives the run's tree events, in order.
 func (r *run) apply(events []engine.Event) {
 	for _, e := range events {
+		if r.id == "" {
+			r.id = e.RunID
+		}
 		r.tree.Apply(e)
 		r.timeline.Apply(e)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
@@ -129,7 +130,11 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 	if !b.m.runShown() {
 		t.Error("a held run is not on show")
 	}
-	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")", "n next · s in · o out · c continue · i inject · p print · a abort")
+	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")")
+	// An overlay on top says its own keys; the page's are the stop's.
+	if _, ok := b.m.overlays.top(); !ok {
+		wantScreen(t, b, "n next · s in · o out · c continue · i inject · p print · a abort")
+	}
 }
 
 // wantEnded checks the run has ended with status, by the session's word
@@ -803,9 +808,27 @@ func TestBreakpointKeys(t *testing.T) {
 		{"esc closes the panel", func(b *bench) { b.toDoc(docSimple) }, seq(keyBreakPanel, keyEsc), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
 		}},
-		{"the run keys move a held run with the panel open", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext), func(t *testing.T, b *bench) {
+		{"the panel takes the run keys and says its own", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext, keyContinue), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
-			wantHeld(t, b, "S0", engine.StopResult, "next")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
+			wantScreen(t, b, "space on/off · D delete · x break on error · : command · esc close")
+		}},
+		{": over the panel opens the command line, and a space typed there is text", func(b *bench) { b.debugTo(docSimple, "") },
+			seq(keyBreakPanel), func(t *testing.T, b *bench) {
+				b.press(command("break S1")...)
+				wantBook(t, b, "S1")
+				b.press(command("next")...)
+				wantOverlay(t, b, overlayBreakpoints)
+				wantHeld(t, b, "S0", engine.StopResult, "next")
+			}},
+		{":breakpoints lists them in the output pane, no panel", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyBreak), func(t *testing.T, b *bench) {
+			b.press(command("breakpoints")...)
+			if b.m.overlays.isOpen(&b.m.panels.breakpoints) {
+				t.Error(":breakpoints opened the panel")
+			}
+			wantNotice(t, b, "1 breakpoint: 1 S0")
+			b.press(keyOutput)
+			wantScreen(t, b, "› :breakpoints", "● 1 S0 (0 hits)")
 		}},
 		{"abort does not pass the panel", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
@@ -1198,8 +1221,9 @@ func TestCommandLine(t *testing.T) {
 			b.press(keyDebug, keyContinue)
 			wantHeld(t, b, "F1", engine.StopError, "error")
 		}},
-		{"bp opens the breakpoints panel", nil, command("bp"), func(t *testing.T, b *bench) {
-			wantOverlay(t, b, overlayBreakpoints)
+		{"bp lists the breakpoints", nil, command("bp"), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+			wantNotice(t, b, breakpoints.Empty)
 		}},
 		{"goto selects a plan row", nil, command("goto E2"), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 4, "E2")

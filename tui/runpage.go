@@ -105,10 +105,6 @@ type forkFrom struct {
 	debug bool
 }
 
-// replayDebug asks the workbench to replay the earlier run on show under
-// the debugger.
-type replayDebug struct{}
-
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels, s *split) *runPage {
 	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), chart: timeview.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
@@ -206,6 +202,23 @@ func (p *runPage) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	return p, nil
 }
 
+// replayKey asks for a replay of the run on show, under the debugger when
+// debug is set, or says why it cannot be replayed yet.
+func (p *runPage) replayKey(debug bool) tea.Cmd {
+	id := p.run.recordID()
+	switch {
+	case id == "" && p.run.active():
+		p.notify(noticeError, "the run is going: it can be replayed once it ends")
+		return nil
+	case id == "" || !p.recorded():
+		p.notify(noticeError, "the run has no record to replay: R lists the recorded runs")
+		return nil
+	case debug:
+		return common.Send(runs.ReplayDebug{ID: id})
+	}
+	return common.Send(runs.Replay{ID: id})
+}
+
 func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := p.Keys
 	var cmd tea.Cmd
@@ -222,10 +235,8 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		p.setFocus(nextPane(p.focus, -1, p.threadsShown()))
 	case key.Matches(k, keys.Fork, keys.ForkDebug):
 		cmd = common.Send(forkFrom{p.selectedPath(), key.Matches(k, keys.ForkDebug)})
-	case key.Matches(k, keys.Replay) && p.run.stored != "":
-		cmd = common.Send(runs.Replay{ID: p.run.stored})
-	case key.Matches(k, keys.ReplayDebug) && p.run.stored != "":
-		cmd = common.Send(replayDebug{})
+	case key.Matches(k, keys.Replay, keys.ReplayDebug):
+		cmd = p.replayKey(key.Matches(k, keys.ReplayDebug))
 	case key.Matches(k, keys.PrevTab, keys.NextTab):
 		// The inspector's tabs turn from any pane: the tree keeps the
 		// selection, the inspector shows another side of it.

@@ -109,9 +109,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// ShortHelp leaves the footer to the page: the run's keys work with the
-// panel open.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the panel's keys: it takes every key but :, which opens
+// the command line over it.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	return []key.Binding{
+		common.Short(k.Toggle, "space", "on/off"),
+		common.Short(k.Delete, "D", "delete"),
+		common.Short(k.BreakError, "x", "break on error"),
+		common.Short(k.Command, ":", "command"),
+		common.Short(k.Close, "esc", "close"),
+	}
+}
 
 // View draws the panel, border included, at exactly its size.
 func (m Model) View() string {

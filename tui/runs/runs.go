@@ -23,6 +23,8 @@ type (
 	Open struct{ ID string }
 	// Replay asks to replay the run.
 	Replay struct{ ID string }
+	// ReplayDebug asks to replay the run under the debugger.
+	ReplayDebug struct{ ID string }
 	// Diff asks to compare run Other against run Base, the one marked
 	// first.
 	Diff struct{ Base, Other string }
@@ -86,7 +88,8 @@ func (m *Model) SetSize(width, height int) {
 }
 
 // Update answers a key: the movement keys move the selection; Jump opens
-// the selected run (Open), Replay replays it (Replay); Diff marks it as a
+// the selected run (Open), Replay replays it (Replay), ReplayDebug under the
+// debugger (ReplayDebug); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
 // clears the mark, or on the marked run clears it; Close clears a mark,
 // or with none closes the panel, as Quit does. Open, Replay and Diff
@@ -128,6 +131,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.closeWith(Open{ID: r.ID})
 	case key.Matches(msg, m.Keys.Replay):
 		return m.closeWith(Replay{ID: r.ID})
+	case key.Matches(msg, m.Keys.ReplayDebug):
+		return m.closeWith(ReplayDebug{ID: r.ID})
 	case key.Matches(msg, m.Keys.Diff):
 		switch m.marked {
 		case "":
@@ -148,9 +153,19 @@ func (m *Model) closeWith(msg tea.Msg) tea.Cmd {
 	return common.CloseWith(m, msg)
 }
 
-// ShortHelp leaves the footer to the page: the run's keys work with the
-// panel open.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the panel's keys: it takes every key but :, which opens
+// the command line over it.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	return []key.Binding{
+		common.Short(k.Jump, "enter", "open"),
+		common.Short(k.Replay, "y", "replay"),
+		common.Short(k.ReplayDebug, "Y", "under the debugger"),
+		common.Short(k.Diff, "d", "diff"),
+		common.Short(k.Command, ":", "command"),
+		common.Short(k.Close, "esc", "close"),
+	}
+}
 
 // The columns of a row, in cells, after the gutter and the mark.
 const (
@@ -219,7 +234,7 @@ func (m Model) View() string {
 		footer = "◆ " + format.ShortID(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
 	case m.Len() > 0:
 		k := m.Keys
-		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
+		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + "/" + k.ReplayDebug.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
 		if m.Overflows() {
 			footer = common.Position(m.Cursor(), m.Len()) + " · " + footer
 		}

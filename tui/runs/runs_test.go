@@ -146,7 +146,7 @@ func TestPanelRows(t *testing.T) {
 		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001  -                            ┃",
 		"┃   bbbbbbbbbbbb  01:00:00      ⏏ exited        1h02m      0       0         -  -                            ┃",
 		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       0         -  -                            ┃",
-		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y replay · d diff · esc close ━┛",
+		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y/Y replay · d diff · esc close ━┛",
 	}
 	if got := strings.Split(ansi.Strip(m.View()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("view:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
