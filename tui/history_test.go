@@ -282,6 +282,7 @@ func TestRunsKey(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.runToEnd(docAsking)
+		b.press(keySkip)
 		wantOverlay(t, b, overlayEditor)
 		b.press(replaceText(`{"ship": true}`)...)
 		b.press(keySubmit)
@@ -289,6 +290,8 @@ func TestRunsKey(t *testing.T) {
 		id := b.p.waitRecorded(t, "asking", 1)[0].ID
 		b.press(keyRuns, keyEnter, command("goto A0"), keyFork, keySubmit)
 		// A0 runs again: its question is put, as a run puts it.
+		wantNotice(t, b, "A0 asks: Ship it?")
+		b.press(keySkip)
 		wantOverlay(t, b, overlayEditor)
 		wantScreen(t, b, "Ship it?")
 		b.press(replaceText(`{"ship": false}`)...)
@@ -300,6 +303,7 @@ func TestRunsKey(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.runToEnd(docAsking)
+		b.press(keySkip)
 		b.press(replaceText(`{"ship": true}`)...)
 		b.press(keySubmit)
 		wantEnded(t, b, "ok")

@@ -540,7 +540,13 @@ func TestInjectKey(t *testing.T) {
 			wantOverlay(t, b, overlayNone)
 			wantNotice(t, b, "i injects a value where a run is held; no run is held")
 		}},
-		{"an ask opens the answer editor by itself", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
+		{"an ask waits without taking the keys; enter opens the answer editor", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+			wantNotice(t, b, "A0 asks: Ship it?")
+			wantScreen(t, b, "enter/i answer · :decline decline")
+			b.press(keyUp, keyDown)
+			wantOverlay(t, b, overlayNone)
+			b.press(keyEnter)
 			wantOverlay(t, b, overlayEditor)
 			wantScreen(t, b, "A0 asks: Ship it?", `"ship": false`, "read by: A1 (A0.answer.ship)")
 			if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
@@ -548,21 +554,30 @@ func TestInjectKey(t *testing.T) {
 			}
 		}},
 		{"an answer goes on to the ask's result", func(b *bench) { b.debugTo(docAsking, "") },
-			seq(keyNext, replaceText(`{"ship": true}`), keySubmit), func(t *testing.T, b *bench) {
+			seq(keyNext, keySkip, replaceText(`{"ship": true}`), keySubmit), func(t *testing.T, b *bench) {
 				wantHeld(t, b, "A0", engine.StopResult, "next")
 				b.press(keyContinue)
 				wantEnded(t, b, "ok")
 				jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
 			}},
 		{"an answer that breaks the ask's schema is refused", func(b *bench) { b.debugTo(docAsking, "") },
-			seq(keyNext, replaceText(`{"ship": "yes"}`), keySubmit), func(t *testing.T, b *bench) {
+			seq(keyNext, keySkip, replaceText(`{"ship": "yes"}`), keySubmit), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
 				wantScreen(t, b, "fix the problems above first")
 				if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
 					t.Fatal("the run moved on")
 				}
 			}},
-		{"n at an ask declines it", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyEsc, keyNext, keyContinue), func(t *testing.T, b *bench) {
+		{"n or c at an ask opens the answer editor; :decline declines", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyNext), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayEditor)
+			b.press(keyEsc, keyContinue)
+			wantOverlay(t, b, overlayEditor)
+			if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
+				t.Fatal("moving on at the question left it")
+			}
+			b.press(keyEsc)
+			b.press(command("decline")...)
+			b.press(keyContinue)
 			wantEnded(t, b, "ok")
 			jsonEqual(t, node(t, b, "A1").Result, `{"shipped": false}`)
 		}},
@@ -590,14 +605,23 @@ func TestAnswerInPlainRun(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.toDoc(docAsking)
 	b.press(keyRun)
-	wantOverlay(t, b, overlayEditor)
 	wantScreen(t, b, "A0 asks: Ship it?")
+	b.press(keySkip)
+	wantOverlay(t, b, overlayEditor)
 	b.press(replaceText(`{"ship": true}`)...)
 	b.press(keySubmit)
 	if b.m.runPage.run.held() {
 		t.Fatalf("after the answer a plain run (r) is held at %s (%s, reason %q): a plain run goes on to its end",
 			b.m.runPage.run.state.Stop.Path, b.m.runPage.run.state.Stop.Kind, b.m.runPage.run.state.Reason)
 	}
+	wantEnded(t, b, "ok")
+	jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
+
+	// :answer is the same answer, with the same outcome.
+	b = newBench(t, 120, 40)
+	b.toDoc(docAsking)
+	b.press(keyRun)
+	b.press(command(`answer {"ship": true}`)...)
 	wantEnded(t, b, "ok")
 	jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
 }

@@ -226,6 +226,19 @@ func (k KeyMap) StopHelp() []key.Binding {
 	}
 }
 
+// AskHelp is the footer line while a run waits at a question: moving on
+// opens the answer editor, and declining is a command.
+func (k KeyMap) AskHelp() []key.Binding {
+	return []key.Binding{
+		Short(k.Jump, "enter/i", "answer"),
+		Short(k.Command, ":decline", "decline"),
+		Short(k.Abort, "a", "abort"),
+		Short(k.Command, ":", "command"),
+		Short(k.NextPane, "tab", "pane"),
+		Short(k.Help, "?", "help"),
+	}
+}
+
 // EditHelp is the footer line while an editor or a form takes the keys.
 func (k KeyMap) EditHelp() []key.Binding {
 	return []key.Binding{
