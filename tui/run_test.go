@@ -1055,9 +1055,17 @@ func TestViewKeys(t *testing.T) {
 				t.Errorf("h on a leaf selected %s, want its parent", r.Path)
 			}
 		}},
-		{"h, l and space change nothing in the plan tree, which does not fold", nil, seq(keyDown, keyDown, keyFold, keyUnfold, keySpace), func(t *testing.T, b *bench) {
+		{"h, l and space fold the plan tree as they fold the run tree", nil, seq(keyDown, keyDown, keyFold), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 2, "E1")
+			treeLine(t, b.m.planPage.tree().View(), "▸ E1  map")
+			wantNoScreen(t, b, "do  user__lookup")
+			b.press(keySpace)
+			treeLine(t, b.m.planPage.tree().View(), "▾ E1  map")
 			treeLine(t, b.m.planPage.tree().View(), "do  user__lookup")
+			b.press(keyFold, keyUnfold, keyUnfold)
+			if r := b.m.planPage.tree().Selected(); r.Path != "E1/do.*" {
+				t.Errorf("l on an open row selected %s, want its first child", r.Path)
+			}
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
