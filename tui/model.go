@@ -229,6 +229,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return m.quit()
 	}
+	if m.notice.kind == noticeConfirm {
+		// The warning was for this key press only: the key that did
+		// not confirm keeps the run, and the key that did says anew.
+		m.notice = notice{}
+	}
 	if !key.Matches(k, keys.Quit) {
 		m.quitArmed = false
 	}
@@ -387,7 +392,7 @@ func (m *model) choose(it palette.Item) tea.Cmd {
 func (m *model) quit() tea.Cmd {
 	if m.runPage.run.active() && !m.quitArmed {
 		m.quitArmed = true
-		m.notify(noticeError, "a run is going: q again aborts it and quits")
+		m.notify(noticeConfirm, "a run is going: "+m.Keys.Quit.Help().Key+" again aborts it and quits · any other key keeps it")
 		return nil
 	}
 	if m.runPage.run.active() {

@@ -340,7 +340,7 @@ func (p *runPage) abortRun() tea.Cmd {
 	r := p.run
 	if r.active() && !p.abortArmed {
 		p.abortArmed = true
-		p.notify(noticeError, p.Keys.Abort.Help().Key+" again aborts the run; any other key keeps it")
+		p.notify(noticeConfirm, p.Keys.Abort.Help().Key+" again aborts the run · any other key keeps it")
 		return nil
 	}
 	p.abortArmed = false

@@ -630,10 +630,21 @@ func TestAnswerInPlainRun(t *testing.T) {
 func TestAbortAndPauseKeys(t *testing.T) {
 	runCases(t, []benchCase{
 		{"a once only says what a again does; another key keeps the run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "a again aborts the run; any other key keeps it")
+			wantNotice(t, b, "a again aborts the run · any other key keeps it")
+			if !b.m.runPage.run.held() {
+				t.Fatal("the first a moved the run")
+			}
+			// At 80x24 the warning has the status line, whole.
+			b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+			wantScreen(t, b, "\n a again aborts the run · any other key keeps it")
+			b.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			b.press(keyDown)
 			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
 			b.press(keyDown, keyAbort)
-			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+			wantNotice(t, b, "a again aborts the run")
+			if r := b.m.runPage.run; !r.held() || r.state.Stop.Path != "E1/do.1" {
+				t.Fatal("a after another key moved the run")
+			}
 		}},
 		{"a twice aborts a held run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "aborted")
@@ -1103,7 +1114,12 @@ func TestQuitKeys(t *testing.T) {
 					t.Fatal("quit at once")
 				}
 				wantNotice(t, b, "a run is going: q again aborts it and quits")
-				wantHeld(t, b, "S0", engine.StopStep, "entry")
+				if !b.m.runPage.run.held() {
+					t.Fatal("the first press moved the run")
+				}
+				b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+				wantScreen(t, b, "\n a run is going: q again aborts it and quits · any other key keeps it")
+				b.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 				b.press(quit)
 				if !b.quit {
 					t.Fatal("the second press did not quit")

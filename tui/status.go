@@ -17,6 +17,10 @@ type noticeKind int
 const (
 	noticeInfo noticeKind = iota
 	noticeError
+	// noticeConfirm says what a second press of the key just pressed
+	// would do: it has the status line to itself, so that it is read
+	// whole before the key is pressed again.
+	noticeConfirm
 )
 
 // notice is the last thing the workbench has to say, on the status line
@@ -38,7 +42,7 @@ func (m *model) say(kind noticeKind, short, whole string) {
 	// words, not its line breaks.
 	m.notice = notice{kind, strings.Join(strings.Fields(short), " ")}
 	out := output.Answer
-	if kind == noticeError {
+	if kind != noticeInfo {
 		out = output.Problem
 		m.log.Warn(whole)
 	} else {
@@ -69,6 +73,9 @@ func (m model) statusLine() string {
 // unless the pane is open.
 func (m model) status() (line string, cut bool) {
 	t := m.Theme
+	if m.notice.kind == noticeConfirm && m.notice.text != "" {
+		return common.Fit(" "+t.Problem.Render(m.notice.text), m.Width), common.TextWidth(m.notice.text)+1 > m.Width
+	}
 	left, right := m.page.status()
 	if m.notice.text != "" {
 		style := t.Muted
