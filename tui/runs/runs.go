@@ -173,6 +173,7 @@ const (
 	colStatus  = 13 // "○ interrupted"
 	colMade    = 6  // "replay"
 	colTime    = 6
+	colHeld    = 6 // of the time, how long it waited at stops
 	colSteps   = 5
 	colTokens  = 6
 	colCost    = 8
@@ -245,7 +246,7 @@ func (m Model) View() string {
 // header names the columns, aligned as renderRun aligns them.
 func (m Model) header() string {
 	return "   " + padRight("run", format.ShortIDLength) + colGap + padRight("started", colStarted) + colGap +
-		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
+		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("held", colHeld) + colGap + pad("steps", colSteps) +
 		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost) + colGap + padRight("made", colMade) + colGap + "inputs"
 }
 
@@ -260,8 +261,8 @@ func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	return line
 }
 
-// row is one run whole: gutter, diff mark, id, start, outcome, time,
-// steps, tokens, cost, how it was made and inputs.
+// row is one run whole: gutter, diff mark, id, start, outcome, time, the
+// part of it held at stops, steps, tokens, cost, how it was made and inputs.
 func (m Model) row(r record.RunSummary, selected bool) string {
 	t := m.Theme
 	base := t.RowStyle(selected, m.Focused())
@@ -284,7 +285,11 @@ func (m Model) row(r record.RunSummary, selected bool) string {
 	b.WriteString(st(t.Strong).Render(padRight(format.ShortID(r.ID), format.ShortIDLength)))
 	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
-	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
+	held := ""
+	if r.Held >= time.Millisecond {
+		held = format.Duration(r.Held)
+	}
+	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(held, colHeld) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
 		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost) + colGap))
 	made := string(r.Made)
 	if made == "" {
