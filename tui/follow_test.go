@@ -81,6 +81,20 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Error("a letter typed into the filter started a run")
 			}
 		}},
+		{"the next run starts unfiltered", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
+			b.press(keyRun, keySubmit)
+			wantEnded(t, b, "ok")
+			if f := b.m.runPage.tree.Filter(); f != "" {
+				t.Fatalf("the next run is filtered by %q", f)
+			}
+			wantScreen(t, b, "E2  agent", "E0  builtin__reshape")
+		}},
+		{":goto a row the filter hides clears it and selects the row", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
+			b.press(command("goto E2")...)
+			if !b.m.runShown() || b.m.runPage.selectedPath() != "E2" || b.m.runPage.tree.Filter() != "" {
+				t.Fatalf("goto E2: run shown %v, selected %q, filter %q", b.m.runShown(), b.m.runPage.selectedPath(), b.m.runPage.tree.Filter())
+			}
+		}},
 		{"esc shows every row again", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter, keyEsc), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "E2  agent", "E0  builtin__reshape")
 		}},
