@@ -159,6 +159,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.onEdited(msg)
 	case cmdline.Submitted:
 		cmd = m.execute(msg.Instruction)
+	case cmdline.Refused:
+		m.notify(noticeError, msg.Err.Error())
 	case common.CloseOverlay:
 		m.overlays.remove(msg.Overlay)
 		if msg.Then != nil {
