@@ -146,6 +146,23 @@ func (m Model) View() string {
 	for i := first; i < end; i++ {
 		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
 	}
+	if b, ok := m.Selected(); ok {
+		// A row cuts why its breakpoint never stops, or why its
+		// condition failed: the room under the rows says it whole for
+		// the selected one.
+		var why []string
+		for _, problem := range []string{b.Unmatched, b.ConditionError} {
+			if problem != "" {
+				why = append(why, common.Wrap("✗ "+strconv.Itoa(b.ID)+" "+b.Pattern+": "+problem, max(inner-2, 8), "/_")...)
+			}
+		}
+		if room := max(m.Height-2, 0) - len(lines) - 1; len(why) > 0 && len(why) <= room {
+			lines = append(lines, "")
+			for _, l := range why {
+				lines = append(lines, " "+t.Problem.Render(l))
+			}
+		}
+	}
 
 	title := t.PaneTitle("Breakpoints", m.Focused())
 	if n := m.Len(); n > 0 {
