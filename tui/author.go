@@ -277,7 +277,7 @@ func (m *model) newPlan(identifier string) {
 	}
 	file := filepath.Join(planDir, identifier+".yaml")
 	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
-		m.notify(noticeError, file+" exists already; open it instead")
+		m.notify(noticeError, identifier+" exists already: open it instead ("+file+")")
 		return
 	}
 	if err := os.MkdirAll(planDir, 0o755); err != nil {

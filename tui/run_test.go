@@ -1421,7 +1421,7 @@ func TestCommandLine(t *testing.T) {
 			wantScreen(t, b, "[fresh ✓]")
 		}},
 		{"new will not write over a plan", nil, command("new simple"), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "exists already; open it instead")
+			wantNotice(t, b, "simple exists already: open it instead (")
 			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}
