@@ -116,9 +116,9 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Errorf("T left the notice %q", b.m.notice.text)
 			}
 		}},
-		{"H after E drops E's notice", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
-			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "" {
-				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 and no notice", got, b.m.notice.text)
+		{"H after E says what it found instead", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
+			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "held now: E1/do.1" {
+				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 said", got, b.m.notice.text)
 			}
 			wantNoScreen(t, b, "no row of the run is failed")
 		}},
@@ -132,6 +132,7 @@ func TestTreeFilterAndJumps(t *testing.T) {
 			if !b.m.runShown() || r.HasChildren || r.Duration == 0 {
 				t.Errorf("T: run shown %v, selected %s (%v)", b.m.runShown(), r.Path, r.Duration)
 			}
+			wantNotice(t, b, "slowest: "+r.Path+", ")
 		}},
 		{"the jump keys without a run say so", nil, seq(keySlowest), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run to look through")

@@ -411,6 +411,9 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		if debug {
+			m.panels.form.SetStarts("debug")
+		}
 		inputs := m.planPage.open[m.planPage.current].inputs
 		if inputs == nil {
 			// Nothing ran this session: the last session's run says.
@@ -483,6 +486,8 @@ func (m *model) togglePlanView() {
 		m.notify(noticeError, "no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
+	// What was said belongs to the view left; the output pane keeps it.
+	m.notice = notice{}
 	m.showRun(!m.runShown())
 }
 

@@ -352,6 +352,7 @@ func TestDebugKey(t *testing.T) {
 			jsonEqual(t, node(t, b, "S0").Result, `{"greeting": "hello"}`)
 		}},
 		{"g asks for the inputs first, then holds the run", nil, seq(keyDebug), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "ctrl+s debug")
 			wantOverlay(t, b, overlayForm)
 			wantNoRun(t, b)
 			b.press(keySubmit)
@@ -886,6 +887,9 @@ func TestViewKeys(t *testing.T) {
 		{"P shows the plan, and P again the run", func(b *bench) { b.runToEnd(docSimple) }, seq(keyPlanView), func(t *testing.T, b *bench) {
 			if b.m.runShown() {
 				t.Fatal("P did not show the plan")
+			}
+			if b.m.notice.text != "" {
+				t.Errorf("the plan view keeps the run's notice %q", b.m.notice.text)
 			}
 			wantScreen(t, b, "Steps", "Problems")
 			b.press(keyPlanView)

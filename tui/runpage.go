@@ -138,8 +138,20 @@ func (p *runPage) jump(to runtree.Target, what string) {
 		p.notify(noticeInfo, "no row of the run is "+what)
 		return
 	}
-	// A jump that went somewhere makes what an earlier one said old.
-	p.post(notice{})
+	// Say what was found: the row may be the one selected already.
+	r, _ := p.tree.Selected()
+	switch to {
+	case runtree.NextFailed:
+		p.notify(noticeInfo, "failed: "+r.Path)
+	case runtree.NextHeld:
+		if r.Path == p.tree.Stop() {
+			p.notify(noticeInfo, "held now: "+r.Path)
+		} else {
+			p.notify(noticeInfo, "held: "+r.Path+", "+format.Duration(r.Held)+" at its stops")
+		}
+	case runtree.Slowest:
+		p.notify(noticeInfo, "slowest: "+r.Path+", "+format.Duration(r.Duration-r.Held)+" own time")
+	}
 	p.post(showRunMsg{focusTree: true})
 }
 

@@ -93,6 +93,9 @@ func (m *Model) SetSize(width, height int) {
 	m.settle()
 }
 
+// Stop is the path of the node the run is held at, empty when none.
+func (m Model) Stop() string { return m.stop }
+
 // SetStop marks the row of the node the run is held at and selects it,
 // opening its collapsed ancestors. An empty path clears the mark.
 func (m *Model) SetStop(path string) {
