@@ -1424,6 +1424,15 @@ func TestCommandLine(t *testing.T) {
 			}
 			wantScreen(t, b, "[fresh ✓]")
 		}},
+		{"new puts the plan's tab at its place by name, the run on show kept", func(b *bench) { b.runToEnd(docSimple) }, command("new aaa_first"), func(t *testing.T, b *bench) {
+			if b.m.planPage.current != 0 || b.m.planPage.document().Name() != "aaa_first" {
+				t.Fatalf("the new plan is tab %d of %d", b.m.planPage.current, b.m.planPage.count())
+			}
+			if d := b.m.planPage.documentAt(b.m.runPage.run.doc); d.Name() != "simple" {
+				t.Errorf("the run on show points at %s", d.Name())
+			}
+			wantScreen(t, b, "[aaa_first ✓] flow ✓")
+		}},
 		{"new will not write over a plan", nil, command("new simple"), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "simple exists already: open it instead (")
 			if b.m.planPage.count() != len(planNames) {
