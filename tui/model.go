@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -50,7 +51,9 @@ type model struct {
 	// detail pane, and whether a pane is zoomed, on both pages.
 	split *split
 
-	notice    notice
+	notice notice
+	// noticeSeq numbers the notices said.
+	noticeSeq int
 	quitArmed bool // q was pressed while a run goes on
 	// followPlanFiles says the tabs follow the plan files on the plan
 	// paths (Options.FollowPlanFiles).
@@ -96,11 +99,16 @@ func (m model) Init() tea.Cmd {
 // Update handles a message, then what the run page posted while it took
 // it, within the same update.
 func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	said := m.notice.seq
 	cmd := m.route(msg)
 	for posted := m.runPage.takePosted(); len(posted) > 0; posted = m.runPage.takePosted() {
 		for _, p := range posted {
 			cmd = tea.Batch(cmd, m.route(p))
 		}
+	}
+	if n := m.notice; n.seq != said && n.text != "" && n.kind != noticeConfirm {
+		// A notice goes after a while; a warning goes with the next key.
+		cmd = tea.Batch(cmd, tea.Tick(noticeLife, func(time.Time) tea.Msg { return noticeExpired{n.seq} }))
 	}
 	m.sync()
 	return m, cmd
@@ -132,6 +140,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.split.dragging = false
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg)
+	case noticeExpired:
+		m.expireNotice(msg.seq)
 	case notice:
 		if msg.text == "" {
 			m.notice = msg // a run that moved on clears what was said

@@ -109,3 +109,18 @@ func TestOutputPane(t *testing.T) {
 		})
 	}
 }
+
+// TestNoticeExpires: a notice leaves the status line after a while (the
+// output pane keeps it); a newer one stays when the old one's time is up.
+func TestNoticeExpires(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("watch E0.topic")...)
+	first := b.m.notice.seq
+	b.press(command("watch input.limit")...)
+	b.update(noticeExpired{first})
+	wantNotice(t, b, "watch 2")
+	b.update(noticeExpired{b.m.notice.seq})
+	if b.m.notice.text != "" {
+		t.Errorf("the notice %q outlived its time", b.m.notice.text)
+	}
+}

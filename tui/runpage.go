@@ -166,7 +166,7 @@ func (p *runPage) takePosted() []tea.Msg {
 }
 
 // notify asks the root to say something on the status line.
-func (p *runPage) notify(kind noticeKind, text string) { p.post(notice{kind, text}) }
+func (p *runPage) notify(kind noticeKind, text string) { p.post(notice{kind: kind, text: text}) }
 
 // show makes r the run on show and asks the root to show the page.
 func (p *runPage) show(r *run, focusTree bool) {

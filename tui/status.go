@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -28,6 +29,23 @@ const (
 type notice struct {
 	kind noticeKind
 	text string
+	// seq tells one notice from the next, so that the expiry of an old
+	// one leaves a newer one be.
+	seq int
+}
+
+// noticeLife is how long a notice stays on the status line; the output
+// pane keeps it after.
+const noticeLife = 10 * time.Second
+
+// noticeExpired says the notice seq has been on show for noticeLife.
+type noticeExpired struct{ seq int }
+
+// expireNotice clears the notice seq if it is still the one on show.
+func (m *model) expireNotice(seq int) {
+	if m.notice.seq == seq && m.notice.text != "" {
+		m.notice = notice{}
+	}
 }
 
 // notify says something on the status line, in the output pane and in
@@ -40,7 +58,8 @@ func (m *model) notify(kind noticeKind, text string) { m.say(kind, text, text) }
 func (m *model) say(kind noticeKind, short, whole string) {
 	// The status line is one line: an error that quotes a value keeps its
 	// words, not its line breaks.
-	m.notice = notice{kind, strings.Join(strings.Fields(short), " ")}
+	m.noticeSeq++
+	m.notice = notice{kind: kind, text: strings.Join(strings.Fields(short), " "), seq: m.noticeSeq}
 	out := output.Answer
 	if kind != noticeInfo {
 		out = output.Problem
