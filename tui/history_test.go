@@ -433,6 +433,17 @@ func TestRunsSayHowTheyWereMade(t *testing.T) {
 	}
 }
 
+// TestReopensOnThePlanShown: a second workbench on the project opens on
+// the plan the first showed last.
+func TestReopensOnThePlanShown(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.toDoc(docFailing)
+	next := newModel(context.Background(), Options{Title: "test project", Documents: b.p.docs, Workspace: b.p.ws}, false)
+	if next.planPage.current != docFailing {
+		t.Errorf("the second workbench opens on %s, want failing", next.planPage.document().Name())
+	}
+}
+
 // TestInputsKeptAcrossSessions runs the flow plan with a topic typed into
 // its form, then opens a second workbench on the project: its form starts
 // from the inputs the run store kept, said to be the last run's.

@@ -82,6 +82,16 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		split:           s,
 	}
 	m.page = m.planPage
+	if m.ws != nil {
+		// The workbench reopens on the plan it showed last.
+		shown := m.ws.ShownPlan()
+		for i := range m.planPage.count() {
+			if d := m.planPage.documentAt(i); shown != "" && d.Name() == shown {
+				m.planPage.show(i)
+				m.planPage.problems.SetReport(d.Report)
+			}
+		}
+	}
 	if opts.Notice != "" {
 		m.notify(noticeInfo, opts.Notice)
 	}
@@ -458,6 +468,11 @@ func (m *model) switchDocument(delta int) {
 
 func (m *model) documentChanged() {
 	m.planPage.problems.SetReport(m.planPage.document().Report)
+	if m.ws != nil {
+		if err := m.ws.KeepShownPlan(m.planPage.document().Name()); err != nil {
+			m.log.Warn(err.Error())
+		}
+	}
 	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.current {
 		m.showRun(false)
 	}

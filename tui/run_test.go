@@ -784,8 +784,9 @@ func TestBreakpointKeys(t *testing.T) {
 				wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
 			}},
 		{"breakpoints are kept on disk for the plan", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyBreak), func(t *testing.T, b *bench) {
+			// The second workbench opens on the plan the first showed.
 			b2 := newBenchOn(t, b.p, 120, 40)
-			b2.toDoc(docSimple)
+			wantDocument(t, b2.m, docSimple)
 			wantBook(t, b2, "S0")
 		}},
 		{"x: a failing step holds a debug run at an error stop", func(b *bench) { b.toDoc(docFailing) }, seq(keyDebug, keyContinue), func(t *testing.T, b *bench) {
