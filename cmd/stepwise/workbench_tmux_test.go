@@ -204,7 +204,8 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	quit(s)
 
 	s = session()
-	toTimeline(s)
+	// The workbench reopens on the plan it showed last.
+	s.waitFor("Issue timeline")
 	// The inputs form starts from what the last session's run ran with.
 	s.keys("r")
 	s.waitFor("CHK-107  last run's value: typing replaces it")
