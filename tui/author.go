@@ -121,11 +121,21 @@ func (m *model) followFiles() (added, removed []string) {
 	for _, f := range m.ws.PlanFiles() {
 		if !open[f] {
 			d := LoadDocument(m.ws, f)
-			m.planPage.add(d)
+			m.openTab(d)
 			added = append(added, d.File)
 		}
 	}
 	return added, removed
+}
+
+// openTab opens a plan tab at its place among the others and returns its
+// index; the run on show keeps pointing at its own.
+func (m *model) openTab(d workspace.Document) int {
+	i := m.planPage.add(d)
+	if r := m.runPage.run; r != nil && r.doc >= i && m.planPage.count() > 1 {
+		r.doc++
+	}
+	return i
 }
 
 // closeTab closes plan tab i; the run on show keeps pointing at its own.
@@ -277,7 +287,7 @@ func (m *model) newPlan(identifier string) {
 	}
 	file := filepath.Join(planDir, identifier+".yaml")
 	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
-		m.notify(noticeError, file+" exists already; open it instead")
+		m.notify(noticeError, identifier+" exists already: open it instead ("+file+")")
 		return
 	}
 	if err := os.MkdirAll(planDir, 0o755); err != nil {
@@ -288,7 +298,7 @@ func (m *model) newPlan(identifier string) {
 		m.notify(noticeError, err.Error())
 		return
 	}
-	doc := m.planPage.add(LoadDocument(m.ws, file))
+	doc := m.openTab(LoadDocument(m.ws, file))
 	m.planPage.show(doc)
 	m.showRun(false)
 	// The new plan joins the catalog at once: a plan may call it as

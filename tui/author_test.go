@@ -392,7 +392,8 @@ input_schema: { type: object, properties: {} }
 	if tabs() < 0 {
 		t.Fatal("the tab of the run on show closed under it")
 	}
-	b.m.planPage.show(docSimple)
+	// The new tab took its place by name: simple is found by its name.
+	b.m.planPage.show(slices.IndexFunc(b.m.planPage.open, func(o openPlan) bool { return o.tree.Document().Name() == "simple" }))
 	b.press(keyRun)
 	wantEnded(t, b, "ok")
 	b.press(watchMsg{})

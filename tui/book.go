@@ -166,17 +166,45 @@ func (m *model) toggleBreakOnError() {
 }
 
 func (m *model) openBreakpoints() {
-	if m.planPage.document().Plan == nil {
-		m.notify(noticeError, "the plan does not load; fix it first")
+	if !m.refreshBreakpoints() {
 		return
 	}
-	// Take in what a stepwise debug of the same plan kept meanwhile.
+	m.overlays.push(&m.panels.breakpoints, true)
+	m.panels.breakpoints.Focus()
+}
+
+// listBreakpointsAnswer answers :breakpoints as :stack answers: in short on
+// the status line and one a line in the output pane, which opens when the
+// status line cuts the list. The panel stays for B.
+func (m *model) listBreakpointsAnswer() {
+	if !m.refreshBreakpoints() {
+		return
+	}
+	bps := m.panels.breakpoints.Breakpoints()
+	if len(bps) == 0 {
+		m.answer(noticeInfo, breakpoints.Empty, breakpoints.Empty)
+		return
+	}
+	var specs []string
+	for _, b := range bps {
+		specs = append(specs, itoa(b.ID)+" "+b.Spec())
+	}
+	m.answer(noticeInfo, common.Count(len(bps), "breakpoint")+": "+strings.Join(specs, ", "), m.breakpointList())
+}
+
+// refreshBreakpoints reads the current plan's breakpoints again, taking in
+// what a stepwise debug of the same plan kept meanwhile, and reports
+// whether the plan loads, which a breakpoint needs.
+func (m *model) refreshBreakpoints() bool {
+	if m.planPage.document().Plan == nil {
+		m.notify(noticeError, "the plan does not load; fix it first")
+		return false
+	}
 	if err := m.breakpoints(m.planPage.current).Refresh(); err != nil {
 		m.notify(noticeError, "the kept breakpoints could not be read: "+err.Error())
 	}
 	m.syncBreakpointMarks()
-	m.overlays.push(&m.panels.breakpoints, true)
-	m.panels.breakpoints.Focus()
+	return true
 }
 
 // onBreakpointAction carries out what the panel asked for.

@@ -25,8 +25,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 	case debugger.VerbBreak, debugger.VerbClear, debugger.VerbCond, debugger.VerbEnable, debugger.VerbDisable, debugger.VerbErrors:
 		m.execBreakpoints(in)
 	case debugger.VerbBreakpoints:
-		m.openBreakpoints()
-		m.panels.output.Add(output.Answer, m.breakpointList())
+		m.listBreakpointsAnswer()
 	case debugger.VerbPause:
 		m.runPage.pauseRun()
 	case debugger.VerbPrint, debugger.VerbStack, debugger.VerbThreads, debugger.VerbWhere:

@@ -81,6 +81,20 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Error("a letter typed into the filter started a run")
 			}
 		}},
+		{"the next run starts unfiltered", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
+			b.press(keyRun, keySubmit)
+			wantEnded(t, b, "ok")
+			if f := b.m.runPage.tree.Filter(); f != "" {
+				t.Fatalf("the next run is filtered by %q", f)
+			}
+			wantScreen(t, b, "E2  agent", "E0  builtin__reshape")
+		}},
+		{":goto a row the filter hides clears it and selects the row", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter), func(t *testing.T, b *bench) {
+			b.press(command("goto E2")...)
+			if !b.m.runShown() || b.m.runPage.selectedPath() != "E2" || b.m.runPage.tree.Filter() != "" {
+				t.Fatalf("goto E2: run shown %v, selected %q, filter %q", b.m.runShown(), b.m.runPage.selectedPath(), b.m.runPage.tree.Filter())
+			}
+		}},
 		{"esc shows every row again", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter, keyEsc), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "E2  agent", "E0  builtin__reshape")
 		}},
@@ -102,9 +116,9 @@ func TestTreeFilterAndJumps(t *testing.T) {
 				t.Errorf("T left the notice %q", b.m.notice.text)
 			}
 		}},
-		{"H after E drops E's notice", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
-			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "" {
-				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 and no notice", got, b.m.notice.text)
+		{"H after E says what it found instead", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyNextFailed, keyNextHeld), func(t *testing.T, b *bench) {
+			if got := b.m.runPage.selectedPath(); got != "E1/do.1" || b.m.notice.text != "held now: E1/do.1" {
+				t.Errorf("H selected %q with the notice %q, want the stop E1/do.1 said", got, b.m.notice.text)
 			}
 			wantNoScreen(t, b, "no row of the run is failed")
 		}},
@@ -118,6 +132,7 @@ func TestTreeFilterAndJumps(t *testing.T) {
 			if !b.m.runShown() || r.HasChildren || r.Duration == 0 {
 				t.Errorf("T: run shown %v, selected %s (%v)", b.m.runShown(), r.Path, r.Duration)
 			}
+			wantNotice(t, b, "slowest: "+r.Path+", ")
 		}},
 		{"the jump keys without a run say so", nil, seq(keySlowest), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "no run to look through")

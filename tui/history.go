@@ -236,15 +236,10 @@ func (p *runPage) startFork(f *forkDraft, value any) tea.Cmd {
 	return p.begin(r, session, f.table, rec.Inputs())
 }
 
-// replayUnderDebugger replays the run on show under a debugger session
-// that stops at the breakpoints of table, or at the first stop when none
-// is enabled; a stop let go on is answered from the record.
-func (p *runPage) replayUnderDebugger(doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
-	if p.run == nil || p.run.stored == "" {
-		p.notify(noticeError, "Y replays an earlier run: R opens one")
-		return nil
-	}
-	id := p.run.stored
+// replayUnderDebugger replays the recorded run id under a debugger
+// session that stops at the breakpoints of table, or at the first stop
+// when none is enabled; a stop let go on is answered from the record.
+func (p *runPage) replayUnderDebugger(id string, doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
 	r, rec, ok := p.rerunUnderSession(id, doc, d, "replay", true)
 	if !ok {
 		return nil

@@ -103,6 +103,38 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyRuns, keyHome, keyEnter, keyReplay)
 		wantNotice(t, b, "the replay of "+format.ShortID(newest)+" matches the record")
 	})
+	t.Run("y and Y on the run just ended replay it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.debugTo(docSimple, "")
+		b.press(keyReplay)
+		wantNotice(t, b, "the run is going: it can be replayed once it ends")
+		b.press(command("continue")...)
+		b.until("the debug run to end", func(m model) bool { return m.runPage.run.state.Finished })
+		id := b.p.waitRecorded(t, "simple", 1)[0].ID
+		b.press(keyReplay)
+		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record")
+
+		b = newBench(t, 120, 40)
+		b.runToEnd(docSimple)
+		b.p.waitRecorded(t, "simple", 1)
+		b.press(keyReplayDbg)
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.rerun != "replay" {
+			t.Fatalf("Y on the run just ended does not hold its replay: %+v", r.state)
+		}
+	})
+	t.Run("Y in the runs panel replays the selected run under the debugger", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.twoRuns()
+		b.press(keyRuns)
+		wantScreen(t, b, "Y under the debugger")
+		b.press(keyHome, keyReplayDbg)
+		wantOverlay(t, b, overlayNone)
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.rerun != "replay" {
+			t.Fatalf("Y in the panel does not hold a replay: %+v", r.state)
+		}
+	})
 	t.Run("d marks a run and d on another diffs them", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
@@ -250,6 +282,7 @@ func TestRunsKey(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.runToEnd(docAsking)
+		b.press(keySkip)
 		wantOverlay(t, b, overlayEditor)
 		b.press(replaceText(`{"ship": true}`)...)
 		b.press(keySubmit)
@@ -257,6 +290,8 @@ func TestRunsKey(t *testing.T) {
 		id := b.p.waitRecorded(t, "asking", 1)[0].ID
 		b.press(keyRuns, keyEnter, command("goto A0"), keyFork, keySubmit)
 		// A0 runs again: its question is put, as a run puts it.
+		wantNotice(t, b, "A0 asks: Ship it?")
+		b.press(keySkip)
 		wantOverlay(t, b, overlayEditor)
 		wantScreen(t, b, "Ship it?")
 		b.press(replaceText(`{"ship": false}`)...)
@@ -268,6 +303,7 @@ func TestRunsKey(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.runToEnd(docAsking)
+		b.press(keySkip)
 		b.press(replaceText(`{"ship": true}`)...)
 		b.press(keySubmit)
 		wantEnded(t, b, "ok")
@@ -297,13 +333,15 @@ func TestRunsKey(t *testing.T) {
 			t.Errorf("notice %q", b.m.notice.text)
 		}
 	})
-	t.Run("R with a run held lists the runs and the run keys still move it", func(t *testing.T) {
+	t.Run("R with a run held lists the runs, takes the run keys, and : moves it", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
 		b.debugTo(docSimple, "")
 		b.press(keyRuns)
 		wantOverlay(t, b, overlayRuns)
 		b.press(keyNext)
+		wantHeld(t, b, "S0", engine.StopStep, "entry")
+		b.press(command("next")...)
 		wantOverlay(t, b, overlayRuns)
 		wantHeld(t, b, "S0", engine.StopResult, "next")
 	})
@@ -369,7 +407,8 @@ func TestRunsPanelAfterRunEnds(t *testing.T) {
 	for i := range 5 {
 		b := newBench(t, 120, 40)
 		b.debugTo(docSimple, "")
-		b.press(keyRuns, keyContinue)
+		b.press(keyRuns)
+		b.press(command("continue")...)
 		wantEnded(t, b, "ok")
 		wantOverlay(t, b, overlayRuns)
 		if r, _ := b.m.panels.runs.Selected(); b.m.panels.runs.Len() != 1 || r.Status != "ok" || !strings.Contains(b.screen(), "✓ ok    ") {
@@ -391,6 +430,17 @@ func TestRunsSayHowTheyWereMade(t *testing.T) {
 	runs := b.p.waitRecorded(t, "simple", 2)
 	if runs[0].Made != engine.MadeDebug || runs[1].Made != engine.MadeRun {
 		t.Errorf("recorded as %q then %q, want run then debug", runs[1].Made, runs[0].Made)
+	}
+}
+
+// TestReopensOnThePlanShown: a second workbench on the project opens on
+// the plan the first showed last.
+func TestReopensOnThePlanShown(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.toDoc(docFailing)
+	next := newModel(context.Background(), Options{Title: "test project", Documents: b.p.docs, Workspace: b.p.ws}, false)
+	if next.planPage.current != docFailing {
+		t.Errorf("the second workbench opens on %s, want failing", next.planPage.document().Name())
 	}
 }
 

@@ -74,7 +74,7 @@ steps:
 func TestAskQuestionWhole(t *testing.T) {
 	b := newBenchWithPlan(t, "long_ask", longAskPlan)
 	b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	b.press(keyRun)
+	b.press(keyRun, keySkip)
 	wantOverlay(t, b, overlayEditor)
 	words := strings.Join(strings.Fields(b.screen()), " ")
 	for _, part := range []string{"answer the question at Q0", "Q0 asks: Three issues look like duplicates", "keep the newest open for the customer?", `"close": false`} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -50,7 +51,9 @@ type model struct {
 	// detail pane, and whether a pane is zoomed, on both pages.
 	split *split
 
-	notice    notice
+	notice notice
+	// noticeSeq numbers the notices said.
+	noticeSeq int
 	quitArmed bool // q was pressed while a run goes on
 	// followPlanFiles says the tabs follow the plan files on the plan
 	// paths (Options.FollowPlanFiles).
@@ -79,6 +82,16 @@ func newModel(ctx context.Context, opts Options, withColor bool) model {
 		split:           s,
 	}
 	m.page = m.planPage
+	if m.ws != nil {
+		// The workbench reopens on the plan it showed last.
+		shown := m.ws.ShownPlan()
+		for i := range m.planPage.count() {
+			if d := m.planPage.documentAt(i); shown != "" && d.Name() == shown {
+				m.planPage.show(i)
+				m.planPage.problems.SetReport(d.Report)
+			}
+		}
+	}
 	if opts.Notice != "" {
 		m.notify(noticeInfo, opts.Notice)
 	}
@@ -107,6 +120,10 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A hint about the view left (no run to chart, with the runs
 		// list now open) no longer applies.
 		m.notice = notice{}
+	}
+	if n := m.notice; n.seq != said.seq && n.text != "" && n.kind != noticeConfirm {
+		// A notice goes after a while; a warning goes with the next key.
+		cmd = tea.Batch(cmd, tea.Tick(noticeLife, func(time.Time) tea.Msg { return noticeExpired{n.seq} }))
 	}
 	m.sync()
 	return m, cmd
@@ -155,6 +172,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.split.dragging = false
 	case tea.MouseWheelMsg:
 		cmd = m.wheel(msg)
+	case noticeExpired:
+		m.expireNotice(msg.seq)
 	case notice:
 		if msg.text == "" {
 			m.notice = msg // a run that moved on clears what was said
@@ -183,6 +202,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 		m.onEdited(msg)
 	case cmdline.Submitted:
 		cmd = m.execute(msg.Instruction)
+	case cmdline.Refused:
+		m.notify(noticeError, msg.Err.Error())
 	case common.CloseOverlay:
 		m.overlays.remove(msg.Overlay)
 		if msg.Then != nil {
@@ -213,8 +234,8 @@ func (m *model) route(msg tea.Msg) tea.Cmd {
 			table = m.breakpoints(m.planPage.current)
 		}
 		cmd = m.runPage.fork(msg.path, m.planPage.current, m.planPage.document(), table)
-	case replayDebug:
-		cmd = m.runPage.replayUnderDebugger(m.planPage.current, m.planPage.document(), m.breakpoints(m.planPage.current))
+	case runs.ReplayDebug:
+		cmd = m.runPage.replayUnderDebugger(msg.ID, m.planPage.current, m.planPage.document(), m.breakpoints(m.planPage.current))
 	case runs.Diff:
 		cmd = m.runPage.diffRuns(msg.Base, msg.Other)
 	case storedMsg:
@@ -252,6 +273,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.Keys
 	if k.String() == "ctrl+c" {
 		return m.quit()
+	}
+	if m.notice.kind == noticeConfirm {
+		// The warning was for this key press only: the key that did
+		// not confirm keeps the run, and the key that did says anew.
+		m.notice = notice{}
 	}
 	if !key.Matches(k, keys.Quit) {
 		m.quitArmed = false
@@ -352,8 +378,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // overlayKey gives the key to the open text field or overlay, and reports
-// whether it took it. Panels let the run keys through, so a held run can
-// be moved on with the runs or breakpoints panel open.
+// whether it took it. A panel is modal: it takes every key but :, which
+// opens the command line over it, so a command typed there reaches the
+// line and not the panel's own keys.
 func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
@@ -373,20 +400,11 @@ func (m *model) overlayKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, cmd
 	}
 	top, ok := m.overlays.top()
-	if !ok || top.panel && m.runKey(k) || top.docked && !m.panels.output.Takes(k) {
+	if !ok || top.panel && key.Matches(k, m.Keys.Command) || top.docked && !m.panels.output.Takes(k) {
 		return false, nil
 	}
 	_, cmd = top.Update(k)
 	return true, cmd
-}
-
-// runKey reports whether a key moves a held run on: those act with a
-// panel open. Abort and the value editor are not among them: a panel's
-// own keys are letters too, and losing a run to one typed for the panel
-// would cost too much.
-func (m *model) runKey(k tea.KeyPressMsg) bool {
-	keys := m.Keys
-	return m.runPage.run.held() && key.Matches(k, keys.Next, keys.StepIn, keys.StepOut, keys.Continue)
 }
 
 // openOutput shows the output pane at its end, what was said last.
@@ -419,7 +437,7 @@ func (m *model) choose(it palette.Item) tea.Cmd {
 func (m *model) quit() tea.Cmd {
 	if m.runPage.run.active() && !m.quitArmed {
 		m.quitArmed = true
-		m.notify(noticeError, "a run is going: q again aborts it and quits")
+		m.notify(noticeConfirm, "a run is going: "+m.Keys.Quit.Help().Key+" again aborts it and quits · any other key keeps it")
 		return nil
 	}
 	if m.runPage.run.active() {
@@ -436,6 +454,9 @@ func (m *model) askInputs(debug bool) tea.Cmd {
 		m.panels.formDebug = debug
 		m.overlays.push(&m.panels.form, false)
 		cmd := m.panels.form.Open("inputs of "+d.Name(), d.Plan.InputSchema)
+		if debug {
+			m.panels.form.SetStarts("debug")
+		}
 		inputs := m.planPage.open[m.planPage.current].inputs
 		if inputs == nil {
 			// Nothing ran this session: the last session's run says.
@@ -470,6 +491,11 @@ func (m *model) switchDocument(delta int) {
 
 func (m *model) documentChanged() {
 	m.planPage.problems.SetReport(m.planPage.document().Report)
+	if m.ws != nil {
+		if err := m.ws.KeepShownPlan(m.planPage.document().Name()); err != nil {
+			m.log.Warn(err.Error())
+		}
+	}
 	if m.runPage.run != nil && m.runPage.run.doc != m.planPage.current {
 		m.showRun(false)
 	}
@@ -508,6 +534,8 @@ func (m *model) togglePlanView() {
 		m.hint("no run to show yet: r runs the plan, g debugs it, R opens an earlier run")
 		return
 	}
+	// What was said belongs to the view left; the output pane keeps it.
+	m.notice = notice{}
 	m.showRun(!m.runShown())
 }
 

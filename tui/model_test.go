@@ -44,7 +44,8 @@ func drive(t testing.TB, m model, w, h int, msgs ...tea.Msg) (model, bool) {
 		queue = queue[1:]
 		next, cmd := m.Update(msg)
 		m = next.(model)
-		if cmd == nil {
+		if cmd == nil || background(cmd) {
+			// A tick (a notice's time) waits for the wall clock.
 			continue
 		}
 		switch out := cmd().(type) {

@@ -87,8 +87,7 @@ func TestOutputPane(t *testing.T) {
 			b.press(command("break E1/do.* result")...)
 			b.press(command("break E2")...)
 			b.press(command("breakpoints")...)
-			wantOverlay(t, b, overlayBreakpoints)
-			b.press(keyEsc)
+			wantNotice(t, b, "2 breakpoints: 1 E1/do.* result, 2 E2")
 			b.press(command("watch E0.topic")...)
 			b.press(command("watch input.limit")...)
 			b.press(command("watches")...)
@@ -108,5 +107,20 @@ func TestOutputPane(t *testing.T) {
 			tc.check(t, b)
 			checkScreen(t, b.m, b.w, b.h)
 		})
+	}
+}
+
+// TestNoticeExpires: a notice leaves the status line after a while (the
+// output pane keeps it); a newer one stays when the old one's time is up.
+func TestNoticeExpires(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("watch E0.topic")...)
+	first := b.m.notice.seq
+	b.press(command("watch input.limit")...)
+	b.update(noticeExpired{first})
+	wantNotice(t, b, "watch 2")
+	b.update(noticeExpired{b.m.notice.seq})
+	if b.m.notice.text != "" {
+		t.Errorf("the notice %q outlived its time", b.m.notice.text)
 	}
 }

@@ -19,9 +19,10 @@ import (
 type layer struct {
 	common.Component
 	// panel says the overlay lists things beside a run (the runs, the
-	// breakpoints, a diff): the keys that move a held run on pass it by,
-	// so that a run can go on with it open. The others (help, editors,
-	// forms, the catalog) take every key.
+	// breakpoints, a diff): it takes every key but :, which opens the
+	// command line over it, so a held run can be moved on by command with
+	// it open. The others (help, editors, forms, the catalog) take every
+	// key, : as text.
 	panel bool
 	// docked says the overlay is the output pane, drawn at the foot of
 	// the page, full width, rather than centred over it: the page stays

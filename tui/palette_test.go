@@ -40,7 +40,7 @@ func TestPalette(t *testing.T) {
 				wantOverlay(t, b, overlayNone)
 				wantEnded(t, b, "ok")
 			}},
-		{"a fuzzy filter finds a key: B opens the breakpoints panel", nil, seq(keyPalette, typeText("brkpnl")), func(t *testing.T, b *bench) {
+		{"a fuzzy filter finds a key: B opens the breakpoints panel", nil, seq(keyPalette, typeText("brkpanel")), func(t *testing.T, b *bench) {
 			if it, ok := b.m.panels.palette.Selected(); !ok || it.Key != "B" {
 				t.Fatalf("chosen %+v, want the breakpoints panel's key", it)
 			}

@@ -106,13 +106,26 @@ func (p *planPage) replace(i int, doc workspace.Document) {
 	}
 }
 
-// add opens another plan and returns its index.
+// add opens another plan at its place among the tabs and returns its
+// index; the plan on show stays on show.
 func (p *planPage) add(doc workspace.Document) int {
 	t := tree.New(p.Common, doc)
 	l := p.layout()
 	t.SetSize(l.tree.w, l.tree.h)
-	p.open = append(p.open, openPlan{tree: t, stamp: stampOf(doc.Path)})
-	return len(p.open) - 1
+	// Tabs stay in the order of their names, as a launch opens them, so
+	// that a plan keeps its place from one session to the next.
+	i := len(p.open)
+	for j := range p.open {
+		if doc.Name() < p.documentAt(j).Name() {
+			i = j
+			break
+		}
+	}
+	p.open = slices.Insert(p.open, i, openPlan{tree: t, stamp: stampOf(doc.Path)})
+	if p.current >= i && len(p.open) > 1 {
+		p.current++
+	}
+	return i
 }
 
 // remove closes open plan i; the plan on show stays on show, or the one

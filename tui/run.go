@@ -49,6 +49,9 @@ type run struct {
 	// says "replay" or "fork" for one run again from the store.
 	stored string
 	rerun  string
+	// id is the run's own id, read off its events, which the run store
+	// keeps it under once it has ended.
+	id string
 	// before is the run on show when a replay or fork started, shown
 	// again if it cannot start; outcome is what the replay or fork
 	// found, kept until its last events are in.
@@ -64,6 +67,21 @@ type run struct {
 // held reports whether the run waits at a stop for a command.
 func (r *run) held() bool {
 	return r != nil && r.session != nil && !r.busy && r.state.Stop != nil && !r.state.Finished
+}
+
+// recordID is the id of the run's record, which a replay reads: an
+// earlier run's, or the run's own once it has ended; empty while it goes
+// on.
+func (r *run) recordID() string {
+	switch {
+	case r == nil:
+		return ""
+	case r.stored != "":
+		return r.stored
+	case r.state.Finished:
+		return r.id
+	}
+	return ""
 }
 
 // active reports whether the run still goes on or waits.
@@ -217,6 +235,17 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 		p.post(pushOverlay{p.approval, false})
 		return nil
 	}
+	if r.state.Stop.Kind == engine.StopAsk && d.Action == engine.Proceed {
+		// Going on would decline the question without a word: the
+		// answer editor opens, and declining is said on purpose.
+		return p.openValueEditor()
+	}
+	if !r.debug && cmd.Until == "" {
+		// A plain run is held only where its plan asks or its gate
+		// holds a call: once answered it goes on to its end, whatever
+		// the command said of moving.
+		cmd.Move = debugger.Continue
+	}
 	r.busy = true
 	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(cmd.Move), "until", cmd.Until)
 	if d.Action == engine.Inject || d.Action == engine.Replace {
@@ -229,16 +258,9 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 	}
 }
 
-// next moves a held run over its stop; at a question it declines to
-// answer, which is what moving on without an answer means there.
+// next moves a held run over its stop; at a question it opens the answer
+// editor (command).
 func (p *runPage) next() tea.Cmd {
-	if p.run.held() && p.run.state.Stop.Kind == engine.StopAsk {
-		move := debugger.Continue
-		if p.run.debug {
-			move = debugger.Next
-		}
-		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Decline}, Move: move})
-	}
 	return p.command(debugger.Command{Move: debugger.Next})
 }
 
@@ -318,7 +340,7 @@ func (p *runPage) abortRun() tea.Cmd {
 	r := p.run
 	if r.active() && !p.abortArmed {
 		p.abortArmed = true
-		p.notify(noticeError, p.Keys.Abort.Help().Key+" again aborts the run; any other key keeps it")
+		p.notify(noticeConfirm, p.Keys.Abort.Help().Key+" again aborts the run · any other key keeps it")
 		return nil
 	}
 	p.abortArmed = false
@@ -399,8 +421,10 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		r.tree.Expect(st.Stop.Path, st.Stop.Tool)
 		p.tree.SetStop(st.Stop.Path)
 		if st.Stop.Kind == engine.StopAsk {
-			// The plan asks: the answer editor opens at once.
-			return p.openValueEditor()
+			// The plan asks: the workbench says so and stays navigable;
+			// the answer editor opens when asked for.
+			p.notify(noticeInfo, askWaits(st.Stop))
+			return nil
 		}
 		if st.Stop.Approval {
 			// The gate holds a call: the prompt asks about it at once.
@@ -489,6 +513,9 @@ func (p *runPage) onBatch(msg batchMsg) tea.Cmd {
 // apply gives the run's tree events, in order.
 func (r *run) apply(events []engine.Event) {
 	for _, e := range events {
+		if r.id == "" {
+			r.id = e.RunID
+		}
 		r.tree.Apply(e)
 		r.timeline.Apply(e)
 	}
@@ -540,6 +567,15 @@ func editTitle(s *debugger.Snapshot) string {
 		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
 	}
 	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
+}
+
+// askWaits says that a question waits; the footer says how to answer or
+// decline it.
+func askWaits(s *debugger.Snapshot) string {
+	if s.Ask != nil && s.Ask.Prompt != "" {
+		return s.Path + " asks: " + s.Ask.Prompt
+	}
+	return s.Path + " asks a question"
 }
 
 // editAbout is what the editor says above the value: an ask's question,

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/breakpoints"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
@@ -129,7 +130,11 @@ func wantHeld(t *testing.T, b *bench, path string, kind engine.StopKind, reason 
 	if !b.m.runShown() {
 		t.Error("a held run is not on show")
 	}
-	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")", "n next · s in · o out · c continue · i inject · p print · a abort")
+	wantScreen(t, b, "⏸ held at "+path+" ("+string(kind)+")")
+	// An overlay on top says its own keys; the page's are the stop's.
+	if _, ok := b.m.overlays.top(); !ok {
+		wantScreen(t, b, "n next · s in · o out · c continue · i inject · p print · a abort")
+	}
 }
 
 // wantEnded checks the run has ended with status, by the session's word
@@ -347,6 +352,7 @@ func TestDebugKey(t *testing.T) {
 			jsonEqual(t, node(t, b, "S0").Result, `{"greeting": "hello"}`)
 		}},
 		{"g asks for the inputs first, then holds the run", nil, seq(keyDebug), func(t *testing.T, b *bench) {
+			wantScreen(t, b, "ctrl+s debug")
 			wantOverlay(t, b, overlayForm)
 			wantNoRun(t, b)
 			b.press(keySubmit)
@@ -535,7 +541,13 @@ func TestInjectKey(t *testing.T) {
 			wantOverlay(t, b, overlayNone)
 			wantNotice(t, b, "i injects a value where a run is held; no run is held")
 		}},
-		{"an ask opens the answer editor by itself", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
+		{"an ask waits without taking the keys; enter opens the answer editor", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+			wantNotice(t, b, "A0 asks: Ship it?")
+			wantScreen(t, b, "enter/i answer · :decline decline")
+			b.press(keyUp, keyDown)
+			wantOverlay(t, b, overlayNone)
+			b.press(keyEnter)
 			wantOverlay(t, b, overlayEditor)
 			wantScreen(t, b, "A0 asks: Ship it?", `"ship": false`, "read by: A1 (A0.answer.ship)")
 			if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
@@ -543,21 +555,30 @@ func TestInjectKey(t *testing.T) {
 			}
 		}},
 		{"an answer goes on to the ask's result", func(b *bench) { b.debugTo(docAsking, "") },
-			seq(keyNext, replaceText(`{"ship": true}`), keySubmit), func(t *testing.T, b *bench) {
+			seq(keyNext, keySkip, replaceText(`{"ship": true}`), keySubmit), func(t *testing.T, b *bench) {
 				wantHeld(t, b, "A0", engine.StopResult, "next")
 				b.press(keyContinue)
 				wantEnded(t, b, "ok")
 				jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
 			}},
 		{"an answer that breaks the ask's schema is refused", func(b *bench) { b.debugTo(docAsking, "") },
-			seq(keyNext, replaceText(`{"ship": "yes"}`), keySubmit), func(t *testing.T, b *bench) {
+			seq(keyNext, keySkip, replaceText(`{"ship": "yes"}`), keySubmit), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
 				wantScreen(t, b, "fix the problems above first")
 				if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
 					t.Fatal("the run moved on")
 				}
 			}},
-		{"n at an ask declines it", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyEsc, keyNext, keyContinue), func(t *testing.T, b *bench) {
+		{"n or c at an ask opens the answer editor; :decline declines", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyNext), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayEditor)
+			b.press(keyEsc, keyContinue)
+			wantOverlay(t, b, overlayEditor)
+			if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
+				t.Fatal("moving on at the question left it")
+			}
+			b.press(keyEsc)
+			b.press(command("decline")...)
+			b.press(keyContinue)
 			wantEnded(t, b, "ok")
 			jsonEqual(t, node(t, b, "A1").Result, `{"shipped": false}`)
 		}},
@@ -585,8 +606,9 @@ func TestAnswerInPlainRun(t *testing.T) {
 	b := newBench(t, 120, 40)
 	b.toDoc(docAsking)
 	b.press(keyRun)
-	wantOverlay(t, b, overlayEditor)
 	wantScreen(t, b, "A0 asks: Ship it?")
+	b.press(keySkip)
+	wantOverlay(t, b, overlayEditor)
 	b.press(replaceText(`{"ship": true}`)...)
 	b.press(keySubmit)
 	if b.m.runPage.run.held() {
@@ -595,16 +617,35 @@ func TestAnswerInPlainRun(t *testing.T) {
 	}
 	wantEnded(t, b, "ok")
 	jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
+
+	// :answer is the same answer, with the same outcome.
+	b = newBench(t, 120, 40)
+	b.toDoc(docAsking)
+	b.press(keyRun)
+	b.press(command(`answer {"ship": true}`)...)
+	wantEnded(t, b, "ok")
+	jsonEqual(t, node(t, b, "A1").Result, `{"shipped": true}`)
 }
 
 // TestAbortAndPauseKeys aborts and pauses runs held and going.
 func TestAbortAndPauseKeys(t *testing.T) {
 	runCases(t, []benchCase{
 		{"a once only says what a again does; another key keeps the run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "a again aborts the run; any other key keeps it")
+			wantNotice(t, b, "a again aborts the run · any other key keeps it")
+			if !b.m.runPage.run.held() {
+				t.Fatal("the first a moved the run")
+			}
+			// At 80x24 the warning has the status line, whole.
+			b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+			wantScreen(t, b, "\n a again aborts the run · any other key keeps it")
+			b.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			b.press(keyDown)
 			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
 			b.press(keyDown, keyAbort)
-			wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+			wantNotice(t, b, "a again aborts the run")
+			if r := b.m.runPage.run; !r.held() || r.state.Stop.Path != "E1/do.1" {
+				t.Fatal("a after another key moved the run")
+			}
 		}},
 		{"a twice aborts a held run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "aborted")
@@ -743,8 +784,9 @@ func TestBreakpointKeys(t *testing.T) {
 				wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
 			}},
 		{"breakpoints are kept on disk for the plan", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyBreak), func(t *testing.T, b *bench) {
+			// The second workbench opens on the plan the first showed.
 			b2 := newBenchOn(t, b.p, 120, 40)
-			b2.toDoc(docSimple)
+			wantDocument(t, b2.m, docSimple)
 			wantBook(t, b2, "S0")
 		}},
 		{"x: a failing step holds a debug run at an error stop", func(b *bench) { b.toDoc(docFailing) }, seq(keyDebug, keyContinue), func(t *testing.T, b *bench) {
@@ -803,9 +845,27 @@ func TestBreakpointKeys(t *testing.T) {
 		{"esc closes the panel", func(b *bench) { b.toDoc(docSimple) }, seq(keyBreakPanel, keyEsc), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayNone)
 		}},
-		{"the run keys move a held run with the panel open", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext), func(t *testing.T, b *bench) {
+		{"the panel takes the run keys and says its own", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext, keyContinue), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
-			wantHeld(t, b, "S0", engine.StopResult, "next")
+			wantHeld(t, b, "S0", engine.StopStep, "entry")
+			wantScreen(t, b, "space on/off · D delete · x break on error · : command · esc close")
+		}},
+		{": over the panel opens the command line, and a space typed there is text", func(b *bench) { b.debugTo(docSimple, "") },
+			seq(keyBreakPanel), func(t *testing.T, b *bench) {
+				b.press(command("break S1")...)
+				wantBook(t, b, "S1")
+				b.press(command("next")...)
+				wantOverlay(t, b, overlayBreakpoints)
+				wantHeld(t, b, "S0", engine.StopResult, "next")
+			}},
+		{":breakpoints lists them in the output pane, no panel", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyBreak), func(t *testing.T, b *bench) {
+			b.press(command("breakpoints")...)
+			if b.m.overlays.isOpen(&b.m.panels.breakpoints) {
+				t.Error(":breakpoints opened the panel")
+			}
+			wantNotice(t, b, "1 breakpoint: 1 S0")
+			b.press(keyOutput)
+			wantScreen(t, b, "› :breakpoints", "● 1 S0 (0 hits)")
 		}},
 		{"abort does not pass the panel", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
@@ -828,6 +888,9 @@ func TestViewKeys(t *testing.T) {
 		{"P shows the plan, and P again the run", func(b *bench) { b.runToEnd(docSimple) }, seq(keyPlanView), func(t *testing.T, b *bench) {
 			if b.m.runShown() {
 				t.Fatal("P did not show the plan")
+			}
+			if b.m.notice.text != "" {
+				t.Errorf("the plan view keeps the run's notice %q", b.m.notice.text)
 			}
 			wantScreen(t, b, "Steps", "Problems")
 			b.press(keyPlanView)
@@ -1008,9 +1071,17 @@ func TestViewKeys(t *testing.T) {
 				t.Errorf("h on a leaf selected %s, want its parent", r.Path)
 			}
 		}},
-		{"h, l and space change nothing in the plan tree, which does not fold", nil, seq(keyDown, keyDown, keyFold, keyUnfold, keySpace), func(t *testing.T, b *bench) {
+		{"h, l and space fold the plan tree as they fold the run tree", nil, seq(keyDown, keyDown, keyFold), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 2, "E1")
+			treeLine(t, b.m.planPage.tree().View(), "▸ E1  map")
+			wantNoScreen(t, b, "do  user__lookup")
+			b.press(keySpace)
+			treeLine(t, b.m.planPage.tree().View(), "▾ E1  map")
 			treeLine(t, b.m.planPage.tree().View(), "do  user__lookup")
+			b.press(keyFold, keyUnfold, keyUnfold)
+			if r := b.m.planPage.tree().Selected(); r.Path != "E1/do.*" {
+				t.Errorf("l on an open row selected %s, want its first child", r.Path)
+			}
 		}},
 		{"? opens help over a held run, and n does not move the run", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyHelp, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayHelp)
@@ -1048,7 +1119,12 @@ func TestQuitKeys(t *testing.T) {
 					t.Fatal("quit at once")
 				}
 				wantNotice(t, b, "a run is going: q again aborts it and quits")
-				wantHeld(t, b, "S0", engine.StopStep, "entry")
+				if !b.m.runPage.run.held() {
+					t.Fatal("the first press moved the run")
+				}
+				b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+				wantScreen(t, b, "\n a run is going: q again aborts it and quits · any other key keeps it")
+				b.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 				b.press(quit)
 				if !b.quit {
 					t.Fatal("the second press did not quit")
@@ -1198,8 +1274,9 @@ func TestCommandLine(t *testing.T) {
 			b.press(keyDebug, keyContinue)
 			wantHeld(t, b, "F1", engine.StopError, "error")
 		}},
-		{"bp opens the breakpoints panel", nil, command("bp"), func(t *testing.T, b *bench) {
-			wantOverlay(t, b, overlayBreakpoints)
+		{"bp lists the breakpoints", nil, command("bp"), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayNone)
+			wantNotice(t, b, breakpoints.Empty)
 		}},
 		{"goto selects a plan row", nil, command("goto E2"), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 4, "E2")
@@ -1348,8 +1425,17 @@ func TestCommandLine(t *testing.T) {
 			}
 			wantScreen(t, b, "[fresh ✓]")
 		}},
+		{"new puts the plan's tab at its place by name, the run on show kept", func(b *bench) { b.runToEnd(docSimple) }, command("new aaa_first"), func(t *testing.T, b *bench) {
+			if b.m.planPage.current != 0 || b.m.planPage.document().Name() != "aaa_first" {
+				t.Fatalf("the new plan is tab %d of %d", b.m.planPage.current, b.m.planPage.count())
+			}
+			if d := b.m.planPage.documentAt(b.m.runPage.run.doc); d.Name() != "simple" {
+				t.Errorf("the run on show points at %s", d.Name())
+			}
+			wantScreen(t, b, "[aaa_first ✓] flow ✓")
+		}},
 		{"new will not write over a plan", nil, command("new simple"), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "exists already; open it instead")
+			wantNotice(t, b, "simple exists already: open it instead (")
 			if b.m.planPage.count() != len(planNames) {
 				t.Error("a plan was added")
 			}

@@ -105,10 +105,6 @@ type forkFrom struct {
 	debug bool
 }
 
-// replayDebug asks the workbench to replay the earlier run on show under
-// the debugger.
-type replayDebug struct{}
-
 func newRunPage(ctx context.Context, c common.Common, ws *workspace.Workspace, log *slog.Logger, panels *panels, s *split) *runPage {
 	p := &runPage{Common: c, split: s, tree: runtree.New(c), inspector: inspector.New(c), chart: timeview.New(c), threadList: common.NewListPane[debugger.Thread](1, 2),
 		ctx: ctx, ws: ws, log: log, now: time.Now, editor: &panels.editor, approval: &panels.approval, runsPanel: &panels.runs, diffPanel: &panels.diff}
@@ -142,8 +138,20 @@ func (p *runPage) jump(to runtree.Target, what string) {
 		p.notify(noticeInfo, "no row of the run is "+what)
 		return
 	}
-	// A jump that went somewhere makes what an earlier one said old.
-	p.post(notice{})
+	// Say what was found: the row may be the one selected already.
+	r, _ := p.tree.Selected()
+	switch to {
+	case runtree.NextFailed:
+		p.notify(noticeInfo, "failed: "+r.Path)
+	case runtree.NextHeld:
+		if r.Path == p.tree.Stop() {
+			p.notify(noticeInfo, "held now: "+r.Path)
+		} else {
+			p.notify(noticeInfo, "held: "+r.Path+", "+format.Duration(r.Held)+" at its stops")
+		}
+	case runtree.Slowest:
+		p.notify(noticeInfo, "slowest: "+r.Path+", "+format.Duration(r.Duration-r.Held)+" own time")
+	}
 	p.post(showRunMsg{focusTree: true})
 }
 
@@ -210,6 +218,23 @@ func (p *runPage) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	return p, nil
 }
 
+// replayKey asks for a replay of the run on show, under the debugger when
+// debug is set, or says why it cannot be replayed yet.
+func (p *runPage) replayKey(debug bool) tea.Cmd {
+	id := p.run.recordID()
+	switch {
+	case id == "" && p.run.active():
+		p.notify(noticeError, "the run is going: it can be replayed once it ends")
+		return nil
+	case id == "" || !p.recorded():
+		p.notify(noticeError, "the run has no record to replay: R lists the recorded runs")
+		return nil
+	case debug:
+		return common.Send(runs.ReplayDebug{ID: id})
+	}
+	return common.Send(runs.Replay{ID: id})
+}
+
 func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 	keys := p.Keys
 	var cmd tea.Cmd
@@ -226,10 +251,8 @@ func (p *runPage) key(k tea.KeyPressMsg) tea.Cmd {
 		p.setFocus(nextPane(p.focus, -1, p.threadsShown()))
 	case key.Matches(k, keys.Fork, keys.ForkDebug):
 		cmd = common.Send(forkFrom{p.selectedPath(), key.Matches(k, keys.ForkDebug)})
-	case key.Matches(k, keys.Replay) && p.run.stored != "":
-		cmd = common.Send(runs.Replay{ID: p.run.stored})
-	case key.Matches(k, keys.ReplayDebug) && p.run.stored != "":
-		cmd = common.Send(replayDebug{})
+	case key.Matches(k, keys.Replay, keys.ReplayDebug):
+		cmd = p.replayKey(key.Matches(k, keys.ReplayDebug))
 	case key.Matches(k, keys.PrevTab, keys.NextTab):
 		// The inspector's tabs turn from any pane: the tree keeps the
 		// selection, the inspector shows another side of it.

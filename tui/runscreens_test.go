@@ -175,8 +175,12 @@ func TestRunScreens(t *testing.T) {
 				return overlayIs(m, overlayEditor) && m.panels.editor.Text() == `{"name": 5}`
 			}, keySkip, replaceText(`{"name": 5}`)))
 		}},
+		{"ask_waits_80x24", 80, 24, func(r *screenRun) string {
+			return normalise(r.await("the question to wait", func(m model) bool { return m.runPage.run.held() }, keyNextPlan, keyNextPlan, keyNextPlan, keyRun))
+		}},
 		{"answer_editor_100x30", 100, 30, func(r *screenRun) string {
-			return normalise(r.await("the answer editor", overlayOpen(overlayEditor), keyNextPlan, keyNextPlan, keyNextPlan, keyRun))
+			r.await("the question to wait", func(m model) bool { return m.runPage.run.held() }, keyNextPlan, keyNextPlan, keyNextPlan, keyRun)
+			return normalise(r.await("the answer editor", overlayOpen(overlayEditor), keySkip))
 		}},
 		{"breakpoints_panel_120x30", 120, 30, func(r *screenRun) string {
 			r.breakAt("E1/do.* step if {{item}} eq b", 1)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -17,6 +18,10 @@ type noticeKind int
 const (
 	noticeInfo noticeKind = iota
 	noticeError
+	// noticeConfirm says what a second press of the key just pressed
+	// would do: it has the status line to itself, so that it is read
+	// whole before the key is pressed again.
+	noticeConfirm
 )
 
 // notice is the last thing the workbench has to say, on the status line
@@ -28,6 +33,23 @@ type notice struct {
 	// there instead (no run to chart: r runs the plan): it goes when the
 	// view changes, where it no longer applies.
 	hint bool
+	// seq tells one notice from the next, so that the expiry of an old
+	// one leaves a newer one be.
+	seq int
+}
+
+// noticeLife is how long a notice stays on the status line; the output
+// pane keeps it after.
+const noticeLife = 10 * time.Second
+
+// noticeExpired says the notice seq has been on show for noticeLife.
+type noticeExpired struct{ seq int }
+
+// expireNotice clears the notice seq if it is still the one on show.
+func (m *model) expireNotice(seq int) {
+	if m.notice.seq == seq && m.notice.text != "" {
+		m.notice = notice{}
+	}
 }
 
 // notify says something on the status line, in the output pane and in
@@ -47,9 +69,10 @@ func (m *model) hint(text string) {
 func (m *model) say(kind noticeKind, short, whole string) {
 	// The status line is one line: an error that quotes a value keeps its
 	// words, not its line breaks.
-	m.notice = notice{kind: kind, text: strings.Join(strings.Fields(short), " ")}
+	m.noticeSeq++
+	m.notice = notice{kind: kind, text: strings.Join(strings.Fields(short), " "), seq: m.noticeSeq}
 	out := output.Answer
-	if kind == noticeError {
+	if kind != noticeInfo {
 		out = output.Problem
 		m.log.Warn(whole)
 	} else {
@@ -80,6 +103,9 @@ func (m model) statusLine() string {
 // unless the pane is open.
 func (m model) status() (line string, cut bool) {
 	t := m.Theme
+	if m.notice.kind == noticeConfirm && m.notice.text != "" {
+		return common.Fit(" "+t.Problem.Render(m.notice.text), m.Width), common.TextWidth(m.notice.text)+1 > m.Width
+	}
 	left, right := m.page.status()
 	if m.notice.text != "" {
 		style := t.Muted

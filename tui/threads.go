@@ -202,6 +202,18 @@ func (p *runPage) threadsView(width, height int) string {
 	}
 	title := t.PaneTitle("Threads", focused)
 	info := fmt.Sprintf("%d live, %d held", len(ths), held)
+	if hidden := len(ths) - (end - first); hidden > 0 {
+		// The pane is shorter than the list: say how many more there
+		// are, and which way they lie.
+		arrow := "↓"
+		switch {
+		case first > 0 && end < len(ths):
+			arrow = "↕"
+		case first > 0:
+			arrow = "↑"
+		}
+		info += fmt.Sprintf(" · %s +%d more", arrow, hidden)
+	}
 	return common.Frame(t, width, height, title, info, focused, lines)
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 )
@@ -191,4 +193,26 @@ func TestToolCallThreadSaysWhere(t *testing.T) {
 	b.debugTo(docFlow, "E2/agent.1/builtin__reshape")
 	wantHeld(t, b, "E2/agent.1/builtin__reshape", engine.StopTool, "breakpoint")
 	wantScreen(t, b, "Threads", "● main  at E2/agent.1 (reply)", "▶ E2/agent.1/builtin__reshape  at E2/agent.1/builtin__reshape (tool)")
+}
+
+// TestThreadsPaneSaysMore: a threads pane too short for its threads says
+// how many more there are and which way, and scrolls to them.
+func TestThreadsPaneSaysMore(t *testing.T) {
+	b := newBenchWithPlan(t, "fan", fanPlan)
+	b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	b.press(command("break F1/do.*")...)
+	b.press(keyDebug)
+	b.settle()
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+	if !b.m.runPage.threadList.Overflows() {
+		t.Skipf("the pane at 80x24 shows all %d threads", len(b.m.runPage.threads()))
+	}
+	wantScreen(t, b, "4 live, 3 held · ↓ +1 more")
+	b.press(keyTab, keyTab, keyEnd)
+	wantScreen(t, b, "4 live, 3 held · ↑ +1 more")
 }

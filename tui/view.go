@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -214,6 +215,8 @@ func (m model) footer() string {
 	}
 	switch {
 	case bindings != nil:
+	case m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk:
+		bindings = m.Keys.AskHelp()
 	case m.runPage.run.held():
 		// A held run's keys act from either page.
 		bindings = m.Keys.StopHelp()

@@ -204,7 +204,8 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	quit(s)
 
 	s = session()
-	toTimeline(s)
+	// The workbench reopens on the plan it showed last.
+	s.waitFor("Issue timeline")
 	// The inputs form starts from what the last session's run ran with.
 	s.keys("r")
 	s.waitFor("CHK-107  last run's value: typing replaces it")
@@ -269,6 +270,36 @@ func TestWorkbenchAt80x24(t *testing.T) {
 	if strings.Contains(screen, "/exit") {
 		t.Errorf("esc left the filter:\n%s", screen)
 	}
+
+	// A question waits without taking the keys; the footer says how to
+	// answer it, the warning of a says itself whole, and the breakpoints
+	// panel lets no run key by.
+	s.keys("]", "]", "]")
+	s.waitFor("[triage_queue")
+	s.keys("r")
+	s.waitFor("inputs of triage_queue")
+	s.typed("Priya")
+	s.keys("C-s")
+	s.waitFor("confirm asks: ")
+	screen = s.waitFor("enter/i answer · :decline decline")
+	if strings.Contains(screen, "ctrl+s accept") {
+		t.Errorf("the answer editor opened by itself:\n%s", screen)
+	}
+	s.keys("a")
+	s.waitFor("a again aborts the run · any other key keeps it")
+	s.keys("j")
+	s.waitFor("⏸ held at confirm (ask)")
+	s.keys("B", "n")
+	screen = s.waitFor("space on/off · D delete")
+	if strings.Contains(screen, "ctrl+s accept") || !strings.Contains(screen, "⏸ held at confirm (ask)") {
+		t.Errorf("n passed the breakpoints panel:\n%s", screen)
+	}
+	s.keys("Escape")
+	s.waitFor("enter/i answer")
+	s.keys(":")
+	s.typed(`answer {"post": false}`)
+	s.keys("Enter")
+	s.waitFor("✓ ok")
 }
 
 // TestWorkbenchRefusesPipes opens the workbench with stdout a pipe, as a

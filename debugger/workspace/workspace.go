@@ -271,3 +271,39 @@ func (w *Workspace) Breakpoints(d Document) (*debugger.Breakpoints, error) {
 	w.tables[plan] = t
 	return t, err
 }
+
+// ShownPlan is the name of the plan the workbench showed last in the
+// project, kept between sessions so that it reopens on it; empty outside
+// a project or when none was kept.
+func (w *Workspace) ShownPlan() string {
+	if w.cfg.Project == nil {
+		return ""
+	}
+	b, err := os.ReadFile(shownPlanFile(w.cfg.Project.Dir))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// KeepShownPlan keeps name as the plan the workbench shows, for the next
+// session; outside a project it is kept nowhere.
+func (w *Workspace) KeepShownPlan(name string) error {
+	if w.cfg.Project == nil {
+		return nil
+	}
+	file := shownPlanFile(w.cfg.Project.Dir)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("keep the plan shown: %w", err)
+	}
+	if err := os.WriteFile(file, []byte(name+"\n"), 0o644); err != nil {
+		return fmt.Errorf("keep the plan shown: %w", err)
+	}
+	return nil
+}
+
+// shownPlanFile is where the plan shown last is kept:
+// .stepwise/workbench/shown in its project.
+func shownPlanFile(projectDir string) string {
+	return filepath.Join(projectDir, "workbench", "shown")
+}

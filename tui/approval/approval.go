@@ -34,13 +34,17 @@ type Chosen struct{ Answer Answer }
 type Model struct {
 	common.Common
 	snap *debugger.Snapshot
+	// offset is the first line of the call shown: arguments longer than
+	// the prompt scroll, so that the whole call is read before it is
+	// approved.
+	offset int
 }
 
 // New returns a closed prompt.
 func New(c common.Common) Model { return Model{Common: c} }
 
 // Open shows the call held at snap.
-func (m *Model) Open(snap *debugger.Snapshot) { m.snap = snap }
+func (m *Model) Open(snap *debugger.Snapshot) { m.snap, m.offset = snap, 0 }
 
 // SetSize sets the prompt's outer size, border included.
 func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
@@ -68,25 +72,59 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case key.Matches(k, m.Keys.Close):
 		return m, common.Close(m)
 	}
+	lines, room := len(m.callLines()), m.callRoom()
+	if delta, ok := m.Keys.Movement(k, max(room-1, 1), lines); ok {
+		m.offset = min(max(m.offset+delta, 0), max(lines-room, 0))
+	}
 	return m, nil
 }
+
+// callLines are the call and its arguments, pretty-printed and wrapped to
+// the prompt's width: a long string reads whole, its continuation
+// indented under its start.
+func (m *Model) callLines() []string {
+	if m.snap == nil {
+		return nil
+	}
+	inner := max(m.Width-2, 1)
+	lines := common.Wrap("run "+m.snap.Tool+" at "+m.snap.Path+" with:", inner, "/_")
+	lines = append(lines, "")
+	args, _ := json.MarshalIndent(m.snap.Input, "", "  ")
+	for _, l := range strings.Split(string(args), "\n") {
+		indent := strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " "))+2)
+		for i, w := range common.Wrap(l, max(inner-len(indent), 8), ",/_-") {
+			if i > 0 {
+				w = indent + w
+			}
+			lines = append(lines, w)
+		}
+	}
+	return lines
+}
+
+// callRoom is the lines the call has: the prompt's body less the answers'
+// line.
+func (m *Model) callRoom() int { return max(m.Height-3, 0) }
 
 // View draws the prompt: what is called where, with which arguments, and
 // the answers.
 func (m *Model) View() string {
 	t := m.Theme
-	inner, height := max(m.Width-2, 0), max(m.Height-2, 0)
-	var lines []string
-	if m.snap != nil {
-		lines = append(lines, "run "+m.snap.Tool+" at "+m.snap.Path+" with:", "")
-		args, _ := json.MarshalIndent(m.snap.Input, "", "  ")
-		lines = append(lines, strings.Split(string(args), "\n")...)
-	}
+	inner, room := max(m.Width-2, 0), m.callRoom()
+	all := m.callLines()
+	offset := min(m.offset, max(len(all)-room, 0))
+	lines := all[offset:]
 	var answers []string
 	for _, b := range m.ShortHelp() {
 		answers = append(answers, b.Help().Key+" "+b.Help().Desc)
 	}
-	lines = common.Block(lines, inner, max(height-1, 0))
+	lines = common.Block(lines, inner, room)
 	lines = append(lines, common.Fit(strings.Join(answers, " · "), inner))
-	return common.Frame(t, m.Width, m.Height, t.PaneTitle("approve this tool call?", true), "", true, lines)
+	footer := ""
+	if len(all) > room {
+		// More than the prompt holds: where it stands, and how to see
+		// the rest.
+		footer = common.Position(offset+room-1, len(all)) + " · j/k scroll"
+	}
+	return common.Frame(t, m.Width, m.Height, t.PaneTitle("approve this tool call?", true), footer, true, lines)
 }

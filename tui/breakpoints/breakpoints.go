@@ -109,9 +109,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// ShortHelp leaves the footer to the page: the run's keys work with the
-// panel open.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the panel's keys: it takes every key but :, which opens
+// the command line over it.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	return []key.Binding{
+		common.Short(k.Toggle, "space", "on/off"),
+		common.Short(k.Delete, "D", "delete"),
+		common.Short(k.BreakError, "x", "break on error"),
+		common.Short(k.Command, ":", "command"),
+		common.Short(k.Close, "esc", "close"),
+	}
+}
 
 // View draws the panel, border included, at exactly its size.
 func (m Model) View() string {
@@ -136,6 +145,23 @@ func (m Model) View() string {
 	first, end := m.Visible()
 	for i := first; i < end; i++ {
 		lines = append(lines, m.renderRow(m.Items()[i], cols, inner, i == m.Cursor()))
+	}
+	if b, ok := m.Selected(); ok {
+		// A row cuts why its breakpoint never stops, or why its
+		// condition failed: the room under the rows says it whole for
+		// the selected one.
+		var why []string
+		for _, problem := range []string{b.Unmatched, b.ConditionError} {
+			if problem != "" {
+				why = append(why, common.Wrap("✗ "+strconv.Itoa(b.ID)+" "+b.Pattern+": "+problem, max(inner-2, 8), "/_")...)
+			}
+		}
+		if room := max(m.Height-2, 0) - len(lines) - 1; len(why) > 0 && len(why) <= room {
+			lines = append(lines, "")
+			for _, l := range why {
+				lines = append(lines, " "+t.Problem.Render(l))
+			}
+		}
 	}
 
 	title := t.PaneTitle("Breakpoints", m.Focused())

@@ -282,3 +282,23 @@ func TestScrollAndClick(t *testing.T) {
 		t.Errorf("after clearing 1 the selection is on %d", b.ID)
 	}
 }
+
+// TestWhyWhole: a row cuts why its breakpoint never stops; the room under
+// the rows says it whole for the selected breakpoint, wrapped.
+func TestWhyWhole(t *testing.T) {
+	s := newSession(t)
+	setBreaks(t, s, "break E1/do.zzz_a_long_pattern_that_matches_nothing")
+	m := newPanel(50, 16)
+	m.SetBreakpoints(s.Breakpoints(), true)
+	bps := m.Breakpoints()
+	if len(bps) != 1 || bps[0].Unmatched == "" {
+		t.Fatalf("the breakpoint matches: %+v", bps)
+	}
+	view := ansi.Strip(m.View())
+	// Wrapped after a / or _, the text reads the same with its spaces
+	// taken out.
+	squeeze := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "┃", "")), "") }
+	if !strings.Contains(squeeze(view), squeeze(bps[0].Unmatched)) {
+		t.Errorf("the panel does not say %q whole:\n%s", bps[0].Unmatched, view)
+	}
+}

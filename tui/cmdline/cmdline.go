@@ -26,6 +26,12 @@ type Submitted struct {
 	Instruction debugger.Instruction
 }
 
+// Refused is a line that did not parse, for the root to say why; the line
+// stays open with it.
+type Refused struct {
+	Err error
+}
+
 // prompt opens the line, as in vi.
 const prompt = ":"
 
@@ -167,9 +173,13 @@ func (m Model) submit() (Model, tea.Cmd) {
 		return m, nil
 	}
 	if err != nil {
+		// The line stays as typed, verb included, the cursor at its end;
+		// the root says the error whole on the status line, which the
+		// line's own aside may have too little room for.
 		m.err, m.matches = err, nil
+		m.input.CursorEnd()
 		m.layout()
-		return m, nil
+		return m, func() tea.Msg { return Refused{Err: err} }
 	}
 	if n := len(m.history); n == 0 || m.history[n-1] != line {
 		m.history = append(m.history, line)
@@ -327,6 +337,7 @@ func (m Model) split() (field, aside int) {
 	text, _ := m.aside()
 	w := common.TextWidth(text)
 	const minWidth = 16 // below this the aside is dropped
+	const minAside = 4  // an error cut shorter than this says nothing
 	if m.Width < minWidth {
 		return m.Width, 0
 	}
@@ -334,6 +345,13 @@ func (m Model) split() (field, aside int) {
 	switch {
 	case need+1+w <= m.Width:
 		aside = w
+	case m.err != nil && need < m.Width:
+		// A refused line shows whole, so that what is fixed is in
+		// view; its error has the status line too.
+		aside = m.Width - need - 1
+		if aside < minAside {
+			aside = 0
+		}
 	default:
 		aside = min(w, max(m.Width-need-1, m.Width/2))
 	}

@@ -93,7 +93,7 @@ func TestSubmit(t *testing.T) {
 	m.Open()
 	m = typeText(m, "contine")
 	m, msg = press(m, enter)
-	if msg != nil || !m.Active() || m.Err() == nil {
+	if _, refused := msg.(Refused); !refused || !m.Active() || m.Err() == nil {
 		t.Fatalf("a line that does not parse: msg %v, active %v, err %v", msg, m.Active(), m.Err())
 	}
 	if got := view(t, m); !strings.HasPrefix(got, ":contine") || !strings.Contains(got, "✗ unknown command 'contine'; did you mean 'continue'?") {
@@ -255,6 +255,24 @@ func TestWidths(t *testing.T) {
 				t.Errorf("width %d: the error does not show: %q", w, got)
 			}
 		}
+	}
+}
+
+// TestRefusedLineWhole: a refused line shows whole, its verb in view and
+// the cursor at its end, and a : typed after is text in it.
+func TestRefusedLineWhole(t *testing.T) {
+	m := newLine(60)
+	m = typeText(m, `answer {"post": tru}`)
+	m, msg := press(m, enter)
+	if _, refused := msg.(Refused); !refused {
+		t.Fatalf("enter on a line that does not parse sent %#v", msg)
+	}
+	if got := view(t, m); !strings.HasPrefix(got, `:answer {"post": tru}`) {
+		t.Errorf("the refused line is not whole: %q", got)
+	}
+	m = typeText(m, ":x")
+	if m.Value() != `answer {"post": tru}:x` {
+		t.Errorf("typing after a refusal gives %q", m.Value())
 	}
 }
 

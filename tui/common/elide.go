@@ -23,28 +23,19 @@ func ElideMiddle(s string, w int) string {
 }
 
 // ElidePair fits two names shown side by side, two cells apart (a
-// step's id and its tool), in w cells, eliding the middle of each as it
-// must. The shorter keeps its whole width while it takes no more than
-// half; the longer then gets the rest. Where w cannot give each
-// minElided cells, b is dropped (returned empty) and a gets all of w: a
-// row's own name says more than what it calls, cut to a few cells.
+// step's id and its tool), in w cells. The first is the row's own name
+// and wins: it stays whole while it fits, losing its middle only where it
+// alone does not; the second gets what is left, its middle elided, and is
+// dropped (returned empty) where that is under minElided cells.
 func ElidePair(a, b string, w int) (string, string) {
 	aw, bw := TextWidth(a), TextWidth(b)
-	if aw+pairGap+bw <= w {
-		return a, b
-	}
-	if w-pairGap < 2*minElided {
-		return ElideMiddle(a, w), ""
-	}
-	w -= pairGap
-	half := w / 2
 	switch {
-	case aw <= half:
-		return a, ElideMiddle(b, w-aw)
-	case bw <= w-half:
-		return ElideMiddle(a, w-bw), b
+	case aw+pairGap+bw <= w:
+		return a, b
+	case w-pairGap-aw >= minElided:
+		return a, ElideMiddle(b, w-pairGap-aw)
 	}
-	return ElideMiddle(a, half), ElideMiddle(b, w-half)
+	return ElideMiddle(a, w), ""
 }
 
 // pairGap is the cells between the two names of a pair; minElided the

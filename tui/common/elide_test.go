@@ -36,10 +36,14 @@ func TestElidePair(t *testing.T) {
 	}{
 		{"E3", "tracker__add_comment", 30, "E3", "tracker__add_comment"},
 		{"E3", "tracker__add_comment", 17, "E3", "track…comment"},
-		{"classify_each_issue", "E1", 14, "cla…_issue", "E1"},
-		{"classify_each_issue", "tracker__add_comment", 22, "cla…_issue", "tra…omment"},
-		// No room for six cells of each: the tool goes.
-		{"do.0", "user__append_event", 13, "do.0", ""},
+		// The name stays whole; the tool takes what is left.
+		{"open_issues", "tracker__list_issues", 22, "open_issues", "tra…ssues"},
+		{"do.0", "user__append_event", 13, "do.0", "us…vent"},
+		// Too little left for the tool: it goes, and the name shows whole.
+		{"classify_each_issue", "tracker__add_comment", 22, "classify_each_issue", ""},
+		{"customer_update", "user__customer_update", 20, "customer_update", ""},
+		// The name alone does not fit: it loses its middle.
+		{"classify_each_issue", "E1", 14, "class…ch_issue", ""},
 		{"customer_update", "user__customer_update", 12, "cust…_update", ""},
 	}
 	for _, tc := range cases {

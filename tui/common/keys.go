@@ -194,19 +194,19 @@ func DefaultKeyMap() *KeyMap {
 // help text short enough for an 80-column terminal.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
-		short(k.Down, "j/k", "move"),
-		short(k.NextPane, "tab", "pane"),
-		short(k.Run, "r", "run"),
-		short(k.Debug, "g", "debug"),
-		short(k.Breakpoint, "b", "break"),
-		short(k.Edit, "e", "edit"),
-		short(k.Help, "?", "help"),
-		short(k.Quit, "q", "quit"),
+		Short(k.Down, "j/k", "move"),
+		Short(k.NextPane, "tab", "pane"),
+		Short(k.Run, "r", "run"),
+		Short(k.Debug, "g", "debug"),
+		Short(k.Breakpoint, "b", "break"),
+		Short(k.Edit, "e", "edit"),
+		Short(k.Help, "?", "help"),
+		Short(k.Quit, "q", "quit"),
 	}
 }
 
-// short is b with the shorter help a footer line has room for.
-func short(b key.Binding, keys, desc string) key.Binding {
+// Short is b with the shorter help a footer line has room for.
+func Short(b key.Binding, keys, desc string) key.Binding {
 	b.SetHelp(keys, desc)
 	return b
 }
@@ -214,24 +214,37 @@ func short(b key.Binding, keys, desc string) key.Binding {
 // StopHelp is the footer line while a run is held at a stop.
 func (k KeyMap) StopHelp() []key.Binding {
 	return []key.Binding{
-		short(k.Next, "n", "next"),
-		short(k.StepIn, "s", "in"),
-		short(k.StepOut, "o", "out"),
-		short(k.Continue, "c", "continue"),
-		short(k.Skip, "i", "inject"),
-		short(k.Print, "p", "print"),
-		short(k.Abort, "a", "abort"),
-		short(k.Command, ":", "command"),
-		short(k.Help, "?", "help"),
+		Short(k.Next, "n", "next"),
+		Short(k.StepIn, "s", "in"),
+		Short(k.StepOut, "o", "out"),
+		Short(k.Continue, "c", "continue"),
+		Short(k.Skip, "i", "inject"),
+		Short(k.Print, "p", "print"),
+		Short(k.Abort, "a", "abort"),
+		Short(k.Command, ":", "command"),
+		Short(k.Help, "?", "help"),
+	}
+}
+
+// AskHelp is the footer line while a run waits at a question: moving on
+// opens the answer editor, and declining is a command.
+func (k KeyMap) AskHelp() []key.Binding {
+	return []key.Binding{
+		Short(k.Jump, "enter/i", "answer"),
+		Short(k.Command, ":decline", "decline"),
+		Short(k.Abort, "a", "abort"),
+		Short(k.Command, ":", "command"),
+		Short(k.NextPane, "tab", "pane"),
+		Short(k.Help, "?", "help"),
 	}
 }
 
 // EditHelp is the footer line while an editor or a form takes the keys.
 func (k KeyMap) EditHelp() []key.Binding {
 	return []key.Binding{
-		short(k.Submit, "ctrl+s", "accept"),
-		short(k.Close, "esc", "cancel"),
-		short(k.NextPane, "tab", "next field"),
+		Short(k.Submit, "ctrl+s", "accept"),
+		Short(k.Close, "esc", "cancel"),
+		Short(k.NextPane, "tab", "next field"),
 	}
 }
 
@@ -370,10 +383,10 @@ func (k KeyMap) CheatSheet() []CheatGroup {
 // workbench's keys meaning what they mean on a line.
 func (k KeyMap) CommandLineHelp() []key.Binding {
 	return []key.Binding{
-		short(k.Jump, k.Jump.Help().Key, "carry the line out"),
-		short(k.NextPane, k.NextPane.Help().Key, "complete a command or a path"),
-		short(k.Up, "↑/↓", "earlier and later lines"),
-		short(k.Close, k.Close.Help().Key, "close the line"),
+		Short(k.Jump, k.Jump.Help().Key, "carry the line out"),
+		Short(k.NextPane, k.NextPane.Help().Key, "complete a command or a path"),
+		Short(k.Up, "↑/↓", "earlier and later lines"),
+		Short(k.Close, k.Close.Help().Key, "close the line"),
 	}
 }
 

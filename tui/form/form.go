@@ -79,10 +79,25 @@ type Model struct {
 	focus   int
 	general []string // violations that belong to no field
 	scroll  common.Scroll
+	// starts is what submitting starts, "run" or "debug", as the footer
+	// says it.
+	starts string
 }
 
 // New returns a closed form.
 func New(c common.Common) Model { return Model{Common: c} }
+
+// SetStarts says what submitting the open form starts: "run" (the
+// default) or "debug".
+func (m *Model) SetStarts(what string) { m.starts = what }
+
+// startWord is what submitting starts.
+func (m Model) startWord() string {
+	if m.starts == "" {
+		return "run"
+	}
+	return m.starts
+}
 
 // Open shows the form for schema (a plan's input_schema) under title, each
 // field prefilled with its default, an example as its placeholder. The

@@ -21,7 +21,7 @@ func (m Model) lines(width int) (lines []string, spans [][2]int) {
 		}
 	}
 	if len(m.fields) == 0 {
-		wrapped(t.Muted, "This plan's input_schema names no inputs; "+m.Keys.Submit.Help().Key+" runs it with none.", " ")
+		wrapped(t.Muted, "This plan's input_schema names no inputs; "+m.Keys.Submit.Help().Key+" "+m.startWord()+"s it with none.", " ")
 	}
 	for _, g := range m.general {
 		wrapped(t.Problem, "✗ "+g, " ")
@@ -115,6 +115,6 @@ func (m Model) View() string {
 	lines, _ := m.lines(m.innerWidth())
 	lines = lines[min(m.scroll.Offset, len(lines)):]
 	k := m.Keys
-	footer := t.Muted.Render(k.Submit.Help().Key + " run · " + k.NextPane.Help().Key + " next field · " + k.Close.Help().Key + " cancel")
+	footer := t.Muted.Render(k.Submit.Help().Key + " " + m.startWord() + " · " + k.NextPane.Help().Key + " next field · " + k.Close.Help().Key + " cancel")
 	return common.Frame(t, m.Width, m.Height, t.PaneTitle(m.title, true), footer, true, lines)
 }

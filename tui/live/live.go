@@ -330,6 +330,13 @@ func (t *Tree) Apply(e engine.Event) {
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
 		}
+		if p.Status == engine.StatusOK {
+			// A run that ended ok will run nothing more: a branch its
+			// decide did not take is skipped, not pending.
+			for _, c := range t.root.children {
+				t.skipNotTaken(c, e.Time)
+			}
+		}
 		if n, ok := t.byPath[outputPath]; ok && p.Output != nil {
 			n.result, n.derived = p.Output, false
 			n.version++
@@ -897,6 +904,21 @@ func (t *Tree) skipCutOff(n *node, at time.Time) {
 		}
 	case Pending:
 		t.skipSubtree(n, at)
+	}
+}
+
+// skipNotTaken marks skipped what is still pending under the steps that
+// finished ok in n's subtree: the branches a decide did not take.
+func (t *Tree) skipNotTaken(n *node, at time.Time) {
+	if n.effectiveStatus() != OK {
+		return
+	}
+	for _, c := range n.children {
+		if c.effectiveStatus() == Pending {
+			t.skipSubtree(c, at)
+			continue
+		}
+		t.skipNotTaken(c, at)
 	}
 }
 

@@ -145,7 +145,7 @@ E2 step builtin__reshape pending
 			status: live.Failed, failed: 2,
 		},
 		{
-			name: "a decide branch laid out before it runs",
+			name: "a decide branch laid out before it runs, skipped once the run ends without it",
 			files: map[string]string{"plans/p.yaml": `
 identifier: branching
 steps:
@@ -163,7 +163,7 @@ steps:
 E1 step decide ok
   then head ok
     T step builtin__reshape ok
-  else step builtin__reshape pending
+  else step builtin__reshape skipped
 `,
 			status: live.OK, done: 2,
 		},

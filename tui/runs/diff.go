@@ -305,10 +305,10 @@ func (m DiffModel) renderRow(r diffRow, c diffColumns, width int, selected bool)
 		rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
 			pad(tokensText, diffTokens) + colGap + pad(format.MillisDelta(d.MsDelta), diffTime)
 		if d.Same() {
-			line = st(t.Muted).Render(gutter + mark + " " + common.Fit(d.Path, c.path) + rest)
+			line = st(t.Muted).Render(gutter + mark + " " + padRight(common.ElideMiddle(d.Path, c.path), c.path) + rest)
 		} else {
 			line = st(t.Text).Render(gutter) + st(markStyle).Render(mark) + st(t.Text).Render(" ") +
-				st(t.Strong).Render(common.Fit(d.Path, c.path)) + st(t.Text).Render(rest)
+				st(t.Strong).Render(padRight(common.ElideMiddle(d.Path, c.path), c.path)) + st(t.Text).Render(rest)
 		}
 	}
 	line = common.Clip(line, width)

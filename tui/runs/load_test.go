@@ -35,7 +35,7 @@ E0 step builtin__reshape ok
 E1 step builtin__infer ok calls=1 in=40 out=4
 E2 step decide ok
   then step builtin__reshape ok
-  else step user__fail pending
+  else step user__fail skipped
 `},
 		{name: "failed, with its plan", id: failedID, plan: p.plan, live: failedEvents, status: "failed", failed: 2, want: `
 E0 step builtin__reshape ok

@@ -23,6 +23,8 @@ type (
 	Open struct{ ID string }
 	// Replay asks to replay the run.
 	Replay struct{ ID string }
+	// ReplayDebug asks to replay the run under the debugger.
+	ReplayDebug struct{ ID string }
 	// Diff asks to compare run Other against run Base, the one marked
 	// first.
 	Diff struct{ Base, Other string }
@@ -86,7 +88,8 @@ func (m *Model) SetSize(width, height int) {
 }
 
 // Update answers a key: the movement keys move the selection; Jump opens
-// the selected run (Open), Replay replays it (Replay); Diff marks it as a
+// the selected run (Open), Replay replays it (Replay), ReplayDebug under the
+// debugger (ReplayDebug); Diff marks it as a
 // diff's base, or on another run asks for the diff of the two (Diff) and
 // clears the mark, or on the marked run clears it; Close clears a mark,
 // or with none closes the panel, as Quit does. Open, Replay and Diff
@@ -128,6 +131,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.closeWith(Open{ID: r.ID})
 	case key.Matches(msg, m.Keys.Replay):
 		return m.closeWith(Replay{ID: r.ID})
+	case key.Matches(msg, m.Keys.ReplayDebug):
+		return m.closeWith(ReplayDebug{ID: r.ID})
 	case key.Matches(msg, m.Keys.Diff):
 		switch m.marked {
 		case "":
@@ -148,9 +153,19 @@ func (m *Model) closeWith(msg tea.Msg) tea.Cmd {
 	return common.CloseWith(m, msg)
 }
 
-// ShortHelp leaves the footer to the page: the run's keys work with the
-// panel open.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the panel's keys: it takes every key but :, which opens
+// the command line over it.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	return []key.Binding{
+		common.Short(k.Jump, "enter", "open"),
+		common.Short(k.Replay, "y", "replay"),
+		common.Short(k.ReplayDebug, "Y", "under the debugger"),
+		common.Short(k.Diff, "d", "diff"),
+		common.Short(k.Command, ":", "command"),
+		common.Short(k.Close, "esc", "close"),
+	}
+}
 
 // The columns of a row, in cells, after the gutter and the mark.
 const (
@@ -158,6 +173,7 @@ const (
 	colStatus  = 13 // "○ interrupted"
 	colMade    = 6  // "replay"
 	colTime    = 6
+	colHeld    = 6 // of the time, how long it waited at stops
 	colSteps   = 5
 	colTokens  = 6
 	colCost    = 8
@@ -219,7 +235,7 @@ func (m Model) View() string {
 		footer = "◆ " + format.ShortID(m.marked) + ": " + m.Keys.Diff.Help().Key + " on another run diffs, " + m.Keys.Close.Help().Key + " unmarks"
 	case m.Len() > 0:
 		k := m.Keys
-		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
+		footer = k.Jump.Help().Key + " open · " + k.Replay.Help().Key + "/" + k.ReplayDebug.Help().Key + " replay · " + k.Diff.Help().Key + " diff · " + k.Close.Help().Key + " close"
 		if m.Overflows() {
 			footer = common.Position(m.Cursor(), m.Len()) + " · " + footer
 		}
@@ -230,7 +246,7 @@ func (m Model) View() string {
 // header names the columns, aligned as renderRun aligns them.
 func (m Model) header() string {
 	return "   " + padRight("run", format.ShortIDLength) + colGap + padRight("started", colStarted) + colGap +
-		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("steps", colSteps) +
+		padRight("status", colStatus) + colGap + pad("time", colTime) + colGap + pad("held", colHeld) + colGap + pad("steps", colSteps) +
 		colGap + pad("tokens", colTokens) + colGap + pad("cost", colCost) + colGap + padRight("made", colMade) + colGap + "inputs"
 }
 
@@ -245,8 +261,8 @@ func (m Model) renderRun(r record.RunSummary, width int, selected bool) string {
 	return line
 }
 
-// row is one run whole: gutter, diff mark, id, start, outcome, time,
-// steps, tokens, cost, how it was made and inputs.
+// row is one run whole: gutter, diff mark, id, start, outcome, time, the
+// part of it held at stops, steps, tokens, cost, how it was made and inputs.
 func (m Model) row(r record.RunSummary, selected bool) string {
 	t := m.Theme
 	base := t.RowStyle(selected, m.Focused())
@@ -269,7 +285,11 @@ func (m Model) row(r record.RunSummary, selected bool) string {
 	b.WriteString(st(t.Strong).Render(padRight(format.ShortID(r.ID), format.ShortIDLength)))
 	b.WriteString(st(t.Text).Render(colGap + padRight(format.Started(r.StartedAt, m.Now), colStarted) + colGap))
 	b.WriteString(st(outcomeStyle).Render(glyph) + st(t.Text).Render(padRight(" "+word, colStatus-1)+colGap))
-	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
+	held := ""
+	if r.Held >= time.Millisecond {
+		held = format.Duration(r.Held)
+	}
+	b.WriteString(st(t.Text).Render(pad(format.RunTime(r.Duration), colTime) + colGap + pad(held, colHeld) + colGap + pad(strconv.Itoa(r.StepsExecuted), colSteps) +
 		colGap + pad(format.Tokens(r.Usage.Tokens), colTokens) + colGap + pad(format.Spend(r.Usage.Calls, r.Usage.CostUSD), colCost) + colGap))
 	made := string(r.Made)
 	if made == "" {

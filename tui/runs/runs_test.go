@@ -125,7 +125,7 @@ func TestPanelRows(t *testing.T) {
 	cost := 0.0123
 	tiny := 0.00004
 	list := []record.RunSummary{
-		{ID: "0123456789abcdef", Status: "ok", StartedAt: time.Date(2026, 11, 29, 14, 3, 22, 0, time.UTC), Duration: 2200 * time.Millisecond,
+		{ID: "0123456789abcdef", Status: "ok", StartedAt: time.Date(2026, 11, 29, 14, 3, 22, 0, time.UTC), Duration: 2200 * time.Millisecond, Held: 1900 * time.Millisecond,
 			StepsExecuted: 3, Usage: record.Spend{Calls: 2, Tokens: 1240, CostUSD: &cost}, Decided: 1, Made: engine.MadeDebug, Inputs: json.RawMessage(`{"topic":"bugs"}`)},
 		{ID: "fedcba9876543210", Status: "failed", StartedAt: time.Date(2026, 11, 27, 14, 3, 0, 0, time.UTC), Duration: 185 * time.Second,
 			StepsExecuted: 12, Usage: record.Spend{Calls: 9, Tokens: 45600}, Made: engine.MadeReplay, Parent: "0123456789abcdef"},
@@ -135,18 +135,18 @@ func TestPanelRows(t *testing.T) {
 		{ID: "bbbbbbbbbbbbbbbb", Status: "exited", StartedAt: time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC), Duration: 3725 * time.Second},
 		{ID: "cccccccccccccccc", Status: "aborted", StartedAt: time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)},
 	}
-	m := newPanel(false, 110, 9, list)
+	m := newPanel(false, 118, 9, list)
 	m.Now = now
 	want := []string{
-		"┏━ Runs 6 runs ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
-		"┃   run           started       status           time  steps  tokens      cost  made    inputs               ┃",
-		"┃▸  0123456789ab  14:03:22      ✓ ok ✎           2.2s      3    1.2k   $0.0123  debug   {\"topic\":\"bugs\"}     ┃",
-		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s     12   45.6k         -  replay                       ┃",
-		"┃   short         2025-03-01    ○ interrupted   840ms      0       0         -  -                            ┃",
-		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s      0    310k  <$0.0001  -                            ┃",
-		"┃   bbbbbbbbbbbb  01:00:00      ⏏ exited        1h02m      0       0         -  -                            ┃",
-		"┃   cccccccccccc  01:00:00      ■ aborted           -      0       0         -  -                            ┃",
-		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y replay · d diff · esc close ━┛",
+		"┏━ Runs 6 runs ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
+		"┃   run           started       status           time    held  steps  tokens      cost  made    inputs               ┃",
+		"┃▸  0123456789ab  14:03:22      ✓ ok ✎           2.2s    1.9s      3    1.2k   $0.0123  debug   {\"topic\":\"bugs\"}     ┃",
+		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s             12   45.6k         -  replay                       ┃",
+		"┃   short         2025-03-01    ○ interrupted   840ms              0       0         -  -                            ┃",
+		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s              0    310k  <$0.0001  -                            ┃",
+		"┃   bbbbbbbbbbbb  01:00:00      ⏏ exited        1h02m              0       0         -  -                            ┃",
+		"┃   cccccccccccc  01:00:00      ■ aborted           -              0       0         -  -                            ┃",
+		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y/Y replay · d diff · esc close ━┛",
 	}
 	if got := strings.Split(ansi.Strip(m.View()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("view:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

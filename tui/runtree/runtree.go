@@ -78,7 +78,9 @@ func (m *Model) Follow() {
 // shown before.
 func (m *Model) SetTree(t *live.Tree) {
 	if t != m.tree {
+		// Another run starts as every run does: unfiltered.
 		m.stop = ""
+		m.filter = common.FilterLine{}
 	}
 	m.tree = t
 	m.Refilter()
@@ -90,6 +92,9 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.settle()
 }
+
+// Stop is the path of the node the run is held at, empty when none.
+func (m Model) Stop() string { return m.stop }
 
 // SetStop marks the row of the node the run is held at and selects it,
 // opening its collapsed ancestors. An empty path clears the mark.
@@ -118,13 +123,19 @@ func (m Model) Selected() (live.Row, bool) {
 	return m.rows().Rows(i, 1)[0], true
 }
 
-// SelectPath selects the node at path, expanding its collapsed ancestors so
-// that its row shows, and reports whether there is such a node.
+// SelectPath selects the node at path, clearing a filter that hides it and
+// expanding its collapsed ancestors so that its row shows, and reports
+// whether there is such a node.
 func (m *Model) SelectPath(path string) bool {
 	if m.tree == nil || !m.tree.Reveal(path) {
 		return false
 	}
 	i, ok := m.rows().Index(path)
+	if !ok && m.filter.Query != "" {
+		// The filter hides the row: asked for by path, it shows.
+		m.SetFilter("")
+		i, ok = m.rows().Index(path)
+	}
 	if ok {
 		m.selectIndex(i)
 	}

@@ -81,6 +81,20 @@ func columnsFor(width int) columns {
 	return columns{duration: room >= d, cost: room >= c, tokens: room >= t}
 }
 
+// shownFor leaves out the columns of spend that no row in view has a
+// figure for (a run of tools alone has no tokens or cost): the names get
+// their cells.
+func (c columns) shownFor(rows []live.Row) columns {
+	var tokens, cost bool
+	for _, r := range rows {
+		tokens = tokens || r.Spend.Calls > 0
+		cost = cost || r.Spend.Cost() != nil
+	}
+	c.tokens = c.tokens && tokens
+	c.cost = c.cost && cost
+	return c
+}
+
 // width is the cells the columns take, gaps included.
 func (c columns) width() int {
 	w := 0
@@ -115,7 +129,7 @@ func (m Model) View() string {
 	}
 	off := m.offset(cur)
 	rows := m.rows().Rows(off, h)
-	cols := columnsFor(inner)
+	cols := columnsFor(inner).shownFor(rows)
 	plain, selected := m.styles(false), m.styles(true)
 	lines := make([]string, len(rows))
 	var prefix strings.Builder

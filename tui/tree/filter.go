@@ -34,8 +34,32 @@ func (m *Model) refilter() {
 		if _, ok := d.lineOf(d.cursor); !ok && len(d.shown) > 0 {
 			d.cursor = d.shown[0]
 		}
+	} else if len(d.folded) > 0 {
+		d.shown = unfoldedRows(d.rows, d.folded)
+		// A row folded away leaves the selection on the fold.
+		for _, ok := d.lineOf(d.cursor); !ok; _, ok = d.lineOf(d.cursor) {
+			d.cursor = parentRow(d.rows, d.cursor)
+		}
 	}
 	m.follow()
+}
+
+// unfoldedRows is the indices of the rows no folded row hides: every row
+// but those under a folded one.
+func unfoldedRows(rows []Row, folded map[string]bool) []int {
+	shown := []int{}
+	hiddenBelow := -1 // the depth of the folded row being skipped
+	for i, r := range rows {
+		if hiddenBelow >= 0 && r.depth > hiddenBelow {
+			continue
+		}
+		hiddenBelow = -1
+		shown = append(shown, i)
+		if r.folds && r.Kind != KindPlan && folded[r.Path] {
+			hiddenBelow = r.depth
+		}
+	}
+	return shown
 }
 
 // filterRows is the indices of the rows that match every term, with

@@ -39,6 +39,9 @@ type Row struct {
 
 	prefix []pipe // the box-drawing prefix, junction and glyph included
 	depth  int
+	// folds says the row has rows under it to fold away: a control
+	// step's bodies, a head's steps.
+	folds bool
 }
 
 // tone is the colour family of a stretch of pipes.
@@ -217,7 +220,7 @@ func flatten(nodes []node, ancestors []pipe, t tone, depth int, out *[]Row) {
 		}
 		prefix = appendPipe(prefix, pipe{text: " ", tone: t})
 		r := n.row
-		r.prefix, r.depth = prefix, depth
+		r.prefix, r.depth, r.folds = prefix, depth, len(n.children) > 0
 		*out = append(*out, r)
 
 		children := make([]pipe, 0, len(ancestors)+1)

@@ -23,9 +23,12 @@ type document struct {
 	byPath map[string][]int
 	cursor int           // the selected row's index in rows
 	scroll common.Scroll // in lines shown
-	// shown is the indices of the rows the filter leaves; nil while
-	// there is none.
+	// shown is the indices of the rows the filter or the folds leave;
+	// nil while every row shows.
 	shown []int
+	// folded is the paths of the rows folded, their rows under them
+	// hidden; kept by path, so that a plan read again keeps its folds.
+	folded map[string]bool
 }
 
 // Model is the tree pane of one plan. A workbench with several plans open
@@ -60,7 +63,7 @@ func (m *Model) SetSize(width, height int) {
 func (m *Model) Replace(doc workspace.Document) {
 	old := m.d
 	rows := buildRows(doc)
-	d := document{doc: doc, rows: rows, byPath: indexPaths(rows), scroll: old.scroll}
+	d := document{doc: doc, rows: rows, byPath: indexPaths(rows), scroll: old.scroll, folded: old.folded}
 	if at := d.byPath[old.rows[old.cursor].Path]; len(at) > 0 {
 		d.cursor = at[0]
 	} else {
@@ -90,13 +93,19 @@ func (m Model) Selected() Row {
 func (m Model) Offset() int { return m.d.scroll.Offset }
 
 // Select moves the selection to row i, clamped, and scrolls it into view;
-// a filter that hides the row is dropped.
+// a filter that hides the row is dropped, and the folds above it opened.
 func (m *Model) Select(i int) {
 	d := &m.d
-	d.cursor = min(max(i, 0), len(d.rows)-1)
-	if _, ok := d.lineOf(d.cursor); !ok {
+	i = min(max(i, 0), len(d.rows)-1)
+	if _, ok := d.lineOf(i); !ok {
+		for a := i; a > 0; {
+			a = parentRow(d.rows, a)
+			delete(d.folded, d.rows[a].Path)
+		}
+		d.cursor = i
 		m.SetFilter("")
 	}
+	d.cursor = i
 	m.follow()
 }
 
@@ -148,9 +157,9 @@ func (m *Model) follow() {
 	d.scroll = d.scroll.Follow(cur, m.bodyHeight(), d.count())
 }
 
-// Update moves the selection on the movement keys, and / filters the
-// rows, as the run tree's does; the page sends it keys only while the
-// pane has focus.
+// Update moves the selection on the movement keys, folds and unfolds
+// (Collapse, Expand, Toggle), and / filters the rows, as the run tree's
+// does; the page sends it keys only while the pane has focus.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	switch {
@@ -172,8 +181,59 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if delta, ok := m.Keys.Movement(k, max(m.bodyHeight()-1, 1), d.count()); ok && d.count() > 0 {
 		cur, _ := d.lineOf(d.cursor)
 		m.Select(d.rowAt(min(max(cur+delta, 0), d.count()-1)))
+		return m, nil
+	}
+	// Folding works as in the run tree: Collapse on a row folded or with
+	// nothing to fold goes to its parent, Expand on an unfolded row to
+	// its first child.
+	r := d.rows[d.cursor]
+	foldable := r.folds && r.Kind != KindPlan
+	switch {
+	case key.Matches(k, m.Keys.Collapse):
+		switch {
+		case foldable && !d.folded[r.Path]:
+			m.fold(r.Path, true)
+		case r.depth > 0:
+			m.Select(parentRow(d.rows, d.cursor))
+		}
+	case key.Matches(k, m.Keys.Expand):
+		switch {
+		case foldable && d.folded[r.Path]:
+			m.fold(r.Path, false)
+		case r.folds:
+			m.Select(d.cursor + 1)
+		}
+	case key.Matches(k, m.Keys.Toggle) && foldable:
+		m.fold(r.Path, !d.folded[r.Path])
 	}
 	return m, nil
+}
+
+// Folded reports whether the row at path is folded.
+func (m Model) Folded(path string) bool { return m.d.folded[path] }
+
+// fold folds or unfolds the row at path; a filter shows its matches
+// whatever is folded, so folding drops it.
+func (m *Model) fold(path string, folded bool) {
+	if m.d.folded == nil {
+		m.d.folded = map[string]bool{}
+	}
+	if folded {
+		m.d.folded[path] = true
+	} else {
+		delete(m.d.folded, path)
+	}
+	m.SetFilter("")
+}
+
+// parentRow is the index of the row row i is under.
+func parentRow(rows []Row, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if rows[j].depth < rows[i].depth {
+			return j
+		}
+	}
+	return 0
 }
 
 // View draws the pane, border included, at exactly its size.
@@ -248,6 +308,13 @@ func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 	}
 	for _, p := range r.prefix {
 		l.AddWidth(p.text, p.width, st.tones[p.tone])
+	}
+	if r.folds && r.Kind != KindPlan {
+		mark := "▾ "
+		if d.folded[r.Path] {
+			mark = "▸ "
+		}
+		l.Add(mark, st.strong)
 	}
 	m.writeLabel(l, d, r, st)
 	if marker != "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
@@ -37,15 +38,15 @@ func TestRows(t *testing.T) {
 		{"E0", "├── E0  github__get_pull_request"},
 		{"E1", "├─⎋ E1  exit"},
 		{"E2", "├─▽ E2  filter"},
-		{"E3", "├─⟳ E3  map"},
+		{"E3", "├─⟳ ▾ E3  map"},
 		{"E3/do.*", "│   └── do  linear__get_issue"},
 		{"E4", "├─✻ E4  agent"},
-		{"E5", "├─⑂ E5  decide"},
-		{"E5/then", "│   ├── then  2 steps"},
+		{"E5", "├─⑂ ▾ E5  decide"},
+		{"E5/then", "│   ├── ▾ then  2 steps"},
 		{"E5/then/E50", "│   │   ├── E50  github__approve"},
 		{"E5/then/E51", "│   │   └── E51  slack__post_message"},
 		{"E5/else", "│   └─ƒ else  plan__request_changes"},
-		{"E6", "├─∑ E6  reduce"},
+		{"E6", "├─∑ ▾ E6  reduce"},
 		{"E6/do.*", "│   └── do  builtin__reshape"},
 		{"E7", "├─? E7  ask"},
 		{"output", "└── output  finish"},
@@ -119,6 +120,44 @@ func TestScrollKeepsSelection(t *testing.T) {
 	}
 }
 
+// TestFolding: h folds a control step's rows away and marks it ▸, l and
+// space open it again, h on a row under it goes to it; a path selected
+// under a fold opens the fold.
+func TestFolding(t *testing.T) {
+	m := newTree(load(t, "../testdata/pr_review.yaml"))
+	press := func(k string) { m, _ = m.Update(keyPress(k)) }
+	m.SelectPath("E5")
+	press("h")
+	if !m.Folded("E5") || m.d.count() != len(m.Rows())-4 {
+		t.Fatalf("h on E5: folded %v, %d rows shown of %d", m.Folded("E5"), m.d.count(), len(m.Rows()))
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "├─⑂ ▸ E5  decide") || strings.Contains(v, "then  2 steps") {
+		t.Errorf("the folded step is not marked, or its rows show:\n%s", v)
+	}
+	press("j")
+	if m.Selected().Path != "E6" {
+		t.Errorf("j from the folded E5 selects %q, want E6", m.Selected().Path)
+	}
+	press("k")
+	press("space")
+	if m.Folded("E5") || m.d.count() != len(m.Rows()) {
+		t.Errorf("space did not unfold E5")
+	}
+	press("l")
+	if m.Selected().Path != "E5/then" {
+		t.Errorf("l on an open row selects %q, want its first child", m.Selected().Path)
+	}
+	press("h")
+	press("h")
+	if m.Selected().Path != "E5" || !m.Folded("E5/then") {
+		t.Errorf("h on the folded head goes to %q (head folded %v), want E5", m.Selected().Path, m.Folded("E5/then"))
+	}
+	press("left")
+	if !m.SelectPath("E5/then/E51") || m.Folded("E5") || m.Folded("E5/then") || m.Selected().Path != "E5/then/E51" {
+		t.Errorf("selecting a row under folds does not open them: selected %q", m.Selected().Path)
+	}
+}
+
 // TestNoPlan checks a file that does not load still has its root row.
 func TestNoPlan(t *testing.T) {
 	m := newTree(load(t, "../testdata/broken.yaml"))
@@ -128,4 +167,15 @@ func TestNoPlan(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "does not load") {
 		t.Errorf("view does not say the file does not load:\n%s", v)
 	}
+}
+
+// keyPress is the key press of a letter or of a named key.
+func keyPress(k string) tea.KeyPressMsg {
+	switch k {
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	}
+	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
