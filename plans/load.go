@@ -41,12 +41,14 @@ func Load(file string, src []byte, dialect Dialect) (*Plan, Report) {
 	var r Report
 	// One copy of the text, which the plan's strings are slices of.
 	text := string(src)
-	root, ok := parseDocument(file, text, planDocument, &r)
+	root, release, ok := parseDocument(file, text, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
 	d := newDecoder(file, text, &r, dialect)
 	p := d.plan(root)
+	// The plan holds no node: its values are copied out of them.
+	release()
 	if p != nil {
 		check(p, &r)
 	}
@@ -68,9 +70,9 @@ var (
 
 // parseDocument reads the one YAML document of a plan or tool file through
 // the YAML layer, and reports what it refuses in the words of the file's
-// kind.
-func parseDocument(file string, src string, kind documentKind, r *Report) (*yamlpos.Node, bool) {
-	root, second, syntax := yamlpos.Read(file, src)
+// kind. release hands the tree's memory back (see yamlpos.Read).
+func parseDocument(file string, src string, kind documentKind, r *Report) (root *yamlpos.Node, release func(), ok bool) {
+	root, second, syntax, release := yamlpos.Read(file, src)
 	if syntax != nil {
 		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
@@ -81,12 +83,14 @@ func parseDocument(file string, src string, kind documentKind, r *Report) (*yaml
 		if syntax == nil {
 			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 		}
-		return nil, false
+		release()
+		return nil, nil, false
 	}
 	if !checkAliases(file, root, r) {
-		return nil, false
+		release()
+		return nil, nil, false
 	}
-	return root, true
+	return root, release, true
 }
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
