@@ -69,6 +69,6 @@ func (p *fastParser) release() {
 	p.listBlocks.release()
 	p.headerBlocks.release()
 	clear(p.open[:cap(p.open)])
-	*p = fastParser{nodeBlocks: p.nodeBlocks, listBlocks: p.listBlocks, headerBlocks: p.headerBlocks, open: p.open[:0]}
+	*p = fastParser{nodeBlocks: p.nodeBlocks, listBlocks: p.listBlocks, headerBlocks: p.headerBlocks, open: p.open[:0], blockText: p.blockText[:0]}
 	parsers.Put(p)
 }

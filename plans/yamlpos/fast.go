@@ -116,6 +116,7 @@ type fastParser struct {
 	nodes        []Node
 	lists        []*Node
 	headers      [][]*Node
+	blockText    []byte // the text of the block scalar being read
 	nodeBlocks   blocks[Node]
 	listBlocks   blocks[*Node]
 	headerBlocks blocks[[]*Node]
@@ -456,8 +457,11 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 	if !p.finishLine() || p.pos == len(p.src) {
 		return nil
 	}
+	// The value is written to the reader's buffer, kept from one block
+	// scalar to the next, and copied out once, at its length: grown in a
+	// builder of its own, it took a few allocations a prompt.
+	value := p.blockText[:0]
 	var (
-		value                       strings.Builder
 		indent                      int
 		leadingBreak                bool // whether a line break ends the last line read
 		trailingBreaks              int  // empty lines since
@@ -488,21 +492,21 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 		trailingBlank = p.src[p.pos] == ' '
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if trailingBreaks == 0 {
-				value.WriteByte(' ')
+				value = append(value, ' ')
 			}
 		} else if leadingBreak {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 		leadingBreak = false
 		for ; trailingBreaks > 0; trailingBreaks-- {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 		leadingBlank = p.src[p.pos] == ' '
 		start := p.pos
 		for !p.atEOL() {
 			p.pos++
 		}
-		value.WriteString(p.src[start:p.pos])
+		value = append(value, p.src[start:p.pos]...)
 		contentLines++
 		if p.pos < len(p.src) {
 			p.newLine()
@@ -514,14 +518,15 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 		return nil
 	}
 	if chomping != -1 && leadingBreak {
-		value.WriteByte('\n')
+		value = append(value, '\n')
 	}
 	if chomping == 1 {
 		for ; trailingBreaks > 0; trailingBreaks-- {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 	}
-	n.Value = value.String()
+	n.Value = string(value)
+	p.blockText = value
 	if p.pos < len(p.src) {
 		p.pos = p.lineStart // the scalar ended at a line less indented
 	}
