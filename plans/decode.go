@@ -202,7 +202,7 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 				if seen != nil {
 					seen[k.Value] = true
 				}
-				entries = append(entries, Entry{Key: k.Value, file: d.fileName, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
+				entries = append(entries, Entry{Key: k.Value, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
 			}
 		}
 		v.collection = &d.slabs.collections.take(1)[0]
