@@ -146,7 +146,9 @@ func BenchmarkParse1000Steps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r Report
-		parseDocument("big.yaml", string(src), planDocument, &r)
+		if _, release, ok := parseDocument("big.yaml", string(src), planDocument, &r); ok {
+			release()
+		}
 	}
 }
 

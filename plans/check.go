@@ -51,18 +51,20 @@ type placed struct {
 }
 
 // check runs the static checks that need the whole plan: step ids, template
-// references and their scoping, and the strict-output summary.
-func check(p *Plan, r *Report) {
-	c := &checker{p: p, r: r, byID: make(map[string]placed, len(p.Steps)), inputs: inputsOf(p)}
+// references and their scoping, and the strict-output summary. steps is
+// how many steps the plan has, bodies' included.
+func check(p *Plan, r *Report, steps int) {
+	c := &checker{p: p, r: r, byID: make(map[string]placed, steps), inputs: inputsOf(p)}
 	c.collectIDs(p.Steps, nil, "")
 	c.references()
 	c.strictSummary()
 }
 
 type checker struct {
-	p    *Plan
-	r    *Report
-	byID map[string]placed // first step with each id
+	p       *Plan
+	r       *Report
+	bodyIDs idSets
+	byID    map[string]placed // first step with each id
 	// inputs is what input_schema declares, which {{input.<name>}} is
 	// checked against.
 	inputs declaredInputs
@@ -138,15 +140,8 @@ func (c *checker) references() {
 // pseudo-roots of the body it is in.
 func (c *checker) stepRefs(s *Step, visible, local, pseudo map[string]bool) {
 	here := &scope{self: s, visible: visible, local: local, pseudo: pseudo}
-	withItem := func(extra ...string) *scope {
-		p := map[string]bool{"item": true, "index": true}
-		for k := range pseudo {
-			p[k] = true
-		}
-		for _, e := range extra {
-			p[e] = true
-		}
-		return &scope{self: s, visible: visible, local: local, pseudo: p}
+	withItem := func() *scope {
+		return &scope{self: s, visible: visible, local: local, pseudo: itemRoots(pseudo, false)}
 	}
 	over := &scope{self: s, visible: visible, local: local, pseudo: pseudo, overOf: s.ToolName.Value}
 	switch ctl := s.Control.(type) {
@@ -165,11 +160,11 @@ func (c *checker) stepRefs(s *Step, visible, local, pseudo map[string]bool) {
 		c.conditionRefs(ctl.Condition, s.Path, withItem(), here)
 	case *MapInput:
 		c.valueRefs(ctl.Over, s.Path, over)
-		c.bodyRefs(ctl.Do, visible, withItem().pseudo)
+		c.bodyRefs(ctl.Do, visible, itemRoots(pseudo, false))
 	case *ReduceInput:
 		c.valueRefs(ctl.Over, s.Path, over)
 		c.valueRefs(ctl.Initial, s.Path, over)
-		c.bodyRefs(ctl.Do, visible, withItem("accumulator").pseudo)
+		c.bodyRefs(ctl.Do, visible, itemRoots(pseudo, true))
 	case *AgentInput:
 		c.valueRefs(ctl.Prompt, s.Path, here)
 		c.valueRefs(ctl.SystemPrompt, s.Path, here)
@@ -177,6 +172,24 @@ func (c *checker) stepRefs(s *Step, visible, local, pseudo map[string]bool) {
 		c.valueRefs(ctl.Prompt, s.Path, here)
 		c.valueRefs(ctl.Default, s.Path, here)
 	}
+}
+
+// The pseudo-roots there are: those of an item of a map or filter, and
+// those of an item of a reduce. Scopes share them, and never change them.
+var (
+	itemPseudoRoots   = map[string]bool{"item": true, "index": true}
+	reducePseudoRoots = map[string]bool{"item": true, "index": true, "accumulator": true}
+)
+
+// itemRoots is what item's scope holds inside a place whose pseudo-roots
+// are outer (none, or one of the sets above, which hold nothing else):
+// item and index, and accumulator in a reduce's body or in a place that has
+// it already.
+func itemRoots(outer map[string]bool, reduce bool) map[string]bool {
+	if reduce || outer["accumulator"] {
+		return reducePseudoRoots
+	}
+	return itemPseudoRoots
 }
 
 func (c *checker) conditionRefs(cond Condition, path string, gate, model *scope) {
@@ -196,7 +209,8 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 	if b == nil {
 		return
 	}
-	local := make(map[string]bool, len(b.Steps))
+	local := c.bodyIDs.take()
+	defer c.bodyIDs.give()
 	for _, s := range b.Steps {
 		c.stepRefs(s, visible, local, pseudo)
 		if s.ID.Set {
@@ -204,6 +218,38 @@ func (c *checker) bodyRefs(b *Body, visible, pseudo map[string]bool) {
 		}
 	}
 }
+
+// idSets are the sets of a body's ids for bodyRefs, one for each body
+// being checked, kept from one body to the next: a plan has a body for
+// every few steps, and a set apiece was a tenth of what checking one
+// allocated. Bodies nest only in a plan with problems, but then they do.
+type idSets struct {
+	sets  []map[string]bool
+	depth int
+}
+
+// maxKeptIDs is the most ids a set may hold and still be cleared for the
+// next body rather than dropped: clearing costs what the set grew to, and
+// one large body must not make every later one pay for it.
+const maxKeptIDs = 256
+
+// take returns an empty set for a body.
+func (s *idSets) take() map[string]bool {
+	if s.depth == len(s.sets) {
+		s.sets = append(s.sets, map[string]bool{})
+	}
+	set := s.sets[s.depth]
+	if len(set) > maxKeptIDs {
+		set = map[string]bool{}
+		s.sets[s.depth] = set
+	}
+	clear(set)
+	s.depth++
+	return set
+}
+
+// give hands back the set take returned last.
+func (s *idSets) give() { s.depth-- }
 
 func (c *checker) valueRefs(v *Value, path string, sc *scope) {
 	v.walkTemplates(func(tv *Value) {

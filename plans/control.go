@@ -17,9 +17,15 @@ var (
 	reduceFields = []string{"over", "do", "initial"}
 )
 
+// controlInputNames names the input of each control step for messages.
+var controlInputNames = map[string]string{
+	ControlExit: "the exit input", ControlDecide: "the decide input", ControlFilter: "the filter input",
+	ControlMap: "the map input", ControlReduce: "the reduce input", ControlAgent: "the agent input", ControlAsk: "the ask input",
+}
+
 // control decodes the input of a control step into its typed form.
 func (d *decoder) control(in *yamlpos.Node, s *Step, c container) any {
-	what := "the " + s.ToolName.Value + " input"
+	what := controlInputNames[s.ToolName.Value]
 	switch s.ToolName.Value {
 	case ControlExit:
 		o, ok := d.object(in, what, s.Path, exitFields)
@@ -141,9 +147,15 @@ func (d *decoder) condition(o *object, gateName string, required bool) Condition
 	return c
 }
 
+// gateNames names each control step's gate for messages, by the field
+// that holds it.
+var gateNames = map[string]string{
+	"when": "the 'when' gate ({value, op, to})", "if": "the 'if' gate ({value, op, to})", "where": "the 'where' gate ({value, op, to})",
+}
+
 // gate decodes {value, op, to}.
 func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
-	o, ok := d.object(n, "the '"+name+"' gate ({value, op, to})", path, gateFields)
+	o, ok := d.object(n, gateNames[name], path, gateFields)
 	if !ok {
 		return nil
 	}

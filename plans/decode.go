@@ -37,8 +37,11 @@ type decoder struct {
 	parts      *controlParts
 	// asWritten is set on the quiet decoder that decodes a control step's
 	// input as written, which takes the values of the parts its grammar
-	// decoded rather than decoding them again.
-	asWritten bool
+	// decoded rather than decoding them again. writtenInputs is that
+	// decoder, made on the first control step and kept for the next.
+	asWritten     bool
+	writtenInputs *decoder
+	steps         int // how many steps it decoded, for sizing the checks' sets
 }
 
 // controlParts are the values decoded, while a control step is decoded, from
@@ -75,6 +78,20 @@ func newDecoder(file string, src string, r *Report, dialect Dialect) *decoder {
 // they are reported (see uncheckedSchema).
 func (d *decoder) quiet() *decoder {
 	return &decoder{file: d.file, fileName: d.fileName, lines: d.lines, r: &Report{}, dialect: d.dialect, runeStarts: d.runeStarts, schemas: d.schemas, schemaKeys: d.schemaKeys, slabs: d.slabs, parts: d.parts}
+}
+
+// asWrittenDecoder returns the quiet decoder that decodes control steps'
+// inputs as written (see stepBody), its report emptied of the last one's
+// problems, which are the grammar's to report.
+func (d *decoder) asWrittenDecoder() *decoder {
+	q := d.writtenInputs
+	if q == nil {
+		q = d.quiet()
+		q.asWritten = true
+		d.writtenInputs = q
+	}
+	q.r.Problems, q.r.Notes = q.r.Problems[:0], q.r.Notes[:0]
+	return q
 }
 
 func (d *decoder) pos(n *yamlpos.Node) Pos {
@@ -185,7 +202,7 @@ func (d *decoder) decodeValue(n *yamlpos.Node, path string, templates bool) *Val
 				if seen != nil {
 					seen[k.Value] = true
 				}
-				entries = append(entries, Entry{Key: k.Value, file: d.fileName, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
+				entries = append(entries, Entry{Key: k.Value, line: k.Line, col: k.Column, Value: d.decodeValue(val, path, templates)})
 			}
 		}
 		v.collection = &d.slabs.collections.take(1)[0]
@@ -363,7 +380,10 @@ func (d *decoder) findTags(n *yamlpos.Node, count int) []linePos {
 // than taken from the first line's leading spaces because an indentation
 // indicator (|2) can make some of those spaces part of the text.
 func (d *decoder) blockLayout(n *yamlpos.Node) scalarLayout {
-	for i, l := range strings.Split(n.Value, "\n") {
+	rest := n.Value
+	for i := 0; rest != ""; i++ {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\n")
 		if l == "" {
 			continue
 		}
@@ -688,16 +708,13 @@ func (o *object) wholeNumber(name string) Field[int] {
 		return Field[int]{}
 	}
 	var i int
-	// A whole number written as a float (10.0, 1e1) is the same JSON number.
-	var f float64
 	switch {
 	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.IntTag && plainDecimal(n.Value):
 		// The form nearly every count is written in, read without
 		// yaml.v3's decoder.
 		i, _ = strconv.Atoi(n.Value)
-	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.FloatTag && n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
-		i = int(f)
-	case n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.IntTag || n.Decode(&i) != nil:
+	case n.Kind == yamlpos.ScalarNode && n.Tag == yamlpos.FloatTag && wholeFloat(n, &i):
+	case n.Kind != yamlpos.ScalarNode || n.Tag != yamlpos.IntTag || !decodeInt(n, &i):
 		what := describeScalar(n)
 		if n.Tag == yamlpos.FloatTag {
 			what = "'" + n.Value + "', which is not whole"
@@ -710,6 +727,29 @@ func (o *object) wholeNumber(name string) Field[int] {
 		return Field[int]{Pos: o.d.pos(n)}
 	}
 	return Field[int]{Value: i, Pos: o.d.pos(n), Set: true}
+}
+
+// wholeFloat reads a float scalar that is a whole number (10.0, 1e1: the
+// same JSON number as 10) into i, and says whether it is one.
+func wholeFloat(n *yamlpos.Node, i *int) bool {
+	var f float64
+	if n.Decode(&f) != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return false
+	}
+	*i = int(f)
+	return true
+}
+
+// decodeInt reads an int scalar in a form yaml.v3 reads (0x10, 1_000)
+// into i, and says whether it could. The decoder's target escapes, so it
+// is a variable of its own, made only for these rare forms.
+func decodeInt(n *yamlpos.Node, i *int) bool {
+	var decoded int
+	if n.Decode(&decoded) != nil {
+		return false
+	}
+	*i = decoded
+	return true
 }
 
 // describeScalar names a value for a type error, quoting short scalars so
@@ -767,6 +807,9 @@ func (o *object) stringList(name string) ([]Field[string], bool) {
 		return nil, false
 	}
 	var out []Field[string]
+	if len(n.Content()) > 0 {
+		out = make([]Field[string], 0, len(n.Content()))
+	}
 	for _, c := range n.Content() {
 		c = resolve(c)
 		if c.Kind != yamlpos.ScalarNode || c.Tag != yamlpos.StrTag {

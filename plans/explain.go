@@ -32,8 +32,8 @@ func ExplainStrict(p *Plan) []StrictExplanation {
 			schema = a.OutputSchema.Raw
 		}
 		e := StrictExplanation{Path: s.Path, Pos: s.Pos, Requested: a.StructuredOutput.Set}
-		for _, rules := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
-			e.Verdicts = append(e.Verdicts, RuleVerdict{Rules: rules, Verdict: strict.Check(schema, rules, strict.Context{HasTools: a.Iterations() > 1})})
+		for rules, v := range strict.CheckEach(schema, strict.Context{HasTools: a.Iterations() > 1}) {
+			e.Verdicts = append(e.Verdicts, RuleVerdict{Rules: strict.Rules(rules), Verdict: v})
 		}
 		out = append(out, e)
 	})

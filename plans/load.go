@@ -2,6 +2,7 @@ package plans
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/plans/suggest"
@@ -41,14 +42,16 @@ func Load(file string, src []byte, dialect Dialect) (*Plan, Report) {
 	var r Report
 	// One copy of the text, which the plan's strings are slices of.
 	text := string(src)
-	root, ok := parseDocument(file, text, planDocument, &r)
+	root, release, ok := parseDocument(file, text, planDocument, &r)
 	if !ok {
 		return nil, r
 	}
 	d := newDecoder(file, text, &r, dialect)
 	p := d.plan(root)
+	// The plan holds no node: its values are copied out of them.
+	release()
 	if p != nil {
-		check(p, &r)
+		check(p, &r, d.steps)
 	}
 	r.Sort()
 	return p, r
@@ -68,9 +71,9 @@ var (
 
 // parseDocument reads the one YAML document of a plan or tool file through
 // the YAML layer, and reports what it refuses in the words of the file's
-// kind.
-func parseDocument(file string, src string, kind documentKind, r *Report) (*yamlpos.Node, bool) {
-	root, second, syntax := yamlpos.Read(file, src)
+// kind. release hands the tree's memory back (see yamlpos.Read).
+func parseDocument(file string, src string, kind documentKind, r *Report) (root *yamlpos.Node, release func(), ok bool) {
+	root, second, syntax, release := yamlpos.Read(file, src)
 	if syntax != nil {
 		r.Problems = append(r.Problems, Problem{Code: CodeYAMLSyntax, Message: syntax.Message, Pos: syntax.Pos})
 	}
@@ -81,12 +84,14 @@ func parseDocument(file string, src string, kind documentKind, r *Report) (*yaml
 		if syntax == nil {
 			r.problem(CodeYAMLSyntax, Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; %s", kind.needs)
 		}
-		return nil, false
+		release()
+		return nil, nil, false
 	}
 	if !checkAliases(file, root, r) {
-		return nil, false
+		release()
+		return nil, nil, false
 	}
-	return root, true
+	return root, release, true
 }
 
 // hasAlias reports whether the tree under n holds an alias: most plans have
@@ -256,12 +261,20 @@ func (d *decoder) step(n *yamlpos.Node, c container) *Step {
 	if !ok {
 		return nil
 	}
-	s := &Step{Pos: d.pos(resolve(n)), Path: path}
+	s := d.newStep(d.pos(resolve(n)), path)
 	s.ID = o.str("id")
 	if !o.has("id") {
 		d.r.problem(CodeMissingField, s.Pos, path, "a step needs 'id' (letters, digits and '_', not starting with a digit)")
 	}
 	d.stepBody(&o, s, c)
+	return s
+}
+
+// newStep returns a Step at pos with the given path, cut from a slab.
+func (d *decoder) newStep(pos Pos, path string) *Step {
+	s := &d.slabs.steps.take(1)[0]
+	s.Pos, s.Path = pos, path
+	d.steps++
 	return s
 }
 
@@ -298,18 +311,22 @@ func (d *decoder) call(n *yamlpos.Node, path string, c container) *Step {
 	if !ok {
 		return nil
 	}
-	s := &Step{Pos: d.pos(n), Path: path}
+	s := d.newStep(d.pos(n), path)
 	d.stepBody(&o, s, c)
 	return s
 }
 
 // stripKey returns a copy of a mapping node without key, so that a problem
-// already reported for it is not reported again as an unknown field.
+// already reported for it is not reported again as an unknown field; the
+// node itself when it has no such key, as it mostly has not.
 func stripKey(n *yamlpos.Node, key string) *yamlpos.Node {
 	if n == nil || n.Kind != yamlpos.MappingNode {
 		return n
 	}
 	content := n.Content()
+	if !slices.ContainsFunc(content, func(k *yamlpos.Node) bool { return resolve(k).Value == key }) {
+		return n
+	}
 	var kept []*yamlpos.Node
 	for i := 0; i+1 < len(content); i += 2 {
 		if resolve(content[i]).Value != key {
@@ -358,9 +375,7 @@ func (d *decoder) stepBody(o *object, s *Step, c container) {
 		}
 	}
 	s.Control = d.control(in, s, c)
-	asWritten := d.quiet()
-	asWritten.asWritten = true
-	s.Input = asWritten.value(in, s.Path, false)
+	s.Input = d.asWrittenDecoder().value(in, s.Path, false)
 	if outermost {
 		d.parts.recording = false
 		d.parts.reset()
@@ -402,8 +417,9 @@ func (d *decoder) checkToolName(s *Step, c container) {
 func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	n = resolve(n)
 	c := container{owner: owner, field: field}
-	path := owner.Path + "/" + bodySegment(field)
-	c.prefix = path + "/"
+	// The path is the prefix without its '/', one string for both.
+	c.prefix = owner.Path + "/" + bodySegment(field) + "/"
+	path := c.prefix[:len(c.prefix)-1]
 	b := &Body{Pos: d.pos(n)}
 	switch {
 	case n == nil:
@@ -416,6 +432,9 @@ func (d *decoder) body(n *yamlpos.Node, owner *Step, field string) *Body {
 	case n.Kind == yamlpos.SequenceNode:
 		if len(n.Content()) == 0 {
 			d.r.problem(CodeMissingField, d.pos(n), owner.Path, "'%s' is an empty list; a body needs a tool call or at least one step", field)
+		}
+		if len(n.Content()) > 0 {
+			b.Steps = make([]*Step, 0, len(n.Content()))
 		}
 		for _, sn := range n.Content() {
 			if s := d.step(sn, c); s != nil {

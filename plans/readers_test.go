@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -163,4 +164,46 @@ func FuzzReadersDecodeAlike(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkReadersDecodeAlike(t, "fuzz", src)
 	})
+}
+
+// TestPlansOutliveTheirTrees loads every source, then compares each plan
+// and tool file with a load of the same text by yaml.v3, whose tree is
+// not reused: each load releases its fast reader's tree for the next load
+// to reuse, so a plan or a report that pointed into its tree would have
+// changed under the later loads.
+func TestPlansOutliveTheirTrees(t *testing.T) {
+	type loaded struct {
+		plan       *Plan
+		report     Report
+		tool       *ToolFile
+		toolReport Report
+	}
+	load := func(src []byte) (l loaded) {
+		l.plan, l.report = Load("plan.yaml", src, Stepwise)
+		l.tool, l.toolReport = LoadToolFile("tool.yaml", src, Stepwise)
+		return l
+	}
+	sources := readerSources(t)
+	names := slices.Sorted(maps.Keys(sources))
+	first := map[string]loaded{}
+	for _, name := range names {
+		if !bytes.HasSuffix(sources[name], []byte("\n")) {
+			sources[name] = append(bytes.Clone(sources[name]), '\n')
+		}
+		first[name] = load(sources[name])
+	}
+	compared := 0
+	for _, name := range names {
+		if hasYAMLSyntaxProblem(first[name].report) {
+			continue // both loads went to yaml.v3
+		}
+		slow := load(append(bytes.Clone(sources[name]), yamlv3Only...))
+		if d := decodingDifference(reflect.ValueOf(first[name]), reflect.ValueOf(slow), "load"); d != "" {
+			t.Fatalf("%s: after later loads, the load differs from yaml.v3's at %s", name, d)
+		}
+		compared++
+	}
+	if compared < 100 {
+		t.Fatalf("only %d loads compared", compared)
+	}
 }

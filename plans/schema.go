@@ -54,8 +54,8 @@ func (s *Schema) usableStrict(rules strict.Rules) bool {
 		return strict.Check(s.Raw, rules, strict.Context{}).Usable
 	}
 	l.strictOnce.Do(func() {
-		for _, r := range []strict.Rules{strict.Anthropic, strict.OpenAI} {
-			l.strictUsable[r] = strict.Check(l.raw, r, strict.Context{}).Usable
+		for r, v := range strict.CheckEach(l.raw, strict.Context{}) {
+			l.strictUsable[r] = v.Usable
 		}
 	})
 	return l.strictUsable[rules]

@@ -453,7 +453,10 @@ func AppendStep(src []byte, step string) ([]byte, error) {
 // top-level mapping, as yaml.v3's tree, which the edit reads and compares.
 func editableRoot(src []byte) (*yaml.Node, error) {
 	var r Report
-	checked, ok := parseDocument("", string(src), planDocument, &r)
+	checked, release, ok := parseDocument("", string(src), planDocument, &r)
+	if ok {
+		defer release()
+	}
 	if len(r.Problems) > 0 {
 		p := r.Problems[0]
 		return nil, &EditError{Pos: p.Pos, Message: p.Message + "; fix the YAML before adding a step"}

@@ -40,6 +40,7 @@ type slabs struct {
 	collections slab[collection]
 	templated   slab[templateString]
 	placings    slab[placing]
+	steps       slab[Step]
 	// templates parses the file's template strings into blocks of their
 	// own, which live as long as its values.
 	templates template.Parser

@@ -87,12 +87,14 @@ func (t *ToolFile) OutputFormat() string {
 func LoadToolFile(file string, src []byte, dialect Dialect) (*ToolFile, Report) {
 	var r Report
 	text := string(src) // one copy, as in Load
-	root, ok := parseDocument(file, text, toolDocument, &r)
+	root, release, ok := parseDocument(file, text, toolDocument, &r)
 	if !ok {
 		return nil, r
 	}
 	d := newDecoder(file, text, &r, dialect)
 	t := d.toolFile(root)
+	// The tool file holds no node: its values are copied out of them.
+	release()
 	r.Sort()
 	return t, r
 }

@@ -59,8 +59,8 @@ func TestValueSize(t *testing.T) {
 	if got := unsafe.Sizeof(Value{}); got != 56 {
 		t.Errorf("a Value takes %d bytes, not 56", got)
 	}
-	if got := unsafe.Sizeof(Entry{}); got != 40 {
-		t.Errorf("an Entry takes %d bytes, not 40", got)
+	if got := unsafe.Sizeof(Entry{}); got != 32 {
+		t.Errorf("an Entry takes %d bytes, not 32", got)
 	}
 	// A plan's template strings are as many as half its values.
 	if got := unsafe.Sizeof(templateString{}); got != 24 {

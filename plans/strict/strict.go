@@ -158,37 +158,60 @@ const rootLocation = "the schema root"
 // rules, in the given context. schema is decoded JSON (maps, lists, strings,
 // numbers, booleans); nil means the step has no schema.
 func Check(schema any, rules Rules, ctx Context) Verdict {
+	var v [1]Verdict
+	check(schema, []*ruleSet{ruleSetFor(rules)}, ctx, v[:])
+	return v[0]
+}
+
+// CheckEach decides what Check decides under every rule set, in one walk
+// of schema: the verdicts, indexed by Rules.
+func CheckEach(schema any, ctx Context) [OpenAI + 1]Verdict {
+	var v [OpenAI + 1]Verdict
+	check(schema, []*ruleSet{Anthropic: anthropicRules, OpenAI: openAIRules}, ctx, v[:])
+	return v
+}
+
+// check writes to verdicts the verdict of each of rules on schema.
+func check(schema any, rules []*ruleSet, ctx Context, verdicts []Verdict) {
 	if schema == nil {
-		return verdictOf([]Note{{
-			Code:     NoSchema,
-			Refusal:  true,
-			Location: rootLocation,
-			Message:  "give the step an 'output_schema' (or 'input_schema') with 'type: object' at its top level",
-		}})
+		for i := range rules {
+			verdicts[i] = verdictOf([]Note{{
+				Code:     NoSchema,
+				Refusal:  true,
+				Location: rootLocation,
+				Message:  "give the step an 'output_schema' (or 'input_schema') with 'type: object' at its top level",
+			}})
+		}
+		return
 	}
 	root, ok := schema.(map[string]any)
 	if !ok || !isRootObject(root) {
-		return verdictOf([]Note{{
-			Code:     NoSchema,
-			Refusal:  true,
-			Location: rootLocation,
-			Message:  "write 'type: object' at 'the schema root' (strict mode needs an object at the top level)",
-		}})
+		for i := range rules {
+			verdicts[i] = verdictOf([]Note{{
+				Code:     NoSchema,
+				Refusal:  true,
+				Location: rootLocation,
+				Message:  "write 'type: object' at 'the schema root' (strict mode needs an object at the top level)",
+			}})
+		}
+		return
 	}
-	w := newWalker(ruleSetFor(rules), root)
+	w := newWalker(rules, root)
 	depth := w.walk(root, "")
 	w.limits(depth)
-	switch {
-	case ctx.HasTools && ctx.Runtime:
-		w.refuse(UnsupportedContextTools, "",
-			"send the request without tools (this request carries tools, so its answer is not restricted to the schema)")
-	case ctx.HasTools:
-		w.caveat(ToolsRuntimeAssessed, "",
-			"this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer "+
-				"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; "+
-				"earlier rounds are assessed at run time")
+	for i := range rules {
+		switch {
+		case ctx.HasTools && ctx.Runtime:
+			w.refuse(i, UnsupportedContextTools, "",
+				"send the request without tools (this request carries tools, so its answer is not restricted to the schema)")
+		case ctx.HasTools:
+			w.caveat(i, ToolsRuntimeAssessed, "",
+				"this step can call tools (those its 'tools' list names, or the whole catalog without one), so its answer "+
+					"is held to the schema only on its final round, when stepwise lets no tool be called and forces the schema; "+
+					"earlier rounds are assessed at run time")
+		}
+		verdicts[i] = verdictOf(w.notes[i])
 	}
-	return verdictOf(w.notes)
 }
 
 // verdictOf builds the verdict for notes, keeping only the refusals when

@@ -213,6 +213,7 @@ func TestCheckBriefTable(t *testing.T) {
 		}{{Anthropic, tt.anthropic}, {OpenAI, tt.openai}} {
 			t.Run(tt.name+"/"+rc.rules.String(), func(t *testing.T) {
 				v := Check(tt.schema, rc.rules, Context{})
+				checkEachAgrees(t, tt.schema, Context{})
 				if v.Usable != rc.want.usable || !slices.Equal(v.Codes(), rc.want.codes) {
 					t.Errorf("got usable=%v codes=%v, want usable=%v codes=%v\nnotes: %+v",
 						v.Usable, v.Codes(), rc.want.usable, rc.want.codes, v.Notes)
@@ -1098,6 +1099,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := Check(tt.schema, tt.rules, tt.ctx)
+			checkEachAgrees(t, tt.schema, tt.ctx)
 			wantUsable := tt.usable
 			if tt.notes != nil {
 				if !reflect.DeepEqual(v.Notes, tt.notes) {
@@ -1110,6 +1112,19 @@ func TestCheck(t *testing.T) {
 				t.Errorf("usable: got %v, want %v\nnotes: %+v", v.Usable, wantUsable, v.Notes)
 			}
 		})
+	}
+}
+
+// checkEachAgrees fails t when CheckEach's verdicts on schema, from one
+// walk under both rule sets, differ from Check's under each: notes, their
+// order and their wording included.
+func checkEachAgrees(t *testing.T, schema any, ctx Context) {
+	t.Helper()
+	each := CheckEach(schema, ctx)
+	for _, rules := range []Rules{Anthropic, OpenAI} {
+		if one := Check(schema, rules, ctx); !reflect.DeepEqual(each[rules], one) {
+			t.Errorf("%s: CheckEach gives\n%+v\nwhere Check gives\n%+v", rules, each[rules], one)
+		}
 	}
 }
 
@@ -1127,6 +1142,7 @@ func TestLoadErrorText(t *testing.T) {
 // notes, though it is held in maps.
 func TestCheckIsDeterministic(t *testing.T) {
 	schema := realisticSchema(t)
+	checkEachAgrees(t, schema, Context{HasTools: true})
 	for _, rules := range []Rules{Anthropic, OpenAI} {
 		first := Check(schema, rules, Context{})
 		for range 20 {
@@ -1255,4 +1271,10 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		})
 	}
+	b.Run("each", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			CheckEach(schema, Context{})
+		}
+	})
 }

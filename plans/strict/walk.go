@@ -9,12 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// walker carries one Check through a schema: the notes so far, the schemas
-// already walked, and the whole-schema tallies the limits are judged on.
+// walker carries one walk through a schema under one or more rule sets:
+// the notes so far of each, the schemas already walked, and the
+// whole-schema tallies the limits are judged on. The walk, the tallies
+// and the depth are the same under every rule set; only what each rule set
+// notes of them differs, so one walk judges them all.
 type walker struct {
-	rules *ruleSet
+	rules []*ruleSet
 	root  map[string]any
-	notes []Note
+	notes [][]Note // by index in rules
 	keys  []string // the keys of the schemas being walked, innermost last (see sortedKeys)
 	// open holds the JSON pointers of the schemas being walked, each an
 	// ancestor of the current one; a $ref to one of them is recursive.
@@ -29,42 +32,47 @@ type walker struct {
 }
 
 // newWalker starts a walk over root under rules.
-func newWalker(rules *ruleSet, root map[string]any) *walker {
+func newWalker(rules []*ruleSet, root map[string]any) *walker {
 	return &walker{
 		rules:  rules,
 		root:   root,
+		notes:  make([][]Note, len(rules)),
 		open:   make(map[string]bool),
 		depths: make(map[string]int),
 	}
 }
 
-// refuse records a refusal at the schema ptr points to.
-func (w *walker) refuse(code Code, ptr, message string) {
-	w.notes = append(w.notes, Note{Code: code, Refusal: true, Location: location(ptr), Message: message})
+// refuse records a refusal of the i-th rule set at the schema ptr points
+// to.
+func (w *walker) refuse(i int, code Code, ptr, message string) {
+	w.notes[i] = append(w.notes[i], Note{Code: code, Refusal: true, Location: location(ptr), Message: message})
 }
 
-// caveat records a caveat at the schema ptr points to.
-func (w *walker) caveat(code Code, ptr, message string) {
-	w.notes = append(w.notes, Note{Code: code, Location: location(ptr), Message: message})
+// caveat records a caveat of the i-th rule set at the schema ptr points
+// to.
+func (w *walker) caveat(i int, code Code, ptr, message string) {
+	w.notes[i] = append(w.notes[i], Note{Code: code, Location: location(ptr), Message: message})
 }
 
-// unenforced records that what, at ptr, is left to Stepwise's own check.
-func (w *walker) unenforced(code Code, ptr, what string) {
-	w.caveat(code, ptr, fmt.Sprintf(
+// unenforced records that the i-th rule set leaves what, at ptr, to
+// Stepwise's own check.
+func (w *walker) unenforced(i int, code Code, ptr, what string) {
+	w.caveat(i, code, ptr, fmt.Sprintf(
 		"'%s' at '%s' is silently ignored or rejected by the API — either way enforced post-hoc by stepwise",
 		what, location(ptr)))
 }
 
-// rejectKeyword records that the provider rejects keyword at ptr.
-func (w *walker) rejectKeyword(ptr, keyword string) {
+// rejectKeyword records that the provider of the i-th rule set rejects
+// keyword at ptr.
+func (w *walker) rejectKeyword(i int, ptr, keyword string) {
 	// oneOf has a supported spelling, so its fix is a rewrite, not removal.
 	if keyword == "oneOf" {
-		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-			"write 'oneOf' at '%s' as 'anyOf' (%s's strict mode rejects 'oneOf')", location(ptr), w.rules.provider))
+		w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+			"write 'oneOf' at '%s' as 'anyOf' (%s's strict mode rejects 'oneOf')", location(ptr), w.rules[i].provider))
 		return
 	}
-	w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-		"remove '%s' at '%s' (%s's strict mode rejects it)", keyword, location(ptr), w.rules.provider))
+	w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+		"remove '%s' at '%s' (%s's strict mode rejects it)", keyword, location(ptr), w.rules[i].provider))
 }
 
 // walk checks the schema v found at ptr and everything below it, and returns
@@ -78,9 +86,11 @@ func (w *walker) walk(v any, ptr string) int {
 	w.depths[ptr] = 0
 	node, ok := v.(map[string]any)
 	if !ok {
-		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-			"replace '%s' at '%s' with a schema object (strict mode needs one for every value)",
-			describe(v), location(ptr)))
+		for i := range w.rules {
+			w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+				"replace '%s' at '%s' with a schema object (strict mode needs one for every value)",
+				describe(v), location(ptr)))
+		}
 		return 0
 	}
 	w.open[ptr] = true
@@ -98,10 +108,13 @@ func (w *walker) schema(node map[string]any, ptr string) int {
 		w.keyword(node, key, ptr)
 	}
 	w.release(keys)
-	if w.rules.notesNullUnions && allowsNull(node) {
-		w.caveat(NullUnionEmission, ptr, fmt.Sprintf(
-			"the value at '%s' allows null — under strict mode a model may answer null more often",
-			location(ptr)))
+	nullable := allowsNull(node)
+	for i, r := range w.rules {
+		if r.notesNullUnions && nullable {
+			w.caveat(i, NullUnionEmission, ptr, fmt.Sprintf(
+				"the value at '%s' allows null — under strict mode a model may answer null more often",
+				location(ptr)))
+		}
 	}
 	object := isObject(node)
 	below := 0
@@ -138,59 +151,67 @@ func (w *walker) schema(node map[string]any, ptr string) int {
 	return below
 }
 
-// keyword checks one keyword of node whose treatment is not structural.
+// keyword checks one keyword of node whose treatment is not structural,
+// under each rule set.
 func (w *walker) keyword(node map[string]any, key, ptr string) {
 	value := node[key]
 	switch key {
-	case "pattern":
-		if w.rules.patternUnenforced {
-			w.unenforced(UnenforcedPattern, ptr, "pattern")
-		}
-	case "format":
-		if s, ok := value.(string); !ok || !w.rules.formats[s] {
-			w.unenforced(UnenforcedFormat, ptr, "format: "+describe(value))
-		}
-	case "minItems":
-		if n, ok := number(value); !ok || n > w.rules.maxEnforcedMinItems {
-			w.unenforced(UnenforcedKeyword, ptr, "minItems")
-		}
-	case "items":
-		if _, tuple := value.([]any); tuple {
-			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-				"write 'items' at '%s' as one schema (%s's strict mode rejects a list of item schemas)",
-				location(ptr), w.rules.provider))
-		}
-	case "anyOf":
-		if ptr == "" && w.rules.rejectsRootAnyOf {
-			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-				"remove 'anyOf' at '%s' (%s's strict mode needs a plain object at the top level)",
-				location(ptr), w.rules.provider))
-		}
-	case "allOf":
-		if w.rules.keywords[key] == refused {
-			w.rejectKeyword(ptr, key)
-		} else if w.rules.rejectsAllOfRef && hasRefBranch(value) {
-			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-				"write out the '$ref' inside 'allOf' at '%s' (%s's strict mode rejects a reference there)",
-				location(ptr), w.rules.provider))
-		}
 	case "enum":
 		w.enum(value, ptr)
+		return
 	case "const":
 		if s, ok := value.(string); ok {
 			w.chars += utf8.RuneCountInString(s)
 		}
-	default:
-		switch w.rules.keywords[key] {
-		case refused:
-			w.rejectKeyword(ptr, key)
-		case unenforced:
-			w.unenforced(UnenforcedKeyword, ptr, key)
+		return
+	}
+	for i, r := range w.rules {
+		switch key {
+		case "pattern":
+			if r.patternUnenforced {
+				w.unenforced(i, UnenforcedPattern, ptr, "pattern")
+			}
+		case "format":
+			if s, ok := value.(string); !ok || !r.formats[s] {
+				w.unenforced(i, UnenforcedFormat, ptr, "format: "+describe(value))
+			}
+		case "minItems":
+			if n, ok := number(value); !ok || n > r.maxEnforcedMinItems {
+				w.unenforced(i, UnenforcedKeyword, ptr, "minItems")
+			}
+		case "items":
+			if _, tuple := value.([]any); tuple {
+				w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+					"write 'items' at '%s' as one schema (%s's strict mode rejects a list of item schemas)",
+					location(ptr), r.provider))
+			}
+		case "anyOf":
+			if ptr == "" && r.rejectsRootAnyOf {
+				w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+					"remove 'anyOf' at '%s' (%s's strict mode needs a plain object at the top level)",
+					location(ptr), r.provider))
+			}
+		case "allOf":
+			if r.keywords[key] == refused {
+				w.rejectKeyword(i, ptr, key)
+			} else if r.rejectsAllOfRef && hasRefBranch(value) {
+				w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+					"write out the '$ref' inside 'allOf' at '%s' (%s's strict mode rejects a reference there)",
+					location(ptr), r.provider))
+			}
+		default:
+			switch r.keywords[key] {
+			case refused:
+				w.rejectKeyword(i, ptr, key)
+			case unenforced:
+				w.unenforced(i, UnenforcedKeyword, ptr, key)
+			}
 		}
 	}
 }
 
-// enum tallies an enum's values and checks what the rules say of one enum.
+// enum tallies an enum's values and checks what each rule set says of one
+// enum.
 func (w *walker) enum(value any, ptr string) {
 	values, _ := value.([]any)
 	w.enumValues += len(values)
@@ -204,28 +225,32 @@ func (w *walker) enum(value any, ptr string) {
 		}
 	}
 	w.chars += chars
-	if complex && w.rules.rejectsComplexEnum {
-		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-			"remove the object and list values from 'enum' at '%s' (%s's strict mode rejects them)",
-			location(ptr), w.rules.provider))
-	}
-	if w.rules.largeEnum > 0 && len(values) > w.rules.largeEnum && chars > w.rules.maxLargeEnumChars {
-		w.refuse(ExceedsProviderLimit, ptr, fmt.Sprintf(
-			"cut 'enum' at '%s' to at most %d values or %d characters (it has %d values and %d characters)",
-			location(ptr), w.rules.largeEnum, w.rules.maxLargeEnumChars, len(values), chars))
+	for i, r := range w.rules {
+		if complex && r.rejectsComplexEnum {
+			w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+				"remove the object and list values from 'enum' at '%s' (%s's strict mode rejects them)",
+				location(ptr), r.provider))
+		}
+		if r.largeEnum > 0 && len(values) > r.largeEnum && chars > r.maxLargeEnumChars {
+			w.refuse(i, ExceedsProviderLimit, ptr, fmt.Sprintf(
+				"cut 'enum' at '%s' to at most %d values or %d characters (it has %d values and %d characters)",
+				location(ptr), r.largeEnum, r.maxLargeEnumChars, len(values), chars))
+		}
 	}
 }
 
 // object checks the rules for an object schema and walks its properties in
 // name order. It returns the object levels below node.
 func (w *walker) object(node map[string]any, ptr string) int {
-	switch extra, has := node["additionalProperties"]; {
-	case !has:
-		w.refuse(MissingAdditionalProperties, ptr, fmt.Sprintf(
-			"add 'additionalProperties: false' at '%s'", location(ptr)))
-	case extra != false:
-		w.refuse(MissingAdditionalProperties, ptr, fmt.Sprintf(
-			"set 'additionalProperties: false' at '%s' (it is '%s' now)", location(ptr), describe(extra)))
+	for i := range w.rules {
+		switch extra, has := node["additionalProperties"]; {
+		case !has:
+			w.refuse(i, MissingAdditionalProperties, ptr, fmt.Sprintf(
+				"add 'additionalProperties: false' at '%s'", location(ptr)))
+		case extra != false:
+			w.refuse(i, MissingAdditionalProperties, ptr, fmt.Sprintf(
+				"set 'additionalProperties: false' at '%s' (it is '%s' now)", location(ptr), describe(extra)))
+		}
 	}
 	props, _ := node["properties"].(map[string]any)
 	required, _ := node["required"].([]any)
@@ -244,22 +269,24 @@ func (w *walker) object(node map[string]any, ptr string) int {
 	return below
 }
 
-// optional tallies and notes the optional property name, whose schema prop
-// sits at child inside the object at ptr.
+// optional tallies and notes, under each rule set, the optional property
+// name, whose schema prop sits at child inside the object at ptr.
 func (w *walker) optional(prop any, name, ptr, child string) {
 	w.optionals++
 	if w.isUnion(prop) {
 		w.optionalUnions++
 	}
-	if w.rules.everyPropertyRequired {
-		w.refuse(NotAllRequired, ptr, fmt.Sprintf(
-			"list '%s' in 'required' at '%s' (%s requires every property; write an optional one as a union with null)",
-			name, location(ptr), w.rules.provider))
-		return
+	for i, r := range w.rules {
+		if r.everyPropertyRequired {
+			w.refuse(i, NotAllRequired, ptr, fmt.Sprintf(
+				"list '%s' in 'required' at '%s' (%s requires every property; write an optional one as a union with null)",
+				name, location(ptr), r.provider))
+			continue
+		}
+		w.caveat(i, OptionalEmission, child, fmt.Sprintf(
+			"'%s' at '%s' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it",
+			name, location(child)))
 	}
-	w.caveat(OptionalEmission, child, fmt.Sprintf(
-		"'%s' at '%s' is optional — under strict mode a model may leave it out more often; list it in 'required' if every answer needs it",
-		name, location(child)))
 }
 
 // follow walks the target of the $ref ref found at ptr, and returns the
@@ -268,15 +295,19 @@ func (w *walker) follow(ref any, ptr string) int {
 	s, _ := ref.(string)
 	target, key, problem := w.resolve(s)
 	if problem != "" {
-		w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-			"point '$ref' at '%s' to a schema in this one's '$defs' (%s)", location(ptr), problem))
+		for i := range w.rules {
+			w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+				"point '$ref' at '%s' to a schema in this one's '$defs' (%s)", location(ptr), problem))
+		}
 		return 0
 	}
 	if w.open[key] {
-		if w.rules.rejectsRecursion {
-			w.refuse(UnsupportedKeyword, ptr, fmt.Sprintf(
-				"remove the recursive '$ref: %s' at '%s' (%s's strict mode rejects recursive schemas)",
-				s, location(ptr), w.rules.provider))
+		for i, r := range w.rules {
+			if r.rejectsRecursion {
+				w.refuse(i, UnsupportedKeyword, ptr, fmt.Sprintf(
+					"remove the recursive '$ref: %s' at '%s' (%s's strict mode rejects recursive schemas)",
+					s, location(ptr), r.provider))
+			}
 		}
 		return 0
 	}
@@ -342,34 +373,41 @@ func (w *walker) isUnion(prop any) bool {
 	}
 }
 
-// limits records the whole-schema limits the walk's tallies exceed, given
-// the object depth of the whole schema.
+// limits records, under each rule set, the whole-schema limits the walk's
+// tallies exceed, given the object depth of the whole schema.
 func (w *walker) limits(depth int) {
-	r := w.rules
+	for i, r := range w.rules {
+		w.limitsOf(i, r, depth)
+	}
+}
+
+// limitsOf records the limits of the i-th rule set, r, that the tallies
+// exceed.
+func (w *walker) limitsOf(i int, r *ruleSet, depth int) {
 	if r.maxOptionals > 0 && w.optionals > r.maxOptionals {
-		w.refuse(TooManyOptionals, "", fmt.Sprintf(
+		w.refuse(i, TooManyOptionals, "", fmt.Sprintf(
 			"make at most %d properties optional (this schema has %d); list the rest in 'required'",
 			r.maxOptionals, w.optionals))
 	}
 	if r.maxOptionalUnions > 0 && w.optionalUnions > r.maxOptionalUnions {
-		w.refuse(TooManyUnions, "", fmt.Sprintf(
+		w.refuse(i, TooManyUnions, "", fmt.Sprintf(
 			"give at most %d optional properties a union type (this schema has %d); list the rest in 'required' or give each one type",
 			r.maxOptionalUnions, w.optionalUnions))
 	}
 	if r.maxDepth > 0 && depth > r.maxDepth {
-		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+		w.refuse(i, ExceedsProviderLimit, "", fmt.Sprintf(
 			"nest objects at most %d levels deep (this schema nests %d)", r.maxDepth, depth))
 	}
 	if r.maxProperties > 0 && w.properties > r.maxProperties {
-		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+		w.refuse(i, ExceedsProviderLimit, "", fmt.Sprintf(
 			"declare at most %d properties in all (this schema has %d)", r.maxProperties, w.properties))
 	}
 	if r.maxEnumValues > 0 && w.enumValues > r.maxEnumValues {
-		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+		w.refuse(i, ExceedsProviderLimit, "", fmt.Sprintf(
 			"declare at most %d enum values in all (this schema has %d)", r.maxEnumValues, w.enumValues))
 	}
 	if r.maxChars > 0 && w.chars > r.maxChars {
-		w.refuse(ExceedsProviderLimit, "", fmt.Sprintf(
+		w.refuse(i, ExceedsProviderLimit, "", fmt.Sprintf(
 			"shorten property names, definition names, enum values and const values to at most %d characters in all (this schema has %d)",
 			r.maxChars, w.chars))
 	}

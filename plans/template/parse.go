@@ -119,7 +119,8 @@ func (t *Template) parse(src string) error {
 
 // countTags counts the tags of src and the segments of their paths, as Parse
 // will find them: each "{{" up to the next "}}", whose dots separate
-// segments. A malformed tag may count wrong, but it fails the parse.
+// segments, but for a closer's, which Parse keeps none of. A malformed tag
+// may count wrong, but it fails the parse.
 func countTags(src string) (tags, segs int) {
 	for {
 		open := strings.Index(src, "{{")
@@ -132,7 +133,9 @@ func countTags(src string) (tags, segs int) {
 			return tags, segs
 		}
 		tags++
-		segs += 1 + strings.Count(src[:end], ".")
+		if inner := strings.TrimLeft(src[:end], " \t\n\r\v\f"); !strings.HasPrefix(inner, "/") {
+			segs += 1 + strings.Count(inner, ".")
+		}
 		src = src[end+2:]
 	}
 }

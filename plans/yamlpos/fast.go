@@ -28,10 +28,16 @@ import (
 // above, and returns its top value; ok is false when the text is not in
 // that part.
 func fastParse(src string) (root *Node, ok bool) {
+	return new(fastParser).parse(src)
+}
+
+// parse reads src as fastParse says, with a reader that has read nothing
+// yet (a new one, or one released).
+func (p *fastParser) parse(src string) (root *Node, ok bool) {
 	if len(src) > math.MaxInt32 || !fastCharsOK(src) { // a Node's place is two int32s
 		return nil, false
 	}
-	p := &fastParser{src: src, line: 1, col: 1}
+	p.src, p.line, p.col = src, 1, 1
 	indent, more := p.nextContentLine()
 	if !more {
 		return nil, false // empty or only comments: yaml.v3 says what that is
@@ -98,48 +104,59 @@ type fastParser struct {
 	// colPos and col are the last column worked out, kept so that placing
 	// the values of a long line costs one pass over it, not one each.
 	colPos, col int
-	depth       int    // how many collections pos is in
-	nodes       []Node // nodes are cut from here, a slab at a time
-	made        int    // how many nodes the slabs so far held
+	depth       int // how many collections pos is in
 	// open holds the children read so far of the collections being read,
 	// innermost last: a collection's list is made once, its length known,
 	// when it closes, rather than grown as its children come.
 	open []*Node
-	// lists are the collections' lists of children, cut from here a slab
-	// at a time; listsMade is how many the slabs so far held.
-	lists     []*Node
-	listsMade int
-	// headers are the collections' headers for their lists, cut from here
-	// a slab at a time; headersMade is how many the slabs so far held.
-	headers     [][]*Node
-	headersMade int
+	// nodes, lists and headers are the rest of the blocks that nodes, the
+	// collections' lists of children and the headers of those lists are
+	// cut from; the blocks come from nodeBlocks, listBlocks and
+	// headerBlocks.
+	nodes        []Node
+	lists        []*Node
+	headers      [][]*Node
+	blockText    []byte // the text of the block scalar being read
+	nodeBlocks   blocks[Node]
+	listBlocks   blocks[*Node]
+	headerBlocks blocks[[]*Node]
 }
+
+// The sizes of new blocks, given how many elements the blocks so far
+// hold.
+func nodeBlockSize(held int) int   { return min(max(8, held), 256) }
+func listBlockSize(held int) int   { return min(max(32, held), 1024) }
+func headerBlockSize(held int) int { return min(max(8, held), 256) }
+
+// maxSlabList is the longest list of children cut from a shared block.
+const maxSlabList = 64
 
 // children returns the children of the collection whose first child went
 // to p.open at from, in a list of its own behind a header, both cut from
 // slabs, and takes them off p.open.
 func (p *fastParser) children(from int) *[]*Node {
 	n := len(p.open) - from
+	if n == 0 {
+		return nil
+	}
 	var list []*Node
 	switch {
-	case n == 0:
-		return nil
-	case n > 64:
-		list = make([]*Node, n)
+	case n > maxSlabList:
+		// A long list takes a block of its own, rather than leaving the
+		// rest of the current one unused.
+		list = p.listBlocks.next(n, func(int) int { return n })[:n:n]
 	default:
 		if n > len(p.lists) {
-			p.lists = make([]*Node, max(min(max(32, p.listsMade), 1024), n))
-			p.listsMade += len(p.lists)
+			p.lists = p.listBlocks.next(n, listBlockSize)
 		}
-		// The capacity is the length, so that appending to a list copies it
-		// rather than writing over the next one.
+		// The capacity is the length, so that appending to a list copies
+		// it rather than writing over the next one.
 		list, p.lists = p.lists[:n:n], p.lists[n:]
 	}
 	copy(list, p.open[from:])
 	p.open = p.open[:from]
 	if len(p.headers) == 0 {
-		p.headers = make([][]*Node, min(max(8, p.headersMade), 256))
-		p.headersMade += len(p.headers)
+		p.headers = p.headerBlocks.next(1, headerBlockSize)
 	}
 	header := &p.headers[0]
 	p.headers = p.headers[1:]
@@ -166,15 +183,11 @@ func (p *fastParser) leave() { p.depth-- }
 // line.
 func (p *fastParser) node(kind Kind, tag Tag, value string, style Style, at int) *Node {
 	if len(p.nodes) == 0 {
-		// Slabs grow with the text read, so a small file does not pay
-		// for a large slab.
-		p.nodes = make([]Node, min(max(8, p.made), 256))
-		p.made += len(p.nodes)
+		p.nodes = p.nodeBlocks.next(1, nodeBlockSize)
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
-	n.Kind, n.Tag, n.Value, n.Style = kind, tag, value, style
-	n.Line, n.Column = int32(p.line), int32(p.column(at))
+	*n = Node{Kind: kind, Tag: tag, Value: value, Style: style, Line: int32(p.line), Column: int32(p.column(at))}
 	return n
 }
 
@@ -444,8 +457,11 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 	if !p.finishLine() || p.pos == len(p.src) {
 		return nil
 	}
+	// The value is written to the reader's buffer, kept from one block
+	// scalar to the next, and copied out once, at its length: grown in a
+	// builder of its own, it took a few allocations a prompt.
+	value := p.blockText[:0]
 	var (
-		value                       strings.Builder
 		indent                      int
 		leadingBreak                bool // whether a line break ends the last line read
 		trailingBreaks              int  // empty lines since
@@ -476,21 +492,21 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 		trailingBlank = p.src[p.pos] == ' '
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if trailingBreaks == 0 {
-				value.WriteByte(' ')
+				value = append(value, ' ')
 			}
 		} else if leadingBreak {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 		leadingBreak = false
 		for ; trailingBreaks > 0; trailingBreaks-- {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 		leadingBlank = p.src[p.pos] == ' '
 		start := p.pos
 		for !p.atEOL() {
 			p.pos++
 		}
-		value.WriteString(p.src[start:p.pos])
+		value = append(value, p.src[start:p.pos]...)
 		contentLines++
 		if p.pos < len(p.src) {
 			p.newLine()
@@ -502,14 +518,15 @@ func (p *fastParser) blockScalar(parentIndent int) *Node {
 		return nil
 	}
 	if chomping != -1 && leadingBreak {
-		value.WriteByte('\n')
+		value = append(value, '\n')
 	}
 	if chomping == 1 {
 		for ; trailingBreaks > 0; trailingBreaks-- {
-			value.WriteByte('\n')
+			value = append(value, '\n')
 		}
 	}
-	n.Value = value.String()
+	n.Value = string(value)
+	p.blockText = value
 	if p.pos < len(p.src) {
 		p.pos = p.lineStart // the scalar ended at a line less indented
 	}

@@ -7,7 +7,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,5 +264,44 @@ func TestPlainTagMatchesYAML(t *testing.T) {
 	}
 	if got := plainTag(""); got != NullTag {
 		t.Errorf("plainTag(\"\") = %v, want !!null", got)
+	}
+}
+
+// TestReadReusesReleasedTrees reads the repository's YAML files and the
+// test strings one after another, each tree released before the next read,
+// so that each is cut from blocks an earlier one held: every tree must be
+// the one a reader of fresh memory reads, and a released tree's nodes must
+// be cleared, keeping no text they held alive.
+func TestReadReusesReleasedTrees(t *testing.T) {
+	texts := repoyaml.Files(t, "../..")
+	maps.Copy(texts, goTestStrings(t))
+	names := slices.Sorted(maps.Keys(texts))
+	// Twice over, large and small texts in turn, so that blocks of one
+	// text's sizes serve another's.
+	read := 0
+	for range 2 {
+		for _, name := range names {
+			src := string(texts[name])
+			want, ok := fastParse(src)
+			if !ok {
+				continue
+			}
+			root, second, problem, release := Read(name, src)
+			if second != nil || problem != nil {
+				t.Fatalf("%s: Read finds a second document or a problem (%v) where the fast reader reads one", name, problem)
+			}
+			if d := treeDifference(toYAML(root), toYAML(want), ""); d != "" {
+				t.Fatalf("%s: read after other trees were released, the tree differs from a fresh read at %s", name, d)
+			}
+			kept := root
+			release()
+			if kept.Kind != 0 || kept.Value != "" || kept.Content() != nil {
+				t.Fatalf("%s: the released tree's top node still holds %+v", name, *kept)
+			}
+			read++
+		}
+	}
+	if read < 100 {
+		t.Fatalf("only %d texts were read", read)
 	}
 }

@@ -28,12 +28,17 @@ var (
 // root may still be set then, when only a later document is broken. The
 // scalars' values are slices of src, which the caller passes as a string,
 // so that one copy of the text serves both.
-func Read(file string, src string) (root, second *Node, problem *Diagnostic) {
-	if root, ok := fastParse(src); ok {
-		return root, nil, nil
+//
+// release hands the tree's memory back for a later Read to reuse: the
+// caller calls it once nothing points into the tree any more, having
+// copied out what it keeps (the scalars' values, strings that stay valid),
+// or never, and the tree is collected as usual. It is never nil.
+func Read(file string, src string) (root, second *Node, problem *Diagnostic, release func()) {
+	if root, release, ok := readReleasable(src); ok {
+		return root, nil, nil, release
 	}
 	yamlRoot, yamlSecond, problem := parseYAMLv3(file, []byte(src))
-	return fromYAML(yamlRoot), fromYAML(yamlSecond), problem
+	return fromYAML(yamlRoot), fromYAML(yamlSecond), problem, func() {}
 }
 
 // Parse reads the YAML text of file as Read does, into yaml.v3's tree, for
@@ -41,7 +46,8 @@ func Read(file string, src string) (root, second *Node, problem *Diagnostic) {
 // nodes carry no comments: nothing reads them, and the fast reader does
 // not keep them.
 func Parse(file string, src []byte) (root, second *yaml.Node, problem *Diagnostic) {
-	if root, ok := fastParse(string(src)); ok {
+	if root, release, ok := readReleasable(string(src)); ok {
+		defer release()
 		return toYAML(root), nil, nil
 	}
 	return parseYAMLv3(file, src)
