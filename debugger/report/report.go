@@ -20,6 +20,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -426,15 +427,7 @@ func (b *builder) block(bl chat.Block) block {
 // holds them.
 func tree(nodes []*node) []*node {
 	ordered := slices.Clone(nodes)
-	slices.SortStableFunc(ordered, func(a, b *node) int {
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ordered, func(a, b *node) int { return cmp.Compare(a.seq, b.seq) })
 	byPath := map[string]*node{}
 	for _, n := range ordered {
 		byPath[n.Path] = n
