@@ -342,13 +342,18 @@ func (d *progressDisplay) tellDue(now time.Time) {
 }
 
 // frame is the block's lines at now, one per running step, then the
-// run's spend and time.
+// run's spend and time; none while no step runs.
 func (d *progressDisplay) frame(now time.Time) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var lines []string
 	for _, s := range d.run.Running() {
 		lines = append(lines, "▸ "+d.stepText(s, now, true, " · "))
+	}
+	if len(lines) == 0 {
+		// Between steps there is nothing to watch: a block of the run's
+		// time alone would flicker in and out between each step's summary.
+		return nil
 	}
 	return append(lines, "  run "+format.Duration(now.Sub(d.run.Started))+spendText(d.run.Spend, " · "))
 }
