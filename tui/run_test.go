@@ -1281,6 +1281,17 @@ func TestCommandLine(t *testing.T) {
 		{"goto selects a plan row", nil, command("goto E2"), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 4, "E2")
 		}},
+		{"a goto that went replaces the last notice and says where", nil, command("goto nosuch"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "no step at nosuch")
+			b.press(command("goto E2")...)
+			wantNotice(t, b, "at E2 in the plan")
+			if strings.Contains(b.m.notice.text, "no step") {
+				t.Errorf("the status line still says %q", b.m.notice.text)
+			}
+			if out := b.m.panels.output.Text(); !strings.Contains(out, "at E2 in the plan") {
+				t.Errorf("the output pane does not say where the goto went:\n%s", out)
+			}
+		}},
 		{"goto selects a row of the run on show", func(b *bench) { b.runToEnd(docFlow) }, command("goto E1/do.1"), func(t *testing.T, b *bench) {
 			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1/do.1" {
 				t.Errorf("selected %s", r.Path)
