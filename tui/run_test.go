@@ -507,7 +507,10 @@ func TestInjectKey(t *testing.T) {
 				b.press(command("print E1.results.0.name")...)
 				wantNotice(t, b, `E1.results.0.name = "zed"`)
 				b.press(command("goto E1/do.0")...)
-				wantScreen(t, b, `"zed"`)
+				if !b.m.runPage.inspector.SelectTab(inspector.TabResult) {
+					t.Fatalf("no Result tab at E1/do.0 in %v", b.m.runPage.inspector.Tabs())
+				}
+				wantScreen(t, b, `"name": "zed"`)
 			}},
 		{"an invalid value is refused and the run stays held", func(b *bench) { b.debugTo(docFlow, "E1/do.0") },
 			seq(keySkip, replaceText(`{"name": 5}`), keySubmit), func(t *testing.T, b *bench) {
@@ -1015,6 +1018,33 @@ func TestViewKeys(t *testing.T) {
 				t.Fatal("> never reaches the Stop tab")
 			}
 			wantScreen(t, b, "[Stop]", "breakpoint 1 (E1/do.1)")
+		}},
+		{"the inspector keeps the tab chosen at one stop at the next", func(b *bench) { b.debugTo(docFlow, "E1/do.*") }, seq(keyTab), func(t *testing.T, b *bench) {
+			wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint 1 (E1/do.*)")
+			if got := b.m.runPage.inspector.Tab(); got != inspector.TabInput {
+				t.Errorf("the first stop opens the %v tab, want the tab it is about", got)
+			}
+			for range len(b.m.runPage.inspector.Tabs()) {
+				if b.m.runPage.inspector.Tab() == inspector.TabScope {
+					break
+				}
+				b.press(keyNextTab)
+			}
+			if b.m.runPage.inspector.Tab() != inspector.TabScope {
+				t.Fatalf("> never reaches the Scope tab of %v", b.m.runPage.inspector.Tabs())
+			}
+			// The result stop at the same row, then a stop at another.
+			for _, at := range []struct {
+				path string
+				kind engine.StopKind
+			}{{"E1/do.0", engine.StopResult}, {"E1/do.1", engine.StopStep}} {
+				b.press(keyContinue)
+				wantHeld(t, b, at.path, at.kind, "breakpoint 1 (E1/do.*)")
+				if got := b.m.runPage.inspector.Tab(); got != inspector.TabScope {
+					t.Errorf("the %s stop at %s shows the %v tab, want the Scope tab chosen", at.kind, at.path, got)
+				}
+			}
+			wantScreen(t, b, "[Scope]")
 		}},
 		{"/ searches the inspector; ctrl+n and ctrl+p move between matches", func(b *bench) { b.runToEnd(docFlow) },
 			seq(repeat(keyDown, 5), keyTab, keySearch, typeText("count")), func(t *testing.T, b *bench) {
