@@ -47,9 +47,10 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 		return nil
 	}
 	if top, ok := m.overlays.top(); ok && !top.docked {
-		ow, oh := overlaySize(m.Width, m.Height)
-		msg.X -= (m.Width - ow) / 2
-		msg.Y -= (m.Height - oh) / 2
+		// Where overlayOn drew it, by the size it is drawn at.
+		box := top.View()
+		msg.X -= max((m.Width-lipgloss.Width(box))/2, 0)
+		msg.Y -= max((m.Height-lipgloss.Height(box))/2, 0)
 		_, cmd := top.Update(msg)
 		return cmd
 	}
