@@ -57,16 +57,22 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 		// final}, output in its schema; readers may read any of them, so
 		// a value in its place has them all.
 		if a, ok := st.Step.Control.(*plans.AgentInput); ok && a.OutputSchema != nil {
-			raw := map[string]any{"type": "object", "required": []any{"output", "iterations", "tools_called", "final"},
-				"properties": map[string]any{
-					"output":       a.OutputSchema.Raw,
-					"iterations":   map[string]any{"type": "integer", "minimum": 0},
-					"tools_called": map[string]any{"type": "array"},
-					"final":        map[string]any{"type": "boolean"},
-				}}
-			if compiled, err := plans.CompileSchema(raw); err == nil {
-				e.schema = &plans.Schema{Raw: raw, Compiled: compiled}
-			}
+			e.schema = resultObject([]any{"output", "iterations", "tools_called", "final"}, map[string]any{
+				"output":       a.OutputSchema.Raw,
+				"iterations":   map[string]any{"type": "integer", "minimum": 0},
+				"tools_called": map[string]any{"type": "array"},
+				"final":        map[string]any{"type": "boolean"},
+			})
+		}
+	case (st.Kind == engine.StopStep || st.Kind == engine.StopResult || st.Kind == engine.StopError) && st.Tool == plans.ControlAsk && st.Step != nil:
+		// An ask step's result is {answer, answered, reason}, the answer
+		// in its output_schema (engine's runAsk).
+		if a, ok := st.Step.Control.(*plans.AskInput); ok && a.OutputSchema != nil {
+			e.schema = resultObject([]any{"answer", "answered"}, map[string]any{
+				"answer":   a.OutputSchema.Raw,
+				"answered": map[string]any{"type": "boolean"},
+				"reason":   map[string]any{"type": "string"},
+			})
 		}
 	case st.Kind == engine.StopStep || st.Kind == engine.StopTool || st.Kind == engine.StopResult || st.Kind == engine.StopError:
 		if catalog != nil && !plans.IsControl(st.Tool) {
@@ -87,6 +93,18 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 		e.prefill = skeleton(e.schema.Raw)
 	}
 	return e
+}
+
+// resultObject is the schema of a control step's result: an object with
+// the required properties, each in its schema; nil if it does not
+// compile.
+func resultObject(required []any, properties map[string]any) *plans.Schema {
+	raw := map[string]any{"type": "object", "required": required, "properties": properties}
+	compiled, err := plans.CompileSchema(raw)
+	if err != nil {
+		return nil
+	}
+	return &plans.Schema{Raw: raw, Compiled: compiled}
 }
 
 // skeleton builds the smallest value a schema describes: each required

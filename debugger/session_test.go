@@ -742,3 +742,30 @@ func TestSetStaysAtTheStop(t *testing.T) {
 		t.Errorf("output %s, want the value set", got)
 	}
 }
+
+// TestReplaceAnAskResult: the result of an ask step, replaced at its
+// result stop, is checked as {answer, answered} with the answer in the
+// ask's output_schema, as a fork's value for it is.
+func TestReplaceAnAskResult(t *testing.T) {
+	s := newSession(t, goPlan, "")
+	s.Table().Set("Q", []engine.StopKind{engine.StopResult}, nil)
+	st := s.Start(context.Background(), nil)
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}, Move: Continue})
+	if st.Stop == nil || st.Stop.Kind != engine.StopResult || st.Stop.Schema == nil {
+		t.Fatalf("not at Q's result stop with a schema: %+v", st.Stop)
+	}
+	for _, bad := range []any{map[string]any{"post": "maybe"}, map[string]any{"answer": map[string]any{"go": "maybe"}, "answered": true}} {
+		if _, err := s.Do(Command{Decision: engine.Decision{Action: engine.Replace, Value: bad}}); err == nil || !strings.Contains(err.Error(), "does not fit the schema that applies here") {
+			t.Errorf("replace with %s: %v", asJSON(bad), err)
+		}
+	}
+	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"answer": map[string]any{"go": false}, "answered": true}}, Move: Continue})
+	if got := resultJSON(t, st); got != `{"answer":false}` {
+		t.Errorf("output %s", got)
+	}
+	// goPlan lacks a name and description, which the schema does not need.
+	plan, _ := plans.Load("asks.yaml", []byte(goPlan), plans.Stepwise)
+	if ResultSchema(plan, nil, "Q") == nil {
+		t.Error("no result schema for the ask step Q")
+	}
+}

@@ -63,8 +63,8 @@ func (m *model) onWatch() tea.Cmd {
 	if m.ws != nil {
 		changed := m.ws.Rescan()
 		// The tabs follow on every look, not only when the catalog
-		// changed: the tab of a file removed while its run was on show
-		// closes once another run is.
+		// changed: the tab of a file removed while its run went on
+		// closes once that run ends.
 		var added, removed []string
 		if m.followPlanFiles {
 			added, removed = m.followFiles()
@@ -101,9 +101,10 @@ func (m *model) catalogChanged(added, removed []string) {
 }
 
 // followFiles opens the plan files on the plan paths that have no tab,
-// and closes the tabs whose file is gone, but for the plan of the run on
-// show, which stays until another run replaces it; it returns the files
-// opened and closed, as shown.
+// and closes the tabs whose file is gone, with the ended run on show of
+// such a plan (its runs stay in the store); only a run still going keeps
+// its plan's tab, until it ends. It returns the files opened and closed,
+// as shown.
 func (m *model) followFiles() (added, removed []string) {
 	open := map[string]bool{}
 	for i := m.planPage.count() - 1; i >= 0; i-- {
@@ -111,7 +112,11 @@ func (m *model) followFiles() (added, removed []string) {
 		if d.Path == "" {
 			continue
 		}
-		if _, err := os.Stat(d.Path); errors.Is(err, fs.ErrNotExist) && m.planPage.count() > 1 && (m.runPage.run == nil || m.runPage.run.doc != i) {
+		r := m.runPage.run
+		if _, err := os.Stat(d.Path); errors.Is(err, fs.ErrNotExist) && m.planPage.count() > 1 && (r == nil || r.doc != i || !r.active()) {
+			if r != nil && r.doc == i {
+				m.dropRun()
+			}
 			m.closeTab(i)
 			removed = append(removed, m.ws.DisplayPath(d.Path))
 			continue
@@ -139,6 +144,13 @@ func (m *model) openTab(d workspace.Document) int {
 }
 
 // closeTab closes plan tab i; the run on show keeps pointing at its own.
+// dropRun takes the ended run off the run page, as before any run, when
+// its plan's tab closes: the plan page is shown.
+func (m *model) dropRun() {
+	m.showRun(false)
+	m.runPage.run = nil
+}
+
 func (m *model) closeTab(i int) {
 	m.planPage.remove(i)
 	if r := m.runPage.run; r != nil && r.doc > i {

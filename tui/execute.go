@@ -217,19 +217,37 @@ func (m *model) readStop(in debugger.Instruction) {
 	}
 }
 
-// gotoPath selects a row by its path, in the run when one is on show.
+// gotoPath selects a row by its path, in the run when one is on show,
+// and says where it went, and that it dropped the tree's filter when
+// that hid the row.
 func (m *model) gotoPath(p string) {
-	if m.runShown() && m.runPage.tree.SelectPath(p) {
-		m.page.setFocus(paneTree)
-		return
+	if m.runShown() {
+		filter := m.runPage.tree.Filter()
+		if m.runPage.tree.SelectPath(p) {
+			m.page.setFocus(paneTree)
+			m.notify(noticeInfo, wentTo(p, "the run", filter, m.runPage.tree.Filter()))
+			return
+		}
 	}
 	// A path the plan has not either leaves the page as it was.
+	filter := m.planPage.tree().Filter()
 	if !m.planPage.tree().SelectPath(p) {
 		m.notify(noticeError, "no step at "+p+" (tab completes the paths there are)")
 		return
 	}
 	m.showRun(false)
 	m.page.setFocus(paneTree)
+	m.notify(noticeInfo, wentTo(p, "the plan", filter, m.planPage.tree().Filter()))
+}
+
+// wentTo says where a goto went, in which tree, and that it cleared the
+// filter before when the filter after differs.
+func wentTo(p, tree, before, after string) string {
+	s := "at " + p + " in " + tree
+	if before != after {
+		s += " (cleared the filter /" + before + ", which hid it)"
+	}
+	return s
 }
 
 // completionRows bounds how many rows of a run's tree are offered for

@@ -94,6 +94,7 @@ func TestTreeFilterAndJumps(t *testing.T) {
 			if !b.m.runShown() || b.m.runPage.selectedPath() != "E2" || b.m.runPage.tree.Filter() != "" {
 				t.Fatalf("goto E2: run shown %v, selected %q, filter %q", b.m.runShown(), b.m.runPage.selectedPath(), b.m.runPage.tree.Filter())
 			}
+			wantNotice(t, b, "at E2 in the run (cleared the filter /lookup, which hid it)")
 		}},
 		{"esc shows every row again", func(b *bench) { b.runToEnd(docFlow) }, seq(keySearch, typeText("lookup"), keyEnter, keyEsc), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "E2  agent", "E0  builtin__reshape")

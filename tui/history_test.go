@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,25 @@ func TestRunsKey(t *testing.T) {
 		// Another plan's runs are not listed.
 		b.press(keyEsc, keyNextPlan, keyRuns)
 		wantScreen(t, b, "no earlier runs of this plan: r runs it")
+	})
+	t.Run("R uses a wide window's width, and a click lands on the row under it", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 160, 40)
+		newest, older := b.twoRuns()
+		b.press(keyRuns)
+		if w := b.m.panels.runs.Width; w != 156 {
+			t.Errorf("the runs panel is %d wide in 160 columns, want 156", w)
+		}
+		// The second row, drawn two lines under the panel's header.
+		lines := strings.Split(b.screen(), "\n")
+		y := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, older[:12]) })
+		if y < 0 || !strings.Contains(b.screen(), newest[:12]) {
+			t.Fatalf("the runs are not listed:\n%s", b.screen())
+		}
+		b.press(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
+		if r, _ := b.m.panels.runs.Selected(); r.ID != older {
+			t.Errorf("the click at line %d selected %s, want %s", y, r.ID, older)
+		}
 	})
 	t.Run("enter opens a run read-only", func(t *testing.T) {
 		t.Parallel()

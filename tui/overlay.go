@@ -114,7 +114,9 @@ func (p *panels) setSize(width, height int) {
 	p.approval.SetSize(ow, min(oh, approvalHeight))
 	p.form.SetSize(ow, oh)
 	p.catalog.SetSize(ow, oh)
-	p.runs.SetSize(ow, oh)
+	// The runs panel's columns (inputs, how each run was made) use
+	// every cell the window has.
+	p.runs.SetSize(max(width-4, 0), oh)
 	p.diff.SetSize(ow, oh)
 	p.breakpoints.SetSize(ow, oh)
 	p.palette.SetSize(ow, oh)

@@ -507,7 +507,10 @@ func TestInjectKey(t *testing.T) {
 				b.press(command("print E1.results.0.name")...)
 				wantNotice(t, b, `E1.results.0.name = "zed"`)
 				b.press(command("goto E1/do.0")...)
-				wantScreen(t, b, `"zed"`)
+				if !b.m.runPage.inspector.SelectTab(inspector.TabResult) {
+					t.Fatalf("no Result tab at E1/do.0 in %v", b.m.runPage.inspector.Tabs())
+				}
+				wantScreen(t, b, `"name": "zed"`)
 			}},
 		{"an invalid value is refused and the run stays held", func(b *bench) { b.debugTo(docFlow, "E1/do.0") },
 			seq(keySkip, replaceText(`{"name": 5}`), keySubmit), func(t *testing.T, b *bench) {
@@ -1016,6 +1019,33 @@ func TestViewKeys(t *testing.T) {
 			}
 			wantScreen(t, b, "[Stop]", "breakpoint 1 (E1/do.1)")
 		}},
+		{"the inspector keeps the tab chosen at one stop at the next", func(b *bench) { b.debugTo(docFlow, "E1/do.*") }, seq(keyTab), func(t *testing.T, b *bench) {
+			wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint 1 (E1/do.*)")
+			if got := b.m.runPage.inspector.Tab(); got != inspector.TabInput {
+				t.Errorf("the first stop opens the %v tab, want the tab it is about", got)
+			}
+			for range len(b.m.runPage.inspector.Tabs()) {
+				if b.m.runPage.inspector.Tab() == inspector.TabScope {
+					break
+				}
+				b.press(keyNextTab)
+			}
+			if b.m.runPage.inspector.Tab() != inspector.TabScope {
+				t.Fatalf("> never reaches the Scope tab of %v", b.m.runPage.inspector.Tabs())
+			}
+			// The result stop at the same row, then a stop at another.
+			for _, at := range []struct {
+				path string
+				kind engine.StopKind
+			}{{"E1/do.0", engine.StopResult}, {"E1/do.1", engine.StopStep}} {
+				b.press(keyContinue)
+				wantHeld(t, b, at.path, at.kind, "breakpoint 1 (E1/do.*)")
+				if got := b.m.runPage.inspector.Tab(); got != inspector.TabScope {
+					t.Errorf("the %s stop at %s shows the %v tab, want the Scope tab chosen", at.kind, at.path, got)
+				}
+			}
+			wantScreen(t, b, "[Scope]")
+		}},
 		{"/ searches the inspector; ctrl+n and ctrl+p move between matches", func(b *bench) { b.runToEnd(docFlow) },
 			seq(repeat(keyDown, 5), keyTab, keySearch, typeText("count")), func(t *testing.T, b *bench) {
 				if !b.m.runPage.inspector.Capturing() {
@@ -1280,6 +1310,17 @@ func TestCommandLine(t *testing.T) {
 		}},
 		{"goto selects a plan row", nil, command("goto E2"), func(t *testing.T, b *bench) {
 			wantRow(t, b.m, 4, "E2")
+		}},
+		{"a goto that went replaces the last notice and says where", nil, command("goto nosuch"), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "no step at nosuch")
+			b.press(command("goto E2")...)
+			wantNotice(t, b, "at E2 in the plan")
+			if strings.Contains(b.m.notice.text, "no step") {
+				t.Errorf("the status line still says %q", b.m.notice.text)
+			}
+			if out := b.m.panels.output.Text(); !strings.Contains(out, "at E2 in the plan") {
+				t.Errorf("the output pane does not say where the goto went:\n%s", out)
+			}
 		}},
 		{"goto selects a row of the run on show", func(b *bench) { b.runToEnd(docFlow) }, command("goto E1/do.1"), func(t *testing.T, b *bench) {
 			if r, _ := b.m.runPage.tree.Selected(); r.Path != "E1/do.1" {

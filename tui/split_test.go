@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,46 @@ func TestZoomFollowsFocus(t *testing.T) {
 	}
 	if w := m.planPage.detail.Width; w != 120 {
 		t.Errorf("the detail pane is %d wide, want 120", w)
+	}
+}
+
+// TestOverlayCoversPaneEdges opens each panel at sizes where it leaves
+// the page a sliver on each side: no piece of a pane's border shows in
+// the sliver, beside the panel or above and below it.
+func TestOverlayCoversPaneEdges(t *testing.T) {
+	for _, size := range [][2]int{{60, 16}, {80, 24}, {120, 36}} {
+		for _, open := range []struct {
+			name string
+			keys []tea.Msg
+		}{
+			{"runs", seq(keyRuns)},
+			{"breakpoints", seq(keyBreakPanel)},
+			{"tools", seq(keyTools)},
+			{"palette", seq(keyPalette)},
+		} {
+			t.Run(fmt.Sprintf("%s_%dx%d", open.name, size[0], size[1]), func(t *testing.T) {
+				b := newBench(t, size[0], size[1])
+				b.press(open.keys...)
+				if _, ok := b.m.overlays.top(); !ok {
+					t.Fatal("no panel open")
+				}
+				lines := strings.Split(b.screen(), "\n")
+				body := b.m.layout().body
+				ow, oh := overlaySize(size[0], size[1])
+				x0, y0 := (size[0]-ow)/2, (size[1]-oh)/2
+				for y := body.y; y < body.y+body.h; y++ {
+					// The screen's lines lose their trailing blanks.
+					row := []rune(lines[y] + strings.Repeat(" ", size[0]))
+					sliver := string(row[:x0]) + string(row[x0+ow:])
+					if y < y0 || y >= y0+oh {
+						sliver = string(row)
+					}
+					if strings.ContainsAny(sliver, "╭╮╰╯┃━┏┓┗┛│─") {
+						t.Errorf("line %d shows a pane's border beside the panel: %q\n%s", y, lines[y], b.screen())
+						return
+					}
+				}
+			})
+		}
 	}
 }

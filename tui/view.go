@@ -47,9 +47,10 @@ func (m *model) click(msg tea.MouseClickMsg) tea.Cmd {
 		return nil
 	}
 	if top, ok := m.overlays.top(); ok && !top.docked {
-		ow, oh := overlaySize(m.Width, m.Height)
-		msg.X -= (m.Width - ow) / 2
-		msg.Y -= (m.Height - oh) / 2
+		// Where overlayOn drew it, by the size it is drawn at.
+		box := top.View()
+		msg.X -= max((m.Width-lipgloss.Width(box))/2, 0)
+		msg.Y -= max((m.Height-lipgloss.Height(box))/2, 0)
 		_, cmd := top.Update(msg)
 		return cmd
 	}
@@ -173,7 +174,7 @@ func (m model) render() string {
 		screen = placeOn(screen, m.panels.output.View(), d.x, d.y)
 	}
 	if top, ok := m.overlays.top(); ok && !top.docked {
-		screen = overlayOn(screen, top.View(), m.Width, m.Height)
+		screen = overlayOn(screen, top.View(), m.Width, m.Height, l.body)
 	}
 	return common.Screen(screen, m.Height)
 }
@@ -226,21 +227,42 @@ func (m model) footer() string {
 	return common.Fit(" "+h.ShortHelpView(bindings), m.Width)
 }
 
-// overlayOn draws box centred on top of screen. A box narrower than the
-// screen gets a blank column on each side, so that what shows of the
-// panes beside it is their borders, never a stray character of their
-// text against the box's edge; the box itself stays where it was.
-func overlayOn(screen, box string, width, height int) string {
+// overlayOn draws box centred on top of screen, over a blank cover of
+// the page (the rect body): one blank column each side of the box, so
+// that what shows of the panes beside it is never a stray character of
+// their text against the box's edge, and, on a side where the box leaves
+// the page no more than edgeCover cells, everything out to the page's
+// edge, so no corner or side of a pane beneath shows in a sliver there.
+// The box itself stays where it was.
+func overlayOn(screen, box string, width, height int, body rect) string {
 	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
-	if bw+2 <= width {
-		lines := strings.Split(box, "\n")
-		for i, l := range lines {
-			lines[i] = " " + l + " "
-		}
-		box, bw = strings.Join(lines, "\n"), bw+2
+	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
+	left, right := max(x-1, 0), min(x+bw+1, width)
+	if left-body.x <= edgeCover {
+		left = body.x
 	}
-	return placeOn(screen, box, max((width-bw)/2, 0), max((height-bh)/2, 0))
+	if body.x+body.w-right <= edgeCover {
+		right = body.x + body.w
+	}
+	top, bottom := y, y+bh
+	if top-body.y <= edgeCover {
+		top = min(body.y, top)
+	}
+	if body.y+body.h-bottom <= edgeCover {
+		bottom = max(body.y+body.h, bottom)
+	}
+	cover := strings.Join(common.Block(nil, max(right-left, 0), max(bottom-top, 0)), "\n")
+	return lipgloss.NewCompositor(
+		lipgloss.NewLayer(screen),
+		lipgloss.NewLayer(cover).X(left).Y(top).Z(1),
+		lipgloss.NewLayer(box).X(x).Y(y).Z(2),
+	).Render()
 }
+
+// edgeCover is the widest gap, in cells, between an overlay and the
+// page's edge that the overlay's blank cover fills: a narrower sliver of
+// the panes beneath shows only pieces of their borders.
+const edgeCover = 3
 
 // placeOn draws box over screen with its top left corner at x, y.
 func placeOn(screen, box string, x, y int) string {

@@ -12,6 +12,7 @@
 package inspector
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,12 @@ type Model struct {
 	built showKey // what the page was laid out from, for its tab
 	tabs  []Tab
 	tab   Tab
+	// chosen is the tab the user last chose (chose says they did): it
+	// stays on show, by name, from node to node and stop to stop
+	// wherever it applies; the tab a stop is about opens only for one
+	// who has chosen none.
+	chosen Tab
+	chose  bool
 	// at is the cursor and scroll of each tab, so that going back to a
 	// tab finds it where it was; all reset when another node is shown.
 	at   [numTabs]place
@@ -158,14 +165,21 @@ func (m Model) Hits() (n, current int) { return len(m.hits), m.current }
 
 // SelectTab shows tab t, and reports whether it applies to the node.
 func (m *Model) SelectTab(t Tab) bool {
-	for _, x := range m.tabs {
-		if x == t {
-			m.setTab(t)
-			return true
-		}
+	if !m.applies(t) {
+		return false
 	}
-	return false
+	m.choose(t)
+	return true
 }
+
+// choose shows tab t as the user's choice.
+func (m *Model) choose(t Tab) {
+	m.chosen, m.chose = t, true
+	m.setTab(t)
+}
+
+// applies reports whether tab t is one of the node's.
+func (m Model) applies(t Tab) bool { return slices.Contains(m.tabs, t) }
 
 // Show makes the pane inspect node n, held at stop (nil unless the run is
 // held at exactly n's path). It is called on every batch of events, so it
@@ -192,7 +206,8 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 	k := keyOf(n, stop)
 	same := m.shown && n.Path == m.node.Path
 	// A run newly held here opens the tab that shows what the stop is
-	// about, whatever tab the node was shown in before.
+	// about, whatever tab the node was shown in before, unless the user
+	// chose one that applies.
 	newStop := stop != nil && stop != m.stop
 	m.node, m.stop = n, stop
 	if same && k == m.seen {
@@ -214,6 +229,9 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 		if stop != nil {
 			want = stopTab(stop.Kind)
 		}
+		if m.chose && m.applies(m.chosen) {
+			want = m.chosen
+		}
 		m.tab = m.pick(want)
 		m.rebuild()
 		if streaming(n, stop) && m.tab == TabModel {
@@ -222,7 +240,11 @@ func (m *Model) Show(n live.Node, stop *debugger.Snapshot) {
 		return
 	}
 	if newStop {
-		if t := m.pick(stopTab(stop.Kind)); t != m.tab {
+		want := stopTab(stop.Kind)
+		if m.chose && m.applies(m.chosen) {
+			want = m.chosen
+		}
+		if t := m.pick(want); t != m.tab {
 			m.setTab(t)
 			return
 		}
@@ -374,7 +396,7 @@ func (m *Model) ClickAt(x, y int) {
 		cells, _ := tabLine(m.tabs, m.tab, max(m.Width-2, 0))
 		for _, c := range cells {
 			if x-1 >= c.from && x-1 < c.to {
-				m.setTab(c.tab)
+				m.choose(c.tab)
 				return
 			}
 		}
@@ -513,7 +535,7 @@ func (m *Model) cycleTab(dir int) {
 			i = j
 		}
 	}
-	m.setTab(m.tabs[(i+dir+len(m.tabs))%len(m.tabs)])
+	m.choose(m.tabs[(i+dir+len(m.tabs))%len(m.tabs)])
 }
 
 type foldAction uint8

@@ -81,10 +81,13 @@ func (m *Model) SetRuns(list []record.RunSummary) {
 // none is. Close clears a mark; with none it closes the panel.
 func (m Model) Marked() string { return m.marked }
 
-// SetSize sets the panel's outer size, border included.
+// SetSize sets the panel's outer size, border included. The columns
+// scroll back to their start: a scroll kept from another width would cut
+// them mid-value.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.SetListHeight(height)
+	m.shift = 0
 }
 
 // Update answers a key: the movement keys move the selection; Jump opens

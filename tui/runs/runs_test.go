@@ -289,3 +289,19 @@ func repeatKey(k tea.KeyPressMsg, n int) []tea.KeyPressMsg {
 	}
 	return out
 }
+
+// TestPanelResizeScrollsBack: a sideways scroll made in a narrow panel
+// does not stay once the panel is widened, where it would cut a column
+// mid-value; the panel draws as one opened at the new width.
+func TestPanelResizeScrollsBack(t *testing.T) {
+	inputs := `{"max_related":5,"symptom":"checkout timeouts for eu customers after the deploy"}`
+	list := []record.RunSummary{{ID: "a0000", Status: "ok", Made: "debug", StepsExecuted: 7, Inputs: json.RawMessage(inputs)}}
+	for _, width := range []int{90, 200} {
+		m := newPanel(false, 60, 7, list)
+		m, _, _ = press(m, repeatKey(tea.KeyPressMsg{Code: tea.KeyRight}, 3)...)
+		m.SetSize(width, 7)
+		if got, want := ansi.Strip(m.View()), ansi.Strip(newPanel(false, width, 7, list).View()); got != want {
+			t.Errorf("widened to %d after a scroll:\n%s\nwant as opened at that width:\n%s", width, got, want)
+		}
+	}
+}
