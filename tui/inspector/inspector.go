@@ -628,11 +628,15 @@ func (m Model) title() string {
 	if !m.shown {
 		return t
 	}
-	s := " " + m.node.Path + " " + runtree.StatusGlyph(m.node.Status)
+	rest := " " + runtree.StatusGlyph(m.node.Status)
 	if m.node.Duration > 0 {
-		s += " " + format.Duration(m.node.Duration)
+		rest += " " + format.Duration(m.node.Duration)
 	}
-	return t + m.p.muted.Render(s)
+	// The frame keeps five cells of the top edge for its corners and
+	// spaces; a path too long for the rest loses its middle, not the end
+	// that names the row.
+	room := m.Width - 5 - common.TextWidth("Inspector") - 1 - common.TextWidth(rest)
+	return t + m.p.muted.Render(" "+common.ElideMiddle(m.node.Path, room)+rest)
 }
 
 // footer says where the cursor is, and how the search went.

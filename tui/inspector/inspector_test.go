@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -548,5 +549,17 @@ func TestTabKeptByName(t *testing.T) {
 	m.Show(nodeOf(done, "E1/agent.2"), nil)
 	if got := m.Tab(); got != inspector.TabScope {
 		t.Errorf("the tab on show at E1/agent.2 is %v, want Scope", got)
+	}
+}
+
+// TestTitleKeepsThePathsEnds: a path too long for the pane's title loses
+// its middle, so the end that names the row stays in view.
+func TestTitleKeepsThePathsEnds(t *testing.T) {
+	done := run(t, agentPlan, agentReplies)
+	m := newModel(30, 12, true)
+	m.Show(nodeOf(done, "E1/agent.1/builtin__reshape"), nil)
+	top := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
+	if !regexp.MustCompile(`Inspector E1/\S*` + common.Ellipsis + `\S*shape ✓`).MatchString(top) {
+		t.Errorf("the title does not keep both ends of the path: %q", top)
 	}
 }
