@@ -13,17 +13,12 @@ import (
 // an agent whose scripted reply takes delay ms, four at a time, then runs
 // an agent of two rounds, then asks, when ask is set, whether to ship.
 func progressProjectFiles(delay int, ask bool) map[string]string {
-	var replies, items strings.Builder
-	replies.WriteString("replies:\n")
-	for i := range 40 {
-		fmt.Fprintf(&replies, "  - match: E1/do.%d\n    reply: { json: { label: ok }, usage: { input_tokens: 1000, output_tokens: 100 }, delay_ms: %d }\n", i, delay)
-		fmt.Fprintf(&items, "          - %d\n", i)
-	}
-	replies.WriteString(`  - match: E2
+	replies, items := labelReplies(40, fmt.Sprintf("usage: { input_tokens: 1000, output_tokens: 100 }, delay_ms: %d", delay))
+	replies += `  - match: E2
     reply: { tool_calls: [{ name: builtin__reshape, arguments: { shape: { x: 1 } } }], usage: { input_tokens: 300, output_tokens: 30 }, delay_ms: 300 }
   - match: E2
     reply: { json: { count: 3 }, usage: { input_tokens: 300, output_tokens: 30 } }
-`)
+`
 	plan := `identifier: slow
 name: Slow
 description: A slow map of agents, then an agent.
@@ -33,7 +28,7 @@ steps:
     input:
       shape:
         items:
-` + items.String() + `  - id: E1
+` + items + `  - id: E1
     tool_name: map
     input:
       over: "{{E0.items}}"
@@ -60,7 +55,15 @@ steps:
 	}
 	plan += "output: { count: \"{{E2.output.count}}\" }\n"
 	return map[string]string{
-		"config.toml": `
+		"config.toml":     scriptedConfig,
+		"replies.yaml":    replies,
+		"plans/slow.yaml": plan,
+	}
+}
+
+// scriptedConfig is the configuration of the progress tests' projects: a
+// scripted model, priced.
+const scriptedConfig = `
 [providers.script]
 type = "script"
 file = ".stepwise/replies.yaml"
@@ -71,10 +74,19 @@ default = { provider = "script", model = "scripted" }
 [pricing.scripted]
 input = 2.0
 output = 4.0
-`,
-		"replies.yaml":    replies.String(),
-		"plans/slow.yaml": plan,
+`
+
+// labelReplies are the replies for a map of n agents labelling items
+// E1/do.0 to E1/do.n-1, each with the reply fields extra, and the YAML
+// list of the n items, as a plan's step input lists them.
+func labelReplies(n int, extra string) (replies, items string) {
+	var r, i strings.Builder
+	r.WriteString("replies:\n")
+	for k := range n {
+		fmt.Fprintf(&r, "  - match: E1/do.%d\n    reply: { json: { label: ok }, %s }\n", k, extra)
+		fmt.Fprintf(&i, "          - %d\n", k)
 	}
+	return r.String(), i.String()
 }
 
 // startStepwise runs stepwise with args in a terminal of width by height,

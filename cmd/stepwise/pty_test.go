@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -46,26 +45,10 @@ func openPTY(tb testing.TB, cols, rows uint16) (terminal, reader *os.File) {
 // wideMapFiles is a project whose plan wide maps n items through an
 // agent, sixteen at a time, each answered at once by a scripted reply.
 func wideMapFiles(n int) map[string]string {
-	var replies, items strings.Builder
-	replies.WriteString("replies:\n")
-	for i := range n {
-		fmt.Fprintf(&replies, "  - match: E1/do.%d\n    reply: { json: { label: ok }, usage: { input_tokens: 100, output_tokens: 10 } }\n", i)
-		fmt.Fprintf(&items, "          - %d\n", i)
-	}
+	replies, items := labelReplies(n, "usage: { input_tokens: 100, output_tokens: 10 }")
 	return map[string]string{
-		"config.toml": `
-[providers.script]
-type = "script"
-file = ".stepwise/replies.yaml"
-
-[models]
-default = { provider = "script", model = "scripted" }
-
-[pricing.scripted]
-input = 2.0
-output = 4.0
-`,
-		"replies.yaml": replies.String(),
+		"config.toml":  scriptedConfig,
+		"replies.yaml": replies,
 		"plans/wide.yaml": `identifier: wide
 name: Wide
 description: A wide map of agents.
@@ -75,7 +58,7 @@ steps:
     input:
       shape:
         items:
-` + items.String() + `  - id: E1
+` + items + `  - id: E1
     tool_name: map
     input:
       over: "{{E0.items}}"
