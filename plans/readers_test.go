@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stepwise-dev/stepwise/plans/internal/repoyaml"
+	"github.com/stepwise-dev/stepwise/plans/yamlpos"
 )
 
 // yamlv3Only is a comment that sends a text to yaml.v3 without changing
@@ -21,11 +22,16 @@ const yamlv3Only = "#\t\n"
 // file from the fast reader's Nodes, gives other values or problems than
 // the same text read by yaml.v3 and copied into Nodes. A text with a YAML
 // syntax problem is left out: both of its loads went to yaml.v3, and the
-// appended comment may move where it reports the end of the text.
+// appended comment may move where it reports the end of the text. So is a
+// document with nothing in it (--- alone): its value is a null placed at
+// the end of the text, which the comment moves too.
 func checkReadersDecodeAlike(t *testing.T, name string, src []byte) {
 	t.Helper()
 	if !bytes.HasSuffix(src, []byte("\n")) {
 		src = append(bytes.Clone(src), '\n')
+	}
+	if root, _, _, _ := yamlpos.Read("plan.yaml", string(src)); root != nil && root.Kind == yamlpos.ScalarNode && root.Style == 0 && root.Value == "" {
+		return
 	}
 	slow := append(bytes.Clone(src), yamlv3Only...)
 	plan, report := Load("plan.yaml", src, Stepwise)
