@@ -268,10 +268,10 @@ func (t *Timeline) Apply(e engine.Event) {
 		// A tool that calls a model (an infer, a prompt tool, a called
 		// plan's agents) spent that time on the model.
 		ran := millis(p.Ms) - millis(p.HeldMs) - (b.Model - b.modelBefore)
-		if b.modelCalls > b.callsBefore && ran < time.Millisecond {
-			// What is left of a model's call (an infer's) once the
-			// model's time is taken out is the call's overhead, a
-			// fraction of a millisecond: no tool time to draw.
+		if p.Tool == "builtin__infer" {
+			// An infer's work is its model call: what is left once the
+			// model's time is taken out is the call's overhead (more
+			// than a millisecond on a loaded machine), no tool time.
 			ran = 0
 		}
 		if !p.Injected && ran > 0 {
