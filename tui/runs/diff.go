@@ -323,12 +323,23 @@ func (m DiffModel) renderRow(r diffRow, c diffColumns, width int, selected bool)
 const absent = "–"
 
 // statusChange is "ok → failed" where the statuses differ, one status
-// where they do not.
+// where they do not; a side a person decided, or a replay or a fork
+// reused, carries its mark ("ok ✎ → ok").
 func statusChange(d debugger.StepDiff) string {
-	if d.StatusA == d.StatusB {
-		return d.StatusA.String()
+	a := marked(d.StatusA.String(), d.DecidedA, d.ReusedA)
+	b := marked(d.StatusB.String(), d.DecidedB, d.ReusedB)
+	if a == b {
+		return a
 	}
-	return or(d.StatusA.String()) + " → " + or(d.StatusB.String())
+	return or(a) + " → " + or(b)
+}
+
+// marked is a status with the mark of how the step got its result.
+func marked(status, decided, reused string) string {
+	if m := format.Mark(decided, reused); m != "" && status != "" {
+		return status + " " + m
+	}
+	return status
 }
 
 // resultChange is how many places the results differ at ("2 changes"),

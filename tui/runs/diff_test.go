@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,5 +197,27 @@ func TestDiffMouse(t *testing.T) {
 	_, cmd := m.Update(tea.MouseClickMsg{X: 95, Y: 5, Button: tea.MouseLeft})
 	if msgs := commontest.Messages(cmd); len(msgs) != 1 || msgs[0] != (common.CloseOverlay{Overlay: &m}) {
 		t.Errorf("a click outside sent %v, want the diff closed", msgs)
+	}
+}
+
+// TestDiffMarks shows how each side's step got its result: a step a
+// person decided carries ✎ on its side of the status, in the rows and in
+// the values opened from one.
+func TestDiffMarks(t *testing.T) {
+	a, b := details(t)
+	decided := *b
+	decided.Steps = slices.Clone(b.Steps)
+	i := slices.IndexFunc(decided.Steps, func(s record.StepRecord) bool { return s.Path == "E0" })
+	decided.Steps[i].Decided = "inject"
+	m := newDiff(false, 100, 14, a, &decided)
+	row := func(line int) string {
+		return strings.Join(strings.Fields(strings.TrimPrefix(strings.Trim(strings.Split(ansi.Strip(m.View()), "\n")[line], "┃"), "▸")), " ")
+	}
+	if got := row(4); !strings.HasPrefix(got, "≠ E0 ok → ok ✎ 1 change") {
+		t.Errorf("E0's row: %q, want B's side marked decided by hand", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if got := row(3); got != "E0 ok → ok ✎" {
+		t.Errorf("E0's values are headed %q", got)
 	}
 }
