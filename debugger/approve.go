@@ -80,6 +80,101 @@ func (a *Approvals) holds(st *engine.Stop, info *plans.ToolInfo) bool {
 	return matched && (info == nil || info.ReadOnly == nil || !*info.ReadOnly)
 }
 
+// UnheldPattern is an approval pattern that can hold no tool call of a
+// plan, and why (Warning speaks of the pattern as "it"). It is a warning, not a refusal: a tool's read-only status
+// and the plans a plan calls can change before the run gets there.
+type UnheldPattern struct {
+	Pattern string `json:"approve"`
+	Warning string `json:"warning"`
+}
+
+// Unheld lists the policy's patterns that can hold no tool call of a run
+// of the plan whose shapes are given: those that match no call's path
+// (matched as Holds matches, a plain step by its path and by its path
+// with its tool appended), named with the nearest pattern that would hold
+// one, and those whose every call is of a tool the catalog lists as
+// read-only. A tool not known by name (an agent offered tracker__* or the
+// whole catalog, an MCP server's tool) may not be read-only, so a call of
+// one counts as held. Past the bound on a plan's shapes nothing is judged.
+func (a *Approvals) Unheld(shapes *Shapes) []UnheldPattern {
+	if a == nil || shapes.truncated {
+		return nil
+	}
+	var out []UnheldPattern
+	var buf []bool
+	for _, p := range a.patterns {
+		pattern := p.String()
+		pat := path.Segments(pattern)
+		var readOnly []string
+		holds := false
+		for _, c := range shapes.calls {
+			if !reaches(pat, c.segs, &buf) && (c.withTool == nil || !reaches(pat, c.withTool, &buf)) {
+				continue
+			}
+			if !a.readOnly(c.tool) {
+				holds = true
+				break
+			}
+			if !slices.Contains(readOnly, c.tool) {
+				readOnly = append(readOnly, c.tool)
+			}
+		}
+		switch {
+		case holds:
+			continue
+		case len(readOnly) > 0:
+			slices.Sort(readOnly)
+			out = append(out, UnheldPattern{pattern, "every tool call of the plan at a path it matches is of a read-only tool (" +
+				strings.Join(readOnly, ", ") + "), and read-only tools are never held, so it holds none"})
+		default:
+			out = append(out, UnheldPattern{pattern, "no tool call of the plan is at a path it matches, so it holds none; " + a.nearestHeld(pat, shapes)})
+		}
+	}
+	return out
+}
+
+// heldDropCost is what dropping a segment of an approval pattern costs in
+// its nearest: more than replacing one with any other. The last segment
+// most often names the tool, and without it ** is always nearest, which
+// holds every call the plan makes.
+const heldDropCost = 2 * replaceMost
+
+// nearestHeld names the nearest pattern to pat that would hold a call of
+// the plan, one of a tool not known to be read-only. A plain step's path
+// with its tool appended comes first, since a pattern that names no call
+// is most often a tool's name mistyped.
+func (a *Approvals) nearestHeld(pat []string, shapes *Shapes) string {
+	replace := replaceCosts{}
+	best, bestCost := "", 0.0
+	for _, c := range shapes.calls {
+		if a.readOnly(c.tool) {
+			continue
+		}
+		for _, segs := range [][]shapeSegment{c.withTool, c.segs} {
+			if segs == nil {
+				continue
+			}
+			if cost, near := nearest(pat, segs, heldDropCost, replace); best == "" || cost < bestCost {
+				best, bestCost = near, cost
+			}
+		}
+	}
+	if best == "" {
+		return "the plan calls no tool that is not read-only"
+	}
+	return "the nearest that would: " + best
+}
+
+// readOnly reports whether the catalog lists tool, a name and not a
+// pattern, as read-only.
+func (a *Approvals) readOnly(tool string) bool {
+	if strings.Contains(tool, "*") || a.lookup.catalog == nil {
+		return false
+	}
+	info, ok := a.lookup.catalog.Tool(tool)
+	return ok && info.ReadOnly != nil && *info.ReadOnly
+}
+
 // CheckArguments checks arguments edited at a tool call's stop against
 // the called tool's input schema; the error says what does not fit.
 func (a *Approvals) CheckArguments(ctx context.Context, st *engine.Stop, args any) error {

@@ -15,8 +15,8 @@ import (
 )
 
 // approvalCatalog loads the catalog of a project of files, with an exec
-// tool that says nothing of being read-only, one that says it is, and two
-// plans, one declared read-only.
+// tool that says nothing of being read-only, one that says it is, and
+// three plans, one declared read-only.
 func approvalCatalog(tb testing.TB) *tools.Catalog {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -26,6 +26,23 @@ func approvalCatalog(tb testing.TB) *tools.Catalog {
 		".stepwise/tools/peek.yaml":  "name: peek\ndescription: Reads.\nkind: exec\ncommand: \"true\"\nread_only: true\n",
 		".stepwise/plans/busy.yaml":  "identifier: busy\nname: busy\ndescription: b\nsteps:\n  - id: E0\n    tool_name: user__post\n    input: {}\n",
 		".stepwise/plans/quiet.yaml": "identifier: quiet\nname: quiet\ndescription: q\nread_only: true\nsteps:\n  - id: E0\n    tool_name: user__peek\n    input: {}\n",
+		// offers has an agent offered the read-only peek by name, one
+		// offered user__p*, which a call of peek or of post may be, and a
+		// call of the read-only plan.
+		".stepwise/plans/offers.yaml": `identifier: offers
+name: offers
+description: o
+steps:
+  - id: E0
+    tool_name: agent
+    input: { prompt: "Peek.", tools: ["user__peek"], output_schema: { type: object } }
+  - id: E1
+    tool_name: agent
+    input: { prompt: "Peek or post.", tools: ["user__p*"], output_schema: { type: object } }
+  - id: E2
+    tool_name: plan__quiet
+    input: {}
+`,
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
@@ -165,5 +182,61 @@ func TestApprovalStop(t *testing.T) {
 	}
 	if d := <-done; d.Action != engine.Approve {
 		t.Errorf("continuing from a held call decided %v, want approve", d.Action)
+	}
+}
+
+// TestApprovalsUnheld checks which approval patterns are said to hold no
+// call of a plan: those no call's path matches (a plain step's by PATH/TOOL
+// too), with the nearest that would hold one, and those whose every call
+// is of a tool the catalog lists as read-only. A tool known only as a
+// pattern (user__p*), or an MCP server's (the demo's tracker), may not be
+// read-only, so a pattern that reaches one holds.
+func TestApprovalsUnheld(t *testing.T) {
+	const (
+		noCall   = "no tool call of the plan is at a path it matches, so it holds none; the nearest that would: "
+		readOnly = "every tool call of the plan at a path it matches is of a read-only tool ("
+	)
+	demo := demoCatalog(t)
+	triage, _ := demo.Plan("triage_queue")
+	cat := approvalCatalog(t)
+	offers, _ := cat.Plan("offers")
+	for _, tc := range []struct {
+		pattern string
+		catalog *tools.Catalog
+		plan    *plans.Plan
+		want    string // "" for a pattern that holds a call
+	}{
+		{"**/tracker__*", demo, triage.Plan, ""},
+		{"open_issues", demo, triage.Plan, ""},
+		{"post/**", demo, triage.Plan, ""},
+		{"**/tracker__add_comment", demo, triage.Plan, ""},
+		{"**/nomatch__*", demo, triage.Plan, noCall + "**/tracker__list_issues"},
+		{"assess/do.3/agent.2/tracker__search", demo, triage.Plan, noCall + "assess/do.3/verdict/agent.2/tracker__search"},
+		{"assess/do.*/verdict/agent.*/tracker__serch", demo, triage.Plan, noCall + "assess/do.*/verdict/agent.*/tracker__search"},
+		{"**/card", demo, triage.Plan, readOnly + "builtin__reshape)"},
+		{"assess/do.*/card/builtin__reshape", demo, triage.Plan, readOnly + "builtin__reshape)"},
+		{"post/then/post_triage_notes/**/user__*", demo, triage.Plan, readOnly + "user__triage_note, user__utc_now)"},
+		{"E0/**", cat, offers.Plan, readOnly + "user__peek)"},
+		{"E1/**/user__peek", cat, offers.Plan, ""},
+		{"**/user__peek", cat, offers.Plan, ""},
+		{"E2", cat, offers.Plan, readOnly + "plan__quiet)"},
+		{"E2/**", cat, offers.Plan, readOnly + "plan__quiet, user__peek)"},
+	} {
+		a, err := NewApprovals([]string{tc.pattern}, tc.catalog, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := a.Unheld(PlanShapes(tc.plan, tc.catalog))
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: said to hold none: %s", tc.pattern, got[0].Warning)
+		case tc.want != "" && (len(got) != 1 || got[0].Pattern != tc.pattern || !strings.HasPrefix(got[0].Warning, tc.want)):
+			t.Errorf("%s: %+v, want %q", tc.pattern, got, tc.want)
+		}
+	}
+	// Each pattern is judged on its own.
+	a, _ := NewApprovals([]string{"**/tracker__*", "**/card", "**/nomatch"}, demo, nil)
+	if got := a.Unheld(PlanShapes(triage.Plan, demo)); len(got) != 2 || got[0].Pattern != "**/card" || got[1].Pattern != "**/nomatch" {
+		t.Errorf("two of three patterns hold none: %+v", got)
 	}
 }

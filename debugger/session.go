@@ -77,8 +77,10 @@ type Session struct {
 	lastWatch int
 
 	// aborting is set once a command aborted the run: every other thread
-	// then aborts at its next stop instead of stopping there.
-	aborting bool
+	// then aborts at its next stop instead of stopping there, and says it
+	// was aborted at abortedAt, the stop the command was given at.
+	aborting  bool
+	abortedAt string
 
 	states   chan State // stops and the end, to whoever waits
 	finished bool
@@ -254,7 +256,7 @@ func (s *Session) Do(cmd Command) (State, error) {
 	}
 	s.mode, s.modeThread, s.modeDepth, s.until = cmd.Move, cur.thread, len(cur.stop.Stack), until
 	if cmd.Decision.Action == engine.Abort {
-		s.aborting = true
+		s.aborting, s.abortedAt = true, cur.stop.Path
 	}
 	s.current = nil
 	parked := s.parked
@@ -271,7 +273,7 @@ func (s *Session) Do(cmd Command) (State, error) {
 		var d engine.Decision
 		switch {
 		case cmd.Decision.Action == engine.Abort:
-			d.Action = engine.Abort
+			d = engine.Decision{Action: engine.Abort, AbortedAt: cur.stop.Path}
 		case p.set != nil:
 			d = *p.set
 		}
@@ -462,8 +464,9 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		h = nil
 	}
 	if s.aborting {
+		at := s.abortedAt
 		s.mu.Unlock()
-		return engine.Decision{Action: engine.Abort}
+		return engine.Decision{Action: engine.Abort, AbortedAt: at}
 	}
 	if h != nil {
 		// Chosen by a thread command: it is the current stop now, and
@@ -510,8 +513,9 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		s.current = nil
 	}
 	s.parked = slices.DeleteFunc(s.parked, func(x *held) bool { return x == h })
-	if d.Action == engine.Abort {
-		s.aborting = true
+	if d.Action == engine.Abort && !s.aborting {
+		// Cancelled while held: the run was aborted here.
+		s.aborting, s.abortedAt = true, st.Path
 	}
 	s.threads = slices.DeleteFunc(s.threads, func(x *held) bool { return x == h })
 	s.live.hold(thread, false)

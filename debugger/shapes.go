@@ -43,6 +43,7 @@ const maxShapes = 20000
 // that call them.
 type Shapes struct {
 	list      []Shape
+	calls     []callShape
 	truncated bool
 
 	mu   sync.Mutex
@@ -81,6 +82,30 @@ func (s *Shapes) add(p string, kinds []engine.StopKind) {
 	s.list = append(s.list, Shape{Path: p, Kinds: kinds})
 }
 
+// callShape is a shape at which a run calls a tool, which an approval
+// can hold: an agent's call (its tool stop), or a plain step (its step
+// stop), which is matched by its path with its tool appended too.
+type callShape struct {
+	tool string // as written: a name, or an agent's pattern (tracker__*, *)
+	segs []shapeSegment
+	// withTool is a plain step's path with its tool appended; nil for an
+	// agent's call, whose path ends in its tool already.
+	withTool []shapeSegment
+}
+
+// addCall adds a tool call's shape at at, a plain step's when step is set.
+func (s *Shapes) addCall(at, tool string, step bool) {
+	if len(s.list) >= maxShapes {
+		s.truncated = true
+		return
+	}
+	c := callShape{tool: tool, segs: parseShape(at)}
+	if step {
+		c.withTool = parseShape(path.Join(at, tool))
+	}
+	s.calls = append(s.calls, c)
+}
+
 // plan adds the shapes of plan p under prefix ("" or a path ending in /);
 // chain is the plans calling it, which it may not call again, as a run
 // may not.
@@ -105,6 +130,9 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 	} else {
 		s.add(at, stepStops)
 	}
+	if !plans.IsControl(tool) {
+		s.addCall(at, tool, true)
+	}
 	switch c := st.Control.(type) {
 	case *plans.ExitInput:
 		s.verdict(c.Condition, at)
@@ -117,8 +145,10 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 		s.add(round, roundStops)
 		s.add(path.Repair(round), repairStops)
 		for _, t := range agentTools(c) {
-			s.add(path.Join(round, t), callStops)
-			s.add(path.Join(round, t+".*"), callStops)
+			for _, call := range []string{t, t + ".*"} {
+				s.add(path.Join(round, call), callStops)
+				s.addCall(path.Join(round, call), t, false)
+			}
 		}
 		if catalog == nil {
 			return
@@ -301,7 +331,7 @@ func (s *Shapes) unmatched(pattern string, kinds []engine.StopKind) string {
 	replace := replaceCosts{}
 	best, bestCost := "", 0.0
 	for _, sh := range candidates {
-		if cost, near := nearest(pat, sh.segs, replace); best == "" || cost < bestCost {
+		if cost, near := nearest(pat, sh.segs, dropCost, replace); best == "" || cost < bestCost {
 			best, bestCost = near, cost
 		}
 	}
@@ -359,12 +389,12 @@ const (
 )
 
 // nearest aligns the pattern's segments with the shape's at the least
-// cost (a segment added, dropped or replaced, at the costs above; one
-// that meets the shape's costs nothing, and ** takes any run of segments
+// cost (a segment added, dropped or replaced, at the costs above, a drop
+// at drop; one that meets the shape's costs nothing, and ** takes any run of segments
 // for nothing) and returns the cost and the pattern the alignment makes:
 // the pattern's own segment where it meets the shape's, so that the
 // numbers written stay (do.3), the shape's where it is added or replaced.
-func nearest(pat []string, shape []shapeSegment, replace replaceCosts) (float64, string) {
+func nearest(pat []string, shape []shapeSegment, drop float64, replace replaceCosts) (float64, string) {
 	n, m := len(pat), len(shape)
 	// cost[i][j] is the least cost of aligning pat[i:] with shape[j:].
 	cost := make([][]float64, n+1)
@@ -382,9 +412,9 @@ func nearest(pat []string, shape []shapeSegment, replace replaceCosts) (float64,
 					cost[i][j] = min(cost[i][j], cost[i][j+1])
 				}
 			case j == m:
-				cost[i][j] = dropCost + cost[i+1][j]
+				cost[i][j] = drop + cost[i+1][j]
 			default:
-				cost[i][j] = min(dropCost+cost[i+1][j], addCost+cost[i][j+1], replace.cost(pat[i], shape[j])+cost[i+1][j+1])
+				cost[i][j] = min(drop+cost[i+1][j], addCost+cost[i][j+1], replace.cost(pat[i], shape[j])+cost[i+1][j+1])
 			}
 		}
 	}

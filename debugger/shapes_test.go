@@ -384,3 +384,25 @@ func BenchmarkShapes(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApprovalsUnheld measures what judging approval patterns costs
+// as a run starts, on the demo's triage_queue: one that holds the
+// tracker's calls, one that matches only read-only calls, and one that
+// matches none (the nearest that would hold one is then sought).
+func BenchmarkApprovalsUnheld(b *testing.B) {
+	cat := demoCatalog(&testing.T{})
+	e, _ := cat.Plan("triage_queue")
+	s := PlanShapes(e.Plan, cat)
+	for _, pattern := range []string{"**/tracker__*", "**/card", "**/nomatch__*"} {
+		a, err := NewApprovals([]string{pattern}, cat, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pattern, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a.Unheld(s)
+			}
+		})
+	}
+}

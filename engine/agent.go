@@ -307,7 +307,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 		d := r.stop(ctx, Stop{Kind: StopRound, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Err: overBudget, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
-			return chat.Reply{}, &AbortError{Path: roundPath}
+			return chat.Reply{}, d.abortError(roundPath, nil)
 		case Replace, Inject:
 			return asReply(d.Value)
 		}
@@ -329,7 +329,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	d := r.stop(ctx, Stop{Kind: StopReply, Path: roundPath, Unit: c.unit, Tool: plans.ControlAgent, Step: a.step, Input: req, Output: reply, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return chat.Reply{}, &AbortError{Path: roundPath}
+		return chat.Reply{}, d.abortError(roundPath, nil)
 	case Replace, Inject:
 		return asReply(d.Value)
 	}
@@ -518,7 +518,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return chat.Block{}, &AbortError{Path: callPath}
+		return chat.Block{}, d.abortError(callPath, nil)
 	case Inject:
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
@@ -571,7 +571,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	d = r.stop(ctx, Stop{Kind: StopResult, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Output: result, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return chat.Block{}, &AbortError{Path: callPath, Cause: err}
+		return chat.Block{}, d.abortError(callPath, err)
 	case Replace:
 		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	}

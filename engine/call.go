@@ -230,7 +230,7 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit path
 		d := r.stop(ctx, Stop{Kind: StopRepair, Path: path, Unit: rc.unit, Input: answer, Err: &model.StructuredError{Answer: answer, Violations: problems}, Scope: rc.sc, Stack: rc.stack, held: rc.held})
 		switch d.Action {
 		case Abort:
-			return nil, false, &AbortError{Path: path}
+			return nil, false, d.abortError(path, nil)
 		case Replace, Inject:
 			return d.Value, true, nil
 		}

@@ -102,7 +102,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return "", &AbortError{Path: path}
+		return "", d.abortError(path, nil)
 	case Inject:
 		text, ok := d.Value.(string)
 		if !ok {
@@ -199,7 +199,7 @@ func (c cursor) runAsk(ctx context.Context, s *plans.Step, in *plans.AskInput, p
 	reason := AskUnavailable
 	switch d.Action {
 	case Abort:
-		return nil, &AbortError{Path: path}
+		return nil, d.abortError(path, nil)
 	case Answer, Replace, Inject:
 		if vs := in.OutputSchema.Check(d.Value); len(vs) > 0 {
 			return nil, fmt.Errorf("the answer does not match the output_schema: %s", joinViolations(vs))

@@ -83,7 +83,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
-			return nil, &AbortError{Path: path}
+			return nil, d.abortError(path, nil)
 		case Inject:
 			r.startStep(path, c.unit, started)
 			r.emit(path, c.unit, EventStepEnd, func() any {
@@ -126,7 +126,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		d := r.stop(ctx, Stop{Kind: StopError, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Err: err, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
-			err = &AbortError{Path: path, Cause: err}
+			err = d.abortError(path, err)
 		case Replace:
 			result, err, applied = d.Value, nil, d
 		}
@@ -219,7 +219,7 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	d := r.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: input, Output: result, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return nil, Decision{}, &AbortError{Path: path}
+		return nil, Decision{}, d.abortError(path, nil)
 	case Replace:
 		return d.Value, d, nil
 	}
@@ -234,7 +234,7 @@ func (c cursor) controlResult(ctx context.Context, s *plans.Step, path string, r
 	d := c.f.run.stop(ctx, Stop{Kind: StopResult, Path: path, Unit: c.unit, Tool: s.ToolName.Value, Step: s, Input: s.Input.Literal(), Output: result, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return nil, Decision{}, &AbortError{Path: path}
+		return nil, Decision{}, d.abortError(path, nil)
 	case Replace:
 		return d.Value, d, nil
 	}

@@ -143,6 +143,23 @@ type Decision struct {
 	// value, so that inspect shows what was made again and a replay of the
 	// replay makes it again too.
 	Again bool
+	// AbortedAt is, for an Abort, the path of the stop the run was
+	// aborted at when that is another thread's: a thread held while a
+	// person aborts at another thread's stop is aborted with the run, and
+	// its error names where the person aborted, not where it happened to
+	// be held. Empty: this stop.
+	AbortedAt string
+}
+
+// abortError is the error of the run aborted by d at the stop at path,
+// with the failure on hand there (nil when none). A thread aborted with
+// the run at another's stop names that stop, and leaves its own failure
+// out: it is not why the run was aborted.
+func (d Decision) abortError(path string, cause error) *AbortError {
+	if d.AbortedAt != "" {
+		return &AbortError{Path: d.AbortedAt}
+	}
+	return &AbortError{Path: path, Cause: cause}
 }
 
 // Origin is who made a decision.

@@ -89,3 +89,19 @@ func TestApprovalPromptComesBack(t *testing.T) {
 	wantOverlay(t, b, overlayApproval)
 	wantScreen(t, b, "run user__lookup at E1/do.1 with:")
 }
+
+// TestGateUnheld: :gate says, on the status line, a pattern that can hold
+// no call of the current plan: one no call's path matches, with the
+// nearest that would hold one, and one whose every call is of a read-only
+// tool. The gate is set all the same, and its other patterns hold.
+func TestGateUnheld(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("gate **/builtin__reshape")...)
+	wantNotice(t, b, "gate **/builtin__reshape: every tool call of the plan at a path it matches is of a read-only tool (builtin__reshape), and read-only tools are never held, so it holds none")
+	b.press(command("gate **/user__lokup **/user__lookup")...)
+	wantNotice(t, b, "gate **/user__lokup: no tool call of the plan is at a path it matches, so it holds none; the nearest that would: **/user__lookup")
+	wantScreen(t, b, "gate **/user__lokup: no tool call of the plan")
+	b.runToEnd(docFlow)
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.0 with:")
+}

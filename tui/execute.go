@@ -41,7 +41,7 @@ func (m *model) execute(in debugger.Instruction) tea.Cmd {
 		}
 		return m.startRun(in.Inputs, debug)
 	case debugger.VerbGate:
-		m.runPage.setGate(in.Patterns)
+		m.runPage.setGate(in.Patterns, m.planPage.document().Plan)
 	case debugger.VerbGoto:
 		m.gotoPath(in.Path)
 	case debugger.VerbOpen:

@@ -199,14 +199,27 @@ func (p *runPage) begin(r *run, session *debugger.Session, table *debugger.Break
 }
 
 // setGate sets the patterns of the tool calls the next runs hold for
-// approval; none holds nothing.
-func (p *runPage) setGate(patterns []string) {
+// approval; none holds nothing. A pattern that can hold no call of plan
+// (the current one; nil when it does not load) is set all the same, and
+// said: the plan may change before it runs.
+func (p *runPage) setGate(patterns []string, plan *plans.Plan) {
 	p.gate = patterns
 	if len(patterns) == 0 {
 		p.notify(noticeInfo, "the next runs hold no tool call for approval")
 		return
 	}
 	p.notify(noticeInfo, "the next runs hold the calls of "+strings.Join(patterns, ", ")+" for approval, read-only tools excepted")
+	if p.ws == nil || plan == nil {
+		return
+	}
+	approvals, err := p.ws.Approvals(patterns)
+	if err != nil {
+		p.notify(noticeError, err.Error())
+		return
+	}
+	for _, u := range approvals.Unheld(p.ws.Shapes(plan)) {
+		p.notify(noticeError, "gate "+u.Pattern+": "+u.Warning)
+	}
 }
 
 func hasEnabled(bps []debugger.Breakpoint) bool {

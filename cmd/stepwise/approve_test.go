@@ -222,20 +222,25 @@ func TestRunApproveNoTerminal(t *testing.T) {
 }
 
 // TestRunApproveOnTerminal runs the real binary on a terminal (tmux) with
-// --approve: it asks before each call of user__nap, which is not read-only,
-// and not before the read-only builtin's; an edit that does not fit the
+// --approve: it warns of a pattern that can hold no call of the plan,
+// asks before each call of user__nap, which is not read-only, and not
+// before the read-only builtin's; an edit that does not fit the
 // input schema is refused with the schema's problem and asked again; deny
 // and approve answer the agent's calls.
 func TestRunApproveOnTerminal(t *testing.T) {
 	dir := gatedProject(t)
 	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
 		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
-	argv := append(env, os.Args[0], "run", "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--json")
+	// E9 is no step of the plan: it is said, and the run goes on.
+	argv := append(env, os.Args[0], "run", "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--approve", "E9", "--json")
 	// The window stays open after the run, to be read.
 	script := "cd " + strings.Join(quoteAll([]string{dir}), "") + " && " + strings.Join(quoteAll(argv), " ") + "; echo \"exit $?\"; sleep 600"
 	s := startTmux(t, 200, 60, "sh", "-c", script)
 
 	screen := s.waitFor(`? run user__nap at E1 with {"seconds":5}`)
+	if !strings.Contains(screen, "warning: --approve E9: no tool call of the plan is at a path it matches, so it holds none; the nearest that would: E1\n") {
+		t.Errorf("the pattern that holds no call is not warned of:\n%s", screen)
+	}
 	// The progress block stepped aside for the prompt, saying why.
 	if !strings.Contains(screen, "⏸ E1 waits for approval of user__nap") || strings.Contains(screen, "▸ ") {
 		t.Errorf("held for an approval, the screen does not say what the run waits for, or still shows the block:\n%s", screen)

@@ -103,6 +103,13 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 			return usageError{err}
 		}
 		session.Approve(approvals)
+		for _, u := range approvals.Unheld(ws.Shapes(v.Plan)) {
+			if asJSON {
+				writeJSONLine(s.out, u)
+			} else {
+				fmt.Fprintf(s.err, "warning: --approve %s: %s\n", u.Pattern, u.Warning)
+			}
+		}
 	}
 
 	state := drive(ctx, s, session, table, inputs, breaks, asJSON, nil)

@@ -581,3 +581,79 @@ func TestReplayOfAReplacedResult(t *testing.T) {
 		t.Errorf("runs listed %+v", listed.Runs)
 	}
 }
+
+const trioPlan = `
+identifier: trio
+name: Trio
+description: Three items at once, each napping a second.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 1, 1]
+      concurrency: 3
+      do:
+        tool_name: user__nap
+        input: { seconds: "{{item}}" }
+`
+
+// TestDebugAbortNamesItsStop aborts a map at its last item's stop while
+// the other items are held at their stops, or still nap and come to them
+// later: the run's error, the end state's and the record's (stepwise
+// inspect: the run's cause, each item's error) name the stop the abort was
+// given at, not the item that happened to be first in the map.
+func TestDebugAbortNamesItsStop(t *testing.T) {
+	const want = "run aborted at E1/do.2"
+	for _, tc := range []struct {
+		name       string
+		othersHeld bool
+	}{{"the others held", true}, {"the others running", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			debugProject(t, map[string]string{"plans/trio.yaml": trioPlan})
+			c := startDebug(t, "trio", "--continue", "--break", "E1/do.2 step")
+			st := c.until(func(l map[string]any) bool { return l["reason"] != nil })
+			if stop := st["stop"].(map[string]any); stop["path"] != "E1/do.2" {
+				t.Fatalf("stopped at %v", st)
+			}
+			held := func() int {
+				n := 0
+				for _, th := range c.ask("threads")["threads"].([]any) {
+					if m := th.(map[string]any); m["held"] == true && m["id"] != "E1/do.2" {
+						n++
+					}
+				}
+				return n
+			}
+			if !tc.othersHeld && held() != 0 {
+				t.Fatal("the other items were held before their naps were over")
+			}
+			for deadline := time.Now().Add(10 * time.Second); tc.othersHeld && held() < 2; {
+				if time.Now().After(deadline) {
+					t.Fatal("the other items were never held")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			c.send("abort")
+			out, errOut, code := c.end()
+			lines := jsonLines(t, out)
+			end := lines[len(lines)-1]
+			if code != exitFailure || end["status"] != "aborted" || end["error"] != want || !strings.Contains(errOut, "Error: "+want+"\n") {
+				t.Errorf("exit %d, end %v\n%s", code, end, errOut)
+			}
+			out, errOut, code = runCLI(t, "runs", "--json")
+			var listing struct{ Runs []struct{ ID string } }
+			if json.Unmarshal([]byte(out), &listing); code != 0 || len(listing.Runs) == 0 {
+				t.Fatalf("runs: exit %d: %s", code, errOut)
+			}
+			out, errOut, code = runCLI(t, "inspect", listing.Runs[0].ID)
+			if code != 0 || !strings.Contains(out, "cause    "+want+"\n") {
+				t.Errorf("inspect: exit %d\n%s%s", code, out, errOut)
+			}
+			for _, item := range []string{"E1/do.0", "E1/do.1"} {
+				if !strings.Contains(out, item+": "+want+"\n") {
+					t.Errorf("inspect: %s's error does not name E1/do.2:\n%s", item, out)
+				}
+			}
+		})
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,48 @@ func TestDebugUnmatchedBreakpoints(t *testing.T) {
 	if !strings.Contains(errOut, "breakpoint 1 at assess/do.3/agent.2 (kept)\nwarning: "+want[1]) ||
 		!strings.Contains(errOut, "breakpoint 6 at assess/do.1/agent.2\nwarning: "+strings.ReplaceAll(want[1], "do.3", "do.1")) {
 		t.Errorf("text:\n%s", errOut)
+	}
+}
+
+// TestDebugApproveUnheld checks that stepwise debug says, on the demo, an
+// --approve pattern that can hold no call of the plan: one no call's path
+// matches, with the nearest that would hold one, and one whose every call
+// is of a read-only tool; with --json as {approve, warning} lines before
+// the first stop, as a kept breakpoint's warning is said. A pattern that
+// holds the tracker's calls, an MCP server's tools, is said nothing of.
+func TestDebugApproveUnheld(t *testing.T) {
+	demoProject(t)
+	args := []string{"triage_queue", `{"on_call": "Priya"}`, "--approve", "**/nomatch__*", "--approve", "**/card", "--approve", "**/tracker__*"}
+	want := map[string]string{
+		"**/nomatch__*": "no tool call of the plan is at a path it matches, so it holds none; the nearest that would: **/tracker__list_issues",
+		"**/card":       "every tool call of the plan at a path it matches is of a read-only tool (builtin__reshape), and read-only tools are never held, so it holds none",
+	}
+	out, errOut, code := debugCLI(t, "quit\n", append(args, "--json")...)
+	if code != exitFailure {
+		t.Fatalf("quit at the first stop: exit %d\n%s", code, errOut)
+	}
+	lines := jsonLines(t, out)
+	got := map[string]string{}
+	firstStop := slices.IndexFunc(lines, func(l map[string]any) bool { return l["stop"] != nil })
+	for i, l := range lines {
+		if p, ok := l["approve"].(string); ok {
+			got[p], _ = l["warning"].(string)
+			if firstStop >= 0 && i > firstStop {
+				t.Errorf("the warning on %s came after the first stop", p)
+			}
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("--json warnings\n got %q\nwant %q\n%s", got, want, out)
+	}
+	// Without --json, on stderr.
+	_, errOut, _ = debugCLI(t, "quit\n", args...)
+	for p, w := range want {
+		if !strings.Contains(errOut, "warning: --approve "+p+": "+w+"\n") {
+			t.Errorf("stderr does not warn of %s:\n%s", p, errOut)
+		}
+	}
+	if strings.Contains(errOut, "--approve **/tracker__*") {
+		t.Errorf("a pattern that holds calls is warned of:\n%s", errOut)
 	}
 }

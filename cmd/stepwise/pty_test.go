@@ -3,7 +3,9 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"strconv"
@@ -142,5 +144,54 @@ func TestProgressBlockFitsTheTerminal(t *testing.T) {
 		"\r\x1b[3A\x1b[J▸ E2\n"
 	if got != want {
 		t.Errorf("the terminal got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRunApproveUnheldEvents runs the binary with --approve and --events
+// jsonl on a terminal (stdin and stderr a pseudo-terminal, as --approve
+// wants): a pattern that can hold no call of the plan is said on stderr as
+// a JSON line, as the events are, before the run's first; here one no
+// call's path matches, in a plan that calls no tool an approval holds, and
+// one that matches only a read-only builtin's call.
+func TestRunApproveUnheldEvents(t *testing.T) {
+	writeProject(t, map[string]string{"plans/pure.yaml": `identifier: pure
+name: Pure
+description: Calls a read-only builtin only.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+`})
+	terminal, reader := openPTY(t, 400, 40)
+	cmd := exec.Command(os.Args[0], "run", "pure", "--approve", "E9", "--approve", "E0", "--events", "jsonl")
+	cmd.Env = append(os.Environ(), cliEnv+"=1")
+	var stdout strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = terminal, &stdout, terminal
+	read := make(chan string)
+	go func() {
+		// Reading ends in an error once the terminal side is closed.
+		b, _ := io.ReadAll(reader)
+		read <- string(b)
+	}()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	terminal.Close()
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.ReplaceAll(<-read, "\r\n", "\n"), "\n") {
+		if l != "" {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("stderr has a line that is not JSON: %q", l)
+			}
+			lines = append(lines, v)
+		}
+	}
+	want := []map[string]any{
+		{"kind": "warning", "approve": "E9", "warning": "no tool call of the plan is at a path it matches, so it holds none; the plan calls no tool that is not read-only"},
+		{"kind": "warning", "approve": "E0", "warning": "every tool call of the plan at a path it matches is of a read-only tool (builtin__reshape), and read-only tools are never held, so it holds none"},
+	}
+	if len(lines) < 3 || !maps.Equal(lines[0], want[0]) || !maps.Equal(lines[1], want[1]) || lines[2]["kind"] != "run_start" {
+		t.Errorf("stderr:\n%v", lines)
 	}
 }

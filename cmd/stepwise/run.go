@@ -240,6 +240,14 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		if approvals, err = ws.Approvals(req.approve); err != nil {
 			return req.refuse(s, name, exitUsage, err.Error(), nil, nil)
 		}
+		for _, u := range approvals.Unheld(ws.Shapes(v.Plan)) {
+			if req.events == "jsonl" {
+				// stderr carries JSON lines only.
+				writeJSONLine(s.err, map[string]string{"kind": "warning", "approve": u.Pattern, "warning": u.Warning})
+			} else {
+				fmt.Fprintf(s.err, "warning: --approve %s: %s\n", u.Pattern, u.Warning)
+			}
+		}
 	}
 	var display *progressDisplay
 	if req.events == "jsonl" {
