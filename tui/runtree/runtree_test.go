@@ -81,13 +81,29 @@ replies:
 
 // runPlan is livetest.Run with the events' times set a tenth of a second
 // apart, so that the durations on screen do not depend on how fast the
-// machine ran the plan.
+// machine ran the plan; a step's or a tool call's end says it took the
+// time since its start, as the engine's would.
 func runPlan(t *testing.T, files map[string]string) (*plans.Plan, []engine.Event) {
 	t.Helper()
 	plan, events := livetest.Run(t, files)
 	t0 := time.Unix(1_700_000_000, 0)
+	started := map[string]time.Time{}
 	for i := range events {
-		events[i].Time = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		e := &events[i]
+		e.Time = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		since := func() float64 { return float64(e.Time.Sub(started[e.Path]).Microseconds()) / 1000 }
+		switch p := e.Payload.(type) {
+		case engine.StepStarted, engine.ToolStarted:
+			if _, ok := started[e.Path]; !ok { // a step's own call starts after it
+				started[e.Path] = e.Time
+			}
+		case engine.StepEnded:
+			p.Ms = since()
+			e.Payload = p
+		case engine.ToolEnded:
+			p.Ms = since()
+			e.Payload = p
+		}
 	}
 	return plan, events
 }
