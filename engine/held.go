@@ -110,14 +110,6 @@ func (h *Holds) First() time.Time {
 	return h.spans[0].start
 }
 
-// Last is when the latest hold ended; zero when there is none.
-func (h *Holds) Last() time.Time {
-	if len(h.spans) == 0 {
-		return time.Time{}
-	}
-	return h.spans[len(h.spans)-1].end
-}
-
 // Within is how much of the stretch from start to end the holds cover; a
 // zero end means up to the latest hold. It is never more than the stretch.
 func (h *Holds) Within(start, end time.Time) time.Duration {

@@ -157,11 +157,83 @@ steps:
 	if run.HeldMs < ms {
 		t.Errorf("the run shows %.1fms held, want %v", run.HeldMs, hold)
 	}
+	// The hold is told where it was, as long as the clocks measured it:
+	// the map's held time is the holds within its wall time.
+	helds := out.events.of(engine.EventHeld)
+	if len(helds) != 1 || helds[0].Path != "E1/do.0/A" {
+		t.Fatalf("held events %+v, want one at E1/do.0/A", helds)
+	}
+	if h := helds[0].Payload.(engine.Held); h.Stop != engine.StopStep || h.Ms != held.HeldMs {
+		t.Errorf("the hold says %+v; the step %.3fms held", h, held.HeldMs)
+	}
+	var holds engine.Holds
+	holds.Add(helds[0].Time, helds[0].Payload.(engine.Held))
+	var mapEnd time.Time
+	for _, e := range out.events.of(engine.EventStepEnd) {
+		if e.Path == "E1" {
+			mapEnd = e.Time
+		}
+	}
+	within := holds.Within(mapEnd.Add(-time.Duration(parent.Ms*float64(time.Millisecond))), mapEnd)
+	if d := within - time.Duration(parent.HeldMs*float64(time.Millisecond)); d.Abs() > time.Millisecond {
+		t.Errorf("the holds within the map's time come to %v; it says %.3fms", within, parent.HeldMs)
+	}
 	// Without a hook nothing is held, and nothing is timed as held.
 	out = p.run(t, "plans/p.yaml", nil, nil)
 	for _, e := range out.events.of(engine.EventStepEnd) {
 		if h := e.Payload.(engine.StepEnded).HeldMs; h != 0 {
 			t.Errorf("%s shows %.1fms held with no hook", e.Path, h)
 		}
+	}
+}
+
+// TestHolds: holds of several threads count once where they overlap,
+// whatever order they come in, and only within the stretch asked about.
+func TestHolds(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// hold is a hold from ms from to ms to.
+	type hold struct{ from, to int }
+	tests := []struct {
+		name     string
+		holds    []hold
+		from, to int // the stretch asked about; to 0: up to the last hold
+		want     time.Duration
+	}{
+		{"none", nil, 0, 100, 0},
+		{"one", []hold{{10, 30}}, 0, 100, 20 * time.Millisecond},
+		{"apart", []hold{{10, 30}, {50, 60}}, 0, 100, 30 * time.Millisecond},
+		{"overlapping", []hold{{10, 30}, {20, 40}}, 0, 100, 30 * time.Millisecond},
+		{"one inside another", []hold{{10, 50}, {20, 30}}, 0, 100, 40 * time.Millisecond},
+		{"out of order", []hold{{50, 60}, {10, 30}, {25, 55}}, 0, 100, 50 * time.Millisecond},
+		{"bridging two", []hold{{10, 20}, {40, 50}, {15, 45}}, 0, 100, 40 * time.Millisecond},
+		{"touching", []hold{{10, 20}, {20, 30}}, 0, 100, 20 * time.Millisecond},
+		{"cut at the stretch", []hold{{10, 30}, {50, 80}}, 20, 60, 20 * time.Millisecond},
+		{"before the stretch", []hold{{10, 30}}, 40, 60, 0},
+		{"to the last", []hold{{10, 30}}, 20, 0, 10 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h engine.Holds
+			for _, x := range tt.holds {
+				h.Add(at(x.to), engine.Held{Stop: engine.StopStep, Ms: float64(x.to - x.from)})
+			}
+			to := time.Time{}
+			if tt.to > 0 {
+				to = at(tt.to)
+			}
+			if got := h.Within(at(tt.from), to); got != tt.want {
+				t.Errorf("within %d..%d: %v, want %v", tt.from, tt.to, got, tt.want)
+			}
+			if len(tt.holds) > 0 {
+				first := tt.holds[0].from
+				for _, x := range tt.holds {
+					first = min(first, x.from)
+				}
+				if !h.First().Equal(at(first)) {
+					t.Errorf("first hold at %v, want %v", h.First(), at(first))
+				}
+			}
+		})
 	}
 }

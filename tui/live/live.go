@@ -652,7 +652,10 @@ func (t *Tree) Expect(path, tool string) bool {
 	if _, ok := t.byPath[path]; ok || path == "" {
 		return false
 	}
-	n := t.ensure(path, kindGroup, t.now)
+	// No start yet: the node and the ones laid out above it start with
+	// the first event under them, as they would with no stop there, so
+	// that a run shows the same times live and read back.
+	n := t.ensure(path, kindGroup, time.Time{})
 	n.expected = true
 	if n.tool == "" {
 		n.tool = tool
