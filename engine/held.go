@@ -99,7 +99,12 @@ func (h *Holds) Add(end time.Time, p Held) {
 		s.start = h.spans[i].start
 		s.end = later(s.end, h.spans[i].end)
 	}
-	h.spans = append(h.spans[:i], append([]holdSpan{s}, h.spans[j:]...)...)
+	if i == len(h.spans) {
+		h.spans = append(h.spans, s)
+		return
+	}
+	h.spans = append(h.spans[:i+1], h.spans[j:]...)
+	h.spans[i] = s
 }
 
 // First is when the earliest hold began; zero when there is none.
