@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // TestDecisionMarks decides at every kind of stop that gives a unit its
@@ -235,5 +237,79 @@ func TestHolds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeldAtUnitStops holds a step at its step stop, a round's tool call
+// at its tool stop and the solver at its stop: each unit's time runs from
+// its stop, so its end says it was held that long, never longer than it
+// took, and the held event at its path says the same.
+func TestHeldAtUnitStops(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"replies.yaml": `replies:
+  - match: E1
+    reply:
+      tool_calls: [{ name: builtin__reshape, arguments: { shape: { n: 2 } } }]
+  - match: E1
+    reply: { json: { ok: true } }
+  - match: solver
+    role: solver
+    reply: { text: "Done." }
+`,
+		"plans/p.yaml": `identifier: p
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Look."
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+solver:
+  query_to_answer: "Sum up."
+  data: { n: "{{E0.n}}" }
+`,
+	})
+	const hold = 100 * time.Millisecond
+	held := map[engine.StopKind]string{engine.StopStep: "E0 solver", engine.StopTool: "E1/agent.1/builtin__reshape"}
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		for _, p := range strings.Fields(held[st.Kind]) {
+			if p == st.Path {
+				st.Hold()
+				time.Sleep(hold)
+				st.Release()
+			}
+		}
+		return engine.Decision{}
+	}
+	out := p.run(t, "plans/p.yaml", nil, hook)
+	if out.err != nil || out.res.Status != engine.StatusOK {
+		t.Fatalf("run: %v %v", out.err, out.res.Err)
+	}
+	type times struct{ ms, heldMs float64 }
+	units := map[string]times{}
+	for _, e := range out.events.of(engine.EventStepEnd) {
+		end := e.Payload.(engine.StepEnded)
+		units[e.Path] = times{end.Ms, end.HeldMs}
+	}
+	for _, e := range out.events.of(engine.EventToolEnd) {
+		if end := e.Payload.(engine.ToolEnded); e.Unit == paths.KindCall {
+			units[e.Path] = times{end.Ms, end.HeldMs}
+		}
+	}
+	holds := map[string]float64{}
+	for _, e := range out.events.of(engine.EventHeld) {
+		holds[e.Path] += e.Payload.(engine.Held).Ms
+	}
+	for _, path := range []string{"E0", "E1/agent.1/builtin__reshape", "solver"} {
+		u := units[path]
+		if u.heldMs < float64(hold.Milliseconds()) || u.heldMs > u.ms || u.heldMs != holds[path] {
+			t.Errorf("%s took %.3fms, %.3fms of it held; its holds %.3fms, want %v", path, u.ms, u.heldMs, holds[path], hold)
+		}
+	}
+	if e1 := units["E1"]; e1.heldMs != units["E1/agent.1/builtin__reshape"].heldMs {
+		t.Errorf("E1 shows %.3fms held, its call %.3fms", e1.heldMs, units["E1/agent.1/builtin__reshape"].heldMs)
 	}
 }
