@@ -666,13 +666,13 @@ func (t *Tree) Expect(path, tool string) bool {
 // Decided marks the node at path skipped when it has had no event of its
 // own: the run was held there and told to go on with a value instead (an
 // injected tool call, a round whose reply was replaced before the call),
-// so no event will ever say it ran.
+// so no event will ever say it ran. Its time is the hold at its stop.
 func (t *Tree) Decided(path string) {
 	n, ok := t.byPath[path]
 	if !ok || n.touched || !n.derived {
 		return
 	}
-	n.derived, n.expected, n.start = false, false, t.now
+	n.derived, n.expected, n.start = false, false, n.startedBy(t.now)
 	n.version++
 	t.setStatus(n, Skipped, t.now)
 }
