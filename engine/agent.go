@@ -515,6 +515,9 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	}
 	defer r.thread(callPath)()
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
+	// A call's time runs from its tool stop, as a step's from its step
+	// stop: a hold there is the call's.
+	start := time.Now()
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
@@ -525,6 +528,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
 			end := ToolEnded{Tool: call.Name, Result: d.Value, Injected: true}
+			end.Ms, end.HeldMs = c.times(start)
 			end.Decided, end.Reused = d.marks()
 			return end
 		})
@@ -534,7 +538,9 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		// failed, and may go on without it.
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
-			return ToolEnded{Tool: call.Name, IsError: true, Error: ErrDenied.Error()}
+			end := ToolEnded{Tool: call.Name, IsError: true, Error: ErrDenied.Error()}
+			end.Ms, end.HeldMs = c.times(start)
+			return end
 		})
 		return chat.ToolResultBlock(call.ID, "Error: "+ErrDenied.Error(), true), nil
 	case Edit:
@@ -547,8 +553,6 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		limit = time.Duration(a.in.ToolTimeout.Value) * time.Second
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
-	start := time.Now()
-	heldBefore := c.held.heldBy(start)
 	r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 	result, err := c.call(tctx, callPath, call.Name, args)
 	timedOut := err != nil && ctx.Err() == nil && tctx.Err() != nil
@@ -557,8 +561,8 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
 	}
 	r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
-		now := time.Now()
-		end := ToolEnded{Tool: call.Name, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
+		end := ToolEnded{Tool: call.Name, IsError: err != nil, Result: result}
+		end.Ms, end.HeldMs = c.times(start)
 		if err != nil {
 			end.Error = err.Error()
 		}

@@ -52,6 +52,8 @@ func DecodePayload(kind EventKind, raw json.RawMessage) (any, error) {
 		return decodeAs[Decided](kind, raw)
 	case EventItems:
 		return decodeAs[ItemsListed](kind, raw)
+	case EventHeld:
+		return decodeAs[Held](kind, raw)
 	}
 	return nil, fmt.Errorf("event kind %q is not one the engine emits", kind)
 }

@@ -457,6 +457,9 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	held := st
 	held.RunID = r.id
 	d := r.hook(ctx, &held)
+	if held.holdTotal > 0 {
+		r.emit(st.Path, st.Unit, EventHeld, func() any { return Held{Stop: st.Kind, Ms: ms(held.holdTotal)} })
+	}
 	if (d.Origin == ByHand || d.Again) && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
 		// A person's decision is a fact of the run: its record says what
 		// was decided where, and with what, so that a replay reproduces it.

@@ -29,6 +29,7 @@ const (
 	EventUsage      EventKind = "usage"       // UsageReport, once, when the run ends
 	EventDecided    EventKind = "decided"     // Decided: a person decided at a stop
 	EventItems      EventKind = "items"       // ItemsListed: a map, filter or reduce rendered its list
+	EventHeld       EventKind = "held"        // Held: a thread was held at a stop for a person
 )
 
 // Event is a fact about a run: something that happened, at a path. Events
@@ -222,14 +223,16 @@ type ToolStarted struct {
 // stop decision made of its result afterwards. Injected says the call was
 // not made: a stop decision gave Result in its place.
 type ToolEnded struct {
-	Tool     string  `json:"tool"`
+	Tool string `json:"tool"`
+	// Ms is the call's wall time: a round's tool call's from its tool
+	// stop to its end, a step's dispatch from its start to its end.
 	Ms       float64 `json:"ms"`
 	IsError  bool    `json:"is_error"`
 	Result   any     `json:"result,omitempty"`
 	Error    string  `json:"error,omitempty"`
 	Injected bool    `json:"injected,omitempty"`
-	// HeldMs is how much of Ms the call was held at stops (a called
-	// plan's).
+	// HeldMs is how much of Ms the call's threads were held at stops:
+	// its tool stop's, a called plan's.
 	HeldMs float64 `json:"held_ms,omitempty"`
 	// Decided and Reused say who gave an injected result, as StepEnded's.
 	Decided string `json:"decided,omitempty"`
@@ -308,6 +311,17 @@ type Decided struct {
 // come, and no progress could say how far a long map is.
 type ItemsListed struct {
 	Count int `json:"count"`
+}
+
+// Held reports that the hook held a thread at the stop at the event's path
+// for a person, and let it go at the event's time: the hold spans the Ms
+// before it. A unit's held time is the union of the holds at and below its
+// path within its wall time (Holds), which is what its end event's
+// held_ms says for a step or a tool call; an item, a round or a called
+// plan has no end event, and its held time comes from these alone.
+type Held struct {
+	Stop StopKind `json:"stop"`
+	Ms   float64  `json:"ms"`
 }
 
 // Warning is something a user should know that did not fail the run.

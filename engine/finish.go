@@ -99,6 +99,14 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		}
 		system += "\n\n" + extra
 	}
+	// The finish's time runs from its stop, as a step's does; the plan's
+	// clock is the finish's while it runs, nothing else of the plan going.
+	start := time.Now()
+	heldBefore := c.held.heldBy(start)
+	times := func(end *StepEnded) {
+		now := time.Now()
+		end.Ms, end.HeldMs = ms(now.Sub(start)), ms(c.held.heldBy(now)-heldBefore)
+	}
 	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
@@ -113,6 +121,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		r.startStep(path, paths.KindStep, func() any { return StepStarted{Tool: "solver", Input: data} })
 		r.emit(path, paths.KindStep, EventStepEnd, func() any {
 			end := StepEnded{Tool: "solver", Status: StepSkipped, Result: map[string]any{"answer": text}}
+			times(&end)
 			end.Decided, end.Reused = d.marks()
 			return end
 		})
@@ -125,11 +134,11 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given;
 	// it counts as a step run, as every step the record shows does.
-	start := time.Now()
 	r.startStep(path, paths.KindStep, func() any { return StepStarted{Tool: "solver", Input: data} })
 	reply, err := r.complete(ctx, path, model.RoleSolver, req)
 	r.emit(path, paths.KindStep, EventStepEnd, func() any {
-		end := StepEnded{Tool: "solver", Status: StepOK, Result: map[string]any{"answer": reply.Text}, Ms: ms(time.Since(start))}
+		end := StepEnded{Tool: "solver", Status: StepOK, Result: map[string]any{"answer": reply.Text}}
+		times(&end)
 		if err != nil {
 			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
 		}

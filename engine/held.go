@@ -62,3 +62,81 @@ func (h *holdClock) heldBy(at time.Time) time.Duration {
 	}
 	return d
 }
+
+// Holds is the union of the holds (Held events) at and below one unit's
+// path: the stretches some thread of the unit was held at a stop, each
+// counted once however many threads were held in it. A front end keeps
+// one a unit and asks it how much of the unit's wall time was held, which
+// is what the engine's hold clocks put in a step's or a tool call's end
+// event, and what an item, a round or a called plan, without an end event
+// of its own, has no other record of. The zero value holds nothing.
+type Holds struct {
+	// spans are the holds, in order of start, none overlapping another.
+	spans []holdSpan
+}
+
+type holdSpan struct{ start, end time.Time }
+
+// Add adds the hold p reports, which ended at end (the Held event's time).
+func (h *Holds) Add(end time.Time, p Held) {
+	s := holdSpan{end.Add(-time.Duration(p.Ms * float64(time.Millisecond))), end}
+	if !s.start.Before(s.end) {
+		return
+	}
+	// Holds arrive about in the order they end, so the place of the new
+	// one is found from the end, and it merges with its neighbours.
+	i := len(h.spans)
+	for i > 0 && h.spans[i-1].start.After(s.start) {
+		i--
+	}
+	j := i
+	for j < len(h.spans) && !h.spans[j].start.After(s.end) {
+		s.end = later(s.end, h.spans[j].end)
+		j++
+	}
+	if i > 0 && !h.spans[i-1].end.Before(s.start) {
+		i--
+		s.start = h.spans[i].start
+		s.end = later(s.end, h.spans[i].end)
+	}
+	if i == len(h.spans) {
+		h.spans = append(h.spans, s)
+		return
+	}
+	h.spans = append(h.spans[:i+1], h.spans[j:]...)
+	h.spans[i] = s
+}
+
+// First is when the earliest hold began; zero when there is none.
+func (h *Holds) First() time.Time {
+	if len(h.spans) == 0 {
+		return time.Time{}
+	}
+	return h.spans[0].start
+}
+
+// Within is how much of the stretch from start to end the holds cover; a
+// zero end means up to the latest hold. It is never more than the stretch.
+func (h *Holds) Within(start, end time.Time) time.Duration {
+	var d time.Duration
+	for _, s := range h.spans {
+		from, to := s.start, s.end
+		if from.Before(start) {
+			from = start
+		}
+		if !end.IsZero() && to.After(end) {
+			to = end
+		}
+		if to.After(from) {
+			d += to.Sub(from)
+		}
+	}
+	return d
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	paths "github.com/stepwise-dev/stepwise/engine/path"
 )
 
 // TestDecisionMarks decides at every kind of stop that gives a unit its
@@ -157,11 +159,157 @@ steps:
 	if run.HeldMs < ms {
 		t.Errorf("the run shows %.1fms held, want %v", run.HeldMs, hold)
 	}
+	// The hold is told where it was, as long as the clocks measured it:
+	// the map's held time is the holds within its wall time.
+	helds := out.events.of(engine.EventHeld)
+	if len(helds) != 1 || helds[0].Path != "E1/do.0/A" {
+		t.Fatalf("held events %+v, want one at E1/do.0/A", helds)
+	}
+	if h := helds[0].Payload.(engine.Held); h.Stop != engine.StopStep || h.Ms != held.HeldMs {
+		t.Errorf("the hold says %+v; the step %.3fms held", h, held.HeldMs)
+	}
+	var holds engine.Holds
+	holds.Add(helds[0].Time, helds[0].Payload.(engine.Held))
+	var mapEnd time.Time
+	for _, e := range out.events.of(engine.EventStepEnd) {
+		if e.Path == "E1" {
+			mapEnd = e.Time
+		}
+	}
+	within := holds.Within(mapEnd.Add(-time.Duration(parent.Ms*float64(time.Millisecond))), mapEnd)
+	if d := within - time.Duration(parent.HeldMs*float64(time.Millisecond)); d.Abs() > time.Millisecond {
+		t.Errorf("the holds within the map's time come to %v; it says %.3fms", within, parent.HeldMs)
+	}
 	// Without a hook nothing is held, and nothing is timed as held.
 	out = p.run(t, "plans/p.yaml", nil, nil)
 	for _, e := range out.events.of(engine.EventStepEnd) {
 		if h := e.Payload.(engine.StepEnded).HeldMs; h != 0 {
 			t.Errorf("%s shows %.1fms held with no hook", e.Path, h)
 		}
+	}
+}
+
+// TestHolds: holds of several threads count once where they overlap,
+// whatever order they come in, and only within the stretch asked about.
+func TestHolds(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// hold is a hold from ms from to ms to.
+	type hold struct{ from, to int }
+	tests := []struct {
+		name     string
+		holds    []hold
+		from, to int // the stretch asked about; to 0: up to the last hold
+		want     time.Duration
+	}{
+		{"none", nil, 0, 100, 0},
+		{"one", []hold{{10, 30}}, 0, 100, 20 * time.Millisecond},
+		{"apart", []hold{{10, 30}, {50, 60}}, 0, 100, 30 * time.Millisecond},
+		{"overlapping", []hold{{10, 30}, {20, 40}}, 0, 100, 30 * time.Millisecond},
+		{"one inside another", []hold{{10, 50}, {20, 30}}, 0, 100, 40 * time.Millisecond},
+		{"out of order", []hold{{50, 60}, {10, 30}, {25, 55}}, 0, 100, 50 * time.Millisecond},
+		{"bridging two", []hold{{10, 20}, {40, 50}, {15, 45}}, 0, 100, 40 * time.Millisecond},
+		{"touching", []hold{{10, 20}, {20, 30}}, 0, 100, 20 * time.Millisecond},
+		{"cut at the stretch", []hold{{10, 30}, {50, 80}}, 20, 60, 20 * time.Millisecond},
+		{"before the stretch", []hold{{10, 30}}, 40, 60, 0},
+		{"to the last", []hold{{10, 30}}, 20, 0, 10 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h engine.Holds
+			for _, x := range tt.holds {
+				h.Add(at(x.to), engine.Held{Stop: engine.StopStep, Ms: float64(x.to - x.from)})
+			}
+			to := time.Time{}
+			if tt.to > 0 {
+				to = at(tt.to)
+			}
+			if got := h.Within(at(tt.from), to); got != tt.want {
+				t.Errorf("within %d..%d: %v, want %v", tt.from, tt.to, got, tt.want)
+			}
+			if len(tt.holds) > 0 {
+				first := tt.holds[0].from
+				for _, x := range tt.holds {
+					first = min(first, x.from)
+				}
+				if !h.First().Equal(at(first)) {
+					t.Errorf("first hold at %v, want %v", h.First(), at(first))
+				}
+			}
+		})
+	}
+}
+
+// TestHeldAtUnitStops holds a step at its step stop, a round's tool call
+// at its tool stop and the solver at its stop: each unit's time runs from
+// its stop, so its end says it was held that long, never longer than it
+// took, and the held event at its path says the same.
+func TestHeldAtUnitStops(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"replies.yaml": `replies:
+  - match: E1
+    reply:
+      tool_calls: [{ name: builtin__reshape, arguments: { shape: { n: 2 } } }]
+  - match: E1
+    reply: { json: { ok: true } }
+  - match: solver
+    role: solver
+    reply: { text: "Done." }
+`,
+		"plans/p.yaml": `identifier: p
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: "Look."
+      tools: ["builtin__reshape"]
+      output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+solver:
+  query_to_answer: "Sum up."
+  data: { n: "{{E0.n}}" }
+`,
+	})
+	const hold = 100 * time.Millisecond
+	held := map[engine.StopKind]string{engine.StopStep: "E0 solver", engine.StopTool: "E1/agent.1/builtin__reshape"}
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		for _, p := range strings.Fields(held[st.Kind]) {
+			if p == st.Path {
+				st.Hold()
+				time.Sleep(hold)
+				st.Release()
+			}
+		}
+		return engine.Decision{}
+	}
+	out := p.run(t, "plans/p.yaml", nil, hook)
+	if out.err != nil || out.res.Status != engine.StatusOK {
+		t.Fatalf("run: %v %v", out.err, out.res.Err)
+	}
+	type times struct{ ms, heldMs float64 }
+	units := map[string]times{}
+	for _, e := range out.events.of(engine.EventStepEnd) {
+		end := e.Payload.(engine.StepEnded)
+		units[e.Path] = times{end.Ms, end.HeldMs}
+	}
+	for _, e := range out.events.of(engine.EventToolEnd) {
+		if end := e.Payload.(engine.ToolEnded); e.Unit == paths.KindCall {
+			units[e.Path] = times{end.Ms, end.HeldMs}
+		}
+	}
+	holds := map[string]float64{}
+	for _, e := range out.events.of(engine.EventHeld) {
+		holds[e.Path] += e.Payload.(engine.Held).Ms
+	}
+	for _, path := range []string{"E0", "E1/agent.1/builtin__reshape", "solver"} {
+		u := units[path]
+		if u.heldMs < float64(hold.Milliseconds()) || u.heldMs > u.ms || u.heldMs != holds[path] {
+			t.Errorf("%s took %.3fms, %.3fms of it held; its holds %.3fms, want %v", path, u.ms, u.heldMs, holds[path], hold)
+		}
+	}
+	if e1 := units["E1"]; e1.heldMs != units["E1/agent.1/builtin__reshape"].heldMs {
+		t.Errorf("E1 shows %.3fms held, its call %.3fms", e1.heldMs, units["E1/agent.1/builtin__reshape"].heldMs)
 	}
 }

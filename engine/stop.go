@@ -240,6 +240,10 @@ type Stop struct {
 	// held is the hold clock of the unit the stop is in, which measures
 	// how long the hook holds it for a person.
 	held *holdClock
+	// holdSince is when the hook's hold began, while it holds;
+	// holdTotal is how long it has held the stop so far.
+	holdSince time.Time
+	holdTotal time.Duration
 }
 
 // Hold says the hook holds the stop's thread for a person from now on
@@ -247,10 +251,17 @@ type Stop struct {
 // Release: that stretch is held time, no unit's own. A hook that decides
 // at once, whatever it looks up first, holds nothing, so that a unit's
 // time is not charged with the hook's own work.
-func (s *Stop) Hold() { s.held.hold(time.Now()) }
+func (s *Stop) Hold() {
+	s.holdSince = time.Now()
+	s.held.hold(s.holdSince)
+}
 
 // Release says the thread Hold held goes on.
-func (s *Stop) Release() { s.held.release(time.Now()) }
+func (s *Stop) Release() {
+	now := time.Now()
+	s.held.release(now)
+	s.holdTotal += now.Sub(s.holdSince)
+}
 
 // Scope is the template scope at a stop: plan input, earlier results and a
 // body's pseudo-roots.

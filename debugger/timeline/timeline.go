@@ -54,7 +54,9 @@ type Bar struct {
 	// below the unit, summed over concurrent items (so they may exceed
 	// the bar's own length).
 	Model, Tool time.Duration
-	// Held is how much of the unit's time its threads were held at stops.
+	// Held is how much of the unit's time its threads were held at stops:
+	// its end event's figure for a step or a tool call, the holds at and
+	// below it within its time for an item, a round or a called plan.
 	Held time.Duration
 	// HeldSince is when an ask that waits for its answer began to wait;
 	// zero once answered, and for any other unit. Its hold's length
@@ -97,6 +99,17 @@ type bar struct {
 	// callsBefore how many it had then.
 	modelBefore             time.Duration
 	modelCalls, callsBefore int
+	// holds are the holds at and below the unit, whose held time they
+	// are when no end event of its own says it.
+	holds engine.Holds
+}
+
+// out is the bar as a front end sees it.
+func (b *bar) out() Bar {
+	if !b.own {
+		b.Held = b.holds.Within(b.Start, b.End)
+	}
+	return b.Bar
 }
 
 // Timeline is the bars of one run.
@@ -174,7 +187,7 @@ func (t *Timeline) Bars(from, n int) []Bar {
 	to := min(len(t.order), from+max(0, n))
 	out := make([]Bar, 0, to-from)
 	for _, b := range t.order[from:to] {
-		out = append(out, b.Bar)
+		out = append(out, b.out())
 	}
 	return out
 }
@@ -195,7 +208,7 @@ func (t *Timeline) Bar(p string) (Bar, bool) {
 	if !ok {
 		return Bar{}, false
 	}
-	return b.Bar, true
+	return b.out(), true
 }
 
 func (t *Timeline) index() {
@@ -276,6 +289,10 @@ func (t *Timeline) Apply(e engine.Event) {
 		}
 		if !p.Injected && ran > 0 {
 			start := e.Time.Add(-millis(p.Ms))
+			if e.Unit == path.KindCall {
+				// A round's call is held at its tool stop, before it runs.
+				start = start.Add(millis(p.HeldMs))
+			}
 			t.spend(e.Path, SpanTool, start, start.Add(ran))
 		}
 		if e.Unit != path.KindCall {
@@ -306,9 +323,12 @@ func (t *Timeline) Apply(e engine.Event) {
 				t.finish(b, e.Time, false)
 			}
 		}
+	case engine.Held:
+		if e.Path != "" {
+			t.held(e.Path, e.Unit, e.Time, p)
+		}
 	case engine.Decided:
-		// A decision ends a hold; the hold's length arrives with the
-		// unit's end.
+		// A decision ends a hold, which its own event tells.
 	default:
 		if e.Path == "" {
 			break
@@ -471,6 +491,28 @@ func (t *Timeline) spend(p string, kind SpanKind, start, end time.Time) {
 			b.Tool += d
 		}
 		b.Spans = addSpan(b.Spans, Span{kind, start, end})
+	}
+}
+
+// held adds a hold at p, which ended at end, to the bars without end
+// events of their own at and above it (an item, a round, a called plan):
+// each one's threads were held then, and a unit lasts as long as it was
+// held at its own stops (a round at its reply stop, after its call). A
+// step's or a tool call's end event says how long it was held.
+func (t *Timeline) held(p string, kind path.Kind, end time.Time, h engine.Held) {
+	start := end.Add(-millis(h.Ms))
+	for b := t.at(p, kind, start); b != &t.root; b = b.parent {
+		if b.own || (b.Path == p && (h.Stop == engine.StopStep || h.Stop == engine.StopTool)) {
+			// A step's or a tool call's end event says how long it was
+			// held; at its step or tool stop it has not started yet.
+			continue
+		}
+		b.holds.Add(end, h)
+		t.startBy(b, start)
+		if !b.open && end.After(b.End) {
+			b.End = end
+		}
+		b.Spans = addSpan(b.Spans, Span{SpanHeld, start, end})
 	}
 }
 

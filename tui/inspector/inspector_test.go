@@ -1,19 +1,24 @@
 package inspector_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
+	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
 
 // inOrder fails unless each of want occurs in text after the one before.
@@ -562,4 +567,48 @@ func TestTitleKeepsThePathsEnds(t *testing.T) {
 	if !regexp.MustCompile(`Inspector E1/\S*` + common.Ellipsis + `\S*shape ✓`).MatchString(top) {
 		t.Errorf("the title does not keep both ends of the path: %q", top)
 	}
+}
+
+// TestHeldAsk: an ask a person answered after a while has the Usage tab,
+// which says how much of its time it was held and that the answer was
+// given by hand, as inspect does.
+func TestHeldAsk(t *testing.T) {
+	dir, ws := livetest.Project(t, map[string]string{"plans/p.yaml": `
+identifier: asking
+steps:
+  - id: E1
+    tool_name: ask
+    input:
+      prompt: "Go on?"
+      output_schema: { type: object, required: [go], properties: { go: { type: boolean } } }
+`})
+	plan := livetest.Plan(t, dir, "plans/p.yaml")
+	const hold = 120 * time.Millisecond
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		if st.Kind != engine.StopAsk {
+			return engine.Decision{}
+		}
+		st.Hold()
+		time.Sleep(hold)
+		st.Release()
+		return engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}
+	}
+	rec := &livetest.Events{}
+	if res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{rec}, Hook: hook}); err != nil || res.Status != engine.StatusOK {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	tr := live.New(plan)
+	for _, e := range rec.All() {
+		tr.Apply(e)
+	}
+	n := nodeOf(tr, "E1")
+	if n.Held < hold || n.Held > n.Duration {
+		t.Fatalf("the ask took %v, %v of it held; want %v held at least", n.Duration, n.Held, hold)
+	}
+	m := newModel(80, 40, false)
+	m.Show(n, nil)
+	if !m.SelectTab(inspector.TabUsage) {
+		t.Fatalf("no Usage tab for the held ask: %v", m.Tabs())
+	}
+	inOrder(t, body(m), "duration", format.HeldTime(n.Duration, n.Held), "given", format.MarkDecided+" answer")
 }

@@ -64,7 +64,9 @@ func tabsFor(n live.Node, stop *debugger.Snapshot) []Tab {
 	add(TabRefusals, len(n.Violations) > 0 || len(n.Refusals) > 0)
 	add(TabRepair, k == live.KindRepair)
 	add(TabScope, stop != nil || (k != live.KindPlan && k != live.KindHead))
-	add(TabUsage, n.Spend.Calls > 0 || n.Call != nil)
+	// Usage says a unit's time too: how much of it was held (an ask
+	// waits for nothing else), and who gave its result.
+	add(TabUsage, n.Spend.Calls > 0 || n.Call != nil || n.Held > 0 || n.Decided != "" || n.Reused != "")
 	add(TabStop, stop != nil)
 	return out
 }

@@ -167,3 +167,28 @@ func BenchmarkStatusEventAt50kRows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkApplyHeldRun applies the run of 10,000 map items in which a
+// person held every item at its step stop for half a millisecond before
+// it started: each hold reaches the item and the map above it.
+func BenchmarkApplyHeldRun(b *testing.B) {
+	var events []engine.Event
+	for _, e := range livetest.BigRun(10_000) {
+		if _, ok := e.Payload.(engine.StepStarted); ok && e.Path != "E1" {
+			events = append(events, engine.Event{Time: e.Time, RunID: e.RunID, Path: e.Path, Unit: e.Unit, Kind: engine.EventHeld, Payload: engine.Held{Stop: engine.StopStep, Ms: 0.5}})
+		}
+		events = append(events, e)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		tr := live.New(nil)
+		for _, e := range events {
+			tr.Apply(e)
+		}
+		if rows := tr.Rows(0, 2); len(rows) != 2 || rows[0].Held < 5*time.Second {
+			b.Fatalf("the map shows %v held", rows[0].Held)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(events)), "ns/event")
+}

@@ -137,7 +137,7 @@ type node struct {
 	ask       *engine.Asked
 	callErr   string // the last model call's error, cleared by a call that succeeds
 	repairing *node  // a round's repair pass in progress: the round's deltas are its reply
-	// expected says Expect laid the node out at a stop, before any event
+	// expected says Expect or a hold laid the node out at a stop, before any event
 	// of its own: the first one starts it.
 	expected bool
 	// decided is the action by which a person decided the node (its
@@ -145,8 +145,12 @@ type node struct {
 	// it a recorded result instead ("replay", "fork").
 	decided, reused string
 	// held is how much of the node's time its threads were held at
-	// stops, as its end event says.
-	held time.Duration
+	// stops, as its end event says when timed; holds are the holds at
+	// and below it, which say it for a node without an end event of its
+	// own (an item, a round, a called plan) and for one still running.
+	held  time.Duration
+	timed bool
+	holds engine.Holds
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -347,11 +351,10 @@ func (t *Tree) Apply(e engine.Event) {
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.input, n.derived, n.isStep = p.Tool, p.Input, false, true
 		t.setStatus(n, Running, e.Time)
-		n.start, n.end = e.Time, time.Time{}
+		n.start, n.end = n.startedBy(e.Time), time.Time{}
 	case engine.StepEnded:
 		n := t.at(e.Path, KindStep, e.Time)
 		n.tool, n.result, n.err, n.derived, n.isStep = p.Tool, p.Result, p.Error, false, true
-		n.held = millis(p.HeldMs)
 		n.mark(p.Decided, p.Reused)
 		if p.Tool == plans.ControlMap {
 			giveItemsResults(n, p.Result)
@@ -359,9 +362,7 @@ func (t *Tree) Apply(e engine.Event) {
 		st := stepNodeStatus(p.Status)
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
-		if n.start.IsZero() {
-			n.start = e.Time.Add(-time.Duration(p.Ms * float64(time.Millisecond)))
-		}
+		t.timed(n, e.Time, p.Ms, p.HeldMs)
 		switch st {
 		case Failed:
 			t.totals.Failed++
@@ -376,14 +377,13 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		n.tool, n.input = p.Tool, p.Args
 		t.setStatus(n, Running, e.Time)
-		n.start = e.Time
+		n.start = n.startedBy(e.Time)
 	case engine.ToolEnded:
 		n := t.at(e.Path, KindTool, e.Time)
 		if e.Unit != path.KindCall {
 			break
 		}
 		n.tool, n.result, n.err = p.Tool, p.Result, p.Error
-		n.held = millis(p.HeldMs)
 		n.mark(p.Decided, p.Reused)
 		defer func() {
 			if r := n.parent; r != nil && r.kind == KindRound {
@@ -398,6 +398,7 @@ func (t *Tree) Apply(e engine.Event) {
 			st = Skipped
 		}
 		t.setStatus(n, st, e.Time)
+		t.timed(n, e.Time, p.Ms, p.HeldMs)
 	case engine.ModelCalled:
 		n := t.at(e.Path, KindCall, e.Time)
 		// The payload's fields are copied, once a call; the request's
@@ -465,7 +466,7 @@ func (t *Tree) Apply(e engine.Event) {
 		if n.kind == KindItem && n.derived && len(n.children) == 0 {
 			// A filter's item is its gate's verdict, with no step of
 			// its own: it is done once judged.
-			n.derived, n.start = false, e.Time
+			n.derived, n.start = false, n.startedBy(e.Time)
 			t.setStatus(n, OK, e.Time)
 		}
 	case engine.Asked:
@@ -481,6 +482,10 @@ func (t *Tree) Apply(e engine.Event) {
 			n.reused = "replay"
 		} else {
 			n.decided = p.Action
+		}
+	case engine.Held:
+		if e.Path != "" {
+			t.hold(e.Path, e.Time, p)
 		}
 	case engine.Warning:
 		t.totals.Warnings++
@@ -578,9 +583,10 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 	if n, ok := t.byPath[path]; ok {
 		n.version++
 		if n.expected && kind != KindStep {
-			// Laid out by Expect at a stop before its first event:
-			// it runs from this one, as a node the event made would.
-			n.expected, n.derived, n.start = false, false, at
+			// Laid out at a stop before its first event: it runs from
+			// this one, as a node the event made would, or from a hold
+			// at its stop.
+			n.expected, n.derived, n.start = false, false, n.startedBy(at)
 			t.setStatus(n, Running, at)
 		}
 		return n
@@ -646,7 +652,10 @@ func (t *Tree) Expect(path, tool string) bool {
 	if _, ok := t.byPath[path]; ok || path == "" {
 		return false
 	}
-	n := t.ensure(path, kindGroup, t.now)
+	// No start yet: the node and the ones laid out above it start with
+	// the first event under them, as they would with no stop there, so
+	// that a run shows the same times live and read back.
+	n := t.ensure(path, kindGroup, time.Time{})
 	n.expected = true
 	if n.tool == "" {
 		n.tool = tool
@@ -657,13 +666,13 @@ func (t *Tree) Expect(path, tool string) bool {
 // Decided marks the node at path skipped when it has had no event of its
 // own: the run was held there and told to go on with a value instead (an
 // injected tool call, a round whose reply was replaced before the call),
-// so no event will ever say it ran.
+// so no event will ever say it ran. Its time is the hold at its stop.
 func (t *Tree) Decided(path string) {
 	n, ok := t.byPath[path]
 	if !ok || n.touched || !n.derived {
 		return
 	}
-	n.derived, n.expected, n.start = false, false, t.now
+	n.derived, n.expected, n.start = false, false, n.startedBy(t.now)
 	n.version++
 	t.setStatus(n, Skipped, t.now)
 }
@@ -963,4 +972,81 @@ func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
 	}
 	n.repairing = nil
 	t.setStatus(n, final, at)
+}
+
+// startedBy is when a node whose first event of its own arrives at at
+// began: then, or earlier when it was held at its stop before it (a step
+// at its step stop, a round at its round stop, a call at its tool stop),
+// since time held there is the node's.
+func (n *node) startedBy(at time.Time) time.Time {
+	if first := n.holds.First(); !first.IsZero() && first.Before(at) {
+		return first
+	}
+	return at
+}
+
+// timed gives a step or a tool call the times its end event says, the
+// engine's: it ran the ms before end, its step or tool stop included, and
+// its threads were held heldMs of them. The nodes above it without
+// events of their own (an item, a called plan) began no later than it.
+// An end that gives no time at all keeps the start its start event gave.
+func (t *Tree) timed(n *node, end time.Time, ms, heldMs float64) {
+	if ms > 0 || n.start.IsZero() {
+		n.start = end.Add(-millis(ms))
+	}
+	n.held, n.timed = millis(heldMs), true
+	t.startAbove(n, n.start)
+}
+
+// startAbove moves the start of the nodes above n that span what is under
+// them back to at, up to the first one with a start of its own.
+func (t *Tree) startAbove(n *node, at time.Time) {
+	for a := n.parent; a != nil && a != &t.root && a.derived; a = a.parent {
+		if a.start.IsZero() || at.Before(a.start) {
+			a.start = at
+		}
+	}
+}
+
+// hold adds a hold at path, which ended at end, to the node there and to
+// every node above it: each one's threads were held then. A unit ran
+// while it was held at its own stops, so a node that spans what is under
+// it (an item, a called plan) or has no end event (a round, held at its
+// reply stop once its call is in) lasts at least to the hold's end, and a
+// node not yet started runs from the hold's start.
+func (t *Tree) hold(p string, end time.Time, h engine.Held) {
+	n := t.ensure(p, kindGroup, end.Add(-millis(h.Ms)))
+	if n.derived && !n.touched {
+		n.expected = true
+	}
+	n.version++
+	for a := n; a != nil && a != &t.root; a = a.parent {
+		a.holds.Add(end, h)
+		if first := a.holds.First(); a.start.IsZero() || first.Before(a.start) {
+			if !a.timed {
+				a.start = first
+			}
+		}
+		if !a.timed && a.effectiveStatus().Done() && end.After(a.end) {
+			a.end = end
+		}
+	}
+}
+
+// heldTime is how much of the node's duration its threads were held at
+// stops: what its end event says, or for a node without one, or still
+// running, the holds at and below it within its time.
+func (t *Tree) heldTime(n *node) time.Duration {
+	if n.timed {
+		return n.held
+	}
+	st := n.effectiveStatus()
+	if n.start.IsZero() || st == Pending {
+		return 0
+	}
+	end := n.end
+	if st == Running {
+		end = t.now
+	}
+	return n.holds.Within(n.start, end)
 }

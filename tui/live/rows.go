@@ -93,7 +93,7 @@ func (t *Tree) collect(parent *node, skip, depth, n int, rails uint64, out *[]Ro
 func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	r := Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
-		Status: n.effectiveStatus(), Duration: t.duration(n), Held: n.held, Spend: n.spend, Decided: n.decided, Reused: n.reused,
+		Status: n.effectiveStatus(), Duration: t.duration(n), Held: t.heldTime(n), Spend: n.spend, Decided: n.decided, Reused: n.reused,
 		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
 	if depth == 0 && r.Status == Running {
@@ -267,7 +267,7 @@ func (t *Tree) Node(path string) (Node, bool) {
 	}
 	out := Node{
 		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
-		Duration: t.duration(n), Held: n.held, Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
+		Duration: t.duration(n), Held: t.heldTime(n), Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
 		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, CallError: n.callErr, Call: n.call, Version: n.version,
 	}

@@ -1,6 +1,7 @@
 package runtree_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/common"
@@ -81,13 +83,29 @@ replies:
 
 // runPlan is livetest.Run with the events' times set a tenth of a second
 // apart, so that the durations on screen do not depend on how fast the
-// machine ran the plan.
+// machine ran the plan; a step's or a tool call's end says it took the
+// time since its start, as the engine's would.
 func runPlan(t *testing.T, files map[string]string) (*plans.Plan, []engine.Event) {
 	t.Helper()
 	plan, events := livetest.Run(t, files)
 	t0 := time.Unix(1_700_000_000, 0)
+	started := map[string]time.Time{}
 	for i := range events {
-		events[i].Time = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		e := &events[i]
+		e.Time = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		since := func() float64 { return float64(e.Time.Sub(started[e.Path]).Microseconds()) / 1000 }
+		switch p := e.Payload.(type) {
+		case engine.StepStarted, engine.ToolStarted:
+			if _, ok := started[e.Path]; !ok { // a step's own call starts after it
+				started[e.Path] = e.Time
+			}
+		case engine.StepEnded:
+			p.Ms = since()
+			e.Payload = p
+		case engine.ToolEnded:
+			p.Ms = since()
+			e.Payload = p
+		}
 	}
 	return plan, events
 }
@@ -716,5 +734,74 @@ func TestMarks(t *testing.T) {
 	}
 	if n, _ := tr.Node("E5"); n.Held != 400*time.Millisecond {
 		t.Errorf("E5 held %v, want 400ms", n.Held)
+	}
+}
+
+// TestHeldMark runs a map whose first item a hook holds at its step
+// stop: the held rows (the item's step, the item, the map) show the held
+// mark a space after their wall time, in cells of its own, so that their
+// times end in the same column as the others'.
+func TestHeldMark(t *testing.T) {
+	dir, ws := livetest.Project(t, map[string]string{"plans/p.yaml": `
+identifier: held
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: {} }
+`})
+	plan := livetest.Plan(t, dir, "plans/p.yaml")
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		if st.Kind == engine.StopStep && st.Path == "E1/do.0/A" {
+			st.Hold()
+			time.Sleep(60 * time.Millisecond)
+			st.Release()
+		}
+		return engine.Decision{}
+	}
+	rec := &livetest.Events{}
+	if res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{rec}, Hook: hook}); err != nil || res.Status != engine.StatusOK {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	tr := live.New(plan)
+	for _, e := range rec.All() {
+		tr.Apply(e)
+	}
+	const width = 100
+	m := newPane(tr, width, tr.Len()+2, false)
+	durationEnd := -1
+	for i, r := range tr.Rows(0, tr.Len()) {
+		line := row(m, i)
+		if w := ansi.StringWidth(line); w != width {
+			t.Errorf("%s: a line %d wide: %q", r.Path, w, line)
+		}
+		dur := format.Duration(r.Duration)
+		held := r.Held >= time.Millisecond
+		if held != (r.Path == "E1" || r.Path == "E1/do.0" || r.Path == "E1/do.0/A") {
+			t.Errorf("%s: held %v", r.Path, r.Held)
+		}
+		want := dur + "  │"
+		if held {
+			want = dur + " ⏸│"
+		}
+		at := strings.LastIndex(line, want)
+		if at < 0 {
+			t.Errorf("%s: %q does not end in %q", r.Path, line, want)
+			continue
+		}
+		end := ansi.StringWidth(line[:at]) + len(dur)
+		if durationEnd < 0 {
+			durationEnd = end
+		}
+		if end != durationEnd {
+			t.Errorf("%s: its time ends at column %d, the first row's at %d:\n%s", r.Path, end, durationEnd, strings.Join(screen(m), "\n"))
+		}
 	}
 }

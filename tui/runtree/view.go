@@ -64,34 +64,50 @@ func StatusGlyph(s live.Status) string {
 // share of 120) has room for both.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
+	heldWidth     = 2  // a space and the held mark, after the duration
 	tokensWidth   = 10 // 208 tok, 12.3k tok, 310k tok
 	costWidth     = 8  // $0.0042, <$0.0001, $1234.50
 	columnGap     = 2
 	minTree       = 30
 )
 
-// columns says which right-hand columns fit in a body width.
-type columns struct{ duration, tokens, cost bool }
+// columns says which right-hand columns fit in a body width. held is the
+// held mark's own cells after the duration, so that the durations of held
+// and unheld rows line up and the mark never touches a time.
+type columns struct {
+	duration, held, tokens, cost bool
+	// room is the cells the columns may take.
+	room int
+}
 
 func columnsFor(width int) columns {
 	room := width - minTree
 	d := columnGap + durationWidth
 	c := d + columnGap + costWidth
 	t := c + columnGap + tokensWidth
-	return columns{duration: room >= d, cost: room >= c, tokens: room >= t}
+	return columns{duration: room >= d, held: room >= d+heldWidth, cost: room >= c, tokens: room >= t, room: room}
 }
 
-// shownFor leaves out the columns of spend that no row in view has a
-// figure for (a run of tools alone has no tokens or cost): the names get
-// their cells.
+// shownFor leaves out the columns that no row in view has a figure for
+// (a run of tools alone has no tokens or cost, a run never held no held
+// mark): the names get their cells. The held mark's cells, when a row
+// needs them, come before the tokens', then the cost's.
 func (c columns) shownFor(rows []live.Row) columns {
-	var tokens, cost bool
+	var tokens, cost, held bool
 	for _, r := range rows {
 		tokens = tokens || r.Spend.Calls > 0
 		cost = cost || r.Spend.Cost() != nil
+		held = held || r.Held >= time.Millisecond
 	}
 	c.tokens = c.tokens && tokens
 	c.cost = c.cost && cost
+	c.held = c.held && held
+	if c.held && c.width() > c.room {
+		c.tokens = false
+	}
+	if c.held && c.width() > c.room {
+		c.cost = false
+	}
 	return c
 }
 
@@ -100,6 +116,9 @@ func (c columns) width() int {
 	w := 0
 	if c.duration {
 		w += columnGap + durationWidth
+	}
+	if c.held {
+		w += heldWidth
 	}
 	if c.tokens {
 		w += columnGap + tokensWidth
@@ -285,17 +304,30 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 			// off) has no time to show.
 			dur = format.Duration(r.Duration)
 		}
-		if r.Held >= time.Millisecond {
-			// Six cells hold no more than the wall time: a mark says
-			// some of it was held, the inspector says how much.
-			// A space parts them where the column has room for it.
+		held := r.Held >= time.Millisecond
+		if held {
+			// The wall time, and a mark that says some of it was held:
+			// the inspector says how much.
 			dur = format.Duration(r.Duration)
+		}
+		switch {
+		case cols.held:
+			column(&b, dur, durationWidth, st.text)
+			mark := ""
+			if held {
+				mark = heldMark
+			}
+			b.WriteString(st.text.Render(" " + mark + strings.Repeat(" ", heldWidth-1-lipgloss.Width(mark))))
+		case held:
+			// No room for the mark's own cells: it takes the
+			// duration's last, after a space where there is one.
 			if len(dur)+1 < durationWidth {
 				dur += " "
 			}
-			dur += heldMark
+			column(&b, dur+heldMark, durationWidth, st.text)
+		default:
+			column(&b, dur, durationWidth, st.text)
 		}
-		column(&b, dur, durationWidth, st.text)
 	}
 	if cols.tokens {
 		tok := ""

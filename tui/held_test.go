@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/tui/live"
+)
+
+// TestHeldTimeLiveAndReopened debugs the fan plan in the workbench, holds
+// one map item at its breakpoint a while (its siblings held behind it,
+// all-stop) and goes on: the tree shows the item's, and the map's, wall
+// time with the held mark, never more held than wall; and the same run
+// opened again from its record shows every row with the same figures.
+func TestHeldTimeLiveAndReopened(t *testing.T) {
+	b := newBenchWithPlan(t, "fan", fanPlan)
+	b.press(command("break F1/do.1")...)
+	b.press(keyDebug)
+	b.until("the run to hold at F1/do.1", func(m model) bool {
+		r := m.runPage.run
+		return r != nil && r.held() && r.state.Stop.Path == "F1/do.1"
+	})
+	const hold = 300 * time.Millisecond
+	time.Sleep(hold)
+	for !b.m.runPage.run.state.Finished {
+		b.press(keyContinue)
+	}
+	wantEnded(t, b, "ok")
+	rowsOf := func(tr *live.Tree) map[string]live.Row {
+		rows := map[string]live.Row{}
+		for _, r := range tr.Rows(0, tr.Len()) {
+			rows[r.Path] = r
+			if r.Held > r.Duration {
+				t.Errorf("%s: %v, %v of it held", r.Path, r.Duration, r.Held)
+			}
+		}
+		return rows
+	}
+	shown := rowsOf(b.m.runPage.run.tree)
+	for _, p := range []string{"F1/do.1", "F1"} {
+		if r := shown[p]; r.Held < hold {
+			t.Errorf("%s: %v, %v of it held; want %v held", p, r.Duration, r.Held, hold)
+		}
+	}
+	wantScreen(t, b, "⏸")
+
+	id := b.p.waitRecorded(t, "fan", 1)[0].ID
+	b.press(command("open " + id)...)
+	if got := b.m.runPage.run.stored; got != id {
+		t.Fatalf("showing run %q, want %q", got, id)
+	}
+	reopened := rowsOf(b.m.runPage.run.tree)
+	// A live event's time carries the monotonic clock, which a stored one
+	// does not: the two may part by nanoseconds, never by a microsecond.
+	same := func(a, b time.Duration) bool { return (a - b).Abs() < time.Microsecond }
+	for p, r := range shown {
+		back, ok := reopened[p]
+		if !ok || !same(back.Duration, r.Duration) || !same(back.Held, r.Held) {
+			t.Errorf("%s: %v, %v held live; %v, %v reopened", p, r.Duration, r.Held, back.Duration, back.Held)
+		}
+	}
+}
