@@ -184,17 +184,22 @@ func (m *model) readStop(in debugger.Instruction) {
 			case th.Held:
 				mark, held = "⏸ ", held+1
 			}
-			// The whole list says where each thread is; the status
-			// line leaves out a place that repeats the thread's name.
-			at := ""
+			// The whole list says where each thread is, and the kind
+			// of the stop it is at or last passed; the status line
+			// leaves out a place that repeats the thread's name.
+			at, kind := "", ""
 			if th.Path != "" {
 				at = " at " + th.Path
 			}
-			whole = append(whole, mark+th.ID+at)
+			if th.Kind != "" {
+				kind = " (" + string(th.Kind) + ")"
+			}
+			whole = append(whole, mark+th.ID+at+kind)
 			s := th.ID
 			if th.Path != th.ID {
 				s += at
 			}
+			s += kind
 			if mark != "● " {
 				s = mark + s
 			}

@@ -1411,7 +1411,7 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("where")...)
 			wantNotice(t, b, "held at E1/do.0 (step): breakpoint 1 (E1/do.0)")
 			b.press(command("threads")...)
-			wantNotice(t, b, "2 live, 1 held: main at E1, ▶ E1/do.0")
+			wantNotice(t, b, "2 live, 1 held: main at E1 (step), ▶ E1/do.0 (step)")
 			b.press(command("print nothing.here")...)
 			if strings.Contains(b.m.notice.text, " = ") {
 				t.Errorf("print of an unknown path: %q", b.m.notice.text)
