@@ -282,3 +282,24 @@ func TestThreadsPaneSaysMore(t *testing.T) {
 	b.press(keyTab, keyTab, keyEnd)
 	wantScreen(t, b, "4 live, 3 held · ↑ +1 more")
 }
+
+// TestWatchUnknownRoot: a watch whose path names no step, input or root
+// of the scope is set with a warning, listed with it away from a stop,
+// and says its error at every stop.
+func TestWatchUnknownRoot(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("watch nosuch.path")...)
+	wantNotice(t, b, "watch 1: nosuch.path: no step of the plan is named nosuch")
+	if b.m.notice.kind != noticeError {
+		t.Errorf("the warning is said as %v", b.m.notice.kind)
+	}
+	b.press(command("watch E0.topic")...)
+	wantNotice(t, b, "watch 2: E0.topic (read at every stop)")
+	b.press(command("watches")...)
+	wantNotice(t, b, "watches: 1 nosuch.path: no step of the plan is named nosuch")
+	b.debugTo(docFlow, "E1/do.0")
+	wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint")
+	b.press(command("watches")...)
+	wantNotice(t, b, "watches: 1 nosuch.path: missing step 'nosuch'")
+	wantScreen(t, b, "1 nosuch.path: missing step 'nosuch'", `2 E0.topic = "bugs"`)
+}
