@@ -236,7 +236,7 @@ func TestInjectAndReplace(t *testing.T) {
 	s = newSession(t, chainPlan, "")
 	s.Table().Set("E1/do.*/A", []engine.StopKind{engine.StopStep}, nil)
 	st = s.Start(context.Background(), nil)
-	if got := strings.Join(st.Stop.Readers, ", "); got != "E2: E1.count, through E1's result" {
+	if got := strings.Join(st.Stop.Readers, ", "); got != "E2: E1.count through E1's result" {
 		t.Errorf("readers of %s: %q", st.Stop.Path, got)
 	}
 	do(t, s, Command{Move: Continue})

@@ -186,7 +186,7 @@ func (s *Session) readers(stepPath string) []string {
 	for _, r := range s.refs[path.Static(stepPath)] {
 		line := r.From + ": " + r.Path
 		if r.Root != id {
-			line += ", through " + r.Root + "'s result"
+			line += " through " + r.Root + "'s result"
 		}
 		out = append(out, line)
 	}
