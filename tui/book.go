@@ -138,6 +138,7 @@ type placedBreakpoint struct {
 	run, plan []path.Pattern
 }
 
+// placedBreakpoints are a plan's breakpoints, each placed.
 type placedBreakpoints []placedBreakpoint
 
 func placeBreakpoints(list []debugger.Breakpoint) placedBreakpoints {
@@ -238,13 +239,17 @@ func (m *model) clearRowBreakpoints() {
 		m.notify(noticeError, "no breakpoint on "+p+"; "+m.Keys.Breakpoints.Help().Key+" lists them all")
 		return
 	}
-	var cleared []string
+	var cleared, problems []string
 	for _, bp := range on {
-		if _, err := m.applyBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID}); err != nil {
-			m.notify(noticeError, err.Error())
+		a, err := m.applyBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
+		if err != nil {
+			problems = append(problems, err.Error())
 			break
 		}
 		cleared = append(cleared, itoa(bp.ID)+" at "+bp.Spec())
+		for _, w := range a.Warnings {
+			problems = append(problems, "breakpoint "+itoa(bp.ID)+": "+w)
+		}
 	}
 	m.syncBreakpointMarks()
 	if len(cleared) > 0 {
@@ -253,6 +258,10 @@ func (m *model) clearRowBreakpoints() {
 			word = "breakpoints "
 		}
 		m.notify(noticeInfo, "cleared "+word+strings.Join(cleared, ", "))
+	}
+	// What went wrong is said last, so the status line keeps it.
+	for _, p := range problems {
+		m.notify(noticeError, p)
 	}
 }
 
