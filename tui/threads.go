@@ -210,14 +210,20 @@ func (p *runPage) threadsView(width, height int) string {
 		default:
 			mark = t.Valid.Render("● ")
 		}
+		name, where := threadPlace(th, ids)
+		// The kind follows the place, or the name two cells off as the
+		// place would be.
 		kind := ""
-		if th.Kind != "" {
+		switch {
+		case th.Kind == "":
+		case where == "":
+			kind = "  " + string(th.Kind)
+		default:
 			kind = " " + string(th.Kind)
 		}
-		name, where := threadPlace(th, ids)
 		room := inner - 2 - common.TextWidth(kind)
 		if where == "" {
-			name = common.ElideMiddle(name, room-2)
+			name = common.ElideMiddle(name, room)
 		} else {
 			name, where = common.ElidePair(name, where, room)
 		}
@@ -225,12 +231,7 @@ func (p *runPage) threadsView(width, height int) string {
 		if where != "" {
 			line += "  " + where
 		}
-		if kind != "" {
-			if where == "" {
-				line += " "
-			}
-			line += t.Muted.Render(kind)
-		}
+		line += t.Muted.Render(kind)
 		if i == p.threadList.Cursor() && focused {
 			line = t.Selected.Render(common.Fit(ansi.Strip(line), inner))
 		}

@@ -303,3 +303,27 @@ func TestWatchUnknownRoot(t *testing.T) {
 	wantNotice(t, b, "watches: 1 nosuch.path: missing step 'nosuch'")
 	wantScreen(t, b, "1 nosuch.path: missing step 'nosuch'", `2 E0.topic = "bugs"`)
 }
+
+// TestThreadPlace names threads as the threads pane does: below the
+// thread that started them, or their top-level step, with the stop's path
+// below the id.
+func TestThreadPlace(t *testing.T) {
+	ids := []string{"main", "assess/do.0", "assess/do.0/verdict/agent.1/tracker__search", "E2/agent.1/builtin__reshape", "a/do.1", "a/do.1/b/do.2"}
+	for _, tc := range []struct {
+		id, path    string
+		name, where string
+	}{
+		{"main", "assess", "main", "assess"},
+		{"assess/do.0", "assess/do.0/verdict/agent.2", "do.0", "verdict/agent.2"},
+		{"assess/do.0", "assess/do.0", "do.0", ""},
+		{"assess/do.0/verdict/agent.1/tracker__search", "assess/do.0/verdict/agent.1/tracker__search", "verdict/agent.1/tracker__search", ""},
+		{"E2/agent.1/builtin__reshape", "E2/agent.1/builtin__reshape", "agent.1/builtin__reshape", ""},
+		{"a/do.1/b/do.2", "a/do.1/b/do.2/c", "b/do.2", "c"},
+		{"a/do.1", "", "do.1", ""},
+	} {
+		name, where := threadPlace(debugger.Thread{ID: tc.id, Path: tc.path}, ids)
+		if name != tc.name || where != tc.where {
+			t.Errorf("thread %s at %q: %q, %q; want %q, %q", tc.id, tc.path, name, where, tc.name, tc.where)
+		}
+	}
+}
