@@ -27,7 +27,7 @@ type Session struct {
 	catalog *tools.Catalog
 	// shapes are the plan's, which say whether a breakpoint can match.
 	shapes *Shapes
-	refs   map[string][]plans.Reference // who reads each step's result
+	refs   map[string][]plans.Reference // who reads each step's result, by static path
 	// tools finds the entry of the tool a call names, an MCP server's
 	// among them, for edit's schema check and the approval policy.
 	tools toolLookup
@@ -136,7 +136,7 @@ func New(plan *plans.Plan, opts engine.Options, bps *Breakpoints) *Session {
 	if bps == nil {
 		bps = NewBreakpoints()
 	}
-	s := &Session{plan: plan, catalog: opts.Catalog, shapes: PlanShapes(plan, opts.Catalog), refs: plans.Readers(plan), bps: bps,
+	s := &Session{plan: plan, catalog: opts.Catalog, shapes: PlanShapes(plan, opts.Catalog), refs: plans.StepReaders(plan), bps: bps,
 		tools: toolLookup{opts.Catalog, opts.Tools},
 		hits:  map[int]int{}, conditionErrors: map[int]string{}, states: make(chan State, 1), live: newLiveThreads()}
 	s.wake = sync.NewCond(&s.mu)

@@ -231,6 +231,17 @@ func TestInjectAndReplace(t *testing.T) {
 		t.Errorf("output %s", got)
 	}
 
+	// The last step of a body is the item's result, read through the
+	// map's.
+	s = newSession(t, chainPlan, "")
+	s.Table().Set("E1/do.*/A", []engine.StopKind{engine.StopStep}, nil)
+	st = s.Start(context.Background(), nil)
+	if got := strings.Join(st.Stop.Readers, ", "); got != "E2: E1.count through E1's result" {
+		t.Errorf("readers of %s: %q", st.Stop.Path, got)
+	}
+	do(t, s, Command{Move: Continue})
+	do(t, s, Command{Move: Continue})
+
 	s = newSession(t, chainPlan, "")
 	s.Table().Set("E2", []engine.StopKind{engine.StopResult}, nil)
 	s.Start(context.Background(), nil)

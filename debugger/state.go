@@ -177,13 +177,18 @@ func stopSnapshot(st *engine.Stop, thread string, b *Breakpoint) *Snapshot {
 }
 
 // readers lists the templates downstream of the step at path that read
-// its result. Body steps are read by id within their body, so the step's
-// own id is the root looked up.
+// its result: by the step's own id, and, for the last step of a body,
+// through the result of the control step around it (an item's result is
+// in its map's results), which the line says.
 func (s *Session) readers(stepPath string) []string {
 	id := path.Last(stepPath)
 	var out []string
-	for _, r := range s.refs[id] {
-		out = append(out, r.From+": "+r.Path)
+	for _, r := range s.refs[path.Static(stepPath)] {
+		line := r.From + ": " + r.Path
+		if r.Root != id {
+			line += " through " + r.Root + "'s result"
+		}
+		out = append(out, line)
 	}
 	return slices.Compact(out)
 }

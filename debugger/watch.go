@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -115,4 +116,30 @@ func (s *Session) evalWatches(snap *Snapshot) []WatchValue {
 		}
 	}
 	return out
+}
+
+// scopeRoots are the roots a stop's scope may hold besides the plan's
+// step ids: the inputs, an item's (item, index, accumulator) and the
+// stop's own.
+var scopeRoots = []string{"input", "item", "index", "accumulator", "stop"}
+
+// UnknownRoot says why a path to print or watch reads nothing at any stop
+// of plan: its first segment names no step of the plan nor a root of the
+// scope (input, item, index, accumulator, stop). It is "" when the segment
+// names one, or when p is no path, which Watch and print refuse with
+// their own error.
+func UnknownRoot(plan *plans.Plan, p string) string {
+	if _, err := parsePath(p); err != nil || plan == nil {
+		return ""
+	}
+	root, _, _ := strings.Cut(strings.Trim(p, "{} "), ".")
+	if slices.Contains(scopeRoots, root) {
+		return ""
+	}
+	known := false
+	plans.WalkSteps(plan, func(s *plans.Step) { known = known || s.ID.Value == root })
+	if known {
+		return ""
+	}
+	return fmt.Sprintf("no step of the plan is named %s, nor is it a root of the scope (%s), so it reads an error at every stop", root, strings.Join(scopeRoots, ", "))
 }

@@ -1,5 +1,7 @@
 package plans
 
+import "slices"
+
 // Reference is one template read of a root: the step (or finish) whose
 // template reads it, the dotted path it reads and where it is written.
 type Reference struct {
@@ -46,6 +48,38 @@ func Readers(p *Plan) map[string][]Reference {
 		idx[r.Root] = append(idx[r.Root], r)
 	}
 	return idx
+}
+
+// StepReaders indexes, by a step's static path, every template that reads
+// the step's result: those that read it by its id and, when the step is
+// the last of a body (its result is then the item's or the branch's, and
+// so part of the control step's result), those that read the control step
+// around it, and so on outwards. A reference whose Root is not the step's
+// own id reads it through that step's result: assess.results carries the
+// result of every item's last step.
+func StepReaders(p *Plan) map[string][]Reference {
+	byRoot := Readers(p)
+	out := map[string][]Reference{}
+	var walk func(steps []*Step, outer []Reference)
+	walk = func(steps []*Step, outer []Reference) {
+		for i, s := range steps {
+			var refs []Reference
+			if s.ID.Value != "" {
+				refs = slices.Clone(byRoot[s.ID.Value])
+			}
+			if i == len(steps)-1 {
+				refs = append(refs, outer...)
+			}
+			if len(refs) > 0 {
+				out[s.Path] = refs
+			}
+			for _, b := range Bodies(s) {
+				walk(b.Steps, refs)
+			}
+		}
+	}
+	walk(p.Steps, nil)
+	return out
 }
 
 // stepTemplates lists the values of a step that hold its own templates

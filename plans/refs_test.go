@@ -31,3 +31,36 @@ func TestReaders(t *testing.T) {
 		t.Errorf("Readers =\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestStepReaders lists who reads each step's result, the last step of a
+// body read through the result of the control step around it.
+func TestStepReaders(t *testing.T) {
+	src := head +
+		"  - id: E0\n    tool_name: user__x\n    input: {}\n" +
+		"  - id: E1\n    tool_name: map\n    input:\n      over: \"{{E0.items}}\"\n      do:\n" +
+		"        - id: E10\n          tool_name: user__y\n          input: {a: \"{{item.id}}\"}\n" +
+		"        - id: E11\n          tool_name: user__y\n          input: {a: \"{{E10.a}}\"}\n" +
+		"  - id: E2\n    tool_name: map\n    input:\n      over: \"{{E0.items}}\"\n      do:\n        tool_name: user__z\n        input: {}\n" +
+		"output:\n  r: \"{{E1.results}}\"\n  s: \"{{E2.results}}\"\n"
+	p, r := Load("plan.yaml", []byte(src), Stepwise)
+	if !r.OK() {
+		t.Fatalf("problems:%s", formatProblems(r.Problems))
+	}
+	got := map[string][]string{}
+	for step, refs := range StepReaders(p) {
+		for _, ref := range refs {
+			got[step] = append(got[step], ref.From+" reads "+ref.Path)
+		}
+	}
+	want := map[string][]string{
+		"E0":          {"E1 reads E0.items", "E2 reads E0.items"},
+		"E1":          {"output reads E1.results"},
+		"E1/do.*/E10": {"E1/do.*/E11 reads E10.a"},
+		"E1/do.*/E11": {"output reads E1.results"},
+		"E2":          {"output reads E2.results"},
+		"E2/do.*":     {"output reads E2.results"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("StepReaders =\n%v\nwant\n%v", got, want)
+	}
+}

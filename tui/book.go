@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,21 +62,7 @@ func (m *model) listBreakpoints(doc int) []debugger.Breakpoint {
 // table, through the debug run of the plan when one goes on (its answer
 // then counts the run's hits), and says what it did.
 func (m *model) execBreakpoints(in debugger.Instruction) {
-	doc := m.planPage.current
-	d := m.planPage.document()
-	if d.Plan == nil {
-		m.notify(noticeError, "the plan does not load; fix it first")
-		return
-	}
-	var a debugger.Answer
-	var err error
-	if r := m.runPage.run; r.active() && r.debug && r.doc == doc {
-		a, err = r.session.Exec(in)
-	} else if m.ws != nil {
-		a, err = m.ws.ExecBreakpoints(d.Plan, m.breakpoints(doc), in)
-	} else {
-		a, err = m.breakpoints(doc).Exec(in, d.Plan, nil)
-	}
+	a, err := m.applyBreakpoints(in)
 	if err != nil {
 		m.notify(noticeError, err.Error())
 		return
@@ -94,7 +81,11 @@ func (m *model) execBreakpoints(in debugger.Instruction) {
 			m.notify(noticeInfo, "breakpoint "+id+" stops if "+in.Condition.String())
 		}
 	case debugger.VerbEnable, debugger.VerbDisable:
-		m.notify(noticeInfo, "breakpoint "+id+" "+string(in.Verb)+"d")
+		at := ""
+		if a.Breakpoint != nil {
+			at = " at " + a.Breakpoint.Spec()
+		}
+		m.notify(noticeInfo, "breakpoint "+id+at+" "+string(in.Verb)+"d")
 	case debugger.VerbErrors:
 		m.notify(noticeInfo, "break on error is "+map[bool]string{true: "on", false: "off"}[a.BreakOnError])
 	}
@@ -104,8 +95,26 @@ func (m *model) execBreakpoints(in debugger.Instruction) {
 	m.syncBreakpointMarks()
 }
 
-// syncBreakpointMarks shows the current plan's enabled breakpoints as
-// marks on the rows of both trees, and in the panel.
+// applyBreakpoints carries out a breakpoint verb on the current plan's
+// table, through the debug run of the plan when one goes on, and answers
+// what the table says.
+func (m *model) applyBreakpoints(in debugger.Instruction) (debugger.Answer, error) {
+	doc := m.planPage.current
+	d := m.planPage.document()
+	switch r := m.runPage.run; {
+	case d.Plan == nil:
+		return debugger.Answer{}, errors.New("the plan does not load; fix it first")
+	case r.active() && r.debug && r.doc == doc:
+		return r.session.Exec(in)
+	case m.ws != nil:
+		return m.ws.ExecBreakpoints(d.Plan, m.breakpoints(doc), in)
+	}
+	return m.breakpoints(doc).Exec(in, d.Plan, nil)
+}
+
+// syncBreakpointMarks shows the current plan's breakpoints as marks on
+// the rows of both trees (● an enabled one, ○ one disabled), and in the
+// panel.
 func (m *model) syncBreakpointMarks() {
 	doc := m.planPage.current
 	if m.planPage.document().Plan == nil {
@@ -114,36 +123,85 @@ func (m *model) syncBreakpointMarks() {
 		return
 	}
 	list := m.listBreakpoints(doc)
-	// A run's tree has rows for rounds and repairs, and a breakpoint
-	// marks the rows its own pattern matches; the plan's tree has none,
-	// so there a breakpoint inside a step marks the step.
-	var runPatterns, planPatterns []path.Pattern
-	for _, bp := range list {
-		if !bp.Enabled {
-			continue
-		}
-		if p, err := path.Compile(bp.Pattern); err == nil {
-			runPatterns = append(runPatterns, p)
-			planPatterns = append(planPatterns, p)
-		}
-		if step := stepPart(bp.Pattern); step != "" {
-			if p, err := path.Compile(step); err == nil {
-				planPatterns = append(planPatterns, p)
-			}
-		}
-	}
-	matcher := func(patterns []path.Pattern) func(string) bool {
-		return func(p string) bool {
-			return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
-		}
-	}
-	m.planPage.tree().SetBreakpoints(matcher(planPatterns))
-	m.runPage.tree.SetBreakpoints(matcher(runPatterns))
+	placed := placeBreakpoints(list)
+	m.planPage.tree().SetBreakpoints(placed.marks(true))
+	m.runPage.tree.SetBreakpoints(placed.marks(false))
 	m.panels.breakpoints.SetBreakpoints(list, m.breakpoints(doc).BreaksOnError())
 }
 
+// placedBreakpoint is a breakpoint with the patterns of the rows it marks.
+// A run's tree has rows for rounds and repairs, and a breakpoint marks the
+// rows its own pattern matches; the plan's tree has none, so there a
+// breakpoint inside a step also marks the step.
+type placedBreakpoint struct {
+	debugger.Breakpoint
+	run, plan []path.Pattern
+}
+
+// placedBreakpoints are a plan's breakpoints, each placed.
+type placedBreakpoints []placedBreakpoint
+
+func placeBreakpoints(list []debugger.Breakpoint) placedBreakpoints {
+	out := make(placedBreakpoints, 0, len(list))
+	for _, bp := range list {
+		pb := placedBreakpoint{Breakpoint: bp}
+		if p, err := path.Compile(bp.Pattern); err == nil {
+			pb.run = append(pb.run, p)
+			pb.plan = append(pb.plan, p)
+		}
+		if step := stepPart(bp.Pattern); step != "" {
+			if p, err := path.Compile(step); err == nil {
+				pb.plan = append(pb.plan, p)
+			}
+		}
+		out = append(out, pb)
+	}
+	return out
+}
+
+// on lists the breakpoints that mark the row at p, in the plan's tree or
+// the run's.
+func (ps placedBreakpoints) on(p string, plan bool) []debugger.Breakpoint {
+	var out []debugger.Breakpoint
+	for _, pb := range ps {
+		if pb.matches(p, plan) {
+			out = append(out, pb.Breakpoint)
+		}
+	}
+	return out
+}
+
+// matches reports whether the breakpoint marks the row at p.
+func (pb placedBreakpoint) matches(p string, plan bool) bool {
+	patterns := pb.run
+	if plan {
+		patterns = pb.plan
+	}
+	return slices.ContainsFunc(patterns, func(pt path.Pattern) bool { return pt.Match(p) })
+}
+
+// marks says, for a tree's rows, which breakpoints each has: ● for an
+// enabled one, else ○ for a disabled one.
+func (ps placedBreakpoints) marks(plan bool) func(string) common.BreakMark {
+	return func(p string) common.BreakMark {
+		mark := common.NoBreak
+		for _, pb := range ps {
+			if !pb.matches(p, plan) {
+				continue
+			}
+			if pb.Enabled {
+				return common.BreakOn
+			}
+			mark = common.BreakOff
+		}
+		return mark
+	}
+}
+
 // toggleBreakpoint sets a breakpoint on the selected row's path, or
-// clears the one set on exactly that path.
+// clears the one set on exactly that path; a disabled one there is
+// enabled rather than cleared, since its mark (○) says it is there but
+// stops nothing.
 func (m *model) toggleBreakpoint() {
 	p := m.page.selectedPath()
 	if p == "" {
@@ -153,12 +211,58 @@ func (m *model) toggleBreakpoint() {
 	if m.planPage.document().Plan != nil {
 		for _, bp := range m.breakpoints(m.planPage.current).List() {
 			if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
-				m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
+				verb := debugger.VerbClear
+				if !bp.Enabled {
+					verb = debugger.VerbEnable
+				}
+				m.execBreakpoints(debugger.Instruction{Verb: verb, ID: bp.ID})
 				return
 			}
 		}
 	}
 	m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbBreak, Pattern: p})
+}
+
+// clearRowBreakpoints clears every breakpoint whose mark the selected row
+// shows, enabled or not, and says which; B lists the others.
+func (m *model) clearRowBreakpoints() {
+	p := m.page.selectedPath()
+	if p == "" {
+		m.notify(noticeError, "select a row with a breakpoint (● or ○) to clear it; "+m.Keys.Breakpoints.Help().Key+" lists them all")
+		return
+	}
+	if !m.refreshBreakpoints() {
+		return
+	}
+	on := placeBreakpoints(m.listBreakpoints(m.planPage.current)).on(p, !m.runShown())
+	if len(on) == 0 {
+		m.notify(noticeError, "no breakpoint on "+p+"; "+m.Keys.Breakpoints.Help().Key+" lists them all")
+		return
+	}
+	var cleared, problems []string
+	for _, bp := range on {
+		a, err := m.applyBreakpoints(debugger.Instruction{Verb: debugger.VerbClear, ID: bp.ID})
+		if err != nil {
+			problems = append(problems, err.Error())
+			break
+		}
+		cleared = append(cleared, itoa(bp.ID)+" at "+bp.Spec())
+		for _, w := range a.Warnings {
+			problems = append(problems, "breakpoint "+itoa(bp.ID)+": "+w)
+		}
+	}
+	m.syncBreakpointMarks()
+	if len(cleared) > 0 {
+		word := "breakpoint "
+		if len(cleared) > 1 {
+			word = "breakpoints "
+		}
+		m.notify(noticeInfo, "cleared "+word+strings.Join(cleared, ", "))
+	}
+	// What went wrong is said last, so the status line keeps it.
+	for _, p := range problems {
+		m.notify(noticeError, p)
+	}
 }
 
 func (m *model) toggleBreakOnError() {

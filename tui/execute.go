@@ -98,14 +98,23 @@ func (m *model) watchCommand(in debugger.Instruction) {
 		return
 	}
 	ws := m.runPage.watches()
+	plan := m.planPage.document().Plan
 	switch in.Verb {
 	case debugger.VerbWatch:
 		w := ws[len(ws)-1]
 		msg := fmt.Sprintf("watch %d: %s", w.ID, watchText(w))
-		if !w.Read {
-			msg += " (read at every stop)"
+		if w.Read {
+			m.notify(noticeInfo, msg)
+			return
 		}
-		m.notify(noticeInfo, msg)
+		// Set away from a stop, a path that can read nothing is said
+		// now, as a breakpoint that can never stop is; it is set all
+		// the same, and each stop says its error.
+		if warn := debugger.UnknownRoot(plan, w.Path); warn != "" {
+			m.notify(noticeError, msg+": "+warn)
+			return
+		}
+		m.notify(noticeInfo, msg+" (read at every stop)")
 	case debugger.VerbUnwatch:
 		m.notify(noticeInfo, fmt.Sprintf("watch %d removed", in.ID))
 	case debugger.VerbWatches:
@@ -115,7 +124,11 @@ func (m *model) watchCommand(in debugger.Instruction) {
 		}
 		var list []string
 		for _, w := range ws {
-			list = append(list, fmt.Sprintf("%d %s", w.ID, watchText(w)))
+			text := watchText(w)
+			if warn := debugger.UnknownRoot(plan, w.Path); !w.Read && warn != "" {
+				text += ": " + warn
+			}
+			list = append(list, fmt.Sprintf("%d %s", w.ID, text))
 		}
 		m.answer(noticeInfo, "watches: "+strings.Join(list, ", "), strings.Join(list, "\n"))
 	}
@@ -184,17 +197,22 @@ func (m *model) readStop(in debugger.Instruction) {
 			case th.Held:
 				mark, held = "⏸ ", held+1
 			}
-			// The whole list says where each thread is; the status
-			// line leaves out a place that repeats the thread's name.
-			at := ""
+			// The whole list says where each thread is, and the kind
+			// of the stop it is at or last passed; the status line
+			// leaves out a place that repeats the thread's name.
+			at, kind := "", ""
 			if th.Path != "" {
 				at = " at " + th.Path
 			}
-			whole = append(whole, mark+th.ID+at)
+			if th.Kind != "" {
+				kind = " (" + string(th.Kind) + ")"
+			}
+			whole = append(whole, mark+th.ID+at+kind)
 			s := th.ID
 			if th.Path != th.ID {
 				s += at
 			}
+			s += kind
 			if mark != "● " {
 				s = mark + s
 			}

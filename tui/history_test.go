@@ -166,6 +166,9 @@ func TestRunsKey(t *testing.T) {
 		b.press(keyDown, keyDiff)
 		wantOverlay(t, b, overlayDiff)
 		wantScreen(t, b, "Diff A "+newest[:12]+" · B "+older[:12], "0 differ · 2 same")
+		// The footer says the diff's own keys, not the tree's under it.
+		wantScreen(t, b, "j/k move · enter values · space same steps · : command · esc close")
+		wantNoScreen(t, b, "tab pane")
 		if n := len(b.m.panels.diff.Steps()); n != 2 {
 			t.Errorf("the diff compares %d steps, want 2", n)
 		}

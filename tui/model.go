@@ -358,6 +358,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		cmd = m.cmdline.OpenWith("print ")
 	case key.Matches(k, keys.Breakpoint):
 		m.toggleBreakpoint()
+	case key.Matches(k, keys.Delete):
+		m.clearRowBreakpoints()
 	case key.Matches(k, keys.BreakError):
 		m.toggleBreakOnError()
 	case key.Matches(k, keys.Breakpoints):

@@ -48,7 +48,7 @@ func TestOutputPane(t *testing.T) {
 			// A wide status line shows them whole: the pane stays shut.
 			wantOverlay(t, b, overlayNone)
 			b.press(keyOutput)
-			wantScreen(t, b, "› :threads", "  2 live, 1 held", "  ● main at E1", "  ▶ E1/do.0 at E1/do.0", "› :where", "  held at E1/do.0 (step)")
+			wantScreen(t, b, "› :threads", "  2 live, 1 held", "  ● main at E1 (step)", "  ▶ E1/do.0 at E1/do.0 (step)", "› :where", "  held at E1/do.0 (step)")
 		}},
 		{"a cut notice points to the pane; the plan page has it too", 80, 24, nil, func(t *testing.T, b *bench) {
 			b.press(command("thread E1/do.7")...)

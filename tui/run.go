@@ -97,6 +97,9 @@ type (
 		run   *run
 		state debugger.State
 		err   error
+		// switched says the state answers thread ID (or enter in the
+		// threads pane), which the status line then answers too.
+		switched bool
 	}
 	// batchMsg is the events that arrived since the last batch.
 	batchMsg struct {
@@ -381,7 +384,7 @@ func (p *runPage) switchThread(id string) tea.Cmd {
 	session := r.session
 	return func() tea.Msg {
 		st, err := session.SwitchThread(id)
-		return stateMsg{run: r, state: st, err: err}
+		return stateMsg{run: r, state: st, err: err, switched: true}
 	}
 }
 
@@ -443,6 +446,9 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 			// The gate holds a call: the prompt asks about it at once.
 			p.approval.Open(st.Stop)
 			p.post(pushOverlay{p.approval, false})
+		}
+		if msg.switched {
+			p.notify(noticeInfo, fmt.Sprintf("thread %s is current: held at %s (%s)", st.Stop.Thread, st.Stop.Path, st.Stop.Kind))
 		}
 	}
 	return nil

@@ -263,9 +263,15 @@ func treeLine(t *testing.T, view, label string) string {
 
 // breakMarked reports whether a tree line carries the breakpoint mark in
 // its gutter.
-func breakMarked(line string) bool {
+func breakMarked(line string) bool { return gutterHas(line, '●') }
+
+// breakOffMarked reports whether a tree line carries the mark of a
+// disabled breakpoint in its gutter.
+func breakOffMarked(line string) bool { return gutterHas(line, '○') }
+
+func gutterHas(line string, mark rune) bool {
 	gutter := []rune(line)
-	return len(gutter) > 3 && strings.ContainsRune(string(gutter[:3]), '●')
+	return len(gutter) > 3 && strings.ContainsRune(string(gutter[:3]), mark)
 }
 
 func TestRunKey(t *testing.T) {
@@ -819,16 +825,56 @@ func TestBreakpointKeys(t *testing.T) {
 			wantOverlay(t, b, overlayBreakpoints)
 			wantScreen(t, b, "Breakpoints 2", "break on error: on (x)", "● 1  S0", "● 2  S1", "space on/off · D delete")
 		}},
-		{"space in the panel turns a breakpoint off and unmarks its rows", func(b *bench) { b.toDoc(docSimple) },
+		{"space in the panel turns a breakpoint off and marks its rows ○", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace), func(t *testing.T, b *bench) {
 				wantBook(t, b, "S0 (off)")
 				wantScreen(t, b, "○ 1  S0")
 				b.press(keyEsc)
-				if breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
-					t.Error("a disabled breakpoint still marks its row")
+				if line := treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape"); breakMarked(line) || !breakOffMarked(line) {
+					t.Errorf("a disabled breakpoint's row is not marked ○: %q", line)
 				}
 				b.press(keyDebug)
 				wantHeld(t, b, "S0", engine.StopStep, "entry")
+				if line := treeLine(t, b.m.runPage.tree.View(), "S1  builtin__reshape"); breakOffMarked(line) {
+					t.Errorf("S1 is marked ○: %q", line)
+				}
+				b.press(keyNext)
+				if line := treeLine(t, b.m.runPage.tree.View(), "S0  builtin__reshape"); !breakOffMarked(line) {
+					t.Errorf("the run row of a disabled breakpoint is not marked ○: %q", line)
+				}
+			}},
+		{"b on a row whose breakpoint is disabled enables it", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyDown, keyBreak, keyBreakPanel, keySpace, keyEsc, keyBreak), func(t *testing.T, b *bench) {
+				wantBook(t, b, "S0")
+				wantNotice(t, b, "breakpoint 1 at S0 enabled")
+				if !breakMarked(treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape")) {
+					t.Error("S0 is not marked ●")
+				}
+			}},
+		{"D on a row clears its breakpoints, disabled ones too", func(b *bench) { b.toDoc(docSimple) },
+			append(command("break S0 result"), keyDown, keyBreak, keyBreakPanel, keySpace, keyEsc, keyDelete), func(t *testing.T, b *bench) {
+				wantBook(t, b)
+				wantNotice(t, b, "cleared breakpoints 1 at S0 result, 2 at S0")
+				if line := treeLine(t, b.m.planPage.tree().View(), "S0  builtin__reshape"); breakMarked(line) || breakOffMarked(line) {
+					t.Errorf("S0 is still marked: %q", line)
+				}
+			}},
+		{"D on a row without a breakpoint says so", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyDelete), func(t *testing.T, b *bench) {
+			wantNotice(t, b, "no breakpoint on S0; B lists them all")
+		}},
+		{"D on a plan row clears a breakpoint inside its step", func(b *bench) { b.toDoc(docFlow) },
+			append(command("break E2/agent.2 round"), append(command("goto E2"), keyDelete)...), func(t *testing.T, b *bench) {
+				wantBook(t, b)
+				wantNotice(t, b, "cleared breakpoint 1 at E2/agent.2 round")
+			}},
+		{"D on a held run's row clears its breakpoint in that run", func(b *bench) { b.debugTo(docSimple, "S1") },
+			seq(keyDelete), func(t *testing.T, b *bench) {
+				wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
+				wantBook(t, b)
+				wantNotice(t, b, "cleared breakpoint 1 at S1")
+				if breakMarked(treeLine(t, b.m.runPage.tree.View(), "S1  builtin__reshape")) {
+					t.Error("S1 is still marked ●")
+				}
 			}},
 		{"space again turns it on", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace, keySpace), func(t *testing.T, b *bench) {
@@ -1365,7 +1411,7 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("where")...)
 			wantNotice(t, b, "held at E1/do.0 (step): breakpoint 1 (E1/do.0)")
 			b.press(command("threads")...)
-			wantNotice(t, b, "2 live, 1 held: main at E1, ▶ E1/do.0")
+			wantNotice(t, b, "2 live, 1 held: main at E1 (step), ▶ E1/do.0 (step)")
 			b.press(command("print nothing.here")...)
 			if strings.Contains(b.m.notice.text, " = ") {
 				t.Errorf("print of an unknown path: %q", b.m.notice.text)

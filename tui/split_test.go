@@ -135,3 +135,15 @@ func TestOverlayCoversPaneEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlayKeepsPanesAround opens the value editor on a window wide
+// enough for the panes to show beside it: the lines of the panes above it
+// stay whole, as they do around the approval prompt, not blanked across
+// the editor's width.
+func TestOverlayKeepsPanesAround(t *testing.T) {
+	b := newBench(t, 160, 48)
+	b.debugTo(docFlow, "E1/do.0")
+	b.press(keySkip)
+	wantOverlay(t, b, overlayEditor)
+	wantScreen(t, b, "┏━ Run flow ⏸ held ━━━━━━━━", "E0  builtin__reshape", "E1  map  0/3", "Inspector E1/do.0")
+}

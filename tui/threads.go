@@ -71,8 +71,27 @@ func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
 	case !p.threadsShown():
 		return rect{b.x, b.y, 0, b.h}, b
 	}
-	tw := b.w * 55 / 100
-	return rect{b.x, b.y, tw, b.h}, rect{b.x + tw, b.y, b.w - tw, b.h}
+	ww := min(max(p.watchesWidth()+2, minWatchesWidth), b.w*maxWatchesShare/100)
+	tw := b.w - ww
+	return rect{b.x, b.y, tw, b.h}, rect{b.x + tw, b.y, ww, b.h}
+}
+
+// The watch pane beside the threads is as wide as its widest line, its
+// border included, but no narrower than its title needs and no wider than
+// a share of the page, so that the threads keep the room to say where
+// each is.
+const (
+	minWatchesWidth = 16
+	maxWatchesShare = 45
+)
+
+// watchesWidth is the cells the widest line of the watch pane takes.
+func (p *runPage) watchesWidth() int {
+	w := 0
+	for _, wv := range p.watches() {
+		w = max(w, common.TextWidth(watchLine(wv)))
+	}
+	return w
 }
 
 // refreshThreads reads the run's live threads again, the selection kept
@@ -162,19 +181,24 @@ func (p *runPage) bottomView(l paneLayout) string {
 }
 
 // threadsView lists the live threads: ▶ the one the commands act on, ⏸
-// those held at a stop, ● those running, each with where it is.
+// those held at a stop, ● those running, each with where it is, as
+// threadPlace names it, and the kind of its stop, which a narrow pane
+// never cuts: the names lose their middles first.
 func (p *runPage) threadsView(width, height int) string {
 	t := p.Theme
 	focused := p.focus == paneBottom
 	ths := p.threads()
+	ids := make([]string, len(ths))
 	held := 0
-	for _, th := range ths {
+	for i, th := range ths {
+		ids[i] = th.ID
 		if th.Held {
 			held++
 		}
 	}
 	first, end := p.threadList.Visible()
 	lines := make([]string, 0, end-first)
+	inner := max(width-2, 0)
 	for i := first; i < end; i++ {
 		th := ths[i]
 		var mark string
@@ -186,17 +210,30 @@ func (p *runPage) threadsView(width, height int) string {
 		default:
 			mark = t.Valid.Render("● ")
 		}
-		// Every thread says where it is, a tool call or an item held at
-		// its own path too, so that the column reads the same down.
-		line := mark + th.ID
-		if th.Path != "" {
-			line += t.Muted.Render("  at ") + th.Path
+		name, where := threadPlace(th, ids)
+		// The kind follows the place, or the name two cells off as the
+		// place would be.
+		kind := ""
+		switch {
+		case th.Kind == "":
+		case where == "":
+			kind = "  " + string(th.Kind)
+		default:
+			kind = " " + string(th.Kind)
 		}
-		if th.Kind != "" {
-			line += t.Muted.Render(" (" + string(th.Kind) + ")")
+		room := inner - 2 - common.TextWidth(kind)
+		if where == "" {
+			name = common.ElideMiddle(name, room)
+		} else {
+			name, where = common.ElidePair(name, where, room)
 		}
+		line := mark + name
+		if where != "" {
+			line += "  " + where
+		}
+		line += t.Muted.Render(kind)
 		if i == p.threadList.Cursor() && focused {
-			line = t.Selected.Render(common.Fit(ansi.Strip(line), max(width-2, 0)))
+			line = t.Selected.Render(common.Fit(ansi.Strip(line), inner))
 		}
 		lines = append(lines, line)
 	}
@@ -217,6 +254,37 @@ func (p *runPage) threadsView(width, height int) string {
 	return common.Frame(t, width, height, title, info, focused, lines)
 }
 
+// threadPlace is how the threads pane names a thread and says where it
+// is. A thread's id is the path it started at, so its stop's path repeats
+// it: the name is the id below the thread that started it (the longest
+// other live id above it: an item's tool call under its item), or, with
+// none, below its top-level step, which the plan's own thread is at
+// (assess/do.0 is do.0); where is the stop's path below the id
+// (verdict/agent.2), empty while the thread is at its own path. The plan's
+// own thread, main, is no path: it is named so, and is where its stop is.
+func threadPlace(th debugger.Thread, ids []string) (name, where string) {
+	name = th.ID
+	parent := ""
+	for _, id := range ids {
+		if len(id) > len(parent) && strings.HasPrefix(th.ID, id+"/") {
+			parent = id
+		}
+	}
+	if parent != "" {
+		name = th.ID[len(parent)+1:]
+	} else if _, below, ok := strings.Cut(th.ID, "/"); ok {
+		name = below
+	}
+	switch {
+	case th.Path == th.ID:
+	case strings.HasPrefix(th.Path, th.ID+"/"):
+		where = th.Path[len(th.ID)+1:]
+	default:
+		where = th.Path
+	}
+	return name, where
+}
+
 // watchesView lists the watch expressions with what each read at the
 // last stop.
 func (p *runPage) watchesView(width, height int) string {
@@ -227,10 +295,16 @@ func (p *runPage) watchesView(width, height int) string {
 		if w.Error != "" {
 			text = t.Problem.Render(text)
 		}
-		lines = append(lines, t.Muted.Render(strconv.Itoa(w.ID)+" ")+text)
+		lines = append(lines, t.Muted.Render(watchID(w))+text)
 	}
 	return common.Frame(t, width, height, t.PaneTitle("Watches", false), "", false, lines)
 }
+
+// watchLine is a line of the watch pane, unstyled: the watch's number,
+// then watchText.
+func watchLine(w debugger.WatchValue) string { return watchID(w) + watchText(w) }
+
+func watchID(w debugger.WatchValue) string { return strconv.Itoa(w.ID) + " " }
 
 // watch carries out watch and unwatch on the workbench's list and, while
 // a run goes on, on its session; watches changes nothing. The watch pane

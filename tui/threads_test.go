@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 )
@@ -84,7 +85,8 @@ func TestThreadsPane(t *testing.T) {
 			t.Errorf("held item %s has no row", item)
 		}
 	}
-	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  at F1 (step)", "▶ "+first+"  at "+first+" (step)")
+	// Each thread says where it is below its id: here, at its own path.
+	wantScreen(t, b, "Threads", "4 live, 3 held", "● main  F1 step", "▶ "+first[len("F1/"):]+"  step")
 
 	// The pane takes the focus after the tree and the inspector.
 	b.press(keyTab, keyTab)
@@ -101,7 +103,8 @@ func TestThreadsPane(t *testing.T) {
 	}
 	b.press(keyEnter)
 	wantHeld(t, b, other, engine.StopStep, "thread")
-	wantScreen(t, b, "▶ "+other+"  at "+other+" (step)")
+	wantScreen(t, b, "▶ "+other[len("F1/"):]+"  step")
+	wantNotice(t, b, "thread "+other+" is current: held at "+other+" (step)")
 
 	// With the breakpoint cleared, n follows the chosen item and no
 	// other: it lands in that item or after the map, never in a sibling.
@@ -192,7 +195,70 @@ func TestToolCallThreadSaysWhere(t *testing.T) {
 	b := newBench(t, 160, 40)
 	b.debugTo(docFlow, "E2/agent.1/builtin__reshape")
 	wantHeld(t, b, "E2/agent.1/builtin__reshape", engine.StopTool, "breakpoint")
-	wantScreen(t, b, "Threads", "● main  at E2/agent.1 (reply)", "▶ E2/agent.1/builtin__reshape  at E2/agent.1/builtin__reshape (tool)")
+	wantScreen(t, b, "Threads", "● main  E2/agent.1 reply", "▶ agent.1/builtin__reshape  tool")
+}
+
+// fanBodyPlan is fanPlan with a body of two steps, so that an item's
+// thread is held at a path below its own.
+const fanBodyPlan = `identifier: fanbody
+name: Fan body
+description: Looks three names up at once, then shapes each.
+steps:
+  - id: F0
+    tool_name: builtin__reshape
+    input: { shape: { names: ["a", "b", "c"] } }
+  - id: F1
+    tool_name: map
+    input:
+      over: "{{F0.names}}"
+      concurrency: 3
+      do:
+        - id: look
+          tool_name: user__lookup
+          input: { name: "{{item}}" }
+        - id: card
+          tool_name: builtin__reshape
+          input: { shape: { seen: "{{look.count}}" } }
+`
+
+// TestThreadsPaneAt80x24: at the smallest size, each thread says where it
+// is below its id and the kind of its stop, whole; a short watch takes a
+// narrow pane beside the threads; :threads says each stop's kind, and
+// :thread answers on the status line.
+func TestThreadsPaneAt80x24(t *testing.T) {
+	b := newBenchWithPlan(t, "fanbody", fanBodyPlan)
+	b.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	b.press(command("watch item")...)
+	b.press(command("break F1/do.*/card")...)
+	b.press(keyDebug)
+	b.settle()
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+	first := b.m.runPage.run.state.Stop
+	item := strings.TrimSuffix(first.Path, "/card")
+	wantHeld(t, b, first.Path, engine.StopStep, "breakpoint")
+	wantScreen(t, b, "▶ "+item[len("F1/"):]+"  card step")
+	// The watch pane is as wide as its one short line needs.
+	threads, watches := b.m.runPage.bottomPanes(b.m.runPage.layout())
+	if watches.w > minWatchesWidth || threads.w < 80-minWatchesWidth {
+		t.Errorf("threads %d cells, watches %d, for one short watch:\n%s", threads.w, watches.w, b.screen())
+	}
+	b.press(command("threads")...)
+	wantNotice(t, b, "▶ "+item+" at "+first.Path+" (step)")
+	var other debugger.Thread
+	for _, th := range b.m.runPage.threads() {
+		if th.Held && !th.Stopped {
+			other = th
+			break
+		}
+	}
+	b.press(command("thread " + other.ID)...)
+	wantHeld(t, b, other.Path, other.Kind, "thread")
+	wantNotice(t, b, "thread "+other.ID+" is current: held at "+other.Path+" ("+string(other.Kind)+")")
 }
 
 // TestThreadsPaneSaysMore: a threads pane too short for its threads says
@@ -215,4 +281,49 @@ func TestThreadsPaneSaysMore(t *testing.T) {
 	wantScreen(t, b, "4 live, 3 held · ↓ +1 more")
 	b.press(keyTab, keyTab, keyEnd)
 	wantScreen(t, b, "4 live, 3 held · ↑ +1 more")
+}
+
+// TestWatchUnknownRoot: a watch whose path names no step, input or root
+// of the scope is set with a warning, listed with it away from a stop,
+// and says its error at every stop.
+func TestWatchUnknownRoot(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("watch nosuch.path")...)
+	wantNotice(t, b, "watch 1: nosuch.path: no step of the plan is named nosuch")
+	if b.m.notice.kind != noticeError {
+		t.Errorf("the warning is said as %v", b.m.notice.kind)
+	}
+	b.press(command("watch E0.topic")...)
+	wantNotice(t, b, "watch 2: E0.topic (read at every stop)")
+	b.press(command("watches")...)
+	wantNotice(t, b, "watches: 1 nosuch.path: no step of the plan is named nosuch")
+	b.debugTo(docFlow, "E1/do.0")
+	wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint")
+	b.press(command("watches")...)
+	wantNotice(t, b, "watches: 1 nosuch.path: missing step 'nosuch'")
+	wantScreen(t, b, "1 nosuch.path: missing step 'nosuch'", `2 E0.topic = "bugs"`)
+}
+
+// TestThreadPlace names threads as the threads pane does: below the
+// thread that started them, or their top-level step, with the stop's path
+// below the id.
+func TestThreadPlace(t *testing.T) {
+	ids := []string{"main", "assess/do.0", "assess/do.0/verdict/agent.1/tracker__search", "E2/agent.1/builtin__reshape", "a/do.1", "a/do.1/b/do.2"}
+	for _, tc := range []struct {
+		id, path    string
+		name, where string
+	}{
+		{"main", "assess", "main", "assess"},
+		{"assess/do.0", "assess/do.0/verdict/agent.2", "do.0", "verdict/agent.2"},
+		{"assess/do.0", "assess/do.0", "do.0", ""},
+		{"assess/do.0/verdict/agent.1/tracker__search", "assess/do.0/verdict/agent.1/tracker__search", "verdict/agent.1/tracker__search", ""},
+		{"E2/agent.1/builtin__reshape", "E2/agent.1/builtin__reshape", "agent.1/builtin__reshape", ""},
+		{"a/do.1/b/do.2", "a/do.1/b/do.2/c", "b/do.2", "c"},
+		{"a/do.1", "", "do.1", ""},
+	} {
+		name, where := threadPlace(debugger.Thread{ID: tc.id, Path: tc.path}, ids)
+		if name != tc.name || where != tc.where {
+			t.Errorf("thread %s at %q: %q, %q; want %q, %q", tc.id, tc.path, name, where, tc.name, tc.where)
+		}
+	}
 }

@@ -233,7 +233,11 @@ func (m model) footer() string {
 // their text against the box's edge, and, on a side where the box leaves
 // the page no more than edgeCover cells, everything out to the page's
 // edge, so no corner or side of a pane beneath shows in a sliver there.
-// The box itself stays where it was.
+// Above and below the box the same holds only where the cover already
+// reaches both sides of the page: the rows there are then slivers of the
+// whole width, pieces of borders; beside a narrower box they are the
+// panes' own lines, which stay in view whole. The box itself stays where
+// it was.
 func overlayOn(screen, box string, width, height int, body rect) string {
 	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
 	x, y := max((width-bw)/2, 0), max((height-bh)/2, 0)
@@ -245,11 +249,13 @@ func overlayOn(screen, box string, width, height int, body rect) string {
 		right = body.x + body.w
 	}
 	top, bottom := y, y+bh
-	if top-body.y <= edgeCover {
-		top = min(body.y, top)
-	}
-	if body.y+body.h-bottom <= edgeCover {
-		bottom = max(body.y+body.h, bottom)
+	if wide := left == body.x && right == body.x+body.w; wide {
+		if top-body.y <= edgeCover {
+			top = min(body.y, top)
+		}
+		if body.y+body.h-bottom <= edgeCover {
+			bottom = max(body.y+body.h, bottom)
+		}
 	}
 	cover := strings.Join(common.Block(nil, max(right-left, 0), max(bottom-top, 0)), "\n")
 	return lipgloss.NewCompositor(

@@ -162,7 +162,7 @@ func drive(ctx context.Context, s *streams, session *debugger.Session, table *de
 	// reach them.
 	for _, b := range session.Breakpoints() {
 		d.answer(breakAnswer(b, true), func(w io.Writer) {
-			fmt.Fprintf(w, "breakpoint %d at %s (kept)\n", b.ID, b.Spec())
+			fmt.Fprintf(w, "breakpoint %d at %s (kept%s)\n", b.ID, b.Spec(), map[bool]string{true: "", false: ", disabled"}[b.Enabled])
 			if b.Unmatched != "" {
 				fmt.Fprintln(w, "warning:", b.Unmatched)
 			}

@@ -79,7 +79,7 @@ type KeyMap struct {
 	Spend       key.Binding // the run's spend by step and by model, there
 	ZoomIn      key.Binding // the timeline's window narrower
 	ZoomOut     key.Binding // and wider
-	Delete      key.Binding // remove the selected breakpoint
+	Delete      key.Binding // clear the selected row's breakpoints, or the panel's selected one
 
 	Submit key.Binding // accept an editor or a form
 
@@ -171,7 +171,7 @@ func DefaultKeyMap() *KeyMap {
 		Spend:       b("$", "spend of the run by step and model (again: the inspector)", "$"),
 		ZoomIn:      b("+", "zoom the timeline in (ctrl+wheel)", "+", "="),
 		ZoomOut:     b("-", "zoom it out; ←/→ pan (sideways wheel)", "-"),
-		Delete:      b("D", "delete the selected breakpoint", "D"),
+		Delete:      b("D", "clear the row's breakpoints (in B: the selected one)", "D"),
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
 

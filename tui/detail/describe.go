@@ -275,9 +275,9 @@ func (b *builder) step(row tree.Row, readers map[string][]plans.Reference) {
 		b.heading("Input")
 		b.value(s.Input, 2)
 	}
-	if s.ID.Value != "" {
+	if refs := readers[s.Path]; s.ID.Value != "" || len(refs) > 0 {
 		b.heading("Read downstream by")
-		b.readers(s.ID.Value, readers[s.ID.Value])
+		b.readers(s.ID.Value, refs)
 	}
 }
 
@@ -289,11 +289,17 @@ func (b *builder) readers(id string, refs []plans.Reference) {
 		return
 	}
 	for _, r := range refs {
-		b.add([]seg{
+		segs := []seg{
 			b.strong(r.From),
 			b.muted(" (line " + strconv.Itoa(r.Pos.Line) + "): "),
 			{"{{" + r.Path + "}}", b.t.Template},
-		}, "  ", "    ")
+		}
+		if r.Root != id {
+			// The last step of a body: its result is in the control
+			// step's.
+			segs = append(segs, b.muted(" through "+r.Root+"'s result"))
+		}
+		b.add(segs, "  ", "    ")
 	}
 }
 

@@ -22,7 +22,7 @@ type Model struct {
 	row      tree.Row
 	shown    bool
 
-	// readers holds plans.Readers of each document, computed once rather
+	// readers holds plans.StepReaders of each document, computed once rather
 	// than walking the whole plan on every move of the selection.
 	readers map[int]map[string][]plans.Reference
 
@@ -44,7 +44,7 @@ func (m *Model) Show(doc workspace.Document, docIndex int, row tree.Row) {
 	}
 	m.doc, m.docIndex, m.row, m.shown = doc, docIndex, row, true
 	if _, ok := m.readers[docIndex]; !ok && doc.Plan != nil {
-		m.readers[docIndex] = plans.Readers(doc.Plan)
+		m.readers[docIndex] = plans.StepReaders(doc.Plan)
 	}
 	m.scroll = common.Scroll{}
 	m.rebuild()

@@ -67,6 +67,9 @@ func TestDetail(t *testing.T) {
 		}},
 		{"read by the finish", pr, "E7", 100, []string{"output (line 114): {{E7.answer.post}}"}},
 		{"nothing reads", pr, "E5/then/E51", 100, []string{"nothing reads E51's result"}},
+		{"an item's result, read through its map's", pr, "E3/do.*", 100, []string{
+			"Read downstream by", "output (line 113): {{E3.results.length}} through E3's result",
+		}},
 		{"agent controls with defaults", pr, "E4", 100, []string{
 			"max_iterations         5",
 			"model                  chat role (default)",

@@ -1,6 +1,7 @@
 package inspector
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -534,8 +535,10 @@ func (c *content) stopTab() {
 		c.problem(2, s.Error)
 	}
 	if len(s.Stack) > 0 {
-		c.heading("Stack", seg{"  outermost first", c.p.muted})
-		for _, f := range s.Stack {
+		// Innermost first, frame 0 the stop's own, as :stack and delve's
+		// bt list them.
+		c.heading("Stack", seg{"  innermost first", c.p.muted})
+		for _, f := range slices.Backward(s.Stack) {
 			where := f.Path
 			if where == "" {
 				where = "(plan)"

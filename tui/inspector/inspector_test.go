@@ -151,8 +151,8 @@ func TestContent(t *testing.T) {
 		{"held before round 2: the stop", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E1/agent.2", engine.StopRound)
 		}, "E1/agent.2", inspector.TabStop, []string{
-			"Held  round stop at E1/agent.2", "break  #1 E1/agent.2", "Stack", "(plan)  plan agentic",
-			"E1  step agent", "E1/agent.2  round",
+			"Held  round stop at E1/agent.2", "break  #1 E1/agent.2", "Stack  innermost first",
+			"E1/agent.2  round", "E1  step agent", "(plan)  plan agentic",
 		}},
 		{"held before the repair: nothing repaired yet", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E1/agent.2/repair", engine.StopRepair)

@@ -657,7 +657,10 @@ func (t *Tree) Expect(path, tool string) bool {
 	// that a run shows the same times live and read back.
 	n := t.ensure(path, kindGroup, time.Time{})
 	n.expected = true
-	if n.tool == "" {
+	// A round's or a repair's stop names the agent step's tool, which
+	// is not the row's own: a round's row carries none, as one laid out
+	// by its events does.
+	if n.tool == "" && (n.kind == KindStep || n.kind == KindItem || n.kind == KindTool) {
 		n.tool = tool
 	}
 	return true

@@ -145,9 +145,26 @@ func (m *DiffModel) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	return m, nil
 }
 
-// ShortHelp leaves the footer to the page: the run's keys work with the
-// diff open.
-func (m *DiffModel) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the view's keys: it takes every key but :, which opens
+// the command line over it; the opened step's values have only their way
+// back.
+func (m *DiffModel) ShortHelp() []key.Binding {
+	k := m.Keys
+	if m.opened != nil {
+		return []key.Binding{
+			common.Short(k.Close, "esc", "back to the steps"),
+			common.Short(k.Command, ":", "command"),
+		}
+	}
+	out := []key.Binding{
+		common.Short(k.Down, "j/k", "move"),
+		common.Short(k.Jump, "enter", "values"),
+	}
+	if m.same > 0 {
+		out = append(out, common.Short(k.Toggle, "space", "same steps"))
+	}
+	return append(out, common.Short(k.Command, ":", "command"), common.Short(k.Close, "esc", "close"))
+}
 
 // View draws the view, border included, at exactly its size.
 func (m DiffModel) View() string {

@@ -29,7 +29,7 @@ type Model struct {
 	// line is the line of the body the selected row is drawn on.
 	line   int
 	stop   string
-	breaks func(path string) bool
+	breaks func(path string) common.BreakMark
 	// follow says the selection follows the newest running row as
 	// events arrive (Follow), until the user moves it.
 	follow bool
@@ -108,9 +108,9 @@ func (m *Model) SetStop(path string) {
 	}
 }
 
-// SetBreakpoints sets the test that says which rows a breakpoint matches;
-// nil marks none. It is asked only about the rows in view.
-func (m *Model) SetBreakpoints(match func(path string) bool) {
+// SetBreakpoints sets what says which breakpoints a row has; nil marks
+// none. It is asked only about the rows in view.
+func (m *Model) SetBreakpoints(match func(path string) common.BreakMark) {
 	m.breaks = match
 }
 

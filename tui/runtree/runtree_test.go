@@ -3,6 +3,7 @@ package runtree_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -203,7 +204,16 @@ func TestScreens(t *testing.T) {
 			tr, _ := watchedRun(t, -1)
 			m := newPane(tr, 100, 14, false)
 			m.Focus()
-			m.SetBreakpoints(func(p string) bool { return p == "E2" || p == "E1/do.1/B" || p == "E2/agent.2/repair" })
+			// A disabled breakpoint on E1/do.1/B shows as ○.
+			m.SetBreakpoints(func(p string) common.BreakMark {
+				switch p {
+				case "E2", "E2/agent.2/repair":
+					return common.BreakOn
+				case "E1/do.1/B":
+					return common.BreakOff
+				}
+				return common.NoBreak
+			})
 			m.SetStop("E2/agent.2/repair")
 			return m
 		}},
@@ -339,7 +349,12 @@ func TestWidths(t *testing.T) {
 					if w%2 == 0 {
 						m.Focus()
 					}
-					m.SetBreakpoints(func(p string) bool { return strings.HasPrefix(p, "E2") })
+					m.SetBreakpoints(func(p string) common.BreakMark {
+						if strings.HasPrefix(p, "E2") {
+							return common.BreakOn
+						}
+						return common.NoBreak
+					})
 					m.SetStop("E2/agent.1/builtin__reshape")
 					out := m.View()
 					lines := strings.Split(out, "\n")
@@ -378,7 +393,12 @@ func TestNoColor(t *testing.T) {
 	draw := func(color bool) string {
 		m := newPane(tr, 100, tr.Len()+2, color)
 		m.Focus()
-		m.SetBreakpoints(func(p string) bool { return p == "E1/do.1" })
+		m.SetBreakpoints(func(p string) common.BreakMark {
+			if p == "E1/do.1" {
+				return common.BreakOn
+			}
+			return common.NoBreak
+		})
 		m.SetStop("E2/agent.2/repair")
 		return m.View()
 	}
@@ -559,7 +579,16 @@ func TestStopAndBreakpoints(t *testing.T) {
 	tr, _ := watchedRun(t, -1)
 	tr.SetCollapsed("E2", true)
 	m := newPane(tr, 80, 30, false)
-	m.SetBreakpoints(func(p string) bool { return p == "E4" || p == "E2/agent.1" })
+	// E3's breakpoint is disabled: it shows, as ○.
+	m.SetBreakpoints(func(p string) common.BreakMark {
+		switch p {
+		case "E4", "E2/agent.1":
+			return common.BreakOn
+		case "E3":
+			return common.BreakOff
+		}
+		return common.NoBreak
+	})
 	m.SetStop("E2/agent.1/builtin__reshape")
 	if got := selected(t, m); got != "E2/agent.1/builtin__reshape" {
 		t.Errorf("the stop selected %s", got)
@@ -573,8 +602,8 @@ func TestStopAndBreakpoints(t *testing.T) {
 		}
 		return out
 	}
-	want := map[string]string{"E2/agent.1": "● ", "E2/agent.1/builtin__reshape": " ▶", "E4": "● "}
-	if got := marks(); len(got) != len(want) || got["E4"] != want["E4"] || got["E2/agent.1"] != want["E2/agent.1"] || got["E2/agent.1/builtin__reshape"] != want["E2/agent.1/builtin__reshape"] {
+	want := map[string]string{"E2/agent.1": "● ", "E2/agent.1/builtin__reshape": " ▶", "E3": "○ ", "E4": "● "}
+	if got := marks(); !maps.Equal(got, want) {
 		t.Errorf("marks %q, want %q", got, want)
 	}
 	m.SetStop("")

@@ -12,11 +12,11 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/tree"
 )
 
-// The marks in a row's two-cell gutter: a breakpoint in the first cell;
-// the stop, or else the selection, in the second. The selection also shows
-// in reverse video or bold, but the mark keeps it plain in any theme.
+// The marks in a row's two-cell gutter: a breakpoint in the first cell
+// (common.BreakMark's glyph); the stop, or else the selection, in the
+// second. The selection also shows in reverse video or bold, but the mark
+// keeps it plain in any theme.
 const (
-	markBreak  = "●"
 	markStop   = "▶"
 	markCursor = "›"
 )
@@ -236,9 +236,9 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	room := max(width-cols.width(), 0)
 	l := common.NewLine(room)
 
-	brk, mark := " ", " "
-	if m.breaks != nil && m.breaks(r.Path) {
-		brk = markBreak
+	brk, mark := common.NoBreak, " "
+	if m.breaks != nil {
+		brk = m.breaks(r.Path)
 	}
 	switch {
 	case r.Path == m.stop:
@@ -246,7 +246,11 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	case st.selected:
 		mark = markCursor
 	}
-	l.AddWidth(brk, 1, st.brk)
+	brkPaint := st.brk
+	if brk == common.BreakOff {
+		brkPaint = st.muted
+	}
+	l.AddWidth(brk.Glyph(), 1, brkPaint)
 	l.AddWidth(mark, 1, st.stp)
 
 	// The guide lines of the ancestors and the row's junction.

@@ -37,9 +37,9 @@ type Model struct {
 	common.Common
 	d document
 	common.Focusable
-	// broken says whether a breakpoint matches a row's path, for the ●
-	// in the gutter; nil when none is set.
-	broken func(path string) bool
+	// broken says which breakpoints a row's path has, for the mark in the
+	// gutter; nil when none is set.
+	broken func(path string) common.BreakMark
 	// filter is the line typed after /.
 	filter common.FilterLine
 }
@@ -73,8 +73,8 @@ func (m *Model) Replace(doc workspace.Document) {
 	m.refilter()
 }
 
-// SetBreakpoints sets what says whether a breakpoint matches a row.
-func (m *Model) SetBreakpoints(match func(path string) bool) { m.broken = match }
+// SetBreakpoints sets what says which breakpoints a row has.
+func (m *Model) SetBreakpoints(match func(path string) common.BreakMark) { m.broken = match }
 
 // Document returns the document shown.
 func (m Model) Document() workspace.Document { return m.d.doc }
@@ -296,11 +296,15 @@ func (m Model) renderRow(d document, r Row, width int, st rowStyles) string {
 	}
 	l := common.NewLine(room)
 	// The gutter: a breakpoint's mark, then the selection's.
-	if m.broken != nil && r.Path != "" && m.broken(r.Path) {
-		l.Add("●", st.problem)
-	} else {
-		l.Add(" ", st.text)
+	mark := common.NoBreak
+	if m.broken != nil && r.Path != "" {
+		mark = m.broken(r.Path)
 	}
+	paint := st.problem
+	if mark == common.BreakOff {
+		paint = st.muted
+	}
+	l.Add(mark.Glyph(), paint)
 	if st.selected {
 		l.Add("▸", st.text)
 	} else {
