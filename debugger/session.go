@@ -214,6 +214,14 @@ func (s *Session) Hold() {
 	s.mu.Unlock()
 }
 
+// Holding reports whether the run is to be held at its first stop and
+// has not come to it: Hold was called, and no stop has been made.
+func (s *Session) Holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entry
+}
+
 // Start runs the plan in the background and returns the first State: the
 // first stop, or the end.
 func (s *Session) Start(ctx context.Context, inputs map[string]any) State {
