@@ -51,8 +51,8 @@ func runProcess() int {
 	supervise.Enable()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	ctrlC := make(chan os.Signal, 1)
 	signal.Notify(ctrlC, os.Interrupt)
 	defer signal.Stop(ctrlC)
@@ -66,7 +66,7 @@ func runProcess() int {
 // own (debug: pause a going run) claims it, is told of each one, and
 // cancels the context itself when it means to end.
 type interrupts struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 
 	mu      sync.Mutex
 	claimed chan struct{}
@@ -93,7 +93,7 @@ func (r *interrupts) route(ctx context.Context, ctrlC <-chan os.Signal) {
 		claimed := r.claimed
 		r.mu.Unlock()
 		if claimed == nil {
-			r.cancel()
+			r.cancel(errInterrupted)
 			continue
 		}
 		select {
@@ -125,9 +125,21 @@ func (r *interrupts) claim() (heard <-chan struct{}, release func()) {
 // end cancels the command's context, as an unclaimed ctrl-c does.
 func (r *interrupts) end() {
 	if r != nil {
-		r.cancel()
+		r.cancel(errInterrupted)
 	}
 }
+
+// errInterrupted is the cause of a context ctrl-c cancelled, worded as
+// signal.NotifyContext words the cause of SIGTERM's and SIGHUP's, so that
+// a run says how it was cut short whichever ended it.
+var errInterrupted error = interruptError{}
+
+type interruptError struct{}
+
+func (interruptError) Error() string { return os.Interrupt.String() + " signal received" }
+
+// Is makes the cause a cancellation, as a context's own is.
+func (interruptError) Is(target error) bool { return target == context.Canceled }
 
 // streams are the standard streams a command writes to: stdout carries the
 // deliverable only, everything human goes to stderr.
