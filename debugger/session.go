@@ -119,11 +119,14 @@ type Movement int
 const (
 	// Continue runs to the next breakpoint, error or ask.
 	Continue Movement = iota
-	// StepIn stops at the next stop at any depth.
+	// StepIn stops at the next stop at any depth in the thread it was
+	// given in (or a thread it started) while that thread lives, then at
+	// the next stop anywhere.
 	StepIn
 	// Next stops at the next stop at the same depth or shallower.
 	Next
-	// StepOut stops at the next stop shallower than this one.
+	// StepOut stops at the next stop shallower than this one; at the top
+	// level, where nothing is shallower, at the next stop at its depth.
 	StepOut
 )
 

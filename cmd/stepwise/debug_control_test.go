@@ -692,6 +692,11 @@ func TestDebugPipedScriptReadsTurnByTurn(t *testing.T) {
 	if strings.Contains(errOut, "(stepwise)") {
 		t.Errorf("a prompt was written off a terminal:\n%s", errOut)
 	}
+	// Every refusal of a command is spelled alike.
+	_, errOut, _ = debugCLI(t, "foo\nclear 9\nq\n", "issue_timeline", `{"id":"NOPE-1"}`)
+	if !strings.Contains(errOut, "\nerror: unknown command 'foo'") || !strings.Contains(errOut, "\nerror: there is no breakpoint 9") {
+		t.Errorf("refusals:\n%s", errOut)
+	}
 
 	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
 	out, _, _ := debugCLI(t, "continue\npause\nwhere\nabort\n", "--json", "napping")
