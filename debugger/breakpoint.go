@@ -8,7 +8,9 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
+	"github.com/stepwise-dev/stepwise/engine/tools"
 	"github.com/stepwise-dev/stepwise/plans"
+	"github.com/stepwise-dev/stepwise/plans/suggest"
 	"github.com/stepwise-dev/stepwise/plans/template"
 )
 
@@ -113,6 +115,42 @@ func (c *Condition) compile() error {
 	}
 	c.value = t
 	return nil
+}
+
+// unknownSteps says, one warning each, which roots a condition reads that
+// no stop of plan has in its scope: not a step of the plan or of a plan of
+// the catalog it may call, nor input, item, index, accumulator or stop.
+// Such a condition never holds; it is set all the same, as a pattern
+// that matches no path is, and the warning says so when it is set. A nil
+// condition reads none.
+func unknownSteps(c *Condition, plan *plans.Plan, catalog *tools.Catalog) []string {
+	if c == nil || c.value == nil {
+		return nil
+	}
+	known := append([]string{"stop"}, plans.ReservedRoots...)
+	ids := func(p *plans.Plan) {
+		plans.WalkSteps(p, func(st *plans.Step) {
+			if st.ID.Value != "" {
+				known = append(known, st.ID.Value)
+			}
+		})
+	}
+	ids(plan)
+	if catalog != nil {
+		for _, e := range catalog.PlanEntries() {
+			ids(e.Plan)
+		}
+	}
+	var out []string
+	for ref := range c.value.Refs {
+		root := ref.Root()
+		if ref.ItemRead || ref.LoopVar || root == "" || slices.Contains(known, root) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the condition reads '%s', so it never holds: the plan has no step '%s'%s",
+			ref, root, suggest.DidYouMean(root, known)))
+	}
+	return out
 }
 
 // holds evaluates the condition at a stop. A condition that cannot be

@@ -189,16 +189,17 @@ func (t *Breakpoints) BreaksOnError() bool {
 }
 
 // match calls fire with each enabled breakpoint whose pattern and kinds
-// match st, in order, until fire says the run stops there; it returns that
-// breakpoint, or nil. fire runs with the table locked and must not call
+// match st, in order, all of them, so that each counts its hit; it
+// returns the first that fire says stops the run there, or nil. fire runs with the table locked and must not call
 // back into it.
 func (t *Breakpoints) match(st *engine.Stop, fire func(*Breakpoint) bool) *Breakpoint {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var fired *Breakpoint
 	for _, b := range t.list {
-		if b.matches(st) && fire(b) {
-			return b
+		if b.matches(st) && fire(b) && fired == nil {
+			fired = b
 		}
 	}
-	return nil
+	return fired
 }

@@ -228,3 +228,42 @@ steps:
 		t.Errorf("run: %v", err)
 	}
 }
+
+// TestConditionNamingNoStep: a condition that reads a step the plan does
+// not have is set, with a warning naming the step and the nearest id, on
+// break and on cond; one that reads the plan's steps, the reserved roots
+// or the stop root is not warned of.
+func TestConditionNamingNoStep(t *testing.T) {
+	cat := demoCatalog(t)
+	e, ok := cat.Plan("triage_queue")
+	if !ok {
+		t.Fatal("the demo has no triage_queue")
+	}
+	table := NewBreakpoints()
+	for _, tc := range []struct {
+		line, warning string
+	}{
+		{"break queue_empty if {{nope.x}} eq 1", "the condition reads 'nope.x', so it never holds: the plan has no step 'nope'; did you mean 'note'?"},
+		{"break queue_empty if {{open_issue.issues}} empty", "the condition reads 'open_issue.issues', so it never holds: the plan has no step 'open_issue'; did you mean 'open_issues'?"},
+		{"cond 1 {{assess.count}} gt 1", ""},
+		{"cond 1 {{verdikt.output}} empty", "the condition reads 'verdikt.output', so it never holds: the plan has no step 'verdikt'; did you mean 'verdict'?"},
+		{"break assess/do.*/verdict if {{item.id}} eq CHK-103", ""},
+		{"break assess/do.*/verdict if {{stop.round}} gte 2", ""},
+		{"break confirm if {{input.on_call}} eq Priya", ""},
+	} {
+		in, err := ParseCommand(tc.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := table.Exec(in, e.Plan, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.line, err)
+		}
+		if got := strings.Join(a.Warnings, "; "); got != tc.warning {
+			t.Errorf("%s: warned %q, want %q", tc.line, got, tc.warning)
+		}
+		if in.Verb == VerbBreak && a.Breakpoint == nil {
+			t.Errorf("%s: not set", tc.line)
+		}
+	}
+}

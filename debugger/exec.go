@@ -179,6 +179,9 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 			}
 			a.Breakpoint = &b
 		}
+		if err == nil && plan != nil {
+			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
+		}
 	case VerbClear:
 		if b := t.get(in.ID); b != nil {
 			a.Breakpoint = b
@@ -187,6 +190,9 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 	case VerbCond:
 		err = t.SetCondition(in.ID, in.Condition)
 		a.Breakpoint = t.get(in.ID)
+		if err == nil && plan != nil {
+			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
+		}
 	case VerbEnable, VerbDisable:
 		err = t.Enable(in.ID, in.Verb == VerbEnable)
 		a.Breakpoint = t.get(in.ID)

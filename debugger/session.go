@@ -119,11 +119,14 @@ type Movement int
 const (
 	// Continue runs to the next breakpoint, error or ask.
 	Continue Movement = iota
-	// StepIn stops at the next stop at any depth.
+	// StepIn stops at the next stop at any depth in the thread it was
+	// given in (or a thread it started) while that thread lives, then at
+	// the next stop anywhere.
 	StepIn
 	// Next stops at the next stop at the same depth or shallower.
 	Next
-	// StepOut stops at the next stop shallower than this one.
+	// StepOut stops at the next stop shallower than this one; at the top
+	// level, where nothing is shallower, at the next stop at its depth.
 	StepOut
 )
 
@@ -194,11 +197,16 @@ func (s *Session) Pause() error {
 	case s.finished:
 		return errors.New("the run has finished")
 	case s.current != nil:
-		return fmt.Errorf("the run is already held at %s (%s)", s.current.stop.Path, s.current.stop.Kind)
+		return fmt.Errorf("%w at %s (%s)", ErrHeld, s.current.stop.Path, s.current.stop.Kind)
 	}
 	s.pause = true
 	return nil
 }
+
+// ErrHeld is Pause's answer while the run is held at a stop: a front end
+// that paused a run it had just let go finds it held already at the stop
+// the pause asked for.
+var ErrHeld = errors.New("the run is already held")
 
 // Hold makes the run stop at its first stop, whatever the breakpoints say,
 // so that breakpoints and settings can be given before anything runs; it
@@ -209,9 +217,26 @@ func (s *Session) Hold() {
 	s.mu.Unlock()
 }
 
+// Holding reports whether the run is to be held at its first stop and
+// has not come to it: Hold was called, and no stop has been made.
+func (s *Session) Holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entry
+}
+
 // Start runs the plan in the background and returns the first State: the
 // first stop, or the end.
 func (s *Session) Start(ctx context.Context, inputs map[string]any) State {
+	s.Launch(ctx, inputs)
+	return <-s.states
+}
+
+// Launch runs the plan in the background and returns at once, its main
+// thread live: Wait returns the first State. A front end that reads
+// commands while the run goes to its first stop launches it, so that
+// threads lists the run from the start.
+func (s *Session) Launch(ctx context.Context, inputs map[string]any) {
 	s.ThreadStarted(mainThread)
 	go func() {
 		res, err := s.eng.Run(ctx, s.plan, inputs)
@@ -221,7 +246,6 @@ func (s *Session) Start(ctx context.Context, inputs map[string]any) State {
 		s.mu.Unlock()
 		s.states <- s.endState()
 	}()
-	return <-s.states
 }
 
 // Command is what a front end tells a stopped run: a decision for the stop
@@ -244,17 +268,36 @@ var ErrRunning = errors.New("the run is running; pause holds it at its next stop
 // reply), or an answer that does not fit the ask's schema, is refused with
 // an error, and the run stays where it is.
 func (s *Session) Do(cmd Command) (State, error) {
+	if err := s.Resume(cmd); err != nil {
+		return State{}, err
+	}
+	return <-s.states, nil
+}
+
+// Resume applies a command to the current stop, as Do does, and returns
+// once the run goes on, without waiting for where it goes: Wait returns
+// the next State. A front end that reads commands while the run goes
+// resumes it, so that a pause given right after the command acts on the
+// run the command let go, never on the stop it left.
+func (s *Session) Resume(cmd Command) error {
 	s.mu.Lock()
 	until, cur, err := s.acceptLocked(&cmd)
 	if err != nil {
 		s.mu.Unlock()
-		return State{}, err
+		return err
 	}
 	if cur.gated && cmd.Decision.Action == engine.Proceed {
 		// Going on from a call held for approval is approving it.
 		cmd.Decision.Action = engine.Approve
 	}
 	s.mode, s.modeThread, s.modeDepth, s.until = cmd.Move, cur.thread, len(cur.stop.Stack), until
+	if cmd.Move == StepOut && !strings.Contains(cur.stop.Path, "/") {
+		// A top-level step has nothing shallower to step out to: out
+		// stops at the next stop at its own depth, as next does (from its
+		// step stop, its result; from its result, the next step's), as
+		// delve's stepout from main stops where main goes on.
+		s.modeDepth++
+	}
 	if cmd.Decision.Action == engine.Abort {
 		s.aborting, s.abortedAt = true, cur.stop.Path
 	}
@@ -279,7 +322,7 @@ func (s *Session) Do(cmd Command) (State, error) {
 		}
 		decide(p, d)
 	}
-	return <-s.states, nil
+	return nil
 }
 
 // Check reports whether Do would take cmd at the current stop, without
@@ -365,8 +408,9 @@ func decide(h *held, d engine.Decision) {
 	}
 }
 
-// Wait returns the next State without a command: the end of a run that
-// was cancelled while it was held.
+// Wait returns the next State without a command: the first one after
+// Launch, the next after Resume, or the end of a run that was cancelled
+// while it was held.
 func (s *Session) Wait() State {
 	return <-s.states
 }
@@ -439,6 +483,18 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	}()
 	s.mu.Lock()
 	s.live.at(thread, st)
+	if ctx.Err() != nil {
+		// The run was cancelled (ctrl-c at a going run, SIGTERM): its
+		// calls fail with the cancellation, and a stop made of that is
+		// none a person could act on. The run aborts here, and every
+		// other thread with it.
+		if !s.aborting {
+			s.aborting, s.abortedAt = true, st.Path
+		}
+		at := s.abortedAt
+		s.mu.Unlock()
+		return engine.Decision{Action: engine.Abort, AbortedAt: at}
+	}
 	// All-stop: while another thread is stopped, this one waits here,
 	// unless a thread command chooses it.
 	var h *held
@@ -493,8 +549,9 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	h.tool, h.listed, h.gated = tool, listed, gated
 	h.decision, h.gone = make(chan engine.Decision), make(chan struct{})
 	s.current = h
-	// A stop ends until's run to a path, wherever it is.
-	s.until = nil
+	// A stop ends until's run to a path, wherever it is, and is the one a
+	// pause asked for, whatever made it.
+	s.until, s.pause = nil, false
 	state := s.stateLocked()
 	s.mu.Unlock()
 
@@ -562,8 +619,14 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 		return ReasonPause, nil
 	}
 	if s.mode == StepIn {
-		// Stepping in follows the work wherever it goes: into a map's
-		// first item as much as into a body step.
+		// Stepping in follows the work wherever it goes from the thread
+		// it was given in: into a map's first item, a body step, a round's
+		// tool call; never into a sibling item while its own lives, as
+		// delve's step stays in its goroutine. Once the thread has ended,
+		// the next stop anywhere.
+		if thread != s.modeThread && s.live.has(s.modeThread) && !encloses(s.modeThread, thread) {
+			return "", nil
+		}
 		return ReasonStep, nil
 	}
 	// Next and step out follow the thread the command was given in while
@@ -591,10 +654,16 @@ func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Break
 // stops there), counting the hits of each that matches; nil when none
 // fires.
 func (s *Session) fire(st *engine.Stop, thread string) *Breakpoint {
+	firing := false
 	fired := s.bps.match(st, func(b *Breakpoint) bool {
 		// Hits counts the stops the breakpoint's pattern and kinds match,
-		// so that a condition on {{stop.hits}} can pick the third of them.
+		// so that a condition on {{stop.hits}} can pick the third of them;
+		// a breakpoint listed after the one that stops the run is hit
+		// too, though it does not stop it again.
 		s.hits[b.ID]++
+		if firing {
+			return false
+		}
 		if b.Condition != nil {
 			ok, err := b.Condition.holds(st, s.hits[b.ID])
 			delete(s.conditionErrors, b.ID)
@@ -606,11 +675,13 @@ func (s *Session) fire(st *engine.Stop, thread string) *Breakpoint {
 			}
 		}
 		if s.rule == nil {
+			firing = true
 			return true
 		}
 		c := *b
 		c.Hits, c.ConditionError = s.hits[b.ID], s.conditionErrors[b.ID]
-		return s.rule(c, stopSnapshot(st, thread, &c))
+		firing = s.rule(c, stopSnapshot(st, thread, &c))
+		return firing
 	})
 	if fired == nil {
 		return nil

@@ -780,3 +780,143 @@ func TestReplaceAnAskResult(t *testing.T) {
 		t.Error("no result schema for the ask step Q")
 	}
 }
+
+// pairPlan runs two items side by side, each two steps long, the first
+// napping a little in its first step.
+const pairPlan = `
+identifier: pair
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [0.3, 0]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__nap
+          input: { seconds: "{{item}}" }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { w: "{{A.slept}}" } }
+output: { count: "{{E1.count}}" }
+`
+
+// napTool sleeps for its seconds, then says how long.
+var napTool = map[string]string{".stepwise/tools/nap.yaml": `name: nap
+description: Naps.
+kind: exec
+command: sh
+args: ["-c", "sleep {{input.seconds}}; echo '{\"slept\": {{input.seconds}}}'"]
+output: json
+input_schema: { type: object, properties: { seconds: { type: number } } }
+`}
+
+// TestStepStaysInItsThread: step from a stop in a map item goes to the
+// next stop of that item, though the other item is held at a stop of its
+// own meanwhile, and goes on while item 0 naps; once the item has ended,
+// to the next stop anywhere.
+func TestStepStaysInItsThread(t *testing.T) {
+	s := newSessionWith(t, pairPlan, "", napTool)
+	s.Table().Set("E1/do.0/A", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if where(st) != "step E1/do.0/A" {
+		t.Fatalf("first stop %s", where(st))
+	}
+	// Item 1 comes to its first stop while item 0 is held there.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		held := 0
+		for _, th := range s.Threads() {
+			if th.Held {
+				held++
+			}
+		}
+		if held == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("item 1 was never held: %+v", s.Threads())
+		}
+	}
+	var got []string
+	for range 4 {
+		st := do(t, s, Command{Move: StepIn})
+		got = append(got, where(st)+" in "+st.Stop.Thread)
+	}
+	want := "result E1/do.0/A in E1/do.0, step E1/do.0/B in E1/do.0, result E1/do.0/B in E1/do.0, result E1 in main"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("steps\n got %s\nwant %s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestStepOutOfATopLevelStep: a top-level step has nothing shallower, so
+// out stops at the next stop at its depth: from its step stop, its result;
+// from its result, the next step's stop.
+func TestStepOutOfATopLevelStep(t *testing.T) {
+	s := newSession(t, chainPlan, "")
+	s.Hold()
+	st := s.Start(context.Background(), nil)
+	var got []string
+	for range 3 {
+		st = do(t, s, Command{Move: StepOut})
+		got = append(got, where(st)+" ("+string(st.Reason)+")")
+	}
+	if want := "result E0 (step out), step E1 (step out), result E1 (step out)"; strings.Join(got, ", ") != want {
+		t.Errorf("out at the top level\n got %s\nwant %s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestEveryMatchingBreakpointIsHit: a failing step's one stop, its error
+// stop, is hit by a result breakpoint and an error breakpoint on it alike;
+// the first stops the run.
+func TestEveryMatchingBreakpointIsHit(t *testing.T) {
+	s := newSessionWith(t, `
+identifier: failing
+steps:
+  - id: F
+    tool_name: user__fail
+    input: {}
+`, "", map[string]string{".stepwise/tools/fail.yaml": "name: fail\ndescription: Fails.\nkind: exec\ncommand: sh\nargs: [\"-c\", \"exit 3\"]\noutput: json\ninput_schema: { type: object, properties: {} }\n"})
+	s.Table().Set("F", []engine.StopKind{engine.StopResult}, nil)
+	s.Table().Set("F", []engine.StopKind{engine.StopError}, nil)
+	st := s.Start(context.Background(), nil)
+	if where(st) != "error F" || st.Reason != "breakpoint 1 (F)" {
+		t.Fatalf("stopped at %s by %s", where(st), st.Reason)
+	}
+	var hits []string
+	for _, b := range s.Breakpoints() {
+		hits = append(hits, fmt.Sprintf("%d %s hits %d", b.ID, b.Spec(), b.Hits))
+	}
+	if got := strings.Join(hits, ", "); got != "1 F result hits 1, 2 F error hits 1" {
+		t.Errorf("hits: %s", got)
+	}
+}
+
+// TestCancelWhileGoing: a run cancelled while it goes (ctrl-c, SIGTERM)
+// fails its call in progress with the cancellation; that failure is no
+// stop a person can act on, so the run ends aborted, never held at an
+// error stop made of it.
+func TestCancelWhileGoing(t *testing.T) {
+	s := newSessionWith(t, `
+identifier: napping
+steps:
+  - id: N
+    tool_name: user__nap
+    input: {}
+  - id: After
+    tool_name: builtin__reshape
+    input: { shape: { ok: true } }
+`, "", map[string]string{".stepwise/tools/nap.yaml": "name: nap\ndescription: Naps.\nkind: exec\ncommand: sh\nargs: [\"-c\", \"sleep 5; echo '{}'\"]\noutput: json\ninput_schema: { type: object, properties: {} }\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel)
+	done := make(chan State, 1)
+	go func() { done <- s.Start(ctx, nil) }()
+	select {
+	case st := <-done:
+		if !st.Finished || st.Status != engine.StatusAborted {
+			t.Errorf("cancelled while going, the run came to %s (%s, %s)", where(st), st.Reason, st.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session hung after its context was cancelled")
+	}
+}

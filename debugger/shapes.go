@@ -3,6 +3,7 @@ package debugger
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -30,6 +31,9 @@ type Shape struct {
 type shapeSegment struct {
 	text   string
 	prefix string // set for a numbered segment: "do.", "agent.", "tracker__search."
+	// most bounds a numbered segment's number (an agent's rounds run from
+	// 1 to its max_iterations); 0: unbounded.
+	most int
 }
 
 // maxShapes bounds the shapes of one plan. Called plans nest under every
@@ -45,6 +49,9 @@ type Shapes struct {
 	list      []Shape
 	calls     []callShape
 	truncated bool
+	// rounds bounds the round segment of each agent's shapes: the round
+	// shape's path (…/agent.*), its step's round budget.
+	rounds map[string]int
 
 	mu   sync.Mutex
 	said map[string]string // Unmatched's answers, by pattern and kinds
@@ -63,12 +70,25 @@ var (
 // PlanShapes lists the shapes of plan p; catalog (nil: none) supplies the
 // plans it calls and the tools an agent may be offered.
 func PlanShapes(p *plans.Plan, catalog *tools.Catalog) *Shapes {
-	s := &Shapes{}
+	s := &Shapes{rounds: map[string]int{}}
 	s.plan(p, catalog, "", nil)
 	for i := range s.list {
-		s.list[i].segs = parseShape(s.list[i].Path)
+		s.list[i].segs = s.bound(parseShape(s.list[i].Path))
 	}
 	return s
+}
+
+// bound sets the most of each round segment of segs whose agent's round
+// budget is known.
+func (s *Shapes) bound(segs []shapeSegment) []shapeSegment {
+	at := ""
+	for i := range segs {
+		at = path.Join(at, segs[i].text)
+		if segs[i].text == path.AnyRound {
+			segs[i].most = s.rounds[at]
+		}
+	}
+	return segs
 }
 
 // List returns the shapes in plan order.
@@ -99,9 +119,9 @@ func (s *Shapes) addCall(at, tool string, step bool) {
 		s.truncated = true
 		return
 	}
-	c := callShape{tool: tool, segs: parseShape(at)}
+	c := callShape{tool: tool, segs: s.bound(parseShape(at))}
 	if step {
-		c.withTool = parseShape(path.Join(at, tool))
+		c.withTool = s.bound(parseShape(path.Join(at, tool)))
 	}
 	s.calls = append(s.calls, c)
 }
@@ -142,6 +162,7 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 		s.verdict(c.Condition, path.Join(at, path.AnyItem))
 	case *plans.AgentInput:
 		round := path.Join(at, path.AnyRound)
+		s.rounds[round] = c.Iterations()
 		s.add(round, roundStops)
 		s.add(path.Repair(round), repairStops)
 		for _, t := range agentTools(c) {
@@ -221,9 +242,28 @@ func parseShape(p string) []shapeSegment {
 func (seg shapeSegment) meets(pat string) bool {
 	if seg.prefix != "" && !strings.Contains(pat, "*") {
 		digits, ok := strings.CutPrefix(pat, seg.prefix)
-		return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+			return false
+		}
+		if seg.most > 0 {
+			n, err := strconv.Atoi(digits)
+			return err == nil && n >= 1 && n <= seg.most
+		}
+		return true
 	}
 	return globsMeet(pat, seg.text)
+}
+
+// nearText is the segment nearest's answer puts for seg in the place of
+// the pattern's pat: a round out of the agent's budget becomes the
+// nearest round in it (past the last, the last), any other segment its
+// shape's text.
+func (seg shapeSegment) nearText(pat string) string {
+	digits, ok := strings.CutPrefix(pat, seg.prefix)
+	if n, err := strconv.Atoi(digits); ok && seg.most > 0 && err == nil {
+		return seg.prefix + strconv.Itoa(min(max(n, 1), seg.most))
+	}
+	return seg.text
 }
 
 // globsMeet reports whether some text matches both globs a and b, in
@@ -436,7 +476,7 @@ func nearest(pat []string, shape []shapeSegment, drop float64, replace replaceCo
 			if shape[j].meets(pat[i]) {
 				out = append(out, pat[i])
 			} else {
-				out = append(out, shape[j].text)
+				out = append(out, shape[j].nearText(pat[i]))
 			}
 			i, j = i+1, j+1
 		case j < m && cost[i][j] == addCost+cost[i][j+1]:

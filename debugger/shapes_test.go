@@ -185,6 +185,11 @@ func TestShapesOfTheDemo(t *testing.T) {
 	}{
 		{"assess/do.3/agent.2", nil, "assess/do.3/verdict/agent.2"},
 		{"assess/do.*/verdict/agent.2", nil, ""},
+		// verdict's max_iterations is 3: it has rounds 1 to 3.
+		{"assess/do.1/verdict/agent.3", nil, ""},
+		{"assess/do.1/verdict/agent.5", nil, "assess/do.1/verdict/agent.3"},
+		{"assess/do.1/verdict/agent.0", nil, "assess/do.1/verdict/agent.1"},
+		{"assess/do.1/verdict/agent.4/tracker__search", nil, "assess/do.1/verdict/agent.3/tracker__search"},
 		{"assess/do.3/verdict", []engine.StopKind{engine.StopRound}, "assess/do.3/verdict/agent.*"},
 		{"assess/do.3/verdict", []engine.StopKind{engine.StopStep}, ""},
 		{"assess/do.x/verdict", nil, "assess/do.*/verdict"},

@@ -62,31 +62,42 @@ func (t *terminal) approve(ctx context.Context, approvals *debugger.Approvals, s
 			fmt.Fprintln(t.w, "\n  no answer: the run is aborted")
 			return engine.Decision{Action: engine.Abort}
 		}
-		switch strings.ToLower(strings.TrimSpace(t.lines.Text())) {
-		case "a", "approve":
+		// The arguments may follow e on its line: e {"id": 5}, e{"id": 5}.
+		answer := strings.TrimSpace(t.lines.Text())
+		word, args := answer, ""
+		if i := strings.IndexAny(answer, " \t{["); i >= 0 {
+			word, args = answer[:i], strings.TrimSpace(answer[i:])
+		}
+		switch word = strings.ToLower(word); {
+		case (word == "a" || word == "approve") && args == "":
 			return engine.Decision{Action: engine.Approve}
-		case "d", "deny":
+		case (word == "d" || word == "deny") && args == "":
 			return engine.Decision{Action: engine.Deny}
-		case "e", "edit":
-			if args, ok := t.editArguments(ctx, approvals, st); ok {
+		case word == "e" || word == "edit":
+			if args, ok := t.editArguments(ctx, approvals, st, args); ok {
 				return engine.Decision{Action: engine.Edit, Value: args}
 			}
 		default:
-			fmt.Fprintln(t.w, "  answer a, d or e")
+			fmt.Fprintln(t.w, "  answer a, d, e, or e with the arguments as JSON")
 		}
 	}
 }
 
-// editArguments reads arguments until they fit the tool's input schema;
-// ok is false when the line is left blank (or stdin closes), which goes
-// back to the question.
-func (t *terminal) editArguments(ctx context.Context, approvals *debugger.Approvals, st *engine.Stop) (any, bool) {
+// editArguments reads arguments until they fit the tool's input schema,
+// starting from given when it is not empty (the arguments written after
+// e); ok is false when the line is left blank (or stdin closes), which
+// goes back to the question.
+func (t *terminal) editArguments(ctx context.Context, approvals *debugger.Approvals, st *engine.Stop, given string) (any, bool) {
 	for {
-		fmt.Fprint(t.w, "  arguments (JSON on one line, blank to go back): ")
-		if !t.lines.Scan() {
-			return nil, false
+		text := given
+		given = ""
+		if text == "" {
+			fmt.Fprint(t.w, "  arguments (JSON on one line, blank to go back): ")
+			if !t.lines.Scan() {
+				return nil, false
+			}
+			text = strings.TrimSpace(t.lines.Text())
 		}
-		text := strings.TrimSpace(t.lines.Text())
 		if text == "" {
 			return nil, false
 		}

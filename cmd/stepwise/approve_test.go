@@ -224,8 +224,9 @@ func TestRunApproveNoTerminal(t *testing.T) {
 // TestRunApproveOnTerminal runs the real binary on a terminal (tmux) with
 // --approve: it warns of a pattern that can hold no call of the plan,
 // asks before each call of user__nap, which is not read-only, and not
-// before the read-only builtin's; an edit that does not fit the
-// input schema is refused with the schema's problem and asked again; deny
+// before the read-only builtin's; an edit written after e on its line that
+// does not fit the input schema is refused with the schema's problem and
+// asked again; deny
 // and approve answer the agent's calls.
 func TestRunApproveOnTerminal(t *testing.T) {
 	dir := gatedProject(t)
@@ -245,12 +246,12 @@ func TestRunApproveOnTerminal(t *testing.T) {
 	if !strings.Contains(screen, "⏸ E1 waits for approval of user__nap") || strings.Contains(screen, "▸ ") {
 		t.Errorf("held for an approval, the screen does not say what the run waits for, or still shows the block:\n%s", screen)
 	}
-	s.typed("e")
-	s.keys("Enter")
-	s.waitFor("arguments (JSON on one line")
-	s.typed(`{"seconds": "five"}`)
+	// The arguments may follow e on its line; ones that do not fit are
+	// asked for again.
+	s.typed(`e{"seconds": "five"}`)
 	s.keys("Enter")
 	s.waitFor("the arguments do not fit user__nap's input schema: /seconds: got string, want integer")
+	s.waitFor("arguments (JSON on one line")
 	s.typed(`{"seconds": 0}`)
 	s.keys("Enter")
 	s.waitFor("? run user__nap at E2/agent.1/user__nap")

@@ -33,9 +33,13 @@ func newDebugCommand(s *streams) *cobra.Command {
 			"commands from stdin, one a line, while the run is held and while it goes on:\n\n" +
 			commandList() + "\n" +
 			"inject, replace, answer, decline and edit decide at the stop, then go on as next does;\n" +
-			"approve and deny answer a call held for approval (--approve), then continue. While the run\n" +
-			"goes on, pause, threads, the watch commands and the breakpoint commands are taken at once; the\n" +
-			"others want a held run and are refused.\n" +
+			"approve and deny answer a call held for approval (--approve), then continue. Lines are taken in\n" +
+			"order, as a session typed turn by turn: those given before the first stop is shown are answered\n" +
+			"there. While the run goes on, pause, threads, the watch and breakpoint commands are taken at\n" +
+			"once; the others wait for the next stop, and the lines after them with them. In a script (stdin\n" +
+			"not a terminal) every line after a movement waits for the stop it comes to, but pause, which\n" +
+			"holds the run that movement let go at its next stop. ctrl-c pauses a going run as pause does;\n" +
+			"at a stop, or again before the run comes to it, it aborts the run (exit 130).\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
 			"has them. A breakpoint no path of the plan can match is set with a warning naming the\n" +
 			"nearest pattern that would. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
@@ -184,17 +188,23 @@ type driver struct {
 	last   debugger.State
 	// moves delivers the State a movement (or the start) came to; going
 	// says one is under way, so the run is not held.
-	moves chan moved
+	moves chan debugger.State
 	going bool
-	// waiting are the lines given while the run went on that wait for
-	// its next stop.
+	// entry says the run is to be held at its first stop and has not
+	// come to it yet: every line waits for it.
+	entry bool
+	// waiting are the lines that wait for the run's next stop, in the
+	// order they came.
 	waiting []string
-}
-
-// moved is where a movement took the run, or why it was refused.
-type moved struct {
-	state debugger.State
-	err   error
+	// paused says a ctrl-c paused the going run: another before it is
+	// held ends the run.
+	paused bool
+	// terminal says stdin is a terminal, where a person types at a
+	// prompt; a script piped in gets none.
+	terminal bool
+	// moved says the run goes because a line moved it: in a script, the
+	// lines after that one are written for the stop it comes to.
+	moved bool
 }
 
 // workbenchOnly are the commands of the shared language that only the
@@ -204,12 +214,24 @@ var workbenchOnly = []debugger.Verb{debugger.VerbRun, debugger.VerbDebug, debugg
 	debugger.VerbOpen, debugger.VerbFork, debugger.VerbDiff, debugger.VerbTools, debugger.VerbRuns, debugger.VerbNew}
 
 // drive starts the run and reads lines until it has ended, and returns
-// its end. Lines are read while the run goes on as much as while it is
-// held: a pause line holds it at its next stop, and the breakpoint, watch
-// and threads commands are carried out at once. A line that wants a held
-// run (a movement, print, inject...) given while the run goes on waits for
-// the next stop, and the lines after it with it, in order, so that a
-// script piped to stdin reads as a session typed turn by turn.
+// its end. Lines are carried out in the order they come, as a session
+// typed turn by turn reads, however fast a pipe gives them:
+//
+//   - a run held at its start answers no line before its first stop: the
+//     lines given meanwhile are carried out there;
+//   - a line that wants a held run (a movement, print, inject...) given
+//     while the run goes waits for its next stop, and every line after
+//     it waits behind it;
+//   - in a script (stdin not a terminal), every line after a movement
+//     waits for the stop it comes to, as its writer saw it, but pause,
+//     which holds the run the movement let go at its next stop;
+//   - otherwise pause, threads, the breakpoint and watch commands are
+//     carried out while the run goes: a person at a terminal asks
+//     threads of a run that goes on.
+//
+// ctrl-c on a going run pauses it at its next stop; another before it is
+// held, or one at a stop, ends the process as SIGTERM does, the run
+// recorded aborted.
 func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.State {
 	// Lines are read on their own goroutine, so that ctrl-c and the run's
 	// stops are heard while the driver waits for the next one.
@@ -222,26 +244,27 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 		}
 		close(lines)
 	}()
-	d.moves = make(chan moved, 1)
-	d.going = true
-	go func() { d.moves <- moved{state: d.session.Start(ctx, inputs)} }()
+	process := interruptsOf(ctx)
+	ctrlC, release := process.claim()
+	defer release()
+	d.terminal = isTerminal(d.s.in)
+	d.moves = make(chan debugger.State, 1)
+	d.going, d.entry = true, d.session.Holding()
+	d.session.Launch(ctx, inputs)
+	go func() { d.moves <- d.session.Wait() }()
 	done := ctx.Done()
 	// closed says stdin has ended: the run is aborted at its next stop,
 	// once the lines waiting for it are carried out.
 	closed := false
 	for {
 		select {
-		case m := <-d.moves:
-			d.going = false
-			if m.err != nil {
-				d.fail(m.err)
-				break
+		case st := <-d.moves:
+			d.going, d.entry, d.paused, d.moved = false, false, false, false
+			if st.Finished || st.Stop != d.last.Stop {
+				d.show(st)
 			}
-			if m.state.Finished || m.state.Stop != d.last.Stop {
-				d.show(m.state)
-			}
-			if m.state.Finished {
-				return m.state
+			if st.Finished {
+				return st
 			}
 		case <-done:
 			// A held thread hears it too and aborts the run, whose end
@@ -249,15 +272,18 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 			done = nil
 			if !d.going {
 				d.going = true
-				go func() { d.moves <- moved{state: d.session.Wait()} }()
+				go func() { d.moves <- d.session.Wait() }()
 			}
+			continue
+		case <-ctrlC:
+			d.interrupt(process)
 			continue
 		case line, open := <-lines:
 			if !open {
 				lines, closed = nil, true
 				break
 			}
-			if d.going && (len(d.waiting) > 0 || !actsWhileRunning(line)) {
+			if len(d.waiting) > 0 || d.waits(line) {
 				// abort and quit wait their turn too: a script that ends
 				// in one means it after the lines before it, at the stop
 				// they were written for. A person stops a going run with
@@ -267,9 +293,9 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 			}
 			d.command(line)
 		}
-		// At a stop, the lines that waited for one are carried out, up to
-		// the next that moves the run.
-		for !d.going && len(d.waiting) > 0 {
+		// The lines that waited are carried out in order, up to the first
+		// that wants a held run while the run goes.
+		for len(d.waiting) > 0 && !d.waits(d.waiting[0]) {
 			line := d.waiting[0]
 			d.waiting = d.waiting[1:]
 			d.command(line)
@@ -279,17 +305,51 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 			d.abort()
 			continue
 		}
-		if !d.going && !d.asJSON {
+		if !d.going && d.terminal && !d.asJSON {
 			fmt.Fprint(d.s.err, "(stepwise) ")
 		}
 	}
 }
 
-// actsWhileRunning reports whether line is carried out while the run goes
-// on; a line that does not parse is, to be refused at once.
-func actsWhileRunning(line string) bool {
+// interrupt answers a ctrl-c: a going run is paused at its next stop, as
+// pause does; a held run, or one a ctrl-c paused already that has not come
+// to its stop, ends with the process.
+func (d *driver) interrupt(process *interrupts) {
+	if d.going && !d.paused {
+		err := d.session.Pause()
+		if err == nil || errors.Is(err, debugger.ErrHeld) {
+			d.paused = true
+			d.answer(map[string]any{"pausing": true, "interrupt": true}, func(w io.Writer) {
+				if d.terminal {
+					// After the ^C the terminal echoed.
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintln(w, "pausing at the next stop (ctrl-c again aborts the run)")
+			})
+			return
+		}
+	}
+	process.end()
+}
+
+// waits reports whether line, next in turn, waits for the run's next
+// stop: while the run goes to the stop it is to be held at first, a line
+// that wants a held run, and in a script any line after a movement but
+// pause. A line that does not parse never waits, to be refused at once.
+func (d *driver) waits(line string) bool {
+	if !d.going {
+		return false
+	}
 	in, err := debugger.ParseCommand(line)
-	return err != nil || in.Verb == debugger.VerbHelp || in.ActsWhileRunning()
+	switch {
+	case err != nil:
+		return false
+	case d.entry:
+		return true
+	case d.moved && !d.terminal:
+		return in.Verb != debugger.VerbPause
+	}
+	return in.Verb != debugger.VerbHelp && !in.ActsWhileRunning()
 }
 
 // abort aborts the held run, stdin having ended.
@@ -299,9 +359,8 @@ func (d *driver) abort() {
 }
 
 // command carries out one line: the session carries out its verbs, and
-// the driver says what it answered. A movement goes on in the background,
-// and its State comes through d.moves; drive holds back the lines that
-// want a held run while one is under way.
+// the driver says what it answered. A movement lets the run go before
+// command returns, and the State it comes to comes through d.moves.
 func (d *driver) command(line string) {
 	in, err := debugger.ParseCommand(line)
 	switch {
@@ -320,23 +379,26 @@ func (d *driver) command(line string) {
 		d.fail(fmt.Errorf("%s is a workbench command; it is not available here (help lists what is)", in.Verb))
 		return
 	}
-	if _, moves := in.Command(); moves {
+	if cmd, moves := in.Command(); moves {
 		if d.going {
 			d.fail(debugger.ErrRunning)
 			return
 		}
-		d.going = true
-		go func() {
-			a, err := d.session.Exec(in)
-			if err != nil {
-				d.moves <- moved{err: err}
-				return
-			}
-			d.moves <- moved{state: *a.State}
-		}()
+		if err := d.session.Resume(cmd); err != nil {
+			d.fail(err)
+			return
+		}
+		d.going, d.moved = true, true
+		go func() { d.moves <- d.session.Wait() }()
 		return
 	}
 	a, err := d.session.Exec(in)
+	if in.Verb == debugger.VerbPause && d.going && errors.Is(err, debugger.ErrHeld) {
+		// The run the last movement let go came to its next stop before
+		// the pause: it is held where the pause would hold it, and that
+		// stop is on its way.
+		err = nil
+	}
 	if err != nil {
 		d.fail(err)
 		return
@@ -379,7 +441,11 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				fmt.Fprintln(w, "no breakpoints (break PATTERN sets one)")
 			}
 			for _, b := range a.Breakpoints {
-				fmt.Fprintf(w, "%d  %s  hits %d  enabled %v\n", b.ID, b.Spec(), b.Hits, b.Enabled)
+				state := ""
+				if !b.Enabled {
+					state = "  disabled"
+				}
+				fmt.Fprintf(w, "%d  %s  hits %d%s\n", b.ID, b.Spec(), b.Hits, state)
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
 				}
@@ -404,7 +470,10 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 			}
 		})
 	case debugger.VerbThreads:
-		d.answer(map[string]any{"threads": a.Threads}, func(w io.Writer) {
+		d.answer(map[string]any{"threads": nonNil(a.Threads)}, func(w io.Writer) {
+			if len(a.Threads) == 0 {
+				fmt.Fprintln(w, "no live threads: the run has ended")
+			}
 			for _, t := range a.Threads {
 				mark, state := " ", "running"
 				if t.Stopped {

@@ -315,13 +315,16 @@ replies:
 `
 
 // TestDebugOutAtEveryDepth steps out from a tool call to its round's
-// parents, one level a time: the next round, the agent step's result, the
-// map's result (out of the item), and the plan's end.
+// parents, one level a time: the next round (a round has no stop after
+// its calls), the agent step's result, the map's result (out of the
+// item); then, at the top level, where nothing is shallower, to the next
+// stop at that depth: the next step's, and its result.
 func TestDebugOutAtEveryDepth(t *testing.T) {
 	debugProject(t, map[string]string{"plans/nest.yaml": nestPlan, "replies.yaml": nestReplies})
-	out, errOut, code := debugTurns(t, []string{"out", "out", "out", "out"}, "nest", "--continue", "--break", "E1/do.0/G/agent.1/builtin__reshape tool")
+	out, errOut, code := debugTurns(t, []string{"out", "out", "out", "out", "out", "out"}, "nest", "--continue", "--break", "E1/do.0/G/agent.1/builtin__reshape tool")
 	want := "breakpoint, stop tool E1/do.0/G/agent.1/builtin__reshape (breakpoint 1 (E1/do.0/G/agent.1/builtin__reshape)), " +
-		"stop round E1/do.0/G/agent.2 (step out), stop result E1/do.0/G (step out), stop result E1 (step out), end ok"
+		"stop round E1/do.0/G/agent.2 (step out), stop result E1/do.0/G (step out), stop result E1 (step out), " +
+		"stop step E2 (step out), stop result E2 (step out), end ok"
 	if got := strings.Join(stopsOf(t, out), ", "); got != want || code != 0 {
 		t.Errorf("exit %d, stops\n got %s\nwant %s\n%s", code, got, want, errOut)
 	}
@@ -655,5 +658,61 @@ func TestDebugAbortNamesItsStop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDebugPipedScriptReadsTurnByTurn pipes whole scripts to stepwise
+// debug at once: the lines given before the first stop is shown are
+// answered at it, the lines after a movement at the stop it comes to, and
+// a pause right after continue holds the run continue started at its next
+// stop. Off a terminal no prompt is written.
+func TestDebugPipedScriptReadsTurnByTurn(t *testing.T) {
+	demoProject(t)
+	_, errOut, _ := debugCLI(t, "break issue result\nbreak issue error\nwatch input.id\nthreads\nc\nwatches\nbp\nthreads\nq\n", "issue_timeline", `{"id":"NOPE-1"}`)
+	want := []string{
+		"stopped at issue (step) by entry\n",
+		"breakpoint 1 at issue result\n",
+		"breakpoint 2 at issue error\n",
+		"  watch 1  input.id = \"NOPE-1\"\n",
+		"* main  held at step issue\n",
+		"stopped at issue (error) by breakpoint 1 (issue)\n",
+		"  watch 1  input.id = \"NOPE-1\"\n  watch 1  input.id = \"NOPE-1\"\n",
+		"1  issue result  hits 1\n2  issue error  hits 1\n",
+		"* main  held at error issue\n",
+		"run finished: aborted\n",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(errOut[at:], w)
+		if i < 0 {
+			t.Fatalf("%q is not where the session was at that turn:\n%s", w, errOut)
+		}
+		at += i + len(w)
+	}
+	if strings.Contains(errOut, "(stepwise)") {
+		t.Errorf("a prompt was written off a terminal:\n%s", errOut)
+	}
+	// Every refusal of a command is spelled alike.
+	_, errOut, _ = debugCLI(t, "foo\nclear 9\nq\n", "issue_timeline", `{"id":"NOPE-1"}`)
+	if !strings.Contains(errOut, "\nerror: unknown command 'foo'") || !strings.Contains(errOut, "\nerror: there is no breakpoint 9") {
+		t.Errorf("refusals:\n%s", errOut)
+	}
+
+	debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
+	out, _, _ := debugCLI(t, "continue\npause\nwhere\nabort\n", "--json", "napping")
+	if got := strings.Join(stopsOf(t, out), ", "); got != "stop step slow (entry), stop result slow (pause), stop result slow (pause), end aborted" {
+		t.Errorf("continue, then pause: %s", got)
+	}
+}
+
+// TestDebugHelpSaysLinesWait: debug --help says what the driver does with
+// a line that wants a held run while the run goes: it waits for the next
+// stop, as the README says.
+func TestDebugHelpSaysLinesWait(t *testing.T) {
+	out, _, code := runCLI(t, "debug", "--help")
+	text := strings.Join(strings.Fields(out), " ")
+	if code != 0 || strings.Contains(text, "refused") || !strings.Contains(text, "the others wait for the next stop") ||
+		!strings.Contains(text, "ctrl-c pauses a going run") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -48,10 +49,97 @@ func main() {
 // newSuperviseCommand), which in-process tests of run leave off.
 func runProcess() int {
 	supervise.Enable()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGHUP, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctrlC := make(chan os.Signal, 1)
+	signal.Notify(ctrlC, os.Interrupt)
+	defer signal.Stop(ctrlC)
+	r := &interrupts{cancel: cancel}
+	go r.route(ctx, ctrlC)
+	return run(context.WithValue(ctx, interruptsKey{}, r), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
+
+// interrupts routes ctrl-c. Unclaimed, it cancels the command's context,
+// as SIGTERM and SIGHUP do; a command that gives ctrl-c a meaning of its
+// own (debug: pause a going run) claims it, is told of each one, and
+// cancels the context itself when it means to end.
+type interrupts struct {
+	cancel context.CancelCauseFunc
+
+	mu      sync.Mutex
+	claimed chan struct{}
+}
+
+// interruptsKey is the context key of the process's interrupts; a command
+// run in-process by a test has none.
+type interruptsKey struct{}
+
+// interruptsOf returns the interrupts of ctx, or nil.
+func interruptsOf(ctx context.Context) *interrupts {
+	r, _ := ctx.Value(interruptsKey{}).(*interrupts)
+	return r
+}
+
+func (r *interrupts) route(ctx context.Context, ctrlC <-chan os.Signal) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ctrlC:
+		}
+		r.mu.Lock()
+		claimed := r.claimed
+		r.mu.Unlock()
+		if claimed == nil {
+			r.cancel(errInterrupted)
+			continue
+		}
+		select {
+		case claimed <- struct{}{}:
+		default:
+			// One not yet heard is heard as one.
+		}
+	}
+}
+
+// claim makes ctrl-c a message on the channel it returns, until release
+// is called. A nil r (no process signals) returns a channel that never
+// says anything.
+func (r *interrupts) claim() (heard <-chan struct{}, release func()) {
+	if r == nil {
+		return nil, func() {}
+	}
+	c := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.claimed = c
+	r.mu.Unlock()
+	return c, func() {
+		r.mu.Lock()
+		r.claimed = nil
+		r.mu.Unlock()
+	}
+}
+
+// end cancels the command's context, as an unclaimed ctrl-c does.
+func (r *interrupts) end() {
+	if r != nil {
+		r.cancel(errInterrupted)
+	}
+}
+
+// errInterrupted is the cause of a context ctrl-c cancelled, worded as
+// signal.NotifyContext words the cause of SIGTERM's and SIGHUP's, so that
+// a run says how it was cut short whichever ended it.
+var errInterrupted error = interruptError{}
+
+type interruptError struct{}
+
+func (interruptError) Error() string { return os.Interrupt.String() + " signal received" }
+
+// Is makes the cause a cancellation, as a context's own is.
+func (interruptError) Is(target error) bool { return target == context.Canceled }
 
 // streams are the standard streams a command writes to: stdout carries the
 // deliverable only, everything human goes to stderr.

@@ -245,7 +245,7 @@ func TestInspectUsageGroupsItems(t *testing.T) {
 		t.Fatalf("no usage by step:\n%s", out)
 	}
 	byStep := out[at:strings.Index(out, "  by model\n")]
-	want := regexp.MustCompile(`^  by step\n    E1/do\.\* ×3 +6 calls, 9\.2k tokens, \$0\.\d+\n      E1/do\.0 +2 calls, 3\.0k tokens, \$0\.\d+\n      E1/do\.1 .*\n      E1/do\.2 .*\n    E2 +1 call, 110 tokens, \$0\.\d+\n$`)
+	want := regexp.MustCompile(`^  by step\n    E1/do\.\* ×3 +6 calls, 9\.2k tokens, \$0\.\d+\n      E1/do\.0 +2 calls, 3\.1k tokens, \$0\.\d+\n      E1/do\.1 .*\n      E1/do\.2 .*\n    E2 +1 call, 110 tokens, \$0\.\d+\n$`)
 	if !want.MatchString(byStep) {
 		t.Errorf("usage by step:\n%s", byStep)
 	}

@@ -85,17 +85,20 @@ func MillisDelta(ms float64) string {
 	return "±0"
 }
 
-// Tokens is a token count in at most five cells.
+// Tokens is a token count in at most five cells, rounded to the nearest
+// of the unit it is written in (15781 is 15.8k); a count that rounds up
+// to the next unit is written in it (99960 is 100k, not 100.0k).
 func Tokens(n int) string {
-	switch {
-	case n < 1000:
+	if n < 1000 {
 		return strconv.Itoa(n)
-	case n < 100_000:
-		return tenths(int64(n/100)) + "k"
-	case n < 1_000_000:
-		return strconv.Itoa(n/1000) + "k"
 	}
-	return tenths(int64(n/100_000)) + "M"
+	if t := (n + 50) / 100; t < 1000 {
+		return tenths(int64(t)) + "k"
+	}
+	if k := (n + 500) / 1000; k < 1000 {
+		return strconv.Itoa(k) + "k"
+	}
+	return tenths(int64((n+50_000)/100_000)) + "M"
 }
 
 // Cost is a cost in dollars.

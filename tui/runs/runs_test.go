@@ -143,7 +143,7 @@ func TestPanelRows(t *testing.T) {
 		"┃▸  0123456789ab  14:03:22      ✓ ok ✎           2.2s    1.9s      3    1.2k   $0.0123  debug   {\"topic\":\"bugs\"}     ┃",
 		"┃   fedcba987654  Nov 27 14:03  ✗ failed        3m05s             12   45.6k         -  replay                       ┃",
 		"┃   short         2025-03-01    ○ interrupted   840ms              0       0         -  -                            ┃",
-		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s              0    310k  <$0.0001  -                            ┃",
+		"┃   aaaaaaaaaaaa  14:59:00      ● running       1m00s              0    311k  <$0.0001  -                            ┃",
 		"┃   bbbbbbbbbbbb  01:00:00      ⏏ exited        1h02m              0       0         -  -                            ┃",
 		"┃   cccccccccccc  01:00:00      ■ aborted           -              0       0         -  -                            ┃",
 		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ enter open · y/Y replay · d diff · esc close ━┛",
