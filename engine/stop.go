@@ -137,12 +137,16 @@ type Decision struct {
 	// reused. The record of the run marks each unit decided by hand with
 	// the action, and each reused one with where it came from.
 	Origin Origin
-	// Again says that a replay makes here again a decision a person made
-	// in the recorded run. It stays a replayed decision (Origin), but the
-	// record lists it among the run's decisions, with its origin and its
-	// value, so that inspect shows what was made again and a replay of the
-	// replay makes it again too.
-	Again bool
+	// Again lists the decisions a person made at this unit in the recorded
+	// run that a replay makes here again, as the record gave them: their
+	// stop, action and value. A replay answers a step or tool call whole
+	// at its first stop, so a failure replaced at its error stop is made
+	// again at the step stop, and its record still says "replace at its
+	// error stop". It stays a replayed decision (Origin), but the record
+	// lists each among the run's decisions, with its origin and its value,
+	// so that inspect shows what was made again and a replay of the replay
+	// makes it again too.
+	Again []Decided
 	// AbortedAt is, for an Abort, the path of the stop the run was
 	// aborted at when that is another thread's: a thread held while a
 	// person aborts at another thread's stop is aborted with the run, and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,6 +74,31 @@ steps:
           tool_name: user__nap
           input: {}
 `,
+	".stepwise/tools/wait.yaml": `name: wait
+description: Sleeps for as many seconds as it is given.
+kind: exec
+command: sh
+args: ["-c", "sleep \"$1\"; echo '{}'", "wait", "{{input.secs}}"]
+output: json
+input_schema: { type: object, required: [secs], properties: { secs: { type: string } } }
+`,
+	".stepwise/plans/uneven.yaml": `identifier: uneven
+name: Uneven
+description: Two items side by side, the first slower, each a wait and a card.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: ["0.3", "0"]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__wait
+          input: { secs: "{{item}}" }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { i: "{{index}}" } }
+`,
 }
 
 // marksProject writes the project into a fresh directory and makes it the
@@ -119,7 +145,27 @@ func inspectJSONOf(t *testing.T, id string) inspectJSON {
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatal(err)
 	}
+	for i, dec := range env.Decisions {
+		if len(dec.Value) > 0 {
+			env.Decisions[i].Value = canonicalJSON(t, dec.Value)
+		}
+	}
 	return env
+}
+
+// canonicalJSON is raw compact, its keys sorted, so that two texts of one
+// value compare equal.
+func canonicalJSON(t *testing.T, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func stepOf(t *testing.T, env inspectJSON, path string) stepJSON {
@@ -157,7 +203,8 @@ func TestDebugMarksDecisions(t *testing.T) {
 	if s := stepOf(t, env, "E3"); s.Decided != "" || s.Reused != "" {
 		t.Errorf("E3 ran, but is marked decided %q, reused %q", s.Decided, s.Reused)
 	}
-	want := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace"}}
+	injected, replaced := json.RawMessage(`{"noted":"by hand"}`), json.RawMessage(`{"text":"{\"found\": \"a replaced reply\"}"}`)
+	want := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Value: injected}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Value: replaced}}
 	if !reflect.DeepEqual(env.Decisions, want) {
 		t.Errorf("decisions %+v, want %+v", env.Decisions, want)
 	}
@@ -199,7 +246,7 @@ func TestDebugMarksDecisions(t *testing.T) {
 	if s := stepOf(t, again, "E0"); s.Reused != "replay" || s.Decided != "" {
 		t.Errorf("the replay's E0: decided %q, reused %q; want reused from the replay", s.Decided, s.Reused)
 	}
-	wantAgain := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Origin: "replay"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Origin: "replay"}}
+	wantAgain := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Value: injected, Origin: "replay"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Value: replaced, Origin: "replay"}}
 	if !reflect.DeepEqual(again.Decisions, wantAgain) {
 		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, wantAgain)
 	}
@@ -302,7 +349,7 @@ func TestDebugMarksAnAnswer(t *testing.T) {
 	if s := stepOf(t, again, "Q"); s.Decided != "" || s.Reused != "replay" {
 		t.Errorf("the replay's ask step is marked decided %q, reused %q; want reused replay", s.Decided, s.Reused)
 	}
-	if want := []decisionJSON{{Path: "Q", Stop: "ask", Action: "answer", Origin: "replay"}}; !reflect.DeepEqual(again.Decisions, want) {
+	if want := []decisionJSON{{Path: "Q", Stop: "ask", Action: "answer", Value: json.RawMessage(`{"go":true}`), Origin: "replay"}}; !reflect.DeepEqual(again.Decisions, want) {
 		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want)
 	}
 }
@@ -391,5 +438,186 @@ func TestDebugHeldTime(t *testing.T) {
 	}
 	if out := runOut(t, "runs"); !regexp.MustCompile(`\(\d+ms held\)`).MatchString(out) {
 		t.Errorf("the runs list does not show the time held:\n%s", out)
+	}
+}
+
+// replayOfRun replays run id through stepwise replay --json, and fails
+// the test unless the replay reproduced it.
+func replayOfRun(t *testing.T, id string) replayJSON {
+	t.Helper()
+	out, errOut, code := runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical || rep.Divergence != nil {
+		t.Fatalf("replay of %s: exit %d, %v\n%s\n%s", id, code, err, out, errOut)
+	}
+	return rep
+}
+
+// TestReplayMakesAnInjectAgain injects an agent step's result at its step
+// stop through stepwise debug, a map item's in the demo's triage_queue
+// and a top-level one in probe: the replay does not run the agent, whose
+// rounds the record does not have, but makes the inject again, and its
+// record lists it as the replay's.
+func TestReplayMakesAnInjectAgain(t *testing.T) {
+	for _, c := range []struct {
+		name, plan, inputs, at, inject string
+		project                        func(t *testing.T)
+	}{
+		{"a map item's agent step", "triage_queue", `{"on_call":"Priya"}`, "assess/do.3/verdict",
+			`{"output":{"severity":"sev4","component":"ci","duplicate_of":"","summary":"Injected."},"iterations":0,"tools_called":[],"final":true}`, demoProject},
+		{"a top-level agent step", "probe", "{}", "E2",
+			`{"output":{"found":"by hand"},"iterations":0,"tools_called":[],"final":true}`, func(t *testing.T) { marksProject(t) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.project(t)
+			stdin := "continue\ninject " + c.inject + "\ncontinue\ncontinue\n"
+			out, errOut, code := debugCLI(t, stdin, c.plan, c.inputs, "--break", c.at+" step")
+			if code != 0 {
+				t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+			}
+			id := sessionRun(t, errOut)
+			if s := stepOf(t, inspectJSONOf(t, id), c.at); s.Decided != "inject" {
+				t.Fatalf("%s is marked decided %q, want inject", c.at, s.Decided)
+			}
+			rep := replayOfRun(t, id)
+			again := inspectJSONOf(t, rep.RunID)
+			want := []decisionJSON{{Path: c.at, Stop: "step", Action: "inject", Value: canonicalJSON(t, json.RawMessage(c.inject)), Origin: "replay"}}
+			if !reflect.DeepEqual(again.Decisions, want) {
+				t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want)
+			}
+			if s := stepOf(t, again, c.at); s.Reused != "replay" || s.Status != "skipped" {
+				t.Errorf("the replay's %s is %s, reused %q; want skipped, reused by the replay", c.at, s.Status, s.Reused)
+			}
+		})
+	}
+}
+
+// TestReplayKeepsTheStopOfADecision replaces a failing step's error with
+// a value at its error stop: the replay gives the step that value without
+// running its tool, and its record says the decision it made again was a
+// replace at the error stop, as the recorded one was, not an inject at
+// the step stop it answered the step at.
+func TestReplayKeepsTheStopOfADecision(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\nreplace \"no issue after all\"\ncontinue\n", "failing", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	want := []decisionJSON{{Path: "E1", Stop: "error", Action: "replace", Value: json.RawMessage(`"no issue after all"`)}}
+	if got := inspectJSONOf(t, id).Decisions; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the run's decisions %+v, want %+v", got, want)
+	}
+	rep := replayOfRun(t, id)
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
+		t.Errorf("the failing tool ran %d times, want once", strings.Count(string(ran), "ran"))
+	}
+	want[0].Origin = "replay"
+	if got := inspectJSONOf(t, rep.RunID).Decisions; !reflect.DeepEqual(got, want) {
+		t.Errorf("the replay's decisions %+v, want %+v", got, want)
+	}
+	if out := runOut(t, "inspect", rep.RunID); !strings.Contains(out, "↺ E1  replace at its error stop") {
+		t.Errorf("inspect of the replay does not say the replace was made again at the error stop:\n%s", out)
+	}
+	replayOfRun(t, rep.RunID)
+}
+
+// TestStepsInPlanOrder runs a map whose first item is the slower, so that
+// the second item's last step starts before the first's: inspect (text
+// and --json) and diff (text and --json) list the steps in plan order,
+// item by item, each item's steps in its body's order.
+func TestStepsInPlanOrder(t *testing.T) {
+	marksProject(t)
+	runID := func() string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "run", "uneven", "--json")
+		var env struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+			t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+		}
+		return env.RunID
+	}
+	a, b := runID(), runID()
+	want := []string{"E1", "E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B"}
+	var got []string
+	for _, s := range inspectJSONOf(t, a).StepList {
+		got = append(got, s.Path)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inspect --json lists %q, want %q", got, want)
+	}
+	if out := runOut(t, "inspect", a); !inOrder(out, want) {
+		t.Errorf("inspect does not list the steps in %q's order:\n%s", want, out)
+	}
+	out, errOut, code := runCLI(t, "diff", a, b, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	got = nil
+	for _, d := range diff.Steps {
+		got = append(got, d.Path)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diff --json lists %q, want %q", got, want)
+	}
+}
+
+// inOrder reports whether each of paths starts a line of text (after its
+// indent), in that order.
+func inOrder(text string, paths []string) bool {
+	at := 0
+	for _, p := range paths {
+		i := regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(p) + ` `).FindStringIndex(text[at:])
+		if i == nil {
+			return false
+		}
+		at += i[1]
+	}
+	return true
+}
+
+// TestDiffTimeLeavesHeldTimeOut holds a map item at its step stop for a
+// measured time, then runs the plan again unheld: diff's time column
+// compares each step's own time, so the held step does not read as
+// slower by the time it was held.
+func TestDiffTimeLeavesHeldTimeOut(t *testing.T) {
+	marksProject(t)
+	const hold = 600 * time.Millisecond
+	in, feed := io.Pipe()
+	go func() {
+		feed.Write([]byte("continue\n"))
+		time.Sleep(hold)
+		feed.Write([]byte("continue\ncontinue\ncontinue\n"))
+		feed.Close()
+	}()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"debug", "items", "--continue", "--break", "E1 step", "--break", "E1/do.0/A step", "--json"}, in, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	held := sessionRun(t, errOut.String())
+	if s := stepOf(t, inspectJSONOf(t, held), "E1/do.0/A"); s.HeldMs < float64(hold.Milliseconds())*0.9 {
+		t.Fatalf("E1/do.0/A was held %.1fms, want %v", s.HeldMs, hold)
+	}
+	runOut(t, "run", "items")
+	list, _, _ := runCLI(t, "runs", "--json")
+	var runs struct{ Runs []runJSON }
+	if err := json.Unmarshal([]byte(list), &runs); err != nil || len(runs.Runs) != 2 {
+		t.Fatalf("runs --json: %v\n%s", err, list)
+	}
+	diffOut, errText, code := runCLI(t, "diff", held, runs.Runs[0].ID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(diffOut), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, diffOut, errText)
+	}
+	for _, d := range diff.Steps {
+		// Unheld, each side naps a tenth of a second: what differs is
+		// noise, far less than the hold.
+		if math.Abs(d.MsDelta) >= float64(hold.Milliseconds())/2 {
+			t.Errorf("%s: ΔTIME %.1fms, with %v of A's held; want its own time compared", d.Path, d.MsDelta, hold)
+		}
 	}
 }

@@ -384,6 +384,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			debugger.InPlanOrder(d)
 			if stepPattern != "" {
 				if err := onlyPaths(d, stepPattern); err != nil {
 					return usageError{err}
@@ -788,6 +789,9 @@ type decisionJSON struct {
 	Path   string          `json:"path"`
 	Stop   engine.StopKind `json:"stop"`
 	Action string          `json:"action"`
+	// Value is the value decided, redacted as the store keeps it; absent
+	// for a decision without one (decline, deny, approve).
+	Value json.RawMessage `json:"value,omitempty"`
 	// Origin is "replay" for a decision a replay made again; a person's
 	// has none.
 	Origin string `json:"origin,omitempty"`

@@ -1,6 +1,10 @@
 package path
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Compare orders two paths as a person counts: a run of digits in one is
 // compared with the run in the same place of the other as a number, so
@@ -51,4 +55,42 @@ func compareInts(a, b int) int {
 		return 1
 	}
 	return 0
+}
+
+// SortPlanOrder sorts paths, listed in the order their units started, into
+// the plan's order: a unit before the units inside it, the items of a map,
+// filter or reduce by index (do.2 before do.10), and the steps of a body,
+// or of the plan, in the order they first ran, which is their order in
+// the plan since a body runs its steps one after another. Concurrent
+// items that ran interleaved (do.2's steps, then do.3's, then do.2's
+// last) so read item by item, each item's steps in its body's order.
+func SortPlanOrder(paths []string) {
+	// first is where each path, or a prefix of one, first appears.
+	first := make(map[string]int, len(paths))
+	for i, p := range paths {
+		for q, ok := p, true; ok; q, _, ok = Parent(q) {
+			if _, seen := first[q]; !seen {
+				first[q] = i
+			}
+		}
+	}
+	slices.SortStableFunc(paths, func(a, b string) int {
+		sa, sb := Segments(a), Segments(b)
+		for k := range min(len(sa), len(sb)) {
+			if sa[k] == sb[k] {
+				continue
+			}
+			ia, aItem := ItemIndex(sa[k])
+			ib, bItem := ItemIndex(sb[k])
+			if aItem && bItem {
+				return cmp.Compare(ia, ib)
+			}
+			prefix := strings.Join(sa[:k], "/")
+			if c := cmp.Compare(first[Join(prefix, sa[k])], first[Join(prefix, sb[k])]); c != 0 {
+				return c
+			}
+			return Compare(sa[k], sb[k])
+		}
+		return cmp.Compare(len(sa), len(sb))
+	})
 }

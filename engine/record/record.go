@@ -159,11 +159,14 @@ type ToolCall struct {
 }
 
 // Decision is one decision a person made at a stop, or one a replay made
-// again: engine.Decided at Path, its value left out.
+// again: engine.Decided at Path.
 type Decision struct {
 	Path   string
 	Stop   engine.StopKind
 	Action string
+	// Value is the value decided, as the store keeps it (redacted); empty
+	// for a decision without one (decline, deny, approve).
+	Value json.RawMessage
 	// Origin is empty for a person's decision, "replay" for one a replay
 	// made again (engine.Decided's).
 	Origin string

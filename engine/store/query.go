@@ -237,6 +237,7 @@ type (
 	decidedMembers struct {
 		Stop   engine.StopKind `json:"stop"`
 		Action string          `json:"action"`
+		Value  json.RawMessage `json:"value"`
 		Origin string          `json:"origin"`
 	}
 	modelCallMembers struct {
@@ -368,7 +369,7 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			if err != nil {
 				return err
 			}
-			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action, Origin: m.Origin})
+			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action, Value: m.Value, Origin: m.Origin})
 		case engine.EventWarning:
 			m, err := members[warningMembers](e)
 			if err != nil {
