@@ -135,6 +135,7 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 		return nil, opts, err
 	}
 	f := &forker{rec: rec, from: from, reuse: rec.reusable(from)}
+	f.itemwise = rec.reusedItemwise(f.reuse)
 	for _, s := range spec.Sets {
 		pat, err := path.Compile(s.Path)
 		if err != nil {
@@ -270,6 +271,32 @@ func (rec *Recording) reusable(from string) map[string]*recordedStep {
 	return out
 }
 
+// reusedItemwise lists the reused maps and reduces whose recorded item
+// steps are all reused too: such a step runs, over its items' recorded
+// results, so that the fork's record has each item step, reused, as the
+// recorded run's has it, and a diff compares them step by step. Reused
+// whole, its items would be no steps of the fork.
+func (rec *Recording) reusedItemwise(reuse map[string]*recordedStep) map[string]bool {
+	out := map[string]bool{}
+	for p, s := range reuse {
+		if s.Tool != plans.ControlMap && s.Tool != plans.ControlReduce {
+			continue
+		}
+		inner, all := 0, true
+		for _, q := range rec.order {
+			if strings.HasPrefix(q, p+"/") {
+				inner++
+				_, reused := reuse[q]
+				all = all && reused
+			}
+		}
+		if inner > 0 && all {
+			out[p] = true
+		}
+	}
+	return out
+}
+
 // independentItems lists the items at or above from whose map or filter
 // runs each item on its own: the items of a reduce read the one before
 // them, so a reduce's are left out.
@@ -309,7 +336,10 @@ type forker struct {
 	rec   *Recording
 	from  string
 	reuse map[string]*recordedStep
-	sets  []compiledSet
+	// itemwise are the reused maps and reduces that run over their items'
+	// recorded results (Recording.reusedItemwise).
+	itemwise map[string]bool
+	sets     []compiledSet
 
 	mu     sync.Mutex
 	hit    map[int]bool
@@ -332,11 +362,11 @@ func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 			f.hit[i] = true
 			f.set = append(f.set, st.Path)
 			f.mu.Unlock()
-			return engine.Decision{Action: engine.Inject, Value: s.Value}
+			return engine.Decision{Action: engine.Inject, Value: s.Value, Origin: engine.BySet}
 		}
 	}
 	rs, ok := f.reuse[st.Path]
-	if !ok || rs.Tool != st.Tool {
+	if !ok || rs.Tool != st.Tool || f.itemwise[st.Path] {
 		return engine.Decision{}
 	}
 	result, err := recordedValue(rs.Result)

@@ -419,9 +419,11 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		}
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "input", Expected: expected, Got: plainData(input), Message: what}
 	}
-	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopStep}]; ok && d.Action == engine.Inject.String() {
-		// A person gave the step its result before it ran (an agent
-		// step, a map, a tool step alike): it does not run now either.
+	if rs.Status == engine.StepSkipped && st.Step != nil {
+		// The step did not run in the recorded run (an agent step, a map,
+		// a tool step alike): a person gave its result at a stop or with
+		// a fork's --set, or a fork or a replay reused a recorded one. It
+		// does not run now either.
 		result, err := recordedValue(rs.Result)
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
@@ -432,7 +434,7 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		return engine.Decision{}, nil
 	}
 	switch rs.Status {
-	case engine.StepOK, engine.StepSkipped:
+	case engine.StepOK:
 		result, err := recordedValue(rs.Result)
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)

@@ -462,9 +462,9 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 		// was decided where, and with what, so that a replay reproduces it.
 		// One a replay made again says so, so that nobody reads it as
 		// decided by hand in this run.
-		if d.Origin == ByHand {
+		if decided, _ := d.marks(); decided != "" {
 			r.emit(st.Path, st.Unit, EventDecided, func() any {
-				return Decided{Stop: st.Kind, Action: d.Action.String(), Value: d.Value}
+				return Decided{Stop: st.Kind, Action: decided, Value: d.Value}
 			})
 		}
 		for _, again := range d.Again {

@@ -177,9 +177,15 @@ const (
 	FromReplay
 	// FromFork is a fork reusing the recorded result of the run it forks.
 	FromFork
+	// BySet is a person's value a fork gives a step in place of running
+	// it, set before the fork started (stepwise fork --set) rather than
+	// at a stop. The record lists it as a decision by hand whose action
+	// is "set", so that nobody reads it as an inject at a stop that never
+	// happened.
+	BySet
 )
 
-var originNames = [...]string{ByHand: "hand", FromReplay: "replay", FromFork: "fork"}
+var originNames = [...]string{ByHand: "hand", FromReplay: "replay", FromFork: "fork", BySet: "set"}
 
 // String returns the origin as the record writes it.
 func (o Origin) String() string {
@@ -198,6 +204,8 @@ func (d Decision) marks() (decided, reused string) {
 		return "", ""
 	case d.Origin == ByHand:
 		return d.Action.String(), ""
+	case d.Origin == BySet:
+		return BySet.String(), ""
 	}
 	return "", d.Origin.String()
 }

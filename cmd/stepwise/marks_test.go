@@ -82,6 +82,25 @@ args: ["-c", "sleep \"$1\"; echo '{}'", "wait", "{{input.secs}}"]
 output: json
 input_schema: { type: object, required: [secs], properties: { secs: { type: string } } }
 `,
+	".stepwise/plans/noted.yaml": `identifier: noted
+name: Noted
+description: Notes each item, then counts, then says the count.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: A
+          tool_name: user__note
+          input: { text: "{{item}}" }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E3
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E2.n}}" } }
+`,
 	".stepwise/plans/uneven.yaml": `identifier: uneven
 name: Uneven
 description: Two items side by side, the first slower, each a wait and a card.
@@ -620,4 +639,73 @@ func TestDiffTimeLeavesHeldTimeOut(t *testing.T) {
 			t.Errorf("%s: ΔTIME %.1fms, with %v of A's held; want its own time compared", d.Path, d.MsDelta, hold)
 		}
 	}
+}
+
+// TestForkAfterAMapReusesItsItems forks a run from the step after a map,
+// with a step's result set: the fork's record has the map's item steps,
+// reused (the notes they wrote are not written again), so that diff finds
+// no item changed; the step set is marked as set by the fork, not as an
+// inject at a stop, in inspect (text and --json), the runs list and diff;
+// and the fork replays.
+func TestForkAfterAMapReusesItsItems(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := runCLI(t, "run", "noted", "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+	out, errOut, code = runCLI(t, "fork", env.RunID, "--from", "E3", "--set", `E2={"n": 2}`, "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &fork); code != 0 || err != nil {
+		t.Fatalf("fork: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if !strings.Contains(errOut, ": E1: 2 items, do.0 to do.1\n") {
+		t.Errorf("the fork's progress does not say it reused the map's items:\n%s", errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
+		t.Errorf("the fork ran the map's items again: notes.log went from %q to %q", notes, after)
+	}
+	forked := inspectJSONOf(t, fork.RunID)
+	for _, p := range []string{"E1/do.0/A", "E1/do.1/A"} {
+		if s := stepOf(t, forked, p); s.Reused != "fork" {
+			t.Errorf("the fork's %s is %s, reused %q; want reused by the fork", p, s.Status, s.Reused)
+		}
+	}
+	if s := stepOf(t, forked, "E2"); s.Decided != "set" || s.Reused != "" {
+		t.Errorf("the fork's E2 is decided %q, reused %q; want set", s.Decided, s.Reused)
+	}
+	want := []decisionJSON{{Path: "E2", Stop: "step", Action: "set", Value: json.RawMessage(`{"n":2}`)}}
+	if !reflect.DeepEqual(forked.Decisions, want) {
+		t.Errorf("the fork's decisions %+v, want %+v", forked.Decisions, want)
+	}
+	text := runOut(t, "inspect", fork.RunID)
+	if !strings.Contains(text, "✎ E2  set by the fork (--set)") || !regexp.MustCompile(`(?m)^  E2 .*✎ set by the fork \(--set\)$`).MatchString(text) || strings.Contains(text, "inject") {
+		t.Errorf("inspect does not say E2 was set by the fork:\n%s", text)
+	}
+	if out := runOut(t, "runs"); !strings.Contains(out, "ok ✎") {
+		t.Errorf("the runs list does not mark the fork:\n%s", out)
+	}
+	out, errOut, code = runCLI(t, "diff", env.RunID, fork.RunID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	var differ []string
+	for _, d := range diff.Steps {
+		if d.Differs {
+			differ = append(differ, d.Path)
+		}
+		if d.Path == "E2" && (d.DecidedB != "set" || format.Mark(d.DecidedB, d.ReusedB) != format.MarkDecided) {
+			t.Errorf("diff marks the fork's E2 %q (%q), want %s set", format.Mark(d.DecidedB, d.ReusedB), d.DecidedB, format.MarkDecided)
+		}
+	}
+	if want := []string{"E2", "E3"}; !reflect.DeepEqual(differ, want) {
+		t.Errorf("diff finds %q differ, want %q", differ, want)
+	}
+	replayOfRun(t, fork.RunID)
 }

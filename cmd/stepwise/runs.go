@@ -596,7 +596,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 		fmt.Fprintf(w, "\n%s (%d)\n", list.title, len(list.decs))
 		for _, dec := range list.decs {
-			fmt.Fprintf(w, "  %s %s  %s at its %s stop\n", list.mark, dec.Path, dec.Action, dec.Stop)
+			fmt.Fprintf(w, "  %s %s  %s\n", list.mark, dec.Path, format.DecisionText(dec.Action, dec.Stop))
 		}
 	}
 	for _, list := range []struct {
