@@ -338,3 +338,14 @@ func inPlanOrder[T any](units []T, pathOf func(T) string) []T {
 	}
 	return out
 }
+
+// MarkSteps gives each step of d that has no mark of its own the mark of
+// a decision made on one of its own units (a round's reply replaced, a
+// tool call injected, a repair answered), as Diff marks it: inspect marks
+// the agent step whose reply a person replaced, not only the reply.
+func MarkSteps(d *record.RunDetail) {
+	units := decidedUnits(d, stepsByPath(d))
+	for i := range d.Steps {
+		d.Steps[i].Decided, d.Steps[i].Reused = marks(d.Steps[i], units)
+	}
+}

@@ -709,3 +709,40 @@ func TestForkAfterAMapReusesItsItems(t *testing.T) {
 	}
 	replayOfRun(t, fork.RunID)
 }
+
+// TestInspectMarksAReplacedReply replaces a round's reply through
+// stepwise debug: inspect (text and --json) marks the model call whose
+// reply was replaced, and its agent step, as diff marks it; the replay's
+// inspect marks both as replayed.
+func TestInspectMarksAReplacedReply(t *testing.T) {
+	marksProject(t)
+	out, errOut, code := debugCLI(t, "replace {\"text\": \"{\\\"found\\\": \\\"a replaced reply\\\"}\"}\ncontinue\n", "probe", "--continue", "--break", "E2/agent.1 reply")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	rep := replayOfRun(t, id)
+	for _, c := range []struct {
+		run, decided, reused, text string
+	}{{id, "replace", "", "✎ replace"}, {rep.RunID, "", "replay", "↺ replayed"}} {
+		env := inspectJSONOf(t, c.run)
+		if s := stepOf(t, env, "E2"); s.Decided != c.decided || s.Reused != c.reused {
+			t.Errorf("run %s: E2 is decided %q, reused %q; want %q, %q", c.run, s.Decided, s.Reused, c.decided, c.reused)
+		}
+		marked := 0
+		for _, m := range env.ModelCalls {
+			if m.Path == "E2/agent.1" && m.Decided == c.decided && m.Reused == c.reused {
+				marked++
+			} else if m.Decided != "" || m.Reused != "" {
+				t.Errorf("run %s: the model call at %s is marked %q %q, though nobody replaced its reply", c.run, m.Path, m.Decided, m.Reused)
+			}
+		}
+		if marked != 1 {
+			t.Errorf("run %s: the model call at E2/agent.1 is not marked decided %q, reused %q: %+v", c.run, c.decided, c.reused, env.ModelCalls)
+		}
+		text := runOut(t, "inspect", c.run)
+		if !regexp.MustCompile(`(?m)^  E2 .*  ` + c.text + `$`).MatchString(text) || !regexp.MustCompile(`(?m)^  E2/agent\.1 .*` + c.text + `$`).MatchString(text) {
+			t.Errorf("run %s: inspect does not mark E2 and its model call %s:\n%s", c.run, c.text, text)
+		}
+	}
+}

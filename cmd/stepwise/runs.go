@@ -385,6 +385,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			debugger.InPlanOrder(d)
+			debugger.MarkSteps(d)
 			if stepPattern != "" {
 				if err := onlyPaths(d, stepPattern); err != nil {
 					return usageError{err}
@@ -624,6 +625,9 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			}
 			if c.Error != "" {
 				line += "\terror: " + cut(c.Error, valueWidth)
+			}
+			if m := format.MarkText(c.Decided, c.Reused); m != "" {
+				line += "\t" + m
 			}
 			fmt.Fprintln(tw, line)
 		}

@@ -240,4 +240,9 @@ type ModelCall struct {
 	// Strict is the strict structured output record, empty when the call
 	// did not ask for it: "sent", or the downgrade reason.
 	Strict string `json:"strict,omitempty"`
+	// Decided is the action by which a person decided at the call's path
+	// (its reply replaced); Reused is "replay" for such a decision a
+	// replay made again. Both as StepRecord's.
+	Decided string `json:"decided,omitempty"`
+	Reused  string `json:"reused,omitempty"`
 }
