@@ -741,7 +741,7 @@ func TestInspectMarksAReplacedReply(t *testing.T) {
 			t.Errorf("run %s: the model call at E2/agent.1 is not marked decided %q, reused %q: %+v", c.run, c.decided, c.reused, env.ModelCalls)
 		}
 		text := runOut(t, "inspect", c.run)
-		if !regexp.MustCompile(`(?m)^  E2 .*  ` + c.text + `$`).MatchString(text) || !regexp.MustCompile(`(?m)^  E2/agent\.1 .*` + c.text + `$`).MatchString(text) {
+		if !regexp.MustCompile(`(?m)^  E2 .*  `+c.text+`$`).MatchString(text) || !regexp.MustCompile(`(?m)^  E2/agent\.1 .*`+c.text+`$`).MatchString(text) {
 			t.Errorf("run %s: inspect does not mark E2 and its model call %s:\n%s", c.run, c.text, text)
 		}
 	}
