@@ -267,17 +267,43 @@ func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
 	return out
 }
 
-// recordedAnswer is what the replay answers an ask stop with when it is
-// let go on: the recorded answer, for a session to suggest.
-func (r *replayer) recordedAnswer(st *engine.Stop) (any, bool) {
-	if st.Kind != engine.StopAsk {
-		return nil, false
+// recordedOutcome is what a replay gives a stop it is let go on from,
+// where the record says so, for a session to show.
+type recordedOutcome struct {
+	value any
+	// decision is the action a person took at the stop in the recorded
+	// run, which the replay takes again ("replace"): value is what it
+	// gave, in place of what happened now. Empty for an ask's recorded
+	// answer, which the session suggests.
+	decision string
+}
+
+// recordedOutcome is what the replay gives st when it is let go on: the
+// recorded answer at an ask, or the value a person gave in the recorded
+// run at a round, reply, result or error stop (a reply as the engine
+// takes it).
+func (r *replayer) recordedOutcome(st *engine.Stop) (recordedOutcome, bool) {
+	switch st.Kind {
+	case engine.StopAsk:
+		a, ok := r.rec.asks[st.Path]
+		if !ok || !a.Answered {
+			return recordedOutcome{}, false
+		}
+		return recordedOutcome{value: a.Answer}, true
+	case engine.StopRound, engine.StopReply, engine.StopResult, engine.StopError:
+		d, ok := r.rec.decided[decisionAt{st.Path, st.Kind}]
+		if !ok {
+			return recordedOutcome{}, false
+		}
+		out := recordedOutcome{value: d.Value, decision: d.Action}
+		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
+			if reply, err := engine.ReplyFrom(d.Value); err == nil {
+				out.value = reply
+			}
+		}
+		return out, true
 	}
-	a, ok := r.rec.asks[st.Path]
-	if !ok || !a.Answered {
-		return nil, false
-	}
-	return a.Answer, true
+	return recordedOutcome{}, false
 }
 
 // newReplayer returns a replay's hook, the log of what the replay ran, and

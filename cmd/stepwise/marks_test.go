@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
@@ -744,5 +747,60 @@ func TestInspectMarksAReplacedReply(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^  E2 .*  `+c.text+`$`).MatchString(text) || !regexp.MustCompile(`(?m)^  E2/agent\.1 .*`+c.text+`$`).MatchString(text) {
 			t.Errorf("run %s: inspect does not mark E2 and its model call %s:\n%s", c.run, c.text, text)
 		}
+	}
+}
+
+// TestReplayStopShowsTheReplacement replays, under the debugger, a run in
+// which a person replaced a round's reply: the replay's stop at that
+// reply shows the replacement as its output and its prefill, which is
+// what going on gives, and says the record replaced it; going on, the
+// replay reproduces the run.
+func TestReplayStopShowsTheReplacement(t *testing.T) {
+	marksProject(t)
+	replacement := `{"found": "a replaced reply"}`
+	stdin := "replace {\"text\": " + strconv.Quote(replacement) + "}\ncontinue\n"
+	out, errOut, code := debugCLI(t, stdin, "probe", "--continue", "--break", "E2/agent.1 reply")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	out, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply", "--json")
+	if code != 0 {
+		t.Fatalf("replay --debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var stop *debugger.Snapshot
+	var finish struct {
+		Identical *bool `json:"identical"`
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var st struct {
+			debugger.State
+			Identical *bool `json:"identical"`
+		}
+		if err := json.Unmarshal([]byte(line), &st); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if st.Stop != nil && st.Stop.Path == "E2/agent.1" && st.Stop.Kind == "reply" {
+			stop = st.Stop
+		}
+		if st.Identical != nil {
+			finish.Identical = st.Identical
+		}
+	}
+	if stop == nil {
+		t.Fatalf("the replay did not stop at E2/agent.1's reply:\n%s", out)
+	}
+	if got := engine.JSONText(stop.Output); !strings.Contains(got, `"text":`+strconv.Quote(replacement)) || stop.Recorded != "replace" {
+		t.Errorf("the stop shows output %s, recorded %q; want the replacement, recorded replace", got, stop.Recorded)
+	}
+	if got := engine.JSONText(stop.Prefill); got != `{"found":"a replaced reply"}` {
+		t.Errorf("the stop's prefill is %s, want the replacement's answer", got)
+	}
+	if finish.Identical == nil || !*finish.Identical {
+		t.Errorf("the replay under the debugger does not match its record:\n%s", out)
+	}
+	_, errOut, _ = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply")
+	if !strings.Contains(errOut, "  record  the recorded run's replace here is made again: going on gives the output above\n") || !strings.Contains(errOut, "a replaced reply") {
+		t.Errorf("the text stop does not show the replacement nor say the record made it:\n%s", errOut)
 	}
 }
