@@ -74,23 +74,47 @@ func SortPlanOrder(paths []string) {
 			}
 		}
 	}
-	slices.SortStableFunc(paths, func(a, b string) int {
-		sa, sb := Segments(a), Segments(b)
-		for k := range min(len(sa), len(sb)) {
-			if sa[k] == sb[k] {
+	// Each path's segments, the index of each that is an item (-1 for
+	// none), and where the prefix that ends in each first appears, worked
+	// out once rather than at every comparison.
+	type key struct {
+		path         string
+		segs         []string
+		items, ranks []int
+	}
+	keys := make([]key, len(paths))
+	for j, p := range paths {
+		k := key{path: p, segs: Segments(p)}
+		k.items, k.ranks = make([]int, len(k.segs)), make([]int, len(k.segs))
+		end := 0
+		for i, seg := range k.segs {
+			end += len(seg)
+			k.ranks[i] = first[p[:end]]
+			end++
+			if n, ok := ItemIndex(seg); ok {
+				k.items[i] = n
+			} else {
+				k.items[i] = -1
+			}
+		}
+		keys[j] = k
+	}
+	slices.SortFunc(keys, func(ka, kb key) int {
+		for i := range min(len(ka.segs), len(kb.segs)) {
+			if ka.segs[i] == kb.segs[i] {
 				continue
 			}
-			ia, aItem := ItemIndex(sa[k])
-			ib, bItem := ItemIndex(sb[k])
-			if aItem && bItem {
-				return cmp.Compare(ia, ib)
+			if ka.items[i] >= 0 && kb.items[i] >= 0 {
+				return cmp.Compare(ka.items[i], kb.items[i])
 			}
-			prefix := strings.Join(sa[:k], "/")
-			if c := cmp.Compare(first[Join(prefix, sa[k])], first[Join(prefix, sb[k])]); c != 0 {
+			if c := cmp.Compare(ka.ranks[i], kb.ranks[i]); c != 0 {
 				return c
 			}
-			return Compare(sa[k], sb[k])
+			return Compare(ka.segs[i], kb.segs[i])
 		}
-		return cmp.Compare(len(sa), len(sb))
+		return cmp.Compare(len(ka.segs), len(kb.segs))
 	})
+	for i, k := range keys {
+		paths[i] = k.path
+	}
 }

@@ -52,3 +52,25 @@ func TestSortPlanOrder(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSortPlanOrder sorts the steps of a map of 10,000 items, two
+// steps each, recorded as concurrent items interleave: each item's first
+// step, then the second steps in the opposite order, as inspect and diff
+// sort a large run's record.
+func BenchmarkSortPlanOrder(b *testing.B) {
+	const items = 10000
+	ran := []string{"open", "classify"}
+	for i := range items {
+		ran = append(ran, Item("classify", i)+"/verdict")
+	}
+	for i := items - 1; i >= 0; i-- {
+		ran = append(ran, Item("classify", i)+"/card")
+	}
+	ran = append(ran, "solver")
+	paths := make([]string, len(ran))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(paths, ran)
+		SortPlanOrder(paths)
+	}
+}
