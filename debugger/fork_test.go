@@ -83,7 +83,7 @@ func TestFork(t *testing.T) {
 	}
 	want := []string{"E0", "E1", "E2", "E3", "E3/then", "E3/else", "E4", "E4/do.0", "E4/do.1", "E4/do.2", "E5"}
 	if !sameSet(paths, want) || paths[0] != "E0" || slices.Index(paths, "E3/else") < slices.Index(paths, "E3") {
-		t.Errorf("diff paths %v, want %v in run order", paths, want)
+		t.Errorf("diff paths %v, want %v in plan order", paths, want)
 	}
 	if d := byPath["E0"]; d.StatusA != "ok" || d.StatusB != "skipped" || d.ResultA == nil || !reflect.DeepEqual(d.ResultA, d.ResultB) || !d.Same() {
 		t.Errorf("E0: %+v, want the same result, reused", d)
