@@ -104,6 +104,22 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { n: "{{E2.n}}" } }
 `,
+	".stepwise/plans/branchy.yaml": `identifier: branchy
+name: Branchy
+description: Takes a branch that calls a plan that notes, then notes.
+steps:
+  - id: E1
+    tool_name: decide
+    input:
+      if: { value: 1, op: eq, to: 1 }
+      then:
+        - id: A
+          tool_name: plan__noted
+          input: {}
+  - id: E2
+    tool_name: user__note
+    input: { text: "after" }
+`,
 	".stepwise/plans/uneven.yaml": `identifier: uneven
 name: Uneven
 description: Two items side by side, the first slower, each a wait and a card.
@@ -802,5 +818,42 @@ func TestReplayStopShowsTheReplacement(t *testing.T) {
 	_, errOut, _ = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply")
 	if !strings.Contains(errOut, "  record  the recorded run's replace here is made again: going on gives the output above\n") || !strings.Contains(errOut, "a replaced reply") {
 		t.Errorf("the text stop does not show the replacement nor say the record made it:\n%s", errOut)
+	}
+}
+
+// TestForkAfterABranchReusesItsSteps forks a run from the step after a
+// decide whose branch called a plan: the fork's record has the branch's
+// steps and the called plan's, its map's items among them, reused (their
+// notes are not written again), so that diff finds no step differs but
+// the one that ran again.
+func TestForkAfterABranchReusesItsSteps(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := runCLI(t, "run", "branchy", "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+	out, errOut, code = runCLI(t, "fork", env.RunID, "--from", "E2", "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &fork); code != 0 || err != nil {
+		t.Fatalf("fork: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes)+"after\n" {
+		t.Errorf("the fork noted %q, want only E2's note", strings.TrimPrefix(string(after), string(notes)))
+	}
+	forked := inspectJSONOf(t, fork.RunID)
+	for _, p := range []string{"E1/then/A/noted/E1/do.0/A", "E1/then/A/noted/E1/do.1/A", "E1/then/A/noted/E2", "E1/then/A/noted/E3"} {
+		if s := stepOf(t, forked, p); s.Reused != "fork" {
+			t.Errorf("the fork's %s is %s, reused %q; want reused by the fork", p, s.Status, s.Reused)
+		}
+	}
+	out, errOut, code = runCLI(t, "diff", env.RunID, fork.RunID)
+	if code != 0 || !strings.Contains(out, "\nno step differs: ") {
+		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
 	}
 }
