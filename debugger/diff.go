@@ -28,7 +28,8 @@ type StepDiff struct {
 	// result that differs (not Same), so that a reader of the JSON, which
 	// lists every step, need not work it out.
 	Differs bool `json:"differs"`
-	// MsDelta is B's time minus A's, in milliseconds, to a tenth of one.
+	// MsDelta is B's own time minus A's, in milliseconds, to a tenth of
+	// one: each step's wall time less the time it was held at stops.
 	MsDelta float64 `json:"ms_delta"`
 	// TokensA and TokensB are the tokens of the model calls the step made
 	// in each run, every input, output and cache figure counted;
@@ -93,31 +94,28 @@ func Count(steps []StepDiff) (a, b RunCounts) {
 	return a, b
 }
 
-// Diff compares two runs step by step: every path either run has, in the
-// order the steps first appear (A's order, each step only B ran placed
-// where B ran it).
+// Diff compares two runs step by step: every path either run has, in
+// plan order (path.SortPlanOrder: items by index, the steps of a body in
+// its order), a step only B ran placed where B ran it.
 func Diff(a, b *record.RunDetail) []StepDiff {
 	stepsA, stepsB := stepsByPath(a), stepsByPath(b)
 	tokensA, tokensB := tokensByStep(a), tokensByStep(b)
 	unitsA, unitsB := decidedUnits(a, stepsA), decidedUnits(b, stepsB)
-	out := []StepDiff{}
-	done := map[string]bool{}
-	add := func(p string) {
-		if done[p] {
-			return
-		}
-		done[p] = true
+	paths := ranOrder(a, b, stepsA, stepsB)
+	path.SortPlanOrder(paths)
+	out := make([]StepDiff, 0, len(paths))
+	for _, p := range paths {
 		d := StepDiff{Path: p, TokensA: tokensA[p], TokensB: tokensB[p], TokensDelta: tokensB[p] - tokensA[p]}
 		var ms float64
 		sa, inA := stepsA[p]
 		if inA {
-			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -sa.Ms
+			d.StatusA, d.ResultA, ms = sa.Status, resultOf(sa), -ownMs(sa)
 			d.DecidedA, d.ReusedA = marks(sa, unitsA)
 		}
 		sb, inB := stepsB[p]
 		sameText := inA && inB && bytes.Equal(sa.Result, sb.Result)
 		if inB {
-			d.StatusB, ms = sb.Status, ms+sb.Ms
+			d.StatusB, ms = sb.Status, ms+ownMs(sb)
 			d.DecidedB, d.ReusedB = marks(sb, unitsB)
 			if d.ResultB = d.ResultA; !sameText {
 				d.ResultB = resultOf(sb)
@@ -131,6 +129,24 @@ func Diff(a, b *record.RunDetail) []StepDiff {
 		}
 		d.Differs = !d.Same()
 		out = append(out, d)
+	}
+	return out
+}
+
+// ownMs is a step's own time: its wall time less the time its threads
+// were held at stops, so that a step a person held does not read as slower.
+func ownMs(s record.StepRecord) float64 { return max(s.Ms-s.HeldMs, 0) }
+
+// ranOrder lists every step path either run has, once, in the order the
+// steps first ran: A's order, each step only B ran placed where B ran it.
+func ranOrder(a, b *record.RunDetail, stepsA, stepsB map[string]record.StepRecord) []string {
+	var out []string
+	done := map[string]bool{}
+	add := func(p string) {
+		if !done[p] {
+			done[p] = true
+			out = append(out, p)
+		}
 	}
 	i, j := 0, 0
 	for i < len(a.Steps) || j < len(b.Steps) {
@@ -292,4 +308,44 @@ func resultOf(s record.StepRecord) any {
 		return nil
 	}
 	return v
+}
+
+// InPlanOrder puts d's steps and tool calls in plan order
+// (path.SortPlanOrder), as inspect lists them: the record keeps them in
+// the order they started, in which concurrent items interleave.
+func InPlanOrder(d *record.RunDetail) {
+	d.Steps = inPlanOrder(d.Steps, func(s record.StepRecord) string { return s.Path })
+	d.ToolCalls = inPlanOrder(d.ToolCalls, func(c record.ToolCall) string { return c.Path })
+}
+
+// inPlanOrder returns units in plan order, each named by its path.
+func inPlanOrder[T any](units []T, pathOf func(T) string) []T {
+	byPath := make(map[string]T, len(units))
+	paths := make([]string, len(units))
+	for i, u := range units {
+		paths[i] = pathOf(u)
+		byPath[paths[i]] = u
+	}
+	if len(byPath) != len(units) {
+		// A path recorded twice (a run recorded before paths were
+		// unique) keeps the order it ran in.
+		return units
+	}
+	path.SortPlanOrder(paths)
+	out := make([]T, len(units))
+	for i, p := range paths {
+		out[i] = byPath[p]
+	}
+	return out
+}
+
+// MarkSteps gives each step of d that has no mark of its own the mark of
+// a decision made on one of its own units (a round's reply replaced, a
+// tool call injected, a repair answered), as Diff marks it: inspect marks
+// the agent step whose reply a person replaced, not only the reply.
+func MarkSteps(d *record.RunDetail) {
+	units := decidedUnits(d, stepsByPath(d))
+	for i := range d.Steps {
+		d.Steps[i].Decided, d.Steps[i].Reused = marks(d.Steps[i], units)
+	}
 }

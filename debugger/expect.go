@@ -40,7 +40,7 @@ func expect(st *engine.Stop, catalog *tools.Catalog) expectation {
 		// A reply that answers (no tool call, its text the answer as
 		// JSON) is edited as the answer, in the agent's output_schema:
 		// a value without text or tool_calls replaces the reply with
-		// itself as the answer (engine's asReply), so nobody edits JSON
+		// itself as the answer (engine.ReplyFrom), so nobody edits JSON
 		// escaped in a string.
 		a, isAgent := st.Step.Control.(*plans.AgentInput)
 		reply, isReply := st.Output.(chat.Reply)

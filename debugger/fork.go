@@ -135,6 +135,7 @@ func newForker(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options
 		return nil, opts, err
 	}
 	f := &forker{rec: rec, from: from, reuse: rec.reusable(from)}
+	f.itemwise = rec.reusedItemwise(f.reuse)
 	for _, s := range spec.Sets {
 		pat, err := path.Compile(s.Path)
 		if err != nil {
@@ -270,6 +271,36 @@ func (rec *Recording) reusable(from string) map[string]*recordedStep {
 	return out
 }
 
+// reusedItemwise lists the reused steps with steps of their own (a map's
+// or a reduce's items, a decide's branch, a called plan's steps) that are
+// all reused too: such a step runs, over their recorded results, so that
+// the fork's record has each inner step, reused, as the recorded run's
+// has it, and a diff compares them step by step. Reused whole, its inner
+// steps would be no steps of the fork. A decide whose gate asks a model
+// is reused whole (forker.runsOver), so that the fork asks none.
+func (rec *Recording) reusedItemwise(reuse map[string]*recordedStep) map[string]bool {
+	out := map[string]bool{}
+	for p, s := range reuse {
+		switch {
+		case s.Tool == plans.ControlMap, s.Tool == plans.ControlReduce, s.Tool == plans.ControlDecide, strings.HasPrefix(s.Tool, "plan__"):
+		default:
+			continue
+		}
+		inner, all := 0, true
+		for _, q := range rec.order {
+			if strings.HasPrefix(q, p+"/") {
+				inner++
+				_, reused := reuse[q]
+				all = all && reused
+			}
+		}
+		if inner > 0 && all {
+			out[p] = true
+		}
+	}
+	return out
+}
+
 // independentItems lists the items at or above from whose map or filter
 // runs each item on its own: the items of a reduce read the one before
 // them, so a reduce's are left out.
@@ -309,7 +340,10 @@ type forker struct {
 	rec   *Recording
 	from  string
 	reuse map[string]*recordedStep
-	sets  []compiledSet
+	// itemwise are the reused steps that run over their inner steps'
+	// recorded results (Recording.reusedItemwise).
+	itemwise map[string]bool
+	sets     []compiledSet
 
 	mu     sync.Mutex
 	hit    map[int]bool
@@ -332,21 +366,39 @@ func (f *forker) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 			f.hit[i] = true
 			f.set = append(f.set, st.Path)
 			f.mu.Unlock()
-			return engine.Decision{Action: engine.Inject, Value: s.Value}
+			return engine.Decision{Action: engine.Inject, Value: s.Value, Origin: engine.BySet}
 		}
 	}
 	rs, ok := f.reuse[st.Path]
-	if !ok || rs.Tool != st.Tool {
+	if !ok || rs.Tool != st.Tool || f.runsOver(st) {
 		return engine.Decision{}
 	}
 	result, err := recordedValue(rs.Result)
 	if err != nil {
 		return engine.Decision{}
 	}
+	if m, isMap := result.(map[string]any); st.Step == nil && isMap {
+		// A solver finish (a called plan's, whose caller runs over its
+		// steps) is recorded as {"answer": text} and takes its text.
+		if text, ok := m["answer"].(string); ok {
+			result = text
+		}
+	}
 	f.mu.Lock()
 	f.reused = append(f.reused, st.Path)
 	f.mu.Unlock()
 	return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromFork}
+}
+
+// runsOver reports whether the reused step at st runs over the recorded
+// results of its inner steps (Recording.reusedItemwise) rather than take
+// its own: not a decide whose gate would ask a model again.
+func (f *forker) runsOver(st *engine.Stop) bool {
+	if !f.itemwise[st.Path] {
+		return false
+	}
+	d, isDecide := st.Step.Control.(*plans.DecideInput)
+	return !isDecide || d.Infer == nil
 }
 
 // HasStep reports whether pattern names a step of plan p, or of a plan it

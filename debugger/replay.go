@@ -43,8 +43,10 @@ type Recording struct {
 	asks       map[string]engine.Asked
 	// decided holds the decisions a person made, by path and stop: a
 	// replay makes the ones no other record carries (a round's reply
-	// replaced) again.
-	decided map[decisionAt]engine.Decided
+	// replaced) again. decidedOrder lists where, in the order they were
+	// made.
+	decided      map[decisionAt]engine.Decided
+	decidedOrder []decisionAt
 }
 
 // decisionAt is where a decision was made: a path and the kind of stop.
@@ -124,7 +126,11 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 				return nil, fmt.Errorf("run %s: the decision at %s: %w", d.ID, e.Path, err)
 			}
 			dec := p.(engine.Decided)
-			rec.decided[decisionAt{e.Path, dec.Stop}] = dec
+			at := decisionAt{e.Path, dec.Stop}
+			if _, ok := rec.decided[at]; !ok {
+				rec.decidedOrder = append(rec.decidedOrder, at)
+			}
+			rec.decided[at] = dec
 		}
 	}
 	return rec, nil
@@ -261,17 +267,43 @@ func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
 	return out
 }
 
-// recordedAnswer is what the replay answers an ask stop with when it is
-// let go on: the recorded answer, for a session to suggest.
-func (r *replayer) recordedAnswer(st *engine.Stop) (any, bool) {
-	if st.Kind != engine.StopAsk {
-		return nil, false
+// recordedOutcome is what a replay gives a stop it is let go on from,
+// where the record says so, for a session to show.
+type recordedOutcome struct {
+	value any
+	// decision is the action a person took at the stop in the recorded
+	// run, which the replay takes again ("replace"): value is what it
+	// gave, in place of what happened now. Empty for an ask's recorded
+	// answer, which the session suggests.
+	decision string
+}
+
+// recordedOutcome is what the replay gives st when it is let go on: the
+// recorded answer at an ask, or the value a person gave in the recorded
+// run at a round, reply, result or error stop (a reply as the engine
+// takes it).
+func (r *replayer) recordedOutcome(st *engine.Stop) (recordedOutcome, bool) {
+	switch st.Kind {
+	case engine.StopAsk:
+		a, ok := r.rec.asks[st.Path]
+		if !ok || !a.Answered {
+			return recordedOutcome{}, false
+		}
+		return recordedOutcome{value: a.Answer}, true
+	case engine.StopRound, engine.StopReply, engine.StopResult, engine.StopError:
+		d, ok := r.rec.decided[decisionAt{st.Path, st.Kind}]
+		if !ok {
+			return recordedOutcome{}, false
+		}
+		out := recordedOutcome{value: d.Value, decision: d.Action}
+		if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
+			if reply, err := engine.ReplyFrom(d.Value); err == nil {
+				out.value = reply
+			}
+		}
+		return out, true
 	}
-	a, ok := r.rec.asks[st.Path]
-	if !ok || !a.Answered {
-		return nil, false
-	}
-	return a.Answer, true
+	return recordedOutcome{}, false
 }
 
 // newReplayer returns a replay's hook, the log of what the replay ran, and
@@ -350,26 +382,30 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		r.mu.Unlock()
 		return engine.Decision{Action: engine.Abort}
 	}
-	if d.Action != engine.Proceed && r.rec.decidedAt(st.Path) {
-		// A person decided this unit in the recorded run: the replay
-		// gives it what they gave, and its record says so, as a decision
-		// the replay made again.
-		d.Again = true
-	}
 	return d
 }
 
-// decidedAt reports whether a person decided at path in the recorded run,
-// at any of its stops: a stop the replay answers (a step's, a tool
-// call's) gives the unit its whole result, whichever stop the person
-// decided it at.
-func (rec *Recording) decidedAt(path string) bool {
-	for at := range rec.decided {
+// decisionsAt lists the decisions a person made at path in the recorded
+// run, at any of its stops, in the order they were made: a stop the
+// replay answers whole (a step's, a tool call's) gives the unit its whole
+// result, whichever stops the person decided it at, and its record says
+// what they decided where.
+func (rec *Recording) decisionsAt(path string) []engine.Decided {
+	var out []engine.Decided
+	for _, at := range rec.decidedOrder {
 		if at.path == path {
-			return true
+			out = append(out, rec.decided[at])
 		}
 	}
-	return false
+	return out
+}
+
+// fromRecord is the replay answering a unit whole with what the record
+// gives it (action inject or fail, with value), the decisions a person
+// made at it in the recorded run made again.
+func (r *replayer) fromRecord(p string, action engine.Action, value any) engine.Decision {
+	r.answeredWhole(p)
+	return engine.Decision{Action: action, Value: value, Origin: engine.FromReplay, Again: r.rec.decisionsAt(p)}
 }
 
 // step checks a step against its record. A catalog tool's step is
@@ -409,17 +445,27 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		}
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "input", Expected: expected, Got: plainData(input), Message: what}
 	}
-	if control || st.Step == nil || strings.HasPrefix(st.Tool, "plan__") {
-		return engine.Decision{}, nil
-	}
-	switch rs.Status {
-	case engine.StepOK, engine.StepSkipped:
+	if rs.Status == engine.StepSkipped && st.Step != nil {
+		// The step did not run in the recorded run (an agent step, a map,
+		// a tool step alike): a person gave its result at a stop or with
+		// a fork's --set, or a fork or a replay reused a recorded one. It
+		// does not run now either.
 		result, err := recordedValue(rs.Result)
 		if err != nil {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
-		r.answeredWhole(st.Path)
-		return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
+		return r.fromRecord(st.Path, engine.Inject, result), nil
+	}
+	if control || st.Step == nil || strings.HasPrefix(st.Tool, "plan__") {
+		return engine.Decision{}, nil
+	}
+	switch rs.Status {
+	case engine.StepOK:
+		result, err := recordedValue(rs.Result)
+		if err != nil {
+			return engine.Decision{}, recordError(st.Path, "its result", err)
+		}
+		return r.fromRecord(st.Path, engine.Inject, result), nil
 	case engine.StepFailed:
 		// Running the tool would repeat its side effects: the step fails
 		// with the recorded error, as it failed in the recorded run, and
@@ -429,8 +475,7 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 			r.failedAt = st.Path
 		}
 		r.mu.Unlock()
-		r.answeredWhole(st.Path)
-		return engine.Decision{Action: engine.Fail, Value: rs.Error, Origin: engine.FromReplay}, nil
+		return r.fromRecord(st.Path, engine.Fail, rs.Error), nil
 	}
 	return engine.Decision{}, unfinished(st.Path, "step")
 }
@@ -491,11 +536,11 @@ func (r *replayer) replaced(st *engine.Stop) engine.Decision {
 	return engine.Decision{}
 }
 
-// again is a person's recorded decision made again, by the replay: the
-// hook marks it Again, so that the replay's record lists it with the
-// replay's mark and holds its value for a replay of the replay.
+// again is a person's recorded replacement made again, at the stop it was
+// made at, by the replay: the replay's record lists it with the replay's
+// mark and holds its value for a replay of the replay.
 func again(d engine.Decided) engine.Decision {
-	return engine.Decision{Action: engine.Replace, Value: d.Value, Origin: engine.FromReplay}
+	return engine.Decision{Action: engine.Replace, Value: d.Value, Origin: engine.FromReplay, Again: []engine.Decided{d}}
 }
 
 // tool answers an agent's tool call with what the call gave the model in
@@ -520,8 +565,7 @@ func (r *replayer) tool(st *engine.Stop) (engine.Decision, *Divergence) {
 		// A person replaced what the call gave: the model read that.
 		result = d.Value
 	}
-	r.answeredWhole(st.Path)
-	return engine.Decision{Action: engine.Inject, Value: result, Origin: engine.FromReplay}, nil
+	return r.fromRecord(st.Path, engine.Inject, result), nil
 }
 
 // ask answers as the recorded run's ask was answered.
@@ -531,9 +575,9 @@ func (r *replayer) ask(st *engine.Stop) (engine.Decision, *Divergence) {
 	case !ok:
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "ask", Message: "the plan asks a question the recorded run did not ask"}
 	case a.Answered:
-		return engine.Decision{Action: engine.Answer, Value: a.Answer, Origin: engine.FromReplay}, nil
+		return engine.Decision{Action: engine.Answer, Value: a.Answer, Origin: engine.FromReplay, Again: r.rec.decisionsAt(st.Path)}, nil
 	case a.Reason == engine.AskDeclined:
-		return engine.Decision{Action: engine.Decline, Origin: engine.FromReplay}, nil
+		return engine.Decision{Action: engine.Decline, Origin: engine.FromReplay, Again: r.rec.decisionsAt(st.Path)}, nil
 	}
 	return engine.Decision{}, nil
 }

@@ -524,3 +524,61 @@ func plain(t *testing.T, v any) any {
 	}
 	return out
 }
+
+// TestReplayMakesDecisionsAgain records runs in which a person decided at
+// a stop, and replays each: the replay reproduces the run without running
+// what the person's decision kept from running, and its record lists the
+// decision made again with the recorded stop, action and value, though
+// the replay gives a step its result at its first stop.
+func TestReplayMakesDecisionsAgain(t *testing.T) {
+	injected := map[string]any{"output": map[string]any{"found": "by hand"}, "iterations": 0, "tools_called": []any{}, "final": true}
+	for _, tc := range []struct {
+		name, plan, text string
+		at               engine.StopKind
+		path             string
+		decision         engine.Decision
+		want             engine.Decided
+	}{
+		{"an agent step injected at its step stop", "chain", chainPlan, engine.StopStep, "E2",
+			engine.Decision{Action: engine.Inject, Value: injected},
+			engine.Decided{Stop: engine.StopStep, Action: "inject", Value: injected, Origin: "replay"}},
+		{"a tool step's failure replaced at its error stop", "broken", brokenPlan, engine.StopError, "E1",
+			engine.Decision{Action: engine.Replace, Value: "no failure after all"},
+			engine.Decided{Stop: engine.StopError, Action: "replace", Value: "no failure after all", Origin: "replay"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newTestProject(t)
+			pl := p.plan(t, tc.plan, tc.text)
+			hook := func(ctx context.Context, st *engine.Stop) engine.Decision {
+				if st.Kind == tc.at && st.Path == tc.path {
+					return tc.decision
+				}
+				return answerAsks(ctx, st)
+			}
+			opts, _, done := p.options(t, p.models(), hook)
+			res, err := engine.New(opts).Run(context.Background(), pl, nil)
+			done()
+			if err != nil || res.Status != engine.StatusOK {
+				t.Fatalf("the recorded run: %v %v", err, res.Err)
+			}
+			notes := p.notes(t)
+			out, ev := p.replay(t, p.recording(t, res.RunID), pl)
+			if !out.Identical() {
+				t.Fatalf("the replay diverges: %v", out.Divergence)
+			}
+			if p.notes(t) != notes {
+				t.Errorf("the replay ran a tool: notes.log went from %q to %q", notes, p.notes(t))
+			}
+			var decided []engine.Decided
+			for _, e := range ev.list {
+				if d, ok := e.Payload.(engine.Decided); ok && e.Path == tc.path {
+					decided = append(decided, d)
+				}
+			}
+			if len(decided) != 1 || decided[0].Stop != tc.want.Stop || decided[0].Action != tc.want.Action || decided[0].Origin != tc.want.Origin ||
+				!reflect.DeepEqual(plain(t, decided[0].Value), plain(t, tc.want.Value)) {
+				t.Errorf("the replay's decisions at %s: %+v, want one %+v", tc.path, decided, tc.want)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ var replyFields = func() []string {
 // ({"text": ..., "tool_calls": [...]}) with a field a reply has not or of
 // the wrong type, or an answer (the reply's text as JSON, or a value
 // given as the answer itself) off the agent's output_schema. The engine
-// reads the value as its asReply does: a string is the reply's text, an
+// reads the value as its ReplyFrom does: a string is the reply's text, an
 // object with none of text, tool_calls and reasoning is the answer.
 func checkReply(st *engine.Stop, v any) error {
 	var schema *plans.Schema

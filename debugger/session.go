@@ -34,10 +34,10 @@ type Session struct {
 	// approvals holds the calls it matches for a person; nil holds none.
 	// It is set before the run starts and not changed after.
 	approvals *Approvals
-	// recorded is what a replay answers a stop with when it is let go on,
-	// which the session suggests there in place of what the plan
-	// declares; nil outside a replay. Set before the run starts.
-	recorded func(*engine.Stop) (any, bool)
+	// recorded is what a replay gives a stop when it is let go on, which
+	// the session shows there in place of what the plan declares or what
+	// happened now; nil outside a replay. Set before the run starts.
+	recorded func(*engine.Stop) (recordedOutcome, bool)
 
 	// bps is the plan's breakpoint table, which the session matches its
 	// stops against; hits and conditionErrors are this run's, by

@@ -98,6 +98,11 @@ type Snapshot struct {
 	// Approval is set when the approval policy holds the call here: going
 	// on approves it, and deny and edit are the other answers.
 	Approval bool `json:"approval,omitempty"`
+	// Recorded names the decision a person made at this stop in the
+	// recorded run, on a replay, which going on makes again ("replace"):
+	// Output then shows what it gives, not what the model, the tool or
+	// the failure gave now.
+	Recorded string `json:"recorded,omitempty"`
 	// Set names the decision Session.Set gave the stop (inject, replace,
 	// answer, edit), which the next movement carries out; Input (for an
 	// edit) or Output (for the others) then shows its value.
@@ -127,14 +132,24 @@ func (s *Session) stateLocked() State {
 	snap := stopSnapshot(st, cur.thread, cur.bp)
 	snap.Readers = s.readers(st.Path)
 	e := expect(st, s.catalog)
+	var recorded recordedOutcome
+	if s.recorded != nil {
+		var ok bool
+		if recorded, ok = s.recorded(st); ok && recorded.decision != "" {
+			// Going on gives the record's replacement, not what happened
+			// now: the stop shows it, and an edit starts from it.
+			shown := *st
+			shown.Output = recorded.value
+			e = expect(&shown, s.catalog)
+			snap.Output, snap.Recorded = recorded.value, recorded.decision
+		}
+	}
 	if e.schema != nil {
 		snap.Schema = e.schema.Raw
 	}
 	snap.Prefill = e.prefill
-	if s.recorded != nil {
-		if v, ok := s.recorded(st); ok {
-			snap.Prefill = v
-		}
+	if recorded.value != nil && recorded.decision == "" {
+		snap.Prefill = recorded.value
 	}
 	if cur.listed {
 		snap.InputSchema = cur.tool.InputSchema

@@ -309,7 +309,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 		case Abort:
 			return chat.Reply{}, d.abortError(roundPath, nil)
 		case Replace, Inject:
-			return asReply(d.Value)
+			return ReplyFrom(d.Value)
 		}
 	}
 	if overBudget != nil {
@@ -331,7 +331,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	case Abort:
 		return chat.Reply{}, d.abortError(roundPath, nil)
 	case Replace, Inject:
-		return asReply(d.Value)
+		return ReplyFrom(d.Value)
 	}
 	return reply, nil
 }
@@ -348,10 +348,11 @@ func timeoutFigures(err error, declared time.Duration) error {
 	return fmt.Errorf("%w (declared %dms) (ceiling %dms)", err, declared.Milliseconds(), ceiling.Milliseconds())
 }
 
-// asReply reads a hook's replacement for a model reply: a chat.Reply,
-// data in its form ({"text": ...}, {"tool_calls": [...]}), a string (the
-// reply's text), or any other value, taken as the answer itself.
-func asReply(v any) (chat.Reply, error) {
+// ReplyFrom reads a hook's replacement for a model reply as the engine
+// takes it: a chat.Reply, data in its form ({"text": ...}, {"tool_calls":
+// [...]}), a string (the reply's text), or any other value, taken as the
+// answer itself.
+func ReplyFrom(v any) (chat.Reply, error) {
 	switch x := v.(type) {
 	case chat.Reply:
 		return x, nil

@@ -79,7 +79,9 @@ steps:
 			return engine.Decision{}
 		}
 		d := engine.Decision{Action: engine.Inject, Value: map[string]any{"v": st.Path}, Origin: engine.FromReplay}
-		d.Again = st.Path == "E1"
+		if st.Path == "E1" {
+			d.Again = []engine.Decided{{Stop: engine.StopStep, Action: "inject", Value: d.Value}}
+		}
 		return d
 	}
 	out := p.run(t, "plans/two.yaml", nil, hook)

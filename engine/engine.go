@@ -460,18 +460,22 @@ func (r *run) stop(ctx context.Context, st Stop) Decision {
 	if held.holdTotal > 0 {
 		r.emit(st.Path, st.Unit, EventHeld, func() any { return Held{Stop: st.Kind, Ms: ms(held.holdTotal)} })
 	}
-	if (d.Origin == ByHand || d.Again) && d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
+	if d.Action != Proceed && d.Action != Abort && st.Kind.Takes(d.Action) {
 		// A person's decision is a fact of the run: its record says what
 		// was decided where, and with what, so that a replay reproduces it.
 		// One a replay made again says so, so that nobody reads it as
 		// decided by hand in this run.
-		r.emit(st.Path, st.Unit, EventDecided, func() any {
-			dec := Decided{Stop: st.Kind, Action: d.Action.String(), Value: d.Value}
-			if d.Origin != ByHand {
-				dec.Origin = d.Origin.String()
-			}
-			return dec
-		})
+		if decided, _ := d.marks(); decided != "" {
+			r.emit(st.Path, st.Unit, EventDecided, func() any {
+				return Decided{Stop: st.Kind, Action: decided, Value: d.Value}
+			})
+		}
+		for _, again := range d.Again {
+			r.emit(st.Path, st.Unit, EventDecided, func() any {
+				again.Origin = d.Origin.String()
+				return again
+			})
+		}
 	}
 	return d
 }

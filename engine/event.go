@@ -292,8 +292,9 @@ type Asked struct {
 }
 
 // Decided reports a decision a person made at a stop, or one a replay made
-// again: the stop's kind, the action (inject, replace, answer, ...) and
-// the value it gave. It is emitted at the stop's path as the decision is
+// again: the stop's kind, the action (inject, replace, answer, ...; "set"
+// for a value a fork's --set gave the step, at its step stop) and the
+// value it gave. It is emitted at the stop's path as the decision is
 // applied; the end event of a step or tool call it decided carries the
 // action too (a replay's, its origin).
 type Decided struct {

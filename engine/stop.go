@@ -137,12 +137,16 @@ type Decision struct {
 	// reused. The record of the run marks each unit decided by hand with
 	// the action, and each reused one with where it came from.
 	Origin Origin
-	// Again says that a replay makes here again a decision a person made
-	// in the recorded run. It stays a replayed decision (Origin), but the
-	// record lists it among the run's decisions, with its origin and its
-	// value, so that inspect shows what was made again and a replay of the
-	// replay makes it again too.
-	Again bool
+	// Again lists the decisions a person made at this unit in the recorded
+	// run that a replay makes here again, as the record gave them: their
+	// stop, action and value. A replay answers a step or tool call whole
+	// at its first stop, so a failure replaced at its error stop is made
+	// again at the step stop, and its record still says "replace at its
+	// error stop". It stays a replayed decision (Origin), but the record
+	// lists each among the run's decisions, with its origin and its value,
+	// so that inspect shows what was made again and a replay of the replay
+	// makes it again too.
+	Again []Decided
 	// AbortedAt is, for an Abort, the path of the stop the run was
 	// aborted at when that is another thread's: a thread held while a
 	// person aborts at another thread's stop is aborted with the run, and
@@ -173,9 +177,15 @@ const (
 	FromReplay
 	// FromFork is a fork reusing the recorded result of the run it forks.
 	FromFork
+	// BySet is a person's value a fork gives a step in place of running
+	// it, set before the fork started (stepwise fork --set) rather than
+	// at a stop. The record lists it as a decision by hand whose action
+	// is "set", so that nobody reads it as an inject at a stop that never
+	// happened.
+	BySet
 )
 
-var originNames = [...]string{ByHand: "hand", FromReplay: "replay", FromFork: "fork"}
+var originNames = [...]string{ByHand: "hand", FromReplay: "replay", FromFork: "fork", BySet: "set"}
 
 // String returns the origin as the record writes it.
 func (o Origin) String() string {
@@ -194,6 +204,8 @@ func (d Decision) marks() (decided, reused string) {
 		return "", ""
 	case d.Origin == ByHand:
 		return d.Action.String(), ""
+	case d.Origin == BySet:
+		return BySet.String(), ""
 	}
 	return "", d.Origin.String()
 }

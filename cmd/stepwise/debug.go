@@ -597,6 +597,9 @@ func (d *driver) show(st debugger.State) {
 	if snap.Error != "" {
 		fmt.Fprintf(d.s.err, "  error   %s\n", snap.Error)
 	}
+	if snap.Recorded != "" {
+		fmt.Fprintf(d.s.err, "  record  the recorded run's %s here is made again: going on gives the output above\n", snap.Recorded)
+	}
 	if snap.Ask != nil {
 		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
 	}

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
@@ -73,6 +77,66 @@ steps:
           tool_name: user__nap
           input: {}
 `,
+	".stepwise/tools/wait.yaml": `name: wait
+description: Sleeps for as many seconds as it is given.
+kind: exec
+command: sh
+args: ["-c", "sleep \"$1\"; echo '{}'", "wait", "{{input.secs}}"]
+output: json
+input_schema: { type: object, required: [secs], properties: { secs: { type: string } } }
+`,
+	".stepwise/plans/noted.yaml": `identifier: noted
+name: Noted
+description: Notes each item, then counts, then says the count.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: A
+          tool_name: user__note
+          input: { text: "{{item}}" }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: E3
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E2.n}}" } }
+`,
+	".stepwise/plans/branchy.yaml": `identifier: branchy
+name: Branchy
+description: Takes a branch that calls a plan that notes, then notes.
+steps:
+  - id: E1
+    tool_name: decide
+    input:
+      if: { value: 1, op: eq, to: 1 }
+      then:
+        - id: A
+          tool_name: plan__noted
+          input: {}
+  - id: E2
+    tool_name: user__note
+    input: { text: "after" }
+`,
+	".stepwise/plans/uneven.yaml": `identifier: uneven
+name: Uneven
+description: Two items side by side, the first slower, each a wait and a card.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: ["0.3", "0"]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__wait
+          input: { secs: "{{item}}" }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { i: "{{index}}" } }
+`,
 }
 
 // marksProject writes the project into a fresh directory and makes it the
@@ -119,7 +183,27 @@ func inspectJSONOf(t *testing.T, id string) inspectJSON {
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatal(err)
 	}
+	for i, dec := range env.Decisions {
+		if len(dec.Value) > 0 {
+			env.Decisions[i].Value = canonicalJSON(t, dec.Value)
+		}
+	}
 	return env
+}
+
+// canonicalJSON is raw compact, its keys sorted, so that two texts of one
+// value compare equal.
+func canonicalJSON(t *testing.T, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func stepOf(t *testing.T, env inspectJSON, path string) stepJSON {
@@ -157,7 +241,8 @@ func TestDebugMarksDecisions(t *testing.T) {
 	if s := stepOf(t, env, "E3"); s.Decided != "" || s.Reused != "" {
 		t.Errorf("E3 ran, but is marked decided %q, reused %q", s.Decided, s.Reused)
 	}
-	want := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace"}}
+	injected, replaced := json.RawMessage(`{"noted":"by hand"}`), json.RawMessage(`{"text":"{\"found\": \"a replaced reply\"}"}`)
+	want := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Value: injected}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Value: replaced}}
 	if !reflect.DeepEqual(env.Decisions, want) {
 		t.Errorf("decisions %+v, want %+v", env.Decisions, want)
 	}
@@ -199,7 +284,7 @@ func TestDebugMarksDecisions(t *testing.T) {
 	if s := stepOf(t, again, "E0"); s.Reused != "replay" || s.Decided != "" {
 		t.Errorf("the replay's E0: decided %q, reused %q; want reused from the replay", s.Decided, s.Reused)
 	}
-	wantAgain := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Origin: "replay"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Origin: "replay"}}
+	wantAgain := []decisionJSON{{Path: "E0", Stop: "step", Action: "inject", Value: injected, Origin: "replay"}, {Path: "E2/agent.1", Stop: "reply", Action: "replace", Value: replaced, Origin: "replay"}}
 	if !reflect.DeepEqual(again.Decisions, wantAgain) {
 		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, wantAgain)
 	}
@@ -302,7 +387,7 @@ func TestDebugMarksAnAnswer(t *testing.T) {
 	if s := stepOf(t, again, "Q"); s.Decided != "" || s.Reused != "replay" {
 		t.Errorf("the replay's ask step is marked decided %q, reused %q; want reused replay", s.Decided, s.Reused)
 	}
-	if want := []decisionJSON{{Path: "Q", Stop: "ask", Action: "answer", Origin: "replay"}}; !reflect.DeepEqual(again.Decisions, want) {
+	if want := []decisionJSON{{Path: "Q", Stop: "ask", Action: "answer", Value: json.RawMessage(`{"go":true}`), Origin: "replay"}}; !reflect.DeepEqual(again.Decisions, want) {
 		t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want)
 	}
 }
@@ -391,5 +476,384 @@ func TestDebugHeldTime(t *testing.T) {
 	}
 	if out := runOut(t, "runs"); !regexp.MustCompile(`\(\d+ms held\)`).MatchString(out) {
 		t.Errorf("the runs list does not show the time held:\n%s", out)
+	}
+}
+
+// replayOfRun replays run id through stepwise replay --json, and fails
+// the test unless the replay reproduced it.
+func replayOfRun(t *testing.T, id string) replayJSON {
+	t.Helper()
+	out, errOut, code := runCLI(t, "replay", id, "--json")
+	var rep replayJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || !rep.Identical || rep.Divergence != nil {
+		t.Fatalf("replay of %s: exit %d, %v\n%s\n%s", id, code, err, out, errOut)
+	}
+	return rep
+}
+
+// TestReplayMakesAnInjectAgain injects an agent step's result at its step
+// stop through stepwise debug, a map item's in the demo's triage_queue
+// and a top-level one in probe: the replay does not run the agent, whose
+// rounds the record does not have, but makes the inject again, and its
+// record lists it as the replay's.
+func TestReplayMakesAnInjectAgain(t *testing.T) {
+	for _, c := range []struct {
+		name, plan, inputs, at, inject string
+		project                        func(t *testing.T)
+	}{
+		{"a map item's agent step", "triage_queue", `{"on_call":"Priya"}`, "assess/do.3/verdict",
+			`{"output":{"severity":"sev4","component":"ci","duplicate_of":"","summary":"Injected."},"iterations":0,"tools_called":[],"final":true}`, demoProject},
+		{"a top-level agent step", "probe", "{}", "E2",
+			`{"output":{"found":"by hand"},"iterations":0,"tools_called":[],"final":true}`, func(t *testing.T) { marksProject(t) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.project(t)
+			stdin := "continue\ninject " + c.inject + "\ncontinue\ncontinue\n"
+			out, errOut, code := debugCLI(t, stdin, c.plan, c.inputs, "--break", c.at+" step")
+			if code != 0 {
+				t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+			}
+			id := sessionRun(t, errOut)
+			if s := stepOf(t, inspectJSONOf(t, id), c.at); s.Decided != "inject" {
+				t.Fatalf("%s is marked decided %q, want inject", c.at, s.Decided)
+			}
+			rep := replayOfRun(t, id)
+			again := inspectJSONOf(t, rep.RunID)
+			want := []decisionJSON{{Path: c.at, Stop: "step", Action: "inject", Value: canonicalJSON(t, json.RawMessage(c.inject)), Origin: "replay"}}
+			if !reflect.DeepEqual(again.Decisions, want) {
+				t.Errorf("the replay's decisions %+v, want %+v", again.Decisions, want)
+			}
+			if s := stepOf(t, again, c.at); s.Reused != "replay" || s.Status != "skipped" {
+				t.Errorf("the replay's %s is %s, reused %q; want skipped, reused by the replay", c.at, s.Status, s.Reused)
+			}
+		})
+	}
+}
+
+// TestReplayKeepsTheStopOfADecision replaces a failing step's error with
+// a value at its error stop: the replay gives the step that value without
+// running its tool, and its record says the decision it made again was a
+// replace at the error stop, as the recorded one was, not an inject at
+// the step stop it answered the step at.
+func TestReplayKeepsTheStopOfADecision(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := debugCLI(t, "continue\nreplace \"no issue after all\"\ncontinue\n", "failing", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	want := []decisionJSON{{Path: "E1", Stop: "error", Action: "replace", Value: json.RawMessage(`"no issue after all"`)}}
+	if got := inspectJSONOf(t, id).Decisions; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the run's decisions %+v, want %+v", got, want)
+	}
+	rep := replayOfRun(t, id)
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
+		t.Errorf("the failing tool ran %d times, want once", strings.Count(string(ran), "ran"))
+	}
+	want[0].Origin = "replay"
+	if got := inspectJSONOf(t, rep.RunID).Decisions; !reflect.DeepEqual(got, want) {
+		t.Errorf("the replay's decisions %+v, want %+v", got, want)
+	}
+	if out := runOut(t, "inspect", rep.RunID); !strings.Contains(out, "↺ E1  replace at its error stop") {
+		t.Errorf("inspect of the replay does not say the replace was made again at the error stop:\n%s", out)
+	}
+	replayOfRun(t, rep.RunID)
+}
+
+// TestStepsInPlanOrder runs a map whose first item is the slower, so that
+// the second item's last step starts before the first's: inspect (text
+// and --json) and diff (text and --json) list the steps in plan order,
+// item by item, each item's steps in its body's order.
+func TestStepsInPlanOrder(t *testing.T) {
+	marksProject(t)
+	runID := func() string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "run", "uneven", "--json")
+		var env struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+			t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+		}
+		return env.RunID
+	}
+	a, b := runID(), runID()
+	want := []string{"E1", "E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B"}
+	var got []string
+	for _, s := range inspectJSONOf(t, a).StepList {
+		got = append(got, s.Path)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inspect --json lists %q, want %q", got, want)
+	}
+	if out := runOut(t, "inspect", a); !inOrder(out, want) {
+		t.Errorf("inspect does not list the steps in %q's order:\n%s", want, out)
+	}
+	out, errOut, code := runCLI(t, "diff", a, b, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	got = nil
+	for _, d := range diff.Steps {
+		got = append(got, d.Path)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diff --json lists %q, want %q", got, want)
+	}
+}
+
+// inOrder reports whether each of paths starts a line of text (after its
+// indent), in that order.
+func inOrder(text string, paths []string) bool {
+	at := 0
+	for _, p := range paths {
+		i := regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(p) + ` `).FindStringIndex(text[at:])
+		if i == nil {
+			return false
+		}
+		at += i[1]
+	}
+	return true
+}
+
+// TestDiffTimeLeavesHeldTimeOut holds a map item at its step stop for a
+// measured time, then runs the plan again unheld: diff's time column
+// compares each step's own time, so the held step does not read as
+// slower by the time it was held.
+func TestDiffTimeLeavesHeldTimeOut(t *testing.T) {
+	marksProject(t)
+	const hold = 600 * time.Millisecond
+	in, feed := io.Pipe()
+	go func() {
+		feed.Write([]byte("continue\n"))
+		time.Sleep(hold)
+		feed.Write([]byte("continue\ncontinue\ncontinue\n"))
+		feed.Close()
+	}()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"debug", "items", "--continue", "--break", "E1 step", "--break", "E1/do.0/A step", "--json"}, in, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	held := sessionRun(t, errOut.String())
+	if s := stepOf(t, inspectJSONOf(t, held), "E1/do.0/A"); s.HeldMs < float64(hold.Milliseconds())*0.9 {
+		t.Fatalf("E1/do.0/A was held %.1fms, want %v", s.HeldMs, hold)
+	}
+	runOut(t, "run", "items")
+	list, _, _ := runCLI(t, "runs", "--json")
+	var runs struct{ Runs []runJSON }
+	if err := json.Unmarshal([]byte(list), &runs); err != nil || len(runs.Runs) != 2 {
+		t.Fatalf("runs --json: %v\n%s", err, list)
+	}
+	diffOut, errText, code := runCLI(t, "diff", held, runs.Runs[0].ID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(diffOut), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, diffOut, errText)
+	}
+	for _, d := range diff.Steps {
+		// Unheld, each side naps a tenth of a second: what differs is
+		// noise, far less than the hold.
+		if math.Abs(d.MsDelta) >= float64(hold.Milliseconds())/2 {
+			t.Errorf("%s: ΔTIME %.1fms, with %v of A's held; want its own time compared", d.Path, d.MsDelta, hold)
+		}
+	}
+}
+
+// TestForkAfterAMapReusesItsItems forks a run from the step after a map,
+// with a step's result set: the fork's record has the map's item steps,
+// reused (the notes they wrote are not written again), so that diff finds
+// no item changed; the step set is marked as set by the fork, not as an
+// inject at a stop, in inspect (text and --json), the runs list and diff;
+// and the fork replays.
+func TestForkAfterAMapReusesItsItems(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := runCLI(t, "run", "noted", "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+	out, errOut, code = runCLI(t, "fork", env.RunID, "--from", "E3", "--set", `E2={"n": 2}`, "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &fork); code != 0 || err != nil {
+		t.Fatalf("fork: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if !strings.Contains(errOut, ": E1: 2 items, do.0 to do.1\n") {
+		t.Errorf("the fork's progress does not say it reused the map's items:\n%s", errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
+		t.Errorf("the fork ran the map's items again: notes.log went from %q to %q", notes, after)
+	}
+	forked := inspectJSONOf(t, fork.RunID)
+	for _, p := range []string{"E1/do.0/A", "E1/do.1/A"} {
+		if s := stepOf(t, forked, p); s.Reused != "fork" {
+			t.Errorf("the fork's %s is %s, reused %q; want reused by the fork", p, s.Status, s.Reused)
+		}
+	}
+	if s := stepOf(t, forked, "E2"); s.Decided != "set" || s.Reused != "" {
+		t.Errorf("the fork's E2 is decided %q, reused %q; want set", s.Decided, s.Reused)
+	}
+	want := []decisionJSON{{Path: "E2", Stop: "step", Action: "set", Value: json.RawMessage(`{"n":2}`)}}
+	if !reflect.DeepEqual(forked.Decisions, want) {
+		t.Errorf("the fork's decisions %+v, want %+v", forked.Decisions, want)
+	}
+	text := runOut(t, "inspect", fork.RunID)
+	if !strings.Contains(text, "✎ E2  set by the fork (--set)") || !regexp.MustCompile(`(?m)^  E2 .*✎ set by the fork \(--set\)$`).MatchString(text) || strings.Contains(text, "inject") {
+		t.Errorf("inspect does not say E2 was set by the fork:\n%s", text)
+	}
+	if out := runOut(t, "runs"); !strings.Contains(out, "ok ✎") {
+		t.Errorf("the runs list does not mark the fork:\n%s", out)
+	}
+	out, errOut, code = runCLI(t, "diff", env.RunID, fork.RunID, "--json")
+	var diff diffJSON
+	if err := json.Unmarshal([]byte(out), &diff); code != 0 || err != nil {
+		t.Fatalf("diff --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	var differ []string
+	for _, d := range diff.Steps {
+		if d.Differs {
+			differ = append(differ, d.Path)
+		}
+		if d.Path == "E2" && (d.DecidedB != "set" || format.Mark(d.DecidedB, d.ReusedB) != format.MarkDecided) {
+			t.Errorf("diff marks the fork's E2 %q (%q), want %s set", format.Mark(d.DecidedB, d.ReusedB), d.DecidedB, format.MarkDecided)
+		}
+	}
+	if want := []string{"E2", "E3"}; !reflect.DeepEqual(differ, want) {
+		t.Errorf("diff finds %q differ, want %q", differ, want)
+	}
+	replayOfRun(t, fork.RunID)
+}
+
+// TestInspectMarksAReplacedReply replaces a round's reply through
+// stepwise debug: inspect (text and --json) marks the model call whose
+// reply was replaced, and its agent step, as diff marks it; the replay's
+// inspect marks both as replayed.
+func TestInspectMarksAReplacedReply(t *testing.T) {
+	marksProject(t)
+	out, errOut, code := debugCLI(t, "replace {\"text\": \"{\\\"found\\\": \\\"a replaced reply\\\"}\"}\ncontinue\n", "probe", "--continue", "--break", "E2/agent.1 reply")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	rep := replayOfRun(t, id)
+	for _, c := range []struct {
+		run, decided, reused, text string
+	}{{id, "replace", "", "✎ replace"}, {rep.RunID, "", "replay", "↺ replayed"}} {
+		env := inspectJSONOf(t, c.run)
+		if s := stepOf(t, env, "E2"); s.Decided != c.decided || s.Reused != c.reused {
+			t.Errorf("run %s: E2 is decided %q, reused %q; want %q, %q", c.run, s.Decided, s.Reused, c.decided, c.reused)
+		}
+		marked := 0
+		for _, m := range env.ModelCalls {
+			if m.Path == "E2/agent.1" && m.Decided == c.decided && m.Reused == c.reused {
+				marked++
+			} else if m.Decided != "" || m.Reused != "" {
+				t.Errorf("run %s: the model call at %s is marked %q %q, though nobody replaced its reply", c.run, m.Path, m.Decided, m.Reused)
+			}
+		}
+		if marked != 1 {
+			t.Errorf("run %s: the model call at E2/agent.1 is not marked decided %q, reused %q: %+v", c.run, c.decided, c.reused, env.ModelCalls)
+		}
+		text := runOut(t, "inspect", c.run)
+		if !regexp.MustCompile(`(?m)^  E2 .*  `+c.text+`$`).MatchString(text) || !regexp.MustCompile(`(?m)^  E2/agent\.1 .*`+c.text+`$`).MatchString(text) {
+			t.Errorf("run %s: inspect does not mark E2 and its model call %s:\n%s", c.run, c.text, text)
+		}
+	}
+}
+
+// TestReplayStopShowsTheReplacement replays, under the debugger, a run in
+// which a person replaced a round's reply: the replay's stop at that
+// reply shows the replacement as its output and its prefill, which is
+// what going on gives, and says the record replaced it; going on, the
+// replay reproduces the run.
+func TestReplayStopShowsTheReplacement(t *testing.T) {
+	marksProject(t)
+	replacement := `{"found": "a replaced reply"}`
+	stdin := "replace {\"text\": " + strconv.Quote(replacement) + "}\ncontinue\n"
+	out, errOut, code := debugCLI(t, stdin, "probe", "--continue", "--break", "E2/agent.1 reply")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := sessionRun(t, errOut)
+	out, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply", "--json")
+	if code != 0 {
+		t.Fatalf("replay --debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var stop *debugger.Snapshot
+	var finish struct {
+		Identical *bool `json:"identical"`
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var st struct {
+			debugger.State
+			Identical *bool `json:"identical"`
+		}
+		if err := json.Unmarshal([]byte(line), &st); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if st.Stop != nil && st.Stop.Path == "E2/agent.1" && st.Stop.Kind == "reply" {
+			stop = st.Stop
+		}
+		if st.Identical != nil {
+			finish.Identical = st.Identical
+		}
+	}
+	if stop == nil {
+		t.Fatalf("the replay did not stop at E2/agent.1's reply:\n%s", out)
+	}
+	if got := engine.JSONText(stop.Output); !strings.Contains(got, `"text":`+strconv.Quote(replacement)) || stop.Recorded != "replace" {
+		t.Errorf("the stop shows output %s, recorded %q; want the replacement, recorded replace", got, stop.Recorded)
+	}
+	if got := engine.JSONText(stop.Prefill); got != `{"found":"a replaced reply"}` {
+		t.Errorf("the stop's prefill is %s, want the replacement's answer", got)
+	}
+	if finish.Identical == nil || !*finish.Identical {
+		t.Errorf("the replay under the debugger does not match its record:\n%s", out)
+	}
+	_, errOut, _ = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply")
+	if !strings.Contains(errOut, "  record  the recorded run's replace here is made again: going on gives the output above\n") || !strings.Contains(errOut, "a replaced reply") {
+		t.Errorf("the text stop does not show the replacement nor say the record made it:\n%s", errOut)
+	}
+}
+
+// TestForkAfterABranchReusesItsSteps forks a run from the step after a
+// decide whose branch called a plan: the fork's record has the branch's
+// steps and the called plan's, its map's items among them, reused (their
+// notes are not written again), so that diff finds no step differs but
+// the one that ran again.
+func TestForkAfterABranchReusesItsSteps(t *testing.T) {
+	dir := marksProject(t)
+	out, errOut, code := runCLI(t, "run", "branchy", "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.log"))
+	out, errOut, code = runCLI(t, "fork", env.RunID, "--from", "E2", "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &fork); code != 0 || err != nil {
+		t.Fatalf("fork: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes)+"after\n" {
+		t.Errorf("the fork noted %q, want only E2's note", strings.TrimPrefix(string(after), string(notes)))
+	}
+	forked := inspectJSONOf(t, fork.RunID)
+	for _, p := range []string{"E1/then/A/noted/E1/do.0/A", "E1/then/A/noted/E1/do.1/A", "E1/then/A/noted/E2", "E1/then/A/noted/E3"} {
+		if s := stepOf(t, forked, p); s.Reused != "fork" {
+			t.Errorf("the fork's %s is %s, reused %q; want reused by the fork", p, s.Status, s.Reused)
+		}
+	}
+	out, errOut, code = runCLI(t, "diff", env.RunID, fork.RunID)
+	if code != 0 || !strings.Contains(out, "\nno step differs: ") {
+		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
 	}
 }

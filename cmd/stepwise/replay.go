@@ -134,7 +134,8 @@ func newDiffCommand(s *streams) *cobra.Command {
 		Use:   "diff RUN_A RUN_B",
 		Short: "Compare two recorded runs step by step",
 		Long: "Compare two recorded runs (ids, or prefixes only one run has) step by step: every path either\n" +
-			"run has, in run order, with each run's status and how B's time and tokens differ from A's. Where\n" +
+			"run has, in plan order (a map's items by index, each item's steps in its body's order), with each\n" +
+			"run's status and how B's own time (held time at stops left out) and tokens differ from A's. Where\n" +
 			"the results differ, the places they differ follow the step, key by key and index by index, A's\n" +
 			"value beside B's. A step a run did not run shows -. Each run's steps and tokens are counted as\n" +
 			"its record counts them (stepwise runs, inspect).",

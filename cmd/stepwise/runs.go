@@ -384,6 +384,8 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
+			debugger.InPlanOrder(d)
+			debugger.MarkSteps(d)
 			if stepPattern != "" {
 				if err := onlyPaths(d, stepPattern); err != nil {
 					return usageError{err}
@@ -595,7 +597,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 		fmt.Fprintf(w, "\n%s (%d)\n", list.title, len(list.decs))
 		for _, dec := range list.decs {
-			fmt.Fprintf(w, "  %s %s  %s at its %s stop\n", list.mark, dec.Path, dec.Action, dec.Stop)
+			fmt.Fprintf(w, "  %s %s  %s\n", list.mark, dec.Path, format.DecisionText(dec.Action, dec.Stop))
 		}
 	}
 	for _, list := range []struct {
@@ -623,6 +625,9 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			}
 			if c.Error != "" {
 				line += "\terror: " + cut(c.Error, valueWidth)
+			}
+			if m := format.MarkText(c.Decided, c.Reused); m != "" {
+				line += "\t" + m
 			}
 			fmt.Fprintln(tw, line)
 		}
@@ -788,6 +793,9 @@ type decisionJSON struct {
 	Path   string          `json:"path"`
 	Stop   engine.StopKind `json:"stop"`
 	Action string          `json:"action"`
+	// Value is the value decided, redacted as the store keeps it; absent
+	// for a decision without one (decline, deny, approve).
+	Value json.RawMessage `json:"value,omitempty"`
 	// Origin is "replay" for a decision a replay made again; a person's
 	// has none.
 	Origin string `json:"origin,omitempty"`

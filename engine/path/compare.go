@@ -1,6 +1,10 @@
 package path
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Compare orders two paths as a person counts: a run of digits in one is
 // compared with the run in the same place of the other as a number, so
@@ -51,4 +55,66 @@ func compareInts(a, b int) int {
 		return 1
 	}
 	return 0
+}
+
+// SortPlanOrder sorts paths, listed in the order their units started, into
+// the plan's order: a unit before the units inside it, the items of a map,
+// filter or reduce by index (do.2 before do.10), and the steps of a body,
+// or of the plan, in the order they first ran, which is their order in
+// the plan since a body runs its steps one after another. Concurrent
+// items that ran interleaved (do.2's steps, then do.3's, then do.2's
+// last) so read item by item, each item's steps in its body's order.
+func SortPlanOrder(paths []string) {
+	// first is where each path, or a prefix of one, first appears.
+	first := make(map[string]int, len(paths))
+	for i, p := range paths {
+		for q, ok := p, true; ok; q, _, ok = Parent(q) {
+			if _, seen := first[q]; !seen {
+				first[q] = i
+			}
+		}
+	}
+	// Each path's segments, the index of each that is an item (-1 for
+	// none), and where the prefix that ends in each first appears, worked
+	// out once rather than at every comparison.
+	type key struct {
+		path         string
+		segs         []string
+		items, ranks []int
+	}
+	keys := make([]key, len(paths))
+	for j, p := range paths {
+		k := key{path: p, segs: Segments(p)}
+		k.items, k.ranks = make([]int, len(k.segs)), make([]int, len(k.segs))
+		end := 0
+		for i, seg := range k.segs {
+			end += len(seg)
+			k.ranks[i] = first[p[:end]]
+			end++
+			if n, ok := ItemIndex(seg); ok {
+				k.items[i] = n
+			} else {
+				k.items[i] = -1
+			}
+		}
+		keys[j] = k
+	}
+	slices.SortFunc(keys, func(ka, kb key) int {
+		for i := range min(len(ka.segs), len(kb.segs)) {
+			if ka.segs[i] == kb.segs[i] {
+				continue
+			}
+			if ka.items[i] >= 0 && kb.items[i] >= 0 {
+				return cmp.Compare(ka.items[i], kb.items[i])
+			}
+			if c := cmp.Compare(ka.ranks[i], kb.ranks[i]); c != 0 {
+				return c
+			}
+			return Compare(ka.segs[i], kb.segs[i])
+		}
+		return cmp.Compare(len(ka.segs), len(kb.segs))
+	})
+	for i, k := range keys {
+		paths[i] = k.path
+	}
 }

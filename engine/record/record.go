@@ -159,11 +159,14 @@ type ToolCall struct {
 }
 
 // Decision is one decision a person made at a stop, or one a replay made
-// again: engine.Decided at Path, its value left out.
+// again: engine.Decided at Path.
 type Decision struct {
 	Path   string
 	Stop   engine.StopKind
 	Action string
+	// Value is the value decided, as the store keeps it (redacted); empty
+	// for a decision without one (decline, deny, approve).
+	Value json.RawMessage
 	// Origin is empty for a person's decision, "replay" for one a replay
 	// made again (engine.Decided's).
 	Origin string
@@ -237,4 +240,9 @@ type ModelCall struct {
 	// Strict is the strict structured output record, empty when the call
 	// did not ask for it: "sent", or the downgrade reason.
 	Strict string `json:"strict,omitempty"`
+	// Decided is the action by which a person decided at the call's path
+	// (its reply replaced); Reused is "replay" for such a decision a
+	// replay made again. Both as StepRecord's.
+	Decided string `json:"decided,omitempty"`
+	Reused  string `json:"reused,omitempty"`
 }

@@ -237,6 +237,7 @@ type (
 	decidedMembers struct {
 		Stop   engine.StopKind `json:"stop"`
 		Action string          `json:"action"`
+		Value  json.RawMessage `json:"value"`
 		Origin string          `json:"origin"`
 	}
 	modelCallMembers struct {
@@ -368,7 +369,7 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 			if err != nil {
 				return err
 			}
-			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action, Origin: m.Origin})
+			d.Decisions = append(d.Decisions, record.Decision{Path: e.Path, Stop: m.Stop, Action: m.Action, Value: m.Value, Origin: m.Origin})
 		case engine.EventWarning:
 			m, err := members[warningMembers](e)
 			if err != nil {
@@ -447,10 +448,11 @@ func buildDetail(d *record.RunDetail, events []record.StoredEvent, lastSeq uint6
 	return nil
 }
 
-// markDecided marks the steps and tool calls a person decided at their
-// own path whose end event does not say so: an ask answered, a call
-// whose result was replaced after it ended, a step a decision changed
-// without giving its result. A decision at a unit's own path is always
+// markDecided marks the steps, tool calls and model calls a person
+// decided at their own path whose end event does not say so: an ask
+// answered, a call whose result was replaced after it ended, a step a
+// decision changed without giving its result, a model call whose reply
+// was replaced (its record is the model's own reply). A decision at a unit's own path is always
 // about that unit, so a new kind of decision is marked without more. One
 // a replay made again marks the unit with the replay's origin instead.
 func markDecided(d *record.RunDetail) {
@@ -477,6 +479,10 @@ func markDecided(d *record.RunDetail) {
 	}
 	for i := range d.ToolCalls {
 		c := &d.ToolCalls[i]
+		mark(c.Path, &c.Decided, &c.Reused)
+	}
+	for i := range d.ModelCalls {
+		c := &d.ModelCalls[i]
 		mark(c.Path, &c.Decided, &c.Reused)
 	}
 }

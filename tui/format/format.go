@@ -31,9 +31,10 @@
 package format
 
 import (
-	"github.com/stepwise-dev/stepwise/engine"
 	"strconv"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // ShortIDLength is how many characters of a run id a list shows.
@@ -218,16 +219,33 @@ func Mark(decided, reused string) string {
 // from the record.
 var replayed = engine.FromReplay.String()
 
+// setByFork is the action a record gives a value a fork's --set gave a
+// step: a person's decision, made before the fork started, at no stop.
+var setByFork = engine.BySet.String()
+
 // MarkText is the mark with what it means, for a line of text:
-// "✎ inject", "↺ replayed", "↷ reused by the fork"; "" for a unit that ran.
+// "✎ inject", "✎ set by the fork (--set)", "↺ replayed", "⇢ reused by the
+// fork"; "" for a unit that ran.
 func MarkText(decided, reused string) string {
 	switch m := Mark(decided, reused); {
 	case reused == replayed:
 		return m + " replayed"
+	case decided == setByFork:
+		return m + " " + DecisionText(decided, "")
 	case decided != "":
 		return m + " " + decided
 	case reused != "":
 		return m + " reused by the fork"
 	}
 	return ""
+}
+
+// DecisionText says what a decision of the record did: "replace at its
+// error stop", or "set by the fork (--set)" for a value a fork's --set
+// gave, which no stop asked for.
+func DecisionText(action string, stop engine.StopKind) string {
+	if action == setByFork {
+		return "set by the fork (--set)"
+	}
+	return action + " at its " + string(stop) + " stop"
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
@@ -142,6 +143,7 @@ func TestMarks(t *testing.T) {
 		{"answer", "replay", format.MarkReplayed, format.MarkReplayed + " replayed"},
 		{"", "replay", format.MarkReplayed, format.MarkReplayed + " replayed"},
 		{"", "fork", format.MarkReused, format.MarkReused + " reused by the fork"},
+		{"set", "", format.MarkDecided, format.MarkDecided + " set by the fork (--set)"},
 		{"", "", "", ""},
 	} {
 		if got := format.Mark(tc.decided, tc.reused); got != tc.mark {
@@ -149,6 +151,24 @@ func TestMarks(t *testing.T) {
 		}
 		if got := format.MarkText(tc.decided, tc.reused); got != tc.text {
 			t.Errorf("format.MarkText(%q, %q) = %q, want %q", tc.decided, tc.reused, got, tc.text)
+		}
+	}
+}
+
+// TestDecisionText says where a decision of the record was made: at its
+// stop, or, for a fork's --set, before the fork ran, at none.
+func TestDecisionText(t *testing.T) {
+	for _, tc := range []struct {
+		action string
+		stop   engine.StopKind
+		text   string
+	}{
+		{"replace", engine.StopError, "replace at its error stop"},
+		{"inject", engine.StopStep, "inject at its step stop"},
+		{"set", engine.StopStep, "set by the fork (--set)"},
+	} {
+		if got := format.DecisionText(tc.action, tc.stop); got != tc.text {
+			t.Errorf("format.DecisionText(%q, %q) = %q, want %q", tc.action, tc.stop, got, tc.text)
 		}
 	}
 }

@@ -530,6 +530,11 @@ func (c *content) stopTab() {
 	if bp := s.Breakpoint; bp != nil {
 		c.field(2, "break ", "#"+strconv.Itoa(bp.ID)+" "+bp.Pattern+" · hit "+strconv.Itoa(bp.Hits), c.p.text)
 	}
+	if s.Recorded != "" {
+		// A replay's stop shows what going on gives, the record's value,
+		// not what happened now: say where it comes from.
+		c.field(2, "record", "the recorded run's "+s.Recorded+" here is made again: going on gives the output shown", c.p.text)
+	}
 	if s.Error != "" {
 		c.heading("Error")
 		c.problem(2, s.Error)

@@ -154,6 +154,13 @@ func TestContent(t *testing.T) {
 			"Held  round stop at E1/agent.2", "break  #1 E1/agent.2", "Stack  innermost first",
 			"E1/agent.2  round", "E1  step agent", "(plan)  plan agentic",
 		}},
+		{"held at a reply a replay replaces: where its output comes from", func() (*live.Tree, *debugger.Snapshot) {
+			tr, snap := stopAt(t, "E1/agent.2", engine.StopRound)
+			snap.Recorded = "replace"
+			return tr, snap
+		}, "E1/agent.2", inspector.TabStop, []string{
+			"Held  round stop at E1/agent.2", "record the recorded run's replace here is made again: going on gives the", "output shown", "Stack",
+		}},
 		{"held before the repair: nothing repaired yet", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E1/agent.2/repair", engine.StopRepair)
 		}, "E1/agent.2/repair", inspector.TabRepair, []string{

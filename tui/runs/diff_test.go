@@ -12,6 +12,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine/record"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/common/commontest"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 	"github.com/stepwise-dev/stepwise/tui/runs"
 )
 
@@ -219,5 +220,66 @@ func TestDiffMarks(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	if got := row(3); got != "E0 ok → ok ✎" {
 		t.Errorf("E0's values are headed %q", got)
+	}
+}
+
+// TestDiffPlanOrder compares two runs of a map whose first item is the
+// slower, so that the second item's last step starts before the first's:
+// the workbench's rows are in plan order, item by item, each item's steps
+// in its body's order.
+func TestDiffPlanOrder(t *testing.T) {
+	dir, ws := livetest.Project(t, map[string]string{
+		"config.toml": storedConfig,
+		"tools/wait.yaml": `name: wait
+description: Sleeps for as many seconds as it is given.
+kind: exec
+command: sh
+args: ["-c", "sleep \"$1\"; echo '{}'", "wait", "{{input.secs}}"]
+output: json
+input_schema: { type: object, required: [secs], properties: { secs: { type: string } } }
+`,
+		"plans/uneven.yaml": `identifier: uneven
+name: Uneven
+description: Two items side by side, the first slower, each a wait and a card.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: ["0.3", "0"]
+      concurrency: 2
+      do:
+        - id: A
+          tool_name: user__wait
+          input: { secs: "{{item}}" }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { i: "{{index}}" } }
+`,
+	})
+	p := &project{ws: ws, plan: livetest.Plan(t, dir, "plans/uneven.yaml")}
+	open := func() *record.RunDetail {
+		t.Helper()
+		id, _ := p.record(t, nil)
+		d, err := ws.OpenRun(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b := open(), open()
+	want := []string{"E1", "E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B"}
+	var ran []string
+	for _, s := range a.Steps {
+		ran = append(ran, s.Path)
+	}
+	if slices.Equal(ran, want) {
+		t.Fatalf("the record lists the steps in plan order already (%q): nothing to sort", ran)
+	}
+	var got []string
+	for _, d := range newDiff(false, 100, 14, a, b).Steps() {
+		got = append(got, d.Path)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the diff's rows are %q, want %q", got, want)
 	}
 }
