@@ -1515,7 +1515,7 @@ func TestCommandLine(t *testing.T) {
 			wantNotice(t, b, "forked "+format.ShortID(runs[1].ID)+" from S1: 1 step reused, the run ok")
 		}},
 		{"fork and diff with no earlier run on show say so", nil, command("fork E1"), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "f forks an earlier run")
+			wantNotice(t, b, "f forks a recorded run")
 			b.press(command("diff 0123")...)
 			wantNotice(t, b, "diff compares the earlier run on show with another")
 		}},

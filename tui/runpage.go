@@ -176,6 +176,7 @@ func (p *runPage) hint(text string) { p.post(notice{kind: noticeError, text: tex
 func (p *runPage) show(r *run, focusTree bool) {
 	p.run = r
 	p.tree.SetTree(r.tree)
+	p.tree.SetOrigin(r.origin)
 	p.post(showRunMsg{focusTree})
 }
 

@@ -239,6 +239,20 @@ func (k KeyMap) AskHelp() []key.Binding {
 	}
 }
 
+// ReplayAskHelp is the footer line while a replay waits at a question:
+// moving on gives the recorded answer, and the answer editor is for
+// answering otherwise.
+func (k KeyMap) ReplayAskHelp() []key.Binding {
+	return []key.Binding{
+		Short(k.Next, "n/c", "recorded answer"),
+		Short(k.Skip, "i", "answer otherwise"),
+		Short(k.Abort, "a", "abort"),
+		Short(k.Command, ":", "command"),
+		Short(k.NextPane, "tab", "pane"),
+		Short(k.Help, "?", "help"),
+	}
+}
+
 // EditHelp is the footer line while an editor or a form takes the keys.
 func (k KeyMap) EditHelp() []key.Binding {
 	return []key.Binding{
