@@ -295,7 +295,9 @@ func (p *runPage) openValueEditor() tea.Cmd {
 	snap := p.run.state.Stop
 	p.editingArgs = false
 	p.post(pushOverlay{p.editor, false})
-	return p.editor.Open(editTitle(snap), editAbout(snap), snap)
+	cmd := p.editor.Open(editTitle(snap), editAbout(snap), snap)
+	p.editor.OpenedBy(p.pressed)
+	return cmd
 }
 
 // openArgumentsEditor opens the value editor on the arguments of the tool
@@ -588,6 +590,9 @@ func editTitle(s *debugger.Snapshot) string {
 		return fmt.Sprintf("inject a result for %s: it will not run", s.Path)
 	case engine.StopError:
 		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
+	case engine.StopRound:
+		// Nothing was given yet: the value stands for the round's reply.
+		return fmt.Sprintf("give the reply of %s in the model's place: the model is not called", s.Path)
 	}
 	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
 }

@@ -70,6 +70,10 @@ type runPage struct {
 	// same order, so the workbench's numbers are the ones shown.
 	watchList []debugger.WatchValue
 	lastWatch int
+	// pressed is the key the workbench is carrying out, "" when none (a
+	// command typed on the line): the value editor it opens does not
+	// type it.
+	pressed string
 	// editingArgs says the value editor is open on a held call's
 	// arguments, so that what it gives is an edit, not an inject.
 	editingArgs bool
