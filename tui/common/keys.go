@@ -84,6 +84,10 @@ type KeyMap struct {
 	Submit key.Binding // accept an editor or a form
 
 	// The answers at a tool call a gated run holds for approval.
+	// AddStep, in the tool catalog, appends a step calling the selected
+	// tool to the plan on show: the one key there that writes a file.
+	AddStep key.Binding
+
 	Approve  key.Binding
 	Deny     key.Binding
 	EditArgs key.Binding
@@ -174,6 +178,8 @@ func DefaultKeyMap() *KeyMap {
 		Delete:      b("D", "delete the selected breakpoint", "D"),
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
+
+		AddStep: b("a", "add a step calling the selected tool to the plan", "a"),
 
 		Approve:  b("a", "approve the held call", "a"),
 		Deny:     b("d", "deny it", "d"),
@@ -291,6 +297,7 @@ func (k KeyMap) Groups() []KeyGroup {
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete, k.Timeline, k.Spend}},
 		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut}},
 		{"Output and palette", []key.Binding{k.Output, k.Palette}},
+		{"Tool catalog", []key.Binding{k.AddStep}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Copy", []key.Binding{k.Copy, k.CopyPath}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
@@ -381,7 +388,7 @@ func (k KeyMap) CheatSheet() []CheatGroup {
 			e("Z", "zoom", k.Zoom),
 			e("e", "edit", k.Edit),
 			e("N", "new", k.NewPlan),
-			e("t", "tools", k.Tools),
+			e("t", "tools", k.Tools, k.AddStep),
 			e(":", "command", k.Command),
 			e("O", "output", k.Output),
 			e("ctrl+k", "palette", k.Palette),
