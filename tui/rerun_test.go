@@ -26,7 +26,7 @@ func TestRerunsUnderTheDebugger(t *testing.T) {
 		if st := b.m.runPage.run.state; !b.m.runPage.run.held() || st.Stop.Path != "A0" || st.Stop.Kind != engine.StopAsk {
 			t.Fatalf("the replay is not held at A0's ask: %+v", st)
 		}
-		wantNotice(t, b, `A0 asks: Ship it? · going on answers as the record did: {"ship":true}`)
+		wantNotice(t, b, `going on answers as the record did: {"ship":true} · A0 asks: Ship it?`)
 		wantScreen(t, b, "n/c recorded answer · i answer otherwise · a abort")
 		b.press(keyContinue)
 		wantOverlay(t, b, overlayNone)

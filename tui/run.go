@@ -443,7 +443,8 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 			// the answer editor opens when asked for.
 			msg := askWaits(st.Stop)
 			if b, err := json.Marshal(st.Stop.Prefill); err == nil && r.rerun == "replay" {
-				msg += " · going on answers as the record did: " + string(b)
+				// First, since a long question is cut at its end.
+				msg = "going on answers as the record did: " + string(b) + " · " + msg
 			}
 			p.notify(noticeInfo, msg)
 			return nil
