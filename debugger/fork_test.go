@@ -311,7 +311,7 @@ func TestDebugForkStopsPastWhatItReuses(t *testing.T) {
 	}
 	var stops []string
 	for st.Stop != nil && !st.Finished {
-		if st.Stop.Kind == engine.StopStep && slices.Contains(reused, st.Stop.Path) {
+		if st.Stop.Kind == engine.StopStep && slices.Contains(reused, st.Stop.Path) || st.Stop.Reused {
 			t.Errorf("stepping stopped at %s, which the fork reuses", st.Stop.Path)
 		}
 		stops = append(stops, st.Stop.Path+" "+string(st.Stop.Kind))
@@ -340,6 +340,9 @@ func TestDebugForkStopsPastWhatItReuses(t *testing.T) {
 	st = s.Start(context.Background(), rec.Inputs())
 	if st.Stop == nil || st.Stop.Path != "E1/do.0/A" || !strings.HasPrefix(st.Reason.String(), "breakpoint") {
 		t.Fatalf("the fork's first stop is %+v (%s), want the breakpoint at E1/do.0/A", st.Stop, st.Reason)
+	}
+	if !st.Stop.Reused {
+		t.Error("the stop at a step the fork reuses does not say so")
 	}
 	for !st.Finished {
 		if st, err = s.Do(debugger.Command{Move: debugger.Continue}); err != nil {

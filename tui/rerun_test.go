@@ -98,6 +98,7 @@ func TestRerunsUnderTheDebugger(t *testing.T) {
 		// S0 is reused: the fork is held before S1, which runs again.
 		wantHeld(t, b, "S1", engine.StopStep, "entry")
 		wantScreen(t, b, "Run simple fork of "+format.ShortID(id)+" from S1 ⏸ held")
+		wantNoScreen(t, b, "going on reuses")
 		if n := node(t, b, "S0"); format.Mark(n.Decided, n.Reused) != format.MarkReused {
 			t.Errorf("S0 is marked %q before the fork's first stop, want ⇢", format.Mark(n.Decided, n.Reused))
 		}
@@ -113,6 +114,7 @@ func TestRerunsUnderTheDebugger(t *testing.T) {
 		b.press(command("goto S1")...)
 		b.press(keyForkDebug, keySubmit)
 		wantHeld(t, b, "S0", engine.StopStep, "breakpoint")
+		wantScreen(t, b, "going on reuses its recorded result")
 		b.press(keyContinue)
 		wantEnded(t, b, "ok")
 	})

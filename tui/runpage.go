@@ -440,6 +440,9 @@ func (p *runPage) runStatus() string {
 		if reason := reasonWords(r); reason != "" {
 			s += t.Muted.Render(" · " + reason)
 		}
+		if st.Reused {
+			s += t.Muted.Render(" · going on reuses its recorded result")
+		}
 		return s
 	case r.active():
 		s := t.Valid.Render("● running")
