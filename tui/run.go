@@ -442,7 +442,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 			// The plan asks: the workbench says so and stays navigable;
 			// the answer editor opens when asked for.
 			msg := askWaits(st.Stop)
-			if b, err := json.Marshal(st.Stop.Prefill); err == nil && r.rerun == "replay" {
+			if b, err := json.Marshal(st.Stop.Prefill); err == nil && r.rerun == "replay" && st.Stop.Prefill != nil {
 				// First, since a long question is cut at its end.
 				msg = "going on answers as the record did: " + string(b) + " · " + msg
 			}

@@ -83,11 +83,11 @@ type KeyMap struct {
 
 	Submit key.Binding // accept an editor or a form
 
-	// The answers at a tool call a gated run holds for approval.
 	// AddStep, in the tool catalog, appends a step calling the selected
 	// tool to the plan on show: the one key there that writes a file.
 	AddStep key.Binding
 
+	// The answers at a tool call a gated run holds for approval.
 	Approve  key.Binding
 	Deny     key.Binding
 	EditArgs key.Binding
