@@ -349,4 +349,28 @@ func TestDebugForkStopsPastWhatItReuses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// Gated, a fork holds for approval the calls it makes, not the steps
+	// it reuses: their tool does not run.
+	opts, _, done = p.options(t, p.models(), nil)
+	defer done()
+	approvals, err := debugger.NewApprovals([]string{"**/user__note"}, p.cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err = debugger.DebugFork(rec, pl, debugger.ForkSpec{From: "E1/do.3/B"}, opts, debugger.NewBreakpoints())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Approve(approvals)
+	var held []string
+	for st = s.Start(context.Background(), rec.Inputs()); !st.Finished; {
+		held = append(held, st.Stop.Path)
+		if st, err = s.Do(debugger.Command{Decision: engine.Decision{Action: engine.Approve}, Move: debugger.Continue}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"E1/do.3/B", "E2"}; !slices.Equal(held, want) || st.Status != engine.StatusOK {
+		t.Errorf("the gated fork held %v for approval and ended %s, want %v and ok", held, st.Status, want)
+	}
 }

@@ -432,7 +432,8 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	if isToolCall(st) {
 		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
-	gated := s.approvals.holds(st, listedInfo(tool, listed))
+	// A fork's reused step runs no tool: there is no call to approve.
+	gated := s.approvals.holds(st, listedInfo(tool, listed)) && (s.reuses == nil || !s.reuses(st))
 	// The thread's held time runs from the moment it waits, behind
 	// another thread's stop or at its own, to its return.
 	holding := false
