@@ -103,14 +103,28 @@ func Fork(ctx context.Context, rec *Recording, p *plans.Plan, spec ForkSpec, opt
 // DebugFork returns a session that runs the fork Fork would run under the
 // debugger, stopping where bps says; start it with rec.Inputs(). A stop
 // the session lets go on is the fork's: a reused step takes its recorded
-// result there. forked tells how the fork went, given the run's result
+// result there. The session stops at a reused step only where a
+// breakpoint asks: its first stop, a pause and a movement land on what
+// runs again. forked tells how the fork went, given the run's result
 // once the session has ended.
 func DebugFork(rec *Recording, p *plans.Plan, spec ForkSpec, opts engine.Options, bps *Breakpoints) (s *Session, forked func(*engine.Result) *ForkResult, err error) {
 	f, opts, err := newForker(rec, p, spec, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	return New(p, opts, bps), f.result, nil
+	s = New(p, opts, bps)
+	s.reuses = f.reuses
+	return s, f.result, nil
+}
+
+// reuses reports whether the fork gives the step of st its recorded
+// result, as hook does, a set value aside.
+func (f *forker) reuses(st *engine.Stop) bool {
+	if st.Kind != engine.StopStep {
+		return false
+	}
+	rs, ok := f.reuse[st.Path]
+	return ok && rs.Tool == st.Tool
 }
 
 // result is how the fork went, its run having ended with res.

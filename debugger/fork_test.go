@@ -290,3 +290,92 @@ func sameJSON(t *testing.T, got any, want string) bool {
 	}
 	return reflect.DeepEqual(got, w)
 }
+
+// TestDebugForkStopsPastWhatItReuses forks from a map item's step under
+// the debugger, held at its first stop and stepped in to the end: no stop
+// is at a step the fork reuses (an earlier step of the item, a sibling
+// item's), since nothing runs there; a breakpoint on one stops there all
+// the same.
+func TestDebugForkStopsPastWhatItReuses(t *testing.T) {
+	p := newTestProject(t)
+	pl := p.plan(t, "items", itemsPlan)
+	_, rec := p.record(t, pl, nil)
+	reused := []string{"E1/do.0/A", "E1/do.0/B", "E1/do.1/A", "E1/do.1/B", "E1/do.2/A", "E1/do.2/B", "E1/do.3/A", "E1/do.4/A", "E1/do.4/B"}
+
+	opts, _, done := p.options(t, p.models(), nil)
+	s, forked, err := debugger.DebugFork(rec, pl, debugger.ForkSpec{From: "E1/do.3/B"}, opts, debugger.NewBreakpoints())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Hold()
+	st := s.Start(context.Background(), rec.Inputs())
+	// The map that holds the fork point runs again, its reused items
+	// aside: the first stop is its.
+	if st.Stop == nil || st.Stop.Path != "E1" || st.Stop.Kind != engine.StopStep || st.Reason != debugger.ReasonEntry {
+		t.Fatalf("the fork's first stop is %+v, want E1's step stop", st.Stop)
+	}
+	var stops []string
+	for st.Stop != nil && !st.Finished {
+		if st.Stop.Kind == engine.StopStep && slices.Contains(reused, st.Stop.Path) || st.Stop.Reused {
+			t.Errorf("stepping stopped at %s, which the fork reuses", st.Stop.Path)
+		}
+		stops = append(stops, st.Stop.Path+" "+string(st.Stop.Kind))
+		if st, err = s.Do(debugger.Command{Move: debugger.StepIn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done()
+	if !slices.Contains(stops, "E1/do.3/B step") {
+		t.Errorf("stepping in went %v, not through the fork point E1/do.3/B", stops)
+	}
+	if out := forked(st.Result); !sameSet(out.Reused, reused) || st.Status != engine.StatusOK {
+		t.Errorf("the fork ended %s, reused %v; want ok, %v", st.Status, out.Reused, reused)
+	}
+
+	opts, _, done = p.options(t, p.models(), nil)
+	defer done()
+	bps := debugger.NewBreakpoints()
+	if _, err := bps.Set("E1/do.0/A", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err = debugger.DebugFork(rec, pl, debugger.ForkSpec{From: "E1/do.3/B"}, opts, bps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = s.Start(context.Background(), rec.Inputs())
+	if st.Stop == nil || st.Stop.Path != "E1/do.0/A" || !strings.HasPrefix(st.Reason.String(), "breakpoint") {
+		t.Fatalf("the fork's first stop is %+v (%s), want the breakpoint at E1/do.0/A", st.Stop, st.Reason)
+	}
+	if !st.Stop.Reused {
+		t.Error("the stop at a step the fork reuses does not say so")
+	}
+	for !st.Finished {
+		if st, err = s.Do(debugger.Command{Move: debugger.Continue}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Gated, a fork holds for approval the calls it makes, not the steps
+	// it reuses: their tool does not run.
+	opts, _, done = p.options(t, p.models(), nil)
+	defer done()
+	approvals, err := debugger.NewApprovals([]string{"**/user__note"}, p.cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err = debugger.DebugFork(rec, pl, debugger.ForkSpec{From: "E1/do.3/B"}, opts, debugger.NewBreakpoints())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Approve(approvals)
+	var held []string
+	for st = s.Start(context.Background(), rec.Inputs()); !st.Finished; {
+		held = append(held, st.Stop.Path)
+		if st, err = s.Do(debugger.Command{Decision: engine.Decision{Action: engine.Approve}, Move: debugger.Continue}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"E1/do.3/B", "E2"}; !slices.Equal(held, want) || st.Status != engine.StatusOK {
+		t.Errorf("the gated fork held %v for approval and ended %s, want %v and ok", held, st.Status, want)
+	}
+}

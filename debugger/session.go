@@ -38,6 +38,10 @@ type Session struct {
 	// the session shows there in place of what the plan declares or what
 	// happened now; nil outside a replay. Set before the run starts.
 	recorded func(*engine.Stop) (recordedOutcome, bool)
+	// reuses reports whether a fork gives the step of a stop its recorded
+	// result (nil for any other run): nothing runs there, so only a
+	// breakpoint stops the run at it.
+	reuses func(*engine.Stop) bool
 
 	// bps is the plan's breakpoint table, which the session matches its
 	// stops against; hits and conditionErrors are this run's, by
@@ -472,7 +476,8 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	if isToolCall(st) {
 		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
-	gated := s.approvals.holds(st, listedInfo(tool, listed))
+	// A fork's reused step runs no tool: there is no call to approve.
+	gated := s.approvals.holds(st, listedInfo(tool, listed)) && (s.reuses == nil || !s.reuses(st))
 	// The thread's held time runs from the moment it waits, behind
 	// another thread's stop or at its own, to its return.
 	holding := false
@@ -593,6 +598,14 @@ func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 // with break on error, an ask, a pause, or the movement of the last
 // command. It is called with s.mu held.
 func (s *Session) shouldStop(st *engine.Stop, thread string) (StopReason, *Breakpoint) {
+	if s.reuses != nil && s.reuses(st) {
+		// A fork's reused step takes its recorded result: the first
+		// stop, a pause or a movement waits for what runs again.
+		if b := s.fire(st, thread); b != nil {
+			return breakpointReason(b), b
+		}
+		return "", nil
+	}
 	if s.entry {
 		s.entry = false
 		if b := s.fire(st, thread); b != nil {

@@ -103,6 +103,10 @@ type Snapshot struct {
 	// Output then shows what it gives, not what the model, the tool or
 	// the failure gave now.
 	Recorded string `json:"recorded,omitempty"`
+	// Reused is set at the step stop of a step a fork reuses: going on
+	// gives it its recorded result, and nothing runs there. A fork stops
+	// at one only where a breakpoint asks.
+	Reused bool `json:"reused,omitempty"`
 	// Set names the decision Session.Set gave the stop (inject, replace,
 	// answer, edit), which the next movement carries out; Input (for an
 	// edit) or Output (for the others) then shows its value.
@@ -155,6 +159,7 @@ func (s *Session) stateLocked() State {
 		snap.InputSchema = cur.tool.InputSchema
 	}
 	snap.Approval = cur.gated
+	snap.Reused = s.reuses != nil && s.reuses(st)
 	if d := cur.set; d != nil {
 		snap.Set = d.Action.String()
 		if d.Action == engine.Edit {

@@ -105,3 +105,24 @@ func TestGateUnheld(t *testing.T) {
 	wantOverlay(t, b, overlayApproval)
 	wantScreen(t, b, "run user__lookup at E1/do.0 with:")
 }
+
+// TestApproveInDebugRun: in a debug run, a at the approval prompt lets
+// the call run and continues, as :approve does (the next stop is the next
+// call held), and d denies it and continues likewise (to the error stop
+// of the step it failed).
+func TestApproveInDebugRun(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.press(command("gate **/user__lookup")...)
+	b.debugTo(docFlow, "")
+	wantHeld(t, b, "E0", engine.StopStep, "entry")
+	b.press(keyContinue)
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.0 with:")
+	b.press(keyApprove)
+	wantOverlay(t, b, overlayApproval)
+	wantScreen(t, b, "run user__lookup at E1/do.1 with:")
+	jsonEqual(t, node(t, b, "E1/do.0").Result, `{"name": "a", "count": 1}`)
+	// Denied, the step fails: the run breaks on the error.
+	b.press(keyDeny)
+	wantHeld(t, b, "E1/do.1", engine.StopError, "error")
+}

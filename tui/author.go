@@ -342,6 +342,7 @@ func (m *model) openCatalog() tea.Cmd {
 	}
 	ws := m.ws
 	m.panels.catalog.SetTools(ws.Tools())
+	m.panels.catalog.SetPlan(m.planPage.document().Name())
 	m.overlays.push(&m.panels.catalog, false)
 	if len(ws.Servers()) == 0 {
 		return nil
@@ -378,6 +379,12 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 	d := m.planPage.document()
 	if d.Path == "" || d.Plan == nil {
 		m.notify(noticeError, "steps are added to a plan that loads from a file; fix or open one first")
+		return
+	}
+	if r := m.runPage.run; r.active() && r.doc == doc {
+		// The run reads the plan as it was; its file changing under it
+		// would make its record and its tree disagree with the file.
+		m.notify(noticeError, "a run of "+d.Name()+" is going: a step is added to its file once the run ends (a aborts it)")
 		return
 	}
 	src, err := os.ReadFile(d.Path)

@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/stepwise-dev/stepwise/engine"
 )
 
 // appendedStep is what the test editor appends to a plan file: a step S9
@@ -247,14 +251,41 @@ func TestNewPlanKey(t *testing.T) {
 }
 
 // TestToolsKey opens the catalog with t and inserts a step with enter.
+// keyAddStep adds a step calling the tool selected in the catalog.
+var keyAddStep = tea.KeyPressMsg{Code: 'a', Text: "a"}
+
 func TestToolsKey(t *testing.T) {
 	cases := []benchCase{
 		{"t opens the catalog of every tool", func(b *bench) { b.toDoc(docSimple) }, seq(keyTools), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayCatalog)
-			wantScreen(t, b, "Tools · 17", "builtin__reshape", "user__lookup", "plan__flow", "enter add a step")
+			wantScreen(t, b, "Tools · 17", "builtin__reshape", "user__lookup", "plan__flow", "a add to simple")
 		}},
-		{"enter inserts a step calling the tool into the plan's file", func(b *bench) { b.toDoc(docSimple) },
+		{"enter on a tool writes nothing, and says which key adds it", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyTools, keySearch, typeText("lookup"), keyEnter, keyEnter), func(t *testing.T, b *bench) {
+				wantOverlay(t, b, overlayCatalog)
+				src, err := os.ReadFile(b.p.planFile("simple"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(src) != simplePlan {
+					t.Errorf("enter changed the plan's file:\n%s", src)
+				}
+				wantScreen(t, b, "a adds a step calling user__lookup to simple's file")
+			}},
+		{"a while a run of the plan is held writes nothing", func(b *bench) { b.debugTo(docSimple, "") },
+			seq(keyTools, keyAddStep), func(t *testing.T, b *bench) {
+				wantNotice(t, b, "a run of simple is going: a step is added to its file once the run ends")
+				src, err := os.ReadFile(b.p.planFile("simple"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(src) != simplePlan {
+					t.Errorf("a changed the file of the plan that runs:\n%s", src)
+				}
+				wantHeld(t, b, "S0", engine.StopStep, "entry")
+			}},
+		{"a inserts a step calling the tool into the plan's file", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyTools, keySearch, typeText("lookup"), keyEnter, keyAddStep), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayNone)
 				src, err := os.ReadFile(b.p.planFile("simple"))
 				if err != nil {
@@ -269,7 +300,7 @@ func TestToolsKey(t *testing.T) {
 				treeLine(t, b.m.planPage.tree().View(), "S2  user__lookup")
 			}},
 		{"a control step goes in ready to run, its placeholders marked", func(b *bench) { b.toDoc(docSimple) },
-			seq(keyTools, keySearch, typeText("map"), keyEnter, keyEnter), func(t *testing.T, b *bench) {
+			seq(keyTools, keySearch, typeText("map"), keyEnter, keyAddStep), func(t *testing.T, b *bench) {
 				wantNotice(t, b, "has a new step S2 calling map: valid")
 				src, err := os.ReadFile(b.p.planFile("simple"))
 				if err != nil {
@@ -285,7 +316,7 @@ func TestToolsKey(t *testing.T) {
 			wantNoScreen(t, b, "builtin__reshape")
 		}},
 		{"t from the run view inserts into the plan and shows it", func(b *bench) { b.runToEnd(docSimple) },
-			seq(keyTools, keyEnter), func(t *testing.T, b *bench) {
+			seq(keyTools, keyAddStep), func(t *testing.T, b *bench) {
 				if b.m.runShown() {
 					t.Error("still in the run view")
 				}

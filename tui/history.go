@@ -158,10 +158,15 @@ func (p *runPage) replay(id string, doc int, d workspace.Document) tea.Cmd {
 		case err != nil:
 			return replayedMsg{r, "the replay could not run: " + err.Error(), true}
 		case res.Identical():
-			return replayedMsg{r, fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", format.ShortID(id), res.ModelCalls), false}
+			return replayedMsg{r, replayMatches(res), false}
 		}
 		return replayedMsg{r, "the replay diverged: " + res.Divergence.String(), true}
 	})
+}
+
+// replayMatches says that a replay reproduced its record.
+func replayMatches(res *debugger.ReplayResult) string {
+	return fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", format.ShortID(res.Of), res.ModelCalls)
 }
 
 // forkDraft is a fork of the earlier run on show, waiting for the value
@@ -183,8 +188,13 @@ type forkDraft struct {
 // recorded, or a row no value can be set at, forks at once. With a table
 // the fork runs under the debugger.
 func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugger.Breakpoints) tea.Cmd {
-	if p.run == nil || p.run.stored == "" {
-		p.notify(noticeError, "f forks an earlier run: R opens one, then select the step to fork from")
+	id := p.run.recordID()
+	switch {
+	case id == "" && p.run.active():
+		p.notify(noticeError, "the run is going: it can be forked once it ends")
+		return nil
+	case id == "" || !p.recorded():
+		p.notify(noticeError, "f forks a recorded run: R opens one, then select the step to fork from")
 		return nil
 	}
 	if from == "" {
@@ -192,7 +202,7 @@ func (p *runPage) fork(from string, doc int, d workspace.Document, table *debugg
 		return nil
 	}
 	from = p.enclosingStep(from)
-	f := &forkDraft{id: p.run.stored, from: from, doc: doc, d: d, table: table}
+	f := &forkDraft{id: id, from: from, doc: doc, d: d, table: table}
 	// An item whose body is a list of steps has a result but no step to
 	// set it at: it forks as it is.
 	n, ok := p.run.tree.Node(from)
@@ -222,6 +232,7 @@ func (p *runPage) startFork(f *forkDraft, value any) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	r.origin = "fork of " + format.ShortID(f.id) + " from " + f.from
 	session, forked, err := p.ws.DebugFork(rec, r.plan, spec, f.table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
 		p.notify(noticeError, "the fork cannot start: "+err.Error())
@@ -244,6 +255,7 @@ func (p *runPage) replayUnderDebugger(id string, doc int, d workspace.Document, 
 	if !ok {
 		return nil
 	}
+	r.origin = "replay of " + format.ShortID(id)
 	session, replayed, err := p.ws.DebugReplay(rec, r.plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
 		p.notify(noticeError, "the replay cannot start: "+err.Error())
@@ -300,7 +312,8 @@ func (p *runPage) rerun(id string, doc int, d workspace.Document, what string, d
 		return nil
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
-	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run}
+	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run,
+		origin: what + " of " + format.ShortID(id)}
 	p.show(r, false)
 	p.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := p.ws

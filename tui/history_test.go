@@ -286,9 +286,10 @@ func TestRunsKey(t *testing.T) {
 		b.runToEnd(docSimple)
 		id := b.p.waitRecorded(t, "simple", 1)[0].ID
 		b.press(keyRuns, keyEnter, command("goto S1"), keyForkDebug, keySubmit)
-		// No breakpoint is set: the fork holds at its first stop.
-		if r := b.m.runPage.run; !r.held() || !r.debug || r.state.Stop.Path != "S0" {
-			t.Fatalf("the fork is not held at S0: %+v", r.state)
+		// No breakpoint is set: the fork holds at its first stop that
+		// runs again, past S0, which it reuses.
+		if r := b.m.runPage.run; !r.held() || !r.debug || r.state.Stop.Path != "S1" {
+			t.Fatalf("the fork is not held at S1: %+v", r.state)
 		}
 		b.press(keyContinue)
 		wantNotice(t, b, "forked "+format.ShortID(id)+" from S1: 1 step reused, the run ok")
@@ -340,12 +341,15 @@ func TestRunsKey(t *testing.T) {
 			t.Errorf("the replayed ask is marked %q (decided %q, reused %q), want ↺", format.Mark(n.Decided, n.Reused), n.Decided, n.Reused)
 		}
 	})
-	t.Run("f on a live run says it forks earlier runs", func(t *testing.T) {
+	t.Run("f on a run going on says it forks once the run ends", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
-		b.runToEnd(docSimple)
-		b.press(keyFork)
-		wantNotice(t, b, "f forks an earlier run: R opens one, then select the step to fork from")
+		b.goSlow()
+		b.send(keyFork)
+		b.until("f to answer", func(m model) bool {
+			return strings.Contains(m.notice.text, "the run is going: it can be forked once it ends")
+		})
+		b.finish()
 	})
 	t.Run("f in the plan view does nothing", func(t *testing.T) {
 		t.Parallel()

@@ -289,6 +289,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if handled, c := m.overlayKey(k); handled {
 		return c
 	}
+	m.runPage.pressed = k.String()
+	defer func() { m.runPage.pressed = "" }()
 	switch {
 	case key.Matches(k, keys.Quit):
 		cmd = m.quit()

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,6 +50,9 @@ type run struct {
 	// says "replay" or "fork" for one run again from the store.
 	stored string
 	rerun  string
+	// origin says where a replay or a fork comes from, for the tree's
+	// title: "replay of RUN", "fork of RUN from PATH".
+	origin string
 	// id is the run's own id, read off its events, which the run store
 	// keeps it under once it has ended.
 	id string
@@ -251,9 +255,12 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 		p.post(pushOverlay{p.approval, false})
 		return nil
 	}
-	if r.state.Stop.Kind == engine.StopAsk && d.Action == engine.Proceed {
+	if r.state.Stop.Kind == engine.StopAsk && d.Action == engine.Proceed && r.rerun != "replay" {
 		// Going on would decline the question without a word: the
-		// answer editor opens, and declining is said on purpose.
+		// answer editor opens, and declining is said on purpose. A
+		// replay's ask is the record's to answer: going on gives the
+		// recorded answer, and the editor is for a person who would
+		// answer otherwise.
 		return p.openValueEditor()
 	}
 	if !r.debug && cmd.Until == "" {
@@ -291,7 +298,9 @@ func (p *runPage) openValueEditor() tea.Cmd {
 	snap := p.run.state.Stop
 	p.editingArgs = false
 	p.post(pushOverlay{p.editor, false})
-	return p.editor.Open(editTitle(snap), editAbout(snap), snap)
+	cmd := p.editor.Open(editTitle(snap), editAbout(snap), snap)
+	p.editor.OpenedBy(p.pressed)
+	return cmd
 }
 
 // openArgumentsEditor opens the value editor on the arguments of the tool
@@ -308,19 +317,15 @@ func (p *runPage) openArgumentsEditor() tea.Cmd {
 }
 
 // answerApproval carries out the answer chosen at the approval prompt:
-// approve or deny the held call, or edit its arguments first. A gated
-// run then goes on as it went: a debug run to the next stop, a plain one
-// on.
+// approve or deny the held call, then continue, as the approve and deny
+// commands do; or edit its arguments first, which goes on as an edit at
+// any stop does.
 func (p *runPage) answerApproval(a approval.Answer) tea.Cmd {
-	move := debugger.Continue
-	if p.run.debug {
-		move = debugger.Next
-	}
 	switch a {
 	case approval.Approve:
-		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Approve}, Move: move})
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Approve}, Move: debugger.Continue})
 	case approval.Deny:
-		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Deny}, Move: move})
+		return p.command(debugger.Command{Decision: engine.Decision{Action: engine.Deny}, Move: debugger.Continue})
 	}
 	return p.openArgumentsEditor()
 }
@@ -439,7 +444,12 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		if st.Stop.Kind == engine.StopAsk {
 			// The plan asks: the workbench says so and stays navigable;
 			// the answer editor opens when asked for.
-			p.notify(noticeInfo, askWaits(st.Stop))
+			msg := askWaits(st.Stop)
+			if b, err := json.Marshal(st.Stop.Prefill); err == nil && r.rerun == "replay" && st.Stop.Prefill != nil {
+				// First, since a long question is cut at its end.
+				msg = "going on answers as the record did: " + string(b) + " · " + msg
+			}
+			p.notify(noticeInfo, msg)
 			return nil
 		}
 		if st.Stop.Approval {
@@ -462,13 +472,16 @@ func (p *runPage) runEnded(r *run) tea.Cmd {
 		p.post(breakpointHitsMsg{})
 	}
 	st := r.state
-	var div *debugger.Divergence
+	var replay *debugger.ReplayResult
 	if r.replayed != nil && st.Result != nil {
-		div = r.replayed(st.Result).Divergence
+		replay = r.replayed(st.Result)
 	}
 	switch {
-	case div != nil:
-		p.notify(noticeError, "the replay diverged: "+div.String())
+	case replay != nil && replay.Divergence != nil:
+		p.notify(noticeError, "the replay diverged: "+replay.Divergence.String())
+	case replay != nil:
+		// As y says it: under the debugger the verdict is the same.
+		p.notify(noticeInfo, replayMatches(replay))
 	case r.forked != nil && st.Result != nil:
 		res := r.forked(st.Result)
 		msg := fmt.Sprintf("forked %s from %s: %s reused, the run %s", format.ShortID(res.Of), res.From, common.Count(len(res.Reused), "step"), res.Run.Status)
@@ -584,6 +597,9 @@ func editTitle(s *debugger.Snapshot) string {
 		return fmt.Sprintf("inject a result for %s: it will not run", s.Path)
 	case engine.StopError:
 		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
+	case engine.StopRound:
+		// Nothing was given yet: the value stands for the round's reply.
+		return fmt.Sprintf("give the reply of %s in the model's place: the model is not called", s.Path)
 	}
 	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
 }

@@ -528,7 +528,9 @@ func TestInjectKey(t *testing.T) {
 				if n := node(t, b, "E1/do.0"); n.Status == live.Skipped {
 					t.Error("the refused value was injected")
 				}
-				b.press(keyEsc)
+				// The text was changed: the first esc asks, the second
+				// discards.
+				b.press(keyEsc, keyEsc)
 				wantOverlay(t, b, overlayNone)
 				wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint 1")
 			}},
@@ -577,6 +579,39 @@ func TestInjectKey(t *testing.T) {
 				if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
 					t.Fatal("the run moved on")
 				}
+			}},
+		{"c twice at an ask opens the answer editor and types no c", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyContinue), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayEditor)
+			wantScreen(t, b, "c opened the editor: pressed again here, it is not typed")
+			b.press(keyContinue)
+			if got := b.m.panels.editor.Text(); strings.Contains(got, "c") {
+				t.Errorf("the second c was typed: %q", got)
+			}
+			wantNoScreen(t, b, "c opened the editor")
+			// The key after it types as any key does.
+			b.press(keyContinue)
+			if got := b.m.panels.editor.Text(); !strings.HasPrefix(got, "c") {
+				t.Errorf("a third c was not typed: %q", got)
+			}
+		}},
+		{"esc after a change asks first; esc again discards", func(b *bench) { b.debugTo(docAsking, "") },
+			seq(keyNext, keySkip, replaceText(`{"ship": true}`), keyEsc), func(t *testing.T, b *bench) {
+				wantOverlay(t, b, overlayEditor)
+				wantScreen(t, b, "esc again discards your changes · ctrl+s accepts")
+				// Another key goes on editing, and disarms the discard.
+				b.press(keyEnd, keyEsc)
+				wantOverlay(t, b, overlayEditor)
+				b.press(keyEsc)
+				wantOverlay(t, b, overlayNone)
+				if r := b.m.runPage.run; !r.held() || r.state.Stop.Kind != engine.StopAsk {
+					t.Fatal("discarding the answer moved the run")
+				}
+			}},
+		{"at a round stop the editor says the value is the round's reply, given in the model's place", func(b *bench) { b.debugTo(docFlow, "E2/agent.1 round") },
+			seq(keySkip), func(t *testing.T, b *bench) {
+				wantOverlay(t, b, overlayEditor)
+				wantScreen(t, b, "give the reply of E2/agent.1 in the model's place: the model is not called")
+				wantNoScreen(t, b, "replace what E2/agent.1 gave")
 			}},
 		{"n or c at an ask opens the answer editor; :decline declines", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
@@ -1561,7 +1596,7 @@ func TestCommandLine(t *testing.T) {
 			wantNotice(t, b, "forked "+format.ShortID(runs[1].ID)+" from S1: 1 step reused, the run ok")
 		}},
 		{"fork and diff with no earlier run on show say so", nil, command("fork E1"), func(t *testing.T, b *bench) {
-			wantNotice(t, b, "f forks an earlier run")
+			wantNotice(t, b, "f forks a recorded run")
 			b.press(command("diff 0123")...)
 			wantNotice(t, b, "diff compares the earlier run on show with another")
 		}},

@@ -70,6 +70,10 @@ type runPage struct {
 	// same order, so the workbench's numbers are the ones shown.
 	watchList []debugger.WatchValue
 	lastWatch int
+	// pressed is the key the workbench is carrying out, "" when none (a
+	// command typed on the line): the value editor it opens does not
+	// type it.
+	pressed string
 	// editingArgs says the value editor is open on a held call's
 	// arguments, so that what it gives is an edit, not an inject.
 	editingArgs bool
@@ -176,6 +180,7 @@ func (p *runPage) hint(text string) { p.post(notice{kind: noticeError, text: tex
 func (p *runPage) show(r *run, focusTree bool) {
 	p.run = r
 	p.tree.SetTree(r.tree)
+	p.tree.SetOrigin(r.origin)
 	p.post(showRunMsg{focusTree})
 }
 
@@ -434,6 +439,9 @@ func (p *runPage) runStatus() string {
 		s := t.Glyph.Render("⏸ held") + " at " + t.Strong.Render(st.Path) + t.Muted.Render(" ("+string(st.Kind)+")")
 		if reason := reasonWords(r); reason != "" {
 			s += t.Muted.Render(" · " + reason)
+		}
+		if st.Reused {
+			s += t.Muted.Render(" · going on reuses its recorded result")
 		}
 		return s
 	case r.active():

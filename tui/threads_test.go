@@ -11,6 +11,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
+	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
 // fanPlan looks three names up at once, so that a breakpoint on its
@@ -325,5 +326,49 @@ func TestThreadPlace(t *testing.T) {
 		if name != tc.name || where != tc.where {
 			t.Errorf("thread %s at %q: %q, %q; want %q, %q", tc.id, tc.path, name, where, tc.name, tc.where)
 		}
+	}
+}
+
+// pairPlan maps over two items with a body of two steps.
+const pairPlan = `identifier: pair
+name: Pair
+description: Two steps for each of two items.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2]
+      concurrency: 1
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { m: "{{A.n}}" } }
+`
+
+// TestItemHeldInItsBody: a map item whose second step is held at its
+// stop, its first done, is not done: its row shows it running until the
+// step has run.
+func TestItemHeldInItsBody(t *testing.T) {
+	b := newBenchWithPlan(t, "pair", pairPlan)
+	b.press(command("break E1/do.0/B step")...)
+	b.press(keyDebug)
+	wantHeld(t, b, "E1/do.0/B", engine.StopStep, "breakpoint")
+	if n := node(t, b, "E1/do.0"); n.Status.Done() {
+		t.Errorf("the item is %s while its step B is held before it runs", n.Status)
+	}
+	if l := treeLine(t, b.m.runPage.tree.View(), "do.0"); strings.Contains(l, "✓") {
+		t.Errorf("the held item's row says it is done: %q", l)
+	}
+	b.press(keyNext)
+	if n := node(t, b, "E1/do.0"); n.Status.Done() {
+		t.Errorf("the item is %s at its step B's result, before B's end", n.Status)
+	}
+	b.press(keyContinue)
+	wantEnded(t, b, "ok")
+	if n := node(t, b, "E1/do.0"); n.Status != live.OK {
+		t.Errorf("the item is %s once the run ended", n.Status)
 	}
 }

@@ -216,6 +216,8 @@ func (m model) footer() string {
 	}
 	switch {
 	case bindings != nil:
+	case m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk && m.runPage.run.rerun == "replay":
+		bindings = m.Keys.ReplayAskHelp()
 	case m.runPage.run.held() && m.runPage.run.state.Stop.Kind == engine.StopAsk:
 		bindings = m.Keys.AskHelp()
 	case m.runPage.run.held():

@@ -1,7 +1,9 @@
 // Package catalog is the tool catalog overlay: every tool a step can call,
 // grouped by where it comes from, beside the selected tool's description
-// and schemas. Enter asks the root to add a step calling the selected tool
-// to the plan on show (Insert); / opens a filter box, and while it is open
+// and schemas. Browsing writes nothing: AddStep (a), which the footer
+// names with the plan it writes to, asks the root to add a step calling
+// the selected tool to that plan (Insert), and enter only shows the tool,
+// saying which key adds it; / opens a filter box, and while it is open
 // every key is the box's, Quit included. Page up and down scroll the tool's
 // description; the mouse wheel scrolls the half last clicked.
 package catalog
@@ -42,6 +44,11 @@ type Model struct {
 	onInfo  bool // the wheel scrolls the detail: it was clicked last
 	filter  textinput.Model
 	editing bool // the filter box has the keys
+	// plan is the name of the plan a step is added to, for the footer;
+	// asked says enter was pressed on a tool, so the footer says, in
+	// full, which key adds it.
+	plan  string
+	asked bool
 }
 
 // New returns an empty catalog.
@@ -77,6 +84,9 @@ func (m *Model) SetTools(tools []plans.ToolInfo) {
 	m.fitFilter()
 }
 
+// SetPlan names the plan a step calling the selected tool is added to.
+func (m *Model) SetPlan(name string) { m.plan = name }
+
 // SetSize sets the overlay's size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
@@ -104,15 +114,17 @@ func (m Model) Selected() (plans.ToolInfo, bool) {
 	return m.tools[m.rows[m.shown[m.sel]].tool], true
 }
 
-// Update handles a key: movement, / to filter, enter to insert a step and
-// close, esc to clear the filter or close, Quit to close. A click selects
-// a tool or closes the catalog when it falls outside; the wheel scrolls.
-// Other messages (a paste) go to the filter box while it is open.
+// Update handles a key: movement, / to filter, AddStep to add a step and
+// close, enter to say how a step is added, esc to clear the filter or
+// close, Quit to close. A click selects a tool or closes the catalog when
+// it falls outside; the wheel scrolls. Other messages (a paste) go to the
+// filter box while it is open.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	var k tea.KeyPressMsg
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		k = msg
+		m.asked = false
 	case tea.MouseClickMsg:
 		if !common.Inside(msg.Mouse(), m.Width, m.Height) {
 			return m, common.Close(m)
@@ -156,10 +168,14 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, nil
 		}
 		return m, common.Close(m)
-	case key.Matches(k, keys.Jump):
+	case key.Matches(k, keys.AddStep):
 		if t, ok := m.Selected(); ok {
 			return m, common.CloseWith(m, Insert{Tool: t})
 		}
+	case key.Matches(k, keys.Jump):
+		// The tool is on show beside the list already; enter writes
+		// nothing, and says which key would.
+		_, m.asked = m.Selected()
 	case key.Matches(k, keys.Search):
 		m.editing = true
 		m.filter.CursorEnd()

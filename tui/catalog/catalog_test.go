@@ -99,6 +99,7 @@ var (
 	keyPgDown   = tea.KeyPressMsg{Code: tea.KeyPgDown}
 	keyPgUp     = tea.KeyPressMsg{Code: tea.KeyPgUp}
 	keyEnter    = tea.KeyPressMsg{Code: tea.KeyEnter}
+	keyAdd      = tea.KeyPressMsg{Code: 'a', Text: "a"}
 	keyEsc      = tea.KeyPressMsg{Code: tea.KeyEscape}
 	keySlash    = tea.KeyPressMsg{Code: '/', Text: "/"}
 	keyBackspce = tea.KeyPressMsg{Code: tea.KeyBackspace}
@@ -208,12 +209,24 @@ func TestMovement(t *testing.T) {
 	}
 }
 
+// TestInsertAndClose: enter on a tool writes nothing and says which key
+// adds a step, naming the plan; that key (a) asks for the step and closes.
 func TestInsertAndClose(t *testing.T) {
 	m := newCatalog(t, demoTools(t, true), 120, 40, false)
-	msgs := press(&m, keyBottom, keyEnter)
+	m.SetPlan("triage_queue")
+	if !strings.Contains(ansi.Strip(m.View()), "a add to triage_queue · / filter · esc close") {
+		t.Errorf("the footer does not name the key that adds a step, and the plan:\n%s", ansi.Strip(m.View()))
+	}
+	if msgs := press(&m, keyBottom, keyEnter); len(msgs) != 0 {
+		t.Fatalf("enter emitted %v, want nothing", msgs)
+	}
+	if !strings.Contains(ansi.Strip(m.View()), "a adds a step calling plan__triage_queue to triage_queue's file") {
+		t.Errorf("enter does not say how a step is added:\n%s", ansi.Strip(m.View()))
+	}
+	msgs := press(&m, keyAdd)
 	ins, ok := msgs[0].(Insert)
 	if len(msgs) != 1 || !ok {
-		t.Fatalf("enter emitted %v, want one Insert", msgs)
+		t.Fatalf("a emitted %v, want one Insert", msgs)
 	}
 	if ins.Tool.Name != "plan__triage_queue" || ins.Tool.Source != "plan" || ins.Tool.InputSchema == nil {
 		t.Errorf("Insert %+v, want plan__triage_queue with its schema", ins.Tool)
@@ -223,8 +236,8 @@ func TestInsertAndClose(t *testing.T) {
 	}
 
 	empty := newCatalog(t, nil, 120, 40, false)
-	if msgs := press(&empty, keyEnter, keyDown); len(msgs) != 0 {
-		t.Errorf("enter on an empty catalog emitted %v", msgs)
+	if msgs := press(&empty, keyEnter, keyAdd, keyDown); len(msgs) != 0 {
+		t.Errorf("enter and a on an empty catalog emitted %v", msgs)
 	}
 	if !strings.Contains(ansi.Strip(empty.View()), "no tools") {
 		t.Error("an empty catalog does not say so")
@@ -268,8 +281,8 @@ func TestFilter(t *testing.T) {
 	if msgs := press(&m, keyEnter); len(msgs) != 0 || m.editing || m.Filter() != "issue time" {
 		t.Errorf("enter in the box: %v, capturing %v, filter %q", msgs, m.editing, m.Filter())
 	}
-	if msgs := press(&m, keyEnter); len(msgs) != 1 || msgs[0].(Insert).Tool.Name != "plan__issue_timeline" {
-		t.Errorf("enter on the filtered list emitted %v", msgs)
+	if msgs := press(&m, keyAdd); len(msgs) != 1 || msgs[0].(Insert).Tool.Name != "plan__issue_timeline" {
+		t.Errorf("a on the filtered list emitted %v", msgs)
 	}
 	if msgs := press(&m, keyEsc); len(msgs) != 0 || m.Filter() != "" || len(m.shown) != len(m.tools) {
 		t.Errorf("esc with a filter: %v, filter %q, %d shown", msgs, m.Filter(), len(m.shown))
@@ -286,6 +299,12 @@ func TestFilter(t *testing.T) {
 	}
 	if msgs := press(&m, keyEnter); len(msgs) != 0 {
 		t.Errorf("enter with nothing listed emitted %v", msgs)
+	}
+	if got := m.Filter(); got != "zzz" {
+		t.Errorf("the filter is %q after enter, want zzz", got)
+	}
+	if msgs := press(&m, keyAdd); len(msgs) != 0 {
+		t.Errorf("a with nothing listed emitted %v", msgs)
 	}
 	press(&m, keySlash, keyBackspce, keyBackspce)
 	if m.Filter() != "z" {
@@ -424,7 +443,7 @@ func TestLayout(t *testing.T) {
 			t.Errorf("wide line %d:\n got %q\nwant %q", i+1, lines[i+1], w)
 		}
 	}
-	if !strings.HasPrefix(lines[0], "┏━ Tools · 21 ") || !strings.Contains(lines[11], "1/21  enter add a step · / filter · esc close") {
+	if !strings.HasPrefix(lines[0], "┏━ Tools · 21 ") || !strings.Contains(lines[11], "1/21  a add a step · / filter · esc close") {
 		t.Errorf("wide frame:\n%s", wide)
 	}
 

@@ -100,7 +100,14 @@ func at(lines []string, i int) string {
 // footer is the selection's place and the keys that act here.
 func (m Model) footer() string {
 	k := m.Keys
-	hints := []string{k.Jump.Help().Key + " add a step", k.Search.Help().Key + " filter", k.Close.Help().Key + " close"}
+	add, file := k.AddStep.Help().Key+" add to "+m.plan, m.plan+"'s file"
+	if m.plan == "" {
+		add, file = k.AddStep.Help().Key+" add a step", "the plan's file"
+	}
+	hints := []string{add, k.Search.Help().Key + " filter", k.Close.Help().Key + " close"}
+	if t, ok := m.Selected(); ok && m.asked {
+		hints = []string{k.AddStep.Help().Key + " adds a step calling " + t.Name + " to " + file, k.Close.Help().Key + " close"}
+	}
 	if m.editing {
 		hints = []string{k.Jump.Help().Key + " keep the filter", k.Close.Help().Key + " clear it"}
 	}

@@ -83,6 +83,10 @@ type KeyMap struct {
 
 	Submit key.Binding // accept an editor or a form
 
+	// AddStep, in the tool catalog, appends a step calling the selected
+	// tool to the plan on show: the one key there that writes a file.
+	AddStep key.Binding
+
 	// The answers at a tool call a gated run holds for approval.
 	Approve  key.Binding
 	Deny     key.Binding
@@ -175,6 +179,8 @@ func DefaultKeyMap() *KeyMap {
 
 		Submit: b("ctrl+s", "accept the value or form", "ctrl+s"),
 
+		AddStep: b("a", "add a step calling the selected tool to the plan", "a"),
+
 		Approve:  b("a", "approve the held call", "a"),
 		Deny:     b("d", "deny it", "d"),
 		EditArgs: b("e", "edit its arguments", "e"),
@@ -239,6 +245,20 @@ func (k KeyMap) AskHelp() []key.Binding {
 	}
 }
 
+// ReplayAskHelp is the footer line while a replay waits at a question:
+// moving on gives the recorded answer, and the answer editor is for
+// answering otherwise.
+func (k KeyMap) ReplayAskHelp() []key.Binding {
+	return []key.Binding{
+		Short(k.Next, "n/c", "recorded answer"),
+		Short(k.Skip, "i", "answer otherwise"),
+		Short(k.Abort, "a", "abort"),
+		Short(k.Command, ":", "command"),
+		Short(k.NextPane, "tab", "pane"),
+		Short(k.Help, "?", "help"),
+	}
+}
+
 // EditHelp is the footer line while an editor or a form takes the keys.
 func (k KeyMap) EditHelp() []key.Binding {
 	return []key.Binding{
@@ -277,6 +297,7 @@ func (k KeyMap) Groups() []KeyGroup {
 			k.Replay, k.ReplayDebug, k.Fork, k.ForkDebug, k.Diff, k.Delete, k.Timeline, k.Spend}},
 		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut}},
 		{"Output and palette", []key.Binding{k.Output, k.Palette}},
+		{"Tool catalog", []key.Binding{k.AddStep}},
 		{"Approval prompt", []key.Binding{k.Approve, k.Deny, k.EditArgs}},
 		{"Copy", []key.Binding{k.Copy, k.CopyPath}},
 		{"Workbench", []key.Binding{k.Submit, k.Help, k.Close, k.Quit}},
@@ -367,7 +388,7 @@ func (k KeyMap) CheatSheet() []CheatGroup {
 			e("Z", "zoom", k.Zoom),
 			e("e", "edit", k.Edit),
 			e("N", "new", k.NewPlan),
-			e("t", "tools", k.Tools),
+			e("t", "tools", k.Tools, k.AddStep),
 			e(":", "command", k.Command),
 			e("O", "output", k.Output),
 			e("ctrl+k", "palette", k.Palette),

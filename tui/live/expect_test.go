@@ -2,11 +2,13 @@ package live_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -61,5 +63,88 @@ func TestToolCallsInReplyOrder(t *testing.T) {
 	want := []string{"E1", "E1/agent.1", "E1/agent.1/search", "E1/agent.1/get", "E1/agent.1/get.2"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
+	}
+}
+
+// TestStepLaidOutAtAStopKeepsItsPlace lays out a called plan's body step
+// at a stop before the events of the step that ran before it have been
+// applied, as the workbench does when the stop overtakes their batch: the
+// rows keep the order the steps ran in.
+func TestStepLaidOutAtAStopKeepsItsPlace(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	item := "post/notes/comments/do.0"
+	if !tr.Expect(item+"/posted", "tracker__add_comment") {
+		t.Fatal("Expect made no node")
+	}
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: item + "/note", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "user__note"}})
+	tr.Apply(engine.Event{Seq: 3, Time: t0, Path: item + "/note", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "user__note", Status: "ok"}})
+	var got []string
+	for _, r := range tr.Rows(0, tr.Len()) {
+		if strings.HasPrefix(r.Path, item+"/") {
+			got = append(got, r.Path)
+		}
+	}
+	if want := []string{item + "/note", item + "/posted"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+}
+
+// TestItemRunsUntilItsBodyHas holds a map item's second step at its stop
+// after its first ended: the item is not done until its body is, and is
+// once the run ends, whatever it got to.
+func TestItemRunsUntilItsBodyHas(t *testing.T) {
+	p, report := plans.Load("items.yaml", []byte(`identifier: items
+name: Items
+description: A map whose body has two steps.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2]
+      do:
+        - id: A
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+        - id: B
+          tool_name: builtin__reshape
+          input: { shape: { m: "{{A.n}}" } }
+`), plans.Stepwise)
+	if p == nil {
+		t.Fatal(report.Problems)
+	}
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(p)
+	seq := uint64(0)
+	apply := func(path string, kind engine.EventKind, payload any) {
+		seq++
+		tr.Apply(engine.Event{Seq: seq, Time: t0, Path: path, Kind: kind, Payload: payload})
+	}
+	status := func(path string) live.Status {
+		n, ok := tr.Node(path)
+		if !ok {
+			t.Fatalf("no node %s", path)
+		}
+		return n.Status
+	}
+	apply("", engine.EventRunStart, engine.RunStarted{Plan: "items"})
+	apply("E1", engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	apply("E1/do.0/A", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	apply("E1/do.0/A", engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok"})
+	// Held at B's step stop: B has not started.
+	if st := status("E1/do.0"); st != live.Running {
+		t.Errorf("the item is %s while its step B is still to run, want running", st)
+	}
+	apply("E1/do.0/B", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	apply("E1/do.0/B", engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok"})
+	if st := status("E1/do.0"); st != live.OK {
+		t.Errorf("the item is %s once its body ran, want ok", st)
+	}
+	apply("E1/do.1/A", engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	apply("E1/do.1/A", engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok"})
+	apply("", engine.EventRunEnd, engine.RunEnded{Status: engine.StatusAborted, Error: "run aborted at E1/do.1/B"})
+	if st := status("E1/do.1"); !st.Done() {
+		t.Errorf("the item of an aborted run is %s, want it over", st)
 	}
 }

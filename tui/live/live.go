@@ -186,6 +186,10 @@ type node struct {
 
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
+
+	// ended is set on the root once the run has ended: an item whose
+	// steps did not all run is then over as far as it got.
+	ended bool
 }
 
 // rows is how many rows the node's subtree shows: itself, and its
@@ -318,6 +322,7 @@ func (t *Tree) Apply(e engine.Event) {
 			t.totals.Plan = p.Plan
 		}
 	case engine.RunEnded:
+		t.root.ended = true
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
 		t.totals.Status = runNodeStatus(p.Status)
 		if p.Exit != nil {
@@ -729,6 +734,14 @@ func (t *Tree) insert(parent, n *node) {
 	i := len(parent.children)
 	if n.kind == KindTool && parent.kind == KindRound {
 		n.item = callIndex(parent, n.path)
+	}
+	if n.kind == KindStep {
+		// A step laid out at a stop before its first event (Expect) is
+		// where its thread is held: a sibling step new to the tree ran
+		// before it, its events overtaken by the stop on their way.
+		for i > 0 && parent.children[i-1].expected && !parent.children[i-1].touched {
+			i--
+		}
 	}
 	if n.kind == KindItem || n.kind == KindTool && n.item >= 0 {
 		// Items keep the order of N, a round's tool calls the order its

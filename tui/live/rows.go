@@ -106,7 +106,9 @@ func (t *Tree) row(n *node, depth int, rails uint64) Row {
 
 // effectiveStatus is the node's status, or for a node without events of its
 // own (an item of a list body, a called plan, a branch head) its children's:
-// running while any runs, failed if any failed, ok once they ran.
+// running while any runs, failed if any failed, ok once they ran. An item
+// whose body has begun runs until the last of its steps has run (one held
+// at its stop, or about to start, has not), or until the run ends.
 func (n *node) effectiveStatus() Status {
 	if !n.derived {
 		return n.status
@@ -116,10 +118,30 @@ func (n *node) effectiveStatus() Status {
 		return Running
 	case n.failed > 0 && n.childFailed():
 		return Failed
+	case n.touched && n.kind == KindItem && n.stepsToCome() && !n.runEnded():
+		return Running
 	case n.touched:
 		return OK
 	}
 	return Pending
+}
+
+// stepsToCome reports whether a step of n's body has yet to run.
+func (n *node) stepsToCome() bool {
+	for _, c := range n.children {
+		if c.effectiveStatus() == Pending {
+			return true
+		}
+	}
+	return false
+}
+
+// runEnded reports whether the run n belongs to has ended.
+func (n *node) runEnded() bool {
+	for n.parent != nil {
+		n = n.parent
+	}
+	return n.ended
 }
 
 // childFailed reports whether one of n's children ended failed. A failure

@@ -72,7 +72,7 @@ func New(c common.Common) Model {
 func Items(k *common.KeyMap) []Item {
 	var out []Item
 	// The keys that act inside an overlay only, and the palette's own.
-	inOverlay := []key.Binding{k.Submit, k.Close, k.Approve, k.Deny, k.EditArgs, k.Palette}
+	inOverlay := []key.Binding{k.Submit, k.Close, k.AddStep, k.Approve, k.Deny, k.EditArgs, k.Palette}
 	for _, g := range k.Groups() {
 		for _, b := range g.Bindings {
 			if !b.Enabled() || slices.ContainsFunc(inOverlay, func(o key.Binding) bool { return slices.Equal(o.Keys(), b.Keys()) }) {

@@ -27,8 +27,11 @@ type Model struct {
 	// path is the selected node; empty selects the first row.
 	path string
 	// line is the line of the body the selected row is drawn on.
-	line   int
-	stop   string
+	line int
+	stop string
+	// origin says where a run again comes from ("replay of 6a73ad7968f9",
+	// "fork of 6a73ad7968f9 from E2"), empty for any other run.
+	origin string
 	breaks func(path string) common.BreakMark
 	// follow says the selection follows the newest running row as
 	// events arrive (Follow), until the user moves it.
@@ -79,7 +82,7 @@ func (m *Model) Follow() {
 func (m *Model) SetTree(t *live.Tree) {
 	if t != m.tree {
 		// Another run starts as every run does: unfiltered.
-		m.stop = ""
+		m.stop, m.origin = "", ""
 		m.filter = common.FilterLine{}
 	}
 	m.tree = t
@@ -92,6 +95,10 @@ func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
 	m.settle()
 }
+
+// SetOrigin says, in the title, where the run on show comes from: a
+// replay or a fork of a recorded run; empty for a run of its own.
+func (m *Model) SetOrigin(origin string) { m.origin = origin }
 
 // Stop is the path of the node the run is held at, empty when none.
 func (m Model) Stop() string { return m.stop }

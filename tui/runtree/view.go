@@ -162,7 +162,8 @@ func (m Model) View() string {
 	return common.Frame(m.Theme, m.Width, m.Height, title, common.Position(cur, m.rows().Len()), m.Focused(), lines)
 }
 
-// title is "Run", the plan and how the run stands.
+// title is "Run", the plan, where a run again comes from and how the run
+// stands.
 func (m Model) title() string {
 	t := m.Theme
 	s := t.PaneTitle("Run", m.Focused())
@@ -172,6 +173,9 @@ func (m Model) title() string {
 	tot := m.tree.Totals()
 	if tot.Plan != "" {
 		s += " " + t.Strong.Render(tot.Plan)
+	}
+	if m.origin != "" {
+		s += " " + t.Muted.Render(m.origin)
 	}
 	word := string(tot.Status)
 	if tot.RunStatus != "" {

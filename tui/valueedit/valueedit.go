@@ -51,6 +51,16 @@ type Model struct {
 	value    any
 	problems []string
 	refused  bool // Submit was pressed with problems, and nothing changed since
+
+	// opened is the text the editor opened on: esc closes at once while
+	// the text is that, and asks first once it was changed (discarding
+	// is then armed, and the next esc discards).
+	opened     string
+	discarding bool
+	// openedBy is the key that opened the editor, which its first press
+	// here does not type: pressed again out of habit (c twice at an
+	// ask), it would be text nobody meant.
+	openedBy string
 }
 
 // New returns a closed editor.
@@ -75,7 +85,7 @@ func (m *Model) Open(title, about string, snap *debugger.Snapshot) tea.Cmd {
 	if snap == nil {
 		snap = &debugger.Snapshot{}
 	}
-	m.active, m.title, m.about, m.refused = true, title, about, false
+	m.active, m.title, m.about, m.refused, m.discarding, m.openedBy = true, title, about, false, false, ""
 	m.readers = m.readers[:0:0]
 	for _, r := range snap.Readers {
 		if from, path, ok := strings.Cut(r, ": "); ok {
@@ -98,6 +108,7 @@ func (m *Model) Open(title, about string, snap *debugger.Snapshot) tea.Cmd {
 	}
 	m.area.SetValue(text)
 	m.area.MoveToBegin()
+	m.opened = text
 	m.check()
 	m.layout()
 	return m.area.Focus()
@@ -113,6 +124,15 @@ func pretty(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// OpenedBy says which key opened the editor (as tea.KeyPressMsg.String
+// writes it; "" for none, a command typed on a line): the first press of
+// that key in the editor is not typed, and the editor says so until a key
+// is pressed.
+func (m *Model) OpenedBy(k string) {
+	m.openedBy = k
+	m.layout()
 }
 
 // Close closes the editor.
@@ -142,8 +162,10 @@ func (m *Model) SetSize(width, height int) {
 
 // Update handles a key, a paste or the cursor's own messages while the
 // editor is open. Submit (ctrl+s) accepts a valid value and closes the
-// overlay; Close (esc) only closes it; every other key edits the text.
-// The mouse does nothing here: a stray click must not lose the value.
+// overlay; Close (esc) closes it, asking first when the text was changed
+// (a second esc discards the changes); every other key edits the text,
+// but for a first press of the key that opened the editor. The mouse
+// does nothing here: a stray click must not lose the value.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	if !m.active {
 		return m, nil
@@ -152,7 +174,18 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
 		return m, nil
 	case tea.KeyPressMsg:
+		discarding, opener := m.discarding, m.openedBy
+		m.discarding, m.openedBy = false, ""
+		if discarding != m.discarding || opener != "" {
+			m.layout()
+		}
 		switch {
+		case msg.String() == opener:
+			return m, nil
+		case key.Matches(msg, m.Keys.Close) && !discarding && m.area.Value() != m.opened:
+			m.discarding = true
+			m.layout()
+			return m, nil
 		case key.Matches(msg, m.Keys.Submit):
 			if len(m.problems) > 0 {
 				m.refused = true
@@ -241,6 +274,12 @@ func (m Model) status() []string {
 	}
 	if len(m.readers) > 0 {
 		lines = append(lines, t.Muted.Render(" read by: ")+t.Text.Render(strings.Join(m.readers, ", ")))
+	}
+	switch {
+	case m.discarding:
+		lines = append(lines, t.Problem.Render(" "+m.Keys.Close.Help().Key+" again discards your changes")+t.Muted.Render(" · "+m.Keys.Submit.Help().Key+" accepts · any other key goes on editing"))
+	case m.openedBy != "":
+		lines = append(lines, t.Muted.Render(" "+m.openedBy+" opened the editor: pressed again here, it is not typed"))
 	}
 	return lines
 }
