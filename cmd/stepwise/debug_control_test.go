@@ -588,21 +588,22 @@ func TestReplayOfAReplacedResult(t *testing.T) {
 const trioPlan = `
 identifier: trio
 name: Trio
-description: Three items at once, each napping a second.
+description: Three items at once, napping two seconds, two and one.
 steps:
   - id: E1
     tool_name: map
     input:
-      over: [1, 1, 1]
+      over: [2, 2, 1]
       concurrency: 3
       do:
         tool_name: user__nap
         input: { seconds: "{{item}}" }
 `
 
-// TestDebugAbortNamesItsStop aborts a map at its last item's stop while
-// the other items are held at their stops, or still nap and come to them
-// later: the run's error, the end state's and the record's (stepwise
+// TestDebugAbortNamesItsStop aborts a map at its last item's result stop,
+// after its one-second nap, while the other items, which started their
+// two-second naps with it, are held at their stops, or still nap and come
+// to them later: the run's error, the end state's and the record's (stepwise
 // inspect: the run's cause, each item's error) name the stop the abort was
 // given at, not the item that happened to be first in the map.
 func TestDebugAbortNamesItsStop(t *testing.T) {
@@ -613,7 +614,7 @@ func TestDebugAbortNamesItsStop(t *testing.T) {
 	}{{"the others held", true}, {"the others running", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			debugProject(t, map[string]string{"plans/trio.yaml": trioPlan})
-			c := startDebug(t, "trio", "--continue", "--break", "E1/do.2 step")
+			c := startDebug(t, "trio", "--continue", "--break", "E1/do.2 result")
 			st := c.until(func(l map[string]any) bool { return l["reason"] != nil })
 			if stop := st["stop"].(map[string]any); stop["path"] != "E1/do.2" {
 				t.Fatalf("stopped at %v", st)
