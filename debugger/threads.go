@@ -118,12 +118,17 @@ func (s *Session) Threads() []Thread {
 }
 
 // SwitchThread makes held thread id the current one: the State then
-// shows its stop, and the next command decides there. The thread that
-// was current stays held at its stop and goes on with the run. A thread
-// that runs, or none of that name, is refused with the held ones listed.
+// shows its stop, and the next command decides there. id is a thread's
+// whole id, or the end of it the threads pane names it by (do.1 for
+// assess/do.1) when one held thread's id ends so. The thread that was
+// current stays held at its stop and goes on with the run. A thread that
+// runs, or none of that name, is refused with the held ones listed.
 func (s *Session) SwitchThread(id string) (State, error) {
 	s.mu.Lock()
 	cur := s.current
+	if cur != nil {
+		id = s.heldThreadNamed(id)
+	}
 	switch {
 	case cur == nil && s.finished:
 		s.mu.Unlock()
@@ -168,4 +173,29 @@ func (s *Session) SwitchThread(id string) (State, error) {
 	s.wake.Broadcast()
 	s.mu.Unlock()
 	return <-s.states, nil
+}
+
+// heldThreadNamed is the id of the held thread name stands for: name
+// itself when a held thread has that id, else the one held thread whose
+// id ends in /name; name as given when none or several do. s.mu is held
+// and the run is held.
+func (s *Session) heldThreadNamed(name string) string {
+	candidates := append([]*held{s.current}, s.threads...)
+	if slices.ContainsFunc(candidates, func(h *held) bool { return h.thread == name }) {
+		return name
+	}
+	match := ""
+	for _, h := range candidates {
+		if !strings.HasSuffix(h.thread, "/"+name) || h.thread == match {
+			continue
+		}
+		if match != "" {
+			return name
+		}
+		match = h.thread
+	}
+	if match == "" {
+		return name
+	}
+	return match
 }

@@ -51,6 +51,14 @@ output: { results: "{{E1.results}}" }
 			t.Errorf("held threads at %s: %+v", id, st.Threads)
 		}
 	}
+	// The end of a thread's id, by which the threads pane names it
+	// (do.0 for E1/do.0), names it too.
+	for _, id := range []string{first, other} {
+		short := strings.TrimPrefix(id, "E1/")
+		if st, err := s.SwitchThread(short); err != nil || st.Stop.Thread != id {
+			t.Fatalf("switch to %s: %v, %s", short, err, where(st))
+		}
+	}
 	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Inject, Value: "injected"}, Move: Continue})
 	want := map[string]string{"E1/do.0": `{"results":["injected",{"v":"b"}]}`, "E1/do.1": `{"results":[{"v":"a"},"injected"]}`}[other]
 	if got := resultJSON(t, st); got != want {
