@@ -858,7 +858,7 @@ func TestBreakpointKeys(t *testing.T) {
 		}},
 		{"B lists the breakpoints", func(b *bench) { b.toDoc(docSimple) }, seq(keyDown, keyBreak, keyDown, keyBreak, keyBreakPanel), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
-			wantScreen(t, b, "Breakpoints 2", "break on error: on (x)", "● 1  S0", "● 2  S1", "space on/off · D delete")
+			wantScreen(t, b, "Breakpoints 2", "break on error: on (x)", "● 1  S0", "● 2  S1", "space on/off · D clear")
 		}},
 		{"space in the panel turns a breakpoint off and marks its rows ○", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace), func(t *testing.T, b *bench) {
@@ -932,7 +932,7 @@ func TestBreakpointKeys(t *testing.T) {
 		{"the panel takes the run keys and says its own", func(b *bench) { b.debugTo(docSimple, "") }, seq(keyBreakPanel, keyNext, keyContinue), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayBreakpoints)
 			wantHeld(t, b, "S0", engine.StopStep, "entry")
-			wantScreen(t, b, "space on/off · D delete · x break on error · : command · esc close")
+			wantScreen(t, b, "space on/off · D clear · x break on error · : command · esc close")
 		}},
 		{": over the panel opens the command line, and a space typed there is text", func(b *bench) { b.debugTo(docSimple, "") },
 			seq(keyBreakPanel), func(t *testing.T, b *bench) {

@@ -115,7 +115,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	k := m.Keys
 	return []key.Binding{
 		common.Short(k.Toggle, "space", "on/off"),
-		common.Short(k.Delete, "D", "delete"),
+		common.Short(k.Delete, "D", "clear"),
 		common.Short(k.BreakError, "x", "break on error"),
 		common.Short(k.Command, ":", "command"),
 		common.Short(k.Close, "esc", "close"),
@@ -172,7 +172,7 @@ func (m Model) View() string {
 	if m.Overflows() {
 		footer = common.Position(m.Cursor(), m.Len())
 	} else if m.Focused() && m.Len() > 0 {
-		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " delete")
+		footer = t.Muted.Render(m.Keys.Toggle.Help().Key + " on/off · " + m.Keys.Delete.Help().Key + " clear")
 	}
 	return common.Frame(t, m.Width, m.Height, title, footer, m.Focused(), lines)
 }

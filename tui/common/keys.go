@@ -371,7 +371,7 @@ func (k KeyMap) CheatSheet() []CheatGroup {
 			e("z", "pause", k.Pause),
 			e("x", "errors", k.BreakError),
 			e("B", "breakpoints", k.Breakpoints),
-			e("D", "delete", k.Delete),
+			e("D", "clear", k.Delete),
 		}},
 		{"Held call", []CheatEntry{
 			e("a", "approve", k.Approve),
