@@ -438,6 +438,12 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		// changes nothing that ran.
 		input, expected = withoutBodies(input), withoutBodies(expected)
 	}
+	if edited, ok := r.edited(st); ok {
+		// A person edited the call's arguments at this stop: the
+		// recorded input is theirs, made again now, not what the plan
+		// rendered.
+		input = edited
+	}
 	if !sameData(expected, input) {
 		what := "the rendered input differs from the recorded one"
 		if control {
@@ -456,8 +462,11 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 		}
 		return r.fromRecord(st.Path, engine.Inject, result), nil
 	}
-	if control || st.Step == nil || strings.HasPrefix(st.Tool, "plan__") {
+	if control || st.Step == nil {
 		return engine.Decision{}, nil
+	}
+	if strings.HasPrefix(st.Tool, "plan__") {
+		return r.runAsEdited(st), nil
 	}
 	switch rs.Status {
 	case engine.StepOK:
@@ -536,6 +545,28 @@ func (r *replayer) replaced(st *engine.Stop) engine.Decision {
 	return engine.Decision{}
 }
 
+// edited is the arguments a person gave the call at st in the recorded
+// run with edit, or with an approval's edit; ok is false where they
+// edited nothing.
+func (r *replayer) edited(st *engine.Stop) (args any, ok bool) {
+	d, ok := r.rec.decided[decisionAt{st.Path, st.Kind}]
+	if !ok || d.Action != engine.Edit.String() {
+		return nil, false
+	}
+	return d.Value, true
+}
+
+// runAsEdited lets a unit that runs again in a replay (a called plan)
+// run, with the arguments a person edited at its stop in the recorded
+// run, if they did.
+func (r *replayer) runAsEdited(st *engine.Stop) engine.Decision {
+	edited, ok := r.edited(st)
+	if !ok {
+		return engine.Decision{}
+	}
+	return engine.Decision{Action: engine.Edit, Value: edited, Origin: engine.FromReplay, Again: r.rec.decisionsAt(st.Path)}
+}
+
 // again is a person's recorded replacement made again, at the stop it was
 // made at, by the replay: the replay's record lists it with the replay's
 // mark and holds its value for a replay of the replay.
@@ -547,19 +578,25 @@ func again(d engine.Decided) engine.Decision {
 // the recorded run; a plan__ call runs, over recorded answers.
 func (r *replayer) tool(st *engine.Stop) (engine.Decision, *Divergence) {
 	args, result, ok, err := r.rec.toolCall(st.Path)
+	given := st.Input
+	if edited, isEdit := r.edited(st); isEdit {
+		// The model asked for other arguments, which a person edited
+		// at this stop: the recorded call is made with theirs again.
+		given = edited
+	}
 	switch {
 	case err != nil:
 		return engine.Decision{}, recordError(st.Path, "its tool call", err)
 	case !ok:
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool_call", Got: plainData(st.Input),
 			Message: fmt.Sprintf("the agent calls %s, a call the recorded run did not make", st.Tool)}
-	case !sameData(args, st.Input):
-		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool_call", Expected: args, Got: plainData(st.Input),
+	case !sameData(args, given):
+		return engine.Decision{}, &Divergence{Path: st.Path, What: "tool_call", Expected: args, Got: plainData(given),
 			Message: fmt.Sprintf("the agent calls %s with other arguments than the recorded run", st.Tool)}
 	case strings.HasPrefix(st.Tool, "plan__"):
 		// A plan runs, as a plan__ step does: its steps are recorded under
 		// the call's path, and are answered there.
-		return engine.Decision{}, nil
+		return r.runAsEdited(st), nil
 	}
 	if d, ok := r.rec.decided[decisionAt{st.Path, engine.StopResult}]; ok {
 		// A person replaced what the call gave: the model read that.

@@ -717,3 +717,46 @@ func TestDebugHelpSaysLinesWait(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// TestReplayOfEdits replays runs in which a person edited a call's
+// arguments: a plain step's at its step stop, and an agent's tool call at
+// its tool stop. The replay makes each edit again, with the replay's mark,
+// and matches its record; it would otherwise find the plan's own input, or
+// the model's arguments, where the record has the edited ones.
+func TestReplayOfEdits(t *testing.T) {
+	demoProject(t)
+	for _, tc := range []struct {
+		name, stdin, at string
+		args            []string
+	}{
+		{"a step's input", "edit {\"id\":\"CHK-107\"}\ncontinue\n", "issue  edit at its step stop",
+			[]string{"issue_timeline", `{"id":"NOPE-1"}`}},
+		{"an agent's tool call", "edit {\"id\":\"CHK-101\"}\nclear 1\ncontinue\ndecline\ncontinue\n", "assess/do.2/verdict/agent.1/tracker__get_issue  edit at its tool stop",
+			[]string{"triage_queue", `{"on_call":"Priya"}`, "--continue", "--break", "assess/do.2/verdict/agent.1/tracker__get_issue tool"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := debugCLI(t, tc.stdin, tc.args...)
+			if code != 0 {
+				t.Fatalf("debug: exit %d\n%s", code, errOut)
+			}
+			id := sessionRun(t, errOut)
+			if out, _, _ := runCLI(t, "inspect", id); !strings.Contains(out, "✎ "+tc.at) {
+				t.Fatalf("the debugged run does not record the edit:\n%s", out)
+			}
+			out, errOut, code := runCLI(t, "replay", id)
+			if code != 0 || !strings.Contains(out+errOut, "matches its record") {
+				t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+			}
+			out, _, _ = runCLI(t, "runs", "--json")
+			var listed struct {
+				Runs []struct{ ID string } `json:"runs"`
+			}
+			if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed.Runs) == 0 {
+				t.Fatalf("runs --json: %v\n%s", err, out)
+			}
+			if out, _, _ := runCLI(t, "inspect", listed.Runs[0].ID); !strings.Contains(out, "↺ "+tc.at) {
+				t.Errorf("the replay does not say it made the edit again:\n%s", out)
+			}
+		})
+	}
+}
