@@ -547,7 +547,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		limit = time.Duration(a.in.ToolTimeout.Value) * time.Second
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
-	start := time.Now()
+	start := r.now()
 	heldBefore := c.held.heldBy(start)
 	r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
 	result, err := c.call(tctx, callPath, call.Name, args)
@@ -557,7 +557,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
 	}
 	r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
-		now := time.Now()
+		now := r.now()
 		end := ToolEnded{Tool: call.Name, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
