@@ -188,6 +188,29 @@ const maxBatchBytes = 1 << 20
 // reusing in the next.
 var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
 
+// maxSpareBytes is the largest buffer a Store keeps for the payloads
+// kept apart, so that it holds no buffer of a rare huge payload alive.
+const maxSpareBytes = 4 << 20
+
+// keepSpare keeps buf, once written, as the store's spare, if it is the
+// larger and no larger than maxSpareBytes.
+func (s *Store) keepSpare(buf []byte) {
+	if cap(buf) > maxSpareBytes {
+		return
+	}
+	select {
+	case old := <-s.spare:
+		if cap(old) > cap(buf) {
+			buf = old
+		}
+	default:
+	}
+	select {
+	case s.spare <- buf[:0]:
+	default: // another Recorder's kept meanwhile
+	}
+}
+
 // batch is what the encoder hands the writer: blocks encoded, and the
 // Flush calls waiting for them to be written.
 type batch struct {
@@ -214,13 +237,8 @@ func (s *Store) Recorder(secrets ...Secret) *Recorder {
 	}
 	s.recorders[r] = struct{}{}
 	batches := make(chan batch)
-	// spares carries the largest payload kept apart that the writer
-	// wrote back to the encoder, whose scratch it becomes, so that a
-	// run's large payloads grow one buffer, as large as the largest of
-	// them, instead of each growing its own.
-	spares := make(chan []byte, 1)
-	go r.encode(batches, spares)
-	go r.write(batches, spares)
+	go r.encode(batches)
+	go r.write(batches)
 	return r
 }
 
@@ -298,10 +316,17 @@ func (r *Recorder) Close() error {
 // lock, so Event is never held up by encoding, encodes it and hands it to
 // the writer, in batches of up to maxBatchBytes of JSON; after Close, it
 // hands on what was queued and stops.
-func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
+//
+// A payload kept apart takes the encoder's scratch with it, and the
+// writer gives the largest it wrote to the store as its spare
+// (Store.keepSpare), which the encoder takes for its scratch: a run's
+// large payloads, and the next run's, grow one buffer, as large as the
+// largest of them, instead of each growing its own.
+func (r *Recorder) encode(batches chan<- batch) {
 	defer close(batches)
 	var enc payloadEncoder
 	var scratch []byte
+	defer func() { r.store.keepSpare(scratch) }()
 	for {
 		<-r.wake
 		r.mu.Lock()
@@ -315,7 +340,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 		start, bytes := 0, 0
 		for i := 0; i < len(taken); i++ {
 			select {
-			case s := <-spares:
+			case s := <-r.store.spare:
 				if cap(s) > cap(scratch) {
 					scratch = s[:0]
 				}
@@ -339,7 +364,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 // write is the writer goroutine: it writes each batch the encoder hands
 // it in one transaction, and once the encoder has stopped, lets go of
 // the runs it recorded.
-func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
+func (r *Recorder) write(batches <-chan batch) {
 	defer close(r.done)
 	w := newWriter(r.store, r.redaction)
 	for bt := range batches {
@@ -358,10 +383,7 @@ func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
 			blockPool.Put(b)
 		}
 		if spare != nil {
-			select {
-			case spares <- spare:
-			default: // the encoder has not taken the last one yet
-			}
+			r.store.keepSpare(spare)
 		}
 		for _, ch := range bt.flushed {
 			close(ch)

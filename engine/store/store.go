@@ -50,6 +50,12 @@ type Store struct {
 	mu        sync.Mutex
 	recorders map[*Recorder]struct{}
 	closed    bool
+
+	// spare is the largest buffer of a payload kept apart that a
+	// Recorder wrote, for the next such payload to be encoded into: a
+	// Recorder records one run, and the next run's Recorder would grow
+	// it again (Recorder.encode).
+	spare chan []byte
 }
 
 // ErrNotStore is wrapped by the error Open returns for a file that is not a
@@ -79,7 +85,8 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	host, _ := os.Hostname()
-	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{}}
+	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{},
+		spare: make(chan []byte, 1)}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		var se *sqlite.Error
