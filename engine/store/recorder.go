@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
@@ -71,8 +70,10 @@ type block struct {
 
 // queuedEvent is an event as the queue holds it.
 type queuedEvent struct {
-	seq   uint64
-	time  time.Time
+	seq uint64
+	// time is unixNanos: a time.Time would be two words more to copy,
+	// one of them a pointer the garbage collector is told of.
+	time  int64
 	runID string
 	path  string
 	kind  engine.EventKind
@@ -258,16 +259,22 @@ func (r *Recorder) Event(e engine.Event) {
 		return
 	}
 	n := len(r.queue)
+	// The encoder is woken by the event that finds the queue empty: it
+	// takes whatever is queued by then, and the queue is not empty again
+	// until it has.
+	wake := n == 0
 	if n == 0 || r.queue[n-1].full() {
 		r.queue = append(r.queue, blockPool.Get().(*block))
 		n++
 	}
 	b := r.queue[n-1]
-	b.events = append(b.events, queuedEvent{seq: e.Seq, time: e.Time, runID: e.RunID, path: e.Path, kind: e.Kind, payload: e.Payload})
+	b.events = append(b.events, queuedEvent{seq: e.Seq, time: unixNanos(e.Time), runID: e.RunID, path: e.Path, kind: e.Kind, payload: e.Payload})
 	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default: // the encoder already has a token, and will find e
+	if wake {
+		select {
+		case r.wake <- struct{}{}:
+		default: // the encoder already has a token (a Flush's)
+		}
 	}
 }
 

@@ -168,11 +168,12 @@ func (g *segment) full() bool {
 // several events or runs hold is stored once.
 const blobBytes = 16 << 10
 
-// appendEvent appends one event, its payload JSON (nil for none), and sets
-// blobs to the pieces of the payload the caller is to keep in blobs. value
-// is where the payload's value member lies, unknownValue when its
-// encoder did not say (payloadEncoder.append).
-func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte, value cut) {
+// appendEvent appends one event, its time (unixNanos, 0 for none) and
+// its payload JSON (nil for none), and sets blobs to the pieces of the
+// payload the caller is to keep in blobs. value is where the payload's
+// value member lies, unknownValue when its encoder did not say
+// (payloadEncoder.append).
+func (g *segment) appendEvent(seq uint64, at int64, kind engine.EventKind, path string, payload []byte, value cut) {
 	g.blobs = g.blobs[:0]
 	if g.events == 0 {
 		g.firstSeq = seq
@@ -210,15 +211,14 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		}
 		recent.push(payload)
 	}
-	if !at.IsZero() {
+	if at != 0 {
 		head |= headTime
 	}
 	g.buf = append(g.buf, head)
 	g.buf = binary.AppendUvarint(g.buf, seq-g.last)
-	if !at.IsZero() {
-		t := at.UnixNano()
-		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
-		g.lastTime = t
+	if at != 0 {
+		g.buf = binary.AppendVarint(g.buf, at-g.lastTime)
+		g.lastTime = at
 	}
 	if code == 0 {
 		g.buf = appendText(g.buf, kind)
