@@ -189,16 +189,14 @@ const maxBatchBytes = 1 << 20
 // reusing in the next.
 var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
 
-// maxSpareBytes is the largest buffer a Store keeps for the payloads
-// kept apart, so that it holds no buffer of a rare huge payload alive.
+// maxSpareBytes is the largest spare a Store keeps once its Recorders
+// have stopped, so that between runs it holds no buffer of a rare huge
+// payload alive.
 const maxSpareBytes = 4 << 20
 
 // keepSpare keeps buf, once written, as the store's spare, if it is the
-// larger and no larger than maxSpareBytes.
+// larger.
 func (s *Store) keepSpare(buf []byte) {
-	if cap(buf) > maxSpareBytes {
-		return
-	}
 	select {
 	case old := <-s.spare:
 		if cap(old) > cap(buf) {
@@ -209,6 +207,17 @@ func (s *Store) keepSpare(buf []byte) {
 	select {
 	case s.spare <- buf[:0]:
 	default: // another Recorder's kept meanwhile
+	}
+}
+
+// trimSpare lets the store's spare go if it is over maxSpareBytes.
+func (s *Store) trimSpare() {
+	select {
+	case buf := <-s.spare:
+		if cap(buf) <= maxSpareBytes {
+			s.keepSpare(buf)
+		}
+	default:
 	}
 }
 
@@ -333,6 +342,8 @@ func (r *Recorder) encode(batches chan<- batch) {
 	defer close(batches)
 	var enc payloadEncoder
 	var scratch []byte
+	// Kept before batches is closed (deferred calls run last first), and
+	// so before the writer trims the spare.
 	defer func() { r.store.keepSpare(scratch) }()
 	for {
 		<-r.wake
@@ -399,4 +410,5 @@ func (r *Recorder) write(batches <-chan batch) {
 	if err := w.finish(); err != nil && r.err == nil {
 		r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 	}
+	r.store.trimSpare()
 }
