@@ -38,7 +38,7 @@ type Recorder struct {
 	mu sync.Mutex
 	// queue holds the events not yet taken by the encoder, in blocks, so
 	// that a long queue grows without copying what it holds; the writer
-	// hands written blocks back to blockPool.
+	// hands written blocks back to the store (Store.reuse).
 	queue  []*block
 	closed bool
 	// room is signaled when the encoder takes the queue, for Event calls
@@ -121,11 +121,11 @@ func (b *block) full() bool {
 // with the secrets of rd hidden, and notes whether they are in order,
 // until b holds blockBytes of JSON; the events left, if any, it moves to
 // a block of their own, which it returns.
-func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
+func (b *block) encode(s *Store, enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
 	b.ordered = true
 	for i := range b.events {
 		if b.bytes >= blockBytes {
-			rest = blockPool.Get().(*block)
+			rest = s.block()
 			rest.events = append(rest.events, b.events[i:]...)
 			clear(b.events[i:])
 			b.events = b.events[:i]
@@ -184,10 +184,35 @@ const maxQueuedBlocks = 16
 // time.
 const maxBatchBytes = 1 << 20
 
-// blockPool holds the queue blocks written and kept for reuse, by every
-// Recorder: a Recorder records one run, and a block's arrays are worth
-// reusing in the next.
-var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
+// maxFreeBlocks is how many written blocks a Store keeps for its
+// Recorders to queue events in again: as many as a Recorder has in
+// flight, queued, being encoded and being written, under 6 MB in all
+// once a large run was recorded. A Recorder records one run, and a
+// block's arrays are worth reusing in the next; a sync.Pool, which the
+// garbage collector empties, lost a few of them every run.
+const maxFreeBlocks = 3 * maxQueuedBlocks
+
+// block is a block to queue events in, one written before if the store
+// keeps one.
+func (s *Store) block() *block {
+	select {
+	case b := <-s.freeBlocks:
+		return b
+	default:
+		return &block{events: make([]queuedEvent, 0, blockEvents)}
+	}
+}
+
+// reuse keeps b, written, for a Recorder to queue events in again, unless
+// the store keeps maxFreeBlocks already.
+func (s *Store) reuse(b *block) {
+	clear(b.events) // let the payloads go
+	b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
+	select {
+	case s.freeBlocks <- b:
+	default:
+	}
+}
 
 // maxSpareBytes is the largest spare a Store keeps once its Recorders
 // have stopped, so that between runs it holds no buffer of a rare huge
@@ -273,7 +298,7 @@ func (r *Recorder) Event(e engine.Event) {
 	// until it has.
 	wake := n == 0
 	if n == 0 || r.queue[n-1].full() {
-		r.queue = append(r.queue, blockPool.Get().(*block))
+		r.queue = append(r.queue, r.store.block())
 		n++
 	}
 	b := r.queue[n-1]
@@ -364,7 +389,7 @@ func (r *Recorder) encode(batches chan<- batch) {
 				}
 			default:
 			}
-			if rest := taken[i].encode(&enc, r.redaction, &scratch); rest != nil {
+			if rest := taken[i].encode(r.store, &enc, r.redaction, &scratch); rest != nil {
 				taken = slices.Insert(taken, i+1, rest)
 			}
 			if bytes += taken[i].bytes; bytes >= maxBatchBytes && i+1 < len(taken) {
@@ -396,9 +421,7 @@ func (r *Recorder) write(batches <-chan batch) {
 					spare = e.apart
 				}
 			}
-			clear(b.events) // let the payloads go
-			b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
-			blockPool.Put(b)
+			r.store.reuse(b)
 		}
 		if spare != nil {
 			r.store.keepSpare(spare)

@@ -51,6 +51,8 @@ type Store struct {
 	recorders map[*Recorder]struct{}
 	closed    bool
 
+	// freeBlocks holds written queue blocks for reuse (Store.block).
+	freeBlocks chan *block
 	// spare is the largest buffer of a payload kept apart that a
 	// Recorder wrote, for the next such payload to be encoded into: a
 	// Recorder records one run, and the next run's Recorder would grow
@@ -86,7 +88,7 @@ func Open(path string) (*Store, error) {
 	}
 	host, _ := os.Hostname()
 	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{},
-		spare: make(chan []byte, 1)}
+		freeBlocks: make(chan *block, maxFreeBlocks), spare: make(chan []byte, 1)}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		var se *sqlite.Error
