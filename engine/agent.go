@@ -518,7 +518,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	c := a.rc.push(Frame{Path: callPath, Kind: paths.KindCall, Tool: call.Name})
 	// A call's time runs from its tool stop, as a step's from its step
 	// stop: a hold there is the call's.
-	start := time.Now()
+	start := r.now()
 	d := r.stop(ctx, Stop{Kind: StopTool, Path: callPath, Unit: c.unit, Tool: call.Name, Step: a.step, Input: args, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:

@@ -235,9 +235,10 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		return nil, &ResolveError{Plan: name, Problems: problems}
 	}
 	r := &run{
-		Engine: e,
-		id:     newRunID(),
-		ledger: newLedger(e.cfg),
+		Engine:  e,
+		id:      newRunID(),
+		ledger:  newLedger(e.cfg),
+		started: time.Now(),
 	}
 	r.emit("", paths.KindRun, EventRunStart, func() any {
 		start := RunStarted{Plan: name, File: absolute(p.File), Hash: fileHash(p.File), Inputs: inputs, Parent: e.parent, Made: e.made}
@@ -403,6 +404,20 @@ type run struct {
 
 	// held is the run's hold clock, nil without a hook.
 	held *holdClock
+
+	// started is when the run began, on the wall clock and the monotonic
+	// one (now).
+	started time.Time
+}
+
+// now is the time on the run's clock: when it began plus the monotonic
+// time since, one clock read where time.Now takes two (the wall clock and
+// the monotonic one), for what happens several times a step (events,
+// their times and the steps' and calls' durations). A wall clock set
+// during the run does not move it, so that its times and durations
+// agree.
+func (r *run) now() time.Time {
+	return r.started.Add(time.Since(r.started))
 }
 
 // emit delivers an event to the sinks that read its kind, in sequence
@@ -415,7 +430,7 @@ func (r *run) emit(path string, unit paths.Kind, kind EventKind, payload func() 
 	}
 	pl := payload()
 	r.emitMu.Lock()
-	ev := Event{Seq: r.seq.Add(1), Time: time.Now(), RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl}
+	ev := Event{Seq: r.seq.Add(1), Time: r.now(), RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl}
 	for _, s := range sinks {
 		s.Event(ev)
 	}

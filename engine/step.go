@@ -53,7 +53,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 	tool := s.ToolName.Value
 	c = c.push(Frame{Path: path, Kind: paths.KindStep, Tool: tool})
 	c.unit = unit
-	start := time.Now()
+	start := r.now()
 
 	var input map[string]any
 	var result any
@@ -194,7 +194,7 @@ func renderInput(s *plans.Step, sc *scope) (map[string]any, error) {
 // that replaced the result, if one did.
 func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, input map[string]any) (result any, applied Decision, err error) {
 	r := c.f.run
-	start := time.Now()
+	start := r.now()
 	heldBefore := c.held.heldBy(start)
 	r.emit(path, c.unit, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
 	callCtx := ctx
@@ -203,7 +203,7 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	}
 	result, err = c.call(callCtx, path, tool, input)
 	r.emit(path, c.unit, EventToolEnd, func() any {
-		now := time.Now()
+		now := r.now()
 		end := ToolEnded{Tool: tool, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
@@ -244,7 +244,7 @@ func (c cursor) controlResult(ctx context.Context, s *plans.Step, path string, r
 // times is the wall time of the cursor's unit since start, and how much
 // of it the unit's threads were held at stops, in milliseconds.
 func (c cursor) times(start time.Time) (wall, held float64) {
-	now := time.Now()
+	now := c.f.run.now()
 	return ms(now.Sub(start)), ms(c.held.heldBy(now))
 }
 

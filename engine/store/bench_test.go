@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/internal/cputime"
 	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkRecord10kItemMap(b *testing.B) {
 	b.ReportAllocs()
 	var feed time.Duration
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		id := "bench-" + strconv.Itoa(i)
 		rec := s.Recorder()
@@ -69,7 +70,7 @@ func BenchmarkRecord10kItemMap(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(cputime.PerOp(cpu, b.N), "cpu-ms/op")
 	b.ReportMetric(float64(feed.Microseconds())/1000/float64(b.N), "feed-ms/op")
 	b.ReportMetric(float64(len(events)), "events")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
@@ -39,7 +38,7 @@ type Recorder struct {
 	mu sync.Mutex
 	// queue holds the events not yet taken by the encoder, in blocks, so
 	// that a long queue grows without copying what it holds; the writer
-	// hands written blocks back to blockPool.
+	// hands written blocks back to the store (Store.reuse).
 	queue  []*block
 	closed bool
 	// room is signaled when the encoder takes the queue, for Event calls
@@ -71,8 +70,10 @@ type block struct {
 
 // queuedEvent is an event as the queue holds it.
 type queuedEvent struct {
-	seq   uint64
-	time  time.Time
+	seq uint64
+	// time is unixNanos: a time.Time would be two words more to copy,
+	// one of them a pointer the garbage collector is told of.
+	time  int64
 	runID string
 	path  string
 	kind  engine.EventKind
@@ -120,11 +121,11 @@ func (b *block) full() bool {
 // with the secrets of rd hidden, and notes whether they are in order,
 // until b holds blockBytes of JSON; the events left, if any, it moves to
 // a block of their own, which it returns.
-func (b *block) encode(enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
+func (b *block) encode(s *Store, enc *payloadEncoder, rd *redaction, scratch *[]byte) (rest *block) {
 	b.ordered = true
 	for i := range b.events {
 		if b.bytes >= blockBytes {
-			rest = blockPool.Get().(*block)
+			rest = s.block()
 			rest.events = append(rest.events, b.events[i:]...)
 			clear(b.events[i:])
 			b.events = b.events[:i]
@@ -183,10 +184,67 @@ const maxQueuedBlocks = 16
 // time.
 const maxBatchBytes = 1 << 20
 
-// blockPool holds the queue blocks written and kept for reuse, by every
-// Recorder: a Recorder records one run, and a block's arrays are worth
-// reusing in the next.
-var blockPool = sync.Pool{New: func() any { return &block{events: make([]queuedEvent, 0, blockEvents)} }}
+// maxFreeBlocks is how many written blocks a Store keeps for its
+// Recorders to queue events in again: as many as a Recorder has in
+// flight, queued, being encoded and being written, under 6 MB in all
+// once a large run was recorded. A Recorder records one run, and a
+// block's arrays are worth reusing in the next; a sync.Pool, which the
+// garbage collector empties, lost a few of them every run.
+const maxFreeBlocks = 3 * maxQueuedBlocks
+
+// block is a block to queue events in, one written before if the store
+// keeps one.
+func (s *Store) block() *block {
+	select {
+	case b := <-s.freeBlocks:
+		return b
+	default:
+		return &block{events: make([]queuedEvent, 0, blockEvents)}
+	}
+}
+
+// reuse keeps b, written, for a Recorder to queue events in again, unless
+// the store keeps maxFreeBlocks already.
+func (s *Store) reuse(b *block) {
+	clear(b.events) // let the payloads go
+	b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
+	select {
+	case s.freeBlocks <- b:
+	default:
+	}
+}
+
+// maxSpareBytes is the largest spare a Store keeps once its Recorders
+// have stopped, so that between runs it holds no buffer of a rare huge
+// payload alive.
+const maxSpareBytes = 4 << 20
+
+// keepSpare keeps buf, once written, as the store's spare, if it is the
+// larger.
+func (s *Store) keepSpare(buf []byte) {
+	select {
+	case old := <-s.spare:
+		if cap(old) > cap(buf) {
+			buf = old
+		}
+	default:
+	}
+	select {
+	case s.spare <- buf[:0]:
+	default: // another Recorder's kept meanwhile
+	}
+}
+
+// trimSpare lets the store's spare go if it is over maxSpareBytes.
+func (s *Store) trimSpare() {
+	select {
+	case buf := <-s.spare:
+		if cap(buf) <= maxSpareBytes {
+			s.keepSpare(buf)
+		}
+	default:
+	}
+}
 
 // batch is what the encoder hands the writer: blocks encoded, and the
 // Flush calls waiting for them to be written.
@@ -214,13 +272,8 @@ func (s *Store) Recorder(secrets ...Secret) *Recorder {
 	}
 	s.recorders[r] = struct{}{}
 	batches := make(chan batch)
-	// spares carries the largest payload kept apart that the writer
-	// wrote back to the encoder, whose scratch it becomes, so that a
-	// run's large payloads grow one buffer, as large as the largest of
-	// them, instead of each growing its own.
-	spares := make(chan []byte, 1)
-	go r.encode(batches, spares)
-	go r.write(batches, spares)
+	go r.encode(batches)
+	go r.write(batches)
 	return r
 }
 
@@ -240,16 +293,22 @@ func (r *Recorder) Event(e engine.Event) {
 		return
 	}
 	n := len(r.queue)
+	// The encoder is woken by the event that finds the queue empty: it
+	// takes whatever is queued by then, and the queue is not empty again
+	// until it has.
+	wake := n == 0
 	if n == 0 || r.queue[n-1].full() {
-		r.queue = append(r.queue, blockPool.Get().(*block))
+		r.queue = append(r.queue, r.store.block())
 		n++
 	}
 	b := r.queue[n-1]
-	b.events = append(b.events, queuedEvent{seq: e.Seq, time: e.Time, runID: e.RunID, path: e.Path, kind: e.Kind, payload: e.Payload})
+	b.events = append(b.events, queuedEvent{seq: e.Seq, time: unixNanos(e.Time), runID: e.RunID, path: e.Path, kind: e.Kind, payload: e.Payload})
 	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default: // the encoder already has a token, and will find e
+	if wake {
+		select {
+		case r.wake <- struct{}{}:
+		default: // the encoder already has a token (a Flush's)
+		}
 	}
 }
 
@@ -298,10 +357,19 @@ func (r *Recorder) Close() error {
 // lock, so Event is never held up by encoding, encodes it and hands it to
 // the writer, in batches of up to maxBatchBytes of JSON; after Close, it
 // hands on what was queued and stops.
-func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
+//
+// A payload kept apart takes the encoder's scratch with it, and the
+// writer gives the largest it wrote to the store as its spare
+// (Store.keepSpare), which the encoder takes for its scratch: a run's
+// large payloads, and the next run's, grow one buffer, as large as the
+// largest of them, instead of each growing its own.
+func (r *Recorder) encode(batches chan<- batch) {
 	defer close(batches)
 	var enc payloadEncoder
 	var scratch []byte
+	// Kept before batches is closed (deferred calls run last first), and
+	// so before the writer trims the spare.
+	defer func() { r.store.keepSpare(scratch) }()
 	for {
 		<-r.wake
 		r.mu.Lock()
@@ -315,13 +383,13 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 		start, bytes := 0, 0
 		for i := 0; i < len(taken); i++ {
 			select {
-			case s := <-spares:
+			case s := <-r.store.spare:
 				if cap(s) > cap(scratch) {
 					scratch = s[:0]
 				}
 			default:
 			}
-			if rest := taken[i].encode(&enc, r.redaction, &scratch); rest != nil {
+			if rest := taken[i].encode(r.store, &enc, r.redaction, &scratch); rest != nil {
 				taken = slices.Insert(taken, i+1, rest)
 			}
 			if bytes += taken[i].bytes; bytes >= maxBatchBytes && i+1 < len(taken) {
@@ -339,7 +407,7 @@ func (r *Recorder) encode(batches chan<- batch, spares <-chan []byte) {
 // write is the writer goroutine: it writes each batch the encoder hands
 // it in one transaction, and once the encoder has stopped, lets go of
 // the runs it recorded.
-func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
+func (r *Recorder) write(batches <-chan batch) {
 	defer close(r.done)
 	w := newWriter(r.store, r.redaction)
 	for bt := range batches {
@@ -353,15 +421,10 @@ func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
 					spare = e.apart
 				}
 			}
-			clear(b.events) // let the payloads go
-			b.events, b.data, b.bytes = b.events[:0], b.data[:0], 0
-			blockPool.Put(b)
+			r.store.reuse(b)
 		}
 		if spare != nil {
-			select {
-			case spares <- spare:
-			default: // the encoder has not taken the last one yet
-			}
+			r.store.keepSpare(spare)
 		}
 		for _, ch := range bt.flushed {
 			close(ch)
@@ -370,4 +433,5 @@ func (r *Recorder) write(batches <-chan batch, spares chan<- []byte) {
 	if err := w.finish(); err != nil && r.err == nil {
 		r.err = fmt.Errorf("recording into %s: %w", r.store.path, err)
 	}
+	r.store.trimSpare()
 }

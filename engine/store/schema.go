@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
 )
@@ -413,9 +412,9 @@ func version4Run(ctx context.Context, tx *sql.Tx, key int64, seg *segment) error
 		if payload.Valid {
 			p = []byte(payload.String)
 		}
-		var t time.Time
+		var t int64
 		if at.Valid {
-			t = time.Unix(0, at.Int64)
+			t = at.Int64
 		}
 		seg.appendEvent(uint64(seq), t, engine.EventKind(kind), path, p, unknownValue)
 		for _, b := range seg.blobs {

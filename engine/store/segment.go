@@ -168,11 +168,12 @@ func (g *segment) full() bool {
 // several events or runs hold is stored once.
 const blobBytes = 16 << 10
 
-// appendEvent appends one event, its payload JSON (nil for none), and sets
-// blobs to the pieces of the payload the caller is to keep in blobs. value
-// is where the payload's value member lies, unknownValue when its
-// encoder did not say (payloadEncoder.append).
-func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, path string, payload []byte, value cut) {
+// appendEvent appends one event, its time (unixNanos, 0 for none) and
+// its payload JSON (nil for none), and sets blobs to the pieces of the
+// payload the caller is to keep in blobs. value is where the payload's
+// value member lies, unknownValue when its encoder did not say
+// (payloadEncoder.append).
+func (g *segment) appendEvent(seq uint64, at int64, kind engine.EventKind, path string, payload []byte, value cut) {
 	g.blobs = g.blobs[:0]
 	if g.events == 0 {
 		g.firstSeq = seq
@@ -191,7 +192,8 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		// share with: the ones before it are compared only when it
 		// shares less than half of this one.
 		recent := &g.recent[code]
-		for i, last := range recent {
+		for i := range sharedBack {
+			last := recent.back(i)
 			if last == nil || 2*(shared+sharedEnd) >= len(payload) {
 				break
 			}
@@ -209,15 +211,14 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 		}
 		recent.push(payload)
 	}
-	if !at.IsZero() {
+	if at != 0 {
 		head |= headTime
 	}
 	g.buf = append(g.buf, head)
 	g.buf = binary.AppendUvarint(g.buf, seq-g.last)
-	if !at.IsZero() {
-		t := at.UnixNano()
-		g.buf = binary.AppendVarint(g.buf, t-g.lastTime)
-		g.lastTime = t
+	if at != 0 {
+		g.buf = binary.AppendVarint(g.buf, at-g.lastTime)
+		g.lastTime = at
 	}
 	if code == 0 {
 		g.buf = appendText(g.buf, kind)
@@ -244,12 +245,23 @@ func (g *segment) appendEvent(seq uint64, at time.Time, kind engine.EventKind, p
 // step_starts (and step_ends) apart as the body has steps.
 const sharedBack = 4
 
-// recentPayloads are the last payloads of one kind code, the latest first.
-type recentPayloads [sharedBack][]byte
+// recentPayloads are the last payloads of one kind code, in a ring:
+// pushing one stores it over the oldest instead of moving the others,
+// each move a pointer the garbage collector is told of.
+type recentPayloads struct {
+	ring   [sharedBack][]byte
+	latest int // where the latest is in ring
+}
 
 func (r *recentPayloads) push(p []byte) {
-	copy(r[1:], r[:sharedBack-1])
-	r[0] = p
+	r.latest = (r.latest + 1) % sharedBack
+	r.ring[r.latest] = p
+}
+
+// back is the payload n payloads before the latest (0 for it), nil for
+// none.
+func (r *recentPayloads) back(n int) []byte {
+	return r.ring[(r.latest-n+sharedBack)%sharedBack]
 }
 
 // commonPrefix is the length of the longest prefix a and b share,
@@ -429,7 +441,7 @@ func decodeSegment(data []byte, list []record.StoredEvent, pieced []piecedPayloa
 			recent[code].push(e.Payload)
 		case payloadShared:
 			which, sharedEnd := r.uvarint(), r.uvarint()
-			shared, last := which/sharedBack, recent[code][which%sharedBack]
+			shared, last := which/sharedBack, recent[code].back(int(which%sharedBack))
 			if code == 0 || last == nil || shared > uint64(len(last)) || sharedEnd > uint64(len(last))-shared {
 				return list, pieced, errSegment
 			}

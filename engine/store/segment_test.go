@@ -38,7 +38,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	g.reset()
 	var blobs []blobPiece
 	for _, e := range events {
-		g.appendEvent(e.Seq, e.Time, e.Kind, e.Path, e.Payload, unknownValue)
+		g.appendEvent(e.Seq, unixNanos(e.Time), e.Kind, e.Path, e.Payload, unknownValue)
 		blobs = append(blobs, g.blobs...)
 	}
 	if g.firstSeq != 1 || g.last != 12 || g.events != len(events) {
@@ -82,7 +82,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	g2.reset()
 	for _, e := range events {
 		ends[len(g2.buf)] = true
-		g2.appendEvent(e.Seq, e.Time, e.Kind, e.Path, e.Payload, unknownValue)
+		g2.appendEvent(e.Seq, unixNanos(e.Time), e.Kind, e.Path, e.Payload, unknownValue)
 	}
 	for n := 0; n < len(g.buf); n++ {
 		list, _, err := decodeSegment(g.buf[:n], nil, nil)

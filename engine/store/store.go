@@ -50,6 +50,14 @@ type Store struct {
 	mu        sync.Mutex
 	recorders map[*Recorder]struct{}
 	closed    bool
+
+	// freeBlocks holds written queue blocks for reuse (Store.block).
+	freeBlocks chan *block
+	// spare is the largest buffer of a payload kept apart that a
+	// Recorder wrote, for the next such payload to be encoded into: a
+	// Recorder records one run, and the next run's Recorder would grow
+	// it again (Recorder.encode).
+	spare chan []byte
 }
 
 // ErrNotStore is wrapped by the error Open returns for a file that is not a
@@ -79,7 +87,8 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	host, _ := os.Hostname()
-	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{}}
+	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{},
+		freeBlocks: make(chan *block, maxFreeBlocks), spare: make(chan []byte, 1)}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		var se *sqlite.Error

@@ -51,13 +51,13 @@ type runState struct {
 	ended   bool
 
 	start     *engine.RunStarted // a run_start in the current batch
-	startedAt time.Time
-	inputs    []byte           // the JSON of its inputs, as the run_start's payload has it
-	end       *engine.RunEnded // a run_end in the current batch
-	endedAt   time.Time
+	startedAt int64              // unixNanos
+	inputs    []byte             // the JSON of its inputs, as the run_start's payload has it
+	end       *engine.RunEnded   // a run_end in the current batch
+	endedAt   int64
 
 	lastSeq  uint64
-	lastTime time.Time
+	lastTime int64
 	// The running totals of the steps ended and the model calls seen, so
 	// that a run that never ends still lists its progress and what it
 	// spent.
@@ -507,10 +507,20 @@ func bufferText(buf []byte) string {
 	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
-// nanos is a time as the store keeps it: Unix nanoseconds, NULL when unset.
-func nanos(t time.Time) any {
+// unixNanos is t in Unix nanoseconds, as the queue, the segments and the
+// runs' rows keep a time; 0 for the zero time, which they keep as none.
+func unixNanos(t time.Time) int64 {
 	if t.IsZero() {
-		return nil
+		return 0
 	}
 	return t.UnixNano()
+}
+
+// nanos is a time in Unix nanoseconds as a runs' row keeps it, NULL for
+// none.
+func nanos(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }

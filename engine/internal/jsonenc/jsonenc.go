@@ -33,6 +33,82 @@ type Encoder struct {
 	// nested maps, each using the part past its parent's. Keeping each
 	// value beside its key spares looking it up again.
 	fields []field
+	// shapes are the keys of the last map of each size up to
+	// maxShapeKeys written, in order.
+	shapes [maxShapeKeys + 1]mapShape
+}
+
+// maxShapeKeys is the most keys of a map whose shape an Encoder keeps.
+const maxShapeKeys = 8
+
+// mapShape is the keys of a map written, sorted, and their JSON as member
+// names. Plain data holds many maps of the same keys (a list of records,
+// the input of each item of a map step): a map as large as a shape that
+// holds each of its keys has no others, and looking them up costs a
+// fraction of ranging over the map and sorting its keys.
+type mapShape struct {
+	keys []string
+	// names is each key's JSON and a colon, one after the other, the
+	// i-th ending at ends[i], as written with HTML escaped or not.
+	names []byte
+	ends  [maxShapeKeys]int
+	html  bool
+	// inUse is set while a map of this shape is written, so that a map
+	// nested in it, of the same size and other keys, leaves the keys
+	// being read as they are.
+	inUse bool
+}
+
+// maxShapeBytes bounds the JSON of a shape's keys, so that an Encoder
+// keeps no long key alive; a map of longer keys has no shape kept.
+const maxShapeBytes = 256
+
+// set makes s the shape of fields, sorted by key, or none if their names
+// are longer than maxShapeBytes.
+func (s *mapShape) set(fields []field, html bool) {
+	s.keys, s.names, s.html = s.keys[:0], s.names[:0], html
+	for i, f := range fields {
+		if len(s.names)+len(f.key) > maxShapeBytes {
+			clear(s.keys)
+			s.keys, s.names = s.keys[:0], s.names[:0]
+			return
+		}
+		s.keys = append(s.keys, f.key)
+		s.names = append(appendString(s.names, f.key, html), ':')
+		s.ends[i] = len(s.names)
+	}
+}
+
+// appendShaped appends x's JSON when x has s's keys: ok is false, and b
+// as it was, when it has not.
+func (e *Encoder) appendShaped(b []byte, s *mapShape, x map[string]any, depth int) (_ []byte, ok bool, err error) {
+	var values [maxShapeKeys]any
+	for i, k := range s.keys {
+		v, found := x[k]
+		if !found {
+			return b, false, nil
+		}
+		values[i] = v
+	}
+	inUse := s.inUse
+	s.inUse = true
+	b = append(b, '{')
+	from := 0
+	for i := range s.keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s.names[from:s.ends[i]]...)
+		from = s.ends[i]
+		if b, err = e.appendValue(b, values[i], depth+1); err != nil {
+			break
+		}
+	}
+	s.inUse = inUse
+	if err != nil {
+		return b, true, err
+	}
+	return append(b, '}'), true, nil
 }
 
 // field is one entry of a map being written.
@@ -77,6 +153,16 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
+		var shape *mapShape
+		if len(x) <= maxShapeKeys {
+			shape = &e.shapes[len(x)]
+			if shape.html == !e.LeaveHTML && len(shape.keys) == len(x) {
+				var ok bool
+				if b, ok, err = e.appendShaped(b, shape, x, depth); ok {
+					return b, err
+				}
+			}
+		}
 		base := len(e.fields)
 		e.fields = slices.Grow(e.fields, len(x))
 		for k, v := range x {
@@ -86,6 +172,9 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 		// entries are read from the array they were sorted in.
 		fields := e.fields[base:]
 		slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
+		if shape != nil && !shape.inUse {
+			shape.set(fields, !e.LeaveHTML)
+		}
 		b = append(b, '{')
 		for i := range fields {
 			if i > 0 {

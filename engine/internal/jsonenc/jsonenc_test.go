@@ -3,6 +3,7 @@ package jsonenc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -88,6 +89,69 @@ func TestAppendValueErrors(t *testing.T) {
 		}
 		if len(e.fields) != 0 {
 			t.Errorf("%#v: key scratch left with %d keys", v, len(e.fields))
+		}
+	}
+}
+
+// TestAppendValueShapes writes maps of the same sizes through one
+// Encoder, which keeps the keys of the last of each size: maps of the
+// same keys, of other keys, of some of the same keys, nested in maps of
+// their size, with HTML escaped and left alone, and a long key, each as
+// encoding/json writes it.
+func TestAppendValueShapes(t *testing.T) {
+	long := strings.Repeat("k", 300)
+	values := []any{
+		map[string]any{"id": "a", "title": "<t>"},
+		map[string]any{"id": "b", "title": "u"},
+		map[string]any{"id": "c", "name": "v"},
+		map[string]any{"title": "w", "id": "d"},
+		map[string]any{"id": map[string]any{"x": 1, "y": 2}, "title": map[string]any{"id": 3, "title": 4}},
+		map[string]any{"id": map[string]any{"id": 5, "title": 6}, "title": map[string]any{"x": 7, "y": 8}},
+		map[string]any{"x": map[string]any{"id": 9, "title": 10}, "y": map[string]any{"x": 11, "y": 12}},
+		[]any{map[string]any{"<": 1, "&": 2}, map[string]any{"<": 3, "&": 4}, map[string]any{"<": 5, ">": 6}},
+		map[string]any{long: 1, "a": 2},
+		map[string]any{long: 3, "a": 4},
+		map[string]any{},
+		map[string]any{"id": "e"},
+		map[string]any{"ID": "f"},
+		map[string]any{"<": "g"},
+	}
+	// One Encoder writes them all, escaping HTML, leaving it alone, then
+	// escaping it again; the last map is written each way in turn, so
+	// that a shape kept one way is met the other.
+	var e Encoder
+	check := func(what string, v any) {
+		t.Helper()
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(!e.LeaveHTML)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		got, err := e.AppendValue(nil, v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s, HTML left alone %v: %s, %v; encoding/json writes %s", what, e.LeaveHTML, got, err, want)
+		}
+	}
+	for round, leave := range []bool{false, true, false} {
+		e.LeaveHTML = leave
+		for i, v := range values {
+			check(fmt.Sprintf("value %d, round %d", i, round), v)
+		}
+	}
+	for _, leave := range []bool{true, false, true} {
+		e.LeaveHTML = leave
+		check("the last value again", values[len(values)-1])
+	}
+	e = Encoder{}
+	e.AppendValue(nil, map[string]any{"a": 1, "b": 2})
+	if _, err := e.AppendValue(nil, map[string]any{"a": math.NaN(), "b": 2}); err == nil {
+		t.Fatal("NaN in a map of a kept shape: no error")
+	}
+	for n, s := range e.shapes {
+		if s.inUse {
+			t.Errorf("the shape of %d keys is left in use after an error", n)
 		}
 	}
 }
