@@ -290,7 +290,7 @@ func TestWorkbenchAt80x24(t *testing.T) {
 	s.keys("j")
 	s.waitFor("⏸ held at confirm (ask)")
 	s.keys("B", "n")
-	screen = s.waitFor("space on/off · D delete")
+	screen = s.waitFor("space on/off · D clear")
 	if strings.Contains(screen, "ctrl+s accept") || !strings.Contains(screen, "⏸ held at confirm (ask)") {
 		t.Errorf("n passed the breakpoints panel:\n%s", screen)
 	}
