@@ -97,7 +97,13 @@ func ParseCondition(text string) (*Condition, error) {
 		return nil, fmt.Errorf("a condition is VALUE OP [TO] with OP one of %s, as in {{stop.round}} gte 2", strings.Join(plans.GateOps, ", "))
 	}
 	c := &Condition{Value: strings.Join(fields[:opAt], " "), Op: fields[opAt]}
-	if rest := strings.Join(fields[opAt+1:], " "); rest != "" {
+	rest := strings.Join(fields[opAt+1:], " ")
+	if rest == "" && !plans.GateOpTestsValueAlone(c.Op) {
+		// Compared with nothing, the condition would never hold, and
+		// nothing would say why.
+		return nil, fmt.Errorf("a condition is VALUE OP [TO] and %s compares VALUE with TO, which is missing, as in %s %s 1 (only empty and not_empty take none)", c.Op, c.Value, c.Op)
+	}
+	if rest != "" {
 		if err := json.Unmarshal([]byte(rest), &c.To); err != nil {
 			c.To = rest
 		}
