@@ -38,6 +38,10 @@ type Breakpoint struct {
 	// names the nearest pattern that would (Shapes.Unmatched); empty when
 	// one can, or when it was listed without the plan.
 	Unmatched string `json:"unmatched,omitempty"`
+	// UnknownSteps says which steps the condition reads that no stop of
+	// the plan has in its scope, so that it never holds; filled in, as
+	// Unmatched is, by whoever lists it against the plan.
+	UnknownSteps string `json:"unknown_steps,omitempty"`
 	// Transient says the breakpoint lives in this table alone and is never
 	// kept in its file: an editor's, which the editor sends again in its
 	// next session, so that one that dies leaves none of its own behind.
@@ -130,7 +134,7 @@ func (c *Condition) compile() error {
 // that matches no path is, and the warning says so when it is set. A nil
 // condition reads none.
 func unknownSteps(c *Condition, plan *plans.Plan, catalog *tools.Catalog) []string {
-	if c == nil || c.value == nil {
+	if c == nil || c.value == nil || plan == nil {
 		return nil
 	}
 	known := append([]string{"stop"}, plans.ReservedRoots...)

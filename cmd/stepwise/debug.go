@@ -164,15 +164,23 @@ func drive(ctx context.Context, s *streams, session *debugger.Session, table *de
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
 	// reach them.
-	for _, b := range session.Breakpoints() {
+	kept := session.Breakpoints()
+	for _, b := range kept {
 		d.answer(breakAnswer(b, true), func(w io.Writer) {
 			fmt.Fprintf(w, "breakpoint %d at %s (kept%s)\n", b.ID, b.Spec(), map[bool]string{true: "", false: ", disabled"}[b.Enabled])
-			if b.Unmatched != "" {
-				fmt.Fprintln(w, "warning:", b.Unmatched)
+			for _, warning := range breakWarnings(b) {
+				fmt.Fprintln(w, "warning:", warning)
 			}
 		})
 	}
 	for _, b := range breaks {
+		// A --break the kept breakpoints have already was said with them.
+		if in, err := debugger.ParseCommand("break " + b); err == nil {
+			spec := debugger.Breakpoint{Pattern: in.Pattern, Kinds: in.Kinds, Condition: in.Condition}.Spec()
+			if slices.ContainsFunc(kept, func(k debugger.Breakpoint) bool { return k.Spec() == spec }) {
+				continue
+			}
+		}
 		d.command("break " + b)
 	}
 	return d.drive(ctx, inputs)
@@ -434,7 +442,9 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 		// break answers with it.
 		d.answer(map[string]any{"ok": true, "id": in.ID, "breakpoint": a.Breakpoint}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
-		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", a.BreakOnError) })
+		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) {
+			fmt.Fprintf(w, "break on error is %s\n", map[bool]string{true: "on", false: "off"}[a.BreakOnError])
+		})
 	case debugger.VerbBreakpoints:
 		d.answer(map[string]any{"breakpoints": nonNil(a.Breakpoints)}, func(w io.Writer) {
 			if len(a.Breakpoints) == 0 {
@@ -449,8 +459,8 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
 				}
-				if b.Unmatched != "" {
-					fmt.Fprintf(w, "   %s\n", b.Unmatched)
+				for _, warning := range breakWarnings(b) {
+					fmt.Fprintf(w, "   %s\n", warning)
 				}
 			}
 		})
@@ -511,15 +521,28 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 }
 
 // breakAnswer is the --json answer that says a breakpoint is set (kept:
-// from an earlier session), with a warning when no path of the plan can
-// match it.
+// from an earlier session), with a warning when it can never stop the run
+// (breakWarnings).
 func breakAnswer(b debugger.Breakpoint, kept bool) map[string]any {
 	out := map[string]any{"breakpoint": b}
 	if kept {
 		out["kept"] = true
 	}
-	if b.Unmatched != "" {
-		out["warning"] = b.Unmatched
+	if warnings := breakWarnings(b); len(warnings) > 0 {
+		out["warning"] = strings.Join(warnings, "; ")
+	}
+	return out
+}
+
+// breakWarnings say why a breakpoint can never stop a run of the plan:
+// no path of it matches the pattern, or the condition reads a step it does
+// not have.
+func breakWarnings(b debugger.Breakpoint) []string {
+	var out []string
+	for _, w := range []string{b.Unmatched, b.UnknownSteps} {
+		if w != "" {
+			out = append(out, w)
+		}
 	}
 	return out
 }
