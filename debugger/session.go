@@ -162,8 +162,17 @@ func (s *Session) Table() *Breakpoints {
 	return s.bps
 }
 
+// Unmatched says why no stop of a run of the session's plan is at a path
+// pattern matches, and names the nearest pattern that would
+// (Shapes.Unmatched): until's pattern is judged as a breakpoint's is. It
+// is "" when one is; pattern must compile.
+func (s *Session) Unmatched(pattern string) string {
+	return s.shapes.Unmatched(pattern, nil)
+}
+
 // Breakpoints lists the table's breakpoints with this run's hit counts,
-// each flagged when no path of the plan can match it.
+// each flagged when no path of the plan can match it or its condition
+// reads a step the plan does not have.
 func (s *Session) Breakpoints() []Breakpoint {
 	list := s.bps.List()
 	s.shapes.Flag(list)

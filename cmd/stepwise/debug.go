@@ -397,6 +397,13 @@ func (d *driver) command(line string) {
 			return
 		}
 		d.going, d.moved = true, true
+		if in.Verb == debugger.VerbUntil {
+			// It runs on, as break sets a breakpoint that cannot stop:
+			// the warning says it will not stop where it was meant to.
+			if warning := d.session.Unmatched(in.Pattern); warning != "" {
+				d.answer(map[string]any{"until": in.Pattern, "warning": warning}, func(w io.Writer) { fmt.Fprintln(w, "warning:", warning) })
+			}
+		}
 		go func() { d.moves <- d.session.Wait() }()
 		return
 	}

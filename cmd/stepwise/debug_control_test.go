@@ -349,6 +349,18 @@ func TestDebugUntil(t *testing.T) {
 	if got := strings.Join(stopsOf(t, out), ", "); got != "breakpoint, stop step E1 (entry), error, end aborted" || !strings.Contains(out, "segment 2 is empty") {
 		t.Errorf("a bad pattern: %s", got)
 	}
+	// A pattern no stop can be at is warned of as break warns of one,
+	// and the run goes on; one that can be is not. (The breakpoint kept
+	// above is cleared first.)
+	const warning = "no path of the plan matches nomatch/**, so it never stops; the nearest that would: **"
+	_, errOut, _ := debugCLI(t, "clear 1\nuntil E2\nuntil nomatch/**\n", "loop")
+	if !strings.Contains(errOut, "stopped at E2 (step) by until\n") || !strings.Contains(errOut, "\nwarning: "+warning+"\nrun finished: ok\n") || strings.Count(errOut, "warning:") != 1 {
+		t.Errorf("until of a pattern no stop is at:\n%s", errOut)
+	}
+	out, _, _ = debugCLI(t, "until nomatch/**\n", "loop", "--json")
+	if lines := jsonLines(t, out); len(lines) < 3 || lines[1]["until"] != "nomatch/**" || lines[1]["warning"] != warning || lines[2]["status"] != "ok" {
+		t.Errorf("until of a pattern no stop is at, --json:\n%s", out)
+	}
 }
 
 // TestDebugOneErrorStop: a failing call stops once, at its error stop,
