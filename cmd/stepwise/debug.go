@@ -627,7 +627,13 @@ func (d *driver) show(st debugger.State) {
 	if snap.Error != "" {
 		fmt.Fprintf(d.s.err, "  error   %s\n", snap.Error)
 	}
-	if snap.Recorded != "" {
+	switch snap.Recorded {
+	case "":
+	case "decline":
+		fmt.Fprintln(d.s.err, "  record  the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above")
+	case "answer":
+		fmt.Fprintln(d.s.err, "  record  the recorded run answered this ask: going on gives its answer, the output above")
+	default:
 		fmt.Fprintf(d.s.err, "  record  the recorded run's %s here is made again: going on gives the output above\n", snap.Recorded)
 	}
 	if snap.Ask != nil {

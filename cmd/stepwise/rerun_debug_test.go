@@ -276,3 +276,33 @@ func TestReplayUnderDebuggerEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayAskSaysTheRecord replays, under the debugger, a run whose ask
+// a person declined: the ask stop says going on declines it again, as the
+// record did, and gives the ask's default (recorded "decline" with
+// --json, a record line in text), not only what the ask expects.
+func TestReplayAskSaysTheRecord(t *testing.T) {
+	debugProject(t, itemsProjectFiles)
+	out, errOut, code := debugCLI(t, "continue\ndecline\ncontinue\n", "items", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	orig := sessionRun(t, errOut)
+	out, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug", "--json")
+	var ask *debugger.Snapshot
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v struct {
+			Stop *debugger.Snapshot `json:"stop"`
+		}
+		if json.Unmarshal([]byte(l), &v) == nil && v.Stop != nil && v.Stop.Kind == "ask" {
+			ask = v.Stop
+		}
+	}
+	if code != 0 || ask == nil || ask.Recorded != "decline" || mustJSON(t, ask.Output) != `{"keep":false}` {
+		t.Fatalf("exit %d; the ask stop %+v does not say the record declined it, giving the default\n%s%s", code, ask, out, errOut)
+	}
+	_, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug")
+	if want := "  record  the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above\n"; code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d; want %q in:\n%s", code, want, errOut)
+	}
+}
