@@ -302,7 +302,7 @@ func TestReplayAskSaysTheRecord(t *testing.T) {
 		t.Fatalf("exit %d; the ask stop %+v does not say the record declined it, giving the default\n%s%s", code, ask, out, errOut)
 	}
 	_, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug")
-	if want := "  record  the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above\n"; code != 0 || !strings.Contains(errOut, want) {
+	if want := "record the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above"; code != 0 || !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
 		t.Errorf("exit %d; want %q in:\n%s", code, want, errOut)
 	}
 }
