@@ -686,6 +686,13 @@ func TestForkAfterAMapReusesItsItems(t *testing.T) {
 	if !strings.Contains(errOut, ": E1: 2 items, do.0 to do.1\n") {
 		t.Errorf("the fork's progress does not say it reused the map's items:\n%s", errOut)
 	}
+	// Its progress says so as the map ends, as it says a step it reused
+	// whole, and says the step set as inspect does.
+	for _, want := range []string{"\n⇢ E1: 2 items, do.0 to do.1 reused from run " + env.RunID[:12] + "\n", "\n✎ E2 set by the fork (--set)\n"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the fork's progress does not say %q:\n%s", want, errOut)
+		}
+	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
 		t.Errorf("the fork ran the map's items again: notes.log went from %q to %q", notes, after)
 	}
