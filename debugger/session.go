@@ -478,15 +478,17 @@ func actionNames(st *engine.Stop) string {
 // here, and if so holds this thread until a command comes.
 func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	thread := threadOf(st)
+	// A fork's reused step runs no tool: there is no call to approve, nor
+	// a tool to look up (an MCP server would be started for its list).
+	reused := s.reuses != nil && s.reuses(st)
 	// The called tool is looked up before the lock: an MCP server's tool
 	// list comes from its connection.
 	var tool plans.ToolInfo
 	var listed bool
-	if isToolCall(st) {
+	if isToolCall(st) && !reused {
 		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
-	// A fork's reused step runs no tool: there is no call to approve.
-	gated := s.approvals.holds(st, listedInfo(tool, listed)) && (s.reuses == nil || !s.reuses(st))
+	gated := !reused && s.approvals.holds(st, listedInfo(tool, listed))
 	// The thread's held time runs from the moment it waits, behind
 	// another thread's stop or at its own, to its return.
 	holding := false

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -304,5 +305,46 @@ func TestReplayAskSaysTheRecord(t *testing.T) {
 	_, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug")
 	if want := "record the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above"; code != 0 || !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
 		t.Errorf("exit %d; want %q in:\n%s", code, want, errOut)
+	}
+}
+
+// TestForkUnderDebuggerStartsNoServerForReusedSteps forks a run of the
+// demo from its solver under the debugger: the steps before it, which
+// call the tracker's MCP server, are reused, so the fork starts no server
+// (looking their tools up would start it, and count in the first reused
+// step's time).
+func TestForkUnderDebuggerStartsNoServerForReusedSteps(t *testing.T) {
+	demoProject(t)
+	dir, _ := os.Getwd()
+	started := filepath.Join(dir, "started.log")
+	wrapper := filepath.Join(dir, "tracker.sh")
+	script := "#!/bin/sh\necho started >> " + strconv.Quote(started) + "\nexec " + strconv.Quote(os.Args[0]) + ` "$@"` + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(".stepwise", "config.toml")
+	text, _ := os.ReadFile(config)
+	replaced := strings.Replace(string(text), "command = "+strconv.Quote(os.Args[0]), "command = "+strconv.Quote(wrapper), 1)
+	if replaced == string(text) {
+		t.Fatalf("the demo's config names no tracker command %s:\n%s", os.Args[0], text)
+	}
+	os.WriteFile(config, []byte(replaced), 0o644)
+	out, errOut, code := rerunCLI(t, "", "run", "triage_queue", `{"on_call": "Priya"}`, "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	before, _ := os.ReadFile(started)
+	if len(before) == 0 {
+		t.Fatal("the run did not start the tracker through the wrapper")
+	}
+	_, errOut, code = rerunCLI(t, "continue\ncontinue\ncontinue\n", "fork", env.RunID, "--from", "solver", "--debug")
+	if code != 0 {
+		t.Fatalf("fork: exit %d\n%s", code, errOut)
+	}
+	if after, _ := os.ReadFile(started); string(after) != string(before) {
+		t.Errorf("the fork started the tracker for steps it reused (%q, then %q)\n%s", before, after, errOut)
 	}
 }
