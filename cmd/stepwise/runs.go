@@ -561,6 +561,12 @@ func printRun(w io.Writer, d *record.RunDetail) {
 
 	if len(d.ToolCalls) > 0 {
 		fmt.Fprintf(w, "\ntool calls (%d)\n", len(d.ToolCalls))
+		// Columns, as the steps have: each call's details are under it,
+		// so a tabwriter, which aligns runs of rows, would not align them.
+		pathWidth, toolWidth := 0, 0
+		for _, c := range d.ToolCalls {
+			pathWidth, toolWidth = max(pathWidth, utf8.RuneCountInString(c.Path)), max(toolWidth, utf8.RuneCountInString(c.Tool))
+		}
 		for _, c := range d.ToolCalls {
 			status, took := "ok", format.Millis(c.Ms)
 			switch {
@@ -569,7 +575,7 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			case c.IsError:
 				status = "error"
 			}
-			fmt.Fprintf(w, "  %s  %s  %s  %s%s\n", c.Path, c.Tool, status, took, unitNotes(c.HeldMs, c.Decided, c.Reused))
+			fmt.Fprintf(w, "  %-*s  %-*s  %-6s  %6s%s\n", pathWidth, c.Path, toolWidth, c.Tool, status, took, unitNotes(c.HeldMs, c.Decided, c.Reused))
 			detail(w, "args", c.Args)
 			detail(w, "out", c.Result)
 			if c.Error != "" {
