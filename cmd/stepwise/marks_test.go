@@ -823,7 +823,8 @@ func TestReplayStopShowsTheReplacement(t *testing.T) {
 		t.Errorf("the replay under the debugger does not match its record:\n%s", out)
 	}
 	_, errOut, _ = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply")
-	if !strings.Contains(errOut, "  record  the recorded run's replace here is made again: going on gives the output above\n") || !strings.Contains(errOut, "a replaced reply") {
+	// The record line is wrapped at 80 columns off a terminal.
+	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), "record the recorded run's replace here is made again: going on gives the output above") || !strings.Contains(errOut, "a replaced reply") {
 		t.Errorf("the text stop does not show the replacement nor say the record made it:\n%s", errOut)
 	}
 }
