@@ -38,6 +38,10 @@ type Breakpoint struct {
 	// names the nearest pattern that would (Shapes.Unmatched); empty when
 	// one can, or when it was listed without the plan.
 	Unmatched string `json:"unmatched,omitempty"`
+	// UnknownSteps says which steps the condition reads that no stop of
+	// the plan has in its scope, so that it never holds; filled in, as
+	// Unmatched is, by whoever lists it against the plan.
+	UnknownSteps string `json:"unknown_steps,omitempty"`
 	// Transient says the breakpoint lives in this table alone and is never
 	// kept in its file: an editor's, which the editor sends again in its
 	// next session, so that one that dies leaves none of its own behind.
@@ -97,7 +101,13 @@ func ParseCondition(text string) (*Condition, error) {
 		return nil, fmt.Errorf("a condition is VALUE OP [TO] with OP one of %s, as in {{stop.round}} gte 2", strings.Join(plans.GateOps, ", "))
 	}
 	c := &Condition{Value: strings.Join(fields[:opAt], " "), Op: fields[opAt]}
-	if rest := strings.Join(fields[opAt+1:], " "); rest != "" {
+	rest := strings.Join(fields[opAt+1:], " ")
+	if rest == "" && !plans.GateOpTestsValueAlone(c.Op) {
+		// Compared with nothing, the condition would never hold, and
+		// nothing would say why.
+		return nil, fmt.Errorf("a condition is VALUE OP [TO] and %s compares VALUE with TO, which is missing, as in %s %s 1 (only empty and not_empty take none)", c.Op, c.Value, c.Op)
+	}
+	if rest != "" {
 		if err := json.Unmarshal([]byte(rest), &c.To); err != nil {
 			c.To = rest
 		}
@@ -124,7 +134,7 @@ func (c *Condition) compile() error {
 // that matches no path is, and the warning says so when it is set. A nil
 // condition reads none.
 func unknownSteps(c *Condition, plan *plans.Plan, catalog *tools.Catalog) []string {
-	if c == nil || c.value == nil {
+	if c == nil || c.value == nil || plan == nil {
 		return nil
 	}
 	known := append([]string{"stop"}, plans.ReservedRoots...)

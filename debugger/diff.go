@@ -310,31 +310,32 @@ func resultOf(s record.StepRecord) any {
 	return v
 }
 
-// InPlanOrder puts d's steps and tool calls in plan order
+// InPlanOrder puts d's steps, tool calls and model calls in plan order
 // (path.SortPlanOrder), as inspect lists them: the record keeps them in
 // the order they started, in which concurrent items interleave.
 func InPlanOrder(d *record.RunDetail) {
 	d.Steps = inPlanOrder(d.Steps, func(s record.StepRecord) string { return s.Path })
 	d.ToolCalls = inPlanOrder(d.ToolCalls, func(c record.ToolCall) string { return c.Path })
+	d.ModelCalls = inPlanOrder(d.ModelCalls, func(c record.ModelCall) string { return c.Path })
 }
 
-// inPlanOrder returns units in plan order, each named by its path.
+// inPlanOrder returns units in plan order, each named by its path; units
+// of one path (a model call tried again, a run recorded before paths were
+// unique) keep the order they ran in.
 func inPlanOrder[T any](units []T, pathOf func(T) string) []T {
-	byPath := make(map[string]T, len(units))
-	paths := make([]string, len(units))
-	for i, u := range units {
-		paths[i] = pathOf(u)
-		byPath[paths[i]] = u
-	}
-	if len(byPath) != len(units) {
-		// A path recorded twice (a run recorded before paths were
-		// unique) keeps the order it ran in.
-		return units
+	byPath := make(map[string][]T, len(units))
+	var paths []string
+	for _, u := range units {
+		p := pathOf(u)
+		if _, seen := byPath[p]; !seen {
+			paths = append(paths, p)
+		}
+		byPath[p] = append(byPath[p], u)
 	}
 	path.SortPlanOrder(paths)
-	out := make([]T, len(units))
-	for i, p := range paths {
-		out[i] = byPath[p]
+	out := make([]T, 0, len(units))
+	for _, p := range paths {
+		out = append(out, byPath[p]...)
 	}
 	return out
 }

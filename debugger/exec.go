@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/tools"
@@ -180,7 +181,11 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 			a.Breakpoint = &b
 		}
 		if err == nil && plan != nil {
-			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
+			unknown := unknownSteps(in.Condition, plan, catalog)
+			a.Warnings = append(a.Warnings, unknown...)
+			if a.Breakpoint != nil {
+				a.Breakpoint.UnknownSteps = strings.Join(unknown, "; ")
+			}
 		}
 	case VerbClear:
 		if b := t.get(in.ID); b != nil {

@@ -272,9 +272,9 @@ func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
 type recordedOutcome struct {
 	value any
 	// decision is the action a person took at the stop in the recorded
-	// run, which the replay takes again ("replace"): value is what it
-	// gave, in place of what happened now. Empty for an ask's recorded
-	// answer, which the session suggests.
+	// run, which the replay takes again ("replace", at an ask "answer" or
+	// "decline"): value is what it gave, in place of what happened now
+	// (at an ask, its answer, the default when it was declined).
 	decision string
 }
 
@@ -286,10 +286,17 @@ func (r *replayer) recordedOutcome(st *engine.Stop) (recordedOutcome, bool) {
 	switch st.Kind {
 	case engine.StopAsk:
 		a, ok := r.rec.asks[st.Path]
-		if !ok || !a.Answered {
+		switch {
+		case !ok:
 			return recordedOutcome{}, false
+		case a.Answered:
+			return recordedOutcome{value: a.Answer, decision: engine.Answer.String()}, true
+		case a.Reason == engine.AskDeclined:
+			// Declined, the ask gave its default, which the record has
+			// as its answer.
+			return recordedOutcome{value: a.Answer, decision: engine.Decline.String()}, true
 		}
-		return recordedOutcome{value: a.Answer}, true
+		return recordedOutcome{}, false
 	case engine.StopRound, engine.StopReply, engine.StopResult, engine.StopError:
 		d, ok := r.rec.decided[decisionAt{st.Path, st.Kind}]
 		if !ok {

@@ -162,8 +162,17 @@ func (s *Session) Table() *Breakpoints {
 	return s.bps
 }
 
+// Unmatched says why no stop of a run of the session's plan is at a path
+// pattern matches, and names the nearest pattern that would
+// (Shapes.Unmatched): until's pattern is judged as a breakpoint's is. It
+// is "" when one is; pattern must compile.
+func (s *Session) Unmatched(pattern string) string {
+	return s.shapes.Unmatched(pattern, nil)
+}
+
 // Breakpoints lists the table's breakpoints with this run's hit counts,
-// each flagged when no path of the plan can match it.
+// each flagged when no path of the plan can match it or its condition
+// reads a step the plan does not have.
 func (s *Session) Breakpoints() []Breakpoint {
 	list := s.bps.List()
 	s.shapes.Flag(list)
@@ -469,15 +478,17 @@ func actionNames(st *engine.Stop) string {
 // here, and if so holds this thread until a command comes.
 func (s *Session) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	thread := threadOf(st)
+	// A fork's reused step runs no tool: there is no call to approve, nor
+	// a tool to look up (an MCP server would be started for its list).
+	reused := s.reuses != nil && s.reuses(st)
 	// The called tool is looked up before the lock: an MCP server's tool
 	// list comes from its connection.
 	var tool plans.ToolInfo
 	var listed bool
-	if isToolCall(st) {
+	if isToolCall(st) && !reused {
 		tool, listed = s.tools.tool(ctx, st.Tool)
 	}
-	// A fork's reused step runs no tool: there is no call to approve.
-	gated := s.approvals.holds(st, listedInfo(tool, listed)) && (s.reuses == nil || !s.reuses(st))
+	gated := !reused && s.approvals.holds(st, listedInfo(tool, listed))
 	// The thread's held time runs from the moment it waits, behind
 	// another thread's stop or at its own, to its return.
 	holding := false

@@ -53,6 +53,11 @@ type Shapes struct {
 	// shape's path (…/agent.*), its step's round budget.
 	rounds map[string]int
 
+	// plan and catalog are those the shapes are of: a breakpoint's
+	// condition is checked against their steps.
+	plan    *plans.Plan
+	catalog *tools.Catalog
+
 	mu   sync.Mutex
 	said map[string]string // Unmatched's answers, by pattern and kinds
 }
@@ -70,8 +75,8 @@ var (
 // PlanShapes lists the shapes of plan p; catalog (nil: none) supplies the
 // plans it calls and the tools an agent may be offered.
 func PlanShapes(p *plans.Plan, catalog *tools.Catalog) *Shapes {
-	s := &Shapes{rounds: map[string]int{}}
-	s.plan(p, catalog, "", nil)
+	s := &Shapes{rounds: map[string]int{}, plan: p, catalog: catalog}
+	s.walkPlan(p, catalog, "", nil)
 	for i := range s.list {
 		s.list[i].segs = s.bound(parseShape(s.list[i].Path))
 	}
@@ -126,10 +131,10 @@ func (s *Shapes) addCall(at, tool string, step bool) {
 	s.calls = append(s.calls, c)
 }
 
-// plan adds the shapes of plan p under prefix ("" or a path ending in /);
+// walkPlan adds the shapes of plan p under prefix ("" or a path ending in /);
 // chain is the plans calling it, which it may not call again, as a run
 // may not.
-func (s *Shapes) plan(p *plans.Plan, catalog *tools.Catalog, prefix string, chain []string) {
+func (s *Shapes) walkPlan(p *plans.Plan, catalog *tools.Catalog, prefix string, chain []string) {
 	if len(chain) > engine.MaxPlanDepth || slices.Contains(chain, p.Identifier.Value) {
 		return
 	}
@@ -180,7 +185,7 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 				continue
 			}
 			for _, call := range []string{name, name + ".*"} {
-				s.plan(e.Plan, catalog, path.Join(path.Join(round, call), e.Plan.Identifier.Value)+"/", chain)
+				s.walkPlan(e.Plan, catalog, path.Join(path.Join(round, call), e.Plan.Identifier.Value)+"/", chain)
 			}
 		}
 	}
@@ -189,7 +194,7 @@ func (s *Shapes) step(st *plans.Step, catalog *tools.Catalog, at string, chain [
 	}
 	if id, ok := strings.CutPrefix(tool, "plan__"); ok && catalog != nil {
 		if e, ok := catalog.Plan(id); ok {
-			s.plan(e.Plan, catalog, path.Join(at, id)+"/", chain)
+			s.walkPlan(e.Plan, catalog, path.Join(at, id)+"/", chain)
 		}
 	}
 }
@@ -378,10 +383,12 @@ func (s *Shapes) unmatched(pattern string, kinds []engine.StopKind) string {
 	return where + ", so it never stops; the nearest that would: " + best
 }
 
-// Flag fills in the Unmatched of each breakpoint of list.
+// Flag fills in the Unmatched of each breakpoint of list, and its
+// UnknownSteps: what its condition reads that no step of the plan has.
 func (s *Shapes) Flag(list []Breakpoint) {
 	for i := range list {
 		list[i].Unmatched = s.Unmatched(list[i].Pattern, list[i].Kinds)
+		list[i].UnknownSteps = strings.Join(unknownSteps(list[i].Condition, s.plan, s.catalog), "; ")
 	}
 }
 

@@ -99,9 +99,10 @@ type Snapshot struct {
 	// on approves it, and deny and edit are the other answers.
 	Approval bool `json:"approval,omitempty"`
 	// Recorded names the decision a person made at this stop in the
-	// recorded run, on a replay, which going on makes again ("replace"):
-	// Output then shows what it gives, not what the model, the tool or
-	// the failure gave now.
+	// recorded run, on a replay, which going on makes again ("replace";
+	// at an ask "answer" or "decline"): Output then shows what it gives,
+	// not what the model, the tool or the failure gave now (at an ask, the
+	// recorded answer, the ask's default when it was declined).
 	Recorded string `json:"recorded,omitempty"`
 	// Reused is set at the step stop of a step a fork reuses: going on
 	// gives it its recorded result, and nothing runs there. A fork stops
@@ -152,7 +153,9 @@ func (s *Session) stateLocked() State {
 		snap.Schema = e.schema.Raw
 	}
 	snap.Prefill = e.prefill
-	if recorded.value != nil && recorded.decision == "" {
+	if st.Kind == engine.StopAsk && recorded.decision == engine.Answer.String() {
+		// An answer is edited from the recorded one, not the ask's
+		// default.
 		snap.Prefill = recorded.value
 	}
 	if cur.listed {

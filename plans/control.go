@@ -171,7 +171,7 @@ func (d *decoder) gate(n *yamlpos.Node, name, path string) *Gate {
 		d.r.problem(CodeInvalidValue, g.Op.Pos, path, "unknown op '%s'%s (ops: %s)", op, suggest.DidYouMean(op, GateOps), strings.Join(GateOps, ", "))
 		return g
 	}
-	unary := op == "empty" || op == "not_empty"
+	unary := GateOpTestsValueAlone(op)
 	switch {
 	case unary && o.has("to"):
 		d.r.note(CodeIgnoredField, o.keyPos("to"), path, "'to' is ignored with op %s, which tests 'value' alone", op)

@@ -124,6 +124,12 @@ type Gate struct {
 // The gate operators.
 var GateOps = []string{"eq", "ne", "gt", "lt", "gte", "lte", "empty", "not_empty", "contains"}
 
+// GateOpTestsValueAlone reports whether a gate's op tests its value alone
+// (empty, not_empty), taking no 'to' to compare it with.
+func GateOpTestsValueAlone(op string) bool {
+	return op == "empty" || op == "not_empty"
+}
+
 // Condition is the gate of a control step: a logical Gate, an Infer question
 // for the judge role, or neither (only exit allows that: an unconditional
 // exit).

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/debugger"
@@ -27,23 +30,34 @@ func newDebugCommand(s *streams) *cobra.Command {
 		goOn       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--continue] [--approve PATTERN]... [--script FILE] [--json]",
+		Use:   "debug PLAN [INPUT_JSON] [--break PATTERN]... [--json]",
 		Short: "Run a plan under the debugger, driven by commands on stdin",
-		Long: "Run PLAN held at its first stop (with --continue, running to the first breakpoint), and read\n" +
-			"commands from stdin, one a line, while the run is held and while it goes on:\n\n" +
+		Long: "Run PLAN held at its first stop (with --continue, running to the first\n" +
+			"breakpoint), and read commands from stdin, one a line, while the run is held\n" +
+			"and while it goes on:\n\n" +
 			commandList() + "\n" +
-			"inject, replace, answer, decline and edit decide at the stop, then go on as next does;\n" +
-			"approve and deny answer a call held for approval (--approve), then continue. Lines are taken in\n" +
-			"order, as a session typed turn by turn: those given before the first stop is shown are answered\n" +
-			"there. While the run goes on, pause, threads, the watch and breakpoint commands are taken at\n" +
-			"once; the others wait for the next stop, and the lines after them with them. In a script (stdin\n" +
-			"not a terminal) every line after a movement waits for the stop it comes to, but pause, which\n" +
-			"holds the run that movement let go at its next stop. ctrl-c pauses a going run as pause does;\n" +
-			"at a stop, or again before the run comes to it, it aborts the run (exit 130).\n" +
-			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the next session\n" +
-			"has them. A breakpoint no path of the plan can match is set with a warning naming the\n" +
-			"nearest pattern that would. Break on error is on. With --json, every stop and every answer is one JSON object\n" +
-			"on stdout, for a program to drive the session.",
+			"inject, replace, answer, decline and edit decide at the stop, then go on as\n" +
+			"next does; approve and deny answer a call held for approval (--approve), then\n" +
+			"continue.\n\n" +
+			"Lines are taken in order, as a session typed turn by turn: those given before\n" +
+			"the first stop is shown are answered there. While the run goes on, pause,\n" +
+			"threads, the watch and breakpoint commands are taken at once; the others wait\n" +
+			"for the next stop, and the lines after them with them. In a script (stdin not\n" +
+			"a terminal) every line after a movement waits for the stop it comes to, but\n" +
+			"pause, which holds the run that movement let go at its next stop.\n\n" +
+			"ctrl-c pauses a going run as pause does; at a stop, or again before the run\n" +
+			"comes to it, it aborts the run (exit 130). SIGTERM and SIGHUP abort it, held\n" +
+			"or going; either way the run is recorded aborted.\n\n" +
+			"Stops and answers (where, print, stack, threads, breakpoints...) are written\n" +
+			"to stderr, with the warnings and the run's summary: stdout gets only the\n" +
+			"plan's output, as stepwise run gives it, so that it can be piped on. With\n" +
+			"--json, every stop and every answer is one JSON object a line on stdout, for\n" +
+			"a program to drive the session.\n\n" +
+			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the\n" +
+			"next session has them. A breakpoint no path of the plan can match, or whose\n" +
+			"condition reads a step the plan does not have, is set with a warning (naming\n" +
+			"the nearest pattern that would match); until warns of its pattern so. Break\n" +
+			"on error is on (errors off).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageError{errors.New("debug takes PLAN and optionally INPUT_JSON; see stepwise debug --help")}
@@ -77,6 +91,8 @@ func newDebugCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&goOn, "continue", false, "run to the first breakpoint, error or ask instead of holding the run at its first stop")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
+	// The flags' help is wrapped as the text above it is.
+	cmd.SetUsageTemplate(strings.ReplaceAll(cmd.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))
 	return cmd
 }
 
@@ -160,19 +176,27 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 // the end, in place of the end state itself: a replay adds how it
 // compares with its record.
 func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugger.State {
-	d := &driver{s: s, session: session, asJSON: asJSON, finish: finish}
+	d := &driver{s: s, session: session, asJSON: asJSON, finish: finish, width: stopWidth(s.err)}
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
 	// reach them.
-	for _, b := range session.Breakpoints() {
+	kept := session.Breakpoints()
+	for _, b := range kept {
 		d.answer(breakAnswer(b, true), func(w io.Writer) {
 			fmt.Fprintf(w, "breakpoint %d at %s (kept%s)\n", b.ID, b.Spec(), map[bool]string{true: "", false: ", disabled"}[b.Enabled])
-			if b.Unmatched != "" {
-				fmt.Fprintln(w, "warning:", b.Unmatched)
+			for _, warning := range breakWarnings(b) {
+				fmt.Fprintln(w, "warning:", warning)
 			}
 		})
 	}
 	for _, b := range breaks {
+		// A --break the kept breakpoints have already was said with them.
+		if in, err := debugger.ParseCommand("break " + b); err == nil {
+			spec := debugger.Breakpoint{Pattern: in.Pattern, Kinds: in.Kinds, Condition: in.Condition}.Spec()
+			if slices.ContainsFunc(kept, func(k debugger.Breakpoint) bool { return k.Spec() == spec }) {
+				continue
+			}
+		}
 		d.command("break " + b)
 	}
 	return d.drive(ctx, inputs)
@@ -204,7 +228,8 @@ type driver struct {
 	terminal bool
 	// moved says the run goes because a line moved it: in a script, the
 	// lines after that one are written for the stop it comes to.
-	moved bool
+	moved bool // width is that of the terminal the stops are written to (stopWidth).
+	width int
 }
 
 // workbenchOnly are the commands of the shared language that only the
@@ -389,6 +414,13 @@ func (d *driver) command(line string) {
 			return
 		}
 		d.going, d.moved = true, true
+		if in.Verb == debugger.VerbUntil {
+			// It runs on, as break sets a breakpoint that cannot stop:
+			// the warning says it will not stop where it was meant to.
+			if warning := d.session.Unmatched(in.Pattern); warning != "" {
+				d.answer(map[string]any{"until": in.Pattern, "warning": warning}, func(w io.Writer) { fmt.Fprintln(w, "warning:", warning) })
+			}
+		}
 		go func() { d.moves <- d.session.Wait() }()
 		return
 	}
@@ -434,7 +466,9 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 		// break answers with it.
 		d.answer(map[string]any{"ok": true, "id": in.ID, "breakpoint": a.Breakpoint}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
-		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) { fmt.Fprintf(w, "break on error: %v\n", a.BreakOnError) })
+		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) {
+			fmt.Fprintf(w, "break on error is %s\n", map[bool]string{true: "on", false: "off"}[a.BreakOnError])
+		})
 	case debugger.VerbBreakpoints:
 		d.answer(map[string]any{"breakpoints": nonNil(a.Breakpoints)}, func(w io.Writer) {
 			if len(a.Breakpoints) == 0 {
@@ -449,8 +483,8 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				if b.ConditionError != "" {
 					fmt.Fprintf(w, "   the condition could not be evaluated: %s\n", b.ConditionError)
 				}
-				if b.Unmatched != "" {
-					fmt.Fprintf(w, "   %s\n", b.Unmatched)
+				for _, warning := range breakWarnings(b) {
+					fmt.Fprintf(w, "   %s\n", warning)
 				}
 			}
 		})
@@ -495,7 +529,7 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 	case debugger.VerbPause:
 		d.answer(map[string]any{"pausing": true}, func(w io.Writer) { fmt.Fprintln(w, "pausing at the next stop") })
 	case debugger.VerbWatch:
-		d.answer(map[string]any{"watch": a.Watch}, func(w io.Writer) { writeWatch(w, *a.Watch) })
+		d.answer(map[string]any{"watch": a.Watch}, func(w io.Writer) { writeWatch(w, *a.Watch, d.width) })
 	case debugger.VerbUnwatch:
 		d.answer(map[string]any{"ok": true, "watch": in.ID}, func(w io.Writer) { fmt.Fprintf(w, "watch %d removed\n", in.ID) })
 	case debugger.VerbWatches:
@@ -504,22 +538,35 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 				fmt.Fprintln(w, "no watches (watch PATH sets one)")
 			}
 			for _, v := range a.Watches {
-				writeWatch(w, v)
+				writeWatch(w, v, d.width)
 			}
 		})
 	}
 }
 
 // breakAnswer is the --json answer that says a breakpoint is set (kept:
-// from an earlier session), with a warning when no path of the plan can
-// match it.
+// from an earlier session), with a warning when it can never stop the run
+// (breakWarnings).
 func breakAnswer(b debugger.Breakpoint, kept bool) map[string]any {
 	out := map[string]any{"breakpoint": b}
 	if kept {
 		out["kept"] = true
 	}
-	if b.Unmatched != "" {
-		out["warning"] = b.Unmatched
+	if warnings := breakWarnings(b); len(warnings) > 0 {
+		out["warning"] = strings.Join(warnings, "; ")
+	}
+	return out
+}
+
+// breakWarnings say why a breakpoint can never stop a run of the plan:
+// no path of it matches the pattern, or the condition reads a step it does
+// not have.
+func breakWarnings(b debugger.Breakpoint) []string {
+	var out []string
+	for _, w := range []string{b.Unmatched, b.UnknownSteps} {
+		if w != "" {
+			out = append(out, w)
+		}
 	}
 	return out
 }
@@ -552,8 +599,15 @@ func (d *driver) help(topic debugger.Verb) {
 	d.answer(map[string]any{"commands": list}, func(w io.Writer) { writeCommands(w, list) })
 }
 
-// writeCommands writes one command a line: its usage, its short forms and
-// what it does.
+// helpWidth is the width help text is wrapped at.
+const helpWidth = 80
+
+// usageColumn is the widest usage that has what it does beside it; a
+// longer one has it on the lines below, so that the column leaves room.
+const usageColumn = 24
+
+// writeCommands writes each command: its usage and short forms, and what
+// it does beside them, wrapped at helpWidth.
 func writeCommands(w io.Writer, list []debugger.Syntax) {
 	usages := make([]string, len(list))
 	width := 0
@@ -562,11 +616,42 @@ func writeCommands(w io.Writer, list []debugger.Syntax) {
 		if len(s.Aliases) > 0 {
 			usages[i] += " (" + strings.Join(s.Aliases, ", ") + ")"
 		}
-		width = max(width, len(usages[i]))
+		if len(usages[i]) <= usageColumn {
+			width = max(width, len(usages[i]))
+		}
 	}
+	indent := strings.Repeat(" ", width+4)
 	for i, s := range list {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, usages[i], s.Does)
+		lines := wrapWords(s.Does, helpWidth-len(indent))
+		if len(usages[i]) > width {
+			fmt.Fprintf(w, "  %s\n", usages[i])
+		} else {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, usages[i], lines[0])
+			lines = lines[1:]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "%s%s\n", indent, l)
+		}
 	}
+}
+
+// wrapWords breaks text into lines of at most width runes, between words;
+// a word longer than width has a line of its own.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }
 
 // show prints a state: where the run stopped and why, or how it ended.
@@ -585,51 +670,94 @@ func (d *driver) show(st debugger.State) {
 		return
 	}
 	snap := st.Stop
-	fmt.Fprintf(d.s.err, "stopped at %s (%s) by %s\n", snap.Path, snap.Kind, st.Reason)
+	w := d.s.err
+	fmt.Fprintf(w, "stopped at %s (%s) by %s\n", snap.Path, snap.Kind, st.Reason)
 	for _, part := range []struct {
 		label string
 		value any
 	}{{"input", snap.Input}, {"output", snap.Output}} {
 		if part.value != nil {
-			fmt.Fprintf(d.s.err, "  %-7s %s\n", part.label, cut(engine.JSONText(part.value), valueWidth))
+			d.valueLine(part.label, engine.JSONText(part.value))
 		}
 	}
 	if snap.Error != "" {
-		fmt.Fprintf(d.s.err, "  error   %s\n", snap.Error)
+		d.proseLine("error", snap.Error)
 	}
-	if snap.Recorded != "" {
-		fmt.Fprintf(d.s.err, "  record  the recorded run's %s here is made again: going on gives the output above\n", snap.Recorded)
+	switch snap.Recorded {
+	case "":
+	case "decline":
+		d.proseLine("record", "the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above")
+	case "answer":
+		d.proseLine("record", "the recorded run answered this ask: going on gives its answer, the output above")
+	default:
+		d.proseLine("record", fmt.Sprintf("the recorded run's %s here is made again: going on gives the output above", snap.Recorded))
 	}
 	if snap.Ask != nil {
-		fmt.Fprintf(d.s.err, "  ask     %s (answer JSON | decline)\n", snap.Ask.Prompt)
+		d.proseLine("ask", snap.Ask.Prompt+" (answer JSON | decline)")
 	}
 	if snap.Approval {
-		fmt.Fprintf(d.s.err, "  approve %s? (approve | deny | edit JSON)\n", snap.Tool)
+		d.proseLine("approve", snap.Tool+"? (approve | deny | edit JSON)")
 	}
-	if snap.Prefill != nil && snap.Schema != nil {
-		fmt.Fprintf(d.s.err, "  expects %s\n", cut(engine.JSONText(snap.Prefill), valueWidth))
+	if snap.Kind == engine.StopAsk && snap.Prefill != nil && snap.Schema != nil {
+		// Elsewhere the prefill is only where an editor starts (a tool's
+		// example output, a skeleton), not a value the stop expects.
+		d.valueLine("expects", engine.JSONText(snap.Prefill))
 	}
 	if len(snap.Readers) > 0 {
-		fmt.Fprintf(d.s.err, "  read by %s\n", strings.Join(snap.Readers, ", "))
+		d.valueLine("read by", strings.Join(snap.Readers, ", "))
 	}
 	switch others := len(st.Threads) - 1; {
 	case others == 1:
-		fmt.Fprintln(d.s.err, "  1 other thread held (threads lists it)")
+		fmt.Fprintln(w, "  1 other thread held (threads lists it)")
 	case others > 1:
-		fmt.Fprintf(d.s.err, "  %d other threads held (threads lists them)\n", others)
+		fmt.Fprintf(w, "  %d other threads held (threads lists them)\n", others)
 	}
-	for _, w := range st.Watches {
-		writeWatch(d.s.err, w)
+	for _, v := range st.Watches {
+		writeWatch(w, v, d.width)
 	}
 }
 
-// writeWatch writes a watch expression and what it read, one line.
-func writeWatch(w io.Writer, v debugger.WatchValue) {
+// stopLabel is how wide a stop line's label column is, with its indent:
+// "  read by ".
+const stopLabel = 10
+
+// valueLine writes a line of a stop: a label and a value, cut at the
+// width of the terminal the stops go to.
+func (d *driver) valueLine(label, value string) {
+	fmt.Fprintf(d.s.err, "  %-7s %s\n", label, cut(value, d.width-stopLabel))
+}
+
+// proseLine writes a line of a stop that is read whole (an error, an ask's
+// prompt), wrapped at the terminal's width under its label.
+func (d *driver) proseLine(label, text string) {
+	for i, l := range wrapWords(text, d.width-stopLabel) {
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(d.s.err, "  %-7s %s\n", label, l)
+	}
+}
+
+// stopWidth is the width of the terminal stream is, or helpWidth when it
+// is none (a pipe, a file, a CI log).
+func stopWidth(stream any) int {
+	if isTerminal(stream) {
+		if w, _, err := term.GetSize(stream.(*os.File).Fd()); err == nil && w > 2*stopLabel {
+			return w
+		}
+	}
+	return helpWidth
+}
+
+// writeWatch writes a watch expression and what it read, one line, its
+// value cut to fit width.
+func writeWatch(w io.Writer, v debugger.WatchValue, width int) {
 	switch {
 	case v.Error != "":
 		fmt.Fprintf(w, "  watch %d  %s: %s\n", v.ID, v.Path, v.Error)
 	case v.Read:
-		fmt.Fprintf(w, "  watch %d  %s = %s\n", v.ID, v.Path, cut(engine.JSONText(v.Value), valueWidth))
+		head := fmt.Sprintf("  watch %d  %s = ", v.ID, v.Path)
+		fmt.Fprintf(w, "%s%s\n", head, cut(engine.JSONText(v.Value), max(width-utf8.RuneCountInString(head), stopLabel)))
 	default:
 		fmt.Fprintf(w, "  watch %d  %s\n", v.ID, v.Path)
 	}

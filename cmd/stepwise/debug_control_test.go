@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // debugProject is the run project with more files under .stepwise: plans,
@@ -348,6 +349,18 @@ func TestDebugUntil(t *testing.T) {
 	out, _, _ = debugTurns(t, []string{"until E1//A", "abort"}, "loop")
 	if got := strings.Join(stopsOf(t, out), ", "); got != "breakpoint, stop step E1 (entry), error, end aborted" || !strings.Contains(out, "segment 2 is empty") {
 		t.Errorf("a bad pattern: %s", got)
+	}
+	// A pattern no stop can be at is warned of as break warns of one,
+	// and the run goes on; one that can be is not. (The breakpoint kept
+	// above is cleared first.)
+	const warning = "no path of the plan matches nomatch/**, so it never stops; the nearest that would: **"
+	_, errOut, _ := debugCLI(t, "clear 1\nuntil E2\nuntil nomatch/**\n", "loop")
+	if !strings.Contains(errOut, "stopped at E2 (step) by until\n") || !strings.Contains(errOut, "\nwarning: "+warning+"\nrun finished: ok\n") || strings.Count(errOut, "warning:") != 1 {
+		t.Errorf("until of a pattern no stop is at:\n%s", errOut)
+	}
+	out, _, _ = debugCLI(t, "until nomatch/**\n", "loop", "--json")
+	if lines := jsonLines(t, out); len(lines) < 3 || lines[1]["until"] != "nomatch/**" || lines[1]["warning"] != warning || lines[2]["status"] != "ok" {
+		t.Errorf("until of a pattern no stop is at, --json:\n%s", out)
 	}
 }
 
@@ -716,6 +729,18 @@ func TestDebugHelpSaysLinesWait(t *testing.T) {
 		!strings.Contains(text, "ctrl-c pauses a going run") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
+	for _, want := range []string{"SIGTERM and SIGHUP abort it", "written to stderr", "stdout gets only the plan's output",
+		"every stop and every answer is one JSON object a line on stdout"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("debug --help does not say %q", want)
+		}
+	}
+	// Wrapped as the other commands' help is, flags and commands included.
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > helpWidth {
+			t.Errorf("a line of %d characters, past %d: %s", utf8.RuneCountInString(l), helpWidth, l)
+		}
+	}
 }
 
 // TestReplayOfEdits replays runs in which a person edited a call's
@@ -758,5 +783,25 @@ func TestReplayOfEdits(t *testing.T) {
 				t.Errorf("the replay does not say it made the edit again:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestDebugStopLinesFit checks that the lines of a stop in text fit the
+// width of the terminal they go to, 80 columns off one, and that a step's
+// stop does not show its tool's example output as what it expects.
+func TestDebugStopLinesFit(t *testing.T) {
+	demoProject(t)
+	_, errOut, _ := debugCLI(t, "watch item\nwhere\nquit\n", "triage_queue", `{"on_call": "Priya"}`, "--break", "assess/do.2/verdict step", "--continue")
+	if !strings.Contains(errOut, "  input   {") || !strings.Contains(errOut, "  read by ") || !strings.Contains(errOut, "  watch 1  item = {") {
+		t.Fatalf("no input, read by or watch line at the stop:\n%s", errOut)
+	}
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(l, "  ") && utf8.RuneCountInString(l) > helpWidth {
+			t.Errorf("a stop line of %d characters, past %d: %s", utf8.RuneCountInString(l), helpWidth, l)
+		}
+	}
+	_, errOut, _ = debugCLI(t, "quit\n", "post_triage_notes", `{"findings": []}`, "--break", "stamp step", "--continue")
+	if !strings.Contains(errOut, "stopped at stamp (step)") || strings.Contains(errOut, "expects") {
+		t.Errorf("the stamp step's stop shows the tool's example as expected:\n%s", errOut)
 	}
 }

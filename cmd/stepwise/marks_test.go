@@ -686,6 +686,13 @@ func TestForkAfterAMapReusesItsItems(t *testing.T) {
 	if !strings.Contains(errOut, ": E1: 2 items, do.0 to do.1\n") {
 		t.Errorf("the fork's progress does not say it reused the map's items:\n%s", errOut)
 	}
+	// Its progress says so as the map ends, as it says a step it reused
+	// whole, and says the step set as inspect does.
+	for _, want := range []string{"\n⇢ E1: 2 items, do.0 to do.1 reused from run " + env.RunID[:12] + "\n", "\n✎ E2 set by the fork (--set)\n"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the fork's progress does not say %q:\n%s", want, errOut)
+		}
+	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "notes.log")); string(after) != string(notes) {
 		t.Errorf("the fork ran the map's items again: notes.log went from %q to %q", notes, after)
 	}
@@ -816,7 +823,8 @@ func TestReplayStopShowsTheReplacement(t *testing.T) {
 		t.Errorf("the replay under the debugger does not match its record:\n%s", out)
 	}
 	_, errOut, _ = rerunCLI(t, "continue\ncontinue\n", "replay", id, "--debug", "--break", "E2/agent.1 reply")
-	if !strings.Contains(errOut, "  record  the recorded run's replace here is made again: going on gives the output above\n") || !strings.Contains(errOut, "a replaced reply") {
+	// The record line is wrapped at 80 columns off a terminal.
+	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), "record the recorded run's replace here is made again: going on gives the output above") || !strings.Contains(errOut, "a replaced reply") {
 		t.Errorf("the text stop does not show the replacement nor say the record made it:\n%s", errOut)
 	}
 }

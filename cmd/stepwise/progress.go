@@ -89,6 +89,10 @@ type progressDisplay struct {
 	// told counts, off a terminal, the periods each running step has
 	// been told at.
 	told map[*progress.Step]int
+	// reusedItems are, by top-level step, the steps of its items a fork
+	// reused: a map that runs one item again tells the others with its
+	// end.
+	reusedItems map[string][]string
 	// started wakes the telling off a terminal when a step starts: its
 	// first line is due a period later.
 	started chan struct{}
@@ -132,14 +136,28 @@ func (d *progressDisplay) sink() engine.Sink {
 
 // Event takes one event of the run in, and writes the lines it makes.
 func (d *progressDisplay) Event(e engine.Event) {
+	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	d.mu.Lock()
 	ended := d.run.Event(e)
 	if ended != nil {
 		delete(d.told, ended)
 	}
+	if end, ok := e.Payload.(engine.StepEnded); ok && !top && end.Reused == "fork" {
+		if _, _, inItem := outerItem(e.Path); inItem {
+			step, _, _ := strings.Cut(e.Path, "/")
+			if d.reusedItems == nil {
+				d.reusedItems = map[string][]string{}
+			}
+			d.reusedItems[step] = append(d.reusedItems[step], e.Path)
+		}
+	}
+	var reused []string
+	if ended != nil {
+		reused = d.reusedItems[ended.Path]
+		delete(d.reusedItems, ended.Path)
+	}
 	answered := d.answered
 	d.mu.Unlock()
-	top := e.Path != "" && !strings.Contains(e.Path, "/")
 	switch pl := e.Payload.(type) {
 	case engine.RunStarted:
 		if d.fork.run != "" {
@@ -169,6 +187,11 @@ func (d *progressDisplay) Event(e engine.Event) {
 		if line := d.endLine(ended); line != "" {
 			fmt.Fprintln(d.w, line)
 		}
+		if len(reused) > 0 && ended.End.Reused == "" && (d.block != nil || d.lines) {
+			// Said as a step the fork reused is: its items that did not
+			// run again, as the fork's summary counts them.
+			fmt.Fprintf(d.w, "%s %s reused from run %s\n", format.MarkReused, stepsText(reused), format.ShortID(d.fork.run))
+		}
 	case engine.Warning:
 		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
 	case engine.Asked:
@@ -194,6 +217,10 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 		// Said as inspect marks it: the step did not run, the fork took
 		// its recorded result.
 		return fmt.Sprintf("%s %s reused from run %s", format.MarkReused, s.Path, format.ShortID(d.fork.run))
+	case end.Status == engine.StepSkipped && end.Decided == engine.BySet.String() && (d.block != nil || d.lines):
+		// Said as inspect and the fork's summary say it: nobody injected
+		// it at a stop.
+		return fmt.Sprintf("%s %s %s", format.Mark(end.Decided, ""), s.Path, format.DecisionText(end.Decided, ""))
 	case end.Status == engine.StepSkipped && (d.block != nil || d.lines):
 		return fmt.Sprintf("⊘ %s skipped with an injected result", s.Path)
 	case d.block != nil:
@@ -208,10 +235,12 @@ func summaryTail(s *progress.Step) string {
 	case s.List != nil:
 		l := s.List
 		tail := " " + progress.Thousands(l.Done)
+		count := l.Done
 		if l.Total > l.Done {
 			tail += " of " + progress.Thousands(l.Total)
+			count = l.Total
 		}
-		tail += " items"
+		tail += map[bool]string{true: " item", false: " items"}[count == 1]
 		if notes := l.Notes(); len(notes) > 0 {
 			tail += " (" + strings.Join(notes, ", ") + ")"
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stepwise-dev/stepwise/tui/progress"
 )
 
 // progressProjectFiles is a project whose plan slow maps 40 items through
@@ -420,5 +422,28 @@ func TestProgressFailedSummary(t *testing.T) {
 	_, errOut, code := runCLI(t, "run", "slow")
 	if code != 1 || !regexp.MustCompile(`(?m)^✗ E1 map \d+ of 40 items \(1 failed\) failed after \d+(ms|\.\ds) [\d.]+k tok \$0\.\d{4}$`).MatchString(errOut) {
 		t.Errorf("exit %d; the failed map's summary is not there with its cost:\n%s", code, errOut)
+	}
+}
+
+// TestSummaryTailCounts checks that a list step's summary counts its items
+// in words that agree with the count.
+func TestSummaryTailCounts(t *testing.T) {
+	cases := []struct {
+		name string
+		list progress.List
+		want string
+	}{
+		{"one item", progress.List{Total: 1, Done: 1}, " 1 item"},
+		{"one of one failed", progress.List{Total: 1, Done: 1, Failed: 1}, " 1 item (1 failed)"},
+		{"two items", progress.List{Total: 2, Done: 2}, " 2 items"},
+		{"one of two", progress.List{Total: 2, Done: 1}, " 1 of 2 items"},
+		{"none of one", progress.List{Total: 1, Done: 0}, " 0 of 1 item"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := summaryTail(&progress.Step{List: &c.list}); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
 	}
 }

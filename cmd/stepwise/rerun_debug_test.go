@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -275,4 +276,75 @@ func TestReplayUnderDebuggerEnds(t *testing.T) {
 			t.Errorf("no line of its own names the replay's run:\n%q", errOut)
 		}
 	})
+}
+
+// TestReplayAskSaysTheRecord replays, under the debugger, a run whose ask
+// a person declined: the ask stop says going on declines it again, as the
+// record did, and gives the ask's default (recorded "decline" with
+// --json, a record line in text), not only what the ask expects.
+func TestReplayAskSaysTheRecord(t *testing.T) {
+	debugProject(t, itemsProjectFiles)
+	out, errOut, code := debugCLI(t, "continue\ndecline\ncontinue\n", "items", "--json")
+	if code != 0 {
+		t.Fatalf("debug: exit %d\n%s\n%s", code, out, errOut)
+	}
+	orig := sessionRun(t, errOut)
+	out, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug", "--json")
+	var ask *debugger.Snapshot
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v struct {
+			Stop *debugger.Snapshot `json:"stop"`
+		}
+		if json.Unmarshal([]byte(l), &v) == nil && v.Stop != nil && v.Stop.Kind == "ask" {
+			ask = v.Stop
+		}
+	}
+	if code != 0 || ask == nil || ask.Recorded != "decline" || mustJSON(t, ask.Output) != `{"keep":false}` {
+		t.Fatalf("exit %d; the ask stop %+v does not say the record declined it, giving the default\n%s%s", code, ask, out, errOut)
+	}
+	_, errOut, code = rerunCLI(t, "continue\ncontinue\n", "replay", orig, "--debug")
+	if want := "record the recorded run declined this ask: going on declines it again, and the ask gives its default, the output above"; code != 0 || !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
+		t.Errorf("exit %d; want %q in:\n%s", code, want, errOut)
+	}
+}
+
+// TestForkUnderDebuggerStartsNoServerForReusedSteps forks a run of the
+// demo from its solver under the debugger: the steps before it, which
+// call the tracker's MCP server, are reused, so the fork starts no server
+// (looking their tools up would start it, and count in the first reused
+// step's time).
+func TestForkUnderDebuggerStartsNoServerForReusedSteps(t *testing.T) {
+	demoProject(t)
+	dir, _ := os.Getwd()
+	started := filepath.Join(dir, "started.log")
+	wrapper := filepath.Join(dir, "tracker.sh")
+	script := "#!/bin/sh\necho started >> " + strconv.Quote(started) + "\nexec " + strconv.Quote(os.Args[0]) + ` "$@"` + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(".stepwise", "config.toml")
+	text, _ := os.ReadFile(config)
+	replaced := strings.Replace(string(text), "command = "+strconv.Quote(os.Args[0]), "command = "+strconv.Quote(wrapper), 1)
+	if replaced == string(text) {
+		t.Fatalf("the demo's config names no tracker command %s:\n%s", os.Args[0], text)
+	}
+	os.WriteFile(config, []byte(replaced), 0o644)
+	out, errOut, code := rerunCLI(t, "", "run", "triage_queue", `{"on_call": "Priya"}`, "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	before, _ := os.ReadFile(started)
+	if len(before) == 0 {
+		t.Fatal("the run did not start the tracker through the wrapper")
+	}
+	_, errOut, code = rerunCLI(t, "continue\ncontinue\ncontinue\n", "fork", env.RunID, "--from", "solver", "--debug")
+	if code != 0 {
+		t.Fatalf("fork: exit %d\n%s", code, errOut)
+	}
+	if after, _ := os.ReadFile(started); string(after) != string(before) {
+		t.Errorf("the fork started the tracker for steps it reused (%q, then %q)\n%s", before, after, errOut)
+	}
 }

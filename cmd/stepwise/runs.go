@@ -561,15 +561,24 @@ func printRun(w io.Writer, d *record.RunDetail) {
 
 	if len(d.ToolCalls) > 0 {
 		fmt.Fprintf(w, "\ntool calls (%d)\n", len(d.ToolCalls))
-		for _, c := range d.ToolCalls {
-			status, took := "ok", format.Millis(c.Ms)
+		// Columns, as the steps have: each call's details are under it,
+		// so a tabwriter, which aligns runs of rows, would not align them.
+		type callRow struct{ status, took string }
+		rows := make([]callRow, len(d.ToolCalls))
+		pathWidth, toolWidth, statusWidth, tookWidth := 0, 0, 0, 0
+		for i, c := range d.ToolCalls {
+			rows[i] = callRow{"ok", format.Millis(c.Ms)}
 			switch {
 			case !c.Ended:
-				status, took = "no end", "-"
+				rows[i] = callRow{"no end", "-"}
 			case c.IsError:
-				status = "error"
+				rows[i].status = "error"
 			}
-			fmt.Fprintf(w, "  %s  %s  %s  %s%s\n", c.Path, c.Tool, status, took, unitNotes(c.HeldMs, c.Decided, c.Reused))
+			pathWidth, toolWidth = max(pathWidth, utf8.RuneCountInString(c.Path)), max(toolWidth, utf8.RuneCountInString(c.Tool))
+			statusWidth, tookWidth = max(statusWidth, len(rows[i].status)), max(tookWidth, len(rows[i].took))
+		}
+		for i, c := range d.ToolCalls {
+			fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %*s%s\n", pathWidth, c.Path, toolWidth, c.Tool, statusWidth, rows[i].status, tookWidth, rows[i].took, unitNotes(c.HeldMs, c.Decided, c.Reused))
 			detail(w, "args", c.Args)
 			detail(w, "out", c.Result)
 			if c.Error != "" {

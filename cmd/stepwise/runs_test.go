@@ -331,3 +331,62 @@ func TestRunsHelpMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectListsCallsInPlanOrder runs the demo, whose assess map runs
+// two items at once, and checks that inspect lists its model calls in plan
+// order, as it lists steps and tool calls (item by item, however the items
+// interleaved), and its tool calls in aligned columns.
+func TestInspectListsCallsInPlanOrder(t *testing.T) {
+	demoProject(t)
+	out, errOut, code := runCLI(t, "run", "triage_queue", `{"on_call": "Priya"}`, "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "inspect", env.RunID)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d\n%s", code, errOut)
+	}
+	section := func(title string) []string {
+		_, rest, ok := strings.Cut(out, "\n"+title+" (")
+		if !ok {
+			t.Fatalf("inspect has no %s:\n%s", title, out)
+		}
+		rest, _, _ = strings.Cut(rest, "\n\n")
+		var rows []string
+		for _, l := range strings.Split(rest, "\n")[1:] {
+			if !strings.HasPrefix(l, "      ") {
+				rows = append(rows, l)
+			}
+		}
+		return rows
+	}
+	var models []string
+	for _, row := range section("model calls") {
+		models = append(models, strings.Fields(row)[0])
+	}
+	want := []string{
+		"assess/do.0/verdict/agent.1", "assess/do.0/verdict/agent.2",
+		"assess/do.1/verdict/agent.1", "assess/do.1/verdict/agent.2",
+		"assess/do.2/verdict/agent.1", "assess/do.2/verdict/agent.2", "assess/do.2/verdict/agent.2/repair",
+		"assess/do.3/verdict/agent.1", "assess/do.3/verdict/agent.2",
+		"solver",
+	}
+	if strings.Join(models, " ") != strings.Join(want, " ") {
+		t.Errorf("model calls\n got %v\nwant %v", models, want)
+	}
+	rows := section("tool calls")
+	column := -1
+	for _, row := range rows {
+		at := strings.Index(row, "  ok  ")
+		if column == -1 {
+			column = at
+		}
+		if at < 0 || at != column {
+			t.Errorf("the tool calls' status is not in one column:\n%s", strings.Join(rows, "\n"))
+			break
+		}
+	}
+}
