@@ -911,6 +911,20 @@ func TestBreakpointKeys(t *testing.T) {
 					t.Error("S1 is still marked ●")
 				}
 			}},
+		{"b on a held run's row marked ○ by a breakpoint with a kind enables it", func(b *bench) { b.debugTo(docSimple, "S1 step") },
+			append(command("disable 1"), keyBreak), func(t *testing.T, b *bench) {
+				wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
+				wantBook(t, b, "S1 step")
+				wantNotice(t, b, "breakpoint 1 at S1 step enabled")
+				if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "S1  builtin__reshape")) {
+					t.Error("S1 is not marked ●")
+				}
+			}},
+		{"b on a held run's row marked ○ by a wider pattern enables it", func(b *bench) { b.debugTo(docSimple, "S1/**") },
+			append(command("disable 1"), keyBreak), func(t *testing.T, b *bench) {
+				wantBook(t, b, "S1/**")
+				wantNotice(t, b, "breakpoint 1 at S1/** enabled")
+			}},
 		{"space again turns it on", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace, keySpace), func(t *testing.T, b *bench) {
 				wantBook(t, b, "S0")
