@@ -103,13 +103,16 @@ func (p *runPage) refreshThreads() {
 	if r != nil && r.session != nil && (r.debug || r.held()) && !r.state.Finished {
 		ths = r.session.Threads()
 	}
+	var held []string
 	for _, th := range ths {
 		if th.Held {
 			// A thread held before its step's first event has a row
 			// to show it by, as the current one does.
 			r.tree.Expect(th.Path, th.Tool)
+			held = append(held, th.Path)
 		}
 	}
+	p.tree.SetHeld(held)
 	before := p.layout()
 	selected, had := p.threadList.Selected()
 	p.threadList.SetItems(ths)
@@ -122,6 +125,15 @@ func (p *runPage) refreshThreads() {
 	if p.focus == paneBottom && !p.threadsShown() {
 		p.setFocus(paneTree)
 	}
+}
+
+// heldThreadAt is the thread held at path now, if one is.
+func (p *runPage) heldThreadAt(path string) (debugger.Thread, bool) {
+	i := slices.IndexFunc(p.threads(), func(th debugger.Thread) bool { return th.Held && th.Path == path })
+	if i < 0 {
+		return debugger.Thread{}, false
+	}
+	return p.threads()[i], true
 }
 
 // selectCurrentThread moves the threads pane's selection to the thread

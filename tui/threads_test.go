@@ -372,3 +372,39 @@ func TestItemHeldInItsBody(t *testing.T) {
 		t.Errorf("the item is %s once the run ended", n.Status)
 	}
 }
+
+// TestNextHeldGoesThroughThreads: H from the stop goes to the row of the
+// next thread held now, press after press, and around to the stop again,
+// as E and T go through theirs.
+func TestNextHeldGoesThroughThreads(t *testing.T) {
+	b := newBenchWithPlan(t, "fan", fanPlan)
+	b.press(command("break F1/do.*")...)
+	b.press(keyDebug)
+	b.settle()
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+	first := b.m.runPage.run.state.Stop.Path
+	seen := map[string]bool{}
+	for range 3 {
+		b.press(keyNextHeld)
+		got := b.m.runPage.selectedPath()
+		if !strings.HasPrefix(got, "F1/do.") || seen[got] {
+			t.Fatalf("H went to %q (notice %q), after %v", got, b.m.notice.text, seen)
+		}
+		seen[got] = true
+		if got != first {
+			wantNotice(t, b, "held now: "+got+", thread "+got+" waits there")
+		}
+	}
+	b.press(keyNextHeld)
+	if got := b.m.runPage.selectedPath(); !seen[got] {
+		t.Errorf("the fourth H went to %q, not around to a held thread's row", got)
+	}
+	for !b.m.runPage.run.state.Finished {
+		b.press(keyContinue)
+	}
+}

@@ -11,6 +11,8 @@
 package runtree
 
 import (
+	"maps"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -29,6 +31,8 @@ type Model struct {
 	// line is the line of the body the selected row is drawn on.
 	line int
 	stop string
+	// held are the paths the run's other threads are held at now.
+	held map[string]bool
 	// origin says where a run again comes from ("replay of 6a73ad7968f9",
 	// "fork of 6a73ad7968f9 from E2"), empty for any other run.
 	origin string
@@ -82,7 +86,7 @@ func (m *Model) Follow() {
 func (m *Model) SetTree(t *live.Tree) {
 	if t != m.tree {
 		// Another run starts as every run does: unfiltered.
-		m.stop, m.origin = "", ""
+		m.stop, m.origin, m.held = "", "", nil
 		m.filter = common.FilterLine{}
 	}
 	m.tree = t
@@ -114,6 +118,25 @@ func (m *Model) SetStop(path string) {
 		m.SelectPath(path)
 	}
 }
+
+// SetHeld gives the paths the run's threads are held at now, besides the
+// stop: the held filter and the jump to held rows find them.
+func (m *Model) SetHeld(paths []string) {
+	held := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		held[p] = true
+	}
+	if maps.Equal(held, m.held) {
+		return
+	}
+	m.held = held
+	if m.view != nil {
+		m.Refilter()
+	}
+}
+
+// heldNow reports whether a thread of the run is held at path now.
+func (m Model) heldNow(path string) bool { return path == m.stop || m.held[path] }
 
 // SetBreakpoints sets what says which breakpoints a row has; nil marks
 // none. It is asked only about the rows in view.
