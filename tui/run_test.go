@@ -359,6 +359,10 @@ func TestDebugKey(t *testing.T) {
 		}},
 		{"g asks for the inputs first, then holds the run", nil, seq(keyDebug), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "ctrl+s debug")
+			// The key bar names ctrl+s as the form's box does.
+			if lines := strings.Split(strings.TrimRight(b.screen(), "\n"), "\n"); !strings.Contains(lines[len(lines)-1], "ctrl+s debug") {
+				t.Errorf("the key bar reads %q, want ctrl+s debug", lines[len(lines)-1])
+			}
 			wantOverlay(t, b, overlayForm)
 			wantNoRun(t, b)
 			b.press(keySubmit)
