@@ -238,7 +238,8 @@ func (s *Snapshot) Eval(path string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Render(s.evalScope())
+	v, err := t.Render(s.evalScope())
+	return v, outOfBody(err)
 }
 
 // Render renders a template (text with {{path}} tags) against the scope
@@ -250,7 +251,7 @@ func (s *Snapshot) Render(text string) (string, error) {
 	}
 	v, err := t.Render(s.evalScope())
 	if err != nil {
-		return "", err
+		return "", outOfBody(err)
 	}
 	if str, ok := v.(string); ok {
 		return str, nil
