@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -233,12 +234,7 @@ func (p *runPage) threadsView(width, height int) string {
 		default:
 			kind = " " + string(th.Kind)
 		}
-		room := inner - 2 - common.TextWidth(kind)
-		if where == "" {
-			name = common.ElideMiddle(name, room)
-		} else {
-			name, where = common.ElidePair(name, where, room)
-		}
+		name, where = fitThreadPlace(name, where, inner-2-common.TextWidth(kind))
 		line := mark + name
 		if where != "" {
 			line += "  " + where
@@ -266,12 +262,36 @@ func (p *runPage) threadsView(width, height int) string {
 	return common.Frame(t, width, height, title, info, focused, lines)
 }
 
+// fitThreadPlace fits a thread's name and where it is, two cells apart,
+// in room cells. Where it is stays whole and the name loses its middle:
+// the place (posted, verdict/agent.2) is what tells held threads apart,
+// and the name's two ends (post/then/…/comments/do.0) still say which
+// thread it is. Only a pane too narrow for the place beside the shortest
+// name cuts the place too.
+func fitThreadPlace(name, where string, room int) (string, string) {
+	if where == "" {
+		return common.ElideMiddle(name, room), ""
+	}
+	nameRoom := room - 2 - common.TextWidth(where)
+	if short := min(common.TextWidth(name), minThreadName); nameRoom < short {
+		nameRoom = short
+		where = common.ElideMiddle(where, room-2-nameRoom)
+	}
+	return common.ElideMiddle(name, nameRoom), where
+}
+
+// minThreadName is the fewest cells a thread's name is cut to beside its
+// place: do.12 whole, or the two ends of a longer one.
+const minThreadName = 8
+
 // threadPlace is how the threads pane names a thread and says where it
 // is. A thread's id is the path it started at, so its stop's path repeats
 // it: the name is the id below the thread that started it (the longest
 // other live id above it: an item's tool call under its item), or, with
-// none, below its top-level step, which the plan's own thread is at
-// (assess/do.0 is do.0); where is the stop's path below the id
+// none, below its top-level step where the thread is that step's own item
+// or round (assess/do.0 is do.0, E2/agent.1/x is agent.1/x): deeper, below
+// a branch or in a called plan, the whole id, as then/… alone would not
+// say where it is. Where is the stop's path below the id
 // (verdict/agent.2), empty while the thread is at its own path. The plan's
 // own thread, main, is no path: it is named so, and is where its stop is.
 func threadPlace(th debugger.Thread, ids []string) (name, where string) {
@@ -284,7 +304,7 @@ func threadPlace(th debugger.Thread, ids []string) (name, where string) {
 	}
 	if parent != "" {
 		name = th.ID[len(parent)+1:]
-	} else if _, below, ok := strings.Cut(th.ID, "/"); ok {
+	} else if _, below, ok := strings.Cut(th.ID, "/"); ok && unitOfStep(below) {
 		name = below
 	}
 	switch {
@@ -295,6 +315,16 @@ func threadPlace(th debugger.Thread, ids []string) (name, where string) {
 		where = th.Path
 	}
 	return name, where
+}
+
+// unitOfStep reports whether a path below a step starts at one of the
+// step's own items or rounds (do.0, agent.1), not at a branch or a body
+// step.
+func unitOfStep(below string) bool {
+	first, _, _ := strings.Cut(below, "/")
+	_, item := path.ItemIndex(first)
+	_, round := path.RoundNumber(first)
+	return item || round
 }
 
 // watchesView lists the watch expressions with what each read at the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -321,6 +322,9 @@ func TestThreadPlace(t *testing.T) {
 		{"E2/agent.1/builtin__reshape", "E2/agent.1/builtin__reshape", "agent.1/builtin__reshape", ""},
 		{"a/do.1/b/do.2", "a/do.1/b/do.2/c", "b/do.2", "c"},
 		{"a/do.1", "", "do.1", ""},
+		// A called plan's map item below a branch keeps its whole id.
+		{"post/then/post_triage_notes/comments/do.0", "post/then/post_triage_notes/comments/do.0/posted",
+			"post/then/post_triage_notes/comments/do.0", "posted"},
 	} {
 		name, where := threadPlace(debugger.Thread{ID: tc.id, Path: tc.path}, ids)
 		if name != tc.name || where != tc.where {
@@ -406,5 +410,32 @@ func TestNextHeldGoesThroughThreads(t *testing.T) {
 	}
 	for !b.m.runPage.run.state.Finished {
 		b.press(keyContinue)
+	}
+}
+
+// TestFitThreadPlace: a narrow threads pane keeps where a thread is whole
+// and cuts the middle of its name; only a pane too narrow for the place
+// beside a short name cuts the place too.
+func TestFitThreadPlace(t *testing.T) {
+	const deep = "post/then/post_triage_notes/comments/do.0"
+	for _, tc := range []struct {
+		name, where string
+		room        int
+		wantName    string
+		wantWhere   string
+	}{
+		{deep, "posted", 80, deep, "posted"},
+		{deep, "posted", 30, "post/the…comments/do.0", "posted"},
+		{"do.0", "verdict/agent.2", 40, "do.0", "verdict/agent.2"},
+		{deep, "", 20, "post/th…omments/do.0", ""},
+		{deep, "verdict/agent.2/tracker__add_comment", 30, "po…/do.0", "verdict…_add_comment"},
+	} {
+		name, where := fitThreadPlace(tc.name, tc.where, tc.room)
+		if name != tc.wantName || where != tc.wantWhere {
+			t.Errorf("fitThreadPlace(%q, %q, %d) = %q, %q; want %q, %q", tc.name, tc.where, tc.room, name, where, tc.wantName, tc.wantWhere)
+		}
+		if w := common.TextWidth(name) + 2 + common.TextWidth(where); where != "" && w > tc.room {
+			t.Errorf("fitThreadPlace(%q, %q, %d) takes %d cells", tc.name, tc.where, tc.room, w)
+		}
 	}
 }
