@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
 // run is one run on show: a live one the workbench drives through a
@@ -52,7 +53,7 @@ type run struct {
 	rerun  string
 	// origin says where a replay or a fork comes from, for the tree's
 	// title: "replay of RUN", "fork of RUN from PATH".
-	origin string
+	origin runtree.Origin
 	// id is the run's own id, read off its events, which the run store
 	// keeps it under once it has ended.
 	id string

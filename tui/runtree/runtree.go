@@ -33,9 +33,8 @@ type Model struct {
 	stop string
 	// held are the paths the run's other threads are held at now.
 	held map[string]bool
-	// origin says where a run again comes from ("replay of 6a73ad7968f9",
-	// "fork of 6a73ad7968f9 from E2"), empty for any other run.
-	origin string
+	// origin says where a run again comes from, zero for any other run.
+	origin Origin
 	breaks func(path string) common.BreakMark
 	// follow says the selection follows the newest running row as
 	// events arrive (Follow), until the user moves it.
@@ -86,7 +85,7 @@ func (m *Model) Follow() {
 func (m *Model) SetTree(t *live.Tree) {
 	if t != m.tree {
 		// Another run starts as every run does: unfiltered.
-		m.stop, m.origin, m.held = "", "", nil
+		m.stop, m.origin, m.held = "", Origin{}, nil
 		m.filter = common.FilterLine{}
 	}
 	m.tree = t
@@ -100,9 +99,30 @@ func (m *Model) SetSize(width, height int) {
 	m.settle()
 }
 
-// SetOrigin says, in the title, where the run on show comes from: a
-// replay or a fork of a recorded run; empty for a run of its own.
-func (m *Model) SetOrigin(origin string) { m.origin = origin }
+// Origin says where a run again comes from: a replay of a recorded run,
+// or a fork of one from a path.
+type Origin struct {
+	What string // replay or fork; empty for a run of its own
+	Run  string // the recorded run's id
+	From string // where a fork starts; empty for a replay
+}
+
+// Text is the origin as a title says it ("fork of 6a73ad7968f9 from E2"),
+// the run's id cut to idLen characters.
+func (o Origin) Text(idLen int) string {
+	if o.What == "" {
+		return ""
+	}
+	s := o.What + " of " + o.Run[:min(idLen, len(o.Run))]
+	if o.From != "" {
+		s += " from " + o.From
+	}
+	return s
+}
+
+// SetOrigin says where the run shown comes from: a replay or a fork of a
+// recorded run, or the zero Origin for a run of its own.
+func (m *Model) SetOrigin(origin Origin) { m.origin = origin }
 
 // Stop is the path of the node the run is held at, empty when none.
 func (m Model) Stop() string { return m.stop }
