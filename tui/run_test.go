@@ -614,9 +614,17 @@ func TestInjectKey(t *testing.T) {
 		{"at a round stop the editor says the value is the round's reply, given in the model's place", func(b *bench) { b.debugTo(docFlow, "E2/agent.1 round") },
 			seq(keySkip), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
-				wantScreen(t, b, "give the reply of E2/agent.1 in the model's place: the model is not called")
+				wantScreen(t, b, "give the reply of E2/agent.1", "in the model's place: the model is not called")
 				wantNoScreen(t, b, "replace what E2/agent.1 gave")
 			}},
+		{"at 80 columns the round editor says all of it", func(b *bench) {
+			b.w, b.h = 80, 24
+			b.update(tea.WindowSizeMsg{Width: b.w, Height: b.h})
+			b.debugTo(docFlow, "E2/agent.1 round")
+		}, seq(keySkip), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayEditor)
+			wantScreen(t, b, "give the reply of E2/agent.1 ", "in the model's place: the model is not called")
+		}},
 		{"n or c at an ask opens the answer editor; :decline declines", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
 			b.press(keyEsc, keyContinue)
