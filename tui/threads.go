@@ -72,7 +72,13 @@ func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
 	case !p.threadsShown():
 		return rect{b.x, b.y, 0, b.h}, b
 	}
-	ww := min(max(p.watchesWidth()+2, minWatchesWidth), b.w*maxWatchesShare/100)
+	// Each pane asks for its widest line; a watch pane that needs more
+	// than its share takes what the threads leave unused.
+	need := max(p.watchesWidth()+2, minWatchesWidth)
+	ww := min(need, b.w*maxWatchesShare/100)
+	if spare := b.w - p.threadsWidth() - 2; need > ww && spare > ww {
+		ww = min(need, spare)
+	}
 	tw := b.w - ww
 	return rect{b.x, b.y, tw, b.h}, rect{b.x + tw, b.y, ww, b.h}
 }
@@ -80,7 +86,7 @@ func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
 // The watch pane beside the threads is as wide as its widest line, its
 // border included, but no narrower than its title needs and no wider than
 // a share of the page, so that the threads keep the room to say where
-// each is.
+// each is, unless the threads' lines leave it more.
 const (
 	minWatchesWidth = 16
 	maxWatchesShare = 45
@@ -91,6 +97,27 @@ func (p *runPage) watchesWidth() int {
 	w := 0
 	for _, wv := range p.watches() {
 		w = max(w, common.TextWidth(watchLine(wv)))
+	}
+	return w
+}
+
+// threadsWidth is the cells the widest line of the threads pane takes
+// uncut, as threadsView draws it: the mark, the name, where the thread
+// is and the kind of its stop.
+func (p *runPage) threadsWidth() int {
+	ths := p.threads()
+	ids := make([]string, len(ths))
+	for i, th := range ths {
+		ids[i] = th.ID
+	}
+	w := 0
+	for _, th := range ths {
+		name, where := threadPlace(th, ids)
+		line := 2 + common.TextWidth(name) + 2 + common.TextWidth(string(th.Kind))
+		if where != "" {
+			line += 1 + common.TextWidth(where)
+		}
+		w = max(w, line)
 	}
 	return w
 }

@@ -439,3 +439,22 @@ func TestFitThreadPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchPaneTakesUnusedRoom: at 80 columns a watch whose line is
+// longer than the watch pane's share takes the room the threads beside it
+// do not use, and is not cut.
+func TestWatchPaneTakesUnusedRoom(t *testing.T) {
+	b := newBench(t, 80, 24)
+	b.w, b.h = 80, 24
+	b.press(command("watch nosuch.path")...)
+	b.debugTo(docFlow, "E1/do.0")
+	wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint")
+	threads, watches := b.m.runPage.bottomPanes(b.m.runPage.layout())
+	if threads.w < b.m.runPage.threadsWidth()+2 {
+		t.Errorf("the threads pane is %d cells, under the %d its lines need", threads.w, b.m.runPage.threadsWidth()+2)
+	}
+	wantScreen(t, b, "1 nosuch.path: missing step 'nosuch' in 'nosuch.path'")
+	if watches.w <= 80*maxWatchesShare/100 {
+		t.Errorf("the watch pane keeps to its share, %d cells", watches.w)
+	}
+}
