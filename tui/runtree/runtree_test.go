@@ -858,13 +858,17 @@ func TestTitleOfARunAgain(t *testing.T) {
 				plan, _ := runPlan(t, map[string]string{"plans/p.yaml": strings.Replace(watched, "identifier: watched", "identifier: watched_triage_queue", 1), "replies.yaml": watchedReplies})
 				tr = live.New(plan)
 			}
-			m := newPane(tr, tc.width, 10, false)
-			if tc.origin.From == "post/then" {
-				m.SetStop("E1")
-			}
-			m.SetOrigin(tc.origin)
-			if top := screen(m)[0]; !strings.Contains(top, tc.want) {
-				t.Errorf("title %q, want %q", top, tc.want)
+			// In colour too: the title's paint takes no room.
+			for _, color := range []bool{false, true} {
+				m := newPane(tr, tc.width, 10, color)
+				m.Focus()
+				if tc.origin.From == "post/then" {
+					m.SetStop("E1")
+				}
+				m.SetOrigin(tc.origin)
+				if top := screen(m)[0]; !strings.Contains(top, tc.want) {
+					t.Errorf("colour %v: title %q, want %q", color, top, tc.want)
+				}
 			}
 		})
 	}

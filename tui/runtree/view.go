@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -183,7 +184,7 @@ func (m Model) title() string {
 	}
 	stands += m.filter.Title(t)
 	// The frame leaves its width less the corners and a cell each side.
-	room := m.Width - 5 - common.TextWidth(s) - common.TextWidth(stands)
+	room := m.Width - 5 - ansi.StringWidth(s) - ansi.StringWidth(stands)
 	origin := m.origin.Text(format.ShortIDLength)
 	if common.TextWidth(origin) > room-1-common.TextWidth(tot.Plan) {
 		origin = m.origin.Text(minOriginID)
