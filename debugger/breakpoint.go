@@ -171,7 +171,7 @@ func (c *Condition) holds(st *engine.Stop, hits int) (bool, error) {
 	scope := stopScope{Stop: st, hits: hits}
 	v, err := c.value.Render(scope)
 	if err != nil {
-		return false, err
+		return false, outOfBody(err)
 	}
 	return engine.Compare(c.Op, v, c.To)
 }

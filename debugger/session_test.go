@@ -922,3 +922,44 @@ steps:
 		t.Fatal("the session hung after its context was cancelled")
 	}
 }
+
+// TestReadersOfAReply: at a round's stops the value is a reply, which the
+// agent's last reply becomes the agent step's result: the stop lists the
+// agent's readers, saying so; a step's own stop lists them plainly.
+func TestReadersOfAReply(t *testing.T) {
+	plan := `
+identifier: agentic
+steps:
+  - id: E1
+    tool_name: agent
+    input:
+      prompt: count
+      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { n: "{{E1.output.n}}" } }
+output: { n: "{{E2.n}}" }
+`
+	s := newSession(t, plan, "  - match: E1\n    reply: { json: { n: 5 } }\n")
+	s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopRound, engine.StopReply}, nil)
+	s.Table().Set("E1", []engine.StopKind{engine.StopResult}, nil)
+	const want = "E2: E1.output.n"
+	for _, tc := range []struct{ where, suffix string }{
+		{"round E1/agent.1", " once this reply, calling no tool, is E1's result"},
+		{"reply E1/agent.1", " once this reply, calling no tool, is E1's result"},
+		{"result E1", ""},
+	} {
+		var st State
+		if tc.where == "round E1/agent.1" {
+			st = s.Start(context.Background(), nil)
+		} else {
+			st = do(t, s, Command{Move: Continue})
+		}
+		if where(st) != tc.where {
+			t.Fatalf("held at %s, want %s", where(st), tc.where)
+		}
+		if got := strings.Join(st.Stop.Readers, "; "); got != want+tc.suffix {
+			t.Errorf("readers at %s: %q, want %q", tc.where, got, want+tc.suffix)
+		}
+	}
+}

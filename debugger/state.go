@@ -135,7 +135,7 @@ func (s *Session) stateLocked() State {
 	cur := s.current
 	st := cur.stop
 	snap := stopSnapshot(st, cur.thread, cur.bp)
-	snap.Readers = s.readers(st.Path)
+	snap.Readers = s.readers(st)
 	e := expect(st, s.catalog)
 	var recorded recordedOutcome
 	if s.recorded != nil {
@@ -199,17 +199,31 @@ func stopSnapshot(st *engine.Stop, thread string, b *Breakpoint) *Snapshot {
 	return snap
 }
 
-// readers lists the templates downstream of the step at path that read
+// readers lists the templates downstream of the stop's step that read
 // its result: by the step's own id, and, for the last step of a body,
 // through the result of the control step around it (an item's result is
-// in its map's results), which the line says.
-func (s *Session) readers(stepPath string) []string {
+// in its map's results), which the line says. At a round's stop the value
+// is a reply (the model's, or one given in its place), and the last reply
+// of an agent, one that calls no tool, is the agent step's result: the
+// agent's readers read it, which the line says too.
+func (s *Session) readers(st *engine.Stop) []string {
+	stepPath, asReply := st.Path, false
+	if st.Kind == engine.StopRound || st.Kind == engine.StopReply {
+		if parent, last, ok := path.Parent(st.Path); ok {
+			if _, round := path.RoundNumber(last); round {
+				stepPath, asReply = parent, true
+			}
+		}
+	}
 	id := path.Last(stepPath)
 	var out []string
 	for _, r := range s.refs[path.Static(stepPath)] {
 		line := r.From + ": " + r.Path
-		if r.Root != id {
+		switch {
+		case r.Root != id:
 			line += " through " + r.Root + "'s result"
+		case asReply:
+			line += " once this reply, calling no tool, is " + id + "'s result"
 		}
 		out = append(out, line)
 	}
@@ -241,7 +255,8 @@ func (s *Snapshot) Eval(path string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Render(s.evalScope())
+	v, err := t.Render(s.evalScope())
+	return v, outOfBody(err)
 }
 
 // Render renders a template (text with {{path}} tags) against the scope
@@ -253,7 +268,7 @@ func (s *Snapshot) Render(text string) (string, error) {
 	}
 	v, err := t.Render(s.evalScope())
 	if err != nil {
-		return "", err
+		return "", outOfBody(err)
 	}
 	if str, ok := v.(string); ok {
 		return str, nil

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -111,11 +112,33 @@ func (s *Session) evalWatches(snap *Snapshot) []WatchValue {
 	for i, w := range s.watches {
 		v, err := w.tmpl.Render(scope)
 		out[i] = WatchValue{ID: w.id, Path: w.path, Value: v, Read: true}
-		if err != nil {
+		if err = outOfBody(err); err != nil {
 			out[i].Value, out[i].Error = nil, err.Error()
 		}
 	}
 	return out
+}
+
+// bodyRoots are the roots a map, filter or reduce body has in scope, by
+// where they are.
+var bodyRoots = map[string]string{
+	"item":        "a map, filter or reduce body",
+	"index":       "a map, filter or reduce body",
+	"accumulator": "a reduce body",
+}
+
+// outOfBody says why a path read at a stop outside a body found nothing
+// under item, index or accumulator: they are roots of a body's scope, not
+// steps, so the template's "missing step" would mislead. Other errors go
+// through as they are.
+func outOfBody(err error) error {
+	var missing *template.MissingStepError
+	if errors.As(err, &missing) {
+		if where, ok := bodyRoots[missing.Root]; ok {
+			return fmt.Errorf("%s is only in scope inside %s", missing.Root, where)
+		}
+	}
+	return err
 }
 
 // scopeRoots are the roots a stop's scope may hold besides the plan's

@@ -343,6 +343,7 @@ func (m *model) openCatalog() tea.Cmd {
 	ws := m.ws
 	m.panels.catalog.SetTools(ws.Tools())
 	m.panels.catalog.SetPlan(m.planPage.document().Name())
+	m.panels.catalog.SetAddRefusal(m.addStepRefusal())
 	m.overlays.push(&m.panels.catalog, false)
 	if len(ws.Servers()) == 0 {
 		return nil
@@ -374,6 +375,22 @@ func (m *model) onServerTools(msg serverToolsMsg) {
 
 // insertStep appends a step calling tool to the plan on show, in its file,
 // and reloads it with the new step selected.
+// addStepRefusal says why no step can be added to the plan on show now,
+// empty when one can: a run of it goes or is held. The run reads the plan
+// as it was; its file changing under it would make its record and its
+// tree disagree with the file.
+func (m *model) addStepRefusal() string {
+	r := m.runPage.run
+	if !r.active() || r.doc != m.planPage.current {
+		return ""
+	}
+	how := "going"
+	if r.held() {
+		how = "held at a stop"
+	}
+	return "a run of " + m.planPage.document().Name() + " is " + how + ": steps are added once it ends"
+}
+
 func (m *model) insertStep(tool plans.ToolInfo) {
 	doc := m.planPage.current
 	d := m.planPage.document()
@@ -381,10 +398,8 @@ func (m *model) insertStep(tool plans.ToolInfo) {
 		m.notify(noticeError, "steps are added to a plan that loads from a file; fix or open one first")
 		return
 	}
-	if r := m.runPage.run; r.active() && r.doc == doc {
-		// The run reads the plan as it was; its file changing under it
-		// would make its record and its tree disagree with the file.
-		m.notify(noticeError, "a run of "+d.Name()+" is going: a step is added to its file once the run ends (a aborts it)")
+	if why := m.addStepRefusal(); why != "" {
+		m.notify(noticeError, why+" (a aborts it)")
 		return
 	}
 	src, err := os.ReadFile(d.Path)

@@ -274,7 +274,7 @@ func TestToolsKey(t *testing.T) {
 			}},
 		{"a while a run of the plan is held writes nothing", func(b *bench) { b.debugTo(docSimple, "") },
 			seq(keyTools, keyAddStep), func(t *testing.T, b *bench) {
-				wantNotice(t, b, "a run of simple is going: a step is added to its file once the run ends")
+				wantNotice(t, b, "a run of simple is held at a stop: steps are added once it ends (a aborts it)")
 				src, err := os.ReadFile(b.p.planFile("simple"))
 				if err != nil {
 					t.Fatal(err)
@@ -283,6 +283,25 @@ func TestToolsKey(t *testing.T) {
 					t.Errorf("a changed the file of the plan that runs:\n%s", src)
 				}
 				wantHeld(t, b, "S0", engine.StopStep, "entry")
+			}},
+		{"the catalog over a held run of the plan says why it adds no step, and the key bar its own keys", func(b *bench) { b.debugTo(docSimple, "") },
+			seq(keyTools), func(t *testing.T, b *bench) {
+				wantOverlay(t, b, overlayCatalog)
+				wantScreen(t, b, "a run of simple is held at a stop: steps are added once it ends")
+				wantNoScreen(t, b, "a add to simple", "a abort")
+				lines := strings.Split(strings.TrimRight(b.screen(), "\n"), "\n")
+				if bar := lines[len(lines)-1]; !strings.Contains(bar, "/ filter · esc close") {
+					t.Errorf("the key bar under the catalog reads %q, want the catalog's keys", bar)
+				}
+				b.press(keyEnter)
+				wantNoScreen(t, b, "a adds a step")
+			}},
+		{"the key bar under the catalog offers a when a step can be added", func(b *bench) { b.toDoc(docSimple) },
+			seq(keyTools), func(t *testing.T, b *bench) {
+				lines := strings.Split(strings.TrimRight(b.screen(), "\n"), "\n")
+				if bar := lines[len(lines)-1]; !strings.Contains(bar, "a add to simple · / filter · esc close") {
+					t.Errorf("the key bar under the catalog reads %q, want the catalog's keys", bar)
+				}
 			}},
 		{"a inserts a step calling the tool into the plan's file", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyTools, keySearch, typeText("lookup"), keyEnter, keyAddStep), func(t *testing.T, b *bench) {

@@ -199,9 +199,10 @@ func (ps placedBreakpoints) marks(plan bool) func(string) common.BreakMark {
 }
 
 // toggleBreakpoint sets a breakpoint on the selected row's path, or
-// clears the one set on exactly that path; a disabled one there is
-// enabled rather than cleared, since its mark (○) says it is there but
-// stops nothing.
+// clears the one set on exactly that path. On a row marked ○ it enables
+// the disabled breakpoints that mark it, whatever their patterns, kinds
+// or conditions: the mark says they are there but stop nothing, and a
+// second breakpoint beside them would leave the first ones off.
 func (m *model) toggleBreakpoint() {
 	p := m.page.selectedPath()
 	if p == "" {
@@ -209,7 +210,14 @@ func (m *model) toggleBreakpoint() {
 		return
 	}
 	if m.planPage.document().Plan != nil {
-		for _, bp := range m.breakpoints(m.planPage.current).List() {
+		on := placeBreakpoints(m.listBreakpoints(m.planPage.current)).on(p, !m.runShown())
+		if len(on) > 0 && !hasEnabled(on) {
+			for _, bp := range on {
+				m.execBreakpoints(debugger.Instruction{Verb: debugger.VerbEnable, ID: bp.ID})
+			}
+			return
+		}
+		for _, bp := range on {
 			if bp.Pattern == p && len(bp.Kinds) == 0 && bp.Condition == nil {
 				verb := debugger.VerbClear
 				if !bp.Enabled {

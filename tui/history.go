@@ -18,6 +18,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/runs"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
 // The answers of the store and of replays and forks run in the
@@ -232,7 +233,7 @@ func (p *runPage) startFork(f *forkDraft, value any) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	r.origin = "fork of " + format.ShortID(f.id) + " from " + f.from
+	r.origin = runtree.Origin{What: "fork", Run: f.id, From: f.from}
 	session, forked, err := p.ws.DebugFork(rec, r.plan, spec, f.table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
 		p.notify(noticeError, "the fork cannot start: "+err.Error())
@@ -255,7 +256,7 @@ func (p *runPage) replayUnderDebugger(id string, doc int, d workspace.Document, 
 	if !ok {
 		return nil
 	}
-	r.origin = "replay of " + format.ShortID(id)
+	r.origin = runtree.Origin{What: "replay", Run: id}
 	session, replayed, err := p.ws.DebugReplay(rec, r.plan, table, workspace.RunOptions{Sinks: []engine.Sink{r.feed}})
 	if err != nil {
 		p.notify(noticeError, "the replay cannot start: "+err.Error())
@@ -313,7 +314,7 @@ func (p *runPage) rerun(id string, doc int, d workspace.Document, what string, d
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	r := &run{doc: doc, plan: d.Plan, tree: live.New(d.Plan), timeline: timeline.New(), feed: live.NewFeed(), cancel: cancel, busy: true, rerun: what, before: p.run,
-		origin: what + " of " + format.ShortID(id)}
+		origin: runtree.Origin{What: what, Run: id}}
 	p.show(r, false)
 	p.notify(noticeInfo, what+" of "+format.ShortID(id)+" started")
 	ws := p.ws

@@ -125,6 +125,11 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A notice goes after a while; a warning goes with the next key.
 		cmd = tea.Batch(cmd, tea.Tick(noticeLife, func(time.Time) tea.Msg { return noticeExpired{n.seq} }))
 	}
+	if m.overlays.isOpen(&m.panels.catalog) {
+		// A run that starts or ends under the open catalog changes
+		// whether it may add a step.
+		m.panels.catalog.SetAddRefusal(m.addStepRefusal())
+	}
 	m.sync()
 	return m, cmd
 }

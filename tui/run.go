@@ -19,6 +19,7 @@ import (
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/runtree"
 )
 
 // run is one run on show: a live one the workbench drives through a
@@ -52,7 +53,7 @@ type run struct {
 	rerun  string
 	// origin says where a replay or a fork comes from, for the tree's
 	// title: "replay of RUN", "fork of RUN from PATH".
-	origin string
+	origin runtree.Origin
 	// id is the run's own id, read off its events, which the run store
 	// keeps it under once it has ended.
 	id string
@@ -599,7 +600,9 @@ func editTitle(s *debugger.Snapshot) string {
 		return fmt.Sprintf("replace the failure at %s with a result", s.Path)
 	case engine.StopRound:
 		// Nothing was given yet: the value stands for the round's reply.
-		return fmt.Sprintf("give the reply of %s in the model's place: the model is not called", s.Path)
+		// What that means is said above the value, wrapped (editAbout):
+		// with a deep path, a title that said it too would be cut.
+		return fmt.Sprintf("give the reply of %s", s.Path)
 	}
 	return fmt.Sprintf("replace what %s gave (%s)", s.Path, s.Kind)
 }
@@ -613,11 +616,14 @@ func askWaits(s *debugger.Snapshot) string {
 	return s.Path + " asks a question"
 }
 
-// editAbout is what the editor says above the value: an ask's question,
-// whole, which a title would cut.
+// editAbout is what the editor says above the value, whole, which a title
+// would cut: an ask's question, or what a reply given at a round does.
 func editAbout(s *debugger.Snapshot) string {
-	if s.Kind == engine.StopAsk && s.Ask != nil && s.Ask.Prompt != "" {
+	switch {
+	case s.Kind == engine.StopAsk && s.Ask != nil && s.Ask.Prompt != "":
 		return s.Path + " asks: " + s.Ask.Prompt
+	case s.Kind == engine.StopRound:
+		return "in the model's place: the model is not called"
 	}
 	return ""
 }

@@ -359,6 +359,10 @@ func TestDebugKey(t *testing.T) {
 		}},
 		{"g asks for the inputs first, then holds the run", nil, seq(keyDebug), func(t *testing.T, b *bench) {
 			wantScreen(t, b, "ctrl+s debug")
+			// The key bar names ctrl+s as the form's box does.
+			if lines := strings.Split(strings.TrimRight(b.screen(), "\n"), "\n"); !strings.Contains(lines[len(lines)-1], "ctrl+s debug") {
+				t.Errorf("the key bar reads %q, want ctrl+s debug", lines[len(lines)-1])
+			}
 			wantOverlay(t, b, overlayForm)
 			wantNoRun(t, b)
 			b.press(keySubmit)
@@ -610,9 +614,17 @@ func TestInjectKey(t *testing.T) {
 		{"at a round stop the editor says the value is the round's reply, given in the model's place", func(b *bench) { b.debugTo(docFlow, "E2/agent.1 round") },
 			seq(keySkip), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
-				wantScreen(t, b, "give the reply of E2/agent.1 in the model's place: the model is not called")
+				wantScreen(t, b, "give the reply of E2/agent.1", "in the model's place: the model is not called")
 				wantNoScreen(t, b, "replace what E2/agent.1 gave")
 			}},
+		{"at 80 columns the round editor says all of it", func(b *bench) {
+			b.w, b.h = 80, 24
+			b.update(tea.WindowSizeMsg{Width: b.w, Height: b.h})
+			b.debugTo(docFlow, "E2/agent.1 round")
+		}, seq(keySkip), func(t *testing.T, b *bench) {
+			wantOverlay(t, b, overlayEditor)
+			wantScreen(t, b, "give the reply of E2/agent.1 ", "in the model's place: the model is not called")
+		}},
 		{"n or c at an ask opens the answer editor; :decline declines", func(b *bench) { b.debugTo(docAsking, "") }, seq(keyNext, keyNext), func(t *testing.T, b *bench) {
 			wantOverlay(t, b, overlayEditor)
 			b.press(keyEsc, keyContinue)
@@ -910,6 +922,20 @@ func TestBreakpointKeys(t *testing.T) {
 				if breakMarked(treeLine(t, b.m.runPage.tree.View(), "S1  builtin__reshape")) {
 					t.Error("S1 is still marked ●")
 				}
+			}},
+		{"b on a held run's row marked ○ by a breakpoint with a kind enables it", func(b *bench) { b.debugTo(docSimple, "S1 step") },
+			append(command("disable 1"), keyBreak), func(t *testing.T, b *bench) {
+				wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
+				wantBook(t, b, "S1 step")
+				wantNotice(t, b, "breakpoint 1 at S1 step enabled")
+				if !breakMarked(treeLine(t, b.m.runPage.tree.View(), "S1  builtin__reshape")) {
+					t.Error("S1 is not marked ●")
+				}
+			}},
+		{"b on a held run's row marked ○ by a wider pattern enables it", func(b *bench) { b.debugTo(docSimple, "S1/**") },
+			append(command("disable 1"), keyBreak), func(t *testing.T, b *bench) {
+				wantBook(t, b, "S1/**")
+				wantNotice(t, b, "breakpoint 1 at S1/** enabled")
 			}},
 		{"space again turns it on", func(b *bench) { b.toDoc(docSimple) },
 			seq(keyDown, keyBreak, keyBreakPanel, keySpace, keySpace), func(t *testing.T, b *bench) {

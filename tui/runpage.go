@@ -148,9 +148,13 @@ func (p *runPage) jump(to runtree.Target, what string) {
 	case runtree.NextFailed:
 		p.notify(noticeInfo, "failed: "+r.Path)
 	case runtree.NextHeld:
-		if r.Path == p.tree.Stop() {
+		th, waits := p.heldThreadAt(r.Path)
+		switch {
+		case r.Path == p.tree.Stop():
 			p.notify(noticeInfo, "held now: "+r.Path)
-		} else {
+		case waits:
+			p.notify(noticeInfo, "held now: "+r.Path+", thread "+th.ID+" waits there (enter on it in Threads, or :thread "+th.ID+", makes it current)")
+		default:
 			p.notify(noticeInfo, "held: "+r.Path+", "+format.Duration(r.Held)+" at its stops")
 		}
 	case runtree.Slowest:

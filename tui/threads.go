@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 )
 
@@ -71,7 +72,13 @@ func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
 	case !p.threadsShown():
 		return rect{b.x, b.y, 0, b.h}, b
 	}
-	ww := min(max(p.watchesWidth()+2, minWatchesWidth), b.w*maxWatchesShare/100)
+	// Each pane asks for its widest line; a watch pane that needs more
+	// than its share takes what the threads leave unused.
+	need := max(p.watchesWidth()+2, minWatchesWidth)
+	ww := min(need, b.w*maxWatchesShare/100)
+	if spare := b.w - p.threadsWidth() - 2; need > ww && spare > ww {
+		ww = min(need, spare)
+	}
 	tw := b.w - ww
 	return rect{b.x, b.y, tw, b.h}, rect{b.x + tw, b.y, ww, b.h}
 }
@@ -79,7 +86,7 @@ func (p *runPage) bottomPanes(l paneLayout) (threads, watches rect) {
 // The watch pane beside the threads is as wide as its widest line, its
 // border included, but no narrower than its title needs and no wider than
 // a share of the page, so that the threads keep the room to say where
-// each is.
+// each is, unless the threads' lines leave it more.
 const (
 	minWatchesWidth = 16
 	maxWatchesShare = 45
@@ -94,6 +101,27 @@ func (p *runPage) watchesWidth() int {
 	return w
 }
 
+// threadsWidth is the cells the widest line of the threads pane takes
+// uncut, as threadsView draws it: the mark, the name, where the thread
+// is and the kind of its stop.
+func (p *runPage) threadsWidth() int {
+	ths := p.threads()
+	ids := make([]string, len(ths))
+	for i, th := range ths {
+		ids[i] = th.ID
+	}
+	w := 0
+	for _, th := range ths {
+		name, where := threadPlace(th, ids)
+		line := 2 + common.TextWidth(name) + 2 + common.TextWidth(string(th.Kind))
+		if where != "" {
+			line += 1 + common.TextWidth(where)
+		}
+		w = max(w, line)
+	}
+	return w
+}
+
 // refreshThreads reads the run's live threads again, the selection kept
 // on the thread it was on, and lays the page out again when the bottom
 // panes come, go or change height.
@@ -103,13 +131,16 @@ func (p *runPage) refreshThreads() {
 	if r != nil && r.session != nil && (r.debug || r.held()) && !r.state.Finished {
 		ths = r.session.Threads()
 	}
+	var held []string
 	for _, th := range ths {
 		if th.Held {
 			// A thread held before its step's first event has a row
 			// to show it by, as the current one does.
 			r.tree.Expect(th.Path, th.Tool)
+			held = append(held, th.Path)
 		}
 	}
+	p.tree.SetHeld(held)
 	before := p.layout()
 	selected, had := p.threadList.Selected()
 	p.threadList.SetItems(ths)
@@ -122,6 +153,15 @@ func (p *runPage) refreshThreads() {
 	if p.focus == paneBottom && !p.threadsShown() {
 		p.setFocus(paneTree)
 	}
+}
+
+// heldThreadAt is the thread held at path now, if one is.
+func (p *runPage) heldThreadAt(path string) (debugger.Thread, bool) {
+	i := slices.IndexFunc(p.threads(), func(th debugger.Thread) bool { return th.Held && th.Path == path })
+	if i < 0 {
+		return debugger.Thread{}, false
+	}
+	return p.threads()[i], true
 }
 
 // selectCurrentThread moves the threads pane's selection to the thread
@@ -221,12 +261,7 @@ func (p *runPage) threadsView(width, height int) string {
 		default:
 			kind = " " + string(th.Kind)
 		}
-		room := inner - 2 - common.TextWidth(kind)
-		if where == "" {
-			name = common.ElideMiddle(name, room)
-		} else {
-			name, where = common.ElidePair(name, where, room)
-		}
+		name, where = fitThreadPlace(name, where, inner-2-common.TextWidth(kind))
 		line := mark + name
 		if where != "" {
 			line += "  " + where
@@ -254,12 +289,36 @@ func (p *runPage) threadsView(width, height int) string {
 	return common.Frame(t, width, height, title, info, focused, lines)
 }
 
+// fitThreadPlace fits a thread's name and where it is, two cells apart,
+// in room cells. Where it is stays whole and the name loses its middle:
+// the place (posted, verdict/agent.2) is what tells held threads apart,
+// and the name's two ends (post/then/…/comments/do.0) still say which
+// thread it is. Only a pane too narrow for the place beside the shortest
+// name cuts the place too.
+func fitThreadPlace(name, where string, room int) (string, string) {
+	if where == "" {
+		return common.ElideMiddle(name, room), ""
+	}
+	nameRoom := room - 2 - common.TextWidth(where)
+	if short := min(common.TextWidth(name), minThreadName); nameRoom < short {
+		nameRoom = short
+		where = common.ElideMiddle(where, room-2-nameRoom)
+	}
+	return common.ElideMiddle(name, nameRoom), where
+}
+
+// minThreadName is the fewest cells a thread's name is cut to beside its
+// place: do.12 whole, or the two ends of a longer one.
+const minThreadName = 8
+
 // threadPlace is how the threads pane names a thread and says where it
 // is. A thread's id is the path it started at, so its stop's path repeats
 // it: the name is the id below the thread that started it (the longest
 // other live id above it: an item's tool call under its item), or, with
-// none, below its top-level step, which the plan's own thread is at
-// (assess/do.0 is do.0); where is the stop's path below the id
+// none, below its top-level step where the thread is that step's own item
+// or round (assess/do.0 is do.0, E2/agent.1/x is agent.1/x): deeper, below
+// a branch or in a called plan, the whole id, as then/… alone would not
+// say where it is. Where is the stop's path below the id
 // (verdict/agent.2), empty while the thread is at its own path. The plan's
 // own thread, main, is no path: it is named so, and is where its stop is.
 func threadPlace(th debugger.Thread, ids []string) (name, where string) {
@@ -272,7 +331,7 @@ func threadPlace(th debugger.Thread, ids []string) (name, where string) {
 	}
 	if parent != "" {
 		name = th.ID[len(parent)+1:]
-	} else if _, below, ok := strings.Cut(th.ID, "/"); ok {
+	} else if _, below, ok := strings.Cut(th.ID, "/"); ok && unitOfStep(below) {
 		name = below
 	}
 	switch {
@@ -283,6 +342,16 @@ func threadPlace(th debugger.Thread, ids []string) (name, where string) {
 		where = th.Path
 	}
 	return name, where
+}
+
+// unitOfStep reports whether a path below a step starts at one of the
+// step's own items or rounds (do.0, agent.1), not at a branch or a body
+// step.
+func unitOfStep(below string) bool {
+	first, _, _ := strings.Cut(below, "/")
+	_, item := path.ItemIndex(first)
+	_, round := path.RoundNumber(first)
+	return item || round
 }
 
 // watchesView lists the watch expressions with what each read at the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/inspector"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -321,6 +322,9 @@ func TestThreadPlace(t *testing.T) {
 		{"E2/agent.1/builtin__reshape", "E2/agent.1/builtin__reshape", "agent.1/builtin__reshape", ""},
 		{"a/do.1/b/do.2", "a/do.1/b/do.2/c", "b/do.2", "c"},
 		{"a/do.1", "", "do.1", ""},
+		// A called plan's map item below a branch keeps its whole id.
+		{"post/then/post_triage_notes/comments/do.0", "post/then/post_triage_notes/comments/do.0/posted",
+			"post/then/post_triage_notes/comments/do.0", "posted"},
 	} {
 		name, where := threadPlace(debugger.Thread{ID: tc.id, Path: tc.path}, ids)
 		if name != tc.name || where != tc.where {
@@ -370,5 +374,87 @@ func TestItemHeldInItsBody(t *testing.T) {
 	wantEnded(t, b, "ok")
 	if n := node(t, b, "E1/do.0"); n.Status != live.OK {
 		t.Errorf("the item is %s once the run ended", n.Status)
+	}
+}
+
+// TestNextHeldGoesThroughThreads: H from the stop goes to the row of the
+// next thread held now, press after press, and around to the stop again,
+// as E and T go through theirs.
+func TestNextHeldGoesThroughThreads(t *testing.T) {
+	b := newBenchWithPlan(t, "fan", fanPlan)
+	b.press(command("break F1/do.*")...)
+	b.press(keyDebug)
+	b.settle()
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+	first := b.m.runPage.run.state.Stop.Path
+	seen := map[string]bool{}
+	for range 3 {
+		b.press(keyNextHeld)
+		got := b.m.runPage.selectedPath()
+		if !strings.HasPrefix(got, "F1/do.") || seen[got] {
+			t.Fatalf("H went to %q (notice %q), after %v", got, b.m.notice.text, seen)
+		}
+		seen[got] = true
+		if got != first {
+			wantNotice(t, b, "held now: "+got+", thread "+got+" waits there")
+		}
+	}
+	b.press(keyNextHeld)
+	if got := b.m.runPage.selectedPath(); !seen[got] {
+		t.Errorf("the fourth H went to %q, not around to a held thread's row", got)
+	}
+	for !b.m.runPage.run.state.Finished {
+		b.press(keyContinue)
+	}
+}
+
+// TestFitThreadPlace: a narrow threads pane keeps where a thread is whole
+// and cuts the middle of its name; only a pane too narrow for the place
+// beside a short name cuts the place too.
+func TestFitThreadPlace(t *testing.T) {
+	const deep = "post/then/post_triage_notes/comments/do.0"
+	for _, tc := range []struct {
+		name, where string
+		room        int
+		wantName    string
+		wantWhere   string
+	}{
+		{deep, "posted", 80, deep, "posted"},
+		{deep, "posted", 30, "post/the…comments/do.0", "posted"},
+		{"do.0", "verdict/agent.2", 40, "do.0", "verdict/agent.2"},
+		{deep, "", 20, "post/th…omments/do.0", ""},
+		{deep, "verdict/agent.2/tracker__add_comment", 30, "po…/do.0", "verdict…_add_comment"},
+	} {
+		name, where := fitThreadPlace(tc.name, tc.where, tc.room)
+		if name != tc.wantName || where != tc.wantWhere {
+			t.Errorf("fitThreadPlace(%q, %q, %d) = %q, %q; want %q, %q", tc.name, tc.where, tc.room, name, where, tc.wantName, tc.wantWhere)
+		}
+		if w := common.TextWidth(name) + 2 + common.TextWidth(where); where != "" && w > tc.room {
+			t.Errorf("fitThreadPlace(%q, %q, %d) takes %d cells", tc.name, tc.where, tc.room, w)
+		}
+	}
+}
+
+// TestWatchPaneTakesUnusedRoom: at 80 columns a watch whose line is
+// longer than the watch pane's share takes the room the threads beside it
+// do not use, and is not cut.
+func TestWatchPaneTakesUnusedRoom(t *testing.T) {
+	b := newBench(t, 80, 24)
+	b.w, b.h = 80, 24
+	b.press(command("watch nosuch.path")...)
+	b.debugTo(docFlow, "E1/do.0")
+	wantHeld(t, b, "E1/do.0", engine.StopStep, "breakpoint")
+	threads, watches := b.m.runPage.bottomPanes(b.m.runPage.layout())
+	if threads.w < b.m.runPage.threadsWidth()+2 {
+		t.Errorf("the threads pane is %d cells, under the %d its lines need", threads.w, b.m.runPage.threadsWidth()+2)
+	}
+	wantScreen(t, b, "1 nosuch.path: missing step 'nosuch' in 'nosuch.path'")
+	if watches.w <= 80*maxWatchesShare/100 {
+		t.Errorf("the watch pane keeps to its share, %d cells", watches.w)
 	}
 }

@@ -49,6 +49,10 @@ type Model struct {
 	// full, which key adds it.
 	plan  string
 	asked bool
+	// addRefusal says why no step can be added now (a run of the plan
+	// goes or is held at a stop); the footer says it where it would
+	// offer AddStep. Empty when a step can be added.
+	addRefusal string
 }
 
 // New returns an empty catalog.
@@ -87,6 +91,10 @@ func (m *Model) SetTools(tools []plans.ToolInfo) {
 // SetPlan names the plan a step calling the selected tool is added to.
 func (m *Model) SetPlan(name string) { m.plan = name }
 
+// SetAddRefusal says why no step can be added now, or, empty, that one
+// can: the footer and the key bar then stop offering AddStep.
+func (m *Model) SetAddRefusal(why string) { m.addRefusal = why }
+
 // SetSize sets the overlay's size, border included.
 func (m *Model) SetSize(width, height int) {
 	m.Common.SetSize(width, height)
@@ -100,8 +108,28 @@ func (m *Model) fitFilter() {
 	m.filter.SetWidth(max(m.layout().listW-common.TextWidth(m.filter.Prompt)-1, 1))
 }
 
-// ShortHelp leaves the footer to the page.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// ShortHelp is the catalog's keys, as its own footer names them: the
+// catalog takes every key, so the page's would mislead (a aborts a run
+// there, and adds a step here).
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	if m.editing {
+		return []key.Binding{common.Short(k.Jump, k.Jump.Help().Key, "keep the filter"), common.Short(k.Close, k.Close.Help().Key, "clear it")}
+	}
+	help := []key.Binding{common.Short(k.Search, k.Search.Help().Key, "filter"), common.Short(k.Close, k.Close.Help().Key, "close")}
+	if m.addRefusal != "" {
+		return help
+	}
+	return append([]key.Binding{common.Short(k.AddStep, k.AddStep.Help().Key, m.addHint())}, help...)
+}
+
+// addHint is what AddStep does, in the footer and the key bar.
+func (m Model) addHint() string {
+	if m.plan == "" {
+		return "add a step"
+	}
+	return "add to " + m.plan
+}
 
 // Filter returns the words the list is filtered by.
 func (m Model) Filter() string { return m.filter.Value() }

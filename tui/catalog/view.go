@@ -100,12 +100,18 @@ func at(lines []string, i int) string {
 // footer is the selection's place and the keys that act here.
 func (m Model) footer() string {
 	k := m.Keys
-	add, file := k.AddStep.Help().Key+" add to "+m.plan, m.plan+"'s file"
+	add, file := k.AddStep.Help().Key+" "+m.addHint(), m.plan+"'s file"
 	if m.plan == "" {
-		add, file = k.AddStep.Help().Key+" add a step", "the plan's file"
+		file = "the plan's file"
+	}
+	if m.addRefusal != "" {
+		add = m.addRefusal
 	}
 	hints := []string{add, k.Search.Help().Key + " filter", k.Close.Help().Key + " close"}
-	if t, ok := m.Selected(); ok && m.asked {
+	switch t, ok := m.Selected(); {
+	case ok && m.asked && m.addRefusal != "":
+		hints = []string{m.addRefusal, k.Close.Help().Key + " close"}
+	case ok && m.asked:
 		hints = []string{k.AddStep.Help().Key + " adds a step calling " + t.Name + " to " + file, k.Close.Help().Key + " close"}
 	}
 	if m.editing {

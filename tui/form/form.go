@@ -342,8 +342,13 @@ func (m Model) Inputs() map[string]any {
 	return out
 }
 
-// ShortHelp is the keys of the form: the stop's keys would type.
-func (m *Model) ShortHelp() []key.Binding { return m.Keys.EditHelp() }
+// ShortHelp is the keys of the form (the stop's keys would type), ctrl+s
+// named by what it starts, as the form's own footer names it.
+func (m *Model) ShortHelp() []key.Binding {
+	help := m.Keys.EditHelp()
+	help[0] = common.Short(m.Keys.Submit, m.Keys.Submit.Help().Key, m.startWord())
+	return help
+}
 
 // SetSize sets the most the overlay may take, border included; the form
 // draws at the height its fields need within it.

@@ -72,7 +72,7 @@ func (m *Model) Refilter() {
 	}
 	m.view = nil
 	if m.filter.Query != "" && m.tree != nil {
-		m.view = filterRows(m.tree, m.filter.Terms(), m.stop)
+		m.view = filterRows(m.tree, m.filter.Terms(), m.heldNow)
 	}
 	m.settle()
 }
@@ -82,7 +82,7 @@ func (m *Model) Refilter() {
 // writes out the ancestors on it not written yet, then itself. A pass
 // backwards then works out which kept rows have kept siblings after them,
 // for the guide lines.
-func filterRows(t *live.Tree, terms []string, stop string) *filtered {
+func filterRows(t *live.Tree, terms []string, heldNow func(path string) bool) *filtered {
 	type ancestor struct {
 		row     live.Row
 		written bool
@@ -99,7 +99,7 @@ func filterRows(t *live.Tree, terms []string, stop string) *filtered {
 	}
 	t.Walk(func(r live.Row) bool {
 		stack = append(stack[:min(r.Depth, len(stack))], ancestor{row: r})
-		if matches(r, terms, stop) {
+		if matches(r, terms, heldNow) {
 			for j := range stack {
 				if !stack[j].written {
 					stack[j].written = true
@@ -145,8 +145,9 @@ var statusWords = map[string]live.Status{
 }
 
 // matches reports whether a row matches every term: a status word (or
-// held) its status, any other word a part of its path or tool.
-func matches(r live.Row, terms []string, stop string) bool {
+// held) its status, any other word a part of its path or tool. heldNow
+// says whether a thread of the run is held at a path now.
+func matches(r live.Row, terms []string, heldNow func(path string) bool) bool {
 	for _, term := range terms {
 		if st, ok := statusWords[term]; ok {
 			if r.Status != st {
@@ -155,7 +156,7 @@ func matches(r live.Row, terms []string, stop string) bool {
 			continue
 		}
 		if term == "held" {
-			if r.Held == 0 && r.Path != stop {
+			if r.Held == 0 && !heldNow(r.Path) {
 				return false
 			}
 			continue
@@ -175,7 +176,8 @@ const (
 	// NextFailed is the next failed row after the selection.
 	NextFailed Target = iota
 	// NextHeld is the next row held at a stop for some of its time, or
-	// the one held now.
+	// one a thread is held at now: from one held thread's row, the next
+	// thread's.
 	NextHeld
 	// Slowest is the slowest row with nothing under it, by its own time
 	// (its wall time less what it was held), where the time went; from
@@ -206,7 +208,7 @@ func (m *Model) Jump(to Target) bool {
 		}
 		switch {
 		case to == NextFailed && r.Status == live.Failed,
-			to == NextHeld && (r.Held > 0 || r.Path == m.stop),
+			to == NextHeld && (r.Held > 0 || m.heldNow(r.Path)),
 			to == Slowest && !r.HasChildren && r.Duration-r.Held > 0:
 			cands = append(cands, cand{r, at})
 		}

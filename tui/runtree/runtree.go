@@ -11,6 +11,8 @@
 package runtree
 
 import (
+	"maps"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -29,9 +31,10 @@ type Model struct {
 	// line is the line of the body the selected row is drawn on.
 	line int
 	stop string
-	// origin says where a run again comes from ("replay of 6a73ad7968f9",
-	// "fork of 6a73ad7968f9 from E2"), empty for any other run.
-	origin string
+	// held are the paths the run's other threads are held at now.
+	held map[string]bool
+	// origin says where a run again comes from, zero for any other run.
+	origin Origin
 	breaks func(path string) common.BreakMark
 	// follow says the selection follows the newest running row as
 	// events arrive (Follow), until the user moves it.
@@ -82,7 +85,7 @@ func (m *Model) Follow() {
 func (m *Model) SetTree(t *live.Tree) {
 	if t != m.tree {
 		// Another run starts as every run does: unfiltered.
-		m.stop, m.origin = "", ""
+		m.stop, m.origin, m.held = "", Origin{}, nil
 		m.filter = common.FilterLine{}
 	}
 	m.tree = t
@@ -96,9 +99,30 @@ func (m *Model) SetSize(width, height int) {
 	m.settle()
 }
 
-// SetOrigin says, in the title, where the run on show comes from: a
-// replay or a fork of a recorded run; empty for a run of its own.
-func (m *Model) SetOrigin(origin string) { m.origin = origin }
+// Origin says where a run again comes from: a replay of a recorded run,
+// or a fork of one from a path.
+type Origin struct {
+	What string // replay or fork; empty for a run of its own
+	Run  string // the recorded run's id
+	From string // where a fork starts; empty for a replay
+}
+
+// Text is the origin as a title says it ("fork of 6a73ad7968f9 from E2"),
+// the run's id cut to idLen characters.
+func (o Origin) Text(idLen int) string {
+	if o.What == "" {
+		return ""
+	}
+	s := o.What + " of " + o.Run[:min(idLen, len(o.Run))]
+	if o.From != "" {
+		s += " from " + o.From
+	}
+	return s
+}
+
+// SetOrigin says where the run shown comes from: a replay or a fork of a
+// recorded run, or the zero Origin for a run of its own.
+func (m *Model) SetOrigin(origin Origin) { m.origin = origin }
 
 // Stop is the path of the node the run is held at, empty when none.
 func (m Model) Stop() string { return m.stop }
@@ -114,6 +138,25 @@ func (m *Model) SetStop(path string) {
 		m.SelectPath(path)
 	}
 }
+
+// SetHeld gives the paths the run's threads are held at now, besides the
+// stop: the held filter and the jump to held rows find them.
+func (m *Model) SetHeld(paths []string) {
+	held := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		held[p] = true
+	}
+	if maps.Equal(held, m.held) {
+		return
+	}
+	m.held = held
+	if m.view != nil {
+		m.Refilter()
+	}
+}
+
+// heldNow reports whether a thread of the run is held at path now.
+func (m Model) heldNow(path string) bool { return path == m.stop || m.held[path] }
 
 // SetBreakpoints sets what says which breakpoints a row has; nil marks
 // none. It is asked only about the rows in view.

@@ -834,3 +834,42 @@ steps:
 		}
 	}
 }
+
+// TestTitleOfARunAgain: the title says where a replay or a fork comes
+// from; a narrow pane cuts the run's id short, then the middle of the
+// plan's name, and keeps where a fork starts and how the run stands.
+func TestTitleOfARunAgain(t *testing.T) {
+	const id = "57a18d9e12ab3c4d"
+	for _, tc := range []struct {
+		name   string
+		origin runtree.Origin
+		width  int
+		want   string
+	}{
+		{"a wide fork says all", runtree.Origin{What: "fork", Run: id, From: "E4"}, 80, "Run watched fork of 57a18d9e12ab from E4 ○ pending"},
+		{"a narrow fork cuts the id", runtree.Origin{What: "fork", Run: id, From: "E4"}, 48, "Run watched fork of 57a18 from E4 ○ pending"},
+		{"a narrow replay", runtree.Origin{What: "replay", Run: id}, 42, "Run watched replay of 57a18 ○ pending"},
+		{"a long plan name loses its middle before where a fork starts", runtree.Origin{What: "fork", Run: id, From: "post/then"}, 55,
+			"Run wat…_queue fork of 57a18 from post/then ⏸ held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, _ := watchedRun(t, 0)
+			if tc.origin.From == "post/then" {
+				plan, _ := runPlan(t, map[string]string{"plans/p.yaml": strings.Replace(watched, "identifier: watched", "identifier: watched_triage_queue", 1), "replies.yaml": watchedReplies})
+				tr = live.New(plan)
+			}
+			// In colour too: the title's paint takes no room.
+			for _, color := range []bool{false, true} {
+				m := newPane(tr, tc.width, 10, color)
+				m.Focus()
+				if tc.origin.From == "post/then" {
+					m.SetStop("E1")
+				}
+				m.SetOrigin(tc.origin)
+				if top := screen(m)[0]; !strings.Contains(top, tc.want) {
+					t.Errorf("colour %v: title %q, want %q", color, top, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -163,7 +164,9 @@ func (m Model) View() string {
 }
 
 // title is "Run", the plan, where a run again comes from and how the run
-// stands.
+// stands. A pane too narrow for all of it cuts the origin's run id short
+// first, then the middle of the plan's name: where a fork starts and how
+// the run stands are what the title is read for.
 func (m Model) title() string {
 	t := m.Theme
 	s := t.PaneTitle("Run", m.Focused())
@@ -171,23 +174,37 @@ func (m Model) title() string {
 		return s
 	}
 	tot := m.tree.Totals()
-	if tot.Plan != "" {
-		s += " " + t.Strong.Render(tot.Plan)
-	}
-	if m.origin != "" {
-		s += " " + t.Muted.Render(m.origin)
-	}
 	word := string(tot.Status)
 	if tot.RunStatus != "" {
 		word = tot.RunStatus.String()
 	}
+	stands := " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
 	if m.stop != "" && !tot.Status.Done() {
-		s += " " + t.Glyph.Render("⏸ held")
-	} else {
-		s += " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
+		stands = " " + t.Glyph.Render("⏸ held")
 	}
-	return s + m.filter.Title(t)
+	stands += m.filter.Title(t)
+	// The frame leaves its width less the corners and a cell each side.
+	room := m.Width - 5 - ansi.StringWidth(s) - ansi.StringWidth(stands)
+	origin := m.origin.Text(format.ShortIDLength)
+	if common.TextWidth(origin) > room-1-common.TextWidth(tot.Plan) {
+		origin = m.origin.Text(minOriginID)
+	}
+	plan := tot.Plan
+	if origin != "" {
+		plan = common.ElideMiddle(plan, max(room-2-common.TextWidth(origin), minTitlePlan))
+		s += " " + t.Strong.Render(plan) + " " + t.Muted.Render(origin)
+	} else if plan != "" {
+		s += " " + t.Strong.Render(plan)
+	}
+	return s + stands
 }
+
+// minOriginID is the fewest characters of a run id the title cuts the
+// origin's to; minTitlePlan the fewest cells it cuts the plan's name to.
+const (
+	minOriginID  = 5
+	minTitlePlan = 8
+)
 
 func (m Model) statusStyle(s live.Status) lipgloss.Style {
 	t := m.Theme

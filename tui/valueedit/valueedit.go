@@ -273,7 +273,17 @@ func (m Model) status() []string {
 		lines = append(lines, t.Valid.Render(" ✓ valid JSON")+t.Muted.Render(" (no schema applies here)"))
 	}
 	if len(m.readers) > 0 {
-		lines = append(lines, t.Muted.Render(" read by: ")+t.Text.Render(strings.Join(m.readers, ", ")))
+		// Wrapped, never cut: a reader past the box's edge would read as
+		// none.
+		const label = "read by: "
+		for i, l := range common.Wrap(label+strings.Join(m.readers, ", "), max(m.Width-4, 1), ",") {
+			if i == 0 {
+				l = t.Muted.Render(label) + t.Text.Render(strings.TrimPrefix(l, label))
+			} else {
+				l = t.Text.Render(l)
+			}
+			lines = append(lines, " "+l)
+		}
 	}
 	switch {
 	case m.discarding:

@@ -276,3 +276,19 @@ func TestSizes(t *testing.T) {
 		t.Errorf("problems %q:\n%s", m.Problems(), v)
 	}
 }
+
+// TestReadersWrap: an editor narrower than its readers wraps them onto
+// more lines rather than cutting the ones past its edge.
+func TestReadersWrap(t *testing.T) {
+	m := newEditor(40, 14)
+	m.Open("replace at timeline/do.0 (result)", "", &debugger.Snapshot{Readers: []string{
+		"output: timeline.count through timeline's result",
+		"output: timeline.result.text through timeline's result",
+	}})
+	v := strings.Join(strings.Fields(strings.ReplaceAll(view(t, m), "│", " ")), " ")
+	for _, want := range []string{"read by: output (timeline.count", "(timeline.result.text through"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the editor does not show %q:\n%s", want, view(t, m))
+		}
+	}
+}
