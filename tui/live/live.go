@@ -611,6 +611,12 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 // with the given time as their start. A new node starts pending with its
 // status derived from its children until an event of its own arrives.
 func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
+	return t.layOut(nodePath, kind, at, false)
+}
+
+// layOut is ensure, with expected saying the node is laid out at its
+// stop (Expect) rather than by an event or a hold.
+func (t *Tree) layOut(nodePath string, kind Kind, at time.Time, expected bool) *node {
 	if n, ok := t.byPath[nodePath]; ok {
 		return n
 	}
@@ -622,7 +628,7 @@ func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
 			return n
 		}
 	}
-	n := &node{path: nodePath, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
+	n := &node{path: nodePath, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent, expected: expected}
 	n.kind = kindOf(parent, seg, kind)
 	if n.kind == KindItem {
 		n.item, _ = path.ItemIndex(seg)
@@ -660,7 +666,8 @@ func (t *Tree) Expect(path, tool string) bool {
 	// No start yet: the node and the ones laid out above it start with
 	// the first event under them, as they would with no stop there, so
 	// that a run shows the same times live and read back.
-	n := t.ensure(path, kindGroup, time.Time{})
+	n := t.layOut(path, kindGroup, time.Time{}, true)
+	// A new item may have laid it out with its body's steps.
 	n.expected = true
 	// A round's or a repair's stop names the agent step's tool, which
 	// is not the row's own: a round's row carries none, as one laid out
@@ -735,10 +742,13 @@ func (t *Tree) insert(parent, n *node) {
 	if n.kind == KindTool && parent.kind == KindRound {
 		n.item = callIndex(parent, n.path)
 	}
-	if n.kind == KindStep {
+	if n.kind == KindStep && !n.expected {
 		// A step laid out at a stop before its first event (Expect) is
 		// where its thread is held: a sibling step new to the tree ran
-		// before it, its events overtaken by the stop on their way.
+		// before it, its events overtaken by the stop on their way. A
+		// step laid out at a later stop of the same thread comes after
+		// it, even before that step's events arrive: a body's steps
+		// run one after another.
 		for i > 0 && parent.children[i-1].expected && !parent.children[i-1].touched {
 			i--
 		}
