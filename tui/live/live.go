@@ -587,10 +587,12 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 	}
 	if n, ok := t.byPath[path]; ok {
 		n.version++
-		if n.expected && kind != KindStep {
-			// Laid out at a stop before its first event: it runs from
-			// this one, as a node the event made would, or from a hold
-			// at its stop.
+		if kind != KindStep && (n.expected || n.derived && !n.touched && n.ownsEvents()) {
+			// Laid out at a stop before its first event, itself or as
+			// the parent of a unit held at its stop (a round, when its
+			// tool call's stop overtook the round's model call): it
+			// runs from this one, as a node the event made would, or
+			// from a hold at its stop.
 			n.expected, n.derived, n.start = false, false, n.startedBy(at)
 			t.setStatus(n, Running, at)
 		}
@@ -605,6 +607,17 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 		t.setStatus(n, Running, at)
 	}
 	return n
+}
+
+// ownsEvents reports whether the node's kind has events of its own that
+// start it (a round, a tool call, a repair pass, a model call), rather
+// than taking its status from its children or its step events.
+func (n *node) ownsEvents() bool {
+	switch n.kind {
+	case KindRound, KindTool, KindRepair, KindCall:
+		return true
+	}
+	return false
 }
 
 // ensure returns the node at path, creating it and its missing parents
