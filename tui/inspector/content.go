@@ -612,6 +612,9 @@ func statusWords(n live.Node) string {
 	case live.OK:
 		return "✓ ok"
 	case live.Failed:
+		if n.Aborted {
+			return "✗ aborted: the run was aborted at its stop"
+		}
 		return "✗ failed"
 	case live.Skipped:
 		if n.CutOff {

@@ -182,3 +182,24 @@ func TestStepsLaidOutAtTwoStopsKeepTheirOrder(t *testing.T) {
 	tr.Apply(engine.Event{Seq: 6, Time: t0.Add(time.Second), Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusOK}})
 	order("once the run ended")
 }
+
+// TestAbortedAtItsStop aborts a run held at a map item's step stop, before
+// the step started: the step's row ends aborted (failed, with the run's
+// error), and so does its item, rather than staying a step not run yet.
+func TestAbortedAtItsStop(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "assess", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "map"}})
+	step := "assess/do.0/verdict"
+	tr.Expect(step, "agent")
+	why := "run aborted at " + step
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusAborted, Error: why, AbortedAt: step}})
+	n, _ := tr.Node(step)
+	if n.Status != live.Failed || !n.Aborted || n.Error != why {
+		t.Errorf("the step aborted at its stop is %s (aborted %v, error %q)", n.Status, n.Aborted, n.Error)
+	}
+	if item, _ := tr.Node("assess/do.0"); item.Status != live.Failed {
+		t.Errorf("its item is %s, want failed", item.Status)
+	}
+}

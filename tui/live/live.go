@@ -187,6 +187,9 @@ type node struct {
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
 
+	// aborted says the run was aborted at this node's stop.
+	aborted bool
+
 	// ended is set on the root once the run has ended: an item whose
 	// steps did not all run is then over as far as it got.
 	ended bool
@@ -338,6 +341,9 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
+		}
+		if n, ok := t.byPath[p.AbortedAt]; ok {
+			t.abortedAt(n, p.Error, e.Time)
 		}
 		if p.Status == engine.StatusOK {
 			// A run that ended ok will run nothing more: a branch its
@@ -1011,6 +1017,22 @@ func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
 	}
 	n.repairing = nil
 	t.setStatus(n, final, at)
+}
+
+// abortedAt ends n aborted with the run's error: the run was aborted at
+// its stop, where it was held, often before it started (a step at its
+// step stop), so that no event of its own will say so.
+func (t *Tree) abortedAt(n *node, runErr string, at time.Time) {
+	n.aborted = true
+	n.version++
+	if n.err == "" {
+		n.err = runErr
+	}
+	if n.effectiveStatus().Done() {
+		return
+	}
+	n.derived, n.expected, n.start = false, false, n.startedBy(at)
+	t.setStatus(n, Failed, at)
 }
 
 // startedBy is when a node whose first event of its own arrives at at

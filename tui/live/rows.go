@@ -261,8 +261,10 @@ type Node struct {
 	Ask        *engine.Asked
 	// Exit is the exit that ended the run, on its step's node; CutOff
 	// says the node was skipped because an exit ended the run first.
-	Exit      *engine.Exit
-	CutOff    bool
+	Exit   *engine.Exit
+	CutOff bool
+	// Aborted says the run was aborted at the node's stop.
+	Aborted   bool
 	CallError string // the last model call's error, until one succeeds
 	// Call is the last model call made at this path, whole (request,
 	// reply, usage, strict-output record); nil until one ends. A round's
@@ -291,7 +293,7 @@ func (t *Tree) Node(path string) (Node, bool) {
 		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
 		Duration: t.duration(n), Held: t.heldTime(n), Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
-		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, CallError: n.callErr, Call: n.call, Version: n.version,
+		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, Aborted: n.aborted, CallError: n.callErr, Call: n.call, Version: n.version,
 	}
 	if out.Status.Done() {
 		out.End = n.end
