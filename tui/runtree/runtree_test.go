@@ -318,7 +318,10 @@ func TestColumns(t *testing.T) {
 		{50, true, false, true},
 		{49, true, false, false},
 		{40, true, false, false},
-		{39, false, false, false},
+		// The split at 80 columns: the time stays, the names give way.
+		{36, true, false, false},
+		{30, true, false, false},
+		{29, false, false, false},
 		{12, false, false, false},
 	}
 	for _, tc := range tests {
@@ -331,7 +334,7 @@ func TestColumns(t *testing.T) {
 		if tc.tokens && !has(full) {
 			t.Errorf("width %d: columns not aligned as %q in %q", tc.width, full, line)
 		}
-		if tc.width >= 39 && !has("agent.1") {
+		if tc.width >= 30 && !has("agent.1") {
 			t.Errorf("width %d: the label is cut in %q", tc.width, line)
 		}
 	}
@@ -803,7 +806,17 @@ steps:
 	for _, e := range rec.All() {
 		tr.Apply(e)
 	}
-	const width = 100
+	// 36 is the tree's pane in the split at 80 columns: the time and
+	// the mark stay there too.
+	for _, width := range []int{100, 36} {
+		heldMarks(t, tr, width)
+	}
+}
+
+// heldMarks checks that every row of a pane width wide shows its time
+// with the held mark where it was held, the times aligned.
+func heldMarks(t *testing.T, tr *live.Tree, width int) {
+	t.Helper()
 	m := newPane(tr, width, tr.Len()+2, false)
 	durationEnd := -1
 	for i, r := range tr.Rows(0, tr.Len()) {

@@ -58,10 +58,12 @@ func StatusGlyph(s live.Status) string {
 }
 
 // The right-hand columns, their widths in cells and the gap before each.
-// A pane too narrow for them all drops tokens first, then cost, then the
-// duration, so that the tree keeps at least minTree cells: time and cost
-// are what a run is watched for, and a pane of 50 columns (the tree's
-// share of 120) has room for both.
+// A pane too narrow for them all drops tokens first, then cost, so that
+// the tree keeps at least minTree cells, and the duration last, which
+// keeps it while the tree has minTimedTree: time (and the held mark) is
+// what a run is watched for first, and even the split at 80 columns has
+// room for it; a pane of 50 columns (the tree's share of 120) has room for
+// time and cost.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
 	heldWidth     = 2  // a space and the held mark, after the duration
@@ -69,6 +71,7 @@ const (
 	costWidth     = 8  // $0.0042, <$0.0001, $1234.50
 	columnGap     = 2
 	minTree       = 30
+	minTimedTree  = 20
 )
 
 // columns says which right-hand columns fit in a body width. held is the
@@ -76,16 +79,17 @@ const (
 // and unheld rows line up and the mark never touches a time.
 type columns struct {
 	duration, held, tokens, cost bool
-	// room is the cells the columns may take.
+	// room is the cells the columns may take beside a tree of minTree
+	// cells.
 	room int
 }
 
 func columnsFor(width int) columns {
-	room := width - minTree
+	room, timed := width-minTree, width-minTimedTree
 	d := columnGap + durationWidth
 	c := d + columnGap + costWidth
 	t := c + columnGap + tokensWidth
-	return columns{duration: room >= d, held: room >= d+heldWidth, cost: room >= c, tokens: room >= t, room: room}
+	return columns{duration: timed >= d, held: timed >= d+heldWidth, cost: room >= c, tokens: room >= t, room: room}
 }
 
 // shownFor leaves out the columns that no row in view has a figure for
