@@ -151,6 +151,10 @@ type node struct {
 	held  time.Duration
 	timed bool
 	holds engine.Holds
+	// heldSince is when the earliest hold going on now at or below the
+	// node began (Holding): none of its Held events has come yet, since
+	// one comes as its hold ends. Zero when no thread in it is held.
+	heldSince time.Time
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -218,6 +222,11 @@ type Tree struct {
 	// progress follows the top-level steps' items (done of the total,
 	// running, the rate), as `stepwise run` shows them.
 	progress *progress.Run
+	// holding are the paths where a thread is held now, each with when
+	// the tree first saw it held there; heldNodes the nodes at and above
+	// them, whose heldSince says so.
+	holding   map[string]time.Time
+	heldNodes []*node
 }
 
 // Totals is what the status bar shows of the run.
@@ -326,6 +335,8 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 	case engine.RunEnded:
 		t.root.ended = true
+		t.holding = nil
+		t.markHolding()
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
 		t.totals.Status = runNodeStatus(p.Status)
 		if p.Exit != nil {
@@ -693,6 +704,10 @@ func (t *Tree) Expect(path, tool string) bool {
 	// by its events does.
 	if n.tool == "" && (n.kind == KindStep || n.kind == KindItem || n.kind == KindTool) {
 		n.tool = tool
+	}
+	if _, ok := t.holding[path]; ok {
+		// Held there already: the new row says so.
+		t.markHolding()
 	}
 	return true
 }
@@ -1080,6 +1095,11 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 	if n.derived && !n.touched {
 		n.expected = true
 	}
+	if _, ok := t.holding[p]; ok {
+		// The hold going on there is over: this event says how long.
+		delete(t.holding, p)
+		t.markHolding()
+	}
 	n.version++
 	for a := n; a != nil && a != &t.root; a = a.parent {
 		a.holds.Add(end, h)
@@ -1094,10 +1114,78 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 	}
 }
 
+// Holding says where threads of the run are held now: the paths of their
+// stops. A unit held now, at its own stop or with a thread held inside
+// it, runs on the tree's clock, and its held time with it, from when the
+// tree first saw the hold until the Held event that ends it (or the run's
+// end) arrives, so that it reads live what it will read once over.
+func (t *Tree) Holding(paths []string) {
+	next := make(map[string]time.Time, len(paths))
+	for _, p := range paths {
+		since, ok := t.holding[p]
+		if !ok {
+			since = t.now
+		}
+		next[p] = since
+	}
+	t.holding = next
+	t.markHolding()
+}
+
+// markHolding sets heldSince on the nodes at and above the paths held now,
+// and clears it on the nodes no longer so.
+func (t *Tree) markHolding() {
+	for _, n := range t.heldNodes {
+		n.heldSince = time.Time{}
+		n.version++
+	}
+	t.heldNodes = t.heldNodes[:0]
+	for p, since := range t.holding {
+		n, ok := t.byPath[p]
+		if !ok {
+			continue
+		}
+		for a := n; a != nil && a != &t.root; a = a.parent {
+			switch {
+			case a.heldSince.IsZero():
+				a.heldSince = since
+				a.version++
+				t.heldNodes = append(t.heldNodes, a)
+			case since.Before(a.heldSince):
+				a.heldSince = since
+			}
+		}
+	}
+}
+
+// shownStatus is the node's status as it shows: a unit held now runs, even
+// one that has not started (held at its stop before its first event) or
+// that had its own work done (a round held at its reply stop).
+func (n *node) shownStatus() Status {
+	st := n.effectiveStatus()
+	if !n.heldSince.IsZero() && (st == Pending || st == OK && !n.timed) {
+		return Running
+	}
+	return st
+}
+
+// heldStart is when a node held now began: its start, or the hold's when
+// the hold came first.
+func (n *node) heldStart() time.Time {
+	if !n.heldSince.IsZero() && (n.start.IsZero() || n.heldSince.Before(n.start)) {
+		return n.heldSince
+	}
+	return n.start
+}
+
 // heldTime is how much of the node's duration its threads were held at
 // stops: what its end event says, or for a node without one, or still
-// running, the holds at and below it within its time.
+// running, the holds at and below it within its time, and the hold going
+// on now, which covers all of it from its start.
 func (t *Tree) heldTime(n *node) time.Duration {
+	if !n.heldSince.IsZero() {
+		return n.holds.Within(n.heldStart(), n.heldSince) + max(t.now.Sub(n.heldSince), 0)
+	}
 	if n.timed {
 		return n.held
 	}

@@ -175,7 +175,7 @@ const (
 	// NextFailed is the next failed row after the selection.
 	NextFailed Target = iota
 	// NextHeld is the next row held at a stop for some of its time, or
-	// the one held now.
+	// one held at its stop now (not the rows above it, held through it).
 	NextHeld
 	// Slowest is the slowest row with nothing under it, by its own time
 	// (its wall time less what it was held), where the time went; from
@@ -206,7 +206,7 @@ func (m *Model) Jump(to Target) bool {
 		}
 		switch {
 		case to == NextFailed && r.Status == live.Failed,
-			to == NextHeld && (r.Held > 0 || r.Path == m.stop),
+			to == NextHeld && (r.Path == m.stop || r.HeldHere || r.Held > 0 && !r.HeldNow),
 			to == Slowest && !r.HasChildren && r.Duration-r.Held > 0:
 			cands = append(cands, cand{r, at})
 		}

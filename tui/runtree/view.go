@@ -101,7 +101,7 @@ func (c columns) shownFor(rows []live.Row) columns {
 	for _, r := range rows {
 		tokens = tokens || r.Spend.Calls > 0
 		cost = cost || r.Spend.Cost() != nil
-		held = held || r.Held >= time.Millisecond
+		held = held || r.HeldNow || r.Held >= time.Millisecond
 	}
 	c.tokens = c.tokens && tokens
 	c.cost = c.cost && cost
@@ -316,7 +316,7 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 			// off) has no time to show.
 			dur = format.Duration(r.Duration)
 		}
-		held := r.Held >= time.Millisecond
+		held := r.HeldNow || r.Held >= time.Millisecond
 		if held {
 			// The wall time, and a mark that says some of it was held:
 			// the inspector says how much.
