@@ -572,9 +572,9 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 	return r.tick()
 }
 
-// markHolds tells the run's tree where its threads are held now, so that
-// a held unit's row marks the hold and counts it as the clock goes, before
-// the Held event that comes as the hold ends.
+// markHolds tells the run's tree and timeline where its threads are held
+// now, so that a held unit's row and bar mark the hold and count it as the
+// clock goes, before the Held event that comes as the hold ends.
 func markHolds(r *run) {
 	var held []string
 	if r.held() {
@@ -585,6 +585,7 @@ func markHolds(r *run) {
 		}
 	}
 	r.tree.Holding(held)
+	r.timeline.Holding(held)
 }
 
 func moveWord(mv debugger.Movement) string {
