@@ -306,7 +306,8 @@ func TestColumns(t *testing.T) {
 	tr, _ := watchedRun(t, -1)
 	i, _ := tr.Index("E2/agent.1")
 	r := tr.Rows(i, 1)[0]
-	full := format.Duration(r.Duration) + "     " + format.Tokens(r.Spend.Tokens()) + " tok"
+	// The spend, then the time, which stays at the end of the row.
+	full := format.Tokens(r.Spend.Tokens()) + " tok   " + format.Cost(*r.Spend.Cost()) + "   " + format.Duration(r.Duration) + "│"
 	tests := []struct {
 		width                 int
 		duration, tokens, usd bool
@@ -336,6 +337,15 @@ func TestColumns(t *testing.T) {
 		}
 		if tc.width >= 30 && !has("agent.1") {
 			t.Errorf("width %d: the label is cut in %q", tc.width, line)
+		}
+	}
+	// A row without model calls has nothing in the spend's columns: its
+	// names take their cells rather than lose their middle.
+	j, _ := tr.Index("E1/do.0/A")
+	for _, width := range []int{100, 62} {
+		m := newPane(tr, width, tr.Len()+2, true)
+		if line := row(m, j); !strings.Contains(line, "A  builtin__reshape") {
+			t.Errorf("width %d: the names are cut with the spend's cells empty: %q", width, line)
 		}
 	}
 }

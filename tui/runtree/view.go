@@ -63,7 +63,9 @@ func StatusGlyph(s live.Status) string {
 // keeps it while the tree has minTimedTree: time (and the held mark) is
 // what a run is watched for first, and even the split at 80 columns has
 // room for it; a pane of 50 columns (the tree's share of 120) has room for
-// time and cost.
+// time and cost. The time comes last, at the row's end, after tokens and
+// cost, so that a row without model calls lends their empty cells to its
+// names, and the times of every row line up at the right.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
 	heldWidth     = 2  // a space and the held mark, after the duration
@@ -113,6 +115,11 @@ func (c columns) shownFor(rows []live.Row) columns {
 		c.cost = false
 	}
 	return c
+}
+
+// timeWidth is the cells the time and its held mark take, gaps included.
+func (c columns) timeWidth() int {
+	return columns{duration: c.duration, held: c.held}.width()
 }
 
 // width is the cells the columns take, gaps included.
@@ -241,7 +248,16 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	if width <= 0 {
 		return ""
 	}
+	// A row without model calls has nothing in the tokens and cost
+	// columns, which come before the time: its names take their cells.
+	spent := cols.tokens || cols.cost
+	if r.Spend.Calls == 0 {
+		spent = false
+	}
 	room := max(width-cols.width(), 0)
+	if !spent {
+		room = max(width-cols.timeWidth(), 0)
+	}
 	l := common.NewLine(room)
 
 	brk, mark := common.NoBreak, " "
@@ -309,6 +325,20 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 
 	var b strings.Builder
 	b.WriteString(l.String())
+	if spent && cols.tokens {
+		tok := ""
+		if r.Spend.Calls > 0 {
+			tok = format.Tokens(r.Spend.Tokens()) + " tok"
+		}
+		column(&b, tok, tokensWidth, st.muted)
+	}
+	if spent && cols.cost {
+		cost := ""
+		if c := r.Spend.Cost(); c != nil {
+			cost = format.Cost(*c)
+		}
+		column(&b, cost, costWidth, st.muted)
+	}
 	if cols.duration {
 		dur := ""
 		if r.Status != live.Pending && (r.Status != live.Skipped || r.Duration > 0) {
@@ -340,20 +370,6 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		default:
 			column(&b, dur, durationWidth, st.text)
 		}
-	}
-	if cols.tokens {
-		tok := ""
-		if r.Spend.Calls > 0 {
-			tok = format.Tokens(r.Spend.Tokens()) + " tok"
-		}
-		column(&b, tok, tokensWidth, st.muted)
-	}
-	if cols.cost {
-		cost := ""
-		if c := r.Spend.Cost(); c != nil {
-			cost = format.Cost(*c)
-		}
-		column(&b, cost, costWidth, st.muted)
 	}
 	return b.String()
 }
