@@ -484,9 +484,9 @@ func (c *content) usage() {
 		if m := format.MarkText(n.Decided, n.Reused); m != "" {
 			c.field(2, "given      ", m, c.p.literal)
 		}
-	} else if n.Duration > 0 {
-		// A unit held now runs on: its time so far, and how much of it
-		// was held.
+	} else if n.Held > 0 {
+		// A unit held now, or held before, runs on: its time so far,
+		// and how much of it was held.
 		c.field(2, "duration   ", format.HeldTime(n.Duration, n.Held)+" so far, running", c.p.muted)
 	} else {
 		c.field(2, "duration   ", "running", c.p.muted)

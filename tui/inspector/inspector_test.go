@@ -636,4 +636,8 @@ func TestHeldAskWaiting(t *testing.T) {
 		t.Fatalf("no Usage tab for the waiting ask: %v", m.Tabs())
 	}
 	inOrder(t, body(m), "duration", "5.0s, 5.0s of it held so far, running")
+	// The clock goes on: so does what the tab says.
+	tr.Tick(t0.Add(7 * time.Second))
+	m.Show(nodeOf(tr, "E1"), nil)
+	inOrder(t, body(m), "duration", "7.0s, 7.0s of it held so far, running")
 }
