@@ -275,6 +275,9 @@ func (e *Engine) Run(ctx context.Context, p *plans.Plan, inputs map[string]any) 
 		if res.Err != nil {
 			end.Error = res.Err.Error()
 		}
+		if abort, ok := errors.AsType[*AbortError](res.Err); ok {
+			end.AbortedAt = abort.Path
+		}
 		return end
 	})
 	return res, nil

@@ -172,8 +172,11 @@ func (r AskReason) String() string { return string(r) }
 type RunEnded struct {
 	// Status is ok, exited (an exit gate fired with success), failed
 	// (an error exit is failed too, with Exit set) or aborted.
-	Status        RunStatus   `json:"status"`
-	Error         string      `json:"error,omitempty"`
+	Status RunStatus `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	// AbortedAt is, for a run aborted at a stop, the path of that stop:
+	// the unit there ends aborted, whether or not it had started.
+	AbortedAt     string      `json:"aborted_at,omitempty"`
 	Exit          *Exit       `json:"exit,omitempty"`
 	StepsExecuted int         `json:"steps_executed"`
 	Output        any         `json:"output,omitempty"`

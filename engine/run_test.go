@@ -323,6 +323,11 @@ output: { all: "{{E1}}" }
 		if len(o.events.of(engine.EventStepStart)) != 1 {
 			t.Errorf("steps started after the abort: %v", o.events.paths(engine.EventStepStart))
 		}
+		// The step aborted at its stop never started: the run's end
+		// names it, so that a reader can show it aborted.
+		if ends := o.events.of(engine.EventRunEnd); len(ends) != 1 || ends[0].Payload.(engine.RunEnded).AbortedAt != "E1" {
+			t.Errorf("the run's end does not name E1 as where it was aborted: %+v", ends)
+		}
 	})
 	t.Run("the error stop sees the failure; abort carries it", func(t *testing.T) {
 		var seen atomic.Value

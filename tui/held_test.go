@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
 
@@ -57,6 +59,35 @@ func TestHeldTimeLiveAndReopened(t *testing.T) {
 		back, ok := reopened[p]
 		if !ok || !same(back.Duration, r.Duration) || !same(back.Held, r.Held) {
 			t.Errorf("%s: %v, %v held live; %v, %v reopened", p, r.Duration, r.Held, back.Duration, back.Held)
+		}
+	}
+}
+
+// TestHeldRowMarkedAtOnce debugs the flow plan to a map item's breakpoint:
+// while the run is held there, before any held event has come, the item's
+// row and its map's show the hold (running, the held mark) rather than
+// an item not started.
+func TestHeldRowMarkedAtOnce(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docFlow, "E1/do.1")
+	wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+	rows := map[string]live.Row{}
+	tr := b.m.runPage.run.tree
+	for _, r := range tr.Rows(0, tr.Len()) {
+		rows[r.Path] = r
+	}
+	for _, p := range []string{"E1/do.1", "E1"} {
+		if r := rows[p]; r.Status != live.Running || !r.HeldNow {
+			t.Errorf("%s: %s, held now %v; want running and held", p, r.Status, r.HeldNow)
+		}
+	}
+	if r := rows["E1/do.1"]; !r.HeldHere {
+		t.Error("E1/do.1 is not held at its own stop")
+	}
+	wantScreen(t, b, "◐ do.1")
+	for _, line := range strings.Split(b.screen(), "\n") {
+		if strings.Contains(line, "do.1  user__lookup") && !strings.Contains(line, "⏸") {
+			t.Errorf("the held item's row has no held mark: %q", line)
 		}
 	}
 }

@@ -429,6 +429,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		r.watches = st.Watches
 	}
 	p.refreshThreads()
+	markHolds(r)
 	p.post(notice{}) // what was said before the run moved is old
 	switch {
 	case st.Finished:
@@ -567,8 +568,25 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 		// Threads start, pass stops and end without a word to the
 		// workbench: the threads pane reads them as the clock goes.
 		p.refreshThreads()
+		markHolds(r)
 	}
 	return r.tick()
+}
+
+// markHolds tells the run's tree and timeline where its threads are held
+// now, so that a held unit's row and bar mark the hold and count it as the
+// clock goes, before the Held event that comes as the hold ends.
+func markHolds(r *run) {
+	var held []string
+	if r.held() {
+		for _, th := range r.session.Threads() {
+			if th.Held {
+				held = append(held, th.Path)
+			}
+		}
+	}
+	r.tree.Holding(held)
+	r.timeline.Holding(held)
 }
 
 func moveWord(mv debugger.Movement) string {

@@ -710,6 +710,12 @@ func TestAbortAndPauseKeys(t *testing.T) {
 			if n := node(t, b, "E2"); n.Status != live.Pending {
 				t.Errorf("E2 is %s after the abort, want pending", n.Status)
 			}
+			// The item the run was aborted at, held before it started,
+			// ended aborted: not an item still to run.
+			if n := node(t, b, "E1/do.1"); n.Status != live.Failed || !n.Aborted {
+				t.Errorf("E1/do.1 is %s (aborted %v) after the abort at its stop, want failed, aborted", n.Status, n.Aborted)
+			}
+			wantScreen(t, b, "✗ do.1")
 		}},
 		{"a twice aborts a run that goes on", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
 			b.send(keyAbort, keyAbort)

@@ -102,14 +102,26 @@ type bar struct {
 	// holds are the holds at and below the unit, whose held time they
 	// are when no end event of its own says it.
 	holds engine.Holds
+	// heldNow is when the earliest hold going on now at or below the
+	// unit began (Holding); zero when none is.
+	heldNow time.Time
 }
 
-// out is the bar as a front end sees it.
-func (b *bar) out() Bar {
+// out is the bar as a front end sees it, now being the timeline's clock:
+// one held now runs to now, held from when its hold began.
+func (b *bar) out(now time.Time) Bar {
 	if !b.own {
 		b.Held = b.holds.Within(b.Start, b.End)
 	}
-	return b.Bar
+	o := b.Bar
+	if !b.heldNow.IsZero() {
+		o.End = time.Time{}
+		if o.HeldSince.IsZero() || b.heldNow.Before(o.HeldSince) {
+			o.HeldSince = b.heldNow
+		}
+		o.Held = b.holds.Within(o.Start, b.heldNow) + max(now.Sub(b.heldNow), 0)
+	}
+	return o
 }
 
 // Timeline is the bars of one run.
@@ -129,6 +141,11 @@ type Timeline struct {
 	// spent is the Spend worked out since the last model call, nil when
 	// one came after it.
 	spent *Spend
+	// holding are the paths where a thread is held now, each with when
+	// the timeline first saw it held there; heldBars the bars at and
+	// above them.
+	holding  map[string]time.Time
+	heldBars []*bar
 }
 
 // New returns an empty timeline, for a run whose events are to come.
@@ -187,7 +204,7 @@ func (t *Timeline) Bars(from, n int) []Bar {
 	to := min(len(t.order), from+max(0, n))
 	out := make([]Bar, 0, to-from)
 	for _, b := range t.order[from:to] {
-		out = append(out, b.out())
+		out = append(out, b.out(t.now))
 	}
 	return out
 }
@@ -208,7 +225,7 @@ func (t *Timeline) Bar(p string) (Bar, bool) {
 	if !ok {
 		return Bar{}, false
 	}
-	return b.out(), true
+	return b.out(t.now), true
 }
 
 func (t *Timeline) index() {
@@ -238,6 +255,8 @@ func (t *Timeline) Apply(e engine.Event) {
 	case engine.RunStarted:
 		t.runID, t.plan, t.start = e.RunID, p.Plan, e.Time
 	case engine.RunEnded:
+		t.holding = nil
+		t.markHolding()
 		t.end, t.status = e.Time, p.Status
 		u := p.Usage
 		t.usage, t.spent = &u, nil
@@ -327,6 +346,11 @@ func (t *Timeline) Apply(e engine.Event) {
 		if e.Path != "" {
 			t.held(e.Path, e.Unit, e.Time, p)
 		}
+		if _, ok := t.holding[e.Path]; ok {
+			// The hold going on there is over: this event says how long.
+			delete(t.holding, e.Path)
+			t.markHolding()
+		}
 	case engine.Decided:
 		// A decision ends a hold, which its own event tells.
 	default:
@@ -342,6 +366,52 @@ func (t *Timeline) Apply(e engine.Event) {
 		}
 		if !b.own && !b.open && e.Time.After(b.End) {
 			b.End = e.Time
+		}
+	}
+}
+
+// Holding says where threads of the run are held now: the paths of their
+// stops. The unit held there, listed even before its first event, and
+// every unit above it run to now, held from when the timeline first saw
+// the hold, until the Held event that ends it (or the run's end) arrives:
+// a hold's events come as it ends.
+func (t *Timeline) Holding(paths []string) {
+	next := make(map[string]time.Time, len(paths))
+	for _, p := range paths {
+		since, ok := t.holding[p]
+		if !ok {
+			since = t.now
+		}
+		next[p] = since
+	}
+	t.holding = next
+	t.markHolding()
+}
+
+// markHolding sets heldNow on the bars at and above the paths held now,
+// beginning a unit held before its first event, and clears it on the
+// bars no longer held.
+func (t *Timeline) markHolding() {
+	for _, b := range t.heldBars {
+		b.heldNow = time.Time{}
+	}
+	t.heldBars = t.heldBars[:0]
+	for p, since := range t.holding {
+		if p == "" {
+			continue
+		}
+		b := t.at(p, path.KindOf(p), since)
+		if b.Start.IsZero() {
+			t.begin(b, since)
+		}
+		for a := b; a != &t.root; a = a.parent {
+			switch {
+			case a.heldNow.IsZero():
+				a.heldNow = since
+				t.heldBars = append(t.heldBars, a)
+			case since.Before(a.heldNow):
+				a.heldNow = since
+			}
 		}
 	}
 }

@@ -528,3 +528,39 @@ func TestTimelineAskHeldWhileItWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldingNow holds a map item at its step's stop before the step's
+// first event: the item's bar and its step's are there at once, and they
+// and the map's run to now, held from the hold's start, until the Held
+// event that ends the hold says how long it was.
+func TestHoldingNow(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tl := timeline.New()
+	seq := uint64(0)
+	apply := func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
+		seq++
+		tl.Apply(engine.Event{Seq: seq, Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
+	}
+	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	step := "E1/do.1/A"
+	tl.Holding([]string{step})
+	tl.Tick(t0.Add(5 * time.Second))
+	for _, p := range []string{step, "E1/do.1", "E1"} {
+		b, ok := tl.Bar(p)
+		if !ok {
+			t.Fatalf("no bar at %s while it is held", p)
+		}
+		if !b.Open() || b.HeldSince != t0 || b.Held != 5*time.Second {
+			t.Errorf("%s held now: open %v, held since %v, held %v; want open, held since the hold, 5s held", p, b.Open(), b.HeldSince.Sub(t0), b.Held)
+		}
+	}
+	released := t0.Add(6 * time.Second)
+	tl.Holding(nil)
+	apply(released, step, path.KindStep, engine.EventHeld, engine.Held{Stop: engine.StopStep, Ms: 6000})
+	apply(released, step, path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__note"})
+	apply(released.Add(time.Second), step, path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__note", Status: "ok", Ms: 7000, HeldMs: 6000})
+	if b, _ := tl.Bar(step); b.Open() || !b.HeldSince.IsZero() || b.Held != 6*time.Second || b.End.Sub(b.Start) != 7*time.Second {
+		t.Errorf("%s over: open %v, held since %v, %v of %v held; want 6s of 7s", step, b.Open(), b.HeldSince, b.Held, b.End.Sub(b.Start))
+	}
+}

@@ -484,6 +484,10 @@ func (c *content) usage() {
 		if m := format.MarkText(n.Decided, n.Reused); m != "" {
 			c.field(2, "given      ", m, c.p.literal)
 		}
+	} else if n.Held > 0 {
+		// A unit held now, or held before, runs on: its time so far,
+		// and how much of it was held.
+		c.field(2, "duration   ", format.HeldTime(n.Duration, n.Held)+" so far, running", c.p.muted)
 	} else {
 		c.field(2, "duration   ", "running", c.p.muted)
 	}
@@ -612,6 +616,9 @@ func statusWords(n live.Node) string {
 	case live.OK:
 		return "✓ ok"
 	case live.Failed:
+		if n.Aborted {
+			return "✗ aborted: the run was aborted at its stop"
+		}
 		return "✗ failed"
 	case live.Skipped:
 		if n.CutOff {

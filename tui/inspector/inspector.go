@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -82,11 +83,19 @@ type showKey struct {
 	reply, reasoning int
 	call             *engine.ModelCalled
 	stop             *debugger.Snapshot
+	// soFar is the time of a unit that runs with some of it held (one
+	// held now grows with the clock), to the tenth of a second the Usage
+	// tab says it to.
+	soFar time.Duration
 }
 
 func keyOf(n live.Node, stop *debugger.Snapshot) showKey {
-	return showKey{version: n.Version, status: n.Status, calls: n.Spend.Calls, children: n.Children,
+	k := showKey{version: n.Version, status: n.Status, calls: n.Spend.Calls, children: n.Children,
 		reply: len(n.Reply), reasoning: len(n.Reasoning), call: n.Call, stop: stop}
+	if !n.Status.Done() && n.Held > 0 {
+		k.soFar = n.Duration.Truncate(100 * time.Millisecond)
+	}
+	return k
 }
 
 // forTab keeps of k what tab's page shows, so that a reply streaming into
@@ -96,8 +105,9 @@ func (k showKey) forTab(t Tab) showKey {
 	case TabScope, TabStop:
 		return showKey{stop: k.stop}
 	case TabUsage:
-		return showKey{status: k.status, calls: k.calls, call: k.call, stop: k.stop}
+		return showKey{status: k.status, calls: k.calls, call: k.call, stop: k.stop, soFar: k.soFar}
 	}
+	k.soFar = 0
 	return k
 }
 

@@ -619,3 +619,25 @@ steps:
 	}
 	inOrder(t, body(m), "duration", format.HeldTime(n.Duration, n.Held), "given", format.MarkDecided+" answer")
 }
+
+// TestHeldAskWaiting shows the Usage tab of an ask that waits for its
+// answer: its time so far and the held share, growing with the clock,
+// before the ask ends.
+func TestHeldAskWaiting(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "asking"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "ask"}})
+	tr.Holding([]string{"E1"})
+	tr.Tick(t0.Add(5 * time.Second))
+	m := newModel(80, 40, false)
+	m.Show(nodeOf(tr, "E1"), nil)
+	if !m.SelectTab(inspector.TabUsage) {
+		t.Fatalf("no Usage tab for the waiting ask: %v", m.Tabs())
+	}
+	inOrder(t, body(m), "duration", "5.0s, 5.0s of it held so far, running")
+	// The clock goes on: so does what the tab says.
+	tr.Tick(t0.Add(7 * time.Second))
+	m.Show(nodeOf(tr, "E1"), nil)
+	inOrder(t, body(m), "duration", "7.0s, 7.0s of it held so far, running")
+}

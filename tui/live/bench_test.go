@@ -192,3 +192,27 @@ func BenchmarkApplyHeldRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(events)), "ns/event")
 }
+
+// BenchmarkHolding tells a tree of 10,000 map items, as the workbench
+// does on every tick of a held run, which threads are held now: two
+// items (a map of concurrency 2) and every item (each held at its stop).
+func BenchmarkHolding(b *testing.B) {
+	tr := loaded(b)
+	every := make([]string, 0, 10_000)
+	for _, r := range tr.Rows(0, tr.Len()) {
+		if r.Kind == live.KindItem {
+			every = append(every, r.Path)
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		held []string
+	}{{"two", every[:2]}, {"10k", every}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tr.Holding(bc.held)
+			}
+		})
+	}
+}

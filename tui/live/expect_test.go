@@ -148,3 +148,58 @@ steps:
 		t.Errorf("the item of an aborted run is %s, want it over", st)
 	}
 }
+
+// TestStepsLaidOutAtTwoStopsKeepTheirOrder holds a called plan's item at
+// its first step's stop and then at its second's, the first step's events
+// overtaken by the second stop: the second step's row stays below the
+// first's, while the stops come, once the events have, and once the run
+// has ended.
+func TestStepsLaidOutAtTwoStopsKeepTheirOrder(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	item := "post/then/notes/comments/do.0"
+	order := func(when string) {
+		t.Helper()
+		var got []string
+		for _, r := range tr.Rows(0, tr.Len()) {
+			if strings.HasPrefix(r.Path, item+"/") {
+				got = append(got, r.Path)
+			}
+		}
+		if want := []string{item + "/note", item + "/posted"}; !slices.Equal(got, want) {
+			t.Errorf("%s: rows %v, want %v", when, got, want)
+		}
+	}
+	tr.Expect(item+"/note", "user__note")
+	tr.Expect(item+"/posted", "tracker__add_comment")
+	order("at the second stop")
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: item + "/note", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "user__note"}})
+	tr.Apply(engine.Event{Seq: 3, Time: t0, Path: item + "/note", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "user__note", Status: "ok"}})
+	order("once the first step's events came")
+	tr.Apply(engine.Event{Seq: 4, Time: t0.Add(time.Second), Path: item + "/posted", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "tracker__add_comment"}})
+	tr.Apply(engine.Event{Seq: 5, Time: t0.Add(time.Second), Path: item + "/posted", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "tracker__add_comment", Status: "ok"}})
+	tr.Apply(engine.Event{Seq: 6, Time: t0.Add(time.Second), Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusOK}})
+	order("once the run ended")
+}
+
+// TestAbortedAtItsStop aborts a run held at a map item's step stop, before
+// the step started: the step's row ends aborted (failed, with the run's
+// error), and so does its item, rather than staying a step not run yet.
+func TestAbortedAtItsStop(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "assess", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "map"}})
+	step := "assess/do.0/verdict"
+	tr.Expect(step, "agent")
+	why := "run aborted at " + step
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusAborted, Error: why, AbortedAt: step}})
+	n, _ := tr.Node(step)
+	if n.Status != live.Failed || !n.Aborted || n.Error != why {
+		t.Errorf("the step aborted at its stop is %s (aborted %v, error %q)", n.Status, n.Aborted, n.Error)
+	}
+	if item, _ := tr.Node("assess/do.0"); item.Status != live.Failed {
+		t.Errorf("its item is %s, want failed", item.Status)
+	}
+}

@@ -151,6 +151,10 @@ type node struct {
 	held  time.Duration
 	timed bool
 	holds engine.Holds
+	// heldSince is when the earliest hold going on now at or below the
+	// node began (Holding): none of its Held events has come yet, since
+	// one comes as its hold ends. Zero when no thread in it is held.
+	heldSince time.Time
 
 	// call is the last model call made here, failed or not.
 	call *engine.ModelCalled
@@ -187,6 +191,9 @@ type node struct {
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
 
+	// aborted says the run was aborted at this node's stop.
+	aborted bool
+
 	// ended is set on the root once the run has ended: an item whose
 	// steps did not all run is then over as far as it got.
 	ended bool
@@ -215,6 +222,11 @@ type Tree struct {
 	// progress follows the top-level steps' items (done of the total,
 	// running, the rate), as `stepwise run` shows them.
 	progress *progress.Run
+	// holding are the paths where a thread is held now, each with when
+	// the tree first saw it held there; heldNodes the nodes at and above
+	// them, whose heldSince says so.
+	holding   map[string]time.Time
+	heldNodes []*node
 }
 
 // Totals is what the status bar shows of the run.
@@ -323,6 +335,8 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 	case engine.RunEnded:
 		t.root.ended = true
+		t.holding = nil
+		t.markHolding()
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
 		t.totals.Status = runNodeStatus(p.Status)
 		if p.Exit != nil {
@@ -338,6 +352,9 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		for _, c := range t.root.children {
 			t.closeOpen(c, e.Time, t.totals.Status)
+		}
+		if n, ok := t.byPath[p.AbortedAt]; ok {
+			t.abortedAt(n, p.Error, e.Time)
 		}
 		if p.Status == engine.StatusOK {
 			// A run that ended ok will run nothing more: a branch its
@@ -587,10 +604,12 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 	}
 	if n, ok := t.byPath[path]; ok {
 		n.version++
-		if n.expected && kind != KindStep {
-			// Laid out at a stop before its first event: it runs from
-			// this one, as a node the event made would, or from a hold
-			// at its stop.
+		if kind != KindStep && (n.expected || n.derived && !n.touched && n.ownsEvents()) {
+			// Laid out at a stop before its first event, itself or as
+			// the parent of a unit held at its stop (a round, when its
+			// tool call's stop overtook the round's model call): it
+			// runs from this one, as a node the event made would, or
+			// from a hold at its stop.
 			n.expected, n.derived, n.start = false, false, n.startedBy(at)
 			t.setStatus(n, Running, at)
 		}
@@ -607,10 +626,27 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 	return n
 }
 
+// ownsEvents reports whether the node's kind has events of its own that
+// start it (a round, a tool call, a repair pass, a model call), rather
+// than taking its status from its children or its step events.
+func (n *node) ownsEvents() bool {
+	switch n.kind {
+	case KindRound, KindTool, KindRepair, KindCall:
+		return true
+	}
+	return false
+}
+
 // ensure returns the node at path, creating it and its missing parents
 // with the given time as their start. A new node starts pending with its
 // status derived from its children until an event of its own arrives.
 func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
+	return t.layOut(nodePath, kind, at, false)
+}
+
+// layOut is ensure, with expected saying the node is laid out at its
+// stop (Expect) rather than by an event or a hold.
+func (t *Tree) layOut(nodePath string, kind Kind, at time.Time, expected bool) *node {
 	if n, ok := t.byPath[nodePath]; ok {
 		return n
 	}
@@ -622,7 +658,7 @@ func (t *Tree) ensure(nodePath string, kind Kind, at time.Time) *node {
 			return n
 		}
 	}
-	n := &node{path: nodePath, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent}
+	n := &node{path: nodePath, segment: seg, item: -1, status: Pending, derived: true, start: at, parent: parent, expected: expected}
 	n.kind = kindOf(parent, seg, kind)
 	if n.kind == KindItem {
 		n.item, _ = path.ItemIndex(seg)
@@ -660,13 +696,18 @@ func (t *Tree) Expect(path, tool string) bool {
 	// No start yet: the node and the ones laid out above it start with
 	// the first event under them, as they would with no stop there, so
 	// that a run shows the same times live and read back.
-	n := t.ensure(path, kindGroup, time.Time{})
+	n := t.layOut(path, kindGroup, time.Time{}, true)
+	// A new item may have laid it out with its body's steps.
 	n.expected = true
 	// A round's or a repair's stop names the agent step's tool, which
 	// is not the row's own: a round's row carries none, as one laid out
 	// by its events does.
 	if n.tool == "" && (n.kind == KindStep || n.kind == KindItem || n.kind == KindTool) {
 		n.tool = tool
+	}
+	if _, ok := t.holding[path]; ok {
+		// Held there already: the new row says so.
+		t.markHolding()
 	}
 	return true
 }
@@ -735,10 +776,13 @@ func (t *Tree) insert(parent, n *node) {
 	if n.kind == KindTool && parent.kind == KindRound {
 		n.item = callIndex(parent, n.path)
 	}
-	if n.kind == KindStep {
+	if n.kind == KindStep && !n.expected {
 		// A step laid out at a stop before its first event (Expect) is
 		// where its thread is held: a sibling step new to the tree ran
-		// before it, its events overtaken by the stop on their way.
+		// before it, its events overtaken by the stop on their way. A
+		// step laid out at a later stop of the same thread comes after
+		// it, even before that step's events arrive: a body's steps
+		// run one after another.
 		for i > 0 && parent.children[i-1].expected && !parent.children[i-1].touched {
 			i--
 		}
@@ -990,6 +1034,22 @@ func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
 	t.setStatus(n, final, at)
 }
 
+// abortedAt ends n aborted with the run's error: the run was aborted at
+// its stop, where it was held, often before it started (a step at its
+// step stop), so that no event of its own will say so.
+func (t *Tree) abortedAt(n *node, runErr string, at time.Time) {
+	n.aborted = true
+	n.version++
+	if n.err == "" {
+		n.err = runErr
+	}
+	if n.effectiveStatus().Done() {
+		return
+	}
+	n.derived, n.expected, n.start = false, false, n.startedBy(at)
+	t.setStatus(n, Failed, at)
+}
+
 // startedBy is when a node whose first event of its own arrives at at
 // began: then, or earlier when it was held at its stop before it (a step
 // at its step stop, a round at its round stop, a call at its tool stop),
@@ -1035,6 +1095,11 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 	if n.derived && !n.touched {
 		n.expected = true
 	}
+	if _, ok := t.holding[p]; ok {
+		// The hold going on there is over: this event says how long.
+		delete(t.holding, p)
+		t.markHolding()
+	}
 	n.version++
 	for a := n; a != nil && a != &t.root; a = a.parent {
 		a.holds.Add(end, h)
@@ -1049,10 +1114,78 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 	}
 }
 
+// Holding says where threads of the run are held now: the paths of their
+// stops. A unit held now, at its own stop or with a thread held inside
+// it, runs on the tree's clock, and its held time with it, from when the
+// tree first saw the hold until the Held event that ends it (or the run's
+// end) arrives, so that it reads live what it will read once over.
+func (t *Tree) Holding(paths []string) {
+	next := make(map[string]time.Time, len(paths))
+	for _, p := range paths {
+		since, ok := t.holding[p]
+		if !ok {
+			since = t.now
+		}
+		next[p] = since
+	}
+	t.holding = next
+	t.markHolding()
+}
+
+// markHolding sets heldSince on the nodes at and above the paths held now,
+// and clears it on the nodes no longer so.
+func (t *Tree) markHolding() {
+	for _, n := range t.heldNodes {
+		n.heldSince = time.Time{}
+		n.version++
+	}
+	t.heldNodes = t.heldNodes[:0]
+	for p, since := range t.holding {
+		n, ok := t.byPath[p]
+		if !ok {
+			continue
+		}
+		for a := n; a != nil && a != &t.root; a = a.parent {
+			switch {
+			case a.heldSince.IsZero():
+				a.heldSince = since
+				a.version++
+				t.heldNodes = append(t.heldNodes, a)
+			case since.Before(a.heldSince):
+				a.heldSince = since
+			}
+		}
+	}
+}
+
+// shownStatus is the node's status as it shows: a unit held now runs, even
+// one that has not started (held at its stop before its first event) or
+// that had its own work done (a round held at its reply stop).
+func (n *node) shownStatus() Status {
+	st := n.effectiveStatus()
+	if !n.heldSince.IsZero() && (st == Pending || st == OK && !n.timed) {
+		return Running
+	}
+	return st
+}
+
+// heldStart is when a node held now began: its start, or the hold's when
+// the hold came first.
+func (n *node) heldStart() time.Time {
+	if !n.heldSince.IsZero() && (n.start.IsZero() || n.heldSince.Before(n.start)) {
+		return n.heldSince
+	}
+	return n.start
+}
+
 // heldTime is how much of the node's duration its threads were held at
 // stops: what its end event says, or for a node without one, or still
-// running, the holds at and below it within its time.
+// running, the holds at and below it within its time, and the hold going
+// on now, which covers all of it from its start.
 func (t *Tree) heldTime(n *node) time.Duration {
+	if !n.heldSince.IsZero() {
+		return n.holds.Within(n.heldStart(), n.heldSince) + max(t.now.Sub(n.heldSince), 0)
+	}
 	if n.timed {
 		return n.held
 	}

@@ -22,8 +22,13 @@ type Row struct {
 	Duration time.Duration
 	// Held is how much of Duration the node's threads were held at
 	// stops, once it ended.
-	Held  time.Duration
-	Spend Spend // the node's model calls and its subtree's
+	Held time.Duration
+	// HeldNow says a thread is held at or below the node now (Holding),
+	// even before any of that hold has shown as time.
+	HeldNow bool
+	// HeldHere says a thread is held now at the node's own stop.
+	HeldHere bool
+	Spend    Spend // the node's model calls and its subtree's
 	// Decided is the action by which a person decided the node; Reused
 	// says a replay or a fork gave it a recorded result ("replay",
 	// "fork"). Both are empty for a node that ran.
@@ -93,8 +98,11 @@ func (t *Tree) collect(parent *node, skip, depth, n int, rails uint64, out *[]Ro
 func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	r := Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
-		Status: n.effectiveStatus(), Duration: t.duration(n), Held: t.heldTime(n), Spend: n.spend, Decided: n.decided, Reused: n.reused,
+		Status: n.shownStatus(), Duration: t.duration(n), Held: t.heldTime(n), HeldNow: !n.heldSince.IsZero(), Spend: n.spend, Decided: n.decided, Reused: n.reused,
 		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
+	}
+	if r.HeldNow {
+		_, r.HeldHere = t.holding[n.path]
 	}
 	if depth == 0 && r.Status == Running {
 		if s := t.progress.Step(n.path); s != nil {
@@ -162,6 +170,9 @@ func (n *node) childFailed() bool {
 // were held (Row.Held), which a concurrent item's model call, going on
 // meanwhile, never is.
 func (t *Tree) duration(n *node) time.Duration {
+	if !n.heldSince.IsZero() {
+		return max(t.now.Sub(n.heldStart()), 0)
+	}
 	st := n.effectiveStatus()
 	switch {
 	case n.start.IsZero() || st == Pending:
@@ -261,8 +272,10 @@ type Node struct {
 	Ask        *engine.Asked
 	// Exit is the exit that ended the run, on its step's node; CutOff
 	// says the node was skipped because an exit ended the run first.
-	Exit      *engine.Exit
-	CutOff    bool
+	Exit   *engine.Exit
+	CutOff bool
+	// Aborted says the run was aborted at the node's stop.
+	Aborted   bool
 	CallError string // the last model call's error, until one succeeds
 	// Call is the last model call made at this path, whole (request,
 	// reply, usage, strict-output record); nil until one ends. A round's
@@ -288,10 +301,10 @@ func (t *Tree) Node(path string) (Node, bool) {
 		return Node{}, false
 	}
 	out := Node{
-		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.effectiveStatus(), Start: n.start,
+		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.shownStatus(), Start: n.heldStart(),
 		Duration: t.duration(n), Held: t.heldTime(n), Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
-		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, CallError: n.callErr, Call: n.call, Version: n.version,
+		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, Aborted: n.aborted, CallError: n.callErr, Call: n.call, Version: n.version,
 	}
 	if out.Status.Done() {
 		out.End = n.end

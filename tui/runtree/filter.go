@@ -176,8 +176,8 @@ const (
 	// NextFailed is the next failed row after the selection.
 	NextFailed Target = iota
 	// NextHeld is the next row held at a stop for some of its time, or
-	// one a thread is held at now: from one held thread's row, the next
-	// thread's.
+	// one a thread is held at now (not the rows above it, held through
+	// it): from one held thread's row, the next thread's.
 	NextHeld
 	// Slowest is the slowest row with nothing under it, by its own time
 	// (its wall time less what it was held), where the time went; from
@@ -208,7 +208,7 @@ func (m *Model) Jump(to Target) bool {
 		}
 		switch {
 		case to == NextFailed && r.Status == live.Failed,
-			to == NextHeld && (r.Held > 0 || m.heldNow(r.Path)),
+			to == NextHeld && (r.Path == m.stop || r.HeldHere || m.heldNow(r.Path) || r.Held > 0 && !r.HeldNow),
 			to == Slowest && !r.HasChildren && r.Duration-r.Held > 0:
 			cands = append(cands, cand{r, at})
 		}

@@ -306,7 +306,8 @@ func TestColumns(t *testing.T) {
 	tr, _ := watchedRun(t, -1)
 	i, _ := tr.Index("E2/agent.1")
 	r := tr.Rows(i, 1)[0]
-	full := format.Duration(r.Duration) + "     " + format.Tokens(r.Spend.Tokens()) + " tok"
+	// The spend, then the time, which stays at the end of the row.
+	full := format.Tokens(r.Spend.Tokens()) + " tok   " + format.Cost(*r.Spend.Cost()) + "   " + format.Duration(r.Duration) + "│"
 	tests := []struct {
 		width                 int
 		duration, tokens, usd bool
@@ -318,7 +319,10 @@ func TestColumns(t *testing.T) {
 		{50, true, false, true},
 		{49, true, false, false},
 		{40, true, false, false},
-		{39, false, false, false},
+		// The split at 80 columns: the time stays, the names give way.
+		{36, true, false, false},
+		{30, true, false, false},
+		{29, false, false, false},
 		{12, false, false, false},
 	}
 	for _, tc := range tests {
@@ -331,8 +335,17 @@ func TestColumns(t *testing.T) {
 		if tc.tokens && !has(full) {
 			t.Errorf("width %d: columns not aligned as %q in %q", tc.width, full, line)
 		}
-		if tc.width >= 39 && !has("agent.1") {
+		if tc.width >= 30 && !has("agent.1") {
 			t.Errorf("width %d: the label is cut in %q", tc.width, line)
+		}
+	}
+	// A row without model calls has nothing in the spend's columns: its
+	// names take their cells rather than lose their middle.
+	j, _ := tr.Index("E1/do.0/A")
+	for _, width := range []int{100, 62} {
+		m := newPane(tr, width, tr.Len()+2, true)
+		if line := row(m, j); !strings.Contains(line, "A  builtin__reshape") {
+			t.Errorf("width %d: the names are cut with the spend's cells empty: %q", width, line)
 		}
 	}
 }
@@ -803,7 +816,17 @@ steps:
 	for _, e := range rec.All() {
 		tr.Apply(e)
 	}
-	const width = 100
+	// 36 is the tree's pane in the split at 80 columns: the time and
+	// the mark stay there too.
+	for _, width := range []int{100, 36} {
+		heldMarks(t, tr, width)
+	}
+}
+
+// heldMarks checks that every row of a pane width wide shows its time
+// with the held mark where it was held, the times aligned.
+func heldMarks(t *testing.T, tr *live.Tree, width int) {
+	t.Helper()
 	m := newPane(tr, width, tr.Len()+2, false)
 	durationEnd := -1
 	for i, r := range tr.Rows(0, tr.Len()) {

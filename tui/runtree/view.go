@@ -59,10 +59,14 @@ func StatusGlyph(s live.Status) string {
 }
 
 // The right-hand columns, their widths in cells and the gap before each.
-// A pane too narrow for them all drops tokens first, then cost, then the
-// duration, so that the tree keeps at least minTree cells: time and cost
-// are what a run is watched for, and a pane of 50 columns (the tree's
-// share of 120) has room for both.
+// A pane too narrow for them all drops tokens first, then cost, so that
+// the tree keeps at least minTree cells, and the duration last, which
+// keeps it while the tree has minTimedTree: time (and the held mark) is
+// what a run is watched for first, and even the split at 80 columns has
+// room for it; a pane of 50 columns (the tree's share of 120) has room for
+// time and cost. The time comes last, at the row's end, after tokens and
+// cost, so that a row without model calls lends their empty cells to its
+// names, and the times of every row line up at the right.
 const (
 	durationWidth = 6  // 340ms, 12.3s, 2m03s, 1h02m
 	heldWidth     = 2  // a space and the held mark, after the duration
@@ -70,6 +74,7 @@ const (
 	costWidth     = 8  // $0.0042, <$0.0001, $1234.50
 	columnGap     = 2
 	minTree       = 30
+	minTimedTree  = 20
 )
 
 // columns says which right-hand columns fit in a body width. held is the
@@ -77,16 +82,17 @@ const (
 // and unheld rows line up and the mark never touches a time.
 type columns struct {
 	duration, held, tokens, cost bool
-	// room is the cells the columns may take.
+	// room is the cells the columns may take beside a tree of minTree
+	// cells.
 	room int
 }
 
 func columnsFor(width int) columns {
-	room := width - minTree
+	room, timed := width-minTree, width-minTimedTree
 	d := columnGap + durationWidth
 	c := d + columnGap + costWidth
 	t := c + columnGap + tokensWidth
-	return columns{duration: room >= d, held: room >= d+heldWidth, cost: room >= c, tokens: room >= t, room: room}
+	return columns{duration: timed >= d, held: timed >= d+heldWidth, cost: room >= c, tokens: room >= t, room: room}
 }
 
 // shownFor leaves out the columns that no row in view has a figure for
@@ -98,7 +104,7 @@ func (c columns) shownFor(rows []live.Row) columns {
 	for _, r := range rows {
 		tokens = tokens || r.Spend.Calls > 0
 		cost = cost || r.Spend.Cost() != nil
-		held = held || r.Held >= time.Millisecond
+		held = held || r.HeldNow || r.Held >= time.Millisecond
 	}
 	c.tokens = c.tokens && tokens
 	c.cost = c.cost && cost
@@ -110,6 +116,11 @@ func (c columns) shownFor(rows []live.Row) columns {
 		c.cost = false
 	}
 	return c
+}
+
+// timeWidth is the cells the time and its held mark take, gaps included.
+func (c columns) timeWidth() int {
+	return columns{duration: c.duration, held: c.held}.width()
 }
 
 // width is the cells the columns take, gaps included.
@@ -254,7 +265,16 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	if width <= 0 {
 		return ""
 	}
+	// A row without model calls has nothing in the tokens and cost
+	// columns, which come before the time: its names take their cells.
+	spent := cols.tokens || cols.cost
+	if r.Spend.Calls == 0 {
+		spent = false
+	}
 	room := max(width-cols.width(), 0)
+	if !spent {
+		room = max(width-cols.timeWidth(), 0)
+	}
 	l := common.NewLine(room)
 
 	brk, mark := common.NoBreak, " "
@@ -322,6 +342,20 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 
 	var b strings.Builder
 	b.WriteString(l.String())
+	if spent && cols.tokens {
+		tok := ""
+		if r.Spend.Calls > 0 {
+			tok = format.Tokens(r.Spend.Tokens()) + " tok"
+		}
+		column(&b, tok, tokensWidth, st.muted)
+	}
+	if spent && cols.cost {
+		cost := ""
+		if c := r.Spend.Cost(); c != nil {
+			cost = format.Cost(*c)
+		}
+		column(&b, cost, costWidth, st.muted)
+	}
 	if cols.duration {
 		dur := ""
 		if r.Status != live.Pending && (r.Status != live.Skipped || r.Duration > 0) {
@@ -329,7 +363,7 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 			// off) has no time to show.
 			dur = format.Duration(r.Duration)
 		}
-		held := r.Held >= time.Millisecond
+		held := r.HeldNow || r.Held >= time.Millisecond
 		if held {
 			// The wall time, and a mark that says some of it was held:
 			// the inspector says how much.
@@ -353,20 +387,6 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		default:
 			column(&b, dur, durationWidth, st.text)
 		}
-	}
-	if cols.tokens {
-		tok := ""
-		if r.Spend.Calls > 0 {
-			tok = format.Tokens(r.Spend.Tokens()) + " tok"
-		}
-		column(&b, tok, tokensWidth, st.muted)
-	}
-	if cols.cost {
-		cost := ""
-		if c := r.Spend.Cost(); c != nil {
-			cost = format.Cost(*c)
-		}
-		column(&b, cost, costWidth, st.muted)
 	}
 	return b.String()
 }
