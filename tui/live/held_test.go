@@ -149,7 +149,11 @@ func TestHeldTimeAgrees(t *testing.T) {
 		if !ok {
 			continue // a unit that never ran (the output) has no bar
 		}
-		if wall := b.End.Sub(b.Start); !same(wall, back.Duration) || !same(b.Held, back.Held) {
+		// A bar starts at the earlier of its start event and its end less
+		// its time, the tree's row at the latter: under load the two part
+		// by tens of microseconds, which no timeline draws.
+		near := func(a, b time.Duration) bool { return (a - b).Abs() < time.Millisecond }
+		if wall := b.End.Sub(b.Start); !near(wall, back.Duration) || !same(b.Held, back.Held) {
 			t.Errorf("%s: %v, %v held in the tree; %v, %v on the timeline", r.Path, back.Duration, back.Held, wall, b.Held)
 		}
 	}
