@@ -230,8 +230,7 @@ func TestRunApproveNoTerminal(t *testing.T) {
 // and approve answer the agent's calls.
 func TestRunApproveOnTerminal(t *testing.T) {
 	dir := gatedProject(t)
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	env := childEnv()
 	// E9 is no step of the plan: it is said, and the run goes on.
 	argv := append(env, os.Args[0], "run", "gated", "--script", "gated.yaml", "--approve", "**/user__nap", "--approve", "E9", "--json")
 	// The window stays open after the run, to be read.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,20 +15,7 @@ import (
 // continues, to the next call held.
 func TestWorkbenchGatedSubPlan(t *testing.T) {
 	demoProject(t)
-	dir, _ := os.Getwd()
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
-		"TERM=xterm-256color", "EDITOR=true"}
-	s := startTmux(t, 160, 60, append(env, os.Args[0], dir)...)
-	s.waitFor("issue_timeline")
-	for range 4 {
-		if strings.Contains(s.screen(), "Triage the open queue") {
-			break
-		}
-		s.keys("]")
-		time.Sleep(200 * time.Millisecond)
-	}
-	s.waitFor("Triage the open queue")
+	s := startWorkbenchOn(t, 160, 60, "Triage the open queue")
 	s.keys(":")
 	s.typed("gate **/tracker__add_comment")
 	s.keys("Enter")
@@ -52,10 +38,10 @@ func TestWorkbenchGatedSubPlan(t *testing.T) {
 	// ran before it; the rows keep their order whichever comes first.
 	screen := s.waitFor("✓ note ")
 	// Under the called plan's map: its item, then the item's steps in
-	// the plan's order.
+	// the plan's order, the one held for approval running and held.
 	lines := strings.Split(screen, "\n")
 	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "⟳ comments") })
-	want := []string{"◐ do.0", "✓ note", "○ posted"}
+	want := []string{"◐ do.0", "✓ note", "◐ posted"}
 	if at < 0 || at+len(want) >= len(lines) {
 		t.Fatalf("no rows of the called plan's map:\n%s", screen)
 	}

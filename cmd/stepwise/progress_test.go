@@ -96,8 +96,7 @@ func labelReplies(n int, extra string) (replies, items string) {
 func startStepwise(t *testing.T, width, height int, env []string, args ...string) *tmuxSession {
 	t.Helper()
 	dir, _ := os.Getwd()
-	argv := append([]string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}, env...)
+	argv := append(childEnv(), env...)
 	argv = append(append(argv, os.Args[0]), args...)
 	// The shell traps ctrl-c, so that it outlives the run to say how it
 	// ended; the run gets the signal as ever.

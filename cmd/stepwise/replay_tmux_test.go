@@ -1,10 +1,8 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestWorkbenchReplayAnswersItsAsk drives the real binary in tmux on the
@@ -14,20 +12,7 @@ import (
 // ends saying it matches its record, as y says it.
 func TestWorkbenchReplayAnswersItsAsk(t *testing.T) {
 	demoProject(t)
-	dir, _ := os.Getwd()
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
-		"TERM=xterm-256color", "EDITOR=true"}
-	s := startTmux(t, 160, 48, append(env, os.Args[0], dir)...)
-	s.waitFor("issue_timeline")
-	for range 4 {
-		if strings.Contains(s.screen(), "Triage the open queue") {
-			break
-		}
-		s.keys("]")
-		time.Sleep(200 * time.Millisecond)
-	}
-	s.waitFor("Triage the open queue")
+	s := startWorkbenchOn(t, 160, 48, "Triage the open queue")
 
 	s.keys("r")
 	s.waitFor("inputs of triage_queue")

@@ -16,8 +16,7 @@ import (
 func TestWorkbenchThreadsAt80x24(t *testing.T) {
 	demoProject(t)
 	dir, _ := os.Getwd()
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	env := childEnv()
 	s := startTmux(t, 80, 24, append(env, os.Args[0], dir)...)
 	s.waitFor("incident_brief")
 	s.keys("]", "]", "]")

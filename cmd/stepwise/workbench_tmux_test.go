@@ -19,6 +19,33 @@ type tmuxSession struct {
 	socket string
 }
 
+// childEnv is the env(1) command line that runs stepwise in tmux with
+// this test's own home and data directories, extra variables after them.
+func childEnv(extra ...string) []string {
+	return append([]string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
+		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
+		"TERM=xterm-256color"}, extra...)
+}
+
+// startWorkbenchOn starts the workbench in tmux on the project in the
+// working directory and steps through its plans' tabs to the one whose
+// name is shown as name.
+func startWorkbenchOn(t *testing.T, width, height int, name string) *tmuxSession {
+	t.Helper()
+	dir, _ := os.Getwd()
+	s := startTmux(t, width, height, append(childEnv("EDITOR=true"), os.Args[0], dir)...)
+	s.waitFor("issue_timeline")
+	for range 4 {
+		if strings.Contains(s.screen(), name) {
+			break
+		}
+		s.keys("]")
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.waitFor(name)
+	return s
+}
+
 func startTmux(t *testing.T, width, height int, argv ...string) *tmuxSession {
 	t.Helper()
 	bin, err := exec.LookPath("tmux")
@@ -89,22 +116,7 @@ func quoteAll(argv []string) []string {
 // injected value.
 func TestWorkbenchDebugSession(t *testing.T) {
 	demoProject(t)
-	dir, _ := os.Getwd()
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
-		"TERM=xterm-256color", "EDITOR=true"}
-	s := startTmux(t, 160, 48, append(env, os.Args[0], dir)...)
-	s.waitFor("issue_timeline")
-
-	// The plans are tabs; step to issue_timeline's.
-	for range 4 {
-		if strings.Contains(s.screen(), "Issue timeline") {
-			break
-		}
-		s.keys("]")
-		time.Sleep(200 * time.Millisecond)
-	}
-	s.waitFor("Issue timeline")
+	s := startWorkbenchOn(t, 160, 48, "Issue timeline")
 
 	s.keys(":")
 	s.typed("break timeline/do.* step")
@@ -169,8 +181,7 @@ func TestWorkbenchDebugSession(t *testing.T) {
 func TestWorkbenchKeepsTheDemo(t *testing.T) {
 	isolate(t, t.TempDir())
 	kept := filepath.Join(os.Getenv("XDG_DATA_HOME"), "stepwise", "demo")
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	env := childEnv()
 	session := func() *tmuxSession {
 		s := startTmux(t, 160, 48, append(env, os.Args[0])...)
 		s.waitFor("issue_timeline")
@@ -240,8 +251,7 @@ func TestWorkbenchKeepsTheDemo(t *testing.T) {
 func TestWorkbenchAt80x24(t *testing.T) {
 	demoProject(t)
 	dir, _ := os.Getwd()
-	env := []string{"env", cliEnv + "=1", "GORACE=atexit_sleep_ms=0", "HOME=" + os.Getenv("HOME"),
-		"XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"), "TERM=xterm-256color"}
+	env := childEnv()
 	s := startTmux(t, 80, 24, append(env, os.Args[0], dir)...)
 	s.waitFor("incident_brief")
 
