@@ -270,6 +270,13 @@ func (p *runPage) command(cmd debugger.Command) tea.Cmd {
 		// the command said of moving.
 		cmd.Move = debugger.Continue
 	}
+	if cmd.Until != "" {
+		// It runs on, as break sets a breakpoint that cannot stop: the
+		// warning says it will not stop where it was meant to.
+		if warning := r.session.Unmatched(cmd.Until); warning != "" {
+			p.notify(noticeError, "until "+cmd.Until+": "+warning)
+		}
+	}
 	r.busy = true
 	p.log.Info("command", "path", r.state.Stop.Path, "action", d.Action.String(), "move", moveWord(cmd.Move), "until", cmd.Until)
 	if d.Action == engine.Inject || d.Action == engine.Replace {

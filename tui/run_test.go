@@ -1519,6 +1519,15 @@ func TestCommandLine(t *testing.T) {
 			b.press(command("thread E1/do.7")...)
 			wantNotice(t, b, "no thread of the run is named E1/do.7")
 		}},
+		{"until a path no stop of the plan has warns, and runs on", func(b *bench) {
+			b.debugTo(docFlow, "")
+			b.press(command("break E2 step")...)
+		}, command("until nomatch/**"), func(t *testing.T, b *bench) {
+			wantHeld(t, b, "E2", engine.StopStep, "breakpoint")
+			if out := b.m.panels.output.Text(); !strings.Contains(out, "until nomatch/**: no path of the plan matches nomatch/**, so it never stops; the nearest that would:") {
+				t.Errorf("the output pane does not warn of the pattern:\n%s", out)
+			}
+		}},
 		{"the movement verbs move a held run", func(b *bench) { b.debugTo(docFlow, "E1 step") }, command("step"), func(t *testing.T, b *bench) {
 			wantHeld(t, b, "E1/do.0", engine.StopStep, "step")
 			b.press(command("out")...)
