@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -30,10 +31,11 @@ func (m *model) breakpoints(doc int) *debugger.Breakpoints {
 	}
 	m.planPage.open[doc].breakpoints = t
 	// A kept breakpoint the plan can no longer reach (a step renamed
-	// since) is said as the table is read, as a break would say it.
+	// since), or whose condition reads a step it lacks, is said as the
+	// table is read, as a break would say it.
 	for _, b := range m.listBreakpoints(doc) {
-		if b.Unmatched != "" {
-			m.notify(noticeError, "kept breakpoint "+itoa(b.ID)+": "+b.Unmatched)
+		if why := cmp.Or(b.Unmatched, b.UnknownSteps); why != "" {
+			m.notify(noticeError, "kept breakpoint "+itoa(b.ID)+": "+why)
 			break
 		}
 	}

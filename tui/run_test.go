@@ -815,6 +815,14 @@ func TestBreakpointKeys(t *testing.T) {
 		}, seq(keyNextPlan), func(t *testing.T, b *bench) {
 			wantNotice(t, b, "kept breakpoint 1: no path of the plan matches S1/agent.1, so it never stops; the nearest that would: S1")
 		}},
+		{"a kept breakpoint whose condition reads no step of the plan is flagged as the plan opens, and in the panel", func(b *bench) {
+			writeTestFile(b.t, filepath.Join(b.p.dir, ".stepwise", "breakpoints", "simple.json"),
+				`[{"id": 1, "pattern": "S1", "enabled": true, "condition": {"value": "{{nope.x}}", "op": "eq", "to": 1}}]`)
+		}, seq(keyNextPlan, keyBreakPanel), func(t *testing.T, b *bench) {
+			const flag = "the condition reads 'nope.x', so it never holds: the plan has no step 'nope'"
+			wantNotice(t, b, "kept breakpoint 1: "+flag)
+			wantScreen(t, b, "✗ 1 S1: "+flag[:40])
+		}},
 		{"b on the plan's own row is refused", nil, seq(keyBreak), func(t *testing.T, b *bench) {
 			wantBook(t, b)
 			wantNotice(t, b, "select a step (or, in a run, any row) to break at")

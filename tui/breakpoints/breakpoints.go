@@ -151,7 +151,7 @@ func (m Model) View() string {
 		// condition failed: the room under the rows says it whole for
 		// the selected one.
 		var why []string
-		for _, problem := range []string{b.Unmatched, b.ConditionError} {
+		for _, problem := range []string{b.Unmatched, b.UnknownSteps, b.ConditionError} {
 			if problem != "" {
 				why = append(why, common.Wrap("✗ "+strconv.Itoa(b.ID)+" "+b.Pattern+": "+problem, max(inner-2, 8), "/_")...)
 			}
@@ -224,7 +224,7 @@ func (m Model) renderRow(b debugger.Breakpoint, cols columns, width int, selecte
 		l.Add("  if ", common.PaintOf(muted))
 		l.Add(b.Condition.String(), common.PaintOf(text))
 	}
-	for _, problem := range []string{b.Unmatched, b.ConditionError} {
+	for _, problem := range []string{b.Unmatched, b.UnknownSteps, b.ConditionError} {
 		if problem != "" {
 			l.Add("  ✗ "+problem, common.PaintOf(m.Theme.Problem.Inherit(base)))
 		}
