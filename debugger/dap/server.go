@@ -408,11 +408,21 @@ func (s *Server) stopped(st debugger.State) {
 		Text:              snap.Error,
 		AllThreadsStopped: true,
 	}
-	if snap.Ask != nil {
+	switch {
+	case snap.Ask != nil:
 		body.Text = snap.Ask.Prompt + " (answer JSON or decline in the debug console)"
-		if answer, ok := s.recordedAnswer(snap); ok {
+		switch answer, ok := s.recordedAnswer(snap); {
+		case snap.Recorded == "decline":
+			body.Text += "; the record declined it, which continue does again"
+		case ok:
 			body.Text += "; the record answered " + engine.JSONText(answer) + ", which continue gives again"
 		}
+	case snap.Recorded != "":
+		// A replay makes a person's decision here again: what continue
+		// gives is theirs, not what the run gave now.
+		body.Text = "the recorded run's " + snap.Recorded + " here is made again: continue gives the value in the Result scope"
+	case snap.Reused:
+		body.Text = "the fork reuses this step's recorded result: continue gives it, and nothing runs here"
 	}
 	if snap.Breakpoint != nil {
 		body.HitBreakpointIds = []int{snap.Breakpoint.ID}

@@ -893,6 +893,20 @@ func TestDAPReplayAndFork(t *testing.T) {
 		t.Errorf("the fork exits %d; console:\n%s", code, fork.console.String())
 	}
 
+	// A breakpoint on a step the fork reuses stops there, and the stop
+	// says that going on reuses it.
+	reusing := newClient(t)
+	reusing.start(map[string]any{"program": "issue_timeline", "cwd": dir, "fork": id, "from": "timeline"})
+	reusing.request("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "issue step"}}})
+	expect[*godap.SetFunctionBreakpointsResponse](reusing)
+	reusing.request("configurationDone", nil)
+	if ev := reusing.stopped("function breakpoint"); !strings.Contains(ev.Text, "the fork reuses this step's recorded result") {
+		t.Errorf("the stop at a reused step says %q", ev.Text)
+	} else {
+		reusing.request("continue", map[string]any{"threadId": ev.ThreadId})
+	}
+	expect[*godap.ExitedEvent](reusing)
+
 	bad := newClient(t)
 	bad.request("initialize", map[string]any{"adapterID": "stepwise"})
 	expect[*godap.InitializeResponse](bad)
