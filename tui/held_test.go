@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -89,5 +90,36 @@ func TestHeldRowMarkedAtOnce(t *testing.T) {
 		if strings.Contains(line, "do.1  user__lookup") && !strings.Contains(line, "⏸") {
 			t.Errorf("the held item's row has no held mark: %q", line)
 		}
+	}
+}
+
+// TestFirstStopMarkedAtOnce debugs the flow plan with no breakpoint: held
+// at its first stop, before any clock tick, the first step's row and bar
+// show the hold from the moment the run was held, as any other stop does.
+func TestFirstStopMarkedAtOnce(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docFlow, "")
+	r := b.m.runPage.run
+	if !r.held() || r.state.Reason != debugger.ReasonEntry {
+		t.Fatalf("the run is not held at its first stop: %+v", r.state)
+	}
+	first := r.state.Stop.Path
+	var row live.Row
+	for _, x := range r.tree.Rows(0, r.tree.Len()) {
+		if x.Path == first {
+			row = x
+		}
+	}
+	if row.Status != live.Running || !row.HeldNow || !row.HeldHere {
+		t.Errorf("%s: %s, held now %v, held here %v; want running and held at its own stop", first, row.Status, row.HeldNow, row.HeldHere)
+	}
+	var held bool
+	for _, x := range r.timeline.Bars(0, r.timeline.Len()) {
+		if x.Path == first {
+			held = !x.HeldSince.IsZero()
+		}
+	}
+	if !held {
+		t.Errorf("the timeline's bar of %s does not show the hold", first)
 	}
 }

@@ -436,7 +436,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		r.watches = st.Watches
 	}
 	p.refreshThreads()
-	markHolds(r)
+	markHolds(r, p.now())
 	p.post(notice{}) // what was said before the run moved is old
 	switch {
 	case st.Finished:
@@ -575,7 +575,7 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 		// Threads start, pass stops and end without a word to the
 		// workbench: the threads pane reads them as the clock goes.
 		p.refreshThreads()
-		markHolds(r)
+		markHolds(r, p.now())
 	}
 	return r.tick()
 }
@@ -583,7 +583,7 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 // markHolds tells the run's tree and timeline where its threads are held
 // now, so that a held unit's row and bar mark the hold and count it as the
 // clock goes, before the Held event that comes as the hold ends.
-func markHolds(r *run) {
+func markHolds(r *run, now time.Time) {
 	var held []string
 	if r.held() {
 		for _, th := range r.session.Threads() {
@@ -592,8 +592,8 @@ func markHolds(r *run) {
 			}
 		}
 	}
-	r.tree.Holding(held)
-	r.timeline.Holding(held)
+	r.tree.Holding(held, now)
+	r.timeline.Holding(held, now)
 }
 
 func moveWord(mv debugger.Movement) string {

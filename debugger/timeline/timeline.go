@@ -254,6 +254,9 @@ func (t *Timeline) Apply(e engine.Event) {
 	switch p := e.Payload.(type) {
 	case engine.RunStarted:
 		t.runID, t.plan, t.start = e.RunID, p.Plan, e.Time
+		// A hold seen before the run's first event (its first stop)
+		// marks its bars now that they have a start.
+		t.markHolding()
 	case engine.RunEnded:
 		t.holding = nil
 		t.markHolding()
@@ -370,17 +373,20 @@ func (t *Timeline) Apply(e engine.Event) {
 	}
 }
 
-// Holding says where threads of the run are held now: the paths of their
-// stops. The unit held there, listed even before its first event, and
-// every unit above it run to now, held from when the timeline first saw
-// the hold, until the Held event that ends it (or the run's end) arrives:
-// a hold's events come as it ends.
-func (t *Timeline) Holding(paths []string) {
+// Holding says where threads of the run are held now, at the clock's
+// now: the paths of their stops. The unit held there, listed even before
+// its first event, and every unit above it run to now, held from when the
+// timeline first saw the hold, until the Held event that ends it (or the
+// run's end) arrives: a hold's events come as it ends. A hold first seen
+// is held from now, not from the last tick: a run held at its first stop
+// is held before the clock's first tick, and before the timeline has any
+// of its events.
+func (t *Timeline) Holding(paths []string, now time.Time) {
 	next := make(map[string]time.Time, len(paths))
 	for _, p := range paths {
 		since, ok := t.holding[p]
 		if !ok {
-			since = t.now
+			since = now
 		}
 		next[p] = since
 	}
@@ -397,8 +403,13 @@ func (t *Timeline) markHolding() {
 	}
 	t.heldBars = t.heldBars[:0]
 	for p, since := range t.holding {
-		if p == "" {
+		if p == "" || t.start.IsZero() {
 			continue
+		}
+		// No hold began before its run: a clock that is not the events'
+		// (a test's) may read earlier.
+		if since.Before(t.start) {
+			since = t.start
 		}
 		b := t.at(p, path.KindOf(p), since)
 		if b.Start.IsZero() {

@@ -544,7 +544,7 @@ func TestHoldingNow(t *testing.T) {
 	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
 	apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
 	step := "E1/do.1/A"
-	tl.Holding([]string{step})
+	tl.Holding([]string{step}, t0)
 	tl.Tick(t0.Add(5 * time.Second))
 	for _, p := range []string{step, "E1/do.1", "E1"} {
 		b, ok := tl.Bar(p)
@@ -556,7 +556,7 @@ func TestHoldingNow(t *testing.T) {
 		}
 	}
 	released := t0.Add(6 * time.Second)
-	tl.Holding(nil)
+	tl.Holding(nil, released)
 	apply(released, step, path.KindStep, engine.EventHeld, engine.Held{Stop: engine.StopStep, Ms: 6000})
 	apply(released, step, path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__note"})
 	apply(released.Add(time.Second), step, path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__note", Status: "ok", Ms: 7000, HeldMs: 6000})

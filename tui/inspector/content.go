@@ -317,6 +317,10 @@ func (c *content) result() {
 		// end event, after the stop, has yet to bring.
 		c.heading("Result", seg{"  held at its result stop", c.p.muted})
 		c.json("result", c.stop.Output, 2, noFold)
+	case c.stop != nil && c.stop.Kind == engine.StopStep && n.Result == nil && n.Error == "":
+		// Held at its step stop, the step has not begun, though the tree
+		// shows it running for the time it is held.
+		c.heading("Result", seg{"  not run yet: held at its step stop", c.p.muted})
 	default:
 		c.heading("Result", seg{"  " + statusWords(n), c.p.muted})
 	}

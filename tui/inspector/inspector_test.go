@@ -169,6 +169,13 @@ func TestContent(t *testing.T) {
 		{"held before E2: its scope", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E2", engine.StopStep)
 		}, "E2", inspector.TabScope, []string{"Scope", `"E1": {…} 4 keys`, `"input": {}`}},
+		{"held before E2: its result is not there yet", func() (*live.Tree, *debugger.Snapshot) {
+			tr, snap := stopAt(t, "E2", engine.StopStep)
+			// The workbench tells the tree where the run is held, which
+			// shows the held step as running.
+			tr.Holding([]string{"E2"}, time.Now())
+			return tr, snap
+		}, "E2", inspector.TabResult, []string{"Result  not run yet: held at its step stop"}},
 		{"held before E2: what a value must match", func() (*live.Tree, *debugger.Snapshot) {
 			return stopAt(t, "E2", engine.StopStep)
 		}, "E2", inspector.TabStop, []string{"Held  step stop at E2", "tool   builtin__reshape", "E2  step builtin__reshape"}},
@@ -628,7 +635,7 @@ func TestHeldAskWaiting(t *testing.T) {
 	tr := live.New(nil)
 	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "asking"}})
 	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "ask"}})
-	tr.Holding([]string{"E1"})
+	tr.Holding([]string{"E1"}, t0)
 	tr.Tick(t0.Add(5 * time.Second))
 	m := newModel(80, 40, false)
 	m.Show(nodeOf(tr, "E1"), nil)

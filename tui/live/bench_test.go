@@ -210,8 +210,9 @@ func BenchmarkHolding(b *testing.B) {
 	}{{"two", every[:2]}, {"10k", every}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			now := time.Now()
 			for b.Loop() {
-				tr.Holding(bc.held)
+				tr.Holding(bc.held, now)
 			}
 		})
 	}

@@ -37,7 +37,7 @@ func TestHeldNow(t *testing.T) {
 	apply(t0, "E2", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "agent"})
 	apply(t0.Add(time.Second), round, path.KindRound, engine.EventModelCall, engine.ModelCalled{Ms: 1000})
 	tr.Expect(round, "agent")
-	tr.Holding([]string{step, round})
+	tr.Holding([]string{step, round}, t0.Add(time.Second))
 	tr.Tick(t0.Add(7 * time.Second))
 	for _, tc := range []struct {
 		path       string
@@ -55,7 +55,7 @@ func TestHeldNow(t *testing.T) {
 	// The step's thread goes on: its Held event says how long it was
 	// held, and the step runs from the hold's start.
 	released := t0.Add(8 * time.Second)
-	tr.Holding([]string{round})
+	tr.Holding([]string{round}, released)
 	apply(released, step, path.KindStep, engine.EventHeld, engine.Held{Stop: engine.StopStep, Ms: 7000})
 	apply(released, step, path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__note"})
 	apply(released.Add(time.Second), step, path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__note", Status: "ok", Ms: 8000, HeldMs: 7000})

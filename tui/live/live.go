@@ -333,6 +333,9 @@ func (t *Tree) Apply(e engine.Event) {
 		if t.totals.Plan == "" {
 			t.totals.Plan = p.Plan
 		}
+		// A hold seen before the run's first event (its first stop) is
+		// held from the run's start at the earliest.
+		t.markHolding()
 	case engine.RunEnded:
 		t.root.ended = true
 		t.holding = nil
@@ -1114,17 +1117,20 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 	}
 }
 
-// Holding says where threads of the run are held now: the paths of their
-// stops. A unit held now, at its own stop or with a thread held inside
-// it, runs on the tree's clock, and its held time with it, from when the
-// tree first saw the hold until the Held event that ends it (or the run's
-// end) arrives, so that it reads live what it will read once over.
-func (t *Tree) Holding(paths []string) {
+// Holding says where threads of the run are held now, at the clock's
+// now: the paths of their stops. A unit held now, at its own stop or with
+// a thread held inside it, runs on the tree's clock, and its held time
+// with it, from when the tree first saw the hold until the Held event
+// that ends it (or the run's end) arrives, so that it reads live what it
+// will read once over. A hold first seen is held from now, not from the
+// clock's last tick: a run held at its first stop is held before the
+// clock's first tick, and before the tree has any of its events.
+func (t *Tree) Holding(paths []string, now time.Time) {
 	next := make(map[string]time.Time, len(paths))
 	for _, p := range paths {
 		since, ok := t.holding[p]
 		if !ok {
-			since = t.now
+			since = now
 		}
 		next[p] = since
 	}
@@ -1144,6 +1150,11 @@ func (t *Tree) markHolding() {
 		n, ok := t.byPath[p]
 		if !ok {
 			continue
+		}
+		// No hold began before its run: a clock that is not the events'
+		// (a test's) may read earlier.
+		if since.Before(t.totals.Start) {
+			since = t.totals.Start
 		}
 		for a := n; a != nil && a != &t.root; a = a.parent {
 			switch {
