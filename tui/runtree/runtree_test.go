@@ -896,3 +896,54 @@ func TestTitleOfARunAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepRows draws a run whose rows go six deep (a decide's branch
+// calls a plan whose map's items each run a step) in the tree's pane of
+// the split at 80 columns and narrower: every row, however deep, shows
+// its status glyph and its whole short name, giving up its time, then
+// the width of its guide lines, first.
+func TestDeepRows(t *testing.T) {
+	plan, events := runPlan(t, map[string]string{"plans/p.yaml": `
+identifier: deep
+steps:
+  - id: post
+    tool_name: decide
+    input:
+      if: { value: 1, op: eq, to: 1 }
+      then:
+        - id: notes
+          tool_name: plan__inner
+          input: {}
+      else: { tool_name: builtin__reshape, input: { shape: {} } }
+`, "plans/inner.yaml": `
+identifier: inner
+steps:
+  - id: comments
+    tool_name: map
+    input:
+      over: [a, b]
+      do:
+        - id: posted
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+`})
+	tr := live.New(plan)
+	for _, e := range events {
+		tr.Apply(e)
+	}
+	deepest := 0
+	for _, width := range []int{36, 30} {
+		m := newPane(tr, width, tr.Len()+2, false)
+		for i, r := range tr.Rows(0, tr.Len()) {
+			deepest = max(deepest, r.Depth)
+			line := row(m, i)
+			want := runtree.StatusGlyph(r.Status) + " "
+			if !strings.Contains(line, want) || !strings.Contains(line, r.Label) {
+				t.Errorf("width %d: %s (depth %d) reads %q; want its glyph %s and its name %s", width, r.Path, r.Depth, line, want, r.Label)
+			}
+		}
+	}
+	if deepest < 5 {
+		t.Errorf("the deepest row is %d deep; the test wants rows at least 5 deep", deepest)
+	}
+}

@@ -30,6 +30,11 @@ const (
 	minCountedLabel = 12
 )
 
+// minName is the fewest cells of its name a row keeps, enough to tell
+// it from its siblings, before it gives up its time and then narrows
+// its guide lines.
+const minName = 8
+
 // heldMark follows the duration of a row whose threads were held at
 // stops for part of it.
 const heldMark = "⏸"
@@ -275,6 +280,22 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	if !spent {
 		room = max(width-cols.timeWidth(), 0)
 	}
+	// A deep row keeps its status and enough of its name to tell it
+	// from its siblings: it gives up its time, then the width of its
+	// guide lines, before its name falls under minName cells.
+	kindGlyph := tree.Glyph(r.Tool)
+	head := 2 + 2 + 2 + lipgloss.Width(kindGlyph) // gutter, fold, status
+	if kindGlyph != "" {
+		head++
+	}
+	name := head + min(lipgloss.Width(r.Label), minName)
+	if room < name+indentWidth(r.Depth, 4) && cols.width() > 0 {
+		cols, room = columns{}, width
+	}
+	level := 4
+	for level > 1 && room < name+indentWidth(r.Depth, level) {
+		level /= 2
+	}
 	l := common.NewLine(room)
 
 	brk, mark := common.NoBreak, " "
@@ -300,17 +321,18 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		prefix.WriteString("  ")
 		for d := 1; d < r.Depth; d++ {
 			if rail(r, d) {
-				prefix.WriteString("│   ")
+				prefix.WriteString("│")
 			} else {
-				prefix.WriteString("    ")
+				prefix.WriteString(" ")
 			}
+			prefix.WriteString(strings.Repeat(" ", level-1))
 		}
 		if rail(r, r.Depth) {
 			prefix.WriteString("├─")
 		} else {
 			prefix.WriteString("└─")
 		}
-		l.AddWidth(prefix.String(), 4*r.Depth, st.trunk)
+		l.AddWidth(prefix.String(), indentWidth(r.Depth, level), st.trunk)
 	}
 	switch {
 	case r.HasChildren && r.Collapsed:
@@ -330,7 +352,7 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	}
 	l.AddWidth(glyph, 1, st.status[r.Status])
 	l.AddWidth(" ", 1, st.text)
-	if g := tree.Glyph(r.Tool); g != "" {
+	if g := kindGlyph; g != "" {
 		l.Add(g, st.glyph)
 		l.AddWidth(" ", 1, st.text)
 	}
@@ -389,6 +411,15 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 		}
 	}
 	return b.String()
+}
+
+// indentWidth is the cells of the guide lines and junction of a row
+// depth deep, each ancestor's level level cells wide.
+func indentWidth(depth, level int) int {
+	if depth == 0 {
+		return 0
+	}
+	return 2 + level*(depth-1) + 2
 }
 
 // rail reports whether the guide line of depth d runs past row r.
