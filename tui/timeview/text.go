@@ -107,6 +107,10 @@ func labelWidth(bars []timeline.Bar, width int) int {
 	return min(w, max(width/3, 12))
 }
 
+// minName is the fewest cells of its name a label keeps before its
+// indent gives way.
+const minName = 8
+
 // Label is a bar's label cell: its mark, indented by depth, padded to
 // width. A label too long loses its middle, as names do in the run tree:
 // a tool call's server and its place in its round (.2) both stay, and a
@@ -117,12 +121,12 @@ func Label(b timeline.Bar, width int) string {
 	if b.Failed {
 		mark = failedMark
 	}
-	indent := strings.Repeat(" ", 2*b.Depth)
-	room := width - 1 - ansi.StringWidth(mark+indent)
-	if room < 1 {
-		// Indented past the column: the depth gives way to the name.
-		indent, room = "", width-1-ansi.StringWidth(mark)
-	}
+	// The depth gives way to the name before the name falls under
+	// minName cells, enough to tell it from its siblings.
+	free := width - 1 - ansi.StringWidth(mark)
+	need := min(ansi.StringWidth(b.Label), minName)
+	indent := strings.Repeat(" ", max(min(2*b.Depth, free-need), 0))
+	room := free - len(indent)
 	name := common.ElideMiddle(b.Label, room)
 	if id, tool, ok := strings.Cut(b.Label, " "); ok && name != b.Label {
 		// A step's id and its tool are two names: each keeps its ends.

@@ -433,3 +433,24 @@ func TestTimelineTextPainted(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepLabels cuts the labels of deep bars in a narrow label column:
+// the indent gives way before a name falls under 8 cells, so that a
+// round and a tool call read whole beside their siblings.
+func TestDeepLabels(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		depth int
+		width int
+		want  string
+	}{
+		{"agent.1", 4, 14, "agent.1"},
+		{"tracker__get_issue", 5, 14, "tr…issue"},
+		{"do.0", 6, 12, "do.0"},
+	} {
+		got := Label(timeline.Bar{Label: tc.label, Depth: tc.depth}, tc.width)
+		if !strings.Contains(got, tc.want) || ansi.StringWidth(got) != tc.width {
+			t.Errorf("%s %d deep in %d cells: %q; want %q in exactly %d cells", tc.label, tc.depth, tc.width, got, tc.want, tc.width)
+		}
+	}
+}
