@@ -448,7 +448,7 @@ func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
 		b.item = n
 	}
 	t.byPath[p] = b
-	t.insert(parent, b)
+	t.insert(parent, b, at)
 	t.stale = true
 	if b.Kind != path.KindStep && b.Kind != path.KindCall {
 		// An item, a round, a called plan: it begins with its first
@@ -463,17 +463,21 @@ func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
 	return b
 }
 
-// insert adds b to its parent's children: items by index (concurrent items
-// start out of order), the others in the order they came.
-func (t *Timeline) insert(parent, b *bar) {
+// insert adds b, first seen at at, to its parent's children: items by
+// index (concurrent items start out of order), the others in the order
+// they began. A unit held now is listed when the hold is seen, which may
+// be before the events of units that began before it have come.
+func (t *Timeline) insert(parent, b *bar, at time.Time) {
 	kids := parent.children
-	if b.item < 0 {
-		parent.children = append(kids, b)
-		return
-	}
 	i := len(kids)
-	for i > 0 && kids[i-1].item > b.item {
-		i--
+	if b.item < 0 {
+		for i > 0 && kids[i-1].item < 0 && kids[i-1].Start.After(at) {
+			i--
+		}
+	} else {
+		for i > 0 && kids[i-1].item > b.item {
+			i--
+		}
 	}
 	parent.children = slices.Insert(kids, i, b)
 }

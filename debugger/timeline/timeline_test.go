@@ -564,3 +564,42 @@ func TestHoldingNow(t *testing.T) {
 		t.Errorf("%s over: open %v, held since %v, %v of %v held; want 6s of 7s", step, b.Open(), b.HeldSince, b.Held, b.End.Sub(b.Start))
 	}
 }
+
+// TestHoldAheadOfEvents holds a filter item's verdict while the events of
+// a step that ran before the filter have yet to arrive (the workbench
+// reads the hold from the session before the events' batch), then aborts
+// the run there: the bars keep the run's order, and the verdict's bar
+// spans the time it was held.
+func TestHoldAheadOfEvents(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tl := timeline.New()
+	seq := uint64(0)
+	apply := func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
+		seq++
+		tl.Apply(engine.Event{Seq: seq, Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
+	}
+	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply(t0, "E0", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	apply(t0.Add(time.Second), "E0", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok", Ms: 1000})
+	verdict := "E2/do.0/verdict"
+	held := t0.Add(3 * time.Second)
+	tl.Holding([]string{verdict}, held)
+	apply(t0.Add(time.Second), "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
+	apply(t0.Add(2*time.Second), "E1", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok", Ms: 1000})
+	apply(t0.Add(2*time.Second), "E2", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "filter"})
+	aborted := t0.Add(10 * time.Second)
+	tl.Holding(nil, aborted)
+	apply(aborted, "E2", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "filter", Status: "failed", Ms: 8000})
+	apply(aborted, "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusAborted})
+	var order []string
+	for _, b := range tl.Bars(0, tl.Len()) {
+		order = append(order, b.Path)
+	}
+	if want := []string{"E0", "E1", "E2", "E2/do.0", verdict}; !slices.Equal(order, want) {
+		t.Errorf("bars %v, want %v", order, want)
+	}
+	b, _ := tl.Bar(verdict)
+	if !b.Start.Equal(held) || !b.End.Equal(aborted) {
+		t.Errorf("the aborted verdict's bar runs %v to %v after the start; want %v to %v", b.Start.Sub(t0), b.End.Sub(t0), held.Sub(t0), aborted.Sub(t0))
+	}
+}
