@@ -123,3 +123,21 @@ func TestFirstStopMarkedAtOnce(t *testing.T) {
 		t.Errorf("the timeline's bar of %s does not show the hold", first)
 	}
 }
+
+// TestAbortedHoldOnTheTimeline debugs the flow plan to a map item's
+// breakpoint, holds it a while and aborts the run there: the item's bar
+// on the live timeline spans the time it was held, as its row says.
+func TestAbortedHoldOnTheTimeline(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docFlow, "E1/do.1")
+	wantHeld(t, b, "E1/do.1", engine.StopStep, "breakpoint")
+	const hold = 200 * time.Millisecond
+	time.Sleep(hold)
+	b.press(keyAbort, keyAbort)
+	b.until("the run to end", func(m model) bool { return m.runPage.run.state.Finished && m.runPage.run.eventsDone })
+	tl := b.m.runPage.run.timeline
+	bar, ok := tl.Bar("E1/do.1")
+	if !ok || bar.End.Sub(bar.Start) < hold {
+		t.Errorf("the aborted item's bar runs %v (%v to %v); want at least the %v it was held", bar.End.Sub(bar.Start), bar.Start, bar.End, hold)
+	}
+}

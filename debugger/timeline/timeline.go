@@ -587,9 +587,11 @@ func (t *Timeline) spend(p string, kind SpanKind, start, end time.Time) {
 func (t *Timeline) held(p string, kind path.Kind, end time.Time, h engine.Held) {
 	start := end.Add(-millis(h.Ms))
 	for b := t.at(p, kind, start); b != &t.root; b = b.parent {
-		if b.own || (b.Path == p && (h.Stop == engine.StopStep || h.Stop == engine.StopTool)) {
+		if b.own {
 			// A step's or a tool call's end event says how long it was
-			// held; at its step or tool stop it has not started yet.
+			// held. One held at its step or tool stop has not started
+			// yet: the hold is its bar until its events come, and all
+			// of it when they never do (the run was aborted there).
 			continue
 		}
 		b.holds.Add(end, h)
@@ -606,6 +608,8 @@ func (t *Timeline) held(p string, kind path.Kind, end time.Time, h engine.Held) 
 // after its start, so the hold is drawn from the bar's start.
 func (t *Timeline) hold(b *bar, d time.Duration) {
 	b.Held = d
+	// The hold at its step or tool stop, drawn as it ended, is in d.
+	b.Spans = slices.DeleteFunc(b.Spans, func(s Span) bool { return s.Kind == SpanHeld })
 	b.Spans = addSpan(b.Spans, Span{SpanHeld, b.Start, b.Start.Add(d)})
 }
 
