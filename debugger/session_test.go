@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -961,5 +962,33 @@ output: { n: "{{E2.n}}" }
 		if got := strings.Join(st.Stop.Readers, "; "); got != want+tc.suffix {
 			t.Errorf("readers at %s: %q, want %q", tc.where, got, want+tc.suffix)
 		}
+	}
+}
+
+// TestReadersOnePerStep lists a step that reads several fields of a result
+// once, with every field it reads.
+func TestReadersOnePerStep(t *testing.T) {
+	s := newSessionWith(t, `identifier: readers
+steps:
+  - id: E0
+    tool_name: user__card
+    input: { id: X-1 }
+  - id: E1
+    tool_name: user__card
+    input: { id: "{{E0.id}} at {{E0.severity}}, again {{E0.id}}" }
+`, "", map[string]string{".stepwise/tools/card.yaml": `
+name: card
+description: A card.
+kind: reshape
+shape: { id: "{{input.id}}", severity: sev3 }
+input_schema: { type: object, required: [id], properties: { id: { type: string } } }
+`})
+	s.Table().Set("E0", []engine.StopKind{engine.StopStep}, nil)
+	st := s.Start(context.Background(), nil)
+	if st.Stop == nil {
+		t.Fatalf("no stop at E0: %+v", st)
+	}
+	if want := []string{"E1: E0.id, E0.severity"}; !slices.Equal(st.Stop.Readers, want) {
+		t.Errorf("readers of E0: %q, want %q", st.Stop.Readers, want)
 	}
 }

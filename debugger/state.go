@@ -216,18 +216,31 @@ func (s *Session) readers(st *engine.Stop) []string {
 		}
 	}
 	id := path.Last(stepPath)
-	var out []string
+	// One entry per reading step, with every field it reads once, in the
+	// order the plan reads them: a reader of five fields is one reader.
+	var from []string
+	fields := map[string][]string{}
 	for _, r := range s.refs[path.Static(stepPath)] {
-		line := r.From + ": " + r.Path
-		switch {
-		case r.Root != id:
-			line += " through " + r.Root + "'s result"
-		case asReply:
+		field := r.Path
+		if r.Root != id {
+			field += " through " + r.Root + "'s result"
+		}
+		if _, seen := fields[r.From]; !seen {
+			from = append(from, r.From)
+		}
+		if !slices.Contains(fields[r.From], field) {
+			fields[r.From] = append(fields[r.From], field)
+		}
+	}
+	out := make([]string, 0, len(from))
+	for _, f := range from {
+		line := f + ": " + strings.Join(fields[f], ", ")
+		if asReply {
 			line += " once this reply, calling no tool, is " + id + "'s result"
 		}
 		out = append(out, line)
 	}
-	return slices.Compact(out)
+	return out
 }
 
 // endState is the State once the run has ended.

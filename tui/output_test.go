@@ -96,6 +96,21 @@ func TestOutputPane(t *testing.T) {
 			b.press(keyPgUp)
 			wantScreen(t, b, "› :breakpoints", "  ● 1 E1/do.* result (0 hits)")
 		}},
+		{"a : typed on a refused line starts a fresh one; up recalls the refused one", 120, 40, nil, func(t *testing.T, b *bench) {
+			b.press(command("cond 1 {{item}} eq")...)
+			if !b.m.cmdline.Active() || b.m.cmdline.Err() == nil {
+				t.Fatal("the refused line did not stay open with its error")
+			}
+			b.press(command("break E2")...)
+			wantNotice(t, b, "breakpoint 1 at E2")
+			if b.m.cmdline.Active() {
+				t.Fatalf("the line stayed open with %q", b.m.cmdline.Value())
+			}
+			b.press(keyColon, keyArrowUp, keyArrowUp)
+			if got := b.m.cmdline.Value(); got != "cond 1 {{item}} eq" {
+				t.Errorf("up twice recalls %q, want the refused line", got)
+			}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

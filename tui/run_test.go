@@ -602,6 +602,9 @@ func TestInjectKey(t *testing.T) {
 			seq(keyNext, keySkip, replaceText(`{"ship": true}`), keyEsc), func(t *testing.T, b *bench) {
 				wantOverlay(t, b, overlayEditor)
 				wantScreen(t, b, "esc again discards your changes · ctrl+s accepts")
+				// The key bar and the editor's frame say what esc does now.
+				wantScreen(t, b, "esc discard changes · tab next field", "ctrl+s accept · esc discard changes")
+				wantNoScreen(t, b, "esc cancel")
 				// Another key goes on editing, and disarms the discard.
 				b.press(keyEnd, keyEsc)
 				wantOverlay(t, b, overlayEditor)

@@ -704,7 +704,7 @@ func (d *driver) show(st debugger.State) {
 		d.valueLine("expects", engine.JSONText(snap.Prefill))
 	}
 	if len(snap.Readers) > 0 {
-		d.valueLine("read by", strings.Join(snap.Readers, ", "))
+		d.valueLine("read by", strings.Join(snap.Readers, "; "))
 	}
 	switch others := len(st.Threads) - 1; {
 	case others == 1:

@@ -2,7 +2,8 @@
 // of the screen where the debugger's command language is typed, the
 // language the line driver (stepwise debug) reads too. Enter parses the
 // line; a line that parses goes to the root as Submitted, one that does
-// not stays open with the error beside it. The line keeps a history, and
+// not stays open with the error beside it (a : typed on it starts a fresh
+// line, the refused one kept in the history). The line keeps a history, and
 // tab completes command names and the step paths the root supplies.
 package cmdline
 
@@ -152,6 +153,15 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, tea.SetClipboard(m.input.Value())
 		}
 	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && k.Text == prompt && m.err != nil {
+		// A : on a refused line, untouched since, starts the next
+		// command, as it would on a closed line: typed on, it would join
+		// the two. The refused line goes to the history, where up finds
+		// it to fix.
+		m.remember(strings.TrimSpace(m.input.Value()))
+		m.OpenWith("")
+		return m, nil
+	}
 	before := m.input.Value()
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -181,14 +191,19 @@ func (m Model) submit() (Model, tea.Cmd) {
 		m.layout()
 		return m, func() tea.Msg { return Refused{Err: err} }
 	}
+	m.remember(line)
+	m.Close()
+	return m, func() tea.Msg { return Submitted{Instruction: in} }
+}
+
+// remember adds line to the history, once if typed twice in a row.
+func (m *Model) remember(line string) {
 	if n := len(m.history); n == 0 || m.history[n-1] != line {
 		m.history = append(m.history, line)
 		if len(m.history) > historySize {
 			m.history = slices.Delete(m.history, 0, len(m.history)-historySize)
 		}
 	}
-	m.Close()
-	return m, func() tea.Msg { return Submitted{Instruction: in} }
 }
 
 // walk moves through the history: back (-1) to older lines, forward (1)

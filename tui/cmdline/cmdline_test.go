@@ -259,7 +259,8 @@ func TestWidths(t *testing.T) {
 }
 
 // TestRefusedLineWhole: a refused line shows whole, its verb in view and
-// the cursor at its end, and a : typed after is text in it.
+// the cursor at its end; a : typed on it untouched starts a fresh line,
+// and once recalled from the history a : is text in it.
 func TestRefusedLineWhole(t *testing.T) {
 	m := newLine(60)
 	m = typeText(m, `answer {"post": tru}`)
@@ -271,8 +272,13 @@ func TestRefusedLineWhole(t *testing.T) {
 		t.Errorf("the refused line is not whole: %q", got)
 	}
 	m = typeText(m, ":x")
+	if m.Value() != "x" || m.Err() != nil {
+		t.Errorf("a : after a refusal left %q (error %v), want a fresh line", m.Value(), m.Err())
+	}
+	m, _ = press(m, up)
+	m = typeText(m, ":x")
 	if m.Value() != `answer {"post": tru}:x` {
-		t.Errorf("typing after a refusal gives %q", m.Value())
+		t.Errorf("typing on the refused line recalled gives %q", m.Value())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,8 +145,26 @@ func (m *Model) Close() {
 // Active reports whether the editor is open.
 func (m Model) Active() bool { return m.active }
 
-// ShortHelp is the editing keys: the stop's keys would type.
-func (m *Model) ShortHelp() []key.Binding { return m.Keys.EditHelp() }
+// ShortHelp is the editing keys: the stop's keys would type. Once an esc
+// has armed the discard, esc reads as what it does now.
+func (m *Model) ShortHelp() []key.Binding {
+	help := m.Keys.EditHelp()
+	for i, b := range help {
+		if slices.Equal(b.Keys(), m.Keys.Close.Keys()) {
+			help[i] = common.Short(b, b.Help().Key, m.closes())
+		}
+	}
+	return help
+}
+
+// closes is what Close does now: cancel, or discard the changes once a
+// first esc asked.
+func (m Model) closes() string {
+	if m.discarding {
+		return "discard changes"
+	}
+	return "cancel"
+}
 
 // Text returns the text being edited.
 func (m Model) Text() string { return m.area.Value() }
@@ -340,6 +359,6 @@ func (m Model) View() string {
 	textHeight := max(height-len(head)-len(status), 0)
 	lines := append(head, common.Block(strings.Split(area.View(), "\n"), inner, textHeight)...)
 	lines = append(lines, status...)
-	footer := t.Muted.Render(m.Keys.Submit.Help().Key + " accept · " + m.Keys.Close.Help().Key + " cancel")
+	footer := t.Muted.Render(m.Keys.Submit.Help().Key + " accept · " + m.Keys.Close.Help().Key + " " + m.closes())
 	return common.Frame(t, m.Width, m.Height, t.PaneTitle(m.title, true), footer, true, lines)
 }
