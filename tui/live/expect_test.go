@@ -203,3 +203,25 @@ func TestAbortedAtItsStop(t *testing.T) {
 		t.Errorf("its item is %s, want failed", item.Status)
 	}
 }
+
+// TestAbortedWithTheRun: a map item held at its step stop while another
+// is aborted at its own is aborted with the run, at its stop, and shows
+// so: it neither goes back to pending nor says it has not run.
+func TestAbortedWithTheRun(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "assess", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "map"}})
+	here, other := "assess/do.0/verdict", "assess/do.1/verdict"
+	tr.Expect(here, "agent")
+	tr.Expect(other, "agent")
+	tr.Holding([]string{here, other}, t0.Add(100*time.Millisecond))
+	why := "run aborted at " + here
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(time.Second), Kind: engine.EventRunEnd, Payload: engine.RunEnded{Status: engine.StatusAborted, Error: why, AbortedAt: here}})
+	for _, p := range []string{here, other} {
+		n, _ := tr.Node(p)
+		if n.Status != live.Failed || !n.Aborted || n.Error != why {
+			t.Errorf("%s is %s (aborted %v, error %q), want failed, aborted with the run", p, n.Status, n.Aborted, n.Error)
+		}
+	}
+}

@@ -14,6 +14,7 @@
 package live
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -338,6 +339,9 @@ func (t *Tree) Apply(e engine.Event) {
 		t.markHolding()
 	case engine.RunEnded:
 		t.root.ended = true
+		// The threads held when the run was aborted are aborted with it,
+		// at their stops, where no event of their own will say so.
+		heldAtEnd := slices.Collect(maps.Keys(t.holding))
 		t.holding = nil
 		t.markHolding()
 		t.totals.RunStatus, t.totals.Error, t.totals.End = p.Status, p.Error, e.Time
@@ -358,6 +362,13 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		if n, ok := t.byPath[p.AbortedAt]; ok {
 			t.abortedAt(n, p.Error, e.Time)
+		}
+		if p.Status == engine.StatusAborted {
+			for _, held := range heldAtEnd {
+				if n, ok := t.byPath[held]; ok {
+					t.abortedAt(n, p.Error, e.Time)
+				}
+			}
 		}
 		if p.Status == engine.StatusOK {
 			// A run that ended ok will run nothing more: a branch its
