@@ -140,3 +140,23 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// HeldNow is where threads of a run are held now, each path of a stop with
+// when a front end first saw the hold there: the hold's Held event comes
+// only as it ends, so a live view times a hold still going from then.
+type HeldNow map[string]time.Time
+
+// Update is h after a look at the threads held now at paths, at now: a
+// hold seen before keeps when it was first seen, a new one is seen now,
+// and one no longer held is gone.
+func (h HeldNow) Update(paths []string, now time.Time) HeldNow {
+	next := make(HeldNow, len(paths))
+	for _, p := range paths {
+		since, ok := h[p]
+		if !ok {
+			since = now
+		}
+		next[p] = since
+	}
+	return next
+}

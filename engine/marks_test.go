@@ -313,3 +313,19 @@ solver:
 		t.Errorf("E1 shows %.3fms held, its call %.3fms", e1.heldMs, units["E1/agent.1/builtin__reshape"].heldMs)
 	}
 }
+
+// TestHeldNow: a hold keeps when it was first seen while it goes on, a new
+// one is seen at the look that finds it, and one that ended is forgotten.
+func TestHeldNow(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var h engine.HeldNow
+	h = h.Update([]string{"E1/do.0"}, t0)
+	h = h.Update([]string{"E1/do.0", "E1/do.1"}, t0.Add(time.Second))
+	if len(h) != 2 || !h["E1/do.0"].Equal(t0) || !h["E1/do.1"].Equal(t0.Add(time.Second)) {
+		t.Fatalf("after a second look: %v", h)
+	}
+	h = h.Update([]string{"E1/do.1"}, t0.Add(2*time.Second))
+	if _, ok := h["E1/do.0"]; ok || !h["E1/do.1"].Equal(t0.Add(time.Second)) {
+		t.Errorf("after do.0's hold ended: %v", h)
+	}
+}

@@ -144,7 +144,7 @@ type Timeline struct {
 	// holding are the paths where a thread is held now, each with when
 	// the timeline first saw it held there; heldBars the bars at and
 	// above them.
-	holding  map[string]time.Time
+	holding  engine.HeldNow
 	heldBars []*bar
 }
 
@@ -382,15 +382,7 @@ func (t *Timeline) Apply(e engine.Event) {
 // is held before the clock's first tick, and before the timeline has any
 // of its events.
 func (t *Timeline) Holding(paths []string, now time.Time) {
-	next := make(map[string]time.Time, len(paths))
-	for _, p := range paths {
-		since, ok := t.holding[p]
-		if !ok {
-			since = now
-		}
-		next[p] = since
-	}
-	t.holding = next
+	t.holding = t.holding.Update(paths, now)
 	t.markHolding()
 }
 

@@ -226,7 +226,7 @@ type Tree struct {
 	// holding are the paths where a thread is held now, each with when
 	// the tree first saw it held there; heldNodes the nodes at and above
 	// them, whose heldSince says so.
-	holding   map[string]time.Time
+	holding   engine.HeldNow
 	heldNodes []*node
 }
 
@@ -1137,15 +1137,7 @@ func (t *Tree) hold(p string, end time.Time, h engine.Held) {
 // clock's last tick: a run held at its first stop is held before the
 // clock's first tick, and before the tree has any of its events.
 func (t *Tree) Holding(paths []string, now time.Time) {
-	next := make(map[string]time.Time, len(paths))
-	for _, p := range paths {
-		since, ok := t.holding[p]
-		if !ok {
-			since = now
-		}
-		next[p] = since
-	}
-	t.holding = next
+	t.holding = t.holding.Update(paths, now)
 	t.markHolding()
 }
 
