@@ -129,11 +129,12 @@ func deleteRuns(ctx context.Context, tx *sql.Tx, keys []int64) error {
 // reclaim gives the pages deleted runs held back to the file system.
 // VACUUM rewrites the database into the write-ahead log; the checkpoint
 // copies it back and truncates both the file and the log, without which
-// the file keeps its size until a later checkpoint.
+// the file keeps its size until a later checkpoint, as it does when a
+// reader still needs pages of the log.
 func (s *Store) reclaim(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	_, err := s.checkpointIn(ctx, "TRUNCATE")
 	return err
 }

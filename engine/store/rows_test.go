@@ -304,8 +304,8 @@ func TestRemoveReclaimsBlobs(t *testing.T) {
 	}
 	size := func() int64 {
 		// What the log holds is in the file once checkpointed.
-		if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-			t.Fatal(err)
+		if whole, err := s.checkpointIn(context.Background(), "TRUNCATE"); !whole || err != nil {
+			t.Fatalf("checkpoint: whole %v, %v", whole, err)
 		}
 		info, err := os.Stat(s.Path())
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	sqlite "modernc.org/sqlite"
 )
@@ -58,6 +59,17 @@ type Store struct {
 	// Recorder records one run, and the next run's Recorder would grow
 	// it again (Recorder.encode).
 	spare chan []byte
+
+	// checkpoints wakes the checkpointer (Store.checkpointer), which
+	// moves what Recorders committed to the write-ahead log into the
+	// file; it is closed when the store closes, and checkpointerDone
+	// once the checkpointer has stopped.
+	checkpoints      chan struct{}
+	checkpointerDone chan struct{}
+	checkpointMu     sync.Mutex // held by the checkpoint being made
+	// logged is how many bytes Recorders committed to the log since the
+	// last checkpoint that moved all of it.
+	logged atomic.Int64
 }
 
 // ErrNotStore is wrapped by the error Open returns for a file that is not a
@@ -88,7 +100,8 @@ func Open(path string) (*Store, error) {
 	}
 	host, _ := os.Hostname()
 	s := &Store{db: db, path: path, host: host, self: host + ":" + strconv.Itoa(os.Getpid()), recorders: map[*Recorder]struct{}{},
-		freeBlocks: make(chan *block, maxFreeBlocks), spare: make(chan []byte, 1)}
+		freeBlocks: make(chan *block, maxFreeBlocks), spare: make(chan []byte, 1),
+		checkpoints: make(chan struct{}, 1), checkpointerDone: make(chan struct{})}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		var se *sqlite.Error
@@ -100,6 +113,7 @@ func Open(path string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -154,6 +168,8 @@ func (s *Store) Close() error {
 			first = err
 		}
 	}
+	close(s.checkpoints)
+	<-s.checkpointerDone
 	if err := s.db.Close(); err != nil && first == nil {
 		first = err
 	}

@@ -31,7 +31,10 @@ type writer struct {
 	// stored is the blob a run was last given in the current batch: a
 	// run's inputs are its row's blob and its run_start's piece, and are
 	// bound once.
-	stored  runBlob
+	stored runBlob
+	// logged is how many bytes of rows the batch being written holds,
+	// about what its commit adds to the write-ahead log (checkpoint.go).
+	logged  int
 	touched []*runState
 	sorted  block // a batch put in order, when it came out of order
 }
@@ -120,6 +123,9 @@ func (w *writer) write(blocks []*block) error {
 			rs.ended = true
 		}
 	}
+	if w.store.committed(w.logged) {
+		w.store.checkpoint(ctx)
+	}
 	return nil
 }
 
@@ -130,6 +136,12 @@ func (w *writer) open(ctx context.Context) error {
 	}
 	conn, err := w.store.db.Conn(ctx)
 	if err != nil {
+		return err
+	}
+	// The Store's checkpointer checkpoints what this connection commits
+	// (checkpoint.go).
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
 		return err
 	}
 	for _, st := range w.statements() {
@@ -233,7 +245,7 @@ type runBlob struct {
 
 // reset clears the per-batch state, keeping the capacity.
 func (w *writer) reset() {
-	w.seg.hashed, w.stored = hashedPiece{}, runBlob{}
+	w.seg.hashed, w.stored, w.logged = hashedPiece{}, runBlob{}, 0
 	for _, rs := range w.touched {
 		rs.touched, rs.start, rs.inputs, rs.end = false, nil, nil, nil
 	}
@@ -388,6 +400,7 @@ func (w *writer) storeBlob(ctx context.Context, key int64, b blobPiece) error {
 		return nil
 	}
 	w.stored = runBlob{key, b.hash}
+	w.logged += len(b.data)
 	if _, err := w.insertBlob.ExecContext(ctx, b.hash, len(b.data), bufferText(b.data)); err != nil {
 		return err
 	}
@@ -402,6 +415,7 @@ func (w *writer) flushSegment(ctx context.Context) error {
 		return nil
 	}
 	_, err := w.insertSegment.ExecContext(ctx, g.run.key, int64(g.firstSeq), int64(g.last), g.buf)
+	w.logged += len(g.buf)
 	g.reset()
 	return err
 }
@@ -492,6 +506,11 @@ func (w *writer) finish() error {
 	}
 	if w.conn != nil {
 		w.closeStatements()
+		// The connection goes back to the pool as it came, checkpointing
+		// at SQLite's default threshold.
+		if _, err := w.conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 1000"); err != nil && first == nil {
+			first = err
+		}
 		if err := w.conn.Close(); err != nil && first == nil {
 			first = err
 		}
