@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/tools"
@@ -172,20 +171,7 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 		var b Breakpoint
 		b, err = t.Set(in.Pattern, in.Kinds, in.Condition)
 		if b.ID != 0 {
-			if plan != nil {
-				b.Unmatched = PlanShapes(plan, catalog).Unmatched(b.Pattern, b.Kinds)
-			}
-			if b.Unmatched != "" {
-				a.Warnings = append(a.Warnings, b.Unmatched)
-			}
 			a.Breakpoint = &b
-		}
-		if err == nil && plan != nil {
-			unknown := unknownSteps(in.Condition, plan, catalog)
-			a.Warnings = append(a.Warnings, unknown...)
-			if a.Breakpoint != nil {
-				a.Breakpoint.UnknownSteps = strings.Join(unknown, "; ")
-			}
 		}
 	case VerbClear:
 		if b := t.get(in.ID); b != nil {
@@ -195,9 +181,6 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 	case VerbCond:
 		err = t.SetCondition(in.ID, in.Condition)
 		a.Breakpoint = t.get(in.ID)
-		if err == nil && plan != nil {
-			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
-		}
 	case VerbEnable, VerbDisable:
 		err = t.Enable(in.ID, in.Verb == VerbEnable)
 		a.Breakpoint = t.get(in.ID)
@@ -207,6 +190,23 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 		t.BreakOnError(in.On)
 	default:
 		return a, ErrNotSessionVerb
+	}
+	if plan != nil {
+		// A breakpoint answered carries its flags whatever the verb, as
+		// the list does; the verbs that make it say them as warnings too.
+		shapes := PlanShapes(plan, catalog)
+		shapes.Flag(a.Breakpoints)
+		if a.Breakpoint != nil {
+			flagged := []Breakpoint{*a.Breakpoint}
+			shapes.Flag(flagged)
+			a.Breakpoint = &flagged[0]
+		}
+		if in.Verb == VerbBreak && a.Breakpoint != nil && a.Breakpoint.Unmatched != "" {
+			a.Warnings = append(a.Warnings, a.Breakpoint.Unmatched)
+		}
+		if (in.Verb == VerbBreak || in.Verb == VerbCond) && err == nil {
+			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
+		}
 	}
 	a.BreakOnError = t.BreaksOnError()
 	if keep := (*KeepError)(nil); errors.As(err, &keep) {

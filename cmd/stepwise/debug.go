@@ -463,8 +463,15 @@ func (d *driver) say(in debugger.Instruction, a debugger.Answer) {
 			done = "condition removed"
 		}
 		// The breakpoint as it now stands (as it was, for clear), as
-		// break answers with it.
-		d.answer(map[string]any{"ok": true, "id": in.ID, "breakpoint": a.Breakpoint}, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
+		// break answers with it, and why it can never stop the run, but
+		// for one cleared.
+		out := map[string]any{"ok": true, "id": in.ID, "breakpoint": a.Breakpoint}
+		if b := a.Breakpoint; b != nil && in.Verb != debugger.VerbClear {
+			if warnings := breakWarnings(*b); len(warnings) > 0 {
+				out["warning"] = strings.Join(warnings, "; ")
+			}
+		}
+		d.answer(out, func(w io.Writer) { fmt.Fprintf(w, "breakpoint %d %s\n", in.ID, done) })
 	case debugger.VerbErrors:
 		d.answer(map[string]any{"break_on_error": a.BreakOnError}, func(w io.Writer) {
 			fmt.Fprintf(w, "break on error is %s\n", map[bool]string{true: "on", false: "off"}[a.BreakOnError])

@@ -70,3 +70,23 @@ func TestDebugKeptUnknownSteps(t *testing.T) {
 		t.Errorf("--json: kept warning %q, listed unknown_steps %q, want %q:\n%s", keptWarning, listed, warning, out)
 	}
 }
+
+// TestDebugCondAnswerFlagsUnknownSteps checks that the --json answer to
+// cond carries the breakpoint's unknown_steps, as the answers to break and
+// breakpoints do, and its warning.
+func TestDebugCondAnswerFlagsUnknownSteps(t *testing.T) {
+	demoProject(t)
+	const warning = "the condition reads 'nope.x', so it never holds: the plan has no step 'nope'; did you mean 'note'?"
+	out, _, _ := debugCLI(t, "break queue_empty\ncond 1 {{nope.x}} eq 1\nquit\n", "triage_queue", `{"on_call": "Priya"}`, "--json")
+	var flagged, warned string
+	for _, l := range jsonLines(t, out) {
+		// cond's answer is the one that says ok.
+		if b, ok := l["breakpoint"].(map[string]any); ok && l["ok"] == true {
+			flagged, _ = b["unknown_steps"].(string)
+			warned, _ = l["warning"].(string)
+		}
+	}
+	if flagged != warning || warned != warning {
+		t.Errorf("cond's answer: unknown_steps %q, warning %q, want %q for both:\n%s", flagged, warned, warning, out)
+	}
+}
