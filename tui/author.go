@@ -373,8 +373,6 @@ func (m *model) onServerTools(msg serverToolsMsg) {
 	}
 }
 
-// insertStep appends a step calling tool to the plan on show, in its file,
-// and reloads it with the new step selected.
 // addStepRefusal says why no step can be added to the plan on show now,
 // empty when one can: a run of it goes or is held. The run reads the plan
 // as it was; its file changing under it would make its record and its
@@ -391,6 +389,8 @@ func (m *model) addStepRefusal() string {
 	return "a run of " + m.planPage.document().Name() + " is " + how + ": steps are added once it ends"
 }
 
+// insertStep appends a step calling tool to the plan on show, in its file,
+// and reloads it with the new step selected.
 func (m *model) insertStep(tool plans.ToolInfo) {
 	doc := m.planPage.current
 	d := m.planPage.document()

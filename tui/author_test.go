@@ -272,9 +272,10 @@ func TestToolsKey(t *testing.T) {
 				}
 				wantScreen(t, b, "a adds a step calling user__lookup to simple's file")
 			}},
-		{"a while a run of the plan is held writes nothing", func(b *bench) { b.debugTo(docSimple, "") },
+		{"a while a run of the plan is held writes nothing, and the catalog stays to say why", func(b *bench) { b.debugTo(docSimple, "") },
 			seq(keyTools, keyAddStep), func(t *testing.T, b *bench) {
-				wantNotice(t, b, "a run of simple is held at a stop: steps are added once it ends (a aborts it)")
+				wantOverlay(t, b, overlayCatalog)
+				wantScreen(t, b, "a run of simple is held at a stop: steps are added once it ends")
 				src, err := os.ReadFile(b.p.planFile("simple"))
 				if err != nil {
 					t.Fatal(err)

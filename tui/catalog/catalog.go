@@ -143,7 +143,8 @@ func (m Model) Selected() (plans.ToolInfo, bool) {
 }
 
 // Update handles a key: movement, / to filter, AddStep to add a step and
-// close, enter to say how a step is added, esc to clear the filter or
+// close (or to say why none can be added now), enter to say how a step is
+// added, esc to clear the filter or
 // close, Quit to close. A click selects a tool or closes the catalog when
 // it falls outside; the wheel scrolls. Other messages (a paste) go to the
 // filter box while it is open.
@@ -197,7 +198,15 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		return m, common.Close(m)
 	case key.Matches(k, keys.AddStep):
-		if t, ok := m.Selected(); ok {
+		t, ok := m.Selected()
+		if ok && m.addRefusal != "" {
+			// The catalog stays open, its footer saying why, as enter
+			// makes it: closed, the refusal came too late to read beside
+			// the tool it was about.
+			m.asked = true
+			return m, nil
+		}
+		if ok {
 			return m, common.CloseWith(m, Insert{Tool: t})
 		}
 	case key.Matches(k, keys.Jump):

@@ -210,7 +210,8 @@ func TestMovement(t *testing.T) {
 }
 
 // TestInsertAndClose: enter on a tool writes nothing and says which key
-// adds a step, naming the plan; that key (a) asks for the step and closes.
+// adds a step, naming the plan; that key (a) asks for the step and closes,
+// or, while a run of the plan goes, stays open and says why it cannot.
 func TestInsertAndClose(t *testing.T) {
 	m := newCatalog(t, demoTools(t, true), 120, 40, false)
 	m.SetPlan("triage_queue")
@@ -233,6 +234,15 @@ func TestInsertAndClose(t *testing.T) {
 	}
 	if _, cmd := m.Update(keyEsc); !reflect.DeepEqual(commontest.Messages(cmd), []tea.Msg{common.CloseOverlay{Overlay: &m}}) {
 		t.Errorf("esc emitted %v, want the catalog closed", commontest.Messages(cmd))
+	}
+
+	const refusal = "a run of triage_queue is held at a stop: steps are added once it ends"
+	m.SetAddRefusal(refusal)
+	if _, cmd := m.Update(keyAdd); len(commontest.Messages(cmd)) != 0 {
+		t.Errorf("a during a run emitted %v, want the catalog left open", commontest.Messages(cmd))
+	}
+	if !strings.Contains(ansi.Strip(m.View()), refusal) {
+		t.Errorf("a during a run does not say why no step is added:\n%s", ansi.Strip(m.View()))
 	}
 
 	empty := newCatalog(t, nil, 120, 40, false)
