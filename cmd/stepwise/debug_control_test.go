@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 )
 
 // debugProject is the run project with more files under .stepwise: plans,
@@ -803,5 +805,37 @@ func TestDebugStopLinesFit(t *testing.T) {
 	_, errOut, _ = debugCLI(t, "quit\n", "post_triage_notes", `{"findings": []}`, "--break", "stamp step", "--continue")
 	if !strings.Contains(errOut, "stopped at stamp (step)") || strings.Contains(errOut, "expects") {
 		t.Errorf("the stamp step's stop shows the tool's example as expected:\n%s", errOut)
+	}
+}
+
+// TestFlagHelpWrapped checks that every command's flags are wrapped at
+// helpWidth in its --help, as debug's are: a flag's words ran to 206
+// characters on one line.
+func TestFlagHelpWrapped(t *testing.T) {
+	var paths [][]string
+	var walk func(cmd *cobra.Command, path []string)
+	walk = func(cmd *cobra.Command, path []string) {
+		if !cmd.Hidden {
+			paths = append(paths, path)
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub, append(slices.Clip(path), sub.Name()))
+		}
+	}
+	walk(newRootCommand(&streams{}), nil)
+	for _, path := range paths {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append(path, "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Fatalf("%v --help: exit %d\n%s", path, code, errOut.String())
+		}
+		_, flags, ok := strings.Cut(out.String(), "Flags:\n")
+		if !ok {
+			continue
+		}
+		for _, l := range strings.Split(flags, "\n") {
+			if utf8.RuneCountInString(l) > helpWidth {
+				t.Errorf("stepwise %s --help: a flag line of %d characters, past %d: %s", strings.Join(path, " "), utf8.RuneCountInString(l), helpWidth, l)
+			}
+		}
 	}
 }

@@ -194,6 +194,9 @@ func newRootCommand(s *streams) *cobra.Command {
 	}
 	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newDAPCommand(s), newSchemaCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReportCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	// Every command's flags are wrapped as the text above them is; the
+	// subcommands inherit the template.
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))
 	return root
 }
 

@@ -81,11 +81,12 @@ func newForkCommand(s *streams) *cobra.Command {
 			"finished before it started reuse their recorded results and do not run; it and everything\n" +
 			"after run live. --set PATH=JSON gives the steps PATH matches that result instead of running\n" +
 			"them; the value must be JSON (a string in quotes: --set 'PATH=\"text\"'), and PATH must name a\n" +
-			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside one, reuses\n" +
-			"the recorded results of the other items: only that item runs again, then what follows the map.\n" +
-			"The fork is recorded as a run of its own, and reported as stepwise run reports one, with the\n" +
-			"same exit codes. With --debug the fork runs under the debugger, driven by commands on stdin as\n" +
-			"stepwise debug is: it stops at the plan's breakpoints and those --break sets.",
+			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside\n" +
+			"one, reuses the recorded results of the other items: only that item runs again, then what\n" +
+			"follows the map. The fork is recorded as a run of its own, and reported as stepwise run\n" +
+			"reports one, with the same exit codes. With --debug the fork runs under the debugger, driven\n" +
+			"by commands on stdin as stepwise debug is: it stops at the plan's breakpoints and those\n" +
+			"--break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if from == "" {
