@@ -527,21 +527,23 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		// The call is not made; its events say so, so that the record
 		// (and a replay of it) has the value the model was given.
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
-		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
+		r.emitTimed(callPath, paths.KindCall, EventToolEnd, func() (any, time.Time) {
 			end := ToolEnded{Tool: call.Name, Result: d.Value, Injected: true}
-			end.Ms, end.HeldMs = c.times(start)
+			now := r.now()
+			end.Ms, end.HeldMs = c.times(start, now)
 			end.Decided, end.Reused = d.marks()
-			return end
+			return end, now
 		})
 		return chat.ToolResultBlock(call.ID, JSONText(d.Value), false), nil
 	case Deny:
 		// Not made either; the model reads why, as it reads a call that
 		// failed, and may go on without it.
 		r.emit(callPath, paths.KindCall, EventToolStart, func() any { return ToolStarted{Tool: call.Name, Args: args} })
-		r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
+		r.emitTimed(callPath, paths.KindCall, EventToolEnd, func() (any, time.Time) {
 			end := ToolEnded{Tool: call.Name, IsError: true, Error: ErrDenied.Error()}
-			end.Ms, end.HeldMs = c.times(start)
-			return end
+			now := r.now()
+			end.Ms, end.HeldMs = c.times(start, now)
+			return end, now
 		})
 		return chat.ToolResultBlock(call.ID, "Error: "+ErrDenied.Error(), true), nil
 	case Edit:
@@ -561,13 +563,14 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 	if timedOut {
 		err = fmt.Errorf("tool call timed out after %dms", limit.Milliseconds())
 	}
-	r.emit(callPath, paths.KindCall, EventToolEnd, func() any {
+	r.emitTimed(callPath, paths.KindCall, EventToolEnd, func() (any, time.Time) {
 		end := ToolEnded{Tool: call.Name, IsError: err != nil, Result: result}
-		end.Ms, end.HeldMs = c.times(start)
+		now := r.now()
+		end.Ms, end.HeldMs = c.times(start, now)
 		if err != nil {
 			end.Error = err.Error()
 		}
-		return end
+		return end, now
 	})
 	var abort *AbortError
 	if errors.As(err, &abort) {

@@ -433,11 +433,33 @@ func (r *run) emit(path string, unit paths.Kind, kind EventKind, payload func() 
 	}
 	pl := payload()
 	r.emitMu.Lock()
-	ev := Event{Seq: r.seq.Add(1), Time: r.now(), RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl}
+	r.deliver(sinks, Event{Time: r.now(), RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl})
+	r.emitMu.Unlock()
+}
+
+// emitTimed is emit for an event whose payload reads the clock for its
+// own numbers (an end's duration): payload returns the time it read, the
+// event's time too, so that a step or call that ends reads the clock once.
+// A time read outside the lock that orders events may precede by a few
+// microseconds the time of an event of another unit that goes before it.
+func (r *run) emitTimed(path string, unit paths.Kind, kind EventKind, payload func() (any, time.Time)) {
+	sinks := r.sinks.of(kind)
+	if len(sinks) == 0 {
+		r.seq.Add(1)
+		return
+	}
+	pl, at := payload()
+	r.emitMu.Lock()
+	r.deliver(sinks, Event{Time: at, RunID: r.id, Path: path, Unit: unit, Kind: kind, Payload: pl})
+	r.emitMu.Unlock()
+}
+
+// deliver numbers ev and gives it to sinks, under emitMu.
+func (r *run) deliver(sinks []Sink, ev Event) {
+	ev.Seq = r.seq.Add(1)
 	for _, s := range sinks {
 		s.Event(ev)
 	}
-	r.emitMu.Unlock()
 }
 
 // Threads is told when a unit of work that runs beside others starts and

@@ -86,11 +86,12 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			return nil, d.abortError(path, nil)
 		case Inject:
 			r.startStep(path, c.unit, started)
-			r.emit(path, c.unit, EventStepEnd, func() any {
+			r.emitTimed(path, c.unit, EventStepEnd, func() (any, time.Time) {
 				end := StepEnded{Tool: tool, Status: StepSkipped, Result: d.Value}
-				end.Ms, end.HeldMs = c.times(start)
+				now := r.now()
+				end.Ms, end.HeldMs = c.times(start, now)
 				end.Decided, end.Reused = d.marks()
-				return end
+				return end, now
 			})
 			return d.Value, nil
 		case Edit:
@@ -131,9 +132,10 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			result, err, applied = d.Value, nil, d
 		}
 	}
-	r.emit(path, c.unit, EventStepEnd, func() any {
+	r.emitTimed(path, c.unit, EventStepEnd, func() (any, time.Time) {
 		end := StepEnded{Tool: tool, Status: StepOK, Result: result}
-		end.Ms, end.HeldMs = c.times(start)
+		now := r.now()
+		end.Ms, end.HeldMs = c.times(start, now)
 		end.Decided, end.Reused = applied.marks()
 		if err != nil {
 			// exit is declared only here: errors.As puts it on the heap,
@@ -145,7 +147,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 				end.Status, end.Error = StepFailed, err.Error()
 			}
 		}
-		return end
+		return end, now
 	})
 	return result, err
 }
@@ -196,19 +198,19 @@ func (c cursor) dispatch(ctx context.Context, s *plans.Step, path, tool string, 
 	r := c.f.run
 	start := r.now()
 	heldBefore := c.held.heldBy(start)
-	r.emit(path, c.unit, EventToolStart, func() any { return ToolStarted{Tool: tool, Args: input} })
+	r.emitTimed(path, c.unit, EventToolStart, func() (any, time.Time) { return ToolStarted{Tool: tool, Args: input}, start })
 	callCtx := ctx
 	if s != nil && s.TimeoutSecs.Set {
 		callCtx = tools.WithStepTimeout(ctx, s.TimeoutSecs.Value)
 	}
 	result, err = c.call(callCtx, path, tool, input)
-	r.emit(path, c.unit, EventToolEnd, func() any {
+	r.emitTimed(path, c.unit, EventToolEnd, func() (any, time.Time) {
 		now := r.now()
 		end := ToolEnded{Tool: tool, Ms: ms(now.Sub(start)), HeldMs: ms(c.held.heldBy(now) - heldBefore), IsError: err != nil, Result: result}
 		if err != nil {
 			end.Error = err.Error()
 		}
-		return end
+		return end, now
 	})
 	if err != nil {
 		// A failed call's one stop is the step's error stop, where the
@@ -241,10 +243,9 @@ func (c cursor) controlResult(ctx context.Context, s *plans.Step, path string, r
 	return result, Decision{}, nil
 }
 
-// times is the wall time of the cursor's unit since start, and how much
-// of it the unit's threads were held at stops, in milliseconds.
-func (c cursor) times(start time.Time) (wall, held float64) {
-	now := c.f.run.now()
+// times is the wall time of the cursor's unit from start to now, and how
+// much of it the unit's threads were held at stops, in milliseconds.
+func (c cursor) times(start, now time.Time) (wall, held float64) {
 	return ms(now.Sub(start)), ms(c.held.heldBy(now))
 }
 
