@@ -435,8 +435,7 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		// A finished run keeps what its watches read at its last stop.
 		r.watches = st.Watches
 	}
-	p.refreshThreads()
-	markHolds(r, p.now())
+	markHolds(r, p.refreshThreads(), p.now())
 	p.post(notice{}) // what was said before the run moved is old
 	switch {
 	case st.Finished:
@@ -574,23 +573,18 @@ func (p *runPage) onTick(msg tickMsg) tea.Cmd {
 	if r.debug || r.held() {
 		// Threads start, pass stops and end without a word to the
 		// workbench: the threads pane reads them as the clock goes.
-		p.refreshThreads()
-		markHolds(r, p.now())
+		markHolds(r, p.refreshThreads(), p.now())
 	}
 	return r.tick()
 }
 
 // markHolds tells the run's tree and timeline where its threads are held
-// now, so that a held unit's row and bar mark the hold and count it as the
-// clock goes, before the Held event that comes as the hold ends.
-func markHolds(r *run, now time.Time) {
-	var held []string
-	if r.held() {
-		for _, th := range r.session.Threads() {
-			if th.Held {
-				held = append(held, th.Path)
-			}
-		}
+// now (held, the paths refreshThreads read, while the run is held), so
+// that a held unit's row and bar mark the hold and count it as the clock
+// goes, before the Held event that comes as the hold ends.
+func markHolds(r *run, held []string, now time.Time) {
+	if !r.held() {
+		held = nil
 	}
 	r.tree.Holding(held, now)
 	r.timeline.Holding(held, now)

@@ -124,14 +124,13 @@ func (p *runPage) threadsWidth() int {
 
 // refreshThreads reads the run's live threads again, the selection kept
 // on the thread it was on, and lays the page out again when the bottom
-// panes come, go or change height.
-func (p *runPage) refreshThreads() {
+// panes come, go or change height. It returns the paths of the held ones.
+func (p *runPage) refreshThreads() (held []string) {
 	r := p.run
 	var ths []debugger.Thread
 	if r != nil && r.session != nil && (r.debug || r.held()) && !r.state.Finished {
 		ths = r.session.Threads()
 	}
-	var held []string
 	for _, th := range ths {
 		if th.Held {
 			// A thread held before its step's first event has a row
@@ -153,6 +152,7 @@ func (p *runPage) refreshThreads() {
 	if p.focus == paneBottom && !p.threadsShown() {
 		p.setFocus(paneTree)
 	}
+	return held
 }
 
 // heldThreadAt is the thread held at path now, if one is.
