@@ -150,7 +150,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		times(&end)
 		if err != nil {
 			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
-			if _, aborted := errors.AsType[*AbortError](err); aborted {
+			if _, aborted := errors.AsType[*AbortError](err); aborted || ctx.Err() != nil {
 				end.Status = StepAborted
 			}
 		}

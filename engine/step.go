@@ -158,7 +158,10 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			switch {
 			case errors.As(err, &exit):
 				end.Status = StepExited
-			case errors.As(err, &abort):
+			case errors.As(err, &abort) || ctx.Err() != nil:
+				// A step cut short because the run was stopped from
+				// outside (ctrl-c, an editor's stop) ended for the abort
+				// too, as the run's end says.
 				end.Status, end.Error = StepAborted, err.Error()
 			default:
 				end.Status, end.Error = StepFailed, err.Error()

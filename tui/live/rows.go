@@ -274,7 +274,8 @@ type Node struct {
 	// says the node was skipped because an exit ended the run first.
 	Exit   *engine.Exit
 	CutOff bool
-	// Aborted says the run was aborted at the node's stop.
+	// Aborted says the run was aborted at the node's stop, or its step
+	// ended aborted.
 	Aborted   bool
 	CallError string // the last model call's error, until one succeeds
 	// Call is the last model call made at this path, whole (request,
