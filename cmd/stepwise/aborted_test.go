@@ -39,7 +39,8 @@ steps:
 // record (stepwise inspect, text and --json) shows the item and the map
 // around it aborted, not failed, the item aborted at its step stop with
 // the time it was held there, and the run's step count is the same in the
-// debug envelope, stepwise runs and inspect.
+// debug envelope, stepwise runs and inspect; a replay of the run still
+// stops at the item.
 func TestAbortedStepsInTheRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name, at, stop string
@@ -48,13 +49,15 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 		// input is what the item aborted at its step stop was to run
 		// with, as the stop showed it; empty at the error stop.
 		input string
+		// diverges is what a replay of the run finds at the item.
+		diverges string
 	}{
 		{"at an item's step stop", "E1/do.1", "step",
 			map[string]engine.StepStatus{"E0": engine.StepOK, "E1": engine.StepAborted, "E1/do.0": engine.StepOK, "E1/do.1": engine.StepAborted},
-			`{"shape":{"n":2}}`},
+			`{"shape":{"n":2}}`, "step"},
 		{"at an item's error stop", "E1/do.2", "error",
 			map[string]engine.StepStatus{"E0": engine.StepOK, "E1": engine.StepAborted, "E1/do.0": engine.StepOK, "E1/do.1": engine.StepOK, "E1/do.2": engine.StepAborted},
-			""},
+			"", "error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			debugProject(t, map[string]string{"plans/halt.yaml": haltPlan})
@@ -124,6 +127,24 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 			}
 			if r := listing.Runs[0]; r.ID != id || r.Status != "aborted" || r.Steps != steps {
 				t.Errorf("runs lists %s %s with %d steps, want %s aborted with %d", r.ID, r.Status, r.Steps, id, steps)
+			}
+
+			// A replay of the run stops where the person stopped it, as it
+			// did before the record kept the aborted item: at its step
+			// stop, a step the recorded run did not run; at its error
+			// stop, the failure it was aborted with.
+			out, errOut, code = runCLI(t, "replay", id, "--json")
+			var replay struct {
+				Divergence struct {
+					Path, What string
+					CutShort   bool `json:"cut_short"`
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &replay); err != nil || code != exitFailure {
+				t.Fatalf("replay: exit %d, %v\n%s%s", code, err, out, errOut)
+			}
+			if d := replay.Divergence; d.Path != tc.at || d.What != tc.diverges || !d.CutShort {
+				t.Errorf("the replay diverges %+v, want %s at %s, cut short", d, tc.diverges, tc.at)
 			}
 		})
 	}
