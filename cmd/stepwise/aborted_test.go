@@ -40,7 +40,7 @@ steps:
 // around it aborted, not failed, the item aborted at its step stop with
 // the time it was held there, and the run's step count is the same in the
 // debug envelope, stepwise runs and inspect; a replay of the run still
-// stops at the item.
+// stops at the item, and a fork from it runs it again.
 func TestAbortedStepsInTheRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name, at, stop string
@@ -145,6 +145,23 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 			}
 			if d := replay.Divergence; d.Path != tc.at || d.What != tc.diverges || !d.CutShort {
 				t.Errorf("the replay diverges %+v, want %s at %s, cut short", d, tc.diverges, tc.at)
+			}
+
+			// A fork from the item reuses the item before it, never the
+			// aborted one: that has no value to reuse, and runs again.
+			out, errOut, _ = runCLI(t, "fork", id, "--from", tc.at, "--json")
+			var fork struct {
+				RunID string `json:"run_id"`
+			}
+			if err := json.Unmarshal([]byte(out), &fork); err != nil || fork.RunID == "" {
+				t.Fatalf("fork: %v\n%s%s", err, out, errOut)
+			}
+			reused := map[string]string{}
+			for _, s := range inspectJSONOf(t, fork.RunID).StepList {
+				reused[s.Path] = s.Status.String() + " " + s.Reused
+			}
+			if reused["E1/do.0"] != "skipped fork" || reused[tc.at] != "ok " && reused[tc.at] != "failed " {
+				t.Errorf("the fork from %s: %v; want E1/do.0 reused, %s run again", tc.at, reused, tc.at)
 			}
 		})
 	}
