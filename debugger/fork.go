@@ -274,6 +274,8 @@ func (rec *Recording) reusable(from string) map[string]*recordedStep {
 	out := map[string]*recordedStep{}
 	for _, p := range rec.order {
 		s := rec.steps[p]
+		// Only a value the step ended with is reused: a failed or aborted
+		// step has none, and runs again.
 		ok := s.Status == engine.StepOK || s.Status == engine.StepSkipped
 		if !ok || s.endSeq == 0 || strings.HasPrefix(from, p+"/") {
 			continue

@@ -60,6 +60,10 @@ type decisionAt struct {
 type recordedStep struct {
 	record.StepRecord
 	startSeq, endSeq uint64
+	// ran says something happened at or under the step between its start
+	// and its end: one aborted at its step stop, before it ran, starts
+	// and ends with nothing between.
+	ran bool
 }
 
 // LoadRecording reads the run that id names (its id, or a prefix only it
@@ -94,6 +98,12 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 		rec.tools[c.Path] = c
 	}
 	for _, e := range events {
+		// A step's own end is not something that ran inside it.
+		at := e.Path
+		if e.Kind == engine.EventStepEnd {
+			at, _, _ = path.Parent(at)
+		}
+		rec.ranAt(at)
 		switch e.Kind {
 		case engine.EventStepStart:
 			if s, ok := rec.steps[e.Path]; ok && s.startSeq == 0 {
@@ -134,6 +144,16 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 		}
 	}
 	return rec, nil
+}
+
+// ranAt notes that something happened at p, inside the steps at and above
+// it that have started and not ended.
+func (rec *Recording) ranAt(p string) {
+	for ; p != ""; p, _, _ = path.Parent(p) {
+		if s, ok := rec.steps[p]; ok && s.startSeq != 0 && s.endSeq == 0 {
+			s.ran = true
+		}
+	}
 }
 
 // Inputs returns the inputs the run was given (its input schema's defaults
@@ -420,7 +440,10 @@ func (r *replayer) fromRecord(p string, action engine.Action, value any) engine.
 // plan__ steps and the solver run, over recorded answers.
 func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 	rs, ok := r.rec.steps[st.Path]
-	if !ok {
+	if !ok || rs.Status == engine.StepAborted && !rs.ran {
+		// A step the recorded run was aborted at, at its step stop, did
+		// not run either: there is nothing to replay it with, and the
+		// replay stops there, as the recorded run did.
 		return engine.Decision{}, &Divergence{Path: st.Path, What: "step", Got: st.Tool,
 			Message: fmt.Sprintf("the plan runs step %s (%s), which the recorded run did not run", st.Path, st.Tool)}
 	}
@@ -482,10 +505,12 @@ func (r *replayer) step(st *engine.Stop) (engine.Decision, *Divergence) {
 			return engine.Decision{}, recordError(st.Path, "its result", err)
 		}
 		return r.fromRecord(st.Path, engine.Inject, result), nil
-	case engine.StepFailed:
+	case engine.StepFailed, engine.StepAborted:
 		// Running the tool would repeat its side effects: the step fails
 		// with the recorded error, as it failed in the recorded run, and
-		// the run goes on from there as it did.
+		// the run goes on from there as it did. One aborted after it ran
+		// (at its error or result stop) fails with the abort's words: the
+		// replay does not abort where a person did.
 		r.mu.Lock()
 		if r.failedAt == "" {
 			r.failedAt = st.Path
@@ -633,7 +658,7 @@ func (r *replayer) failure(st *engine.Stop) *Divergence {
 		return nil
 	}
 	rs, ok := r.rec.steps[st.Path]
-	if ok && rs.Status == engine.StepFailed && rs.Error == st.Err.Error() {
+	if ok && (rs.Status == engine.StepFailed || rs.Status == engine.StepAborted) && rs.Error == st.Err.Error() {
 		return nil
 	}
 	div := &Divergence{Path: st.Path, What: "error", Got: st.Err.Error(), Message: "the step fails: " + st.Err.Error()}
@@ -676,7 +701,13 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 			count++
 			continue
 		}
-		if endedAs(rs.Status) != endedAs(got.Status) {
+		want := endedAs(rs.Status)
+		if want == engine.StepAborted {
+			// The replay fails a step recorded aborted with the abort's
+			// words: it does not abort where a person did.
+			want = engine.StepFailed
+		}
+		if want != endedAs(got.Status) {
 			return &Divergence{Path: p, What: "status", Expected: rs.Status, Got: got.Status,
 				Message: fmt.Sprintf("the step ended %s; the recorded run's ended %s", got.Status, rs.Status)}, count
 		}

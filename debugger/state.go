@@ -24,12 +24,14 @@ type State struct {
 	// Finished is set once the run has ended; Result says how.
 	Finished bool           `json:"finished,omitempty"`
 	Result   *engine.Result `json:"-"`
-	// Status, Error, Output and Answer summarise Result for a front end
-	// that reads JSON.
-	Status engine.RunStatus `json:"status,omitempty"`
-	Error  string           `json:"error,omitempty"`
-	Output any              `json:"output,omitempty"`
-	Answer string           `json:"answer,omitempty"`
+	// Status, Error, Output, Answer and StepsExecuted summarise Result
+	// for a front end that reads JSON; StepsExecuted is the count stepwise
+	// runs and inspect show for the run.
+	Status        engine.RunStatus `json:"status,omitempty"`
+	Error         string           `json:"error,omitempty"`
+	Output        any              `json:"output,omitempty"`
+	Answer        string           `json:"answer,omitempty"`
+	StepsExecuted int              `json:"steps_executed,omitempty"`
 	// RunID is the finished run's id, for inspect, replay and fork.
 	RunID string `json:"run_id,omitempty"`
 	// Err is why the engine would not start the run (inputs that do not
@@ -253,6 +255,7 @@ func (s *Session) endState() State {
 		state.Status, state.Error, state.Err = engine.StatusRefused, s.runErr.Error(), s.runErr
 	case s.result != nil:
 		state.Status, state.Output, state.Answer, state.RunID = s.result.Status, s.result.Output, s.result.Answer, s.result.RunID
+		state.StepsExecuted = s.result.StepsExecuted
 		if s.result.Err != nil {
 			state.Error = s.result.Err.Error()
 		}

@@ -8,9 +8,9 @@ import (
 )
 
 // TestStepsExecutedCountsStartedSteps checks that a run counts the steps
-// its record shows, each once it starts: a step aborted at its stop,
-// before it started, is no step run; a solver given its answer at its
-// stop started, and is one.
+// its record shows, each once it starts: a step aborted at its stop
+// starts and ends there, aborted, and is one; a solver given its answer
+// at its stop started, and is one.
 func TestStepsExecutedCountsStartedSteps(t *testing.T) {
 	p := newProject(t, map[string]string{
 		"plans/two.yaml": `identifier: two
@@ -37,7 +37,7 @@ solver:
 		status         engine.RunStatus
 		want           int
 	}{
-		{"a step aborted at its stop", "plans/two.yaml", "E2", engine.Decision{Action: engine.Abort}, engine.StatusAborted, 1},
+		{"a step aborted at its stop", "plans/two.yaml", "E2", engine.Decision{Action: engine.Abort}, engine.StatusAborted, 2},
 		{"a solver answered at its stop", "plans/solved.yaml", "solver", engine.Decision{Action: engine.Inject, Value: "one"}, engine.StatusOK, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -110,7 +110,16 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: paths.KindStep, Tool: "solver", Input: data, Scope: c.sc, Stack: c.stack, held: c.held})
 	switch d.Action {
 	case Abort:
-		return "", d.abortError(path, nil)
+		// Aborted at its stop, the finish is in the record as a step
+		// aborted there is.
+		err := d.abortError(path, nil)
+		r.startStep(path, paths.KindStep, func() any { return StepStarted{Tool: "solver", Input: data} })
+		r.emit(path, paths.KindStep, EventStepEnd, func() any {
+			end := StepEnded{Tool: "solver", Status: StepAborted, Error: err.Error()}
+			times(&end)
+			return end
+		})
+		return "", err
 	case Inject:
 		text, ok := d.Value.(string)
 		if !ok {
@@ -141,6 +150,9 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		times(&end)
 		if err != nil {
 			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
+			if _, aborted := errors.AsType[*AbortError](err); aborted || ctx.Err() != nil {
+				end.Status = StepAborted
+			}
 		}
 		return end
 	})

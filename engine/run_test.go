@@ -320,11 +320,15 @@ output: { all: "{{E1}}" }
 		if o.res.Status != engine.StatusAborted || !errors.As(o.res.Err, &abort) || abort.Path != "E1" {
 			t.Fatalf("status %s err %v", o.res.Status, o.res.Err)
 		}
-		if len(o.events.of(engine.EventStepStart)) != 1 {
-			t.Errorf("steps started after the abort: %v", o.events.paths(engine.EventStepStart))
+		// The step aborted at its stop starts and ends there, aborted,
+		// and no step after it starts.
+		if got := o.events.paths(engine.EventStepStart); !slices.Equal(got, []string{"E0", "E1"}) {
+			t.Errorf("steps started %v, want E0 and E1", got)
 		}
-		// The step aborted at its stop never started: the run's end
-		// names it, so that a reader can show it aborted.
+		ends := o.events.of(engine.EventStepEnd)
+		if last := ends[len(ends)-1]; last.Path != "E1" || last.Payload.(engine.StepEnded).Status != engine.StepAborted || last.Payload.(engine.StepEnded).Error != "run aborted at E1" {
+			t.Errorf("the last step end is %s %+v, want E1 aborted", last.Path, last.Payload)
+		}
 		if ends := o.events.of(engine.EventRunEnd); len(ends) != 1 || ends[0].Payload.(engine.RunEnded).AbortedAt != "E1" {
 			t.Errorf("the run's end does not name E1 as where it was aborted: %+v", ends)
 		}
@@ -342,6 +346,12 @@ output: { all: "{{E1}}" }
 		var abort *engine.AbortError
 		if !errors.As(o.res.Err, &abort) || abort.Cause == nil || seen.Load() != "bad path 'E1.missing' (available: n)" {
 			t.Fatalf("err %v, seen %v", o.res.Err, seen.Load())
+		}
+		// The step aborted at its error stop did not fail: a person
+		// stopped the run there.
+		ends := o.events.of(engine.EventStepEnd)
+		if end := ends[len(ends)-1].Payload.(engine.StepEnded); end.Status != engine.StepAborted || !strings.Contains(end.Error, "run aborted at E2: bad path") {
+			t.Errorf("the step aborted at its error stop ended %+v", end)
 		}
 	})
 	t.Run("stack and scope at a nested stop", func(t *testing.T) {

@@ -25,6 +25,11 @@ const (
 	StepSkipped StepStatus = "skipped"
 	// StepExited is an exit step whose gate fired.
 	StepExited StepStatus = "exited"
+	// StepAborted is a step that ended because the run was aborted: held
+	// at its own stop (before it started, or at its error stop), or
+	// holding a body, an item or an agent call that was aborted. A person
+	// stopped the run there; nothing failed.
+	StepAborted StepStatus = "aborted"
 	// StepRunning is a recorded step with no end recorded; the store
 	// reports it, the engine never ends a step with it.
 	StepRunning StepStatus = "running"
@@ -34,9 +39,9 @@ const (
 func (s StepStatus) String() string { return string(s) }
 
 // startStep emits the start of the step at path and counts it run
-// (Result.StepsExecuted). A step counts once it starts, and only then: one
-// aborted at its stop before it started is in no record of the run, and
-// every step a record shows started.
+// (Result.StepsExecuted), so that the count is the steps a record of the
+// run shows: every one of them started, even one aborted at its own step
+// stop, which starts and ends there, aborted.
 func (r *run) startStep(path string, unit paths.Kind, started func() any) {
 	r.steps.Add(1)
 	r.emit(path, unit, EventStepStart, started)
@@ -83,7 +88,16 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		d := r.stop(ctx, Stop{Kind: StopStep, Path: path, Unit: c.unit, Tool: tool, Step: s, Input: stopInput, Scope: c.sc, Stack: c.stack, held: c.held})
 		switch d.Action {
 		case Abort:
-			return nil, d.abortError(path, nil)
+			// The record keeps where the person stopped the run: the step
+			// starts with its input as the stop showed it and ends there.
+			err := d.abortError(path, nil)
+			r.startStep(path, c.unit, started)
+			r.emit(path, c.unit, EventStepEnd, func() any {
+				end := StepEnded{Tool: tool, Status: StepAborted, Error: err.Error()}
+				end.Ms, end.HeldMs = c.times(start)
+				return end
+			})
+			return nil, err
 		case Inject:
 			r.startStep(path, c.unit, started)
 			r.emitTimed(path, c.unit, EventStepEnd, func() (any, time.Time) {
@@ -138,12 +152,20 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 		end.Ms, end.HeldMs = c.times(start, now)
 		end.Decided, end.Reused = applied.marks()
 		if err != nil {
-			// exit is declared only here: errors.As puts it on the heap,
-			// an allocation a step that succeeded should not pay.
+			// exit and abort are declared only here: errors.As puts them
+			// on the heap, an allocation a step that succeeded should not
+			// pay.
 			var exit *exitSignal
-			if errors.As(err, &exit) {
+			var abort *AbortError
+			switch {
+			case errors.As(err, &exit):
 				end.Status = StepExited
-			} else {
+			case errors.As(err, &abort) || ctx.Err() != nil:
+				// A step cut short because the run was stopped from
+				// outside (ctrl-c, an editor's stop) ended for the abort
+				// too, as the run's end says.
+				end.Status, end.Error = StepAborted, err.Error()
+			default:
 				end.Status, end.Error = StepFailed, err.Error()
 			}
 		}

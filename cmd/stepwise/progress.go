@@ -213,6 +213,10 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 	switch {
 	case end.Status == engine.StepFailed && (d.block != nil || d.lines):
 		return fmt.Sprintf("✗ %s failed after %s", stepName(s)+summaryTail(s), format.Millis(end.Ms)) + spendText(s.Spend, " ")
+	case end.Status == engine.StepAborted && (d.block != nil || d.lines):
+		// Said as the debug adapter's console says it: a person stopped
+		// the run there, nothing failed.
+		return fmt.Sprintf("■ %s aborted after %s", stepName(s)+summaryTail(s), format.Millis(end.Ms)) + spendText(s.Spend, " ")
 	case end.Reused == "fork" && (d.block != nil || d.lines):
 		// Said as inspect marks it: the step did not run, the fork took
 		// its recorded result.

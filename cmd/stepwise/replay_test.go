@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stepwise-dev/stepwise/debugger"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
 )
 
@@ -165,17 +166,19 @@ func TestReplayForkDiff(t *testing.T) {
 			t.Errorf("exit %d, envelope %s", code, stdout)
 		}
 		// The replay cut short counts the steps it ran as every other
-		// command counts them: E0, answered from the record; E1, aborted
-		// at its stop before it started, is in no record and no count.
+		// command counts them: E0, answered from the record, and E1,
+		// aborted at its stop before it started, which its record shows.
 		inspected := inspectJSONOf(t, env.RunID)
 		listed, _, _ := runCLI(t, "runs", "--json")
 		var list struct{ Runs []runJSON }
 		if err := json.Unmarshal([]byte(listed), &list); err != nil || len(list.Runs) == 0 || list.Runs[0].ID != env.RunID {
 			t.Fatalf("runs --json: %v\n%s", err, listed)
 		}
-		if env.Steps != 1 || list.Runs[0].Steps != 1 || inspected.Steps != 1 || len(inspected.StepList) != 1 {
-			t.Errorf("the replay cut short at E1 counts %d steps, runs %d, inspect %d of %d listed; want 1 (E0) everywhere",
+		if env.Steps != 2 || list.Runs[0].Steps != 2 || inspected.Steps != 2 || len(inspected.StepList) != 2 {
+			t.Errorf("the replay cut short at E1 counts %d steps, runs %d, inspect %d of %d listed; want 2 (E0, E1) everywhere",
 				env.Steps, list.Runs[0].Steps, inspected.Steps, len(inspected.StepList))
+		} else if e1 := inspected.StepList[1]; e1.Path != "E1" || e1.Status != engine.StepAborted {
+			t.Errorf("the replay's E1 is recorded %s %s, want E1 aborted", e1.Path, e1.Status)
 		}
 		if notes() != written {
 			t.Errorf("the replay ran a tool: notes.log is %q", notes())

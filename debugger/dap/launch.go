@@ -439,7 +439,6 @@ func (s *Server) onRestart(ctx context.Context, r *godap.RestartRequest) {
 	defer s.mu.Unlock()
 	s.restarting = false
 	s.started, s.going, s.ended, s.interrupted = false, false, false, false
-	s.stopping.Store(false)
 	s.done = make(chan struct{})
 	s.streamed.Store(false)
 	s.values.reset()
@@ -485,9 +484,9 @@ func (p progress) Event(e engine.Event) {
 			// Said as stepwise fork and replay say it: the step did not
 			// run, its result is the record's.
 			p.s.output("console", fmt.Sprintf("%s %s reused from run %s\n", format.MarkReused, e.Path, format.ShortID(p.s.rerunOf)))
-		case end.Status == engine.StepFailed && p.s.stopping.Load():
-			// Cut short by the editor's stop, which is no failure of its
-			// own.
+		case end.Status == engine.StepAborted:
+			// Cut short by an abort or the editor's stop, which is no
+			// failure of its own.
 			p.s.output("console", fmt.Sprintf("■ %s aborted\n", e.Path))
 		default:
 			line := fmt.Sprintf("■ %s %s", e.Path, end.Status)

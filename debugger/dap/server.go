@@ -51,10 +51,6 @@ type Server struct {
 	// runCtx is the run's; cancelling it aborts the run wherever it is.
 	runCtx    context.Context
 	cancelRun context.CancelCauseFunc
-	// stopping says the editor stopped the run (terminate, disconnect,
-	// restart, or the client gone): the steps it cuts short are aborted,
-	// not failed. The run's goroutines read it as they report.
-	stopping atomic.Bool
 	// started, going and ended say where the run is: not yet started
 	// (before configurationDone), moving between stops, or over.
 	started, going, ended bool
@@ -576,7 +572,6 @@ func (s *Server) abort() {
 		return
 	}
 	s.interrupted = true
-	s.stopping.Store(true)
 	s.cancelRun(errEditorStopped)
 	if !s.going {
 		// A held run hears the cancel and ends; Wait delivers its end.

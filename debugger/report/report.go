@@ -444,7 +444,7 @@ func tree(nodes []*node) []*node {
 		parent.Children = append(parent.Children, n)
 	}
 	for _, n := range ordered {
-		if n.Status == "failed" || n.Status == "error" {
+		if n.Status == "failed" || n.Status == "aborted" || n.Status == "error" {
 			for at := n; at != nil; at = ancestor(byPath, at.Path) {
 				at.Open = true
 			}

@@ -285,10 +285,13 @@ func (t *Timeline) Apply(e engine.Event) {
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
+		// An aborted step is drawn as the run's abort draws the bars it
+		// leaves open: cut short, as a failure is.
+		ended := p.Status == engine.StepFailed || p.Status == engine.StepAborted
 		for _, c := range b.children {
-			t.closeOpen(c, e.Time, p.Status == engine.StepFailed)
+			t.closeOpen(c, e.Time, ended)
 		}
-		t.finish(b, e.Time, p.Status == engine.StepFailed)
+		t.finish(b, e.Time, ended)
 	case engine.ToolStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.modelBefore, b.callsBefore = b.Model, b.modelCalls

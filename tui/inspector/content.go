@@ -621,7 +621,7 @@ func statusWords(n live.Node) string {
 		return "✓ ok"
 	case live.Failed:
 		if n.Aborted {
-			return "✗ aborted: the run was aborted at its stop"
+			return "✗ aborted: the run was aborted at its stop or inside it"
 		}
 		return "✗ failed"
 	case live.Skipped:

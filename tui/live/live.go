@@ -192,7 +192,8 @@ type node struct {
 	collapsed bool
 	inner     int // rows of the children's subtrees when expanded
 
-	// aborted says the run was aborted at this node's stop.
+	// aborted says the run was aborted at this node's stop, or its step
+	// ended aborted (the run was aborted at or under it).
 	aborted bool
 
 	// ended is set on the root once the run has ended: an item whose
@@ -247,6 +248,7 @@ type Totals struct {
 	Spend    Spend
 	Done     int // steps ended ok, skipped or exited
 	Failed   int // steps ended failed
+	Aborted  int // steps ended aborted: the run was aborted at or under them
 	Running  int // steps running
 	Warnings int
 }
@@ -396,11 +398,16 @@ func (t *Tree) Apply(e engine.Event) {
 			giveItemsResults(n, p.Result)
 		}
 		st := stepNodeStatus(p.Status)
+		// An aborted step is drawn as a node the run was aborted at is,
+		// from its own end: live and read back from the record alike.
+		n.aborted = n.aborted || p.Status == engine.StepAborted
 		t.closeOpenChildren(n, e.Time, st)
 		t.setStatus(n, st, e.Time)
 		t.timed(n, e.Time, p.Ms, p.HeldMs)
-		switch st {
-		case Failed:
+		switch {
+		case p.Status == engine.StepAborted:
+			t.totals.Aborted++
+		case st == Failed:
 			t.totals.Failed++
 		default:
 			t.totals.Done++
@@ -586,7 +593,8 @@ func (n *node) mark(decided, reused string) {
 // millis is a duration an event gives in milliseconds.
 func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
-// stepNodeStatus maps the engine's step statuses onto a node's.
+// stepNodeStatus maps the engine's step statuses onto a node's: an
+// aborted step ends failed, marked aborted (node.aborted).
 func stepNodeStatus(s engine.StepStatus) Status {
 	switch s {
 	case engine.StepOK:

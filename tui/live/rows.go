@@ -29,6 +29,9 @@ type Row struct {
 	// HeldHere says a thread is held now at the node's own stop.
 	HeldHere bool
 	Spend    Spend // the node's model calls and its subtree's
+	// Aborted says the node is failed because the run was aborted at or
+	// under it (Node.Aborted): a filter finds it by that word.
+	Aborted bool
 	// Decided is the action by which a person decided the node; Reused
 	// says a replay or a fork gave it a recorded result ("replay",
 	// "fork"). Both are empty for a node that ran.
@@ -99,7 +102,7 @@ func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	r := Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
 		Status: n.shownStatus(), Duration: t.duration(n), Held: t.heldTime(n), HeldNow: !n.heldSince.IsZero(), Spend: n.spend, Decided: n.decided, Reused: n.reused,
-		HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
+		Aborted: n.aborted, HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
 	if r.HeldNow {
 		_, r.HeldHere = t.holding[n.path]
@@ -274,7 +277,8 @@ type Node struct {
 	// says the node was skipped because an exit ended the run first.
 	Exit   *engine.Exit
 	CutOff bool
-	// Aborted says the run was aborted at the node's stop.
+	// Aborted says the run was aborted at the node's stop, or its step
+	// ended aborted.
 	Aborted   bool
 	CallError string // the last model call's error, until one succeeds
 	// Call is the last model call made at this path, whole (request,

@@ -10,7 +10,6 @@
 package progress
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +92,8 @@ type List struct {
 	// Total is how many items the list has; -1 until it has rendered.
 	Total int
 	// Done counts the items that ended, Failed those of them that failed
-	// and Cancelled those cancelled with the run (ctrl-c).
+	// and Cancelled those the run's abort ended (ctrl-c, or a person's
+	// abort at a stop).
 	Done, Failed, Cancelled int
 	// running are the items started and not ended, by index.
 	running map[int]bool
@@ -278,8 +278,8 @@ func (l *List) itemEvent(e engine.Event, rest, lastBodyStep string) {
 		// deeper down reaches the item through one of them.
 		own := below == "" || !strings.Contains(below, "/")
 		failed = own && pl.Status == engine.StepFailed
-		cancelled = failed && cutOff(pl.Error)
-		ends = failed || (below == "" && e.Unit == paths.KindItem) || (below != "" && below == lastBodyStep && own)
+		cancelled = own && pl.Status == engine.StepAborted
+		ends = failed || cancelled || (below == "" && e.Unit == paths.KindItem) || (below != "" && below == lastBodyStep && own)
 	case engine.GateEvaluated:
 		ends = below == "" && e.Unit == paths.KindItem
 	}
@@ -303,15 +303,6 @@ func (l *List) itemEvent(e engine.Event, rest, lastBodyStep string) {
 	case failed:
 		l.Failed++
 	}
-}
-
-// cutOff reports whether a step's error says the run was cancelled under
-// it (ctrl-c, SIGTERM): the engine passes the context's error up through
-// the step, round and call that were under way, each adding where
-// ("round 1: context canceled"). A timeout of the step's own is a
-// failure, and says so otherwise.
-func cutOff(err string) bool {
-	return strings.HasSuffix(err, context.Canceled.Error())
 }
 
 // roundOf reads the round number from a round's path: 2 from E1/agent.2.

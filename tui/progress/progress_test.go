@@ -233,8 +233,8 @@ func BenchmarkEvent(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 }
 
-// TestCancelledItems: an item the run's cancellation cut off is counted
-// cancelled, not failed; the call it cut off failed unpriced, which
+// TestCancelledItems: an item the run's cancellation cut off (the engine
+// ends it aborted) is counted cancelled, not failed; the call it cut off failed unpriced, which
 // leaves the cost of the answered calls known.
 func TestCancelledItems(t *testing.T) {
 	r := New(time.Time{})
@@ -247,14 +247,14 @@ func TestCancelledItems(t *testing.T) {
 	}{
 		{engine.StepOK, "", engine.ModelCalled{Usage: chatUsage(100, 10), CostUSD: &price}},
 		{engine.StepFailed, "round 1: the reply does not match the output_schema", engine.ModelCalled{Usage: chatUsage(100, 10), CostUSD: &price}},
-		{engine.StepFailed, "round 1: context canceled", engine.ModelCalled{Error: "context canceled"}},
+		{engine.StepAborted, "round 1: context canceled", engine.ModelCalled{Error: "context canceled"}},
 	} {
 		item := paths.Item("E1", i)
 		r.Event(engine.Event{Path: item, Unit: paths.KindItem, Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "agent"}})
 		r.Event(engine.Event{Path: paths.Round(item, 1), Unit: paths.KindRound, Kind: engine.EventModelCall, Payload: c.call})
 		r.Event(engine.Event{Path: item, Unit: paths.KindItem, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "agent", Status: c.status, Error: c.err}})
 	}
-	s := r.Event(engine.Event{Path: "E1", Unit: paths.KindStep, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "map", Status: engine.StepFailed, Error: "`do` item 2 (agent): round 1: context canceled"}})
+	s := r.Event(engine.Event{Path: "E1", Unit: paths.KindStep, Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "map", Status: engine.StepAborted, Error: "`do` item 2 (agent): round 1: context canceled"}})
 	if s == nil || s.List.Done != 3 || s.List.Failed != 1 || s.List.Cancelled != 1 {
 		t.Fatalf("the map's items at its end: %+v", s)
 	}

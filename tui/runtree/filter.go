@@ -138,7 +138,8 @@ func filterRows(t *live.Tree, terms []string, heldNow func(path string) bool) *f
 
 // statusWords are the words a filter matches a row's status by, besides
 // held, which matches a row held at a stop for some of its time, or the
-// stop the run is held at now.
+// stop the run is held at now, and aborted, which matches a failed row the
+// run was aborted at or under.
 var statusWords = map[string]live.Status{
 	"pending": live.Pending, "running": live.Running, "ok": live.OK,
 	"failed": live.Failed, "skipped": live.Skipped, "exited": live.Exited,
@@ -151,6 +152,12 @@ func matches(r live.Row, terms []string, heldNow func(path string) bool) bool {
 	for _, term := range terms {
 		if st, ok := statusWords[term]; ok {
 			if r.Status != st {
+				return false
+			}
+			continue
+		}
+		if term == "aborted" {
+			if !r.Aborted {
 				return false
 			}
 			continue

@@ -1,0 +1,106 @@
+package live_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/tui/live"
+	"github.com/stepwise-dev/stepwise/tui/live/livetest"
+)
+
+// abortPlan maps three items one at a time, then reads the map.
+const abortPlan = `
+identifier: halt
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2, 3]
+      concurrency: 1
+      do:
+        tool_name: builtin__reshape
+        input: { shape: { n: "{{item}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { count: "{{E1.count}}" } }
+`
+
+// TestAbortedItemReadsBackAsLive runs abortPlan through the real engine
+// and a hook that holds a person's while at the second item's step stop
+// and aborts there, as the workbench's session does: the tree built as the
+// run went and the tree read back from the store show the same rows, the
+// item and its map aborted (failed, marked aborted) with the same times,
+// the first item ok.
+func TestAbortedItemReadsBackAsLive(t *testing.T) {
+	dir, ws := livetest.Project(t, map[string]string{
+		"config.toml":  strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
+		"plans/p.yaml": abortPlan})
+	plan := livetest.Plan(t, dir, "plans/p.yaml")
+	var mu sync.Mutex
+	tree := live.New(plan)
+	sink := engine.SinkFunc(func(e engine.Event) {
+		mu.Lock()
+		tree.Apply(e)
+		mu.Unlock()
+	})
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		mu.Lock()
+		tree.Expect(st.Path, st.Tool)
+		mu.Unlock()
+		if st.Kind != engine.StopStep || st.Path != "E1/do.1" {
+			return engine.Decision{}
+		}
+		st.Hold()
+		time.Sleep(50 * time.Millisecond)
+		st.Release()
+		return engine.Decision{Action: engine.Abort}
+	}
+	res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{sink}, Hook: hook})
+	if err != nil || res.Status != engine.StatusAborted {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	_, events, err := ws.RunEvents(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reopened := live.New(plan)
+	for _, e := range events {
+		reopened.Apply(e)
+	}
+
+	rows := map[string]live.Row{}
+	for _, r := range reopened.Rows(0, reopened.Len()) {
+		rows[r.Path] = r
+	}
+	// A live event's time carries the monotonic clock, which a stored one
+	// does not: the two may part by nanoseconds, never by a microsecond.
+	same := func(a, b time.Duration) bool { return (a - b).Abs() < time.Microsecond }
+	for _, r := range tree.Rows(0, tree.Len()) {
+		back, ok := rows[r.Path]
+		n, _ := tree.Node(r.Path)
+		nBack, _ := reopened.Node(r.Path)
+		if !ok || back.Status != r.Status || nBack.Aborted != n.Aborted || !same(back.Duration, r.Duration) || !same(back.Held, r.Held) {
+			t.Errorf("%s: %s (aborted %t), %v, %v held live; %s (aborted %t), %v, %v held read back",
+				r.Path, r.Status, n.Aborted, r.Duration, r.Held, back.Status, nBack.Aborted, back.Duration, back.Held)
+		}
+	}
+	for _, p := range []string{"E1", "E1/do.1"} {
+		if n, ok := reopened.Node(p); !ok || n.Status != live.Failed || !n.Aborted {
+			t.Errorf("%s reads back %s (aborted %t), want aborted", p, n.Status, n.Aborted)
+		}
+	}
+	if r := rows["E1/do.1"]; r.Held < 50*time.Millisecond || r.Duration < r.Held {
+		t.Errorf("E1/do.1 reads back %v, %v of it held; want its hold at its step stop", r.Duration, r.Held)
+	}
+	if n, _ := reopened.Node("E1/do.0"); n.Status != live.OK || n.Aborted {
+		t.Errorf("E1/do.0 reads back %s (aborted %t), want ok", n.Status, n.Aborted)
+	}
+	if tot := reopened.Totals(); tot.Aborted != 2 || tot.Failed != 0 {
+		t.Errorf("the reopened run's totals: %d aborted, %d failed; want 2 aborted, none failed", tot.Aborted, tot.Failed)
+	}
+}
