@@ -92,10 +92,11 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 			// starts with its input as the stop showed it and ends there.
 			err := d.abortError(path, nil)
 			r.startStep(path, c.unit, started)
-			r.emit(path, c.unit, EventStepEnd, func() any {
+			r.emitTimed(path, c.unit, EventStepEnd, func() (any, time.Time) {
 				end := StepEnded{Tool: tool, Status: StepAborted, Error: err.Error()}
-				end.Ms, end.HeldMs = c.times(start)
-				return end
+				now := r.now()
+				end.Ms, end.HeldMs = c.times(start, now)
+				return end, now
 			})
 			return nil, err
 		case Inject:
