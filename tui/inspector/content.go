@@ -121,6 +121,10 @@ func (c *content) model() {
 
 	if req == nil {
 		c.heading("Request")
+		if n.Status == live.Failed && n.Aborted {
+			c.note(2, "none: the run was aborted before the call ended")
+			return
+		}
 		c.note(2, "shown once the call has ended, or while the run is held before it")
 		return
 	}
@@ -621,7 +625,9 @@ func statusWords(n live.Node) string {
 		return "✓ ok"
 	case live.Failed:
 		if n.Aborted {
-			return "✗ aborted: the run was aborted at its stop or inside it"
+			// Aborted where it was held, inside it, or at another
+			// thread's stop while it ran: its error names the stop.
+			return "✗ aborted: the run was aborted before it ended"
 		}
 		return "✗ failed"
 	case live.Skipped:

@@ -648,3 +648,44 @@ func TestHeldAskWaiting(t *testing.T) {
 	m.Show(nodeOf(tr, "E1"), nil)
 	inOrder(t, body(m), "duration", "7.0s, 7.0s of it held so far, running")
 }
+
+// TestAbortedWords runs the agent plan under the debugger to its second
+// round's stop and aborts there: the round's request was never sent, and
+// its inspector says so rather than promise it, and its step says the run
+// was aborted before it ended.
+func TestAbortedWords(t *testing.T) {
+	p, ws := project(t, agentPlan, agentReplies)
+	table, rec := debugger.NewBreakpoints(), &livetest.Events{}
+	if _, err := table.Set("E1/agent.2", []engine.StopKind{engine.StopRound}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ws.Debug(p, table, workspace.RunOptions{Sinks: []engine.Sink{rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Start(context.Background(), nil); st.Stop == nil {
+		t.Fatalf("the run did not stop at E1/agent.2: %+v", st)
+	}
+	if end, err := s.Do(debugger.Command{Decision: engine.Decision{Action: engine.Abort}}); err != nil || end.Status != engine.StatusAborted {
+		t.Fatalf("the run ended %s (%v), want aborted", end.Status, err)
+	}
+	tr := live.New(p)
+	for _, e := range rec.All() {
+		tr.Apply(e)
+	}
+	for _, tc := range []struct {
+		path string
+		tab  inspector.Tab
+		want string
+	}{
+		{"E1/agent.2", inspector.TabModel, "none: the run was aborted before the call ended"},
+		{"E1", inspector.TabResult, "Result  ✗ aborted: the run was aborted before it ended"},
+	} {
+		m := newModel(80, 200, false)
+		show(t, &m, tr, tc.path, nil)
+		if !m.SelectTab(tc.tab) {
+			t.Fatalf("%s: no %s tab in %v", tc.path, tc.tab, m.Tabs())
+		}
+		inOrder(t, body(m), tc.want)
+	}
+}
