@@ -1,13 +1,10 @@
 package live_test
 
 import (
-	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
@@ -41,36 +38,14 @@ func TestAbortedItemReadsBackAsLive(t *testing.T) {
 		"config.toml":  strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
 		"plans/p.yaml": abortPlan})
 	plan := livetest.Plan(t, dir, "plans/p.yaml")
-	var mu sync.Mutex
-	tree := live.New(plan)
-	sink := engine.SinkFunc(func(e engine.Event) {
-		mu.Lock()
-		tree.Apply(e)
-		mu.Unlock()
-	})
-	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
-		mu.Lock()
-		tree.Expect(st.Path, st.Tool)
-		mu.Unlock()
+	tree, reopened, res, _ := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
 		if st.Kind != engine.StopStep || st.Path != "E1/do.1" {
-			return engine.Decision{}
+			return 0, engine.Decision{}
 		}
-		st.Hold()
-		time.Sleep(50 * time.Millisecond)
-		st.Release()
-		return engine.Decision{Action: engine.Abort}
-	}
-	res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{sink}, Hook: hook})
-	if err != nil || res.Status != engine.StatusAborted {
-		t.Fatalf("run: %v %+v", err, res)
-	}
-	_, events, err := ws.RunEvents(context.Background(), res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reopened := live.New(plan)
-	for _, e := range events {
-		reopened.Apply(e)
+		return 50 * time.Millisecond, engine.Decision{Action: engine.Abort}
+	})
+	if res.Status != engine.StatusAborted {
+		t.Fatalf("run: %+v", res)
 	}
 
 	rows := map[string]live.Row{}

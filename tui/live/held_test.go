@@ -10,6 +10,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
 	"github.com/stepwise-dev/stepwise/tui/live/livetest"
 )
@@ -88,39 +89,21 @@ func TestHeldTimeAgrees(t *testing.T) {
 		}
 		return false
 	}
-	var mu sync.Mutex
-	tree := live.New(plan)
-	sink := engine.SinkFunc(func(e engine.Event) {
-		mu.Lock()
-		tree.Apply(e)
-		mu.Unlock()
-	})
-	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
-		mu.Lock()
-		tree.Expect(st.Path, st.Tool)
-		mu.Unlock()
+	tree, reopened, res, events := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
 		if !holdAt(st) {
-			return engine.Decision{}
+			return 0, engine.Decision{}
 		}
-		st.Hold()
-		time.Sleep(hold)
-		st.Release()
 		if st.Kind == engine.StopAsk {
-			return engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}
+			return hold, engine.Decision{Action: engine.Answer, Value: map[string]any{"go": true}}
 		}
-		return engine.Decision{}
+		return hold, engine.Decision{}
+	})
+	if res.Status != engine.StatusOK {
+		t.Fatalf("run: %+v", res)
 	}
-	res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{sink}, Hook: hook})
-	if err != nil || res.Status != engine.StatusOK {
-		t.Fatalf("run: %v %+v", err, res)
-	}
-	detail, events, err := ws.RunEvents(context.Background(), res.RunID)
+	detail, _, err := ws.RunEvents(context.Background(), res.RunID)
 	if err != nil {
 		t.Fatal(err)
-	}
-	reopened := live.New(plan)
-	for _, e := range events {
-		reopened.Apply(e)
 	}
 	bars := timeline.FromEvents(events)
 
@@ -199,4 +182,45 @@ func TestHeldTimeAgrees(t *testing.T) {
 	if detail.Held < rows["E1"].Held+rows["E2"].Held+rows["E3"].Held-time.Millisecond {
 		t.Errorf("the run shows %v held, less than its steps'", detail.Held)
 	}
+}
+
+// runHeld runs plan through the real engine and a hook that lays out the
+// unit at each stop, as the workbench's tree does, and holds a person's
+// while (the first result of decide, none when zero) before it decides as
+// decide says. It returns the tree built as the run went, the tree read
+// back from the store, the run's end and its stored events.
+func runHeld(t *testing.T, ws *workspace.Workspace, plan *plans.Plan, decide func(*engine.Stop) (time.Duration, engine.Decision)) (tree, reopened *live.Tree, res *engine.Result, events []engine.Event) {
+	t.Helper()
+	var mu sync.Mutex
+	tree = live.New(plan)
+	sink := engine.SinkFunc(func(e engine.Event) {
+		mu.Lock()
+		tree.Apply(e)
+		mu.Unlock()
+	})
+	hook := func(_ context.Context, st *engine.Stop) engine.Decision {
+		mu.Lock()
+		tree.Expect(st.Path, st.Tool)
+		mu.Unlock()
+		hold, d := decide(st)
+		if hold > 0 {
+			st.Hold()
+			time.Sleep(hold)
+			st.Release()
+		}
+		return d
+	}
+	res, err := ws.Run(context.Background(), plan, nil, workspace.RunOptions{Sinks: []engine.Sink{sink}, Hook: hook})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	_, events, err = ws.RunEvents(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reopened = live.New(plan)
+	for _, e := range events {
+		reopened.Apply(e)
+	}
+	return tree, reopened, res, events
 }
