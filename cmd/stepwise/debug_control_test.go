@@ -810,10 +810,11 @@ func TestDebugStopLinesFit(t *testing.T) {
 	}
 }
 
-// TestFlagHelpWrapped checks that every command's flags are wrapped at
-// helpWidth in its --help, as debug's are: a flag's words ran to 206
-// characters on one line.
-func TestFlagHelpWrapped(t *testing.T) {
+// TestHelpWrapped checks that every command's --help is wrapped at
+// helpWidth, its description and its flags, as debug's is: a flag's words
+// ran to 206 characters on one line, and descriptions wrapped at 93 broke
+// mid-word in an 80-column terminal.
+func TestHelpWrapped(t *testing.T) {
 	var paths [][]string
 	var walk func(cmd *cobra.Command, path []string)
 	walk = func(cmd *cobra.Command, path []string) {
@@ -830,13 +831,11 @@ func TestFlagHelpWrapped(t *testing.T) {
 		if code := run(context.Background(), append(path, "--help"), strings.NewReader(""), &out, &errOut); code != 0 {
 			t.Fatalf("%v --help: exit %d\n%s", path, code, errOut.String())
 		}
-		_, flags, ok := strings.Cut(out.String(), "Flags:\n")
-		if !ok {
-			continue
-		}
-		for _, l := range strings.Split(flags, "\n") {
+		description, flags, _ := strings.Cut(out.String(), "Flags:\n")
+		description, _, _ = strings.Cut(description, "Usage:\n")
+		for _, l := range strings.Split(description+flags, "\n") {
 			if utf8.RuneCountInString(l) > helpWidth {
-				t.Errorf("stepwise %s --help: a flag line of %d characters, past %d: %s", strings.Join(path, " "), utf8.RuneCountInString(l), helpWidth, l)
+				t.Errorf("stepwise %s --help: a line of %d characters, past %d: %s", strings.Join(path, " "), utf8.RuneCountInString(l), helpWidth, l)
 			}
 		}
 	}

@@ -194,10 +194,29 @@ func newRootCommand(s *streams) *cobra.Command {
 	}
 	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newDAPCommand(s), newSchemaCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReportCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
-	// Every command's flags are wrapped as the text above them is; the
-	// subcommands inherit the template.
+	// Every command's help is wrapped at helpWidth: its description here,
+	// its flags by the template, which the subcommands inherit.
+	wrapDescriptions(root)
 	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))
 	return root
+}
+
+// wrapDescriptions wraps the long description of cmd and of every command
+// under it at helpWidth, paragraph by paragraph, so that the sources need
+// not keep their line breaks to a width. A paragraph with an indented line
+// (a list of commands, an example) is laid out by hand and kept as it is.
+func wrapDescriptions(cmd *cobra.Command) {
+	paragraphs := strings.Split(cmd.Long, "\n\n")
+	for i, p := range paragraphs {
+		if p == "" || strings.Contains("\n"+p, "\n ") {
+			continue
+		}
+		paragraphs[i] = strings.Join(wrapWords(p, helpWidth), "\n")
+	}
+	cmd.Long = strings.Join(paragraphs, "\n\n")
+	for _, sub := range cmd.Commands() {
+		wrapDescriptions(sub)
+	}
 }
 
 // version is the module version the binary was built from, with the
