@@ -47,6 +47,9 @@ type Recording struct {
 	// made.
 	decided      map[decisionAt]engine.Decided
 	decidedOrder []decisionAt
+	// abortedAt is the stop a person aborted the run at, from its end;
+	// empty when the run was not aborted at a stop.
+	abortedAt string
 }
 
 // decisionAt is where a decision was made: a path and the kind of stop.
@@ -141,6 +144,12 @@ func NewRecording(d *record.RunDetail, events []record.StoredEvent) (*Recording,
 				rec.decidedOrder = append(rec.decidedOrder, at)
 			}
 			rec.decided[at] = dec
+		case engine.EventRunEnd:
+			p, err := engine.DecodePayload(e.Kind, e.Payload)
+			if err != nil {
+				return nil, fmt.Errorf("run %s: its end: %w", d.ID, err)
+			}
+			rec.abortedAt = p.(engine.RunEnded).AbortedAt
 		}
 	}
 	return rec, nil
@@ -215,6 +224,10 @@ type ReplayResult struct {
 	// its tool not run again, and the replay's run fails as the recorded
 	// one did.
 	FailedAt string
+	// AbortedAt is the stop a person aborted the recorded run at when the
+	// replay reproduced the run up to it: the replay aborts there too,
+	// the record having nothing past it to answer with.
+	AbortedAt string
 	// Steps counts the recorded steps the replay reproduced.
 	Steps int
 	// ModelCalls counts the model calls answered from the record, none
@@ -260,7 +273,7 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 		// it was not let run.
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls() + r.callsAnswered, Divergence: r.divergence, FailedAt: r.failedAt}, nil
+		return &ReplayResult{Run: res, Of: rec.Run.ID, ModelCalls: seen.modelCalls() + r.callsAnswered, Divergence: r.divergence, FailedAt: r.failedAt, AbortedAt: r.abortedAt}, nil
 	}
 	return r.result(res, seen), nil
 }
@@ -271,7 +284,7 @@ func Replay(ctx context.Context, rec *Recording, p *plans.Plan, opts engine.Opti
 func (r *replayer) result(res *engine.Result, seen *runLog) *ReplayResult {
 	out := &ReplayResult{Run: res, Of: r.rec.Run.ID}
 	r.mu.Lock()
-	out.Divergence, out.FailedAt, out.ModelCalls = r.divergence, r.failedAt, seen.modelCalls()+r.callsAnswered
+	out.Divergence, out.FailedAt, out.AbortedAt, out.ModelCalls = r.divergence, r.failedAt, r.abortedAt, seen.modelCalls()+r.callsAnswered
 	r.mu.Unlock()
 	var abort *engine.AbortError
 	switch {
@@ -353,6 +366,9 @@ type replayer struct {
 	mu         sync.Mutex
 	divergence *Divergence
 	failedAt   string
+	// abortedAt is the recorded run's abort, once the replay has come to
+	// it and aborted there too.
+	abortedAt string
 	// callsAnswered counts the recorded model calls inside the steps and
 	// tool calls the replay answered whole from the record.
 	callsAnswered int
@@ -367,14 +383,23 @@ func (r *replayer) answeredWhole(p string) {
 }
 
 // hook answers every stop from the record, or stops the run at the first
-// divergence. Once the replay has diverged, every stop aborts: concurrent
-// map items stop where they are.
+// divergence, or aborts it where a person aborted the recorded run. Once
+// the replay has diverged or aborted, every stop aborts: concurrent map
+// items stop where they are.
 func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 	r.mu.Lock()
-	diverged := r.divergence != nil
+	diverged, abortedAt := r.divergence != nil, r.abortedAt
+	if abortedAt == "" && r.abortsHere(st) {
+		r.abortedAt = r.rec.abortedAt
+		r.mu.Unlock()
+		return engine.Decision{Action: engine.Abort, AbortedAt: r.abortedAt, Origin: engine.FromReplay}
+	}
 	r.mu.Unlock()
-	if diverged {
+	switch {
+	case diverged:
 		return engine.Decision{Action: engine.Abort}
+	case abortedAt != "":
+		return engine.Decision{Action: engine.Abort, AbortedAt: abortedAt, Origin: engine.FromReplay}
 	}
 	var d engine.Decision
 	var div *Divergence
@@ -410,6 +435,51 @@ func (r *replayer) hook(ctx context.Context, st *engine.Stop) engine.Decision {
 		return engine.Decision{Action: engine.Abort}
 	}
 	return d
+}
+
+// cutByAbort reports whether p lies in a step the recorded run's abort
+// cut short: one that ended aborted.
+func (rec *Recording) cutByAbort(p string) bool {
+	for ; p != ""; p, _, _ = path.Parent(p) {
+		if s, ok := rec.steps[p]; ok && s.Status == engine.StepAborted {
+			return true
+		}
+	}
+	return false
+}
+
+// abortsHere reports whether the replay comes to the recorded run's abort
+// at st: the stop a person aborted it at (the first at that path past which
+// the record has nothing: a step that ran there, a round whose call it
+// made, a tool call that it made, each goes on to its later stop at the
+// same path, error, reply or result), or a stop inside another unit the
+// abort cut short, which the record has nothing of. A replay answers at
+// once what took time in the recorded run: such a unit can come further
+// before the replay comes to the person's stop, and it is where the
+// abort found it, not a divergence.
+func (r *replayer) abortsHere(st *engine.Stop) bool {
+	rec := r.rec
+	if rec.abortedAt == "" {
+		return false
+	}
+	if st.Path != rec.abortedAt {
+		_, step := rec.steps[st.Path]
+		_, call := rec.llm[st.Path]
+		_, tool := rec.tools[st.Path]
+		return !step && !call && !tool && rec.cutByAbort(st.Path)
+	}
+	switch st.Kind {
+	case engine.StopStep:
+		rs, ok := r.rec.steps[st.Path]
+		return !ok || !rs.ran
+	case engine.StopRound:
+		_, called := r.rec.llm[st.Path]
+		return !called
+	case engine.StopTool:
+		_, called := r.rec.tools[st.Path]
+		return !called
+	}
+	return true
 }
 
 // decisionsAt lists the decisions a person made at path in the recorded
@@ -681,18 +751,25 @@ func (r *replayer) failure(st *engine.Stop) *Divergence {
 // many recorded steps the replay reproduced.
 func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) {
 	rec := r.rec
-	failedAt := r.failedAt
-	// Past a recorded failure, items in flight beside it may not have
-	// started, and the steps that enclose it may fail with words of
-	// their siblings' cancelling: only the failure itself and the steps
-	// both ran before it compare.
-	encloses := func(p string) bool { return failedAt != "" && strings.HasPrefix(failedAt, p+"/") }
+	failedAt, abortedAt := r.failedAt, r.abortedAt
+	// Past a recorded failure, or the abort the replay made again, items
+	// in flight beside it may not have started, and the steps that
+	// enclose it may fail with words of their siblings' cancelling: only
+	// the failure itself and the steps both ran before it compare. What
+	// the abort cut short, it cut where each happened to be, in the
+	// recorded run and in the replay: that it ended aborted in both is
+	// all that compares.
+	cutAt := abortedAt
+	if cutAt == "" {
+		cutAt = failedAt
+	}
+	encloses := func(p string) bool { return cutAt != "" && strings.HasPrefix(cutAt, p+"/") }
 	count := 0
 	for _, p := range rec.order {
 		rs := rec.steps[p]
 		got, ran := seen.end(p)
 		switch {
-		case !ran && failedAt != "":
+		case !ran && cutAt != "":
 			continue
 		case !ran:
 			return &Divergence{Path: p, What: "missing", Expected: rs.Tool,
@@ -700,11 +777,17 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 		case encloses(p):
 			count++
 			continue
+		case abortedAt != "" && (rs.Status == engine.StepAborted || got.Status == engine.StepAborted):
+			if rs.Status == got.Status {
+				count++
+			}
+			continue
 		}
 		want := endedAs(rs.Status)
 		if want == engine.StepAborted {
-			// The replay fails a step recorded aborted with the abort's
-			// words: it does not abort where a person did.
+			// A replay that did not come to the stop the run was aborted
+			// at (one aborted by a signal has none) fails a step recorded
+			// aborted with the abort's words.
 			want = engine.StepFailed
 		}
 		if want != endedAs(got.Status) {
@@ -729,7 +812,7 @@ func (r *replayer) compare(res *engine.Result, seen *runLog) (*Divergence, int) 
 	case d.Status != res.Status:
 		return &Divergence{What: "outcome", Expected: d.Status, Got: res.Status,
 			Message: fmt.Sprintf("the replay ended %s; the recorded run ended %s", res.Status, d.Status)}, count
-	case failedAt != "":
+	case cutAt != "":
 		return nil, count
 	}
 	output, err := recordedValue(d.Output)

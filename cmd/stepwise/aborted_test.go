@@ -49,15 +49,13 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 		// input is what the item aborted at its step stop was to run
 		// with, as the stop showed it; empty at the error stop.
 		input string
-		// diverges is what a replay of the run finds at the item.
-		diverges string
 	}{
 		{"at an item's step stop", "E1/do.1", "step",
 			map[string]engine.StepStatus{"E0": engine.StepOK, "E1": engine.StepAborted, "E1/do.0": engine.StepOK, "E1/do.1": engine.StepAborted},
-			`{"shape":{"n":2}}`, "step"},
+			`{"shape":{"n":2}}`},
 		{"at an item's error stop", "E1/do.2", "error",
 			map[string]engine.StepStatus{"E0": engine.StepOK, "E1": engine.StepAborted, "E1/do.0": engine.StepOK, "E1/do.1": engine.StepOK, "E1/do.2": engine.StepAborted},
-			"", "error"},
+			""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			debugProject(t, map[string]string{"plans/halt.yaml": haltPlan})
@@ -129,22 +127,24 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 				t.Errorf("runs lists %s %s with %d steps, want %s aborted with %d", r.ID, r.Status, r.Steps, id, steps)
 			}
 
-			// A replay of the run stops where the person stopped it, as it
-			// did before the record kept the aborted item: at its step
-			// stop, a step the recorded run did not run; at its error
-			// stop, the failure it was aborted with.
+			// A replay of the run reproduces it up to where the person
+			// stopped it, and aborts there too: at its step stop, where
+			// the record has no step to answer with, or at its error
+			// stop, once the step failed as recorded.
 			out, errOut, code = runCLI(t, "replay", id, "--json")
 			var replay struct {
-				Divergence struct {
-					Path, What string
-					CutShort   bool `json:"cut_short"`
-				}
+				RunID     string `json:"run_id"`
+				Identical bool
+				AbortedAt string `json:"aborted_at"`
 			}
-			if err := json.Unmarshal([]byte(out), &replay); err != nil || code != exitFailure {
+			if err := json.Unmarshal([]byte(out), &replay); err != nil || code != 0 {
 				t.Fatalf("replay: exit %d, %v\n%s%s", code, err, out, errOut)
 			}
-			if d := replay.Divergence; d.Path != tc.at || d.What != tc.diverges || !d.CutShort {
-				t.Errorf("the replay diverges %+v, want %s at %s, cut short", d, tc.diverges, tc.at)
+			if !replay.Identical || replay.AbortedAt != tc.at {
+				t.Errorf("the replay: identical %v, aborted at %q; want it to reproduce the run up to its abort at %s\n%s", replay.Identical, replay.AbortedAt, tc.at, out)
+			}
+			if got := inspectJSONOf(t, replay.RunID); got.Status != "aborted" {
+				t.Errorf("the replay's own run ended %s, want aborted as the recorded run was", got.Status)
 			}
 
 			// A fork from the item reuses the item before it, never the
@@ -164,5 +164,36 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 				t.Errorf("the fork from %s: %v; want E1/do.0 reused, %s run again", tc.at, reused, tc.at)
 			}
 		})
+	}
+}
+
+// TestReplayOfAnAbortAmongItems aborts the demo's triage at an item's
+// round while the other item, beside it, is held where the run's stop
+// found it. A replay answers at once what took time in the recorded run,
+// so the other item comes further before the replay reaches the round:
+// where the record has nothing of it, the abort had cut it, and the
+// replay reproduces the run up to the abort, the same each time.
+func TestReplayOfAnAbortAmongItems(t *testing.T) {
+	demoProject(t)
+	const at = "assess/do.1/verdict/agent.2"
+	out, errOut, _ := debugCLI(t, "c\nabort\n", "triage_queue", `{"on_call": "Priya"}`, "--json", "--break", at+" round")
+	var id string
+	for _, l := range jsonLines(t, out) {
+		if l["finished"] == true {
+			id, _ = l["run_id"].(string)
+			if l["error"] != "run aborted at "+at {
+				t.Fatalf("the run ended %v, want aborted at %s\n%s", l, at, errOut)
+			}
+		}
+	}
+	for range 3 {
+		out, errOut, code := runCLI(t, "replay", id, "--json")
+		var replay struct {
+			Identical bool
+			AbortedAt string `json:"aborted_at"`
+		}
+		if err := json.Unmarshal([]byte(out), &replay); err != nil || code != 0 || !replay.Identical || replay.AbortedAt != at {
+			t.Fatalf("replay: exit %d, %v; want it to reproduce the run up to its abort at %s\n%s%s", code, err, at, out, errOut)
+		}
 	}
 }

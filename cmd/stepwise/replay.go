@@ -215,6 +215,7 @@ type replayJSON struct {
 	Identical  bool                 `json:"identical"`
 	Divergence *debugger.Divergence `json:"divergence"`
 	FailedAt   string               `json:"failed_at,omitempty"`
+	AbortedAt  string               `json:"aborted_at,omitempty"`
 	Steps      int                  `json:"steps"`
 	ModelCalls int                  `json:"model_calls"`
 	Error      string               `json:"error,omitempty"`
@@ -256,7 +257,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	if err != nil {
 		return fail(exitFailure, "the replay could not start: "+r.ws.DisplayText(err.Error()))
 	}
-	env.RunID, env.Identical, env.Divergence, env.FailedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt
+	env.RunID, env.Identical, env.Divergence, env.FailedAt, env.AbortedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt, out.AbortedAt
 	env.Steps, env.ModelCalls = replaySteps(ctx, s, r, out), out.ModelCalls
 	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
@@ -305,6 +306,8 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 	calls := countNoun(out.ModelCalls, "model call", "model calls")
 	d := out.Divergence
 	switch {
+	case d == nil && out.AbortedAt != "":
+		fmt.Fprintf(w, "✓ %s reproduced the run up to where it was aborted, at %s, and aborted there too (%s answered from the record)\n", of, out.AbortedAt, calls)
 	case d == nil && out.FailedAt != "":
 		fmt.Fprintf(w, "✓ %s reproduced the run up to its failure at %s (%s answered from the record)\n", of, out.FailedAt, calls)
 		if msg := r.rec.Run.Error; msg != "" {

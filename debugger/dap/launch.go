@@ -302,6 +302,8 @@ func recordedPlan(ctx context.Context, l launch) (string, error) {
 func replayVerdict(out *debugger.ReplayResult) (string, bool) {
 	d := out.Divergence
 	switch {
+	case d == nil && out.AbortedAt != "":
+		return fmt.Sprintf("✓ the replay of run %s reproduced the run up to where it was aborted, at %s, and aborted there too", out.Of, out.AbortedAt), true
 	case d == nil && out.FailedAt != "":
 		return fmt.Sprintf("✓ the replay of run %s reproduced the run up to its failure at %s", out.Of, out.FailedAt), true
 	case d == nil:
