@@ -165,9 +165,17 @@ func (p *runPage) replay(id string, doc int, d workspace.Document) tea.Cmd {
 	})
 }
 
-// replayMatches says that a replay reproduced its record.
+// replayMatches says that a replay reproduced its record: whole, or up
+// to where the recorded run was aborted or failed, as it was.
 func replayMatches(res *debugger.ReplayResult) string {
-	return fmt.Sprintf("the replay of %s matches the record (%d model calls answered from it)", format.ShortID(res.Of), res.ModelCalls)
+	upTo := ""
+	switch {
+	case res.AbortedAt != "":
+		upTo = " up to its abort at " + res.AbortedAt
+	case res.FailedAt != "":
+		upTo = " up to its failure at " + res.FailedAt
+	}
+	return fmt.Sprintf("the replay of %s matches the record%s (%d model calls answered from it)", format.ShortID(res.Of), upTo, res.ModelCalls)
 }
 
 // forkDraft is a fork of the earlier run on show, waiting for the value

@@ -116,6 +116,16 @@ func TestRunsKey(t *testing.T) {
 		// The replay is recorded as a run of its own.
 		b.p.waitRecorded(t, "flow", 2)
 	})
+	t.Run("y on a run aborted at a stop replays it up to the abort", func(t *testing.T) {
+		t.Parallel()
+		b := newBench(t, 120, 40)
+		b.debugTo(docFlow, "E1/do.1")
+		b.press(keyAbort, keyAbort)
+		b.until("the debug run to end", func(m model) bool { return m.runPage.run.state.Finished })
+		id := b.p.waitRecorded(t, "flow", 1)[0].ID
+		b.press(keyReplay)
+		wantNotice(t, b, "the replay of "+format.ShortID(id)+" matches the record up to its abort at E1/do.1")
+	})
 	t.Run("y on an opened run replays it", func(t *testing.T) {
 		t.Parallel()
 		b := newBench(t, 120, 40)
