@@ -166,6 +166,18 @@ func TestAgentThroughRun(t *testing.T) {
 			agent: `{"final":true,"iterations":1,"output":{"count":3},"tools_called":[]}`,
 		},
 		{
+			name: "a refused call is listed, and not counted in the usage", replies: "replies:\n  - match: E1\n    error: { status: 400, message: refused }\n",
+			code: 1,
+			check: func(t *testing.T, r agentRun) {
+				id, _ := r.env["run_id"].(string)
+				out, errOut, code := runCLI(t, "inspect", id)
+				want := "model calls (1; 1 failed, which the usage does not count)"
+				if code != 0 || !strings.Contains(out, want) {
+					t.Errorf("inspect exit %d lacks %q:\n%s%s", code, want, out, errOut)
+				}
+			},
+		},
+		{
 			name:    "a failing tool returns into the loop",
 			replies: "replies:\n  - match: E1\n    reply: { tool_calls: [ { name: plan_and_execute, arguments: {} }, { name: plan__report, arguments: {} } ] }\n" + answer,
 			agent:   `{"final":true,"iterations":2,"output":{"count":3},"tools_called":[{"round":1,"tool":"plan_and_execute"},{"round":1,"tool":"plan__report"}]}`,

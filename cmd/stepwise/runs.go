@@ -622,7 +622,19 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 	}
 	if len(d.ModelCalls) > 0 {
-		fmt.Fprintf(w, "\nmodel calls (%d)\n", len(d.ModelCalls))
+		// A call that failed has no usage: the usage's count of calls
+		// leaves it out, and the heading says why the two differ.
+		failed := 0
+		for _, c := range d.ModelCalls {
+			if c.Error != "" {
+				failed++
+			}
+		}
+		if failed > 0 {
+			fmt.Fprintf(w, "\nmodel calls (%d; %d failed, which the usage does not count)\n", len(d.ModelCalls), failed)
+		} else {
+			fmt.Fprintf(w, "\nmodel calls (%d)\n", len(d.ModelCalls))
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range d.ModelCalls {
 			line := fmt.Sprintf("  %s\t%s\t%s/%s\t%s\t%s in, %s out", c.Path, c.Role, c.Provider, c.Model, format.Millis(c.Ms), format.Tokens(c.InputTokens), format.Tokens(c.OutputTokens))
