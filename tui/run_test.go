@@ -718,7 +718,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 			if n := node(t, b, "E1/do.1"); n.Status != live.Failed || !n.Aborted {
 				t.Errorf("E1/do.1 is %s (aborted %v) after the abort at its stop, want failed, aborted", n.Status, n.Aborted)
 			}
-			wantScreen(t, b, "✗ do.1")
+			wantScreen(t, b, "■ do.1", "■ aborted")
 		}},
 		{"a twice aborts a run that goes on", func(b *bench) { b.goSlow() }, nil, func(t *testing.T, b *bench) {
 			b.send(keyAbort, keyAbort)

@@ -627,7 +627,7 @@ func statusWords(n live.Node) string {
 		if n.Aborted {
 			// Aborted where it was held, inside it, or at another
 			// thread's stop while it ran: its error names the stop.
-			return "✗ aborted: the run was aborted before it ended"
+			return "■ aborted: the run was aborted before it ended"
 		}
 		return "✗ failed"
 	case live.Skipped:

@@ -638,7 +638,7 @@ func (m Model) title() string {
 	if !m.shown {
 		return t
 	}
-	rest := " " + runtree.StatusGlyph(m.node.Status)
+	rest := " " + runtree.StatusGlyph(m.node.Status, m.node.Aborted)
 	if m.node.Duration > 0 {
 		rest += " " + format.Duration(m.node.Duration)
 	}

@@ -679,7 +679,7 @@ func TestAbortedWords(t *testing.T) {
 		want string
 	}{
 		{"E1/agent.2", inspector.TabModel, "none: the run was aborted before the call ended"},
-		{"E1", inspector.TabResult, "Result  ✗ aborted: the run was aborted before it ended"},
+		{"E1", inspector.TabResult, "Result  ■ aborted: the run was aborted before it ended"},
 	} {
 		m := newModel(80, 200, false)
 		show(t, &m, tr, tc.path, nil)

@@ -56,8 +56,8 @@ steps:
 		t.Fatal(err)
 	}
 	for query, want := range map[string]string{
-		"aborted": "▾ ✗ ⟳ E1 map|└── ✗ do.1 builtin__reshape",
-		"failed":  "▾ ✗ ⟳ E1 map|├── ✗ do.0 builtin__reshape|└── ✗ do.1 builtin__reshape",
+		"aborted": "▾ ✗ ⟳ E1 map|└── ■ do.1 builtin__reshape",
+		"failed":  "▾ ✗ ⟳ E1 map|├── ✗ do.0 builtin__reshape|└── ■ do.1 builtin__reshape",
 	} {
 		m := newPane(tr, 48, 12, false)
 		m.StartFilter()

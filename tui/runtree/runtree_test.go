@@ -275,7 +275,7 @@ func TestRowsAndGlyphs(t *testing.T) {
 				if got := ansi.Cut(line, col, col+1); got != fold {
 					t.Errorf("%s: fold marker %q, want %q in %q", r.Path, got, fold, line)
 				}
-				if got, want := ansi.Cut(line, col+2, col+3), runtree.StatusGlyph(r.Status); got != want {
+				if got, want := ansi.Cut(line, col+2, col+3), runtree.StatusGlyph(r.Status, r.Aborted); got != want {
 					t.Errorf("%s (%s): status %q, want %q in %q", r.Path, r.Status, got, want, line)
 				}
 				if !strings.Contains(line, " "+r.Label) {
@@ -721,13 +721,18 @@ func TestTitleAndFooter(t *testing.T) {
 	}
 }
 
+// TestStatusGlyphs: each status has a glyph of its own, and a unit the
+// run's abort ended has one apart from a failed unit's.
 func TestStatusGlyphs(t *testing.T) {
+	glyphs := map[string]string{"aborted": runtree.StatusGlyph(live.Failed, true)}
 	for _, s := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
-		for _, o := range []live.Status{live.Pending, live.Running, live.OK, live.Failed, live.Skipped, live.Exited} {
-			if s != o && runtree.StatusGlyph(s) == runtree.StatusGlyph(o) {
-				t.Errorf("%s and %s share a glyph", s, o)
+		g := runtree.StatusGlyph(s, false)
+		for other, og := range glyphs {
+			if g == og {
+				t.Errorf("%s and %s share the glyph %s", s, other, g)
 			}
 		}
+		glyphs[string(s)] = g
 	}
 }
 
@@ -937,7 +942,7 @@ steps:
 		for i, r := range tr.Rows(0, tr.Len()) {
 			deepest = max(deepest, r.Depth)
 			line := row(m, i)
-			want := runtree.StatusGlyph(r.Status) + " "
+			want := runtree.StatusGlyph(r.Status, r.Aborted) + " "
 			if !strings.Contains(line, want) || !strings.Contains(line, r.Label) {
 				t.Errorf("width %d: %s (depth %d) reads %q; want its glyph %s and its name %s", width, r.Path, r.Depth, line, want, r.Label)
 			}

@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/live"
@@ -45,9 +46,14 @@ const (
 	foldClosed = "▸"
 )
 
-// StatusGlyph is the mark a status is drawn with. Each status has its own
-// shape, so the tree reads the same without colour.
-func StatusGlyph(s live.Status) string {
+// StatusGlyph is the mark a status is drawn with, aborted saying the unit
+// failed because the run was aborted (■, as the runs list marks an
+// aborted run). Each status has its own shape, so the tree reads the same
+// without colour.
+func StatusGlyph(s live.Status, aborted bool) string {
+	if aborted {
+		return "■"
+	}
 	switch s {
 	case live.Running:
 		return "◐"
@@ -194,7 +200,7 @@ func (m Model) title() string {
 	if tot.RunStatus != "" {
 		word = tot.RunStatus.String()
 	}
-	stands := " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status)+" "+word)
+	stands := " " + m.statusStyle(tot.Status).Render(StatusGlyph(tot.Status, tot.RunStatus == engine.StatusAborted)+" "+word)
 	if m.stop != "" && !tot.Status.Done() {
 		stands = " " + t.Glyph.Render("⏸ held")
 	}
@@ -346,7 +352,7 @@ func (m Model) renderRow(prefix *strings.Builder, r live.Row, width int, cols co
 	}
 	l.AddWidth(" ", 1, st.text)
 
-	glyph := StatusGlyph(r.Status)
+	glyph := StatusGlyph(r.Status, r.Aborted)
 	if m := format.Mark(r.Decided, r.Reused); m != "" {
 		glyph = m
 	}
