@@ -89,9 +89,11 @@ func TestQueueBounded(t *testing.T) {
 
 // TestInterleavedRunsAreSorted records two runs' events interleaved
 // within a queue block: the writer puts them in order, so that each
-// run's events fill a segment rather than one segment each. The store is
-// locked while they are queued, so that all but the first batch's are
-// written in one more.
+// run's events fill a segment a batch rather than one segment each. The
+// store is locked while they are queued, so that they are written in a
+// few batches: the first, taken before the writer found the lock, and
+// the ones the encoder took while it waited (one, or two when the
+// encoder took the queue again before every event was in it).
 func TestInterleavedRunsAreSorted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	s, err := Open(path)
@@ -124,8 +126,9 @@ func TestInterleavedRunsAreSorted(t *testing.T) {
 	if err := s.db.QueryRow("SELECT count(*) FROM segments").Scan(&segments); err != nil {
 		t.Fatal(err)
 	}
-	// Two batches at most, each a segment per run.
-	if segments > 4 {
-		t.Errorf("%d segments for two runs of %d events each, want 4 at most", segments, n)
+	// Three batches at most, each a segment per run; out of order, the
+	// events would take a segment each.
+	if segments > 6 {
+		t.Errorf("%d segments for two runs of %d events each, want 6 at most", segments, n)
 	}
 }
