@@ -158,7 +158,7 @@ func TestBreakpointsBadFile(t *testing.T) {
 	file = filepath.Join(dir, "ok.json")
 	tb := openTable(t, file)
 	os.WriteFile(file, []byte(`{`), 0o644) // broken behind the table's back
-	a, err := tb.Exec(Instruction{Verb: VerbBreak, Pattern: "E1"}, nil, nil)
+	a, err := tb.Exec(Instruction{Verb: VerbBreak, Pattern: "E1"}, nil)
 	if err != nil || a.Breakpoint == nil || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "could not be kept in "+file) {
 		t.Errorf("answer %+v, %v", a, err)
 	}
@@ -255,7 +255,7 @@ func TestConditionNamingNoStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := table.Exec(in, e.Plan, cat)
+		a, err := table.Exec(in, PlanShapes(e.Plan, cat))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.line, err)
 		}

@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/tools"
-	"github.com/stepwise-dev/stepwise/plans"
 )
 
 // Answer is what carrying out an instruction found, as data: a front end
@@ -65,7 +63,7 @@ func (in Instruction) ActsWhileRunning() bool {
 // verb a front end carries out itself is refused with ErrNotSessionVerb.
 func (s *Session) Exec(in Instruction) (Answer, error) {
 	if slices.Contains(breakpointVerbs, in.Verb) {
-		a, err := s.bps.Exec(in, s.plan, s.catalog)
+		a, err := s.bps.Exec(in, s.shapes)
 		if err != nil {
 			return a, err
 		}
@@ -155,11 +153,12 @@ func (s *Session) held() (State, error) {
 }
 
 // Exec carries out a breakpoint verb on the table (break, clear, cond,
-// enable, disable, breakpoints, errors) for plan (nil: none known), whose
-// shapes say whether a pattern can match: a breakpoint that cannot is set,
-// and flagged with a warning naming the nearest pattern that would. A change that holds but could not be kept in
-// the table's file is answered with a warning, not an error.
-func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Catalog) (Answer, error) {
+// enable, disable, breakpoints, errors) for the plan of shapes (nil: none
+// known), which say whether a pattern can match: a breakpoint that cannot
+// is set, and flagged with a warning naming the nearest pattern that
+// would. A change that holds but could not be kept in the table's file is
+// answered with a warning, not an error.
+func (t *Breakpoints) Exec(in Instruction, shapes *Shapes) (Answer, error) {
 	a := Answer{Verb: in.Verb}
 	// Another session of the plan may have kept changes since: the
 	// command acts on the table as it stands, ids included. A file that
@@ -191,10 +190,9 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 	default:
 		return a, ErrNotSessionVerb
 	}
-	if plan != nil {
+	if shapes != nil {
 		// A breakpoint answered carries its flags whatever the verb, as
 		// the list does; the verbs that make it say them as warnings too.
-		shapes := PlanShapes(plan, catalog)
 		shapes.Flag(a.Breakpoints)
 		if a.Breakpoint != nil {
 			flagged := []Breakpoint{*a.Breakpoint}
@@ -205,7 +203,7 @@ func (t *Breakpoints) Exec(in Instruction, plan *plans.Plan, catalog *tools.Cata
 			a.Warnings = append(a.Warnings, a.Breakpoint.Unmatched)
 		}
 		if (in.Verb == VerbBreak || in.Verb == VerbCond) && err == nil {
-			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, plan, catalog)...)
+			a.Warnings = append(a.Warnings, unknownSteps(in.Condition, shapes.plan, shapes.catalog)...)
 		}
 	}
 	a.BreakOnError = t.BreaksOnError()

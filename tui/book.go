@@ -111,7 +111,7 @@ func (m *model) applyBreakpoints(in debugger.Instruction) (debugger.Answer, erro
 	case m.ws != nil:
 		return m.ws.ExecBreakpoints(d.Plan, m.breakpoints(doc), in)
 	}
-	return m.breakpoints(doc).Exec(in, d.Plan, nil)
+	return m.breakpoints(doc).Exec(in, debugger.PlanShapes(d.Plan, nil))
 }
 
 // syncBreakpointMarks shows the current plan's breakpoints as marks on

@@ -102,7 +102,7 @@ func (w *Workspace) Fork(ctx context.Context, rec *debugger.Recording, plan *pla
 // enable, disable, breakpoints, errors) on the table of plan while no
 // session runs it.
 func (w *Workspace) ExecBreakpoints(plan *plans.Plan, table *debugger.Breakpoints, in debugger.Instruction) (debugger.Answer, error) {
-	return table.Exec(in, plan, w.cat())
+	return table.Exec(in, debugger.PlanShapes(plan, w.cat()))
 }
 
 // Shapes are the paths plan's runs can stop at, the plans it calls in
