@@ -511,11 +511,9 @@ output: { n: "{{E1.n}}" }
 	}
 }
 
-// TestInjectAtAnAgent checks a value injected for an agent step against
-// the shape of an agent's result, its output in the output schema, and
-// the skeleton an editor starts from.
-func TestInjectAtAnAgent(t *testing.T) {
-	s := newSession(t, `
+// agenticPlan runs an agent step with an output schema, and a step that
+// reads its output.
+const agenticPlan = `
 identifier: agentic
 steps:
   - id: E1
@@ -527,7 +525,13 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { n: "{{E1.output.n}}" } }
 output: { n: "{{E2.n}}" }
-`, "")
+`
+
+// TestInjectAtAnAgent checks a value injected for an agent step against
+// the shape of an agent's result, its output in the output schema, and
+// the skeleton an editor starts from.
+func TestInjectAtAnAgent(t *testing.T) {
+	s := newSession(t, agenticPlan, "")
 	s.Table().Set("E1", []engine.StopKind{engine.StopStep}, nil)
 	st := s.Start(context.Background(), nil)
 	if st.Stop == nil || st.Stop.Schema == nil || asJSON(st.Stop.Prefill) != `{"final":false,"iterations":0,"output":{"n":0},"tools_called":[]}` {
@@ -928,20 +932,7 @@ steps:
 // agent's last reply becomes the agent step's result: the stop lists the
 // agent's readers, saying so; a step's own stop lists them plainly.
 func TestReadersOfAReply(t *testing.T) {
-	plan := `
-identifier: agentic
-steps:
-  - id: E1
-    tool_name: agent
-    input:
-      prompt: count
-      output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
-  - id: E2
-    tool_name: builtin__reshape
-    input: { shape: { n: "{{E1.output.n}}" } }
-output: { n: "{{E2.n}}" }
-`
-	s := newSession(t, plan, "  - match: E1\n    reply: { json: { n: 5 } }\n")
+	s := newSession(t, agenticPlan, "  - match: E1\n    reply: { json: { n: 5 } }\n")
 	s.Table().Set("E1/agent.1", []engine.StopKind{engine.StopRound, engine.StopReply}, nil)
 	s.Table().Set("E1", []engine.StopKind{engine.StopResult}, nil)
 	const want = "E2: E1.output.n"

@@ -62,6 +62,19 @@ func heldThreads(m model) int {
 	return n
 }
 
+// waitThreadsHeld ticks the run's clock until the threads pane lists n
+// threads held: the items start beside the first one held, and the pane
+// reads them again as the clock ticks.
+func (b *bench) waitThreadsHeld(n int) {
+	b.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the threads pane lists %v, want %d held", b.m.runPage.threads(), n)
+		}
+		b.update(tickMsg{b.m.runPage.run})
+	}
+}
+
 // TestThreadsPane: a debug run held in a map with three items at their
 // stops lists every live thread in the threads pane, the plan's own
 // running in the map; enter on another held item makes it the one the
@@ -71,14 +84,7 @@ func TestThreadsPane(t *testing.T) {
 	b.press(command("break F1/do.*")...)
 	b.press(keyDebug)
 	b.settle()
-	// The items start beside the first one held; the pane reads them
-	// again as the clock ticks.
-	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
-		}
-		b.update(tickMsg{b.m.runPage.run})
-	}
+	b.waitThreadsHeld(3)
 	first := b.m.runPage.run.state.Stop.Path
 	wantHeld(t, b, first, engine.StopStep, "breakpoint")
 	// Every held item has its row, not only the one the keys act on.
@@ -234,12 +240,7 @@ func TestThreadsPaneAt80x24(t *testing.T) {
 	b.press(command("break F1/do.*/card")...)
 	b.press(keyDebug)
 	b.settle()
-	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
-		}
-		b.update(tickMsg{b.m.runPage.run})
-	}
+	b.waitThreadsHeld(3)
 	first := b.m.runPage.run.state.Stop
 	item := strings.TrimSuffix(first.Path, "/card")
 	wantHeld(t, b, first.Path, engine.StopStep, "breakpoint")
@@ -271,12 +272,7 @@ func TestThreadsPaneSaysMore(t *testing.T) {
 	b.press(command("break F1/do.*")...)
 	b.press(keyDebug)
 	b.settle()
-	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
-		}
-		b.update(tickMsg{b.m.runPage.run})
-	}
+	b.waitThreadsHeld(3)
 	if !b.m.runPage.threadList.Overflows() {
 		t.Skipf("the pane at 80x24 shows all %d threads", len(b.m.runPage.threads()))
 	}
@@ -385,12 +381,7 @@ func TestNextHeldGoesThroughThreads(t *testing.T) {
 	b.press(command("break F1/do.*")...)
 	b.press(keyDebug)
 	b.settle()
-	for deadline := time.Now().Add(10 * time.Second); heldThreads(b.m) < 3; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the threads pane lists %v, want the three items held", b.m.runPage.threads())
-		}
-		b.update(tickMsg{b.m.runPage.run})
-	}
+	b.waitThreadsHeld(3)
 	first := b.m.runPage.run.state.Stop.Path
 	seen := map[string]bool{}
 	for range 3 {

@@ -529,6 +529,16 @@ func TestTimelineAskHeldWhileItWaits(t *testing.T) {
 	}
 }
 
+// inSequence returns what applies one event to tl, numbered after the
+// one before.
+func inSequence(tl *timeline.Timeline) func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
+	seq := uint64(0)
+	return func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
+		seq++
+		tl.Apply(engine.Event{Seq: seq, Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
+	}
+}
+
 // TestHoldingNow holds a map item at its step's stop before the step's
 // first event: the item's bar and its step's are there at once, and they
 // and the map's run to now, held from the hold's start, until the Held
@@ -536,11 +546,7 @@ func TestTimelineAskHeldWhileItWaits(t *testing.T) {
 func TestHoldingNow(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	tl := timeline.New()
-	seq := uint64(0)
-	apply := func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
-		seq++
-		tl.Apply(engine.Event{Seq: seq, Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
-	}
+	apply := inSequence(tl)
 	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
 	apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
 	step := "E1/do.1/A"
@@ -573,11 +579,7 @@ func TestHoldingNow(t *testing.T) {
 func TestHoldAheadOfEvents(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	tl := timeline.New()
-	seq := uint64(0)
-	apply := func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
-		seq++
-		tl.Apply(engine.Event{Seq: seq, Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
-	}
+	apply := inSequence(tl)
 	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
 	apply(t0, "E0", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "builtin__reshape"})
 	apply(t0.Add(time.Second), "E0", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "builtin__reshape", Status: "ok", Ms: 1000})
