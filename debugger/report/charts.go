@@ -137,7 +137,10 @@ func barTitle(b timeline.Bar) string {
 	if b.Held > 0 {
 		parts = append(parts, "held "+format.Duration(b.Held))
 	}
-	if b.Failed {
+	switch {
+	case b.Aborted:
+		parts = append(parts, "aborted")
+	case b.Failed:
 		parts = append(parts, "failed")
 	}
 	return strings.Join(parts, " · ")

@@ -63,8 +63,13 @@ type Bar struct {
 	// comes with the step's end: until then the bar is held up to now.
 	HeldSince time.Time
 	// Failed says the unit, or for an item, a round or a called plan a
-	// unit within it, failed.
+	// unit within it, failed or was cut short.
 	Failed bool
+	// Aborted says the run's abort cut the unit short (its step ended
+	// aborted, or it still ran when the run was aborted) and nothing in it
+	// failed of its own: it is Failed too, drawn as the run tree draws it,
+	// with its own mark.
+	Aborted bool
 	// Spans are the model calls, tool calls and holds at and below the
 	// unit in the order they ended, with overlapping spans of one kind
 	// merged, so that a row can shade each stretch of its bar.
@@ -94,6 +99,9 @@ type bar struct {
 	running int
 	// called says a round's, a repair's or a verdict's model call ended.
 	called bool
+	// failedOwn says the unit, or one within it, failed of its own, not
+	// cut short by the run's abort.
+	failedOwn bool
 	// modelBefore is the model time the bar had when its tool call
 	// began; modelCalls counts the model calls at and below the bar,
 	// callsBefore how many it had then.
@@ -114,6 +122,7 @@ func (b *bar) out(now time.Time) Bar {
 		b.Held = b.holds.Within(b.Start, b.End)
 	}
 	o := b.Bar
+	o.Aborted = b.Aborted && !b.failedOwn
 	if !b.heldNow.IsZero() {
 		o.End = time.Time{}
 		if o.HeldSince.IsZero() || b.heldNow.Before(o.HeldSince) {
@@ -263,9 +272,15 @@ func (t *Timeline) Apply(e engine.Event) {
 		t.end, t.status = e.Time, p.Status
 		u := p.Usage
 		t.usage, t.spent = &u, nil
-		failed := p.Status == engine.StatusFailed || p.Status == engine.StatusAborted
+		how := endedOK
+		switch p.Status {
+		case engine.StatusFailed:
+			how = endedFailed
+		case engine.StatusAborted:
+			how = endedAborted
+		}
 		for _, c := range t.root.children {
-			t.closeOpen(c, e.Time, failed)
+			t.closeOpen(c, e.Time, how)
 		}
 	case engine.StepStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
@@ -286,12 +301,18 @@ func (t *Timeline) Apply(e engine.Event) {
 			t.hold(b, millis(p.HeldMs))
 		}
 		// An aborted step is drawn as the run's abort draws the bars it
-		// leaves open: cut short, as a failure is.
-		ended := p.Status == engine.StepFailed || p.Status == engine.StepAborted
-		for _, c := range b.children {
-			t.closeOpen(c, e.Time, ended)
+		// leaves open: cut short.
+		how := endedOK
+		switch p.Status {
+		case engine.StepFailed:
+			how = endedFailed
+		case engine.StepAborted:
+			how = endedAborted
 		}
-		t.finish(b, e.Time, ended)
+		for _, c := range b.children {
+			t.closeOpen(c, e.Time, how)
+		}
+		t.finish(b, e.Time, how)
 	case engine.ToolStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.modelBefore, b.callsBefore = b.Model, b.modelCalls
@@ -328,7 +349,11 @@ func (t *Timeline) Apply(e engine.Event) {
 		if p.HeldMs > 0 {
 			t.hold(b, millis(p.HeldMs))
 		}
-		t.finish(b, e.Time, p.IsError)
+		how := endedOK
+		if p.IsError {
+			how = endedFailed
+		}
+		t.finish(b, e.Time, how)
 	case engine.ModelCalled:
 		b := t.at(e.Path, e.Unit, e.Time)
 		begun := e.Time.Add(-millis(p.Ms))
@@ -345,7 +370,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		if !b.own && waitsForCall(b.Kind) {
 			b.called = true
 			if b.running == 0 {
-				t.finish(b, e.Time, false)
+				t.finish(b, e.Time, endedOK)
 			}
 		}
 	case engine.Held:
@@ -452,7 +477,7 @@ func (t *Timeline) at(p string, kind path.Kind, at time.Time) *bar {
 		// verdict. A round, a repair or a verdict lasts to its call.
 		t.begin(b, at)
 		if !waitsForCall(b.Kind) {
-			t.finish(b, at, false)
+			t.finish(b, at, endedOK)
 		}
 	}
 	return b
@@ -507,10 +532,29 @@ func (t *Timeline) startBy(b *bar, at time.Time) {
 	}
 }
 
+// ending is how a unit ended.
+type ending uint8
+
+const (
+	endedOK      ending = iota
+	endedFailed         // of its own
+	endedAborted        // cut short by the run's abort
+)
+
+// mark marks b as having ended how.
+func (b *bar) mark(how ending) {
+	switch how {
+	case endedFailed:
+		b.Failed, b.failedOwn = true, true
+	case endedAborted:
+		b.Failed, b.Aborted = true, true
+	}
+}
+
 // finish ends b at at, and the bar above it when that has no events of its
 // own and b was the last of its units to run.
-func (t *Timeline) finish(b *bar, at time.Time, failed bool) {
-	b.Failed = b.Failed || failed
+func (t *Timeline) finish(b *bar, at time.Time, how ending) {
+	b.mark(how)
 	if !b.open {
 		if b.End.IsZero() || at.After(b.End) {
 			b.End = at
@@ -527,9 +571,11 @@ func (t *Timeline) finish(b *bar, at time.Time, failed bool) {
 		// An item or a called plan failed with a unit in it; a round
 		// goes on after a failed tool call, whose error its model reads.
 		up.Failed = up.Failed || b.Failed
+		up.Aborted = up.Aborted || b.Aborted
+		up.failedOwn = up.failedOwn || b.failedOwn
 	}
 	if up.running == 0 && (up.called || !waitsForCall(up.Kind)) {
-		t.finish(up, at, false)
+		t.finish(up, at, endedOK)
 	}
 }
 
@@ -541,16 +587,16 @@ func waitsForCall(k path.Kind) bool {
 
 // closeOpen ends b and the bars under it still open when the unit above
 // them ended: a run cut short leaves no unit running.
-func (t *Timeline) closeOpen(b *bar, at time.Time, failed bool) {
+func (t *Timeline) closeOpen(b *bar, at time.Time, how ending) {
 	for _, c := range b.children {
-		t.closeOpen(c, at, failed)
+		t.closeOpen(c, at, how)
 	}
 	if b.open || b.End.IsZero() {
 		if b.Start.IsZero() {
 			b.Start = at
 		}
 		b.open, b.running, b.End, b.HeldSince = false, 0, at, time.Time{}
-		b.Failed = b.Failed || failed
+		b.mark(how)
 	}
 }
 

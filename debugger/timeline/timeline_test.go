@@ -605,3 +605,49 @@ func TestHoldAheadOfEvents(t *testing.T) {
 		t.Errorf("the aborted verdict's bar runs %v to %v after the start; want %v to %v", b.Start.Sub(t0), b.End.Sub(t0), held.Sub(t0), aborted.Sub(t0))
 	}
 }
+
+// TestAbortedBars aborts a map's run with one item ended, one failed of
+// its own, one aborted at its step's stop and one still running: the
+// last two, and the map, are cut short by the abort and drawn so, as the
+// run tree draws them; the failed item stays failed.
+func TestAbortedBars(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tl := timeline.New()
+	apply := inSequence(tl)
+	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	for i := range 4 {
+		p := fmt.Sprintf("E1/do.%d/check", i)
+		apply(t0, p, path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__check"})
+	}
+	end := t0.Add(time.Second)
+	apply(end, "E1/do.0/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepOK, Ms: 1000})
+	apply(end, "E1/do.1/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepFailed, Error: "boom", Ms: 1000})
+	aborted := t0.Add(2 * time.Second)
+	apply(aborted, "E1/do.2/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepAborted, Ms: 2000})
+	apply(aborted, "E1", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "map", Status: engine.StepAborted, Ms: 2000})
+	apply(aborted, "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusAborted})
+	for _, tc := range []struct {
+		path            string
+		failed, aborted bool
+	}{
+		{"E1", true, true},
+		{"E1/do.0", false, false},
+		{"E1/do.0/check", false, false},
+		{"E1/do.1", true, false},
+		{"E1/do.1/check", true, false},
+		{"E1/do.2", true, true},
+		{"E1/do.2/check", true, true},
+		{"E1/do.3", true, true},
+		{"E1/do.3/check", true, true},
+	} {
+		b, ok := tl.Bar(tc.path)
+		if !ok {
+			t.Errorf("%s: no bar", tc.path)
+			continue
+		}
+		if b.Failed != tc.failed || b.Aborted != tc.aborted || b.Open() {
+			t.Errorf("%s: failed %v aborted %v open %v; want failed %v aborted %v, ended", tc.path, b.Failed, b.Aborted, b.Open(), tc.failed, tc.aborted)
+		}
+	}
+}

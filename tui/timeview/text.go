@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/stepwise-dev/stepwise/debugger/timeline"
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -36,19 +37,28 @@ var Glyphs = [...]rune{
 // Legend says what the glyphs mean.
 const Legend = "█ model  ▒ tool  ─ waiting  │ instant  ╱ held  ✗ failed"
 
+// abortedLegend follows the Legend for a run that was aborted.
+const abortedLegend = "  ■ aborted"
+
 // paintedLegend is the Legend with each glyph in the colour it has on a
-// row.
-func paintedLegend(t *common.Theme) string {
+// row, and abortedLegend when aborted.
+func paintedLegend(t *common.Theme, aborted bool) string {
 	glyph := func(c timeline.Cell) string { return cellStyle(t, c, false).Render(string(Glyphs[c])) }
-	return glyph(timeline.CellModel) + " model  " + glyph(timeline.CellTool) + " tool  " + glyph(timeline.CellBar) + " waiting  " +
+	legend := glyph(timeline.CellModel) + " model  " + glyph(timeline.CellTool) + " tool  " + glyph(timeline.CellBar) + " waiting  " +
 		glyph(timeline.CellInstant) + " instant  " + glyph(timeline.CellHeld) + " held  " + t.Problem.Render("✗") + " failed"
+	if aborted {
+		legend += "  " + t.Problem.Render("■") + " aborted"
+	}
+	return legend
 }
 
-// failedMark and okMark lead a row's label: a failure shows without
-// colour too.
+// failedMark, abortedMark and okMark lead a row's label: a failure, and a
+// unit the run's abort cut short, show without colour too; the run tree
+// marks them alike.
 const (
-	failedMark = "✗ "
-	okMark     = "  "
+	failedMark  = "✗ "
+	abortedMark = "■ "
+	okMark      = "  "
 )
 
 // Summary is the run in one line: plan, status, time, calls, tokens, cost.
@@ -118,7 +128,10 @@ const minName = 8
 // middle. The last cell stays blank, between the label and the bar.
 func Label(b timeline.Bar, width int) string {
 	mark := okMark
-	if b.Failed {
+	switch {
+	case b.Aborted:
+		mark = abortedMark
+	case b.Failed:
 		mark = failedMark
 	}
 	// The depth gives way to the name before the name falls under
@@ -281,10 +294,13 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 				draw(c)
 			}
 		}
-		if left, failed := n.itemsLeft(); left > 0 {
+		if left, failed, aborted := n.itemsLeft(); left > 0 {
 			note := okMark + strings.Repeat(" ", 2*(n.bar.Depth+1)) + "⋯ " + common.Count(left, "more item")
 			if failed > 0 {
 				note += ", " + strconv.Itoa(failed) + " failed"
+			}
+			if aborted > 0 {
+				note += ", " + strconv.Itoa(aborted) + " aborted"
 			}
 			out.WriteString(note + "\n")
 		}
@@ -297,10 +313,14 @@ func Text(t *timeline.Timeline, opts TextOptions) (string, error) {
 	if cut {
 		fmt.Fprintf(&out, "%d of %d rows shown (a map's failed and slowest items first); --rows 0 shows all\n", len(shown), len(bars))
 	}
-	if paints == nil {
+	aborted := t.Status() == engine.StatusAborted
+	switch {
+	case paints != nil:
+		out.WriteString(paintedLegend(opts.Theme, aborted) + "\n")
+	case aborted:
+		out.WriteString(Legend + abortedLegend + "\n")
+	default:
 		out.WriteString(Legend + "\n")
-	} else {
-		out.WriteString(paintedLegend(opts.Theme) + "\n")
 	}
 	return out.String(), nil
 }
@@ -402,17 +422,20 @@ func (n *textNode) showAll() {
 }
 
 // itemsLeft counts the items under n that are not drawn, and how many of
-// them failed.
-func (n *textNode) itemsLeft() (left, failed int) {
+// them failed and were aborted.
+func (n *textNode) itemsLeft() (left, failed, aborted int) {
 	for _, c := range n.children {
 		if c.bar.Kind == path.KindItem && !c.shown {
 			left++
-			if c.bar.Failed {
+			switch {
+			case c.bar.Aborted:
+				aborted++
+			case c.bar.Failed:
 				failed++
 			}
 		}
 	}
-	return left, failed
+	return left, failed, aborted
 }
 
 // pick chooses the rows of a waterfall cut to rows: first the units
@@ -494,9 +517,11 @@ func outliersFirst(children []*textNode) {
 	slices.SortStableFunc(children, outlierFirst)
 }
 
+// outlierFirst ranks the items that failed of their own first, then the
+// slowest: an item the run's abort cut short is one it did not finish.
 func outlierFirst(a, b *textNode) int {
-	if a.bar.Failed != b.bar.Failed {
-		if a.bar.Failed {
+	if af, bf := a.bar.Failed && !a.bar.Aborted, b.bar.Failed && !b.bar.Aborted; af != bf {
+		if af {
 			return -1
 		}
 		return 1

@@ -454,3 +454,48 @@ func TestDeepLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineTextAborted draws a map whose run was aborted: the items
+// the abort cut short are marked ■, as the run tree marks them, the one
+// that failed of its own ✗, the note of items left out counts each, and
+// the legend says what ■ is.
+func TestTimelineTextAborted(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var events []engine.Event
+	add := func(at time.Time, p string, unit path.Kind, kind engine.EventKind, payload any) {
+		events = append(events, engine.Event{Seq: uint64(len(events) + 1), Time: at, Path: p, Unit: unit, Kind: kind, Payload: payload})
+	}
+	add(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	add(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
+	for i := range 4 {
+		add(t0, fmt.Sprintf("E1/do.%d/check", i), path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__check"})
+	}
+	add(t0.Add(time.Second), "E1/do.0/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepOK, Ms: 1000})
+	add(t0.Add(time.Second), "E1/do.1/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepFailed, Ms: 1000})
+	aborted := t0.Add(2 * time.Second)
+	add(aborted, "E1/do.2/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepAborted, Ms: 2000})
+	add(aborted, "E1", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "map", Status: engine.StepAborted, Ms: 2000})
+	add(aborted, "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusAborted})
+
+	out, err := Text(timeline.FromEvents(events), TextOptions{Width: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, want := range map[int]string{2: "■ E1 map", 3: "    do.0", 5: "✗   do.1", 7: "■   do.2", 9: "■   do.3"} {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d does not start %q:\n%s", i, want, out)
+		}
+	}
+	if legend := lines[len(lines)-1]; !strings.HasSuffix(legend, "✗ failed  ■ aborted") {
+		t.Errorf("the legend is %q, want it to say what ■ is", legend)
+	}
+
+	cut, err := Text(timeline.FromEvents(events), TextOptions{Width: 80, Rows: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "⋯ 3 more items, 2 aborted\n"; !strings.Contains(cut, want) {
+		t.Errorf("the note of items left out does not say %q:\n%s", want, cut)
+	}
+}
