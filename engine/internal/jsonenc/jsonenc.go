@@ -33,10 +33,19 @@ type Encoder struct {
 	// nested maps, each using the part past its parent's. Keeping each
 	// value beside its key spares looking it up again.
 	fields []field
-	// shapes are the keys of the last map of each size up to
-	// maxShapeKeys written, in order.
-	shapes [maxShapeKeys + 1]mapShape
+	// shapes are the keys of the last shapeWays maps of each size up to
+	// maxShapeKeys written with other keys, in order; lastWay is, for
+	// each size, the way of the shape last written, which a map of a new
+	// shape does not take.
+	shapes  [maxShapeKeys + 1][shapeWays]mapShape
+	lastWay [maxShapeKeys + 1]uint8
 }
+
+// shapeWays is how many shapes of one size an Encoder keeps: records of
+// a few kinds alternate in a run's payloads, two-key inputs and two-key
+// results say, and with one shape a size each took the place of the
+// other, every map then written the slow way.
+const shapeWays = 4
 
 // maxShapeKeys is the most keys of a map whose shape an Encoder keeps.
 const maxShapeKeys = 8
@@ -154,14 +163,27 @@ func (e *Encoder) appendValue(b []byte, v any, depth int) ([]byte, error) {
 			return append(b, "null"...), nil
 		}
 		var shape *mapShape
-		if len(x) <= maxShapeKeys {
-			shape = &e.shapes[len(x)]
-			if shape.html == !e.LeaveHTML && len(shape.keys) == len(x) {
+		if n := len(x); n <= maxShapeKeys {
+			ways := &e.shapes[n]
+			for i := range ways {
+				// The way last written first: a run of records of one
+				// shape finds it at once.
+				w := (int(e.lastWay[n]) + i) % shapeWays
+				s := &ways[w]
+				if s.html != !e.LeaveHTML || len(s.keys) != n {
+					continue
+				}
 				var ok bool
-				if b, ok, err = e.appendShaped(b, shape, x, depth); ok {
+				if b, ok, err = e.appendShaped(b, s, x, depth); ok {
+					e.lastWay[n] = uint8(w)
 					return b, err
 				}
 			}
+			// A new shape takes the way after the last written's, the
+			// least recently written of those kept when records of a
+			// few shapes take turns.
+			w := (int(e.lastWay[n]) + 1) % shapeWays
+			shape, e.lastWay[n] = &ways[w], uint8(w)
 		}
 		base := len(e.fields)
 		e.fields = slices.Grow(e.fields, len(x))

@@ -149,9 +149,41 @@ func TestAppendValueShapes(t *testing.T) {
 	if _, err := e.AppendValue(nil, map[string]any{"a": math.NaN(), "b": 2}); err == nil {
 		t.Fatal("NaN in a map of a kept shape: no error")
 	}
-	for n, s := range e.shapes {
-		if s.inUse {
-			t.Errorf("the shape of %d keys is left in use after an error", n)
+	for n, ways := range e.shapes {
+		for _, s := range ways {
+			if s.inUse {
+				t.Errorf("the shape of %d keys is left in use after an error", n)
+			}
+		}
+	}
+}
+
+// TestShapesTakingTurns writes records of three shapes of two keys in
+// turn, as a run's inputs and results alternate: the Encoder keeps each
+// shape, and writes each record as encoding/json does.
+func TestShapesTakingTurns(t *testing.T) {
+	records := []map[string]any{
+		{"id": 1, "title": "a"},
+		{"item": map[string]any{"x": 1}, "index": 2},
+		{"label": "bug", "priority": 3},
+	}
+	var e Encoder
+	for round := range 3 {
+		for _, r := range records {
+			got, err := e.AppendValue(nil, r)
+			want, _ := json.Marshal(r)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("round %d: %s, %v; encoding/json writes %s", round, got, err, want)
+			}
+		}
+	}
+	kept := map[string]bool{}
+	for _, s := range e.shapes[2] {
+		kept[strings.Join(s.keys, ",")] = true
+	}
+	for _, want := range []string{"id,title", "index,item", "label,priority"} {
+		if !kept[want] {
+			t.Errorf("the shape %s is not kept: %v", want, kept)
 		}
 	}
 }
