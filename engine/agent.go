@@ -315,7 +315,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	if overBudget != nil {
 		return chat.Reply{}, overBudget
 	}
-	onCall, onDelta := r.callHooks(a.path, roundPath, paths.KindRound)
+	onCall, onDelta := r.callHooks(ctx, a.path, roundPath, paths.KindRound)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, a.model, req, onDelta)
 	onCall(model.CallRecord{Name: a.model, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
@@ -568,7 +568,7 @@ func (a *agentLoop) callTool(ctx context.Context, callPath string, call chat.Too
 		now := r.now()
 		end.Ms, end.HeldMs = c.times(start, now)
 		if err != nil {
-			end.Error = err.Error()
+			end.Error = stoppedText(ctx, err)
 		}
 		return end, now
 	})

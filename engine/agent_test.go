@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stepwise-dev/stepwise/engine"
@@ -652,5 +654,38 @@ replies:
 	end := o.events.of(engine.EventToolEnd)[0].Payload.(engine.ToolEnded)
 	if text, _ := end.Result.(map[string]any)["text"].(string); len(text) != 98 {
 		t.Errorf("the record kept %d bytes of the result, want all 98", len(text))
+	}
+}
+
+// TestStoppedInAModelCall stops a run from outside, with a cause, while
+// its agent waits for a model's reply: the model call, the agent step and
+// the run say why it was stopped, where the call itself met only a
+// cancelled context.
+func TestStoppedInAModelCall(t *testing.T) {
+	files := map[string]string{"replies.yaml": "replies:\n  - match: E1\n    reply: { text: late, delay_ms: 5000 }\n", "plans/p.yaml": agentPlan("")}
+	for k, v := range agentTools {
+		files[k] = v
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stopped := errors.New("terminated signal received")
+	time.AfterFunc(200*time.Millisecond, func() { cancel(stopped) })
+	o := newProject(t, files).runContext(t, ctx, "plans/p.yaml", nil, nil)
+	if o.err != nil || o.res.Status != engine.StatusAborted {
+		t.Fatalf("status %v, %v", o.res, o.err)
+	}
+	calls := o.events.of(engine.EventModelCall)
+	ends := o.events.of(engine.EventStepEnd)
+	if len(calls) != 1 || len(ends) != 1 {
+		t.Fatalf("%d model calls and %d step ends, want one of each", len(calls), len(ends))
+	}
+	call, end := calls[0].Payload.(engine.ModelCalled), ends[0].Payload.(engine.StepEnded)
+	if call.Error != "stopped: terminated signal received" {
+		t.Errorf("the model call's error is %q", call.Error)
+	}
+	if end.Status != engine.StepAborted || end.Error != "round 1: stopped: terminated signal received" {
+		t.Errorf("the agent step ended %s: %q", end.Status, end.Error)
+	}
+	if !strings.HasSuffix(o.res.Err.Error(), ": terminated signal received") {
+		t.Errorf("the run's error is %v, want it to say why it was stopped", o.res.Err)
 	}
 }

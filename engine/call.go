@@ -219,7 +219,7 @@ func (c cursor) structured(ctx context.Context, path, name, role string, msgs []
 // stop.
 func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit paths.Kind) model.Hooks {
 	r := c.f.run
-	onCall, onDelta := r.callHooks(site, callPath, unit)
+	onCall, onDelta := r.callHooks(ctx, site, callPath, unit)
 	return model.Hooks{OnCall: onCall, OnDelta: onDelta, BeforeRepair: func(answer string, problems []string) (any, bool, error) {
 		if err := r.ledger.overBudget(); err != nil {
 			return nil, false, err
@@ -240,7 +240,7 @@ func (c cursor) modelHooks(ctx context.Context, site, callPath string, unit path
 
 // callHooks returns the callbacks that put model calls on the ledger and
 // into events.
-func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.CallRecord), func(chat.Delta)) {
+func (r *run) callHooks(ctx context.Context, site, callPath string, unit paths.Kind) (func(model.CallRecord), func(chat.Delta)) {
 	onCall := func(rec model.CallRecord) {
 		path, pathUnit := callPath, unit
 		if rec.Repair {
@@ -258,7 +258,7 @@ func (r *run) callHooks(site, callPath string, unit paths.Kind) (func(model.Call
 			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
 				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Request: rec.Request, Reply: rec.Reply}
 			if rec.Err != nil {
-				ev.Error = rec.Err.Error()
+				ev.Error = stoppedText(ctx, rec.Err)
 			}
 			if f := rec.Request.Format; f != nil && f.Strict && rec.Err == nil {
 				ev.StructuredOutput = &StrictRecord{Requested: true, Sent: rec.Reply.StrictSent, Provider: rec.Reply.Provider, DowngradeReason: rec.Reply.DowngradeReason}
@@ -281,7 +281,7 @@ func (r *run) complete(ctx context.Context, path, name string, req chat.Request)
 	if err := r.ledger.overBudget(); err != nil {
 		return chat.Reply{}, err
 	}
-	onCall, onDelta := r.callHooks(path, path, paths.KindStep)
+	onCall, onDelta := r.callHooks(ctx, path, path, paths.KindStep)
 	start := time.Now()
 	reply, err := r.models.Call(ctx, name, req, onDelta)
 	onCall(model.CallRecord{Name: name, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})

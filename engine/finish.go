@@ -151,7 +151,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 		if err != nil {
 			end.Status, end.Result, end.Error = StepFailed, nil, err.Error()
 			if _, aborted := errors.AsType[*AbortError](err); aborted || ctx.Err() != nil {
-				end.Status = StepAborted
+				end.Status, end.Error = StepAborted, stoppedText(ctx, err)
 			}
 		}
 		return end

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	paths "github.com/stepwise-dev/stepwise/engine/path"
@@ -165,7 +166,7 @@ func (c cursor) runStep(ctx context.Context, s *plans.Step, path string, unit pa
 				// A step cut short because the run was stopped from
 				// outside (ctrl-c, an editor's stop) ended for the abort
 				// too, as the run's end says.
-				end.Status, end.Error = StepAborted, err.Error()
+				end.Status, end.Error = StepAborted, stoppedText(ctx, err)
 			default:
 				end.Status, end.Error = StepFailed, err.Error()
 			}
@@ -292,4 +293,24 @@ func jsonKind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// stoppedText is the error of a step, a model call or a tool call cut
+// short because the run was stopped from outside (ctrl-c, SIGTERM, an
+// editor's stop), with the
+// context.Canceled a model call or a client library met put in the words
+// of why the run was stopped, as a tool's error already is: "round 2:
+// stopped: interrupt signal received" where Go says "round 2: context
+// canceled".
+func stoppedText(ctx context.Context, err error) string {
+	text := err.Error()
+	cause := context.Cause(ctx)
+	if cause == nil || cause == context.Canceled || !errors.Is(err, context.Canceled) {
+		return text
+	}
+	canceled := context.Canceled.Error()
+	if i := strings.LastIndex(text, canceled); i >= 0 {
+		return text[:i] + "stopped: " + cause.Error() + text[i+len(canceled):]
+	}
+	return text
 }
