@@ -21,10 +21,16 @@ type processCost struct {
 // global directories, and fails the benchmark unless it exits 0.
 func runBinary(b *testing.B, bin, dir string, args ...string) processCost {
 	b.Helper()
+	return runBinaryWith(b, bin, dir, []string{"STEPWISE_STORAGE="}, args...)
+}
+
+// runBinaryWith is runBinary with the environment variables env set.
+func runBinaryWith(b *testing.B, bin, dir string, env []string, args ...string) processCost {
+	b.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	home := filepath.Join(dir, "home")
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_DATA_HOME="+filepath.Join(home, "data"), "STEPWISE_STORAGE=")
+	cmd.Env = append(append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_DATA_HOME="+filepath.Join(home, "data")), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -120,4 +126,60 @@ func benchRunChain(b *testing.B, config string) {
 	b.ReportMetric(perStep(one.wall, thousand.wall)-perStep(checkOne.wall, checkThousand.wall), "run-ns/step")
 	b.ReportMetric(perStep(one.cpu, thousand.cpu)-perStep(checkOne.cpu, checkThousand.cpu), "run-cpu-ns/step")
 	b.ReportMetric(float64(one.wall)/float64(b.N)/1e6, "ms/1-step-run")
+}
+
+// mapPlan maps its input items through a reshape, at concurrency 64.
+const mapPlan = `identifier: fan
+name: fan
+description: A wide map.
+input_schema:
+  type: object
+  properties:
+    items: { type: array }
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: "{{input.items}}"
+      concurrency: 64
+      do:
+        tool_name: builtin__reshape
+        input: { shape: { id: "{{item.id}}", title: "#{{index}} {{item.title}}" } }
+`
+
+// mapItems is the JSON of the inputs of mapPlan with n items.
+func mapItems(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"id":"CHK-%d","title":"checkout times out"}`, i)
+	}
+	return `{"items":[` + strings.Join(items, ",") + `]}`
+}
+
+// BenchmarkRecordingTime reports what recording costs a 10,000-item map
+// in wall time, as BenchmarkRecordingMemory does in memory: each
+// iteration runs `stepwise run` of the map with the run store off and on,
+// each in a process of its own, interleaved. time-ratio is recorded over
+// unrecorded (the target is 2 or less); run-ratio leaves the program's
+// start out of both, each less the same run of a one-item map (start-up,
+// loading the plan, opening the store). BenchmarkMap10kStore over
+// BenchmarkMap10k (package engine) compares the engine alone, recording
+// every event against building none: a stricter figure than a user
+// sees, whose unrecorded run still builds the events its progress
+// display reads.
+func BenchmarkRecordingTime(b *testing.B) {
+	bin := stepwiseBinary(b)
+	dir := writePlans(b, map[string]string{"fan.yaml": mapPlan, "items.json": mapItems(10_000), "one.json": mapItems(1)})
+	off, on := []string{"STEPWISE_STORAGE=memory"}, []string{"STEPWISE_STORAGE="}
+	var offMap, onMap, offOne, onOne time.Duration
+	for b.Loop() {
+		offMap += runBinaryWith(b, bin, dir, off, "run", "fan.yaml", "@items.json").wall
+		onMap += runBinaryWith(b, bin, dir, on, "run", "fan.yaml", "@items.json").wall
+		offOne += runBinaryWith(b, bin, dir, off, "run", "fan.yaml", "@one.json").wall
+		onOne += runBinaryWith(b, bin, dir, on, "run", "fan.yaml", "@one.json").wall
+	}
+	b.ReportMetric(float64(onMap)/float64(offMap), "time-ratio")
+	b.ReportMetric(float64(onMap-onOne)/float64(offMap-offOne), "run-ratio")
+	b.ReportMetric(float64(offMap.Microseconds())/1000/float64(b.N), "ms-unrecorded")
+	b.ReportMetric(float64(onMap.Microseconds())/1000/float64(b.N), "ms-recorded")
 }
