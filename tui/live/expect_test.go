@@ -8,6 +8,7 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/live"
 )
@@ -36,6 +37,33 @@ func TestExpectedRoundRuns(t *testing.T) {
 	tr.Apply(engine.Event{Seq: 5, Time: t0.Add(2 * time.Second), Path: "E1", Kind: engine.EventStepEnd, Payload: engine.StepEnded{Tool: "agent", Status: "ok"}})
 	if n, _ := tr.Node("E1/agent.1"); n.Status != live.OK {
 		t.Errorf("after its step ended the round is %s", n.Status)
+	}
+}
+
+// TestRoundExpectedBeforeTheLastCallEnds lays out an agent's next round
+// at its stop while the end of the round before's tool call is still on
+// its way, as the workbench does when the thread is held at the next
+// round before the batch of events that ends the call has come: the round
+// before ends with its call, at its time, not at the stop with no time.
+func TestRoundExpectedBeforeTheLastCallEnds(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tr := live.New(nil)
+	tr.Apply(engine.Event{Seq: 1, Time: t0, Kind: engine.EventRunStart, Payload: engine.RunStarted{Plan: "p"}})
+	tr.Apply(engine.Event{Seq: 2, Time: t0, Path: "E1", Kind: engine.EventStepStart, Payload: engine.StepStarted{Tool: "agent"}})
+	asked := chat.Reply{ToolCalls: []chat.ToolCall{{Name: "search"}}}
+	tr.Apply(engine.Event{Seq: 3, Time: t0.Add(300 * time.Millisecond), Path: "E1/agent.1", Kind: engine.EventModelCall, Payload: engine.ModelCalled{Ms: 300, Reply: asked}})
+	tr.Apply(engine.Event{Seq: 4, Time: t0.Add(300 * time.Millisecond), Path: "E1/agent.1/search", Unit: path.KindCall, Kind: engine.EventToolStart, Payload: engine.ToolStarted{Tool: "search"}})
+	tr.Expect("E1/agent.2", "agent")
+	tr.Apply(engine.Event{Seq: 5, Time: t0.Add(310 * time.Millisecond), Path: "E1/agent.1/search", Unit: path.KindCall, Kind: engine.EventToolEnd, Payload: engine.ToolEnded{Tool: "search", Ms: 10}})
+	if n, _ := tr.Node("E1/agent.1"); n.Status != live.OK || n.Duration != 310*time.Millisecond {
+		t.Errorf("the round before: %s in %v, want ok in 310ms", n.Status, n.Duration)
+	}
+	if n, _ := tr.Node("E1/agent.2"); n.Status != live.Pending {
+		t.Errorf("the round laid out at its stop is %s before its first event", n.Status)
+	}
+	tr.Apply(engine.Event{Seq: 6, Time: t0.Add(time.Second), Path: "E1/agent.2", Kind: engine.EventModelCall, Payload: engine.ModelCalled{Ms: 500}})
+	if n, _ := tr.Node("E1/agent.2"); n.Status != live.OK || n.Duration != 500*time.Millisecond {
+		t.Errorf("the next round: %s in %v, want ok in 500ms", n.Status, n.Duration)
 	}
 }
 

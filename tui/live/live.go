@@ -633,6 +633,9 @@ func (t *Tree) at(path string, kind Kind, at time.Time) *node {
 			// runs from this one, as a node the event made would, or
 			// from a hold at its stop.
 			n.expected, n.derived, n.start = false, false, n.startedBy(at)
+			if n.kind == KindRound {
+				t.closeRoundsBefore(n.parent, n.start)
+			}
 			t.setStatus(n, Running, at)
 		}
 		return n
@@ -816,16 +819,8 @@ func (t *Tree) insert(parent, n *node) {
 			i--
 		}
 	}
-	if n.kind == KindRound {
-		// The round that runs is the last but one in practice: look
-		// from the end, and only for as many as there are.
-		open := parent.roundsRunning
-		for j := len(parent.children) - 1; j >= 0 && open > 0; j-- {
-			if prev := parent.children[j]; prev.kind == KindRound && prev.status == Running {
-				open--
-				t.closeOpen(prev, n.start, OK)
-			}
-		}
+	if n.kind == KindRound && !n.start.IsZero() {
+		t.closeRoundsBefore(parent, n.start)
 	}
 	parent.children = slices.Insert(parent.children, i, n)
 	for j := i; j < len(parent.children); j++ {
@@ -833,6 +828,23 @@ func (t *Tree) insert(parent, n *node) {
 	}
 	parent.refill(i)
 	t.grow(parent, n.rows())
+}
+
+// closeRoundsBefore ends, at at, the rounds under agent that still run
+// when a new round starts there. A round laid out at its stop before its
+// first event (Expect) starts with that event, and closes them then:
+// closed at its stop, a round whose tool call's end was still on its way
+// ended at no time, and read 0ms.
+func (t *Tree) closeRoundsBefore(agent *node, at time.Time) {
+	// The round that runs is the last but one in practice: look from the
+	// end, and only for as many as there are.
+	open := agent.roundsRunning
+	for j := len(agent.children) - 1; j >= 0 && open > 0; j-- {
+		if prev := agent.children[j]; prev.kind == KindRound && prev.status == Running {
+			open--
+			t.closeOpen(prev, at, OK)
+		}
+	}
 }
 
 // callIndex is where the tool call at callPath stands among the calls
