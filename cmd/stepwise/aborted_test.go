@@ -69,7 +69,7 @@ func TestAbortedStepsInTheRecord(t *testing.T) {
 			lines := jsonLines(t, out)
 			end := lines[len(lines)-1]
 			want := "run aborted at " + tc.at
-			if code != exitFailure || end["status"] != "aborted" || !strings.HasPrefix(fmt.Sprint(end["error"]), want) {
+			if code != exitInterrupted || end["status"] != "aborted" || !strings.HasPrefix(fmt.Sprint(end["error"]), want) {
 				t.Fatalf("exit %d, end %v\n%s", code, end, errOut)
 			}
 			id, _ := end["run_id"].(string)

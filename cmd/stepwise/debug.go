@@ -46,8 +46,9 @@ func newDebugCommand(s *streams) *cobra.Command {
 			"a terminal) every line after a movement waits for the stop it comes to, but\n" +
 			"pause, which holds the run that movement let go at its next stop.\n\n" +
 			"ctrl-c pauses a going run as pause does; at a stop, or again before the run\n" +
-			"comes to it, it aborts the run (exit 130). SIGTERM and SIGHUP abort it, held\n" +
-			"or going; either way the run is recorded aborted.\n\n" +
+			"comes to it, it aborts the run. SIGTERM and SIGHUP abort it, held or going.\n" +
+			"A run aborted so, or by abort or quit, or by stdin ending, is recorded\n" +
+			"aborted, and debug exits 130: the run was stopped, it did not fail.\n\n" +
 			"Stops and answers (where, print, stack, threads, breakpoints...) are written\n" +
 			"to stderr, with the warnings and the run's summary: stdout gets only the\n" +
 			"plan's output, as stepwise run gives it, so that it can be piped on. With\n" +
@@ -134,17 +135,36 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	return reportDebugged(ctx, s, &projects, ws, v.Plan, state, asJSON, ws.Project().Recorded)
 }
 
+// debugged is how a session the line driver drove ended: its end state,
+// and whether a person aborted the run (abort, quit, ctrl-c at a stop,
+// or stdin ending while it was held), which the process exits 130 for,
+// as for ctrl-c: the run did not fail, it was stopped.
+type debugged struct {
+	debugger.State
+	abortedByHand bool
+}
+
 // reportDebugged reports the end of a debugged run, once the projects are
 // closed (their run store has recorded it), as debug reports one. Its run
 // line, which says where the run is recorded, is left to the caller
 // unless runLine is set.
-func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugger.State, asJSON, runLine bool) error {
+func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugged, asJSON, runLine bool) error {
 	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}
+	err := reportEnd(s, ws, plan, state.State, asJSON, runLine)
+	if state.abortedByHand && state.Result != nil && state.Result.Status == engine.StatusAborted {
+		return &exitCode{code: exitInterrupted}
+	}
+	return err
+}
+
+// reportEnd reports the end state of a debugged run, and returns the
+// error its exit status comes from.
+func reportEnd(s *streams, ws *workspace.Workspace, plan *plans.Plan, state debugger.State, asJSON, runLine bool) error {
 	if state.Err != nil {
 		// Refused as stepwise run refuses it, on stderr: the --json
 		// end said so already.
@@ -173,7 +193,7 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 // a fork's are driven alike. finish, when set, is what --json writes for
 // the end, in place of the end state itself: a replay adds how it
 // compares with its record.
-func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugger.State {
+func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugged {
 	d := &driver{s: s, session: session, asJSON: asJSON, finish: finish, width: stopWidth(s.err)}
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
@@ -197,7 +217,7 @@ func drive(ctx context.Context, s *streams, session *debugger.Session, table *de
 		}
 		d.command("break " + b)
 	}
-	return d.drive(ctx, inputs)
+	return debugged{State: d.drive(ctx, inputs), abortedByHand: d.aborted}
 }
 
 // driver reads the line commands of one session.
@@ -228,6 +248,9 @@ type driver struct {
 	// lines after that one are written for the stop it comes to.
 	moved bool // width is that of the terminal the stops are written to (stopWidth).
 	width int
+	// aborted says the driver aborted the run: a person's abort or quit,
+	// or stdin ending.
+	aborted bool
 }
 
 // workbenchOnly are the commands of the shared language that only the
@@ -412,6 +435,7 @@ func (d *driver) command(line string) {
 			return
 		}
 		d.going, d.moved = true, true
+		d.aborted = d.aborted || in.Verb == debugger.VerbAbort
 		if in.Verb == debugger.VerbUntil {
 			// It runs on, as break sets a breakpoint that cannot stop:
 			// the warning says it will not stop where it was meant to.

@@ -657,7 +657,7 @@ func TestDebugAbortNamesItsStop(t *testing.T) {
 			out, errOut, code := c.end()
 			lines := jsonLines(t, out)
 			end := lines[len(lines)-1]
-			if code != exitFailure || end["status"] != "aborted" || end["error"] != want || !strings.Contains(errOut, "Error: "+want+"\n") {
+			if code != exitInterrupted || end["status"] != "aborted" || end["error"] != want || !strings.Contains(errOut, "Error: "+want+"\n") {
 				t.Errorf("exit %d, end %v\n%s", code, end, errOut)
 			}
 			out, errOut, code = runCLI(t, "runs", "--json")

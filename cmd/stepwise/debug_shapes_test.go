@@ -88,7 +88,7 @@ func TestDebugApproveUnheld(t *testing.T) {
 		"**/card":       "every tool call of the plan at a path it matches is of a read-only tool (builtin__reshape), and read-only tools are never held, so it holds none",
 	}
 	out, errOut, code := debugCLI(t, "quit\n", append(args, "--json")...)
-	if code != exitFailure {
+	if code != exitInterrupted {
 		t.Fatalf("quit at the first stop: exit %d\n%s", code, errOut)
 	}
 	lines := jsonLines(t, out)
