@@ -69,6 +69,19 @@ func (d StepDiff) Same() bool {
 	return endedAs(d.StatusA) == endedAs(d.StatusB) && len(d.Changes) == 0
 }
 
+// OnlyIn names the run that alone ran the step, "A" or "B"; empty when
+// both ran it. Its result is then no change of a value but one run's
+// alone, and the step has no time or tokens to compare.
+func (d StepDiff) OnlyIn() string {
+	switch {
+	case d.StatusA == "" && d.StatusB != "":
+		return "B"
+	case d.StatusB == "" && d.StatusA != "":
+		return "A"
+	}
+	return ""
+}
+
 // RunCounts are what one run of a diff counts: the steps it ran and the
 // tokens its model calls used.
 type RunCounts struct {

@@ -523,8 +523,9 @@ func diffSide(d *record.RunDetail, c debugger.RunCounts) diffRunJSON {
 
 // printDiff prints a line per run, then one line per step that differs
 // (the statuses, how many places the results differ in, and B's time and
-// tokens against A's) and how many are the same, then the places each
-// differing result differs, A's value beside B's.
+// tokens against A's; "only in B" for a step one run alone ran) and how
+// many are the same, then the places each differing result of a step both
+// ran differs, A's value beside B's.
 func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 	countA, countB := debugger.Count(steps)
 	for _, side := range []struct {
@@ -548,15 +549,18 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 		for _, d := range differing {
 			// A step differs in its status alone, or its result is
 			// missing on one side, or it differs in some places.
-			result := "same"
+			result, took, tokens := "same", format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta)
 			switch {
+			case d.OnlyIn() != "":
+				// One run did not come to the step: nothing to compare.
+				result, took, tokens = "only in "+d.OnlyIn(), "-", "-"
 			case d.ResultA == nil && d.ResultB == nil:
 				result = "-"
 			case len(d.Changes) > 0:
 				result = countNoun(len(d.Changes), "change", "changes")
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Path, marked(d.StatusA, d.DecidedA, d.ReusedA), marked(d.StatusB, d.DecidedB, d.ReusedB),
-				result, format.MillisDelta(d.MsDelta), format.Delta(d.TokensDelta))
+				result, took, tokens)
 		}
 		tw.Flush()
 	}
@@ -568,7 +572,7 @@ func printDiff(w io.Writer, a, b *record.RunDetail, steps []debugger.StepDiff) {
 	}
 	var changed []debugger.StepDiff
 	for _, d := range steps {
-		if len(d.Changes) > 0 {
+		if len(d.Changes) > 0 && d.OnlyIn() == "" {
 			changed = append(changed, d)
 		}
 	}

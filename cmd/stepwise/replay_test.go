@@ -394,3 +394,47 @@ func TestForkSummary(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// TestDiffStepsOneRunAloneRan diffs a run an exit cut short with one
+// that ran every step: the steps after the exit are only in B, with no
+// time or tokens to compare and no value changed, rather than a change
+// each.
+func TestDiffStepsOneRunAloneRan(t *testing.T) {
+	writeProject(t, map[string]string{"plans/gate.yaml": `
+identifier: gate
+name: Gate
+description: Stops early when told to.
+input_schema: { type: object, properties: { stop: { type: boolean } } }
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { n: 1 } }
+  - id: X
+    tool_name: exit
+    input: { when: { value: "{{input.stop}}", op: eq, to: true }, status: success, message: stopped early }
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { n: 2 } }
+`})
+	ids := make([]string, 2)
+	for i, doc := range []string{`{"stop":true}`, `{"stop":false}`} {
+		out, errOut, code := runCLI(t, "run", "gate", doc, "--json")
+		var env struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); err != nil || code != 0 {
+			t.Fatalf("run %s: exit %d, %v\n%s", doc, code, err, errOut)
+		}
+		ids[i] = env.RunID
+	}
+	out, errOut, code := runCLI(t, "diff", ids[0], ids[1])
+	if code != 0 {
+		t.Fatalf("diff: exit %d\n%s", code, errOut)
+	}
+	if !regexp.MustCompile(`\nE1 +- +ok +only in B +- +-\n`).MatchString(out) {
+		t.Errorf("E1, which only B ran, is not said so:\n%s", out)
+	}
+	if _, changes, _ := strings.Cut(out, "\nAT "); strings.Contains(changes, "\nE1 ") {
+		t.Errorf("E1's result, which only B has, is listed as a change:\n%s", out)
+	}
+}

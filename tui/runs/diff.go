@@ -315,12 +315,16 @@ func (m DiffModel) renderRow(r diffRow, c diffColumns, width int, selected bool)
 		case d.StatusB == "":
 			mark, markStyle = "−", t.Problem
 		}
-		tokensText := ""
+		tokensText, timeText := "", format.MillisDelta(d.MsDelta)
 		if d.TokensDelta != 0 {
 			tokensText = format.Delta(d.TokensDelta)
 		}
+		if d.OnlyIn() != "" {
+			// One run did not come to the step: nothing to compare.
+			tokensText, timeText = "", ""
+		}
 		rest := colGap + padRight(statusChange(d), c.status) + colGap + padRight(resultChange(d), c.result) + colGap +
-			pad(tokensText, diffTokens) + colGap + pad(format.MillisDelta(d.MsDelta), diffTime)
+			pad(tokensText, diffTokens) + colGap + pad(timeText, diffTime)
 		if d.Same() {
 			line = st(t.Muted).Render(gutter + mark + " " + padRight(common.ElideMiddle(d.Path, c.path), c.path) + rest)
 		} else {
@@ -360,10 +364,12 @@ func marked(status, decided, reused string) string {
 }
 
 // resultChange is how many places the results differ at ("2 changes"),
-// "same" where they do not, – where neither step has a result.
+// "same" where they do not, – where neither step has a result or one run
+// alone ran the step (its mark, + or −, says which): a result one run
+// alone has is no change.
 func resultChange(d debugger.StepDiff) string {
 	switch {
-	case d.ResultA == nil && d.ResultB == nil:
+	case d.OnlyIn() != "", d.ResultA == nil && d.ResultB == nil:
 		return absent
 	case len(d.Changes) == 0:
 		return "same"
