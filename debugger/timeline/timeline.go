@@ -102,6 +102,10 @@ type bar struct {
 	// failedOwn says the unit, or one within it, failed of its own, not
 	// cut short by the run's abort.
 	failedOwn bool
+	// heldSeen says held events at or below a bar with events of its own
+	// said when it was held (held), which its end event says only how
+	// long (hold).
+	heldSeen bool
 	// modelBefore is the model time the bar had when its tool call
 	// began; modelCalls counts the model calls at and below the bar,
 	// callsBefore how many it had then.
@@ -630,9 +634,13 @@ func (t *Timeline) held(p string, kind path.Kind, end time.Time, h engine.Held) 
 	for b := t.at(p, kind, start); b != &t.root; b = b.parent {
 		if b.own {
 			// A step's or a tool call's end event says how long it was
-			// held. One held at its step or tool stop has not started
-			// yet: the hold is its bar until its events come, and all
-			// of it when they never do (the run was aborted there).
+			// held, and this when: its bar is shaded where each hold
+			// was (an item of a map held halfway through the map). One
+			// held at its step or tool stop has not started yet: the
+			// hold is its bar until its events come, and all of it
+			// when they never do (the run was aborted there).
+			b.heldSeen = true
+			b.Spans = addSpan(b.Spans, Span{SpanHeld, start, end})
 			continue
 		}
 		b.holds.Add(end, h)
@@ -644,11 +652,16 @@ func (t *Timeline) held(p string, kind path.Kind, end time.Time, h engine.Held) 
 	}
 }
 
-// hold records that b's threads were held for d. The events say how long,
-// not when: a step holds most often at its step stop, which comes right
-// after its start, so the hold is drawn from the bar's start.
+// hold records that b's threads were held for d, as its end event says.
+// Where the held events at and below it said when, its bar is shaded
+// there already; a record without them (made before they were) says how
+// long, not when: a step holds most often at its step stop, which comes
+// right after its start, so the hold is drawn from the bar's start.
 func (t *Timeline) hold(b *bar, d time.Duration) {
 	b.Held = d
+	if b.heldSeen {
+		return
+	}
 	// The hold at its step or tool stop, drawn as it ended, is in d.
 	b.Spans = slices.DeleteFunc(b.Spans, func(s Span) bool { return s.Kind == SpanHeld })
 	b.Spans = addSpan(b.Spans, Span{SpanHeld, b.Start, b.Start.Add(d)})

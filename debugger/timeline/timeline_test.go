@@ -651,3 +651,45 @@ func TestAbortedBars(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldWhereItWas holds a map's second item at its step's stop from the
+// second second to the fifth: the map's bar is shaded there, where the
+// hold was, not from its start, which is all its end event's held_ms
+// could say; a record without held events is still shaded from the start.
+func TestHeldWhereItWas(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, withHeld := range []bool{true, false} {
+		tl := timeline.New()
+		apply := inSequence(tl)
+		apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+		apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "map"})
+		apply(t0, "E1/do.0/check", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__check"})
+		apply(t0.Add(time.Second), "E1/do.0/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepOK, Ms: 1000})
+		released := t0.Add(5 * time.Second)
+		if withHeld {
+			apply(released, "E1/do.1/check", path.KindStep, engine.EventHeld, engine.Held{Stop: engine.StopStep, Ms: 3000})
+		}
+		apply(released, "E1/do.1/check", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "user__check"})
+		apply(t0.Add(6*time.Second), "E1/do.1/check", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "user__check", Status: engine.StepOK, Ms: 4000, HeldMs: 3000})
+		apply(t0.Add(6*time.Second), "E1", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "map", Status: engine.StepOK, Ms: 6000, HeldMs: 3000})
+		apply(t0.Add(6*time.Second), "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusOK})
+		b, _ := tl.Bar("E1")
+		var held []timeline.Span
+		for _, s := range b.Spans {
+			if s.Kind == timeline.SpanHeld {
+				held = append(held, s)
+			}
+		}
+		from, to := 2*time.Second, 5*time.Second
+		if !withHeld {
+			from, to = 0, 3*time.Second
+		}
+		if b.Held != 3*time.Second || len(held) != 1 || held[0].Start.Sub(t0) != from || held[0].End.Sub(t0) != to {
+			var got []string
+			for _, s := range held {
+				got = append(got, fmt.Sprintf("%v-%v", s.Start.Sub(t0), s.End.Sub(t0)))
+			}
+			t.Errorf("held events %v: the map held %v, shaded %v; want 3s, %v-%v", withHeld, b.Held, got, from, to)
+		}
+	}
+}
