@@ -667,7 +667,7 @@ func TestStoppedInAModelCall(t *testing.T) {
 		files[k] = v
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	stopped := errors.New("terminated signal received")
+	stopped := errors.New("terminated (SIGTERM)")
 	time.AfterFunc(200*time.Millisecond, func() { cancel(stopped) })
 	o := newProject(t, files).runContext(t, ctx, "plans/p.yaml", nil, nil)
 	if o.err != nil || o.res.Status != engine.StatusAborted {
@@ -679,13 +679,13 @@ func TestStoppedInAModelCall(t *testing.T) {
 		t.Fatalf("%d model calls and %d step ends, want one of each", len(calls), len(ends))
 	}
 	call, end := calls[0].Payload.(engine.ModelCalled), ends[0].Payload.(engine.StepEnded)
-	if call.Error != "stopped: terminated signal received" {
+	if call.Error != "stopped: terminated (SIGTERM)" {
 		t.Errorf("the model call's error is %q", call.Error)
 	}
-	if end.Status != engine.StepAborted || end.Error != "round 1: stopped: terminated signal received" {
+	if end.Status != engine.StepAborted || end.Error != "round 1: stopped: terminated (SIGTERM)" {
 		t.Errorf("the agent step ended %s: %q", end.Status, end.Error)
 	}
-	if !strings.HasSuffix(o.res.Err.Error(), ": terminated signal received") {
+	if !strings.HasSuffix(o.res.Err.Error(), ": terminated (SIGTERM)") {
 		t.Errorf("the run's error is %v, want it to say why it was stopped", o.res.Err)
 	}
 }

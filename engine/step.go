@@ -297,11 +297,10 @@ func jsonKind(v any) string {
 
 // stoppedText is the error of a step, a model call or a tool call cut
 // short because the run was stopped from outside (ctrl-c, SIGTERM, an
-// editor's stop), with the
-// context.Canceled a model call or a client library met put in the words
-// of why the run was stopped, as a tool's error already is: "round 2:
-// stopped: interrupt signal received" where Go says "round 2: context
-// canceled".
+// editor's stop), with the context.Canceled a model call or a client
+// library met put in the words of why the run was stopped, as a tool's
+// error already is: "round 2: stopped: interrupted (ctrl-c)" where Go
+// says "round 2: context canceled".
 func stoppedText(ctx context.Context, err error) string {
 	text := err.Error()
 	cause := context.Cause(ctx)

@@ -152,11 +152,13 @@ func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *w
 	if closeErr := projects.close(); closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && state.Result == nil {
 		return &exitCode{code: exitInterrupted}
 	}
+	// A run stopped by a signal is reported as one aborted by hand is:
+	// how it ended, what it spent and where it is recorded.
 	err := reportEnd(s, ws, plan, state.State, asJSON, runLine)
-	if state.abortedByHand && state.Result != nil && state.Result.Status == engine.StatusAborted {
+	if ctx.Err() != nil || state.abortedByHand && state.Result.Status == engine.StatusAborted {
 		return &exitCode{code: exitInterrupted}
 	}
 	return err
@@ -374,6 +376,11 @@ func (d *driver) interrupt(process *interrupts) {
 			})
 			return
 		}
+	}
+	if d.terminal && !d.asJSON {
+		// After the ^C the terminal echoed, at the prompt: the run's end
+		// is said on a line of its own.
+		fmt.Fprintln(d.s.err)
 	}
 	process.end()
 }

@@ -49,10 +49,18 @@ func main() {
 // newSuperviseCommand), which in-process tests of run leave off.
 func runProcess() int {
 	supervise.Enable()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
+	ends := make(chan os.Signal, 1)
+	signal.Notify(ends, syscall.SIGHUP, syscall.SIGTERM)
+	defer signal.Stop(ends)
+	go func() {
+		select {
+		case sig := <-ends:
+			cancel(signalCause(sig))
+		case <-ctx.Done():
+		}
+	}()
 	ctrlC := make(chan os.Signal, 1)
 	signal.Notify(ctrlC, os.Interrupt)
 	defer signal.Stop(ctrlC)
@@ -62,7 +70,7 @@ func runProcess() int {
 }
 
 // interrupts routes ctrl-c. Unclaimed, it cancels the command's context,
-// as SIGTERM and SIGHUP do; a command that gives ctrl-c a meaning of its
+// as SIGTERM and SIGHUP do (each with its own cause, stopSignal); a command that gives ctrl-c a meaning of its
 // own (debug: pause a going run) claims it, is told of each one, and
 // cancels the context itself when it means to end.
 type interrupts struct {
@@ -129,17 +137,30 @@ func (r *interrupts) end() {
 	}
 }
 
-// errInterrupted is the cause of a context ctrl-c cancelled, worded as
-// signal.NotifyContext words the cause of SIGTERM's and SIGHUP's, so that
-// a run says how it was cut short whichever ended it.
-var errInterrupted error = interruptError{}
+// stopSignal is the cause of the command's context when a signal
+// cancelled it, in the words a run's error and its steps cut short say
+// it with: "run aborted at E2: interrupted (ctrl-c)".
+type stopSignal struct{ words string }
 
-type interruptError struct{}
-
-func (interruptError) Error() string { return os.Interrupt.String() + " signal received" }
+func (s stopSignal) Error() string { return s.words }
 
 // Is makes the cause a cancellation, as a context's own is.
-func (interruptError) Is(target error) bool { return target == context.Canceled }
+func (stopSignal) Is(target error) bool { return target == context.Canceled }
+
+// The causes of the signals that stop a command.
+var (
+	errInterrupted error = stopSignal{"interrupted (ctrl-c)"}
+	errTerminated  error = stopSignal{"terminated (SIGTERM)"}
+	errHungUp      error = stopSignal{"the terminal hung up (SIGHUP)"}
+)
+
+// signalCause is the cause of the context sig cancelled.
+func signalCause(sig os.Signal) error {
+	if sig == syscall.SIGHUP {
+		return errHungUp
+	}
+	return errTerminated
+}
 
 // streams are the standard streams a command writes to: stdout carries the
 // deliverable only, everything human goes to stderr.

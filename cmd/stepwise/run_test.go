@@ -624,30 +624,41 @@ func TestDemoRunsOffline(t *testing.T) {
 	}
 }
 
+// TestInterruptedRun stops a run with each signal that stops one: it
+// exits 130, and its error says which stopped it, in words.
 func TestInterruptedRun(t *testing.T) {
 	runProject(t)
-	cmd := exec.Command(os.Args[0], "run", "slow")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var said strings.Builder
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		said.WriteString(lines.Text() + "\n")
-		if strings.HasPrefix(lines.Text(), "→ long") {
-			cmd.Process.Signal(os.Interrupt)
+	for _, tc := range []struct {
+		sig   os.Signal
+		cause string
+	}{
+		{os.Interrupt, "interrupted (ctrl-c)"},
+		{syscall.SIGTERM, "terminated (SIGTERM)"},
+		{syscall.SIGHUP, "the terminal hung up (SIGHUP)"},
+	} {
+		cmd := exec.Command(os.Args[0], "run", "slow")
+		cmd.Env = append(os.Environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("exit %v, want 130", err)
-	}
-	if !strings.Contains(said.String(), "Error: run aborted at long: interrupt signal received") {
-		t.Errorf("stderr:\n%s", said.String())
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		var said strings.Builder
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			said.WriteString(lines.Text() + "\n")
+			if strings.HasPrefix(lines.Text(), "→ long") {
+				cmd.Process.Signal(tc.sig)
+			}
+		}
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Errorf("%s: exit %v, want 130", tc.sig, err)
+		}
+		if !strings.Contains(said.String(), "Error: run aborted at long: "+tc.cause+"\n") {
+			t.Errorf("%s: stderr:\n%s", tc.sig, said.String())
+		}
 	}
 }
 
