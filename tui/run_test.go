@@ -709,7 +709,7 @@ func TestAbortAndPauseKeys(t *testing.T) {
 		{"a twice aborts a held run", func(b *bench) { b.debugTo(docFlow, "E1/do.1") }, seq(keyAbort, keyAbort), func(t *testing.T, b *bench) {
 			wantEnded(t, b, "aborted")
 			wantNotice(t, b, "the run aborted")
-			wantScreen(t, b, "✗ aborted")
+			wantScreen(t, b, "■ aborted")
 			if n := node(t, b, "E2"); n.Status != live.Pending {
 				t.Errorf("E2 is %s after the abort, want pending", n.Status)
 			}

@@ -160,6 +160,9 @@ func endWord(t *common.Theme, status engine.RunStatus) string {
 		return t.Valid.Render("✓ ok")
 	case engine.StatusExited:
 		return t.Valid.Render("⏏ exited")
+	case engine.StatusAborted:
+		// Marked as the runs list and the tree mark an aborted run.
+		return t.Problem.Render("■ aborted")
 	case "":
 		return ""
 	}

@@ -122,7 +122,7 @@ func (c *content) model() {
 	if req == nil {
 		c.heading("Request")
 		if n.Status == live.Failed && n.Aborted {
-			c.note(2, "none: the run was aborted before the call ended")
+			c.note(2, "none: the run was aborted before the call was made, or before it ended")
 			return
 		}
 		c.note(2, "shown once the call has ended, or while the run is held before it")

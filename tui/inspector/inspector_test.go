@@ -678,7 +678,7 @@ func TestAbortedWords(t *testing.T) {
 		tab  inspector.Tab
 		want string
 	}{
-		{"E1/agent.2", inspector.TabModel, "none: the run was aborted before the call ended"},
+		{"E1/agent.2", inspector.TabModel, "none: the run was aborted before the call was made, or before it ended"},
 		{"E1", inspector.TabResult, "Result  ■ aborted: the run was aborted before it ended"},
 	} {
 		m := newModel(80, 200, false)

@@ -79,3 +79,54 @@ func TestAbortedItemReadsBackAsLive(t *testing.T) {
 		t.Errorf("the reopened run's totals: %d aborted, %d failed; want 2 aborted, none failed", tot.Aborted, tot.Failed)
 	}
 }
+
+// TestAbortedItemWithABody aborts a map at the second step of its second
+// item's body: the item, which takes its status from its steps, is marked
+// aborted as its step is, live and read back, not failed of its own.
+func TestAbortedItemWithABody(t *testing.T) {
+	dir, ws := livetest.Project(t, map[string]string{
+		"config.toml": strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
+		"plans/p.yaml": `
+identifier: halt
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [1, 2]
+      concurrency: 1
+      do:
+        - id: a
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{item}}" } }
+        - id: b
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{a.n}}" } }
+`})
+	plan := livetest.Plan(t, dir, "plans/p.yaml")
+	tree, reopened, res, _ := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
+		if st.Kind != engine.StopStep || st.Path != "E1/do.1/b" {
+			return 0, engine.Decision{}
+		}
+		return 10 * time.Millisecond, engine.Decision{Action: engine.Abort}
+	})
+	if res.Status != engine.StatusAborted {
+		t.Fatalf("run: %+v", res)
+	}
+	for _, tr := range []struct {
+		name string
+		tree *live.Tree
+	}{{"live", tree}, {"read back", reopened}} {
+		rows := map[string]live.Row{}
+		for _, r := range tr.tree.Rows(0, tr.tree.Len()) {
+			rows[r.Path] = r
+		}
+		for p, want := range map[string]bool{"E1": true, "E1/do.1": true, "E1/do.1/b": true, "E1/do.1/a": false, "E1/do.0": false} {
+			if r := rows[p]; r.Aborted != want {
+				t.Errorf("%s: %s is %s, aborted %t; want aborted %t", tr.name, p, r.Status, r.Aborted, want)
+			}
+		}
+		if n, _ := tr.tree.Node("E1/do.1"); n.Status != live.Failed || !n.Aborted {
+			t.Errorf("%s: the item's node is %s, aborted %t", tr.name, n.Status, n.Aborted)
+		}
+	}
+}

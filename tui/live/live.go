@@ -360,7 +360,7 @@ func (t *Tree) Apply(e engine.Event) {
 			}
 		}
 		for _, c := range t.root.children {
-			t.closeOpen(c, e.Time, t.totals.Status)
+			t.closeOpen(c, e.Time, t.totals.Status, p.Status == engine.StatusAborted)
 		}
 		if n, ok := t.byPath[p.AbortedAt]; ok {
 			t.abortedAt(n, p.Error, e.Time)
@@ -401,7 +401,7 @@ func (t *Tree) Apply(e engine.Event) {
 		// An aborted step is drawn as a node the run was aborted at is,
 		// from its own end: live and read back from the record alike.
 		n.aborted = n.aborted || p.Status == engine.StepAborted
-		t.closeOpenChildren(n, e.Time, st)
+		t.closeOpenChildren(n, e.Time, st, p.Status == engine.StepAborted)
 		t.setStatus(n, st, e.Time)
 		t.timed(n, e.Time, p.Ms, p.HeldMs)
 		switch {
@@ -842,7 +842,7 @@ func (t *Tree) closeRoundsBefore(agent *node, at time.Time) {
 	for j := len(agent.children) - 1; j >= 0 && open > 0; j-- {
 		if prev := agent.children[j]; prev.kind == KindRound && prev.status == Running {
 			open--
-			t.closeOpen(prev, at, OK)
+			t.closeOpen(prev, at, OK, false)
 		}
 	}
 }
@@ -968,8 +968,9 @@ func (t *Tree) setStatus(n *node, st Status, at time.Time) {
 }
 
 // closeOpenChildren ends whatever still runs below n when n ends: rounds,
-// which have no end event of their own, and anything an abort cut short.
-func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
+// which have no end event of their own, and anything an abort cut short
+// (aborted says n ended so).
+func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status, aborted bool) {
 	own := 0
 	if n.status == Running {
 		own = 1
@@ -979,7 +980,7 @@ func (t *Tree) closeOpenChildren(n *node, at time.Time, st Status) {
 		return
 	}
 	for _, c := range n.children {
-		t.closeOpen(c, at, st)
+		t.closeOpen(c, at, st, aborted)
 	}
 }
 
@@ -1041,13 +1042,14 @@ func (t *Tree) skipSubtree(n *node, at time.Time) {
 // closeOpen ends n and its subtree where they still run. A round or model
 // call ends failed if its last call did, else ok; anything else takes the
 // status of what closed it, or failed when that ended ok, since only a cut
-// leaves a step or tool call open.
-func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
+// leaves a step or tool call open. aborted says the run's abort closed
+// them: what ends failed so is marked aborted.
+func (t *Tree) closeOpen(n *node, at time.Time, st Status, aborted bool) {
 	if n.running == 0 {
 		return
 	}
 	for _, c := range n.children {
-		t.closeOpen(c, at, st)
+		t.closeOpen(c, at, st, aborted)
 	}
 	if n.status != Running || n.derived {
 		return
@@ -1065,6 +1067,12 @@ func (t *Tree) closeOpen(n *node, at time.Time, st Status) {
 		}
 	}
 	n.repairing = nil
+	if aborted && final == Failed {
+		// Cut short by the run's abort, a round's call too: its error
+		// is the abort's ("stopped: ...").
+		n.aborted = true
+		n.version++
+	}
 	t.setStatus(n, final, at)
 }
 

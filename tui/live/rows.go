@@ -102,7 +102,7 @@ func (t *Tree) row(n *node, depth int, rails uint64) Row {
 	r := Row{
 		Depth: depth, Path: n.path, Label: n.segment, Kind: n.kind, Tool: n.tool,
 		Status: n.shownStatus(), Duration: t.duration(n), Held: t.heldTime(n), HeldNow: !n.heldSince.IsZero(), Spend: n.spend, Decided: n.decided, Reused: n.reused,
-		Aborted: n.aborted, HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
+		Aborted: n.shownAborted(), HasChildren: len(n.children) > 0, Collapsed: n.collapsed, Rails: rails,
 	}
 	if r.HeldNow {
 		_, r.HeldHere = t.holding[n.path]
@@ -135,6 +135,26 @@ func (n *node) effectiveStatus() Status {
 		return OK
 	}
 	return Pending
+}
+
+// shownAborted reports whether the node failed because the run was
+// aborted: its own end or its stop says so (node.aborted), or, for a node
+// that takes its status from what is under it (a map's item, a called
+// plan), everything that failed under it failed so. An item the abort cut
+// short is then marked as its steps are, not as a failure of its own.
+func (n *node) shownAborted() bool {
+	if !n.derived || n.aborted {
+		return n.aborted
+	}
+	if n.effectiveStatus() != Failed {
+		return false
+	}
+	for _, c := range n.children {
+		if c.effectiveStatus() == Failed && !c.shownAborted() {
+			return false
+		}
+	}
+	return true
 }
 
 // stepsToCome reports whether a step of n's body has yet to run.
@@ -308,7 +328,7 @@ func (t *Tree) Node(path string) (Node, bool) {
 		Path: n.path, Kind: n.kind, Tool: n.tool, Status: n.shownStatus(), Start: n.heldStart(),
 		Duration: t.duration(n), Held: t.heldTime(n), Decided: n.decided, Reused: n.reused, Spend: n.spend, Input: n.input, Result: n.result, Error: n.err,
 		Reply: n.reply.String(), Reasoning: n.thinking.String(), Violations: n.violations,
-		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, Aborted: n.aborted, CallError: n.callErr, Call: n.call, Version: n.version,
+		Warnings: n.warnings, Gate: n.gate, Ask: n.ask, Exit: n.exit, CutOff: n.cutOff, Aborted: n.shownAborted(), CallError: n.callErr, Call: n.call, Version: n.version,
 	}
 	if out.Status.Done() {
 		out.End = n.end
