@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestWorkbenchGatedSubPlan drives the real binary in tmux on the demo:
@@ -55,6 +54,7 @@ func TestWorkbenchGatedSubPlan(t *testing.T) {
 	s.keys("a")
 	s.waitFor("run tracker__add_comment at post/then/post_triage_notes/comments/do.1/posted with:")
 	s.keys("Escape")
-	time.Sleep(300 * time.Millisecond)
+	// q read with the Escape would be alt+q.
+	s.waitFor("c continue")
 	s.keys("q")
 }

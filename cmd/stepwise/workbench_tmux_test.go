@@ -145,8 +145,10 @@ func TestWorkbenchDebugSession(t *testing.T) {
 	s.keys("i")
 	s.waitFor("inject a result for timeline/do.0")
 	s.keys("Escape")
-	// A key right after Escape would reach the terminal as alt+key.
-	time.Sleep(300 * time.Millisecond)
+	// A key the workbench reads with the Escape is alt+key: the next is
+	// sent once the editor has closed, which a loaded machine may take
+	// longer than any pause to show.
+	s.waitFor("c continue")
 
 	s.keys(":")
 	s.typed(`inject {"text":"INJECTED BY THE TEST\n"}`)
