@@ -679,7 +679,7 @@ func TestStoppedInAModelCall(t *testing.T) {
 		t.Fatalf("%d model calls and %d step ends, want one of each", len(calls), len(ends))
 	}
 	call, end := calls[0].Payload.(engine.ModelCalled), ends[0].Payload.(engine.StepEnded)
-	if call.Error != "stopped: terminated (SIGTERM)" {
+	if call.Error != "stopped: terminated (SIGTERM)" || !call.Aborted {
 		t.Errorf("the model call's error is %q", call.Error)
 	}
 	if end.Status != engine.StepAborted || end.Error != "round 1: stopped: terminated (SIGTERM)" {

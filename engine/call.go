@@ -258,7 +258,7 @@ func (r *run) callHooks(ctx context.Context, site, callPath string, unit paths.K
 			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
 				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Request: rec.Request, Reply: rec.Reply}
 			if rec.Err != nil {
-				ev.Error = stoppedText(ctx, rec.Err)
+				ev.Error, ev.Aborted = stoppedText(ctx, rec.Err), ctx.Err() != nil
 			}
 			if f := rec.Request.Format; f != nil && f.Strict && rec.Err == nil {
 				ev.StructuredOutput = &StrictRecord{Requested: true, Sent: rec.Reply.StrictSent, Provider: rec.Reply.Provider, DowngradeReason: rec.Reply.DowngradeReason}

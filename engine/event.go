@@ -254,6 +254,10 @@ type ModelCalled struct {
 	Ms       float64    `json:"ms"`
 	// Error is why the call failed; a failed call spent nothing.
 	Error string `json:"error,omitempty"`
+	// Aborted says the call was cut short because the run was stopped
+	// (aborted at a stop, ctrl-c, a signal): its Error says why, and it is
+	// no failure of the call's or the model's.
+	Aborted bool `json:"aborted,omitempty"`
 	// StructuredOutput records, for a call that asked for strict
 	// structured output, whether it was sent and why not.
 	StructuredOutput *StrictRecord `json:"structured_output,omitempty"`

@@ -622,16 +622,27 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		}
 	}
 	if len(d.ModelCalls) > 0 {
-		// A call that failed has no usage: the usage's count of calls
-		// leaves it out, and the heading says why the two differ.
-		failed := 0
+		// A call that failed, or that the run's abort cut short, has no
+		// usage: the usage's count of calls leaves it out, and the
+		// heading says why the two differ.
+		failed, aborted := 0, 0
 		for _, c := range d.ModelCalls {
-			if c.Error != "" {
+			switch {
+			case c.Aborted:
+				aborted++
+			case c.Error != "":
 				failed++
 			}
 		}
+		var unpaid []string
 		if failed > 0 {
-			fmt.Fprintf(w, "\nmodel calls (%d; %d failed, which the usage does not count)\n", len(d.ModelCalls), failed)
+			unpaid = append(unpaid, fmt.Sprintf("%d failed", failed))
+		}
+		if aborted > 0 {
+			unpaid = append(unpaid, fmt.Sprintf("%d cut short by the abort", aborted))
+		}
+		if len(unpaid) > 0 {
+			fmt.Fprintf(w, "\nmodel calls (%d; %s, which the usage does not count)\n", len(d.ModelCalls), strings.Join(unpaid, ", "))
 		} else {
 			fmt.Fprintf(w, "\nmodel calls (%d)\n", len(d.ModelCalls))
 		}
@@ -644,7 +655,10 @@ func printRun(w io.Writer, d *record.RunDetail) {
 			if c.Strict != "" {
 				line += "\tstrict: " + c.Strict
 			}
-			if c.Error != "" {
+			switch {
+			case c.Aborted:
+				line += "\taborted: " + cut(c.Error, valueWidth)
+			case c.Error != "":
 				line += "\terror: " + cut(c.Error, valueWidth)
 			}
 			if m := format.MarkText(c.Decided, c.Reused); m != "" {

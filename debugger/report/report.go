@@ -342,7 +342,11 @@ func (b *builder) nodes(d *record.RunDetail, events []engine.Event) []*node {
 			n = &node{Path: e.Path, Tool: path.KindOf(e.Path).String(), Status: "ok", Took: format.Millis(mc.Ms)}
 			add(n)
 		}
-		if mc.Error != "" && n.Status == "ok" {
+		switch {
+		case mc.Aborted && n.Status == "ok":
+			// Cut short by the run's abort: no error of the call's.
+			n.Status = "aborted"
+		case mc.Error != "" && n.Status == "ok":
 			n.Status = "error"
 		}
 		n.Calls = append(n.Calls, c)

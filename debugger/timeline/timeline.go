@@ -373,8 +373,15 @@ func (t *Timeline) Apply(e engine.Event) {
 		}
 		if !b.own && waitsForCall(b.Kind) {
 			b.called = true
+			how := endedOK
+			if p.Aborted {
+				// The run's abort cut its call short.
+				how = endedAborted
+			}
 			if b.running == 0 {
-				t.finish(b, e.Time, endedOK)
+				t.finish(b, e.Time, how)
+			} else {
+				b.mark(how)
 			}
 		}
 	case engine.Held:

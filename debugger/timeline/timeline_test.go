@@ -693,3 +693,23 @@ func TestHeldWhereItWas(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortedRound cuts an agent's round short with the run's abort, its
+// call stopped: the round is marked aborted, as its step is, not left
+// unmarked or drawn as failed of its own.
+func TestAbortedRound(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	tl := timeline.New()
+	apply := inSequence(tl)
+	apply(t0, "", path.KindRun, engine.EventRunStart, engine.RunStarted{Plan: "p"})
+	apply(t0, "E1", path.KindStep, engine.EventStepStart, engine.StepStarted{Tool: "agent"})
+	stopped := t0.Add(time.Second)
+	apply(stopped, "E1/agent.1", path.KindRound, engine.EventModelCall, engine.ModelCalled{Ms: 1000, Error: "stopped: interrupted (ctrl-c)", Aborted: true})
+	apply(stopped, "E1", path.KindStep, engine.EventStepEnd, engine.StepEnded{Tool: "agent", Status: engine.StepAborted, Ms: 1000})
+	apply(stopped, "", path.KindRun, engine.EventRunEnd, engine.RunEnded{Status: engine.StatusAborted})
+	for _, p := range []string{"E1", "E1/agent.1"} {
+		if b, _ := tl.Bar(p); !b.Aborted || b.Open() {
+			t.Errorf("%s: aborted %v, open %v; want aborted, ended", p, b.Aborted, b.Open())
+		}
+	}
+}

@@ -237,6 +237,9 @@ type ModelCall struct {
 	CachedTokens int     `json:"cached_tokens"` // cache reads and writes
 	Ms           float64 `json:"ms"`
 	Error        string  `json:"error,omitempty"`
+	// Aborted says the call was cut short because the run was stopped
+	// (engine.ModelCalled's).
+	Aborted bool `json:"aborted,omitempty"`
 	// Strict is the strict structured output record, empty when the call
 	// did not ask for it: "sent", or the downgrade reason.
 	Strict string `json:"strict,omitempty"`

@@ -249,6 +249,7 @@ type (
 		CostUSD          *float64         `json:"cost_usd"`
 		Ms               float64          `json:"ms"`
 		Error            string           `json:"error"`
+		Aborted          bool             `json:"aborted"`
 		StructuredOutput *json.RawMessage `json:"structured_output"`
 	}
 	warningMembers struct {
@@ -498,7 +499,7 @@ type strictMembers struct {
 // strict structured output and went without it.
 func addModelCall(d *record.RunDetail, e *record.StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
 	c := record.ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
-		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.Cached(), Ms: m.Ms, Error: m.Error}
+		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.Cached(), Ms: m.Ms, Error: m.Error, Aborted: m.Aborted}
 	site := e.Path
 	if m.Site != nil {
 		site = *m.Site

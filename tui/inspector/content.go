@@ -99,9 +99,12 @@ func (c *content) model() {
 		}
 		c.heading("Call", segs...)
 	}
-	if msg := n.CallError; msg != "" {
-		c.problem(2, msg)
-	} else if call != nil && call.Error != "" {
+	switch {
+	case call != nil && call.Aborted:
+		c.note(2, "■ cut short by the run's abort: "+call.Error)
+	case n.CallError != "":
+		c.problem(2, n.CallError)
+	case call != nil && call.Error != "":
 		c.problem(2, call.Error)
 	}
 

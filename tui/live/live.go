@@ -455,6 +455,8 @@ func (t *Tree) Apply(e engine.Event) {
 		}
 		if p.Error != "" {
 			n.callErr = p.Error
+			// A call the run's abort cut short marks its round so.
+			n.aborted = n.aborted || p.Aborted
 			break
 		}
 		n.callErr = ""
