@@ -233,18 +233,23 @@ func (d *progressDisplay) endLine(s *progress.Step) string {
 	return ""
 }
 
-// summaryTail is what a step's summary says of its items or rounds.
+// summaryTail is what a step's summary says of its items or rounds: how
+// many, when every one ended well; else how many of all ended well, and
+// how the others that ended did ("2 of 4 items done (2 cancelled)").
 func summaryTail(s *progress.Step) string {
 	switch {
 	case s.List != nil:
 		l := s.List
-		tail := " " + progress.Thousands(l.Done)
-		count := l.Done
-		if l.Total > l.Done {
+		done := l.Done - l.Failed - l.Cancelled
+		if done == l.Done && l.Done >= l.Total {
+			return " " + progress.Thousands(done) + map[bool]string{true: " item", false: " items"}[done == 1]
+		}
+		tail, count := " "+progress.Thousands(done), done
+		if l.Total >= 0 {
 			tail += " of " + progress.Thousands(l.Total)
 			count = l.Total
 		}
-		tail += map[bool]string{true: " item", false: " items"}[count == 1]
+		tail += map[bool]string{true: " item", false: " items"}[count == 1] + " done"
 		if notes := l.Notes(); len(notes) > 0 {
 			tail += " (" + strings.Join(notes, ", ") + ")"
 		}

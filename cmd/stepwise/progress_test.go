@@ -178,7 +178,7 @@ func TestProgressTmuxInterrupt(t *testing.T) {
 	}
 	// The items ctrl-c cut off were cancelled, not failed, the map around
 	// them aborted, and the calls it cut off leave the cost known.
-	if !regexp.MustCompile(`(?m)^■ E1 map 4 of 40 items \(4 cancelled\) aborted after \d+(ms|\.\ds) 0 tok \$0$`).MatchString(screen) {
+	if !regexp.MustCompile(`(?m)^■ E1 map 0 of 40 items done \(4 cancelled\) aborted after \d+(ms|\.\ds) 0 tok \$0$`).MatchString(screen) {
 		t.Errorf("the map's summary does not say its items were cancelled:\n%s", screen)
 	}
 	if !strings.Contains(screen, "interrupt") {
@@ -419,7 +419,7 @@ func TestProgressFailedSummary(t *testing.T) {
 		"  - match: E1/do.5\n    error: { status: 400, message: refused }\n", 1)
 	writeProject(t, files)
 	_, errOut, code := runCLI(t, "run", "slow")
-	if code != 1 || !regexp.MustCompile(`(?m)^✗ E1 map \d+ of 40 items \(1 failed\) failed after \d+(ms|\.\ds) [\d.]+k tok \$0\.\d{4}$`).MatchString(errOut) {
+	if code != 1 || !regexp.MustCompile(`(?m)^✗ E1 map \d+ of 40 items done \(1 failed\) failed after \d+(ms|\.\ds) [\d.]+k tok \$0\.\d{4}$`).MatchString(errOut) {
 		t.Errorf("exit %d; the failed map's summary is not there with its cost:\n%s", code, errOut)
 	}
 }
@@ -433,10 +433,12 @@ func TestSummaryTailCounts(t *testing.T) {
 		want string
 	}{
 		{"one item", progress.List{Total: 1, Done: 1}, " 1 item"},
-		{"one of one failed", progress.List{Total: 1, Done: 1, Failed: 1}, " 1 item (1 failed)"},
+		{"one of one failed", progress.List{Total: 1, Done: 1, Failed: 1}, " 0 of 1 item done (1 failed)"},
 		{"two items", progress.List{Total: 2, Done: 2}, " 2 items"},
-		{"one of two", progress.List{Total: 2, Done: 1}, " 1 of 2 items"},
-		{"none of one", progress.List{Total: 1, Done: 0}, " 0 of 1 item"},
+		{"one of two", progress.List{Total: 2, Done: 1}, " 1 of 2 items done"},
+		{"none of one", progress.List{Total: 1, Done: 0}, " 0 of 1 item done"},
+		{"two of four, two cut", progress.List{Total: 4, Done: 4, Cancelled: 2}, " 2 of 4 items done (2 cancelled)"},
+		{"none yet", progress.List{Total: 4, Done: 2, Cancelled: 2}, " 0 of 4 items done (2 cancelled)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
