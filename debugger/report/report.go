@@ -427,8 +427,9 @@ func (b *builder) block(bl chat.Block) block {
 }
 
 // tree places each node under the nearest node whose path is a prefix of
-// its own, in the order they began, and unfolds the failed ones and what
-// holds them.
+// its own, in the order they began, but a map's items in the order of
+// their index (the units of do.0 before those of do.1, whichever began
+// first), and unfolds the failed ones and what holds them.
 func tree(nodes []*node) []*node {
 	ordered := slices.Clone(nodes)
 	slices.SortStableFunc(ordered, func(a, b *node) int { return cmp.Compare(a.seq, b.seq) })
@@ -448,6 +449,9 @@ func tree(nodes []*node) []*node {
 		parent.Children = append(parent.Children, n)
 	}
 	for _, n := range ordered {
+		inItemOrder(n.Children)
+	}
+	for _, n := range ordered {
 		if n.Status == "failed" || n.Status == "aborted" || n.Status == "error" {
 			for at := n; at != nil; at = ancestor(byPath, at.Path) {
 				at.Open = true
@@ -455,6 +459,26 @@ func tree(nodes []*node) []*node {
 		}
 	}
 	return top
+}
+
+// inItemOrder puts children that are all units of a map's items (their
+// labels begin with an item, do.3/verdict) in the order of the items'
+// indexes, each item's units in the order they began.
+func inItemOrder(children []*node) {
+	index := func(n *node) int {
+		seg, _, _ := strings.Cut(n.Label, "/")
+		i, ok := path.ItemIndex(seg)
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	for _, c := range children {
+		if index(c) < 0 {
+			return
+		}
+	}
+	slices.SortStableFunc(children, func(a, b *node) int { return cmp.Compare(index(a), index(b)) })
 }
 
 // ancestor is the nearest node above p: E1/do.3/agent.2 is under

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -279,5 +280,51 @@ steps:
 	group, dear, cheap := strings.Index(chart, `>E1/do.* ×30<`), strings.Index(chart, `>E1/do.7<`), strings.Index(chart, `>E1/do.0<`)
 	if group < 0 || dear < group || cheap < dear {
 		t.Errorf("the dear item is not the first under the map's line:\n%s", chart)
+	}
+}
+
+// TestItemsInIndexOrder records a map of two items, two at a time, whose
+// first item's first step takes longer than the whole of the second
+// item: the report's tree lists each item's units together, in the
+// order of the items, not in the order the units began (do.1's steps
+// between do.0's).
+func TestItemsInIndexOrder(t *testing.T) {
+	files := map[string]string{
+		".stepwise/config.toml": "[storage]\nbackend = \"sqlite\"\n",
+		".stepwise/tools/nap.yaml": `
+name: nap
+description: Sleeps a while.
+kind: exec
+command: sh
+args: ["-c", "sleep {{input.secs}}; echo '{}'"]
+output: json
+input_schema: { type: object, properties: { secs: { type: number } } }
+`,
+		".stepwise/plans/pair.yaml": `
+identifier: pair
+name: Pair
+description: Two items, the first slow.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [0.5, 0]
+      concurrency: 2
+      do:
+        - id: a
+          tool_name: user__nap
+          input: { secs: "{{item}}" }
+        - id: b
+          tool_name: builtin__reshape
+          input: { shape: { n: "{{index}}" } }
+`,
+	}
+	page := recordRun(t, files, "pair", nil).page(t)
+	var order []string
+	for _, m := range regexp.MustCompile(`<code class="path" title="(E1/do\.\d/[ab])"`).FindAllStringSubmatch(page, -1) {
+		order = append(order, m[1])
+	}
+	if want := []string{"E1/do.0/a", "E1/do.0/b", "E1/do.1/a", "E1/do.1/b"}; !slices.Equal(order, want) {
+		t.Errorf("the tree lists %v, want %v", order, want)
 	}
 }
