@@ -134,7 +134,9 @@ func (m *model) syncBreakpointMarks() {
 // placedBreakpoint is a breakpoint with the patterns of the rows it marks.
 // A run's tree has rows for rounds and repairs, and a breakpoint marks the
 // rows its own pattern matches; the plan's tree has none, so there a
-// breakpoint inside a step also marks the step.
+// breakpoint inside a step also marks the step. The plan's tree has a row
+// for a body's step, not one an item (its path says do.*), so there a
+// breakpoint on one item's step (E1/do.3/verdict) marks the body's step.
 type placedBreakpoint struct {
 	debugger.Breakpoint
 	run, plan []path.Pattern
@@ -149,9 +151,12 @@ func placeBreakpoints(list []debugger.Breakpoint) placedBreakpoints {
 		pb := placedBreakpoint{Breakpoint: bp}
 		if p, err := path.Compile(bp.Pattern); err == nil {
 			pb.run = append(pb.run, p)
+		}
+		static := path.Static(bp.Pattern)
+		if p, err := path.Compile(static); err == nil {
 			pb.plan = append(pb.plan, p)
 		}
-		if step := stepPart(bp.Pattern); step != "" {
+		if step := stepPart(static); step != "" {
 			if p, err := path.Compile(step); err == nil {
 				pb.plan = append(pb.plan, p)
 			}

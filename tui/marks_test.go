@@ -44,6 +44,14 @@ func TestBreakpointMarks(t *testing.T) {
 				t.Errorf("the selected step shows not both marks: %q", l)
 			}
 		}},
+		{"the plan tree marks a body's step for a breakpoint on one item", func(b *bench) {
+			b.press(command("break E1/do.1")...)
+			b.press(keyBottom)
+		}, nil, func(t *testing.T, b *bench) {
+			if l := rowLine(b, "user__lookup"); !strings.Contains(l, "●") {
+				t.Errorf("the map's body step has no mark: %q", l)
+			}
+		}},
 		{"the plan tree marks an unselected row", func(b *bench) {
 			b.press(command("break E0")...)
 			b.press(keyBottom)
