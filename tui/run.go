@@ -445,6 +445,10 @@ func (p *runPage) onState(msg stateMsg) tea.Cmd {
 		return p.runEnded(r)
 	case st.Stop != nil:
 		p.log.Info("held", "path", st.Stop.Path, "kind", st.Stop.Kind, "reason", st.Reason)
+		if r.debug {
+			// The breakpoint that held it, if one did, has one hit more.
+			p.post(breakpointHitsMsg{})
+		}
 		p.show(r, true)
 		p.selectCurrentThread()
 		r.tree.Expect(st.Stop.Path, st.Stop.Tool)

@@ -644,6 +644,21 @@ func TestInjectKey(t *testing.T) {
 	})
 }
 
+// TestHitsAtAStop keeps the breakpoints panel open while a debug run goes
+// from its breakpoint's first hit to its second: the panel counts each as
+// the run is held there.
+func TestHitsAtAStop(t *testing.T) {
+	b := newBench(t, 120, 40)
+	b.debugTo(docSimple, "S1")
+	wantHeld(t, b, "S1", engine.StopStep, "breakpoint 1 (S1)")
+	b.press(keyBreakPanel)
+	wantScreen(t, b, "1  S1", "1 hit")
+	// The panel has the keys; the command line goes on with the run.
+	b.press(command("continue")...)
+	wantHeld(t, b, "S1", engine.StopResult, "breakpoint 1 (S1)")
+	wantScreen(t, b, "1  S1", "2 hits")
+}
+
 // TestHitsAfterTheRun checks the breakpoints panel still counts a
 // breakpoint's hits once the run has ended, until the next run counts
 // afresh.

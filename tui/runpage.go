@@ -97,8 +97,9 @@ type (
 		overlay common.Component
 		panel   bool
 	}
-	// breakpointHitsMsg says a debug run ended: the plan page marks its
-	// breakpoints again, with the run's hits.
+	// breakpointHitsMsg says a debug run came to a stop or ended: the
+	// plan page marks its breakpoints again, and the breakpoints panel
+	// shows the run's hits.
 	breakpointHitsMsg struct{}
 )
 
