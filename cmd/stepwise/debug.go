@@ -87,7 +87,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, scriptFile, asJSON, !goOn)
 		},
 	}
-	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts, kept for the plan as break keeps one; repeatable")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "hold every call of a tool that is not read-only whose path matches the pattern, for approve, deny or edit; repeatable")
 	cmd.Flags().BoolVar(&goOn, "continue", false, "run to the first breakpoint, error or ask instead of holding the run at its first stop")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")

@@ -25,7 +25,7 @@ type debugFlags struct {
 
 func (f *debugFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "debug", false, "run under the debugger, driven by commands on stdin as stepwise debug is")
-	cmd.Flags().StringArrayVar(&f.breaks, "break", nil, "with --debug, set a breakpoint on a path pattern before the run starts; repeatable")
+	cmd.Flags().StringArrayVar(&f.breaks, "break", nil, "with --debug, set a breakpoint on a path pattern before the run starts, kept for the plan as break keeps one; repeatable")
 	cmd.Flags().BoolVar(&f.goOn, "continue", false, "with --debug, run to the first breakpoint, error or ask instead of holding the run at its first stop")
 }
 
