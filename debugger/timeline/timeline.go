@@ -283,9 +283,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		case engine.StatusAborted:
 			how = endedAborted
 		}
-		for _, c := range t.root.children {
-			t.closeOpen(c, e.Time, how)
-		}
+		t.closeAll(&t.root, e.Time, how)
 	case engine.StepStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
 		b.own, b.Label = true, label(e.Path, p.Tool)
@@ -313,9 +311,7 @@ func (t *Timeline) Apply(e engine.Event) {
 		case engine.StepAborted:
 			how = endedAborted
 		}
-		for _, c := range b.children {
-			t.closeOpen(c, e.Time, how)
-		}
+		t.closeAll(b, e.Time, how)
 		t.finish(b, e.Time, how)
 	case engine.ToolStarted:
 		b := t.at(e.Path, e.Unit, e.Time)
@@ -594,6 +590,13 @@ func (t *Timeline) finish(b *bar, at time.Time, how ending) {
 // before: a round, a repair pass, a verdict.
 func waitsForCall(k path.Kind) bool {
 	return k == path.KindRound || k == path.KindRepair || k == path.KindJudge
+}
+
+// closeAll ends the bars under b still open when b's unit ended.
+func (t *Timeline) closeAll(b *bar, at time.Time, how ending) {
+	for _, c := range b.children {
+		t.closeOpen(c, at, how)
+	}
 }
 
 // closeOpen ends b and the bars under it still open when the unit above
