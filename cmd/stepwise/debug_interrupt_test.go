@@ -21,6 +21,29 @@ func lastRunStatus(t *testing.T) string {
 	return listing.Runs[0].Status
 }
 
+// runGoing waits until the stepwise under the pane's shell has a process
+// of its own (a tool's supervisor, an MCP server): its run is going, and
+// it has claimed ctrl-c, which a fixed pause could not tell on a loaded
+// machine (a ctrl-c before the claim ends the command at once). It
+// returns stepwise's pid.
+func runGoing(t *testing.T, s *tmuxSession) int {
+	t.Helper()
+	shell := strings.TrimSpace(s.run("display-message", "-p", "-t", "0", "#{pane_pid}"))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-P", shell).Output()
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(out))); pid != 0 {
+			if err := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Run(); err == nil {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stepwise under the shell %s started no tool in 30s:\n%s", shell, s.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestDebugCtrlCPausesAGoingRun drives stepwise debug --continue on a
 // terminal: ctrl-c while the run goes holds it at its next stop, as pause
 // does, where threads answers; ctrl-c at that stop ends the process with
@@ -28,7 +51,7 @@ func lastRunStatus(t *testing.T) string {
 func TestDebugCtrlCPausesAGoingRun(t *testing.T) {
 	demoProject(t)
 	s := startStepwise(t, 100, 30, nil, "debug", "triage_queue", `{"on_call":"Priya"}`, "--continue")
-	time.Sleep(time.Second)
+	runGoing(t, s)
 	s.keys("C-c")
 	s.waitFor("pausing at the next stop (ctrl-c again aborts the run)")
 	screen := s.waitFor(") by pause")
@@ -63,18 +86,12 @@ func TestDebugEndsOnSignals(t *testing.T) {
 			debugProject(t, map[string]string{"plans/napping.yaml": napPlan})
 			s := startStepwise(t, 100, 30, nil, "debug", "napping", "--continue")
 			// slow naps two seconds: the signals come while it naps.
-			time.Sleep(500 * time.Millisecond)
+			pid := runGoing(t, s)
 			if tc.signal == 0 {
 				s.keys("C-c")
 				s.waitFor("pausing at the next stop")
 				s.keys("C-c")
 			} else {
-				shell := strings.TrimSpace(s.run("display-message", "-p", "-t", "0", "#{pane_pid}"))
-				out, err := exec.Command("pgrep", "-P", shell).Output()
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-				if err != nil || pid == 0 {
-					t.Fatalf("no stepwise under the shell %s: %v %q", shell, err, out)
-				}
 				if err := syscall.Kill(pid, tc.signal); err != nil {
 					t.Fatal(err)
 				}
