@@ -298,6 +298,11 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 	d.terminal = isTerminal(d.s.in)
 	d.moves = make(chan debugger.State, 1)
 	d.going, d.entry = true, d.session.Holding()
+	if !d.entry && d.terminal && !d.asJSON {
+		// Nothing else is said until the run comes to a stop, which may
+		// be a while: a person knows it goes, and how to hold it.
+		fmt.Fprintln(d.s.err, "running to the first breakpoint, error or ask (ctrl-c pauses)")
+	}
 	d.session.Launch(ctx, inputs)
 	go func() { d.moves <- d.session.Wait() }()
 	done := ctx.Done()

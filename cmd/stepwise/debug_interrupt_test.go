@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // lastRunStatus is the status of the newest run the project recorded.
@@ -21,27 +20,20 @@ func lastRunStatus(t *testing.T) string {
 	return listing.Runs[0].Status
 }
 
-// runGoing waits until the stepwise under the pane's shell has a process
-// of its own (a tool's supervisor, an MCP server): its run is going, and
-// it has claimed ctrl-c, which a fixed pause could not tell on a loaded
-// machine (a ctrl-c before the claim ends the command at once). It
-// returns stepwise's pid.
+// runGoing waits until stepwise debug --continue says its run goes, once
+// it has claimed ctrl-c (a ctrl-c before the claim ends the command at
+// once, which a fixed pause could not rule out on a loaded machine), and
+// returns the pid of the stepwise under the pane's shell.
 func runGoing(t *testing.T, s *tmuxSession) int {
 	t.Helper()
+	s.waitFor("running to the first breakpoint, error or ask (ctrl-c pauses)")
 	shell := strings.TrimSpace(s.run("display-message", "-p", "-t", "0", "#{pane_pid}"))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, _ := exec.Command("pgrep", "-P", shell).Output()
-		if pid, _ := strconv.Atoi(strings.TrimSpace(string(out))); pid != 0 {
-			if err := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Run(); err == nil {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stepwise under the shell %s started no tool in 30s:\n%s", shell, s.screen())
-		}
-		time.Sleep(50 * time.Millisecond)
+	out, err := exec.Command("pgrep", "-P", shell).Output()
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid == 0 {
+		t.Fatalf("no stepwise under the shell %s: %v %q", shell, err, out)
 	}
+	return pid
 }
 
 // TestDebugCtrlCPausesAGoingRun drives stepwise debug --continue on a
