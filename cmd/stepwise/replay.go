@@ -358,9 +358,11 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	o.Hook = terminalAsk(s, progressOut, display)
 	plan := r.doc.Plan
-	answerStream := !req.asJSON && plan.FinishMode() == plans.FinishSolver
-	if answerStream {
-		o.Sinks = append(o.Sinks, answerSink(s, progressOut, display))
+	var answer *streamedAnswer
+	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
+		var sink engine.Sink
+		sink, answer = answerSink(s, progressOut, display)
+		o.Sinks = append(o.Sinks, sink)
 	}
 	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
 	display.close()
@@ -380,9 +382,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	if answerStream && out.Run.Answer != "" && !strings.HasSuffix(out.Run.Answer, "\n") {
-		fmt.Fprintln(s.out)
-	}
+	answer.end()
 	if !req.shown.quiet {
 		printFork(s.err, out)
 	}

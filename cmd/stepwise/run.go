@@ -260,9 +260,11 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 		o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
 	}
-	answerStream := !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver
-	if answerStream {
-		o.Sinks = append(o.Sinks, answerSink(s, progressOut, display))
+	var answer *streamedAnswer
+	if !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver {
+		var sink engine.Sink
+		sink, answer = answerSink(s, progressOut, display)
+		o.Sinks = append(o.Sinks, sink)
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
@@ -275,9 +277,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if closeErr != nil && req.events != "jsonl" {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	if answerStream && res.Answer != "" && !strings.HasSuffix(res.Answer, "\n") {
-		fmt.Fprintln(s.out)
-	}
+	answer.end()
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
@@ -497,8 +497,9 @@ func jsonlSink(w io.Writer) engine.Sink {
 // of time after it began to stream, the part already written cannot be
 // taken back: it ends with a line break, a note on stderr says the answer
 // starts again, and it does.
-func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) engine.Sink {
+func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) (engine.Sink, *streamedAnswer) {
 	onTerminal := isTerminal(s.out)
+	answer := &streamedAnswer{out: s.out}
 	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
 			return
@@ -509,12 +510,32 @@ func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) engine
 		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
 			io.WriteString(s.out, "\n")
+			answer.midLine = false
 			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
 			return
 		}
 		notes.Flush()
 		io.WriteString(s.out, d.Text)
-	})}
+		if d.Text != "" {
+			answer.midLine = !strings.HasSuffix(d.Text, "\n")
+		}
+	})}, answer
+}
+
+// streamedAnswer is the solver's report as answerSink writes it.
+type streamedAnswer struct {
+	out io.Writer
+	// midLine says the last text written did not end its line: an
+	// answer without a last line break, or one the run's end cut short.
+	midLine bool
+}
+
+// end ends the line the answer left open, once the run has ended, so that
+// stdout ends with a line break, whole or cut short; nil does nothing.
+func (a *streamedAnswer) end() {
+	if a != nil && a.midLine {
+		fmt.Fprintln(a.out)
+	}
 }
 
 // terminalAsk answers ask steps by walking the answer schema field by field
