@@ -129,7 +129,12 @@ func barTitle(b timeline.Bar) string {
 	}
 	parts = append(parts, b.Path+" "+took)
 	if b.Model > 0 {
-		parts = append(parts, "model "+format.Duration(b.Model))
+		model := "model " + format.Duration(b.Model)
+		if !b.Open() && b.Model > b.End.Sub(b.Start) {
+			// Concurrent items' calls add up past the unit's own time.
+			model += " (the calls of its items, added up)"
+		}
+		parts = append(parts, model)
 	}
 	if b.Tool > 0 {
 		parts = append(parts, "tool "+format.Duration(b.Tool))

@@ -328,3 +328,29 @@ steps:
 		t.Errorf("the tree lists %v, want %v", order, want)
 	}
 }
+
+// TestSummedModelTimeSaysSo maps four items at once, each a model call of
+// 200ms: the map's tooltip says its model time is its items' calls added
+// up, which is more than its own time.
+func TestSummedModelTimeSaysSo(t *testing.T) {
+	files := map[string]string{
+		".stepwise/config.toml": "[providers.script]\ntype = \"script\"\nfile = \"replies.yaml\"\n\n[models]\ndefault = { provider = \"script\", model = \"scripted\" }\n",
+		"replies.yaml":          "replies:\n" + strings.Repeat("  - { match: \"E1/do.*\", reply: { text: seen, delay_ms: 200 } }\n", 4),
+		".stepwise/plans/asks.yaml": `identifier: asks
+name: Asks
+description: Asks a model about each item at once.
+steps:
+  - id: E1
+    tool_name: map
+    input:
+      over: [a, b, c, d]
+      concurrency: 4
+      do: { tool_name: builtin__infer, input: { instruction: "Look at {{item}}" } }
+`,
+	}
+	page := recordRun(t, files, "asks", nil).page(t)
+	title := regexp.MustCompile(`<title>(E1 [^<]*)</title>`).FindStringSubmatch(page)
+	if title == nil || !strings.Contains(title[1], "(the calls of its items, added up)") {
+		t.Errorf("the map's tooltip: %q", title)
+	}
+}
