@@ -128,7 +128,9 @@ func benchRunChain(b *testing.B, config string) {
 	b.ReportMetric(float64(one.wall)/float64(b.N)/1e6, "ms/1-step-run")
 }
 
-// mapPlan maps its input items through a reshape, at concurrency 64.
+// mapPlan maps its input items through a reshape, at concurrency 64: the
+// plan BenchmarkMap10k and BenchmarkMap10kStore (package engine) run in
+// process, here run as a user runs it.
 const mapPlan = `identifier: fan
 name: fan
 description: A wide map.

@@ -70,9 +70,10 @@ func runProcess() int {
 }
 
 // interrupts routes ctrl-c. Unclaimed, it cancels the command's context,
-// as SIGTERM and SIGHUP do (each with its own cause, stopSignal); a command that gives ctrl-c a meaning of its
-// own (debug: pause a going run) claims it, is told of each one, and
-// cancels the context itself when it means to end.
+// as SIGTERM and SIGHUP do (each with a cause of its own, stopSignal); a
+// command that gives ctrl-c a meaning of its own (debug: pause a going
+// run) claims it, is told of each one, and cancels the context itself
+// when it means to end.
 type interrupts struct {
 	cancel context.CancelCauseFunc
 

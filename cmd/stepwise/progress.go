@@ -240,16 +240,17 @@ func summaryTail(s *progress.Step) string {
 	switch {
 	case s.List != nil:
 		l := s.List
+		items := func(n int) string { return map[bool]string{true: " item", false: " items"}[n == 1] }
 		done := l.Done - l.Failed - l.Cancelled
 		if done == l.Done && l.Done >= l.Total {
-			return " " + progress.Thousands(done) + map[bool]string{true: " item", false: " items"}[done == 1]
+			return " " + progress.Thousands(done) + items(done)
 		}
 		tail, count := " "+progress.Thousands(done), done
 		if l.Total >= 0 {
 			tail += " of " + progress.Thousands(l.Total)
 			count = l.Total
 		}
-		tail += map[bool]string{true: " item", false: " items"}[count == 1] + " done"
+		tail += items(count) + " done"
 		if notes := l.Notes(); len(notes) > 0 {
 			tail += " (" + strings.Join(notes, ", ") + ")"
 		}

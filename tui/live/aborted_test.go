@@ -27,6 +27,28 @@ steps:
     input: { shape: { count: "{{E1.count}}" } }
 `
 
+// abortedAtStop runs planYAML through the real engine, recorded in a
+// SQLite store, with a hook that holds a person's while at the step stop
+// at stop and aborts there, as the workbench's session does, and returns
+// the tree built as the run went and the tree read back from the store.
+func abortedAtStop(t *testing.T, planYAML, stop string, while time.Duration) (tree, reopened *live.Tree) {
+	t.Helper()
+	dir, ws := livetest.Project(t, map[string]string{
+		"config.toml":  strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
+		"plans/p.yaml": planYAML})
+	plan := livetest.Plan(t, dir, "plans/p.yaml")
+	tree, reopened, res, _ := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
+		if st.Kind != engine.StopStep || st.Path != stop {
+			return 0, engine.Decision{}
+		}
+		return while, engine.Decision{Action: engine.Abort}
+	})
+	if res.Status != engine.StatusAborted {
+		t.Fatalf("run: %+v", res)
+	}
+	return tree, reopened
+}
+
 // TestAbortedItemReadsBackAsLive runs abortPlan through the real engine
 // and a hook that holds a person's while at the second item's step stop
 // and aborts there, as the workbench's session does: the tree built as the
@@ -34,19 +56,7 @@ steps:
 // item and its map aborted (failed, marked aborted) with the same times,
 // the first item ok.
 func TestAbortedItemReadsBackAsLive(t *testing.T) {
-	dir, ws := livetest.Project(t, map[string]string{
-		"config.toml":  strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
-		"plans/p.yaml": abortPlan})
-	plan := livetest.Plan(t, dir, "plans/p.yaml")
-	tree, reopened, res, _ := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
-		if st.Kind != engine.StopStep || st.Path != "E1/do.1" {
-			return 0, engine.Decision{}
-		}
-		return 50 * time.Millisecond, engine.Decision{Action: engine.Abort}
-	})
-	if res.Status != engine.StatusAborted {
-		t.Fatalf("run: %+v", res)
-	}
+	tree, reopened := abortedAtStop(t, abortPlan, "E1/do.1", 50*time.Millisecond)
 
 	rows := map[string]live.Row{}
 	for _, r := range reopened.Rows(0, reopened.Len()) {
@@ -84,9 +94,7 @@ func TestAbortedItemReadsBackAsLive(t *testing.T) {
 // item's body: the item, which takes its status from its steps, is marked
 // aborted as its step is, live and read back, not failed of its own.
 func TestAbortedItemWithABody(t *testing.T) {
-	dir, ws := livetest.Project(t, map[string]string{
-		"config.toml": strings.Replace(livetest.Config, `backend = "memory"`, `backend = "sqlite"`, 1),
-		"plans/p.yaml": `
+	tree, reopened := abortedAtStop(t, `
 identifier: halt
 steps:
   - id: E1
@@ -101,17 +109,7 @@ steps:
         - id: b
           tool_name: builtin__reshape
           input: { shape: { n: "{{a.n}}" } }
-`})
-	plan := livetest.Plan(t, dir, "plans/p.yaml")
-	tree, reopened, res, _ := runHeld(t, ws, plan, func(st *engine.Stop) (time.Duration, engine.Decision) {
-		if st.Kind != engine.StopStep || st.Path != "E1/do.1/b" {
-			return 0, engine.Decision{}
-		}
-		return 10 * time.Millisecond, engine.Decision{Action: engine.Abort}
-	})
-	if res.Status != engine.StatusAborted {
-		t.Fatalf("run: %+v", res)
-	}
+`, "E1/do.1/b", 10*time.Millisecond)
 	for _, tr := range []struct {
 		name string
 		tree *live.Tree
