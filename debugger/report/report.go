@@ -31,6 +31,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +54,11 @@ var pageSource string
 //go:embed report.css
 var styleSheet string
 
-var pageTemplate = template.Must(template.New("report").Parse(pageSource))
+// pageTemplate is parsed when the first page is written, not when the
+// program starts: every command pays for what its start builds.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(pageSource))
+})
 
 // Write writes the page of run d, whose events are events (as
 // workspace.RunEvents reads them), to w. redact hides secrets in every text
@@ -65,7 +70,7 @@ func Write(w io.Writer, d *record.RunDetail, events []engine.Event, redact func(
 	b := builder{redact: redact}
 	p := b.page(d, events)
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	if err := pageTemplate().Execute(&buf, p); err != nil {
 		return fmt.Errorf("report of run %s: %w", d.ID, err)
 	}
 	_, err := w.Write(buf.Bytes())

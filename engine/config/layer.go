@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -206,17 +207,21 @@ func tomlKey(f reflect.StructField) (string, bool) {
 	return name, true
 }
 
-var mismatchRE = regexp.MustCompile(`^cannot decode TOML (.+?) into (?:struct field \S+ of type )?(\S+)$`)
+// mismatchRE and goTypeWords are built on the first decoding error, not
+// when the program starts: every command pays for what its start builds.
+var mismatchRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^cannot decode TOML (.+?) into (?:struct field \S+ of type )?(\S+)$`)
+})
 
 // describeDecodeError rewords the decoder's messages: a type mismatch names
 // the TOML types involved rather than Go's.
 func describeDecodeError(e *toml.DecodeError) string {
 	msg := strings.TrimPrefix(e.Error(), "toml: ")
-	m := mismatchRE.FindStringSubmatch(msg)
+	m := mismatchRE().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
-	want, ok := goTypeWords[strings.TrimLeft(m[2], "*")]
+	want, ok := goTypeWords()[strings.TrimLeft(m[2], "*")]
 	if !ok {
 		return msg
 	}
@@ -225,7 +230,7 @@ func describeDecodeError(e *toml.DecodeError) string {
 
 // goTypeWords maps the name of every Go type in Config to the TOML type a
 // user must write for it.
-var goTypeWords = func() map[string]string {
+var goTypeWords = sync.OnceValue(func() map[string]string {
 	words := map[string]string{}
 	var visit func(t reflect.Type)
 	visit = func(t reflect.Type) {
@@ -261,7 +266,7 @@ var goTypeWords = func() map[string]string {
 	}
 	visit(reflect.TypeFor[Config]())
 	return words
-}()
+})
 
 func tomlTypeWord(t string) string {
 	switch t {
