@@ -55,9 +55,46 @@ type Breakpoint struct {
 type Condition struct {
 	Value string `json:"value"` // usually a template
 	Op    string `json:"op"`
-	To    any    `json:"to,omitempty"`
+	To    any    `json:"to"` // JSON null included; absent for empty and not_empty
 
 	value *template.Template
+	// toMissing says the JSON it was read from had no to for an op that
+	// compares with one: a kept file from before such conditions were
+	// refused, which compile refuses now.
+	toMissing bool
+}
+
+// conditionJSON is a Condition as JSON writes it: to is a member exactly
+// when the op compares VALUE with it, so that "eq null" is kept as such and
+// a condition written without its TO is told apart from it.
+type conditionJSON struct {
+	Value string          `json:"value"`
+	Op    string          `json:"op"`
+	To    json.RawMessage `json:"to,omitempty"` // read: empty when absent, null as null
+}
+
+func (c Condition) MarshalJSON() ([]byte, error) {
+	out := conditionJSON{Value: c.Value, Op: c.Op}
+	if !plans.GateOpTestsValueAlone(c.Op) {
+		to, err := json.Marshal(c.To)
+		if err != nil {
+			return nil, err
+		}
+		out.To = to
+	}
+	return json.Marshal(out)
+}
+
+func (c *Condition) UnmarshalJSON(data []byte) error {
+	var in conditionJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*c = Condition{Value: in.Value, Op: in.Op, toMissing: in.To == nil && !plans.GateOpTestsValueAlone(in.Op)}
+	if in.To != nil {
+		return json.Unmarshal(in.To, &c.To)
+	}
+	return nil
 }
 
 // StopKinds are the kinds a breakpoint may name.
@@ -102,11 +139,7 @@ func ParseCondition(text string) (*Condition, error) {
 	}
 	c := &Condition{Value: strings.Join(fields[:opAt], " "), Op: fields[opAt]}
 	rest := strings.Join(fields[opAt+1:], " ")
-	if rest == "" && !plans.GateOpTestsValueAlone(c.Op) {
-		// Compared with nothing, the condition would never hold, and
-		// nothing would say why.
-		return nil, fmt.Errorf("a condition is VALUE OP [TO] and %s compares VALUE with TO, which is missing, as in %s %s 1 (only empty and not_empty take none)", c.Op, c.Value, c.Op)
-	}
+	c.toMissing = rest == "" && !plans.GateOpTestsValueAlone(c.Op)
 	if rest != "" {
 		if err := json.Unmarshal([]byte(rest), &c.To); err != nil {
 			c.To = rest
@@ -118,6 +151,11 @@ func ParseCondition(text string) (*Condition, error) {
 func (c *Condition) compile() error {
 	if !slices.Contains(plans.GateOps, c.Op) {
 		return fmt.Errorf("unknown op '%s' (ops: %s)", c.Op, strings.Join(plans.GateOps, ", "))
+	}
+	if c.toMissing {
+		// Compared with nothing, the condition would never hold, and
+		// nothing would say why.
+		return fmt.Errorf("a condition is VALUE OP [TO] and %s compares VALUE with TO, which is missing, as in %s %s 1 (only empty and not_empty take none; write null to compare with null)", c.Op, c.Value, c.Op)
 	}
 	t, err := template.Parse(c.Value)
 	if err != nil {

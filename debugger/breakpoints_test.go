@@ -51,6 +51,19 @@ func TestBreakpointsKept(t *testing.T) {
 	if got := specs(openTable(t, file)); !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)
 	}
+	// A condition comparing with null keeps its null: in the file, it is
+	// told apart from a condition that lacks its value.
+	null, err := ParseCondition("{{E1.owner}} eq null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetCondition(1, null)
+	if got := specs(openTable(t, file)); got[0] != "1 E1/do.*/agent.2 round if {{E1.owner}} eq null" {
+		t.Errorf("kept %q", got)
+	}
+	if data, _ := os.ReadFile(file); !strings.Contains(string(data), `"to": null`) {
+		t.Errorf("the file keeps no null for eq null:\n%s", data)
+	}
 	// A file from before hit counts were left out reads the same.
 	os.WriteFile(file, []byte(`[{"id": 4, "pattern": "E3", "hits": 9, "enabled": true}]`), 0o644)
 	if got := specs(openTable(t, file)); !slices.Equal(got, []string{"4 E3"}) {
@@ -153,6 +166,12 @@ func TestBreakpointsBadFile(t *testing.T) {
 	os.WriteFile(file, []byte(`{`), 0o644)
 	if _, err := OpenBreakpoints(file); err == nil || !strings.Contains(err.Error(), "remove the file") {
 		t.Errorf("broken JSON read as %v", err)
+	}
+	// A condition kept without its TO, from before one was refused, would
+	// never hold; the file is refused saying which and why.
+	os.WriteFile(file, []byte(`[{"id": 2, "pattern": "E1", "condition": {"value": "{{E0.n}}", "op": "gt"}, "enabled": true}]`), 0o644)
+	if _, err := OpenBreakpoints(file); err == nil || !strings.Contains(err.Error(), file+": breakpoint 2: a condition is VALUE OP [TO] and gt compares VALUE with TO, which is missing") {
+		t.Errorf("a kept condition without its value read as %v", err)
 	}
 
 	file = filepath.Join(dir, "ok.json")

@@ -508,11 +508,13 @@ func (b Breakpoint) Spec() string {
 
 // String writes the condition as ParseCondition reads it: "VALUE OP [TO]".
 // TO is written bare when it is a plain word that would read back as the
-// same string, as JSON otherwise.
+// same string, as JSON otherwise (null included: "{{x}} eq null").
 func (c *Condition) String() string {
 	text := c.Value + " " + c.Op
+	if plans.GateOpTestsValueAlone(c.Op) {
+		return text
+	}
 	switch to := c.To.(type) {
-	case nil:
 	case string:
 		var v any
 		if to != "" && strings.Join(strings.Fields(to), " ") == to && json.Unmarshal([]byte(to), &v) != nil {

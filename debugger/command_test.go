@@ -118,7 +118,7 @@ func TestParseErrors(t *testing.T) {
 		{"break E1//A", "segment 2 is empty"},
 		{"break E1 if {{x}} bigger 2", "a condition is VALUE OP [TO] with OP one of"},
 		{"break E1 if", "a condition is VALUE OP [TO]"},
-		{"break E1 step if {{item.id}} eq", "a condition is VALUE OP [TO] and eq compares VALUE with TO, which is missing, as in {{item.id}} eq 1 (only empty and not_empty take none)"},
+		{"break E1 step if {{item.id}} eq", "a condition is VALUE OP [TO] and eq compares VALUE with TO, which is missing, as in {{item.id}} eq 1 (only empty and not_empty take none; write null to compare with null)"},
 		{"cond 1 {{x}} gte", "gte compares VALUE with TO, which is missing"},
 		{"clear", "clear takes one breakpoint number: clear ID, as in clear 2"},
 		{"clear x", "clear takes a breakpoint number, as in clear 2 (breakpoints lists them); 'x' is not one"},

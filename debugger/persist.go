@@ -231,7 +231,7 @@ func readKept(file string) ([]keptBreakpoint, error) {
 		if k.Condition != nil {
 			// A condition is compiled afresh for this table: the one read
 			// carries only its text.
-			c := Condition{Value: k.Condition.Value, Op: k.Condition.Op, To: k.Condition.To}
+			c := Condition{Value: k.Condition.Value, Op: k.Condition.Op, To: k.Condition.To, toMissing: k.Condition.toMissing}
 			kept[i].Condition = &c
 		}
 		if _, err := newBreakpoint(k.ID, k.Pattern, k.Kinds, kept[i].Condition); err != nil {
