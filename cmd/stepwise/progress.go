@@ -468,10 +468,17 @@ func (b *liveBlock) Write(p []byte) (int, error) {
 	return len(p), err
 }
 
-// clear appends to buf what takes the block off the screen.
+// clear appends to buf what takes the block off the screen: each of its
+// lines erased, from the bottom up. Erasing to the end of the screen from
+// its first line would be shorter, but where the block starts at the top
+// of the screen that clears the whole screen, which tmux (scroll-on-clear)
+// keeps in its history: the block would be left in the scrollback.
 func (b *liveBlock) clear(buf []byte) []byte {
 	if b.drawn > 0 {
-		buf = append(buf, "\r\x1b["+strconv.Itoa(b.drawn)+"A\x1b[J"...)
+		buf = append(buf, '\r')
+		for range b.drawn {
+			buf = append(buf, "\x1b[A\x1b[2K"...)
+		}
 		b.drawn = 0
 	}
 	return buf

@@ -161,6 +161,43 @@ func TestProgressTmux(t *testing.T) {
 	}
 }
 
+// TestProgressTmuxBlockAtTheTop runs a plan whose first step is slow on a
+// terminal with nothing on it yet, so that the block is first drawn at the
+// top of the screen: taking it off must not leave it in the scrollback (an
+// erase of the whole screen from its top, tmux keeps in its history).
+func TestProgressTmuxBlockAtTheTop(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml": scriptedConfig,
+		"replies.yaml": `replies:
+  - match: E0
+    reply: { json: { count: 3 }, usage: { input_tokens: 300, output_tokens: 30 }, delay_ms: 600 }
+`,
+		"plans/first.yaml": `identifier: first
+name: First
+description: A slow agent first.
+steps:
+  - id: E0
+    tool_name: agent
+    input:
+      prompt: "Count."
+      output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+output: { count: "{{E0.output.count}}" }
+`,
+	})
+	s := startStepwise(t, 100, 20, nil, "run", "first")
+	if screen := s.waitFor("▸ E0 agent"); !strings.HasPrefix(screen, "▸ E0 agent") {
+		t.Fatalf("the block is not at the top of the screen, which this test needs:\n%s", screen)
+	}
+	s.waitFor("exit 0")
+	all := s.scrollback()
+	if !regexp.MustCompile(`(?m)^✓ E0 agent 1 round 0 tools \d+ms 330 tok \$0\.0007$`).MatchString(all) {
+		t.Errorf("E0's summary is not in the scrollback:\n%s", all)
+	}
+	if strings.Contains(all, "▸ ") || strings.Contains(all, "  run ") {
+		t.Errorf("a frame of the block was left on the screen or in the scrollback:\n%s", all)
+	}
+}
+
 // TestProgressTmuxInterrupt: ctrl-c on a terminal ends the run with exit
 // 130, the block cleared; with NO_COLOR the bar is drawn without colour.
 func TestProgressTmuxInterrupt(t *testing.T) {
