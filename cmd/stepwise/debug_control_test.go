@@ -537,7 +537,7 @@ func TestDebugSaysTheAnswer(t *testing.T) {
 	demoProject(t)
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"debug", "triage_queue", `{"on_call":"Priya"}`, "--continue"}, strings.NewReader("decline\ncontinue\n"), &out, &errOut)
-	if code != 0 || !strings.HasPrefix(out.String(), "Morning Priya.") {
+	if code != 0 || !strings.HasPrefix(out.String(), "Morning. One live incident") {
 		t.Errorf("exit %d, stdout %q\n%s", code, out.String(), errOut.String())
 	}
 	c := startDebug(t, "issue_timeline", `{"id":"CHK-107"}`, "--continue")

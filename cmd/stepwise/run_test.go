@@ -620,7 +620,7 @@ func TestDemoRunsOffline(t *testing.T) {
 		t.Fatalf("triage_queue: exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
 	// Four agents (one with a repair pass), and the solver's report.
-	if !strings.HasPrefix(env.Answer, "Morning Priya.") || env.Usage.Calls != 10 {
+	if !strings.HasPrefix(env.Answer, "Morning. One live incident") || env.Usage.Calls != 10 {
 		t.Errorf("triage_queue: answer %q, %d calls", env.Answer, env.Usage.Calls)
 	}
 }

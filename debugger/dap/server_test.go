@@ -821,7 +821,7 @@ func TestDAPAsk(t *testing.T) {
 	ev = c.stopped("step")
 	c.request("continue", map[string]any{"threadId": ev.ThreadId})
 	code := expect[*godap.ExitedEvent](c).Body.ExitCode
-	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning Priya") != 1 {
+	if code != 0 || !strings.Contains(c.console.String(), "■ confirm ok") || strings.Count(c.console.String(), "Morning. One live incident") != 1 {
 		t.Errorf("exit %d; console:\n%s", code, c.console.String())
 	}
 	c.request("disconnect", nil)
