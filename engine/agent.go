@@ -79,7 +79,7 @@ func (c cursor) runAgent(ctx context.Context, s *plans.Step, in *plans.AgentInpu
 		return nil, err
 	}
 	a := &agentLoop{c: c, step: s, in: in, path: path, model: model.RoleChat, tools: tools, allow: map[string]bool{},
-		msgs: []chat.Message{chat.TextMessage(chat.RoleSystem, system), chat.TextMessage(chat.RoleUser, r.forModel(prompt))}, called: []any{}}
+		msgs: []chat.Message{chat.TextMessage(chat.RoleSystem, system), chat.TextMessage(chat.RoleUser, r.forModel(path, c.unit, "the agent's prompt", prompt))}, called: []any{}}
 	if in.Model.Value != "" {
 		a.model = in.Model.Value
 	}
@@ -456,7 +456,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		if err != nil {
 			return chat.Message{}, err
 		}
-		block.Text = a.c.f.run.forModel(block.Text)
+		block.Text = a.forModel(round, call.Name, block.Text)
 		results[0] = block
 		return chat.Message{Role: chat.RoleTool, Blocks: results}, nil
 	}
@@ -470,7 +470,7 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 		refusal := a.admit(call.Name)
 		wg.Go(func() {
 			results[i], errs[i] = a.callTool(ctx, callPaths[i], calls[i], refusal)
-			results[i].Text = a.c.f.run.forModel(results[i].Text)
+			results[i].Text = a.forModel(round, calls[i].Name, results[i].Text)
 		})
 	}
 	wg.Wait()
@@ -482,12 +482,22 @@ func (a *agentLoop) callTools(ctx context.Context, round int, roundPath string, 
 	return chat.Message{Role: chat.RoleTool, Blocks: results}, nil
 }
 
+// forModel is run.forModel for the result of a tool the agent called in
+// round, said in the warning by the round and the tool.
+func (a *agentLoop) forModel(round int, tool, text string) string {
+	return a.c.f.run.forModel(a.path, a.c.unit, fmt.Sprintf("round %d: %s's result", round, tool), text)
+}
+
 // forModel cuts a text longer than [limits] model_input_bytes (a tool
 // result an agent reads, a rendered prompt) at a character's start, and
 // says so where it is cut: a text of megabytes would otherwise go whole
 // into the request (and, in an agent, every one after), past what the
-// model can read. The record keeps the whole text.
-func (r *run) forModel(text string) string {
+// model can read. The record keeps the whole text. A cut is also a
+// warning of the unit at path, naming what (the prompt, a tool's result)
+// was cut: the marker is seen only by the model, and whoever reads the
+// run should not have to find it in the request to learn the model read
+// less than the run had.
+func (r *run) forModel(path string, unit paths.Kind, what, text string) string {
 	cfg := r.cfg
 	if cfg == nil || cfg.Limits.ModelInputBytes <= 0 || int64(len(text)) <= cfg.Limits.ModelInputBytes {
 		return text
@@ -496,6 +506,9 @@ func (r *run) forModel(text string) string {
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
+	r.emit(path, unit, EventWarning, func() any {
+		return Warning{Message: fmt.Sprintf("%s was cut to %d of its %d bytes for the model ([limits] model_input_bytes); the record keeps it whole", what, cut, len(text))}
+	})
 	return text[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(text))
 }
 

@@ -651,6 +651,10 @@ replies:
 	if len(got) != 1 || !strings.HasSuffix(got[0], "\n[truncated: showing 39 of 109 bytes]") || !utf8.ValidString(got[0]) {
 		t.Errorf("the model read %q", got)
 	}
+	warnings := o.events.of(engine.EventWarning)
+	if len(warnings) != 1 || warnings[0].Path != "E1" || warnings[0].Payload.(engine.Warning).Message != "round 1: builtin__reshape's result was cut to 39 of its 109 bytes for the model ([limits] model_input_bytes); the record keeps it whole" {
+		t.Errorf("warnings %+v", warnings)
+	}
 	end := o.events.of(engine.EventToolEnd)[0].Payload.(engine.ToolEnded)
 	if text, _ := end.Result.(map[string]any)["text"].(string); len(text) != 98 {
 		t.Errorf("the record kept %d bytes of the result, want all 98", len(text))

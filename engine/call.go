@@ -114,7 +114,7 @@ func (c cursor) callInfer(ctx context.Context, path string, input map[string]any
 	}
 	return c.structured(ctx, path, name, model.RoleChat, []chat.Message{
 		chat.TextMessage(chat.RoleSystem, inferPrompt),
-		chat.TextMessage(chat.RoleUser, c.f.run.forModel(instruction)),
+		chat.TextMessage(chat.RoleUser, c.f.run.forModel(path, c.unit, "builtin__infer's instruction", instruction)),
 	}, schema)
 }
 
@@ -188,7 +188,7 @@ func (c cursor) callPrompt(ctx context.Context, path string, t *plans.ToolFile, 
 	if t.System.Value != "" {
 		msgs = append(msgs, chat.TextMessage(chat.RoleSystem, t.System.Value))
 	}
-	msgs = append(msgs, chat.TextMessage(chat.RoleUser, c.f.run.forModel(text)))
+	msgs = append(msgs, chat.TextMessage(chat.RoleUser, c.f.run.forModel(path, c.unit, t.ToolName()+"'s prompt", text)))
 	return c.structured(ctx, path, name, model.RoleChat, msgs, schema)
 }
 

@@ -58,7 +58,7 @@ func (c cursor) infer(ctx context.Context, cond plans.Condition, path string, sc
 		Role: model.RoleJudge,
 		Messages: []chat.Message{
 			chat.TextMessage(chat.RoleSystem, judgePrompt),
-			chat.TextMessage(chat.RoleUser, c.f.run.forModel(question)),
+			chat.TextMessage(chat.RoleUser, c.f.run.forModel(path, c.unit, "the judge's question", question)),
 		},
 	}
 	if err := c.f.run.ledger.overBudget(); err != nil {

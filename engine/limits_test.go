@@ -44,24 +44,28 @@ func TestPromptValueCut(t *testing.T) {
 	tests := []struct {
 		name, plan, replies, tools string
 		role                       string
+		warning                    string // the warning's path and what it says was cut
 	}{
 		{
 			name:    "builtin__infer",
 			plan:    "  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: \"Sum up {{E0.long}}\" }\n",
 			replies: "  - match: E1\n    reply: { text: done }\n",
 			role:    "chat",
+			warning: "E1: builtin__infer's instruction",
 		},
 		{
 			name:    "an agent's prompt",
 			plan:    "  - id: E1\n    tool_name: agent\n    input:\n      prompt: \"Sum up {{E0.long}}\"\n      output_schema: { type: object, properties: { n: { type: integer } } }\n",
 			replies: "  - match: E1\n    reply: { json: { n: 1 } }\n",
 			role:    "chat",
+			warning: "E1: the agent's prompt",
 		},
 		{
 			name:    "an infer gate",
 			plan:    "  - id: E1\n    tool_name: exit\n    input: { infer: \"Stop at {{E0.long}}?\", status: success, message: stopped }\n",
 			replies: "  - match: E1\n    role: judge\n    reply: { json: { verdict: false, reason: no } }\n",
 			role:    "judge",
+			warning: "E1: the judge's question",
 		},
 		{
 			name:    "a prompt tool",
@@ -69,12 +73,14 @@ func TestPromptValueCut(t *testing.T) {
 			replies: "  - match: E1\n    reply: { text: done }\n",
 			tools:   "name: sum\ndescription: Sum up.\nkind: prompt\nprompt: \"Sum up {{input.text}}\"\ninput_schema: { type: object, properties: { text: { type: string } } }\n",
 			role:    "chat",
+			warning: "E1: user__sum's prompt",
 		},
 		{
 			name:    "the solver",
 			plan:    "solver:\n  query_to_answer: \"Sum up {{E0.long}}\"\n  data: {}\n",
 			replies: "  - match: solver\n    role: solver\n    reply: { text: done }\n",
 			role:    "solver",
+			warning: "solver: the solver's query and data",
 		},
 	}
 	for _, tt := range tests {
@@ -99,6 +105,14 @@ func TestPromptValueCut(t *testing.T) {
 			shown, marker, _ := strings.Cut(sent, "\n[truncated: showing ")
 			if len(shown) > 101 || !strings.HasPrefix(marker, fmt.Sprint(len(shown), " of ")) || !strings.HasSuffix(marker, " bytes]") || !utf8.ValidString(sent) {
 				t.Errorf("the model was sent %q", sent)
+			}
+			// Whoever reads the run learns of the cut too, not only the model.
+			var warnings []string
+			for _, e := range o.events.of(engine.EventWarning) {
+				warnings = append(warnings, e.Path+": "+e.Payload.(engine.Warning).Message)
+			}
+			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], tt.warning+" was cut to ") || !strings.HasSuffix(warnings[0], "bytes for the model ([limits] model_input_bytes); the record keeps it whole") {
+				t.Errorf("warnings %q, want one of %s", warnings, tt.warning)
 			}
 		})
 	}
