@@ -129,7 +129,8 @@ func BenchmarkProgressOnTerminal(b *testing.B) {
 
 // TestProgressBlockFitsTheTerminal draws the block on a terminal of 30 by
 // 4: of six lines it shows two and says how many more there are, each cut
-// to the width; the next frame takes the last one's place.
+// to the width; the next frame takes the last one's place, each of its
+// three lines erased from the bottom up.
 func TestProgressBlockFitsTheTerminal(t *testing.T) {
 	terminal, reader := openPTY(t, 30, 4)
 	b := &liveBlock{out: terminal, fd: terminal.Fd()}
@@ -141,7 +142,7 @@ func TestProgressBlockFitsTheTerminal(t *testing.T) {
 	// The terminal writes each line break as a carriage return and one.
 	got := strings.ReplaceAll(string(out), "\r\n", "\n")
 	want := "▸ E1 map " + strings.Repeat("x", 19) + "…\n▸ E2\n  … and 4 more\n" +
-		"\r\x1b[3A\x1b[J▸ E2\n"
+		"\r\x1b[A\x1b[2K\x1b[A\x1b[2K\x1b[A\x1b[2K▸ E2\n"
 	if got != want {
 		t.Errorf("the terminal got\n%q\nwant\n%q", got, want)
 	}
