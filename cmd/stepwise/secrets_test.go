@@ -316,10 +316,13 @@ default = { provider = "claude", model = "claude-test", max_tokens = 1024 }
 		{"the streamed answer", []string{"run", "answer"}, "the key is ${SW_STREAM_KEY} ok\n"},
 		{"the answer in the envelope", []string{"run", "--json", "answer"}, `"answer": "the key is ${SW_STREAM_KEY} ok"`},
 		{"the reply in the events", []string{"run", "--events", "jsonl", "answer"}, `the key is ${SW_STREAM_KEY} ok`},
+		{"the debugger's end", []string{"debug", "--json", "echo", note}, `"output":{"note":"the key is ${SW_STREAM_KEY}"}`},
+		{"the debugger's output", []string{"debug", "echo", note}, `"note": "the key is ${SW_STREAM_KEY}"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runCLI(t, tt.args...)
+			// The debugger stops at its start, and goes on.
+			out, errOut, code := rerunCLI(t, "continue\n", tt.args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s%s", code, out, errOut)
 			}
