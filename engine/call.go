@@ -269,8 +269,43 @@ func (r *run) callHooks(ctx context.Context, site, callPath string, unit paths.K
 	var onDelta func(chat.Delta)
 	if r.reads(EventModelDelta) {
 		onDelta = func(d chat.Delta) { r.emit(callPath, unit, EventModelDelta, func() any { return d }) }
+		if r.cfg.HasSecrets() {
+			onCall, onDelta = r.redactedDeltas(onCall, onDelta)
+		}
 	}
 	return onCall, onDelta
+}
+
+// redactedDeltas wraps a call site's hooks so that the deltas every sink
+// hears (the run store, the answer on stdout, the workbench) hide the
+// configuration's secrets: each call's text and reasoning stream through
+// a SecretStream, so that a key split between two deltas is hidden whole.
+// What a stream holds back goes out as a delta of its own before the call
+// is recorded (its reply is redacted where it is shown and stored), and
+// before a Reset voids an attempt's text, so that the deltas of a call,
+// joined, are its reply, redacted.
+func (r *run) redactedDeltas(onCall func(model.CallRecord), onDelta func(chat.Delta)) (func(model.CallRecord), func(chat.Delta)) {
+	text, reasoning := r.cfg.SecretStream(), r.cfg.SecretStream()
+	release := func() {
+		if d := (chat.Delta{Text: text.End(), Reasoning: reasoning.End()}); d.Text != "" || d.Reasoning != "" {
+			onDelta(d)
+		}
+	}
+	redactedCall := func(rec model.CallRecord) {
+		release()
+		onCall(rec)
+	}
+	redactedDelta := func(d chat.Delta) {
+		if d.Reset {
+			release()
+			onDelta(d)
+			return
+		}
+		if d.Text, d.Reasoning = text.Next(d.Text), reasoning.Next(d.Reasoning); d.Text != "" || d.Reasoning != "" {
+			onDelta(d)
+		}
+	}
+	return redactedCall, redactedDelta
 }
 
 // complete makes one plain model call for a step at path (the solver).

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -112,6 +111,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
+	s = s.hidingSecrets(ws)
 	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
@@ -782,8 +782,8 @@ func (d *driver) proseLine(label, text string) {
 // stopWidth is the width of the terminal stream is, or helpWidth when it
 // is none (a pipe, a file, a CI log).
 func stopWidth(stream any) int {
-	if isTerminal(stream) {
-		if w, _, err := term.GetSize(stream.(*os.File).Fd()); err == nil && w > 2*stopLabel {
+	if f, ok := terminalFile(stream); ok {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 2*stopLabel {
 			return w
 		}
 	}

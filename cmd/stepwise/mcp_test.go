@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
+	if os.Getenv(tokenServerEnv) == "1" {
+		serveTokenTool()
+		os.Exit(0)
+	}
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(runProcess())
 	}

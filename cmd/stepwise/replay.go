@@ -386,7 +386,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if !req.shown.quiet {
 		printFork(s.err, out)
 	}
-	err = reportRun(s, plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
+	err = reportRun(s.hidingSecrets(r.ws), plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
 	}

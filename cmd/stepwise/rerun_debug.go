@@ -58,6 +58,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
+	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
 	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn})
 	if err != nil {
@@ -114,6 +115,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
+	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script, Held: !flags.goOn})
 	if err != nil {

@@ -251,7 +251,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	}
 	var display *progressDisplay
 	if req.events == "jsonl" {
-		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
+		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
 		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
 	} else {
 		display = newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{})
@@ -281,10 +281,10 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
-		reportRun(s, v.Plan, res, req, recorded, notRun{})
+		reportRun(s.hidingSecrets(ws), v.Plan, res, req, recorded, notRun{})
 		return &exitCode{code: exitInterrupted}
 	}
-	return reportRun(s, v.Plan, res, req, recorded, notRun{})
+	return reportRun(s.hidingSecrets(ws), v.Plan, res, req, recorded, notRun{})
 }
 
 // runOptions are what the command line adds to a run: a replies file,

@@ -2,15 +2,25 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stepwise-dev/stepwise/engine"
+	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/engine/store"
 )
 
 // The canaries of TestNoSecretReachesAFileOrAnOutput: a model's key and an
@@ -253,5 +263,188 @@ api_key = "${SW_CANARY_QUOTED}"
 	})
 	if stored == 0 {
 		t.Fatalf("nothing stored under %s", data)
+	}
+}
+
+// TestRunOutputsHideSecrets runs plans whose values hold a provider's key
+// (an input a step reshapes) and whose model streams the key split
+// between two deltas, and reads every form run prints them in: the output
+// on stdout, the streamed answer, the --json envelope and the --events
+// jsonl lines. Each must hold the key as ${VAR}, as the run store does,
+// and the store's deltas, joined, must be the reply as llm_call keeps it.
+func TestRunOutputsHideSecrets(t *testing.T) {
+	const key = "sk-supersecret-12345"
+	answer := sseMessage("end_turn", 10, 5, sseText("the key is sk-super", "secret-12345 ok"))
+	srv := newMessagesServer(t, answer, answer, answer)
+	t.Setenv("SW_STREAM_KEY", key)
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	scratchProject(t, fmt.Sprintf(`[providers.claude]
+type = "anthropic"
+api_key = "${SW_STREAM_KEY}"
+base_url = %q
+
+[models]
+default = { provider = "claude", model = "claude-test", max_tokens = 1024 }
+`, srv.URL))
+	files := map[string]string{
+		"plans/echo.yaml": "identifier: echo\nname: Echo\ndescription: Echoes its note.\nsteps:\n" +
+			"  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { note: \"{{input.note}}\" } }\n" +
+			"output:\n  note: \"{{E0.note}}\"\n",
+		"plans/answer.yaml": "identifier: answer\nname: Answer\ndescription: A solver plan.\nsteps:\n" +
+			"  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { n: 1 } }\n" +
+			"solver:\n  query_to_answer: \"Say the key.\"\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note := `{"note": "the key is ` + key + `"}`
+	tests := []struct {
+		name string
+		args []string
+		// want is what stdout or stderr must hold, the key hidden.
+		want string
+	}{
+		{"the output on stdout", []string{"run", "echo", note}, `"note": "the key is ${SW_STREAM_KEY}"`},
+		{"the envelope", []string{"run", "--json", "echo", note}, `"note": "the key is ${SW_STREAM_KEY}"`},
+		{"the events", []string{"run", "--events", "jsonl", "echo", note}, `"kind":"run_end"`},
+		{"the streamed answer", []string{"run", "answer"}, "the key is ${SW_STREAM_KEY} ok\n"},
+		{"the answer in the envelope", []string{"run", "--json", "answer"}, `"answer": "the key is ${SW_STREAM_KEY} ok"`},
+		{"the reply in the events", []string{"run", "--events", "jsonl", "answer"}, `the key is ${SW_STREAM_KEY} ok`},
+		{"the debugger's end", []string{"debug", "--json", "echo", note}, `"output":{"note":"the key is ${SW_STREAM_KEY}"}`},
+		{"the debugger's output", []string{"debug", "echo", note}, `"note": "the key is ${SW_STREAM_KEY}"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The debugger stops at its start, and goes on.
+			out, errOut, code := rerunCLI(t, "continue\n", tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			if tt.name == "the streamed answer" && out != tt.want {
+				t.Errorf("stdout %q, want %q", out, tt.want)
+			}
+			if !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("no %q in:\n%s%s", tt.want, out, errOut)
+			}
+			for _, part := range []string{"sk-super", "secret-12345"} {
+				if strings.Contains(out+errOut, part) {
+					t.Errorf("the output shows %s:\n%s%s", part, out, errOut)
+				}
+			}
+		})
+	}
+
+	content, err := os.ReadFile(dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"sk-super", "secret-12345"} {
+		if bytes.Contains(content, []byte(part)) {
+			t.Errorf("the run store holds %s", part)
+		}
+	}
+	// Each answer's deltas, joined, are its reply, redacted: nothing held
+	// back is lost.
+	st, err := store.Open(dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), record.RunFilter{Plan: "answer"})
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("runs of answer: %d, %v", len(runs), err)
+	}
+	for _, r := range runs {
+		events, err := st.Events(context.Background(), r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var joined strings.Builder
+		for _, e := range events {
+			if e.Kind == engine.EventModelDelta {
+				var d chat.Delta
+				json.Unmarshal(e.Payload, &d)
+				joined.WriteString(d.Text)
+			}
+		}
+		if joined.String() != "the key is ${SW_STREAM_KEY} ok" {
+			t.Errorf("run %s: the deltas join to %q", r.ID, joined.String())
+		}
+	}
+}
+
+// tokenServerEnv makes the test binary an MCP server that tells the token
+// it was given in $MYTOK in its one tool's description and input schema,
+// as a server may that says how it is authenticated.
+const tokenServerEnv = "STEPWISE_TEST_TOKEN_MCP"
+
+func serveTokenTool() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "token", Version: "1.0.0"}, nil)
+	token := os.Getenv("MYTOK")
+	s.AddTool(&mcp.Tool{Name: "whoami", Description: "Answers as the holder of " + token + ".",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"as": map[string]any{"type": "string", "description": "defaults to " + token}}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you"}}}, nil
+		})
+	s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// TestListingsHideSecrets lists the tools of a server that quotes its
+// token in a tool's description, and tests servers whose failures quote
+// theirs Go-style, in a command line and in a URL. The token holds a
+// quote, a backslash and an ampersand, so that each of its quoted forms
+// differs from it: none may be shown.
+func TestListingsHideSecrets(t *testing.T) {
+	const token = `mcp-tok&"q"\-98765`
+	t.Setenv("SW_MCP_TOKEN", token)
+	t.Setenv(cliEnv, "")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	scratchProject(t, fmt.Sprintf(`[mcp.teller]
+command = %q
+env = { MYTOK = "${SW_MCP_TOKEN}", %s = "1" }
+
+[mcp.broken]
+command = "sh"
+args = ["-c", "exit 3", "${SW_MCP_TOKEN}"]
+
+[mcp.web]
+url = "http://127.0.0.1:1/mcp?token=${SW_MCP_TOKEN}"
+`, os.Args[0], tokenServerEnv))
+	quoted := strconv.Quote(token)
+	jsonOnce, _ := json.Marshal(token)
+	jsonPlain := strings.NewReplacer(`\u0026`, "&").Replace(string(jsonOnce))
+	forms := []string{token, quoted[1 : len(quoted)-1], string(jsonOnce[1 : len(jsonOnce)-1]), jsonPlain[1 : len(jsonPlain)-1], url.QueryEscape(token)}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "tools", "teller"}, "Answers as the holder of ${SW_MCP_TOKEN}."},
+		{[]string{"mcp", "tools", "teller", "--json"}, "Answers as the holder of ${SW_MCP_TOKEN}."},
+		{[]string{"tools", "list", "--json"}, "Answers as the holder of ${SW_MCP_TOKEN}."},
+		{[]string{"tools", "show", "teller__whoami"}, "defaults to ${SW_MCP_TOKEN}"},
+		{[]string{"tools", "show", "teller__whoami", "--json"}, "defaults to ${SW_MCP_TOKEN}"},
+		{[]string{"mcp", "test", "broken"}, "${SW_MCP_TOKEN}"},
+		{[]string{"mcp", "test", "--json", "broken"}, "${SW_MCP_TOKEN}"},
+		{[]string{"mcp", "test", "web"}, "token=${SW_MCP_TOKEN}"},
+		{[]string{"mcp", "test", "--json", "web"}, "token=${SW_MCP_TOKEN}"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, _ := runCLI(t, tt.args...)
+			if !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("no %q in:\n%s%s", tt.want, out, errOut)
+			}
+			for _, form := range forms {
+				if strings.Contains(out+errOut, form) {
+					t.Errorf("the output shows %s:\n%s%s", form, out, errOut)
+				}
+			}
+		})
 	}
 }

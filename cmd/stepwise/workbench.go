@@ -55,8 +55,18 @@ func keptDemo() (string, error) {
 // isTerminal reports whether a stream is a terminal; a stream that is not a
 // file (a test's buffer) is not.
 func isTerminal(stream any) bool {
+	_, ok := terminalFile(stream)
+	return ok
+}
+
+// terminalFile is the file of a stream that is a terminal, seen through
+// the secretHider that may wrap it.
+func terminalFile(stream any) (*os.File, bool) {
+	if h, ok := stream.(secretHider); ok {
+		stream = h.w
+	}
 	f, ok := stream.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
+	return f, ok && term.IsTerminal(f.Fd())
 }
 
 // workbench is what the TUI opens, and what to release when it closes.

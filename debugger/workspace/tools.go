@@ -37,9 +37,50 @@ func (w *Workspace) Servers() []string {
 }
 
 // ServerTools asks an MCP server for its tools, starting it if it is not
-// running yet.
+// running yet, with the secrets hidden in what the server says of them.
 func (w *Workspace) ServerTools(ctx context.Context, server string) ([]plans.ToolInfo, error) {
-	return w.toolRuntime().ServerTools(ctx, server)
+	list, err := w.toolRuntime().ServerTools(ctx, server)
+	return w.redactedTools(list), err
+}
+
+// redactedTools hides the configuration's secrets in what a server says
+// of its tools: a server started with a token in its env or args may
+// quote it in a description or a schema, and every listing shows them
+// (the model requests the run store keeps are redacted as they are
+// stored). Without secrets it is list itself.
+func (w *Workspace) redactedTools(list []plans.ToolInfo) []plans.ToolInfo {
+	if !w.cfg.HasSecrets() || len(list) == 0 {
+		return list
+	}
+	out := make([]plans.ToolInfo, len(list))
+	for i, t := range list {
+		t.Description = w.cfg.Redact(t.Description)
+		t.InputSchema, t.OutputSchema, t.OutputExample = w.redactedValue(t.InputSchema), w.redactedValue(t.OutputSchema), w.redactedValue(t.OutputExample)
+		out[i] = t
+	}
+	return out
+}
+
+// redactedValue is a copy of a decoded JSON value with the configuration's secrets
+// hidden in its strings and keys.
+func (w *Workspace) redactedValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return w.cfg.Redact(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = w.redactedValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[w.cfg.Redact(k)] = w.redactedValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Skipped is a file or an MCP server a listing left out, with why, as the
@@ -73,6 +114,7 @@ func (w *Workspace) EveryServerTools(ctx context.Context) ([]plans.ToolInfo, []S
 			ctx, cancel := context.WithTimeout(ctx, listConnectTimeout)
 			defer cancel()
 			lists[i], errs[i] = rt.ServerTools(ctx, name)
+			lists[i] = w.redactedTools(lists[i])
 		})
 	}
 	wg.Wait()

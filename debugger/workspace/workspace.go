@@ -252,6 +252,10 @@ func (w *Workspace) DisplayText(s string) string {
 // report written to be shared, keeps them as recorded but for those.
 func (w *Workspace) Redact(s string) string { return w.cfg.Redact(s) }
 
+// HasSecrets reports whether Redact has anything to hide, so that a front
+// end can leave text it would give it as it is.
+func (w *Workspace) HasSecrets() bool { return w.cfg.HasSecrets() }
+
 // Breakpoints is the breakpoint table of a plan, kept in the project
 // between sessions; outside a project it is kept nowhere. A table whose
 // file cannot be read is returned empty with the error, and is then kept

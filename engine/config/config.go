@@ -67,25 +67,115 @@ type Config struct {
 	secrets []secret
 }
 
-// secret is a value a ${VAR} expanded to, and the reference it hides
-// behind.
-type secret struct{ value, ref string }
+// secret is a value a ${VAR} expanded to, the reference it hides behind,
+// and the forms it takes in what stepwise prints and stores.
+type secret struct {
+	value, ref string
+	// forms are the value as it is and as text that quotes it holds it: a
+	// Go-quoted string (an error's %q of a URL or a command line), a JSON
+	// string with and without <, > and & escaped, JSON text inside a JSON
+	// string (a tool's printed JSON, in an event), and a URL's query and
+	// path escaping. Each appears once, the longest first, so that a form
+	// holding another is hidden whole; for a key of letters, digits and
+	// dashes they are all the value itself.
+	forms []string
+}
 
 // Redact hides in s every value of minSecretLen or more that a ${VAR} in
-// [providers.*] or [mcp.*] expanded to, writing ${VAR} in its place: a
-// token in an MCP server's args or url would otherwise reach its error
-// messages, the run store and every listing. Whatever stepwise prints or
-// stores about a provider or a server goes through it.
+// [providers.*] or [mcp.*] expanded to, in any of the forms text quotes it
+// in (see secret.forms), writing ${VAR} in its place: a token in an MCP
+// server's args or url would otherwise reach its error messages, the run
+// store and every listing. Whatever stepwise prints or stores about a
+// provider or a server goes through it. ${VAR} needs no escaping in JSON
+// or a Go-quoted string, so s stays valid JSON if it was.
 func (c *Config) Redact(s string) string {
 	if c == nil {
 		return s
 	}
 	for _, sec := range c.secrets {
-		if strings.Contains(s, sec.value) {
-			s = strings.ReplaceAll(s, sec.value, sec.ref)
+		for _, form := range sec.forms {
+			if strings.Contains(s, form) {
+				s = strings.ReplaceAll(s, form, sec.ref)
+			}
 		}
 	}
 	return s
+}
+
+// HasSecrets reports whether Redact has anything to hide: without secrets
+// a caller can skip the work of giving it text.
+func (c *Config) HasSecrets() bool { return c != nil && len(c.secrets) > 0 }
+
+// SecretStream hides the secrets Redact hides in a text that arrives in
+// pieces, a model's streamed reply: a key split between two pieces is in
+// neither, and each piece redacted alone would let the whole key be
+// rebuilt from the two. It holds back the end of the text so far that
+// could start a secret, until the next piece says whether it does. Not
+// safe for concurrent use; one stream's pieces arrive in order.
+type SecretStream struct {
+	cfg *Config
+	// held is the redacted end of the text so far that a secret's form
+	// begins with, not let out yet.
+	held string
+}
+
+// SecretStream returns a new stream's redaction; nil when there is nothing
+// to hide, which lets every piece out as it is.
+func (c *Config) SecretStream() *SecretStream {
+	if !c.HasSecrets() {
+		return nil
+	}
+	return &SecretStream{cfg: c}
+}
+
+// Next takes the stream's next piece and returns what can be let out now:
+// the text held before and the piece, redacted, less the longest end of it
+// that a secret's form begins with, which is held for the next piece or
+// End. Together the texts Next and End return are the whole text,
+// redacted.
+func (s *SecretStream) Next(piece string) string {
+	if s == nil {
+		return piece
+	}
+	text := s.cfg.Redact(s.held + piece)
+	cut := len(text) - s.cfg.secretStart(text)
+	s.held = text[cut:]
+	return text[:cut]
+}
+
+// End returns the text held back when the stream ends (and starts the
+// stream again).
+func (s *SecretStream) End() string {
+	if s == nil {
+		return ""
+	}
+	held := s.held
+	s.held = ""
+	return held
+}
+
+// secretStart is the length of the longest end of text that is the
+// beginning, not the whole, of a secret's form.
+func (c *Config) secretStart(text string) int {
+	longest := 0
+	for _, sec := range c.secrets {
+		for _, form := range sec.forms {
+			// Only the last len(form)-1 bytes can begin it, and only
+			// before the longest end found so far can a longer one; the
+			// leftmost beginning is the longest end.
+			for i, to := max(0, len(text)-len(form)+1), len(text)-longest; i < to; i++ {
+				j := strings.IndexByte(text[i:to], form[0])
+				if j < 0 {
+					break
+				}
+				if i += j; strings.HasPrefix(form, text[i:]) {
+					longest = len(text) - i
+					break
+				}
+			}
+		}
+	}
+	return longest
 }
 
 // Secrets yields each value Redact hides and the ${VAR} it hides behind,

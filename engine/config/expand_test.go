@@ -1,7 +1,10 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -287,5 +290,74 @@ chat = "${SW_PROMPT}"
 	want := "key ${SW_KEY}, auth ${SW_AUTH}, url https://gw.example/v1?token=${SW_TOKEN}, port 8080, be brief, always"
 	if got != want {
 		t.Errorf("Redact:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRedactQuotedForms hides a secret that holds a quote, a backslash and
+// an ampersand in each form a message quotes it in: Go-quoted (an error's
+// %q of a command line or a URL), in a JSON string, as JSON text inside a
+// JSON string, and URL-escaped.
+func TestRedactQuotedForms(t *testing.T) {
+	const token = `tok&"q"\-98765`
+	s := newSandbox(t)
+	s.writeProject(t, "[mcp.m]\ncommand = \"m\"\nargs = [\"${SW_TOKEN}\"]\n")
+	cfg, _, err := s.load(t, Options{LookupEnv: withVars(map[string]string{"SW_TOKEN": token})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, _ := json.Marshal(token)
+	twice, _ := json.Marshal(string(once))
+	tests := map[string]string{
+		"as it is":      "refused " + token,
+		"Go-quoted":     fmt.Sprintf("(stdio: m %q)", token),
+		"a URL":         fmt.Sprintf("Post %q", "http://127.0.0.1:1/mcp?token="+token),
+		"JSON":          `{"args": ` + string(once) + `}`,
+		"JSON in JSON":  `{"stdout": ` + string(twice) + `}`,
+		"query-escaped": "http://127.0.0.1:1/mcp?token=" + url.QueryEscape(token),
+		"path-escaped":  "http://127.0.0.1:1/" + url.PathEscape(token) + "/mcp",
+	}
+	for name, msg := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := cfg.Redact(msg)
+			if !strings.Contains(got, "${SW_TOKEN}") || strings.Contains(got, "98765") {
+				t.Errorf("Redact(%s) = %s", msg, got)
+			}
+		})
+	}
+}
+
+// TestSecretStream streams a reply that splits a key between pieces, in
+// every place it can be split: the pieces let out, joined, are the reply
+// redacted, and none of them holds a part of the key that could be joined
+// with another's.
+func TestSecretStream(t *testing.T) {
+	const key = "sk-supersecret-12345"
+	s := newSandbox(t)
+	s.writeProject(t, "[providers.o]\ntype = \"openai\"\napi_key = \"${SW_KEY}\"\n")
+	cfg, _, err := s.load(t, Options{LookupEnv: withVars(map[string]string{"SW_KEY": key})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := "the key is " + key + " ok, sk- is how keys start, and so does s"
+	want := "the key is ${SW_KEY} ok, sk- is how keys start, and so does s"
+	for cut := range len(reply) {
+		stream := cfg.SecretStream()
+		var joined strings.Builder
+		for _, piece := range []string{reply[:cut], reply[cut:]} {
+			out := stream.Next(piece)
+			if strings.Contains(out, "secret") {
+				t.Errorf("cut at %d: a piece lets out %q", cut, out)
+			}
+			joined.WriteString(out)
+		}
+		joined.WriteString(stream.End())
+		if joined.String() != want {
+			t.Errorf("cut at %d: the pieces join to %q", cut, joined.String())
+		}
+	}
+	// Without secrets there is no stream, and a piece goes out as it is.
+	var none *SecretStream
+	if (*Config)(nil).SecretStream() != nil || none.Next("sk-") != "sk-" || none.End() != "" {
+		t.Error("a nil stream holds text back")
 	}
 }

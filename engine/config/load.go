@@ -1,15 +1,19 @@
 package config
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/stepwise-dev/stepwise/plans/yamlpos"
@@ -487,10 +491,32 @@ func (b *builder) noteSecrets(s string) {
 		if !ok || len(value) < minSecretLen || slices.ContainsFunc(b.cfg.secrets, func(sec secret) bool { return sec.value == value }) {
 			continue
 		}
-		b.cfg.secrets = append(b.cfg.secrets, secret{value: value, ref: "${" + name + "}"})
+		b.cfg.secrets = append(b.cfg.secrets, secret{value: value, ref: "${" + name + "}", forms: secretForms(value)})
 	}
 	// The longest first: a secret holding another is hidden whole.
 	slices.SortStableFunc(b.cfg.secrets, func(a, c secret) int { return len(c.value) - len(a.value) })
+}
+
+// secretForms are the forms value takes in text that quotes it (see
+// secret.forms), each once, the longest first.
+func secretForms(value string) []string {
+	jsonBody := func(s string, html bool) string {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		enc.Encode(s)
+		quoted := strings.TrimSuffix(b.String(), "\n")
+		return quoted[1 : len(quoted)-1]
+	}
+	quoted := strconv.Quote(value)
+	forms := []string{value, quoted[1 : len(quoted)-1], url.QueryEscape(value), url.PathEscape(value)}
+	for _, html := range []bool{true, false} {
+		once := jsonBody(value, html)
+		forms = append(forms, once, jsonBody(once, html))
+	}
+	// The longest first, and equal ones side by side for Compact.
+	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return slices.Compact(forms)
 }
 
 // referencedVars are the names of the ${NAME} references in s.
