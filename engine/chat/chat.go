@@ -68,7 +68,8 @@ type Request struct {
 	MaxTokens int              `json:"max_tokens,omitempty"`
 	Thinking  *config.Thinking `json:"thinking,omitempty"`
 	Effort    string           `json:"effort,omitempty"`
-	// Timeout bounds each attempt; zero leaves it to the context.
+	// Timeout bounds each attempt: an agent step's own
+	// llm_timeout_seconds. Zero takes [settings] llm_timeout_seconds.
 	Timeout time.Duration `json:"-"`
 }
 
