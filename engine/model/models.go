@@ -295,7 +295,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.
 			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
 		if streamed.Swap(false) {
-			onDelta(chat.Delta{Reset: true})
+			onDelta(chat.Delta{Reset: true, Failure: err.Error()})
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {
