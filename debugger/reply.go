@@ -110,3 +110,15 @@ func jsonKind(t reflect.Type) string {
 	}
 	return "a number"
 }
+
+// AbandonedAnswer is what a front end that shows the solver's answer where
+// streamed text cannot be taken back (a terminal, a debug console) says
+// when a Reset delta voids it: the text above is abandoned, why, and that
+// the answer starts again.
+func AbandonedAnswer(d chat.Delta) string {
+	failed := "the attempt failed"
+	if d.Failure != "" {
+		failed += " (" + d.Failure + ")"
+	}
+	return "the solver's answer above is abandoned: " + failed + " and is retried; the answer starts again below"
+}

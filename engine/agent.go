@@ -191,12 +191,10 @@ func (a *agentLoop) run(ctx context.Context) (any, error) {
 	if ve := in.ValidationExhaustion; ve != nil && ve.Threshold.Set {
 		threshold = ve.Threshold.Value
 	}
-	// Without its own llm_timeout_seconds, the step's calls take
-	// [settings]', whose default is seeds/002's.
-	timeout := time.Duration(plans.DefaultLLMTimeoutSeconds) * time.Second
-	if r.cfg != nil && r.cfg.Settings.LLMTimeoutSeconds > 0 {
-		timeout = time.Duration(r.cfg.Settings.LLMTimeoutSeconds) * time.Second
-	}
+	// The step's own llm_timeout_seconds bounds each attempt of its
+	// calls; without it, the call takes [settings]', and its error names
+	// the key that applied.
+	var timeout time.Duration
 	if in.LLMTimeoutSeconds.Set {
 		timeout = time.Duration(in.LLMTimeoutSeconds.Value) * time.Second
 	}
@@ -321,7 +319,7 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 	onCall(model.CallRecord{Name: a.model, Role: req.Role, Request: req, Reply: reply, Err: err, Elapsed: time.Since(start)})
 	if err != nil {
 		round, _ := paths.RoundNumber(paths.Last(roundPath))
-		return chat.Reply{}, fmt.Errorf("round %d: %w", round, timeoutFigures(err, req.Timeout))
+		return chat.Reply{}, fmt.Errorf("round %d: %w", round, err)
 	}
 	if !hooked {
 		return reply, nil
@@ -334,18 +332,6 @@ func (a *agentLoop) ask(ctx context.Context, roundPath string, req chat.Request)
 		return ReplyFrom(d.Value)
 	}
 	return reply, nil
-}
-
-// timeoutFigures adds to a model call that timed out the limit for one
-// request and the ceiling for all three attempts with their backoff, as
-// seeds/002's record shows them.
-func timeoutFigures(err error, declared time.Duration) error {
-	var me *model.Error
-	if !errors.As(err, &me) || !strings.Contains(me.Message, "timed out") {
-		return err
-	}
-	ceiling := 3*declared + 750*time.Millisecond
-	return fmt.Errorf("%w (declared %dms) (ceiling %dms)", err, declared.Milliseconds(), ceiling.Milliseconds())
 }
 
 // ReplyFrom reads a hook's replacement for a model reply as the engine

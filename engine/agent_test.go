@@ -514,8 +514,20 @@ replies:
 	t.Run("llm_timeout_seconds", func(t *testing.T) {
 		slow := "  - match: E1\n    reply: { text: late, delay_ms: 3000 }\n"
 		o, _ := runAgent(t, "      llm_timeout_seconds: 1\n", "replies:\n"+slow+slow+slow, nil)
-		if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "timed out after 1s (gave up after 3 attempts) (declared 1000ms) (ceiling 3750ms)") {
+		if o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "round 1: model script/scripted: timed out after 1s (the step's llm_timeout_seconds) (gave up after 3 attempts)") {
 			t.Fatalf("status %s, err %v", o.res.Status, o.res.Err)
+		}
+	})
+	t.Run("llm_timeout_seconds from [settings]", func(t *testing.T) {
+		slow := "  - match: E1\n    reply: { text: late, delay_ms: 3000 }\n"
+		files := map[string]string{"replies.yaml": "replies:\n" + slow + slow + slow, "plans/p.yaml": agentPlan(""),
+			"config.toml": "[settings]\nllm_timeout_seconds = 1\n" + testConfig}
+		for k, v := range agentTools {
+			files[k] = v
+		}
+		o := newProject(t, files).run(t, "plans/p.yaml", nil, nil)
+		if o.res == nil || o.res.Status != engine.StatusFailed || !strings.Contains(o.res.Err.Error(), "round 1: model script/scripted: timed out after 1s ([settings] llm_timeout_seconds) (gave up after 3 attempts)") {
+			t.Fatalf("outcome %+v", o)
 		}
 	})
 }

@@ -21,8 +21,11 @@ import (
 // request body and Authorization header.
 type messagesServer struct {
 	*httptest.Server
-	mu      sync.Mutex
-	answers []string // SSE bodies; "401" answers with an authentication error
+	mu sync.Mutex
+	// answers are SSE bodies; "401" answers with an authentication
+	// error, and one that begins with stallMark sends the rest and then
+	// nothing more, until the client goes away.
+	answers []string
 	bodies  []string
 	auth    []string
 }
@@ -47,11 +50,27 @@ func newMessagesServer(t *testing.T, answers ...string) *messagesServer {
 			fmt.Fprint(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
 		default:
 			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, s.answers[n])
+			body, stalls := strings.CutPrefix(s.answers[n], stallMark)
+			fmt.Fprint(w, body)
+			if stalls {
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			}
 		}
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// stallMark begins a messagesServer answer that goes silent after its
+// body: a server that stalls mid-answer.
+const stallMark = "stall:"
+
+// stalledText is the answer of a server that streams text and then goes
+// silent before the text's block ends.
+func stalledText(text string) string {
+	full := sseMessage("end_turn", 10, 3, sseText(text))
+	return stallMark + full[:strings.Index(full, "event: content_block_stop")]
 }
 
 // sseMessage is the SSE body of a streamed message of the given content

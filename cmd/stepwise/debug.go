@@ -181,7 +181,7 @@ func reportEnd(s *streams, ws *workspace.Workspace, plan *plans.Plan, state debu
 		return runExit(state.Result)
 	}
 	if res := state.Result; res.Output == nil && res.Answer != "" {
-		// stepwise run streams a solver's answer as it comes; under the
+		// stepwise run streams a solver's answer to a terminal; under the
 		// debugger it is said once, at the end, where the output of an
 		// output plan is.
 		fmt.Fprintln(s.out, res.Answer)

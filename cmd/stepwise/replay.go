@@ -360,9 +360,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	plan := r.doc.Plan
 	var answer *streamedAnswer
 	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
-		var sink engine.Sink
-		sink, answer = answerSink(s, progressOut, display)
-		o.Sinks = append(o.Sinks, sink)
+		answer = solverAnswer(s, progressOut, display, &o)
 	}
 	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
 	display.close()
@@ -382,7 +380,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	if closeErr != nil {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	answer.end()
+	answer.end(out.Run)
 	if !req.shown.quiet {
 		printFork(s.err, out)
 	}

@@ -262,9 +262,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	}
 	var answer *streamedAnswer
 	if !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver {
-		var sink engine.Sink
-		sink, answer = answerSink(s, progressOut, display)
-		o.Sinks = append(o.Sinks, sink)
+		answer = solverAnswer(s, progressOut, display, &o)
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
@@ -277,7 +275,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if closeErr != nil && req.events != "jsonl" {
 		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
 	}
-	answer.end()
+	answer.end(res)
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
@@ -490,51 +488,70 @@ func jsonlSink(w io.Writer) engine.Sink {
 	})
 }
 
-// answerSink streams the top-level solver's report to stdout as it is
-// written, after the progress written before it. When stdout is the
-// terminal the progress block is drawn on, the block closes first: the
-// answer and the block cannot share the screen. When an attempt runs out
-// of time after it began to stream, the part already written cannot be
-// taken back: it ends with a line break, a note on stderr says the answer
-// starts again, and it does.
-func answerSink(s *streams, notes *lineBatcher, display *progressDisplay) (engine.Sink, *streamedAnswer) {
-	onTerminal := isTerminal(s.out)
-	answer := &streamedAnswer{out: s.out}
+// solverAnswer gives the top-level solver's report on stdout. On a
+// terminal it streams as it is written, after the progress written before
+// it (sink, added to o). Anywhere else (a file, a pipe) stdout carries
+// the deliverable only: the final answer, written once the run has ended
+// (end), and no text of an attempt that failed and was retried.
+func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *workspace.RunOptions) *streamedAnswer {
+	answer := &streamedAnswer{out: s.out, onTerminal: isTerminal(s.out)}
+	if answer.onTerminal {
+		o.Sinks = append(o.Sinks, answer.sink(notes, display))
+	}
+	return answer
+}
+
+// sink writes the solver's deltas to the terminal. The progress block
+// closes first: the answer and the block cannot share the screen. When an
+// attempt fails after it began to stream, the part already written cannot
+// be taken back: it ends with a line break, a note on stderr says it is
+// abandoned and why, and the answer starts again.
+func (a *streamedAnswer) sink(notes *lineBatcher, display *progressDisplay) engine.Sink {
 	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
 			return
 		}
-		if onTerminal {
-			display.answerStreams()
-		}
+		display.answerStreams()
 		d, _ := e.Payload.(chat.Delta)
 		if d.Reset {
-			io.WriteString(s.out, "\n")
-			answer.midLine = false
-			fmt.Fprintln(notes, "warning: the solver ran out of time while it answered; its answer starts again")
+			io.WriteString(a.out, "\n")
+			a.midLine = false
+			fmt.Fprintln(notes, "warning: "+debugger.AbandonedAnswer(d))
 			return
 		}
 		notes.Flush()
-		io.WriteString(s.out, d.Text)
+		io.WriteString(a.out, d.Text)
 		if d.Text != "" {
-			answer.midLine = !strings.HasSuffix(d.Text, "\n")
+			a.midLine = !strings.HasSuffix(d.Text, "\n")
 		}
-	})}, answer
+	})}
 }
 
-// streamedAnswer is the solver's report as answerSink writes it.
+// streamedAnswer is the solver's report as solverAnswer writes it.
 type streamedAnswer struct {
-	out io.Writer
-	// midLine says the last text written did not end its line: an
+	out        io.Writer
+	onTerminal bool
+	// midLine says the last text streamed did not end its line: an
 	// answer without a last line break, or one the run's end cut short.
 	midLine bool
 }
 
-// end ends the line the answer left open, once the run has ended, so that
-// stdout ends with a line break, whole or cut short; nil does nothing.
-func (a *streamedAnswer) end() {
-	if a != nil && a.midLine {
-		fmt.Fprintln(a.out)
+// end finishes the answer once the run has ended, so that stdout ends
+// with a line break. On a terminal it ends the line the streamed answer
+// left open, whole or cut short; elsewhere it writes the answer of a run
+// that succeeded, the one --json gives. A nil answer does nothing.
+func (a *streamedAnswer) end(res *engine.Result) {
+	switch {
+	case a == nil:
+	case a.onTerminal:
+		if a.midLine {
+			fmt.Fprintln(a.out)
+		}
+	case res.Status == engine.StatusOK && res.Answer != "":
+		io.WriteString(a.out, res.Answer)
+		if !strings.HasSuffix(res.Answer, "\n") {
+			fmt.Fprintln(a.out)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -660,41 +659,6 @@ func TestInterruptedRun(t *testing.T) {
 		if !strings.Contains(said.String(), "Error: run aborted at long: "+tc.cause+"\n") {
 			t.Errorf("%s: stderr:\n%s", tc.sig, said.String())
 		}
-	}
-}
-
-// TestInterruptedAnswerEndsItsLine interrupts a run while its solver's
-// answer streams to stdout: what stdout got of it ends with a line break,
-// so that a prompt or a script's next line does not run on from it.
-func TestInterruptedAnswerEndsItsLine(t *testing.T) {
-	runProject(t)
-	slow := `replies:
-  - match: solver
-    role: solver
-    reply: { text: "The first part of a long answer, and the rest of it that never comes.", delay_ms: 3000 }
-`
-	if err := os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(slow), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "run", "narrate")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// The first of the answer's pieces comes after a fifth of its delay;
-	// the signal goes once it has.
-	first := make([]byte, 1)
-	if _, err := io.ReadFull(stdout, first); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Process.Signal(os.Interrupt)
-	rest, _ := io.ReadAll(stdout)
-	got := string(first) + string(rest)
-	cmd.Wait()
-	if !strings.HasPrefix(got, "The first") || strings.Contains(got, "never comes") || !strings.HasSuffix(got, "\n") {
-		t.Errorf("stdout of the interrupted answer: %q; want part of it, ending its line", got)
 	}
 }
 

@@ -507,7 +507,7 @@ func (p progress) Event(e engine.Event) {
 			return
 		}
 		if d.Reset {
-			p.s.output("console", "\nwarning: the solver ran out of time while it answered; its answer starts again\n")
+			p.s.output("console", "\nwarning: "+debugger.AbandonedAnswer(d)+"\n")
 			return
 		}
 		p.s.streamed.Store(true)

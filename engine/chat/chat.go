@@ -68,7 +68,8 @@ type Request struct {
 	MaxTokens int              `json:"max_tokens,omitempty"`
 	Thinking  *config.Thinking `json:"thinking,omitempty"`
 	Effort    string           `json:"effort,omitempty"`
-	// Timeout bounds each attempt; zero leaves it to the context.
+	// Timeout bounds each attempt: an agent step's own
+	// llm_timeout_seconds. Zero takes [settings] llm_timeout_seconds.
 	Timeout time.Duration `json:"-"`
 }
 
@@ -196,7 +197,11 @@ func (r Reply) Reasoning() string { return thinkingText(r.Thinking) }
 type Delta struct {
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
-	// Reset says that what streamed so far is void: its attempt ran out
-	// of time and the request is being sent again.
+	// Reset says that what streamed so far is void: its attempt failed
+	// (it ran out of time, the server went silent, the stream ended
+	// short) and the request is being sent again.
 	Reset bool `json:"reset,omitempty"`
+	// Failure, with Reset, is why the attempt failed, for a reader
+	// that cannot take the streamed text back and must say why it stands.
+	Failure string `json:"failure,omitempty"`
 }

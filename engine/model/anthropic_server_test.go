@@ -47,6 +47,9 @@ type serverTurn struct {
 	// hang keeps the connection open after the events, sending nothing
 	// more, until the client goes away: a server that stalls mid-answer.
 	hang bool
+	// silent answers nothing at all, not even its headers, until the
+	// client goes away: a server that took the request and never answers.
+	silent bool
 }
 
 // sseEvent is one server-sent event: its name and its JSON data.
@@ -84,6 +87,10 @@ func (s *messagesServer) serve(w http.ResponseWriter, r *http.Request) {
 	turn := s.turns[s.next]
 	s.next++
 	s.mu.Unlock()
+	if turn.silent {
+		<-r.Context().Done()
+		return
+	}
 
 	for k, v := range turn.header {
 		w.Header().Set(k, v)

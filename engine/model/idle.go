@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"time"
 )
@@ -28,9 +29,11 @@ func (e *IdleError) Error() string {
 	return fmt.Sprintf("the server sent nothing for %s (llm_idle_timeout_seconds)", e.Idle)
 }
 
-// idleTransport bounds the silence of each response body by the idle
-// bound its request's context carries: when it passes, the request is
-// cancelled and the body's reader gets an *IdleError.
+// idleTransport bounds the silence of each response by the idle bound its
+// request's context carries, from the moment the request is written: the
+// wait for the response's headers, then each wait for more of its body.
+// When the bound passes, the request is cancelled, and RoundTrip or the
+// body's reader returns an *IdleError.
 type idleTransport struct{ base http.RoundTripper }
 
 func (t idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -39,13 +42,21 @@ func (t idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
+	b := &idleBody{idle: idle, cancel: cancel}
+	// The server owes a byte once the request is written, not before: a
+	// long request on a slow link is no silence of the server's.
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { b.arm() }})
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
 	if err != nil {
+		expired := b.stop()
 		cancel()
+		if expired {
+			return nil, &IdleError{Idle: idle}
+		}
 		return nil, err
 	}
-	b := &idleBody{ReadCloser: resp.Body, idle: idle, cancel: cancel}
-	b.timer = time.AfterFunc(idle, b.expire)
+	b.ReadCloser = resp.Body
+	b.arm() // the headers were bytes: the silence starts again
 	resp.Body = b
 	return resp, nil
 }
@@ -56,10 +67,31 @@ type idleBody struct {
 	io.ReadCloser
 	idle   time.Duration
 	cancel context.CancelFunc
-	timer  *time.Timer
 
 	mu      sync.Mutex
+	timer   *time.Timer // nil until the request is written
 	expired bool
+}
+
+// arm starts the bound again, or for the first time.
+func (b *idleBody) arm() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.timer == nil {
+		b.timer = time.AfterFunc(b.idle, b.expire)
+	} else if !b.expired {
+		b.timer.Reset(b.idle)
+	}
+}
+
+// stop stops the bound and reports whether it had passed.
+func (b *idleBody) stop() (expired bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	return b.expired
 }
 
 func (b *idleBody) expire() {
@@ -72,9 +104,8 @@ func (b *idleBody) expire() {
 func (b *idleBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.mu.Lock()
-	expired := b.expired
-	b.mu.Unlock()
-	if expired {
+	defer b.mu.Unlock()
+	if b.expired {
 		return n, &IdleError{Idle: b.idle}
 	}
 	if n > 0 {
@@ -84,7 +115,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 }
 
 func (b *idleBody) Close() error {
-	b.timer.Stop()
+	b.stop()
 	b.cancel()
 	return b.ReadCloser.Close()
 }

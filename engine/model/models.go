@@ -163,8 +163,12 @@ func (m *Models) Resolve(name string) (provider, model string, err error) {
 // Reply.Provider and Reply.Model name what answered.
 func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, error) {
 	name, req = callDefaults(name, req)
+	// The key that sets the attempts' time, for the error of one that
+	// runs past it: a user raises the one that applies.
+	timeoutKey := "the step's llm_timeout_seconds"
 	if req.Timeout == 0 {
 		req.Timeout = m.settingSeconds(func(s config.Settings) int { return s.LLMTimeoutSeconds }, defaultLLMTimeout)
+		timeoutKey = "[settings] llm_timeout_seconds"
 	}
 	cands, err := m.candidates(name)
 	if err != nil {
@@ -187,7 +191,7 @@ func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelt
 		}
 		req.MaxTokens, req.Thinking, req.Effort = c.maxTokens, c.thinking, c.effort
 		var streamed bool
-		reply, streamed, err = m.attempt(ctx, p, c, req, onDelta)
+		reply, streamed, err = m.attempt(ctx, p, c, req, timeoutKey, onDelta)
 		if err == nil {
 			reply.Provider = c.provider
 			if c.provider != ReplayProviderName {
@@ -228,9 +232,10 @@ func callDefaults(name string, req chat.Request) (string, chat.Request) {
 	return name, req
 }
 
-// attempt tries one candidate up to maxAttempts times. streamed reports
-// whether the failing attempt had sent a delta.
-func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.Request, onDelta func(chat.Delta)) (chat.Reply, bool, error) {
+// attempt tries one candidate up to maxAttempts times, each for
+// req.Timeout, which timeoutKey sets. streamed reports whether the failing
+// attempt had sent a delta.
+func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.Request, timeoutKey string, onDelta func(chat.Delta)) (chat.Reply, bool, error) {
 	var retried error // the transient failure behind the latest retry
 	// A transient failure after part of a reply has streamed (a request
 	// that ran out of its time, which seeds/002 abandons and sends again,
@@ -262,7 +267,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.
 			return reply, false, nil
 		}
 		if timedOut {
-			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String(), Transient: true}
+			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String() + " (" + timeoutKey + ")", Transient: true}
 		}
 		var e *Error
 		if errors.As(err, &e) {
@@ -290,7 +295,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.
 			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
 		if streamed.Swap(false) {
-			onDelta(chat.Delta{Reset: true})
+			onDelta(chat.Delta{Reset: true, Failure: err.Error()})
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {

@@ -128,7 +128,7 @@ func TestAttemptTimeout(t *testing.T) {
 		t.Fatalf("reply %q, error %v", r.Text, err)
 	}
 	_, err = m.Call(context.Background(), "chat", req, nil)
-	wantError(t, err, "model script/script: timed out after 30ms (gave up after 3 attempts)")
+	wantError(t, err, "model script/script: timed out after 30ms (the step's llm_timeout_seconds) (gave up after 3 attempts)")
 	if !IsTransient(err) {
 		t.Error("a timeout is not transient")
 	}
@@ -199,7 +199,7 @@ func TestFailover(t *testing.T) {
 			a:       "replies:\n  - {match: E1, reply: {text: a long answer that streams in pieces, delay_ms: 1000}}\n",
 			onDelta: true,
 			timeout: 500 * time.Millisecond,
-			want:    "error: model a/big: timed out after 500ms",
+			want:    "error: model a/big: timed out after 500ms (the step's llm_timeout_seconds)",
 		},
 	}
 	for _, tt := range tests {

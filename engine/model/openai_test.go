@@ -926,7 +926,7 @@ func TestModelCallBounds(t *testing.T) {
 			name:      "an attempt runs out of llm_timeout_seconds, three times",
 			settings:  "llm_timeout_seconds = 1",
 			responses: []chatResponse{hang(), hang(), hang()},
-			want:      "model a/model-a: timed out after 1s (gave up after 3 attempts)", requests: 3,
+			want:      "model a/model-a: timed out after 1s ([settings] llm_timeout_seconds) (gave up after 3 attempts)", requests: 3,
 		},
 		{
 			name:      "a stream silent after its first delta runs out of llm_idle_timeout_seconds, three times",

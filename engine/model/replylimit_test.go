@@ -88,3 +88,60 @@ func TestModelReplyLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptReplyLimit checks that a scripted reply is held to [limits]
+// model_reply_bytes as a server's is, so that the limit can be tried
+// offline: whether it comes at once or over a delay, as text, as JSON or
+// as a tool call's arguments, from a script provider or from the file
+// stepwise run --script gives, the call fails naming the key, with no
+// more than the limit streamed and no retry.
+func TestScriptReplyLimit(t *testing.T) {
+	const limit = 1000
+	big := strings.Repeat("b", 1500)
+	tests := []struct {
+		name  string
+		reply string
+		fails bool
+	}{
+		{name: "text under the limit", reply: `{text: "` + strings.Repeat("b", 900) + `"}`},
+		{name: "text over the limit", reply: `{text: "` + big + `"}`, fails: true},
+		{name: "delayed text over the limit", reply: `{text: "` + big + `", delay_ms: 20}`, fails: true},
+		{name: "reasoning over the limit", reply: `{text: "ok", reasoning: "` + big + `"}`, fails: true},
+		{name: "json over the limit", reply: `{json: {b: "` + big + `"}}`, fails: true},
+		{name: "tool arguments over the limit", reply: `{tool_calls: [{name: lookup, arguments: {q: "` + big + `"}}]}`, fails: true},
+	}
+	for _, tt := range tests {
+		for _, via := range []string{"provider", "--script"} {
+			t.Run(tt.name+" via "+via, func(t *testing.T) {
+				// A second reply, so that a retry would succeed: the test
+				// sees it if one is made.
+				replies := "replies:\n  - reply: " + tt.reply + "\n  - reply: {text: retried}\n"
+				cfg := project(t, fmt.Sprintf("[limits]\nmodel_reply_bytes = %d\n[providers.s]\ntype = \"script\"\nfile = \"replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n", limit),
+					map[string]string{"replies.yaml": replies})
+				opts := Options{Backoff: noBackoff}
+				if via == "--script" {
+					opts.ScriptFile = writeFile(t, t.TempDir(), "replies.yaml", replies)
+				}
+				onDelta, streamed, thinking := collect()
+				r, err := New(cfg, opts).Call(context.Background(), "chat", chat.Request{Step: "E1", Messages: user("hi")}, onDelta)
+				if !tt.fails {
+					if err != nil || r.Text != strings.Repeat("b", 900) {
+						t.Fatalf("reply %q, error %v; want the whole text", r.Text, err)
+					}
+					return
+				}
+				provider := "s"
+				if via == "--script" {
+					provider = ScriptProviderName
+				}
+				wantError(t, err, "model "+provider+"/m: the reply passed 1000 bytes ([limits] model_reply_bytes) while it streamed, and was stopped")
+				if IsTransient(err) {
+					t.Errorf("error %v is transient", err)
+				}
+				if n := streamed.Len() + thinking.Len(); n > limit {
+					t.Errorf("%d bytes streamed to the caller, more than the limit", n)
+				}
+			})
+		}
+	}
+}

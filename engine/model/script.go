@@ -785,7 +785,7 @@ func (p *scriptProvider) Complete(ctx context.Context, model string, req chat.Re
 		reply.StrictRequested = true
 		reply.StrictSent, reply.DowngradeReason = scriptStrict(req)
 	}
-	if err := stream(ctx, a.delay, reply, onDelta); err != nil {
+	if err := p.stream(ctx, model, a.delay, reply, onDelta); err != nil {
 		return chat.Reply{}, err
 	}
 	return reply, nil
@@ -903,33 +903,58 @@ const streamChunks = 5
 // with one, the reasoning and then the text go in pieces spread over it,
 // the way a real model's tokens trickle in. The delay passes even without
 // onDelta, so that a scripted slow reply can run into a timeout.
-func stream(ctx context.Context, delay time.Duration, reply chat.Reply, onDelta func(chat.Delta)) error {
-	if delay <= 0 {
-		if reasoning := reply.Reasoning(); onDelta != nil && (reply.Text != "" || reasoning != "") {
-			onDelta(chat.Delta{Text: reply.Text, Reasoning: reasoning})
+//
+// The reply counts against [limits] model_reply_bytes as a server's does
+// while it streams (reasoning, text, then the tool calls' ids, names and
+// arguments): the piece that passes the bound is not sent, and the call
+// fails as an HTTP provider's would, so that the limit can be tried
+// offline.
+func (p *scriptProvider) stream(ctx context.Context, model string, delay time.Duration, reply chat.Reply, onDelta func(chat.Delta)) error {
+	var size int64
+	send := func(d chat.Delta) error {
+		size += int64(len(d.Text) + len(d.Reasoning))
+		if err := overReplyLimit(ctx, p.name, model, size); err != nil {
+			return err
+		}
+		if onDelta != nil {
+			onDelta(d)
 		}
 		return nil
 	}
-	var deltas []chat.Delta
-	if onDelta != nil {
-		for _, s := range chunks(reply.Reasoning(), streamChunks) {
+	reasoning := reply.Reasoning()
+	switch {
+	case delay <= 0:
+		if reply.Text != "" || reasoning != "" {
+			if err := send(chat.Delta{Text: reply.Text, Reasoning: reasoning}); err != nil {
+				return err
+			}
+		}
+	case reply.Text == "" && reasoning == "":
+		if err := sleep(ctx, delay); err != nil {
+			return err
+		}
+	default:
+		var deltas []chat.Delta
+		for _, s := range chunks(reasoning, streamChunks) {
 			deltas = append(deltas, chat.Delta{Reasoning: s})
 		}
 		for _, s := range chunks(reply.Text, streamChunks) {
 			deltas = append(deltas, chat.Delta{Text: s})
 		}
-	}
-	if len(deltas) == 0 {
-		return sleep(ctx, delay)
-	}
-	step := delay / time.Duration(len(deltas))
-	for _, d := range deltas {
-		if err := sleep(ctx, step); err != nil {
-			return err
+		step := delay / time.Duration(len(deltas))
+		for _, d := range deltas {
+			if err := sleep(ctx, step); err != nil {
+				return err
+			}
+			if err := send(d); err != nil {
+				return err
+			}
 		}
-		onDelta(d)
 	}
-	return nil
+	for _, c := range reply.ToolCalls {
+		size += int64(len(c.ID) + len(c.Name) + len(c.Arguments))
+	}
+	return overReplyLimit(ctx, p.name, model, size)
 }
 
 // chunks cuts s into at most n pieces of about the same number of runes.
