@@ -360,7 +360,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	plan := r.doc.Plan
 	var answer *streamedAnswer
 	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
-		answer = solverAnswer(s, progressOut, display, &o)
+		answer = solverAnswer(s.hidingSecrets(r.ws), progressOut, display, &o)
 	}
 	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
 	display.close()

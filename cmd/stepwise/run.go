@@ -262,7 +262,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	}
 	var answer *streamedAnswer
 	if !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver {
-		answer = solverAnswer(s, progressOut, display, &o)
+		answer = solverAnswer(s.hidingSecrets(ws), progressOut, display, &o)
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
