@@ -112,7 +112,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if err != nil {
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
-	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held})
+	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held, OnPrune: tellPruned(s.err)})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}

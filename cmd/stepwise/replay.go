@@ -250,6 +250,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	var o workspace.RunOptions
 	if display != nil {
 		o.Sinks = []engine.Sink{display.sink()}
+		o.OnPrune = tellPruned(progressOut)
 	}
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
 	display.close()

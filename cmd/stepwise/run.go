@@ -67,9 +67,6 @@ func newRunCommand(s *streams) *cobra.Command {
 			if err := shown.check(); err != nil {
 				return err
 			}
-			if maxCost < 0 {
-				return usageError{fmt.Errorf("--max-cost takes a cost in USD above 0, not %g", maxCost)}
-			}
 			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve, shown: shown}
 			for _, p := range approve {
 				if _, err := debugger.ParseCommand("break " + p); err != nil {
@@ -91,7 +88,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
-	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
+	cmd.Flags().Var(costValue{&maxCost}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	shown.add(cmd)
@@ -288,14 +285,17 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 }
 
 // runOptions are what the command line adds to a run: a replies file,
-// a spend cap, strict mode at the base URLs, and failovers told on out.
+// a spend cap, strict mode at the base URLs, and failovers and what
+// [storage] keep_days pruned told on out.
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
-	return workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL,
-		OnFailover: func(from, to string, err error) {
-			if req.events != "jsonl" && !req.shown.quiet {
-				fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
-			}
-		}}
+	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
+	if req.events != "jsonl" && !req.shown.quiet {
+		o.OnFailover = func(from, to string, err error) {
+			fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+		}
+		o.OnPrune = tellPruned(out)
+	}
+	return o
 }
 
 // refuse reports a run that could not start, the way the run would have
