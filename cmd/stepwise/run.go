@@ -16,6 +16,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -246,6 +247,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 			}
 		}
 	}
+	warnUnpriced(s.err, ws, o, req.events == "jsonl")
 	var display *progressDisplay
 	if req.events == "jsonl" {
 		o.Sinks = append(o.Sinks, jsonlSink(progressOut))
@@ -296,6 +298,28 @@ func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 		o.OnPrune = tellPruned(out)
 	}
 	return o
+}
+
+// warnUnpriced warns, before a run with o starts, of each model its spend
+// cap cannot count: a call of a model with no price costs the cap
+// nothing, and a run of such calls alone is never stopped by it. Under
+// --events jsonl each warning is a JSON line. It is said under --quiet
+// too: a cap that cannot work is no progress to leave out.
+func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, jsonl bool) {
+	usd, unpriced := ws.SpendCap(o)
+	from := "[limits] cost_usd"
+	if o.MaxCost > 0 {
+		from = "--max-cost"
+	}
+	for _, m := range unpriced {
+		text := fmt.Sprintf("the spend cap (%s, %s) cannot count the calls of model %s (%s), which has no price: add [%s] with its input and output prices, in USD per million tokens",
+			format.Cost(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
+		if jsonl {
+			writeJSONLine(w, map[string]string{"kind": "warning", "model": m.Model, "warning": text})
+		} else {
+			fmt.Fprintln(w, "warning: "+text)
+		}
+	}
 }
 
 // refuse reports a run that could not start, the way the run would have

@@ -862,6 +862,76 @@ func TestRunSpendCap(t *testing.T) {
 	}
 }
 
+// TestRunSpendCapUnpriced warns, before the run, of each model its spend
+// cap cannot count for want of a price, naming the key to add: the cap
+// would let a run of such calls spend without end, and say nothing.
+func TestRunSpendCapUnpriced(t *testing.T) {
+	plan := "identifier: once\nname: Once\ndescription: One model call.\nsteps:\n" +
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n"
+	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n"
+	provider := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n"
+	unpriced := provider + "[models]\ndefault = { provider = \"s\", model = \"m\" }\n"
+	const warning = "warning: the spend cap ($0.0100, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
+	tests := []struct {
+		name   string
+		config string
+		args   []string
+		want   string // "" for no warning
+	}{
+		{name: "--max-cost", config: unpriced, args: []string{"--max-cost", "0.01"},
+			want: fmt.Sprintf(warning, "--max-cost", "m", "models.default", "m")},
+		{name: "[limits] cost_usd", config: unpriced + "[limits]\ncost_usd = 0.01\n",
+			want: fmt.Sprintf(warning, "[limits] cost_usd", "m", "models.default", "m")},
+		{name: "no cap", config: unpriced},
+		{name: "a priced model", config: unpriced + "[pricing.m]\ninput = 1.0\noutput = 1.0\n", args: []string{"--max-cost", "0.01"}},
+		{name: "an unpriced fallback", args: []string{"--max-cost", "0.01"},
+			config: provider + "[models]\ndefault = { provider = \"s\", model = \"m\", fallbacks = [{ provider = \"s\", model = \"backup\" }] }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n",
+			want:   fmt.Sprintf(warning, "--max-cost", "backup", "models.default fallbacks", "backup")},
+		{name: "an unpriced fallback a replies file never tries", args: []string{"--max-cost", "0.01", "--script", ".stepwise/replies.yaml"},
+			config: provider + "[models]\ndefault = { provider = \"s\", model = \"m\", fallbacks = [{ provider = \"s\", model = \"backup\" }] }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scratchProject(t, tt.config)
+			os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+			os.WriteFile(filepath.Join(".stepwise", "plans", "once.yaml"), []byte(plan), 0o644)
+			os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(replies), 0o644)
+			_, errOut, code := runCLI(t, append([]string{"run", "once"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if tt.want == "" && strings.Contains(errOut, "spend cap") || !strings.HasPrefix(errOut, tt.want) {
+				t.Errorf("stderr:\n%s\nwant it to begin with:\n%s", errOut, tt.want)
+			}
+			if tt.want == "" {
+				return
+			}
+			// Under --events jsonl, the warning is a JSON line.
+			_, errOut, _ = runCLI(t, append([]string{"run", "once", "--events", "jsonl"}, tt.args...)...)
+			first, _, _ := strings.Cut(errOut, "\n")
+			var line map[string]string
+			if err := json.Unmarshal([]byte(first), &line); err != nil || line["kind"] != "warning" || line["warning"]+"\n" != strings.TrimPrefix(tt.want, "warning: ") {
+				t.Errorf("the first line of the events is %s", first)
+			}
+		})
+	}
+}
+
+// TestRunFailureTellsNoUnknownCost: a step whose only model call failed
+// says its tokens, and no cost: "$0" would claim a price the model may not
+// have.
+func TestRunFailureTellsNoUnknownCost(t *testing.T) {
+	scratchProject(t, "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n")
+	os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+	os.WriteFile(filepath.Join(".stepwise", "plans", "once.yaml"), []byte("identifier: once\nname: Once\ndescription: One model call.\nsteps:\n"+
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n"), 0o644)
+	os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte("replies:\n  - match: E1\n    error: { status: 400, message: \"bad request\" }\n"), 0o644)
+	_, errOut, code := runCLI(t, "run", "once")
+	if code != 1 || !strings.Contains(errOut, "✗ E1 builtin__infer failed after ") || strings.Contains(errOut, "$") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
 // TestRunsRetention deletes runs by id (runs rm) and by age (runs prune,
 // and [storage] keep_days before a run is recorded), and says what it
 // deleted.

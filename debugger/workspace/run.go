@@ -158,6 +158,50 @@ func (w *Workspace) runConfig(o RunOptions) *config.Config {
 	return &cfg
 }
 
+// UnpricedModel is a model a run may call that [pricing] has no price
+// for.
+type UnpricedModel struct {
+	// Model is the model id, as [pricing] is keyed.
+	Model string
+	// Entry is the configuration key that names it first: models.default,
+	// models.named.nano, or the fallbacks of one of those.
+	Entry string
+}
+
+// SpendCap is the cap on what a run with o may spend on priced model
+// calls ([limits] cost_usd, or o.MaxCost over it; 0 for none) and the
+// models the run may call that the cap cannot count, having no price: a
+// run of those alone is never stopped by it. With no cap none are listed.
+func (w *Workspace) SpendCap(o RunOptions) (usd float64, unpriced []UnpricedModel) {
+	cfg := w.runConfig(o)
+	if cfg.Limits.CostUSD <= 0 {
+		return 0, nil
+	}
+	seen := map[string]bool{}
+	add := func(model, entry string) {
+		if _, priced := cfg.Price(model); !priced && !seen[model] {
+			seen[model] = true
+			unpriced = append(unpriced, UnpricedModel{Model: model, Entry: entry})
+		}
+	}
+	for _, name := range cfg.ModelNames() {
+		ref, err := cfg.ResolveModel(name)
+		if err != nil {
+			continue
+		}
+		add(ref.Model, ref.Entry)
+		if o.Script != "" {
+			// A replies file answers every call under the entry's own
+			// model; the fallbacks are never tried.
+			continue
+		}
+		for _, f := range ref.Fallbacks {
+			add(f.Model, ref.Entry+" fallbacks")
+		}
+	}
+	return cfg.Limits.CostUSD, unpriced
+}
+
 // toolRuntime is the tool runtime every run shares, started on first use.
 func (w *Workspace) toolRuntime() *tools.Runtime {
 	w.mu.Lock()
