@@ -1043,3 +1043,45 @@ func TestRunsRetention(t *testing.T) {
 		t.Errorf("runs after every run was deleted: %q", errOut)
 	}
 }
+
+// TestInspectParentDeleted: a fork whose parent was deleted says so where
+// it names the parent, rather than name a run that cannot be found.
+func TestInspectParentDeleted(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
+	var parent struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &parent) != nil {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	out, errOut, code = runCLI(t, "fork", parent.RunID, "--from", "E0", "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &fork) != nil {
+		t.Fatalf("fork: exit %d: %s", code, errOut)
+	}
+	inspect := func() (text string, deleted bool) {
+		t.Helper()
+		text, _, _ = runCLI(t, "inspect", fork.RunID)
+		out, _, _ := runCLI(t, "inspect", fork.RunID, "--json")
+		var env struct {
+			Parent        string `json:"parent"`
+			ParentDeleted bool   `json:"parent_deleted"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); err != nil || env.Parent != parent.RunID {
+			t.Fatalf("inspect --json: %v\n%s", err, out)
+		}
+		return text, env.ParentDeleted
+	}
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+"\n") || deleted {
+		t.Errorf("while the parent is kept, inspect says deleted %v:\n%s", deleted, text)
+	}
+	if _, errOut, code := runCLI(t, "runs", "rm", parent.RunID); code != 0 {
+		t.Fatalf("runs rm: exit %d: %s", code, errOut)
+	}
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+" (deleted since)\n") || !deleted {
+		t.Errorf("once the parent is deleted, inspect says deleted %v:\n%s", deleted, text)
+	}
+}

@@ -543,7 +543,10 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		plan += " (" + homePath(file) + ")"
 	}
 	fmt.Fprintf(w, "plan     %s\n", plan)
-	if d.Parent != "" {
+	switch {
+	case d.ParentDeleted:
+		fmt.Fprintf(w, "parent   %s (deleted since)\n", d.Parent)
+	case d.Parent != "":
 		fmt.Fprintf(w, "parent   %s\n", d.Parent)
 	}
 	took := "took"
@@ -783,26 +786,28 @@ type inspectJSON struct {
 	// run outside a project (or recorded before the store kept projects).
 	Project string `json:"project,omitempty"`
 	// File is the plan file, resolved against Project when relative.
-	File       string          `json:"file"`
-	Hash       string          `json:"hash"`
-	Parent     string          `json:"parent,omitempty"`
-	Status     string          `json:"status"`
-	Phase      string          `json:"phase"`
-	Cause      string          `json:"cause,omitempty"`
-	StartedAt  *time.Time      `json:"started_at"`
-	EndedAt    *time.Time      `json:"ended_at,omitempty"`
-	DurationMs int64           `json:"duration_ms"`
-	Steps      int             `json:"steps_executed"`
-	Inputs     json.RawMessage `json:"inputs"`
-	Output     json.RawMessage `json:"output,omitempty"`
-	Answer     string          `json:"answer,omitempty"`
-	Exit       *engine.Exit    `json:"exit,omitempty"`
-	EmptyData  bool            `json:"empty_data,omitempty"`
-	StepList   []stepJSON      `json:"steps"`
-	ToolCalls  []toolCallJSON  `json:"tool_calls"`
-	Errors     []noticeJSON    `json:"errors"`
-	Warnings   []noticeJSON    `json:"warnings"`
-	Findings   []string        `json:"findings"`
+	File   string `json:"file"`
+	Hash   string `json:"hash"`
+	Parent string `json:"parent,omitempty"`
+	// ParentDeleted says the parent is no longer in the store.
+	ParentDeleted bool            `json:"parent_deleted,omitempty"`
+	Status        string          `json:"status"`
+	Phase         string          `json:"phase"`
+	Cause         string          `json:"cause,omitempty"`
+	StartedAt     *time.Time      `json:"started_at"`
+	EndedAt       *time.Time      `json:"ended_at,omitempty"`
+	DurationMs    int64           `json:"duration_ms"`
+	Steps         int             `json:"steps_executed"`
+	Inputs        json.RawMessage `json:"inputs"`
+	Output        json.RawMessage `json:"output,omitempty"`
+	Answer        string          `json:"answer,omitempty"`
+	Exit          *engine.Exit    `json:"exit,omitempty"`
+	EmptyData     bool            `json:"empty_data,omitempty"`
+	StepList      []stepJSON      `json:"steps"`
+	ToolCalls     []toolCallJSON  `json:"tool_calls"`
+	Errors        []noticeJSON    `json:"errors"`
+	Warnings      []noticeJSON    `json:"warnings"`
+	Findings      []string        `json:"findings"`
 	// HeldMs is how much of the duration some thread of the run was held
 	// at a stop; Decisions are the decisions a person made at its stops,
 	// and those a replay made again (with their origin).
@@ -878,7 +883,7 @@ func toInspectJSON(d *record.RunDetail) inspectJSON {
 	if inputs == nil {
 		inputs = json.RawMessage("null")
 	}
-	env := inspectJSON{ID: d.ID, Plan: d.Plan, Project: d.Project, File: planFile(d), Hash: d.Hash, Parent: d.Parent, Status: runStatus(d.RunSummary),
+	env := inspectJSON{ID: d.ID, Plan: d.Plan, Project: d.Project, File: planFile(d), Hash: d.Hash, Parent: d.Parent, ParentDeleted: d.ParentDeleted, Status: runStatus(d.RunSummary),
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},
