@@ -112,10 +112,12 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
 	s = s.hidingSecrets(ws)
-	session, err := ws.Debug(v.Plan, table, workspace.RunOptions{Script: script, Held: held})
+	o := workspace.RunOptions{Script: script, Held: held, OnPrune: tellPruned(s.err)}
+	session, err := ws.Debug(v.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
+	warnUnpriced(s.err, ws, o, false)
 	if len(approve) > 0 {
 		approvals, err := ws.Approvals(approve)
 		if err != nil {

@@ -215,7 +215,7 @@ func newRootCommand(s *streams) *cobra.Command {
 		},
 	}
 	root.AddCommand(newValidateCommand(s), newRunCommand(s), newDebugCommand(s), newDAPCommand(s), newSchemaCommand(s), newToolsCommand(s), newDemoCommand(s), newDemoMCPCommand(), newMCPCommand(s), newModelsCommand(s), newRunsCommand(s), newInspectCommand(s), newReportCommand(s), newReplayCommand(s), newForkCommand(s), newDiffCommand(s), newSuperviseCommand())
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{flagValueError(err)} })
 	// Every command's help is wrapped at helpWidth: its description here,
 	// its flags by the template, which the subcommands inherit.
 	wrapDescriptions(root)

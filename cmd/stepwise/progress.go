@@ -31,7 +31,8 @@ type progressFlags struct {
 
 func (f *progressFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable and errors: no progress, no summary on stderr")
-	cmd.Flags().DurationVar(&f.every, "progress-every", 10*time.Second, "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
+	f.every = 10 * time.Second
+	cmd.Flags().Var(durationValue{&f.every}, "progress-every", "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
 }
 
 func (f progressFlags) check() error {

@@ -250,6 +250,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	var o workspace.RunOptions
 	if display != nil {
 		o.Sinks = []engine.Sink{display.sink()}
+		o.OnPrune = tellPruned(progressOut)
 	}
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
 	display.close()
@@ -352,6 +353,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
+	warnUnpriced(s.err, r.ws, o, req.events == "jsonl")
 	display := newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{run: r.rec.Run.ID, from: from})
 	if display != nil {
 		o.Sinks = []engine.Sink{display.sink()}

@@ -60,7 +60,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn})
+	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn, OnPrune: tellPruned(s.err)})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: "the replay could not start: " + r.ws.DisplayText(err.Error())}
 	}
@@ -117,7 +117,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script, Held: !flags.goOn})
+	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script, Held: !flags.goOn, OnPrune: tellPruned(s.err)})
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
 			return usageError{errors.New(msg)}

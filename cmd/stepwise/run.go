@@ -16,6 +16,7 @@ import (
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/chat"
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
@@ -67,9 +68,6 @@ func newRunCommand(s *streams) *cobra.Command {
 			if err := shown.check(); err != nil {
 				return err
 			}
-			if maxCost < 0 {
-				return usageError{fmt.Errorf("--max-cost takes a cost in USD above 0, not %g", maxCost)}
-			}
 			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve, shown: shown}
 			for _, p := range approve {
 				if _, err := debugger.ParseCommand("break " + p); err != nil {
@@ -91,7 +89,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
-	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
+	cmd.Flags().Var(costValue{&maxCost}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	shown.add(cmd)
@@ -249,6 +247,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 			}
 		}
 	}
+	warnUnpriced(s.err, ws, o, req.events == "jsonl")
 	var display *progressDisplay
 	if req.events == "jsonl" {
 		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
@@ -286,14 +285,39 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 }
 
 // runOptions are what the command line adds to a run: a replies file,
-// a spend cap, strict mode at the base URLs, and failovers told on out.
+// a spend cap, strict mode at the base URLs, and failovers and what
+// [storage] keep_days pruned told on out.
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
-	return workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL,
-		OnFailover: func(from, to string, err error) {
-			if req.events != "jsonl" && !req.shown.quiet {
-				fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
-			}
-		}}
+	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
+	if req.events != "jsonl" && !req.shown.quiet {
+		o.OnFailover = func(from, to string, err error) {
+			fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+		}
+		o.OnPrune = tellPruned(out)
+	}
+	return o
+}
+
+// warnUnpriced warns, before a run with o starts, of each model its spend
+// cap cannot count: a call of a model with no price costs the cap
+// nothing, and a run of such calls alone is never stopped by it. Under
+// --events jsonl each warning is a JSON line. It is said under --quiet
+// too: a cap that cannot work is no progress to leave out.
+func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, jsonl bool) {
+	usd, unpriced := ws.SpendCap(o)
+	from := "[limits] cost_usd"
+	if o.MaxCost > 0 {
+		from = "--max-cost"
+	}
+	for _, m := range unpriced {
+		text := fmt.Sprintf("the spend cap (%s, %s) cannot count the calls of model %s (%s), which has no price: add [%s] with its input and output prices, in USD per million tokens",
+			format.Cost(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
+		if jsonl {
+			writeJSONLine(w, map[string]string{"kind": "warning", "model": m.Model, "warning": text})
+		} else {
+			fmt.Fprintln(w, "warning: "+text)
+		}
+	}
 }
 
 // refuse reports a run that could not start, the way the run would have

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -807,6 +808,7 @@ func TestRunSpendCap(t *testing.T) {
 		{name: "no cap", code: 0},
 		{name: "--max-cost", args: []string{"--max-cost", "0.5"}, code: 1,
 			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000"},
+		{name: "--max-cost in dollars", args: []string{"--max-cost", "$0.5"}, code: 1, want: "and its cap is $0.5000"},
 		{name: "[limits] cost_usd", limits: "[limits]\ncost_usd = 1.0\n", code: 1, want: "spend cap reached"},
 		{name: "a cap not reached", limits: "[limits]\ncost_usd = 2.0\n", code: 0},
 	}
@@ -824,10 +826,81 @@ func TestRunSpendCap(t *testing.T) {
 	}
 }
 
+// TestRunSpendCapUnpriced warns, before the run, of each model its spend
+// cap cannot count for want of a price, naming the key to add: the cap
+// would let a run of such calls spend without end, and say nothing.
+func TestRunSpendCapUnpriced(t *testing.T) {
+	plan := "identifier: once\nname: Once\ndescription: One model call.\nsteps:\n" +
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n"
+	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n"
+	provider := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n"
+	unpriced := provider + "[models]\ndefault = { provider = \"s\", model = \"m\" }\n"
+	const warning = "warning: the spend cap ($0.0100, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
+	tests := []struct {
+		name   string
+		config string
+		args   []string
+		want   string // "" for no warning
+	}{
+		{name: "--max-cost", config: unpriced, args: []string{"--max-cost", "0.01"},
+			want: fmt.Sprintf(warning, "--max-cost", "m", "models.default", "m")},
+		{name: "[limits] cost_usd", config: unpriced + "[limits]\ncost_usd = 0.01\n",
+			want: fmt.Sprintf(warning, "[limits] cost_usd", "m", "models.default", "m")},
+		{name: "no cap", config: unpriced},
+		{name: "a priced model", config: unpriced + "[pricing.m]\ninput = 1.0\noutput = 1.0\n", args: []string{"--max-cost", "0.01"}},
+		{name: "an unpriced fallback", args: []string{"--max-cost", "0.01"},
+			config: provider + "[models]\ndefault = { provider = \"s\", model = \"m\", fallbacks = [{ provider = \"s\", model = \"backup\" }] }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n",
+			want:   fmt.Sprintf(warning, "--max-cost", "backup", "models.default fallbacks", "backup")},
+		{name: "an unpriced fallback a replies file never tries", args: []string{"--max-cost", "0.01", "--script", ".stepwise/replies.yaml"},
+			config: provider + "[models]\ndefault = { provider = \"s\", model = \"m\", fallbacks = [{ provider = \"s\", model = \"backup\" }] }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scratchProject(t, tt.config)
+			os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+			os.WriteFile(filepath.Join(".stepwise", "plans", "once.yaml"), []byte(plan), 0o644)
+			os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(replies), 0o644)
+			_, errOut, code := runCLI(t, append([]string{"run", "once"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if tt.want == "" && strings.Contains(errOut, "spend cap") || !strings.HasPrefix(errOut, tt.want) {
+				t.Errorf("stderr:\n%s\nwant it to begin with:\n%s", errOut, tt.want)
+			}
+			if tt.want == "" {
+				return
+			}
+			// Under --events jsonl, the warning is a JSON line.
+			_, errOut, _ = runCLI(t, append([]string{"run", "once", "--events", "jsonl"}, tt.args...)...)
+			first, _, _ := strings.Cut(errOut, "\n")
+			var line map[string]string
+			if err := json.Unmarshal([]byte(first), &line); err != nil || line["kind"] != "warning" || line["warning"]+"\n" != strings.TrimPrefix(tt.want, "warning: ") {
+				t.Errorf("the first line of the events is %s", first)
+			}
+		})
+	}
+}
+
+// TestRunFailureTellsNoUnknownCost: a step whose only model call failed
+// says its tokens, and no cost: "$0" would claim a price the model may not
+// have.
+func TestRunFailureTellsNoUnknownCost(t *testing.T) {
+	scratchProject(t, "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n[models]\ndefault = { provider = \"s\", model = \"m\" }\n")
+	os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+	os.WriteFile(filepath.Join(".stepwise", "plans", "once.yaml"), []byte("identifier: once\nname: Once\ndescription: One model call.\nsteps:\n"+
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n"), 0o644)
+	os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte("replies:\n  - match: E1\n    error: { status: 400, message: \"bad request\" }\n"), 0o644)
+	_, errOut, code := runCLI(t, "run", "once")
+	if code != 1 || !strings.Contains(errOut, "✗ E1 builtin__infer failed after ") || strings.Contains(errOut, "$") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
 // TestRunsRetention deletes runs by id (runs rm) and by age (runs prune,
-// and [storage] keep_days before a run is recorded).
+// and [storage] keep_days before a run is recorded), and says what it
+// deleted.
 func TestRunsRetention(t *testing.T) {
-	runProject(t)
+	wd := runProject(t)
 	ids := func() []string {
 		t.Helper()
 		out, errOut, code := runCLI(t, "runs", "--json", "--limit", "0")
@@ -841,50 +914,138 @@ func TestRunsRetention(t *testing.T) {
 		}
 		return list
 	}
-	for range 3 {
+	for range 4 {
 		if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 {
 			t.Fatalf("run: exit %d: %s", code, errOut)
 		}
 	}
 	all := ids() // newest first
-	if len(all) != 3 {
+	if len(all) != 4 {
 		t.Fatalf("%d runs recorded", len(all))
 	}
-	if _, errOut, code := runCLI(t, "runs", "rm", all[0][:10]); code != 0 || !strings.Contains(errOut, "deleted 1 run: "+all[0]) {
-		t.Errorf("runs rm: exit %d: %s", code, errOut)
+	// A run named twice, by a prefix and in full, is deleted and told
+	// once.
+	_, errOut, code := runCLI(t, "runs", "rm", all[0][:10], all[0])
+	if code != 0 || !strings.Contains(errOut, "deleted 1 run: "+all[0]) || strings.Count(errOut, all[0]) != 1 {
+		t.Errorf("runs rm of one run named twice: exit %d: %s", code, errOut)
 	}
 	if _, errOut, code := runCLI(t, "runs", "rm", "no-such-run"); code != 1 || !strings.Contains(errOut, "no run 'no-such-run'") {
 		t.Errorf("runs rm of an unknown run: exit %d: %s", code, errOut)
 	}
-	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1ns", "--keep", "1"); code != 0 || !strings.Contains(errOut, "deleted 1 run") {
+	// One unknown run among known ones: nothing is deleted, and the
+	// message says so.
+	_, errOut, code = runCLI(t, "runs", "rm", all[3], "no-such-run")
+	if code != 1 || !strings.Contains(errOut, "nothing was deleted: no run 'no-such-run'") || !slices.Contains(ids(), all[3]) {
+		t.Errorf("runs rm of a known and an unknown run: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1ns", "--keep", "2"); code != 0 || !strings.Contains(errOut, "deleted 1 run older than 1ns") {
 		t.Errorf("runs prune: exit %d: %s", code, errOut)
 	}
-	if left := ids(); len(left) != 1 || left[0] != all[1] {
-		t.Errorf("runs left %v, want the newest, %s", left, all[1])
+	if left := ids(); len(left) != 2 || left[0] != all[1] {
+		t.Errorf("runs left %v, want the newest two, %s first", left, all[1])
 	}
 	if _, _, code := runCLI(t, "runs", "prune"); code != 2 {
 		t.Errorf("runs prune without --older-than: exit %d, want 2", code)
 	}
 
-	// keep_days: a run older than that goes before the next is recorded.
-	st, err := store.Open(dataStore())
-	if err != nil {
-		t.Fatal(err)
+	// Runs recorded days ago: one of this project, one of another, one
+	// of none.
+	recordOld := func(ids ...string) {
+		t.Helper()
+		st, err := store.Open(dataStore())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := st.Recorder()
+		for i, id := range ids {
+			project := []string{wd, filepath.Join(t.TempDir(), "elsewhere"), ""}[i%3]
+			r := &storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)}
+			for j := range 50 {
+				// Inputs that differ, so that the run takes pages its
+				// deletion gives back.
+				r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(strconv.Itoa(j)+" ", 500)}, "ok", 1)
+			}
+			storetest.Finished(r)
+		}
+		rec.Close()
+		st.Close()
 	}
-	rec := st.Recorder()
-	storetest.Finished(&storetest.Run{ID: "old-run", Sink: rec, Start: time.Now().AddDate(0, 0, -3)})
-	rec.Close()
-	st.Close()
+	// --older-than takes days.
+	recordOld("old-here", "old-there", "old-nowhere")
+	_, errOut, code = runCLI(t, "runs", "prune", "--all", "--older-than", "2d")
+	if code != 0 || !strings.Contains(errOut, "deleted 3 runs older than 2d (") || !strings.Contains(errOut, " given back)") {
+		t.Errorf("runs prune --older-than 2d: exit %d: %s", code, errOut)
+	}
+
+	// keep_days: a run older than that goes before the next is recorded,
+	// and stderr says what went, but under --quiet.
 	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
-	if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 {
+	recordOld("old-here", "old-there", "old-nowhere")
+	_, errOut, code = runCLI(t, "run", "report", `{"team":"core"}`)
+	if code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 3 runs older than 2 days, 2 of them of other projects (") {
 		t.Fatalf("run with keep_days: exit %d: %s", code, errOut)
 	}
 	out, _, _ := runCLI(t, "runs", "--all", "--json", "--limit", "0")
-	if strings.Contains(out, "old-run") || strings.Count(out, `"id"`) != 2 {
+	if strings.Contains(out, "old-") || strings.Count(out, `"id"`) != 3 {
 		t.Errorf("after a run with keep_days = 2, the runs are:\n%s", out)
+	}
+	recordOld("old-here")
+	_, errOut, code = runCLI(t, "run", "report", `{"team":"core"}`, "--quiet")
+	if code != 0 || errOut != "" || slices.Contains(ids(), "old-here") {
+		t.Errorf("run --quiet with keep_days: exit %d, stderr %q", code, errOut)
+	}
+
+	// Once every run of the project is gone, none is recorded, not yet.
+	if _, errOut, code := runCLI(t, append([]string{"runs", "rm"}, ids()...)...); code != 0 {
+		t.Fatalf("runs rm: exit %d: %s", code, errOut)
+	}
+	if _, errOut, _ := runCLI(t, "runs"); errOut != "no runs of this project are recorded; --all lists those of every project\n" {
+		t.Errorf("runs after every run was deleted: %q", errOut)
+	}
+}
+
+// TestInspectParentDeleted: a fork whose parent was deleted says so where
+// it names the parent, rather than name a run that cannot be found.
+func TestInspectParentDeleted(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
+	var parent struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &parent) != nil {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	out, errOut, code = runCLI(t, "fork", parent.RunID, "--from", "E0", "--json")
+	var fork struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &fork) != nil {
+		t.Fatalf("fork: exit %d: %s", code, errOut)
+	}
+	inspect := func() (text string, deleted bool) {
+		t.Helper()
+		text, _, _ = runCLI(t, "inspect", fork.RunID)
+		out, _, _ := runCLI(t, "inspect", fork.RunID, "--json")
+		var env struct {
+			Parent        string `json:"parent"`
+			ParentDeleted bool   `json:"parent_deleted"`
+		}
+		if err := json.Unmarshal([]byte(out), &env); err != nil || env.Parent != parent.RunID {
+			t.Fatalf("inspect --json: %v\n%s", err, out)
+		}
+		return text, env.ParentDeleted
+	}
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+"\n") || deleted {
+		t.Errorf("while the parent is kept, inspect says deleted %v:\n%s", deleted, text)
+	}
+	if _, errOut, code := runCLI(t, "runs", "rm", parent.RunID); code != 0 {
+		t.Fatalf("runs rm: exit %d: %s", code, errOut)
+	}
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+" (deleted since)\n") || !deleted {
+		t.Errorf("once the parent is deleted, inspect says deleted %v:\n%s", deleted, text)
 	}
 }

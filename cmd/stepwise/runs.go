@@ -23,6 +23,7 @@ import (
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/path"
 	"github.com/stepwise-dev/stepwise/engine/record"
+	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/tui/common"
 	"github.com/stepwise-dev/stepwise/tui/format"
 	"github.com/stepwise-dev/stepwise/tui/timeview"
@@ -88,9 +89,9 @@ func newRunsCommand(s *streams) *cobra.Command {
 				case len(list) == 0 && plan != "":
 					note = fmt.Sprintf("no runs of plan '%s' are recorded in this project; --all lists those of every project", plan)
 				case len(list) == 0 && everyProject:
-					note = "no runs are recorded yet"
+					note = "no runs are recorded"
 				case len(list) == 0:
-					note = "no runs of this project are recorded yet; --all lists those of every project"
+					note = "no runs of this project are recorded; --all lists those of every project"
 				}
 			}
 			if asJSON {
@@ -137,9 +138,9 @@ func newRunsRmCommand(s *streams) *cobra.Command {
 			defer ws.Close()
 			removed, err := ws.RemoveRuns(cmd.Context(), args...)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return &exitCode{code: exitFailure, msg: "nothing was deleted: " + err.Error()}
 			}
-			fmt.Fprintf(s.err, "deleted %s: %s\n", countNoun(len(removed), "run", "runs"), strings.Join(removed, ", "))
+			fmt.Fprintf(s.err, "deleted %s: %s%s\n", countNoun(len(removed.Runs), "run", "runs"), strings.Join(removed.IDs(), ", "), givenBack(removed))
 			return nil
 		},
 	}
@@ -157,13 +158,13 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 		Use:   "prune --older-than DURATION [--keep N] [--all]",
 		Short: "Delete the runs older than an age, keeping the newest",
 		Long: "Delete the runs of this project (every project's with --all) that started longer ago than\n" +
-			"--older-than (a Go duration: 72h, 30m), except the --keep newest of each project and any\n" +
+			"--older-than (7d, 2w, 36h, 90m), except the --keep newest of each project and any\n" +
 			"run still being recorded, and give the space back. [storage] keep_days does the same for\n" +
 			"every project each time a run is recorded.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if olderThan <= 0 {
-				return usageError{fmt.Errorf("%s needs --older-than, a duration above 0 (72h, 30m)", cmd.CommandPath())}
+				return usageError{fmt.Errorf("%s needs --older-than, a duration above 0 (7d, 2w, 36h, 90m)", cmd.CommandPath())}
 			}
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep takes 0 or more, not %d", keep)}
@@ -177,14 +178,37 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
-			fmt.Fprintf(s.err, "deleted %s older than %s\n", countNoun(len(removed), "run", "runs"), olderThan)
+			fmt.Fprintf(s.err, "deleted %s older than %s%s\n", countNoun(len(removed.Runs), "run", "runs"), durationValue{&olderThan}, givenBack(removed))
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete the runs that started longer ago than this (72h, 30m)")
+	cmd.Flags().Var(durationValue{&olderThan}, "older-than", "delete the runs that started longer ago than this (7d, 2w, 36h)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep this many of the newest runs of each project, however old")
 	cmd.Flags().BoolVar(&all, "all", false, "prune the runs of every project, not only this one's")
 	return cmd
+}
+
+// tellPruned tells on w what [storage] keep_days deleted as a command
+// opened the run store, which is shared by every project: a person should
+// hear of it rather than find runs gone.
+func tellPruned(w io.Writer) func(workspace.Pruned) {
+	return func(p workspace.Pruned) {
+		whose := "all of this project"
+		if p.OtherProjects > 0 {
+			whose = countNoun(p.OtherProjects, "of them of another project", "of them of other projects")
+		}
+		fmt.Fprintf(w, "[storage] keep_days = %d: deleted %s older than %s, %s%s\n",
+			p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), whose, givenBack(p.Removed))
+	}
+}
+
+// givenBack says, at the end of the line that tells a deletion, how much
+// space it gave back to the file system; nothing when none.
+func givenBack(removed store.Removed) string {
+	if removed.Freed == 0 {
+		return ""
+	}
+	return " (" + format.Bytes(removed.Freed) + " given back)"
 }
 
 type runListJSON struct {
@@ -519,7 +543,10 @@ func printRun(w io.Writer, d *record.RunDetail) {
 		plan += " (" + homePath(file) + ")"
 	}
 	fmt.Fprintf(w, "plan     %s\n", plan)
-	if d.Parent != "" {
+	switch {
+	case d.ParentDeleted:
+		fmt.Fprintf(w, "parent   %s (deleted since)\n", d.Parent)
+	case d.Parent != "":
 		fmt.Fprintf(w, "parent   %s\n", d.Parent)
 	}
 	took := "took"
@@ -759,26 +786,28 @@ type inspectJSON struct {
 	// run outside a project (or recorded before the store kept projects).
 	Project string `json:"project,omitempty"`
 	// File is the plan file, resolved against Project when relative.
-	File       string          `json:"file"`
-	Hash       string          `json:"hash"`
-	Parent     string          `json:"parent,omitempty"`
-	Status     string          `json:"status"`
-	Phase      string          `json:"phase"`
-	Cause      string          `json:"cause,omitempty"`
-	StartedAt  *time.Time      `json:"started_at"`
-	EndedAt    *time.Time      `json:"ended_at,omitempty"`
-	DurationMs int64           `json:"duration_ms"`
-	Steps      int             `json:"steps_executed"`
-	Inputs     json.RawMessage `json:"inputs"`
-	Output     json.RawMessage `json:"output,omitempty"`
-	Answer     string          `json:"answer,omitempty"`
-	Exit       *engine.Exit    `json:"exit,omitempty"`
-	EmptyData  bool            `json:"empty_data,omitempty"`
-	StepList   []stepJSON      `json:"steps"`
-	ToolCalls  []toolCallJSON  `json:"tool_calls"`
-	Errors     []noticeJSON    `json:"errors"`
-	Warnings   []noticeJSON    `json:"warnings"`
-	Findings   []string        `json:"findings"`
+	File   string `json:"file"`
+	Hash   string `json:"hash"`
+	Parent string `json:"parent,omitempty"`
+	// ParentDeleted says the parent is no longer in the store.
+	ParentDeleted bool            `json:"parent_deleted,omitempty"`
+	Status        string          `json:"status"`
+	Phase         string          `json:"phase"`
+	Cause         string          `json:"cause,omitempty"`
+	StartedAt     *time.Time      `json:"started_at"`
+	EndedAt       *time.Time      `json:"ended_at,omitempty"`
+	DurationMs    int64           `json:"duration_ms"`
+	Steps         int             `json:"steps_executed"`
+	Inputs        json.RawMessage `json:"inputs"`
+	Output        json.RawMessage `json:"output,omitempty"`
+	Answer        string          `json:"answer,omitempty"`
+	Exit          *engine.Exit    `json:"exit,omitempty"`
+	EmptyData     bool            `json:"empty_data,omitempty"`
+	StepList      []stepJSON      `json:"steps"`
+	ToolCalls     []toolCallJSON  `json:"tool_calls"`
+	Errors        []noticeJSON    `json:"errors"`
+	Warnings      []noticeJSON    `json:"warnings"`
+	Findings      []string        `json:"findings"`
 	// HeldMs is how much of the duration some thread of the run was held
 	// at a stop; Decisions are the decisions a person made at its stops,
 	// and those a replay made again (with their origin).
@@ -854,7 +883,7 @@ func toInspectJSON(d *record.RunDetail) inspectJSON {
 	if inputs == nil {
 		inputs = json.RawMessage("null")
 	}
-	env := inspectJSON{ID: d.ID, Plan: d.Plan, Project: d.Project, File: planFile(d), Hash: d.Hash, Parent: d.Parent, Status: runStatus(d.RunSummary),
+	env := inspectJSON{ID: d.ID, Plan: d.Plan, Project: d.Project, File: planFile(d), Hash: d.Hash, Parent: d.Parent, ParentDeleted: d.ParentDeleted, Status: runStatus(d.RunSummary),
 		Phase: ph, Cause: cause, StartedAt: timeOrNil(d.StartedAt), EndedAt: timeOrNil(d.EndedAt),
 		DurationMs: d.Duration.Milliseconds(), Steps: d.StepsExecuted, Inputs: inputs, Output: d.Output, Answer: d.Answer,
 		Exit: d.Exit, EmptyData: d.EmptyData, StepList: []stepJSON{}, ToolCalls: []toolCallJSON{}, Errors: []noticeJSON{},

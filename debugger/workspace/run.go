@@ -30,6 +30,10 @@ type RunOptions struct {
 	Script string
 	// OnFailover is told when a model call falls over to the next model.
 	OnFailover func(from, to string, err error)
+	// OnPrune is told what [storage] keep_days deleted when the run is
+	// the first to open the run store (each command that records runs
+	// prunes once), if it deleted anything.
+	OnPrune func(Pruned)
 	// MaxCost stops the run before its next model call once its priced
 	// calls cost this many USD, over [limits] cost_usd; 0 keeps that.
 	MaxCost float64
@@ -123,7 +127,7 @@ func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options
 		}
 		models = model.New(cfg, model.Options{ScriptFile: o.Script, Scripts: scripts, OnFailover: o.OnFailover})
 	}
-	rec, err := w.openRecorder()
+	rec, err := w.openRecorder(o.OnPrune)
 	if err != nil {
 		return engine.Options{}, err
 	}
@@ -152,6 +156,50 @@ func (w *Workspace) runConfig(o RunOptions) *config.Config {
 		}
 	}
 	return &cfg
+}
+
+// UnpricedModel is a model a run may call that [pricing] has no price
+// for.
+type UnpricedModel struct {
+	// Model is the model id, as [pricing] is keyed.
+	Model string
+	// Entry is the configuration key that names it first: models.default,
+	// models.named.nano, or the fallbacks of one of those.
+	Entry string
+}
+
+// SpendCap is the cap on what a run with o may spend on priced model
+// calls ([limits] cost_usd, or o.MaxCost over it; 0 for none) and the
+// models the run may call that the cap cannot count, having no price: a
+// run of those alone is never stopped by it. With no cap none are listed.
+func (w *Workspace) SpendCap(o RunOptions) (usd float64, unpriced []UnpricedModel) {
+	cfg := w.runConfig(o)
+	if cfg.Limits.CostUSD <= 0 {
+		return 0, nil
+	}
+	seen := map[string]bool{}
+	add := func(model, entry string) {
+		if _, priced := cfg.Price(model); !priced && !seen[model] {
+			seen[model] = true
+			unpriced = append(unpriced, UnpricedModel{Model: model, Entry: entry})
+		}
+	}
+	for _, name := range cfg.ModelNames() {
+		ref, err := cfg.ResolveModel(name)
+		if err != nil {
+			continue
+		}
+		add(ref.Model, ref.Entry)
+		if o.Script != "" {
+			// A replies file answers every call under the entry's own
+			// model; the fallbacks are never tried.
+			continue
+		}
+		for _, f := range ref.Fallbacks {
+			add(f.Model, ref.Entry+" fallbacks")
+		}
+	}
+	return cfg.Limits.CostUSD, unpriced
 }
 
 // toolRuntime is the tool runtime every run shares, started on first use.
@@ -204,13 +252,14 @@ func (w *Workspace) loadScripts(cfg *config.Config, script string) (map[string]*
 // first run, and later runs go unrecorded. With the memory backend it does
 // nothing.
 func (w *Workspace) OpenStore() error {
-	_, err := w.openRecorder()
+	_, err := w.openRecorder(nil)
 	return err
 }
 
 // openRecorder is the recorder of the run store, opened on first use; nil
-// when runs are not recorded.
-func (w *Workspace) openRecorder() (*store.Recorder, error) {
+// when runs are not recorded. onPrune, when not nil, is told what the
+// opening pruned, if anything.
+func (w *Workspace) openRecorder(onPrune func(Pruned)) (*store.Recorder, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.recorder != nil || w.storeTried || w.cfg.Storage.Backend == config.BackendMemory {
@@ -224,11 +273,15 @@ func (w *Workspace) openRecorder() (*store.Recorder, error) {
 			return nil, err
 		}
 	}
-	if err := w.pruneOld(st); err != nil {
+	pruned, err := w.pruneOld(st)
+	if err != nil {
 		if w.store == nil {
 			st.Close()
 		}
 		return nil, err
+	}
+	if len(pruned.Runs) > 0 && onPrune != nil {
+		onPrune(w.pruned(pruned))
 	}
 	var secrets []store.Secret
 	for value, ref := range w.cfg.Secrets() {
@@ -238,17 +291,42 @@ func (w *Workspace) openRecorder() (*store.Recorder, error) {
 	return w.recorder, nil
 }
 
+// Pruned is what [storage] keep_days deleted as a command opened the run
+// store: the store is shared by every project, and so is the pruning,
+// which a person should hear of rather than find their runs gone.
+type Pruned struct {
+	store.Removed
+	// KeepDays is the setting that pruned.
+	KeepDays int
+	// OtherProjects counts the runs deleted that were not of this
+	// workspace's project.
+	OtherProjects int
+}
+
+// pruned describes what pruneOld removed.
+func (w *Workspace) pruned(removed store.Removed) Pruned {
+	p := Pruned{Removed: removed, KeepDays: w.cfg.Storage.KeepDays}
+	root := w.Project().Root
+	for _, r := range removed.Runs {
+		if r.Project != root {
+			p.OtherProjects++
+		}
+	}
+	return p
+}
+
 // pruneOld deletes the runs older than [storage] keep_days, if it is set,
 // before the workspace records another.
-func (w *Workspace) pruneOld(st *store.Store) error {
+func (w *Workspace) pruneOld(st *store.Store) (store.Removed, error) {
 	days := w.cfg.Storage.KeepDays
 	if days <= 0 {
-		return nil
+		return store.Removed{}, nil
 	}
-	if _, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, ""); err != nil {
-		return fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", days, err)
+	removed, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, "")
+	if err != nil {
+		return removed, fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", days, err)
 	}
-	return nil
+	return removed, nil
 }
 
 // Flush waits for the recorder to write what runs gave it, so that a

@@ -114,10 +114,10 @@ func (w *Workspace) Diff(ctx context.Context, a, b string) (*record.RunDetail, *
 
 // RemoveRuns deletes the runs ids name, with everything recorded about
 // them; nothing when one is unknown, ambiguous or still being recorded.
-func (w *Workspace) RemoveRuns(ctx context.Context, ids ...string) ([]string, error) {
+func (w *Workspace) RemoveRuns(ctx context.Context, ids ...string) (store.Removed, error) {
 	st, err := w.readStore()
 	if err != nil {
-		return nil, err
+		return store.Removed{}, err
 	}
 	return st.Remove(ctx, ids...)
 }
@@ -125,10 +125,10 @@ func (w *Workspace) RemoveRuns(ctx context.Context, ids ...string) ([]string, er
 // PruneRuns deletes the runs of this project (of every project, with
 // allProjects) that started before olderThan, but for the keep newest of
 // each project and any still being recorded.
-func (w *Workspace) PruneRuns(ctx context.Context, olderThan time.Time, keep int, allProjects bool) ([]string, error) {
+func (w *Workspace) PruneRuns(ctx context.Context, olderThan time.Time, keep int, allProjects bool) (store.Removed, error) {
 	st, err := w.readStore()
 	if err != nil {
-		return nil, err
+		return store.Removed{}, err
 	}
 	project := ""
 	if !allProjects && w.cfg.Project != nil {

@@ -95,7 +95,17 @@ default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_t
 		{
 			name:    "a negative spend cap",
 			project: "[limits]\ncost_usd = -1.5\n",
-			errs:    []string{`{file}:2:12: limits.cost_usd: must not be negative, got -1.5 (0 or unset: no cap)`},
+			errs:    []string{`{file}:2:12: limits.cost_usd: must be a cost in USD, not negative, got -1.5 (0 or unset: no cap)`},
+		},
+		{
+			name:    "a spend cap that is no number",
+			project: "[limits]\ncost_usd = nan\n",
+			errs:    []string{`{file}:2:12: limits.cost_usd: must be a cost in USD, not negative, got NaN (0 or unset: no cap)`},
+		},
+		{
+			name:    "an infinite spend cap",
+			project: "[limits]\ncost_usd = inf\n",
+			errs:    []string{`{file}:2:12: limits.cost_usd: must be a cost in USD, not negative, got +Inf (0 or unset: no cap)`},
 		},
 
 		{

@@ -681,6 +681,10 @@ func (c *Config) Price(model string) (Rates, bool) {
 	return p.Rates(), true
 }
 
+// PricingKey is the configuration key that prices a model id:
+// pricing."gpt-4.1", pricing.scripted.
+func PricingKey(model string) string { return "pricing." + formatKeyPart(model) }
+
 // ModelRef is a model name resolved to the entry that serves it.
 type ModelRef struct {
 	// Name is the name that was resolved: a role or a named model.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -36,8 +37,10 @@ func (b *builder) checkSettings() {
 			b.errorf("limits."+key, false, "must be at least 1, got %d", n)
 		}
 	}
-	if c := b.cfg.Limits.CostUSD; c < 0 {
-		b.errorf("limits.cost_usd", false, "must not be negative, got %g (0 or unset: no cap)", c)
+	// !(c >= 0) refuses nan with the negative; inf is no cap either, and
+	// would read as one.
+	if c := b.cfg.Limits.CostUSD; !(c >= 0) || math.IsInf(c, 1) {
+		b.errorf("limits.cost_usd", false, "must be a cost in USD, not negative, got %g (0 or unset: no cap)", c)
 	}
 	if s.PlanningAttempts < 0 {
 		b.errorf("settings.planning_attempts", false, "must not be negative, got %d", s.PlanningAttempts)

@@ -82,11 +82,15 @@ type RunDetail struct {
 	RunSummary
 	// File is the plan file as the run was given it: a relative path is
 	// relative to the directory the run was started from.
-	File   string
-	Hash   string
-	Exit   *engine.Exit
-	Output json.RawMessage
-	Answer string
+	File string
+	Hash string
+	// ParentDeleted says that Parent is no longer in the store: it was
+	// deleted (runs rm, runs prune, [storage] keep_days) after this run
+	// replayed or forked it.
+	ParentDeleted bool
+	Exit          *engine.Exit
+	Output        json.RawMessage
+	Answer        string
 	// EmptyData is the run_end's flag: a template read empty data.
 	EmptyData   bool
 	UsageReport engine.UsageReport

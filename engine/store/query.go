@@ -194,6 +194,13 @@ func (s *Store) Run(ctx context.Context, id string) (*record.RunDetail, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.Parent != "" {
+		var kept bool
+		if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)", d.Parent).Scan(&kept); err != nil {
+			return nil, err
+		}
+		d.ParentDeleted = !kept
+	}
 	events, err := runEvents(ctx, tx, key)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", d.ID, err)

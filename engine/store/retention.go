@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"slices"
 	"time"
 )
 
@@ -15,92 +17,141 @@ func (e *ErrRecording) Error() string {
 	return fmt.Sprintf("run %s is being recorded by a process that is still running; stop it first", e.ID)
 }
 
+// Removed is what Remove or Prune deleted.
+type Removed struct {
+	// Runs are the runs deleted, each once.
+	Runs []RemovedRun
+	// Freed is how many bytes the store's files (the database and its
+	// write-ahead log) shrank by as the space was given back; 0 when
+	// they did not, as when another process wrote to them meanwhile.
+	Freed int64
+}
+
+// RemovedRun is one run deleted.
+type RemovedRun struct {
+	ID string
+	// Project is the root directory of the run's project; empty for a
+	// run outside any project.
+	Project string
+}
+
+// IDs are the ids of the runs deleted.
+func (r Removed) IDs() []string {
+	ids := make([]string, len(r.Runs))
+	for i, run := range r.Runs {
+		ids[i] = run.ID
+	}
+	return ids
+}
+
 // Remove deletes the runs ids name (full ids, or prefixes one run begins
 // with), their events, and gives the space back to
 // the file system. It removes nothing when one of them is unknown,
-// ambiguous or still being recorded, and says which.
-func (s *Store) Remove(ctx context.Context, ids ...string) (removed []string, err error) {
+// ambiguous or still being recorded, and says which. A run named twice
+// (by its id and a prefix of it, say) is deleted, and told, once.
+func (s *Store) Remove(ctx context.Context, ids ...string) (Removed, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return Removed{}, err
 	}
 	defer tx.Rollback()
 	var keys []int64
+	var runs []RemovedRun
 	for _, id := range ids {
 		key, err := s.resolve(ctx, tx, id)
 		if err != nil {
-			return nil, err
+			return Removed{}, err
 		}
-		full, recorder, err := runIdentity(ctx, tx, key)
+		if slices.Contains(keys, key) {
+			continue
+		}
+		run, recorder, err := runIdentity(ctx, tx, key)
 		if err != nil {
-			return nil, err
+			return Removed{}, err
 		}
 		if !s.recorderGone(recorder) {
-			return nil, &ErrRecording{ID: full}
+			return Removed{}, &ErrRecording{ID: run.ID}
 		}
-		keys, removed = append(keys, key), append(removed, full)
+		keys, runs = append(keys, key), append(runs, run)
 	}
-	if err := deleteRuns(ctx, tx, keys); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return removed, s.reclaim(ctx)
+	return s.deleteAndReclaim(ctx, tx, keys, runs)
 }
 
 // Prune deletes the runs that started before olderThan, but for the keep
 // most recent runs of each project, and no run still being recorded; it
-// gives the space back and returns the ids it removed. project, when not
-// empty, limits it to that project's runs.
-func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, project string) ([]string, error) {
+// gives the space back and says what it removed. project, when not empty,
+// limits it to that project's runs.
+func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, project string) (Removed, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return Removed{}, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT key, id, recorder FROM (
-		SELECT key, id, recorder, started_at,
+	rows, err := tx.QueryContext(ctx, `SELECT key, id, recorder, project FROM (
+		SELECT key, id, recorder, project, started_at,
 			row_number() OVER (PARTITION BY project ORDER BY started_at DESC, id DESC) AS newest
 		FROM runs WHERE (?1 = '' OR project = ?1))
 		WHERE started_at < ?2 AND newest > ?3`, project, olderThan.UnixNano(), keep)
 	if err != nil {
-		return nil, err
+		return Removed{}, err
 	}
 	var keys []int64
-	var removed []string
+	var runs []RemovedRun
 	for rows.Next() {
 		var key int64
-		var id string
+		var run RemovedRun
 		var recorder sql.NullString
-		if err := rows.Scan(&key, &id, &recorder); err != nil {
+		if err := rows.Scan(&key, &run.ID, &recorder, &run.Project); err != nil {
 			rows.Close()
-			return nil, err
+			return Removed{}, err
 		}
 		if s.recorderGone(recorder.String) {
-			keys, removed = append(keys, key), append(removed, id)
+			keys, runs = append(keys, key), append(runs, run)
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return Removed{}, err
 	}
 	if len(keys) == 0 {
-		return nil, nil
+		return Removed{}, nil
 	}
-	if err := deleteRuns(ctx, tx, keys); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return removed, s.reclaim(ctx)
+	return s.deleteAndReclaim(ctx, tx, keys, runs)
 }
 
-func runIdentity(ctx context.Context, q querier, key int64) (id, recorder string, err error) {
+// deleteAndReclaim deletes the runs of keys, which are runs, commits tx
+// and gives the space back, measuring how much.
+func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, runs []RemovedRun) (Removed, error) {
+	before := s.filesSize()
+	if err := deleteRuns(ctx, tx, keys); err != nil {
+		return Removed{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Removed{}, err
+	}
+	removed := Removed{Runs: runs}
+	err := s.reclaim(ctx)
+	if err == nil {
+		removed.Freed = max(0, before-s.filesSize())
+	}
+	return removed, err
+}
+
+// filesSize is the size of the database file and its write-ahead log.
+func (s *Store) filesSize() int64 {
+	var size int64
+	for _, name := range []string{s.path, s.path + "-wal"} {
+		if info, err := os.Stat(name); err == nil {
+			size += info.Size()
+		}
+	}
+	return size
+}
+
+func runIdentity(ctx context.Context, q querier, key int64) (run RemovedRun, recorder string, err error) {
 	var rec sql.NullString
-	err = q.QueryRowContext(ctx, "SELECT id, recorder FROM runs WHERE key = ?", key).Scan(&id, &rec)
-	return id, rec.String, err
+	err = q.QueryRowContext(ctx, "SELECT id, project, recorder FROM runs WHERE key = ?", key).Scan(&run.ID, &run.Project, &rec)
+	return run, rec.String, err
 }
 
 // deleteRuns deletes runs by key; their segments and references to blobs

@@ -32,9 +32,11 @@ func TestRemove(t *testing.T) {
 	if ids := runIDs(t, s); len(ids) != 3 {
 		t.Fatalf("a refused removal removed runs: %v", ids)
 	}
-	removed, err := s.Remove(ctx, "run-a", "run-b-0002")
-	if err != nil || !slices.Equal(removed, []string{"run-a-0001", "run-b-0002"}) {
-		t.Fatalf("removed %v, %v", removed, err)
+	// run-b named twice, by a prefix and in full, is removed and told
+	// once.
+	removed, err := s.Remove(ctx, "run-a", "run-b", "run-b-0002")
+	if err != nil || !slices.Equal(removed.IDs(), []string{"run-a-0001", "run-b-0002"}) {
+		t.Fatalf("removed %v, %v", removed.IDs(), err)
 	}
 	if ids := runIDs(t, s); !slices.Equal(ids, []string{"run-c-0003"}) {
 		t.Errorf("runs left %v", ids)
@@ -62,14 +64,14 @@ func TestPrune(t *testing.T) {
 	}
 	before := storeBytes(t, s.Path())
 	removed, err := s.Prune(context.Background(), t0.Add(4*time.Hour), 3, "")
-	if err != nil || !slices.Equal(sorted(removed), []string{"run-a", "run-b", "run-c"}) {
-		t.Fatalf("removed %v, %v", removed, err)
+	if err != nil || !slices.Equal(sorted(removed.IDs()), []string{"run-a", "run-b", "run-c"}) {
+		t.Fatalf("removed %v, %v", removed.IDs(), err)
 	}
 	if ids := runIDs(t, s); !slices.Equal(sorted(ids), []string{"run-d", "run-e", "run-f"}) {
 		t.Errorf("runs left %v", ids)
 	}
-	if after := storeBytes(t, s.Path()); after >= before {
-		t.Errorf("the store is %d bytes after pruning, %d before: no space given back", after, before)
+	if after := storeBytes(t, s.Path()); after >= before || removed.Freed != before-after {
+		t.Errorf("the store is %d bytes after pruning, %d before, and Prune says it freed %d", after, before, removed.Freed)
 	}
 }
 

@@ -297,6 +297,9 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		c.killChild()
+		if c.overLimit.Load() {
+			return nil, c.failure("cannot connect", errors.New(s.rt.tooLong("answer to initialize")+anyMessageHint))
+		}
 		if errors.Is(err, context.DeadlineExceeded) && !errors.Is(parent.Err(), context.Canceled) {
 			return nil, c.failure("cannot connect", fmt.Errorf("the server did not finish the MCP handshake within %s", time.Since(started).Round(time.Second)))
 		}
@@ -312,6 +315,9 @@ func (s *mcpServer) connect(ctx context.Context) (*mcpConn, error) {
 	for t, err := range session.Tools(ctx, nil) {
 		if err != nil {
 			c.close()
+			if c.overLimit.Load() {
+				err = errors.New(s.rt.tooLong("tool list") + anyMessageHint)
+			}
 			return nil, c.failure("cannot list its tools", err)
 		}
 		c.all = append(c.all, t.Name)
@@ -472,8 +478,7 @@ func (r *Runtime) callMCP(ctx context.Context, server, tool string, input map[st
 			// The rest of the answer is unread: the connection cannot be
 			// trusted with another call.
 			s.drop(c)
-			return nil, &ToolError{Tool: name, Message: fmt.Sprintf("the server's answer passed %d bytes ([limits] mcp_result_bytes) and was not read further; raise the limit if the tool's results are meant to be that large",
-				r.cfg.Limits.MCPResultBytes)}
+			return nil, &ToolError{Tool: name, Message: r.tooLong("answer") + "; raise the limit if the tool's results are meant to be that large"}
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
 		case errors.Is(callCtx.Err(), context.DeadlineExceeded):
@@ -666,6 +671,17 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// tooLong says that the server's message, what, passed [limits]
+// mcp_result_bytes.
+func (r *Runtime) tooLong(what string) string {
+	return fmt.Sprintf("the server's %s passed %d bytes ([limits] mcp_result_bytes) and was not read further", what, r.cfg.Limits.MCPResultBytes)
+}
+
+// anyMessageHint ends the message of a handshake message past [limits]
+// mcp_result_bytes: a person who knows it as a bound on tool results
+// would not think of it when the connection fails.
+const anyMessageHint = "; the limit bounds every message from the server, not only a tool's results: raise it if the server's messages are meant to be that large"
 
 // errMessageTooLong is what a read past a message's limit returns.
 var errMessageTooLong = errors.New("a message passed [limits] mcp_result_bytes")

@@ -668,10 +668,15 @@ func TestMCPErrorsHideSecrets(t *testing.T) {
 	}
 }
 
-// hugeServer has a tool that answers with a text of the size asked for, and
-// one that answers with its process id.
+// hugeServer has a tool that answers with a text of the size asked for,
+// one that answers with its process id, and one whose description makes
+// the tool list some 2 KiB, longer than the answer to initialize.
 func hugeServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "wordy", Description: strings.Repeat("Says little. ", 160), InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "little"}}}, nil
+		})
 	srv.AddTool(&mcp.Tool{Name: "pid", Description: "Its process id.", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil
@@ -717,6 +722,37 @@ func TestMCPResultLimit(t *testing.T) {
 			}
 			if again := pid(); server == "stdio" && again == first {
 				t.Errorf("the stdio server (%s) that was cut off was given the next call", first)
+			}
+		})
+	}
+}
+
+// TestMCPHandshakeLimit checks that [limits] mcp_result_bytes bounds the
+// answers to initialize and tools/list too, and that a connection it
+// fails says so as clearly as a call it fails: the size, the key, and
+// that it bounds every message, over stdio and over HTTP.
+func TestMCPHandshakeLimit(t *testing.T) {
+	httpURL := serveHTTP(t, hugeServer(), "X-Team", "core")
+	servers := stdioServer("stdio", "huge", "") + fmt.Sprintf("\n[mcp.web]\nurl = %q\nheaders = { X-Team = \"core\" }\n", httpURL)
+	const hint = "the limit bounds every message from the server, not only a tool's results: raise it if the server's messages are meant to be that large"
+	tests := []struct {
+		name  string
+		limit int
+		want  string
+	}{
+		// The answer to initialize is some 300 to 400 bytes, the tool
+		// list over 2,000.
+		{"initialize", 100, "cannot connect: the server's answer to initialize passed 100 bytes ([limits] mcp_result_bytes) and was not read further; " + hint},
+		{"tools/list", 1000, "cannot list its tools: the server's tool list passed 1000 bytes ([limits] mcp_result_bytes) and was not read further; " + hint},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt, _ := newRuntime(t, map[string]string{".stepwise/config.toml": fmt.Sprintf("[limits]\nmcp_result_bytes = %d\n%s", tt.limit, servers)}, nil)
+			for _, server := range []string{"stdio", "web"} {
+				_, err := rt.ServerTools(context.Background(), server)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: error %v\nwant it to hold %s", server, err, tt.want)
+				}
 			}
 		})
 	}

@@ -115,6 +115,21 @@ func Cost(usd float64) string {
 	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
 }
 
+// Bytes is a size in bytes, in the binary unit that keeps it under 1024,
+// with a tenth from KiB on: 512 B, 4.0 KiB, 1.2 MiB.
+func Bytes(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	size := float64(n) / 1024
+	i := 0
+	for ; size >= 1024 && i < len(units)-1; i++ {
+		size /= 1024
+	}
+	return strconv.FormatFloat(size, 'f', 1, 64) + " " + units[i]
+}
+
 // Spend is the cost of calls model calls, usd nil when one was unpriced:
 // "-" when there is no cost to tell.
 func Spend(calls int, usd *float64) string {

@@ -92,6 +92,17 @@ func TestCost(t *testing.T) {
 	}
 }
 
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}} {
+		if got := format.Bytes(tc.n); got != tc.want {
+			t.Errorf("Bytes(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestShortIDAndDelta(t *testing.T) {
 	for id, want := range map[string]string{"": "", "abc": "abc", "0123456789ab": "0123456789ab", "0123456789abcdef": "0123456789ab"} {
 		if got := format.ShortID(id); got != want {

@@ -37,28 +37,30 @@ type Spend struct {
 	Calls int
 	// Tokens counts input and output tokens, cached ones included.
 	Tokens int
-	// CostUSD is the sum of the calls' costs; Priced says whether every
-	// call that was answered had a price, without which the sum
-	// understates the cost and is not told. A call that failed has no
-	// price and costs nothing: it leaves the cost known.
+	// CostUSD is the sum of the calls' costs; Priced says whether some
+	// call that was answered had a price and every one did, without which
+	// the sum understates the cost, or says nothing, and is not told. A
+	// call that failed has no price and costs nothing: it leaves the cost
+	// as the answered calls make it, and calls that all failed leave it
+	// unknown, as the model's price was never seen ("$0" would claim one).
 	CostUSD float64
 	Priced  bool
+	// unpriced is set once an answered call had no price.
+	unpriced bool
 }
 
 func (s *Spend) add(c engine.ModelCalled) {
-	if s.Calls == 0 {
-		s.Priced = true
-	}
 	s.Calls++
 	s.Tokens += c.Usage.InputTokens + c.Usage.OutputTokens + c.Usage.CacheCreationInputTokens + c.Usage.CacheReadInputTokens
-	if c.CostUSD == nil && c.Error != "" {
+	switch {
+	case c.CostUSD != nil:
+		s.CostUSD += *c.CostUSD
+	case c.Error == "":
+		s.unpriced = true
+	default:
 		return
 	}
-	if c.CostUSD == nil {
-		s.Priced = false
-		return
-	}
-	s.CostUSD += *c.CostUSD
+	s.Priced = !s.unpriced
 }
 
 // Step is one top-level step, running or just ended.

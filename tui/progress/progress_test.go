@@ -215,6 +215,30 @@ func TestUnpricedSpend(t *testing.T) {
 	}
 }
 
+// TestFailedCallsLeaveTheCostUnknown: calls that all failed say nothing
+// of the model's price, so their spend is not priced; a failed call
+// beside a priced one leaves that one's cost told.
+func TestFailedCallsLeaveTheCostUnknown(t *testing.T) {
+	price := 0.5
+	for _, tc := range []struct {
+		name   string
+		calls  []engine.ModelCalled
+		priced bool
+	}{
+		{"failed only", []engine.ModelCalled{{Error: "400 bad request"}, {Error: "timeout"}}, false},
+		{"failed and priced", []engine.ModelCalled{{Error: "timeout"}, {Usage: chatUsage(10, 5), CostUSD: &price}}, true},
+		{"failed, priced and unpriced", []engine.ModelCalled{{Usage: chatUsage(10, 5), CostUSD: &price}, {Error: "timeout"}, {Usage: chatUsage(10, 5)}}, false},
+	} {
+		r := New(time.Time{})
+		for _, c := range tc.calls {
+			r.Event(engine.Event{Path: "E1", Kind: engine.EventModelCall, Payload: c})
+		}
+		if r.Spend.Priced != tc.priced || r.Spend.Calls != len(tc.calls) {
+			t.Errorf("%s: spend %+v, want priced %v", tc.name, r.Spend, tc.priced)
+		}
+	}
+}
+
 func chatUsage(in, out int) chat.Usage { return chat.Usage{InputTokens: in, OutputTokens: out} }
 
 // BenchmarkEvent is what taking one event in costs, over the events of

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// The flag values whose reading pflag's own would get wrong: a cost, which
+// people write with a dollar sign and which 0, NaN or Inf would turn into no
+// cap without a word, and a duration in days, the natural unit for the age
+// of runs, which time.ParseDuration does not know.
+
+// takes is a flag value refused, saying what the flag takes instead;
+// flagValueError makes the message of it.
+type takes string
+
+func (t takes) Error() string { return string(t) }
+
+// flagValueError is the usage error for a flag value that cannot be read:
+// "--max-cost takes a cost in USD above 0 (2.50, $2.50), not 'abc'", never
+// a parser's own error. An int flag's value that is not a number is said
+// the same way; other errors come back as they are.
+func flagValueError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	var what takes
+	switch {
+	case errors.As(err, &what):
+	case bad.GetFlag().Value.Type() == "int":
+		what = "a whole number"
+	default:
+		return err
+	}
+	return fmt.Errorf("--%s takes %s, not '%s'", bad.GetFlag().Name, what, bad.GetValue())
+}
+
+// costValue is a cost in USD above 0: 2.50, or $2.50.
+type costValue struct{ usd *float64 }
+
+func (v costValue) Set(s string) error {
+	usd, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+	// !(usd > 0) refuses NaN as well as 0 and less.
+	if err != nil || !(usd > 0) || math.IsInf(usd, 0) {
+		return takes("a cost in USD above 0 (2.50, $2.50)")
+	}
+	*v.usd = usd
+	return nil
+}
+
+func (v costValue) String() string {
+	return strconv.FormatFloat(*v.usd, 'f', -1, 64)
+}
+
+func (v costValue) Type() string { return "USD" }
+
+// durationValue is a duration as time.ParseDuration reads it (90m, 36h,
+// 1h30m), or a number of days or weeks (7d, 2w, 1.5d).
+type durationValue struct{ d *time.Duration }
+
+// durationTakes says what durationValue reads.
+const durationTakes = takes("a duration such as 7d, 2w, 36h, 90m or 30s (units ns, us, ms, s, m, h, d, w)")
+
+func (v durationValue) Set(s string) error {
+	d, err := parseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return durationTakes
+	}
+	*v.d = d
+	return nil
+}
+
+// parseDuration reads what durationValue takes.
+func parseDuration(s string) (time.Duration, error) {
+	var length time.Duration
+	switch {
+	case strings.HasSuffix(s, "d"):
+		length = 24 * time.Hour
+	case strings.HasSuffix(s, "w"):
+		length = 7 * 24 * time.Hour
+	default:
+		return time.ParseDuration(s)
+	}
+	count, err := strconv.ParseFloat(s[:len(s)-1], 64)
+	if err != nil || math.IsNaN(count) || math.Abs(count) > float64(math.MaxInt64/length) {
+		return 0, durationTakes
+	}
+	return time.Duration(count * float64(length)), nil
+}
+
+// String says the duration as it is likely typed: 7d rather than
+// 168h0m0s.
+func (v durationValue) String() string {
+	const day = 24 * time.Hour
+	switch d := *v.d; {
+	case d == 0:
+		// pflag leaves a default of "0" out of the help.
+		return "0"
+	case d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	default:
+		return d.String()
+	}
+}
+
+func (v durationValue) Type() string { return "duration" }
