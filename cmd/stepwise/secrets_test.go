@@ -275,7 +275,7 @@ api_key = "${SW_CANARY_QUOTED}"
 func TestRunOutputsHideSecrets(t *testing.T) {
 	const key = "sk-supersecret-12345"
 	answer := sseMessage("end_turn", 10, 5, sseText("the key is sk-super", "secret-12345 ok"))
-	srv := newMessagesServer(t, answer, answer, answer)
+	srv := newMessagesServer(t, answer, answer, answer, answer)
 	t.Setenv("SW_STREAM_KEY", key)
 	t.Setenv("ANTHROPIC_BASE_URL", "")
 	scratchProject(t, fmt.Sprintf(`[providers.claude]
@@ -318,6 +318,7 @@ default = { provider = "claude", model = "claude-test", max_tokens = 1024 }
 		{"the reply in the events", []string{"run", "--events", "jsonl", "answer"}, `the key is ${SW_STREAM_KEY} ok`},
 		{"the debugger's end", []string{"debug", "--json", "echo", note}, `"output":{"note":"the key is ${SW_STREAM_KEY}"}`},
 		{"the debugger's output", []string{"debug", "echo", note}, `"note": "the key is ${SW_STREAM_KEY}"`},
+		{"a model test's answer", []string{"models", "test", "--json"}, `"answer": "the key is ${SW_STREAM_KEY} ok"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,7 +152,7 @@ func (w *Workspace) testModel(ctx context.Context, ref config.ModelRef) ModelTes
 	}
 	env.AnsweredBy = reply.Provider + "/" + reply.Model
 	env.OK = reply.Provider == ref.Provider && reply.Model == ref.Model
-	env.Answer = reply.Text
+	env.Answer = w.Redact(reply.Text)
 	env.Usage = &reply.Usage
 	env.Strict = &StrictOutput{Requested: reply.StrictRequested, Sent: reply.StrictSent, DowngradeReason: reply.DowngradeReason}
 	env.Thinking = &ThinkingCheck{Configured: ref.Thinking, Shown: len(reply.Thinking) > 0}
