@@ -138,7 +138,7 @@ func (f *frame) solve(ctx context.Context, c cursor, emptyData error) (string, e
 	}
 	req := chat.Request{Step: path, Role: model.RoleSolver, Messages: []chat.Message{
 		chat.TextMessage(chat.RoleSystem, system),
-		chat.TextMessage(chat.RoleUser, r.forModel(path, paths.KindStep, "the solver's query and data", solverMessage(query, data, missing))),
+		chat.TextMessage(chat.RoleUser, r.forModel(path, paths.KindStep, "the solver's message", solverMessage(query, data, missing))),
 	}}
 	// The finish is a unit of work like a step, with its own start and
 	// end, so that a record of the run shows what the solver was given;

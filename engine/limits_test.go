@@ -80,7 +80,7 @@ func TestPromptValueCut(t *testing.T) {
 			plan:    "solver:\n  query_to_answer: \"Sum up {{E0.long}}\"\n  data: {}\n",
 			replies: "  - match: solver\n    role: solver\n    reply: { text: done }\n",
 			role:    "solver",
-			warning: "solver: the solver's query and data",
+			warning: "solver: the solver's message",
 		},
 	}
 	for _, tt := range tests {

@@ -106,7 +106,15 @@ func (v durationValue) String() string {
 	case d%day == 0:
 		return strconv.FormatInt(int64(d/day), 10) + "d"
 	default:
-		return d.String()
+		// 36h, not time.Duration's 36h0m0s.
+		s := d.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
 	}
 }
 

@@ -21,6 +21,8 @@ func TestFlagValues(t *testing.T) {
 		{"a dollar sign alone", []string{"run", "report", "--max-cost", "$"}, "--max-cost " + cost + "'$'"},
 		{"a progress interval that is no duration", []string{"run", "report", "--progress-every", "soon"}, "--progress-every " + duration + "'soon'"},
 		{"days spelled out", []string{"runs", "prune", "--older-than", "7days"}, "--older-than " + duration + "'7days'"},
+		{"an age below 0", []string{"runs", "prune", "--older-than", "-36h"}, "--older-than takes a duration above 0 (7d, 2w, 36h, 90m), not -36h"},
+		{"no age", []string{"runs", "prune"}, "stepwise runs prune needs --older-than, a duration above 0 (7d, 2w, 36h, 90m)"},
 		{"a count that is no number", []string{"runs", "prune", "--older-than", "7d", "--keep", "x"}, "--keep takes a whole number, not 'x'"},
 		{"a limit that is no whole number", []string{"runs", "--limit", "1.5"}, "--limit takes a whole number, not '1.5'"},
 	}

@@ -947,6 +947,10 @@ func TestRunsRetention(t *testing.T) {
 	if _, _, code := runCLI(t, "runs", "prune"); code != 2 {
 		t.Errorf("runs prune without --older-than: exit %d, want 2", code)
 	}
+	// An age is said as it is written, not as 36h0m0s.
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "36h", "--keep", "2"); code != 0 || !strings.Contains(errOut, "deleted 0 runs older than 36h\n") {
+		t.Errorf("runs prune --older-than 36h: exit %d\n%s", code, errOut)
+	}
 
 	// Runs recorded days ago: one of this project, one of another, one
 	// of none.

@@ -163,8 +163,11 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 			"every project each time a run is recorded.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if olderThan <= 0 {
+			switch {
+			case !cmd.Flags().Changed("older-than"):
 				return usageError{fmt.Errorf("%s needs --older-than, a duration above 0 (7d, 2w, 36h, 90m)", cmd.CommandPath())}
+			case olderThan <= 0:
+				return usageError{fmt.Errorf("--older-than takes a duration above 0 (7d, 2w, 36h, 90m), not %s", durationValue{&olderThan})}
 			}
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep takes 0 or more, not %d", keep)}
