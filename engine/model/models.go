@@ -200,8 +200,13 @@ func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelt
 			}
 			break
 		}
-		if !IsTransient(err) || streamed || ctx.Err() != nil || i == len(cands)-1 {
+		if !IsTransient(err) || ctx.Err() != nil || i == len(cands)-1 {
 			return chat.Reply{}, err
+		}
+		if streamed {
+			// Said, so that a user who configured the fallback for just
+			// such a failure learns why it did not answer.
+			return chat.Reply{}, fmt.Errorf("%w (the fallback %s was not tried: part of the answer had streamed)", err, cands[i+1])
 		}
 		if m.opts.OnFailover != nil {
 			m.opts.OnFailover(c.String(), cands[i+1].String(), err)
