@@ -256,7 +256,7 @@ func (r *run) callHooks(ctx context.Context, site, callPath string, unit paths.K
 		}
 		r.emit(path, pathUnit, EventModelCall, func() any {
 			ev := ModelCalled{Site: site, Role: rec.Role, Provider: rec.Reply.Provider, Model: rec.Reply.Model,
-				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Request: rec.Request, Reply: rec.Reply}
+				Usage: rec.Reply.Usage, CostUSD: cost, Ms: ms(rec.Elapsed), Retries: rec.Reply.Retries, Request: rec.Request, Reply: rec.Reply}
 			if rec.Err != nil {
 				ev.Error, ev.Aborted = stoppedText(ctx, rec.Err), ctx.Err() != nil
 			}

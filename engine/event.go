@@ -258,6 +258,11 @@ type ModelCalled struct {
 	// (aborted at a stop, ctrl-c, a signal): its Error says why, and it is
 	// no failure of the call's or the model's.
 	Aborted bool `json:"aborted,omitempty"`
+	// Retries say why each attempt that failed before the one that
+	// answered failed, in order, a fallback's included: where a call's
+	// time went when a server stalled or refused, which its reply does
+	// not show.
+	Retries []string `json:"retries,omitempty"`
 	// StructuredOutput records, for a call that asked for strict
 	// structured output, whether it was sent and why not.
 	StructuredOutput *StrictRecord `json:"structured_output,omitempty"`

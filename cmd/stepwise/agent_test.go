@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,6 +165,19 @@ func TestAgentThroughRun(t *testing.T) {
 		{
 			name: "transient errors cost no round", replies: "replies:\n  - match: E1\n    error: { status: 429, message: slow down }\n" + answer,
 			agent: `{"final":true,"iterations":1,"output":{"count":3},"tools_called":[]}`,
+			// The retry is recorded with the call that answered, so that
+			// where its time went is seen in the events and inspect.
+			check: func(t *testing.T, r agentRun) {
+				const why = "model script/scripted: 429 slow down"
+				if calls := r.calls(); len(calls) != 1 || fmt.Sprint(calls[0]["payload"].(map[string]any)["retries"]) != "["+why+"]" {
+					t.Errorf("llm_call events %v", calls)
+				}
+				id, _ := r.env["run_id"].(string)
+				out, errOut, code := runCLI(t, "inspect", id)
+				if want := "after 1 failed attempt: " + why; code != 0 || !strings.Contains(out, want) {
+					t.Errorf("inspect exit %d lacks %q:\n%s%s", code, want, out, errOut)
+				}
+			},
 		},
 		{
 			name: "a refused call is listed, and not counted in the usage", replies: "replies:\n  - match: E1\n    error: { status: 400, message: refused }\n",

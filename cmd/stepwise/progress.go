@@ -195,6 +195,12 @@ func (d *progressDisplay) Event(e engine.Event) {
 		}
 	case engine.Warning:
 		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
+	case engine.ModelCalled:
+		// A call that answered after failed attempts took longer than its
+		// reply shows; off a terminal nothing else would say so.
+		if len(pl.Retries) > 0 && pl.Error == "" {
+			fmt.Fprintf(d.w, "warning: %s: %s/%s answered %s\n", e.Path, pl.Provider, pl.Model, retriedText(pl.Retries))
+		}
 	case engine.Asked:
 		// Nobody was there to ask: the run went on with the plan's
 		// default, which a person reading the log should not have to

@@ -486,3 +486,30 @@ func TestSummaryTailCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressTellsRetries: off a terminal, a model call that answered
+// after failed attempts is told, with why they failed: its time is more
+// than its reply shows, and nothing else on stderr would say why.
+func TestProgressTellsRetries(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml": scriptedConfig,
+		"replies.yaml": `replies:
+  - match: E0
+    error: { status: 503, message: busy }
+  - match: E0
+    reply: { text: done }
+`,
+		"plans/once.yaml": `identifier: once
+name: Once
+description: One call to a model.
+steps:
+  - id: E0
+    tool_name: builtin__infer
+    input: { instruction: "Say done." }
+`,
+	})
+	_, errOut, code := runCLI(t, "run", "once")
+	if want := "warning: E0: script/scripted answered after 1 failed attempt: model script/scripted: 503 busy\n"; code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, errOut)
+	}
+}

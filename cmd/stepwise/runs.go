@@ -523,6 +523,13 @@ func exitMessage(e *engine.Exit) string {
 }
 
 // cut is a value shortened to about width characters for a line of text.
+// retriedText says why a model call's attempts failed before one
+// answered: "after 1 failed attempt: model a/b: the server sent nothing
+// for 3s (llm_idle_timeout_seconds)".
+func retriedText(retries []string) string {
+	return "after " + countNoun(len(retries), "failed attempt", "failed attempts") + ": " + strings.Join(retries, "; ")
+}
+
 func cut(s string, width int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= width {
@@ -690,6 +697,9 @@ func printRun(w io.Writer, d *record.RunDetail) {
 				line += "\taborted: " + cut(c.Error, valueWidth)
 			case c.Error != "":
 				line += "\terror: " + cut(c.Error, valueWidth)
+			}
+			if len(c.Retries) > 0 {
+				line += "\t" + cut(retriedText(c.Retries), valueWidth)
 			}
 			if m := format.MarkText(c.Decided, c.Reused); m != "" {
 				line += "\t" + m

@@ -188,6 +188,12 @@ type Reply struct {
 	// tool list. The caller leaves that thinking out of its conversation
 	// from then on (seeds/002).
 	StrictToolsRefused bool `json:"strict_tools_refused,omitempty"`
+	// Retries are why the attempts of the call that failed before this
+	// reply failed, in order, a fallback's included: the engine records
+	// them with the call (ModelCalled.Retries). The reply itself is kept
+	// without them, so that a replay of it is not told of retries it did
+	// not make.
+	Retries []string `json:"-"`
 }
 
 // Reasoning is the text of the reply's thinking, for display.

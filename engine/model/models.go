@@ -176,6 +176,7 @@ func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelt
 	}
 	asked := req.Temperature
 	var reply chat.Reply
+	var retries []string // why each failed attempt failed, across the candidates
 	for i, c := range cands {
 		p, err := m.provider(c.provider)
 		if err != nil {
@@ -191,7 +192,9 @@ func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelt
 		}
 		req.MaxTokens, req.Thinking, req.Effort = c.maxTokens, c.thinking, c.effort
 		var streamed bool
-		reply, streamed, err = m.attempt(ctx, p, c, req, timeoutKey, onDelta)
+		var failed []string
+		reply, streamed, failed, err = m.attempt(ctx, p, c, req, timeoutKey, onDelta)
+		retries = append(retries, failed...)
 		if err == nil {
 			reply.Provider = c.provider
 			if c.provider != ReplayProviderName {
@@ -211,7 +214,9 @@ func (m *Models) Call(ctx context.Context, name string, req chat.Request, onDelt
 		if m.opts.OnFailover != nil {
 			m.opts.OnFailover(c.String(), cands[i+1].String(), err)
 		}
+		retries = append(retries, err.Error())
 	}
+	reply.Retries = retries
 	return reply, nil
 }
 
@@ -239,9 +244,11 @@ func callDefaults(name string, req chat.Request) (string, chat.Request) {
 
 // attempt tries one candidate up to maxAttempts times, each for
 // req.Timeout, which timeoutKey sets. streamed reports whether the failing
-// attempt had sent a delta.
-func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.Request, timeoutKey string, onDelta func(chat.Delta)) (chat.Reply, bool, error) {
+// attempt had sent a delta; failed says why each attempt that was retried
+// failed.
+func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.Request, timeoutKey string, onDelta func(chat.Delta)) (chat.Reply, bool, []string, error) {
 	var retried error // the transient failure behind the latest retry
+	var failed []string
 	// A transient failure after part of a reply has streamed (a request
 	// that ran out of its time, which seeds/002 abandons and sends again,
 	// or a stream that ended short) is retried too: the reader is told
@@ -269,7 +276,7 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.
 		timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
 		if err == nil {
-			return reply, false, nil
+			return reply, false, failed, nil
 		}
 		if timedOut {
 			err = &Error{Provider: c.provider, Model: c.model, Message: "timed out after " + req.Timeout.String() + " (" + timeoutKey + ")", Transient: true}
@@ -287,24 +294,25 @@ func (m *Models) attempt(ctx context.Context, p Provider, c candidate, req chat.
 				// a missing reply alone.
 				err = fmt.Errorf("%w (while retrying after: %v)", err, retried)
 			}
-			return chat.Reply{}, streamed.Load(), err
+			return chat.Reply{}, streamed.Load(), failed, err
 		}
 		if limit := m.settingSeconds(func(s config.Settings) int { return s.RetryAfterCapSeconds }, defaultRetryAfterCap); e.RetryAfter > limit {
 			// An hour's wait is no retry: the call fails, saying what the
 			// server asked, and a fallback may answer instead.
-			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (the server asked to wait %s before a retry, more than [settings] retry_after_cap_seconds = %d)",
+			return chat.Reply{}, streamed.Load(), failed, fmt.Errorf("%w (the server asked to wait %s before a retry, more than [settings] retry_after_cap_seconds = %d)",
 				err, e.RetryAfter, int(limit/time.Second))
 		}
 		retried = err
 		if n == maxAttempts {
-			return chat.Reply{}, streamed.Load(), fmt.Errorf("%w (gave up after %d attempts)", err, n)
+			return chat.Reply{}, streamed.Load(), failed, fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
+		failed = append(failed, err.Error())
 		if streamed.Swap(false) {
 			onDelta(chat.Delta{Reset: true, Failure: err.Error()})
 		}
 		wait := max(m.opts.Backoff(n), e.RetryAfter)
 		if err := sleep(ctx, wait); err != nil {
-			return chat.Reply{}, streamed.Load(), err
+			return chat.Reply{}, streamed.Load(), failed, err
 		}
 	}
 }

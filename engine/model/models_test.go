@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,7 @@ func TestFailover(t *testing.T) {
 		want      string // text or "error: ..."
 		provider  string
 		failovers []string
+		retries   []string // the reply's, why each failed attempt failed
 	}{
 		{
 			name: "three transient failures fall over",
@@ -178,6 +180,7 @@ func TestFailover(t *testing.T) {
 `,
 			want: "from b", provider: "b/small",
 			failovers: []string{"a/big -> b/small: model a/big: 529 overloaded (gave up after 3 attempts)"},
+			retries:   []string{"model a/big: 503 service unavailable", "model a/big: 503 service unavailable", "model a/big: 529 overloaded (gave up after 3 attempts)"},
 		},
 		{
 			name: "primary answers",
@@ -233,6 +236,9 @@ func TestFailover(t *testing.T) {
 				}
 			} else if err != nil || r.Text != tt.want || r.Provider+"/"+r.Model != tt.provider {
 				t.Errorf("reply %q from %s/%s, error %v; want %q from %s", r.Text, r.Provider, r.Model, err, tt.want, tt.provider)
+			}
+			if !slices.Equal(r.Retries, tt.retries) {
+				t.Errorf("retries %q, want %q", r.Retries, tt.retries)
 			}
 			if tt.onDelta && deltas == 0 {
 				t.Error("nothing streamed before the timeout; the case tests nothing")

@@ -244,6 +244,9 @@ type ModelCall struct {
 	// Aborted says the call was cut short because the run was stopped
 	// (engine.ModelCalled's).
 	Aborted bool `json:"aborted,omitempty"`
+	// Retries say why the attempts that failed before the one that
+	// answered failed (engine.ModelCalled's).
+	Retries []string `json:"retries,omitempty"`
 	// Strict is the strict structured output record, empty when the call
 	// did not ask for it: "sent", or the downgrade reason.
 	Strict string `json:"strict,omitempty"`

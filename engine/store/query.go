@@ -257,6 +257,7 @@ type (
 		Ms               float64          `json:"ms"`
 		Error            string           `json:"error"`
 		Aborted          bool             `json:"aborted"`
+		Retries          []string         `json:"retries"`
 		StructuredOutput *json.RawMessage `json:"structured_output"`
 	}
 	warningMembers struct {
@@ -506,7 +507,7 @@ type strictMembers struct {
 // strict structured output and went without it.
 func addModelCall(d *record.RunDetail, e *record.StoredEvent, m *modelCallMembers, tally *engine.Tally) error {
 	c := record.ModelCall{Path: e.Path, Role: m.Role, Provider: m.Provider, Model: m.Model, InputTokens: m.Usage.InputTokens,
-		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.Cached(), Ms: m.Ms, Error: m.Error, Aborted: m.Aborted}
+		OutputTokens: m.Usage.OutputTokens, CachedTokens: m.Usage.Cached(), Ms: m.Ms, Error: m.Error, Aborted: m.Aborted, Retries: m.Retries}
 	site := e.Path
 	if m.Site != nil {
 		site = *m.Site
