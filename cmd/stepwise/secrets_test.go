@@ -80,15 +80,7 @@ args = ["-c", "echo refused token $0 >&2; exit 3", "${SW_CANARY_TOKEN}"]
 		"plans/issues.yaml": "identifier: issues\nname: Issues\ndescription: Calls the server that works.\nsteps:\n" +
 			"  - id: E1\n    tool_name: tracker__list_issues\n    input: {}\n",
 	}
-	for name, content := range files {
-		path := filepath.Join(".stepwise", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeStepwiseFiles(t, files)
 
 	var outputs bytes.Buffer
 	cli := func(args ...string) int {
@@ -198,15 +190,7 @@ api_key = "${SW_CANARY_QUOTED}"
 		"plans/fail.yaml": "identifier: fail\nname: Fail\ndescription: Fails with the keys.\nsteps:\n" +
 			"  - id: E1\n    tool_name: user__fail\n    input: {}\n",
 	}
-	for name, content := range files {
-		path := filepath.Join(".stepwise", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeStepwiseFiles(t, files)
 	if _, errOut, code := runCLI(t, "run", "tell"); code != 0 {
 		t.Fatalf("run tell: exit %d\n%s", code, errOut)
 	}
@@ -294,15 +278,7 @@ default = { provider = "claude", model = "claude-test", max_tokens = 1024 }
 			"  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { n: 1 } }\n" +
 			"solver:\n  query_to_answer: \"Say the key.\"\n",
 	}
-	for name, content := range files {
-		path := filepath.Join(".stepwise", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeStepwiseFiles(t, files)
 	note := `{"note": "the key is ` + key + `"}`
 	tests := []struct {
 		name string
@@ -447,5 +423,20 @@ url = "http://127.0.0.1:1/mcp?token=${SW_MCP_TOKEN}"
 				}
 			}
 		})
+	}
+}
+
+// writeStepwiseFiles writes files, by their paths under .stepwise/, into
+// the project of the current directory.
+func writeStepwiseFiles(t *testing.T, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(".stepwise", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
