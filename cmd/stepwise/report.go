@@ -50,7 +50,7 @@ func newReportCommand(s *streams) *cobra.Command {
 			if err := writeFileWhole(html, page.Bytes()); err != nil {
 				return &exitCode{code: exitFailure, msg: fmt.Sprintf("--html %s: %v", html, err)}
 			}
-			fmt.Fprintf(s.err, "wrote %s (%s KiB): run %s of %s\n", html, fmt.Sprint((page.Len()+1023)/1024), format.ShortID(d.ID), d.Plan)
+			fmt.Fprintf(s.err, "wrote %s (%s): run %s of %s\n", html, format.Bytes(int64(page.Len())), format.ShortID(d.ID), d.Plan)
 			return nil
 		},
 	}

@@ -259,9 +259,12 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 		o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
 	}
+	// What prints the run's values (its answer, output and envelope)
+	// writes them with the configuration's secrets hidden.
+	shown := s.hidingSecrets(ws)
 	var answer *streamedAnswer
 	if !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver {
-		answer = solverAnswer(s.hidingSecrets(ws), progressOut, display, &o)
+		answer = solverAnswer(shown, progressOut, display, &o)
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
@@ -278,10 +281,10 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
 		// not the plan that failed.
-		reportRun(s.hidingSecrets(ws), v.Plan, res, req, recorded, notRun{})
+		reportRun(shown, v.Plan, res, req, recorded, notRun{})
 		return &exitCode{code: exitInterrupted}
 	}
-	return reportRun(s.hidingSecrets(ws), v.Plan, res, req, recorded, notRun{})
+	return reportRun(shown, v.Plan, res, req, recorded, notRun{})
 }
 
 // runOptions are what the command line adds to a run: a replies file,
