@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1010,6 +1011,93 @@ func TestRunsRetention(t *testing.T) {
 	if _, errOut, _ := runCLI(t, "runs"); errOut != "no runs of this project are recorded; --all lists those of every project\n" {
 		t.Errorf("runs after every run was deleted: %q", errOut)
 	}
+}
+
+// TestRunsRmGivenBack: runs rm says how much space it gave back, and when
+// it gave back none, why and how it comes back: the runs were too small to
+// free a page of the store, their inputs and results are shared with runs
+// kept, or another process was reading the store.
+func TestRunsRmGivenBack(t *testing.T) {
+	runProject(t)
+	run := func(team string) string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "run", "report", `{"team":"`+team+`"}`, "--json")
+		var env struct {
+			RunID string `json:"run_id"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+			t.Fatalf("run: exit %d: %s", code, errOut)
+		}
+		return env.RunID
+	}
+	rm := func(id string) string {
+		t.Helper()
+		_, errOut, code := runCLI(t, "runs", "rm", id)
+		if code != 0 || !strings.HasPrefix(errOut, "deleted 1 run: "+id+" (") {
+			t.Fatalf("runs rm: exit %d: %s", code, errOut)
+		}
+		return errOut
+	}
+	small := []string{run("core"), run("core"), run("core")}
+	// The first deletion gives back the pages the store's schema left
+	// free when it was made.
+	if errOut := rm(small[0]); !strings.HasSuffix(errOut, " given back)\n") {
+		t.Errorf("the first runs rm: %s", errOut)
+	}
+	if errOut := rm(small[1]); !strings.HasSuffix(errOut, " (no space given back: the run took up too little of the run store's file to shrink it; the runs recorded next use that room)\n") {
+		t.Errorf("runs rm of a small run: %s", errOut)
+	}
+
+	big := strings.Repeat("core ", 60_000)
+	twins := []string{run(big), run(big)}
+	if errOut := rm(twins[0]); !strings.Contains(errOut, " (no space given back: ") || !strings.Contains(errOut, " of inputs and results shared with other runs stays until they are deleted too)\n") {
+		t.Errorf("runs rm of a run whose inputs another run shares: %s", errOut)
+	}
+	if errOut := rm(twins[1]); !strings.HasSuffix(errOut, " given back)\n") {
+		t.Errorf("runs rm of the last run of its inputs: %s", errOut)
+	}
+
+	// Another process reads the store: the space waits for it to let go.
+	reading := run(strings.Repeat("other ", 60_000))
+	reader, err := sql.Open("sqlite", dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	read, err := reader.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := read.QueryRow("SELECT count(*) FROM runs").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if errOut := rm(reading); !strings.Contains(errOut, " (another process was reading the run store: ") || !strings.HasSuffix(errOut, " comes back once no other process has it open)\n") {
+		t.Errorf("runs rm while another process reads the store: %s", errOut)
+	}
+	waiting := storeSize(t)
+	read.Rollback()
+	reader.Close()
+	if given := waiting - storeSize(t); given < 300_000 {
+		t.Errorf("once the other process closed the store, %d bytes came back", given)
+	}
+}
+
+// storeSize is the size of the run store's file and its write-ahead log.
+func storeSize(t *testing.T) int64 {
+	t.Helper()
+	var size int64
+	for _, name := range []string{dataStore(), dataStore() + "-wal"} {
+		info, err := os.Stat(name)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += info.Size()
+	}
+	return size
 }
 
 // TestInspectParentDeleted: a fork whose parent was deleted says so where

@@ -206,12 +206,40 @@ func tellPruned(w io.Writer) func(workspace.Pruned) {
 }
 
 // givenBack says, at the end of the line that tells a deletion, how much
-// space it gave back to the file system; nothing when none.
+// space it gave back to the file system, what keeps the rest and how that
+// comes back: told nothing, a person cannot know whether any space will.
+// A deletion of no run says nothing.
 func givenBack(removed store.Removed) string {
-	if removed.Freed == 0 {
+	if len(removed.Runs) == 0 {
 		return ""
 	}
-	return " (" + format.Bytes(removed.Freed) + " given back)"
+	var said []string
+	if removed.Freed > 0 {
+		said = append(said, format.Bytes(removed.Freed)+" given back")
+	}
+	if removed.Pending > 0 {
+		more := ""
+		if removed.Freed > 0 {
+			more = " more"
+		}
+		said = append(said, "another process was reading the run store: "+format.Bytes(removed.Pending)+more+" comes back once no other process has it open")
+	}
+	if removed.Shared > 0 {
+		said = append(said, format.Bytes(removed.Shared)+" of inputs and results shared with other runs stays until they are deleted too")
+	}
+	switch {
+	case len(said) == 0:
+		// What the runs held was freed inside pages the store keeps
+		// using for the runs left.
+		runs := "the runs"
+		if len(removed.Runs) == 1 {
+			runs = "the run"
+		}
+		return " (no space given back: " + runs + " took up too little of the run store's file to shrink it; the runs recorded next use that room)"
+	case removed.Freed == 0 && removed.Pending == 0:
+		return " (no space given back: " + said[0] + ")"
+	}
+	return " (" + strings.Join(said, "; ") + ")"
 }
 
 type runListJSON struct {

@@ -23,8 +23,19 @@ type Removed struct {
 	Runs []RemovedRun
 	// Freed is how many bytes the store's files (the database and its
 	// write-ahead log) shrank by as the space was given back; 0 when
-	// they did not, as when another process wrote to them meanwhile.
+	// they did not: when what the runs held freed no whole page of the
+	// file (a page holds several small runs' records), when it is
+	// Pending, or when another process wrote to the files meanwhile.
 	Freed int64
+	// Pending is how many bytes more the files shrink by once no other
+	// process has the store open: one was reading it, so the checkpoint
+	// that gives the space back could not move the compacted database
+	// out of the log; SQLite's checkpoint as the last connection closes
+	// does.
+	Pending int64
+	// Shared is how many bytes of the large payloads the runs referred
+	// to stay in the store because runs not deleted refer to them too.
+	Shared int64
 }
 
 // RemovedRun is one run deleted.
@@ -123,18 +134,29 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, projec
 // and gives the space back, measuring how much.
 func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, runs []RemovedRun) (Removed, error) {
 	before := s.filesSize()
-	if err := deleteRuns(ctx, tx, keys); err != nil {
+	shared, err := deleteRuns(ctx, tx, keys)
+	if err != nil {
 		return Removed{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return Removed{}, err
 	}
-	removed := Removed{Runs: runs}
-	err := s.reclaim(ctx)
-	if err == nil {
-		removed.Freed = max(0, before-s.filesSize())
+	removed := Removed{Runs: runs, Shared: shared}
+	whole, err := s.reclaim(ctx)
+	if err != nil {
+		return removed, err
 	}
-	return removed, err
+	removed.Freed = max(0, before-s.filesSize())
+	if !whole {
+		// The compacted database waits in the log: the files come down
+		// to its size once the log is checkpointed.
+		var compacted int64
+		if err := s.db.QueryRowContext(ctx, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()").Scan(&compacted); err != nil {
+			return removed, err
+		}
+		removed.Pending = max(0, before-compacted-removed.Freed)
+	}
+	return removed, nil
 }
 
 // filesSize is the size of the database file and its write-ahead log.
@@ -156,36 +178,40 @@ func runIdentity(ctx context.Context, q querier, key int64) (run RemovedRun, rec
 
 // deleteRuns deletes runs by key; their segments and references to blobs
 // go with them (ON DELETE CASCADE), and so do the
-// blobs no run left refers to.
-func deleteRuns(ctx context.Context, tx *sql.Tx, keys []int64) error {
+// blobs no run left refers to. shared is the size of the blobs they
+// referred to that other runs still do.
+func deleteRuns(ctx context.Context, tx *sql.Tx, keys []int64) (shared int64, err error) {
 	for _, key := range keys {
 		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS released (hash TEXT PRIMARY KEY) WITHOUT ROWID`); err != nil {
-			return err
+			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO released SELECT hash FROM run_blobs WHERE run = ?`, key); err != nil {
-			return err
+			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE key = ?", key); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash IN (SELECT hash FROM released)
-		AND NOT EXISTS (SELECT 1 FROM run_blobs WHERE run_blobs.hash = blobs.hash)`)
-	if err == nil {
-		_, err = tx.ExecContext(ctx, "DELETE FROM released")
+	if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash IN (SELECT hash FROM released)
+		AND NOT EXISTS (SELECT 1 FROM run_blobs WHERE run_blobs.hash = blobs.hash)`); err != nil {
+		return 0, err
 	}
-	return err
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(size), 0) FROM blobs WHERE hash IN (SELECT hash FROM released)`).Scan(&shared); err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, "DELETE FROM released")
+	return shared, err
 }
 
 // reclaim gives the pages deleted runs held back to the file system.
 // VACUUM rewrites the database into the write-ahead log; the checkpoint
 // copies it back and truncates both the file and the log, without which
-// the file keeps its size until a later checkpoint, as it does when a
-// reader still needs pages of the log.
-func (s *Store) reclaim(ctx context.Context) error {
+// the file keeps its size until a later checkpoint. It reports whether
+// the checkpoint moved the log whole: it cannot while another process
+// reads the store (it waits the busy timeout for that reader first).
+func (s *Store) reclaim(ctx context.Context) (whole bool, err error) {
 	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
-		return err
+		return false, err
 	}
-	_, err := s.checkpointIn(ctx, "TRUNCATE")
-	return err
+	return s.checkpointIn(ctx, "TRUNCATE")
 }

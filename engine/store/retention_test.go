@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"slices"
@@ -73,6 +74,100 @@ func TestPrune(t *testing.T) {
 	if after := storeBytes(t, s.Path()); after >= before || removed.Freed != before-after {
 		t.Errorf("the store is %d bytes after pruning, %d before, and Prune says it freed %d", after, before, removed.Freed)
 	}
+}
+
+// TestRemoveGivesBack: how much of the space of runs removed goes back to
+// the file system, and why some does not: a small run frees no whole page,
+// a payload a run kept shares stays, and while another process reads the
+// store the compacted database waits in the log until that process lets
+// the store go.
+func TestRemoveGivesBack(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	// padded records a run whose step input is pad over and over: a
+	// payload that goes to blobs, shared by every run of the same pad.
+	padded := func(pad string) func(*storetest.Run) {
+		return func(r *storetest.Run) {
+			r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(pad, 100_000)}, "ok", 1)
+			storetest.Finished(r)
+		}
+	}
+	// padBytes is the size of the payload, strings.Repeat("ab ",
+	// 100_000); its pages hold a little less.
+	const padBytes = 300_000
+	// stored records runs, by id, into a store it closes and opens again,
+	// as runs rm finds it after the commands that recorded them.
+	stored := func(t *testing.T, runs map[string]func(*storetest.Run)) *store.Store {
+		t.Helper()
+		s := openStore(t)
+		for id, emit := range runs {
+			recordRun(t, s, id, start, emit)
+		}
+		s.Close()
+		s, err := store.Open(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+
+	t.Run("a small run", func(t *testing.T) {
+		s := stored(t, map[string]func(*storetest.Run){"run-a": storetest.Finished, "run-b": storetest.Finished, "run-c": storetest.Finished})
+		// The first removal gives back the pages the schema's
+		// migrations left free; the next has nothing to give back.
+		if removed, err := s.Remove(ctx, "run-a"); err != nil || removed.Freed == 0 {
+			t.Fatalf("the first removal: %+v, %v", removed, err)
+		}
+		before := storeBytes(t, s.Path())
+		removed, err := s.Remove(ctx, "run-b")
+		if err != nil || removed.Freed != 0 || removed.Pending != 0 || removed.Shared != 0 || storeBytes(t, s.Path()) != before {
+			t.Errorf("removing a small run: %+v, %v; the store was %d bytes, is %d", removed, err, before, storeBytes(t, s.Path()))
+		}
+	})
+
+	t.Run("a payload shared with a run kept", func(t *testing.T) {
+		s := stored(t, map[string]func(*storetest.Run){"run-a": padded("ab "), "run-b": padded("ab ")})
+		removed, err := s.Remove(ctx, "run-a")
+		if err != nil || removed.Shared < padBytes || removed.Freed >= padBytes/2 {
+			t.Errorf("removing a run that shares its payload with a run kept: %+v, %v", removed, err)
+		}
+		// The last run to refer to it takes it along.
+		removed, err = s.Remove(ctx, "run-b")
+		if err != nil || removed.Shared != 0 || removed.Freed < padBytes*9/10 {
+			t.Errorf("removing the last run of a payload: %+v, %v", removed, err)
+		}
+	})
+
+	t.Run("another process reading the store", func(t *testing.T) {
+		s := stored(t, map[string]func(*storetest.Run){"run-a": padded("ab "), "run-b": storetest.Finished})
+		reader, err := sql.Open("sqlite", s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reader.Close()
+		read, err := reader.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := read.QueryRowContext(ctx, "SELECT count(*) FROM runs").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		before := storeBytes(t, s.Path())
+		removed, err := s.Remove(ctx, "run-a")
+		if err != nil || removed.Freed != 0 || removed.Pending < padBytes*9/10 {
+			t.Fatalf("removing a run while another connection reads: %+v, %v", removed, err)
+		}
+		// Once no one else has the store open, the last connection to
+		// close checkpoints the log and the space is back.
+		read.Rollback()
+		reader.Close()
+		s.Close()
+		if after := storeBytes(t, s.Path()); after != before-removed.Pending {
+			t.Errorf("the store was %d bytes, is %d once closed: %d given back, not the %d pending", before, after, before-after, removed.Pending)
+		}
+	})
 }
 
 // storeBytes is the size of the store file and its write-ahead log, which
