@@ -61,7 +61,10 @@ func newMCPCommand(s *streams) *cobra.Command {
 			name := args[0]
 			env, err := ws.TestMCPServer(cmd.Context(), name)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				// A name not configured is a test that failed too, and a
+				// script reading the result gets one saying why.
+				msg := err.Error()
+				env.Error = &msg
 			}
 			if !env.OK {
 				if testJSON {
@@ -102,19 +105,29 @@ func newMCPCommand(s *streams) *cobra.Command {
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			defer ws.Close()
+			note := ""
+			if len(ws.Servers()) == 0 {
+				note = noServersNote
+			}
 			var list []plans.ToolInfo
 			var skipped []workspace.Skipped
 			if len(args) == 1 {
 				if list, err = ws.MCPTools(cmd.Context(), args[0]); err != nil {
+					if toolsJSON {
+						// A script gets the listing on this path too: the
+						// server skipped, with why, as the listing of
+						// every server skips one it cannot list.
+						env := toolListing(nil, []workspace.Skipped{{Server: args[0], Reason: err.Error()}}, ws)
+						env.Note = note
+						if werr := writeJSON(s.out, env); werr != nil {
+							return werr
+						}
+					}
 					return &exitCode{code: exitFailure, msg: err.Error()}
 				}
 			} else {
 				list, skipped = ws.EveryServerTools(cmd.Context())
 				reportSkippedServers(s.err, skipped)
-			}
-			note := ""
-			if len(ws.Servers()) == 0 {
-				note = noServersNote
 			}
 			if toolsJSON {
 				env := toolListing(list, skipped, ws)

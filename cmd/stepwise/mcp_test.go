@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/plans/examples"
 )
 
@@ -180,6 +181,76 @@ func TestMCPProblems(t *testing.T) {
 			{"tools list unusable", []string{"tools", "list", "--json"}, 0},
 		})
 	})
+}
+
+// TestMCPJSONOfABrokenServer: with --json, a command about one MCP server
+// that cannot be used still prints its JSON document, carrying why, and
+// exits 1: mcp tools NAME its listing with the server skipped, as the
+// listing of every server does; mcp test NAME its result, not ok; tools
+// show the tool, unusable. Each server is broken a real way: its command
+// is nowhere, it exits at once, it answers the handshake with what is not
+// JSON-RPC, or it is not configured at all.
+func TestMCPJSONOfABrokenServer(t *testing.T) {
+	scratchProject(t, `
+[mcp.missing]
+command = "stepwise-test-no-such-server"
+
+[mcp.exits]
+command = "sh"
+args = ["-c", "echo starting >&2; exit 3"]
+
+[mcp.babbles]
+command = "echo"
+args = ["this is not JSON-RPC"]
+`)
+	reached := func(server string) string {
+		return "'" + server + "__search' would be a tool of MCP server '" + server + "', which cannot be reached: "
+	}
+	for _, tc := range []struct {
+		server, why string
+		// source and showWhy are what tools show SERVER__search says
+		// of the tool: a server not configured has no tool.
+		source, showWhy string
+	}{
+		{"missing", `mcp server 'missing' (stdio: stepwise-test-no-such-server): cannot connect: exec: "stepwise-test-no-such-server": executable file not found`,
+			"missing", reached("missing")},
+		{"exits", `mcp server 'exits' (stdio: sh -c "echo starting >&2; exit 3"): cannot connect: `, "exits", reached("exits")},
+		{"babbles", `mcp server 'babbles' (stdio: echo "this is not JSON-RPC"): cannot connect: `, "babbles", reached("babbles")},
+		{"absent", `mcp server "absent" is not configured (configured: babbles, exits, missing)`, "", "no tool named 'absent__search'"},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			// run runs a command that must fail saying why, and decodes
+			// its stdout into v.
+			run := func(v any, why string, args ...string) {
+				t.Helper()
+				out, errOut, code := runCLI(t, args...)
+				if code != 1 || !strings.Contains(errOut, why) {
+					t.Errorf("%s: exit %d, stderr:\n%s", strings.Join(args, " "), code, errOut)
+				}
+				if err := json.Unmarshal([]byte(out), v); err != nil {
+					t.Errorf("%s: stdout is no JSON document (%v):\n%s", strings.Join(args, " "), err, out)
+				}
+			}
+
+			var listing toolListJSON
+			run(&listing, tc.why, "mcp", "tools", tc.server, "--json")
+			if len(listing.Skipped) != 1 || listing.Skipped[0].Server != tc.server || !strings.Contains(listing.Skipped[0].Reason, tc.why) || listing.Count != 0 || listing.Tools == nil {
+				t.Errorf("mcp tools %s --json: %+v", tc.server, listing)
+			}
+
+			var test workspace.MCPTest
+			run(&test, tc.why, "mcp", "test", tc.server, "--json")
+			if test.Server != tc.server || test.OK || test.Error == nil || !strings.Contains(*test.Error, tc.why) {
+				t.Errorf("mcp test %s --json: %+v", tc.server, test)
+			}
+
+			var tool toolShowJSON
+			run(&tool, tc.showWhy, "tools", "show", tc.server+"__search", "--json")
+			if tool.Name != tc.server+"__search" || tool.Source != tc.source || tool.Unusable == nil || !strings.Contains(*tool.Unusable, tc.showWhy) {
+				t.Errorf("tools show %s__search --json: %+v", tc.server, tool)
+			}
+		})
+	}
 }
 
 func TestToolsShowAnExcludedTool(t *testing.T) {

@@ -58,6 +58,14 @@ func newToolsCommand(s *streams) *cobra.Command {
 			defer ws.Close()
 			t, err := ws.Tool(cmd.Context(), args[0])
 			if err != nil {
+				if showJSON {
+					// A script gets the tool on this path too, as far
+					// as its name says, with why it cannot run here.
+					why := err.Error()
+					if werr := writeJSON(s.out, toolShowJSON{Name: t.Name, Source: t.Source, Unusable: &why}); werr != nil {
+						return werr
+					}
+				}
 				return &exitCode{code: exitFailure, msg: err.Error()}
 			}
 			if showJSON {

@@ -143,7 +143,9 @@ func (w *Workspace) AllTools(ctx context.Context) ([]plans.ToolInfo, []Skipped) 
 }
 
 // Tool finds one tool by its catalog name, asking its MCP server for a
-// server's. A name nothing has says what may have been meant.
+// server's. A name nothing has says what may have been meant. With the
+// error comes the tool as far as its name says: the name, and the server
+// for a configured server's.
 func (w *Workspace) Tool(ctx context.Context, name string) (plans.ToolInfo, error) {
 	if t, ok := w.cat().Tool(name); ok {
 		return t, nil
@@ -151,17 +153,18 @@ func (w *Workspace) Tool(ctx context.Context, name string) (plans.ToolInfo, erro
 	if server, _, _ := strings.Cut(name, "__"); slices.Contains(w.cat().Servers(), server) {
 		return w.serverTool(ctx, server, name)
 	}
-	return plans.ToolInfo{}, errors.New(w.unknownToolMessage(name))
+	return plans.ToolInfo{Name: name}, errors.New(w.unknownToolMessage(name))
 }
 
 // serverTool connects to one MCP server and returns one of its tools by
-// catalog name.
+// catalog name; with an error, the tool as far as its name says.
 func (w *Workspace) serverTool(ctx context.Context, server, name string) (plans.ToolInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, serverConnectTimeout)
 	defer cancel()
+	named := plans.ToolInfo{Name: name, Source: server}
 	list, err := w.ServerTools(ctx, server)
 	if err != nil {
-		return plans.ToolInfo{}, fmt.Errorf("'%s' would be a tool of MCP server '%s', which cannot be reached: %s", name, server, w.DisplayText(err.Error()))
+		return named, fmt.Errorf("'%s' would be a tool of MCP server '%s', which cannot be reached: %s", name, server, w.DisplayText(err.Error()))
 	}
 	var names []string
 	for _, t := range list {
@@ -172,9 +175,9 @@ func (w *Workspace) serverTool(ctx context.Context, server, name string) (plans.
 	}
 	cfg, tool := w.cfg.MCP[server], strings.TrimPrefix(name, server+"__")
 	if slices.Contains(cfg.ExcludeTools, tool) || len(cfg.IncludeTools) > 0 && !slices.Contains(cfg.IncludeTools, tool) {
-		return plans.ToolInfo{}, fmt.Errorf("[mcp.%s] leaves '%s' out (include_tools/exclude_tools)", server, tool)
+		return named, fmt.Errorf("[mcp.%s] leaves '%s' out (include_tools/exclude_tools)", server, tool)
 	}
-	return plans.ToolInfo{}, fmt.Errorf("mcp server '%s' has no tool '%s' (stepwise mcp tools %s lists its tools)%s", server, name, server, suggest.DidYouMean(name, names))
+	return named, fmt.Errorf("mcp server '%s' has no tool '%s' (stepwise mcp tools %s lists its tools)%s", server, name, server, suggest.DidYouMean(name, names))
 }
 
 // unknownToolMessage says that the catalog has no tool name, and what may
@@ -260,10 +263,11 @@ type MCPTest struct {
 
 // TestMCPServer connects to a configured server and counts its tools and
 // the output schemas they declare; a server it cannot reach is a test
-// that failed, with why. A name not configured is the error.
+// that failed, with why. A name not configured is the error, with a test
+// of that name that is not OK.
 func (w *Workspace) TestMCPServer(ctx context.Context, name string) (MCPTest, error) {
 	if err := w.knownServer(name); err != nil {
-		return MCPTest{}, err
+		return MCPTest{Server: name}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverConnectTimeout)
 	defer cancel()
