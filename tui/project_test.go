@@ -261,7 +261,7 @@ func openTestProject(t testing.TB, backend string) *testProject {
 		t.Fatal("the test project is not found as a project")
 	}
 	ws.ShowPathsFrom(dir)
-	if err := ws.OpenStore(); err != nil {
+	if err := ws.OpenStore(nil); err != nil {
 		t.Fatal(err)
 	}
 	p.ws = ws

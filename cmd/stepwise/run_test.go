@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -1080,6 +1081,78 @@ func TestRunsRmGivenBack(t *testing.T) {
 	reader.Close()
 	if given := waiting - storeSize(t); given < 300_000 {
 		t.Errorf("once the other process closed the store, %d bytes came back", given)
+	}
+}
+
+// TestRunsRmSpaceNotGivenBack: a deletion whose space cannot be given back
+// (here the process's file size limit stops the store's compaction, as a
+// full disk would) has still deleted its runs, and says so with why the
+// space did not come back, not that nothing was deleted; [storage]
+// keep_days failing so records the run all the same.
+func TestRunsRmSpaceNotGivenBack(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("bounds the file size with prlimit (util-linux), which is not installed")
+	}
+	wd := runProject(t)
+	// record writes runs, each with an input of its own: kept's is
+	// 2 MB, so that compacting the store writes more than the limit
+	// below, and deleting a small run writes far less.
+	record := func(started time.Time, pads map[string]int) {
+		t.Helper()
+		st, err := store.Open(dataStore())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := st.Recorder()
+		for id, size := range pads {
+			r := &storetest.Run{ID: id, Sink: rec, Project: wd, Start: started}
+			r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(id, size)}, "ok", 1)
+			storetest.Finished(r)
+		}
+		rec.Close()
+		st.Close()
+	}
+	limited := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(prlimit, append([]string{"--fsize=1000000", stepwiseBinary(t)}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			t.Fatal(err)
+		}
+		return stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	listed := func() string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "runs", "--json", "--limit", "0")
+		if code != 0 {
+			t.Fatalf("runs: exit %d: %s", code, errOut)
+		}
+		return out
+	}
+	record(time.Now(), map[string]int{"kept": 2_000_000, "small": 10})
+	errOut, code := limited("runs", "rm", "small")
+	if code != 0 || !strings.HasPrefix(errOut, "deleted 1 run: small (no space given back: ") || !strings.HasSuffix(errOut, "; the next runs rm or runs prune tries again)\n") {
+		t.Errorf("runs rm whose space cannot be given back: exit %d: %s", code, errOut)
+	}
+	if runs := listed(); strings.Contains(runs, `"small"`) || !strings.Contains(runs, `"kept"`) {
+		t.Errorf("after runs rm small, the runs are:\n%s", runs)
+	}
+
+	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
+	record(time.Now().AddDate(0, 0, -3), map[string]int{"old": 10})
+	errOut, code = limited("run", "report", `{"team":"core"}`)
+	if code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 1 run older than 2 days, all of this project (no space given back: ") {
+		t.Errorf("run with keep_days whose space cannot be given back: exit %d: %s", code, errOut)
+	}
+	if runs := listed(); strings.Contains(runs, `"old"`) || strings.Count(runs, `"id"`) != 2 {
+		t.Errorf("after a run with keep_days, the runs are:\n%s", runs)
 	}
 }
 

@@ -137,10 +137,11 @@ func newRunsRmCommand(s *streams) *cobra.Command {
 			}
 			defer ws.Close()
 			removed, err := ws.RemoveRuns(cmd.Context(), args...)
-			if err != nil {
+			unreclaimed, deleted := reclaimFailed(err)
+			if !deleted {
 				return &exitCode{code: exitFailure, msg: "nothing was deleted: " + err.Error()}
 			}
-			fmt.Fprintf(s.err, "deleted %s: %s%s\n", countNoun(len(removed.Runs), "run", "runs"), strings.Join(removed.IDs(), ", "), givenBack(removed))
+			fmt.Fprintf(s.err, "deleted %s: %s%s\n", countNoun(len(removed.Runs), "run", "runs"), strings.Join(removed.IDs(), ", "), givenBack(removed, unreclaimed))
 			return nil
 		},
 	}
@@ -178,10 +179,11 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 			}
 			defer ws.Close()
 			removed, err := ws.PruneRuns(cmd.Context(), time.Now().Add(-olderThan), keep, all)
-			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+			unreclaimed, deleted := reclaimFailed(err)
+			if !deleted {
+				return &exitCode{code: exitFailure, msg: "nothing was deleted: " + err.Error()}
 			}
-			fmt.Fprintf(s.err, "deleted %s older than %s%s\n", countNoun(len(removed.Runs), "run", "runs"), durationValue{&olderThan}, givenBack(removed))
+			fmt.Fprintf(s.err, "deleted %s older than %s%s\n", countNoun(len(removed.Runs), "run", "runs"), durationValue{&olderThan}, givenBack(removed, unreclaimed))
 			return nil
 		},
 	}
@@ -196,22 +198,38 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 // hear of it rather than find runs gone.
 func tellPruned(w io.Writer) func(workspace.Pruned) {
 	return func(p workspace.Pruned) {
+		unreclaimed, deleted := reclaimFailed(p.Err)
+		if !deleted {
+			fmt.Fprintf(w, "warning: [storage] keep_days = %d: nothing was deleted: %s; the run is recorded all the same\n", p.KeepDays, p.Err)
+			return
+		}
 		whose := "all of this project"
 		if p.OtherProjects > 0 {
 			whose = countNoun(p.OtherProjects, "of them of another project", "of them of other projects")
 		}
 		fmt.Fprintf(w, "[storage] keep_days = %d: deleted %s older than %s, %s%s\n",
-			p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), whose, givenBack(p.Removed))
+			p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), whose, givenBack(p.Removed, unreclaimed))
 	}
+}
+
+// reclaimFailed reads the error of a deletion: deleted is whether its runs
+// were deleted, which they were when it has none or when only giving their
+// space back failed (unreclaimed, which givenBack tells).
+func reclaimFailed(err error) (unreclaimed *store.ReclaimError, deleted bool) {
+	return unreclaimed, err == nil || errors.As(err, &unreclaimed)
 }
 
 // givenBack says, at the end of the line that tells a deletion, how much
 // space it gave back to the file system, what keeps the rest and how that
 // comes back: told nothing, a person cannot know whether any space will.
-// A deletion of no run says nothing.
-func givenBack(removed store.Removed) string {
+// A deletion of no run says nothing; one whose space could not be given
+// back (unreclaimed) says why.
+func givenBack(removed store.Removed, unreclaimed *store.ReclaimError) string {
 	if len(removed.Runs) == 0 {
 		return ""
+	}
+	if unreclaimed != nil {
+		return " (no space given back: " + unreclaimed.Err.Error() + "; the next runs rm or runs prune tries again)"
 	}
 	var said []string
 	if removed.Freed > 0 {

@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -32,7 +31,7 @@ type RunOptions struct {
 	OnFailover func(from, to string, err error)
 	// OnPrune is told what [storage] keep_days deleted when the run is
 	// the first to open the run store (each command that records runs
-	// prunes once), if it deleted anything.
+	// prunes once), if it deleted anything or failed.
 	OnPrune func(Pruned)
 	// MaxCost stops the run before its next model call once its priced
 	// calls cost this many USD, over [limits] cost_usd; 0 keeps that.
@@ -248,11 +247,12 @@ func (w *Workspace) loadScripts(cfg *config.Config, script string) (map[string]*
 
 // OpenStore opens the run store runs are recorded in, creating it in a
 // fresh data directory, and deletes the runs older than [storage]
-// keep_days. It is tried once: its error is returned by this call or the
-// first run, and later runs go unrecorded. With the memory backend it does
+// keep_days, telling onPrune (when not nil) what that deleted or why it
+// failed. It is tried once: its error is returned by this call or the first
+// run, and later runs go unrecorded. With the memory backend it does
 // nothing.
-func (w *Workspace) OpenStore() error {
-	_, err := w.openRecorder(nil)
+func (w *Workspace) OpenStore(onPrune func(Pruned)) error {
+	_, err := w.openRecorder(onPrune)
 	return err
 }
 
@@ -273,15 +273,13 @@ func (w *Workspace) openRecorder(onPrune func(Pruned)) (*store.Recorder, error) 
 			return nil, err
 		}
 	}
+	// Pruning is housekeeping: the run is recorded whether or not it
+	// worked, and onPrune hears why it did not.
 	pruned, err := w.pruneOld(st)
-	if err != nil {
-		if w.store == nil {
-			st.Close()
-		}
-		return nil, err
-	}
-	if len(pruned.Runs) > 0 && onPrune != nil {
-		onPrune(w.pruned(pruned))
+	if (len(pruned.Runs) > 0 || err != nil) && onPrune != nil {
+		told := w.pruned(pruned)
+		told.Err = err
+		onPrune(told)
 	}
 	var secrets []store.Secret
 	for value, ref := range w.cfg.Secrets() {
@@ -301,6 +299,9 @@ type Pruned struct {
 	// OtherProjects counts the runs deleted that were not of this
 	// workspace's project.
 	OtherProjects int
+	// Err is why the pruning failed: a *store.ReclaimError when the runs
+	// were deleted but their space was not given back.
+	Err error
 }
 
 // pruned describes what pruneOld removed.
@@ -322,11 +323,7 @@ func (w *Workspace) pruneOld(st *store.Store) (store.Removed, error) {
 	if days <= 0 {
 		return store.Removed{}, nil
 	}
-	removed, err := st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, "")
-	if err != nil {
-		return removed, fmt.Errorf("pruning the runs older than [storage] keep_days = %d: %w", days, err)
-	}
-	return removed, nil
+	return st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, "")
 }
 
 // Flush waits for the recorder to write what runs gave it, so that a

@@ -193,7 +193,7 @@ func TestStoreThatCannotOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := load(t, ws, dir, "greet")
-	if err := ws.OpenStore(); err == nil {
+	if err := ws.OpenStore(nil); err == nil {
 		t.Fatal("the store opened in a file")
 	}
 	if res, err := ws.Run(context.Background(), d.Plan, nil, workspace.RunOptions{}); err != nil || res.Status != engine.StatusOK {

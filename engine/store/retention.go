@@ -17,6 +17,17 @@ func (e *ErrRecording) Error() string {
 	return fmt.Sprintf("run %s is being recorded by a process that is still running; stop it first", e.ID)
 }
 
+// ReclaimError is a deletion that was committed, whose space could not be
+// given back to the file system: the runs are gone, and the next deletion
+// tries again (each compacts the whole store).
+type ReclaimError struct{ Err error }
+
+func (e *ReclaimError) Error() string {
+	return "the space was not given back: " + e.Err.Error()
+}
+
+func (e *ReclaimError) Unwrap() error { return e.Err }
+
 // Removed is what Remove or Prune deleted.
 type Removed struct {
 	// Runs are the runs deleted, each once.
@@ -131,7 +142,8 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, projec
 }
 
 // deleteAndReclaim deletes the runs of keys, which are runs, commits tx
-// and gives the space back, measuring how much.
+// and gives the space back, measuring how much. A failure once the
+// deletion is committed is a *ReclaimError, with the runs removed.
 func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, runs []RemovedRun) (Removed, error) {
 	before := s.filesSize()
 	shared, err := deleteRuns(ctx, tx, keys)
@@ -144,7 +156,7 @@ func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, 
 	removed := Removed{Runs: runs, Shared: shared}
 	whole, err := s.reclaim(ctx)
 	if err != nil {
-		return removed, err
+		return removed, &ReclaimError{Err: err}
 	}
 	removed.Freed = max(0, before-s.filesSize())
 	if !whole {
@@ -152,7 +164,7 @@ func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, 
 		// to its size once the log is checkpointed.
 		var compacted int64
 		if err := s.db.QueryRowContext(ctx, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()").Scan(&compacted); err != nil {
-			return removed, err
+			return removed, &ReclaimError{Err: err}
 		}
 		removed.Pending = max(0, before-compacted-removed.Freed)
 	}
