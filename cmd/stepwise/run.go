@@ -314,7 +314,7 @@ func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, 
 	}
 	for _, m := range unpriced {
 		text := fmt.Sprintf("the spend cap (%s, %s) cannot count the calls of model %s (%s), which has no price: add [%s] with its input and output prices, in USD per million tokens",
-			format.Cost(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
+			engine.CapText(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
 		if jsonl {
 			writeJSONLine(w, map[string]string{"kind": "warning", "model": m.Model, "warning": text})
 		} else {

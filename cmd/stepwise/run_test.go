@@ -807,8 +807,10 @@ func TestRunSpendCap(t *testing.T) {
 	}{
 		{name: "no cap", code: 0},
 		{name: "--max-cost", args: []string{"--max-cost", "0.5"}, code: 1,
-			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000"},
-		{name: "--max-cost in dollars", args: []string{"--max-cost", "$0.5"}, code: 1, want: "and its cap is $0.5000"},
+			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.50 "},
+		{name: "--max-cost in dollars", args: []string{"--max-cost", "$0.5"}, code: 1, want: "and its cap is $0.50 "},
+		// The cap is said as given, never rounded as a cost is.
+		{name: "a cap below a hundredth of a cent", args: []string{"--max-cost", "0.000001"}, code: 1, want: "and its cap is $0.000001 "},
 		{name: "[limits] cost_usd", limits: "[limits]\ncost_usd = 1.0\n", code: 1, want: "spend cap reached"},
 		{name: "a cap not reached", limits: "[limits]\ncost_usd = 2.0\n", code: 0},
 	}
@@ -835,7 +837,7 @@ func TestRunSpendCapUnpriced(t *testing.T) {
 	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n"
 	provider := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n"
 	unpriced := provider + "[models]\ndefault = { provider = \"s\", model = \"m\" }\n"
-	const warning = "warning: the spend cap ($0.0100, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
+	const warning = "warning: the spend cap ($0.01, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
 	tests := []struct {
 		name   string
 		config string
@@ -846,6 +848,8 @@ func TestRunSpendCapUnpriced(t *testing.T) {
 			want: fmt.Sprintf(warning, "--max-cost", "m", "models.default", "m")},
 		{name: "[limits] cost_usd", config: unpriced + "[limits]\ncost_usd = 0.01\n",
 			want: fmt.Sprintf(warning, "[limits] cost_usd", "m", "models.default", "m")},
+		{name: "a cap below a hundredth of a cent", config: unpriced, args: []string{"--max-cost", "0.000001"},
+			want: "warning: the spend cap ($0.000001, --max-cost) cannot count the calls of model m (models.default), which has no price: add [pricing.m] with its input and output prices, in USD per million tokens\n"},
 		{name: "no cap", config: unpriced},
 		{name: "a priced model", config: unpriced + "[pricing.m]\ninput = 1.0\noutput = 1.0\n", args: []string{"--max-cost", "0.01"}},
 		{name: "an unpriced fallback", args: []string{"--max-cost", "0.01"},
