@@ -159,7 +159,7 @@ type SpendCapError struct {
 }
 
 func (e *SpendCapError) Error() string {
-	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is %s ([limits] cost_usd, or run --max-cost); it stopped before its next model call",
+	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is %s ([limits] cost_usd, or --max-cost); it stopped before its next model call",
 		e.Spent, CapText(e.Cap))
 }
 

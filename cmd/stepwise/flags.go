@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -60,6 +61,12 @@ func (v costValue) String() string {
 }
 
 func (v costValue) Type() string { return "USD" }
+
+// addMaxCost adds --max-cost, the spend cap of one run over [limits]
+// cost_usd, to a command whose run calls models: run, debug and fork.
+func addMaxCost(cmd *cobra.Command, usd *float64) {
+	cmd.Flags().Var(costValue{usd}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd); under the debugger, hold it there")
+}
 
 // durationValue is a duration as time.ParseDuration reads it (90m, 36h,
 // 1h30m), or a number of days or weeks (7d, 2w, 1.5d).

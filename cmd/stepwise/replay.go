@@ -70,6 +70,7 @@ func newForkCommand(s *streams) *cobra.Command {
 		setFlags   []string
 		asJSON     bool
 		scriptFile string
+		maxCost    float64
 		debug      debugFlags
 		shown      progressFlags
 	)
@@ -115,15 +116,16 @@ func newForkCommand(s *streams) *cobra.Command {
 			}
 			spec := debugger.ForkSpec{From: from, Sets: sets}
 			if debug.on {
-				return debugFork(cmd.Context(), s, args[0], spec, scriptFile, debug, asJSON)
+				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
 			}
-			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile, shown: shown})
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile, maxCost: maxCost, shown: shown})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	addMaxCost(cmd, &maxCost)
 	debug.add(cmd)
 	shown.add(cmd)
 	return cmd

@@ -89,7 +89,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
-	cmd.Flags().Var(costValue{&maxCost}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
+	addMaxCost(cmd, &maxCost)
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	shown.add(cmd)
