@@ -71,6 +71,7 @@ func newForkCommand(s *streams) *cobra.Command {
 		asJSON     bool
 		scriptFile string
 		maxCost    float64
+		events     string
 		debug      debugFlags
 		shown      progressFlags
 	)
@@ -85,7 +86,8 @@ func newForkCommand(s *streams) *cobra.Command {
 			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside\n" +
 			"one, reuses the recorded results of the other items: only that item runs again, then what\n" +
 			"follows the map. The fork is recorded as a run of its own, and reported as stepwise run\n" +
-			"reports one, with the same exit codes. With --debug the fork runs under the debugger, driven\n" +
+			"reports one, with the same exit codes; --events jsonl writes its events on stderr as run's\n" +
+			"does. With --debug the fork runs under the debugger, driven\n" +
 			"by commands on stdin as stepwise debug is: it stops at the plan's breakpoints and those\n" +
 			"--break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
@@ -111,6 +113,9 @@ func newForkCommand(s *streams) *cobra.Command {
 			if err := debug.check(); err != nil {
 				return err
 			}
+			if debug.on && events != "" {
+				return usageError{errors.New("--events does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)")}
+			}
 			if err := shown.check(); err != nil {
 				return err
 			}
@@ -118,13 +123,14 @@ func newForkCommand(s *streams) *cobra.Command {
 			if debug.on {
 				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
 			}
-			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile, maxCost: maxCost, shown: shown})
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, events: events, script: scriptFile, maxCost: maxCost, shown: shown})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	addEvents(cmd, &events)
 	addMaxCost(cmd, &maxCost)
 	debug.add(cmd)
 	shown.add(cmd)
@@ -356,11 +362,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
 	warnUnpriced(s.err, r.ws, o, req.events == "jsonl")
-	display := newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{run: r.rec.Run.ID, from: from})
-	if display != nil {
-		o.Sinks = []engine.Sink{display.sink()}
-	}
-	o.Hook = terminalAsk(s, progressOut, display)
+	display := req.watch(s, r.ws, progressOut, &o, nil, forkOrigin{run: r.rec.Run.ID, from: from})
 	plan := r.doc.Plan
 	var answer *streamedAnswer
 	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
@@ -381,11 +383,13 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		}
 		return req.refuse(s, req.plan, exitFailure, r.ws.DisplayText(err.Error()), nil, nil)
 	}
-	if closeErr != nil {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	req.warnUnrecorded(s.err, closeErr)
 	answer.end(out.Run)
-	if !req.shown.quiet {
+	if req.events == "jsonl" {
+		for _, p := range out.Unreached {
+			writeJSONLine(s.err, map[string]string{"kind": "warning", "set": p, "warning": unreachedSet})
+		}
+	} else if !req.shown.quiet {
 		printFork(s.err, out)
 	}
 	err = reportRun(s.hidingSecrets(r.ws), plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
@@ -423,9 +427,12 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 		fmt.Fprintf(w, "set %s with --set: %s\n", countNoun(len(out.Set), "step", "steps"), stepsText(out.Set))
 	}
 	for _, p := range out.Unreached {
-		fmt.Fprintf(w, "warning: --set %s: the fork ran no step there\n", p)
+		fmt.Fprintf(w, "warning: --set %s: %s\n", p, unreachedSet)
 	}
 }
+
+// unreachedSet warns of a --set whose steps the fork never came to.
+const unreachedSet = "the fork ran no step there"
 
 // stepsText names steps (a fork's reused or set ones, in the order the
 // fork reached them) in a line: those outside any map, filter or reduce

@@ -58,9 +58,6 @@ func newRunCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if events != "" && events != "jsonl" {
-				return usageError{fmt.Errorf("--events takes jsonl, not '%s'", events)}
-			}
 			doc := ""
 			if len(args) == 2 {
 				doc = args[1]
@@ -87,7 +84,7 @@ func newRunCommand(s *streams) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&inputFlags, "input", nil, "set one input, k=v; repeatable, applied over INPUT_JSON")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
-	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
+	addEvents(cmd, &events)
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
 	addMaxCost(cmd, &maxCost)
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
@@ -248,17 +245,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 	}
 	warnUnpriced(s.err, ws, o, req.events == "jsonl")
-	var display *progressDisplay
-	if req.events == "jsonl" {
-		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
-		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
-	} else {
-		display = newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{})
-		if display != nil {
-			o.Sinks = append(o.Sinks, display.sink())
-		}
-		o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
-	}
+	display := req.watch(s, ws, progressOut, &o, approvals, forkOrigin{})
 	// What prints the run's values (its answer, output and envelope)
 	// writes them with the configuration's secrets hidden.
 	shown := s.hidingSecrets(ws)
@@ -274,9 +261,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if err != nil {
 		return req.refuseRun(s, ws, name, err)
 	}
-	if closeErr != nil && req.events != "jsonl" {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	req.warnUnrecorded(s.err, closeErr)
 	answer.end(res)
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
@@ -299,6 +284,36 @@ func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 		o.OnPrune = tellPruned(out)
 	}
 	return o
+}
+
+// watch makes the run o is for seen as it goes on stderr, progressOut:
+// under --events jsonl every event is a JSON line, and nothing asks on the
+// terminal (a script reads stderr); otherwise the progress display (nil,
+// and returned nil, under --quiet) tells it, and the run's asks are put on
+// the terminal. The calls approvals holds (none when nil) are asked about
+// on the terminal either way. fork is where a fork starts; zero for a
+// run.
+func (req runRequest) watch(s *streams, ws *workspace.Workspace, progressOut *lineBatcher, o *workspace.RunOptions, approvals *debugger.Approvals, fork forkOrigin) *progressDisplay {
+	if req.events == "jsonl" {
+		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
+		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
+		return nil
+	}
+	display := newProgressDisplay(s, progressOut, req.shown, true, fork)
+	if display != nil {
+		o.Sinks = append(o.Sinks, display.sink())
+	}
+	o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
+	return display
+}
+
+// warnUnrecorded warns on w that the run store did not record everything
+// of the run, err saying why (nil: it did); not under --events jsonl,
+// whose stderr carries the events alone.
+func (req runRequest) warnUnrecorded(w io.Writer, err error) {
+	if err != nil && req.events != "jsonl" {
+		fmt.Fprintln(w, "warning: the run store did not record everything:", err)
+	}
 }
 
 // warnUnpriced warns, before a run with o starts, of each model its spend
@@ -580,12 +595,4 @@ func (a *streamedAnswer) end(res *engine.Result) {
 			fmt.Fprintln(a.out)
 		}
 	}
-}
-
-// terminalAsk answers ask steps by walking the answer schema field by field
-// on the terminal, after the progress written before the question: the
-// prompt on stderr, the answers from stdin. Off a terminal there is no one
-// to ask, and it is nil.
-func terminalAsk(s *streams, progressOut *lineBatcher, display *progressDisplay) engine.Hook {
-	return newTerminal(s, progressOut, display).hook(nil, true)
 }
