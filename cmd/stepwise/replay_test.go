@@ -473,6 +473,28 @@ func TestForkEventsJSONL(t *testing.T) {
 	}
 }
 
+// TestRerunWarnsOfTheConfigurationOnce: replay and fork read a run from
+// the working directory's project and load its plan file from the same
+// project, which is opened once: the configuration's warning is said
+// once, not once for each way in.
+func TestRerunWarnsOfTheConfigurationOnce(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml":    "[settings]\nnonsense = 1\n",
+		"plans/one.yaml": "identifier: one\nname: One\ndescription: One step.\nsteps:\n  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { n: 1 } }\noutput: { n: \"{{E0.n}}\" }\n",
+	})
+	const warning = ".stepwise/config.toml:2:1: warning: settings.nonsense: unknown key\n"
+	out, errOut, code := runCLI(t, "run", "one", "--json", "-q")
+	if code != 0 || errOut != warning {
+		t.Fatalf("run: exit %d, stderr %q", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	for _, args := range [][]string{{"replay", id, "-q"}, {"fork", id, "--from", "E0", "-q"}} {
+		if _, errOut, code := runCLI(t, args...); code != 0 || errOut != warning {
+			t.Errorf("%s: exit %d, stderr %q, want %q", args[0], code, errOut, warning)
+		}
+	}
+}
+
 // TestDiffStepsOneRunAloneRan diffs a run an exit cut short with one
 // that ran every step: the steps after the exit are only in B, with no
 // time or tokens to compare and no value changed, rather than a change
