@@ -255,9 +255,8 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	// it; a long one is told as it goes.
 	progressOut := newLineBatcher(s.err)
 	display := newProgressDisplay(s, progressOut, shown, false, forkOrigin{})
-	var o workspace.RunOptions
+	o := workspace.RunOptions{Sinks: []engine.Sink{shownBy(display, progressOut)}}
 	if display != nil {
-		o.Sinks = []engine.Sink{display.sink()}
 		o.OnPrune = tellPruned(progressOut)
 	}
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
@@ -385,13 +384,10 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	req.warnUnrecorded(s.err, closeErr)
 	answer.end(out.Run)
-	if req.events == "jsonl" {
-		for _, p := range out.Unreached {
-			writeJSONLine(s.err, map[string]string{"kind": "warning", "set": p, "warning": unreachedSet})
-		}
-	} else if !req.shown.quiet {
+	if req.events != "jsonl" && !req.shown.quiet {
 		printFork(s.err, out)
 	}
+	warnUnreached(s.err, out, req.events == "jsonl")
 	err = reportRun(s.hidingSecrets(r.ws), plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
@@ -415,7 +411,8 @@ func forkSpecRefusal(err error) (string, bool) {
 
 // printFork tells on stderr how many steps a fork ran, what it took from
 // the record and what it was given (--set); where it started was told as
-// it started.
+// it started. The warnings of a --set it never came to are
+// warnUnreached's.
 func printFork(w io.Writer, out *debugger.ForkResult) {
 	ran := out.Run.StepsExecuted - len(out.Reused) - len(out.Set)
 	line := fmt.Sprintf("ran %s, reused %d of run %s", countNoun(ran, "step", "steps"), len(out.Reused), format.ShortID(out.Of))
@@ -426,13 +423,21 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 	if len(out.Set) > 0 {
 		fmt.Fprintf(w, "set %s with --set: %s\n", countNoun(len(out.Set), "step", "steps"), stepsText(out.Set))
 	}
-	for _, p := range out.Unreached {
-		fmt.Fprintf(w, "warning: --set %s: %s\n", p, unreachedSet)
-	}
 }
 
-// unreachedSet warns of a --set whose steps the fork never came to.
-const unreachedSet = "the fork ran no step there"
+// warnUnreached warns on w of each --set whose steps the fork never came
+// to, after its summary; under --events jsonl as a JSON line, and under
+// --quiet too.
+func warnUnreached(w io.Writer, out *debugger.ForkResult, jsonl bool) {
+	const warning = "the fork ran no step there"
+	for _, p := range out.Unreached {
+		if jsonl {
+			writeJSONLine(w, map[string]string{"kind": "warning", "set": p, "warning": warning})
+		} else {
+			fmt.Fprintf(w, "warning: --set %s: %s\n", p, warning)
+		}
+	}
+}
 
 // stepsText names steps (a fork's reused or set ones, in the order the
 // fork reached them) in a line: those outside any map, filter or reduce

@@ -132,7 +132,9 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	}
 	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
 	if state.Result != nil {
-		printFork(s.err, forked(state.Result))
+		out := forked(state.Result)
+		printFork(s.err, out)
+		warnUnreached(s.err, out, false)
 	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }

@@ -274,23 +274,26 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 
 // runOptions are what the command line adds to a run: a replies file,
 // a spend cap, strict mode at the base URLs, and failovers and what
-// [storage] keep_days pruned told on out.
+// [storage] keep_days pruned told on out; a failover, which is a warning,
+// under --quiet too.
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
-	if req.events != "jsonl" && !req.shown.quiet {
+	if req.events != "jsonl" {
 		o.OnFailover = func(from, to string, err error) {
 			fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 		}
-		o.OnPrune = tellPruned(out)
+		if !req.shown.quiet {
+			o.OnPrune = tellPruned(out)
+		}
 	}
 	return o
 }
 
 // watch makes the run o is for seen as it goes on stderr, progressOut:
 // under --events jsonl every event is a JSON line, and nothing asks on the
-// terminal (a script reads stderr); otherwise the progress display (nil,
-// and returned nil, under --quiet) tells it, and the run's asks are put on
-// the terminal. The calls approvals holds (none when nil) are asked about
+// terminal (a script reads stderr); otherwise the progress display tells
+// it (under --quiet there is none, returned nil, and its warnings alone
+// are told), and the run's asks are put on the terminal. The calls approvals holds (none when nil) are asked about
 // on the terminal either way. fork is where a fork starts; zero for a
 // run.
 func (req runRequest) watch(s *streams, ws *workspace.Workspace, progressOut *lineBatcher, o *workspace.RunOptions, approvals *debugger.Approvals, fork forkOrigin) *progressDisplay {
@@ -300,9 +303,7 @@ func (req runRequest) watch(s *streams, ws *workspace.Workspace, progressOut *li
 		return nil
 	}
 	display := newProgressDisplay(s, progressOut, req.shown, true, fork)
-	if display != nil {
-		o.Sinks = append(o.Sinks, display.sink())
-	}
+	o.Sinks = append(o.Sinks, shownBy(display, progressOut))
 	o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
 	return display
 }
@@ -532,13 +533,15 @@ func jsonlSink(w io.Writer) engine.Sink {
 
 // solverAnswer gives the top-level solver's report on stdout. On a
 // terminal it streams as it is written, after the progress written before
-// it (sink, added to o). Anywhere else (a file, a pipe) stdout carries
-// the deliverable only: the final answer, written once the run has ended
-// (end), and no text of an attempt that failed and was retried.
+// it (sink, put first in o's sinks, so that the answer's line has ended
+// before the others warn of its call). Anywhere else (a file, a pipe)
+// stdout carries the deliverable only: the final answer, written once the
+// run has ended (end), and no text of an attempt that failed and was
+// retried.
 func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *workspace.RunOptions) *streamedAnswer {
 	answer := &streamedAnswer{out: s.out, onTerminal: isTerminal(s.out)}
 	if answer.onTerminal {
-		o.Sinks = append(o.Sinks, answer.sink(notes, display))
+		o.Sinks = append([]engine.Sink{answer.sink(notes, display)}, o.Sinks...)
 	}
 	return answer
 }
@@ -547,10 +550,16 @@ func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *w
 // closes first: the answer and the block cannot share the screen. When an
 // attempt fails after it began to stream, the part already written cannot
 // be taken back: it ends with a line break, a note on stderr says it is
-// abandoned and why, and the answer starts again.
+// abandoned and why, and the answer starts again. When the solver's call
+// has ended, so has its answer, and the line it left open ends: what is
+// written next (a warning that the call was retried) starts a line.
 func (a *streamedAnswer) sink(notes *lineBatcher, display *progressDisplay) engine.Sink {
-	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta, engine.EventModelCall}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
+			return
+		}
+		if e.Kind == engine.EventModelCall {
+			a.endLine()
 			return
 		}
 		display.answerStreams()
@@ -578,6 +587,14 @@ type streamedAnswer struct {
 	midLine bool
 }
 
+// endLine ends the line the streamed answer left open, if it did.
+func (a *streamedAnswer) endLine() {
+	if a.midLine {
+		fmt.Fprintln(a.out)
+		a.midLine = false
+	}
+}
+
 // end finishes the answer once the run has ended, so that stdout ends
 // with a line break. On a terminal it ends the line the streamed answer
 // left open, whole or cut short; elsewhere it writes the answer of a run
@@ -586,9 +603,7 @@ func (a *streamedAnswer) end(res *engine.Result) {
 	switch {
 	case a == nil:
 	case a.onTerminal:
-		if a.midLine {
-			fmt.Fprintln(a.out)
-		}
+		a.endLine()
 	case res.Status == engine.StatusOK && res.Answer != "":
 		io.WriteString(a.out, res.Answer)
 		if !strings.HasSuffix(res.Answer, "\n") {
