@@ -625,7 +625,7 @@ output: { n: "{{E2.output.n}}", last: "{{E3.text}}" }
 	s := newSessionWith(t, plan, replies, config)
 	s.Table().BreakOnError(false)
 	st := s.Start(context.Background(), nil)
-	if st.Reason != "spend cap" || where(st) != "round E2/agent.1" || !strings.Contains(st.Stop.Error, "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000") {
+	if st.Reason != "spend cap" || where(st) != "round E2/agent.1" || !strings.Contains(st.Stop.Error, "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.50 ") {
 		t.Fatalf("held at %s (%s): %s", where(st), st.Reason, st.Stop.Error)
 	}
 	st = do(t, s, Command{Decision: engine.Decision{Action: engine.Replace, Value: map[string]any{"n": 7}}, Move: Continue})

@@ -131,3 +131,24 @@ func TestStepTimeoutBoundsAnExecTool(t *testing.T) {
 	o := p.run(t, "plans/p.yaml", nil, nil)
 	wantFailure(t, o, "plan failed at step E1 (user__nap): 'sleep' timed out after 1s (the step's timeout_secs)")
 }
+
+// TestCapText checks that a spend cap is said as it was given, every
+// digit of it, where a cost would be rounded: a cap of $0.000001 is not
+// "<$0.0001".
+func TestCapText(t *testing.T) {
+	for _, tc := range []struct {
+		usd  float64
+		want string
+	}{
+		{0.000001, "$0.000001"},
+		{0.5, "$0.50"},
+		{2.5, "$2.50"},
+		{2, "$2.00"},
+		{1.23456789, "$1.23456789"},
+		{1e21, "$1000000000000000000000.00"},
+	} {
+		if got := engine.CapText(tc.usd); got != tc.want {
+			t.Errorf("CapText(%v) = %s, want %s", tc.usd, got, tc.want)
+		}
+	}
+}

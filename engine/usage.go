@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/stepwise-dev/stepwise/engine/chat"
@@ -157,8 +159,20 @@ type SpendCapError struct {
 }
 
 func (e *SpendCapError) Error() string {
-	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is $%.4f ([limits] cost_usd, or run --max-cost); it stopped before its next model call",
-		e.Spent, e.Cap)
+	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is %s ([limits] cost_usd, or --max-cost); it stopped before its next model call",
+		e.Spent, CapText(e.Cap))
+}
+
+// CapText is a spend cap as it was given, in dollars: every digit it has,
+// and at least the cents ($2.50, $0.000001). A cap is a figure a person
+// chose, not one measured: rounded as a cost is ($0.0001, <$0.0001) it
+// would read as another cap than the one in force.
+func CapText(usd float64) string {
+	whole, cents, _ := strings.Cut(strconv.FormatFloat(usd, 'f', -1, 64), ".")
+	for len(cents) < 2 {
+		cents += "0"
+	}
+	return "$" + whole + "." + cents
 }
 
 // overBudget is the *SpendCapError that stops a run before a model call

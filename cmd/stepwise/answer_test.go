@@ -68,7 +68,9 @@ func TestAnswerOffTerminalIsTheFinalAnswer(t *testing.T) {
 // TestAnswerOnTerminalSaysWhatWasAbandoned runs the binary with stdout and
 // stderr a terminal: the answer streams, and when its first attempt goes
 // silent, the part already shown ends its line, a warning says it is
-// abandoned and why, and the retried answer follows.
+// abandoned and why, and the retried answer follows, its line ended before
+// the warning that its call was retried (which --quiet does not hide)
+// starts one of its own.
 func TestAnswerOnTerminalSaysWhatWasAbandoned(t *testing.T) {
 	stallOnceProject(t)
 	terminal, reader := openPTY(t, 400, 40)
@@ -92,7 +94,8 @@ func TestAnswerOnTerminalSaysWhatWasAbandoned(t *testing.T) {
 		t.Fatal("the terminal was never closed")
 	}
 	screen = strings.ReplaceAll(screen, "\r\n", "\n")
-	want := regexp.MustCompile(`(?m)^PARTIAL-\nwarning: the solver's answer above is abandoned: the attempt failed \(model claude/claude-test: the server sent nothing for 1s \(llm_idle_timeout_seconds\)\) and is retried; the answer starts again below\nhello from stallonce\n$`)
+	want := regexp.MustCompile(`(?m)^PARTIAL-\nwarning: the solver's answer above is abandoned: the attempt failed \(model claude/claude-test: the server sent nothing for 1s \(llm_idle_timeout_seconds\)\) and is retried; the answer starts again below\nhello from stallonce\n` +
+		`warning: solver: claude/claude-test answered after 1 failed attempt: model claude/claude-test: the server sent nothing for 1s \(llm_idle_timeout_seconds\)\n$`)
 	if !want.MatchString(screen) {
 		t.Errorf("the terminal got:\n%q", screen)
 	}

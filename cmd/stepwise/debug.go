@@ -25,6 +25,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 		breaks     []string
 		approve    []string
 		scriptFile string
+		maxCost    float64
 		asJSON     bool
 		goOn       bool
 	)
@@ -83,20 +84,23 @@ func newDebugCommand(s *streams) *cobra.Command {
 					return usageError{fmt.Errorf("--approve %s: %w", p, err)}
 				}
 			}
-			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, scriptFile, asJSON, !goOn)
+			o := workspace.RunOptions{Script: scriptFile, MaxCost: maxCost, Held: !goOn}
+			return debugPlan(cmd.Context(), s, args[0], inputs, breaks, approve, o, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&breaks, "break", nil, "set a breakpoint on a path pattern before the run starts, kept for the plan as break keeps one; repeatable")
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "hold every call of a tool that is not read-only whose path matches the pattern, for approve, deny or edit; repeatable")
 	cmd.Flags().BoolVar(&goOn, "continue", false, "run to the first breakpoint, error or ask instead of holding the run at its first stop")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file")
+	addMaxCost(cmd, &maxCost)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every stop and answer as one JSON object on stdout")
 	return cmd
 }
 
 // debugPlan runs one plan under a debugger session driven by the lines of
-// stdin.
-func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, script string, asJSON, held bool) error {
+// stdin, with what the command line gives the run in o (a replies file, a
+// spend cap, whether it is held at its first stop).
+func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, o workspace.RunOptions, asJSON bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
@@ -112,7 +116,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
 	s = s.hidingSecrets(ws)
-	o := workspace.RunOptions{Script: script, Held: held, OnPrune: tellPruned(s.err)}
+	o.OnPrune = tellPruned(s.err)
 	session, err := ws.Debug(v.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}

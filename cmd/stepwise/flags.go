@@ -8,13 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // The flag values whose reading pflag's own would get wrong: a cost, which
 // people write with a dollar sign and which 0, NaN or Inf would turn into no
-// cap without a word, and a duration in days, the natural unit for the age
-// of runs, which time.ParseDuration does not know.
+// cap without a word, a duration in days, the natural unit for the age of
+// runs, which time.ParseDuration does not know, and the form of --events,
+// which takes one word where a string flag takes any.
 
 // takes is a flag value refused, saying what the flag takes instead;
 // flagValueError makes the message of it.
@@ -60,6 +62,34 @@ func (v costValue) String() string {
 }
 
 func (v costValue) Type() string { return "USD" }
+
+// addMaxCost adds --max-cost, the spend cap of one run over [limits]
+// cost_usd, to a command whose run calls models: run, debug and fork.
+func addMaxCost(cmd *cobra.Command, usd *float64) {
+	cmd.Flags().Var(costValue{usd}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd); under the debugger, hold it there")
+}
+
+// eventsValue is the form --events writes a run's events in on stderr:
+// jsonl, one JSON object a line, the only one there is.
+type eventsValue struct{ form *string }
+
+func (v eventsValue) Set(s string) error {
+	if s != "jsonl" {
+		return takes("jsonl")
+	}
+	*v.form = s
+	return nil
+}
+
+func (v eventsValue) String() string { return *v.form }
+
+func (v eventsValue) Type() string { return "string" }
+
+// addEvents adds --events to a command that runs a plan's steps for real,
+// for a script to watch: run and fork.
+func addEvents(cmd *cobra.Command, form *string) {
+	cmd.Flags().Var(eventsValue{form}, "events", "write every event to stderr as it happens: jsonl")
+}
 
 // durationValue is a duration as time.ParseDuration reads it (90m, 36h,
 // 1h30m), or a number of days or weeks (7d, 2w, 1.5d).

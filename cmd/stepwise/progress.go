@@ -22,7 +22,8 @@ import (
 
 // progressFlags are how run, replay and fork show a run as it goes.
 type progressFlags struct {
-	// quiet leaves stderr to errors: no progress, no summary.
+	// quiet leaves stderr to errors and warnings: no progress, no
+	// summary.
 	quiet bool
 	// every is how often, off a terminal, a running step is told: at
 	// every, 2*every, ... after it started; 0 tells none.
@@ -30,7 +31,7 @@ type progressFlags struct {
 }
 
 func (f *progressFlags) add(cmd *cobra.Command) {
-	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable and errors: no progress, no summary on stderr")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable, errors and warnings: no progress, no summary on stderr")
 	f.every = 10 * time.Second
 	cmd.Flags().Var(durationValue{&f.every}, "progress-every", "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
 }
@@ -159,6 +160,9 @@ func (d *progressDisplay) Event(e engine.Event) {
 	}
 	answered := d.answered
 	d.mu.Unlock()
+	if line := warningLine(e); line != "" {
+		fmt.Fprintln(d.w, line)
+	}
 	switch pl := e.Payload.(type) {
 	case engine.RunStarted:
 		if d.fork.run != "" {
@@ -193,14 +197,6 @@ func (d *progressDisplay) Event(e engine.Event) {
 			// run again, as the fork's summary counts them.
 			fmt.Fprintf(d.w, "%s %s reused from run %s\n", format.MarkReused, stepsText(reused), format.ShortID(d.fork.run))
 		}
-	case engine.Warning:
-		fmt.Fprintf(d.w, "warning: %s: %s\n", e.Path, pl.Message)
-	case engine.ModelCalled:
-		// A call that answered after failed attempts took longer than its
-		// reply shows; off a terminal nothing else would say so.
-		if len(pl.Retries) > 0 && pl.Error == "" {
-			fmt.Fprintf(d.w, "warning: %s: %s/%s answered %s\n", e.Path, pl.Provider, pl.Model, retriedText(pl.Retries))
-		}
 	case engine.Asked:
 		// Nobody was there to ask: the run went on with the plan's
 		// default, which a person reading the log should not have to
@@ -210,6 +206,40 @@ func (d *progressDisplay) Event(e engine.Event) {
 			fmt.Fprintf(d.w, "? %s: no terminal to ask %q on; took the default %s\n", e.Path, pl.Prompt, engine.JSONText(pl.Answer))
 		}
 	}
+}
+
+// warningLine is the line that warns on stderr of what e tells; "" for
+// an event that warns of nothing. A step warns of what it did to its
+// values (a [limits] model_input_bytes cut, an agent that settled with
+// its default_output), and a model call that answered after failed
+// attempts took longer than its reply shows, which off a terminal
+// nothing else would say.
+func warningLine(e engine.Event) string {
+	switch pl := e.Payload.(type) {
+	case engine.Warning:
+		return fmt.Sprintf("warning: %s: %s", e.Path, pl.Message)
+	case engine.ModelCalled:
+		if len(pl.Retries) > 0 && pl.Error == "" {
+			return fmt.Sprintf("warning: %s: %s/%s answered %s", e.Path, pl.Provider, pl.Model, retriedText(pl.Retries))
+		}
+	}
+	return ""
+}
+
+// shownBy is the sink that shows a run on stderr, w, as it goes: the
+// display's, or under --quiet, where there is none, one that tells the
+// run's warnings alone. --quiet leaves out progress, not warnings: they
+// are rare, and each says that something is wrong with the result or
+// what it cost.
+func shownBy(display *progressDisplay, w io.Writer) engine.Sink {
+	if display != nil {
+		return display.sink()
+	}
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventWarning, engine.EventModelCall}, Sink: engine.SinkFunc(func(e engine.Event) {
+		if line := warningLine(e); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	})}
 }
 
 // endLine is what is told of a top-level step that ended: on a terminal

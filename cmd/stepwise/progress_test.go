@@ -317,6 +317,94 @@ func TestProgressQuiet(t *testing.T) {
 	}
 }
 
+// TestQuietTellsWarnings: --quiet leaves out progress, the usage line and
+// the run id, not warnings. The configuration's, the spend cap's, a
+// failover's, a retried call's and a step's ([limits] model_input_bytes)
+// are each one line on stderr under it, as they are without it, in run
+// and fork; and so is a --set a fork never came to.
+func TestQuietTellsWarnings(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml": `[providers.script]
+type = "script"
+file = ".stepwise/replies.yaml"
+[models]
+default = { provider = "script", model = "scripted", fallbacks = [{ provider = "script", model = "backup" }] }
+[limits]
+model_input_bytes = 10
+[settings]
+nonsense = 1
+`,
+		"replies.yaml": `replies:
+  - match: E0
+    error: { status: 503, message: busy }
+  - match: E0
+    error: { status: 503, message: busy }
+  - match: E0
+    error: { status: 503, message: busy }
+  - match: E0
+    reply: { text: done }
+  - match: E1
+    error: { status: 503, message: busy }
+  - match: E1
+    reply: { text: done }
+`,
+		"plans/twice.yaml": `identifier: twice
+name: Twice
+description: Two calls to a model, the second's instruction cut.
+steps:
+  - id: E0
+    tool_name: builtin__infer
+    input: { instruction: "Say done." }
+  - id: E1
+    tool_name: builtin__infer
+    input: { instruction: "Say done, in more than ten bytes." }
+output: { a: "{{E0.text}}", b: "{{E1.text}}" }
+`,
+		"plans/halts.yaml": `identifier: halts
+name: Halts
+description: Fails at its second step, before its third.
+steps:
+  - id: E0
+    tool_name: builtin__reshape
+    input: { shape: { issues: [] } }
+  - id: E1
+    tool_name: builtin__reshape
+    input: { shape: { first: "{{E0.issues.0.id}}" } }
+  - id: E2
+    tool_name: builtin__reshape
+    input: { shape: { done: true } }
+`,
+	})
+	const (
+		config   = ".stepwise/config.toml:9:1: warning: settings.nonsense: unknown key"
+		cap      = "warning: the spend cap ($1.00, --max-cost) cannot count the calls of model %s (%s), which has no price: add [pricing.%[1]s] with its input and output prices, in USD per million tokens"
+		failover = "warning: script/scripted failed (model script/scripted: 503 busy (gave up after 3 attempts)); falling over to script/backup"
+		retried  = "warning: E0: script/backup answered after 3 failed attempts: model script/scripted: 503 busy; model script/scripted: 503 busy; model script/scripted: 503 busy (gave up after 3 attempts)"
+		cut      = "warning: E1: builtin__infer's instruction was cut to 10 of its 33 bytes for the model ([limits] model_input_bytes); the record keeps it whole"
+		retried1 = "warning: E1: script/scripted answered after 1 failed attempt: model script/scripted: 503 busy"
+	)
+	caps := []string{fmt.Sprintf(cap, "scripted", "models.default"), fmt.Sprintf(cap, "backup", "models.default fallbacks")}
+	out, errOut, code := runCLI(t, "run", "twice", "--max-cost", "1", "--json", "-q")
+	want := strings.Join(append(append([]string{config}, caps...), failover, retried, cut, retried1), "\n") + "\n"
+	if code != 0 || errOut != want {
+		t.Fatalf("run: exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E1", "--max-cost", "1", "-q")
+	if want := strings.Join(append(append([]string{config}, caps...), cut, retried1), "\n") + "\n"; code != 0 || errOut != want {
+		t.Errorf("fork: exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+	}
+
+	out, _, _ = runCLI(t, "run", "halts", "--json")
+	id = regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E1", "--set", "E2={}", "-q")
+	want = config + "\nwarning: --set E2: the fork ran no step there\nError: plan failed at step E1 (builtin__reshape): empty data at 'E0.issues.0.id': 'E0.issues' is an empty list\n"
+	if code != 1 || errOut != want {
+		t.Errorf("a fork that never came to its --set: exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+	}
+}
+
 // waitProjectFiles is a project whose plan runs one agent step whose
 // scripted reply takes delay ms.
 func waitProjectFiles(delay int) map[string]string {

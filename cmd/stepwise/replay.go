@@ -70,6 +70,8 @@ func newForkCommand(s *streams) *cobra.Command {
 		setFlags   []string
 		asJSON     bool
 		scriptFile string
+		maxCost    float64
+		events     string
 		debug      debugFlags
 		shown      progressFlags
 	)
@@ -84,7 +86,8 @@ func newForkCommand(s *streams) *cobra.Command {
 			"step of the plan. A fork from an item of a map or filter (E1/do.3), or from a step inside\n" +
 			"one, reuses the recorded results of the other items: only that item runs again, then what\n" +
 			"follows the map. The fork is recorded as a run of its own, and reported as stepwise run\n" +
-			"reports one, with the same exit codes. With --debug the fork runs under the debugger, driven\n" +
+			"reports one, with the same exit codes; --events jsonl writes its events on stderr as run's\n" +
+			"does. With --debug the fork runs under the debugger, driven\n" +
 			"by commands on stdin as stepwise debug is: it stops at the plan's breakpoints and those\n" +
 			"--break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
@@ -110,20 +113,25 @@ func newForkCommand(s *streams) *cobra.Command {
 			if err := debug.check(); err != nil {
 				return err
 			}
+			if debug.on && events != "" {
+				return usageError{errors.New("--events does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)")}
+			}
 			if err := shown.check(); err != nil {
 				return err
 			}
 			spec := debugger.ForkSpec{From: from, Sets: sets}
 			if debug.on {
-				return debugFork(cmd.Context(), s, args[0], spec, scriptFile, debug, asJSON)
+				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
 			}
-			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, script: scriptFile, shown: shown})
+			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, events: events, script: scriptFile, maxCost: maxCost, shown: shown})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "give the steps PATH matches this result instead of running them, PATH=JSON; repeatable")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the fork's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer the fork's model calls from this replies file instead of the configured providers")
+	addEvents(cmd, &events)
+	addMaxCost(cmd, &maxCost)
 	debug.add(cmd)
 	shown.add(cmd)
 	return cmd
@@ -247,9 +255,8 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	// it; a long one is told as it goes.
 	progressOut := newLineBatcher(s.err)
 	display := newProgressDisplay(s, progressOut, shown, false, forkOrigin{})
-	var o workspace.RunOptions
+	o := workspace.RunOptions{Sinks: []engine.Sink{shownBy(display, progressOut)}}
 	if display != nil {
-		o.Sinks = []engine.Sink{display.sink()}
 		o.OnPrune = tellPruned(progressOut)
 	}
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
@@ -354,11 +361,7 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
 	warnUnpriced(s.err, r.ws, o, req.events == "jsonl")
-	display := newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{run: r.rec.Run.ID, from: from})
-	if display != nil {
-		o.Sinks = []engine.Sink{display.sink()}
-	}
-	o.Hook = terminalAsk(s, progressOut, display)
+	display := req.watch(s, r.ws, progressOut, &o, nil, forkOrigin{run: r.rec.Run.ID, from: from})
 	plan := r.doc.Plan
 	var answer *streamedAnswer
 	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
@@ -379,13 +382,12 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		}
 		return req.refuse(s, req.plan, exitFailure, r.ws.DisplayText(err.Error()), nil, nil)
 	}
-	if closeErr != nil {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	req.warnUnrecorded(s.err, closeErr)
 	answer.end(out.Run)
-	if !req.shown.quiet {
+	if req.events != "jsonl" && !req.shown.quiet {
 		printFork(s.err, out)
 	}
+	warnUnreached(s.err, out, req.events == "jsonl")
 	err = reportRun(s.hidingSecrets(r.ws), plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
@@ -409,7 +411,8 @@ func forkSpecRefusal(err error) (string, bool) {
 
 // printFork tells on stderr how many steps a fork ran, what it took from
 // the record and what it was given (--set); where it started was told as
-// it started.
+// it started. The warnings of a --set it never came to are
+// warnUnreached's.
 func printFork(w io.Writer, out *debugger.ForkResult) {
 	ran := out.Run.StepsExecuted - len(out.Reused) - len(out.Set)
 	line := fmt.Sprintf("ran %s, reused %d of run %s", countNoun(ran, "step", "steps"), len(out.Reused), format.ShortID(out.Of))
@@ -420,8 +423,19 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 	if len(out.Set) > 0 {
 		fmt.Fprintf(w, "set %s with --set: %s\n", countNoun(len(out.Set), "step", "steps"), stepsText(out.Set))
 	}
+}
+
+// warnUnreached warns on w of each --set whose steps the fork never came
+// to, after its summary; under --events jsonl as a JSON line, and under
+// --quiet too.
+func warnUnreached(w io.Writer, out *debugger.ForkResult, jsonl bool) {
+	const warning = "the fork ran no step there"
 	for _, p := range out.Unreached {
-		fmt.Fprintf(w, "warning: --set %s: the fork ran no step there\n", p)
+		if jsonl {
+			writeJSONLine(w, map[string]string{"kind": "warning", "set": p, "warning": warning})
+		} else {
+			fmt.Fprintf(w, "warning: --set %s: %s\n", p, warning)
+		}
 	}
 }
 

@@ -395,6 +395,106 @@ func TestForkSummary(t *testing.T) {
 	}
 }
 
+// TestForkEventsJSONL: fork takes --events jsonl as run does: stderr
+// carries the fork's events and nothing else, one JSON object a line (its
+// start naming the run it forks, the steps it reuses, the model calls of
+// what runs again), with no summary after them; a --set the fork never
+// came to is a warning line, and a fork refused is an error line.
+func TestForkEventsJSONL(t *testing.T) {
+	files := progressProjectFiles(0, false)
+	files["plans/halts.yaml"] = "identifier: halts\nname: Halts\ndescription: Fails at its second step, before its third.\nsteps:\n" +
+		"  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { issues: [] } }\n" +
+		"  - id: E1\n    tool_name: builtin__reshape\n    input: { shape: { first: \"{{E0.issues.0.id}}\" } }\n" +
+		"  - id: E2\n    tool_name: builtin__reshape\n    input: { shape: { done: true } }\n"
+	writeProject(t, files)
+	runID := func(plan string) string {
+		out, errOut, _ := runCLI(t, "run", plan, "--json")
+		m := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("run %s recorded no run:\n%s%s", plan, out, errOut)
+		}
+		return m[1]
+	}
+	events := func(errOut string) []map[string]any {
+		var lines []map[string]any
+		for _, line := range strings.Split(strings.TrimSuffix(errOut, "\n"), "\n") {
+			var l map[string]any
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatalf("stderr has a line that is not JSON: %q\n%s", line, errOut)
+			}
+			lines = append(lines, l)
+		}
+		return lines
+	}
+
+	slow := runID("slow")
+	out, errOut, code := runCLI(t, "fork", slow, "--from", "E2", "--events", "jsonl")
+	lines := events(errOut)
+	start, _ := lines[0]["payload"].(map[string]any)
+	if code != 0 || !strings.Contains(out, `"count": 3`) || lines[0]["kind"] != "run_start" || start["parent"] != slow || start["made"] != "fork" {
+		t.Fatalf("exit %d, stdout %q; the first event %v", code, out, lines[0])
+	}
+	if last := lines[len(lines)-1]; last["kind"] != "run_end" {
+		t.Errorf("the last line is %v, not run_end", last)
+	}
+	kinds := map[string]bool{}
+	for _, l := range lines {
+		payload, _ := l["payload"].(map[string]any)
+		kinds[l["kind"].(string)+" "+l["path"].(string)+" "+fmt.Sprint(payload["reused"])] = true
+	}
+	for _, want := range []string{"step_end E0 fork", "step_end E1/do.0 fork", "llm_call E2/agent.1 <nil>", "step_end E2 <nil>"} {
+		if !kinds[want] {
+			t.Errorf("no %s event; the events: %v", want, kinds)
+		}
+	}
+
+	halts := runID("halts")
+	_, errOut, code = runCLI(t, "fork", halts, "--from", "E1", "--set", "E2={}", "--events", "jsonl")
+	lines = events(errOut)
+	if last := lines[len(lines)-1]; code != 1 || last["kind"] != "warning" || last["set"] != "E2" || last["warning"] != "the fork ran no step there" {
+		t.Errorf("exit %d; the last line is %v, want the unreached --set's warning", code, last)
+	}
+
+	_, errOut, code = runCLI(t, "fork", halts, "--from", "E9", "--events", "jsonl")
+	if lines = events(errOut); code != exitUsage || len(lines) != 1 || lines[0]["kind"] != "error" {
+		t.Errorf("a refused fork: exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--events", "xml"}, "stepwise: --events takes jsonl, not 'xml'\n"},
+		{[]string{"--events", "jsonl", "--debug"}, "stepwise: --events does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)\n"},
+	} {
+		_, errOut, code = runCLI(t, append([]string{"fork", halts, "--from", "E1"}, tc.args...)...)
+		if code != exitUsage || errOut != tc.want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestRerunWarnsOfTheConfigurationOnce: replay and fork read a run from
+// the working directory's project and load its plan file from the same
+// project, which is opened once: the configuration's warning is said
+// once, not once for each way in.
+func TestRerunWarnsOfTheConfigurationOnce(t *testing.T) {
+	writeProject(t, map[string]string{
+		"config.toml":    "[settings]\nnonsense = 1\n",
+		"plans/one.yaml": "identifier: one\nname: One\ndescription: One step.\nsteps:\n  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { n: 1 } }\noutput: { n: \"{{E0.n}}\" }\n",
+	})
+	const warning = ".stepwise/config.toml:2:1: warning: settings.nonsense: unknown key\n"
+	out, errOut, code := runCLI(t, "run", "one", "--json", "-q")
+	if code != 0 || errOut != warning {
+		t.Fatalf("run: exit %d, stderr %q", code, errOut)
+	}
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	for _, args := range [][]string{{"replay", id, "-q"}, {"fork", id, "--from", "E0", "-q"}} {
+		if _, errOut, code := runCLI(t, args...); code != 0 || errOut != warning {
+			t.Errorf("%s: exit %d, stderr %q, want %q", args[0], code, errOut, warning)
+		}
+	}
+}
+
 // TestDiffStepsOneRunAloneRan diffs a run an exit cut short with one
 // that ran every step: the steps after the exit are only in B, with no
 // time or tokens to compare and no value changed, rather than a change

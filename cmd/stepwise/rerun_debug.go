@@ -107,8 +107,9 @@ type replayEndJSON struct {
 	Divergence *debugger.Divergence `json:"divergence"`
 }
 
-// debugFork forks one run under the line driver.
-func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, script string, flags debugFlags, asJSON bool) error {
+// debugFork forks one run under the line driver, with what the command
+// line gives the run in o (a replies file, a spend cap).
+func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, o workspace.RunOptions, flags debugFlags, asJSON bool) error {
 	projects := workspaces{warnings: s.err}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
@@ -117,19 +118,23 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, workspace.RunOptions{Script: script, Held: !flags.goOn, OnPrune: tellPruned(s.err)})
+	o.Held, o.OnPrune = !flags.goOn, tellPruned(s.err)
+	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
 			return usageError{errors.New(msg)}
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
+	warnUnpriced(s.err, r.ws, o, false)
 	if from, err := r.rec.ForkPoint(spec.From); err == nil {
 		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
 	}
 	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
 	if state.Result != nil {
-		printFork(s.err, forked(state.Result))
+		out := forked(state.Result)
+		printFork(s.err, out)
+		warnUnreached(s.err, out, false)
 	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }

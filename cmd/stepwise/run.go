@@ -58,9 +58,6 @@ func newRunCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if events != "" && events != "jsonl" {
-				return usageError{fmt.Errorf("--events takes jsonl, not '%s'", events)}
-			}
 			doc := ""
 			if len(args) == 2 {
 				doc = args[1]
@@ -87,9 +84,9 @@ func newRunCommand(s *streams) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&inputFlags, "input", nil, "set one input, k=v; repeatable, applied over INPUT_JSON")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's envelope {answer, output, plan, steps_executed, exit, usage, run_id} on stdout")
-	cmd.Flags().StringVar(&events, "events", "", "write every event to stderr as it happens: jsonl")
+	addEvents(cmd, &events)
 	cmd.Flags().StringVar(&scriptFile, "script", "", "answer every model call from this replies file instead of the configured providers")
-	cmd.Flags().Var(costValue{&maxCost}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd)")
+	addMaxCost(cmd, &maxCost)
 	cmd.Flags().StringArrayVar(&approve, "approve", nil, "ask on the terminal before every call of a tool that is not read-only whose path matches the pattern: approve, deny or edit its arguments; repeatable")
 	cmd.Flags().BoolVar(&strictBaseURL, "strict-base-url", false, "state that the servers at the providers' base_url enforce strict structured output, so strict mode is sent to them")
 	shown.add(cmd)
@@ -248,17 +245,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 		}
 	}
 	warnUnpriced(s.err, ws, o, req.events == "jsonl")
-	var display *progressDisplay
-	if req.events == "jsonl" {
-		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
-		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
-	} else {
-		display = newProgressDisplay(s, progressOut, req.shown, true, forkOrigin{})
-		if display != nil {
-			o.Sinks = append(o.Sinks, display.sink())
-		}
-		o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
-	}
+	display := req.watch(s, ws, progressOut, &o, approvals, forkOrigin{})
 	// What prints the run's values (its answer, output and envelope)
 	// writes them with the configuration's secrets hidden.
 	shown := s.hidingSecrets(ws)
@@ -274,9 +261,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if err != nil {
 		return req.refuseRun(s, ws, name, err)
 	}
-	if closeErr != nil && req.events != "jsonl" {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	req.warnUnrecorded(s.err, closeErr)
 	answer.end(res)
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
@@ -289,16 +274,47 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 
 // runOptions are what the command line adds to a run: a replies file,
 // a spend cap, strict mode at the base URLs, and failovers and what
-// [storage] keep_days pruned told on out.
+// [storage] keep_days pruned told on out; a failover, which is a warning,
+// under --quiet too.
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
-	if req.events != "jsonl" && !req.shown.quiet {
+	if req.events != "jsonl" {
 		o.OnFailover = func(from, to string, err error) {
 			fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
 		}
-		o.OnPrune = tellPruned(out)
+		if !req.shown.quiet {
+			o.OnPrune = tellPruned(out)
+		}
 	}
 	return o
+}
+
+// watch makes the run o is for seen as it goes on stderr, progressOut:
+// under --events jsonl every event is a JSON line, and nothing asks on the
+// terminal (a script reads stderr); otherwise the progress display tells
+// it (under --quiet there is none, returned nil, and its warnings alone
+// are told), and the run's asks are put on the terminal. The calls approvals holds (none when nil) are asked about
+// on the terminal either way. fork is where a fork starts; zero for a
+// run.
+func (req runRequest) watch(s *streams, ws *workspace.Workspace, progressOut *lineBatcher, o *workspace.RunOptions, approvals *debugger.Approvals, fork forkOrigin) *progressDisplay {
+	if req.events == "jsonl" {
+		o.Sinks = append(o.Sinks, jsonlSink(hideSecrets(progressOut, ws)))
+		o.Hook = newTerminal(s, progressOut, nil).hook(approvals, false)
+		return nil
+	}
+	display := newProgressDisplay(s, progressOut, req.shown, true, fork)
+	o.Sinks = append(o.Sinks, shownBy(display, progressOut))
+	o.Hook = newTerminal(s, progressOut, display).hook(approvals, true)
+	return display
+}
+
+// warnUnrecorded warns on w that the run store did not record everything
+// of the run, err saying why (nil: it did); not under --events jsonl,
+// whose stderr carries the events alone.
+func (req runRequest) warnUnrecorded(w io.Writer, err error) {
+	if err != nil && req.events != "jsonl" {
+		fmt.Fprintln(w, "warning: the run store did not record everything:", err)
+	}
 }
 
 // warnUnpriced warns, before a run with o starts, of each model its spend
@@ -314,7 +330,7 @@ func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, 
 	}
 	for _, m := range unpriced {
 		text := fmt.Sprintf("the spend cap (%s, %s) cannot count the calls of model %s (%s), which has no price: add [%s] with its input and output prices, in USD per million tokens",
-			format.Cost(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
+			engine.CapText(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
 		if jsonl {
 			writeJSONLine(w, map[string]string{"kind": "warning", "model": m.Model, "warning": text})
 		} else {
@@ -517,13 +533,15 @@ func jsonlSink(w io.Writer) engine.Sink {
 
 // solverAnswer gives the top-level solver's report on stdout. On a
 // terminal it streams as it is written, after the progress written before
-// it (sink, added to o). Anywhere else (a file, a pipe) stdout carries
-// the deliverable only: the final answer, written once the run has ended
-// (end), and no text of an attempt that failed and was retried.
+// it (sink, put first in o's sinks, so that the answer's line has ended
+// before the others warn of its call). Anywhere else (a file, a pipe)
+// stdout carries the deliverable only: the final answer, written once the
+// run has ended (end), and no text of an attempt that failed and was
+// retried.
 func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *workspace.RunOptions) *streamedAnswer {
 	answer := &streamedAnswer{out: s.out, onTerminal: isTerminal(s.out)}
 	if answer.onTerminal {
-		o.Sinks = append(o.Sinks, answer.sink(notes, display))
+		o.Sinks = append([]engine.Sink{answer.sink(notes, display)}, o.Sinks...)
 	}
 	return answer
 }
@@ -532,10 +550,16 @@ func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *w
 // closes first: the answer and the block cannot share the screen. When an
 // attempt fails after it began to stream, the part already written cannot
 // be taken back: it ends with a line break, a note on stderr says it is
-// abandoned and why, and the answer starts again.
+// abandoned and why, and the answer starts again. When the solver's call
+// has ended, so has its answer, and the line it left open ends: what is
+// written next (a warning that the call was retried) starts a line.
 func (a *streamedAnswer) sink(notes *lineBatcher, display *progressDisplay) engine.Sink {
-	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta}, Sink: engine.SinkFunc(func(e engine.Event) {
+	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta, engine.EventModelCall}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
+			return
+		}
+		if e.Kind == engine.EventModelCall {
+			a.endLine()
 			return
 		}
 		display.answerStreams()
@@ -563,6 +587,14 @@ type streamedAnswer struct {
 	midLine bool
 }
 
+// endLine ends the line the streamed answer left open, if it did.
+func (a *streamedAnswer) endLine() {
+	if a.midLine {
+		fmt.Fprintln(a.out)
+		a.midLine = false
+	}
+}
+
 // end finishes the answer once the run has ended, so that stdout ends
 // with a line break. On a terminal it ends the line the streamed answer
 // left open, whole or cut short; elsewhere it writes the answer of a run
@@ -571,21 +603,11 @@ func (a *streamedAnswer) end(res *engine.Result) {
 	switch {
 	case a == nil:
 	case a.onTerminal:
-		if a.midLine {
-			fmt.Fprintln(a.out)
-		}
+		a.endLine()
 	case res.Status == engine.StatusOK && res.Answer != "":
 		io.WriteString(a.out, res.Answer)
 		if !strings.HasSuffix(res.Answer, "\n") {
 			fmt.Fprintln(a.out)
 		}
 	}
-}
-
-// terminalAsk answers ask steps by walking the answer schema field by field
-// on the terminal, after the progress written before the question: the
-// prompt on stderr, the answers from stdin. Off a terminal there is no one
-// to ask, and it is nil.
-func terminalAsk(s *streams, progressOut *lineBatcher, display *progressDisplay) engine.Hook {
-	return newTerminal(s, progressOut, display).hook(nil, true)
 }

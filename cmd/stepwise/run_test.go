@@ -809,8 +809,10 @@ func TestRunSpendCap(t *testing.T) {
 	}{
 		{name: "no cap", code: 0},
 		{name: "--max-cost", args: []string{"--max-cost", "0.5"}, code: 1,
-			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.5000"},
-		{name: "--max-cost in dollars", args: []string{"--max-cost", "$0.5"}, code: 1, want: "and its cap is $0.5000"},
+			want: "step E2 (builtin__infer): spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.50 "},
+		{name: "--max-cost in dollars", args: []string{"--max-cost", "$0.5"}, code: 1, want: "and its cap is $0.50 "},
+		// The cap is said as given, never rounded as a cost is.
+		{name: "a cap below a hundredth of a cent", args: []string{"--max-cost", "0.000001"}, code: 1, want: "and its cap is $0.000001 "},
 		{name: "[limits] cost_usd", limits: "[limits]\ncost_usd = 1.0\n", code: 1, want: "spend cap reached"},
 		{name: "a cap not reached", limits: "[limits]\ncost_usd = 2.0\n", code: 0},
 	}
@@ -828,6 +830,64 @@ func TestRunSpendCap(t *testing.T) {
 	}
 }
 
+// TestSpendCapDebugAndFork gives debug and fork, with --debug or not,
+// the spend cap run has: --max-cost over [limits] cost_usd, read the same
+// way, with the same warning of each model the cap cannot count. A fork
+// fails at the cap as a run does; under the debugger the run holds at the
+// stop of the call instead, where a value given by hand goes on.
+func TestSpendCapDebugAndFork(t *testing.T) {
+	plan := "identifier: twice\nname: Twice\ndescription: Two model calls.\nsteps:\n" +
+		"  - id: E1\n    tool_name: builtin__infer\n    input: { instruction: one }\n" +
+		"  - id: E2\n    tool_name: builtin__infer\n    input: { instruction: two }\n"
+	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n" +
+		"  - match: E2\n    reply: { text: b, usage: { input_tokens: 10, output_tokens: 0 } }\n"
+	config := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n" +
+		"[models]\ndefault = { provider = \"s\", model = \"m\" }\nnamed.free = { provider = \"s\", model = \"free\" }\n[pricing.m]\ninput = 1.0\noutput = 1.0\n"
+	scratchProject(t, config)
+	os.MkdirAll(filepath.Join(".stepwise", "plans"), 0o755)
+	os.WriteFile(filepath.Join(".stepwise", "plans", "twice.yaml"), []byte(plan), 0o644)
+	os.WriteFile(filepath.Join(".stepwise", "replies.yaml"), []byte(replies), 0o644)
+	out, errOut, code := runCLI(t, "run", "twice", "--json")
+	var orig struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &orig); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	const warning = "warning: the spend cap ($0.50, %s) cannot count the calls of model free (models.named.free), which has no price: add [pricing.free] with its input and output prices, in USD per million tokens\n"
+	const reached = "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.50 "
+	heldThenGiven := []string{"stop E2 error (spend cap)", "end ok"}
+
+	t.Run("debug holds at the cap", func(t *testing.T) {
+		out, errOut, code := debugCLI(t, `replace {"text": "by hand"}`+"\n", "twice", "--max-cost", "0.5", "--continue", "--json")
+		got, _ := sessionLines(t, out)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "--max-cost")) {
+			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		}
+	})
+	t.Run("fork fails at the cap", func(t *testing.T) {
+		_, errOut, code := runCLI(t, "fork", orig.RunID, "--from", "E1", "--max-cost", "0.5")
+		if code != 1 || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "--max-cost")) || !strings.Contains(errOut, "step E2 (builtin__infer): "+reached) {
+			t.Errorf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
+	t.Run("fork --debug holds at the cap", func(t *testing.T) {
+		out, errOut, code := rerunCLI(t, `replace {"text": "by hand"}`+"\n", "fork", orig.RunID, "--from", "E1", "--debug", "--continue", "--max-cost", "0.5", "--json")
+		got, _ := sessionLines(t, out)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "--max-cost")) {
+			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		}
+	})
+	t.Run("fork --debug warns of [limits] cost_usd", func(t *testing.T) {
+		os.WriteFile(filepath.Join(".stepwise", "config.toml"), []byte(config+"[limits]\ncost_usd = 0.5\n"), 0o644)
+		out, errOut, code := rerunCLI(t, `replace {"text": "by hand"}`+"\n", "fork", orig.RunID, "--from", "E1", "--debug", "--continue", "--json")
+		got, _ := sessionLines(t, out)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "[limits] cost_usd")) {
+			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		}
+	})
+}
+
 // TestRunSpendCapUnpriced warns, before the run, of each model its spend
 // cap cannot count for want of a price, naming the key to add: the cap
 // would let a run of such calls spend without end, and say nothing.
@@ -837,7 +897,7 @@ func TestRunSpendCapUnpriced(t *testing.T) {
 	replies := "replies:\n  - match: E1\n    reply: { text: a, usage: { input_tokens: 1000000, output_tokens: 0 } }\n"
 	provider := "[providers.s]\ntype = \"script\"\nfile = \".stepwise/replies.yaml\"\n"
 	unpriced := provider + "[models]\ndefault = { provider = \"s\", model = \"m\" }\n"
-	const warning = "warning: the spend cap ($0.0100, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
+	const warning = "warning: the spend cap ($0.01, %s) cannot count the calls of model %s (%s), which has no price: add [pricing.%s] with its input and output prices, in USD per million tokens\n"
 	tests := []struct {
 		name   string
 		config string
@@ -848,6 +908,8 @@ func TestRunSpendCapUnpriced(t *testing.T) {
 			want: fmt.Sprintf(warning, "--max-cost", "m", "models.default", "m")},
 		{name: "[limits] cost_usd", config: unpriced + "[limits]\ncost_usd = 0.01\n",
 			want: fmt.Sprintf(warning, "[limits] cost_usd", "m", "models.default", "m")},
+		{name: "a cap below a hundredth of a cent", config: unpriced, args: []string{"--max-cost", "0.000001"},
+			want: "warning: the spend cap ($0.000001, --max-cost) cannot count the calls of model m (models.default), which has no price: add [pricing.m] with its input and output prices, in USD per million tokens\n"},
 		{name: "no cap", config: unpriced},
 		{name: "a priced model", config: unpriced + "[pricing.m]\ninput = 1.0\noutput = 1.0\n", args: []string{"--max-cost", "0.01"}},
 		{name: "an unpriced fallback", args: []string{"--max-cost", "0.01"},

@@ -162,9 +162,15 @@ func (ws *workspaces) forPlan(arg string) (*workspace.Workspace, string, error) 
 }
 
 // at is the workspace of the project found from dir ("" for the working
-// directory).
+// directory). Workspaces are kept by project, so that the working
+// directory and a plan file's directory in one project (a fork's, a
+// replay's) share one, and its configuration's warnings are said once.
 func (ws *workspaces) at(dir string) (*workspace.Workspace, error) {
-	if w, ok := ws.open[dir]; ok {
+	key := workspace.ProjectRoot(dir)
+	if key == "" {
+		key = dir
+	}
+	if w, ok := ws.open[key]; ok {
 		return w, nil
 	}
 	w, err := workspace.Open(dir, workspace.Options{Warnings: ws.warnings})
@@ -174,7 +180,7 @@ func (ws *workspaces) at(dir string) (*workspace.Workspace, error) {
 	if ws.open == nil {
 		ws.open = map[string]*workspace.Workspace{}
 	}
-	ws.open[dir] = w
+	ws.open[key] = w
 	return w, nil
 }
 

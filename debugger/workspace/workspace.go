@@ -152,6 +152,19 @@ func ProjectDirOf(file string) string {
 	return ""
 }
 
+// ProjectRoot is the root of the project that dir ("" for the working
+// directory) lies in, "" when it lies in none: the directories of one
+// project open one workspace.
+func ProjectRoot(dir string) string {
+	if dir == "" {
+		dir = "."
+	}
+	if p, inProject := config.FindProject(dir); inProject {
+		return p.Root
+	}
+	return ""
+}
+
 // Locate finds the file of a plan named by identifier on the plan paths,
 // the plans the catalog skipped or hid included.
 func (w *Workspace) Locate(identifier string) (string, error) {

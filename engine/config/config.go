@@ -580,8 +580,8 @@ type Storage struct {
 // Limits is the [limits] section: the bounds a run is held to.
 type Limits struct {
 	// CostUSD, when above 0, is the most a run may spend on priced model
-	// calls: past it, the run stops before its next model call. stepwise
-	// run --max-cost sets it too.
+	// calls: past it, the run stops before its next model call. The
+	// --max-cost of stepwise run, debug and fork sets it for one run.
 	CostUSD float64 `toml:"cost_usd"`
 	// ToolOutputBytes bounds what an exec tool (or a pack's git) may
 	// print to stdout: past it, the command is stopped and the call fails.

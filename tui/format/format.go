@@ -20,7 +20,8 @@
 //   - A cost is in dollars, to the hundredth of a cent below a dollar and to
 //     the cent above: $0.0042, $12.35; <$0.0001 for a cost too small to show
 //     and $0 for a free one. Spend is "-" when nothing was spent or a call
-//     was unpriced: a cost is never estimated.
+//     was unpriced: a cost is never estimated. A spend cap is no cost: it
+//     is said as it was given, with engine.CapText.
 //   - A run id is shown by its first twelve characters, as many as any
 //     command accepts to tell runs apart; a full id is printed as it is.
 //   - When a run started, in a pane: the time of day for today, the day and
