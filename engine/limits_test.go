@@ -151,4 +151,17 @@ func TestCapText(t *testing.T) {
 			t.Errorf("CapText(%v) = %s, want %s", tc.usd, got, tc.want)
 		}
 	}
+	// The spend that reached a cap finer than four decimals is said
+	// as finely.
+	for _, tc := range []struct {
+		spent, cap float64
+		want       string
+	}{
+		{0.0000031, 0.000001, "cost $0.000003, and its cap is $0.000001 "},
+		{0.61234, 0.5, "cost $0.6123, and its cap is $0.50 "},
+	} {
+		if got := (&engine.SpendCapError{Spent: tc.spent, Cap: tc.cap}).Error(); !strings.Contains(got, tc.want) {
+			t.Errorf("a spend of %v over a cap of %v: %s", tc.spent, tc.cap, got)
+		}
+	}
 }

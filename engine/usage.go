@@ -159,8 +159,13 @@ type SpendCapError struct {
 }
 
 func (e *SpendCapError) Error() string {
-	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.4f, and its cap is %s ([limits] cost_usd, or --max-cost); it stopped before its next model call",
-		e.Spent, CapText(e.Cap))
+	capText := CapText(e.Cap)
+	// The spend is said to four decimals, or to the cap's last digit
+	// where the cap is finer: $0.0000 against a cap of $0.000001 would
+	// read as nothing spent.
+	_, capDigits, _ := strings.Cut(capText, ".")
+	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.*f, and its cap is %s ([limits] cost_usd, or --max-cost); it stopped before its next model call",
+		max(4, len(capDigits)), e.Spent, capText)
 }
 
 // CapText is a spend cap as it was given, in dollars: every digit it has,
