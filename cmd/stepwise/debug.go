@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/term"
@@ -53,7 +54,9 @@ func newDebugCommand(s *streams) *cobra.Command {
 			"to stderr, with the warnings and the run's summary: stdout gets only the\n" +
 			"plan's output, as stepwise run gives it, so that it can be piped on. With\n" +
 			"--json, every stop and every answer is one JSON object a line on stdout, for\n" +
-			"a program to drive the session.\n\n" +
+			"a program to drive the session, and so is each warning the run gives as it\n" +
+			"goes (a step's, a model call's that was retried or fell over), which is\n" +
+			"otherwise a line on stderr, as stepwise run writes it.\n\n" +
 			"Breakpoints are kept per plan in the project (.stepwise/breakpoints/), so the\n" +
 			"next session has them. A breakpoint no path of the plan can match, or whose\n" +
 			"condition reads a step the plan does not have, is set with a warning (naming\n" +
@@ -117,6 +120,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	}
 	s = s.hidingSecrets(ws)
 	o.OnPrune = tellPruned(s.err)
+	warnings := watchWarnings(&o)
 	session, err := ws.Debug(v.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
@@ -137,7 +141,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		}
 	}
 
-	state := drive(ctx, s, session, table, inputs, breaks, asJSON, nil)
+	state := drive(ctx, s, session, warnings, table, inputs, breaks, asJSON, nil)
 	return reportDebugged(ctx, s, &projects, ws, v.Plan, state, asJSON, ws.Project().Recorded)
 }
 
@@ -195,14 +199,76 @@ func reportEnd(s *streams, ws *workspace.Workspace, plan *plans.Plan, state debu
 	return reportRun(s, plan, state.Result, runRequest{}, runLine, notRun{})
 }
 
+// runWarnings are the warnings a debugged run gives as it goes, those
+// stepwise run tells on stderr (a step's, a model call's that answered
+// after failed attempts, a failover's), kept for the line driver to tell
+// between its own lines: the run gives them on its own goroutines, while
+// the driver may be writing a stop or waiting at its prompt.
+type runWarnings struct {
+	mu      sync.Mutex
+	pending []runWarning
+	// arrived has a value while pending has warnings the driver has not
+	// taken; it never blocks the run that gives one.
+	arrived chan struct{}
+}
+
+// runWarning is one warning of a debugged run, as each of the driver's
+// two forms says it: its line as stepwise run writes it, and its --json
+// answer, {"path": PATH, "warning": ...} where a step or a model call of
+// the run warns, {"model": MODEL, "warning": ...} where a model call fell
+// over from MODEL to its fallback.
+type runWarning struct {
+	line   string
+	answer map[string]string
+}
+
+// watchWarnings keeps the warnings of the run o is for, as the run gives
+// them, in what it returns.
+func watchWarnings(o *workspace.RunOptions) *runWarnings {
+	w := &runWarnings{arrived: make(chan struct{}, 1)}
+	o.Sinks = append(o.Sinks, engine.Selective{Kinds: warningKinds, Sink: engine.SinkFunc(func(e engine.Event) {
+		if text := warningText(e); text != "" {
+			w.add(runWarning{line: warningLine(e), answer: map[string]string{"path": e.Path, "warning": text}})
+		}
+	})})
+	o.OnFailover = func(from, to string, err error) {
+		text := failoverText(from, to, err)
+		w.add(runWarning{line: "warning: " + text, answer: map[string]string{"model": from, "warning": text}})
+	}
+	return w
+}
+
+// add keeps a warning the run gives, on the run's goroutine, and wakes
+// the driver if it is not woken already.
+func (w *runWarnings) add(warning runWarning) {
+	w.mu.Lock()
+	w.pending = append(w.pending, warning)
+	w.mu.Unlock()
+	select {
+	case w.arrived <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the warnings not taken yet, in the order the run gave
+// them.
+func (w *runWarnings) take() []runWarning {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	taken := w.pending
+	w.pending = nil
+	return taken
+}
+
 // drive runs session with inputs under the line driver: it says the kept
 // breakpoints of table, sets breaks, then carries out the lines of stdin
-// until the run ends, and returns the end. The plan's run, a replay's and
-// a fork's are driven alike. finish, when set, is what --json writes for
-// the end, in place of the end state itself: a replay adds how it
+// until the run ends, and returns the end. It tells the warnings the run
+// gives, which warnings keeps, as they come. The plan's run, a replay's
+// and a fork's are driven alike. finish, when set, is what --json writes
+// for the end, in place of the end state itself: a replay adds how it
 // compares with its record.
-func drive(ctx context.Context, s *streams, session *debugger.Session, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugged {
-	d := &driver{s: s, session: session, asJSON: asJSON, finish: finish, width: stopWidth(s.err)}
+func drive(ctx context.Context, s *streams, session *debugger.Session, warnings *runWarnings, table *debugger.Breakpoints, inputs map[string]any, breaks []string, asJSON bool, finish func(debugger.State) any) debugged {
+	d := &driver{s: s, session: session, warnings: warnings, asJSON: asJSON, finish: finish, width: stopWidth(s.err)}
 	// The kept breakpoints are said, as if set now, so that a front end
 	// knows their ids, and flagged as a break is when the plan cannot
 	// reach them.
@@ -230,9 +296,10 @@ func drive(ctx context.Context, s *streams, session *debugger.Session, table *de
 
 // driver reads the line commands of one session.
 type driver struct {
-	s       *streams
-	session *debugger.Session
-	asJSON  bool
+	s        *streams
+	session  *debugger.Session
+	warnings *runWarnings
+	asJSON   bool
 	// finish is what --json writes for the run's end; nil: its State.
 	finish func(debugger.State) any
 	last   debugger.State
@@ -259,6 +326,9 @@ type driver struct {
 	// aborted says the driver aborted the run: a person's abort or quit,
 	// or stdin ending.
 	aborted bool
+	// prompted says the prompt is the last thing written, and no line
+	// has been typed after it.
+	prompted bool
 }
 
 // workbenchOnly are the commands of the shared language that only the
@@ -319,6 +389,9 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 		select {
 		case st := <-d.moves:
 			d.going, d.entry, d.paused, d.moved = false, false, false, false
+			// What the run warned of on its way to the stop comes
+			// before it.
+			d.tellWarnings()
 			if st.Finished || st.Stop != d.last.Stop {
 				d.show(st)
 			}
@@ -334,10 +407,17 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 				go func() { d.moves <- d.session.Wait() }()
 			}
 			continue
+		case <-d.warnings.arrived:
+			if !d.tellWarnings() {
+				// Told already, before the stop they came before.
+				continue
+			}
 		case <-ctrlC:
 			d.interrupt(process)
+			d.prompted = false
 			continue
 		case line, open := <-lines:
+			d.prompted = false
 			if !open {
 				lines, closed = nil, true
 				break
@@ -366,8 +446,28 @@ func (d *driver) drive(ctx context.Context, inputs map[string]any) debugger.Stat
 		}
 		if !d.going && d.terminal && !d.asJSON {
 			fmt.Fprint(d.s.err, "(stepwise) ")
+			d.prompted = true
 		}
 	}
+}
+
+// tellWarnings tells the warnings the run gave since the last were told,
+// one a line, and reports whether it gave any. A warning that comes while
+// a prompt waits for a line (another thread's, on its way to its stop)
+// starts on the line below it, and the prompt is written again after it.
+func (d *driver) tellWarnings() bool {
+	warnings := d.warnings.take()
+	if len(warnings) == 0 {
+		return false
+	}
+	if d.prompted {
+		fmt.Fprintln(d.s.err)
+		d.prompted = false
+	}
+	for _, w := range warnings {
+		d.answer(w.answer, func(out io.Writer) { fmt.Fprintln(out, w.line) })
+	}
+	return true
 }
 
 // interrupt answers a ctrl-c: a going run is paused at its next stop, as

@@ -208,22 +208,40 @@ func (d *progressDisplay) Event(e engine.Event) {
 	}
 }
 
-// warningLine is the line that warns on stderr of what e tells; "" for
-// an event that warns of nothing. A step warns of what it did to its
-// values (a [limits] model_input_bytes cut, an agent that settled with
-// its default_output), and a model call that answered after failed
-// attempts took longer than its reply shows, which off a terminal
-// nothing else would say.
-func warningLine(e engine.Event) string {
+// warningKinds are the kinds of the events that may warn (warningText).
+var warningKinds = []engine.EventKind{engine.EventWarning, engine.EventModelCall}
+
+// warningText is what e warns of at its path; "" for an event that warns
+// of nothing. A step warns of what it did to its values (a [limits]
+// model_input_bytes cut, an agent that settled with its default_output),
+// and a model call that answered after failed attempts took longer than
+// its reply shows, which off a terminal nothing else would say.
+func warningText(e engine.Event) string {
 	switch pl := e.Payload.(type) {
 	case engine.Warning:
-		return fmt.Sprintf("warning: %s: %s", e.Path, pl.Message)
+		return pl.Message
 	case engine.ModelCalled:
 		if len(pl.Retries) > 0 && pl.Error == "" {
-			return fmt.Sprintf("warning: %s: %s/%s answered %s", e.Path, pl.Provider, pl.Model, retriedText(pl.Retries))
+			return fmt.Sprintf("%s/%s answered %s", pl.Provider, pl.Model, retriedText(pl.Retries))
 		}
 	}
 	return ""
+}
+
+// warningLine is the line that warns on stderr of what e tells; "" for
+// an event that warns of nothing.
+func warningLine(e engine.Event) string {
+	if text := warningText(e); text != "" {
+		return fmt.Sprintf("warning: %s: %s", e.Path, text)
+	}
+	return ""
+}
+
+// failoverText is the warning that a model call gave up on the model
+// from, failing with err, and fell over to the model to: the answer comes
+// from another model than the one asked for.
+func failoverText(from, to string, err error) string {
+	return fmt.Sprintf("%s failed (%v); falling over to %s", from, err, to)
 }
 
 // shownBy is the sink that shows a run on stderr, w, as it goes: the
@@ -235,7 +253,7 @@ func shownBy(display *progressDisplay, w io.Writer) engine.Sink {
 	if display != nil {
 		return display.sink()
 	}
-	return engine.Selective{Kinds: []engine.EventKind{engine.EventWarning, engine.EventModelCall}, Sink: engine.SinkFunc(func(e engine.Event) {
+	return engine.Selective{Kinds: warningKinds, Sink: engine.SinkFunc(func(e engine.Event) {
 		if line := warningLine(e); line != "" {
 			fmt.Fprintln(w, line)
 		}

@@ -317,14 +317,14 @@ func TestProgressQuiet(t *testing.T) {
 	}
 }
 
-// TestQuietTellsWarnings: --quiet leaves out progress, the usage line and
-// the run id, not warnings. The configuration's, the spend cap's, a
-// failover's, a retried call's and a step's ([limits] model_input_bytes)
-// are each one line on stderr under it, as they are without it, in run
-// and fork; and so is a --set a fork never came to.
-func TestQuietTellsWarnings(t *testing.T) {
-	writeProject(t, map[string]string{
-		"config.toml": `[providers.script]
+// warnedProjectFiles is a project whose runs warn: twice's first model
+// call answers after its model failed three times and fell over to its
+// fallback, its second after one failed attempt and with its instruction
+// cut ([limits] model_input_bytes); agentic's agent has its prompt cut;
+// halts fails at its second step; and the configuration has a key it
+// does not know.
+var warnedProjectFiles = map[string]string{
+	"config.toml": `[providers.script]
 type = "script"
 file = ".stepwise/replies.yaml"
 [models]
@@ -334,7 +334,7 @@ model_input_bytes = 10
 [settings]
 nonsense = 1
 `,
-		"replies.yaml": `replies:
+	"replies.yaml": `replies:
   - match: E0
     error: { status: 503, message: busy }
   - match: E0
@@ -347,8 +347,10 @@ nonsense = 1
     error: { status: 503, message: busy }
   - match: E1
     reply: { text: done }
+  - match: count
+    reply: { json: { count: 3 } }
 `,
-		"plans/twice.yaml": `identifier: twice
+	"plans/twice.yaml": `identifier: twice
 name: Twice
 description: Two calls to a model, the second's instruction cut.
 steps:
@@ -360,7 +362,18 @@ steps:
     input: { instruction: "Say done, in more than ten bytes." }
 output: { a: "{{E0.text}}", b: "{{E1.text}}" }
 `,
-		"plans/halts.yaml": `identifier: halts
+	"plans/agentic.yaml": `identifier: agentic
+name: Agentic
+description: One agent step, its prompt cut.
+steps:
+  - id: count
+    tool_name: agent
+    input:
+      prompt: "Count the open issues."
+      output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
+output: { count: "{{count.output.count}}" }
+`,
+	"plans/halts.yaml": `identifier: halts
 name: Halts
 description: Fails at its second step, before its third.
 steps:
@@ -374,7 +387,15 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { done: true } }
 `,
-	})
+}
+
+// TestQuietTellsWarnings: --quiet leaves out progress, the usage line and
+// the run id, not warnings. The configuration's, the spend cap's, a
+// failover's, a retried call's and a step's ([limits] model_input_bytes)
+// are each one line on stderr under it, as they are without it, in run
+// and fork; and so is a --set a fork never came to.
+func TestQuietTellsWarnings(t *testing.T) {
+	writeProject(t, warnedProjectFiles)
 	const (
 		config   = ".stepwise/config.toml:9:1: warning: settings.nonsense: unknown key"
 		cap      = "warning: the spend cap ($1.00, --max-cost) cannot count the calls of model %s (%s), which has no price: add [pricing.%[1]s] with its input and output prices, in USD per million tokens"

@@ -60,7 +60,9 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn, OnPrune: tellPruned(s.err)})
+	o := workspace.RunOptions{Held: !flags.goOn, OnPrune: tellPruned(s.err)}
+	warnings := watchWarnings(&o)
+	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: "the replay could not start: " + r.ws.DisplayText(err.Error())}
 	}
@@ -79,7 +81,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 		c := compare(st.Result)
 		return replayEndJSON{State: st, Identical: c.Identical(), Divergence: c.Divergence}
 	}
-	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, finish)
+	state := drive(ctx, s, session, warnings, table, r.rec.Inputs(), flags.breaks, asJSON, finish)
 	recorded := r.ws.Project().Recorded
 	err = reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, false)
 	if state.Result == nil || ctx.Err() != nil {
@@ -119,6 +121,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
 	o.Held, o.OnPrune = !flags.goOn, tellPruned(s.err)
+	warnings := watchWarnings(&o)
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
@@ -130,7 +133,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	if from, err := r.rec.ForkPoint(spec.From); err == nil {
 		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
 	}
-	state := drive(ctx, s, session, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
+	state := drive(ctx, s, session, warnings, table, r.rec.Inputs(), flags.breaks, asJSON, nil)
 	if state.Result != nil {
 		out := forked(state.Result)
 		printFork(s.err, out)

@@ -280,7 +280,7 @@ func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
 	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
 	if req.events != "jsonl" {
 		o.OnFailover = func(from, to string, err error) {
-			fmt.Fprintf(out, "warning: %s failed (%v); falling over to %s\n", from, err, to)
+			fmt.Fprintln(out, "warning: "+failoverText(from, to, err))
 		}
 		if !req.shown.quiet {
 			o.OnPrune = tellPruned(out)
