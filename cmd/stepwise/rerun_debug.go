@@ -60,7 +60,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn, OnPrune: tellPruned(s.err)})
+	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, workspace.RunOptions{Held: !flags.goOn, OnPrune: notices{w: s.err}.pruned})
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: "the replay could not start: " + r.ws.DisplayText(err.Error())}
 	}
@@ -118,7 +118,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	o.Held, o.OnPrune = !flags.goOn, tellPruned(s.err)
+	o.Held, o.OnPrune = !flags.goOn, notices{w: s.err}.pruned
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
@@ -126,7 +126,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
-	warnUnpriced(s.err, r.ws, o, false)
+	warnUnpriced(notices{w: s.err}, r.ws, o)
 	if from, err := r.rec.ForkPoint(spec.From); err == nil {
 		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
 	}
@@ -134,7 +134,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	if state.Result != nil {
 		out := forked(state.Result)
 		printFork(s.err, out)
-		warnUnreached(s.err, out, false)
+		warnUnreached(notices{w: s.err}, out)
 	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }
