@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -98,6 +99,49 @@ func TestAnswerOnTerminalSaysWhatWasAbandoned(t *testing.T) {
 		`warning: solver: claude/claude-test answered after 1 failed attempt: model claude/claude-test: the server sent nothing for 1s \(llm_idle_timeout_seconds\)\n$`)
 	if !want.MatchString(screen) {
 		t.Errorf("the terminal got:\n%q", screen)
+	}
+}
+
+// TestAnswerOnTerminalEventsJSONL: under --events jsonl, with the answer
+// streaming to a terminal on stdout and stderr a pipe, the warning that
+// its first attempt is abandoned is a JSON line among the events, as
+// every line of stderr is.
+func TestAnswerOnTerminalEventsJSONL(t *testing.T) {
+	stallOnceProject(t)
+	terminal, reader := openPTY(t, 400, 40)
+	cmd := exec.Command(os.Args[0], "run", "stallonce", "--events", "jsonl")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0", "TERM=xterm-256color")
+	var errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = terminal, &errOut
+	read := make(chan string)
+	go func() {
+		// Reading ends in an error once the terminal side is closed.
+		b, _ := io.ReadAll(reader)
+		read <- string(b)
+	}()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errOut.String())
+	}
+	terminal.Close()
+	select {
+	case screen := <-read:
+		if screen = strings.ReplaceAll(screen, "\r\n", "\n"); screen != "PARTIAL-\nhello from stallonce\n" {
+			t.Errorf("the terminal got %q", screen)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the terminal was never closed")
+	}
+	const abandoned = "the solver's answer above is abandoned: the attempt failed (model claude/claude-test: the server sent nothing for 1s (llm_idle_timeout_seconds)) and is retried; the answer starts again below"
+	var warned bool
+	for _, line := range strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n") {
+		var l map[string]any
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("stderr has a line that is not a JSON object: %q", line)
+		}
+		warned = warned || l["kind"] == "warning" && l["warning"] == abandoned
+	}
+	if !warned {
+		t.Errorf("no warning line says the answer was abandoned:\n%s", errOut.String())
 	}
 }
 

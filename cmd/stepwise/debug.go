@@ -119,13 +119,13 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
 	}
 	s = s.hidingSecrets(ws)
-	o.OnPrune = tellPruned(s.err)
+	o.OnPrune = notices{w: s.err}.pruned
 	warnings := watchWarnings(&o)
 	session, err := ws.Debug(v.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
-	warnUnpriced(s.err, ws, o, false)
+	warnUnpriced(notices{w: s.err}, ws, o)
 	if len(approve) > 0 {
 		approvals, err := ws.Approvals(approve)
 		if err != nil {
@@ -136,7 +136,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 			if asJSON {
 				writeJSONLine(s.out, u)
 			} else {
-				fmt.Fprintf(s.err, "warning: --approve %s: %s\n", u.Pattern, u.Warning)
+				notices{w: s.err}.warn(warningAbout{Approve: u.Pattern}, u.Warning)
 			}
 		}
 	}

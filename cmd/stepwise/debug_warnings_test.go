@@ -17,7 +17,7 @@ import (
 // or, for a failover, {"model": MODEL, "warning": ...}, before the end
 // state.
 func TestDebugTellsWarnings(t *testing.T) {
-	writeProject(t, warnedProjectFiles)
+	writeProject(t, warningsProjectFiles())
 	runID := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`)
 	out, errOut, code := runCLI(t, "run", "twice", "--json", "-q")
 	twice := warningLines(errOut)

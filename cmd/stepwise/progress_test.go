@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine/store"
+	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/tui/progress"
 )
 
@@ -317,14 +320,16 @@ func TestProgressQuiet(t *testing.T) {
 	}
 }
 
-// warnedProjectFiles is a project whose runs warn: twice's first model
+// warningsProjectFiles is a project whose runs warn: twice's first model
 // call answers after its model failed three times and fell over to its
 // fallback, its second after one failed attempt and with its instruction
 // cut ([limits] model_input_bytes); agentic's agent has its prompt cut;
-// halts fails at its second step; and the configuration has a key it
-// does not know.
-var warnedProjectFiles = map[string]string{
-	"config.toml": `[providers.script]
+// halts fails at its second step, before its third; and the configuration
+// has a key it does not know. Each call makes a new map, which a test may
+// add to.
+func warningsProjectFiles() map[string]string {
+	return map[string]string{
+		"config.toml": `[providers.script]
 type = "script"
 file = ".stepwise/replies.yaml"
 [models]
@@ -387,6 +392,7 @@ steps:
     tool_name: builtin__reshape
     input: { shape: { done: true } }
 `,
+	}
 }
 
 // TestQuietTellsWarnings: --quiet leaves out progress, the usage line and
@@ -395,7 +401,7 @@ steps:
 // are each one line on stderr under it, as they are without it, in run
 // and fork; and so is a --set a fork never came to.
 func TestQuietTellsWarnings(t *testing.T) {
-	writeProject(t, warnedProjectFiles)
+	writeProject(t, warningsProjectFiles())
 	const (
 		config   = ".stepwise/config.toml:9:1: warning: settings.nonsense: unknown key"
 		cap      = "warning: the spend cap ($1.00, --max-cost) cannot count the calls of model %s (%s), which has no price: add [pricing.%[1]s] with its input and output prices, in USD per million tokens"
@@ -424,6 +430,118 @@ func TestQuietTellsWarnings(t *testing.T) {
 	if code != 1 || errOut != want {
 		t.Errorf("a fork that never came to its --set: exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}
+}
+
+// TestEventsJSONLTellsWarnings: under --events jsonl, stderr is JSON lines
+// and nothing else, in run and fork, and every warning a person would
+// read is one of them, {"kind": "warning", ..., "warning": TEXT}: the
+// configuration's, the spend cap's, a failover's (which no event tells), a
+// --set the fork never came to; what [storage] keep_days pruned as the
+// run started is a line {"kind": "pruned"}. A flag refused once the
+// command line is read is an error line.
+func TestEventsJSONLTellsWarnings(t *testing.T) {
+	files := warningsProjectFiles()
+	files["config.toml"] += "[storage]\nkeep_days = 2\n"
+	writeProject(t, files)
+	wd, _ := os.Getwd()
+	// lines are the lines of stderr, each one JSON object; told are those
+	// that are no event of the run (an event has a seq).
+	lines := func(errOut string) (all, told []map[string]any) {
+		t.Helper()
+		for _, line := range strings.Split(strings.TrimSuffix(errOut, "\n"), "\n") {
+			var l map[string]any
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatalf("stderr has a line that is not a JSON object: %q\n%s", line, errOut)
+			}
+			all = append(all, l)
+			if _, event := l["seq"]; !event {
+				told = append(told, l)
+			}
+		}
+		return all, told
+	}
+	const (
+		config   = ".stepwise/config.toml:9:1: warning: settings.nonsense: unknown key"
+		cap      = "the spend cap ($1.00, --max-cost) cannot count the calls of model %s (%s), which has no price: add [pricing.%[1]s] with its input and output prices, in USD per million tokens"
+		failover = "script/scripted failed (model script/scripted: 503 busy (gave up after 3 attempts)); falling over to script/backup"
+		pruned   = "[storage] keep_days = 2: deleted 1 run older than 2 days, all of this project"
+	)
+	// warning is a warning line, and what it is about.
+	warning := func(text string, about ...string) map[string]any {
+		w := map[string]any{"kind": "warning", "warning": text}
+		for i := 0; i < len(about); i += 2 {
+			w[about[i]] = about[i+1]
+		}
+		return w
+	}
+	// check compares the lines told with want; a pruned line's message is
+	// compared up to what it says of the space given back.
+	check := func(what string, told, want []map[string]any) {
+		t.Helper()
+		for i, l := range told {
+			if l["kind"] == "pruned" {
+				if m, _ := l["message"].(string); strings.HasPrefix(m, pruned) {
+					l["message"] = pruned
+				}
+			}
+			if i >= len(want) || fmt.Sprint(l) != fmt.Sprint(want[i]) {
+				t.Errorf("%s: the lines that are no event:\n%v\nwant:\n%v", what, told, want)
+				return
+			}
+		}
+		if len(told) != len(want) {
+			t.Errorf("%s: the lines that are no event:\n%v\nwant:\n%v", what, told, want)
+		}
+	}
+	prunedLine := func(id string) map[string]any {
+		return map[string]any{"kind": "pruned", "keep_days": 2.0, "runs": []any{id}, "other_projects": 0.0, "message": pruned}
+	}
+	caps := []map[string]any{
+		warning(fmt.Sprintf(cap, "scripted", "models.default"), "model", "scripted"),
+		warning(fmt.Sprintf(cap, "backup", "models.default fallbacks"), "model", "backup"),
+	}
+
+	recordOldRun(t, "old-run", wd)
+	_, errOut, code := runCLI(t, "run", "twice", "--max-cost", "1", "--events", "jsonl")
+	all, told := lines(errOut)
+	if code != 0 || all[len(all)-1]["kind"] != "run_end" {
+		t.Fatalf("run: exit %d, stderr:\n%s", code, errOut)
+	}
+	check("run", told, append(append([]map[string]any{warning(config)}, caps...), prunedLine("old-run"), warning(failover)))
+
+	out, _, _ := runCLI(t, "run", "halts", "--json")
+	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
+	recordOldRun(t, "old-fork", wd)
+	_, errOut, code = runCLI(t, "fork", id, "--from", "E1", "--set", "E2={}", "--max-cost", "1", "--events", "jsonl")
+	all, told = lines(errOut)
+	if code != 1 || all[len(all)-2]["kind"] != "run_end" {
+		t.Fatalf("fork: exit %d, stderr:\n%s", code, errOut)
+	}
+	check("fork", told, append(append([]map[string]any{warning(config)}, caps...), prunedLine("old-fork"), warning("the fork ran no step there", "set", "E2")))
+
+	for _, args := range [][]string{
+		{"fork", id, "--from", "E1", "--set", "E2=nope"},
+		{"fork", id},
+		{"run", "halts", "--progress-every", "-1s"},
+	} {
+		_, errOut, code = runCLI(t, append(args, "--events", "jsonl")...)
+		if all, _ = lines(errOut); code != exitUsage || len(all) != 1 || all[0]["kind"] != "error" {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
+	}
+}
+
+// recordOldRun records a run of project, id, as started three days ago.
+func recordOldRun(t *testing.T, id, project string) {
+	t.Helper()
+	st, err := store.Open(dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := st.Recorder()
+	defer rec.Close()
+	storetest.Finished(&storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)})
 }
 
 // waitProjectFiles is a project whose plan runs one agent step whose

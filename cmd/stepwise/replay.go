@@ -92,38 +92,29 @@ func newForkCommand(s *streams) *cobra.Command {
 			"--break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if from == "" {
-				return usageError{errors.New("fork needs --from PATH, the step to run again from")}
-			}
-			var sets []debugger.ForkSet
-			for _, f := range setFlags {
-				p, text, ok := strings.Cut(f, "=")
-				if !ok || p == "" {
-					return usageError{fmt.Errorf("--set takes PATH=JSON, not '%s'", f)}
-				}
-				// The value is JSON, always: text taken as a string when it
-				// does not parse would hide a typo until the run fails.
-				var v any
-				if err := json.Unmarshal([]byte(text), &v); err != nil {
-					return usageError{fmt.Errorf("--set %s: the value %s is not JSON (%v); give a string in JSON quotes, e.g. --set '%s=\"%s\"'",
-						p, text, err, p, text)}
-				}
-				sets = append(sets, debugger.ForkSet{Path: p, Value: v})
-			}
 			if err := debug.check(); err != nil {
 				return err
 			}
 			if debug.on && events != "" {
 				return usageError{errors.New("--events does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)")}
 			}
-			if err := shown.check(); err != nil {
-				return err
+			spec, err := forkSpec(from, setFlags)
+			if err == nil {
+				err = shown.check()
 			}
-			spec := debugger.ForkSpec{From: from, Sets: sets}
 			if debug.on {
+				if err != nil {
+					return err
+				}
 				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
 			}
-			return forkRun(cmd.Context(), s, args[0], spec, runRequest{asJSON: asJSON, events: events, script: scriptFile, maxCost: maxCost, shown: shown})
+			req := runRequest{asJSON: asJSON, events: events, script: scriptFile, maxCost: maxCost, shown: shown}
+			if err != nil {
+				// Refused as run refuses its flags: under --events jsonl,
+				// as a JSON line.
+				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
+			}
+			return forkRun(cmd.Context(), s, args[0], spec, req)
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step to run again from: a path pattern, matched against the recorded steps in the order they started")
@@ -135,6 +126,29 @@ func newForkCommand(s *streams) *cobra.Command {
 	debug.add(cmd)
 	shown.add(cmd)
 	return cmd
+}
+
+// forkSpec reads fork's --from and --set flags.
+func forkSpec(from string, setFlags []string) (debugger.ForkSpec, error) {
+	if from == "" {
+		return debugger.ForkSpec{}, usageError{errors.New("fork needs --from PATH, the step to run again from")}
+	}
+	var sets []debugger.ForkSet
+	for _, f := range setFlags {
+		p, text, ok := strings.Cut(f, "=")
+		if !ok || p == "" {
+			return debugger.ForkSpec{}, usageError{fmt.Errorf("--set takes PATH=JSON, not '%s'", f)}
+		}
+		// The value is JSON, always: text taken as a string when it does
+		// not parse would hide a typo until the run fails.
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return debugger.ForkSpec{}, usageError{fmt.Errorf("--set %s: the value %s is not JSON (%v); give a string in JSON quotes, e.g. --set '%s=\"%s\"'",
+				p, text, err, p, text)}
+		}
+		sets = append(sets, debugger.ForkSet{Path: p, Value: v})
+	}
+	return debugger.ForkSpec{From: from, Sets: sets}, nil
 }
 
 func newDiffCommand(s *streams) *cobra.Command {
@@ -255,10 +269,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	// it; a long one is told as it goes.
 	progressOut := newLineBatcher(s.err)
 	display := newProgressDisplay(s, progressOut, shown, false, forkOrigin{})
-	o := workspace.RunOptions{Sinks: []engine.Sink{shownBy(display, progressOut)}}
-	if display != nil {
-		o.OnPrune = tellPruned(progressOut)
-	}
+	o := workspace.RunOptions{Sinks: []engine.Sink{shownBy(display, progressOut)}, OnPrune: notices{w: progressOut, quiet: shown.quiet}.pruned}
 	out, err := r.ws.Replay(ctx, r.rec, r.doc.Plan, o)
 	display.close()
 	progressOut.Flush()
@@ -267,9 +278,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 	}
 	env.RunID, env.Identical, env.Divergence, env.FailedAt, env.AbortedAt = out.Run.RunID, out.Identical(), out.Divergence, out.FailedAt, out.AbortedAt
 	env.Steps, env.ModelCalls = replaySteps(ctx, s, r, out), out.ModelCalls
-	if closeErr := projects.close(); closeErr != nil {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	warnUnrecorded(notices{w: s.err}, projects.close())
 	if ctx.Err() != nil {
 		env.Identical, env.Divergence = false, nil
 		return fail(exitInterrupted, "the replay was interrupted")
@@ -345,7 +354,7 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 // run.
 func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
 	req.plan = id
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: req.notices(s.err)}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
@@ -360,12 +369,12 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 	}
 	progressOut := newLineBatcher(s.err)
 	o := req.runOptions(progressOut)
-	warnUnpriced(s.err, r.ws, o, req.events == "jsonl")
+	warnUnpriced(req.notices(s.err), r.ws, o)
 	display := req.watch(s, r.ws, progressOut, &o, nil, forkOrigin{run: r.rec.Run.ID, from: from})
 	plan := r.doc.Plan
 	var answer *streamedAnswer
 	if !req.asJSON && plan.FinishMode() == plans.FinishSolver {
-		answer = solverAnswer(s.hidingSecrets(r.ws), progressOut, display, &o)
+		answer = solverAnswer(s.hidingSecrets(r.ws), progressOut, req.notices(progressOut), display, &o)
 	}
 	out, err := r.ws.Fork(ctx, r.rec, plan, spec, o)
 	display.close()
@@ -382,12 +391,12 @@ func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec,
 		}
 		return req.refuse(s, req.plan, exitFailure, r.ws.DisplayText(err.Error()), nil, nil)
 	}
-	req.warnUnrecorded(s.err, closeErr)
+	warnUnrecorded(req.notices(s.err), closeErr)
 	answer.end(out.Run)
 	if req.events != "jsonl" && !req.shown.quiet {
 		printFork(s.err, out)
 	}
-	warnUnreached(s.err, out, req.events == "jsonl")
+	warnUnreached(req.notices(s.err), out)
 	err = reportRun(s.hidingSecrets(r.ws), plan, out.Run, req, r.ws.Project().Recorded, notRun{reused: len(out.Reused), set: len(out.Set)})
 	if ctx.Err() != nil {
 		return &exitCode{code: exitInterrupted}
@@ -425,17 +434,11 @@ func printFork(w io.Writer, out *debugger.ForkResult) {
 	}
 }
 
-// warnUnreached warns on w of each --set whose steps the fork never came
-// to, after its summary; under --events jsonl as a JSON line, and under
-// --quiet too.
-func warnUnreached(w io.Writer, out *debugger.ForkResult, jsonl bool) {
-	const warning = "the fork ran no step there"
+// warnUnreached warns of each --set whose steps the fork never came to,
+// after its summary, and under --quiet too.
+func warnUnreached(told notices, out *debugger.ForkResult) {
 	for _, p := range out.Unreached {
-		if jsonl {
-			writeJSONLine(w, map[string]string{"kind": "warning", "set": p, "warning": warning})
-		} else {
-			fmt.Fprintf(w, "warning: --set %s: %s\n", p, warning)
-		}
+		told.warn(warningAbout{Set: p}, "the fork ran no step there")
 	}
 }
 

@@ -60,7 +60,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	o := workspace.RunOptions{Held: !flags.goOn, OnPrune: tellPruned(s.err)}
+	o := workspace.RunOptions{Held: !flags.goOn, OnPrune: notices{w: s.err}.pruned}
 	warnings := watchWarnings(&o)
 	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, o)
 	if err != nil {
@@ -120,7 +120,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
-	o.Held, o.OnPrune = !flags.goOn, tellPruned(s.err)
+	o.Held, o.OnPrune = !flags.goOn, notices{w: s.err}.pruned
 	warnings := watchWarnings(&o)
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
@@ -129,7 +129,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
-	warnUnpriced(s.err, r.ws, o, false)
+	warnUnpriced(notices{w: s.err}, r.ws, o)
 	if from, err := r.rec.ForkPoint(spec.From); err == nil {
 		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
 	}
@@ -137,7 +137,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	if state.Result != nil {
 		out := forked(state.Result)
 		printFork(s.err, out)
-		warnUnreached(s.err, out, false)
+		warnUnreached(notices{w: s.err}, out)
 	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }

@@ -62,10 +62,10 @@ func newRunCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
-			if err := shown.check(); err != nil {
-				return err
-			}
 			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve, shown: shown}
+			if err := shown.check(); err != nil {
+				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
+			}
 			for _, p := range approve {
 				if _, err := debugger.ParseCommand("break " + p); err != nil {
 					return req.refuse(s, args[0], exitUsage, fmt.Sprintf("--approve %s: %v", p, err), nil, nil)
@@ -209,7 +209,7 @@ type runRequest struct {
 
 // runPlan loads, runs and reports one plan.
 func runPlan(ctx context.Context, s *streams, req runRequest) error {
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: req.notices(s.err)}
 	defer projects.close()
 	ws, v, err := projects.load(req.plan)
 	if err != nil {
@@ -236,22 +236,17 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 			return req.refuse(s, name, exitUsage, err.Error(), nil, nil)
 		}
 		for _, u := range approvals.Unheld(ws.Shapes(v.Plan)) {
-			if req.events == "jsonl" {
-				// stderr carries JSON lines only.
-				writeJSONLine(s.err, map[string]string{"kind": "warning", "approve": u.Pattern, "warning": u.Warning})
-			} else {
-				fmt.Fprintf(s.err, "warning: --approve %s: %s\n", u.Pattern, u.Warning)
-			}
+			req.notices(s.err).warn(warningAbout{Approve: u.Pattern}, u.Warning)
 		}
 	}
-	warnUnpriced(s.err, ws, o, req.events == "jsonl")
+	warnUnpriced(req.notices(s.err), ws, o)
 	display := req.watch(s, ws, progressOut, &o, approvals, forkOrigin{})
 	// What prints the run's values (its answer, output and envelope)
 	// writes them with the configuration's secrets hidden.
 	shown := s.hidingSecrets(ws)
 	var answer *streamedAnswer
 	if !req.asJSON && v.Plan.FinishMode() == plans.FinishSolver {
-		answer = solverAnswer(shown, progressOut, display, &o)
+		answer = solverAnswer(shown, progressOut, req.notices(progressOut), display, &o)
 	}
 	recorded := ws.Project().Recorded
 	res, err := ws.Run(ctx, v.Plan, asSchemaSays(v.Plan.InputSchema, req.inputs, req.flagText), o)
@@ -261,7 +256,7 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 	if err != nil {
 		return req.refuseRun(s, ws, name, err)
 	}
-	req.warnUnrecorded(s.err, closeErr)
+	warnUnrecorded(req.notices(s.err), closeErr)
 	answer.end(res)
 	if ctx.Err() != nil {
 		// Interrupted: the summary says where, and the status says it was
@@ -274,19 +269,24 @@ func runPlan(ctx context.Context, s *streams, req runRequest) error {
 
 // runOptions are what the command line adds to a run: a replies file,
 // a spend cap, strict mode at the base URLs, and failovers and what
-// [storage] keep_days pruned told on out; a failover, which is a warning,
-// under --quiet too.
+// [storage] keep_days pruned told on out. A failover, which is a warning,
+// is told under --quiet too, and so is a pruning that failed; under
+// --events jsonl, where no event tells it, as a JSON line, and what
+// keep_days pruned as one too, --quiet or not, as the events are.
 func (req runRequest) runOptions(out io.Writer) workspace.RunOptions {
+	told := req.notices(out)
 	o := workspace.RunOptions{Script: req.script, MaxCost: req.maxCost, StrictBaseURL: req.strictBaseURL}
-	if req.events != "jsonl" {
-		o.OnFailover = func(from, to string, err error) {
-			fmt.Fprintln(out, "warning: "+failoverText(from, to, err))
-		}
-		if !req.shown.quiet {
-			o.OnPrune = tellPruned(out)
-		}
+	o.OnFailover = func(from, to string, err error) {
+		told.warn(warningAbout{}, failoverText(from, to, err))
 	}
+	o.OnPrune = told.pruned
 	return o
+}
+
+// notices tells the run's warnings, and what keep_days pruned, on w: as
+// JSON lines under --events jsonl.
+func (req runRequest) notices(w io.Writer) notices {
+	return notices{w: w, jsonl: req.events == "jsonl", quiet: req.shown.quiet}
 }
 
 // watch makes the run o is for seen as it goes on stderr, progressOut:
@@ -308,21 +308,20 @@ func (req runRequest) watch(s *streams, ws *workspace.Workspace, progressOut *li
 	return display
 }
 
-// warnUnrecorded warns on w that the run store did not record everything
-// of the run, err saying why (nil: it did); not under --events jsonl,
-// whose stderr carries the events alone.
-func (req runRequest) warnUnrecorded(w io.Writer, err error) {
-	if err != nil && req.events != "jsonl" {
-		fmt.Fprintln(w, "warning: the run store did not record everything:", err)
+// warnUnrecorded warns that the run store did not record everything of
+// a run, err saying why (nil: it did).
+func warnUnrecorded(told notices, err error) {
+	if err != nil {
+		told.warn(warningAbout{}, "the run store did not record everything: "+err.Error())
 	}
 }
 
 // warnUnpriced warns, before a run with o starts, of each model its spend
 // cap cannot count: a call of a model with no price costs the cap
-// nothing, and a run of such calls alone is never stopped by it. Under
-// --events jsonl each warning is a JSON line. It is said under --quiet
-// too: a cap that cannot work is no progress to leave out.
-func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, jsonl bool) {
+// nothing, and a run of such calls alone is never stopped by it. It is
+// said under --quiet too: a cap that cannot work is no progress to leave
+// out.
+func warnUnpriced(told notices, ws *workspace.Workspace, o workspace.RunOptions) {
 	usd, unpriced := ws.SpendCap(o)
 	from := "[limits] cost_usd"
 	if o.MaxCost > 0 {
@@ -331,11 +330,7 @@ func warnUnpriced(w io.Writer, ws *workspace.Workspace, o workspace.RunOptions, 
 	for _, m := range unpriced {
 		text := fmt.Sprintf("the spend cap (%s, %s) cannot count the calls of model %s (%s), which has no price: add [%s] with its input and output prices, in USD per million tokens",
 			engine.CapText(usd), from, m.Model, m.Entry, config.PricingKey(m.Model))
-		if jsonl {
-			writeJSONLine(w, map[string]string{"kind": "warning", "model": m.Model, "warning": text})
-		} else {
-			fmt.Fprintln(w, "warning: "+text)
-		}
+		told.warn(warningAbout{Model: m.Model}, text)
 	}
 }
 
@@ -533,15 +528,15 @@ func jsonlSink(w io.Writer) engine.Sink {
 
 // solverAnswer gives the top-level solver's report on stdout. On a
 // terminal it streams as it is written, after the progress written before
-// it (sink, put first in o's sinks, so that the answer's line has ended
-// before the others warn of its call). Anywhere else (a file, a pipe)
-// stdout carries the deliverable only: the final answer, written once the
-// run has ended (end), and no text of an attempt that failed and was
-// retried.
-func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *workspace.RunOptions) *streamedAnswer {
+// it to notes (sink, put first in o's sinks, so that the answer's line has
+// ended before the others warn of its call), told warning of a part it
+// abandons. Anywhere else (a file, a pipe) stdout carries the deliverable
+// only: the final answer, written once the run has ended (end), and no
+// text of an attempt that failed and was retried.
+func solverAnswer(s *streams, notes *lineBatcher, told notices, display *progressDisplay, o *workspace.RunOptions) *streamedAnswer {
 	answer := &streamedAnswer{out: s.out, onTerminal: isTerminal(s.out)}
 	if answer.onTerminal {
-		o.Sinks = append([]engine.Sink{answer.sink(notes, display)}, o.Sinks...)
+		o.Sinks = append([]engine.Sink{answer.sink(notes, told, display)}, o.Sinks...)
 	}
 	return answer
 }
@@ -549,11 +544,11 @@ func solverAnswer(s *streams, notes *lineBatcher, display *progressDisplay, o *w
 // sink writes the solver's deltas to the terminal. The progress block
 // closes first: the answer and the block cannot share the screen. When an
 // attempt fails after it began to stream, the part already written cannot
-// be taken back: it ends with a line break, a note on stderr says it is
+// be taken back: it ends with a line break, a warning (told) says it is
 // abandoned and why, and the answer starts again. When the solver's call
 // has ended, so has its answer, and the line it left open ends: what is
 // written next (a warning that the call was retried) starts a line.
-func (a *streamedAnswer) sink(notes *lineBatcher, display *progressDisplay) engine.Sink {
+func (a *streamedAnswer) sink(notes *lineBatcher, told notices, display *progressDisplay) engine.Sink {
 	return engine.Selective{Kinds: []engine.EventKind{engine.EventModelDelta, engine.EventModelCall}, Sink: engine.SinkFunc(func(e engine.Event) {
 		if e.Path != "solver" {
 			return
@@ -567,7 +562,7 @@ func (a *streamedAnswer) sink(notes *lineBatcher, display *progressDisplay) engi
 		if d.Reset {
 			io.WriteString(a.out, "\n")
 			a.midLine = false
-			fmt.Fprintln(notes, "warning: "+debugger.AbandonedAnswer(d))
+			told.warn(warningAbout{}, debugger.AbandonedAnswer(d))
 			return
 		}
 		notes.Flush()

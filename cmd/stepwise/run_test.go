@@ -1216,6 +1216,12 @@ func TestRunsRmSpaceNotGivenBack(t *testing.T) {
 	if runs := listed(); strings.Contains(runs, `"old"`) || strings.Count(runs, `"id"`) != 2 {
 		t.Errorf("after a run with keep_days, the runs are:\n%s", runs)
 	}
+	// --quiet leaves out what keep_days pruned, not that it went wrong.
+	record(time.Now().AddDate(0, 0, -3), map[string]int{"older": 10})
+	errOut, code = limited("run", "report", `{"team":"core"}`, "--quiet")
+	if code != 0 || !strings.HasPrefix(errOut, "[storage] keep_days = 2: deleted 1 run older than 2 days, all of this project (no space given back: ") {
+		t.Errorf("run --quiet with keep_days whose space cannot be given back: exit %d: %s", code, errOut)
+	}
 }
 
 // storeSize is the size of the run store's file and its write-ahead log.

@@ -193,25 +193,6 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 	return cmd
 }
 
-// tellPruned tells on w what [storage] keep_days deleted as a command
-// opened the run store, which is shared by every project: a person should
-// hear of it rather than find runs gone.
-func tellPruned(w io.Writer) func(workspace.Pruned) {
-	return func(p workspace.Pruned) {
-		unreclaimed, deleted := reclaimFailed(p.Err)
-		if !deleted {
-			fmt.Fprintf(w, "warning: [storage] keep_days = %d: nothing was deleted: %s; the run is recorded all the same\n", p.KeepDays, p.Err)
-			return
-		}
-		whose := "all of this project"
-		if p.OtherProjects > 0 {
-			whose = countNoun(p.OtherProjects, "of them of another project", "of them of other projects")
-		}
-		fmt.Fprintf(w, "[storage] keep_days = %d: deleted %s older than %s, %s%s\n",
-			p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), whose, givenBack(p.Removed, unreclaimed))
-	}
-}
-
 // reclaimFailed reads the error of a deletion: deleted is whether its runs
 // were deleted, which they were when it has none or when only giving their
 // space back failed (unreclaimed, which givenBack tells).

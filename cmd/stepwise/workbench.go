@@ -149,7 +149,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 	}
 	// The workbench records its runs as stepwise run does, creating the
 	// store on the first run of a fresh data directory.
-	if err := ws.OpenStore(tellPruned(s.err)); err != nil {
+	if err := ws.OpenStore(notices{w: s.err}.pruned); err != nil {
 		fmt.Fprintln(s.err, "warning: the run store cannot be opened; runs will not be recorded:", err)
 	}
 	w.opts.Workspace = ws
