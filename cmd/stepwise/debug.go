@@ -108,7 +108,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
 	if err != nil {
-		return err
+		return jsonFlag(asJSON, jsonStream).refuse(s, err)
 	}
 	if !v.Report.OK() {
 		printValidation(s.err, v, false)

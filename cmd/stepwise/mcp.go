@@ -26,9 +26,9 @@ func newMCPCommand(s *streams) *cobra.Command {
 		Short: "List the configured MCP servers and how each is reached",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(listJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			servers := ws.MCPServers()
@@ -53,9 +53,9 @@ func newMCPCommand(s *streams) *cobra.Command {
 		Short: "Connect to a server and count its tools and declared output schemas",
 		Args:  exactArgs(1, "one server NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(testJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			name := args[0]
@@ -100,9 +100,9 @@ func newMCPCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(toolsJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			note := ""

@@ -24,9 +24,9 @@ func newModelsCommand(s *streams) *cobra.Command {
 		Short: "List the model roles and named models, and what serves each",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(listJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			models, err := ws.Models()
@@ -63,9 +63,9 @@ func newModelsCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(testJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			name := ""

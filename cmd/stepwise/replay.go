@@ -164,9 +164,9 @@ func newDiffCommand(s *streams) *cobra.Command {
 			"its record counts them (stepwise runs, inspect).",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			a, b, steps, err := ws.Diff(cmd.Context(), args[0], args[1])

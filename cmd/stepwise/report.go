@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/debugger/report"
-	"github.com/stepwise-dev/stepwise/debugger/workspace"
 	"github.com/stepwise-dev/stepwise/tui/format"
 )
 
@@ -30,9 +29,9 @@ func newReportCommand(s *streams) *cobra.Command {
 			if html == "" {
 				return usageError{fmt.Errorf("%s needs --html FILE, the file to write the page to (- for stdout)", cmd.CommandPath())}
 			}
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, noJSON)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			d, events, err := ws.RunEvents(cmd.Context(), args[0])

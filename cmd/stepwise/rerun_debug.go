@@ -56,7 +56,7 @@ func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, a
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {
-		return &exitCode{code: exitFailure, msg: err.Error()}
+		return jsonFlag(asJSON, jsonStream).refuse(s, err)
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)
@@ -116,7 +116,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {
-		return &exitCode{code: exitFailure, msg: err.Error()}
+		return jsonFlag(asJSON, jsonStream).refuse(s, err)
 	}
 	s = s.hidingSecrets(r.ws)
 	table := keptBreakpoints(s, r)

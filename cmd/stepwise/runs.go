@@ -55,9 +55,9 @@ func newRunsCommand(s *streams) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit takes 0 (every run) or more, not %d", limit)}
 			}
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			// Outside a project there is no project to keep to: every
@@ -131,9 +131,9 @@ func newRunsRmCommand(s *streams) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, noJSON)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			removed, err := ws.RemoveRuns(cmd.Context(), args...)
@@ -173,9 +173,9 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 			if keep < 0 {
 				return usageError{fmt.Errorf("--keep takes 0 or more, not %d", keep)}
 			}
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, noJSON)
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			removed, err := ws.PruneRuns(cmd.Context(), time.Now().Add(-olderThan), keep, all)
@@ -406,9 +406,9 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if width != 0 && width < minTimelineWidth {
 				return usageError{fmt.Errorf("--width %d is too narrow for a waterfall: give %d columns or more", width, minTimelineWidth)}
 			}
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			if asTimeline {

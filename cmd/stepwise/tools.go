@@ -27,9 +27,9 @@ func newToolsCommand(s *streams) *cobra.Command {
 		Short: "List every tool and control step a plan step may name",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(listJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			listing, skippedServers := ws.AllTools(cmd.Context())
@@ -51,9 +51,9 @@ func newToolsCommand(s *streams) *cobra.Command {
 		Short: "Show one tool's description and schemas",
 		Args:  exactArgs(1, "one tool NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+			ws, err := openProject(s, jsonFlag(showJSON, jsonObject))
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return err
 			}
 			defer ws.Close()
 			t, err := ws.Tool(cmd.Context(), args[0])

@@ -12,13 +12,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine/config"
 	"github.com/stepwise-dev/stepwise/plans"
 	"github.com/stepwise-dev/stepwise/plans/strict"
 )
 
-// codeConfigWarning is the code of a note in validate's JSON that carries
-// a warning about the project's configuration.
-const codeConfigWarning = "config_warning"
+// The codes of validate's JSON that are about the project's
+// configuration: a note that carries one of its warnings, and a problem
+// that says it does not load (in the envelope of its file, placed where
+// it is wrong, and in that of each plan it kept from being checked).
+const (
+	codeConfigWarning = "config_warning"
+	codeConfigError   = "config_error"
+)
 
 func newValidateCommand(s *streams) *cobra.Command {
 	var asJSON, explain bool
@@ -30,7 +36,9 @@ func newValidateCommand(s *streams) *cobra.Command {
 			"plan that says how it fared and, for several, a summary. With no PLAN, in a project, every\n" +
 			"plan on the project's plan paths is checked, as the workbench lists them. Exit 1 when any\n" +
 			"plan has problems; notes never fail. With --json, one envelope per plan on stdout and\n" +
-			"nothing on stderr: a plan not found, and the configuration's warnings, are in the envelopes.",
+			"nothing on stderr: a plan not found, and the configuration's warnings, are in the envelopes,\n" +
+			"and a configuration that does not load has envelopes of its own, its errors placed as\n" +
+			"problems, before those of the plans it kept from being checked.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// With --json everything goes in the envelopes, so that a
 			// script reads stdout alone: a project's configuration
@@ -42,8 +50,42 @@ func newValidateCommand(s *streams) *cobra.Command {
 				projects.warnings = &warnings
 			}
 			defer projects.close()
+			// write writes an envelope, with the configuration warnings
+			// said since the last one as its notes.
+			write := func(v workspace.Document) error {
+				for _, w := range strings.Split(strings.TrimSpace(warnings.String()), "\n") {
+					if w != "" {
+						v.Report.Notes = append(v.Report.Notes, plans.Problem{Code: codeConfigWarning, Message: w})
+					}
+				}
+				warnings.Reset()
+				return writeValidation(s.out, v, explain)
+			}
+			// A configuration that does not load has an envelope of its
+			// own, once, however many of the plans named it keeps from
+			// being checked.
+			writtenConfigs := map[string]bool{}
+			writeConfig := func(loadErr *config.LoadError) error {
+				if writtenConfigs[loadErr.Error()] {
+					return nil
+				}
+				writtenConfigs[loadErr.Error()] = true
+				for _, v := range configDocuments(loadErr) {
+					if err := write(v); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			var loadErr *config.LoadError
 			plansToCheck, err := validateTargets(&projects, args)
-			if err != nil {
+			switch {
+			case asJSON && errors.As(err, &loadErr):
+				if err := writeConfig(loadErr); err != nil {
+					return err
+				}
+				return &exitCode{code: exitFailure}
+			case err != nil:
 				return err
 			}
 			failed := 0
@@ -54,6 +96,11 @@ func newValidateCommand(s *streams) *cobra.Command {
 					fmt.Fprintln(s.err, "stepwise:", err)
 					failed++
 					continue
+				case errors.As(err, &loadErr):
+					if err := writeConfig(loadErr); err != nil {
+						return err
+					}
+					v = workspace.Document{File: target.name, Report: plans.Report{Problems: []plans.Problem{{Code: codeConfigError, Message: "not checked: the configuration does not load: " + err.Error()}}}}
 				case err != nil:
 					v = workspace.Document{File: target.name, Report: plans.Report{Problems: []plans.Problem{{Code: plans.CodeUnreadable, Message: err.Error()}}}}
 				}
@@ -65,13 +112,7 @@ func newValidateCommand(s *streams) *cobra.Command {
 					printVerdict(s.err, v)
 					continue
 				}
-				for _, w := range strings.Split(strings.TrimSpace(warnings.String()), "\n") {
-					if w != "" {
-						v.Report.Notes = append(v.Report.Notes, plans.Problem{Code: codeConfigWarning, Message: w})
-					}
-				}
-				warnings.Reset()
-				if err := writeValidation(s.out, v, explain); err != nil {
+				if err := write(v); err != nil {
 					return err
 				}
 			}
@@ -116,7 +157,9 @@ func validateTargets(projects *workspaces, args []string) ([]validateTarget, err
 	}
 	here, err := projects.at("")
 	if err != nil {
-		return nil, &exitCode{code: exitFailure, msg: err.Error()}
+		// As it is: validate --json gives a configuration that does
+		// not load an envelope.
+		return nil, err
 	}
 	proj := here.Project()
 	if proj.Root == "" {
@@ -130,6 +173,23 @@ func validateTargets(projects *workspaces, args []string) ([]validateTarget, err
 		targets = append(targets, validateTarget{name: here.DisplayPath(file), load: func() (workspace.Document, error) { return here.Load(file) }})
 	}
 	return targets, nil
+}
+
+// configDocuments are the envelopes of a configuration that does not
+// load: one for each file its errors are in, in the order Load gives
+// them (an error that is in no file, such as an environment variable's,
+// is in one of no file), each error a problem placed where it is.
+func configDocuments(loadErr *config.LoadError) []workspace.Document {
+	var docs []workspace.Document
+	for _, d := range loadErr.Diagnostics {
+		if len(docs) == 0 || docs[len(docs)-1].File != d.File {
+			docs = append(docs, workspace.Document{File: d.File})
+		}
+		problem := plans.Problem{Code: codeConfigError, Message: config.Diagnostic{Key: d.Key, Message: d.Message}.String(), Pos: d.Pos}
+		last := &docs[len(docs)-1]
+		last.Report.Problems = append(last.Report.Problems, problem)
+	}
+	return docs
 }
 
 // workspaces opens each project's workspace once, for the plans a command

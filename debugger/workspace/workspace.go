@@ -70,7 +70,11 @@ type Workspace struct {
 
 // Open opens the project found from dir (the working directory when
 // empty): its configuration and tool catalog. What fails the load is the
-// error, with the secrets the configuration expanded hidden.
+// error, with the secrets the configuration expanded hidden: a
+// configuration that cannot be used is a *config.LoadError, each of its
+// diagnostics placed (file, line, column) as Load placed it, paths shown
+// relative to the working directory, so that a front end can point at
+// where it is wrong.
 func Open(dir string, opts Options) (*Workspace, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -95,12 +99,29 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		}
 	}
 	if err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), wd+string(filepath.Separator), ""))
+		return nil, shortenPaths(err, wd)
 	}
 	w.cfg = cfg
 	w.catalog.Store(tools.Load(cfg))
 	w.files = filesStamp(cfg)
 	return w, nil
+}
+
+// shortenPaths is err, the error of a configuration's load, with the
+// paths under dir in it shown relative to dir. A *config.LoadError stays
+// one, with each diagnostic's file and message so shortened.
+func shortenPaths(err error, dir string) error {
+	short := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
+	var loadErr *config.LoadError
+	if !errors.As(err, &loadErr) {
+		return errors.New(short(err.Error()))
+	}
+	shortened := &config.LoadError{Diagnostics: make([]config.Diagnostic, len(loadErr.Diagnostics))}
+	for i, d := range loadErr.Diagnostics {
+		d.File, d.Message = short(d.File), short(d.Message)
+		shortened.Diagnostics[i] = d
+	}
+	return shortened
 }
 
 // cat is the catalog as last read.
