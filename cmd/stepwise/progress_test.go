@@ -339,7 +339,7 @@ model_input_bytes = 10
 [settings]
 nonsense = 1
 `,
-	"replies.yaml": `replies:
+		"replies.yaml": `replies:
   - match: E0
     error: { status: 503, message: busy }
   - match: E0
@@ -355,7 +355,7 @@ nonsense = 1
   - match: count
     reply: { json: { count: 3 } }
 `,
-	"plans/twice.yaml": `identifier: twice
+		"plans/twice.yaml": `identifier: twice
 name: Twice
 description: Two calls to a model, the second's instruction cut.
 steps:
@@ -367,7 +367,7 @@ steps:
     input: { instruction: "Say done, in more than ten bytes." }
 output: { a: "{{E0.text}}", b: "{{E1.text}}" }
 `,
-	"plans/agentic.yaml": `identifier: agentic
+		"plans/agentic.yaml": `identifier: agentic
 name: Agentic
 description: One agent step, its prompt cut.
 steps:
@@ -378,7 +378,7 @@ steps:
       output_schema: { type: object, required: [count], properties: { count: { type: integer } } }
 output: { count: "{{count.output.count}}" }
 `,
-	"plans/halts.yaml": `identifier: halts
+		"plans/halts.yaml": `identifier: halts
 name: Halts
 description: Fails at its second step, before its third.
 steps:
