@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/tui/progress"
@@ -534,6 +535,17 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 // recordOldRun records a run of project, id, as started three days ago.
 func recordOldRun(t *testing.T, id, project string) {
 	t.Helper()
+	recordInStore(t, func(rec engine.Sink) {
+		storetest.Finished(&storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)})
+	})
+}
+
+// recordInStore opens the data directory's run store and has record write
+// runs to a recorder of it (with storetest), then closes both, as a
+// command that recorded them would: runs made as a test needs them, old
+// ones included.
+func recordInStore(t *testing.T, record func(rec engine.Sink)) {
+	t.Helper()
 	st, err := store.Open(dataStore())
 	if err != nil {
 		t.Fatal(err)
@@ -541,7 +553,7 @@ func recordOldRun(t *testing.T, id, project string) {
 	defer st.Close()
 	rec := st.Recorder()
 	defer rec.Close()
-	storetest.Finished(&storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)})
+	record(rec)
 }
 
 // waitProjectFiles is a project whose plan runs one agent step whose

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/stepwise-dev/stepwise/engine"
-	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/plans"
 )
@@ -1020,23 +1019,18 @@ func TestRunsRetention(t *testing.T) {
 	// of none.
 	recordOld := func(ids ...string) {
 		t.Helper()
-		st, err := store.Open(dataStore())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := st.Recorder()
-		for i, id := range ids {
-			project := []string{wd, filepath.Join(t.TempDir(), "elsewhere"), ""}[i%3]
-			r := &storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)}
-			for j := range 50 {
-				// Inputs that differ, so that the run takes pages its
-				// deletion gives back.
-				r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(strconv.Itoa(j)+" ", 500)}, "ok", 1)
+		recordInStore(t, func(rec engine.Sink) {
+			for i, id := range ids {
+				project := []string{wd, filepath.Join(t.TempDir(), "elsewhere"), ""}[i%3]
+				r := &storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)}
+				for j := range 50 {
+					// Inputs that differ, so that the run takes pages its
+					// deletion gives back.
+					r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(strconv.Itoa(j)+" ", 500)}, "ok", 1)
+				}
+				storetest.Finished(r)
 			}
-			storetest.Finished(r)
-		}
-		rec.Close()
-		st.Close()
+		})
 	}
 	// --older-than takes days.
 	recordOld("old-here", "old-there", "old-nowhere")
@@ -1162,18 +1156,13 @@ func TestRunsRmSpaceNotGivenBack(t *testing.T) {
 	// below, and deleting a small run writes far less.
 	record := func(started time.Time, pads map[string]int) {
 		t.Helper()
-		st, err := store.Open(dataStore())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := st.Recorder()
-		for id, size := range pads {
-			r := &storetest.Run{ID: id, Sink: rec, Project: wd, Start: started}
-			r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(id, size)}, "ok", 1)
-			storetest.Finished(r)
-		}
-		rec.Close()
-		st.Close()
+		recordInStore(t, func(rec engine.Sink) {
+			for id, size := range pads {
+				r := &storetest.Run{ID: id, Sink: rec, Project: wd, Start: started}
+				r.Step("E1", "builtin__reshape", map[string]any{"pad": strings.Repeat(id, size)}, "ok", 1)
+				storetest.Finished(r)
+			}
+		})
 	}
 	limited := func(args ...string) (string, int) {
 		t.Helper()
