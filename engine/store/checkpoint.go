@@ -49,19 +49,20 @@ func (s *Store) checkpointer() {
 // one SQLite makes on close, to mend: nothing is lost meanwhile, the log
 // only grows.
 func (s *Store) checkpoint(ctx context.Context) {
-	_, _ = s.checkpointIn(ctx, "PASSIVE")
+	_, _ = s.checkpointIn(ctx, s.db, "PASSIVE")
 }
 
 // checkpointIn makes a checkpoint in mode (PASSIVE, or TRUNCATE to give
 // the log's space back too), one at a time: SQLite refuses a checkpoint
 // while another runs rather than waiting for it. It reports whether the
-// log was moved whole: pages a reader still needs stay in it.
-func (s *Store) checkpointIn(ctx context.Context, mode string) (whole bool, err error) {
+// log was moved whole: pages a reader still needs stay in it. q is the
+// store's pool, or a connection of it with a busy timeout of its own.
+func (s *Store) checkpointIn(ctx context.Context, q querier, mode string) (whole bool, err error) {
 	s.checkpointMu.Lock()
 	defer s.checkpointMu.Unlock()
 	logged := s.logged.Load()
 	var busy, frames, moved int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &moved); err != nil {
+	if err := q.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &moved); err != nil {
 		return false, err
 	}
 	if busy != 0 || moved != frames {

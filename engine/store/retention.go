@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -38,11 +39,12 @@ type Removed struct {
 	// file (a page holds several small runs' records), when it is
 	// Pending, or when another process wrote to the files meanwhile.
 	Freed int64
-	// Pending is how many bytes more the files shrink by once no other
-	// process has the store open: one was reading it, so the checkpoint
-	// that gives the space back could not move the compacted database
-	// out of the log; SQLite's checkpoint as the last connection closes
-	// does.
+	// Pending is how many bytes more the files shrink by, from their
+	// size as the deletion ended, once no other process has the store
+	// open: one was reading it, so the checkpoint that gives the space
+	// back could not move the compacted database out of the log (nor
+	// what an earlier deletion under such a reader left there); SQLite's
+	// checkpoint as the last connection closes does.
 	Pending int64
 	// Shared is how many bytes of the large payloads the runs referred
 	// to stay in the store because runs not deleted refer to them too.
@@ -166,7 +168,7 @@ func (s *Store) deleteAndReclaim(ctx context.Context, tx *sql.Tx, keys []int64, 
 		if err := s.db.QueryRowContext(ctx, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()").Scan(&compacted); err != nil {
 			return removed, &ReclaimError{Err: err}
 		}
-		removed.Pending = max(0, before-compacted-removed.Freed)
+		removed.Pending = max(0, s.filesSize()-compacted)
 	}
 	return removed, nil
 }
@@ -225,5 +227,20 @@ func (s *Store) reclaim(ctx context.Context) (whole bool, err error) {
 	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
 		return false, err
 	}
-	return s.checkpointIn(ctx, "TRUNCATE")
+	// The checkpoint waits for every reader of the log to let it go. One
+	// holding a transaction open (a sqlite3 shell, say) would keep the
+	// command waiting the whole busy timeout, saying nothing; a second is
+	// time enough for a reader that is reading, and the space of one that
+	// is not comes back once it closes (Removed.Pending).
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 1000"); err != nil {
+		return false, err
+	}
+	// The connection goes back to the pool as the pool's others are.
+	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMs))
+	return s.checkpointIn(ctx, conn, "TRUNCATE")
 }

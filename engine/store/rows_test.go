@@ -304,7 +304,7 @@ func TestRemoveReclaimsBlobs(t *testing.T) {
 	}
 	size := func() int64 {
 		// What the log holds is in the file once checkpointed.
-		if whole, err := s.checkpointIn(context.Background(), "TRUNCATE"); !whole || err != nil {
+		if whole, err := s.checkpointIn(context.Background(), s.db, "TRUNCATE"); !whole || err != nil {
 			t.Fatalf("checkpoint: whole %v, %v", whole, err)
 		}
 		info, err := os.Stat(s.Path())

@@ -117,6 +117,9 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
+// busyTimeoutMs is how long a connection waits on a lock before failing.
+const busyTimeoutMs = 10_000
+
 // dsn is the connection string: every connection waits on a lock rather
 // than failing (busy_timeout), enforces foreign keys, and writes in WAL mode
 // with synchronous=NORMAL, which in WAL mode loses no committed transaction
@@ -125,7 +128,7 @@ func Open(path string) (*Store, error) {
 // two writers queue on the lock instead of failing to upgrade it.
 func dsn(abs string) string {
 	q := url.Values{}
-	q.Set("_busy_timeout", "10000")
+	q.Set("_busy_timeout", strconv.Itoa(busyTimeoutMs))
 	// 16 KiB pages write a run's segments (tens of kilobytes each) to
 	// the log and the file in half the system calls of 8 KiB ones, which
 	// cost more than the bytes where calls are slow, at most 16 KiB a
