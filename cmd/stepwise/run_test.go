@@ -1140,6 +1140,46 @@ func TestRunsRmGivenBack(t *testing.T) {
 	}
 }
 
+// TestKeepDaysSparesTheParent: [storage] keep_days prunes as a replay or a
+// fork starts, but not the run it is of, which inspect and diff read
+// after it; the next run prunes that one.
+func TestKeepDaysSparesTheParent(t *testing.T) {
+	runProject(t)
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	// The run is made three days old, as if recorded then.
+	db, err := sql.Open("sqlite", dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := (72 * time.Hour).Nanoseconds()
+	if _, err := db.Exec("UPDATE runs SET started_at = started_at - ?, ended_at = ended_at - ?", days, days); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
+	for _, args := range [][]string{{"replay", env.RunID}, {"fork", env.RunID, "--from", "E0"}} {
+		if _, errOut, code := runCLI(t, args...); code != 0 || strings.Contains(errOut, "keep_days") {
+			t.Errorf("%s of a run older than keep_days: exit %d: %s", args[0], code, errOut)
+		}
+		if _, errOut, code := runCLI(t, "inspect", env.RunID); code != 0 {
+			t.Errorf("inspect after a %s: exit %d: %s", args[0], code, errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 1 run older than 2 days") {
+		t.Errorf("a run after them: exit %d: %s", code, errOut)
+	}
+}
+
 // TestRunsRmSpaceNotGivenBack: a deletion whose space cannot be given back
 // (here the process's file size limit stops the store's compaction, as a
 // full disk would) has still deleted its runs, and says so with why the

@@ -12,7 +12,7 @@ import (
 // (debugger.DebugReplay). Start
 // it with rec.Inputs().
 func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, func(*engine.Result) *debugger.ReplayResult, error) {
-	opts, err := w.engineOptions(o, false)
+	opts, err := w.engineOptions(o, false, rec.Run.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,7 +29,7 @@ func (w *Workspace) DebugReplay(rec *debugger.Recording, plan *plans.Plan, table
 // it with rec.Inputs(). The error is a *debugger.ForkSpecError for a spec
 // that does not fit the record or the plan.
 func (w *Workspace) DebugFork(rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, func(*engine.Result) *debugger.ForkResult, error) {
-	opts, err := w.engineOptions(o, true)
+	opts, err := w.engineOptions(o, true, rec.Run.ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,7 +51,7 @@ type RunOptions struct {
 // Run runs plan with inputs to its end, recorded in the run store unless
 // the configuration keeps runs in memory.
 func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string]any, o RunOptions) (*engine.Result, error) {
-	opts, err := w.engineOptions(o, true)
+	opts, err := w.engineOptions(o, true, "")
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (w *Workspace) Run(ctx context.Context, plan *plans.Plan, inputs map[string
 // breakpoints of table say (nil: none, and no break on error), and at its
 // first stop when o.Held, recorded as Run records.
 func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOptions) (*debugger.Session, error) {
-	opts, err := w.engineOptions(o, true)
+	opts, err := w.engineOptions(o, true, "")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (w *Workspace) Debug(plan *plans.Plan, table *debugger.Breakpoints, o RunOp
 func (w *Workspace) Replay(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, o RunOptions) (*debugger.ReplayResult, error) {
 	// A replay's models answer from the record: no replies file is read
 	// and no provider built for it.
-	opts, err := w.engineOptions(o, false)
+	opts, err := w.engineOptions(o, false, rec.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (w *Workspace) Replay(ctx context.Context, rec *debugger.Recording, plan *p
 // Fork runs plan again from a step of a recorded run: the steps before it
 // keep their recorded results, the rest run for real.
 func (w *Workspace) Fork(ctx context.Context, rec *debugger.Recording, plan *plans.Plan, spec debugger.ForkSpec, o RunOptions) (*debugger.ForkResult, error) {
-	opts, err := w.engineOptions(o, true)
+	opts, err := w.engineOptions(o, true, rec.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +115,9 @@ func (w *Workspace) Shapes(plan *plans.Plan) *debugger.Shapes {
 }
 
 // engineOptions assembles the engine's parts for one run, its models
-// among them when withModels is set.
-func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options, error) {
+// among them when withModels is set; parent is the run a replay or fork is
+// of ("" for none), which [storage] keep_days does not prune under it.
+func (w *Workspace) engineOptions(o RunOptions, withModels bool, parent string) (engine.Options, error) {
 	cfg := w.runConfig(o)
 	var models *model.Models
 	if withModels {
@@ -126,7 +127,7 @@ func (w *Workspace) engineOptions(o RunOptions, withModels bool) (engine.Options
 		}
 		models = model.New(cfg, model.Options{ScriptFile: o.Script, Scripts: scripts, OnFailover: o.OnFailover})
 	}
-	rec, err := w.openRecorder(o.OnPrune)
+	rec, err := w.openRecorder(o.OnPrune, parent)
 	if err != nil {
 		return engine.Options{}, err
 	}
@@ -252,14 +253,14 @@ func (w *Workspace) loadScripts(cfg *config.Config, script string) (map[string]*
 // run, and later runs go unrecorded. With the memory backend it does
 // nothing.
 func (w *Workspace) OpenStore(onPrune func(Pruned)) error {
-	_, err := w.openRecorder(onPrune)
+	_, err := w.openRecorder(onPrune, "")
 	return err
 }
 
 // openRecorder is the recorder of the run store, opened on first use; nil
 // when runs are not recorded. onPrune, when not nil, is told what the
-// opening pruned, if anything.
-func (w *Workspace) openRecorder(onPrune func(Pruned)) (*store.Recorder, error) {
+// opening pruned, if anything; the run spare is not pruned.
+func (w *Workspace) openRecorder(onPrune func(Pruned), spare string) (*store.Recorder, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.recorder != nil || w.storeTried || w.cfg.Storage.Backend == config.BackendMemory {
@@ -275,7 +276,7 @@ func (w *Workspace) openRecorder(onPrune func(Pruned)) (*store.Recorder, error) 
 	}
 	// Pruning is housekeeping: the run is recorded whether or not it
 	// worked, and onPrune hears why it did not.
-	pruned, err := w.pruneOld(st)
+	pruned, err := w.pruneOld(st, spare)
 	if (len(pruned.Runs) > 0 || err != nil) && onPrune != nil {
 		told := w.pruned(pruned)
 		told.Err = err
@@ -317,13 +318,14 @@ func (w *Workspace) pruned(removed store.Removed) Pruned {
 }
 
 // pruneOld deletes the runs older than [storage] keep_days, if it is set,
-// before the workspace records another.
-func (w *Workspace) pruneOld(st *store.Store) (store.Removed, error) {
+// before the workspace records another, but for the run spare (none when
+// "").
+func (w *Workspace) pruneOld(st *store.Store, spare string) (store.Removed, error) {
 	days := w.cfg.Storage.KeepDays
 	if days <= 0 {
 		return store.Removed{}, nil
 	}
-	return st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, "")
+	return st.Prune(context.Background(), time.Now().AddDate(0, 0, -days), 0, "", spare)
 }
 
 // Flush waits for the recorder to write what runs gave it, so that a

@@ -104,8 +104,10 @@ func (s *Store) Remove(ctx context.Context, ids ...string) (Removed, error) {
 // Prune deletes the runs that started before olderThan, but for the keep
 // most recent runs of each project, and no run still being recorded; it
 // gives the space back and says what it removed. project, when not empty,
-// limits it to that project's runs.
-func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, project string) (Removed, error) {
+// limits it to that project's runs. The runs of spare (ids) stay whatever
+// their age: a replay or fork prunes as it starts, and its parent is read
+// by inspect and diff after it.
+func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, project string, spare ...string) (Removed, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Removed{}, err
@@ -129,7 +131,7 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, projec
 			rows.Close()
 			return Removed{}, err
 		}
-		if s.recorderGone(recorder.String) {
+		if s.recorderGone(recorder.String) && !slices.Contains(spare, run.ID) {
 			keys, runs = append(keys, key), append(runs, run)
 		}
 	}
