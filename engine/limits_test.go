@@ -159,6 +159,8 @@ func TestCapText(t *testing.T) {
 	}{
 		{0.0000031, 0.000001, "cost $0.000003, and its cap is $0.000001 "},
 		{0.61234, 0.5, "cost $0.6123, and its cap is $0.50 "},
+		{0.00102, 0.001, "cost $0.00102, and its cap is $0.001 "},
+		{0.001, 0.001, "cost $0.0010, and its cap is $0.001 "},
 	} {
 		if got := (&engine.SpendCapError{Spent: tc.spent, Cap: tc.cap}).Error(); !strings.Contains(got, tc.want) {
 			t.Errorf("a spend of %v over a cap of %v: %s", tc.spent, tc.cap, got)

@@ -161,11 +161,18 @@ type SpendCapError struct {
 func (e *SpendCapError) Error() string {
 	capText := CapText(e.Cap)
 	// The spend is said to four decimals, or to the cap's last digit
-	// where the cap is finer: $0.0000 against a cap of $0.000001 would
-	// read as nothing spent.
+	// where the cap is finer ($0.0000 against a cap of $0.000001 would
+	// read as nothing spent), and past the cap, as many more as tell the
+	// two apart ($0.00102 against $0.001, not $0.0010).
 	_, capDigits, _ := strings.Cut(capText, ".")
+	digits := max(4, len(capDigits))
+	for ; digits < 8 && e.Spent > e.Cap; digits++ {
+		if shown, _ := strconv.ParseFloat(strconv.FormatFloat(e.Spent, 'f', digits, 64), 64); shown > e.Cap {
+			break
+		}
+	}
 	return fmt.Sprintf("spend cap reached: the run's priced model calls cost $%.*f, and its cap is %s ([limits] cost_usd, or --max-cost); it stopped before its next model call",
-		max(4, len(capDigits)), e.Spent, capText)
+		digits, e.Spent, capText)
 }
 
 // CapText is a spend cap as it was given, in dollars: every digit it has,
