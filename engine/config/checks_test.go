@@ -125,6 +125,29 @@ default = { provider = "c", model = "m", max_token = 2000, thinking = { budget_t
 			errs:    []string{`{file}:2:24: settings.max_agent_iterations: expected an integer, found a string`},
 		},
 		{
+			name:    "every wrong type of a file",
+			project: "[limits]\ntool_output_bytes = \"big\"\nmodel_input_bytes = \"small\"\n[settings]\nllm_timeout_seconds = \"x\"\n",
+			errs: []string{
+				`{file}:2:21: limits.tool_output_bytes: expected an integer, found a string`,
+				`{file}:3:21: limits.model_input_bytes: expected an integer, found a string`,
+				`{file}:5:23: settings.llm_timeout_seconds: expected an integer, found a string`,
+			},
+		},
+		{
+			// A value over several lines ends the reading at its error:
+			// what follows it is not read for more.
+			name:    "a wrong type over several lines",
+			project: "[tools]\npacks = [\n  1,\n]\n[limits]\nvalue_bytes = \"big\"\n",
+			errs:    []string{`{file}:3:3: tools.packs: expected a string, found an integer`},
+		},
+		{
+			// A syntax error after a wrong type is not told as well: the
+			// file is mended one error at a time from there.
+			name:    "a wrong type, then a syntax error",
+			project: "[limits]\nvalue_bytes = \"big\"\n[settings\n",
+			errs:    []string{`{file}:2:15: limits.value_bytes: expected an integer, found a string`},
+		},
+		{
 			name:    "array expected",
 			project: "[tools]\npacks = \"github\"\n",
 			errs:    []string{`{file}:2:9: tools.packs: expected an array, found a string`},

@@ -51,13 +51,32 @@ func decodeLayer(file, base string, data []byte) (l *layer, warnings, errs []Dia
 			warnings = append(warnings, unknownKeyDiagnostic(file, &strictErr.Errors[i], index, parts))
 		}
 	case errors.As(err, &decodeErr):
-		line, col := decodeErr.Position()
 		index, parts := indexPositions(file, base, data)
-		return nil, warnings, []Diagnostic{{
-			Pos:     yamlpos.Pos{File: file, Line: line, Col: col},
-			Key:     formatKey(keyAt(decodeErr.Key(), line, col, index, parts)),
-			Message: describeDecodeError(decodeErr),
-		}}
+		placed := func(e *toml.DecodeError) Diagnostic {
+			line, col := e.Position()
+			return Diagnostic{
+				Pos:     yamlpos.Pos{File: file, Line: line, Col: col},
+				Key:     formatKey(keyAt(e.Key(), line, col, index, parts)),
+				Message: describeDecodeError(e),
+			}
+		}
+		errs = append(errs, placed(decodeErr))
+		// The decoder stops at the first value of a wrong type. Such a
+		// value written on a key's own line is left out and the file
+		// decoded again, so that one reading tells every one of them; a
+		// syntax error, or a value over several lines, ends it there.
+		for len(errs) < maxTypeErrors && isTypeMismatch(decodeErr) {
+			line, _ := decodeErr.Position()
+			var ok bool
+			if data, ok = withoutKeyLine(data, line); !ok {
+				break
+			}
+			if err := decodeStrict(data, &Config{}); !errors.As(err, &decodeErr) || !isTypeMismatch(decodeErr) {
+				break
+			}
+			errs = append(errs, placed(decodeErr))
+		}
+		return nil, warnings, errs
 	default:
 		return nil, warnings, []Diagnostic{{Pos: yamlpos.Pos{File: file}, Message: err.Error()}}
 	}
@@ -101,6 +120,39 @@ func caseMismatches(file string, index map[string]position, parts map[string][]s
 		})
 	}
 	return ds
+}
+
+// maxTypeErrors is the most values of a wrong type one file's reading
+// tells.
+const maxTypeErrors = 20
+
+// isTypeMismatch reports whether e is a value of the wrong type for its
+// key, rather than a syntax error.
+func isTypeMismatch(e *toml.DecodeError) bool {
+	return mismatchRE().MatchString(strings.TrimPrefix(e.Error(), "toml: "))
+}
+
+// keyLineRE is a line that sets a key: a bare, dotted or quoted key, then
+// "=".
+var keyLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*[A-Za-z0-9_\-."' ]+=`)
+})
+
+// withoutKeyLine blanks line n (from 1) of data, keeping every other
+// line and column where it was, when it is a key's line whose value ends
+// on it (no multi-line string, brackets closed); ok is false otherwise.
+func withoutKeyLine(data []byte, n int) (out []byte, ok bool) {
+	lines := bytes.Split(data, []byte("\n"))
+	if n < 1 || n > len(lines) {
+		return nil, false
+	}
+	line := lines[n-1]
+	if !keyLineRE().Match(line) || bytes.Contains(line, []byte(`"""`)) || bytes.Contains(line, []byte("'''")) ||
+		bytes.Count(line, []byte("[")) != bytes.Count(line, []byte("]")) || bytes.Count(line, []byte("{")) != bytes.Count(line, []byte("}")) {
+		return nil, false
+	}
+	lines[n-1] = bytes.Repeat([]byte(" "), len(line))
+	return bytes.Join(lines, []byte("\n")), true
 }
 
 // decodeStrict runs the TOML decoder and turns a panic inside it into an
