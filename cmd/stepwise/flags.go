@@ -92,11 +92,11 @@ func addEvents(cmd *cobra.Command, form *string) {
 }
 
 // durationValue is a duration as time.ParseDuration reads it (90m, 36h,
-// 1h30m), or a number of days or weeks (7d, 2w, 1.5d).
+// 1h30m), with days and weeks among its units (7d, 2w, 1.5d, 1w2d, 1d12h).
 type durationValue struct{ d *time.Duration }
 
 // durationTakes says what durationValue reads.
-const durationTakes = takes("a duration such as 7d, 2w, 36h, 90m or 30s (units ns, us, ms, s, m, h, d, w)")
+const durationTakes = takes("a duration such as 7d, 2w, 36h, 1d12h or 90m (units ns, us, ms, s, m, h, d, w)")
 
 func (v durationValue) Set(s string) error {
 	d, err := parseDuration(strings.TrimSpace(s))
@@ -107,19 +107,54 @@ func (v durationValue) Set(s string) error {
 	return nil
 }
 
-// parseDuration reads what durationValue takes.
+// parseDuration reads what durationValue takes: a sign, then numbers each
+// with its unit, as time.ParseDuration reads them, but that d and w may be
+// among them.
 func parseDuration(s string) (time.Duration, error) {
+	sign, rest := time.Duration(1), strings.TrimPrefix(s, "+")
+	if r, ok := strings.CutPrefix(s, "-"); ok {
+		sign, rest = -1, r
+	}
+	if rest == "0" {
+		return 0, nil
+	}
+	if rest == "" {
+		return 0, durationTakes
+	}
+	isNumber := func(r rune) bool { return r >= '0' && r <= '9' || r == '.' }
+	var total time.Duration
+	for rest != "" {
+		// A number, then its unit: what runs up to the next number.
+		unit := strings.IndexFunc(rest, func(r rune) bool { return !isNumber(r) })
+		if unit <= 0 {
+			return 0, durationTakes
+		}
+		end := len(rest)
+		if next := strings.IndexFunc(rest[unit:], isNumber); next >= 0 {
+			end = unit + next
+		}
+		term, err := durationTerm(rest[:unit], rest[unit:end])
+		if err != nil || term > math.MaxInt64-total {
+			return 0, durationTakes
+		}
+		total, rest = total+term, rest[end:]
+	}
+	return sign * total, nil
+}
+
+// durationTerm is one number and its unit of what durationValue takes.
+func durationTerm(number, unit string) (time.Duration, error) {
 	var length time.Duration
-	switch {
-	case strings.HasSuffix(s, "d"):
+	switch unit {
+	case "d":
 		length = 24 * time.Hour
-	case strings.HasSuffix(s, "w"):
+	case "w":
 		length = 7 * 24 * time.Hour
 	default:
-		return time.ParseDuration(s)
+		return time.ParseDuration(number + unit)
 	}
-	count, err := strconv.ParseFloat(s[:len(s)-1], 64)
-	if err != nil || math.IsNaN(count) || math.Abs(count) > float64(math.MaxInt64/length) {
+	count, err := strconv.ParseFloat(number, 64)
+	if err != nil || count*float64(length) >= math.MaxInt64 {
 		return 0, durationTakes
 	}
 	return time.Duration(count * float64(length)), nil

@@ -7,7 +7,7 @@ import "testing"
 // message that says what the flag takes, never a parser's error.
 func TestFlagValues(t *testing.T) {
 	const cost = "takes a cost in USD above 0 (2.50, $2.50), not "
-	const duration = "takes a duration such as 7d, 2w, 36h, 90m or 30s (units ns, us, ms, s, m, h, d, w), not "
+	const duration = "takes a duration such as 7d, 2w, 36h, 1d12h or 90m (units ns, us, ms, s, m, h, d, w), not "
 	tests := []struct {
 		name string
 		args []string
@@ -24,6 +24,7 @@ func TestFlagValues(t *testing.T) {
 		{"a cost that is no number to fork --debug", []string{"fork", "0123", "--from", "E1", "--debug", "--max-cost", "abc"}, "--max-cost " + cost + "'abc'"},
 		{"a progress interval that is no duration", []string{"run", "report", "--progress-every", "soon"}, "--progress-every " + duration + "'soon'"},
 		{"days spelled out", []string{"runs", "prune", "--older-than", "7days"}, "--older-than " + duration + "'7days'"},
+		{"a number without its unit", []string{"runs", "prune", "--older-than", "1d2"}, "--older-than " + duration + "'1d2'"},
 		{"an age below 0", []string{"runs", "prune", "--older-than", "-36h"}, "--older-than takes a duration above 0 (7d, 2w, 36h, 90m), not -36h"},
 		{"no age", []string{"runs", "prune"}, "stepwise runs prune needs --older-than, a duration above 0 (7d, 2w, 36h, 90m)"},
 		{"a count that is no number", []string{"runs", "prune", "--older-than", "7d", "--keep", "x"}, "--keep takes a whole number, not 'x'"},

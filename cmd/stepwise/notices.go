@@ -100,12 +100,8 @@ func (n notices) pruned(p workspace.Pruned) {
 		n.warn(warningAbout{KeepDays: p.KeepDays}, fmt.Sprintf("nothing was deleted: %s; the run is recorded all the same", p.Err))
 		return
 	}
-	whose := "all of this project"
-	if p.OtherProjects > 0 {
-		whose = countNoun(p.OtherProjects, "of them of another project", "of them of other projects")
-	}
 	message := fmt.Sprintf("[storage] keep_days = %d: deleted %s older than %s, %s%s",
-		p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), whose, givenBack(p.Removed, unreclaimed))
+		p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), ofProjects(p.OtherProjects), givenBack(p.Removed, unreclaimed))
 	if n.jsonl {
 		writeJSONLine(n.w, prunedJSON{Kind: "pruned", KeepDays: p.KeepDays, Runs: p.IDs(), OtherProjects: p.OtherProjects, Message: message})
 		return

@@ -1035,7 +1035,7 @@ func TestRunsRetention(t *testing.T) {
 	// --older-than takes days.
 	recordOld("old-here", "old-there", "old-nowhere")
 	_, errOut, code = runCLI(t, "runs", "prune", "--all", "--older-than", "2d")
-	if code != 0 || !strings.Contains(errOut, "deleted 3 runs older than 2d (") || !strings.Contains(errOut, " given back)") {
+	if code != 0 || !strings.Contains(errOut, "deleted 3 runs older than 2d, 2 of them of other projects (") || !strings.Contains(errOut, " given back)") {
 		t.Errorf("runs prune --older-than 2d: exit %d: %s", code, errOut)
 	}
 

@@ -158,10 +158,11 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune --older-than DURATION [--keep N] [--all]",
 		Short: "Delete the runs older than an age, keeping the newest",
-		Long: "Delete the runs of this project (every project's with --all) that started longer ago than\n" +
-			"--older-than (7d, 2w, 36h, 90m), except the --keep newest of each project and any\n" +
-			"run still being recorded, and give the space back. [storage] keep_days does the same for\n" +
-			"every project each time a run is recorded.",
+		Long: "Delete the runs of this project (every project's with --all, which it needs outside a\n" +
+			"project) that started longer ago than --older-than (7d, 2w, 36h, 90m; Go's units with d and\n" +
+			"w, combined as in 1w2d or 1d12h), except the --keep newest of each project and any run still\n" +
+			"being recorded, and give the space back; it says how many it left and why. [storage]\n" +
+			"keep_days does the same for every project each time a run is recorded.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -178,19 +179,64 @@ func newRunsPruneCommand(s *streams) *cobra.Command {
 				return err
 			}
 			defer ws.Close()
+			// Unlike a listing, a deletion outside a project does not
+			// widen to every project's runs unasked.
+			root := ws.Project().Root
+			if root == "" && !all {
+				return usageError{errors.New("runs prune deletes this project's runs, and the working directory is in no project; --all prunes the runs of every project")}
+			}
 			removed, err := ws.PruneRuns(cmd.Context(), time.Now().Add(-olderThan), keep, all)
 			unreclaimed, deleted := reclaimFailed(err)
 			if !deleted {
 				return &exitCode{code: exitFailure, msg: "nothing was deleted: " + err.Error()}
 			}
-			fmt.Fprintf(s.err, "deleted %s older than %s%s\n", countNoun(len(removed.Runs), "run", "runs"), durationValue{&olderThan}, givenBack(removed, unreclaimed))
+			// As keep_days says it; outside a project there is no project
+			// of its own to count the others against.
+			whose := ""
+			if all && root != "" && len(removed.Runs) > 0 {
+				whose = ", " + ofProjects(ws.OtherProjects(removed))
+			}
+			fmt.Fprintf(s.err, "deleted %s older than %s%s%s%s\n", countNoun(len(removed.Runs), "run", "runs"), durationValue{&olderThan}, whose,
+				givenBack(removed, unreclaimed), keptBack(removed, keep, all))
 			return nil
 		},
 	}
-	cmd.Flags().Var(durationValue{&olderThan}, "older-than", "delete the runs that started longer ago than this (7d, 2w, 36h)")
+	cmd.Flags().Var(durationValue{&olderThan}, "older-than", "delete the runs that started longer ago than this (7d, 2w, 36h, 1d12h)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep this many of the newest runs of each project, however old")
-	cmd.Flags().BoolVar(&all, "all", false, "prune the runs of every project, not only this one's")
+	cmd.Flags().BoolVar(&all, "all", false, "prune the runs of every project, not only this one's (needed outside a project)")
 	return cmd
+}
+
+// ofProjects says whose the runs were that a pruning of every project's
+// deleted: how many of them were of other projects than this one.
+func ofProjects(otherProjects int) string {
+	if otherProjects == 0 {
+		return "all of this project"
+	}
+	return countNoun(otherProjects, "of them of another project", "of them of other projects")
+}
+
+// keptBack says, at the end of the line that tells a pruning, how many of
+// the runs older than its age it left, and why: among the newest keep of
+// their project (of each, with every project's runs), or still being
+// recorded. A pruning that left none says nothing.
+func keptBack(removed store.Removed, keep int, everyProject bool) string {
+	project := "this project"
+	if everyProject {
+		project = "each project"
+	}
+	newest := fmt.Sprintf("among the newest %d of %s (--keep)", keep, project)
+	const recording = "still being recorded"
+	switch kept := removed.KeptNewest + removed.KeptRecording; {
+	case kept == 0:
+		return ""
+	case removed.KeptRecording == 0:
+		return fmt.Sprintf("; kept %d of them, %s", kept, newest)
+	case removed.KeptNewest == 0:
+		return fmt.Sprintf("; kept %d of them, %s", kept, recording)
+	default:
+		return fmt.Sprintf("; kept %d of them: %d %s, %d %s", kept, removed.KeptNewest, newest, removed.KeptRecording, recording)
+	}
 }
 
 // reclaimFailed reads the error of a deletion: deleted is whether its runs

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
 	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/tui/format"
@@ -391,5 +392,106 @@ func TestInspectListsCallsInPlanOrder(t *testing.T) {
 			t.Errorf("the tool calls' status is not in one column:\n%s", strings.Join(rows, "\n"))
 			break
 		}
+	}
+}
+
+// recordOldRuns records finished runs of project (its root; "" for none)
+// into the data directory's store, the first started ago, each a minute
+// after the one before.
+func recordOldRuns(t *testing.T, project string, ago time.Duration, ids ...string) {
+	t.Helper()
+	recordInStore(t, func(rec engine.Sink) {
+		for i, id := range ids {
+			storetest.Finished(&storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().Add(-ago + time.Duration(i)*time.Minute)})
+		}
+	})
+}
+
+// TestRunsPruneOutsideAProject: outside a project there is no project
+// whose runs to prune, and runs prune deletes none of another's: it is
+// refused, saying that --all prunes those of every project, which it
+// does.
+func TestRunsPruneOutsideAProject(t *testing.T) {
+	wd := runProject(t)
+	recordOldRuns(t, wd, 72*time.Hour, "old-here")
+	t.Chdir(t.TempDir())
+	_, errOut, code := runCLI(t, "runs", "prune", "--older-than", "2d")
+	if want := "stepwise: runs prune deletes this project's runs, and the working directory is in no project; --all prunes the runs of every project\n"; code != exitUsage || errOut != want {
+		t.Errorf("runs prune outside a project: exit %d, want %d; stderr:\n%swant:\n%s", code, exitUsage, errOut, want)
+	}
+	if out, _, _ := runCLI(t, "runs"); !strings.Contains(out, "old-here") {
+		t.Errorf("runs prune outside a project deleted a run of a project; runs:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "runs", "prune", "--all", "--older-than", "2d"); code != 0 || !strings.HasPrefix(errOut, "deleted 1 run older than 2d (") {
+		t.Errorf("runs prune --all outside a project: exit %d: %s", code, errOut)
+	}
+}
+
+// TestRunsPruneAllSaysOtherProjects: runs prune --all says how many of
+// the runs it deleted were of other projects, as [storage] keep_days
+// does.
+func TestRunsPruneAllSaysOtherProjects(t *testing.T) {
+	wd := runProject(t)
+	recordOldRuns(t, wd, 72*time.Hour, "old-here")
+	recordOldRuns(t, filepath.Join(t.TempDir(), "elsewhere"), 72*time.Hour, "old-there")
+	recordOldRuns(t, "", 72*time.Hour, "old-nowhere")
+	if _, errOut, code := runCLI(t, "runs", "prune", "--all", "--older-than", "2d"); code != 0 || !strings.HasPrefix(errOut, "deleted 3 runs older than 2d, 2 of them of other projects (") {
+		t.Errorf("runs prune --all: exit %d: %s", code, errOut)
+	}
+	recordOldRuns(t, wd, 72*time.Hour, "old-here")
+	if _, errOut, code := runCLI(t, "runs", "prune", "--all", "--older-than", "2d"); code != 0 || !strings.HasPrefix(errOut, "deleted 1 run older than 2d, all of this project (") {
+		t.Errorf("runs prune --all of this project's run alone: exit %d: %s", code, errOut)
+	}
+}
+
+// TestRunsPruneSaysWhatItLeft: runs prune says how many runs older than
+// its age it left, and why: the newest of their project (--keep), or
+// still being recorded; when it left none, nothing of it.
+func TestRunsPruneSaysWhatItLeft(t *testing.T) {
+	wd := runProject(t)
+	recordOldRuns(t, wd, 72*time.Hour, "old-1", "old-2", "old-3")
+	_, errOut, code := runCLI(t, "runs", "prune", "--older-than", "2d", "--keep", "5")
+	if want := "deleted 0 runs older than 2d; kept 3 of them, among the newest 5 of this project (--keep)\n"; code != 0 || errOut != want {
+		t.Errorf("runs prune --keep 5: exit %d\n%swant:\n%s", code, errOut, want)
+	}
+	// A run older still that this process is recording.
+	st, err := store.Open(dataStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := st.Recorder()
+	defer rec.Close()
+	(&storetest.Run{ID: "recording", Sink: rec, Project: wd, Start: time.Now().Add(-96 * time.Hour)}).Begin("report", ".stepwise/plans/report.yaml", nil)
+	rec.Flush()
+	_, errOut, code = runCLI(t, "runs", "prune", "--older-than", "2d", "--keep", "2")
+	if code != 0 || !strings.HasPrefix(errOut, "deleted 1 run older than 2d (") || !strings.HasSuffix(errOut, "); kept 3 of them: 2 among the newest 2 of this project (--keep), 1 still being recorded\n") {
+		t.Errorf("runs prune --keep 2 with a run being recorded: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "runs", "prune", "--all", "--older-than", "3d12h")
+	if want := "deleted 0 runs older than 84h; kept 1 of them, still being recorded\n"; code != 0 || errOut != want {
+		t.Errorf("runs prune --all --older-than 3d12h: exit %d\n%swant:\n%s", code, errOut, want)
+	}
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1w"); code != 0 || errOut != "deleted 0 runs older than 7d\n" {
+		t.Errorf("runs prune --older-than 1w, older than every run: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestRunsPruneCompoundAges: --older-than takes days and weeks together
+// with Go's units, in any order Go's own take theirs.
+func TestRunsPruneCompoundAges(t *testing.T) {
+	wd := runProject(t)
+	recordOldRuns(t, wd, 25*time.Hour, "day-old")
+	recordOldRuns(t, wd, 27*time.Hour, "older")
+	recordOldRuns(t, wd, 10*24*time.Hour, "ten-days-old")
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1w2d"); code != 0 || !strings.HasPrefix(errOut, "deleted 1 run older than 9d (") {
+		t.Errorf("runs prune --older-than 1w2d: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "runs", "prune", "--older-than", "1d2h"); code != 0 || !strings.HasPrefix(errOut, "deleted 1 run older than 26h (") {
+		t.Errorf("runs prune --older-than 1d2h: exit %d: %s", code, errOut)
+	}
+	out, _, _ := runCLI(t, "runs")
+	if !strings.Contains(out, "day-old") || strings.Contains(out, "older") {
+		t.Errorf("runs left:\n%s", out)
 	}
 }

@@ -307,14 +307,19 @@ type Pruned struct {
 
 // pruned describes what pruneOld removed.
 func (w *Workspace) pruned(removed store.Removed) Pruned {
-	p := Pruned{Removed: removed, KeepDays: w.cfg.Storage.KeepDays}
-	root := w.Project().Root
+	return Pruned{Removed: removed, KeepDays: w.cfg.Storage.KeepDays, OtherProjects: w.OtherProjects(removed)}
+}
+
+// OtherProjects counts the runs removed that were not of this workspace's
+// project.
+func (w *Workspace) OtherProjects(removed store.Removed) int {
+	root, n := w.Project().Root, 0
 	for _, r := range removed.Runs {
 		if r.Project != root {
-			p.OtherProjects++
+			n++
 		}
 	}
-	return p
+	return n
 }
 
 // pruneOld deletes the runs older than [storage] keep_days, if it is set,

@@ -123,8 +123,9 @@ func (w *Workspace) RemoveRuns(ctx context.Context, ids ...string) (store.Remove
 }
 
 // PruneRuns deletes the runs of this project (of every project, with
-// allProjects) that started before olderThan, but for the keep newest of
-// each project and any still being recorded.
+// allProjects or outside a project) that started before olderThan, but for
+// the keep newest of each project and any still being recorded, which it
+// counts.
 func (w *Workspace) PruneRuns(ctx context.Context, olderThan time.Time, keep int, allProjects bool) (store.Removed, error) {
 	st, err := w.readStore()
 	if err != nil {

@@ -29,7 +29,7 @@ func (e *ReclaimError) Error() string {
 
 func (e *ReclaimError) Unwrap() error { return e.Err }
 
-// Removed is what Remove or Prune deleted.
+// Removed is what Remove or Prune deleted, and what Prune left.
 type Removed struct {
 	// Runs are the runs deleted, each once.
 	Runs []RemovedRun
@@ -49,6 +49,11 @@ type Removed struct {
 	// Shared is how many bytes of the large payloads the runs referred
 	// to stay in the store because runs not deleted refer to them too.
 	Shared int64
+	// KeptNewest and KeptRecording count the runs Prune left that
+	// started before its time: those among the newest of their project
+	// it was told to keep, and the others, which a live process is still
+	// recording.
+	KeptNewest, KeptRecording int
 }
 
 // RemovedRun is one run deleted.
@@ -103,35 +108,44 @@ func (s *Store) Remove(ctx context.Context, ids ...string) (Removed, error) {
 
 // Prune deletes the runs that started before olderThan, but for the keep
 // most recent runs of each project, and no run still being recorded; it
-// gives the space back and says what it removed. project, when not empty,
+// gives the space back and says what it removed, and how many runs that
+// started before olderThan it left, and why. project, when not empty,
 // limits it to that project's runs. The runs of spare (ids) stay whatever
-// their age: a replay or fork prunes as it starts, and its parent is read
-// by inspect and diff after it.
+// their age, untold: a replay or fork prunes as it starts, and its parent
+// is read by inspect and diff after it.
 func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, project string, spare ...string) (Removed, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Removed{}, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT key, id, recorder, project FROM (
+	rows, err := tx.QueryContext(ctx, `SELECT key, id, recorder, project, newest <= ?3 FROM (
 		SELECT key, id, recorder, project, started_at,
 			row_number() OVER (PARTITION BY project ORDER BY started_at DESC, id DESC) AS newest
 		FROM runs WHERE (?1 = '' OR project = ?1))
-		WHERE started_at < ?2 AND newest > ?3`, project, olderThan.UnixNano(), keep)
+		WHERE started_at < ?2`, project, olderThan.UnixNano(), keep)
 	if err != nil {
 		return Removed{}, err
 	}
 	var keys []int64
 	var runs []RemovedRun
+	var keptNewest, keptRecording int
 	for rows.Next() {
 		var key int64
 		var run RemovedRun
 		var recorder sql.NullString
-		if err := rows.Scan(&key, &run.ID, &recorder, &run.Project); err != nil {
+		var newest bool
+		if err := rows.Scan(&key, &run.ID, &recorder, &run.Project, &newest); err != nil {
 			rows.Close()
 			return Removed{}, err
 		}
-		if s.recorderGone(recorder.String) && !slices.Contains(spare, run.ID) {
+		switch {
+		case slices.Contains(spare, run.ID):
+		case newest:
+			keptNewest++
+		case !s.recorderGone(recorder.String):
+			keptRecording++
+		default:
 			keys, runs = append(keys, key), append(runs, run)
 		}
 	}
@@ -139,10 +153,12 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time, keep int, projec
 	if err := rows.Err(); err != nil {
 		return Removed{}, err
 	}
-	if len(keys) == 0 {
-		return Removed{}, nil
+	removed := Removed{}
+	if len(keys) > 0 {
+		removed, err = s.deleteAndReclaim(ctx, tx, keys, runs)
 	}
-	return s.deleteAndReclaim(ctx, tx, keys, runs)
+	removed.KeptNewest, removed.KeptRecording = keptNewest, keptRecording
+	return removed, err
 }
 
 // deleteAndReclaim deletes the runs of keys, which are runs, commits tx

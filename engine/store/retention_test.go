@@ -76,6 +76,38 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// TestPruneSaysWhatItKept: the runs old enough that Prune leaves are
+// counted, by why it leaves them: the newest of their project it keeps,
+// and one a live process is still recording (newest or not, a run among
+// those kept counts as kept).
+func TestPruneSaysWhatItKept(t *testing.T) {
+	s := openStore(t)
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	// A run still being recorded, the oldest: its Recorder stays open.
+	rec := s.Recorder()
+	t.Cleanup(func() { rec.Close() })
+	(&storetest.Run{ID: "run-recording", Sink: rec, Project: "/p", Start: t0.Add(-time.Hour)}).Begin("triage", "triage.yaml", nil)
+	rec.Flush()
+	for i, project := range []string{"/p", "/p", "/p", "/q", "/q"} {
+		recordRun(t, s, "run-"+string(rune('a'+i)), t0.Add(time.Duration(i)*time.Minute), func(r *storetest.Run) {
+			r.Project = project
+			storetest.Finished(r)
+		})
+	}
+	// Every run is older than t0+1h; the newest 2 of /p (run-b, run-c)
+	// and of /q (run-d, run-e) are kept, run-recording is left.
+	removed, err := s.Prune(context.Background(), t0.Add(time.Hour), 2, "")
+	if err != nil || !slices.Equal(removed.IDs(), []string{"run-a"}) || removed.KeptNewest != 4 || removed.KeptRecording != 1 {
+		t.Errorf("removed %v, kept %d of the newest and %d being recorded, %v; want run-a, 4 and 1", removed.IDs(), removed.KeptNewest, removed.KeptRecording, err)
+	}
+	// Of one project, with nothing to delete: what it left is said all
+	// the same.
+	removed, err = s.Prune(context.Background(), t0.Add(time.Hour), 2, "/q")
+	if err != nil || len(removed.Runs) != 0 || removed.KeptNewest != 2 || removed.KeptRecording != 0 {
+		t.Errorf("of /q: removed %v, kept %d of the newest and %d being recorded, %v; want none, 2 and 0", removed.IDs(), removed.KeptNewest, removed.KeptRecording, err)
+	}
+}
+
 // TestRemoveGivesBack: how much of the space of runs removed goes back to
 // the file system, and why some does not: a small run frees no whole page,
 // a payload a run kept shares stays, and while another process reads the
