@@ -32,7 +32,7 @@ func jsonFlag(set bool, form jsonForm) jsonForm {
 // configuration does not parse, cannot be read, holds a value of the
 // wrong type) is refused in that form.
 func openProject(s *streams, form jsonForm) (*workspace.Workspace, error) {
-	ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+	ws, err := workspace.Open("", workspace.Options{Warnings: workspace.PrintWarnings(s.err)})
 	if err != nil {
 		return nil, form.refuse(s, err)
 	}

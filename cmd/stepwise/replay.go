@@ -255,7 +255,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 		}
 		return &exitCode{code: code, msg: msg}
 	}
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
@@ -354,7 +354,7 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 // run.
 func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
 	req.plan = id
-	projects := workspaces{warnings: req.notices(s.err)}
+	projects := workspaces{warnings: workspace.PrintWarnings(req.notices(s.err))}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
