@@ -39,10 +39,11 @@ func openProject(s *streams, form jsonForm) (*workspace.Workspace, error) {
 	return ws, nil
 }
 
-// refuse reports err, why a command could not start, and returns its exit
-// status: the message on stderr, as every failure is told, and a command
-// that writes JSON also writes the failure as JSON on stdout, so that a
-// script that asked for JSON has some to read.
+// refuse reports err, why a command could not give its answer (its
+// project cannot be opened, the run it names is not recorded), and
+// returns its exit status: the message on stderr, as every failure is
+// told, and a command that writes JSON also writes the failure as JSON on
+// stdout, so that a script that asked for JSON has some to read.
 func (form jsonForm) refuse(s *streams, err error) error {
 	var werr error
 	switch form {

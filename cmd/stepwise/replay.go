@@ -164,14 +164,15 @@ func newDiffCommand(s *streams) *cobra.Command {
 			"its record counts them (stepwise runs, inspect).",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
+			form := jsonFlag(asJSON, jsonObject)
+			ws, err := openProject(s, form)
 			if err != nil {
 				return err
 			}
 			defer ws.Close()
 			a, b, steps, err := ws.Diff(cmd.Context(), args[0], args[1])
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return form.refuse(s, err)
 			}
 			countA, countB := debugger.Count(steps)
 			if asJSON {
