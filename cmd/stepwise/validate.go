@@ -36,9 +36,9 @@ func newValidateCommand(s *streams) *cobra.Command {
 			"plan that says how it fared and, for several, a summary. With no PLAN, in a project, every\n" +
 			"plan on the project's plan paths is checked, as the workbench lists them. Exit 1 when any\n" +
 			"plan has problems; notes never fail. With --json, one envelope per plan on stdout and\n" +
-			"nothing on stderr: a plan not found is in the envelopes, and the configuration has envelopes\n" +
-			"of its own, one per file, before its plans': its warnings placed as notes, and when it does\n" +
-			"not load its errors placed as problems.",
+			"nothing on stderr: a plan not found is an envelope with that problem, and the configuration\n" +
+			"has envelopes of its own, one per file, before its plans': its warnings placed as notes,\n" +
+			"and when it does not load its errors placed as problems.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// With --json everything goes in the envelopes, so that a
 			// script reads stdout alone: a configuration's warnings
