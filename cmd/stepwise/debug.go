@@ -104,7 +104,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 // stdin, with what the command line gives the run in o (a replies file, a
 // spend cap, whether it is held at its first stop).
 func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, o workspace.RunOptions, asJSON bool) error {
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
 	if err != nil {

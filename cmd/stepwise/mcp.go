@@ -132,12 +132,21 @@ func newMCPCommand(s *streams) *cobra.Command {
 			if toolsJSON {
 				env := toolListing(list, skipped, ws)
 				env.Note = note
-				return writeJSON(s.out, env)
+				if err := writeJSON(s.out, env); err != nil {
+					return err
+				}
+			} else {
+				if note != "" {
+					fmt.Fprintln(s.err, note)
+				}
+				printToolList(s.out, list, ws, true)
 			}
-			if note != "" {
-				fmt.Fprintln(s.err, note)
+			// A listing that left a server out is not the one asked for,
+			// as mcp tools NAME of that server is not: a script learns it
+			// from the exit, whatever it makes of the tools listed.
+			if len(skipped) > 0 {
+				return &exitCode{code: exitFailure, msg: fmt.Sprintf("%d of %s could not be listed", len(skipped), countNoun(len(ws.Servers()), "MCP server", "MCP servers"))}
 			}
-			printToolList(s.out, list, ws, true)
 			return nil
 		},
 	}

@@ -158,7 +158,7 @@ func TestMCPProblems(t *testing.T) {
 			{"mcp list project", []string{"mcp", "list", "--json"}, 0},
 			{"mcp test a server that is not there", []string{"mcp", "test", "tracker"}, 1},
 			{"mcp test a server that is not there json", []string{"mcp", "test", "--json", "tracker"}, 1},
-			{"mcp tools with a server that is not there", []string{"mcp", "tools", "--json"}, 0},
+			{"mcp tools with a server that is not there", []string{"mcp", "tools", "--json"}, 1},
 			{"mcp tools of a server that is not there", []string{"mcp", "tools", "tracker"}, 1},
 		})
 	})
@@ -248,6 +248,51 @@ args = ["this is not JSON-RPC"]
 			run(&tool, tc.showWhy, "tools", "show", tc.server+"__search", "--json")
 			if tool.Name != tc.server+"__search" || tool.Source != tc.source || tool.Unusable == nil || !strings.Contains(*tool.Unusable, tc.showWhy) {
 				t.Errorf("tools show %s__search --json: %+v", tc.server, tool)
+			}
+		})
+	}
+}
+
+// TestMCPToolsOfEveryServerSkipped: mcp tools (every server) exits 1 when
+// a configured server could not be listed, as mcp tools NAME does for that
+// server: when none could be, and when the listing is partial, the tools
+// of the servers that answered still listed. The JSON is printed either
+// way, the skipped servers in it with why, and stderr names them.
+func TestMCPToolsOfEveryServerSkipped(t *testing.T) {
+	broken := "[mcp.missing]\ncommand = \"stepwise-test-no-such-server\"\n\n[mcp.exits]\ncommand = \"sh\"\nargs = [\"-c\", \"exit 3\"]\n"
+	tracker := fmt.Sprintf("[mcp.tracker]\ncommand = %q\nargs = [\"__demo-mcp\"]\n", os.Args[0])
+	for _, tc := range []struct {
+		name, config string
+		tools        int
+		stderr       string
+	}{
+		{"none listed", broken, 0, "2 of 2 MCP servers could not be listed"},
+		{"some listed", broken + tracker, 4, "2 of 3 MCP servers could not be listed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scratchProject(t, tc.config)
+			t.Setenv(cliEnv, "1")
+			t.Setenv("GORACE", "atexit_sleep_ms=0")
+			for _, asJSON := range []bool{true, false} {
+				args := []string{"mcp", "tools"}
+				if asJSON {
+					args = append(args, "--json")
+				}
+				stdout, stderr, code := runCLI(t, args...)
+				name := strings.Join(args, " ")
+				if code != exitFailure || !strings.Contains(stderr, "skipped MCP server missing: ") || !strings.Contains(stderr, "skipped MCP server exits: ") || !strings.HasSuffix(stderr, "stepwise: "+tc.stderr+"\n") {
+					t.Errorf("%s: exit %d, stderr:\n%s", name, code, stderr)
+				}
+				if !asJSON {
+					continue
+				}
+				var listing toolListJSON
+				if err := json.Unmarshal([]byte(stdout), &listing); err != nil {
+					t.Fatalf("%s: stdout is no JSON document (%v):\n%s", name, err, stdout)
+				}
+				if listing.Count != tc.tools || len(listing.Skipped) != 2 || listing.Skipped[0].Server != "exits" || listing.Skipped[1].Server != "missing" {
+					t.Errorf("%s: count %d, skipped %+v", name, listing.Count, listing.Skipped)
+				}
 			}
 		})
 	}

@@ -32,17 +32,18 @@ func jsonFlag(set bool, form jsonForm) jsonForm {
 // configuration does not parse, cannot be read, holds a value of the
 // wrong type) is refused in that form.
 func openProject(s *streams, form jsonForm) (*workspace.Workspace, error) {
-	ws, err := workspace.Open("", workspace.Options{Warnings: s.err})
+	ws, err := workspace.Open("", workspace.Options{Warnings: workspace.PrintWarnings(s.err)})
 	if err != nil {
 		return nil, form.refuse(s, err)
 	}
 	return ws, nil
 }
 
-// refuse reports err, why a command could not start, and returns its exit
-// status: the message on stderr, as every failure is told, and a command
-// that writes JSON also writes the failure as JSON on stdout, so that a
-// script that asked for JSON has some to read.
+// refuse reports err, why a command could not give its answer (its
+// project cannot be opened, the run it names is not recorded), and
+// returns its exit status: the message on stderr, as every failure is
+// told, and a command that writes JSON also writes the failure as JSON on
+// stdout, so that a script that asked for JSON has some to read.
 func (form jsonForm) refuse(s *streams, err error) error {
 	var werr error
 	switch form {

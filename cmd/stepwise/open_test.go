@@ -154,24 +154,60 @@ func TestValidateBrokenConfig(t *testing.T) {
 				if code != exitFailure || stderr != "" {
 					t.Errorf("%s: exit %d, want %d, and stderr says:\n%s", name, code, exitFailure, stderr)
 				}
-				dec := json.NewDecoder(strings.NewReader(stdout))
-				dec.DisallowUnknownFields()
-				var got []validationJSON
-				for dec.More() {
-					var env validationJSON
-					if err := dec.Decode(&env); err != nil {
-						t.Fatalf("%s: stdout is not envelopes (%v):\n%s", name, err, stdout)
-					}
-					got = append(got, env)
-				}
-				gotJSON, _ := json.MarshalIndent(got, "", "  ")
-				wantJSON, _ := json.MarshalIndent(tc.want, "", "  ")
-				if string(gotJSON) != string(wantJSON) {
-					t.Errorf("%s: envelopes\n%s\nwant\n%s", name, gotJSON, wantJSON)
-				}
+				sameEnvelopes(t, name, stdout, tc.want)
 			}
 		})
 	}
+}
+
+// sameEnvelopes checks that stdout, what validate --json printed, is the
+// envelopes want.
+func sameEnvelopes(t *testing.T, name, stdout string, want []validationJSON) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var got []validationJSON
+	for dec.More() {
+		var env validationJSON
+		if err := dec.Decode(&env); err != nil {
+			t.Fatalf("%s: stdout is not envelopes (%v):\n%s", name, err, stdout)
+		}
+		got = append(got, env)
+	}
+	gotJSON, _ := json.MarshalIndent(got, "", "  ")
+	wantJSON, _ := json.MarshalIndent(want, "", "  ")
+	if string(gotJSON) != string(wantJSON) {
+		t.Errorf("%s: envelopes\n%s\nwant\n%s", name, gotJSON, wantJSON)
+	}
+}
+
+// TestValidateConfigWarnings: validate --json gives the configuration's
+// warnings as notes of its own envelope, once, before the plans', each
+// placed where it is as a problem is, so that an editor shows it in the
+// file it is in.
+func TestValidateConfigWarnings(t *testing.T) {
+	plan := "identifier: p\nname: P\ndescription: One step.\nsteps:\n  - id: E0\n    tool_name: builtin__reshape\n    input: { shape: { n: 1 } }\n"
+	warning := problemJSON{Message: "settings.nonsense: unknown key", Code: codeConfigWarning, File: ".stepwise/config.toml", Line: 2, Col: 1}
+	planEnvelope := func(file string) validationJSON {
+		return validationJSON{Plan: "p", File: file, Steps: 1, OK: true, Problems: []problemJSON{}, Notes: []problemJSON{}}
+	}
+	writeProject(t, map[string]string{"plans/p.yaml": plan, "config.toml": "[settings]\nnonsense = 1\n"})
+	configEnvelope := validationJSON{File: ".stepwise/config.toml", OK: true, Problems: []problemJSON{}, Notes: []problemJSON{warning}}
+	for _, tc := range []struct {
+		args []string
+		want []validationJSON
+	}{
+		{[]string{"validate", "--json"}, []validationJSON{configEnvelope, planEnvelope(".stepwise/plans/p.yaml")}},
+		{[]string{"validate", "--json", "p", ".stepwise/plans/p.yaml"}, []validationJSON{configEnvelope, planEnvelope(".stepwise/plans/p.yaml"), planEnvelope(".stepwise/plans/p.yaml")}},
+	} {
+		name := strings.Join(tc.args, " ")
+		stdout, stderr, code := runCLI(t, tc.args...)
+		if code != exitOK || stderr != "" {
+			t.Errorf("%s: exit %d, want 0, and stderr says:\n%s", name, code, stderr)
+		}
+		sameEnvelopes(t, name, stdout, tc.want)
+	}
+
 }
 
 // TestDebugJSONNotFound: debug --json, and replay and fork with --debug

@@ -164,14 +164,15 @@ func newDiffCommand(s *streams) *cobra.Command {
 			"its record counts them (stepwise runs, inspect).",
 		Args: exactArgs(2, "two RUN ids (or prefixes of them; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
+			form := jsonFlag(asJSON, jsonObject)
+			ws, err := openProject(s, form)
 			if err != nil {
 				return err
 			}
 			defer ws.Close()
 			a, b, steps, err := ws.Diff(cmd.Context(), args[0], args[1])
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return form.refuse(s, err)
 			}
 			countA, countB := debugger.Count(steps)
 			if asJSON {
@@ -255,7 +256,7 @@ func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown pr
 		}
 		return &exitCode{code: code, msg: msg}
 	}
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {
@@ -354,7 +355,7 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 // run.
 func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
 	req.plan = id
-	projects := workspaces{warnings: req.notices(s.err)}
+	projects := workspaces{warnings: workspace.PrintWarnings(req.notices(s.err))}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {

@@ -52,7 +52,7 @@ func (f *debugFlags) check() error {
 // the comparison follows the run's own report. The run line then says
 // which run the replay is, and of which.
 func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, asJSON bool) error {
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {
@@ -112,7 +112,7 @@ type replayEndJSON struct {
 // debugFork forks one run under the line driver, with what the command
 // line gives the run in o (a replies file, a spend cap).
 func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, o workspace.RunOptions, flags debugFlags, asJSON bool) error {
-	projects := workspaces{warnings: s.err}
+	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {

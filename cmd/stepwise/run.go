@@ -209,7 +209,7 @@ type runRequest struct {
 
 // runPlan loads, runs and reports one plan.
 func runPlan(ctx context.Context, s *streams, req runRequest) error {
-	projects := workspaces{warnings: req.notices(s.err)}
+	projects := workspaces{warnings: workspace.PrintWarnings(req.notices(s.err))}
 	defer projects.close()
 	ws, v, err := projects.load(req.plan)
 	if err != nil {

@@ -55,7 +55,8 @@ func newRunsCommand(s *streams) *cobra.Command {
 			if limit < 0 {
 				return usageError{fmt.Errorf("--limit takes 0 (every run) or more, not %d", limit)}
 			}
-			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
+			form := jsonFlag(asJSON, jsonObject)
+			ws, err := openProject(s, form)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ func newRunsCommand(s *streams) *cobra.Command {
 			case errors.As(err, &none):
 				list, note = []record.RunSummary{}, none.Reason
 			case err != nil:
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return form.refuse(s, err)
 			default:
 				switch {
 				case limit > 0 && len(list) > limit:
@@ -452,7 +453,8 @@ func newInspectCommand(s *streams) *cobra.Command {
 			if width != 0 && width < minTimelineWidth {
 				return usageError{fmt.Errorf("--width %d is too narrow for a waterfall: give %d columns or more", width, minTimelineWidth)}
 			}
-			ws, err := openProject(s, jsonFlag(asJSON, jsonObject))
+			form := jsonFlag(asJSON, jsonObject)
+			ws, err := openProject(s, form)
 			if err != nil {
 				return err
 			}
@@ -482,7 +484,7 @@ func newInspectCommand(s *streams) *cobra.Command {
 			}
 			d, err := ws.OpenRun(cmd.Context(), args[0])
 			if err != nil {
-				return &exitCode{code: exitFailure, msg: err.Error()}
+				return form.refuse(s, err)
 			}
 			debugger.InPlanOrder(d)
 			debugger.MarkSteps(d)

@@ -495,3 +495,41 @@ func TestRunsPruneCompoundAges(t *testing.T) {
 		t.Errorf("runs left:\n%s", out)
 	}
 }
+
+// TestRunsJSONOfAFailure: runs, inspect and diff asked for JSON print the
+// failure as JSON on stdout when they cannot give their answer (a run that
+// is not recorded, a run store that is not one), as they do when the
+// project cannot be opened, and say it on stderr, exit 1.
+func TestRunsJSONOfAFailure(t *testing.T) {
+	check := func(args ...string) {
+		t.Helper()
+		name := strings.Join(args, " ")
+		stdout, stderr, code := runCLI(t, args...)
+		var got failureJSON
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil || got.Error == "" {
+			t.Errorf("%s: stdout is not the failure as JSON (%v):\n%s", name, err, stdout)
+		}
+		if code != exitFailure || stderr != "stepwise: "+got.Error+"\n" {
+			t.Errorf("%s: exit %d, stderr:\n%s", name, code, stderr)
+		}
+	}
+	isolate(t, runsProject)
+	recordRuns(t)
+	check("inspect", "0123", "--json")
+	check("diff", "0123", finishedRun, "--json")
+	check("diff", finishedRun, "0123", "--json")
+
+	isolate(t, runsProject)
+	path := dataStore()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("notes, not a database\n", 50)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("runs", "--json")
+	check("inspect", finishedRun, "--json")
+	check("diff", finishedRun, exitedRun, "--json")
+}

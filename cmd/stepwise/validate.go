@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +17,10 @@ import (
 )
 
 // The codes of validate's JSON that are about the project's
-// configuration: a note that carries one of its warnings, and a problem
-// that says it does not load (in the envelope of its file, placed where
-// it is wrong, and in that of each plan it kept from being checked).
+// configuration, each in the envelope of the file it is in and placed
+// there: a note that carries one of its warnings, and a problem that says
+// it does not load (also in the envelope of each plan it kept from being
+// checked).
 const (
 	codeConfigWarning = "config_warning"
 	codeConfigError   = "config_error"
@@ -36,52 +36,55 @@ func newValidateCommand(s *streams) *cobra.Command {
 			"plan that says how it fared and, for several, a summary. With no PLAN, in a project, every\n" +
 			"plan on the project's plan paths is checked, as the workbench lists them. Exit 1 when any\n" +
 			"plan has problems; notes never fail. With --json, one envelope per plan on stdout and\n" +
-			"nothing on stderr: a plan not found, and the configuration's warnings, are in the envelopes,\n" +
-			"and a configuration that does not load has envelopes of its own, its errors placed as\n" +
-			"problems, before those of the plans it kept from being checked.",
+			"nothing on stderr: a plan not found is an envelope with that problem, and the configuration\n" +
+			"has envelopes of its own, one per file, before its plans': its warnings placed as notes,\n" +
+			"and when it does not load its errors placed as problems.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// With --json everything goes in the envelopes, so that a
-			// script reads stdout alone: a project's configuration
-			// warnings become notes of its first plan's envelope, and a
-			// plan that cannot be found an envelope with that problem.
-			var warnings bytes.Buffer
-			projects := workspaces{warnings: s.err}
+			// script reads stdout alone: a configuration's warnings
+			// become notes of its file's envelope, written before the
+			// next plan's, and a plan that cannot be found an envelope
+			// with that problem.
+			var warned []config.Diagnostic
+			projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 			if asJSON {
-				projects.warnings = &warnings
+				projects.warnings = func(d config.Diagnostic) { warned = append(warned, d) }
 			}
 			defer projects.close()
-			// write writes an envelope, with the configuration warnings
-			// said since the last one as its notes.
-			write := func(v workspace.Document) error {
-				for _, w := range strings.Split(strings.TrimSpace(warnings.String()), "\n") {
-					if w != "" {
-						v.Report.Notes = append(v.Report.Notes, plans.Problem{Code: codeConfigWarning, Message: w})
+			// writeConfig writes the envelopes of a configuration: its
+			// errors when it does not load, and the warnings said since
+			// the last envelope.
+			writeConfig := func(errs []config.Diagnostic) error {
+				for _, v := range configDocuments(errs, warned) {
+					if err := writeValidation(s.out, v, explain); err != nil {
+						return err
 					}
 				}
-				warnings.Reset()
+				warned = nil
+				return nil
+			}
+			write := func(v workspace.Document) error {
+				if err := writeConfig(nil); err != nil {
+					return err
+				}
 				return writeValidation(s.out, v, explain)
 			}
-			// A configuration that does not load has an envelope of its
-			// own, once, however many of the plans named it keeps from
-			// being checked.
+			// A configuration that does not load has its envelopes once,
+			// however many of the plans named it keeps from being
+			// checked.
 			writtenConfigs := map[string]bool{}
-			writeConfig := func(loadErr *config.LoadError) error {
+			writeBroken := func(loadErr *config.LoadError) error {
 				if writtenConfigs[loadErr.Error()] {
 					return nil
 				}
 				writtenConfigs[loadErr.Error()] = true
-				for _, v := range configDocuments(loadErr) {
-					if err := write(v); err != nil {
-						return err
-					}
-				}
-				return nil
+				return writeConfig(loadErr.Diagnostics)
 			}
 			var loadErr *config.LoadError
 			plansToCheck, err := validateTargets(&projects, args)
 			switch {
 			case asJSON && errors.As(err, &loadErr):
-				if err := writeConfig(loadErr); err != nil {
+				if err := writeBroken(loadErr); err != nil {
 					return err
 				}
 				return &exitCode{code: exitFailure}
@@ -97,7 +100,7 @@ func newValidateCommand(s *streams) *cobra.Command {
 					failed++
 					continue
 				case errors.As(err, &loadErr):
-					if err := writeConfig(loadErr); err != nil {
+					if err := writeBroken(loadErr); err != nil {
 						return err
 					}
 					v = workspace.Document{File: target.name, Report: plans.Report{Problems: []plans.Problem{{Code: codeConfigError, Message: "not checked: the configuration does not load: " + err.Error()}}}}
@@ -175,19 +178,34 @@ func validateTargets(projects *workspaces, args []string) ([]validateTarget, err
 	return targets, nil
 }
 
-// configDocuments are the envelopes of a configuration that does not
-// load: one for each file its errors are in, in the order Load gives
-// them (an error that is in no file, such as an environment variable's,
-// is in one of no file), each error a problem placed where it is.
-func configDocuments(loadErr *config.LoadError) []workspace.Document {
+// configDocuments are the envelopes of a configuration: one for each
+// file its errors (errs, when it does not load) or its warnings are in,
+// in the order they are first met, errors first (one that is in no file,
+// such as an environment variable's, is in one of no file); each error a
+// config_error problem and each warning a config_warning note, placed
+// where it is.
+func configDocuments(errs, warnings []config.Diagnostic) []workspace.Document {
 	var docs []workspace.Document
-	for _, d := range loadErr.Diagnostics {
-		if len(docs) == 0 || docs[len(docs)-1].File != d.File {
-			docs = append(docs, workspace.Document{File: d.File})
+	byFile := map[string]int{}
+	doc := func(file string) *plans.Report {
+		i, ok := byFile[file]
+		if !ok {
+			i = len(docs)
+			byFile[file] = i
+			docs = append(docs, workspace.Document{File: file})
 		}
-		problem := plans.Problem{Code: codeConfigError, Message: config.Diagnostic{Key: d.Key, Message: d.Message}.String(), Pos: d.Pos}
-		last := &docs[len(docs)-1]
-		last.Report.Problems = append(last.Report.Problems, problem)
+		return &docs[i].Report
+	}
+	placed := func(code string, d config.Diagnostic) plans.Problem {
+		return plans.Problem{Code: code, Message: config.Diagnostic{Key: d.Key, Message: d.Message}.String(), Pos: d.Pos}
+	}
+	for _, d := range errs {
+		r := doc(d.File)
+		r.Problems = append(r.Problems, placed(codeConfigError, d))
+	}
+	for _, d := range warnings {
+		r := doc(d.File)
+		r.Notes = append(r.Notes, placed(codeConfigWarning, d))
 	}
 	return docs
 }
@@ -198,7 +216,7 @@ func configDocuments(loadErr *config.LoadError) []workspace.Document {
 // directory's project. Configuration warnings go to warnings, once per
 // project.
 type workspaces struct {
-	warnings io.Writer
+	warnings func(config.Diagnostic)
 	open     map[string]*workspace.Workspace
 }
 

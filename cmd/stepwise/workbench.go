@@ -105,7 +105,7 @@ func openWorkbench(args []string, s *streams) (*workbench, error) {
 			dir, file = filepath.Dir(args[0]), args[0]
 		}
 	}
-	ws, err := workspace.Open(dir, workspace.Options{Warnings: s.err})
+	ws, err := workspace.Open(dir, workspace.Options{Warnings: workspace.PrintWarnings(s.err)})
 	if err != nil {
 		return w, err
 	}

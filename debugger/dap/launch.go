@@ -346,7 +346,7 @@ func openProject(l launch, warnings *bytes.Buffer) (*workspace.Workspace, string
 			dir = d
 		}
 	}
-	ws, err := workspace.Open(dir, workspace.Options{Warnings: warnings})
+	ws, err := workspace.Open(dir, workspace.Options{Warnings: workspace.PrintWarnings(warnings)})
 	if err != nil {
 		return nil, "", err
 	}

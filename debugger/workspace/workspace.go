@@ -29,9 +29,10 @@ import (
 
 // Options are how a front end opens a workspace.
 type Options struct {
-	// Warnings receives the configuration's warnings, one line each,
-	// paths shown relative to the working directory; nil drops them.
-	Warnings io.Writer
+	// Warnings receives each of the configuration's warnings, its file
+	// shown relative to the working directory (PrintWarnings writes them
+	// as lines); nil drops them.
+	Warnings func(config.Diagnostic)
 	// LookupEnv is how the configuration reads the environment (HOME, the
 	// XDG directories, STEPWISE_*); os.LookupEnv when nil. Tests keep the
 	// machine's own configuration out with it.
@@ -90,12 +91,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if opts.Warnings != nil {
 		for _, d := range diags {
 			d.File = w.DisplayPath(d.File)
-			if d.Key != "" {
-				d.Key = "warning: " + d.Key
-			} else {
-				d.Message = "warning: " + d.Message
-			}
-			fmt.Fprintln(opts.Warnings, d.String())
+			opts.Warnings(d)
 		}
 	}
 	if err != nil {
@@ -105,6 +101,20 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	w.catalog.Store(tools.Load(cfg))
 	w.files = filesStamp(cfg)
 	return w, nil
+}
+
+// PrintWarnings is a Warnings that writes each warning to out as a line,
+// compiler style: .stepwise/config.toml:15:1: warning: settings.nonsense:
+// unknown key.
+func PrintWarnings(out io.Writer) func(config.Diagnostic) {
+	return func(d config.Diagnostic) {
+		if d.Key != "" {
+			d.Key = "warning: " + d.Key
+		} else {
+			d.Message = "warning: " + d.Message
+		}
+		fmt.Fprintln(out, d.String())
+	}
 }
 
 // shortenPaths is err, the error of a configuration's load, with the
