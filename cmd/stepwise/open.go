@@ -40,9 +40,10 @@ func openProject(s *streams, form jsonForm) (*workspace.Workspace, error) {
 }
 
 // refuse reports err, why a command could not start, and returns its exit
-// status: the message on stderr, as every failure is told, and a command
-// that writes JSON also writes the failure as JSON on stdout, so that a
-// script that asked for JSON has some to read.
+// status (2 for a bad command line, a usageError, and 1 otherwise): the
+// message on stderr, as every failure is told, and a command that writes
+// JSON also writes the failure as JSON on stdout, so that a script that
+// asked for JSON has some to read.
 func (form jsonForm) refuse(s *streams, err error) error {
 	var werr error
 	switch form {
@@ -53,6 +54,9 @@ func (form jsonForm) refuse(s *streams, err error) error {
 	}
 	if werr != nil {
 		return werr
+	}
+	if isUsageError(err) {
+		return &exitCode{code: exitUsage, msg: err.Error()}
 	}
 	return &exitCode{code: exitFailure, msg: err.Error()}
 }
