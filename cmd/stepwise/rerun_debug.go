@@ -133,7 +133,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
-			return usageError{errors.New(msg)}
+			return jsonFlag(asJSON, jsonStream).refuse(s, usageError{errors.New(msg)})
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
