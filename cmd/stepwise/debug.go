@@ -73,18 +73,22 @@ func newDebugCommand(s *streams) *cobra.Command {
 			if len(args) == 2 {
 				doc = args[1]
 			}
+			refusal := jsonFlag(asJSON, jsonStream)
+			if err := heldValueError(cmd); err != nil {
+				return refusal.refuse(s, err)
+			}
 			inputs, err := readInputs(doc, nil, s.in)
 			if err != nil {
-				return usageError{err}
+				return refusal.refuse(s, usageError{err})
 			}
 			for _, b := range breaks {
 				if _, err := debugger.ParseCommand("break " + b); err != nil {
-					return usageError{fmt.Errorf("--break %s: %w", b, err)}
+					return refusal.refuse(s, usageError{fmt.Errorf("--break %s: %w", b, err)})
 				}
 			}
 			for _, p := range approve {
 				if _, err := debugger.ParseCommand("break " + p); err != nil {
-					return usageError{fmt.Errorf("--approve %s: %w", p, err)}
+					return refusal.refuse(s, usageError{fmt.Errorf("--approve %s: %w", p, err)})
 				}
 			}
 			o := workspace.RunOptions{Script: scriptFile, MaxCost: maxCost, Held: !goOn}
@@ -129,7 +133,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 	if len(approve) > 0 {
 		approvals, err := ws.Approvals(approve)
 		if err != nil {
-			return usageError{err}
+			return jsonFlag(asJSON, jsonStream).refuse(s, usageError{err})
 		}
 		session.Approve(approvals)
 		for _, u := range approvals.Unheld(ws.Shapes(v.Plan)) {

@@ -33,15 +33,67 @@ func flagValueError(err error) error {
 	if !errors.As(err, &bad) {
 		return err
 	}
+	if refused := valueRefusal(bad.GetFlag(), bad.GetValue(), err); refused != nil {
+		return refused
+	}
+	return err
+}
+
+// valueRefusal says what flag takes, for value, which it refused with err;
+// nil where err says nothing of what it takes.
+func valueRefusal(flag *pflag.Flag, value string, err error) error {
 	var what takes
 	switch {
 	case errors.As(err, &what):
-	case bad.GetFlag().Value.Type() == "int":
+	case flag.Value.Type() == "int":
 		what = "a whole number"
 	default:
-		return err
+		return nil
 	}
-	return fmt.Errorf("--%s takes %s, not '%s'", bad.GetFlag().Name, what, bad.GetValue())
+	return fmt.Errorf("--%s takes %s, not '%s'", flag.Name, what, value)
+}
+
+// heldValue is a flag value of a command that refuses its command line in
+// the form the command line asks for (run, debug, replay and fork: a
+// --json envelope, an --events jsonl line): a value it cannot read is
+// held, for the command to refuse first thing (heldValueError) as it
+// refuses every other bad command line. Refused by the parse, it would be
+// refused before the flags after it (--json, --events) were read, and in
+// plain text whatever they asked for.
+type heldValue struct {
+	pflag.Value
+	flag *pflag.Flag
+	// refusal is why the first value that could not be read was refused.
+	refusal error
+}
+
+func (v *heldValue) Set(s string) error {
+	if err := v.Value.Set(s); err != nil && v.refusal == nil {
+		v.refusal = valueRefusal(v.flag, s, err)
+		if v.refusal == nil {
+			v.refusal = fmt.Errorf("--%s: %w", v.flag.Name, err)
+		}
+	}
+	return nil
+}
+
+// heldFlag adds the flag name, whose value is held, to cmd.
+func heldFlag(cmd *cobra.Command, value pflag.Value, name, usage string) {
+	held := &heldValue{Value: value}
+	held.flag = cmd.Flags().VarPF(held, name, "", usage)
+}
+
+// heldValueError is the usage error for the first of cmd's held flag
+// values (in the order of their names) that could not be read; nil when
+// every one was.
+func heldValueError(cmd *cobra.Command) error {
+	var refusal error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if held, ok := f.Value.(*heldValue); ok && refusal == nil && held.refusal != nil {
+			refusal = usageError{held.refusal}
+		}
+	})
+	return refusal
 }
 
 // costValue is a cost in USD above 0: 2.50, or $2.50.
@@ -66,7 +118,7 @@ func (v costValue) Type() string { return "USD" }
 // addMaxCost adds --max-cost, the spend cap of one run over [limits]
 // cost_usd, to a command whose run calls models: run, debug and fork.
 func addMaxCost(cmd *cobra.Command, usd *float64) {
-	cmd.Flags().Var(costValue{usd}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd); under the debugger, hold it there")
+	heldFlag(cmd, costValue{usd}, "max-cost", "stop the run before its next model call once its priced calls cost this many USD ([limits] cost_usd); under the debugger, hold it there")
 }
 
 // eventsValue is the form --events writes a run's events in on stderr:
@@ -88,7 +140,7 @@ func (v eventsValue) Type() string { return "string" }
 // addEvents adds --events to a command that runs a plan's steps for real,
 // for a script to watch: run and fork.
 func addEvents(cmd *cobra.Command, form *string) {
-	cmd.Flags().Var(eventsValue{form}, "events", "write every event to stderr as it happens: jsonl")
+	heldFlag(cmd, eventsValue{form}, "events", "write every event to stderr as it happens: jsonl")
 }
 
 // durationValue is a duration as time.ParseDuration reads it (90m, 36h,

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // TestFlagValues refuses a flag value that cannot be read, or that would
 // quietly mean something else (--max-cost 0 or NaN: no cap), with one
@@ -38,5 +41,79 @@ func TestFlagValues(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nwant:\nstepwise: %s", code, exitUsage, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestFlagValueRefusalsKeepTheirForm refuses a flag value that cannot be
+// read in the form the command line asked for, as any other refusal of
+// the run: the envelope on stdout with --json, an error line on stderr
+// with --events jsonl, a JSON line on stdout with debug's --json, even
+// where --json or --events comes after the bad value. It is a bad command
+// line all the same: exit 2.
+func TestFlagValueRefusalsKeepTheirForm(t *testing.T) {
+	const cost = "--max-cost takes a cost in USD above 0 (2.50, $2.50), not 'abc'"
+	const every = "--progress-every takes a duration such as 7d, 2w, 36h, 90m or 30s (units ns, us, ms, s, m, h, d, w), not 'soon'"
+	const quiet = "--quiet does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)"
+	// Each form is where the refusal is found, and the key its message is
+	// under.
+	type form struct {
+		stdout bool
+		key    string
+	}
+	envelope, eventLine, debugLine := form{true, "error"}, form{false, "message"}, form{true, "error"}
+	tests := []struct {
+		name string
+		args []string
+		form form
+		want string
+	}{
+		{"run --json", []string{"run", "report", "--max-cost", "abc", "--json"}, envelope, cost},
+		{"run --events jsonl", []string{"run", "report", "--max-cost", "abc", "--events", "jsonl"}, eventLine, cost},
+		{"run --json, a bad interval", []string{"run", "report", "--progress-every", "soon", "--json"}, envelope, every},
+		{"debug --json", []string{"debug", "report", "--max-cost", "abc", "--json"}, debugLine, cost},
+		{"debug --json, inputs that are not JSON", []string{"debug", "report", "{team", "--json"}, debugLine, "the inputs are not JSON: invalid character 't' looking for beginning of object key string"},
+		{"fork --json", []string{"fork", "0123", "--from", "E1", "--max-cost", "abc", "--json"}, envelope, cost},
+		{"fork --events jsonl", []string{"fork", "0123", "--from", "E1", "--max-cost", "abc", "--events", "jsonl"}, eventLine, cost},
+		{"fork --debug --json", []string{"fork", "0123", "--from", "E1", "--max-cost", "abc", "--debug", "--json"}, debugLine, cost},
+		{"replay --json", []string{"replay", "0123", "--progress-every", "soon", "--json"}, envelope, every},
+		{"fork --debug -q --json", []string{"fork", "0123", "--from", "E1", "--debug", "-q", "--json"}, debugLine, quiet},
+		{"replay --debug -q --json", []string{"replay", "0123", "--debug", "-q", "--json"}, debugLine, quiet},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runProject(t)
+			out, errOut, code := runCLI(t, tt.args...)
+			where := errOut
+			if tt.form.stdout {
+				where = out
+			}
+			var refusal map[string]any
+			if err := json.Unmarshal([]byte(where), &refusal); err != nil || refusal[tt.form.key] != tt.want || code != exitUsage {
+				t.Errorf("exit %d, want %d; the refusal is not %s %q in JSON (%v)\nstdout:\n%s\nstderr:\n%s", code, exitUsage, tt.form.key, tt.want, err, out, errOut)
+			}
+		})
+	}
+}
+
+// TestQuietDoesNotGoWithDebug refuses --quiet and --progress-every under
+// --debug, as --events is: the debugger's stops and answers tell the run,
+// and would leave nothing out, so that either flag would be ignored.
+func TestQuietDoesNotGoWithDebug(t *testing.T) {
+	const refused = " does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)\n"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fork", "0123", "--from", "E1", "--debug", "-q"}, "stepwise: --quiet" + refused},
+		{[]string{"replay", "0123", "--debug", "--quiet"}, "stepwise: --quiet" + refused},
+		{[]string{"replay", "0123", "--debug", "--progress-every", "1s"}, "stepwise: --progress-every" + refused},
+		{[]string{"fork", "0123", "--from", "E1", "--debug", "--events", "jsonl"}, "stepwise: --events" + refused},
+	}
+	for _, tt := range tests {
+		runProject(t)
+		out, errOut, code := runCLI(t, tt.args...)
+		if code != exitUsage || out != "" || errOut != tt.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", tt.args, code, out, errOut, tt.want)
+		}
 	}
 }

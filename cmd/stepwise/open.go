@@ -39,9 +39,10 @@ func openProject(s *streams, form jsonForm) (*workspace.Workspace, error) {
 	return ws, nil
 }
 
-// refuse reports err, why a command could not give its answer (its
-// project cannot be opened, the run it names is not recorded), and
-// returns its exit status: the message on stderr, as every failure is
+// refuse reports err, why a command could not give its answer (a bad
+// command line, its project cannot be opened, the run it names is not
+// recorded), and returns its exit status (2 for a bad command line, a
+// usageError, and 1 otherwise): the message on stderr, as every failure is
 // told, and a command that writes JSON also writes the failure as JSON on
 // stdout, so that a script that asked for JSON has some to read.
 func (form jsonForm) refuse(s *streams, err error) error {
@@ -54,6 +55,9 @@ func (form jsonForm) refuse(s *streams, err error) error {
 	}
 	if werr != nil {
 		return werr
+	}
+	if isUsageError(err) {
+		return &exitCode{code: exitUsage, msg: err.Error()}
 	}
 	return &exitCode{code: exitFailure, msg: err.Error()}
 }

@@ -33,7 +33,7 @@ type progressFlags struct {
 func (f *progressFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the deliverable, errors and warnings: no progress, no summary on stderr")
 	f.every = 10 * time.Second
-	cmd.Flags().Var(durationValue{&f.every}, "progress-every", "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
+	heldFlag(cmd, durationValue{&f.every}, "progress-every", "off a terminal, write a progress line for each step once it has run this long, and again each time as long again; 0 writes none (the start and end lines stay)")
 }
 
 func (f progressFlags) check() error {

@@ -46,13 +46,19 @@ func newReplayCommand(s *streams) *cobra.Command {
 			"from the record.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := debug.check(); err != nil {
-				return err
+			err := heldValueError(cmd)
+			if err == nil {
+				err = debug.check(cmd)
 			}
-			if err := shown.check(); err != nil {
-				return err
+			if err == nil {
+				err = shown.check()
 			}
-			if debug.on {
+			switch {
+			case err != nil && debug.on:
+				return jsonFlag(asJSON, jsonStream).refuse(s, err)
+			case err != nil:
+				return refuseReplay(s, replayJSON{ReplayOf: args[0]}, asJSON, exitUsage, err.Error())
+			case debug.on:
 				return debugReplay(cmd.Context(), s, args[0], debug, asJSON)
 			}
 			return replayRun(cmd.Context(), s, args[0], asJSON, shown)
@@ -92,27 +98,27 @@ func newForkCommand(s *streams) *cobra.Command {
 			"--break sets.",
 		Args: exactArgs(1, "one RUN id (or a prefix of it; stepwise runs lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := debug.check(); err != nil {
-				return err
+			err := heldValueError(cmd)
+			if err == nil {
+				err = debug.check(cmd)
 			}
-			if debug.on && events != "" {
-				return usageError{errors.New("--events does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)")}
-			}
-			spec, err := forkSpec(from, setFlags)
 			if err == nil {
 				err = shown.check()
 			}
-			if debug.on {
-				if err != nil {
-					return err
-				}
-				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
+			spec, specErr := forkSpec(from, setFlags)
+			if err == nil {
+				err = specErr
 			}
 			req := runRequest{asJSON: asJSON, events: events, script: scriptFile, maxCost: maxCost, shown: shown}
-			if err != nil {
+			switch {
+			case err != nil && debug.on:
+				return jsonFlag(asJSON, jsonStream).refuse(s, err)
+			case err != nil:
 				// Refused as run refuses its flags: under --events jsonl,
 				// as a JSON line.
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
+			case debug.on:
+				return debugFork(cmd.Context(), s, args[0], spec, workspace.RunOptions{Script: scriptFile, MaxCost: maxCost}, debug, asJSON)
 			}
 			return forkRun(cmd.Context(), s, args[0], spec, req)
 		},
@@ -244,17 +250,24 @@ type replayJSON struct {
 	Error      string               `json:"error,omitempty"`
 }
 
+// refuseReplay reports a replay that failed, msg saying why, and returns
+// its exit status, code: with --json, env carries msg as its error, so
+// that the envelope is complete whatever the exit code.
+func refuseReplay(s *streams, env replayJSON, asJSON bool, code int, msg string) error {
+	if asJSON {
+		env.Error = msg
+		if err := writeJSON(s.out, env); err != nil {
+			return err
+		}
+	}
+	return &exitCode{code: code, msg: msg}
+}
+
 // replayRun replays one run and reports how it compares with its record.
 func replayRun(ctx context.Context, s *streams, id string, asJSON bool, shown progressFlags) error {
 	env := replayJSON{ReplayOf: id}
 	fail := func(code int, msg string) error {
-		if asJSON {
-			env.Error = msg
-			if err := writeJSON(s.out, env); err != nil {
-				return err
-			}
-		}
-		return &exitCode{code: code, msg: msg}
+		return refuseReplay(s, env, asJSON, code, msg)
 	}
 	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
 	defer projects.close()

@@ -29,9 +29,17 @@ func (f *debugFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.goOn, "continue", false, "with --debug, run to the first breakpoint, error or ask instead of holding the run at its first stop")
 }
 
-// check refuses --break without --debug, and a --break that does not
-// parse.
-func (f *debugFlags) check() error {
+// check refuses --break without --debug, a --break that does not parse,
+// and with --debug, the flags of cmd that say how a run is shown as it
+// goes (--events, --quiet, --progress-every): under the debugger the
+// stops and answers tell the run, and would leave nothing out, so that
+// such a flag would be ignored.
+func (f *debugFlags) check(cmd *cobra.Command) error {
+	for _, shown := range []string{"events", "quiet", "progress-every"} {
+		if f.on && cmd.Flags().Changed(shown) {
+			return usageError{fmt.Errorf("--%s does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)", shown)}
+		}
+	}
 	if len(f.breaks) > 0 && !f.on {
 		return usageError{errors.New("--break sets a breakpoint of the debugger; add --debug")}
 	}
@@ -125,7 +133,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
 		if msg, ok := forkSpecRefusal(err); ok {
-			return usageError{errors.New(msg)}
+			return jsonFlag(asJSON, jsonStream).refuse(s, usageError{errors.New(msg)})
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,6 +154,12 @@ func TestRerunUnderDebugger(t *testing.T) {
 			_, stderr, code := rerunCLI(t, "", tc.args...)
 			if code != tc.code || !strings.Contains(stderr, tc.msg) {
 				t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.msg)
+			}
+			// With --json, the refusal is the session's one line too.
+			stdout, _, code := rerunCLI(t, "", append(tc.args, "--json")...)
+			var line map[string]any
+			if err := json.Unmarshal([]byte(stdout), &line); err != nil || code != tc.code || !strings.Contains(fmt.Sprint(line["error"]), tc.msg) {
+				t.Errorf("%v --json: exit %d, stdout %q (%v); want %d and a line whose error says %q", tc.args, code, stdout, err, tc.code, tc.msg)
 			}
 		}
 	})

@@ -63,6 +63,9 @@ func newRunCommand(s *streams) *cobra.Command {
 				doc = args[1]
 			}
 			req := runRequest{plan: args[0], asJSON: asJSON, events: events, script: scriptFile, strictBaseURL: strictBaseURL, maxCost: maxCost, approve: approve, shown: shown}
+			if err := heldValueError(cmd); err != nil {
+				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
+			}
 			if err := shown.check(); err != nil {
 				return req.refuse(s, args[0], exitUsage, err.Error(), nil, nil)
 			}
