@@ -52,7 +52,7 @@ func TestFlagValues(t *testing.T) {
 // line all the same: exit 2.
 func TestFlagValueRefusalsKeepTheirForm(t *testing.T) {
 	const cost = "--max-cost takes a cost in USD above 0 (2.50, $2.50), not 'abc'"
-	const every = "--progress-every takes a duration such as 7d, 2w, 36h, 90m or 30s (units ns, us, ms, s, m, h, d, w), not 'soon'"
+	const every = "--progress-every takes a duration such as 7d, 2w, 36h, 1d12h or 90m (units ns, us, ms, s, m, h, d, w), not 'soon'"
 	const quiet = "--quiet does not go with --debug: under the debugger, the stops and answers tell the run (with --json, as JSON lines)"
 	// Each form is where the refusal is found, and the key its message is
 	// under.
