@@ -108,7 +108,7 @@ func newDebugCommand(s *streams) *cobra.Command {
 // stdin, with what the command line gives the run in o (a replies file, a
 // spend cap, whether it is held at its first stop).
 func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[string]any, breaks, approve []string, o workspace.RunOptions, asJSON bool) error {
-	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
+	projects := workspaces{warnings: debugNotices(s, asJSON).configWarning}
 	defer projects.close()
 	ws, v, err := projects.load(planArg)
 	if err != nil {
@@ -118,18 +118,19 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		printValidation(s.err, v, false)
 		return &exitCode{code: exitFailure, msg: fmt.Sprintf("%s has problems; fix them and debug again", v.File)}
 	}
+	s = s.hidingSecrets(ws)
+	told := debugNotices(s, asJSON)
 	table, err := ws.Breakpoints(v)
 	if err != nil {
-		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
+		told.warn(warningAbout{}, "the kept breakpoints could not be read: "+err.Error())
 	}
-	s = s.hidingSecrets(ws)
-	o.OnPrune = notices{w: s.err}.pruned
+	o.OnPrune = told.pruned
 	warnings := watchWarnings(&o)
 	session, err := ws.Debug(v.Plan, table, o)
 	if err != nil {
 		return &exitCode{code: exitFailure, msg: err.Error()}
 	}
-	warnUnpriced(notices{w: s.err}, ws, o)
+	warnUnpriced(told, ws, o)
 	if len(approve) > 0 {
 		approvals, err := ws.Approvals(approve)
 		if err != nil {
@@ -137,11 +138,7 @@ func debugPlan(ctx context.Context, s *streams, planArg string, inputs map[strin
 		}
 		session.Approve(approvals)
 		for _, u := range approvals.Unheld(ws.Shapes(v.Plan)) {
-			if asJSON {
-				writeJSONLine(s.out, u)
-			} else {
-				notices{w: s.err}.warn(warningAbout{Approve: u.Pattern}, u.Warning)
-			}
+			told.warn(warningAbout{Approve: u.Pattern}, u.Warning)
 		}
 	}
 
@@ -163,9 +160,7 @@ type debugged struct {
 // line, which says where the run is recorded, is left to the caller
 // unless runLine is set.
 func reportDebugged(ctx context.Context, s *streams, projects *workspaces, ws *workspace.Workspace, plan *plans.Plan, state debugged, asJSON, runLine bool) error {
-	if closeErr := projects.close(); closeErr != nil {
-		fmt.Fprintln(s.err, "warning: the run store did not record everything:", closeErr)
-	}
+	warnUnrecorded(debugNotices(s, asJSON), projects.close())
 	if ctx.Err() != nil && state.Result == nil {
 		return &exitCode{code: exitInterrupted}
 	}

@@ -56,16 +56,24 @@ func TestDebugTellsWarnings(t *testing.T) {
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		var told []string
 		for _, line := range lines[:len(lines)-1] {
-			var answer map[string]string
-			if err := json.Unmarshal([]byte(line), &answer); err != nil || len(answer) != 2 || answer["warning"] == "" {
+			var answer struct {
+				Path, Model, File, Warning string
+				Line, Col                  int
+			}
+			if err := json.Unmarshal([]byte(line), &answer); err != nil || answer.Warning == "" {
 				t.Errorf("%s --json: not a warning line: %s", c.name, line)
 				continue
 			}
 			// The line the text says, from the JSON.
-			if path, ok := answer["path"]; ok {
-				told = append(told, "warning: "+path+": "+answer["warning"])
-			} else if _, ok := answer["model"]; ok {
-				told = append(told, "warning: "+answer["warning"])
+			switch {
+			case answer.Path != "":
+				told = append(told, "warning: "+answer.Path+": "+answer.Warning)
+			case answer.Model != "":
+				told = append(told, "warning: "+answer.Warning)
+			case answer.File != ".stepwise/config.toml" || answer.Line != 9 || answer.Col != 1 || answer.Warning != "settings.nonsense: unknown key":
+				// The configuration's warning is placed, as validate
+				// --json places it.
+				t.Errorf("%s --json: not the configuration's warning: %s", c.name, line)
 			}
 		}
 		if code != 0 || !slices.Equal(told, want) || !strings.Contains(lines[len(lines)-1], `"finished":true`) || len(warningLines(errOut)) > 0 {

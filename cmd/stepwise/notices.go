@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/stepwise-dev/stepwise/debugger/workspace"
+	"github.com/stepwise-dev/stepwise/engine/config"
 )
 
 // notices tells on stderr, w, what a command that runs a plan has to say
@@ -17,6 +17,10 @@ import (
 type notices struct {
 	w     io.Writer
 	jsonl bool
+	// bare leaves "kind" out of jsonl's lines: debug --json's stdout,
+	// whose lines are told apart by their fields ({"approve": ...,
+	// "warning": ...}), as its other warnings are.
+	bare bool
 	// quiet (--quiet) leaves out what keep_days pruned, but for a
 	// pruning that failed, and not under jsonl.
 	quiet bool
@@ -31,6 +35,11 @@ type warningAbout struct {
 	Set      string `json:"set,omitempty"`
 	Model    string `json:"model,omitempty"`
 	KeepDays int    `json:"keep_days,omitempty"`
+	// File, Line and Col place a configuration's warning, which a person
+	// reads placed compiler style instead.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
 }
 
 // said is what a person reads of about before a warning's text.
@@ -49,7 +58,7 @@ func (a warningAbout) said() string {
 // warningJSON is a warning's JSON line: {"kind": "warning", ...,
 // "warning": TEXT}.
 type warningJSON struct {
-	Kind string `json:"kind"`
+	Kind string `json:"kind,omitempty"`
 	warningAbout
 	Warning string `json:"warning"`
 }
@@ -57,31 +66,30 @@ type warningJSON struct {
 // warn tells one warning, text, about what about names.
 func (n notices) warn(about warningAbout, text string) {
 	if n.jsonl {
-		writeJSONLine(n.w, warningJSON{Kind: "warning", warningAbout: about, Warning: text})
+		writeJSONLine(n.w, warningJSON{Kind: n.kind("warning"), warningAbout: about, Warning: text})
 		return
 	}
 	fmt.Fprintln(n.w, "warning: "+about.said()+text)
 }
 
-// Write tells the configuration's warnings, which workspace.Open writes a
-// line each, worded whole for a person (".stepwise/config.toml:9:1:
-// warning: settings.nonsense: unknown key"): as they are, or under
-// --events jsonl each a JSON warning line with the line as its text.
-func (n notices) Write(p []byte) (int, error) {
+// configWarning tells one of the configuration's warnings: to a person
+// as compiler style (".stepwise/config.toml:9:1: warning:
+// settings.nonsense: unknown key"), or as a JSON line placed by its fields,
+// its text the key and the message ("settings.nonsense: unknown key"), as
+// validate --json places a config_warning note.
+func (n notices) configWarning(d config.Diagnostic) {
 	if !n.jsonl {
-		return n.w.Write(p)
+		workspace.PrintWarnings(n.w)(d)
+		return
 	}
-	for _, line := range strings.Split(strings.TrimSuffix(string(p), "\n"), "\n") {
-		n.warn(warningAbout{}, line)
-	}
-	return len(p), nil
+	n.warn(warningAbout{File: d.File, Line: d.Line, Col: d.Col}, config.Diagnostic{Key: d.Key, Message: d.Message}.String())
 }
 
 // prunedJSON is what [storage] keep_days deleted, as a JSON line:
 // the runs, how many of them of other projects, and the line a person
 // reads.
 type prunedJSON struct {
-	Kind          string   `json:"kind"`
+	Kind          string   `json:"kind,omitempty"`
 	KeepDays      int      `json:"keep_days"`
 	Runs          []string `json:"runs"`
 	OtherProjects int      `json:"other_projects"`
@@ -103,8 +111,25 @@ func (n notices) pruned(p workspace.Pruned) {
 	message := fmt.Sprintf("[storage] keep_days = %d: deleted %s older than %s, %s%s",
 		p.KeepDays, countNoun(len(p.Runs), "run", "runs"), countNoun(p.KeepDays, "day", "days"), ofProjects(p.OtherProjects), givenBack(p.Removed, unreclaimed))
 	if n.jsonl {
-		writeJSONLine(n.w, prunedJSON{Kind: "pruned", KeepDays: p.KeepDays, Runs: p.IDs(), OtherProjects: p.OtherProjects, Message: message})
+		writeJSONLine(n.w, prunedJSON{Kind: n.kind("pruned"), KeepDays: p.KeepDays, Runs: p.IDs(), OtherProjects: p.OtherProjects, Message: message})
 		return
 	}
 	fmt.Fprintln(n.w, message)
+}
+
+// kind is a JSON line's kind, none when bare.
+func (n notices) kind(k string) string {
+	if n.bare {
+		return ""
+	}
+	return k
+}
+
+// debugNotices are the notices of a command under the debugger: text on
+// stderr, or with --json JSON lines on stdout among the session's own.
+func debugNotices(s *streams, asJSON bool) notices {
+	if asJSON {
+		return notices{w: s.out, jsonl: true, bare: true}
+	}
+	return notices{w: s.err}
 }

@@ -462,7 +462,6 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 		return all, told
 	}
 	const (
-		config   = ".stepwise/config.toml:9:1: warning: settings.nonsense: unknown key"
 		cap      = "the spend cap ($1.00, --max-cost) cannot count the calls of model %s (%s), which has no price: add [pricing.%[1]s] with its input and output prices, in USD per million tokens"
 		failover = "script/scripted failed (model script/scripted: 503 busy (gave up after 3 attempts)); falling over to script/backup"
 		pruned   = "[storage] keep_days = 2: deleted 1 run older than 2 days, all of this project"
@@ -475,6 +474,8 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 		}
 		return w
 	}
+	// The configuration's warning is placed as validate --json places it.
+	config := map[string]any{"kind": "warning", "file": ".stepwise/config.toml", "line": 9.0, "col": 1.0, "warning": "settings.nonsense: unknown key"}
 	// check compares the lines told with want; a pruned line's message is
 	// compared up to what it says of the space given back.
 	check := func(what string, told, want []map[string]any) {
@@ -508,7 +509,7 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 	if code != 0 || all[len(all)-1]["kind"] != "run_end" {
 		t.Fatalf("run: exit %d, stderr:\n%s", code, errOut)
 	}
-	check("run", told, append(append([]map[string]any{warning(config)}, caps...), prunedLine("old-run"), warning(failover)))
+	check("run", told, append(append([]map[string]any{config}, caps...), prunedLine("old-run"), warning(failover)))
 
 	out, _, _ := runCLI(t, "run", "halts", "--json")
 	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
@@ -518,7 +519,7 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 	if code != 1 || all[len(all)-2]["kind"] != "run_end" {
 		t.Fatalf("fork: exit %d, stderr:\n%s", code, errOut)
 	}
-	check("fork", told, append(append([]map[string]any{warning(config)}, caps...), prunedLine("old-fork"), warning("the fork ran no step there", "set", "E2")))
+	check("fork", told, append(append([]map[string]any{config}, caps...), prunedLine("old-fork"), warning("the fork ran no step there", "set", "E2")))
 
 	for _, args := range [][]string{
 		{"fork", id, "--from", "E1", "--set", "E2=nope"},

@@ -368,7 +368,7 @@ func printReplay(w io.Writer, r *recordedRun, out *debugger.ReplayResult) {
 // run.
 func forkRun(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, req runRequest) error {
 	req.plan = id
-	projects := workspaces{warnings: workspace.PrintWarnings(req.notices(s.err))}
+	projects := workspaces{warnings: req.notices(s.err).configWarning}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if r != nil {

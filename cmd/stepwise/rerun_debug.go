@@ -60,15 +60,16 @@ func (f *debugFlags) check(cmd *cobra.Command) error {
 // the comparison follows the run's own report. The run line then says
 // which run the replay is, and of which.
 func debugReplay(ctx context.Context, s *streams, id string, flags debugFlags, asJSON bool) error {
-	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
+	projects := workspaces{warnings: debugNotices(s, asJSON).configWarning}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {
 		return jsonFlag(asJSON, jsonStream).refuse(s, err)
 	}
 	s = s.hidingSecrets(r.ws)
-	table := keptBreakpoints(s, r)
-	o := workspace.RunOptions{Held: !flags.goOn, OnPrune: notices{w: s.err}.pruned}
+	told := debugNotices(s, asJSON)
+	table := keptBreakpoints(told, r)
+	o := workspace.RunOptions{Held: !flags.goOn, OnPrune: told.pruned}
 	warnings := watchWarnings(&o)
 	session, ended, err := r.ws.DebugReplay(r.rec, r.doc.Plan, table, o)
 	if err != nil {
@@ -120,15 +121,16 @@ type replayEndJSON struct {
 // debugFork forks one run under the line driver, with what the command
 // line gives the run in o (a replies file, a spend cap).
 func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpec, o workspace.RunOptions, flags debugFlags, asJSON bool) error {
-	projects := workspaces{warnings: workspace.PrintWarnings(s.err)}
+	projects := workspaces{warnings: debugNotices(s, asJSON).configWarning}
 	defer projects.close()
 	r, err := loadRecorded(ctx, &projects, id)
 	if err != nil {
 		return jsonFlag(asJSON, jsonStream).refuse(s, err)
 	}
 	s = s.hidingSecrets(r.ws)
-	table := keptBreakpoints(s, r)
-	o.Held, o.OnPrune = !flags.goOn, notices{w: s.err}.pruned
+	told := debugNotices(s, asJSON)
+	table := keptBreakpoints(told, r)
+	o.Held, o.OnPrune = !flags.goOn, told.pruned
 	warnings := watchWarnings(&o)
 	session, forked, err := r.ws.DebugFork(r.rec, r.doc.Plan, spec, table, o)
 	if err != nil {
@@ -137,7 +139,7 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 		}
 		return &exitCode{code: exitFailure, msg: "the fork could not start: " + r.ws.DisplayText(err.Error())}
 	}
-	warnUnpriced(notices{w: s.err}, r.ws, o)
+	warnUnpriced(told, r.ws, o)
 	if from, err := r.rec.ForkPoint(spec.From); err == nil {
 		fmt.Fprintln(s.err, forkOrigin{run: r.rec.Run.ID, from: from})
 	}
@@ -145,16 +147,17 @@ func debugFork(ctx context.Context, s *streams, id string, spec debugger.ForkSpe
 	if state.Result != nil {
 		out := forked(state.Result)
 		printFork(s.err, out)
-		warnUnreached(notices{w: s.err}, out)
+		warnUnreached(told, out)
 	}
 	return reportDebugged(ctx, s, &projects, r.ws, r.doc.Plan, state, asJSON, r.ws.Project().Recorded)
 }
 
-// keptBreakpoints is the breakpoint table kept for a recorded run's plan.
-func keptBreakpoints(s *streams, r *recordedRun) *debugger.Breakpoints {
+// keptBreakpoints is the breakpoint table kept for a recorded run's plan;
+// one that cannot be read is a warning told.
+func keptBreakpoints(told notices, r *recordedRun) *debugger.Breakpoints {
 	table, err := r.ws.Breakpoints(r.doc)
 	if err != nil {
-		fmt.Fprintln(s.err, "warning: the kept breakpoints could not be read:", err)
+		told.warn(warningAbout{}, "the kept breakpoints could not be read: "+err.Error())
 	}
 	return table
 }

@@ -212,7 +212,7 @@ type runRequest struct {
 
 // runPlan loads, runs and reports one plan.
 func runPlan(ctx context.Context, s *streams, req runRequest) error {
-	projects := workspaces{warnings: workspace.PrintWarnings(req.notices(s.err))}
+	projects := workspaces{warnings: req.notices(s.err).configWarning}
 	defer projects.close()
 	ws, v, err := projects.load(req.plan)
 	if err != nil {

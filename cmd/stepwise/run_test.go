@@ -856,12 +856,19 @@ func TestSpendCapDebugAndFork(t *testing.T) {
 	const warning = "warning: the spend cap ($0.50, %s) cannot count the calls of model free (models.named.free), which has no price: add [pricing.free] with its input and output prices, in USD per million tokens\n"
 	const reached = "spend cap reached: the run's priced model calls cost $1.0000, and its cap is $0.50 "
 	heldThenGiven := []string{"stop E2 error (spend cap)", "end ok"}
+	// warnedFirst reports whether debug --json's stdout opens with the
+	// warning want, as a JSON line about its model.
+	warnedFirst := func(out, want string) bool {
+		first, _, _ := strings.Cut(out, "\n")
+		var line struct{ Model, Warning string }
+		return json.Unmarshal([]byte(first), &line) == nil && line.Model == "free" && "warning: "+line.Warning+"\n" == want
+	}
 
 	t.Run("debug holds at the cap", func(t *testing.T) {
 		out, errOut, code := debugCLI(t, `replace {"text": "by hand"}`+"\n", "twice", "--max-cost", "0.5", "--continue", "--json")
 		got, _ := sessionLines(t, out)
-		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "--max-cost")) {
-			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !warnedFirst(out, fmt.Sprintf(warning, "--max-cost")) {
+			t.Errorf("exit %d, session %q, want %q; stdout:\n%s\nstderr:\n%s", code, got, heldThenGiven, out, errOut)
 		}
 	})
 	t.Run("fork fails at the cap", func(t *testing.T) {
@@ -873,16 +880,16 @@ func TestSpendCapDebugAndFork(t *testing.T) {
 	t.Run("fork --debug holds at the cap", func(t *testing.T) {
 		out, errOut, code := rerunCLI(t, `replace {"text": "by hand"}`+"\n", "fork", orig.RunID, "--from", "E1", "--debug", "--continue", "--max-cost", "0.5", "--json")
 		got, _ := sessionLines(t, out)
-		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "--max-cost")) {
-			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !warnedFirst(out, fmt.Sprintf(warning, "--max-cost")) {
+			t.Errorf("exit %d, session %q, want %q; stdout:\n%s\nstderr:\n%s", code, got, heldThenGiven, out, errOut)
 		}
 	})
 	t.Run("fork --debug warns of [limits] cost_usd", func(t *testing.T) {
 		os.WriteFile(filepath.Join(".stepwise", "config.toml"), []byte(config+"[limits]\ncost_usd = 0.5\n"), 0o644)
 		out, errOut, code := rerunCLI(t, `replace {"text": "by hand"}`+"\n", "fork", orig.RunID, "--from", "E1", "--debug", "--continue", "--json")
 		got, _ := sessionLines(t, out)
-		if code != 0 || !slices.Equal(got, heldThenGiven) || !strings.HasPrefix(errOut, fmt.Sprintf(warning, "[limits] cost_usd")) {
-			t.Errorf("exit %d, session %q, want %q; stderr:\n%s", code, got, heldThenGiven, errOut)
+		if code != 0 || !slices.Equal(got, heldThenGiven) || !warnedFirst(out, fmt.Sprintf(warning, "[limits] cost_usd")) {
+			t.Errorf("exit %d, session %q, want %q; stdout:\n%s\nstderr:\n%s", code, got, heldThenGiven, out, errOut)
 		}
 	})
 }
