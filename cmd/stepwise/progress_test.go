@@ -11,7 +11,6 @@ import (
 
 	"github.com/stepwise-dev/stepwise/engine"
 	"github.com/stepwise-dev/stepwise/engine/store"
-	"github.com/stepwise-dev/stepwise/engine/store/storetest"
 	"github.com/stepwise-dev/stepwise/tui/progress"
 )
 
@@ -503,7 +502,7 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 		warning(fmt.Sprintf(cap, "backup", "models.default fallbacks"), "model", "backup"),
 	}
 
-	recordOldRun(t, "old-run", wd)
+	recordOldRuns(t, wd, 72*time.Hour, "old-run")
 	_, errOut, code := runCLI(t, "run", "twice", "--max-cost", "1", "--events", "jsonl")
 	all, told := lines(errOut)
 	if code != 0 || all[len(all)-1]["kind"] != "run_end" {
@@ -513,7 +512,7 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 
 	out, _, _ := runCLI(t, "run", "halts", "--json")
 	id := regexp.MustCompile(`"run_id": "([0-9a-f]+)"`).FindStringSubmatch(out)[1]
-	recordOldRun(t, "old-fork", wd)
+	recordOldRuns(t, wd, 72*time.Hour, "old-fork")
 	_, errOut, code = runCLI(t, "fork", id, "--from", "E1", "--set", "E2={}", "--max-cost", "1", "--events", "jsonl")
 	all, told = lines(errOut)
 	if code != 1 || all[len(all)-2]["kind"] != "run_end" {
@@ -531,14 +530,6 @@ func TestEventsJSONLTellsWarnings(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
 		}
 	}
-}
-
-// recordOldRun records a run of project, id, as started three days ago.
-func recordOldRun(t *testing.T, id, project string) {
-	t.Helper()
-	recordInStore(t, func(rec engine.Sink) {
-		storetest.Finished(&storetest.Run{ID: id, Sink: rec, Project: project, Start: time.Now().AddDate(0, 0, -3)})
-	})
 }
 
 // recordInStore opens the data directory's run store and has record write
