@@ -1048,11 +1048,7 @@ func TestRunsRetention(t *testing.T) {
 
 	// keep_days: a run older than that goes before the next is recorded,
 	// and stderr says what went, but under --quiet.
-	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
+	keepDays(t, 2)
 	recordOld("old-here", "old-there", "old-nowhere")
 	_, errOut, code = runCLI(t, "run", "report", `{"team":"core"}`)
 	if code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 3 runs older than 2 days, 2 of them of other projects (") {
@@ -1083,17 +1079,6 @@ func TestRunsRetention(t *testing.T) {
 // kept, or another process was reading the store.
 func TestRunsRmGivenBack(t *testing.T) {
 	runProject(t)
-	run := func(team string) string {
-		t.Helper()
-		out, errOut, code := runCLI(t, "run", "report", `{"team":"`+team+`"}`, "--json")
-		var env struct {
-			RunID string `json:"run_id"`
-		}
-		if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
-			t.Fatalf("run: exit %d: %s", code, errOut)
-		}
-		return env.RunID
-	}
 	rm := func(id string) string {
 		t.Helper()
 		_, errOut, code := runCLI(t, "runs", "rm", id)
@@ -1102,7 +1087,7 @@ func TestRunsRmGivenBack(t *testing.T) {
 		}
 		return errOut
 	}
-	small := []string{run("core"), run("core"), run("core")}
+	small := []string{runReport(t, "core"), runReport(t, "core"), runReport(t, "core")}
 	// The first deletion gives back the pages the store's schema left
 	// free when it was made.
 	if errOut := rm(small[0]); !strings.HasSuffix(errOut, " given back)\n") {
@@ -1113,7 +1098,7 @@ func TestRunsRmGivenBack(t *testing.T) {
 	}
 
 	big := strings.Repeat("core ", 60_000)
-	twins := []string{run(big), run(big)}
+	twins := []string{runReport(t, big), runReport(t, big)}
 	if errOut := rm(twins[0]); !strings.Contains(errOut, " (no space given back: ") || !strings.Contains(errOut, " of inputs and results shared with other runs stays until they are deleted too)\n") {
 		t.Errorf("runs rm of a run whose inputs another run shares: %s", errOut)
 	}
@@ -1122,7 +1107,7 @@ func TestRunsRmGivenBack(t *testing.T) {
 	}
 
 	// Another process reads the store: the space waits for it to let go.
-	reading := run(strings.Repeat("other ", 60_000))
+	reading := runReport(t, strings.Repeat("other ", 60_000))
 	reader, err := sql.Open("sqlite", dataStore())
 	if err != nil {
 		t.Fatal(err)
@@ -1152,13 +1137,7 @@ func TestRunsRmGivenBack(t *testing.T) {
 // after it; the next run prunes that one.
 func TestKeepDaysSparesTheParent(t *testing.T) {
 	runProject(t)
-	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
-	var env struct {
-		RunID string `json:"run_id"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
-		t.Fatalf("run: exit %d: %s", code, errOut)
-	}
+	parent := runReport(t, "core")
 	// The run is made three days old, as if recorded then.
 	db, err := sql.Open("sqlite", dataStore())
 	if err != nil {
@@ -1169,21 +1148,44 @@ func TestKeepDaysSparesTheParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
-	for _, args := range [][]string{{"replay", env.RunID}, {"fork", env.RunID, "--from", "E0"}} {
+	keepDays(t, 2)
+	for _, args := range [][]string{{"replay", parent}, {"fork", parent, "--from", "E0"}} {
 		if _, errOut, code := runCLI(t, args...); code != 0 || strings.Contains(errOut, "keep_days") {
 			t.Errorf("%s of a run older than keep_days: exit %d: %s", args[0], code, errOut)
 		}
-		if _, errOut, code := runCLI(t, "inspect", env.RunID); code != 0 {
+		if _, errOut, code := runCLI(t, "inspect", parent); code != 0 {
 			t.Errorf("inspect after a %s: exit %d: %s", args[0], code, errOut)
 		}
 	}
 	if _, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`); code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 1 run older than 2 days") {
 		t.Errorf("a run after them: exit %d: %s", code, errOut)
+	}
+}
+
+// runReport runs plan report of runProject's project for team and returns
+// the id of its run.
+func runReport(t *testing.T, team string) string {
+	t.Helper()
+	out, errOut, code := runCLI(t, "run", "report", `{"team":"`+team+`"}`, "--json")
+	var env struct {
+		RunID string `json:"run_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	return env.RunID
+}
+
+// keepDays sets [storage] keep_days in the working directory's project.
+func keepDays(t *testing.T, days int) {
+	t.Helper()
+	name := filepath.Join(".stepwise", "config.toml")
+	config, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, fmt.Appendf(config, "\n[storage]\nkeep_days = %d\n", days), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -1239,11 +1241,7 @@ func TestRunsRmSpaceNotGivenBack(t *testing.T) {
 		t.Errorf("after runs rm small, the runs are:\n%s", runs)
 	}
 
-	config, err := os.ReadFile(filepath.Join(".stepwise", "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(".stepwise", "config.toml"), append(config, "\n[storage]\nkeep_days = 2\n"...), 0o644)
+	keepDays(t, 2)
 	record(time.Now().AddDate(0, 0, -3), map[string]int{"old": 10})
 	errOut, code = limited("run", "report", `{"team":"core"}`)
 	if code != 0 || !strings.Contains(errOut, "[storage] keep_days = 2: deleted 1 run older than 2 days, all of this project (no space given back: ") {
@@ -1281,14 +1279,8 @@ func storeSize(t *testing.T) int64 {
 // it names the parent, rather than name a run that cannot be found.
 func TestInspectParentDeleted(t *testing.T) {
 	runProject(t)
-	out, errOut, code := runCLI(t, "run", "report", `{"team":"core"}`, "--json")
-	var parent struct {
-		RunID string `json:"run_id"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &parent) != nil {
-		t.Fatalf("run: exit %d: %s", code, errOut)
-	}
-	out, errOut, code = runCLI(t, "fork", parent.RunID, "--from", "E0", "--json")
+	parent := runReport(t, "core")
+	out, errOut, code := runCLI(t, "fork", parent, "--from", "E0", "--json")
 	var fork struct {
 		RunID string `json:"run_id"`
 	}
@@ -1303,18 +1295,18 @@ func TestInspectParentDeleted(t *testing.T) {
 			Parent        string `json:"parent"`
 			ParentDeleted bool   `json:"parent_deleted"`
 		}
-		if err := json.Unmarshal([]byte(out), &env); err != nil || env.Parent != parent.RunID {
+		if err := json.Unmarshal([]byte(out), &env); err != nil || env.Parent != parent {
 			t.Fatalf("inspect --json: %v\n%s", err, out)
 		}
 		return text, env.ParentDeleted
 	}
-	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+"\n") || deleted {
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent+"\n") || deleted {
 		t.Errorf("while the parent is kept, inspect says deleted %v:\n%s", deleted, text)
 	}
-	if _, errOut, code := runCLI(t, "runs", "rm", parent.RunID); code != 0 {
+	if _, errOut, code := runCLI(t, "runs", "rm", parent); code != 0 {
 		t.Fatalf("runs rm: exit %d: %s", code, errOut)
 	}
-	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent.RunID+" (deleted since)\n") || !deleted {
+	if text, deleted := inspect(); !strings.Contains(text, "parent   "+parent+" (deleted since)\n") || !deleted {
 		t.Errorf("once the parent is deleted, inspect says deleted %v:\n%s", deleted, text)
 	}
 }
